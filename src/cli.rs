@@ -1,0 +1,131 @@
+//! Command-line arguments: every command, option and its help text. Parsing only; the commands
+//! themselves live in `run`, `ui`, `replay` and `sim`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "herd",
+    version,
+    about = "Run a batch of coding-agent tasks, each in its own terminal, and watch them",
+    long_about = "herd runs one agent CLI (Claude Code, Codex CLI, Gemini CLI, Aider, or any \
+command) per task of a JSON tasks file, several at once, each in its own pseudo-terminal. It \
+answers permission prompts per policy, classifies failures, retries what is worth retrying, \
+writes every state change back into the tasks file and records every attempt under runs/.",
+    after_help = "Start with: herd run --tasks tasks.example.json\nEvery command has --help."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the batch: the dashboard on a terminal, headless otherwise
+    Run(RunArgs),
+    /// Check a tasks file and the profiles it uses; print every problem as FILE:LINE:COL: message
+    Validate(TasksArgs),
+    /// Show a table of the tasks: status, attempts, failure type, last log
+    Status(StatusArgs),
+    /// List the agent profiles in effect (built-in plus --profiles) and their rules
+    Profiles(ProfilesArgs),
+    /// Replay a recorded attempt (a .cast file, or a task's folder for its latest attempt)
+    Replay(ReplayArgs),
+    /// The built-in agent simulator that stands in for agent CLIs in tests and the demo
+    Sim(crate::sim::SimArgs),
+}
+
+/// Options shared by the commands that read a tasks file.
+#[derive(Debug, Args, Clone)]
+pub struct TasksArgs {
+    /// The tasks file (JSON). herd rewrites it after every state change.
+    #[arg(long, value_name = "FILE")]
+    pub tasks: PathBuf,
+    /// Extra or overriding agent profiles (TOML), on top of the built-in ones
+    #[arg(long, value_name = "FILE")]
+    pub profiles: Option<PathBuf>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub tasks: TasksArgs,
+    /// Where attempts are recorded [default: runs/ beside the tasks file]
+    #[arg(long, value_name = "DIR")]
+    pub runs_dir: Option<PathBuf>,
+    /// How many agents run at once
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub concurrency: u16,
+    /// Run only this task (repeat for several); the others are left as they are
+    #[arg(long = "only", value_name = "TASK_ID")]
+    pub only: Vec<String>,
+    /// No dashboard: one line per event on stdout, a summary table at the end
+    #[arg(long)]
+    pub headless: bool,
+    /// Terminal size given to each agent's pseudo-terminal, as COLSxROWS
+    #[arg(long, value_name = "COLSxROWS", default_value = "120x40", value_parser = parse_size)]
+    pub pty_size: (u16, u16),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct StatusArgs {
+    #[command(flatten)]
+    pub tasks: TasksArgs,
+    /// Print the table as JSON (one object per task)
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ProfilesArgs {
+    /// Extra or overriding agent profiles (TOML), on top of the built-in ones
+    #[arg(long, value_name = "FILE")]
+    pub profiles: Option<PathBuf>,
+    /// Show only this profile, with every rule in full
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ReplayArgs {
+    /// A recording (runs/<task_id>/attempt_<n>.cast) or a task's folder (its latest attempt)
+    pub path: PathBuf,
+    /// Print the screen as text instead of opening the player
+    #[arg(long)]
+    pub print: bool,
+    /// With --print: the screen at this many seconds into the recording [default: the end]
+    #[arg(long, value_name = "SECONDS", requires = "print")]
+    pub at: Option<f64>,
+}
+
+/// Parses `120x40` into (cols, rows).
+fn parse_size(text: &str) -> Result<(u16, u16), String> {
+    let (cols, rows) = text
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("expected COLSxROWS such as 120x40, got {text:?}"))?;
+    let cols: u16 = cols.trim().parse().map_err(|_| format!("bad column count in {text:?}"))?;
+    let rows: u16 = rows.trim().parse().map_err(|_| format!("bad row count in {text:?}"))?;
+    if !(20..=1000).contains(&cols) || !(5..=500).contains(&rows) {
+        return Err(format!("size {text:?} is out of range (20..1000 x 5..500)"));
+    }
+    Ok((cols, rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("120x40"), Ok((120, 40)));
+        assert!(parse_size("120").is_err());
+        assert!(parse_size("1x1").is_err());
+    }
+}

@@ -1,0 +1,528 @@
+//! One attempt as a state machine: `handle(event, now) -> effects`.
+//!
+//! Owns the agent's screen and every decision made while the agent runs: answering terminal
+//! queries, answering or holding permission prompts, seeing the completion marker, the idle end,
+//! the timeout, ending the agent (exit keys, grace, TERM, KILL) and the final verdict. Time comes
+//! in as the elapsed time since the attempt started; effects go out as values. No I/O here.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use super::classify::{EndCause, EndFacts, ExitStatus, Verdict, classify};
+use super::detect::{self, PromptSighting, ScreenView};
+use super::marker::{CONTEXT_ROWS, MarkerWatch};
+use super::profile::Profile;
+use super::screen::Screen;
+
+/// Automatic answers per key before a prompt that keeps coming back blocks the attempt.
+pub const DEFAULT_ANSWER_CAP: u32 = 5;
+/// Headless wait for an operator answer before the attempt fails as blocked.
+pub const DEFAULT_PERMISSION_WAIT_SEC: f64 = 60.0;
+/// Between TERM and KILL to the process group.
+pub const KILL_AFTER: Duration = Duration::from_secs(3);
+
+/// What the attempt needs to know up front.
+#[derive(Debug, Clone)]
+pub struct AttemptSetup {
+    pub profile: Profile,
+    pub marker: String,
+    pub prompt: String,
+    pub rows: u16,
+    pub cols: u16,
+    pub timeout: Duration,
+    pub idle: Duration,
+    /// `None`: wait for the operator as long as the timeout allows (the dashboard).
+    pub permission_wait: Option<Duration>,
+    /// Per prompt rule of the profile: herd may answer it by itself.
+    pub auto_rules: Vec<bool>,
+    pub answer_cap: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event<'a> {
+    Output(&'a [u8]),
+    /// The process ended (and its output was drained).
+    Exited(ExitStatus),
+    /// A deadline passed (see `next_deadline`).
+    Tick,
+    /// The operator answered the prompt of rule `rule` with its keys.
+    OperatorAnswer { rule: usize },
+    /// The operator typed or pasted into the agent.
+    OperatorKeys(Vec<u8>),
+    Resize { rows: u16, cols: u16 },
+    Cancel,
+}
+
+/// Why herd writes to the agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputReason {
+    QueryReply,
+    AutoAnswer { rule: String },
+    OperatorAnswer { rule: String },
+    ExitKeys,
+    Operator,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopSignal {
+    Term,
+    Kill,
+}
+
+/// Things worth recording and showing, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Note {
+    PromptShown { rule: String, text: String },
+    AutoAnswered { rule: String, keys: String },
+    OperatorAnswered { rule: String, keys: String },
+    WaitingForOperator { rule: String, text: String },
+    MarkerSeen,
+    Ending { reason: String },
+    Verdict(Verdict),
+    Bell,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    Write { bytes: Vec<u8>, reason: InputReason },
+    Signal(StopSignal),
+    Note(Note),
+}
+
+/// One automatic answer, for the attempt's facts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AutoInput {
+    pub at: Duration,
+    pub rule: String,
+    pub keys: String,
+}
+
+/// A prompt waiting for the operator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WaitingPrompt {
+    pub rule: usize,
+    pub since: Duration,
+    pub sighting: PromptSighting,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EndStage {
+    /// Exit keys sent (or a natural exit awaited) at `at`.
+    Grace { at: Duration },
+    Term { at: Duration },
+    Kill,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Phase {
+    Running,
+    Ending { cause: EndCause, stage: EndStage },
+    Done(Verdict),
+}
+
+pub struct Attempt {
+    setup: AttemptSetup,
+    screen: Screen,
+    watch: MarkerWatch,
+    phase: Phase,
+    marker_seen: bool,
+    last_text: String,
+    last_change: Duration,
+    ready: bool,
+    busy: bool,
+    /// Per rule: the appearance currently on screen, if any.
+    showing: Vec<Option<u64>>,
+    sightings: Vec<PromptSighting>,
+    waiting: Option<WaitingPrompt>,
+    answers_by_key: BTreeMap<String, u32>,
+    auto_inputs: Vec<AutoInput>,
+    /// The screen's tail when the agent was found idle (before the exit keys changed it).
+    idle_tail: Option<Vec<String>>,
+}
+
+impl std::fmt::Debug for Attempt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Attempt")
+            .field("phase", &self.phase)
+            .field("marker_seen", &self.marker_seen)
+            .finish()
+    }
+}
+
+impl Attempt {
+    pub fn new(setup: AttemptSetup) -> Attempt {
+        let rules = setup.profile.prompts.len();
+        Attempt {
+            screen: Screen::new(setup.rows, setup.cols),
+            watch: MarkerWatch::new(&setup.marker, &setup.prompt),
+            phase: Phase::Running,
+            marker_seen: false,
+            last_text: String::new(),
+            last_change: Duration::ZERO,
+            ready: false,
+            busy: false,
+            showing: vec![None; rules],
+            sightings: Vec::new(),
+            waiting: None,
+            answers_by_key: BTreeMap::new(),
+            auto_inputs: Vec::new(),
+            idle_tail: None,
+            setup,
+        }
+    }
+
+    pub fn screen(&self) -> &Screen {
+        &self.screen
+    }
+
+    pub fn screen_mut(&mut self) -> &mut Screen {
+        &mut self.screen
+    }
+
+    pub fn profile(&self) -> &Profile {
+        &self.setup.profile
+    }
+
+    pub fn marker_seen(&self) -> bool {
+        self.marker_seen
+    }
+
+    pub fn waiting(&self) -> Option<&WaitingPrompt> {
+        self.waiting.as_ref()
+    }
+
+    /// Prompts matching the screen now.
+    pub fn sightings(&self) -> &[PromptSighting] {
+        &self.sightings
+    }
+
+    pub fn verdict(&self) -> Option<&Verdict> {
+        match &self.phase {
+            Phase::Done(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn is_ending(&self) -> bool {
+        matches!(self.phase, Phase::Ending { .. })
+    }
+
+    pub fn auto_inputs(&self) -> &[AutoInput] {
+        &self.auto_inputs
+    }
+
+    /// Whether herd may answer rule `rule` by itself in this attempt.
+    pub fn is_auto(&self, rule: usize) -> bool {
+        self.setup.auto_rules.get(rule).copied().unwrap_or(false)
+    }
+
+    pub fn set_auto(&mut self, rule: usize, auto: bool) {
+        if let Some(slot) = self.setup.auto_rules.get_mut(rule) {
+            *slot = auto;
+        }
+    }
+
+    /// `[(key, count)]` for every rule herd may answer by itself, as `result.auto_inputs`.
+    pub fn auto_input_counts(&self) -> Vec<(String, u32)> {
+        let mut out: Vec<(String, u32)> = Vec::new();
+        for (i, rule) in self.setup.profile.prompts.iter().enumerate() {
+            if self.is_auto(i) && !out.iter().any(|(k, _)| *k == rule.send) {
+                let count = self.answers_by_key.get(&rule.send).copied().unwrap_or(0);
+                out.push((rule.send.clone(), count));
+            }
+        }
+        out
+    }
+
+    /// When `Tick` should come next, if ever.
+    pub fn next_deadline(&self) -> Option<Duration> {
+        match &self.phase {
+            Phase::Done(_) => None,
+            Phase::Ending { stage, .. } => match stage {
+                EndStage::Grace { at } => {
+                    Some(*at + Duration::from_secs_f64(self.setup.profile.exit_grace_sec))
+                }
+                EndStage::Term { at } => Some(*at + KILL_AFTER),
+                EndStage::Kill => None,
+            },
+            Phase::Running => {
+                let mut next = self.setup.timeout;
+                if let (Some(w), Some(wait)) = (&self.waiting, self.setup.permission_wait) {
+                    next = next.min(w.since + wait);
+                }
+                if self.could_be_idle() {
+                    next = next.min(self.last_change + self.setup.idle);
+                }
+                Some(next)
+            }
+        }
+    }
+
+    fn could_be_idle(&self) -> bool {
+        self.ready && !self.busy && self.sightings.is_empty()
+    }
+
+    pub fn handle(&mut self, event: Event<'_>, now: Duration) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        if matches!(self.phase, Phase::Done(_)) {
+            return effects;
+        }
+        match event {
+            Event::Output(bytes) => self.on_output(bytes, now, &mut effects),
+            Event::Tick => self.on_tick(now, &mut effects),
+            Event::Exited(status) => self.on_exit(status, &mut effects),
+            Event::OperatorAnswer { rule } => self.on_operator_answer(rule, &mut effects),
+            Event::OperatorKeys(bytes) => effects.push(Effect::Write {
+                bytes,
+                reason: InputReason::Operator,
+            }),
+            Event::Resize { rows, cols } => {
+                self.screen.resize(rows, cols);
+                self.after_screen_change(now, &mut effects);
+            }
+            Event::Cancel => self.begin_ending(EndCause::Cancelled, now, &mut effects),
+        }
+        effects
+    }
+
+    fn on_output(&mut self, bytes: &[u8], now: Duration, effects: &mut Vec<Effect>) {
+        let outcome = self.screen.feed(bytes, CONTEXT_ROWS);
+        if !outcome.replies.is_empty() {
+            effects.push(Effect::Write {
+                bytes: outcome.replies,
+                reason: InputReason::QueryReply,
+            });
+        }
+        if outcome.bell {
+            effects.push(Effect::Note(Note::Bell));
+        }
+        if !self.marker_seen
+            && self
+                .watch
+                .find(&outcome.scrolled_rows, outcome.context_rows)
+                .is_some()
+        {
+            self.saw_marker(now, effects);
+        }
+        self.after_screen_change(now, effects);
+    }
+
+    fn after_screen_change(&mut self, now: Duration, effects: &mut Vec<Effect>) {
+        let text = self.screen.text();
+        if text == self.last_text {
+            return;
+        }
+        self.last_change = now;
+        self.ready = detect::is_ready(&self.setup.profile, &text);
+        self.busy = detect::is_busy(&self.setup.profile, &text);
+        self.last_text = text;
+        if !self.marker_seen {
+            let rows = self.screen.rows_with_history(CONTEXT_ROWS);
+            let history = rows.len() - usize::from(self.screen.size().0);
+            if self.watch.find(&rows, history).is_some() {
+                self.saw_marker(now, effects);
+            }
+        }
+        self.update_prompts(now, effects);
+    }
+
+    fn saw_marker(&mut self, now: Duration, effects: &mut Vec<Effect>) {
+        self.marker_seen = true;
+        effects.push(Effect::Note(Note::MarkerSeen));
+        if self.phase == Phase::Running {
+            self.begin_ending(EndCause::AfterMarker, now, effects);
+        }
+    }
+
+    fn update_prompts(&mut self, now: Duration, effects: &mut Vec<Effect>) {
+        let rows = self.screen.visible_rows();
+        let view = ScreenView {
+            rows: &rows,
+            cursor_row: usize::from(self.screen.cursor().0),
+            first_row_number: self.screen.rows_scrolled_total(),
+        };
+        self.sightings = detect::find_prompts(&self.setup.profile, view);
+        for rule in 0..self.showing.len() {
+            let current = self.sightings.iter().find(|s| s.rule == rule).cloned();
+            match (self.showing[rule], current) {
+                (previous, Some(sighting)) if previous != Some(sighting.appearance) => {
+                    self.showing[rule] = Some(sighting.appearance);
+                    if self.phase == Phase::Running {
+                        self.prompt_appeared(sighting, now, effects);
+                    }
+                }
+                (Some(_), None) => {
+                    self.showing[rule] = None;
+                    if self.waiting.as_ref().is_some_and(|w| w.rule == rule) {
+                        self.waiting = None;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn prompt_appeared(&mut self, sighting: PromptSighting, now: Duration, effects: &mut Vec<Effect>) {
+        let rule = &self.setup.profile.prompts[sighting.rule];
+        let name = rule.name.clone();
+        let keys = rule.send.clone();
+        effects.push(Effect::Note(Note::PromptShown {
+            rule: name.clone(),
+            text: sighting.text.clone(),
+        }));
+        if !self.is_auto(sighting.rule) {
+            effects.push(Effect::Note(Note::WaitingForOperator {
+                rule: name,
+                text: sighting.text.clone(),
+            }));
+            self.waiting = Some(WaitingPrompt {
+                rule: sighting.rule,
+                since: now,
+                sighting,
+            });
+            return;
+        }
+        let count = self.answers_by_key.entry(keys.clone()).or_insert(0);
+        if *count >= self.setup.answer_cap {
+            let evidence = format!(
+                "prompt {name} kept coming back after {} automatic answers: {}",
+                self.setup.answer_cap, sighting.text
+            );
+            self.begin_ending(EndCause::PermissionBlocked { evidence }, now, effects);
+            return;
+        }
+        *count += 1;
+        self.auto_inputs.push(AutoInput {
+            at: now,
+            rule: name.clone(),
+            keys: keys.clone(),
+        });
+        effects.push(Effect::Write {
+            bytes: keys.clone().into_bytes(),
+            reason: InputReason::AutoAnswer { rule: name.clone() },
+        });
+        effects.push(Effect::Note(Note::AutoAnswered { rule: name, keys }));
+    }
+
+    fn on_operator_answer(&mut self, rule: usize, effects: &mut Vec<Effect>) {
+        let Some(prompt) = self.setup.profile.prompts.get(rule) else {
+            return;
+        };
+        let (name, keys) = (prompt.name.clone(), prompt.send.clone());
+        if self.waiting.as_ref().is_some_and(|w| w.rule == rule) {
+            self.waiting = None;
+        }
+        effects.push(Effect::Write {
+            bytes: keys.clone().into_bytes(),
+            reason: InputReason::OperatorAnswer { rule: name.clone() },
+        });
+        effects.push(Effect::Note(Note::OperatorAnswered { rule: name, keys }));
+    }
+
+    fn on_tick(&mut self, now: Duration, effects: &mut Vec<Effect>) {
+        match self.phase.clone() {
+            Phase::Running => {
+                if now >= self.setup.timeout {
+                    let cause = EndCause::Timeout {
+                        after_sec: self.setup.timeout.as_secs(),
+                    };
+                    self.begin_ending(cause, now, effects);
+                } else if let (Some(w), Some(wait)) = (&self.waiting, self.setup.permission_wait)
+                    && now >= w.since + wait
+                {
+                    let name = &self.setup.profile.prompts[w.rule].name;
+                    let evidence = format!(
+                        "prompt {name} unanswered for {} s: {}",
+                        wait.as_secs(),
+                        w.sighting.text
+                    );
+                    self.begin_ending(EndCause::PermissionBlocked { evidence }, now, effects);
+                } else if self.could_be_idle() && now >= self.last_change + self.setup.idle {
+                    let rows = self.screen.visible_rows();
+                    self.idle_tail = Some(detect::tail_rows(&rows, self.setup.profile.tail_rows));
+                    self.begin_ending(EndCause::Idle, now, effects);
+                }
+            }
+            Phase::Ending { cause, stage } => {
+                let Some(deadline) = self.next_deadline() else {
+                    return;
+                };
+                if now < deadline {
+                    return;
+                }
+                let next = match stage {
+                    EndStage::Grace { .. } => {
+                        effects.push(Effect::Signal(StopSignal::Term));
+                        EndStage::Term { at: now }
+                    }
+                    EndStage::Term { .. } => {
+                        effects.push(Effect::Signal(StopSignal::Kill));
+                        EndStage::Kill
+                    }
+                    EndStage::Kill => EndStage::Kill,
+                };
+                self.phase = Phase::Ending { cause, stage: next };
+            }
+            Phase::Done(_) => {}
+        }
+    }
+
+    fn begin_ending(&mut self, cause: EndCause, now: Duration, effects: &mut Vec<Effect>) {
+        if !matches!(self.phase, Phase::Running) {
+            return;
+        }
+        effects.push(Effect::Note(Note::Ending {
+            reason: describe_cause(&cause),
+        }));
+        let gentle = matches!(cause, EndCause::AfterMarker | EndCause::Idle);
+        let stage = if gentle {
+            if let Some(keys) = &self.setup.profile.exit_keys {
+                effects.push(Effect::Write {
+                    bytes: keys.clone().into_bytes(),
+                    reason: InputReason::ExitKeys,
+                });
+            }
+            EndStage::Grace { at: now }
+        } else {
+            effects.push(Effect::Signal(StopSignal::Term));
+            EndStage::Term { at: now }
+        };
+        self.waiting = None;
+        self.phase = Phase::Ending { cause, stage };
+    }
+
+    fn on_exit(&mut self, exit: ExitStatus, effects: &mut Vec<Effect>) {
+        let cause = match &self.phase {
+            Phase::Ending { cause, .. } => cause.clone(),
+            _ => EndCause::Exited,
+        };
+        let tail = match (&cause, &self.idle_tail) {
+            (EndCause::Idle, Some(tail)) => tail.clone(),
+            _ => detect::tail_rows(&self.screen.visible_rows(), self.setup.profile.tail_rows),
+        };
+        let facts = EndFacts {
+            cause,
+            marker_seen: self.marker_seen,
+            exit,
+            tail: &tail,
+        };
+        let verdict = classify(&facts, &self.setup.profile);
+        effects.push(Effect::Note(Note::Verdict(verdict.clone())));
+        self.phase = Phase::Done(verdict);
+    }
+}
+
+fn describe_cause(cause: &EndCause) -> String {
+    match cause {
+        EndCause::Exited => "exited".into(),
+        EndCause::AfterMarker => "completion marker seen".into(),
+        EndCause::Idle => "idle at the input prompt".into(),
+        EndCause::Timeout { after_sec } => format!("timeout after {after_sec} s"),
+        EndCause::PermissionBlocked { evidence } => format!("permission blocked: {evidence}"),
+        EndCause::Cancelled => "cancelled by the operator".into(),
+    }
+}
+
+#[cfg(test)]
+#[path = "attempt_tests.rs"]
+mod tests;

@@ -1,0 +1,185 @@
+//! Table-style tests of the attempt state machine, driven by byte streams and ticks.
+
+use super::*;
+use crate::core::profile::ProfileSet;
+use crate::core::task::FailureType;
+
+const PROFILE: &str = r#"
+[profiles.t]
+command = ["t"]
+exit_keys = "/exit\r"
+exit_grace_sec = 2
+ready = '(?m)^❯\s*$'
+busy = ['esc to interrupt']
+auth = ['Please run /login']
+[[profiles.t.prompts]]
+name = "press_1"
+pattern = '(?m)^\s*❯\s*1\. Yes'
+send = "1"
+"#;
+
+const MARKER: &str = "TASK_COMPLETE:t1";
+const PROMPT: &str = "Do the thing. When complete, print exactly: TASK_COMPLETE:t1";
+
+fn setup(auto: bool) -> AttemptSetup {
+    let profile = ProfileSet::build(&[PROFILE], None).unwrap().get("t").unwrap().clone();
+    AttemptSetup {
+        profile,
+        marker: MARKER.into(),
+        prompt: PROMPT.into(),
+        rows: 20,
+        cols: 60,
+        timeout: Duration::from_secs(100),
+        idle: Duration::from_secs(5),
+        permission_wait: Some(Duration::from_secs(10)),
+        auto_rules: vec![auto],
+        answer_cap: 2,
+    }
+}
+
+fn secs(s: u64) -> Duration {
+    Duration::from_secs(s)
+}
+
+fn writes(effects: &[Effect]) -> Vec<String> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Write { bytes, .. } => Some(String::from_utf8_lossy(bytes).into_owned()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn exit0() -> ExitStatus {
+    ExitStatus { code: Some(0), signal: None }
+}
+
+const DIALOG: &[u8] = b"\x1b[2J\x1b[H Do you want to proceed?\r\n \xe2\x9d\xaf 1. Yes\r\n   2. No\r\n";
+const CLEAR: &[u8] = b"\x1b[2J\x1b[Hworking\r\n";
+
+#[test]
+fn marker_then_exit_keys_then_success() {
+    let mut a = Attempt::new(setup(false));
+    let fx = a.handle(Event::Output(b"\xe2\x97\x8f TASK_COMPLETE:t1\r\n\xe2\x9d\xaf \r\n"), secs(1));
+    assert!(a.marker_seen());
+    assert_eq!(writes(&fx), ["/exit\r"]);
+    assert_eq!(a.next_deadline(), Some(secs(3)));
+    let fx = a.handle(Event::Tick, secs(3));
+    assert_eq!(fx, [Effect::Signal(StopSignal::Term)]);
+    let fx = a.handle(Event::Tick, secs(6));
+    assert_eq!(fx, [Effect::Signal(StopSignal::Kill)]);
+    a.handle(Event::Exited(ExitStatus { code: None, signal: Some("SIGKILL".into()) }), secs(6));
+    assert!(a.verdict().unwrap().is_success(), "ended by herd after the marker is a normal end");
+}
+
+#[test]
+fn the_echoed_prompt_is_not_completion() {
+    let mut a = Attempt::new(setup(false));
+    a.handle(Event::Output("❯ Do the thing. When complete, print exactly:\r\n  TASK_COMPLETE:t1\r\n".as_bytes()), secs(1));
+    assert!(!a.marker_seen());
+}
+
+#[test]
+fn queries_are_answered() {
+    let mut a = Attempt::new(setup(false));
+    let fx = a.handle(Event::Output(b"hi\x1b[6n"), secs(0));
+    assert_eq!(writes(&fx), ["\x1b[1;3R"]);
+}
+
+#[test]
+fn an_auto_prompt_is_answered_once_per_appearance_and_capped() {
+    let mut a = Attempt::new(setup(true));
+    let fx = a.handle(Event::Output(DIALOG), secs(1));
+    assert_eq!(writes(&fx), ["1"]);
+    // Redrawn but still showing: not answered again.
+    let fx = a.handle(Event::Output(DIALOG), secs(2));
+    assert!(writes(&fx).is_empty());
+    a.handle(Event::Output(CLEAR), secs(3));
+    let fx = a.handle(Event::Output(DIALOG), secs(4));
+    assert_eq!(writes(&fx), ["1"]);
+    assert_eq!(a.auto_input_counts(), [("1".to_string(), 2)]);
+    a.handle(Event::Output(CLEAR), secs(5));
+    // The third appearance is over the cap of 2.
+    let fx = a.handle(Event::Output(DIALOG), secs(6));
+    assert!(writes(&fx).is_empty());
+    assert!(fx.contains(&Effect::Signal(StopSignal::Term)));
+    a.handle(Event::Exited(exit0()), secs(7));
+    let v = a.verdict().unwrap();
+    assert_eq!(v.failure, Some(FailureType::PermissionBlocked));
+    assert!(v.evidence.as_deref().unwrap().contains("kept coming back after 2"), "{v:?}");
+}
+
+#[test]
+fn an_unanswered_prompt_blocks_after_the_wait() {
+    let mut a = Attempt::new(setup(false));
+    let fx = a.handle(Event::Output(DIALOG), secs(1));
+    assert!(writes(&fx).is_empty());
+    assert!(a.waiting().is_some());
+    assert_eq!(a.next_deadline(), Some(secs(11)));
+    assert!(a.handle(Event::Tick, secs(10)).is_empty());
+    let fx = a.handle(Event::Tick, secs(11));
+    assert!(fx.contains(&Effect::Signal(StopSignal::Term)));
+    a.handle(Event::Exited(exit0()), secs(12));
+    assert_eq!(a.verdict().unwrap().failure, Some(FailureType::PermissionBlocked));
+}
+
+#[test]
+fn the_operator_can_answer_a_waiting_prompt() {
+    let mut a = Attempt::new(setup(false));
+    a.handle(Event::Output(DIALOG), secs(1));
+    let fx = a.handle(Event::OperatorAnswer { rule: 0 }, secs(2));
+    assert_eq!(writes(&fx), ["1"]);
+    assert!(a.waiting().is_none());
+}
+
+#[test]
+fn idle_at_the_ready_prompt_ends_with_the_screen_verdict() {
+    let mut a = Attempt::new(setup(false));
+    a.handle(Event::Output("  ⎿  Not logged in · Please run /login\r\n❯ \r\n".as_bytes()), secs(1));
+    assert_eq!(a.next_deadline(), Some(secs(6)));
+    let fx = a.handle(Event::Tick, secs(6));
+    assert_eq!(writes(&fx), ["/exit\r"]);
+    // The agent prints something else on its way out; the verdict uses the idle screen.
+    a.handle(Event::Output(b"\x1b[2J\x1b[HBye"), secs(6));
+    a.handle(Event::Exited(exit0()), secs(7));
+    let v = a.verdict().unwrap();
+    assert_eq!(v.failure, Some(FailureType::Auth));
+}
+
+#[test]
+fn a_busy_screen_is_not_idle() {
+    let mut a = Attempt::new(setup(false));
+    a.handle(Event::Output("✻ Thinking… (esc to interrupt)\r\n❯ \r\n".as_bytes()), secs(1));
+    assert_eq!(a.next_deadline(), Some(secs(100)));
+}
+
+#[test]
+fn timeout_signals_the_group_and_wins() {
+    let mut a = Attempt::new(setup(false));
+    let fx = a.handle(Event::Tick, secs(100));
+    assert_eq!(fx.last(), Some(&Effect::Signal(StopSignal::Term)));
+    a.handle(Event::Output(b"TASK_COMPLETE:t1\r\n"), secs(101));
+    a.handle(Event::Exited(exit0()), secs(101));
+    assert_eq!(a.verdict().unwrap().failure, Some(FailureType::Timeout));
+}
+
+#[test]
+fn exit_without_marker_is_incomplete() {
+    let mut a = Attempt::new(setup(false));
+    a.handle(Event::Output(b"did some work\r\n"), secs(1));
+    a.handle(Event::Exited(exit0()), secs(2));
+    assert_eq!(a.verdict().unwrap().failure, Some(FailureType::Incomplete));
+    assert_eq!(a.next_deadline(), None);
+}
+
+#[test]
+fn a_marker_that_scrolled_away_in_one_read_still_counts() {
+    let mut a = Attempt::new(setup(false));
+    let mut flood = b"TASK_COMPLETE:t1\r\n".to_vec();
+    for i in 0..200 {
+        flood.extend(format!("line {i}\r\n").as_bytes());
+    }
+    a.handle(Event::Output(&flood), secs(1));
+    assert!(a.marker_seen());
+}

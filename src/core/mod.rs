@@ -1,0 +1,19 @@
+//! The pure core of herd: task rules, the tasks file, profiles, the emulated screen, detectors,
+//! verdicts and the attempt state machine.
+//!
+//! Nothing in here touches files, processes, the terminal, tokio or the clock: time is passed in
+//! as the elapsed `Duration` of an attempt, and effects are returned as values for the shell to
+//! carry out. That keeps every rule testable with plain table tests.
+
+pub mod attempt;
+pub mod classify;
+pub mod detect;
+pub mod json_pos;
+pub mod marker;
+pub mod profile;
+pub mod queries;
+pub mod retry;
+pub mod screen;
+pub mod task;
+pub mod taskfile;
+pub mod template;

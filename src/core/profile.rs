@@ -1,0 +1,488 @@
+//! Agent profiles: how to start an agent CLI and how to read its screen (prompt rules, ready,
+//! busy, auth, quota and transient error texts).
+//!
+//! Built-in profiles are TOML texts handed in by the shell (from `assets/profiles/`); a user file
+//! adds profiles or overrides fields of built-in ones. This module parses, merges and compiles
+//! them; it never reads files itself.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use regex::Regex;
+use serde::Deserialize;
+use thiserror::Error;
+
+/// Seconds a stable ready screen must last before an interactive agent counts as idle.
+pub const DEFAULT_IDLE_SEC: f64 = 20.0;
+/// Seconds between the exit keys and a TERM signal once herd decided to end an agent.
+pub const DEFAULT_EXIT_GRACE_SEC: f64 = 5.0;
+/// Non-blank rows at the bottom of the final screen that auth/quota/transient texts are matched on.
+pub const DEFAULT_TAIL_ROWS: usize = 12;
+/// Non-blank rows at the bottom of the screen a dialog prompt must end within.
+pub const DEFAULT_PROMPT_REGION_ROWS: usize = 12;
+
+/// Where the prompt rules came from, shown by `herd profiles`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProfileOrigin {
+    BuiltIn,
+    UserFile,
+    /// A built-in profile with fields overridden by the user's file.
+    BuiltInOverridden,
+}
+
+impl fmt::Display for ProfileOrigin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ProfileOrigin::BuiltIn => "built-in",
+            ProfileOrigin::UserFile => "user",
+            ProfileOrigin::BuiltInOverridden => "built-in, overridden",
+        })
+    }
+}
+
+/// Where on the screen a prompt rule looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum PromptAnchor {
+    /// A dialog: the match must end within the last `region_rows` non-blank rows. One appearance
+    /// lasts while the rule keeps matching.
+    #[default]
+    Bottom,
+    /// A question on the cursor's line (`Run shell command? (Y)es/(N)o [Yes]:`): the match must
+    /// end on the cursor row; a question on a new line is a new appearance.
+    Cursor,
+}
+
+/// One permission prompt an agent can show, and the keys that answer it.
+#[derive(Debug, Clone)]
+pub struct PromptRule {
+    pub name: String,
+    pub pattern: Regex,
+    /// Texts that, when on screen, mean this is not the prompt (a quota menu with `1.` options).
+    pub unless: Vec<Regex>,
+    /// The bytes to send, e.g. `"1"`, `"\r"`, `"y\r"`.
+    pub send: String,
+    /// Answered without a policy switch (a folder-trust dialog); `auto_<name>: false` still turns
+    /// it off for a task.
+    pub auto_by_default: bool,
+    pub anchor: PromptAnchor,
+    /// A label for the operator's key banner, e.g. `Yes`.
+    pub label: String,
+}
+
+/// A compiled agent profile.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    pub name: String,
+    pub description: String,
+    pub command: Vec<String>,
+    pub env: BTreeMap<String, String>,
+    /// Keys that end the agent once it is done (`/exit\r`); `None` for agents that exit by
+    /// themselves.
+    pub exit_keys: Option<String>,
+    pub exit_grace_sec: f64,
+    pub ready: Option<Regex>,
+    pub busy: Vec<Regex>,
+    pub idle_sec: f64,
+    pub auth: Vec<Regex>,
+    pub quota: Vec<Regex>,
+    /// Texts of transient errors (overloaded, network): `failed_process`, retried.
+    pub transient: Vec<Regex>,
+    pub prompts: Vec<PromptRule>,
+    pub tail_rows: usize,
+    pub prompt_region_rows: usize,
+    pub origin: ProfileOrigin,
+}
+
+/// A profile as written in TOML, every field optional so a user file can override a few.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileSource {
+    pub description: Option<String>,
+    pub command: Option<Vec<String>>,
+    pub env: Option<BTreeMap<String, String>>,
+    pub exit_keys: Option<String>,
+    pub exit_grace_sec: Option<f64>,
+    pub ready: Option<String>,
+    pub busy: Option<Vec<String>>,
+    pub idle_sec: Option<f64>,
+    pub auth: Option<Vec<String>>,
+    pub quota: Option<Vec<String>>,
+    pub transient: Option<Vec<String>>,
+    pub prompts: Option<Vec<PromptRuleSource>>,
+    pub tail_rows: Option<usize>,
+    pub prompt_region_rows: Option<usize>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PromptRuleSource {
+    pub name: String,
+    pub pattern: String,
+    #[serde(default)]
+    pub unless: Vec<String>,
+    pub send: String,
+    #[serde(default)]
+    pub auto: bool,
+    #[serde(default)]
+    pub anchor: PromptAnchor,
+    pub label: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProfilesFile {
+    #[serde(default)]
+    profiles: BTreeMap<String, ProfileSource>,
+}
+
+/// A problem with a profile text, located in its file where possible.
+#[derive(Debug, Clone, Error, PartialEq)]
+#[error("{}{message}", location.map(|(l, c)| format!("{l}:{c}: ")).unwrap_or_default())]
+pub struct ProfileError {
+    /// 1-based line and column in the TOML text.
+    pub location: Option<(usize, usize)>,
+    pub message: String,
+}
+
+/// Every profile in effect, by name.
+#[derive(Debug, Clone, Default)]
+pub struct ProfileSet {
+    profiles: BTreeMap<String, Profile>,
+}
+
+impl ProfileSet {
+    /// Builds the set from built-in TOML texts and an optional user TOML text. Collects every
+    /// problem rather than stopping at the first.
+    pub fn build(built_in: &[&str], user: Option<&str>) -> Result<ProfileSet, Vec<ProfileError>> {
+        let mut errors = Vec::new();
+        let mut sources: BTreeMap<String, (ProfileSource, ProfileOrigin)> = BTreeMap::new();
+        for text in built_in {
+            match parse_file(text) {
+                Ok(file) => {
+                    for (name, source) in file.profiles {
+                        sources.insert(name, (source, ProfileOrigin::BuiltIn));
+                    }
+                }
+                Err(e) => errors.push(e),
+            }
+        }
+        let user_text = user.unwrap_or_default();
+        if let Some(text) = user {
+            match parse_file(text) {
+                Ok(file) => {
+                    for (name, source) in file.profiles {
+                        match sources.remove(&name) {
+                            Some((base, _)) => {
+                                sources.insert(
+                                    name,
+                                    (overlay(base, source), ProfileOrigin::BuiltInOverridden),
+                                );
+                            }
+                            None => {
+                                sources.insert(name, (source, ProfileOrigin::UserFile));
+                            }
+                        }
+                    }
+                }
+                Err(e) => errors.push(e),
+            }
+        }
+        let mut profiles = BTreeMap::new();
+        for (name, (source, origin)) in sources {
+            let text_for_positions = if origin == ProfileOrigin::BuiltIn {
+                ""
+            } else {
+                user_text
+            };
+            match compile(&name, source, origin, text_for_positions) {
+                Ok(profile) => {
+                    profiles.insert(name, profile);
+                }
+                Err(mut e) => errors.append(&mut e),
+            }
+        }
+        if errors.is_empty() {
+            Ok(ProfileSet { profiles })
+        } else {
+            Err(errors)
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Profile> {
+        self.profiles.get(name)
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.profiles.keys().map(String::as_str)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Profile> {
+        self.profiles.values()
+    }
+}
+
+fn parse_file(text: &str) -> Result<ProfilesFile, ProfileError> {
+    toml::from_str::<ProfilesFile>(text).map_err(|e| {
+        let location = e.span().map(|span| line_col(text, span.start));
+        ProfileError {
+            location,
+            message: e.message().trim().to_string(),
+        }
+    })
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// Where a literal first appears in the user's text, to point an error at it.
+fn locate_literal(text: &str, literal: &str) -> Option<(usize, usize)> {
+    if text.is_empty() || literal.is_empty() {
+        return None;
+    }
+    text.find(literal).map(|offset| line_col(text, offset))
+}
+
+/// The user's fields win; fields the user leaves out keep the built-in value.
+fn overlay(base: ProfileSource, top: ProfileSource) -> ProfileSource {
+    ProfileSource {
+        description: top.description.or(base.description),
+        command: top.command.or(base.command),
+        env: top.env.or(base.env),
+        exit_keys: top.exit_keys.or(base.exit_keys),
+        exit_grace_sec: top.exit_grace_sec.or(base.exit_grace_sec),
+        ready: top.ready.or(base.ready),
+        busy: top.busy.or(base.busy),
+        idle_sec: top.idle_sec.or(base.idle_sec),
+        auth: top.auth.or(base.auth),
+        quota: top.quota.or(base.quota),
+        transient: top.transient.or(base.transient),
+        prompts: top.prompts.or(base.prompts),
+        tail_rows: top.tail_rows.or(base.tail_rows),
+        prompt_region_rows: top.prompt_region_rows.or(base.prompt_region_rows),
+    }
+}
+
+struct Compiler<'a> {
+    profile: &'a str,
+    text: &'a str,
+    errors: Vec<ProfileError>,
+}
+
+impl Compiler<'_> {
+    fn regex(&mut self, field: &str, pattern: &str) -> Option<Regex> {
+        match Regex::new(pattern) {
+            Ok(re) => Some(re),
+            Err(e) => {
+                let detail = e.to_string();
+                let detail = detail.lines().last().unwrap_or("invalid").trim().to_string();
+                self.errors.push(ProfileError {
+                    location: locate_literal(self.text, pattern),
+                    message: format!(
+                        "profile '{}': {field} is not a valid regular expression ({detail}): {pattern}",
+                        self.profile
+                    ),
+                });
+                None
+            }
+        }
+    }
+
+    fn regexes(&mut self, field: &str, patterns: &[String]) -> Vec<Regex> {
+        patterns
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| self.regex(&format!("{field}[{i}]"), p))
+            .collect()
+    }
+
+    fn fail(&mut self, message: String, literal: &str) {
+        self.errors.push(ProfileError {
+            location: locate_literal(self.text, literal),
+            message: format!("profile '{}': {message}", self.profile),
+        });
+    }
+}
+
+fn compile(
+    name: &str,
+    source: ProfileSource,
+    origin: ProfileOrigin,
+    text: &str,
+) -> Result<Profile, Vec<ProfileError>> {
+    let mut c = Compiler {
+        profile: name,
+        text,
+        errors: Vec::new(),
+    };
+    let header = format!("[profiles.{name}]");
+    let command = source.command.unwrap_or_default();
+    if command.is_empty() || command[0].trim().is_empty() {
+        c.fail(
+            "has no command; add e.g. command = [\"mycli\", \"{rendered_prompt}\"]".into(),
+            &header,
+        );
+    }
+    let ready = source.ready.as_deref().and_then(|p| c.regex("ready", p));
+    let busy = c.regexes("busy", &source.busy.unwrap_or_default());
+    let auth = c.regexes("auth", &source.auth.unwrap_or_default());
+    let quota = c.regexes("quota", &source.quota.unwrap_or_default());
+    let transient = c.regexes("transient", &source.transient.unwrap_or_default());
+    let mut prompts = Vec::new();
+    let mut seen = Vec::new();
+    for (i, rule) in source.prompts.unwrap_or_default().into_iter().enumerate() {
+        if rule.name.is_empty()
+            || !rule
+                .name
+                .chars()
+                .all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+        {
+            c.fail(
+                format!(
+                    "prompt rule {} has name {:?}; use letters, digits and _ (it becomes the policy key auto_<name>)",
+                    i + 1,
+                    rule.name
+                ),
+                &rule.name,
+            );
+        }
+        if seen.contains(&rule.name) {
+            c.fail(
+                format!("prompt rule name {:?} is used twice", rule.name),
+                &rule.name,
+            );
+        }
+        seen.push(rule.name.clone());
+        if rule.send.is_empty() {
+            c.fail(
+                format!("prompt rule {:?} sends nothing; set send = \"1\" or similar", rule.name),
+                &rule.name,
+            );
+        }
+        let pattern = c.regex(&format!("prompts.{}.pattern", rule.name), &rule.pattern);
+        let unless = c.regexes(&format!("prompts.{}.unless", rule.name), &rule.unless);
+        if let Some(pattern) = pattern {
+            let label = rule.label.unwrap_or_else(|| rule.name.clone());
+            prompts.push(PromptRule {
+                name: rule.name,
+                pattern,
+                unless,
+                send: rule.send,
+                auto_by_default: rule.auto,
+                anchor: rule.anchor,
+                label,
+            });
+        }
+    }
+    let idle_sec = source.idle_sec.unwrap_or(DEFAULT_IDLE_SEC);
+    if !(idle_sec.is_finite() && idle_sec > 0.0) {
+        c.fail(format!("idle_sec must be a positive number of seconds, got {idle_sec}"), "idle_sec");
+    }
+    let exit_grace_sec = source.exit_grace_sec.unwrap_or(DEFAULT_EXIT_GRACE_SEC);
+    if !(exit_grace_sec.is_finite() && exit_grace_sec >= 0.0) {
+        c.fail(
+            format!("exit_grace_sec must be zero or more seconds, got {exit_grace_sec}"),
+            "exit_grace_sec",
+        );
+    }
+    if !c.errors.is_empty() {
+        return Err(c.errors);
+    }
+    Ok(Profile {
+        name: name.to_string(),
+        description: source.description.unwrap_or_default(),
+        command,
+        env: source.env.unwrap_or_default(),
+        exit_keys: source.exit_keys.filter(|k| !k.is_empty()),
+        exit_grace_sec,
+        ready,
+        busy,
+        idle_sec,
+        auth,
+        quota,
+        transient,
+        prompts,
+        tail_rows: source.tail_rows.unwrap_or(DEFAULT_TAIL_ROWS).max(1),
+        prompt_region_rows: source
+            .prompt_region_rows
+            .unwrap_or(DEFAULT_PROMPT_REGION_ROWS)
+            .max(1),
+        origin,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = r#"
+[profiles.mycli]
+command = ["mycli", "--task", "{rendered_prompt}"]
+exit_keys = "/exit\r"
+ready = '(?m)^❯\s*$'
+auth = ['Invalid API key', 'Please run /login']
+quota = ['(?i)rate limit exceeded', "You[’']ve hit your usage limit"]
+[[profiles.mycli.prompts]]
+name = "press_1"
+pattern = '(?m)^\s*❯\s*1\. Yes'
+send = "1"
+"#;
+
+    #[test]
+    fn the_spec_example_compiles() {
+        let set = ProfileSet::build(&[BASE], None).unwrap();
+        let p = set.get("mycli").unwrap();
+        assert_eq!(p.command, ["mycli", "--task", "{rendered_prompt}"]);
+        assert_eq!(p.exit_keys.as_deref(), Some("/exit\r"));
+        assert_eq!(p.prompts.len(), 1);
+        assert!(p.prompts[0].pattern.is_match("  ❯ 1. Yes"));
+        assert!(p.quota[1].is_match("You’ve hit your usage limit"));
+        assert_eq!(p.idle_sec, DEFAULT_IDLE_SEC);
+        assert_eq!(p.origin, ProfileOrigin::BuiltIn);
+    }
+
+    #[test]
+    fn a_user_file_overrides_fields_and_adds_profiles() {
+        let user = r#"
+[profiles.mycli]
+command = ["/opt/mycli"]
+idle_sec = 3
+
+[profiles.other]
+command = ["other"]
+"#;
+        let set = ProfileSet::build(&[BASE], Some(user)).unwrap();
+        let p = set.get("mycli").unwrap();
+        assert_eq!(p.command, ["/opt/mycli"]);
+        assert_eq!(p.idle_sec, 3.0);
+        assert_eq!(p.prompts.len(), 1, "fields the user left out stay");
+        assert_eq!(p.origin, ProfileOrigin::BuiltInOverridden);
+        assert_eq!(set.get("other").unwrap().origin, ProfileOrigin::UserFile);
+    }
+
+    #[test]
+    fn every_problem_is_reported_with_its_place() {
+        let user = "[profiles.bad]\ncommand = []\nauth = ['(unclosed']\n[[profiles.bad.prompts]]\nname = 'press 1'\npattern = 'x'\nsend = ''\n";
+        let errors = ProfileSet::build(&[], Some(user)).unwrap_err();
+        let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert!(text.iter().any(|e| e.starts_with("1:1: profile 'bad': has no command")), "{text:?}");
+        assert!(text.iter().any(|e| e.starts_with("3:10: profile 'bad': auth[0] is not a valid regular expression")), "{text:?}");
+        assert!(text.iter().any(|e| e.contains("has name \"press 1\"")), "{text:?}");
+        assert!(text.iter().any(|e| e.contains("sends nothing")), "{text:?}");
+    }
+
+    #[test]
+    fn toml_syntax_errors_have_a_position() {
+        let errors = ProfileSet::build(&[], Some("[profiles.x]\ncommand = [\"a\"\n")).unwrap_err();
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].location.is_some(), "{errors:?}");
+        let errors = ProfileSet::build(&[], Some("[profiles.x]\ncommand = [\"a\"]\nbogus = 1\n")).unwrap_err();
+        assert!(errors[0].to_string().contains("bogus"), "{errors:?}");
+        assert_eq!(errors[0].location.map(|l| l.0), Some(3));
+    }
+}

@@ -1,0 +1,265 @@
+//! Task fields, statuses and failure types, and the status transitions allowed between them.
+//!
+//! Owns the vocabulary of SPEC.md (`pending`, `failed_auth`, ...). Must not read or write the tasks
+//! file (that is `taskfile`) nor decide verdicts (that is `classify`).
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Where a task stands in the batch. Serialized exactly as SPEC.md spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    Pending,
+    Running,
+    Completed,
+    Retryable,
+    Failed,
+    Cancelled,
+}
+
+impl TaskStatus {
+    pub const ALL: [TaskStatus; 6] = [
+        TaskStatus::Pending,
+        TaskStatus::Running,
+        TaskStatus::Completed,
+        TaskStatus::Retryable,
+        TaskStatus::Failed,
+        TaskStatus::Cancelled,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskStatus::Pending => "pending",
+            TaskStatus::Running => "running",
+            TaskStatus::Completed => "completed",
+            TaskStatus::Retryable => "retryable",
+            TaskStatus::Failed => "failed",
+            TaskStatus::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<TaskStatus> {
+        TaskStatus::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+
+    /// A run picks tasks in these states (if enabled).
+    pub fn is_runnable(self) -> bool {
+        matches!(self, TaskStatus::Pending | TaskStatus::Retryable)
+    }
+
+    /// Whether herd may move a task from `self` to `next`.
+    ///
+    /// `running` is entered only from a runnable state and left only through a verdict or a
+    /// stop; `completed` is final. `cancelled` and `failed` can be reset to `pending` by the
+    /// operator (retry now), which is the only way back.
+    pub fn can_become(self, next: TaskStatus) -> bool {
+        use TaskStatus::*;
+        match (self, next) {
+            (Pending | Retryable, Running) => true,
+            (Running, Completed | Retryable | Failed | Cancelled) => true,
+            (Pending | Retryable, Cancelled | Failed) => true,
+            (Failed | Cancelled, Pending) => true,
+            (Retryable, Pending) => true,
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for TaskStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The classified reason an attempt failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+pub enum FailureType {
+    #[serde(rename = "failed_timeout")]
+    Timeout,
+    #[serde(rename = "failed_permission_blocked")]
+    PermissionBlocked,
+    #[serde(rename = "failed_auth")]
+    Auth,
+    #[serde(rename = "failed_quota")]
+    Quota,
+    #[serde(rename = "failed_process")]
+    Process,
+    #[serde(rename = "failed_incomplete")]
+    Incomplete,
+    #[serde(rename = "failed_config")]
+    Config,
+}
+
+impl FailureType {
+    pub const ALL: [FailureType; 7] = [
+        FailureType::Timeout,
+        FailureType::PermissionBlocked,
+        FailureType::Auth,
+        FailureType::Quota,
+        FailureType::Process,
+        FailureType::Incomplete,
+        FailureType::Config,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureType::Timeout => "failed_timeout",
+            FailureType::PermissionBlocked => "failed_permission_blocked",
+            FailureType::Auth => "failed_auth",
+            FailureType::Quota => "failed_quota",
+            FailureType::Process => "failed_process",
+            FailureType::Incomplete => "failed_incomplete",
+            FailureType::Config => "failed_config",
+        }
+    }
+
+    /// A short label for tables and the status bar.
+    pub fn short(self) -> &'static str {
+        match self {
+            FailureType::Timeout => "timeout",
+            FailureType::PermissionBlocked => "blocked",
+            FailureType::Auth => "auth",
+            FailureType::Quota => "quota",
+            FailureType::Process => "process",
+            FailureType::Incomplete => "incomplete",
+            FailureType::Config => "config",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<FailureType> {
+        FailureType::ALL.into_iter().find(|f| f.as_str() == text)
+    }
+}
+
+impl fmt::Display for FailureType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Defaults of SPEC.md for fields a task may leave out.
+pub const DEFAULT_TIMEOUT_SEC: u64 = 1800;
+pub const DEFAULT_MAX_RETRIES: u32 = 1;
+pub const DEFAULT_MARKER_TEMPLATE: &str = "TASK_COMPLETE:{task_id}";
+
+/// One task as herd understands it, read from the tasks file. Fields herd does not know stay in
+/// the document (see `taskfile`) and are never dropped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskSpec {
+    pub task_id: String,
+    pub agent: String,
+    pub enabled: bool,
+    /// As written in the file; relative paths are resolved against the tasks file's folder by the
+    /// shell. `None` means the tasks file's folder.
+    pub cwd: Option<String>,
+    pub timeout_sec: u64,
+    pub max_retries: u32,
+    /// `auto_<rule name>` → whether herd may answer that prompt rule by itself.
+    pub permission_policy: BTreeMap<String, bool>,
+    /// Values for `{placeholders}`; strings, numbers and booleans (rendered as text).
+    pub inputs: BTreeMap<String, String>,
+    pub prompt_template: Option<String>,
+    pub prompt_file: Option<String>,
+    pub command: Option<Vec<String>>,
+    pub env: BTreeMap<String, String>,
+    pub completion_marker: Option<String>,
+    /// Failure types that are retried, replacing the default list.
+    pub retry_on: Option<Vec<FailureType>>,
+    /// Overrides of the profile's idle end and the headless wait for an unanswered prompt.
+    pub idle_sec: Option<f64>,
+    pub permission_wait_sec: Option<f64>,
+    pub status: TaskStatus,
+    pub attempts: u32,
+    pub result: Option<serde_json::Value>,
+}
+
+impl TaskSpec {
+    /// The policy switch for prompt rule `rule_name`, if the task says anything about it.
+    pub fn policy_for(&self, rule_name: &str) -> Option<bool> {
+        self.permission_policy
+            .get(&format!("auto_{rule_name}"))
+            .copied()
+    }
+
+    /// Tasks a run would start now.
+    pub fn is_runnable(&self) -> bool {
+        self.enabled && self.status.is_runnable()
+    }
+}
+
+/// Whether `id` is safe as a folder name under `runs/`: no separators, no dot-only names,
+/// nothing that a shell or a file system would trip over.
+pub fn is_safe_task_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 128
+        && id != "."
+        && id != ".."
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+' | '@'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_status_pair_has_a_decided_transition() {
+        use TaskStatus::*;
+        let allowed = [
+            (Pending, Running),
+            (Retryable, Running),
+            (Running, Completed),
+            (Running, Retryable),
+            (Running, Failed),
+            (Running, Cancelled),
+            (Pending, Cancelled),
+            (Pending, Failed),
+            (Retryable, Cancelled),
+            (Retryable, Failed),
+            (Failed, Pending),
+            (Cancelled, Pending),
+            (Retryable, Pending),
+        ];
+        for from in TaskStatus::ALL {
+            for to in TaskStatus::ALL {
+                let expected = allowed.contains(&(from, to));
+                assert_eq!(from.can_become(to), expected, "{from} -> {to}");
+            }
+        }
+    }
+
+    #[test]
+    fn completed_is_final() {
+        for to in TaskStatus::ALL {
+            assert!(!TaskStatus::Completed.can_become(to));
+        }
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for s in TaskStatus::ALL {
+            assert_eq!(TaskStatus::parse(s.as_str()), Some(s));
+            let json = serde_json::to_string(&s).unwrap();
+            assert_eq!(json, format!("\"{}\"", s.as_str()));
+        }
+        for f in FailureType::ALL {
+            assert_eq!(FailureType::parse(f.as_str()), Some(f));
+            let json = serde_json::to_string(&f).unwrap();
+            assert_eq!(json, format!("\"{}\"", f.as_str()));
+        }
+    }
+
+    #[test]
+    fn task_ids_that_are_not_folder_names_are_refused() {
+        for ok in ["a", "pandas-merge-001", "x.y_z", "A+B@c"] {
+            assert!(is_safe_task_id(ok), "{ok}");
+        }
+        for bad in ["", ".", "..", "a/b", "a\\b", "a b", "é", "a\0"] {
+            assert!(!is_safe_task_id(bad), "{bad:?}");
+        }
+    }
+}

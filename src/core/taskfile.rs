@@ -1,0 +1,414 @@
+//! The tasks file as a document: parse and check it (every problem with its line and column),
+//! update tasks in place, and write it back as text.
+//!
+//! Owns the JSON document, so fields herd does not know and the order of keys survive every
+//! rewrite, and keeps the typed `TaskSpec`s in step with it. Pure: no file I/O (that is
+//! `run::store`), and no knowledge of profiles (an unknown agent name is the caller's to report).
+//!
+//! How tasks with problems appear: `parse` fails only when the file cannot be used at all (not
+//! JSON, not an object, no `tasks` list). Otherwise every problem is in `problems()`, and
+//! `tasks()` holds every task that has a usable `task_id` (a safe, unique string), with defaults in
+//! place of its wrong fields. A task without a usable id (missing, not a string, unsafe, repeated,
+//! or not an object at all) is only a problem. Callers that start work must refuse while
+//! `problems()` is not empty.
+
+mod fields;
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde_json::Value;
+
+pub use crate::core::json_pos::Location;
+use crate::core::json_pos::{self, PositionIndex, pointer_token};
+use crate::core::task::{TaskSpec, TaskStatus, is_safe_task_id};
+use fields::{TaskContext, describe, read_task};
+
+/// One thing wrong with the tasks file, for `FILE:LINE:COL: message` output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub location: Option<Location>,
+    /// The task it is about, when that task has an id.
+    pub task_id: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.location {
+            Some(at) => write!(f, "{at}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+/// A parsed tasks file: the document, its typed tasks and where everything was in the text.
+#[derive(Debug, Clone)]
+pub struct TaskFile {
+    /// The root object, exactly as read plus herd's updates.
+    doc: Value,
+    tasks: Vec<TaskSpec>,
+    /// `tasks[i]` is element `slots[i]` of the document's `tasks` list.
+    slots: Vec<usize>,
+    positions: PositionIndex,
+    problems: Vec<Problem>,
+}
+
+impl TaskFile {
+    /// Parses and checks `text`. `Err` only when the file cannot be used at all; see the module
+    /// documentation for what happens to tasks with problems.
+    pub fn parse(text: &str) -> Result<TaskFile, Vec<Problem>> {
+        // Editors on Windows may add a byte order mark; it is not part of the JSON.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let doc: Value = serde_json::from_str(text).map_err(|e| vec![json_problem(text, &e)])?;
+        let positions = json_pos::locate(text);
+        let fatal = |pointer: &str, message: String| {
+            vec![Problem {
+                location: positions.value(pointer),
+                task_id: None,
+                message,
+            }]
+        };
+        let Some(root) = doc.as_object() else {
+            return Err(fatal(
+                "",
+                format!(
+                    "the file must be a JSON object like {{\"tasks\": [ ... ]}}, got {}",
+                    describe(&doc)
+                ),
+            ));
+        };
+        let Some(items) = root.get("tasks") else {
+            return Err(fatal(
+                "",
+                "the file has no \"tasks\" list: add \"tasks\": [ ... ] with one object per task"
+                    .into(),
+            ));
+        };
+        let Some(items) = items.as_array() else {
+            return Err(fatal(
+                "/tasks",
+                format!(
+                    "\"tasks\" must be a list of task objects, got {}",
+                    describe(items)
+                ),
+            ));
+        };
+        let mut problems = Vec::new();
+        if let Some(run_id) = root.get("run_id").filter(|v| !v.is_string()) {
+            problems.push(Problem {
+                location: positions.value("/run_id"),
+                task_id: None,
+                message: format!("\"run_id\" must be a string, got {}", describe(run_id)),
+            });
+        }
+        let mut tasks = Vec::new();
+        let mut slots = Vec::new();
+        let mut labels = Vec::new();
+        let mut first_line_of: HashMap<&str, usize> = HashMap::new();
+        for (slot, item) in items.iter().enumerate() {
+            let pointer = format!("/tasks/{slot}");
+            let here = positions.value(&pointer);
+            let mut label = format!("task #{}", slot + 1);
+            let Some(object) = item.as_object() else {
+                problems.push(Problem {
+                    location: here,
+                    task_id: None,
+                    message: format!(
+                        "{label}: must be an object like {{\"task_id\": ..., \"agent\": ..., \
+                         \"prompt_template\": ...}}, got {}",
+                        describe(item)
+                    ),
+                });
+                labels.push(label);
+                continue;
+            };
+            let id_pointer = format!("{pointer}/task_id");
+            let id_at = positions.value(&id_pointer).or(here);
+            let id_problem = |task_id: Option<&str>, message: String| Problem {
+                location: id_at,
+                task_id: task_id.map(str::to_string),
+                message,
+            };
+            let usable_id = match object.get("task_id") {
+                None => {
+                    problems.push(id_problem(
+                        None,
+                        format!(
+                            "{label}: missing \"task_id\": give every task a unique name, e.g. \
+                             \"task_id\": \"fix-login-001\""
+                        ),
+                    ));
+                    None
+                }
+                Some(Value::String(id)) => {
+                    label = format!("task {}", Value::String(id.clone()));
+                    if !is_safe_task_id(id) {
+                        problems.push(id_problem(
+                            Some(id),
+                            format!(
+                                "{label}: \"task_id\" cannot be used as a folder name: use only \
+                                 letters, digits and - _ . + @ (at most 128 characters)"
+                            ),
+                        ));
+                        None
+                    } else if let Some(line) = first_line_of.get(id.as_str()) {
+                        problems.push(id_problem(
+                            Some(id),
+                            format!(
+                                "{label}: \"task_id\" is already used by the task on line \
+                                 {line}: every task needs its own task_id"
+                            ),
+                        ));
+                        None
+                    } else {
+                        first_line_of.insert(id, id_at.map_or(0, |at| at.line));
+                        Some(id.as_str())
+                    }
+                }
+                Some(other) => {
+                    problems.push(id_problem(
+                        None,
+                        format!(
+                            "{label}: \"task_id\" must be a string, got {}",
+                            describe(other)
+                        ),
+                    ));
+                    None
+                }
+            };
+            let context = TaskContext {
+                pointer: &pointer,
+                label: &label,
+                task_id: usable_id,
+                positions: &positions,
+            };
+            let (spec, task_problems) = read_task(&context, object);
+            problems.extend(task_problems);
+            if usable_id.is_some() {
+                tasks.push(spec);
+                slots.push(slot);
+            }
+            labels.push(label);
+        }
+        problems.extend(duplicate_key_problems(&positions, &labels, &tasks, &slots));
+        // Stable: problems without a place come last, the others in the order of the text.
+        problems.sort_by_key(|p| (p.location.is_none(), p.location));
+        Ok(TaskFile {
+            doc,
+            tasks,
+            slots,
+            positions,
+            problems,
+        })
+    }
+
+    /// Every per-task and file-level problem found by `parse`, in the order of the text.
+    pub fn problems(&self) -> &[Problem] {
+        &self.problems
+    }
+
+    pub fn run_id(&self) -> Option<&str> {
+        self.doc.get("run_id").and_then(Value::as_str)
+    }
+
+    /// The tasks with a usable id, in file order. Indexes below refer to this list.
+    pub fn tasks(&self) -> &[TaskSpec] {
+        &self.tasks
+    }
+
+    pub fn task_index(&self, task_id: &str) -> Option<usize> {
+        self.tasks.iter().position(|t| t.task_id == task_id)
+    }
+
+    /// Where task `index` (its `{`), or the value of one of its fields, was in the parsed text.
+    /// Positions are those of the text given to `parse`; updates do not move them.
+    pub fn location(&self, index: usize, field: Option<&str>) -> Option<Location> {
+        let slot = self.slots.get(index)?;
+        let pointer = match field {
+            Some(key) => format!("/tasks/{slot}/{}", pointer_token(key)),
+            None => format!("/tasks/{slot}"),
+        };
+        self.positions.value(&pointer)
+    }
+
+    pub fn set_status(&mut self, index: usize, status: TaskStatus) {
+        if self.write(index, "status", Value::from(status.as_str())) {
+            self.tasks[index].status = status;
+        }
+    }
+
+    pub fn set_attempts(&mut self, index: usize, attempts: u32) {
+        if self.write(index, "attempts", Value::from(attempts)) {
+            self.tasks[index].attempts = attempts;
+        }
+    }
+
+    /// Sets `result` (`Value::Null` clears it).
+    pub fn set_result(&mut self, index: usize, result: Value) {
+        let typed = (!result.is_null()).then(|| result.clone());
+        if self.write(index, "result", result) {
+            self.tasks[index].result = typed;
+        }
+    }
+
+    /// Sets any field of task `index`: in place if it exists, else appended at the end of the
+    /// task object. Known fields update the typed task the way `parse` reads them (a wrong value
+    /// is written but the typed field falls back to its default, and the next `parse` reports
+    /// it). `task_id` is never changed this way: herd does not rename tasks.
+    pub fn set_field(&mut self, index: usize, key: &str, value: Value) {
+        if key != "task_id" && self.write(index, key, value) {
+            self.reread(index);
+        }
+    }
+
+    /// Removes a field of task `index`, keeping the order of the others; the typed task goes
+    /// back to the default for it. `task_id` cannot be removed.
+    pub fn remove_field(&mut self, index: usize, key: &str) {
+        if key == "task_id" {
+            return;
+        }
+        let removed = self
+            .task_object_mut(index)
+            .and_then(|object| object.shift_remove(key));
+        if removed.is_some() {
+            self.reread(index);
+        }
+    }
+
+    /// The document as pretty JSON (2-space indent) with a trailing newline.
+    pub fn to_text(&self) -> String {
+        format!("{:#}\n", self.doc)
+    }
+
+    fn task_object_mut(&mut self, index: usize) -> Option<&mut serde_json::Map<String, Value>> {
+        let slot = *self.slots.get(index)?;
+        self.doc
+            .get_mut("tasks")?
+            .get_mut(slot)?
+            .as_object_mut()
+    }
+
+    /// Writes `key` into task `index`'s object; false if there is no such task.
+    fn write(&mut self, index: usize, key: &str, value: Value) -> bool {
+        match self.task_object_mut(index) {
+            Some(object) => {
+                object.insert(key.to_string(), value);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Re-reads task `index` from the document into its `TaskSpec`.
+    fn reread(&mut self, index: usize) {
+        let (Some(slot), Some(spec)) = (self.slots.get(index), self.tasks.get(index)) else {
+            return;
+        };
+        let pointer = format!("/tasks/{slot}");
+        let Some(object) = self
+            .doc
+            .get("tasks")
+            .and_then(|t| t.get(*slot))
+            .and_then(Value::as_object)
+        else {
+            return;
+        };
+        let context = TaskContext {
+            pointer: &pointer,
+            label: "",
+            task_id: Some(&spec.task_id),
+            positions: &self.positions,
+        };
+        let (spec, _problems_reported_by_the_next_parse) = read_task(&context, object);
+        self.tasks[index] = spec;
+    }
+}
+
+/// One problem for text that is not JSON, with serde_json's position in characters.
+fn json_problem(text: &str, error: &serde_json::Error) -> Problem {
+    let location = (error.line() > 0).then(|| Location {
+        line: error.line(),
+        column: json_pos::char_column(text, error.line(), error.column()),
+    });
+    let full = error.to_string();
+    let what = full
+        .rsplit_once(" at line ")
+        .map_or(full.as_str(), |(what, _)| what);
+    let readable = match what {
+        "EOF while parsing a value" if text.trim().is_empty() => {
+            "the file is empty: it must be a JSON object like {\"tasks\": [ ... ]}"
+        }
+        "EOF while parsing a value" => "the file ends where a value was expected",
+        "EOF while parsing a list" => "the file ends inside a list: a `]` is missing",
+        "EOF while parsing an object" => "the file ends inside an object: a `}` is missing",
+        "EOF while parsing a string" => "the file ends inside a string: a closing `\"` is missing",
+        "expected `,` or `}`" => "expected `,` or `}`: a comma between fields, or a `}`, is missing",
+        "expected `,` or `]`" => "expected `,` or `]`: a comma between items, or a `]`, is missing",
+        "expected `:`" => "expected `:` after the key",
+        "key must be a string" => "expected a key in double quotes, like \"agent\"",
+        "trailing comma" => "trailing comma: JSON allows no comma before `}` or `]`",
+        "trailing characters" => "unexpected text after the end of the JSON object",
+        "expected value" => {
+            "expected a value: a string in double quotes, a number, true, false, null, an object \
+             or a list"
+        }
+        "expected ident" => "expected true, false or null",
+        "control character (\\u0000-\\u001F) found while parsing a string" => {
+            "a line break or tab inside a string: write it as \\n or \\t"
+        }
+        "recursion limit exceeded" => "the document is nested too deeply",
+        other => other,
+    };
+    Problem {
+        location,
+        task_id: None,
+        message: format!("not valid JSON: {readable}"),
+    }
+}
+
+/// A key written twice in one object: serde_json keeps the last, so the rewrite would lose one.
+fn duplicate_key_problems(
+    positions: &PositionIndex,
+    labels: &[String],
+    tasks: &[TaskSpec],
+    slots: &[usize],
+) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    for duplicate in positions.duplicate_keys() {
+        let tokens: Vec<String> = duplicate
+            .pointer
+            .split('/')
+            .skip(1)
+            .map(|t| t.replace("~1", "/").replace("~0", "~"))
+            .collect();
+        let slot = match tokens.as_slice() {
+            [tasks_key, slot, _, ..] if tasks_key == "tasks" => slot.parse::<usize>().ok(),
+            _ => None,
+        };
+        let (prefix, name, task_id) = match slot {
+            Some(slot) => (
+                labels.get(slot).map(|l| format!("{l}: ")).unwrap_or_default(),
+                tokens[2..].join("."),
+                slots
+                    .iter()
+                    .position(|s| *s == slot)
+                    .map(|i| tasks[i].task_id.clone()),
+            ),
+            None => (String::new(), tokens.join("."), None),
+        };
+        problems.push(Problem {
+            location: Some(duplicate.repeat),
+            task_id,
+            message: format!(
+                "{prefix}\"{name}\" is written twice (first on line {}): only the last one \
+                 would be kept, remove the other",
+                duplicate.first.line
+            ),
+        });
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests;

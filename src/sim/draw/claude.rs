@@ -1,0 +1,396 @@
+//! Claude Code's look (2.1.x, from the captures in the fixtures): the welcome box, the echoed
+//! prompt, `●` messages, tool calls with `⎿` results, the spinner and retry lines above the
+//! input box, the Bash permission dialog and the idle input prompt. Words are placed with
+//! `CSI nG` column moves, as Claude Code's renderer does.
+
+use super::super::text::{Row, truncate, width_of, wrap, wrap_isolating};
+use super::{Region, SPINNER_GLYPHS, hanging, rule};
+
+const ORANGE: u8 = 174;
+const GREY: u8 = 246;
+const RULE_GREY: u8 = 244;
+const DIALOG_BLUE: u8 = 153;
+const ERROR_PINK: u8 = 211;
+const WHITE: u8 = 231;
+const DONE_GREEN: u8 = 114;
+const ECHO_BACKGROUND: u8 = 237;
+const ECHO_PROMPT: u8 = 239;
+/// The left panel of the wide welcome box ends with a divider in this column.
+const LEFT_DIVIDER_COLUMN: usize = 54;
+/// Below this width the welcome box has one column.
+const WIDE_BOX_MIN_WIDTH: usize = 100;
+/// `⎿` and a no-break space, as Claude Code writes it.
+const RESULT_PREFIX: &str = "  ⎿ \u{a0}";
+/// `❯` and a no-break space: the input prompt.
+const INPUT_PROMPT: &str = "❯\u{a0}";
+
+const LOGO: [&str; 3] = ["▐▛███▜▌", "▝▜█████▛▘", "▘▘ ▝▝"];
+
+/// The welcome box: `╭─── Claude Code vX ───╮` ... `╰───╯`, full width.
+pub fn header(width: usize, version: &str, model: &str, cwd: &str) -> Vec<String> {
+    let width = width.max(40);
+    let title = Row::new()
+        .fg(ORANGE)
+        .text("╭───")
+        .goto(6)
+        .words("Claude Code")
+        .goto(18)
+        .fg(GREY)
+        .text(&format!("v{version}"));
+    let dashes_from = title.column() + 1;
+    let title = title
+        .goto(dashes_from)
+        .fg(ORANGE)
+        .text(&"─".repeat(width.saturating_sub(dashes_from)))
+        .text("╮")
+        .default_fg()
+        .build();
+    let wide = width >= WIDE_BOX_MIN_WIDTH;
+    let left_inner = if wide { LEFT_DIVIDER_COLUMN - 2 } else { width - 2 };
+    let cwd = shorten_path(cwd, left_inner.saturating_sub(2));
+    let left: Vec<(Option<String>, Option<&str>)> = vec![
+        (None, None),
+        (Some(bold("Welcome back!")), Some("Welcome back!")),
+        (None, None),
+        (Some(logo_row(0)), Some(LOGO[0])),
+        (Some(logo_row(1)), Some(LOGO[1])),
+        (Some(logo_row(2)), Some(LOGO[2])),
+        (None, None),
+        (Some(grey_words(model)), Some(model)),
+        (Some(grey_words(&cwd)), Some(cwd.as_str())),
+    ];
+    let mut rows = vec![title];
+    for (index, (drawn, plain)) in left.into_iter().enumerate() {
+        let mut row = Row::new().fg(ORANGE).text("│");
+        if let (Some(drawn), Some(plain)) = (drawn, plain) {
+            let column = 2 + (left_inner.saturating_sub(width_of(plain)) + 1) / 2;
+            row = row.goto(column).raw(&drawn).advance(width_of(plain));
+        }
+        if wide {
+            row = right_panel(row.goto(LEFT_DIVIDER_COLUMN), index, width);
+        }
+        rows.push(row.goto(width).fg(ORANGE).text("│").default_fg().build());
+    }
+    rows.push(
+        Row::new()
+            .fg(ORANGE)
+            .text("╰")
+            .text(&"─".repeat(width - 2))
+            .text("╯")
+            .default_fg()
+            .build(),
+    );
+    rows
+}
+
+fn right_panel(row: Row, index: usize, width: usize) -> Row {
+    let room = width.saturating_sub(LEFT_DIVIDER_COLUMN + 3);
+    let row = row.dim().fg(ORANGE).text("│").normal().goto(LEFT_DIVIDER_COLUMN + 2);
+    match index {
+        0 => row.fg(ORANGE).bold().words("Tips for getting started").normal(),
+        1 => row.default_fg().words(&truncate(
+            "Run /init to create a CLAUDE.md file with instructions for Claude",
+            room,
+        )),
+        2 => row.default_fg().text(&"─".repeat(room)),
+        3 => row.fg(ORANGE).bold().words("What's new").normal(),
+        4 => row
+            .fg(GREY)
+            .words(&truncate("Check the Claude Code changelog for updates", room)),
+        _ => row,
+    }
+}
+
+fn bold(text: &str) -> String {
+    Row::new().default_fg().bold().words(text).normal().build()
+}
+
+fn grey_words(text: &str) -> String {
+    Row::new().fg(GREY).words(text).build()
+}
+
+fn logo_row(index: usize) -> String {
+    let row = Row::new().fg(ORANGE);
+    match index {
+        0 => row.text("▐").bg(16).text("▛███▜").default_bg().text("▌"),
+        1 => row.text("▝▜").bg(16).text("█████").default_bg().text("▛▘"),
+        _ => row.text("▘▘ ▝▝"),
+    }
+    .build()
+}
+
+/// Keeps the end of a long path: `/…/work/project`.
+fn shorten_path(path: &str, room: usize) -> String {
+    if width_of(path) <= room {
+        return path.to_string();
+    }
+    let parts: Vec<&str> = path.split('/').collect();
+    for skip in 1..parts.len() {
+        let candidate = format!("/…/{}", parts[skip..].join("/"));
+        if width_of(&candidate) <= room {
+            return candidate;
+        }
+    }
+    truncate(path, room)
+}
+
+/// The user's message: `❯ ` and the prompt, hard-wrapped, continuation rows indented by two,
+/// on a grey band. With `isolated`, each copy of that text gets a row of its own.
+pub fn echo(width: usize, prompt: &str, isolated: Option<&str>) -> Vec<String> {
+    let room = width.saturating_sub(2).max(1);
+    let pieces = match isolated {
+        Some(isolated) => wrap_isolating(prompt, isolated, room, room),
+        None => wrap(prompt, room, room),
+    };
+    pieces
+        .iter()
+        .enumerate()
+        .map(|(index, piece)| {
+            let lead = if index == 0 { "❯ " } else { "  " };
+            Row::new()
+                .bg(ECHO_BACKGROUND)
+                .fg(ECHO_PROMPT)
+                .text(lead)
+                .fg(WHITE)
+                .text(piece)
+                .default_fg()
+                .pad_to(width + 1)
+                .default_bg()
+                .build()
+        })
+        .collect()
+}
+
+/// An assistant message: `●` then the text wrapped with a two-column hanging indent.
+pub fn say(width: usize, text: &str, bullet_color: u8) -> Vec<String> {
+    hanging(width, text, 2)
+        .iter()
+        .enumerate()
+        .map(|(index, piece)| {
+            let row = if index == 0 {
+                Row::new().fg(bullet_color).text("●").default_fg()
+            } else {
+                Row::new()
+            };
+            row.goto(3).text(piece).build()
+        })
+        .collect()
+}
+
+/// `● Bash(input)` with the bullet in a state colour.
+pub fn tool_call(name: &str, input: &str, bullet_color: u8) -> String {
+    Row::new()
+        .fg(bullet_color)
+        .text("●")
+        .goto(3)
+        .default_fg()
+        .bold()
+        .text(name)
+        .normal()
+        .text(&format!("({input})"))
+        .build()
+}
+
+/// `  ⎿  text` under a tool call, the text in a colour.
+pub fn result(text: &str, color: Option<u8>) -> String {
+    let row = Row::new().fg(GREY).text(RESULT_PREFIX);
+    match color {
+        Some(color) => row.fg(color).text(text).default_fg(),
+        None => row.default_fg().text(text),
+    }
+    .build()
+}
+
+/// A finished tool call: the call and its result.
+pub fn tool(name: &str, input: &str, outcome: &str) -> Vec<String> {
+    vec![tool_call(name, input, DONE_GREEN), result(outcome, None)]
+}
+
+/// The agent's own completion line: `● MARKER`.
+pub fn marker(marker: &str) -> Vec<String> {
+    say(usize::MAX / 2, marker, WHITE)
+}
+
+/// `✻ Thinking… (3s · esc to interrupt)`.
+pub fn spinner_status(frame: usize, text: &str, elapsed_secs: u64) -> String {
+    let glyph = SPINNER_GLYPHS[frame % SPINNER_GLYPHS.len()];
+    Row::new()
+        .fg(ORANGE)
+        .text(&glyph.to_string())
+        .default_fg()
+        .text(" ")
+        .fg(ORANGE)
+        .text(text)
+        .text(" ")
+        .fg(GREY)
+        .text(&format!("({elapsed_secs}s · esc to interrupt)"))
+        .default_fg()
+        .build()
+}
+
+/// `✻ API error · Retrying in 3s · attempt 1/10`.
+pub fn retry_status(reason: &str, seconds_left: u32, attempt: u32, max_attempts: u32) -> String {
+    Row::new()
+        .fg(ERROR_PINK)
+        .text("✻")
+        .goto(3)
+        .text(reason)
+        .fg(GREY)
+        .text(&format!(
+            " · Retrying in {seconds_left}s · attempt {attempt}/{max_attempts}"
+        ))
+        .default_fg()
+        .build()
+}
+
+/// `✻ Crunched for 1s`, left behind when a turn ends.
+pub fn done_line(text: &str) -> String {
+    Row::new()
+        .fg(GREY)
+        .text("✻")
+        .default_fg()
+        .text(" ")
+        .fg(GREY)
+        .text(text)
+        .default_fg()
+        .build()
+}
+
+/// The working state: a status line over the input box, `esc to interrupt` under it.
+pub fn busy(width: usize, status: String) -> Region {
+    let prompt = Row::new()
+        .fg(GREY)
+        .text(INPUT_PROMPT)
+        .default_fg()
+        .inverse()
+        .text(" ")
+        .no_inverse()
+        .build();
+    let footer = Row::new()
+        .goto(3)
+        .fg(GREY)
+        .words("esc to interrupt")
+        .default_fg()
+        .build();
+    Region {
+        rows: vec![
+            status,
+            String::new(),
+            rule(width, RULE_GREY),
+            prompt,
+            rule(width, RULE_GREY),
+            footer,
+        ],
+        cursor: Some((3, 3)),
+    }
+}
+
+/// Waiting for a message: the input box with what was typed, and `? for shortcuts` (or a
+/// hint such as `Press Ctrl-C again to exit`), an optional notice at the right end.
+pub fn idle(width: usize, input: &str, hint: Option<&str>, notice: Option<&str>) -> Region {
+    let typed = truncate(input, width.saturating_sub(4));
+    let prompt = Row::new()
+        .text(INPUT_PROMPT)
+        .text(&typed)
+        .inverse()
+        .text(" ")
+        .no_inverse()
+        .build();
+    let mut footer = Row::new()
+        .goto(3)
+        .fg(GREY)
+        .words(hint.unwrap_or("? for shortcuts"));
+    if let Some(notice) = notice {
+        let column = width.saturating_sub(width_of(notice)).max(footer.column() + 2);
+        footer = footer.goto(column).fg(ERROR_PINK).words(notice);
+    }
+    Region {
+        rows: vec![
+            String::new(),
+            rule(width, RULE_GREY),
+            prompt,
+            rule(width, RULE_GREY),
+            footer.default_fg().build(),
+        ],
+        cursor: Some((2, 3 + width_of(&typed))),
+    }
+}
+
+/// The permission dialog for a tool call, with the pending call above it.
+pub fn dialog(width: usize, tool_name: &str, command: &str, description: &str, dont_ask: &str) -> Region {
+    let call = truncate(command, width.saturating_sub(width_of(tool_name) + 6));
+    let mut rows = vec![
+        tool_call(tool_name, &call, GREY),
+        Row::new().fg(GREY).text(RESULT_PREFIX).text("Waiting…").default_fg().build(),
+        String::new(),
+        rule(width, DIALOG_BLUE),
+        Row::new()
+            .text(" ")
+            .fg(DIALOG_BLUE)
+            .bold()
+            .text(&format!("{tool_name} command"))
+            .normal()
+            .default_fg()
+            .build(),
+        String::new(),
+    ];
+    let room = width.saturating_sub(4).max(10);
+    for piece in wrap(command, room, room) {
+        rows.push(Row::new().goto(4).words(&piece).build());
+    }
+    for piece in wrap(description, room, room) {
+        rows.push(Row::new().goto(4).fg(GREY).words(&piece).default_fg().build());
+    }
+    rows.push(String::new());
+    rows.push(Row::new().goto(2).words("Do you want to proceed?").build());
+    rows.push(
+        Row::new()
+            .goto(2)
+            .fg(DIALOG_BLUE)
+            .text("❯")
+            .goto(4)
+            .fg(GREY)
+            .text("1.")
+            .goto(7)
+            .fg(DIALOG_BLUE)
+            .text("Yes")
+            .default_fg()
+            .build(),
+    );
+    let option_room = width.saturating_sub(7).max(10);
+    rows.push(option(2, &truncate(dont_ask, option_room)));
+    rows.push(option(3, "No"));
+    rows.push(String::new());
+    rows.push(
+        Row::new()
+            .goto(2)
+            .fg(GREY)
+            .words("Esc to cancel · Tab to amend · ctrl+e to explain")
+            .default_fg()
+            .build(),
+    );
+    Region { rows, cursor: None }
+}
+
+fn option(number: u8, text: &str) -> String {
+    Row::new()
+        .goto(4)
+        .fg(GREY)
+        .text(&format!("{number}."))
+        .goto(7)
+        .default_fg()
+        .words(text)
+        .build()
+}
+
+/// What the dialog leaves behind once answered.
+pub fn answered(tool_name: &str, command: &str, accepted: bool) -> Vec<String> {
+    if accepted {
+        tool(tool_name, command, "Done")
+    } else {
+        vec![
+            tool_call(tool_name, command, ERROR_PINK),
+            result("User rejected the command", Some(ERROR_PINK)),
+        ]
+    }
+}

@@ -1,0 +1,118 @@
+//! How the simulated agents look: pure functions from content and terminal width to screen rows
+//! (strings with escape sequences, one per row, never wider than the terminal). `claude` and
+//! `codex` imitate those CLIs; this file holds the shared shapes and the plain style.
+//! Nothing here writes to the terminal or reads the clock.
+
+pub mod claude;
+pub mod codex;
+
+use super::text::{Row, width_of, wrap};
+
+/// The live area at the bottom of the screen that is erased and repainted as a whole (a
+/// spinner with the input box, a dialog, the idle prompt).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Region {
+    pub rows: Vec<String>,
+    /// Where the (hidden) cursor rests: row index in `rows`, 1-based column.
+    pub cursor: Option<(usize, usize)>,
+}
+
+impl Region {
+    pub fn of(rows: Vec<String>) -> Region {
+        Region { rows, cursor: None }
+    }
+}
+
+/// Spinner glyphs, Claude's set.
+pub const SPINNER_GLYPHS: &[char] = &['·', '✢', '✳', '✶', '✻', '✽', '✻', '✶', '✳', '✢'];
+/// Braille spinner glyphs, for the plain style.
+pub const BRAILLE_GLYPHS: &[char] = &['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+/// Text rows of a plain line, wrapped to the width, with optional colour and weight.
+pub fn plain_lines(width: usize, text: &str, color: Option<u8>, bold: bool, dim: bool) -> Vec<String> {
+    wrap_hard(text, width)
+        .into_iter()
+        .map(|piece| {
+            let mut row = Row::new();
+            if let Some(color) = color {
+                row = row.fg(color);
+            }
+            if bold {
+                row = row.bold();
+            }
+            if dim {
+                row = row.dim();
+            }
+            row = row.text(&piece);
+            if bold || dim {
+                row = row.normal();
+            }
+            if color.is_some() {
+                row = row.default_fg();
+            }
+            row.build()
+        })
+        .collect()
+}
+
+/// Splits text at explicit line breaks and cuts rows at the width, keeping spaces as written
+/// (tracebacks and logs keep their indentation).
+pub fn wrap_hard(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut rows = Vec::new();
+    for line in text.split('\n') {
+        let mut row = String::new();
+        for ch in line.chars() {
+            if width_of(&row) + width_of(ch.encode_utf8(&mut [0; 4])) > width {
+                rows.push(std::mem::take(&mut row));
+            }
+            row.push(ch);
+        }
+        rows.push(row);
+    }
+    rows
+}
+
+/// A full-width horizontal rule in a colour.
+pub fn rule(width: usize, color: u8) -> String {
+    Row::new()
+        .fg(color)
+        .text(&"─".repeat(width))
+        .default_fg()
+        .build()
+}
+
+/// The plain style's spinner line: `⠋ Working… (3s)`.
+pub fn plain_spinner(frame: usize, text: &str, elapsed_secs: u64) -> String {
+    let glyph = BRAILLE_GLYPHS[frame % BRAILLE_GLYPHS.len()];
+    Row::new()
+        .fg(75)
+        .text(&glyph.to_string())
+        .default_fg()
+        .text(&format!(" {text} ({elapsed_secs}s)"))
+        .build()
+}
+
+/// The plain style's input prompt: `> ` and what was typed.
+pub fn plain_idle(width: usize, input: &str, hint: Option<&str>) -> Region {
+    let typed = super::text::truncate(input, width.saturating_sub(3));
+    let mut rows = vec![Row::new().bold().text(">").normal().text(" ").text(&typed).build()];
+    if let Some(hint) = hint {
+        rows.push(Row::new().dim().text(hint).normal().build());
+    }
+    Region {
+        rows,
+        cursor: Some((0, 3 + width_of(&typed))),
+    }
+}
+
+/// A one-line question for one key: `Press 1 to continue`.
+pub fn press_line(text: &str) -> Region {
+    Region::of(vec![Row::new().bold().text(text).normal().build()])
+}
+
+/// Rows of wrapped text after a first-row prefix and a hanging indent, e.g. `● text`.
+pub fn hanging(width: usize, text: &str, indent: usize) -> Vec<String> {
+    let room = width.saturating_sub(indent + 2).max(10);
+    wrap(text, room, room)
+}

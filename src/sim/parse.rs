@@ -1,0 +1,335 @@
+//! Reads a scenario's TOML text into a [`Scenario`], checking every step. Errors name the file,
+//! the line and the step; nothing here touches the terminal.
+//!
+//! The format, in short (see `assets/scenarios/success.toml` for a commented sample):
+//! ```toml
+//! description = "one line for `herd sim --list`"
+//! [[step]]
+//! claude_header = {}
+//! [[step]]
+//! spinner = { text = "Thinking…", seconds = 1 }
+//! when_attempt_below = 2        # optional, on any step; also when_attempt_at_least = N
+//! ```
+//! A step table holds exactly one action key. Actions given a plain value instead of a table
+//! take it as their main field: `echo = "claude"` is `echo = { style = "claude" }`.
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use thiserror::Error;
+
+use super::scenario::{Action, AttemptRange, Repeat, Scenario, Step};
+
+/// A scenario file that cannot be played.
+#[derive(Debug, Error, PartialEq, Eq)]
+#[error("{origin}{}: {message}", line.map(|line| format!(":{line}")).unwrap_or_default())]
+pub struct ScenarioError {
+    /// The file's path, or `built-in scenario NAME`.
+    pub origin: String,
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScenarioFile {
+    #[serde(default)]
+    description: String,
+    #[serde(default)]
+    step: Vec<toml::Spanned<toml::Table>>,
+}
+
+/// The action keys, each with the field a plain value stands for.
+const ACTIONS: &[(&str, Option<&str>)] = &[
+    ("title", None),
+    ("claude_header", None),
+    ("codex_header", Some("version")),
+    ("echo", Some("style")),
+    ("line", Some("text")),
+    ("say", Some("text")),
+    ("tool", Some("input")),
+    ("marker", Some("style")),
+    ("spinner", Some("text")),
+    ("retry", None),
+    ("query", None),
+    ("dialog", None),
+    ("press", None),
+    ("idle", Some("style")),
+    ("sleep", None),
+    ("hang", None),
+    ("exit", None),
+    ("ignore_signals", None),
+    ("spawn", Some("scenario")),
+    ("flood", Some("megabytes")),
+];
+
+const CONDITION_KEYS: &[&str] = &["when_attempt_below", "when_attempt_at_least"];
+
+/// Parses and checks a scenario. `origin` names it in errors.
+pub fn parse_scenario(origin: &str, text: &str) -> Result<Scenario, ScenarioError> {
+    let error_at = |line: Option<usize>, message: String| ScenarioError {
+        origin: origin.to_string(),
+        line,
+        message,
+    };
+    let file: ScenarioFile = toml::from_str(text).map_err(|error| {
+        let line = error.span().map(|span| line_of(text, span.start));
+        error_at(line, error.message().trim().to_string())
+    })?;
+    if file.step.is_empty() {
+        return Err(error_at(
+            None,
+            "no steps; add at least one [[step]] table".to_string(),
+        ));
+    }
+    let mut steps = Vec::with_capacity(file.step.len());
+    for (index, spanned) in file.step.into_iter().enumerate() {
+        let line = line_of(text, spanned.span().start);
+        let step = parse_step(spanned.into_inner())
+            .map_err(|message| error_at(Some(line), format!("step {}: {message}", index + 1)))?;
+        steps.push(Step { line, ..step });
+    }
+    Ok(Scenario {
+        description: file.description,
+        steps,
+    })
+}
+
+fn parse_step(mut table: toml::Table) -> Result<Step, String> {
+    let attempts = AttemptRange {
+        below: take_attempt(&mut table, "when_attempt_below")?,
+        at_least: take_attempt(&mut table, "when_attempt_at_least")?,
+    };
+    let mut keys = table.keys();
+    let (key, value) = match (keys.next(), keys.next()) {
+        (Some(_), None) => table.into_iter().next().ok_or("empty step")?,
+        (None, _) => return Err(format!("no action; use one of {}", action_names())),
+        (Some(first), Some(second)) => {
+            return Err(format!(
+                "one action per step, found `{first}` and `{second}`; put them in separate \
+                 [[step]] tables"
+            ));
+        }
+    };
+    let Some(&(_, shorthand)) = ACTIONS.iter().find(|(name, _)| *name == key) else {
+        return Err(format!(
+            "unknown action `{key}`; use one of {} (conditions: {})",
+            action_names(),
+            CONDITION_KEYS.join(", ")
+        ));
+    };
+    let value = match (shorthand, value) {
+        (Some(field), value) if !value.is_table() => {
+            toml::Value::Table(toml::Table::from_iter([(field.to_string(), value)]))
+        }
+        (_, value) => value,
+    };
+    let action = action_from(&key, value).map_err(|message| format!("`{key}`: {message}"))?;
+    check(&action).map_err(|message| format!("`{key}`: {message}"))?;
+    Ok(Step {
+        action,
+        attempts,
+        line: 0,
+    })
+}
+
+fn action_from(key: &str, value: toml::Value) -> Result<Action, String> {
+    Ok(match key {
+        "title" => Action::Title(typed(value)?),
+        "claude_header" => Action::ClaudeHeader(typed(value)?),
+        "codex_header" => Action::CodexHeader(typed(value)?),
+        "echo" => Action::Echo(typed(value)?),
+        "line" => Action::Line(typed(value)?),
+        "say" => Action::Say(typed(value)?),
+        "tool" => Action::Tool(typed(value)?),
+        "marker" => Action::Marker(typed(value)?),
+        "spinner" => Action::Spinner(typed(value)?),
+        "retry" => Action::Retry(typed(value)?),
+        "query" => Action::Query(typed(value)?),
+        "dialog" => Action::Dialog(typed(value)?),
+        "press" => Action::Press(typed(value)?),
+        "idle" => Action::Idle(typed(value)?),
+        "sleep" => Action::Sleep(number(value)?),
+        "hang" => switch(value, Action::Hang)?,
+        "exit" => Action::Exit(typed(value)?),
+        "ignore_signals" => switch(value, Action::IgnoreSignals)?,
+        "spawn" => Action::Spawn(typed(value)?),
+        "flood" => Action::Flood(typed(value)?),
+        other => return Err(format!("unknown action `{other}`")),
+    })
+}
+
+/// Range and sanity checks serde cannot express.
+fn check(action: &Action) -> Result<(), String> {
+    let positive = |seconds: f64, what: &str| {
+        if seconds.is_finite() && seconds >= 0.0 {
+            Ok(())
+        } else {
+            Err(format!("{what} must be a number of seconds >= 0"))
+        }
+    };
+    match action {
+        Action::Sleep(seconds) => positive(*seconds, "sleep"),
+        Action::Spinner(spinner) => spinner
+            .seconds
+            .map_or(Ok(()), |seconds| positive(seconds, "seconds")),
+        Action::Retry(retry) if retry.delays.is_empty() => {
+            Err("delays needs at least one entry, e.g. delays = [3, 1]".to_string())
+        }
+        Action::Query(query) if !query.cursor_position && !query.device_attributes => Err(
+            "ask for something: cursor_position = true and/or device_attributes = true"
+                .to_string(),
+        ),
+        Action::Query(query) => positive(query.timeout, "timeout"),
+        Action::Dialog(dialog) if dialog.command.trim().is_empty() => {
+            Err("command must not be empty".to_string())
+        }
+        Action::Dialog(dialog) if dialog.repeat == Some(Repeat::Times(0)) => {
+            Err("repeat must be at least 1 (or \"forever\")".to_string())
+        }
+        Action::Dialog(dialog) => positive(dialog.gap, "gap"),
+        Action::Exit(code) if !(0..=255).contains(code) => {
+            Err(format!("exit code {code} is outside 0..=255"))
+        }
+        Action::Spawn(spawn) if !(1..=16).contains(&spawn.count) => {
+            Err(format!("count {} is outside 1..=16", spawn.count))
+        }
+        Action::Flood(flood) if !(flood.megabytes > 0.0 && flood.megabytes <= 100.0) => Err(
+            format!("megabytes {} is outside (0, 100]", flood.megabytes),
+        ),
+        _ => Ok(()),
+    }
+}
+
+fn typed<T: DeserializeOwned>(value: toml::Value) -> Result<T, String> {
+    value
+        .try_into()
+        .map_err(|error: toml::de::Error| error.message().trim().to_string())
+}
+
+fn number(value: toml::Value) -> Result<f64, String> {
+    match value {
+        toml::Value::Integer(whole) => Ok(whole as f64),
+        toml::Value::Float(seconds) => Ok(seconds),
+        other => Err(format!("expected a number of seconds, found {}", other.type_str())),
+    }
+}
+
+/// Actions that are only switched on: `hang = true`.
+fn switch(value: toml::Value, action: Action) -> Result<Action, String> {
+    match value {
+        toml::Value::Boolean(true) => Ok(action),
+        _ => Err("write `= true` (or leave the step out)".to_string()),
+    }
+}
+
+fn take_attempt(table: &mut toml::Table, key: &str) -> Result<Option<u32>, String> {
+    match table.remove(key) {
+        None => Ok(None),
+        Some(toml::Value::Integer(attempt)) if attempt >= 1 => u32::try_from(attempt)
+            .map(Some)
+            .map_err(|_| format!("`{key}` is too large")),
+        Some(other) => Err(format!(
+            "`{key}` must be an attempt number >= 1, found {other}"
+        )),
+    }
+}
+
+fn action_names() -> String {
+    ACTIONS
+        .iter()
+        .map(|(name, _)| *name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn line_of(text: &str, byte_offset: usize) -> usize {
+    let end = byte_offset.min(text.len());
+    text.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error_of(text: &str) -> ScenarioError {
+        match parse_scenario("bad.toml", text) {
+            Ok(scenario) => panic!("expected an error, got {scenario:?}"),
+            Err(error) => error,
+        }
+    }
+
+    #[test]
+    fn shorthand_values_fill_the_main_field() {
+        let scenario = parse_scenario(
+            "t.toml",
+            "[[step]]\necho = \"codex\"\n[[step]]\nsay = \"hi\"\nwhen_attempt_below = 2\n\
+             [[step]]\nsleep = 1\n[[step]]\nhang = true\n",
+        )
+        .expect("parses");
+        assert_eq!(scenario.steps.len(), 4);
+        assert!(matches!(&scenario.steps[0].action, Action::Echo(echo) if echo.style == crate::sim::scenario::Style::Codex));
+        assert!(matches!(&scenario.steps[1].action, Action::Say(say) if say.text == "hi"));
+        assert_eq!(scenario.steps[1].attempts.below, Some(2));
+        assert!(scenario.steps[1].attempts.includes(1));
+        assert!(!scenario.steps[1].attempts.includes(2));
+        assert!(matches!(scenario.steps[2].action, Action::Sleep(s) if s == 1.0));
+        assert_eq!(scenario.steps[3].line, 8);
+    }
+
+    #[test]
+    fn unknown_action_names_the_file_line_and_step() {
+        let error = error_of("description = \"x\"\n\n[[step]]\nsleep = 1\n\n[[step]]\nslep = 2\n");
+        assert_eq!(error.origin, "bad.toml");
+        assert_eq!(error.line, Some(7));
+        let shown = error.to_string();
+        assert!(shown.starts_with("bad.toml:7: step 2: unknown action `slep`"), "{shown}");
+        assert!(shown.contains("sleep"), "{shown}");
+    }
+
+    #[test]
+    fn unknown_field_is_named() {
+        let shown = error_of("[[step]]\ndialog = { comand = \"ls\" }\n").to_string();
+        assert!(shown.contains("step 1: `dialog`"), "{shown}");
+        assert!(shown.contains("comand"), "{shown}");
+    }
+
+    #[test]
+    fn two_actions_in_one_step_are_refused() {
+        let shown = error_of("[[step]]\nsleep = 1\nexit = 0\n").to_string();
+        assert!(shown.contains("one action per step"), "{shown}");
+    }
+
+    #[test]
+    fn range_checks_explain_themselves() {
+        assert!(error_of("[[step]]\nexit = 300\n").to_string().contains("outside 0..=255"));
+        assert!(error_of("[[step]]\nquery = {}\n").to_string().contains("ask for something"));
+        assert!(error_of("[[step]]\nretry = { delays = [] }\n").to_string().contains("delays"));
+        assert!(error_of("[[step]]\nhang = false\n").to_string().contains("= true"));
+        assert!(error_of("[[step]]\nsleep = -1\n").to_string().contains(">= 0"));
+        let repeat = error_of("[[step]]\ndialog = { command = \"ls\", repeat = \"often\" }\n");
+        assert!(repeat.to_string().contains("forever"), "{repeat}");
+        let attempt = error_of("[[step]]\nsleep = 1\nwhen_attempt_below = 0\n");
+        assert!(attempt.to_string().contains("when_attempt_below"), "{attempt}");
+    }
+
+    #[test]
+    fn syntax_errors_and_empty_files_name_the_file() {
+        let syntax = error_of("[[step]\nsleep = 1\n");
+        assert_eq!(syntax.origin, "bad.toml");
+        assert_eq!(syntax.line, Some(1));
+        assert!(error_of("description = \"x\"\n").to_string().contains("no steps"));
+        assert!(error_of("descripton = \"x\"\n").to_string().contains("descripton"));
+    }
+
+    #[test]
+    fn dialog_repeat_forever_parses() {
+        let scenario = parse_scenario(
+            "t.toml",
+            "[[step]]\ndialog = { command = \"ls\", repeat = \"forever\" }\n",
+        )
+        .expect("parses");
+        assert!(
+            matches!(&scenario.steps[0].action, Action::Dialog(d) if d.repeat == Some(Repeat::Forever))
+        );
+    }
+}
