@@ -1,20 +1,9 @@
-//! herd: a terminal dashboard for running fleets of CLI coding agents.
-
-mod cli;
-mod core;
-mod sim;
+//! The `herd` binary: parses the command line and hands over to the library.
 
 use clap::Parser;
 
 fn main() -> color_eyre::Result<()> {
-    color_eyre::install()?;
-    let cli = cli::Cli::parse();
-    let code = match cli.command {
-        cli::Command::Sim(args) => sim::run(&args)?,
-        other => {
-            eprintln!("herd: {other:?} is not wired yet");
-            2
-        }
-    };
+    let cli = herd::cli::Cli::parse();
+    let code = herd::run::commands::dispatch(cli)?;
     std::process::exit(code);
 }

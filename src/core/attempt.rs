@@ -342,14 +342,13 @@ impl Attempt {
             first_row_number: self.screen.rows_scrolled_total(),
         };
         self.sightings = detect::find_prompts(&self.setup.profile, view);
+        let mut appeared = Vec::new();
         for rule in 0..self.showing.len() {
             let current = self.sightings.iter().find(|s| s.rule == rule).cloned();
             match (self.showing[rule], current) {
                 (previous, Some(sighting)) if previous != Some(sighting.appearance) => {
                     self.showing[rule] = Some(sighting.appearance);
-                    if self.phase == Phase::Running {
-                        self.prompt_appeared(sighting, now, effects);
-                    }
+                    appeared.push(sighting);
                 }
                 (Some(_), None) => {
                     self.showing[rule] = None;
@@ -359,6 +358,19 @@ impl Attempt {
                 }
                 _ => {}
             }
+        }
+        // Several rules can match one dialog (`1. Yes` and `don't ask again`): answer it once,
+        // with the first rule (in profile order) herd may answer, else hold the first for the
+        // operator.
+        let chosen = appeared
+            .iter()
+            .position(|s| self.is_auto(s.rule))
+            .or(if appeared.is_empty() { None } else { Some(0) });
+        if let Some(index) = chosen
+            && self.phase == Phase::Running
+        {
+            let sighting = appeared.swap_remove(index);
+            self.prompt_appeared(sighting, now, effects);
         }
     }
 

@@ -183,3 +183,30 @@ fn a_marker_that_scrolled_away_in_one_read_still_counts() {
     a.handle(Event::Output(&flood), secs(1));
     assert!(a.marker_seen());
 }
+
+#[test]
+fn one_dialog_matched_by_two_rules_is_answered_once_by_the_first_auto_rule() {
+    let text = r#"
+[profiles.t]
+command = ["t"]
+[[profiles.t.prompts]]
+name = "press_p"
+pattern = '2\. Yes, and don.t ask again'
+send = "2"
+[[profiles.t.prompts]]
+name = "press_1"
+pattern = '❯ 1\. Yes'
+send = "1"
+"#;
+    let profile = ProfileSet::build(&[text], None).unwrap().get("t").unwrap().clone();
+    let dialog = "Do you want to proceed?\r\n❯ 1. Yes\r\n  2. Yes, and don't ask again\r\n  3. No\r\n".as_bytes();
+    for (auto, want) in [(vec![true, true], vec!["2"]), (vec![false, true], vec!["1"]), (vec![false, false], vec![])] {
+        let mut s = setup(false);
+        s.profile = profile.clone();
+        s.auto_rules = auto.clone();
+        let mut a = Attempt::new(s);
+        let fx = a.handle(Event::Output(dialog), secs(1));
+        assert_eq!(writes(&fx), want, "{auto:?}");
+        assert_eq!(a.waiting().is_some(), want.is_empty());
+    }
+}

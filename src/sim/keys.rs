@@ -161,6 +161,17 @@ impl Input {
         }
     }
 
+    /// Input from a channel that stays open while its sender lives (tests).
+    #[cfg(test)]
+    pub fn from_channel(chunks: Receiver<Vec<u8>>) -> Input {
+        Input {
+            chunks,
+            pending: VecDeque::new(),
+            closed: false,
+            drops_early_keys: false,
+        }
+    }
+
     /// The next event, or `None` once `deadline` passed. `Closed` repeats once stdin ended.
     pub fn next_event(&mut self, deadline: Option<Instant>) -> Option<InputEvent> {
         loop {
@@ -296,12 +307,7 @@ mod tests {
     #[test]
     fn a_deadline_passes_without_input() {
         let (_sender, chunks) = mpsc::channel::<Vec<u8>>();
-        let mut input = Input {
-            chunks,
-            pending: VecDeque::new(),
-            closed: false,
-            drops_early_keys: false,
-        };
+        let mut input = Input::from_channel(chunks);
         let started = Instant::now();
         assert_eq!(
             input.next_event(Some(started + Duration::from_millis(50))),

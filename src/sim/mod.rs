@@ -1,11 +1,183 @@
-//! The built-in agent simulator (being written).
+//! `herd sim`: the built-in agent simulator that stands in for Claude Code, Codex and plain
+//! CLIs in tests and the demo. It plays a scenario (built-in or a TOML file) in a terminal:
+//! drawing like the real CLIs, asking the terminal questions, waiting at permission dialogs and
+//! its input prompt, failing the ways they fail. This file resolves the command line and the
+//! environment herd sets (`HERD_TASK_ID`, `HERD_ATTEMPT`, `HERD_COMPLETION_MARKER`), then
+//! hands over to the player; it owns the terminal's raw mode for the run.
+
+mod builtin;
+mod draw;
+mod interact;
+mod keys;
+mod parse;
+mod player;
+mod scenario;
+mod terminal;
+mod text;
+
+use std::io::{self, IsTerminal};
+
+use color_eyre::eyre::WrapErr;
+
+use keys::Input;
+use parse::{ScenarioError, parse_scenario};
+use player::{Context, Ending, Player};
+use scenario::{Action, Scenario};
+use terminal::{RawMode, Size, Terminal};
+use text::Placeholders;
+
+/// Exit code for a scenario that cannot be found or parsed.
+const BAD_SCENARIO_EXIT: i32 = 2;
 
 #[derive(Debug, clap::Args, Clone)]
 pub struct SimArgs {
-    /// Scenario name (built-in) or path to a scenario TOML file
-    pub scenario: String,
+    /// Scenario: a built-in name (see --list) or a path to a scenario .toml file
+    #[arg(required_unless_present = "list")]
+    pub scenario: Option<String>,
+    /// The task's rendered prompt, as the real CLIs take it; echoing scenarios show it
+    #[arg(long)]
+    pub prompt: Option<String>,
+    /// The completion marker to print [default: $HERD_COMPLETION_MARKER, else
+    /// TASK_COMPLETE:$HERD_TASK_ID]
+    #[arg(long)]
+    pub marker: Option<String>,
+    /// List the built-in scenarios with a line on each
+    #[arg(long)]
+    pub list: bool,
 }
 
-pub fn run(_args: &SimArgs) -> color_eyre::Result<i32> {
-    Ok(0)
+/// Runs `herd sim`; returns the process exit code.
+pub fn run(args: &SimArgs) -> color_eyre::Result<i32> {
+    if args.list {
+        print_list();
+        return Ok(0);
+    }
+    let Some(name) = args.scenario.as_deref() else {
+        eprintln!("herd sim: name a scenario (see `herd sim --list`)");
+        return Ok(BAD_SCENARIO_EXIT);
+    };
+    let scenario = match load(name) {
+        Ok(scenario) => scenario,
+        Err(error) => {
+            eprintln!("herd sim: {error}");
+            return Ok(BAD_SCENARIO_EXIT);
+        }
+    };
+    let context = context_from_env(args);
+    let stdin_is_terminal = io::stdin().is_terminal();
+    let raw_mode = if reads_input(&scenario) {
+        Some(RawMode::enable_if_terminal().wrap_err("cannot switch the terminal to raw mode")?)
+    } else {
+        None
+    };
+    let terminal = Terminal::new(io::stdout(), Size::OfStdout);
+    let mut player = Player::new(terminal, Input::from_stdin(stdin_is_terminal), context);
+    let played = player.play(&scenario);
+    let finished = player.finish();
+    drop(raw_mode);
+    let ending = played.wrap_err("writing to the terminal failed")?;
+    finished.wrap_err("writing to the terminal failed")?;
+    Ok(match ending {
+        Ending::Exit(code) => code,
+        Ending::Failed { code, message } => {
+            eprintln!("{message}");
+            code
+        }
+    })
 }
+
+/// A built-in scenario by name, or a scenario file by path.
+fn load(name: &str) -> Result<Scenario, ScenarioError> {
+    let looks_like_path = name.ends_with(".toml") || name.contains(std::path::MAIN_SEPARATOR);
+    if !looks_like_path {
+        return match builtin::built_in(name) {
+            Some(text) => parse_scenario(&format!("built-in scenario {name}"), text),
+            None => Err(ScenarioError {
+                origin: name.to_string(),
+                line: None,
+                message: format!(
+                    "no built-in scenario by that name; built-in: {} (or give a path to a .toml \
+                     file)",
+                    builtin::names()
+                ),
+            }),
+        };
+    }
+    let text = std::fs::read_to_string(name).map_err(|error| ScenarioError {
+        origin: name.to_string(),
+        line: None,
+        message: format!("cannot read the scenario file: {error}"),
+    })?;
+    parse_scenario(name, &text)
+}
+
+fn print_list() {
+    let width = builtin::BUILT_IN
+        .iter()
+        .map(|(name, _)| name.len())
+        .max()
+        .unwrap_or(0);
+    for (name, text) in builtin::BUILT_IN {
+        let description = parse_scenario(name, text)
+            .map(|scenario| scenario.description)
+            .unwrap_or_else(|error| format!("(broken: {error})"));
+        println!("{name:width$}  {description}");
+    }
+}
+
+/// Whether any step waits for keys or terminal answers (then raw mode is needed).
+fn reads_input(scenario: &Scenario) -> bool {
+    scenario.steps.iter().any(|step| {
+        matches!(
+            step.action,
+            Action::Query(_) | Action::Dialog(_) | Action::Press(_) | Action::Idle(_)
+        )
+    })
+}
+
+fn context_from_env(args: &SimArgs) -> Context {
+    let env = |name: &str| std::env::var(name).ok().filter(|value| !value.is_empty());
+    let task_id = env("HERD_TASK_ID");
+    let marker = resolve_marker(
+        args.marker.as_deref(),
+        env("HERD_COMPLETION_MARKER"),
+        task_id.as_deref(),
+    );
+    let attempt = env("HERD_ATTEMPT")
+        .and_then(|value| value.trim().parse::<u32>().ok())
+        .unwrap_or(1)
+        .max(1);
+    let prompt = args.prompt.clone().unwrap_or_else(|| {
+        format!("Simulated task. Do the work, then print exactly: {marker}")
+    });
+    let cwd_path = std::env::current_dir().unwrap_or_default();
+    let cwd = cwd_path.display().to_string();
+    let dir = cwd_path
+        .file_name()
+        .map_or_else(|| cwd.clone(), |name| name.to_string_lossy().into_owned());
+    let mut placeholders = Placeholders::default();
+    placeholders.set("marker", marker.clone());
+    placeholders.set("prompt", prompt.clone());
+    placeholders.set("task_id", task_id.unwrap_or_else(|| "sim".to_string()));
+    placeholders.set("attempt", attempt.to_string());
+    placeholders.set("cwd", cwd.clone());
+    placeholders.set("dir", dir);
+    Context {
+        marker,
+        prompt,
+        attempt,
+        cwd,
+        placeholders,
+    }
+}
+
+/// `--marker`, else `HERD_COMPLETION_MARKER`, else `TASK_COMPLETE:` + the task id (`sim`
+/// without one).
+fn resolve_marker(flag: Option<&str>, from_env: Option<String>, task_id: Option<&str>) -> String {
+    flag.map(str::to_string)
+        .or(from_env)
+        .unwrap_or_else(|| format!("TASK_COMPLETE:{}", task_id.unwrap_or("sim")))
+}
+
+#[cfg(test)]
+mod tests;

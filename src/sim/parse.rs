@@ -86,7 +86,7 @@ pub fn parse_scenario(origin: &str, text: &str) -> Result<Scenario, ScenarioErro
         let line = line_of(text, spanned.span().start);
         let step = parse_step(spanned.into_inner())
             .map_err(|message| error_at(Some(line), format!("step {}: {message}", index + 1)))?;
-        steps.push(Step { line, ..step });
+        steps.push(step);
     }
     Ok(Scenario {
         description: file.description,
@@ -125,11 +125,7 @@ fn parse_step(mut table: toml::Table) -> Result<Step, String> {
     };
     let action = action_from(&key, value).map_err(|message| format!("`{key}`: {message}"))?;
     check(&action).map_err(|message| format!("`{key}`: {message}"))?;
-    Ok(Step {
-        action,
-        attempts,
-        line: 0,
-    })
+    Ok(Step { action, attempts })
 }
 
 fn action_from(key: &str, value: toml::Value) -> Result<Action, String> {
@@ -273,7 +269,6 @@ mod tests {
         assert!(scenario.steps[1].attempts.includes(1));
         assert!(!scenario.steps[1].attempts.includes(2));
         assert!(matches!(scenario.steps[2].action, Action::Sleep(s) if s == 1.0));
-        assert_eq!(scenario.steps[3].line, 8);
     }
 
     #[test]

@@ -104,13 +104,14 @@ impl<W: Write> Player<W> {
                 self.terminal.write_raw(&format!("\x1b]0;{title}\x07"))?;
             }
             Action::ClaudeHeader(header) => {
-                self.terminal.write_raw("\x1b[?25l\x1b]0;✳ Claude Code\x07")?;
+                self.terminal.hide_cursor()?;
+                self.terminal.write_raw("\x1b]0;✳ Claude Code\x07")?;
                 let rows = claude::header(width, &header.version, &header.model, &self.context.cwd);
                 self.terminal.commit(&rows)?;
             }
             Action::CodexHeader(header) => {
                 self.terminal.set_synchronized(true);
-                self.terminal.write_raw("\x1b[?25l")?;
+                self.terminal.hide_cursor()?;
                 let rows = codex::header(&header.version, &self.context.cwd);
                 self.terminal.commit(&rows)?;
             }

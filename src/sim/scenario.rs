@@ -19,8 +19,6 @@ pub struct Scenario {
 pub struct Step {
     pub action: Action,
     pub attempts: AttemptRange,
-    /// The line of the scenario file the step starts on, for messages.
-    pub line: usize,
 }
 
 /// Which attempts (`HERD_ATTEMPT`, 1-based) play a step.
@@ -93,34 +91,6 @@ pub enum Action {
     Spawn(Spawn),
     /// `flood = { megabytes = 5 }`: varied, coloured lines as fast as possible.
     Flood(Flood),
-}
-
-impl Action {
-    /// The TOML key that names the action.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Action::Title(_) => "title",
-            Action::ClaudeHeader(_) => "claude_header",
-            Action::CodexHeader(_) => "codex_header",
-            Action::Echo(_) => "echo",
-            Action::Line(_) => "line",
-            Action::Say(_) => "say",
-            Action::Tool(_) => "tool",
-            Action::Marker(_) => "marker",
-            Action::Spinner(_) => "spinner",
-            Action::Retry(_) => "retry",
-            Action::Query(_) => "query",
-            Action::Dialog(_) => "dialog",
-            Action::Press(_) => "press",
-            Action::Idle(_) => "idle",
-            Action::Sleep(_) => "sleep",
-            Action::Hang => "hang",
-            Action::Exit(_) => "exit",
-            Action::IgnoreSignals => "ignore_signals",
-            Action::Spawn(_) => "spawn",
-            Action::Flood(_) => "flood",
-        }
-    }
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -14,6 +14,7 @@ const FALLBACK_SIZE: (usize, usize) = (120, 40);
 #[derive(Debug, Clone, Copy)]
 pub enum Size {
     /// Fixed, for tests.
+    #[cfg(test)]
     Fixed { columns: usize, rows: usize },
     /// The window size of stdout, asked again on every draw so resizes are followed.
     OfStdout,
@@ -29,6 +30,7 @@ pub struct Terminal<W: Write> {
     cursor_row: usize,
     /// Wrap every repaint in synchronized-update marks (`CSI ?2026h` ... `l`), as Codex does.
     synchronized: bool,
+    cursor_hidden: bool,
 }
 
 impl<W: Write> Terminal<W> {
@@ -39,7 +41,14 @@ impl<W: Write> Terminal<W> {
             shown: Region::default(),
             cursor_row: 0,
             synchronized: false,
+            cursor_hidden: false,
         }
+    }
+
+    /// Everything written so far (tests).
+    #[cfg(test)]
+    pub fn output(&self) -> &W {
+        &self.out
     }
 
     /// Columns of the screen.
@@ -50,6 +59,7 @@ impl<W: Write> Terminal<W> {
     /// (columns, rows).
     pub fn size(&self) -> (usize, usize) {
         match self.size {
+            #[cfg(test)]
             Size::Fixed { columns, rows } => (columns, rows),
             Size::OfStdout => stdout_size(),
         }
@@ -57,6 +67,12 @@ impl<W: Write> Terminal<W> {
 
     pub fn set_synchronized(&mut self, synchronized: bool) {
         self.synchronized = synchronized;
+    }
+
+    /// Hides the cursor until `finish`.
+    pub fn hide_cursor(&mut self) -> io::Result<()> {
+        self.cursor_hidden = true;
+        self.write_raw("\x1b[?25l")
     }
 
     /// Bytes as they are (titles, queries, cursor visibility).
@@ -72,7 +88,10 @@ impl<W: Write> Terminal<W> {
         self.erase_into(&mut frame);
         for row in rows {
             frame.push_str(row);
-            frame.push_str("\x1b[0m\r\n");
+            if row.contains('\x1b') {
+                frame.push_str("\x1b[0m");
+            }
+            frame.push_str("\r\n");
         }
         self.paint_into(&mut frame, region);
         self.end_frame(frame)
@@ -103,7 +122,10 @@ impl<W: Write> Terminal<W> {
             }
             frame.push_str("\r\n");
         }
-        frame.push_str("\x1b[0m\x1b[?25h");
+        if self.cursor_hidden {
+            frame.push_str("\x1b[0m\x1b[?25h");
+            self.cursor_hidden = false;
+        }
         self.shown = Region::default();
         self.cursor_row = 0;
         self.out.write_all(frame.as_bytes())?;
@@ -165,7 +187,9 @@ impl<W: Write> Terminal<W> {
         }
         for (index, row) in region.rows.iter().enumerate() {
             frame.push_str(row);
-            frame.push_str("\x1b[0m");
+            if row.contains('\x1b') {
+                frame.push_str("\x1b[0m");
+            }
             if index + 1 < height {
                 frame.push_str("\r\n");
             }
@@ -277,6 +301,7 @@ mod tests {
     #[test]
     fn finish_moves_below_the_region_and_shows_the_cursor() {
         let mut terminal = Terminal::new(Vec::new(), Size::Fixed { columns: 30, rows: 10 });
+        terminal.hide_cursor().expect("write");
         terminal
             .show(Region {
                 rows: vec!["a".into(), "b".into(), "c".into()],

@@ -160,23 +160,12 @@ impl Row {
                 continue;
             }
             if !first {
-                self = self.goto(self.column + 1);
+                let next_column = self.column + 1;
+                self = self.goto(next_column);
             }
             first = false;
             self = self.text(word);
         }
-        self
-    }
-
-    /// Bytes drawn elsewhere, placed as they are; the column does not move (see `advance`).
-    pub fn raw(mut self, bytes: &str) -> Row {
-        self.bytes.push_str(bytes);
-        self
-    }
-
-    /// Records that `columns` were drawn by bytes given to `raw`.
-    pub fn advance(mut self, columns: usize) -> Row {
-        self.column += columns;
         self
     }
 

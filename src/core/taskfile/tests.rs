@@ -53,52 +53,47 @@ fn every_kind_of_field_problem() {
     let names = "failed_timeout, failed_permission_blocked, failed_auth, failed_quota, \
                  failed_process, failed_incomplete, failed_config";
     let statuses = "pending, running, completed, retryable, failed, cancelled";
-    let retry_item = format!("2:68: task \"t\": \"retry_on\" item 1 must be one of {names}, got \"timeout\"");
-    let retry_list = format!("2:67: task \"t\": \"retry_on\" must be a list of failure types from {names}, got \"failed_timeout\"");
-    let status = format!("2:65: task \"t\": \"status\" must be one of {statuses}, got \"done\"");
+    let retry_item = format!("2:69: task \"t\": \"retry_on\" item 1 must be one of {names}, got \"timeout\"");
+    let retry_list = format!("2:68: task \"t\": \"retry_on\" must be a list of failure types from {names}, got \"failed_timeout\"");
+    let status = format!("2:66: task \"t\": \"status\" must be one of {statuses}, got \"done\"");
     let table: Vec<(&str, Vec<&str>)> = vec![
-        (", \"timeout_sec\": -5", vec!["2:70: task \"t\": \"timeout_sec\" must be a positive whole number of seconds, got -5"]),
-        (", \"timeout_sec\": 0", vec!["2:70: task \"t\": \"timeout_sec\" must be a positive whole number of seconds, got 0"]),
-        (", \"timeout_sec\": 1.5", vec!["2:70: task \"t\": \"timeout_sec\" must be a positive whole number of seconds, got 1.5"]),
-        (", \"max_retries\": -1", vec!["2:70: task \"t\": \"max_retries\" must be a whole number of 0 or more, got -1"]),
-        (", \"max_retries\": 4294967296", vec!["2:70: task \"t\": \"max_retries\" must be a whole number of 0 or more, got 4294967296"]),
-        (", \"attempts\": 1.0", vec!["2:67: task \"t\": \"attempts\" must be a whole number of 0 or more, got 1.0"]),
-        (", \"enabled\": \"yes\"", vec!["2:66: task \"t\": \"enabled\" must be true or false, got \"yes\""]),
-        (", \"cwd\": \"\"", vec!["2:62: task \"t\": \"cwd\" must be a non-empty string (a folder path), got \"\""]),
-        (", \"permission_policy\": []", vec!["2:76: task \"t\": \"permission_policy\" must be an object of switches like {\"auto_press_1\": true}, got an empty list"]),
-        (", \"permission_policy\": {\"auto_press_1\": \"yes\"}", vec!["2:93: task \"t\": \"permission_policy.auto_press_1\" must be true or false, got \"yes\""]),
-        (", \"permission_policy\": {\"press_1\": true}", vec!["2:77: task \"t\": \"permission_policy\" switch \"press_1\" does nothing: switches are named \"auto_<prompt rule>\", e.g. \"auto_press_1\""]),
+        (", \"timeout_sec\": -5", vec!["2:71: task \"t\": \"timeout_sec\" must be a positive whole number of seconds, got -5"]),
+        (", \"timeout_sec\": 0", vec!["2:71: task \"t\": \"timeout_sec\" must be a positive whole number of seconds, got 0"]),
+        (", \"timeout_sec\": 1.5", vec!["2:71: task \"t\": \"timeout_sec\" must be a positive whole number of seconds, got 1.5"]),
+        (", \"max_retries\": -1", vec!["2:71: task \"t\": \"max_retries\" must be a whole number of 0 or more, got -1"]),
+        (", \"max_retries\": 4294967296", vec!["2:71: task \"t\": \"max_retries\" must be a whole number of 0 or more, got 4294967296"]),
+        (", \"attempts\": 1.0", vec!["2:68: task \"t\": \"attempts\" must be a whole number of 0 or more, got 1.0"]),
+        (", \"enabled\": \"yes\"", vec!["2:67: task \"t\": \"enabled\" must be true or false, got \"yes\""]),
+        (", \"cwd\": \"\"", vec!["2:63: task \"t\": \"cwd\" must be a non-empty string (a folder path), got \"\""]),
+        (", \"permission_policy\": []", vec!["2:77: task \"t\": \"permission_policy\" must be an object of switches like {\"auto_press_1\": true}, got an empty list"]),
+        (", \"permission_policy\": {\"auto_press_1\": \"yes\"}", vec!["2:94: task \"t\": \"permission_policy.auto_press_1\" must be true or false, got \"yes\""]),
+        (", \"permission_policy\": {\"press_1\": true}", vec!["2:78: task \"t\": \"permission_policy\" switch \"press_1\" does nothing: switches are named \"auto_<prompt rule>\", e.g. \"auto_press_1\""]),
         (", \"inputs\": {\"a\": null, \"b\": [1], \"c\": 1.5, \"d\": true}", vec![
-            "2:70: task \"t\": \"inputs.a\" must be a string, a number or true/false, got null",
-            "2:81: task \"t\": \"inputs.b\" must be a string, a number or true/false, got a list",
+            "2:72: task \"t\": \"inputs.a\" must be a string, a number or true/false, got null",
+            "2:83: task \"t\": \"inputs.b\" must be a string, a number or true/false, got a list",
         ]),
-        (", \"inputs\": \"x\"", vec!["2:65: task \"t\": \"inputs\" must be an object of placeholder values like {\"doc_url\": \"https://...\"}, got \"x\""]),
-        (", \"command\": []", vec!["2:66: task \"t\": \"command\" must be a non-empty list of strings like [\"mycli\", \"{rendered_prompt}\"], got an empty list"]),
-        (", \"command\": \"x --y\"", vec!["2:66: task \"t\": \"command\" must be a non-empty list of strings like [\"mycli\", \"{rendered_prompt}\"], got \"x --y\""]),
-        (", \"command\": [\"x\", 5]", vec!["2:72: task \"t\": \"command\" item 2 must be a string, got 5"]),
-        (", \"command\": [\"x\", \"{oops\"]", vec!["2:72: task \"t\": \"command\" item 2: unclosed { at character 1 (write {{ for a literal brace)"]),
-        (", \"env\": {\"A\": 1}", vec!["2:68: task \"t\": \"env.A\" must be a string, got 1"]),
-        (", \"env\": [\"A=1\"]", vec!["2:62: task \"t\": \"env\" must be an object of strings like {\"NAME\": \"value\"}, got a list"]),
-        (", \"completion_marker\": \"\"", vec!["2:76: task \"t\": \"completion_marker\" must be a non-empty string, got \"\""]),
-        (", \"completion_marker\": \"DONE}\"", vec!["2:76: task \"t\": \"completion_marker\": stray } at character 5 (write }} for a literal brace)"]),
-        (", \"retry_on\": [\"failed_timeout\", \"timeout\"]", vec![]),
-        (", \"idle_sec\": 0", vec!["2:67: task \"t\": \"idle_sec\" must be a positive number of seconds, got 0"]),
-        (", \"permission_wait_sec\": \"60\"", vec!["2:78: task \"t\": \"permission_wait_sec\" must be a positive number of seconds, got \"60\""]),
-        (", \"result\": \"ok\"", vec!["2:65: task \"t\": \"result\" must be an object or null, got \"ok\""]),
-        (", \"prompt_file\": \"p.md\"", vec!["2:70: task \"t\": has both \"prompt_template\" and \"prompt_file\": keep only one of them"]),
-        (", \"agent\": \"b\"", vec!["2:64: task \"t\": \"agent\" is written twice (first on line 2): only the last one would be kept, remove the other"]),
+        (", \"inputs\": \"x\"", vec!["2:66: task \"t\": \"inputs\" must be an object of placeholder values like {\"doc_url\": \"https://...\"}, got \"x\""]),
+        (", \"command\": []", vec!["2:67: task \"t\": \"command\" must be a non-empty list of strings like [\"mycli\", \"{rendered_prompt}\"], got an empty list"]),
+        (", \"command\": \"x --y\"", vec!["2:67: task \"t\": \"command\" must be a non-empty list of strings like [\"mycli\", \"{rendered_prompt}\"], got \"x --y\""]),
+        (", \"command\": [\"x\", 5]", vec!["2:73: task \"t\": \"command\" item 2 must be a string, got 5"]),
+        (", \"command\": [\"x\", \"{oops\"]", vec!["2:73: task \"t\": \"command\" item 2: unclosed { at character 1 (write {{ for a literal brace)"]),
+        (", \"env\": {\"A\": 1}", vec!["2:69: task \"t\": \"env.A\" must be a string, got 1"]),
+        (", \"env\": [\"A=1\"]", vec!["2:63: task \"t\": \"env\" must be an object of strings like {\"NAME\": \"value\"}, got a list"]),
+        (", \"completion_marker\": \"\"", vec!["2:77: task \"t\": \"completion_marker\" must be a non-empty string, got \"\""]),
+        (", \"completion_marker\": \"DONE}\"", vec!["2:77: task \"t\": \"completion_marker\": stray } at character 5 (write }} for a literal brace)"]),
+        (", \"idle_sec\": 0", vec!["2:68: task \"t\": \"idle_sec\" must be a positive number of seconds, got 0"]),
+        (", \"permission_wait_sec\": \"60\"", vec!["2:79: task \"t\": \"permission_wait_sec\" must be a positive number of seconds, got \"60\""]),
+        (", \"result\": \"ok\"", vec!["2:66: task \"t\": \"result\" must be an object or null, got \"ok\""]),
+        (", \"prompt_file\": \"p.md\"", vec!["2:71: task \"t\": has both \"prompt_template\" and \"prompt_file\": keep only one of them"]),
+        (", \"agent\": \"b\"", vec!["2:56: task \"t\": \"agent\" is written twice (first on line 2): only the last one would be kept, remove the other"]),
     ];
     for (extra, expected) in table {
-        let text = one_task(extra);
-        if extra.contains("retry_on") {
-            let text = one_task(", \"retry_on\": [\"timeout\"]");
-            assert_eq!(problems_of(&text), vec![retry_item.clone()]);
-            let text = one_task(", \"retry_on\": \"failed_timeout\"");
-            assert_eq!(problems_of(&text), vec![retry_list.clone()]);
-            continue;
-        }
-        assert_eq!(problems_of(&text), expected, "{extra}");
+        assert_eq!(problems_of(&one_task(extra)), expected, "{extra}");
     }
+    let text = one_task(", \"retry_on\": [\"timeout\"]");
+    assert_eq!(problems_of(&text), vec![retry_item]);
+    let text = one_task(", \"retry_on\": \"failed_timeout\"");
+    assert_eq!(problems_of(&text), vec![retry_list]);
     assert_eq!(problems_of(&one_task(", \"status\": \"done\"")), vec![status]);
 }
 
@@ -125,10 +120,10 @@ fn task_level_problems() {
         "5:3: task #4: must be an object like {\"task_id\": ..., \"agent\": ..., \"prompt_template\": ...}, got \"not a task\"",
         "6:15: task #5: \"task_id\" must be a string, got 5",
         "7:3: task \"ok\": missing \"agent\": name the agent profile that runs this task, e.g. \"agent\": \"claude\"",
-        "7:58: task \"ok\": \"timeout_sec\" must be a positive whole number of seconds, got -1",
+        "7:60: task \"ok\": \"timeout_sec\" must be a positive whole number of seconds, got -1",
         "8:15: task \"a\": \"task_id\" is already used by the task on line 2: every task needs its own task_id",
         "9:3: task \"none\": missing \"prompt_template\": give the prompt to send, or \"prompt_file\" with the path of a file holding it",
-        "9:30: task \"none\": \"agent\" must be a string naming an agent profile, e.g. \"claude\", got \"\"",
+        "9:32: task \"none\": \"agent\" must be a string naming an agent profile, e.g. \"claude\", got \"\"",
     ];
     assert_eq!(shown(file.problems()), expected);
     let ids: Vec<&str> = file.tasks().iter().map(|t| t.task_id.as_str()).collect();
@@ -141,7 +136,7 @@ fn task_level_problems() {
     // Task indexes skip the unusable ones; locations are those of the text.
     assert_eq!(file.task_index("ok"), Some(1));
     assert_eq!(file.location(1, None), Some(Location { line: 7, column: 3 }));
-    assert_eq!(file.location(1, Some("timeout_sec")), Some(Location { line: 7, column: 58 }));
+    assert_eq!(file.location(1, Some("timeout_sec")), Some(Location { line: 7, column: 60 }));
     assert_eq!(file.location(1, Some("agent")), None);
     assert_eq!(file.location(3, None), None);
 }

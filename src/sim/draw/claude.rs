@@ -48,23 +48,23 @@ pub fn header(width: usize, version: &str, model: &str, cwd: &str) -> Vec<String
     let wide = width >= WIDE_BOX_MIN_WIDTH;
     let left_inner = if wide { LEFT_DIVIDER_COLUMN - 2 } else { width - 2 };
     let cwd = shorten_path(cwd, left_inner.saturating_sub(2));
-    let left: Vec<(Option<String>, Option<&str>)> = vec![
-        (None, None),
-        (Some(bold("Welcome back!")), Some("Welcome back!")),
-        (None, None),
-        (Some(logo_row(0)), Some(LOGO[0])),
-        (Some(logo_row(1)), Some(LOGO[1])),
-        (Some(logo_row(2)), Some(LOGO[2])),
-        (None, None),
-        (Some(grey_words(model)), Some(model)),
-        (Some(grey_words(&cwd)), Some(cwd.as_str())),
+    let left = [
+        Panel::Blank,
+        Panel::Bold("Welcome back!"),
+        Panel::Blank,
+        Panel::Logo(0),
+        Panel::Logo(1),
+        Panel::Logo(2),
+        Panel::Blank,
+        Panel::Grey(model),
+        Panel::Grey(&cwd),
     ];
     let mut rows = vec![title];
-    for (index, (drawn, plain)) in left.into_iter().enumerate() {
+    for (index, content) in left.into_iter().enumerate() {
         let mut row = Row::new().fg(ORANGE).text("│");
-        if let (Some(drawn), Some(plain)) = (drawn, plain) {
-            let column = 2 + (left_inner.saturating_sub(width_of(plain)) + 1) / 2;
-            row = row.goto(column).raw(&drawn).advance(width_of(plain));
+        if let Some(content_width) = content.width() {
+            let column = 2 + (left_inner.saturating_sub(content_width) + 1) / 2;
+            row = content.draw(row.goto(column));
         }
         if wide {
             row = right_panel(row.goto(LEFT_DIVIDER_COLUMN), index, width);
@@ -101,22 +101,48 @@ fn right_panel(row: Row, index: usize, width: usize) -> Row {
     }
 }
 
-fn bold(text: &str) -> String {
-    Row::new().default_fg().bold().words(text).normal().build()
+/// What a row of the welcome box's left panel shows, centred.
+enum Panel<'a> {
+    Blank,
+    Bold(&'a str),
+    Grey(&'a str),
+    Logo(usize),
 }
 
-fn grey_words(text: &str) -> String {
-    Row::new().fg(GREY).words(text).build()
-}
-
-fn logo_row(index: usize) -> String {
-    let row = Row::new().fg(ORANGE);
-    match index {
-        0 => row.text("▐").bg(16).text("▛███▜").default_bg().text("▌"),
-        1 => row.text("▝▜").bg(16).text("█████").default_bg().text("▛▘"),
-        _ => row.text("▘▘ ▝▝"),
+impl Panel<'_> {
+    fn width(&self) -> Option<usize> {
+        match self {
+            Panel::Blank => None,
+            Panel::Bold(text) | Panel::Grey(text) => Some(width_of(text)),
+            Panel::Logo(index) => Some(width_of(LOGO[*index])),
+        }
     }
-    .build()
+
+    fn draw(&self, row: Row) -> Row {
+        match self {
+            Panel::Blank => row,
+            Panel::Bold(text) => row.default_fg().bold().words(text).normal(),
+            Panel::Grey(text) => row.fg(GREY).words(text),
+            Panel::Logo(0) => row
+                .fg(ORANGE)
+                .text("▐")
+                .bg(16)
+                .text("▛███▜")
+                .default_bg()
+                .text("▌"),
+            Panel::Logo(1) => row
+                .fg(ORANGE)
+                .text("▝▜")
+                .bg(16)
+                .text("█████")
+                .default_bg()
+                .text("▛▘"),
+            Panel::Logo(_) => {
+                let column = row.column();
+                row.fg(ORANGE).text("▘▘").goto(column + 3).text("▝▝")
+            }
+        }
+    }
 }
 
 /// Keeps the end of a long path: `/…/work/project`.
@@ -320,6 +346,7 @@ pub fn idle(width: usize, input: &str, hint: Option<&str>, notice: Option<&str>)
 pub fn dialog(width: usize, tool_name: &str, command: &str, description: &str, dont_ask: &str) -> Region {
     let call = truncate(command, width.saturating_sub(width_of(tool_name) + 6));
     let mut rows = vec![
+        String::new(),
         tool_call(tool_name, &call, GREY),
         Row::new().fg(GREY).text(RESULT_PREFIX).text("Waiting…").default_fg().build(),
         String::new(),

@@ -1,0 +1,627 @@
+//! The engine: the one owner of run state. It picks tasks, starts attempts in PTYs, feeds their
+//! output to the core's attempt state machines, carries out the effects, records everything and
+//! writes every state change to the tasks file.
+//!
+//! It never blocks and never sleeps: the frontend (headless loop or dashboard) waits on the PTY
+//! reports and on `next_wakeup`, then calls `on_report` / `on_tick`. Frontends read its state
+//! and drain its `EngineEvent`s; they change nothing directly.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use color_eyre::eyre::{Result, WrapErr};
+use serde_json::json;
+use time::OffsetDateTime;
+use tokio::sync::mpsc;
+
+use super::launch::{self, LaunchContext, LaunchPlan};
+use super::outcome::{self, AttemptOutcome};
+use super::pty::{AgentProcess, PtyReport};
+use super::recorder::{AttemptPaths, Recorder};
+use super::store::TaskStore;
+use crate::core::attempt::{
+    Attempt, AttemptSetup, DEFAULT_ANSWER_CAP, DEFAULT_PERMISSION_WAIT_SEC, Effect, Event, Note,
+};
+use crate::core::classify::{ExitStatus, Verdict};
+use crate::core::profile::ProfileSet;
+use crate::core::retry;
+use crate::core::task::{FailureType, TaskStatus};
+
+/// How long to wait for the terminal to close after the agent exited (its process group is
+/// killed at exit, so only a process that left the group can hold it longer).
+const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
+
+#[derive(Debug, Clone)]
+pub struct EngineOptions {
+    pub concurrency: usize,
+    pub rows: u16,
+    pub cols: u16,
+    pub runs_dir: PathBuf,
+    /// Task ids to run; empty means every enabled task.
+    pub only: Vec<String>,
+    /// Prompts wait for the operator without a time limit (the dashboard); headless they fail
+    /// the attempt after `permission_wait_sec`.
+    pub operator_present: bool,
+}
+
+/// What happened, for the frontends to show.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EngineEvent {
+    Resumed { task_id: String, attempt: u32 },
+    Started { task_id: String, attempt: u32, command: String },
+    Note { task_id: String, note: Note },
+    Finished { task_id: String, attempt: u32, verdict: Verdict, status: TaskStatus },
+    ConfigFailed { task_id: String, evidence: String },
+    RetryScheduled { task_id: String, after: Duration },
+}
+
+/// One running attempt.
+pub struct LiveAttempt {
+    pub task: usize,
+    pub task_id: String,
+    pub number: u32,
+    pub attempt: Attempt,
+    process: AgentProcess,
+    recorder: Recorder,
+    plan: LaunchPlan,
+    pub started: Instant,
+    started_at: OffsetDateTime,
+    exit: Option<ExitStatus>,
+    exited_at: Option<Instant>,
+    closed: bool,
+    /// The operator stopped herd: the task goes back to `retryable`.
+    stopped_by_operator: bool,
+}
+
+pub struct Engine {
+    store: TaskStore,
+    profiles: ProfileSet,
+    opts: EngineOptions,
+    live: BTreeMap<u64, LiveAttempt>,
+    live_by_task: HashMap<usize, u64>,
+    next_key: u64,
+    retry_at: HashMap<usize, Instant>,
+    reports: mpsc::Sender<PtyReport>,
+    events: Vec<EngineEvent>,
+    paused: bool,
+    stopping: bool,
+}
+
+impl Engine {
+    /// Takes over the store: tasks left `running` by a herd that died become `retryable` with the
+    /// interruption recorded; tasks with config problems fail now, before anything starts.
+    pub fn new(
+        store: TaskStore,
+        profiles: ProfileSet,
+        opts: EngineOptions,
+        reports: mpsc::Sender<PtyReport>,
+    ) -> Result<Engine> {
+        let mut engine = Engine {
+            store,
+            profiles,
+            opts,
+            live: BTreeMap::new(),
+            live_by_task: HashMap::new(),
+            next_key: 1,
+            retry_at: HashMap::new(),
+            reports,
+            events: Vec::new(),
+            paused: false,
+            stopping: false,
+        };
+        engine.recover_interrupted()?;
+        engine.fail_config_problems()?;
+        Ok(engine)
+    }
+
+    fn in_scope(&self, index: usize) -> bool {
+        let task = &self.store.file().tasks()[index];
+        task.enabled && (self.opts.only.is_empty() || self.opts.only.contains(&task.task_id))
+    }
+
+    fn scope(&self) -> Vec<usize> {
+        (0..self.store.file().tasks().len())
+            .filter(|&i| self.in_scope(i))
+            .collect()
+    }
+
+    fn recover_interrupted(&mut self) -> Result<()> {
+        let now = OffsetDateTime::now_utc();
+        for index in self.scope() {
+            let task = &self.store.file().tasks()[index];
+            if task.status != TaskStatus::Running {
+                continue;
+            }
+            let (task_id, attempt) = (task.task_id.clone(), task.attempts);
+            let mut result = task.result.clone().unwrap_or_else(|| json!({}));
+            if let Some(obj) = result.as_object_mut() {
+                obj.insert("completed_at".into(), json!(outcome::utc_timestamp(now)));
+                obj.insert("interrupted".into(), json!(true));
+                obj.insert(
+                    "failure_evidence".into(),
+                    json!(format!("attempt {attempt} was interrupted: herd stopped while it ran")),
+                );
+            }
+            let file = self.store.file_mut();
+            file.set_status(index, TaskStatus::Retryable);
+            file.set_result(index, result);
+            self.events.push(EngineEvent::Resumed { task_id, attempt });
+        }
+        self.store.save().wrap_err("cannot write the tasks file")?;
+        Ok(())
+    }
+
+    /// The launch plan of a task's next attempt, or its config problem.
+    fn plan_for(&self, index: usize, attempt: u32) -> std::result::Result<LaunchPlan, String> {
+        let task = &self.store.file().tasks()[index];
+        let run_dir = self.opts.runs_dir.join(&task.task_id);
+        let ctx = LaunchContext {
+            base_dir: self.store.base_dir(),
+            run_id: self.store.file().run_id(),
+            attempt,
+            run_dir: &run_dir,
+        };
+        launch::prepare(task, &self.profiles, &ctx)
+    }
+
+    fn fail_config_problems(&mut self) -> Result<()> {
+        for index in self.scope() {
+            let task = &self.store.file().tasks()[index];
+            if !task.status.is_runnable() {
+                continue;
+            }
+            if let Err(evidence) = self.plan_for(index, task.attempts + 1) {
+                self.fail_config(index, evidence)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn fail_config(&mut self, index: usize, evidence: String) -> Result<()> {
+        let task_id = self.store.file().tasks()[index].task_id.clone();
+        let file = self.store.file_mut();
+        file.set_status(index, TaskStatus::Failed);
+        file.set_result(index, outcome::config_failure_json(&evidence, OffsetDateTime::now_utc()));
+        self.store.save().wrap_err("cannot write the tasks file")?;
+        self.events.push(EngineEvent::ConfigFailed { task_id, evidence });
+        Ok(())
+    }
+
+    pub fn drain_events(&mut self) -> Vec<EngineEvent> {
+        std::mem::take(&mut self.events)
+    }
+
+    pub fn store(&self) -> &TaskStore {
+        &self.store
+    }
+
+    pub fn profiles(&self) -> &ProfileSet {
+        &self.profiles
+    }
+
+    pub fn live(&self) -> impl Iterator<Item = &LiveAttempt> {
+        self.live.values()
+    }
+
+    pub fn live_for_task(&self, index: usize) -> Option<&LiveAttempt> {
+        self.live_by_task.get(&index).and_then(|k| self.live.get(k))
+    }
+
+    pub fn retry_at(&self, index: usize) -> Option<Instant> {
+        self.retry_at.get(&index).copied()
+    }
+
+    pub fn is_stopping(&self) -> bool {
+        self.stopping
+    }
+
+    pub fn set_paused(&mut self, paused: bool) {
+        self.paused = paused;
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.paused
+    }
+
+    pub fn concurrency(&self) -> usize {
+        self.opts.concurrency
+    }
+
+    pub fn set_concurrency(&mut self, n: usize) {
+        self.opts.concurrency = n.clamp(1, 256);
+    }
+
+    /// Nothing runs and nothing in scope is left to start.
+    pub fn is_done(&self) -> bool {
+        self.live.is_empty()
+            && (self.stopping
+                || !self
+                    .scope()
+                    .into_iter()
+                    .any(|i| self.store.file().tasks()[i].status.is_runnable()))
+    }
+
+    /// Starts tasks while there is room.
+    pub fn fill_slots(&mut self, now: Instant) -> Result<()> {
+        if self.paused || self.stopping {
+            return Ok(());
+        }
+        for index in self.scope() {
+            if self.live.len() >= self.opts.concurrency {
+                break;
+            }
+            let task = &self.store.file().tasks()[index];
+            let due = self.retry_at.get(&index).is_none_or(|at| *at <= now);
+            if task.status.is_runnable() && due && !self.live_by_task.contains_key(&index) {
+                self.start(index, now)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn start(&mut self, index: usize, now: Instant) -> Result<()> {
+        self.retry_at.remove(&index);
+        let task = self.store.file().tasks()[index].clone();
+        let number = task.attempts + 1;
+        let plan = match self.plan_for(index, number) {
+            Ok(plan) => plan,
+            Err(evidence) => return self.fail_config(index, evidence),
+        };
+        let Some(profile) = self.profiles.get(&task.agent).cloned() else {
+            return self.fail_config(index, format!("agent \"{}\" is not a known profile", task.agent));
+        };
+        let (rows, cols) = (self.opts.rows, self.opts.cols);
+        let started_at = OffsetDateTime::now_utc();
+        let paths = AttemptPaths::new(&self.opts.runs_dir.join(&task.task_id), number);
+        let recorder = Recorder::create(
+            paths,
+            cols,
+            rows,
+            started_at.unix_timestamp().max(0) as u64,
+            &task.task_id,
+        )?;
+        let key = self.next_key;
+        self.next_key += 1;
+        let file = self.store.file_mut();
+        file.set_status(index, TaskStatus::Running);
+        file.set_attempts(index, number);
+        self.store.save().wrap_err("cannot write the tasks file")?;
+        let auto_rules = profile
+            .prompts
+            .iter()
+            .map(|rule| task.policy_for(&rule.name).unwrap_or(rule.auto_by_default))
+            .collect();
+        let setup = AttemptSetup {
+            idle: Duration::from_secs_f64(task.idle_sec.unwrap_or(profile.idle_sec)),
+            permission_wait: (!self.opts.operator_present).then(|| {
+                Duration::from_secs_f64(
+                    task.permission_wait_sec
+                        .unwrap_or(DEFAULT_PERMISSION_WAIT_SEC),
+                )
+            }),
+            profile,
+            marker: plan.marker.clone(),
+            prompt: plan.prompt.clone(),
+            rows,
+            cols,
+            timeout: Duration::from_secs(task.timeout_sec),
+            auto_rules,
+            answer_cap: DEFAULT_ANSWER_CAP,
+        };
+        let command = plan.argv.join(" ");
+        self.events.push(EngineEvent::Started {
+            task_id: task.task_id.clone(),
+            attempt: number,
+            command,
+        });
+        match AgentProcess::spawn(&plan, rows, cols, key, self.reports.clone()) {
+            Ok(process) => {
+                self.live.insert(
+                    key,
+                    LiveAttempt {
+                        task: index,
+                        task_id: task.task_id.clone(),
+                        number,
+                        attempt: Attempt::new(setup),
+                        process,
+                        recorder,
+                        plan,
+                        started: now,
+                        started_at,
+                        exit: None,
+                        exited_at: None,
+                        closed: false,
+                        stopped_by_operator: false,
+                    },
+                );
+                self.live_by_task.insert(index, key);
+                Ok(())
+            }
+            Err(error) => {
+                // Could not even start: a process failure of this attempt, with the reason.
+                let verdict = Verdict {
+                    failure: Some(FailureType::Process),
+                    evidence: Some(format!("{error:#}")),
+                    cancelled: false,
+                };
+                let mut recorder = recorder;
+                let exit = ExitStatus::default();
+                self.conclude(index, &task.task_id, number, &plan, &mut recorder, &verdict, &exit, false, &[], Vec::new(), now, now, started_at, false)
+            }
+        }
+    }
+
+    /// Handles one report from a PTY thread.
+    pub fn on_report(&mut self, report: PtyReport, now: Instant) -> Result<()> {
+        match report {
+            PtyReport::Output { key, bytes } => {
+                let Some(live) = self.live.get_mut(&key) else {
+                    return Ok(());
+                };
+                let at = now.saturating_duration_since(live.started);
+                live.recorder.output(at, &bytes)?;
+                let effects = live.attempt.handle(Event::Output(&bytes), at);
+                self.apply(key, effects, at)?;
+            }
+            PtyReport::Exited { key, status } => {
+                if let Some(live) = self.live.get_mut(&key) {
+                    // Whatever the agent left running in its group goes with it.
+                    live.process.signal(crate::core::attempt::StopSignal::Kill);
+                    live.exit = Some(status);
+                    live.exited_at = Some(now);
+                }
+                self.conclude_if_drained(key, now)?;
+            }
+            PtyReport::Closed { key } => {
+                if let Some(live) = self.live.get_mut(&key) {
+                    live.closed = true;
+                }
+                self.conclude_if_drained(key, now)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn apply(&mut self, key: u64, effects: Vec<Effect>, at: Duration) -> Result<()> {
+        let Some(live) = self.live.get_mut(&key) else {
+            return Ok(());
+        };
+        for effect in effects {
+            match effect {
+                Effect::Write { bytes, .. } => {
+                    live.recorder.input(at, &bytes)?;
+                    live.process.write(bytes);
+                }
+                Effect::Signal(signal) => live.process.signal(signal),
+                Effect::Note(note) => {
+                    live.recorder.marker(at, &note_label(&note))?;
+                    self.events.push(EngineEvent::Note {
+                        task_id: live.task_id.clone(),
+                        note,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Deadlines that passed: attempt timers, drains, retries.
+    pub fn on_tick(&mut self, now: Instant) -> Result<()> {
+        let keys: Vec<u64> = self.live.keys().copied().collect();
+        for key in keys {
+            let Some(live) = self.live.get_mut(&key) else {
+                continue;
+            };
+            let at = now.saturating_duration_since(live.started);
+            if live.attempt.next_deadline().is_some_and(|d| d <= at) {
+                let effects = live.attempt.handle(Event::Tick, at);
+                self.apply(key, effects, at)?;
+            }
+            self.conclude_if_drained(key, now)?;
+        }
+        self.fill_slots(now)
+    }
+
+    /// When `on_tick` should run next.
+    pub fn next_wakeup(&self) -> Option<Instant> {
+        let attempts = self.live.values().filter_map(|live| {
+            let attempt = live.attempt.next_deadline().map(|d| live.started + d);
+            let drain = live.exited_at.map(|t| t + DRAIN_AFTER_EXIT);
+            attempt.into_iter().chain(drain).min()
+        });
+        let retries = if self.paused || self.stopping {
+            None
+        } else {
+            self.retry_at.values().copied().min()
+        };
+        attempts.chain(retries).min()
+    }
+
+    fn conclude_if_drained(&mut self, key: u64, now: Instant) -> Result<()> {
+        let ready = self.live.get(&key).is_some_and(|live| {
+            live.exit.is_some()
+                && (live.closed || live.exited_at.is_some_and(|t| now >= t + DRAIN_AFTER_EXIT))
+        });
+        if !ready {
+            return Ok(());
+        }
+        let Some(mut live) = self.live.remove(&key) else {
+            return Ok(());
+        };
+        self.live_by_task.remove(&live.task);
+        let at = now.saturating_duration_since(live.started);
+        let exit = live.exit.clone().unwrap_or_default();
+        // The verdict note is recorded by `conclude`, with the status it leads to.
+        let _ = live.attempt.handle(Event::Exited(exit.clone()), at);
+        let verdict = live.attempt.verdict().cloned().unwrap_or_else(Verdict::success);
+        let counts = live.attempt.auto_input_counts();
+        let inputs = live.attempt.auto_inputs().to_vec();
+        let marker_seen = live.attempt.marker_seen();
+        self.conclude(
+            live.task,
+            &live.task_id,
+            live.number,
+            &live.plan,
+            &mut live.recorder,
+            &verdict,
+            &exit,
+            marker_seen,
+            &inputs,
+            counts,
+            live.started,
+            now,
+            live.started_at,
+            live.stopped_by_operator,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn conclude(
+        &mut self,
+        index: usize,
+        task_id: &str,
+        number: u32,
+        plan: &LaunchPlan,
+        recorder: &mut Recorder,
+        verdict: &Verdict,
+        exit: &ExitStatus,
+        marker_seen: bool,
+        auto_inputs: &[crate::core::attempt::AutoInput],
+        auto_counts: Vec<(String, u32)>,
+        started: Instant,
+        now: Instant,
+        started_at: OffsetDateTime,
+        stopped_by_operator: bool,
+    ) -> Result<()> {
+        let task = self.store.file().tasks()[index].clone();
+        let mut verdict = verdict.clone();
+        let status = if stopped_by_operator {
+            verdict.evidence = Some("stopped by the operator; the task will run again".into());
+            TaskStatus::Retryable
+        } else if verdict.cancelled {
+            TaskStatus::Cancelled
+        } else {
+            retry::status_after(verdict.failure, number, task.max_retries, task.retry_on.as_deref())
+        };
+        let ended_at = OffsetDateTime::now_utc();
+        let o = AttemptOutcome {
+            attempt: number,
+            verdict: &verdict,
+            marker_seen,
+            exit,
+            log_file: outcome::relative_to(&recorder.paths().log, self.store.base_dir()),
+            auto_counts,
+            auto_inputs,
+            started_at,
+            ended_at,
+            duration: now.saturating_duration_since(started),
+        };
+        let mut result = outcome::result_json(&o);
+        if stopped_by_operator && let Some(obj) = result.as_object_mut() {
+            obj.insert("interrupted".into(), json!(true));
+        }
+        let facts = outcome::facts_json(&o, plan, self.opts.cols, self.opts.rows, &task.agent);
+        recorder.marker(o.duration, &note_label(&Note::Verdict(verdict.clone())))?;
+        recorder.finish(o.duration, &facts)?;
+        let file = self.store.file_mut();
+        file.set_result(index, result);
+        file.set_status(index, status);
+        self.store.save().wrap_err("cannot write the tasks file")?;
+        self.events.push(EngineEvent::Finished {
+            task_id: task_id.to_string(),
+            attempt: number,
+            verdict,
+            status,
+        });
+        if status == TaskStatus::Retryable && !stopped_by_operator {
+            let after = retry::backoff(number);
+            self.retry_at.insert(index, now + after);
+            self.events.push(EngineEvent::RetryScheduled {
+                task_id: task_id.to_string(),
+                after,
+            });
+        }
+        Ok(())
+    }
+
+    /// The operator stops herd: every running agent is ended and its task goes back to
+    /// `retryable`; nothing new starts.
+    pub fn stop(&mut self, now: Instant) -> Result<()> {
+        self.stopping = true;
+        let keys: Vec<u64> = self.live.keys().copied().collect();
+        for key in keys {
+            if let Some(live) = self.live.get_mut(&key) {
+                live.stopped_by_operator = true;
+                let at = now.saturating_duration_since(live.started);
+                let effects = live.attempt.handle(Event::Cancel, at);
+                self.apply(key, effects, at)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Kills every agent's process group at once (a second Ctrl-C, or leaving for good).
+    pub fn kill_all(&mut self) {
+        for live in self.live.values() {
+            live.process.signal(crate::core::attempt::StopSignal::Kill);
+        }
+    }
+
+    /// Exit status of `herd run`: 0 every task in scope completed, 1 otherwise, 130 stopped.
+    pub fn exit_code(&self) -> i32 {
+        if self.stopping {
+            return 130;
+        }
+        let all_done = self
+            .scope()
+            .into_iter()
+            .all(|i| self.store.file().tasks()[i].status == TaskStatus::Completed);
+        if all_done { 0 } else { 1 }
+    }
+
+    /// The tasks in scope, for summaries.
+    pub fn scoped_tasks(&self) -> Vec<usize> {
+        self.scope()
+    }
+
+    /// Sends an event to a live attempt (operator answers, keys, cancel, resize).
+    pub fn send_to_task(&mut self, index: usize, event: Event<'_>, now: Instant) -> Result<()> {
+        let Some(&key) = self.live_by_task.get(&index) else {
+            return Ok(());
+        };
+        let Some(live) = self.live.get_mut(&key) else {
+            return Ok(());
+        };
+        let at = now.saturating_duration_since(live.started);
+        if let Event::Resize { rows, cols } = event {
+            live.process.resize(rows, cols)?;
+            live.recorder.resize(at, cols, rows)?;
+        }
+        let effects = live.attempt.handle(event, at);
+        self.apply(key, effects, at)
+    }
+}
+
+/// The cast marker text for a note.
+pub fn note_label(note: &Note) -> String {
+    match note {
+        Note::PromptShown { rule, text } => format!("prompt {rule}: {text}"),
+        Note::AutoAnswered { rule, keys } => format!("auto answer {rule}: {keys:?}"),
+        Note::OperatorAnswered { rule, keys } => format!("operator answer {rule}: {keys:?}"),
+        Note::WaitingForOperator { rule, text } => format!("waiting for operator {rule}: {text}"),
+        Note::MarkerSeen => "completion marker seen".to_string(),
+        Note::Ending { reason } => format!("ending: {reason}"),
+        Note::Verdict(v) => format!(
+            "verdict: {}{}",
+            v.label(),
+            v.evidence.as_deref().map(|e| format!(" ({e})")).unwrap_or_default()
+        ),
+        Note::Bell => "bell".to_string(),
+    }
+}
+
+// Operator actions (cancel, retry now, auto-answer toggles, prompt edits) live beside the engine
+// so they can reach its state without widening its interface.
+#[path = "engine_control.rs"]
+mod control;

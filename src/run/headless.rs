@@ -1,0 +1,118 @@
+//! Headless mode: the engine's event loop with one line per event on stdout and a summary table
+//! at the end. Ctrl-C stops the run (tasks in flight go back to `retryable`); a second Ctrl-C
+//! kills the agents at once.
+
+use std::io::Write;
+use std::time::Instant;
+
+use color_eyre::eyre::Result;
+use time::OffsetDateTime;
+use time::macros::format_description;
+use tokio::sync::mpsc;
+
+use super::engine::{Engine, EngineEvent, note_label};
+use super::pty::PtyReport;
+use super::summary;
+use crate::core::attempt::Note;
+
+/// Runs the batch to the end; returns herd's exit code.
+pub async fn run(mut engine: Engine, mut reports: mpsc::Receiver<PtyReport>) -> Result<i32> {
+    let mut out = std::io::stdout();
+    let mut interrupts = 0u32;
+    engine.fill_slots(Instant::now())?;
+    print_events(&mut engine, &mut out)?;
+    while !engine.is_done() {
+        let wake = engine.next_wakeup();
+        tokio::select! {
+            report = reports.recv() => {
+                if let Some(report) = report {
+                    engine.on_report(report, Instant::now())?;
+                    // Take everything already waiting before drawing conclusions.
+                    while let Ok(report) = reports.try_recv() {
+                        engine.on_report(report, Instant::now())?;
+                    }
+                }
+            }
+            () = sleep_until(wake) => {}
+            _ = tokio::signal::ctrl_c() => {
+                interrupts += 1;
+                if interrupts == 1 {
+                    writeln!(out, "{}  stopping: ending running agents (Ctrl-C again to kill them now)", clock())?;
+                    engine.stop(Instant::now())?;
+                } else {
+                    engine.kill_all();
+                }
+            }
+        }
+        engine.on_tick(Instant::now())?;
+        print_events(&mut engine, &mut out)?;
+    }
+    print_events(&mut engine, &mut out)?;
+    writeln!(out)?;
+    write!(out, "{}", summary::table(&engine))?;
+    out.flush()?;
+    Ok(engine.exit_code())
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending::<()>().await,
+    }
+}
+
+fn clock() -> String {
+    let format = format_description!("[hour]:[minute]:[second]");
+    let now = OffsetDateTime::now_local().unwrap_or_else(|_| OffsetDateTime::now_utc());
+    now.format(&format).unwrap_or_default()
+}
+
+fn print_events(engine: &mut Engine, out: &mut impl Write) -> Result<()> {
+    for event in engine.drain_events() {
+        if let Some(line) = describe(&event) {
+            writeln!(out, "{}  {line}", clock())?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// One line for an event, or nothing for events too small to print.
+pub fn describe(event: &EngineEvent) -> Option<String> {
+    Some(match event {
+        EngineEvent::Resumed { task_id, attempt } => {
+            format!("{task_id}  attempt {attempt} was interrupted; the task is retryable")
+        }
+        EngineEvent::Started { task_id, attempt, command } => {
+            format!("{task_id}  attempt {attempt} started: {}", shorten(command, 100))
+        }
+        EngineEvent::Note { task_id, note } => match note {
+            Note::Bell | Note::Verdict(_) => return None,
+            other => format!("{task_id}  {}", note_label(other)),
+        },
+        EngineEvent::Finished { task_id, attempt, verdict, status } => {
+            let evidence = verdict
+                .evidence
+                .as_deref()
+                .map(|e| format!(": {}", shorten(e, 120)))
+                .unwrap_or_default();
+            format!("{task_id}  attempt {attempt} {} -> {status}{evidence}", verdict.label())
+        }
+        EngineEvent::ConfigFailed { task_id, evidence } => {
+            format!("{task_id}  failed_config: {evidence}")
+        }
+        EngineEvent::RetryScheduled { task_id, after } => {
+            format!("{task_id}  retry in {} s", after.as_secs())
+        }
+    })
+}
+
+fn shorten(text: &str, max: usize) -> String {
+    let one_line = text.replace(['\n', '\r'], " ");
+    if one_line.chars().count() <= max {
+        one_line
+    } else {
+        let cut: String = one_line.chars().take(max.saturating_sub(1)).collect();
+        format!("{cut}…")
+    }
+}

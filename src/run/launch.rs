@@ -1,0 +1,300 @@
+//! From a task and its profile to what is started: argv, working folder, environment, the rendered
+//! prompt and the completion marker. Problems here are the task's own (`failed_config`): an
+//! unknown agent, a placeholder without a value, a missing folder, a command that is not
+//! installed.
+//!
+//! `render_launch` is pure; `check_launch` looks at the file system.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::core::profile::{Profile, ProfileSet};
+use crate::core::task::{DEFAULT_MARKER_TEMPLATE, TaskSpec};
+use crate::core::template::{self, TemplateError};
+
+/// Everything needed to start one attempt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaunchPlan {
+    pub argv: Vec<String>,
+    pub cwd: PathBuf,
+    pub env: BTreeMap<String, String>,
+    pub prompt: String,
+    pub marker: String,
+}
+
+/// What the task's fields and the run contribute to placeholders.
+#[derive(Debug, Clone)]
+pub struct LaunchContext<'a> {
+    /// The tasks file's folder: relative `cwd`s are resolved against it.
+    pub base_dir: &'a Path,
+    pub run_id: Option<&'a str>,
+    pub attempt: u32,
+    /// Where this attempt's recordings go (`HERD_RUN_DIR`).
+    pub run_dir: &'a Path,
+}
+
+/// The working folder of a task: its `cwd` (relative to the tasks file) or the tasks file's folder.
+pub fn task_cwd(task: &TaskSpec, base_dir: &Path) -> PathBuf {
+    match &task.cwd {
+        Some(cwd) => base_dir.join(cwd),
+        None => base_dir.to_path_buf(),
+    }
+}
+
+fn describe(field: &str, error: &TemplateError) -> String {
+    match error {
+        TemplateError::Missing { names } => {
+            let list = names
+                .iter()
+                .map(|n| format!("{{{n}}}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            format!(
+                "{field}: no value for {list}; add {} to \"inputs\" (or write {{{{ }}}} for literal braces)",
+                if names.len() == 1 { "it" } else { "them" }
+            )
+        }
+        other => format!("{field}: {other}"),
+    }
+}
+
+/// Renders the task for one attempt. `prompt_text` is the template (from `prompt_template`, or the
+/// content of `prompt_file` read by the caller).
+pub fn render_launch(
+    task: &TaskSpec,
+    profile: &Profile,
+    prompt_text: &str,
+    ctx: &LaunchContext<'_>,
+) -> Result<LaunchPlan, String> {
+    let cwd = task_cwd(task, ctx.base_dir);
+    let cwd_text = cwd.display().to_string();
+    let own = |name: &str| -> Option<String> {
+        if let Some(value) = task.inputs.get(name) {
+            return Some(value.clone());
+        }
+        match name {
+            "task_id" => Some(task.task_id.clone()),
+            "agent" => Some(task.agent.clone()),
+            "attempt" => Some(ctx.attempt.to_string()),
+            "cwd" => Some(cwd_text.clone()),
+            "run_id" => ctx.run_id.map(str::to_string),
+            "timeout_sec" => Some(task.timeout_sec.to_string()),
+            "max_retries" => Some(task.max_retries.to_string()),
+            _ => None,
+        }
+    };
+    let marker_template = task
+        .completion_marker
+        .as_deref()
+        .unwrap_or(DEFAULT_MARKER_TEMPLATE);
+    let marker = template::render(marker_template, own)
+        .map_err(|e| describe("completion_marker", &e))?;
+    let with_marker = |name: &str| -> Option<String> {
+        if name == "completion_marker" {
+            return Some(marker.clone());
+        }
+        own(name)
+    };
+    let prompt_field = if task.prompt_template.is_some() {
+        "prompt_template"
+    } else {
+        "prompt_file"
+    };
+    let prompt =
+        template::render(prompt_text, with_marker).map_err(|e| describe(prompt_field, &e))?;
+    let (command, command_field) = match &task.command {
+        Some(command) => (command.clone(), "command"),
+        None => (profile.command.clone(), "the profile's command"),
+    };
+    if command.is_empty() {
+        return Err(format!(
+            "agent \"{}\" has no command of its own: give the task a \"command\" array, e.g. [\"./run.sh\", \"{{task_id}}\"]",
+            profile.name
+        ));
+    }
+    let full = |name: &str| -> Option<String> {
+        if name == "rendered_prompt" {
+            return Some(prompt.clone());
+        }
+        with_marker(name)
+    };
+    let mut argv = Vec::with_capacity(command.len());
+    for (i, part) in command.iter().enumerate() {
+        let rendered = template::render(part, full)
+            .map_err(|e| describe(&format!("{command_field} [{i}]"), &e))?;
+        argv.push(rendered);
+    }
+    let mut env = BTreeMap::new();
+    env.insert("TERM".to_string(), "xterm-256color".to_string());
+    env.insert("COLORTERM".to_string(), "truecolor".to_string());
+    for (key, value) in profile.env.iter().chain(task.env.iter()) {
+        let rendered =
+            template::render(value, full).map_err(|e| describe(&format!("env {key}"), &e))?;
+        env.insert(key.clone(), rendered);
+    }
+    env.insert("HERD_TASK_ID".to_string(), task.task_id.clone());
+    env.insert("HERD_ATTEMPT".to_string(), ctx.attempt.to_string());
+    env.insert("HERD_COMPLETION_MARKER".to_string(), marker.clone());
+    env.insert("HERD_RUN_DIR".to_string(), ctx.run_dir.display().to_string());
+    Ok(LaunchPlan {
+        argv,
+        cwd,
+        env,
+        prompt,
+        marker,
+    })
+}
+
+/// The prompt template of a task: `prompt_template`, or the text of `prompt_file` (relative to
+/// the task's folder).
+pub fn prompt_text(task: &TaskSpec, base_dir: &Path) -> Result<String, String> {
+    if let Some(template) = &task.prompt_template {
+        return Ok(template.clone());
+    }
+    let Some(file) = &task.prompt_file else {
+        return Err("no prompt_template and no prompt_file".to_string());
+    };
+    let path = task_cwd(task, base_dir).join(file);
+    std::fs::read_to_string(&path)
+        .map_err(|e| format!("prompt_file {}: cannot read it: {e}", path.display()))
+}
+
+/// Everything about a task that can be known before launching it. The attempt number and run
+/// folder only fill placeholders here.
+pub fn prepare(
+    task: &TaskSpec,
+    profiles: &ProfileSet,
+    ctx: &LaunchContext<'_>,
+) -> Result<LaunchPlan, String> {
+    let profile = profiles.get(&task.agent).ok_or_else(|| {
+        let known: Vec<&str> = profiles.names().collect();
+        format!(
+            "agent \"{}\" is not a known profile; use one of {} or add it with --profiles",
+            task.agent,
+            known.join(", ")
+        )
+    })?;
+    let text = prompt_text(task, ctx.base_dir)?;
+    let mut plan = render_launch(task, profile, &text, ctx)?;
+    check_launch(&mut plan)?;
+    Ok(plan)
+}
+
+/// Checks the folder exists and the program can be found; resolves `herd` to this executable
+/// (the simulator profile runs `herd sim`).
+pub fn check_launch(plan: &mut LaunchPlan) -> Result<(), String> {
+    if !plan.cwd.is_dir() {
+        return Err(format!(
+            "cwd {} does not exist or is not a folder; create it or fix \"cwd\"",
+            plan.cwd.display()
+        ));
+    }
+    let program = plan.argv[0].clone();
+    if program == "herd" {
+        let exe = std::env::current_exe()
+            .map_err(|e| format!("cannot find herd's own executable for \"herd\": {e}"))?;
+        plan.argv[0] = exe.display().to_string();
+        return Ok(());
+    }
+    match find_program(&program, &plan.cwd) {
+        Some(path) => {
+            plan.argv[0] = path.display().to_string();
+            Ok(())
+        }
+        None => Err(format!(
+            "command \"{program}\" is not installed (not found on PATH); install it or set the task's \"command\""
+        )),
+    }
+}
+
+fn find_program(program: &str, cwd: &Path) -> Option<PathBuf> {
+    if program.contains('/') {
+        let path = cwd.join(program);
+        return is_executable(&path).then_some(path);
+    }
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths)
+        .map(|dir| dir.join(program))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::taskfile::TaskFile;
+
+    fn profiles() -> ProfileSet {
+        let text = r#"
+[profiles.a]
+command = ["agent", "--prompt", "{rendered_prompt}", "--id={task_id}"]
+env = { A_HOME = "/tmp/{task_id}" }
+[profiles.bare]
+command = []
+"#;
+        ProfileSet::build(&[text], None).unwrap()
+    }
+
+    fn task(json: &str) -> TaskSpec {
+        let text = format!("{{\"tasks\": [{json}]}}");
+        TaskFile::parse(&text).unwrap().tasks()[0].clone()
+    }
+
+    fn ctx() -> LaunchContext<'static> {
+        LaunchContext {
+            base_dir: Path::new("/base"),
+            run_id: Some("r1"),
+            attempt: 2,
+            run_dir: Path::new("/base/runs/t"),
+        }
+    }
+
+    #[test]
+    fn renders_prompt_marker_command_and_env() {
+        let p = profiles();
+        let t = task(r#"{"task_id": "t", "agent": "a", "inputs": {"doc": "D", "n": 3}, "prompt_template": "Do {doc} x{n} #{attempt} then print {completion_marker}"}"#);
+        let plan = render_launch(&t, p.get("a").unwrap(), t.prompt_template.as_deref().unwrap(), &ctx()).unwrap();
+        assert_eq!(plan.prompt, "Do D x3 #2 then print TASK_COMPLETE:t");
+        assert_eq!(plan.argv, ["agent", "--prompt", "Do D x3 #2 then print TASK_COMPLETE:t", "--id=t"]);
+        assert_eq!(plan.marker, "TASK_COMPLETE:t");
+        assert_eq!(plan.env["A_HOME"], "/tmp/t");
+        assert_eq!(plan.env["HERD_ATTEMPT"], "2");
+        assert_eq!(plan.cwd, Path::new("/base"));
+    }
+
+    #[test]
+    fn missing_placeholders_are_named() {
+        let p = profiles();
+        let t = task(r#"{"task_id": "t", "agent": "a", "prompt_template": "Do {doc} and {other}"}"#);
+        let err = render_launch(&t, p.get("a").unwrap(), t.prompt_template.as_deref().unwrap(), &ctx()).unwrap_err();
+        assert_eq!(err, "prompt_template: no value for {doc}, {other}; add them to \"inputs\" (or write {{ }} for literal braces)");
+    }
+
+    #[test]
+    fn a_task_command_replaces_the_profile_and_bare_profiles_need_one() {
+        let p = profiles();
+        let t = task(r#"{"task_id": "t", "agent": "bare", "prompt_template": "x", "command": ["./go", "{rendered_prompt}"]}"#);
+        let plan = render_launch(&t, p.get("bare").unwrap(), "x", &ctx()).unwrap();
+        assert_eq!(plan.argv, ["./go", "x"]);
+        let t = task(r#"{"task_id": "t", "agent": "bare", "prompt_template": "x"}"#);
+        assert!(render_launch(&t, p.get("bare").unwrap(), "x", &ctx()).unwrap_err().contains("has no command"));
+    }
+
+    #[test]
+    fn unknown_agents_missing_folders_and_programs_are_config_errors() {
+        let p = profiles();
+        let t = task(r#"{"task_id": "t", "agent": "nope", "prompt_template": "x"}"#);
+        assert!(prepare(&t, &p, &ctx()).unwrap_err().contains("not a known profile; use one of a, bare"));
+        let t = task(r#"{"task_id": "t", "agent": "a", "prompt_template": "x", "cwd": "/definitely/not/here"}"#);
+        assert!(prepare(&t, &p, &ctx()).unwrap_err().contains("does not exist"));
+        let dir = tempfile::tempdir().unwrap();
+        let c = LaunchContext { base_dir: dir.path(), ..ctx() };
+        let t = task(r#"{"task_id": "t", "agent": "a", "prompt_template": "x"}"#);
+        assert!(prepare(&t, &p, &c).unwrap_err().contains("command \"agent\" is not installed"));
+    }
+}

@@ -1,0 +1,83 @@
+//! Text for `herd profiles`: a line per profile, or one profile with every rule in full.
+
+use std::fmt::Write;
+
+use crate::core::profile::{Profile, ProfileSet};
+
+/// One line per profile: name, origin, command and rule names.
+pub fn describe_all(set: &ProfileSet) -> String {
+    let mut out = String::new();
+    let width = set.names().map(str::len).max().unwrap_or(4).max(4);
+    let _ = writeln!(out, "{:<width$}  {:<20}  COMMAND / PROMPT RULES", "NAME", "ORIGIN");
+    for p in set.iter() {
+        let command = if p.command.is_empty() {
+            "(the task's \"command\")".to_string()
+        } else {
+            p.command.join(" ")
+        };
+        let _ = writeln!(out, "{:<width$}  {:<20}  {command}", p.name, p.origin.to_string());
+        let rules: Vec<String> = p
+            .prompts
+            .iter()
+            .map(|r| {
+                let auto = if r.auto_by_default { " (auto)" } else { "" };
+                format!("{}{auto} -> {:?}", r.name, r.send)
+            })
+            .collect();
+        if !rules.is_empty() {
+            let _ = writeln!(out, "{:<width$}  {:<20}  prompts: {}", "", "", rules.join(", "));
+        }
+        if !p.description.is_empty() {
+            let _ = writeln!(out, "{:<width$}  {:<20}  {}", "", "", p.description);
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nA task lets herd answer a prompt rule by itself with \"permission_policy\": {{\"auto_<rule>\": true}}.\nherd profiles NAME shows one profile in full; --profiles FILE adds or overrides profiles (TOML)."
+    );
+    out
+}
+
+/// Every field and rule of one profile.
+pub fn describe_full(p: &Profile) -> String {
+    let mut out = String::new();
+    let list = |v: &[regex::Regex]| -> String {
+        if v.is_empty() {
+            "(none)".to_string()
+        } else {
+            v.iter().map(|r| format!("'{}'", r.as_str())).collect::<Vec<_>>().join(", ")
+        }
+    };
+    let _ = writeln!(out, "profile {} ({})", p.name, p.origin);
+    if !p.description.is_empty() {
+        let _ = writeln!(out, "  {}", p.description);
+    }
+    let _ = writeln!(out, "  command         {:?}", p.command);
+    if !p.env.is_empty() {
+        let _ = writeln!(out, "  env             {:?}", p.env);
+    }
+    let _ = writeln!(out, "  exit_keys       {:?}", p.exit_keys.as_deref().unwrap_or("(none: waits for the agent to exit)"));
+    let _ = writeln!(out, "  exit_grace_sec  {}", p.exit_grace_sec);
+    let _ = writeln!(out, "  ready           {}", p.ready.as_ref().map_or("(none)".to_string(), |r| format!("'{}'", r.as_str())));
+    let _ = writeln!(out, "  idle_sec        {}", p.idle_sec);
+    let _ = writeln!(out, "  busy            {}", list(&p.busy));
+    let _ = writeln!(out, "  auth            {}", list(&p.auth));
+    let _ = writeln!(out, "  quota           {}", list(&p.quota));
+    let _ = writeln!(out, "  transient       {}", list(&p.transient));
+    let _ = writeln!(out, "  tail_rows       {}", p.tail_rows);
+    for r in &p.prompts {
+        let _ = writeln!(out, "  prompt {} ({})", r.name, r.label);
+        let _ = writeln!(out, "    pattern  '{}'  [{:?} anchor]", r.pattern.as_str(), r.anchor);
+        if !r.unless.is_empty() {
+            let _ = writeln!(out, "    unless   {}", list(&r.unless));
+        }
+        let _ = writeln!(out, "    send     {:?}", r.send);
+        let _ = writeln!(
+            out,
+            "    policy   auto_{}: {}",
+            r.name,
+            if r.auto_by_default { "true by default" } else { "false by default (the operator answers)" }
+        );
+    }
+    out
+}

@@ -1,0 +1,164 @@
+//! One agent process in its own pseudo-terminal.
+//!
+//! The child leads its own session and process group (portable-pty calls setsid), so signals go
+//! to the whole group and nothing it forked is left behind. Reads, writes and the wait for the
+//! child each run on their own thread ("some programs deadlock if you write to their stdin while
+//! reading their stdout"); the reader feeds a bounded channel so a flooding agent is slowed down
+//! rather than filling memory.
+
+use std::io::{Read, Write};
+use std::sync::mpsc as std_mpsc;
+
+use color_eyre::eyre::{Result, WrapErr, eyre};
+use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
+use rustix::process::{Pid, Signal, kill_process_group};
+use tokio::sync::mpsc;
+
+use super::launch::LaunchPlan;
+use crate::core::attempt::StopSignal;
+use crate::core::classify::ExitStatus;
+
+/// What the PTY threads report, tagged with the attempt's key.
+#[derive(Debug)]
+pub enum PtyReport {
+    Output { key: u64, bytes: Vec<u8> },
+    /// The reader saw end of file: every process holding the terminal is gone.
+    Closed { key: u64 },
+    Exited { key: u64, status: ExitStatus },
+}
+
+/// A running agent: its process group and the writer/resizer of its terminal.
+pub struct AgentProcess {
+    pub pid: u32,
+    writer: std_mpsc::Sender<Vec<u8>>,
+    master: Box<dyn MasterPty + Send>,
+}
+
+impl AgentProcess {
+    /// Starts `plan` in a fresh PTY of `rows` x `cols`; reports go to `reports` tagged `key`.
+    pub fn spawn(
+        plan: &LaunchPlan,
+        rows: u16,
+        cols: u16,
+        key: u64,
+        reports: mpsc::Sender<PtyReport>,
+    ) -> Result<AgentProcess> {
+        let pty = native_pty_system()
+            .openpty(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .map_err(|e| eyre!("cannot open a pseudo-terminal: {e}"))?;
+        let mut command = CommandBuilder::new(&plan.argv[0]);
+        command.args(&plan.argv[1..]);
+        command.cwd(&plan.cwd);
+        for (k, v) in &plan.env {
+            command.env(k, v);
+        }
+        let mut child = pty
+            .slave
+            .spawn_command(command)
+            .map_err(|e| eyre!("cannot start {}: {e}", plan.argv[0]))?;
+        // Without dropping our copy of the slave side the reader never sees end of file.
+        drop(pty.slave);
+        let pid = child
+            .process_id()
+            .ok_or_else(|| eyre!("{} started but has no process id", plan.argv[0]))?;
+        let mut reader = pty
+            .master
+            .try_clone_reader()
+            .map_err(|e| eyre!("cannot read the pseudo-terminal: {e}"))?;
+        let mut writer = pty
+            .master
+            .take_writer()
+            .map_err(|e| eyre!("cannot write to the pseudo-terminal: {e}"))?;
+
+        let output = reports.clone();
+        std::thread::Builder::new()
+            .name(format!("pty-read-{key}"))
+            .spawn(move || {
+                let mut buf = vec![0u8; 64 * 1024];
+                loop {
+                    match reader.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => {
+                            let bytes = buf[..n].to_vec();
+                            if output.blocking_send(PtyReport::Output { key, bytes }).is_err() {
+                                return;
+                            }
+                        }
+                    }
+                }
+                let _ = output.blocking_send(PtyReport::Closed { key });
+            })
+            .wrap_err("cannot start the PTY reader thread")?;
+
+        let (writer_tx, writer_rx) = std_mpsc::channel::<Vec<u8>>();
+        std::thread::Builder::new()
+            .name(format!("pty-write-{key}"))
+            .spawn(move || {
+                // The writer lives as long as the attempt: dropping it sends EOF to the agent.
+                for bytes in writer_rx {
+                    if writer.write_all(&bytes).and_then(|()| writer.flush()).is_err() {
+                        break;
+                    }
+                }
+            })
+            .wrap_err("cannot start the PTY writer thread")?;
+
+        std::thread::Builder::new()
+            .name(format!("pty-wait-{key}"))
+            .spawn(move || {
+                let status = match child.wait() {
+                    Ok(status) => ExitStatus {
+                        code: status.signal().is_none().then(|| status.exit_code() as i32),
+                        signal: status.signal().map(str::to_string),
+                    },
+                    Err(_) => ExitStatus::default(),
+                };
+                let _ = reports.blocking_send(PtyReport::Exited { key, status });
+            })
+            .wrap_err("cannot start the child waiter thread")?;
+
+        Ok(AgentProcess {
+            pid,
+            writer: writer_tx,
+            master: pty.master,
+        })
+    }
+
+    pub fn write(&self, bytes: Vec<u8>) {
+        // The writer thread is gone only when the terminal is; nothing is left to write to then.
+        let _ = self.writer.send(bytes);
+    }
+
+    pub fn resize(&self, rows: u16, cols: u16) -> Result<()> {
+        self.master
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .map_err(|e| eyre!("cannot resize the pseudo-terminal: {e}"))
+    }
+
+    /// Signals the agent's whole process group. A group that is already gone is not an error.
+    pub fn signal(&self, signal: StopSignal) {
+        signal_group(self.pid, signal);
+    }
+}
+
+/// Signals process group `pgid`; gone groups are ignored.
+pub fn signal_group(pgid: u32, signal: StopSignal) {
+    let Some(pid) = i32::try_from(pgid).ok().and_then(Pid::from_raw) else {
+        return;
+    };
+    let signal = match signal {
+        StopSignal::Term => Signal::TERM,
+        StopSignal::Kill => Signal::KILL,
+    };
+    let _ = kill_process_group(pid, signal);
+}

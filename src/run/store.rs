@@ -1,0 +1,240 @@
+//! The tasks file on disk: read it, own it (one herd per file, through a lock file beside it),
+//! and write it back atomically after every change.
+//!
+//! Owns the file I/O around `core::taskfile`; must not decide anything about tasks (that is the
+//! core's). A write goes to a temporary file in the same folder which is then renamed over the
+//! original, so the file on disk is always either the old or the new version, never half of one.
+
+use std::fmt;
+use std::fs::{self, File, TryLockError};
+use std::io::{self, Read, Seek, Write};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use thiserror::Error;
+
+use crate::core::taskfile::{Problem, TaskFile};
+
+#[derive(Debug, Error)]
+pub enum StoreError {
+    #[error("cannot {action} {}: {source}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        source: io::Error,
+    },
+    #[error(
+        "{} is in use by another herd ({}): one herd at a time runs a tasks file; wait for it \
+         to end or stop it",
+        path.display(),
+        holder.as_deref().unwrap_or("pid unknown")
+    )]
+    Locked {
+        path: PathBuf,
+        /// `pid N` as written by the herd holding the lock, when it could be read.
+        holder: Option<String>,
+    },
+    /// The file cannot be used at all; each problem prints as `FILE:LINE:COL: message`.
+    #[error("{}", ProblemList { path, problems })]
+    Invalid { path: PathBuf, problems: Vec<Problem> },
+    #[error("{} was opened read-only and cannot be written", path.display())]
+    ReadOnly { path: PathBuf },
+}
+
+/// `FILE:LINE:COL: message` (or `FILE: message` for a problem without a place).
+pub fn format_problem(path: &Path, problem: &Problem) -> String {
+    match problem.location {
+        Some(_) => format!("{}:{problem}", path.display()),
+        None => format!("{}: {problem}", path.display()),
+    }
+}
+
+struct ProblemList<'a> {
+    path: &'a Path,
+    problems: &'a [Problem],
+}
+
+impl fmt::Display for ProblemList<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let lines: Vec<String> = self
+            .problems
+            .iter()
+            .map(|p| format_problem(self.path, p))
+            .collect();
+        f.write_str(&lines.join("\n"))
+    }
+}
+
+/// `tasks.json` → `tasks.json.lock`, in the same folder.
+pub fn lock_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    path.with_file_name(name)
+}
+
+/// One tasks file, read and (unless read-only) locked by this process.
+#[derive(Debug)]
+pub struct TaskStore {
+    /// As the user gave it, for messages.
+    path: PathBuf,
+    /// The file written to: `path` with symlinks resolved, so a symlink stays a symlink.
+    target: PathBuf,
+    base_dir: PathBuf,
+    file: TaskFile,
+    /// The text on disk as of the last read or save.
+    saved_text: String,
+    /// Held for as long as the store lives; dropping it releases the lock.
+    lock: Option<File>,
+}
+
+fn io_error(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> StoreError + use<> {
+    let path = path.to_path_buf();
+    move |source| StoreError::Io {
+        action,
+        path,
+        source,
+    }
+}
+
+impl TaskStore {
+    /// Reads and locks the tasks file. Fails with `Locked` if another herd holds it and with
+    /// `Invalid` if it cannot be used at all; per-task problems are in `file().problems()`.
+    pub fn open(path: &Path) -> Result<TaskStore, StoreError> {
+        let target = fs::canonicalize(path).map_err(io_error("read", path))?;
+        let lock = lock(path, &target)?;
+        let mut store = TaskStore::read(path, target)?;
+        store.lock = Some(lock);
+        Ok(store)
+    }
+
+    /// Reads the tasks file without locking it (for `status` and `validate`); cannot `save`.
+    pub fn read_only(path: &Path) -> Result<TaskStore, StoreError> {
+        let target = fs::canonicalize(path).map_err(io_error("read", path))?;
+        TaskStore::read(path, target)
+    }
+
+    fn read(path: &Path, target: PathBuf) -> Result<TaskStore, StoreError> {
+        let text = fs::read_to_string(&target).map_err(io_error("read", path))?;
+        let file = TaskFile::parse(&text).map_err(|problems| StoreError::Invalid {
+            path: path.to_path_buf(),
+            problems,
+        })?;
+        let absolute = std::path::absolute(path).map_err(io_error("read", path))?;
+        let base_dir = absolute
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        Ok(TaskStore {
+            path: path.to_path_buf(),
+            target,
+            base_dir,
+            file,
+            saved_text: text,
+            lock: None,
+        })
+    }
+
+    pub fn file(&self) -> &TaskFile {
+        &self.file
+    }
+
+    pub fn file_mut(&mut self) -> &mut TaskFile {
+        &mut self.file
+    }
+
+    /// The path as the user gave it.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The tasks file's folder (absolute): default `cwd` of tasks, base of relative paths.
+    pub fn base_dir(&self) -> &Path {
+        &self.base_dir
+    }
+
+    /// Writes the file if its text changed since the last read or save: to a temporary file in
+    /// the same folder with the original's permissions, synced, renamed over the original, and
+    /// the folder synced. On any error the original is left as it was.
+    pub fn save(&mut self) -> Result<(), StoreError> {
+        if self.lock.is_none() {
+            return Err(StoreError::ReadOnly {
+                path: self.path.clone(),
+            });
+        }
+        let text = self.file.to_text();
+        if text == self.saved_text {
+            return Ok(());
+        }
+        let path = self.path.as_path();
+        let dir = self.target.parent().unwrap_or(Path::new("."));
+        let name = self.target.file_name().unwrap_or_default().to_string_lossy();
+        let mut temp = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".tmp")
+            .tempfile_in(dir)
+            .map_err(io_error("create a temporary file beside", path))?;
+        let permissions = fs::metadata(&self.target)
+            .map_err(io_error("read", path))?
+            .permissions();
+        temp.as_file()
+            .set_permissions(permissions)
+            .map_err(io_error("set permissions for", path))?;
+        temp.write_all(text.as_bytes())
+            .map_err(io_error("write", path))?;
+        temp.as_file().sync_all().map_err(io_error("write", path))?;
+        temp.persist(&self.target)
+            .map_err(|e| io_error("replace", path)(e.error))?;
+        // Makes the rename itself durable. Not every platform can open a folder; the rename has
+        // happened either way.
+        if let Ok(folder) = File::open(dir) {
+            folder.sync_all().map_err(io_error("sync the folder of", path))?;
+        }
+        self.saved_text = text;
+        Ok(())
+    }
+}
+
+/// Takes the exclusive lock beside `target` and writes who holds it.
+fn lock(path: &Path, target: &Path) -> Result<File, StoreError> {
+    let lock_file = lock_path(target);
+    let mut file = File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&lock_file)
+        .map_err(io_error("create the lock file", &lock_file))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(TryLockError::WouldBlock) => {
+            let mut text = String::new();
+            // Best effort: the holder may be between taking the lock and writing its pid.
+            let _ = file.read_to_string(&mut text);
+            let holder = text
+                .lines()
+                .next()
+                .map(str::trim)
+                .filter(|l| l.starts_with("pid "))
+                .map(str::to_string);
+            return Err(StoreError::Locked {
+                path: path.to_path_buf(),
+                holder,
+            });
+        }
+        Err(TryLockError::Error(source)) => {
+            return Err(io_error("lock", &lock_file)(source));
+        }
+    }
+    let started = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let note = format!("pid {}\nstarted {started}\n", std::process::id());
+    file.set_len(0)
+        .and_then(|()| file.rewind())
+        .and_then(|()| file.write_all(note.as_bytes()))
+        .and_then(|()| file.flush())
+        .map_err(io_error("write the lock file", &lock_file))?;
+    Ok(file)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,141 @@
+use std::os::unix::fs::PermissionsExt;
+
+use serde_json::json;
+
+use super::*;
+use crate::core::task::TaskStatus;
+
+const TASKS: &str = r#"{"run_id": "r", "tasks": [{"task_id": "t", "agent": "a", "prompt_template": "p", "mine": 1}]}"#;
+
+fn tasks_file(text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("tasks.json");
+    fs::write(&path, text).expect("write");
+    (dir, path)
+}
+
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn save_writes_valid_json_atomically_and_keeps_data() {
+    let (dir, path) = tasks_file(TASKS);
+    let mut store = TaskStore::open(&path).expect("opens");
+    assert_eq!(store.base_dir(), fs::canonicalize(dir.path()).expect("dir").as_path());
+    store.file_mut().set_status(0, TaskStatus::Running);
+    store.save().expect("saves");
+    let text = fs::read_to_string(&path).expect("read");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+    assert_eq!(doc["tasks"][0]["status"], json!("running"));
+    assert_eq!(doc["tasks"][0]["mine"], json!(1));
+    assert_eq!(doc["run_id"], json!("r"));
+    // No temporary file is left behind.
+    assert_eq!(names_in(dir.path()), ["tasks.json", "tasks.json.lock"]);
+}
+
+#[test]
+fn unchanged_text_is_not_rewritten() {
+    let (_dir, path) = tasks_file(TASKS);
+    let mut store = TaskStore::open(&path).expect("opens");
+    let inode = |p: &Path| std::os::unix::fs::MetadataExt::ino(&fs::metadata(p).expect("meta"));
+    store.file_mut().set_attempts(0, 1);
+    store.save().expect("saves");
+    let after_first = inode(&path);
+    let text = fs::read_to_string(&path).expect("read");
+    store.file_mut().set_attempts(0, 1);
+    store.save().expect("saves");
+    assert_eq!(inode(&path), after_first, "an unchanged save must not replace the file");
+    assert_eq!(fs::read_to_string(&path).expect("read"), text);
+}
+
+#[test]
+fn a_second_open_fails_naming_the_holder_and_drop_releases() {
+    let (_dir, path) = tasks_file(TASKS);
+    let first = TaskStore::open(&path).expect("opens");
+    let lock_text = fs::read_to_string(lock_path(&path)).expect("lock file");
+    assert!(lock_text.starts_with(&format!("pid {}\nstarted ", std::process::id())));
+    match TaskStore::open(&path) {
+        Err(StoreError::Locked { path: locked, holder }) => {
+            assert_eq!(locked, path);
+            assert_eq!(holder, Some(format!("pid {}", std::process::id())));
+            let message = StoreError::Locked { path: locked, holder }.to_string();
+            assert!(message.contains("tasks.json is in use by another herd (pid "), "{message}");
+        }
+        other => panic!("expected Locked, got {other:?}"),
+    }
+    // Reading without a lock still works while the file is locked.
+    assert!(TaskStore::read_only(&path).is_ok());
+    drop(first);
+    let again = TaskStore::open(&path).expect("lock released on drop");
+    drop(again);
+    assert!(lock_path(&path).exists(), "the lock file stays");
+}
+
+#[test]
+fn permissions_are_kept() {
+    let (_dir, path) = tasks_file(TASKS);
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).expect("chmod");
+    let mut store = TaskStore::open(&path).expect("opens");
+    store.file_mut().set_attempts(0, 3);
+    store.save().expect("saves");
+    let mode = fs::metadata(&path).expect("meta").permissions().mode() & 0o777;
+    assert_eq!(mode, 0o640);
+}
+
+#[test]
+fn a_symlinked_file_stays_a_symlink() {
+    let (dir, real) = tasks_file(TASKS);
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(&real, &link).expect("symlink");
+    let mut store = TaskStore::open(&link).expect("opens");
+    store.file_mut().set_attempts(0, 2);
+    store.save().expect("saves");
+    assert!(fs::symlink_metadata(&link).expect("meta").file_type().is_symlink());
+    assert!(fs::read_to_string(&real).expect("read").contains("\"attempts\": 2"));
+}
+
+#[test]
+fn read_only_stores_cannot_save() {
+    let (_dir, path) = tasks_file(TASKS);
+    let mut store = TaskStore::read_only(&path).expect("reads");
+    store.file_mut().set_attempts(0, 1);
+    assert!(matches!(store.save(), Err(StoreError::ReadOnly { .. })));
+    assert_eq!(fs::read_to_string(&path).expect("read"), TASKS);
+    assert!(!lock_path(&path).exists());
+}
+
+#[test]
+fn unusable_and_missing_files() {
+    let (dir, path) = tasks_file("{\"tasks\": 3}");
+    let error = TaskStore::open(&path).expect_err("invalid");
+    assert_eq!(
+        error.to_string(),
+        format!("{}:1:11: \"tasks\" must be a list of task objects, got 3", path.display())
+    );
+    let missing = dir.path().join("nope.json");
+    let error = TaskStore::read_only(&missing).expect_err("missing");
+    assert!(matches!(error, StoreError::Io { action: "read", .. }), "{error:?}");
+    assert!(error.to_string().starts_with(&format!("cannot read {}: ", missing.display())));
+}
+
+#[test]
+fn problems_print_with_the_file_name() {
+    let path = Path::new("dir/tasks.json");
+    let placed = Problem {
+        location: Some(crate::core::taskfile::Location { line: 3, column: 7 }),
+        task_id: None,
+        message: "m".into(),
+    };
+    let unplaced = Problem {
+        location: None,
+        ..placed.clone()
+    };
+    assert_eq!(format_problem(path, &placed), "dir/tasks.json:3:7: m");
+    assert_eq!(format_problem(path, &unplaced), "dir/tasks.json: m");
+}
