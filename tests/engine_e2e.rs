@@ -1,0 +1,317 @@
+//! End to end: the real `herd` binary, headless, on simulator batches. Checks the rewritten tasks
+//! file, the exit code, the recordings, resuming after herd is killed, one owner per file, bad
+//! input left untouched, and that no agent process is left behind.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn herd() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_herd"))
+}
+
+fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tasks.example.json")
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap();
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}\n{text}", path.display()))
+}
+
+fn task<'a>(doc: &'a Value, id: &str) -> &'a Value {
+    doc["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["task_id"] == id)
+        .unwrap_or_else(|| panic!("no task {id}"))
+}
+
+fn run_headless(tasks: &Path, extra: &[&str]) -> Output {
+    herd()
+        .args(["run", "--headless", "--tasks"])
+        .arg(tasks)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn describe(out: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Processes whose environment says they were started by herd for a task under `dir`.
+fn agents_left(dir: &Path) -> Vec<String> {
+    let needle = format!("HERD_RUN_DIR={}", dir.display());
+    let mut left = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        if !pid.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        if let Ok(env) = std::fs::read(entry.path().join("environ")) {
+            let env = String::from_utf8_lossy(&env);
+            if env.split('\0').any(|kv| kv.starts_with(&needle)) {
+                let cmd = std::fs::read_to_string(entry.path().join("cmdline")).unwrap_or_default();
+                left.push(format!("{pid}: {}", cmd.replace('\0', " ")));
+            }
+        }
+    }
+    left
+}
+
+/// Waits until `cond` holds, or fails showing `context()`.
+fn wait_until(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool, context: impl Fn() -> String) {
+    let deadline = Instant::now() + timeout;
+    while !cond() {
+        if Instant::now() > deadline {
+            panic!("timed out waiting for {what}\n{}", context());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn no_agents_left(dir: &Path) {
+    // The group is killed when the agent exits; give the kernel a moment to reap.
+    wait_until("every agent process to be gone", Duration::from_secs(5), || agents_left(dir).is_empty(), || {
+        format!("{:#?}", agents_left(dir))
+    });
+}
+
+#[test]
+fn the_example_batch_ends_as_it_promises() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = dir.path().join("tasks.json");
+    std::fs::copy(example(), &tasks).unwrap();
+    let out = run_headless(&tasks, &["--concurrency", "6"]);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    let doc = read_json(&tasks);
+    for t in doc["tasks"].as_array().unwrap() {
+        let id = t["task_id"].as_str().unwrap();
+        let expect = t["expect"].as_str().unwrap();
+        let status = t["status"].as_str().unwrap_or("pending");
+        let want_status = expect.split([' ', ':']).next().unwrap();
+        assert_eq!(status, want_status, "{id}: {expect}\n{}", describe(&out));
+        if let Some(failure) = expect.strip_prefix("failed (").and_then(|r| r.split(')').next()) {
+            assert_eq!(t["result"]["failure_type"], failure, "{id}: {}", t["result"]);
+            assert!(t["result"]["failure_evidence"].as_str().is_some_and(|e| !e.is_empty()), "{id}");
+        }
+        if status == "completed" {
+            assert_eq!(t["result"]["failure_type"], Value::Null, "{id}");
+            assert_eq!(t["result"]["completion_marker_seen"], true, "{id}");
+        }
+        // Every attempt left its three recordings, and log_file points at the last one.
+        let attempts = t["attempts"].as_u64().unwrap_or(0);
+        for n in 1..=attempts {
+            for ext in ["log", "cast", "json"] {
+                let p = dir.path().join(format!("runs/{id}/attempt_{n}.{ext}"));
+                assert!(p.is_file(), "{id}: missing {}", p.display());
+            }
+        }
+        if attempts > 0 {
+            assert_eq!(t["result"]["log_file"], format!("runs/{id}/attempt_{attempts}.log"), "{id}");
+        }
+    }
+    // Key order and fields herd does not know are kept.
+    let first = doc["tasks"][0].as_object().unwrap();
+    let keys: Vec<&str> = first.keys().map(String::as_str).collect();
+    assert_eq!(&keys[..5], ["task_id", "agent", "inputs", "prompt_template", "expect"]);
+    assert_eq!(doc["description"].as_str().map(|d| d.starts_with("A demo batch")), Some(true));
+    // The flaky task was retried: attempt 1 failed_process, attempt 2 completed.
+    let flaky = task(&doc, "flaky-network-005");
+    assert_eq!(flaky["attempts"], 2);
+    let first_attempt = read_json(&dir.path().join("runs/flaky-network-005/attempt_1.json"));
+    assert_eq!(first_attempt["failure_type"], "failed_process");
+    // Automatic answers are counted per key and logged with time and rule.
+    let allowed = task(&doc, "always-allow-003");
+    let inputs = allowed["result"]["auto_inputs"].as_array().unwrap();
+    assert!(inputs.iter().any(|i| i["key"] == "1" && i["count"] == 1), "{inputs:?}");
+    assert!(inputs.iter().any(|i| i["key"] == "p" && i["count"] == 1), "{inputs:?}");
+    let facts = read_json(&dir.path().join("runs/always-allow-003/attempt_1.json"));
+    assert_eq!(facts["auto_inputs"].as_array().unwrap().len(), 2);
+    assert!(facts["auto_inputs"][0]["at_sec"].as_f64().is_some());
+    // The cast is asciicast v2 with output, input and marker events.
+    let cast = std::fs::read_to_string(dir.path().join("runs/fix-issue-142/attempt_1.cast")).unwrap();
+    let mut lines = cast.lines();
+    let header: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    assert_eq!((header["version"].as_u64(), header["width"].as_u64(), header["height"].as_u64()), (Some(2), Some(120), Some(40)));
+    let kinds: Vec<String> = lines
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()[1].as_str().unwrap().to_string())
+        .collect();
+    for kind in ["o", "i", "m"] {
+        assert!(kinds.iter().any(|k| k == kind), "no {kind} event");
+    }
+    no_agents_left(dir.path());
+}
+
+fn write_tasks(dir: &Path, tasks: &str) -> PathBuf {
+    let path = dir.join("tasks.json");
+    std::fs::write(&path, format!("{{\"run_id\": \"t\", \"tasks\": [{tasks}]}}")).unwrap();
+    path
+}
+
+fn sim_task(id: &str, scenario: &str, extra: &str) -> String {
+    format!(
+        r#"{{"task_id": "{id}", "agent": "sim", "inputs": {{"scenario": "{scenario}"}}, "prompt_template": "Do it. When complete, print exactly: TASK_COMPLETE:{{task_id}}"{extra}}}"#
+    )
+}
+
+fn spawn_herd(tasks: &Path) -> Child {
+    herd()
+        .args(["run", "--headless", "--tasks"])
+        .arg(tasks)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn status_of(tasks: &Path, id: &str) -> String {
+    std::fs::read_to_string(tasks)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .map(|doc| task(&doc, id)["status"].as_str().unwrap_or("pending").to_string())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_killed_batch_resumes_without_rerunning_completed_tasks() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write_tasks(
+        dir.path(),
+        &[sim_task("quick", "plain_success", ""), sim_task("slow", "demo_slow", "")].join(","),
+    );
+    let mut child = spawn_herd(&tasks);
+    wait_until(
+        "quick completed while slow runs",
+        Duration::from_secs(30),
+        || status_of(&tasks, "quick") == "completed" && status_of(&tasks, "slow") == "running",
+        || std::fs::read_to_string(&tasks).unwrap_or_default(),
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let out = run_headless(&tasks, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("slow  attempt 1 was interrupted"), "{stdout}");
+    let doc = read_json(&tasks);
+    assert_eq!(task(&doc, "quick")["attempts"], 1, "completed tasks are never re-run");
+    assert_eq!(task(&doc, "slow")["status"], "completed");
+    assert_eq!(task(&doc, "slow")["attempts"], 2);
+    no_agents_left(dir.path());
+}
+
+#[test]
+fn a_second_herd_on_the_same_file_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write_tasks(dir.path(), &sim_task("h", "hang", r#", "timeout_sec": 30"#));
+    let mut first = spawn_herd(&tasks);
+    wait_until("the first herd to start its agent", Duration::from_secs(20), || status_of(&tasks, "h") == "running", String::new);
+    let before = std::fs::read(&tasks).unwrap();
+    let second = run_headless(&tasks, &[]);
+    assert_eq!(second.status.code(), Some(2), "{}", describe(&second));
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(stderr.contains("in use by another herd (pid"), "{stderr}");
+    assert_eq!(std::fs::read(&tasks).unwrap(), before);
+    // Ctrl-C: the running task goes back to retryable and herd exits 130.
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(first.id() as i32).unwrap(),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    let status = first.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(status_of(&tasks, "h"), "retryable");
+    no_agents_left(dir.path());
+}
+
+#[test]
+fn a_broken_file_is_refused_and_left_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = dir.path().join("tasks.json");
+    let text = "{\"tasks\": [\n  {\"task_id\": \"a\", \"agent\": \"sim\", \"prompt_template\": \"x\"},\n  {\"task_id\": \"a\", \"agent\": \"sim\"}\n]}\n";
+    std::fs::write(&tasks, text).unwrap();
+    let out = run_headless(&tasks, &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert_eq!(std::fs::read_to_string(&tasks).unwrap(), text);
+    assert!(!dir.path().join("runs").exists());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let file = tasks.display().to_string();
+    assert!(stderr.contains(&format!("{file}:3:")), "{stderr}");
+    let malformed = "{\"tasks\": [\n  {\"task_id\": \"a\",,}\n]}";
+    std::fs::write(&tasks, malformed).unwrap();
+    let out = run_headless(&tasks, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("{file}:2:")), "{}", describe(&out));
+    assert_eq!(std::fs::read_to_string(&tasks).unwrap(), malformed);
+}
+
+#[test]
+fn validate_lists_every_problem_with_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = dir.path().join("tasks.json");
+    let text = r#"{"tasks": [
+  {"task_id": "a", "agent": "nobody", "prompt_template": "x"},
+  {"task_id": "b", "agent": "sim", "prompt_template": "Use {missing}"},
+  {"task_id": "c", "agent": "sim", "inputs": {"scenario": "success"}, "prompt_template": "x", "cwd": "no/such/dir"},
+  {"task_id": "d", "agent": "generic", "prompt_template": "x", "command": ["not-installed-anywhere"]}
+]}"#;
+    std::fs::write(&tasks, text).unwrap();
+    let out = herd().args(["validate", "--tasks"]).arg(&tasks).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let file = tasks.display().to_string();
+    for (line, needle) in [
+        (2, "agent \"nobody\" is not a known profile"),
+        (3, "no value for {missing}"),
+        (4, "does not exist"),
+        (5, "command \"not-installed-anywhere\" is not installed"),
+    ] {
+        assert!(
+            stderr.lines().any(|l| l.starts_with(&format!("{file}:{line}:")) && l.contains(needle)),
+            "line {line}: {needle}\n{stderr}"
+        );
+    }
+    // Run fails those tasks as failed_config and runs nothing else into the ground.
+    let out = run_headless(&tasks, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    let doc = read_json(&tasks);
+    for id in ["a", "b", "c", "d"] {
+        assert_eq!(task(&doc, id)["result"]["failure_type"], "failed_config", "{id}");
+        assert_eq!(task(&doc, id)["status"], "failed", "{id}");
+    }
+}
+
+#[test]
+fn terminal_queries_are_answered_and_floods_do_not_hide_the_marker() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write_tasks(
+        dir.path(),
+        &[sim_task("q", "queries", r#", "timeout_sec": 30"#), sim_task("f", "flood", r#", "timeout_sec": 60"#)].join(","),
+    );
+    let out = run_headless(&tasks, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let log = std::fs::read(dir.path().join("runs/f/attempt_1.log")).unwrap();
+    assert!(log.len() > 4_000_000, "the .log keeps every byte: {}", log.len());
+}
+
+#[test]
+fn only_runs_the_named_tasks() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write_tasks(dir.path(), &[sim_task("one", "plain_success", ""), sim_task("two", "plain_success", "")].join(","));
+    let out = run_headless(&tasks, &["--only", "two"]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let doc = read_json(&tasks);
+    assert_eq!(task(&doc, "one").get("status"), None, "untouched");
+    assert_eq!(task(&doc, "two")["status"], "completed");
+    let out = run_headless(&tasks, &["--only", "three"]);
+    assert_eq!(out.status.code(), Some(2));
+}
