@@ -3,10 +3,19 @@
 /// (file name, TOML text) of every built-in profile, from `assets/profiles/`.
 pub const BUILT_IN_PROFILES: &[(&str, &str)] = &[
     ("aider.toml", include_str!("../assets/profiles/aider.toml")),
-    ("claude.toml", include_str!("../assets/profiles/claude.toml")),
+    (
+        "claude.toml",
+        include_str!("../assets/profiles/claude.toml"),
+    ),
     ("codex.toml", include_str!("../assets/profiles/codex.toml")),
-    ("gemini.toml", include_str!("../assets/profiles/gemini.toml")),
-    ("generic.toml", include_str!("../assets/profiles/generic.toml")),
+    (
+        "gemini.toml",
+        include_str!("../assets/profiles/gemini.toml"),
+    ),
+    (
+        "generic.toml",
+        include_str!("../assets/profiles/generic.toml"),
+    ),
     ("sim.toml", include_str!("../assets/profiles/sim.toml")),
 ];
 

@@ -104,8 +104,14 @@ fn parse_size(text: &str) -> Result<(u16, u16), String> {
     let (cols, rows) = text
         .split_once(['x', 'X'])
         .ok_or_else(|| format!("expected COLSxROWS such as 120x40, got {text:?}"))?;
-    let cols: u16 = cols.trim().parse().map_err(|_| format!("bad column count in {text:?}"))?;
-    let rows: u16 = rows.trim().parse().map_err(|_| format!("bad row count in {text:?}"))?;
+    let cols: u16 = cols
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad column count in {text:?}"))?;
+    let rows: u16 = rows
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad row count in {text:?}"))?;
     if !(20..=1000).contains(&cols) || !(5..=500).contains(&rows) {
         return Err(format!("size {text:?} is out of range (20..1000 x 5..500)"));
     }

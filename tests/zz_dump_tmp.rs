@@ -3,7 +3,9 @@ use herd::core::screen::Screen;
 
 #[test]
 fn dump() {
-    let Ok(name) = std::env::var("DUMP") else { return };
+    let Ok(name) = std::env::var("DUMP") else {
+        return;
+    };
     let base = format!("{}/../shared/fixtures/{}", env!("CARGO_MANIFEST_DIR"), name);
     let raw = std::fs::read(format!("{base}.raw")).unwrap();
     let tl = std::fs::read_to_string(format!("{base}.timeline.jsonl")).unwrap();
@@ -13,7 +15,12 @@ fn dump() {
     for line in tl.lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         if v["dir"] != "out" {
-            println!("---- {} {} {:?}", v["t"], v["dir"], v["text"].as_str().unwrap_or(""));
+            println!(
+                "---- {} {} {:?}",
+                v["t"],
+                v["dir"],
+                v["text"].as_str().unwrap_or("")
+            );
             continue;
         }
         let len = v["len"].as_u64().unwrap() as usize;
@@ -24,7 +31,12 @@ fn dump() {
         }
         let text = s.text();
         if text != last {
-            println!("==== t={} cursor={:?} title={:?}", v["t"], s.cursor(), s.title());
+            println!(
+                "==== t={} cursor={:?} title={:?}",
+                v["t"],
+                s.cursor(),
+                s.title()
+            );
             for (i, r) in s.visible_rows().iter().enumerate() {
                 if !r.trim().is_empty() {
                     let r: String = squeeze(r);
@@ -42,8 +54,14 @@ fn squeeze(r: &str) -> String {
     let mut i = 0;
     while i < chars.len() {
         let mut j = i;
-        while j < chars.len() && chars[j] == chars[i] { j += 1; }
-        if j - i >= 10 { out.push_str(&format!("{}{{x{}}}", chars[i], j - i)); } else { out.extend(&chars[i..j]); }
+        while j < chars.len() && chars[j] == chars[i] {
+            j += 1;
+        }
+        if j - i >= 10 {
+            out.push_str(&format!("{}{{x{}}}", chars[i], j - i));
+        } else {
+            out.extend(&chars[i..j]);
+        }
         i = j;
     }
     out

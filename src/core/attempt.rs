@@ -46,10 +46,15 @@ pub enum Event<'a> {
     /// A deadline passed (see `next_deadline`).
     Tick,
     /// The operator answered the prompt of rule `rule` with its keys.
-    OperatorAnswer { rule: usize },
+    OperatorAnswer {
+        rule: usize,
+    },
     /// The operator typed or pasted into the agent.
     OperatorKeys(Vec<u8>),
-    Resize { rows: u16, cols: u16 },
+    Resize {
+        rows: u16,
+        cols: u16,
+    },
     Cancel,
 }
 
@@ -108,8 +113,12 @@ pub struct WaitingPrompt {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum EndStage {
     /// Exit keys sent (or a natural exit awaited) at `at`.
-    Grace { at: Duration },
-    Term { at: Duration },
+    Grace {
+        at: Duration,
+    },
+    Term {
+        at: Duration,
+    },
     Kill,
 }
 
@@ -374,7 +383,12 @@ impl Attempt {
         }
     }
 
-    fn prompt_appeared(&mut self, sighting: PromptSighting, now: Duration, effects: &mut Vec<Effect>) {
+    fn prompt_appeared(
+        &mut self,
+        sighting: PromptSighting,
+        now: Duration,
+        effects: &mut Vec<Effect>,
+    ) {
         let rule = &self.setup.profile.prompts[sighting.rule];
         let name = rule.name.clone();
         let keys = rule.send.clone();

@@ -22,7 +22,11 @@ const MARKER: &str = "TASK_COMPLETE:t1";
 const PROMPT: &str = "Do the thing. When complete, print exactly: TASK_COMPLETE:t1";
 
 fn setup(auto: bool) -> AttemptSetup {
-    let profile = ProfileSet::build(&[PROFILE], None).unwrap().get("t").unwrap().clone();
+    let profile = ProfileSet::build(&[PROFILE], None)
+        .unwrap()
+        .get("t")
+        .unwrap()
+        .clone();
     AttemptSetup {
         profile,
         marker: MARKER.into(),
@@ -52,16 +56,23 @@ fn writes(effects: &[Effect]) -> Vec<String> {
 }
 
 fn exit0() -> ExitStatus {
-    ExitStatus { code: Some(0), signal: None }
+    ExitStatus {
+        code: Some(0),
+        signal: None,
+    }
 }
 
-const DIALOG: &[u8] = b"\x1b[2J\x1b[H Do you want to proceed?\r\n \xe2\x9d\xaf 1. Yes\r\n   2. No\r\n";
+const DIALOG: &[u8] =
+    b"\x1b[2J\x1b[H Do you want to proceed?\r\n \xe2\x9d\xaf 1. Yes\r\n   2. No\r\n";
 const CLEAR: &[u8] = b"\x1b[2J\x1b[Hworking\r\n";
 
 #[test]
 fn marker_then_exit_keys_then_success() {
     let mut a = Attempt::new(setup(false));
-    let fx = a.handle(Event::Output(b"\xe2\x97\x8f TASK_COMPLETE:t1\r\n\xe2\x9d\xaf \r\n"), secs(1));
+    let fx = a.handle(
+        Event::Output(b"\xe2\x97\x8f TASK_COMPLETE:t1\r\n\xe2\x9d\xaf \r\n"),
+        secs(1),
+    );
     assert!(a.marker_seen());
     assert_eq!(writes(&fx), ["/exit\r"]);
     assert_eq!(a.next_deadline(), Some(secs(3)));
@@ -69,14 +80,28 @@ fn marker_then_exit_keys_then_success() {
     assert_eq!(fx, [Effect::Signal(StopSignal::Term)]);
     let fx = a.handle(Event::Tick, secs(6));
     assert_eq!(fx, [Effect::Signal(StopSignal::Kill)]);
-    a.handle(Event::Exited(ExitStatus { code: None, signal: Some("SIGKILL".into()) }), secs(6));
-    assert!(a.verdict().unwrap().is_success(), "ended by herd after the marker is a normal end");
+    a.handle(
+        Event::Exited(ExitStatus {
+            code: None,
+            signal: Some("SIGKILL".into()),
+        }),
+        secs(6),
+    );
+    assert!(
+        a.verdict().unwrap().is_success(),
+        "ended by herd after the marker is a normal end"
+    );
 }
 
 #[test]
 fn the_echoed_prompt_is_not_completion() {
     let mut a = Attempt::new(setup(false));
-    a.handle(Event::Output("❯ Do the thing. When complete, print exactly:\r\n  TASK_COMPLETE:t1\r\n".as_bytes()), secs(1));
+    a.handle(
+        Event::Output(
+            "❯ Do the thing. When complete, print exactly:\r\n  TASK_COMPLETE:t1\r\n".as_bytes(),
+        ),
+        secs(1),
+    );
     assert!(!a.marker_seen());
 }
 
@@ -107,7 +132,13 @@ fn an_auto_prompt_is_answered_once_per_appearance_and_capped() {
     a.handle(Event::Exited(exit0()), secs(7));
     let v = a.verdict().unwrap();
     assert_eq!(v.failure, Some(FailureType::PermissionBlocked));
-    assert!(v.evidence.as_deref().unwrap().contains("kept coming back after 2"), "{v:?}");
+    assert!(
+        v.evidence
+            .as_deref()
+            .unwrap()
+            .contains("kept coming back after 2"),
+        "{v:?}"
+    );
 }
 
 #[test]
@@ -121,7 +152,10 @@ fn an_unanswered_prompt_blocks_after_the_wait() {
     let fx = a.handle(Event::Tick, secs(11));
     assert!(fx.contains(&Effect::Signal(StopSignal::Term)));
     a.handle(Event::Exited(exit0()), secs(12));
-    assert_eq!(a.verdict().unwrap().failure, Some(FailureType::PermissionBlocked));
+    assert_eq!(
+        a.verdict().unwrap().failure,
+        Some(FailureType::PermissionBlocked)
+    );
 }
 
 #[test]
@@ -136,7 +170,10 @@ fn the_operator_can_answer_a_waiting_prompt() {
 #[test]
 fn idle_at_the_ready_prompt_ends_with_the_screen_verdict() {
     let mut a = Attempt::new(setup(false));
-    a.handle(Event::Output("  ⎿  Not logged in · Please run /login\r\n❯ \r\n".as_bytes()), secs(1));
+    a.handle(
+        Event::Output("  ⎿  Not logged in · Please run /login\r\n❯ \r\n".as_bytes()),
+        secs(1),
+    );
     assert_eq!(a.next_deadline(), Some(secs(6)));
     let fx = a.handle(Event::Tick, secs(6));
     assert_eq!(writes(&fx), ["/exit\r"]);
@@ -150,7 +187,10 @@ fn idle_at_the_ready_prompt_ends_with_the_screen_verdict() {
 #[test]
 fn a_busy_screen_is_not_idle() {
     let mut a = Attempt::new(setup(false));
-    a.handle(Event::Output("✻ Thinking… (esc to interrupt)\r\n❯ \r\n".as_bytes()), secs(1));
+    a.handle(
+        Event::Output("✻ Thinking… (esc to interrupt)\r\n❯ \r\n".as_bytes()),
+        secs(1),
+    );
     assert_eq!(a.next_deadline(), Some(secs(100)));
 }
 
@@ -198,9 +238,19 @@ name = "press_1"
 pattern = '❯ 1\. Yes'
 send = "1"
 "#;
-    let profile = ProfileSet::build(&[text], None).unwrap().get("t").unwrap().clone();
-    let dialog = "Do you want to proceed?\r\n❯ 1. Yes\r\n  2. Yes, and don't ask again\r\n  3. No\r\n".as_bytes();
-    for (auto, want) in [(vec![true, true], vec!["2"]), (vec![false, true], vec!["1"]), (vec![false, false], vec![])] {
+    let profile = ProfileSet::build(&[text], None)
+        .unwrap()
+        .get("t")
+        .unwrap()
+        .clone();
+    let dialog =
+        "Do you want to proceed?\r\n❯ 1. Yes\r\n  2. Yes, and don't ask again\r\n  3. No\r\n"
+            .as_bytes();
+    for (auto, want) in [
+        (vec![true, true], vec!["2"]),
+        (vec![false, true], vec!["1"]),
+        (vec![false, false], vec![]),
+    ] {
         let mut s = setup(false);
         s.profile = profile.clone();
         s.auto_rules = auto.clone();

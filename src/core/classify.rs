@@ -36,8 +36,12 @@ pub enum EndCause {
     AfterMarker,
     /// herd ended it because it sat idle at its input prompt.
     Idle,
-    Timeout { after_sec: u64 },
-    PermissionBlocked { evidence: String },
+    Timeout {
+        after_sec: u64,
+    },
+    PermissionBlocked {
+        evidence: String,
+    },
     Cancelled,
 }
 
@@ -153,7 +157,11 @@ auth = ['Invalid API key', 'Please run /login']
 quota = ["You[’']ve hit your usage limit"]
 transient = ['529 Overloaded']
 "#;
-        ProfileSet::build(&[text], None).unwrap().get("t").unwrap().clone()
+        ProfileSet::build(&[text], None)
+            .unwrap()
+            .get("t")
+            .unwrap()
+            .clone()
     }
 
     fn exit(code: i32) -> ExitStatus {
@@ -171,25 +179,126 @@ transient = ['529 Overloaded']
         let both = vec![quota[0].clone(), auth[0].clone()];
         let overloaded = vec!["● API Error: Repeated 529 Overloaded errors.".to_string()];
         let healthy = vec!["done".to_string()];
-        let cases: Vec<(EndCause, bool, ExitStatus, &[String], Option<FailureType>, &str)> = vec![
+        let cases: Vec<(
+            EndCause,
+            bool,
+            ExitStatus,
+            &[String],
+            Option<FailureType>,
+            &str,
+        )> = vec![
             (EndCause::Exited, true, exit(0), &healthy, None, ""),
             (EndCause::AfterMarker, true, exit(137), &healthy, None, ""),
-            (EndCause::Exited, true, exit(2), &healthy, Some(FailureType::Process), "exit code 2 after the completion marker"),
-            (EndCause::Exited, false, exit(0), &healthy, Some(FailureType::Incomplete), "no completion marker; exit code 0"),
-            (EndCause::Idle, false, exit(0), &healthy, Some(FailureType::Incomplete), "idle at the input prompt without the completion marker"),
-            (EndCause::Timeout { after_sec: 30 }, true, exit(0), &auth, Some(FailureType::Timeout), "timeout after 30 s"),
-            (EndCause::PermissionBlocked { evidence: "prompt press_1 unanswered for 60 s".into() }, false, exit(0), &auth, Some(FailureType::PermissionBlocked), "prompt press_1 unanswered for 60 s"),
-            (EndCause::Idle, false, exit(0), &auth, Some(FailureType::Auth), "⎿  Not logged in · Please run /login"),
-            (EndCause::Exited, false, exit(1), &quota, Some(FailureType::Quota), "You’ve hit your usage limit · resets 3pm"),
-            (EndCause::Exited, false, exit(1), &both, Some(FailureType::Auth), "⎿  Not logged in · Please run /login"),
-            (EndCause::Idle, false, exit(0), &overloaded, Some(FailureType::Process), "● API Error: Repeated 529 Overloaded errors."),
-            (EndCause::Exited, false, exit(3), &healthy, Some(FailureType::Process), "exit code 3"),
-            (EndCause::Exited, false, ExitStatus { code: None, signal: Some("SIGKILL".into()) }, &healthy, Some(FailureType::Process), "killed by signal SIGKILL"),
+            (
+                EndCause::Exited,
+                true,
+                exit(2),
+                &healthy,
+                Some(FailureType::Process),
+                "exit code 2 after the completion marker",
+            ),
+            (
+                EndCause::Exited,
+                false,
+                exit(0),
+                &healthy,
+                Some(FailureType::Incomplete),
+                "no completion marker; exit code 0",
+            ),
+            (
+                EndCause::Idle,
+                false,
+                exit(0),
+                &healthy,
+                Some(FailureType::Incomplete),
+                "idle at the input prompt without the completion marker",
+            ),
+            (
+                EndCause::Timeout { after_sec: 30 },
+                true,
+                exit(0),
+                &auth,
+                Some(FailureType::Timeout),
+                "timeout after 30 s",
+            ),
+            (
+                EndCause::PermissionBlocked {
+                    evidence: "prompt press_1 unanswered for 60 s".into(),
+                },
+                false,
+                exit(0),
+                &auth,
+                Some(FailureType::PermissionBlocked),
+                "prompt press_1 unanswered for 60 s",
+            ),
+            (
+                EndCause::Idle,
+                false,
+                exit(0),
+                &auth,
+                Some(FailureType::Auth),
+                "⎿  Not logged in · Please run /login",
+            ),
+            (
+                EndCause::Exited,
+                false,
+                exit(1),
+                &quota,
+                Some(FailureType::Quota),
+                "You’ve hit your usage limit · resets 3pm",
+            ),
+            (
+                EndCause::Exited,
+                false,
+                exit(1),
+                &both,
+                Some(FailureType::Auth),
+                "⎿  Not logged in · Please run /login",
+            ),
+            (
+                EndCause::Idle,
+                false,
+                exit(0),
+                &overloaded,
+                Some(FailureType::Process),
+                "● API Error: Repeated 529 Overloaded errors.",
+            ),
+            (
+                EndCause::Exited,
+                false,
+                exit(3),
+                &healthy,
+                Some(FailureType::Process),
+                "exit code 3",
+            ),
+            (
+                EndCause::Exited,
+                false,
+                ExitStatus {
+                    code: None,
+                    signal: Some("SIGKILL".into()),
+                },
+                &healthy,
+                Some(FailureType::Process),
+                "killed by signal SIGKILL",
+            ),
             // Exit codes lie: an auth failure with exit 0 is still an auth failure.
-            (EndCause::Exited, false, exit(0), &auth, Some(FailureType::Auth), "⎿  Not logged in · Please run /login"),
+            (
+                EndCause::Exited,
+                false,
+                exit(0),
+                &auth,
+                Some(FailureType::Auth),
+                "⎿  Not logged in · Please run /login",
+            ),
         ];
         for (cause, marker_seen, exit, tail, failure, evidence) in cases {
-            let facts = EndFacts { cause: cause.clone(), marker_seen, exit, tail };
+            let facts = EndFacts {
+                cause: cause.clone(),
+                marker_seen,
+                exit,
+                tail,
+            };
             let v = classify(&facts, &p);
             assert_eq!(v.failure, failure, "{cause:?} marker={marker_seen}");
             assert_eq!(v.evidence.as_deref().unwrap_or(""), evidence, "{cause:?}");
@@ -199,7 +308,15 @@ transient = ['529 Overloaded']
     #[test]
     fn cancelled_is_neither_success_nor_failure() {
         let p = profile();
-        let v = classify(&EndFacts { cause: EndCause::Cancelled, marker_seen: true, exit: exit(0), tail: &[] }, &p);
+        let v = classify(
+            &EndFacts {
+                cause: EndCause::Cancelled,
+                marker_seen: true,
+                exit: exit(0),
+                tail: &[],
+            },
+            &p,
+        );
         assert!(v.cancelled && v.failure.is_none() && !v.is_success());
     }
 }

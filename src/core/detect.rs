@@ -149,7 +149,11 @@ pattern = 'Run shell command\? \(Y\)es/\(N\)o.*\[Yes\]:'
 anchor = "cursor"
 send = "y\r"
 "#;
-        ProfileSet::build(&[text], None).unwrap().get("t").unwrap().clone()
+        ProfileSet::build(&[text], None)
+            .unwrap()
+            .get("t")
+            .unwrap()
+            .clone()
     }
 
     fn rows(text: &str) -> Vec<String> {
@@ -167,7 +171,9 @@ send = "y\r"
     #[test]
     fn a_dialog_at_the_bottom_is_seen() {
         let p = profile();
-        let r = rows("● Bash(touch x)\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. No\n\n Esc to cancel\n");
+        let r = rows(
+            "● Bash(touch x)\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. No\n\n Esc to cancel\n",
+        );
         let found = find_prompts(&p, view(&r, 0));
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].rule, 0);
@@ -194,7 +200,9 @@ send = "y\r"
     #[test]
     fn cursor_questions_are_new_appearances_on_new_rows() {
         let p = profile();
-        let r = rows("Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: y\nok\nRun shell command? (Y)es/(N)o/(D)on't ask again [Yes]:");
+        let r = rows(
+            "Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: y\nok\nRun shell command? (Y)es/(N)o/(D)on't ask again [Yes]:",
+        );
         let found = find_prompts(&p, view(&r, 2));
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].appearance, 102);

@@ -33,8 +33,10 @@ impl MarkerWatch {
         if !squeezed_marker.is_empty() {
             for (at, _) in squeezed_prompt.match_indices(&squeezed_marker) {
                 let before = last_chars(&squeezed_prompt[..at], CONTEXT_CHARS);
-                let after =
-                    first_chars(&squeezed_prompt[at + squeezed_marker.len()..], CONTEXT_CHARS);
+                let after = first_chars(
+                    &squeezed_prompt[at + squeezed_marker.len()..],
+                    CONTEXT_CHARS,
+                );
                 echoes.push((before.to_string(), after.to_string()));
             }
         }

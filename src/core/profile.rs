@@ -280,7 +280,12 @@ impl Compiler<'_> {
             Ok(re) => Some(re),
             Err(e) => {
                 let detail = e.to_string();
-                let detail = detail.lines().last().unwrap_or("invalid").trim().to_string();
+                let detail = detail
+                    .lines()
+                    .last()
+                    .unwrap_or("invalid")
+                    .trim()
+                    .to_string();
                 self.errors.push(ProfileError {
                     location: locate_literal(self.text, pattern),
                     message: format!(
@@ -355,7 +360,10 @@ fn compile(
         seen.push(rule.name.clone());
         if rule.send.is_empty() {
             c.fail(
-                format!("prompt rule {:?} sends nothing; set send = \"1\" or similar", rule.name),
+                format!(
+                    "prompt rule {:?} sends nothing; set send = \"1\" or similar",
+                    rule.name
+                ),
                 &rule.name,
             );
         }
@@ -376,7 +384,10 @@ fn compile(
     }
     let idle_sec = source.idle_sec.unwrap_or(DEFAULT_IDLE_SEC);
     if !(idle_sec.is_finite() && idle_sec > 0.0) {
-        c.fail(format!("idle_sec must be a positive number of seconds, got {idle_sec}"), "idle_sec");
+        c.fail(
+            format!("idle_sec must be a positive number of seconds, got {idle_sec}"),
+            "idle_sec",
+        );
     }
     let exit_grace_sec = source.exit_grace_sec.unwrap_or(DEFAULT_EXIT_GRACE_SEC);
     if !(exit_grace_sec.is_finite() && exit_grace_sec >= 0.0) {
@@ -465,8 +476,16 @@ command = ["other"]
         let user = "[profiles.bad]\ncommand = []\nauth = ['(unclosed']\n[[profiles.bad.prompts]]\nname = 'press 1'\npattern = 'x'\nsend = ''\n";
         let errors = ProfileSet::build(&[], Some(user)).unwrap_err();
         let text: Vec<String> = errors.iter().map(ToString::to_string).collect();
-        assert!(text.iter().any(|e| e.starts_with("3:10: profile 'bad': auth[0] is not a valid regular expression")), "{text:?}");
-        assert!(text.iter().any(|e| e.contains("has name \"press 1\"")), "{text:?}");
+        assert!(
+            text.iter()
+                .any(|e| e
+                    .starts_with("3:10: profile 'bad': auth[0] is not a valid regular expression")),
+            "{text:?}"
+        );
+        assert!(
+            text.iter().any(|e| e.contains("has name \"press 1\"")),
+            "{text:?}"
+        );
         assert!(text.iter().any(|e| e.contains("sends nothing")), "{text:?}");
     }
 
@@ -475,7 +494,8 @@ command = ["other"]
         let errors = ProfileSet::build(&[], Some("[profiles.x]\ncommand = [\"a\"\n")).unwrap_err();
         assert_eq!(errors.len(), 1);
         assert!(errors[0].location.is_some(), "{errors:?}");
-        let errors = ProfileSet::build(&[], Some("[profiles.x]\ncommand = [\"a\"]\nbogus = 1\n")).unwrap_err();
+        let errors = ProfileSet::build(&[], Some("[profiles.x]\ncommand = [\"a\"]\nbogus = 1\n"))
+            .unwrap_err();
         assert!(errors[0].to_string().contains("bogus"), "{errors:?}");
         assert_eq!(errors[0].location.map(|l| l.0), Some(3));
     }

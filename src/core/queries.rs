@@ -51,7 +51,9 @@ impl TerminalQuery {
             (Some(b'>'), None, 'c') => Some(TerminalQuery::SecondaryAttributes),
             (Some(b'>'), None, 'q') => Some(TerminalQuery::TerminalVersion),
             (Some(b'?'), None, 'u') => Some(TerminalQuery::KeyboardFlags),
-            (Some(b'?'), Some(b'$'), 'p') => first_param.map(|mode| TerminalQuery::PrivateModeReport { mode }),
+            (Some(b'?'), Some(b'$'), 'p') => {
+                first_param.map(|mode| TerminalQuery::PrivateModeReport { mode })
+            }
             _ => None,
         }
     }
@@ -84,7 +86,11 @@ impl TerminalQuery {
                 format!("\x1b[?{mode};{state}$y").into_bytes()
             }
             TerminalQuery::Colour { which } => {
-                let rgb = if *which == 10 { "c7c7/c7c7/c7c7" } else { "0000/0000/0000" };
+                let rgb = if *which == 10 {
+                    "c7c7/c7c7/c7c7"
+                } else {
+                    "0000/0000/0000"
+                };
                 format!("\x1b]{which};rgb:{rgb}\x1b\\").into_bytes()
             }
         }
@@ -117,7 +123,10 @@ mod tests {
                 .unwrap_or_else(|| panic!("not recognised: {i1:?} {params:?} {action}"));
             assert_eq!(String::from_utf8(q.answer()).unwrap(), want);
         }
-        assert_eq!(TerminalQuery::from_csi(None, None, &[&[1]], 'm', (0, 0)), None);
+        assert_eq!(
+            TerminalQuery::from_csi(None, None, &[&[1]], 'm', (0, 0)),
+            None
+        );
         assert_eq!(
             TerminalQuery::from_osc(&[b"11", b"?"]),
             Some(TerminalQuery::Colour { which: 11 })

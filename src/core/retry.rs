@@ -50,11 +50,27 @@ mod tests {
             (Some(PermissionBlocked), 1, 3, None, TaskStatus::Failed),
             (Some(Incomplete), 1, 3, None, TaskStatus::Failed),
             (Some(Config), 1, 3, None, TaskStatus::Failed),
-            (Some(Incomplete), 1, 3, Some(&[Incomplete][..]), TaskStatus::Retryable),
-            (Some(Timeout), 1, 3, Some(&[Incomplete][..]), TaskStatus::Failed),
+            (
+                Some(Incomplete),
+                1,
+                3,
+                Some(&[Incomplete][..]),
+                TaskStatus::Retryable,
+            ),
+            (
+                Some(Timeout),
+                1,
+                3,
+                Some(&[Incomplete][..]),
+                TaskStatus::Failed,
+            ),
         ];
         for (failure, attempts, max, retry_on, want) in cases {
-            assert_eq!(status_after(failure, attempts, max, retry_on), want, "{failure:?} {attempts}/{max}");
+            assert_eq!(
+                status_after(failure, attempts, max, retry_on),
+                want,
+                "{failure:?} {attempts}/{max}"
+            );
         }
     }
 

@@ -13,6 +13,7 @@
 //! `problems()` is not empty.
 
 mod fields;
+mod json_error;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -60,7 +61,7 @@ impl TaskFile {
     pub fn parse(text: &str) -> Result<TaskFile, Vec<Problem>> {
         // Editors on Windows may add a byte order mark; it is not part of the JSON.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let doc: Value = serde_json::from_str(text).map_err(|e| vec![json_problem(text, &e)])?;
+        let doc: Value = serde_json::from_str(text).map_err(|e| vec![json_error::problem(text, &e)])?;
         let positions = json_pos::locate(text);
         let fatal = |pointer: &str, message: String| {
             vec![Problem {
@@ -283,10 +284,7 @@ impl TaskFile {
 
     fn task_object_mut(&mut self, index: usize) -> Option<&mut serde_json::Map<String, Value>> {
         let slot = *self.slots.get(index)?;
-        self.doc
-            .get_mut("tasks")?
-            .get_mut(slot)?
-            .as_object_mut()
+        self.doc.get_mut("tasks")?.get_mut(slot)?.as_object_mut()
     }
 
     /// Writes `key` into task `index`'s object; false if there is no such task.
@@ -325,48 +323,6 @@ impl TaskFile {
     }
 }
 
-/// One problem for text that is not JSON, with serde_json's position in characters.
-fn json_problem(text: &str, error: &serde_json::Error) -> Problem {
-    let location = (error.line() > 0).then(|| Location {
-        line: error.line(),
-        column: json_pos::char_column(text, error.line(), error.column()),
-    });
-    let full = error.to_string();
-    let what = full
-        .rsplit_once(" at line ")
-        .map_or(full.as_str(), |(what, _)| what);
-    let readable = match what {
-        "EOF while parsing a value" if text.trim().is_empty() => {
-            "the file is empty: it must be a JSON object like {\"tasks\": [ ... ]}"
-        }
-        "EOF while parsing a value" => "the file ends where a value was expected",
-        "EOF while parsing a list" => "the file ends inside a list: a `]` is missing",
-        "EOF while parsing an object" => "the file ends inside an object: a `}` is missing",
-        "EOF while parsing a string" => "the file ends inside a string: a closing `\"` is missing",
-        "expected `,` or `}`" => "expected `,` or `}`: a comma between fields, or a `}`, is missing",
-        "expected `,` or `]`" => "expected `,` or `]`: a comma between items, or a `]`, is missing",
-        "expected `:`" => "expected `:` after the key",
-        "key must be a string" => "expected a key in double quotes, like \"agent\"",
-        "trailing comma" => "trailing comma: JSON allows no comma before `}` or `]`",
-        "trailing characters" => "unexpected text after the end of the JSON object",
-        "expected value" => {
-            "expected a value: a string in double quotes, a number, true, false, null, an object \
-             or a list"
-        }
-        "expected ident" => "expected true, false or null",
-        "control character (\\u0000-\\u001F) found while parsing a string" => {
-            "a line break or tab inside a string: write it as \\n or \\t"
-        }
-        "recursion limit exceeded" => "the document is nested too deeply",
-        other => other,
-    };
-    Problem {
-        location,
-        task_id: None,
-        message: format!("not valid JSON: {readable}"),
-    }
-}
-
 /// A key written twice in one object: serde_json keeps the last, so the rewrite would lose one.
 fn duplicate_key_problems(
     positions: &PositionIndex,
@@ -388,7 +344,10 @@ fn duplicate_key_problems(
         };
         let (prefix, name, task_id) = match slot {
             Some(slot) => (
-                labels.get(slot).map(|l| format!("{l}: ")).unwrap_or_default(),
+                labels
+                    .get(slot)
+                    .map(|l| format!("{l}: "))
+                    .unwrap_or_default(),
                 tokens[2..].join("."),
                 slots
                     .iter()

@@ -177,7 +177,11 @@ mod tests {
             ("line1\n{a}\nline3", "line1\n1\nline3"),
         ];
         for (template, expected) in table {
-            assert_eq!(render(template, values).as_deref(), Ok(expected), "{template:?}");
+            assert_eq!(
+                render(template, values).as_deref(),
+                Ok(expected),
+                "{template:?}"
+            );
         }
     }
 
@@ -201,7 +205,12 @@ mod tests {
             ("{a{b}}", invalid("a{b", 1)),
             ("{é}", invalid("é", 1)),
             ("{\"k\": 1}", invalid("\"k\": 1", 1)),
-            ("{missing}", Missing { names: vec!["missing".into()] }),
+            (
+                "{missing}",
+                Missing {
+                    names: vec!["missing".into()],
+                },
+            ),
             (
                 "{x} {a} {y} {x} {z}",
                 Missing {

@@ -53,7 +53,8 @@ pub fn load_profiles(user: Option<&Path>) -> std::result::Result<ProfileSet, Vec
         errors
             .iter()
             .map(|e: &ProfileError| {
-                let file = user.map_or("built-in profiles".to_string(), |p| p.display().to_string());
+                let file =
+                    user.map_or("built-in profiles".to_string(), |p| p.display().to_string());
                 match e.location {
                     Some(_) => format!("{file}:{e}"),
                     None => format!("{file}: {e}"),
@@ -106,12 +107,17 @@ fn run(args: &RunArgs) -> Result<i32> {
         for p in store.file().problems() {
             eprintln!("{}", store::format_problem(store.path(), p));
         }
-        eprintln!("herd: the tasks file has problems; nothing was started and the file is unchanged (see herd validate)");
+        eprintln!(
+            "herd: the tasks file has problems; nothing was started and the file is unchanged (see herd validate)"
+        );
         return Ok(EXIT_INVALID);
     }
     for id in &args.only {
         if store.file().task_index(id).is_none() {
-            eprintln!("herd: --only {id}: no task has this task_id in {}", args.tasks.tasks.display());
+            eprintln!(
+                "herd: --only {id}: no task has this task_id in {}",
+                args.tasks.tasks.display()
+            );
             return Ok(EXIT_INVALID);
         }
     }
@@ -170,7 +176,11 @@ fn validate(args: &TasksArgs) -> Result<i32> {
             return Ok(EXIT_INVALID);
         }
     };
-    problems.extend(file.problems().iter().map(|p| store::format_problem(&args.tasks, p)));
+    problems.extend(
+        file.problems()
+            .iter()
+            .map(|p| store::format_problem(&args.tasks, p)),
+    );
     if let Some(profiles) = &profiles {
         let base = default_runs_dir(&args.tasks);
         let base_dir = base.parent().unwrap_or(Path::new("."));
@@ -187,7 +197,9 @@ fn validate(args: &TasksArgs) -> Result<i32> {
                 let at = file
                     .location(index, field)
                     .or_else(|| file.location(index, None));
-                let place = at.map(|l| format!("{path}:{l}")).unwrap_or_else(|| path.clone());
+                let place = at
+                    .map(|l| format!("{path}:{l}"))
+                    .unwrap_or_else(|| path.clone());
                 problems.push(format!("{place}: task \"{}\": {message}", task.task_id));
             }
         }
@@ -197,7 +209,11 @@ fn validate(args: &TasksArgs) -> Result<i32> {
         Ok(0)
     } else {
         print_problems(&problems);
-        eprintln!("{} problem{} found", problems.len(), if problems.len() == 1 { "" } else { "s" });
+        eprintln!(
+            "{} problem{} found",
+            problems.len(),
+            if problems.len() == 1 { "" } else { "s" }
+        );
         Ok(EXIT_INVALID)
     }
 }
@@ -250,7 +266,10 @@ fn profiles(args: &ProfilesArgs) -> Result<i32> {
     if let Some(name) = &args.name {
         let Some(profile) = set.get(name) else {
             let known: Vec<&str> = set.names().collect();
-            eprintln!("herd: no profile named {name:?}; known: {}", known.join(", "));
+            eprintln!(
+                "herd: no profile named {name:?}; known: {}",
+                known.join(", ")
+            );
             return Ok(EXIT_INVALID);
         };
         print!("{}", super::profiles_view::describe_full(profile));

@@ -48,12 +48,33 @@ pub struct EngineOptions {
 /// What happened, for the frontends to show.
 #[derive(Debug, Clone, PartialEq)]
 pub enum EngineEvent {
-    Resumed { task_id: String, attempt: u32 },
-    Started { task_id: String, attempt: u32, command: String },
-    Note { task_id: String, note: Note },
-    Finished { task_id: String, attempt: u32, verdict: Verdict, status: TaskStatus },
-    ConfigFailed { task_id: String, evidence: String },
-    RetryScheduled { task_id: String, after: Duration },
+    Resumed {
+        task_id: String,
+        attempt: u32,
+    },
+    Started {
+        task_id: String,
+        attempt: u32,
+        command: String,
+    },
+    Note {
+        task_id: String,
+        note: Note,
+    },
+    Finished {
+        task_id: String,
+        attempt: u32,
+        verdict: Verdict,
+        status: TaskStatus,
+    },
+    ConfigFailed {
+        task_id: String,
+        evidence: String,
+    },
+    RetryScheduled {
+        task_id: String,
+        after: Duration,
+    },
 }
 
 /// One running attempt.
@@ -140,7 +161,9 @@ impl Engine {
                 obj.insert("interrupted".into(), json!(true));
                 obj.insert(
                     "failure_evidence".into(),
-                    json!(format!("attempt {attempt} was interrupted: herd stopped while it ran")),
+                    json!(format!(
+                        "attempt {attempt} was interrupted: herd stopped while it ran"
+                    )),
                 );
             }
             let file = self.store.file_mut();
@@ -182,9 +205,13 @@ impl Engine {
         let task_id = self.store.file().tasks()[index].task_id.clone();
         let file = self.store.file_mut();
         file.set_status(index, TaskStatus::Failed);
-        file.set_result(index, outcome::config_failure_json(&evidence, OffsetDateTime::now_utc()));
+        file.set_result(
+            index,
+            outcome::config_failure_json(&evidence, OffsetDateTime::now_utc()),
+        );
         self.store.save().wrap_err("cannot write the tasks file")?;
-        self.events.push(EngineEvent::ConfigFailed { task_id, evidence });
+        self.events
+            .push(EngineEvent::ConfigFailed { task_id, evidence });
         Ok(())
     }
 
@@ -269,7 +296,10 @@ impl Engine {
             Err(evidence) => return self.fail_config(index, evidence),
         };
         let Some(profile) = self.profiles.get(&task.agent).cloned() else {
-            return self.fail_config(index, format!("agent \"{}\" is not a known profile", task.agent));
+            return self.fail_config(
+                index,
+                format!("agent \"{}\" is not a known profile", task.agent),
+            );
         };
         let (rows, cols) = (self.opts.rows, self.opts.cols);
         let started_at = OffsetDateTime::now_utc();
@@ -347,7 +377,22 @@ impl Engine {
                 };
                 let mut recorder = recorder;
                 let exit = ExitStatus::default();
-                self.conclude(index, &task.task_id, number, &plan, &mut recorder, &verdict, &exit, false, &[], Vec::new(), now, now, started_at, false)
+                self.conclude(
+                    index,
+                    &task.task_id,
+                    number,
+                    &plan,
+                    &mut recorder,
+                    &verdict,
+                    &exit,
+                    false,
+                    &[],
+                    Vec::new(),
+                    now,
+                    now,
+                    started_at,
+                    false,
+                )
             }
         }
     }
@@ -454,7 +499,11 @@ impl Engine {
         let exit = live.exit.clone().unwrap_or_default();
         // The verdict note is recorded by `conclude`, with the status it leads to.
         let _ = live.attempt.handle(Event::Exited(exit.clone()), at);
-        let verdict = live.attempt.verdict().cloned().unwrap_or_else(Verdict::success);
+        let verdict = live
+            .attempt
+            .verdict()
+            .cloned()
+            .unwrap_or_else(Verdict::success);
         let counts = live.attempt.auto_input_counts();
         let inputs = live.attempt.auto_inputs().to_vec();
         let marker_seen = live.attempt.marker_seen();
@@ -502,7 +551,12 @@ impl Engine {
         } else if verdict.cancelled {
             TaskStatus::Cancelled
         } else {
-            retry::status_after(verdict.failure, number, task.max_retries, task.retry_on.as_deref())
+            retry::status_after(
+                verdict.failure,
+                number,
+                task.max_retries,
+                task.retry_on.as_deref(),
+            )
         };
         let ended_at = OffsetDateTime::now_utc();
         let o = AttemptOutcome {
@@ -615,7 +669,10 @@ pub fn note_label(note: &Note) -> String {
         Note::Verdict(v) => format!(
             "verdict: {}{}",
             v.label(),
-            v.evidence.as_deref().map(|e| format!(" ({e})")).unwrap_or_default()
+            v.evidence
+                .as_deref()
+                .map(|e| format!(" ({e})"))
+                .unwrap_or_default()
         ),
         Note::Bell => "bell".to_string(),
     }

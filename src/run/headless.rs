@@ -83,20 +83,35 @@ pub fn describe(event: &EngineEvent) -> Option<String> {
         EngineEvent::Resumed { task_id, attempt } => {
             format!("{task_id}  attempt {attempt} was interrupted; the task is retryable")
         }
-        EngineEvent::Started { task_id, attempt, command } => {
-            format!("{task_id}  attempt {attempt} started: {}", shorten(command, 100))
+        EngineEvent::Started {
+            task_id,
+            attempt,
+            command,
+        } => {
+            format!(
+                "{task_id}  attempt {attempt} started: {}",
+                shorten(command, 100)
+            )
         }
         EngineEvent::Note { task_id, note } => match note {
             Note::Bell | Note::Verdict(_) => return None,
             other => format!("{task_id}  {}", note_label(other)),
         },
-        EngineEvent::Finished { task_id, attempt, verdict, status } => {
+        EngineEvent::Finished {
+            task_id,
+            attempt,
+            verdict,
+            status,
+        } => {
             let evidence = verdict
                 .evidence
                 .as_deref()
                 .map(|e| format!(": {}", shorten(e, 120)))
                 .unwrap_or_default();
-            format!("{task_id}  attempt {attempt} {} -> {status}{evidence}", verdict.label())
+            format!(
+                "{task_id}  attempt {attempt} {} -> {status}{evidence}",
+                verdict.label()
+            )
         }
         EngineEvent::ConfigFailed { task_id, evidence } => {
             format!("{task_id}  failed_config: {evidence}")

@@ -87,8 +87,8 @@ pub fn render_launch(
         .completion_marker
         .as_deref()
         .unwrap_or(DEFAULT_MARKER_TEMPLATE);
-    let marker = template::render(marker_template, own)
-        .map_err(|e| describe("completion_marker", &e))?;
+    let marker =
+        template::render(marker_template, own).map_err(|e| describe("completion_marker", &e))?;
     let with_marker = |name: &str| -> Option<String> {
         if name == "completion_marker" {
             return Some(marker.clone());
@@ -135,7 +135,10 @@ pub fn render_launch(
     env.insert("HERD_TASK_ID".to_string(), task.task_id.clone());
     env.insert("HERD_ATTEMPT".to_string(), ctx.attempt.to_string());
     env.insert("HERD_COMPLETION_MARKER".to_string(), marker.clone());
-    env.insert("HERD_RUN_DIR".to_string(), ctx.run_dir.display().to_string());
+    env.insert(
+        "HERD_RUN_DIR".to_string(),
+        ctx.run_dir.display().to_string(),
+    );
     Ok(LaunchPlan {
         argv,
         cwd,
@@ -257,10 +260,26 @@ command = []
     #[test]
     fn renders_prompt_marker_command_and_env() {
         let p = profiles();
-        let t = task(r#"{"task_id": "t", "agent": "a", "inputs": {"doc": "D", "n": 3}, "prompt_template": "Do {doc} x{n} #{attempt} then print {completion_marker}"}"#);
-        let plan = render_launch(&t, p.get("a").unwrap(), t.prompt_template.as_deref().unwrap(), &ctx()).unwrap();
+        let t = task(
+            r#"{"task_id": "t", "agent": "a", "inputs": {"doc": "D", "n": 3}, "prompt_template": "Do {doc} x{n} #{attempt} then print {completion_marker}"}"#,
+        );
+        let plan = render_launch(
+            &t,
+            p.get("a").unwrap(),
+            t.prompt_template.as_deref().unwrap(),
+            &ctx(),
+        )
+        .unwrap();
         assert_eq!(plan.prompt, "Do D x3 #2 then print TASK_COMPLETE:t");
-        assert_eq!(plan.argv, ["agent", "--prompt", "Do D x3 #2 then print TASK_COMPLETE:t", "--id=t"]);
+        assert_eq!(
+            plan.argv,
+            [
+                "agent",
+                "--prompt",
+                "Do D x3 #2 then print TASK_COMPLETE:t",
+                "--id=t"
+            ]
+        );
         assert_eq!(plan.marker, "TASK_COMPLETE:t");
         assert_eq!(plan.env["A_HOME"], "/tmp/t");
         assert_eq!(plan.env["HERD_ATTEMPT"], "2");
@@ -270,31 +289,64 @@ command = []
     #[test]
     fn missing_placeholders_are_named() {
         let p = profiles();
-        let t = task(r#"{"task_id": "t", "agent": "a", "prompt_template": "Do {doc} and {other}"}"#);
-        let err = render_launch(&t, p.get("a").unwrap(), t.prompt_template.as_deref().unwrap(), &ctx()).unwrap_err();
-        assert_eq!(err, "prompt_template: no value for {doc}, {other}; add them to \"inputs\" (or write {{ }} for literal braces)");
+        let t =
+            task(r#"{"task_id": "t", "agent": "a", "prompt_template": "Do {doc} and {other}"}"#);
+        let err = render_launch(
+            &t,
+            p.get("a").unwrap(),
+            t.prompt_template.as_deref().unwrap(),
+            &ctx(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            "prompt_template: no value for {doc}, {other}; add them to \"inputs\" (or write {{ }} for literal braces)"
+        );
     }
 
     #[test]
     fn a_task_command_replaces_the_profile_and_bare_profiles_need_one() {
         let p = profiles();
-        let t = task(r#"{"task_id": "t", "agent": "bare", "prompt_template": "x", "command": ["./go", "{rendered_prompt}"]}"#);
+        let t = task(
+            r#"{"task_id": "t", "agent": "bare", "prompt_template": "x", "command": ["./go", "{rendered_prompt}"]}"#,
+        );
         let plan = render_launch(&t, p.get("bare").unwrap(), "x", &ctx()).unwrap();
         assert_eq!(plan.argv, ["./go", "x"]);
         let t = task(r#"{"task_id": "t", "agent": "bare", "prompt_template": "x"}"#);
-        assert!(render_launch(&t, p.get("bare").unwrap(), "x", &ctx()).unwrap_err().contains("has no command"));
+        assert!(
+            render_launch(&t, p.get("bare").unwrap(), "x", &ctx())
+                .unwrap_err()
+                .contains("has no command")
+        );
     }
 
     #[test]
     fn unknown_agents_missing_folders_and_programs_are_config_errors() {
         let p = profiles();
         let t = task(r#"{"task_id": "t", "agent": "nope", "prompt_template": "x"}"#);
-        assert!(prepare(&t, &p, &ctx()).unwrap_err().contains("not a known profile; use one of a, bare"));
-        let t = task(r#"{"task_id": "t", "agent": "a", "prompt_template": "x", "cwd": "/definitely/not/here"}"#);
-        assert!(prepare(&t, &p, &ctx()).unwrap_err().contains("does not exist"));
+        assert!(
+            prepare(&t, &p, &ctx())
+                .unwrap_err()
+                .contains("not a known profile; use one of a, bare")
+        );
+        let t = task(
+            r#"{"task_id": "t", "agent": "a", "prompt_template": "x", "cwd": "/definitely/not/here"}"#,
+        );
+        assert!(
+            prepare(&t, &p, &ctx())
+                .unwrap_err()
+                .contains("does not exist")
+        );
         let dir = tempfile::tempdir().unwrap();
-        let c = LaunchContext { base_dir: dir.path(), ..ctx() };
+        let c = LaunchContext {
+            base_dir: dir.path(),
+            ..ctx()
+        };
         let t = task(r#"{"task_id": "t", "agent": "a", "prompt_template": "x"}"#);
-        assert!(prepare(&t, &p, &c).unwrap_err().contains("command \"agent\" is not installed"));
+        assert!(
+            prepare(&t, &p, &c)
+                .unwrap_err()
+                .contains("command \"agent\" is not installed")
+        );
     }
 }

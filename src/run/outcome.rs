@@ -59,7 +59,13 @@ pub fn result_json(o: &AttemptOutcome<'_>) -> Value {
 }
 
 /// The attempt's facts file.
-pub fn facts_json(o: &AttemptOutcome<'_>, plan: &LaunchPlan, cols: u16, rows: u16, agent: &str) -> Value {
+pub fn facts_json(
+    o: &AttemptOutcome<'_>,
+    plan: &LaunchPlan,
+    cols: u16,
+    rows: u16,
+    agent: &str,
+) -> Value {
     json!({
         "attempt": o.attempt,
         "agent": agent,
@@ -110,7 +116,13 @@ mod tests {
 
     #[test]
     fn paths_below_the_base_are_relative() {
-        assert_eq!(relative_to(Path::new("/a/runs/t/attempt_1.log"), Path::new("/a")), "runs/t/attempt_1.log");
-        assert_eq!(relative_to(Path::new("/b/x.log"), Path::new("/a")), "/b/x.log");
+        assert_eq!(
+            relative_to(Path::new("/a/runs/t/attempt_1.log"), Path::new("/a")),
+            "runs/t/attempt_1.log"
+        );
+        assert_eq!(
+            relative_to(Path::new("/b/x.log"), Path::new("/a")),
+            "/b/x.log"
+        );
     }
 }

@@ -8,14 +8,23 @@ use crate::core::profile::{Profile, ProfileSet};
 pub fn describe_all(set: &ProfileSet) -> String {
     let mut out = String::new();
     let width = set.names().map(str::len).max().unwrap_or(4).max(4);
-    let _ = writeln!(out, "{:<width$}  {:<20}  COMMAND / PROMPT RULES", "NAME", "ORIGIN");
+    let _ = writeln!(
+        out,
+        "{:<width$}  {:<20}  COMMAND / PROMPT RULES",
+        "NAME", "ORIGIN"
+    );
     for p in set.iter() {
         let command = if p.command.is_empty() {
             "(the task's \"command\")".to_string()
         } else {
             p.command.join(" ")
         };
-        let _ = writeln!(out, "{:<width$}  {:<20}  {command}", p.name, p.origin.to_string());
+        let _ = writeln!(
+            out,
+            "{:<width$}  {:<20}  {command}",
+            p.name,
+            p.origin.to_string()
+        );
         let rules: Vec<String> = p
             .prompts
             .iter()
@@ -25,7 +34,13 @@ pub fn describe_all(set: &ProfileSet) -> String {
             })
             .collect();
         if !rules.is_empty() {
-            let _ = writeln!(out, "{:<width$}  {:<20}  prompts: {}", "", "", rules.join(", "));
+            let _ = writeln!(
+                out,
+                "{:<width$}  {:<20}  prompts: {}",
+                "",
+                "",
+                rules.join(", ")
+            );
         }
         if !p.description.is_empty() {
             let _ = writeln!(out, "{:<width$}  {:<20}  {}", "", "", p.description);
@@ -45,7 +60,10 @@ pub fn describe_full(p: &Profile) -> String {
         if v.is_empty() {
             "(none)".to_string()
         } else {
-            v.iter().map(|r| format!("'{}'", r.as_str())).collect::<Vec<_>>().join(", ")
+            v.iter()
+                .map(|r| format!("'{}'", r.as_str()))
+                .collect::<Vec<_>>()
+                .join(", ")
         }
     };
     let _ = writeln!(out, "profile {} ({})", p.name, p.origin);
@@ -56,9 +74,21 @@ pub fn describe_full(p: &Profile) -> String {
     if !p.env.is_empty() {
         let _ = writeln!(out, "  env             {:?}", p.env);
     }
-    let _ = writeln!(out, "  exit_keys       {:?}", p.exit_keys.as_deref().unwrap_or("(none: waits for the agent to exit)"));
+    let _ = writeln!(
+        out,
+        "  exit_keys       {:?}",
+        p.exit_keys
+            .as_deref()
+            .unwrap_or("(none: waits for the agent to exit)")
+    );
     let _ = writeln!(out, "  exit_grace_sec  {}", p.exit_grace_sec);
-    let _ = writeln!(out, "  ready           {}", p.ready.as_ref().map_or("(none)".to_string(), |r| format!("'{}'", r.as_str())));
+    let _ = writeln!(
+        out,
+        "  ready           {}",
+        p.ready
+            .as_ref()
+            .map_or("(none)".to_string(), |r| format!("'{}'", r.as_str()))
+    );
     let _ = writeln!(out, "  idle_sec        {}", p.idle_sec);
     let _ = writeln!(out, "  busy            {}", list(&p.busy));
     let _ = writeln!(out, "  auth            {}", list(&p.auth));
@@ -67,7 +97,12 @@ pub fn describe_full(p: &Profile) -> String {
     let _ = writeln!(out, "  tail_rows       {}", p.tail_rows);
     for r in &p.prompts {
         let _ = writeln!(out, "  prompt {} ({})", r.name, r.label);
-        let _ = writeln!(out, "    pattern  '{}'  [{:?} anchor]", r.pattern.as_str(), r.anchor);
+        let _ = writeln!(
+            out,
+            "    pattern  '{}'  [{:?} anchor]",
+            r.pattern.as_str(),
+            r.anchor
+        );
         if !r.unless.is_empty() {
             let _ = writeln!(out, "    unless   {}", list(&r.unless));
         }
@@ -76,7 +111,11 @@ pub fn describe_full(p: &Profile) -> String {
             out,
             "    policy   auto_{}: {}",
             r.name,
-            if r.auto_by_default { "true by default" } else { "false by default (the operator answers)" }
+            if r.auto_by_default {
+                "true by default"
+            } else {
+                "false by default (the operator answers)"
+            }
         );
     }
     out

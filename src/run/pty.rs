@@ -21,10 +21,18 @@ use crate::core::classify::ExitStatus;
 /// What the PTY threads report, tagged with the attempt's key.
 #[derive(Debug)]
 pub enum PtyReport {
-    Output { key: u64, bytes: Vec<u8> },
+    Output {
+        key: u64,
+        bytes: Vec<u8>,
+    },
     /// The reader saw end of file: every process holding the terminal is gone.
-    Closed { key: u64 },
-    Exited { key: u64, status: ExitStatus },
+    Closed {
+        key: u64,
+    },
+    Exited {
+        key: u64,
+        status: ExitStatus,
+    },
 }
 
 /// A running agent: its process group and the writer/resizer of its terminal.
@@ -85,7 +93,10 @@ impl AgentProcess {
                         Ok(0) | Err(_) => break,
                         Ok(n) => {
                             let bytes = buf[..n].to_vec();
-                            if output.blocking_send(PtyReport::Output { key, bytes }).is_err() {
+                            if output
+                                .blocking_send(PtyReport::Output { key, bytes })
+                                .is_err()
+                            {
                                 return;
                             }
                         }
@@ -101,7 +112,11 @@ impl AgentProcess {
             .spawn(move || {
                 // The writer lives as long as the attempt: dropping it sends EOF to the agent.
                 for bytes in writer_rx {
-                    if writer.write_all(&bytes).and_then(|()| writer.flush()).is_err() {
+                    if writer
+                        .write_all(&bytes)
+                        .and_then(|()| writer.flush())
+                        .is_err()
+                    {
                         break;
                     }
                 }

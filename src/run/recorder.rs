@@ -189,14 +189,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let paths = AttemptPaths::new(&dir.path().join("t1"), 1);
         let mut rec = Recorder::create(paths.clone(), 80, 24, 1_700_000_000, "t1").unwrap();
-        rec.output(Duration::from_millis(10), "hi ❯".as_bytes()[..4].as_ref()).unwrap();
-        rec.output(Duration::from_millis(20), &"hi ❯".as_bytes()[4..]).unwrap();
+        rec.output(Duration::from_millis(10), "hi ❯".as_bytes()[..4].as_ref())
+            .unwrap();
+        rec.output(Duration::from_millis(20), &"hi ❯".as_bytes()[4..])
+            .unwrap();
         rec.input(Duration::from_millis(30), b"1").unwrap();
         rec.resize(Duration::from_millis(40), 100, 30).unwrap();
-        rec.marker(Duration::from_millis(50), "verdict: completed").unwrap();
-        rec.finish(Duration::from_millis(60), &json!({"exit_code": 0})).unwrap();
+        rec.marker(Duration::from_millis(50), "verdict: completed")
+            .unwrap();
+        rec.finish(Duration::from_millis(60), &json!({"exit_code": 0}))
+            .unwrap();
         let cast = fs::read_to_string(&paths.cast).unwrap();
-        let lines: Vec<Value> = cast.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let lines: Vec<Value> = cast
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
         assert_eq!(lines[0]["version"], 2);
         assert_eq!(lines[0]["width"], 80);
         assert_eq!(lines[1], json!([0.01, "o", "hi "]));

@@ -14,7 +14,9 @@ pub fn resolve_cast(path: &Path) -> Result<PathBuf> {
         return Ok(path.to_path_buf());
     }
     let mut best: Option<(u32, PathBuf)> = None;
-    for entry in std::fs::read_dir(path).wrap_err_with(|| format!("cannot list {}", path.display()))? {
+    for entry in
+        std::fs::read_dir(path).wrap_err_with(|| format!("cannot list {}", path.display()))?
+    {
         let entry = entry?;
         let name = entry.file_name().to_string_lossy().into_owned();
         let number = name
@@ -38,7 +40,9 @@ pub fn screen_at(cast_text: &str, at: Option<f64>) -> Result<(String, usize)> {
     let header: Value = lines
         .next()
         .and_then(|l| serde_json::from_str(l).ok())
-        .ok_or_else(|| eyre!("not an asciicast v2 recording: the first line is not a JSON header"))?;
+        .ok_or_else(|| {
+            eyre!("not an asciicast v2 recording: the first line is not a JSON header")
+        })?;
     let cols = header["width"].as_u64().unwrap_or(80).clamp(1, 1000) as u16;
     let rows = header["height"].as_u64().unwrap_or(24).clamp(1, 500) as u16;
     let mut screen = Screen::new(rows, cols);
@@ -89,7 +93,10 @@ pub fn replay(args: &ReplayArgs) -> Result<i32> {
     let (screen, skipped) = screen_at(&text, args.at)?;
     println!("{screen}");
     if skipped > 0 {
-        eprintln!("herd: {skipped} damaged line(s) in {} were skipped", cast.display());
+        eprintln!(
+            "herd: {skipped} damaged line(s) in {} were skipped",
+            cast.display()
+        );
     }
     Ok(0)
 }

@@ -36,7 +36,10 @@ pub enum StoreError {
     },
     /// The file cannot be used at all; each problem prints as `FILE:LINE:COL: message`.
     #[error("{}", ProblemList { path, problems })]
-    Invalid { path: PathBuf, problems: Vec<Problem> },
+    Invalid {
+        path: PathBuf,
+        problems: Vec<Problem>,
+    },
     #[error("{} was opened read-only and cannot be written", path.display())]
     ReadOnly { path: PathBuf },
 }
@@ -166,7 +169,11 @@ impl TaskStore {
         }
         let path = self.path.as_path();
         let dir = self.target.parent().unwrap_or(Path::new("."));
-        let name = self.target.file_name().unwrap_or_default().to_string_lossy();
+        let name = self
+            .target
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy();
         let mut temp = tempfile::Builder::new()
             .prefix(&format!(".{name}."))
             .suffix(".tmp")
@@ -186,7 +193,9 @@ impl TaskStore {
         // Makes the rename itself durable. Not every platform can open a folder; the rename has
         // happened either way.
         if let Ok(folder) = File::open(dir) {
-            folder.sync_all().map_err(io_error("sync the folder of", path))?;
+            folder
+                .sync_all()
+                .map_err(io_error("sync the folder of", path))?;
         }
         self.saved_text = text;
         Ok(())

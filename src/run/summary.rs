@@ -12,7 +12,12 @@ use crate::core::taskfile::TaskFile;
 /// One task's row.
 pub fn row(task: &TaskSpec) -> Value {
     let result = task.result.as_ref();
-    let field = |name: &str| result.and_then(|r| r.get(name)).cloned().unwrap_or(Value::Null);
+    let field = |name: &str| {
+        result
+            .and_then(|r| r.get(name))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
     json!({
         "task_id": task.task_id,
         "agent": task.agent,
@@ -46,7 +51,14 @@ fn clip(s: &str, max: usize) -> String {
 /// A plain text table of `indices` from `file`, then the counts by status.
 pub fn table_for(file: &TaskFile, indices: &[usize]) -> String {
     let rows: Vec<Value> = indices.iter().map(|&i| row(&file.tasks()[i])).collect();
-    let headers = ["TASK", "AGENT", "STATUS", "ATTEMPTS", "FAILURE", "LAST LOG / EVIDENCE"];
+    let headers = [
+        "TASK",
+        "AGENT",
+        "STATUS",
+        "ATTEMPTS",
+        "FAILURE",
+        "LAST LOG / EVIDENCE",
+    ];
     let cells: Vec<[String; 6]> = rows
         .iter()
         .map(|r| {
@@ -119,10 +131,19 @@ mod tests {
              "result": {"failure_type": "failed_auth", "failure_evidence": "Invalid API key", "log_file": "runs/bb/attempt_2.log"}}
         ]}"#).unwrap();
         let t = table_for(&file, &[0, 1]);
-        assert!(t.contains("a     sim    completed  1/2       -        runs/a/attempt_1.log"), "{t}");
+        assert!(
+            t.contains("a     sim    completed  1/2       -        runs/a/attempt_1.log"),
+            "{t}"
+        );
         let bb = t.lines().nth(2).unwrap();
-        assert!(bb.starts_with("bb    sim    failed     2/2       failed_auth"), "{t}");
-        assert!(bb.ends_with("runs/bb/attempt_2.log: Invalid API key"), "{t}");
+        assert!(
+            bb.starts_with("bb    sim    failed     2/2       failed_auth"),
+            "{t}"
+        );
+        assert!(
+            bb.ends_with("runs/bb/attempt_2.log: Invalid API key"),
+            "{t}"
+        );
         assert!(t.ends_with("2 tasks: 1 completed, 1 failed\n"), "{t}");
     }
 }

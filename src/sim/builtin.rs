@@ -2,28 +2,76 @@
 
 /// (name, TOML text) of every built-in scenario, in `--list` order.
 pub const BUILT_IN: &[(&str, &str)] = &[
-    ("success", include_str!("../../assets/scenarios/success.toml")),
-    ("plain_success", include_str!("../../assets/scenarios/plain_success.toml")),
-    ("permission", include_str!("../../assets/scenarios/permission.toml")),
-    ("permission_dont_ask", include_str!("../../assets/scenarios/permission_dont_ask.toml")),
-    ("codex_approval", include_str!("../../assets/scenarios/codex_approval.toml")),
-    ("press_keys", include_str!("../../assets/scenarios/press_keys.toml")),
-    ("prompt_loop", include_str!("../../assets/scenarios/prompt_loop.toml")),
+    (
+        "success",
+        include_str!("../../assets/scenarios/success.toml"),
+    ),
+    (
+        "plain_success",
+        include_str!("../../assets/scenarios/plain_success.toml"),
+    ),
+    (
+        "permission",
+        include_str!("../../assets/scenarios/permission.toml"),
+    ),
+    (
+        "permission_dont_ask",
+        include_str!("../../assets/scenarios/permission_dont_ask.toml"),
+    ),
+    (
+        "codex_approval",
+        include_str!("../../assets/scenarios/codex_approval.toml"),
+    ),
+    (
+        "press_keys",
+        include_str!("../../assets/scenarios/press_keys.toml"),
+    ),
+    (
+        "prompt_loop",
+        include_str!("../../assets/scenarios/prompt_loop.toml"),
+    ),
     ("auth", include_str!("../../assets/scenarios/auth.toml")),
-    ("auth_exit", include_str!("../../assets/scenarios/auth_exit.toml")),
+    (
+        "auth_exit",
+        include_str!("../../assets/scenarios/auth_exit.toml"),
+    ),
     ("quota", include_str!("../../assets/scenarios/quota.toml")),
-    ("incomplete", include_str!("../../assets/scenarios/incomplete.toml")),
+    (
+        "incomplete",
+        include_str!("../../assets/scenarios/incomplete.toml"),
+    ),
     ("crash", include_str!("../../assets/scenarios/crash.toml")),
     ("flaky", include_str!("../../assets/scenarios/flaky.toml")),
     ("hang", include_str!("../../assets/scenarios/hang.toml")),
-    ("hang_ignore_term", include_str!("../../assets/scenarios/hang_ignore_term.toml")),
-    ("term_ignoring_child", include_str!("../../assets/scenarios/term_ignoring_child.toml")),
+    (
+        "hang_ignore_term",
+        include_str!("../../assets/scenarios/hang_ignore_term.toml"),
+    ),
+    (
+        "term_ignoring_child",
+        include_str!("../../assets/scenarios/term_ignoring_child.toml"),
+    ),
     ("flood", include_str!("../../assets/scenarios/flood.toml")),
-    ("echo_only", include_str!("../../assets/scenarios/echo_only.toml")),
-    ("queries", include_str!("../../assets/scenarios/queries.toml")),
-    ("retrying", include_str!("../../assets/scenarios/retrying.toml")),
-    ("transient", include_str!("../../assets/scenarios/transient.toml")),
-    ("demo_slow", include_str!("../../assets/scenarios/demo_slow.toml")),
+    (
+        "echo_only",
+        include_str!("../../assets/scenarios/echo_only.toml"),
+    ),
+    (
+        "queries",
+        include_str!("../../assets/scenarios/queries.toml"),
+    ),
+    (
+        "retrying",
+        include_str!("../../assets/scenarios/retrying.toml"),
+    ),
+    (
+        "transient",
+        include_str!("../../assets/scenarios/transient.toml"),
+    ),
+    (
+        "demo_slow",
+        include_str!("../../assets/scenarios/demo_slow.toml"),
+    ),
 ];
 
 /// The TOML text of a built-in scenario.

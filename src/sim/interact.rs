@@ -108,7 +108,8 @@ impl<W: Write> Player<W> {
     /// A one-line question that only one key answers.
     pub(super) fn press(&mut self, press: &Press) -> io::Result<Flow> {
         self.input.drop_early_keys();
-        self.terminal.show(draw::press_line(&self.fill(&press.text)))?;
+        self.terminal
+            .show(draw::press_line(&self.fill(&press.text)))?;
         loop {
             match self.input.next_event(None) {
                 Some(InputEvent::Key(Key::Char(ch))) if ch == press.key => break,
@@ -180,7 +181,10 @@ impl<W: Write> Player<W> {
         let width = self.terminal.width();
         let reply = "This simulated session has nothing more to do. Type /exit to leave.";
         let (echo, answer) = match style {
-            Style::Claude => (claude::echo(width, message, None), claude::say(width, reply, 231)),
+            Style::Claude => (
+                claude::echo(width, message, None),
+                claude::say(width, reply, 231),
+            ),
             Style::Codex => (codex::echo(width, message, None), codex::say(width, reply)),
             Style::Plain => (vec![format!("> {message}")], vec![reply.to_string()]),
         };

@@ -29,7 +29,10 @@ pub enum Key {
 pub enum InputEvent {
     Key(Key),
     /// `ESC [ row ; col R`, 1-based.
-    CursorPosition { row: u16, column: u16 },
+    CursorPosition {
+        row: u16,
+        column: u16,
+    },
     /// `ESC [ ? ... c`.
     DeviceAttributes,
     /// stdin reached its end (a pipe was closed).
@@ -39,7 +42,10 @@ pub enum InputEvent {
 /// The outcome of parsing the start of a byte buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Parsed {
-    Event { event: InputEvent, length: usize },
+    Event {
+        event: InputEvent,
+        length: usize,
+    },
     /// The bytes may be the start of a longer sequence; wait for more (or give up).
     Incomplete,
 }
@@ -56,9 +62,9 @@ pub fn parse_event(bytes: &[u8]) -> Parsed {
         [0x1b, b'[', rest @ ..] => parse_csi(rest),
         [0x1b, b'O'] => Parsed::Incomplete,
         [0x1b, b'O', _, ..] => key(Key::Other, 3),
-        [0x1b, 0x1b, ..] => key(Key::Escape, 1),
-        // Alt+key: the key's byte after ESC.
-        [0x1b, _, ..] => key(Key::Other, 2),
+        // Alt+key: a printable byte right after ESC.
+        [0x1b, byte, ..] if (0x20..0x7f).contains(byte) => key(Key::Other, 2),
+        [0x1b, ..] => key(Key::Escape, 1),
         [b'\r' | b'\n', ..] => key(Key::Enter, 1),
         [0x03, ..] => key(Key::CtrlC, 1),
         [0x04, ..] => key(Key::CtrlD, 1),
@@ -216,7 +222,10 @@ impl Input {
             return false;
         }
         let received = match deadline {
-            None => self.chunks.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            None => self
+                .chunks
+                .recv()
+                .map_err(|_| RecvTimeoutError::Disconnected),
             Some(deadline) => self
                 .chunks
                 .recv_timeout(deadline.saturating_duration_since(Instant::now())),
@@ -272,7 +281,10 @@ mod tests {
                 K(Key::Char('1')),
                 K(Key::Char('p')),
                 K(Key::Enter),
-                CursorPosition { row: 12, column: 40 },
+                CursorPosition {
+                    row: 12,
+                    column: 40
+                },
                 DeviceAttributes,
                 K(Key::CtrlC),
                 K(Key::CtrlD),
@@ -297,10 +309,13 @@ mod tests {
 
     #[test]
     fn multibyte_characters_arrive_whole() {
-        assert_eq!(events("é❯".as_bytes()), vec![
-            InputEvent::Key(Key::Char('é')),
-            InputEvent::Key(Key::Char('❯'))
-        ]);
+        assert_eq!(
+            events("é❯".as_bytes()),
+            vec![
+                InputEvent::Key(Key::Char('é')),
+                InputEvent::Key(Key::Char('❯'))
+            ]
+        );
         assert_eq!(parse_event(&[0xe2, 0x9d]), Parsed::Incomplete);
     }
 

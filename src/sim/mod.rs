@@ -147,9 +147,10 @@ fn context_from_env(args: &SimArgs) -> Context {
         .and_then(|value| value.trim().parse::<u32>().ok())
         .unwrap_or(1)
         .max(1);
-    let prompt = args.prompt.clone().unwrap_or_else(|| {
-        format!("Simulated task. Do the work, then print exactly: {marker}")
-    });
+    let prompt = args
+        .prompt
+        .clone()
+        .unwrap_or_else(|| format!("Simulated task. Do the work, then print exactly: {marker}"));
     let cwd_path = std::env::current_dir().unwrap_or_default();
     let cwd = cwd_path.display().to_string();
     let dir = cwd_path

@@ -172,8 +172,7 @@ fn check(action: &Action) -> Result<(), String> {
             Err("delays needs at least one entry, e.g. delays = [3, 1]".to_string())
         }
         Action::Query(query) if !query.cursor_position && !query.device_attributes => Err(
-            "ask for something: cursor_position = true and/or device_attributes = true"
-                .to_string(),
+            "ask for something: cursor_position = true and/or device_attributes = true".to_string(),
         ),
         Action::Query(query) => positive(query.timeout, "timeout"),
         Action::Dialog(dialog) if dialog.command.trim().is_empty() => {
@@ -189,9 +188,9 @@ fn check(action: &Action) -> Result<(), String> {
         Action::Spawn(spawn) if !(1..=16).contains(&spawn.count) => {
             Err(format!("count {} is outside 1..=16", spawn.count))
         }
-        Action::Flood(flood) if !(flood.megabytes > 0.0 && flood.megabytes <= 100.0) => Err(
-            format!("megabytes {} is outside (0, 100]", flood.megabytes),
-        ),
+        Action::Flood(flood) if !(flood.megabytes > 0.0 && flood.megabytes <= 100.0) => {
+            Err(format!("megabytes {} is outside (0, 100]", flood.megabytes))
+        }
         _ => Ok(()),
     }
 }
@@ -206,7 +205,10 @@ fn number(value: toml::Value) -> Result<f64, String> {
     match value {
         toml::Value::Integer(whole) => Ok(whole as f64),
         toml::Value::Float(seconds) => Ok(seconds),
-        other => Err(format!("expected a number of seconds, found {}", other.type_str())),
+        other => Err(format!(
+            "expected a number of seconds, found {}",
+            other.type_str()
+        )),
     }
 }
 
@@ -240,7 +242,11 @@ fn action_names() -> String {
 
 fn line_of(text: &str, byte_offset: usize) -> usize {
     let end = byte_offset.min(text.len());
-    text.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() + 1
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
 
 #[cfg(test)]
@@ -263,7 +269,9 @@ mod tests {
         )
         .expect("parses");
         assert_eq!(scenario.steps.len(), 4);
-        assert!(matches!(&scenario.steps[0].action, Action::Echo(echo) if echo.style == crate::sim::scenario::Style::Codex));
+        assert!(
+            matches!(&scenario.steps[0].action, Action::Echo(echo) if echo.style == crate::sim::scenario::Style::Codex)
+        );
         assert!(matches!(&scenario.steps[1].action, Action::Say(say) if say.text == "hi"));
         assert_eq!(scenario.steps[1].attempts.below, Some(2));
         assert!(scenario.steps[1].attempts.includes(1));
@@ -275,9 +283,16 @@ mod tests {
     fn unknown_action_names_the_file_line_and_step() {
         let error = error_of("description = \"x\"\n\n[[step]]\nsleep = 1\n\n[[step]]\nslep = 2\n");
         assert_eq!(error.origin, "bad.toml");
-        assert_eq!(error.line, Some(7));
+        assert_eq!(
+            error.line,
+            Some(6),
+            "the line of the step's [[step]] header"
+        );
         let shown = error.to_string();
-        assert!(shown.starts_with("bad.toml:7: step 2: unknown action `slep`"), "{shown}");
+        assert!(
+            shown.starts_with("bad.toml:6: step 2: unknown action `slep`"),
+            "{shown}"
+        );
         assert!(shown.contains("sleep"), "{shown}");
     }
 
@@ -296,15 +311,38 @@ mod tests {
 
     #[test]
     fn range_checks_explain_themselves() {
-        assert!(error_of("[[step]]\nexit = 300\n").to_string().contains("outside 0..=255"));
-        assert!(error_of("[[step]]\nquery = {}\n").to_string().contains("ask for something"));
-        assert!(error_of("[[step]]\nretry = { delays = [] }\n").to_string().contains("delays"));
-        assert!(error_of("[[step]]\nhang = false\n").to_string().contains("= true"));
-        assert!(error_of("[[step]]\nsleep = -1\n").to_string().contains(">= 0"));
+        assert!(
+            error_of("[[step]]\nexit = 300\n")
+                .to_string()
+                .contains("outside 0..=255")
+        );
+        assert!(
+            error_of("[[step]]\nquery = {}\n")
+                .to_string()
+                .contains("ask for something")
+        );
+        assert!(
+            error_of("[[step]]\nretry = { delays = [] }\n")
+                .to_string()
+                .contains("delays")
+        );
+        assert!(
+            error_of("[[step]]\nhang = false\n")
+                .to_string()
+                .contains("= true")
+        );
+        assert!(
+            error_of("[[step]]\nsleep = -1\n")
+                .to_string()
+                .contains(">= 0")
+        );
         let repeat = error_of("[[step]]\ndialog = { command = \"ls\", repeat = \"often\" }\n");
         assert!(repeat.to_string().contains("forever"), "{repeat}");
         let attempt = error_of("[[step]]\nsleep = 1\nwhen_attempt_below = 0\n");
-        assert!(attempt.to_string().contains("when_attempt_below"), "{attempt}");
+        assert!(
+            attempt.to_string().contains("when_attempt_below"),
+            "{attempt}"
+        );
     }
 
     #[test]
@@ -312,8 +350,16 @@ mod tests {
         let syntax = error_of("[[step]\nsleep = 1\n");
         assert_eq!(syntax.origin, "bad.toml");
         assert_eq!(syntax.line, Some(1));
-        assert!(error_of("description = \"x\"\n").to_string().contains("no steps"));
-        assert!(error_of("descripton = \"x\"\n").to_string().contains("descripton"));
+        assert!(
+            error_of("description = \"x\"\n")
+                .to_string()
+                .contains("no steps")
+        );
+        assert!(
+            error_of("descripton = \"x\"\n")
+                .to_string()
+                .contains("descripton")
+        );
     }
 
     #[test]

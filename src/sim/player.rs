@@ -34,7 +34,10 @@ pub struct Context {
 pub enum Ending {
     Exit(i32),
     /// An error message for stderr, then this exit code.
-    Failed { code: i32, message: String },
+    Failed {
+        code: i32,
+        message: String,
+    },
 }
 
 /// What comes after a step.
@@ -116,12 +119,17 @@ impl<W: Write> Player<W> {
                 self.terminal.commit(&rows)?;
             }
             Action::Echo(echo) => {
-                let text = echo.text.as_deref().map_or_else(|| self.context.prompt.clone(), |text| self.fill(text));
+                let text = echo
+                    .text
+                    .as_deref()
+                    .map_or_else(|| self.context.prompt.clone(), |text| self.fill(text));
                 let isolated = echo.isolate_marker.then_some(self.context.marker.as_str());
                 let rows = match echo.style {
                     Style::Claude => claude::echo(width, &text, isolated),
                     Style::Codex => codex::echo(width, &text, isolated),
-                    Style::Plain => draw::plain_lines(width, &format!("> {text}"), None, false, false),
+                    Style::Plain => {
+                        draw::plain_lines(width, &format!("> {text}"), None, false, false)
+                    }
                 };
                 self.commit_block(echo.style, rows)?;
             }
@@ -230,7 +238,8 @@ impl<W: Write> Player<W> {
             let attempt = retry.first_attempt + offset;
             for seconds_left in (1..=*delay).rev() {
                 let width = self.terminal.width();
-                let status = claude::retry_status(&reason, seconds_left, attempt, retry.max_attempts);
+                let status =
+                    claude::retry_status(&reason, seconds_left, attempt, retry.max_attempts);
                 self.terminal.show(claude::busy(width, status))?;
                 std::thread::sleep(Duration::from_secs(1));
             }
@@ -250,7 +259,8 @@ impl<W: Write> Player<W> {
         }
         self.terminal.write_raw(&asked)?;
         let deadline = Instant::now() + Duration::from_secs_f64(query.timeout);
-        let (mut need_position, mut need_attributes) = (query.cursor_position, query.device_attributes);
+        let (mut need_position, mut need_attributes) =
+            (query.cursor_position, query.device_attributes);
         while need_position || need_attributes {
             match self.input.next_event(Some(deadline)) {
                 Some(InputEvent::CursorPosition { row, column }) => {
@@ -261,10 +271,16 @@ impl<W: Write> Player<W> {
                 Some(InputEvent::DeviceAttributes) => need_attributes = false,
                 Some(InputEvent::Key(_)) => {}
                 None | Some(InputEvent::Closed) => {
-                    let unanswered = if need_position { "cursor position" } else { "device attributes" };
+                    let unanswered = if need_position {
+                        "cursor position"
+                    } else {
+                        "device attributes"
+                    };
                     return Ok(Flow::End(Ending::Failed {
                         code: 3,
-                        message: format!("error: the terminal did not answer the {unanswered} query"),
+                        message: format!(
+                            "error: the terminal did not answer the {unanswered} query"
+                        ),
                     }));
                 }
             }
@@ -320,8 +336,22 @@ impl<W: Write> Player<W> {
 }
 
 const FLOOD_WORDS: &[&str] = &[
-    "compiling", "resolving", "checking", "module", "parser", "vector", "index", "cache",
-    "fixture", "snapshot", "build", "linker", "tokens", "buffer", "worker", "render",
+    "compiling",
+    "resolving",
+    "checking",
+    "module",
+    "parser",
+    "vector",
+    "index",
+    "cache",
+    "fixture",
+    "snapshot",
+    "build",
+    "linker",
+    "tokens",
+    "buffer",
+    "worker",
+    "render",
 ];
 const FLOOD_LEVELS: &[(&str, u8)] = &[("INFO", 34), ("DEBUG", 244), ("WARN", 178), ("TRACE", 67)];
 

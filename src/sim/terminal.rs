@@ -262,7 +262,8 @@ mod tests {
     use super::*;
 
     fn screen_of(bytes: &[u8]) -> vt100::Parser {
-        let mut parser = vt100::Parser::new(10, 30, 0);
+        let size = |value: u16| std::num::NonZeroU16::new(value).expect("non-zero");
+        let mut parser = vt100::Parser::new(size(10), size(30), 0);
         parser.process(bytes);
         parser
     }
@@ -277,7 +278,13 @@ mod tests {
 
     #[test]
     fn region_is_repainted_and_commits_go_above_it() {
-        let mut terminal = Terminal::new(Vec::new(), Size::Fixed { columns: 30, rows: 10 });
+        let mut terminal = Terminal::new(
+            Vec::new(),
+            Size::Fixed {
+                columns: 30,
+                rows: 10,
+            },
+        );
         terminal.commit(&["first".to_string()]).expect("write");
         let region = |text: &str| Region {
             rows: vec![text.to_string(), "──".to_string(), "> ".to_string()],
@@ -300,7 +307,13 @@ mod tests {
 
     #[test]
     fn finish_moves_below_the_region_and_shows_the_cursor() {
-        let mut terminal = Terminal::new(Vec::new(), Size::Fixed { columns: 30, rows: 10 });
+        let mut terminal = Terminal::new(
+            Vec::new(),
+            Size::Fixed {
+                columns: 30,
+                rows: 10,
+            },
+        );
         terminal.hide_cursor().expect("write");
         terminal
             .show(Region {

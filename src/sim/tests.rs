@@ -13,7 +13,10 @@ const PROMPT: &str = "Do X. When complete, print exactly: TASK_COMPLETE:t1";
 
 /// The screen rows (right-trimmed) after feeding `bytes` to a terminal of the given size.
 fn screen_rows(bytes: &[u8], width: usize, height: usize) -> Vec<String> {
-    let mut parser = vt100::Parser::new(height as u16, width as u16, 0);
+    let size = |value: usize| {
+        std::num::NonZeroU16::new(u16::try_from(value).expect("small")).expect("non-zero")
+    };
+    let mut parser = vt100::Parser::new(size(height), size(width), 0);
     parser.process(bytes);
     parser
         .screen()
@@ -89,7 +92,10 @@ fn has_row(rows: &[String], wanted: &str) -> bool {
 fn every_built_in_scenario_parses_and_has_a_description() {
     for (name, text) in builtin::BUILT_IN {
         let scenario = parse_scenario(name, text).unwrap_or_else(|error| panic!("{error}"));
-        assert!(!scenario.description.is_empty(), "{name} has no description");
+        assert!(
+            !scenario.description.is_empty(),
+            "{name} has no description"
+        );
     }
 }
 
@@ -117,8 +123,13 @@ fn marker_comes_from_the_flag_then_the_environment_then_the_task_id() {
 fn unknown_names_and_missing_files_are_clear_errors() {
     let unknown = load("no_such_scenario").expect_err("unknown").to_string();
     assert!(unknown.contains("no_such_scenario") && unknown.contains("plain_success"));
-    let missing = load("/nonexistent/x.toml").expect_err("missing").to_string();
-    assert!(missing.starts_with("/nonexistent/x.toml: cannot read"), "{missing}");
+    let missing = load("/nonexistent/x.toml")
+        .expect_err("missing")
+        .to_string();
+    assert!(
+        missing.starts_with("/nonexistent/x.toml: cannot read"),
+        "{missing}"
+    );
 }
 
 #[test]
@@ -143,12 +154,20 @@ fn claude_header_matches_the_captured_box() {
         "/home/dev/projects/demo/claude-m_tool_permission",
     );
     assert_eq!(rows_of(&drawn, WIDTH), expected);
-    assert!(drawn[2].contains("\x1b[30Gback!"), "words are placed with CSI nG");
+    assert!(
+        drawn[2].contains("\x1b[30Gback!"),
+        "words are placed with CSI nG"
+    );
 }
 
 #[test]
 fn claude_header_fits_a_narrow_terminal() {
-    let drawn = claude::header(80, "2.1.197", "Opus", "/a/very/long/path/that/goes/on/and/on/and/on/for/ever/project");
+    let drawn = claude::header(
+        80,
+        "2.1.197",
+        "Opus",
+        "/a/very/long/path/that/goes/on/and/on/and/on/for/ever/project",
+    );
     for row in rows_of(&drawn, 80) {
         assert!(text::width_of(&row) <= 80, "{row}");
     }
@@ -171,7 +190,13 @@ fn claude_messages_wrap_like_the_capture() {
 #[test]
 fn echo_only_puts_the_marker_alone_on_an_indented_row() {
     let rows = rows_of(&claude::echo(WIDTH, PROMPT, Some(MARKER)), WIDTH);
-    assert_eq!(rows, ["❯ Do X. When complete, print exactly:", "  TASK_COMPLETE:t1"]);
+    assert_eq!(
+        rows,
+        [
+            "❯ Do X. When complete, print exactly:",
+            "  TASK_COMPLETE:t1"
+        ]
+    );
     let long_prompt = format!(
         "{} When complete, print exactly: {MARKER} and then stop working on it.",
         "Follow the procedure in the linked document and fix every failing test. ".repeat(3)
@@ -186,12 +211,21 @@ fn echo_wraps_with_a_two_column_indent() {
     let prompt = "word ".repeat(40);
     let rows = rows_of(&claude::echo(60, &prompt, None), 60);
     assert!(rows[0].starts_with("❯ word"));
-    assert!(rows[1..].iter().all(|row| row.starts_with("  word")), "{rows:#?}");
+    assert!(
+        rows[1..].iter().all(|row| row.starts_with("  word")),
+        "{rows:#?}"
+    );
 }
 
 #[test]
 fn dialogs_look_like_the_captures() {
-    let region = claude::dialog(WIDTH, "Bash", "touch x.txt", "Create a file", "Yes, and always allow access to demo/ from this project");
+    let region = claude::dialog(
+        WIDTH,
+        "Bash",
+        "touch x.txt",
+        "Create a file",
+        "Yes, and always allow access to demo/ from this project",
+    );
     let rows = rows_of(&region.rows, WIDTH);
     for wanted in [
         "● Bash(touch x.txt)",
@@ -234,21 +268,49 @@ idle = "claude"
 fn accepted_dialog_leads_to_the_marker_and_the_idle_prompt() {
     let played = play(DIALOG_THEN_MARKER, b"x1/exit\r");
     assert_eq!(played.ending, Ending::Exit(0));
-    assert!(has_row(&played.rows, "● TASK_COMPLETE:t1"), "{:#?}", played.rows);
+    assert!(
+        has_row(&played.rows, "● TASK_COMPLETE:t1"),
+        "{:#?}",
+        played.rows
+    );
     assert!(has_row(&played.rows, "  ⎿ \u{a0}Done"));
-    assert!(has_row(&played.rows, "❯\u{a0}/exit"), "typed text is echoed");
-    assert!(!played.rows.iter().any(|row| row.contains("Do you want to proceed?")), "dialog erased");
-    assert!(played.output.contains("\x1b[2K\x1b[1A\x1b[2K"), "region erased row by row");
+    assert!(
+        has_row(&played.rows, "❯\u{a0}/exit"),
+        "typed text is echoed"
+    );
+    assert!(
+        !played
+            .rows
+            .iter()
+            .any(|row| row.contains("Do you want to proceed?")),
+        "dialog erased"
+    );
+    assert!(
+        played.output.contains("\x1b[2K\x1b[1A\x1b[2K"),
+        "region erased row by row"
+    );
 }
 
 #[test]
 fn rejected_dialog_idles_without_the_marker() {
     let played = play(DIALOG_THEN_MARKER, b"\x1b\x03\x03");
     assert_eq!(played.ending, Ending::Exit(0));
-    assert!(has_row(&played.rows, "  ⎿ \u{a0}User rejected the command"), "{:#?}", played.rows);
-    assert!(!played.rows.iter().any(|row| row.starts_with("● TASK_COMPLETE")));
-    assert!(played.output.contains("Press Ctrl-C again to exit"));
-    assert!(has_row(&played.rows, "  ? for shortcuts") || has_row(&played.rows, "  Press Ctrl-C again to exit"));
+    assert!(
+        has_row(&played.rows, "  ⎿ \u{a0}User rejected the command"),
+        "{:#?}",
+        played.rows
+    );
+    assert!(
+        !played
+            .rows
+            .iter()
+            .any(|row| row.starts_with("● TASK_COMPLETE"))
+    );
+    assert!(
+        has_row(&played.rows, "  Press Ctrl-C again to exit"),
+        "{:#?}",
+        played.rows
+    );
 }
 
 #[test]
@@ -258,7 +320,7 @@ fn repeating_dialog_comes_back_after_every_answer() {
         b"1p\r",
     );
     assert_eq!(played.ending, Ending::Exit(0));
-    assert_eq!(played.output.matches("Do you want to proceed?").count(), 3);
+    assert_eq!(played.output.matches("Bash command").count(), 3);
     assert!(has_row(&played.rows, "after"));
 }
 
@@ -270,8 +332,14 @@ fn press_waits_for_its_own_key_only() {
     );
     assert_eq!(played.ending, Ending::Exit(0));
     assert!(has_row(&played.rows, MARKER));
-    assert!(!played.rows.iter().any(|row| row.contains("Press 1")), "question erased");
-    let unanswered = play("[[step]]\npress = { text = \"press p\", key = \"p\" }\n", b"1");
+    assert!(
+        !played.rows.iter().any(|row| row.contains("Press 1")),
+        "question erased"
+    );
+    let unanswered = play(
+        "[[step]]\npress = { text = \"press p\", key = \"p\" }\n",
+        b"1",
+    );
     assert!(matches!(unanswered.ending, Ending::Failed { code: 1, .. }));
 }
 
@@ -279,7 +347,11 @@ fn press_waits_for_its_own_key_only() {
 fn queries_use_the_answers_and_give_up_without_them() {
     let played = play_built_in("queries", b"\x1b[7;3R\x1b[?64;1;2c", 1);
     assert_eq!(played.ending, Ending::Exit(0));
-    assert!(has_row(&played.rows, "cursor at row 7 col 3"), "{:#?}", played.rows);
+    assert!(
+        has_row(&played.rows, "cursor at row 7 col 3"),
+        "{:#?}",
+        played.rows
+    );
     assert!(played.output.starts_with("\x1b[6n\x1b[c"));
 
     let (_sender, silent) = mpsc::channel();
@@ -325,7 +397,10 @@ fn failures_print_the_real_texts() {
     assert!(has_row(&auth.rows, "Invalid API key · Please run /login"));
     let quota = play_built_in("quota", b"", 1);
     assert_eq!(quota.ending, Ending::Exit(1));
-    assert!(has_row(&quota.rows, "You've hit your usage limit · resets 3pm (Europe/Berlin)"));
+    assert!(has_row(
+        &quota.rows,
+        "You've hit your usage limit · resets 3pm (Europe/Berlin)"
+    ));
     let crash = play_built_in("crash", b"", 1);
     assert_eq!(crash.ending, Ending::Exit(3));
     assert!(crash.rows.iter().any(|row| row.contains("panicked at")));
@@ -340,11 +415,23 @@ fn codex_approval_prints_the_marker_and_waits_at_the_composer() {
                     [[step]]\nmarker = \"codex\"\n[[step]]\nidle = \"codex\"\n";
     let played = play(scenario, b"y\x03\x03");
     assert_eq!(played.ending, Ending::Exit(0));
-    assert!(has_row(&played.rows, "  >_ OpenAI Codex (v0.169.0)"), "{:#?}", played.rows);
+    assert!(
+        has_row(&played.rows, "  >_ OpenAI Codex (v0.169.0)"),
+        "{:#?}",
+        played.rows
+    );
     assert!(has_row(&played.rows, "• TASK_COMPLETE:t1"));
     assert!(has_row(&played.rows, "› Ask Codex to do anything"));
-    assert!(played.rows.iter().any(|row| row.starts_with("✔ You approved codex to run ls")));
-    assert!(played.output.contains("\x1b[?2026h"), "codex repaints in synchronized updates");
+    assert!(
+        played
+            .rows
+            .iter()
+            .any(|row| row.starts_with("✔ You approved codex to run ls"))
+    );
+    assert!(
+        played.output.contains("\x1b[?2026h"),
+        "codex repaints in synchronized updates"
+    );
 }
 
 #[test]

@@ -97,7 +97,11 @@ pub fn wrap_isolating(
     while let Some(piece) = pieces.next() {
         let piece = piece.trim();
         if !piece.is_empty() {
-            let first = if rows.is_empty() { first_width } else { rest_width };
+            let first = if rows.is_empty() {
+                first_width
+            } else {
+                rest_width
+            };
             rows.extend(wrap(piece, first, rest_width));
         }
         if pieces.peek().is_some() {
@@ -282,6 +286,9 @@ mod tests {
         let mut values = Placeholders::default();
         values.set("marker", "TASK_COMPLETE:t1");
         values.set("marker", "TASK_COMPLETE:t2");
-        assert_eq!(values.fill("● {marker} {other}"), "● TASK_COMPLETE:t2 {other}");
+        assert_eq!(
+            values.fill("● {marker} {other}"),
+            "● TASK_COMPLETE:t2 {other}"
+        );
     }
 }

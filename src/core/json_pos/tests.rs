@@ -65,8 +65,24 @@ fn repeated_keys_are_reported_and_the_last_one_wins() {
 #[test]
 fn broken_text_stops_without_panicking() {
     for text in [
-        "", "{", "[", "\"", "{\"a\"", "{\"a\":", "{\"a\": [1,", "\"\\u12", "\"\\ud800\\u",
-        "}", "]]]", ":", "{,}", "[1 2]", "{\"a\" 1}", "\u{feff}{}", "nul", "{\"\\",
+        "",
+        "{",
+        "[",
+        "\"",
+        "{\"a\"",
+        "{\"a\":",
+        "{\"a\": [1,",
+        "\"\\u12",
+        "\"\\ud800\\u",
+        "}",
+        "]]]",
+        ":",
+        "{,}",
+        "[1 2]",
+        "{\"a\" 1}",
+        "\u{feff}{}",
+        "nul",
+        "{\"\\",
     ] {
         let _ = locate(text);
     }

@@ -43,20 +43,34 @@ pub(super) fn describe(value: &Value) -> String {
 }
 
 /// Reads the task object `object`; the spec has defaults wherever a field is wrong or missing.
-pub(super) fn read_task(ctx: &TaskContext<'_>, object: &Map<String, Value>) -> (TaskSpec, Vec<Problem>) {
+pub(super) fn read_task(
+    ctx: &TaskContext<'_>,
+    object: &Map<String, Value>,
+) -> (TaskSpec, Vec<Problem>) {
     let mut r = Reader {
         ctx,
         object,
         problems: Vec::new(),
     };
-    let agent = r.string("agent", "a string naming an agent profile, e.g. \"claude\"", false);
+    let agent = r.string(
+        "agent",
+        "a string naming an agent profile, e.g. \"claude\"",
+        false,
+    );
     if !object.contains_key("agent") {
         r.missing("missing \"agent\": name the agent profile that runs this task, e.g. \"agent\": \"claude\"");
     }
     let prompt_template = r.string("prompt_template", "a string", true);
     r.template("prompt_template", prompt_template.as_deref());
-    let prompt_file = r.string("prompt_file", "a string (the path of a file holding the prompt)", false);
-    match (object.contains_key("prompt_template"), object.contains_key("prompt_file")) {
+    let prompt_file = r.string(
+        "prompt_file",
+        "a string (the path of a file holding the prompt)",
+        false,
+    );
+    match (
+        object.contains_key("prompt_template"),
+        object.contains_key("prompt_file"),
+    ) {
         (false, false) => r.missing(
             "missing \"prompt_template\": give the prompt to send, or \"prompt_file\" with the \
              path of a file holding it",
@@ -76,7 +90,12 @@ pub(super) fn read_task(ctx: &TaskContext<'_>, object: &Map<String, Value>) -> (
         enabled: r.boolean("enabled").unwrap_or(true),
         cwd: r.string("cwd", "a non-empty string (a folder path)", false),
         timeout_sec: r
-            .whole("timeout_sec", 1, u64::MAX, "a positive whole number of seconds")
+            .whole(
+                "timeout_sec",
+                1,
+                u64::MAX,
+                "a positive whole number of seconds",
+            )
             .unwrap_or(DEFAULT_TIMEOUT_SEC),
         max_retries: r
             .count("max_retries", "a whole number of 0 or more")
@@ -98,20 +117,15 @@ pub(super) fn read_task(ctx: &TaskContext<'_>, object: &Map<String, Value>) -> (
         prompt_template,
         prompt_file,
         command,
-        env: r
-            .map(
-                "env",
-                "an object of strings like {\"NAME\": \"value\"}",
-                "a string",
-                |v| v.as_str().map(str::to_string),
-            )
-            .unwrap_or_default(),
+        env: r.env(),
         completion_marker,
         retry_on: r.retry_on(),
         idle_sec: r.seconds("idle_sec"),
         permission_wait_sec: r.seconds("permission_wait_sec"),
         status: r.status().unwrap_or(TaskStatus::Pending),
-        attempts: r.count("attempts", "a whole number of 0 or more").unwrap_or(0),
+        attempts: r
+            .count("attempts", "a whole number of 0 or more")
+            .unwrap_or(0),
         result: r.result(),
     };
     (spec, r.problems)
@@ -155,7 +169,10 @@ impl Reader<'_> {
     /// A problem at `pointer` inside the task, named `shown` (`"inputs.url"`, `"command" item 2`).
     fn wrong(&mut self, pointer: &str, shown: &str, expected: &str, got: &Value) {
         let location = self.location(pointer);
-        self.push(location, format!("{shown} must be {expected}, got {}", describe(got)));
+        self.push(
+            location,
+            format!("{shown} must be {expected}, got {}", describe(got)),
+        );
     }
 
     fn wrong_field(&mut self, key: &str, expected: &str, got: &Value) {
@@ -238,11 +255,35 @@ impl Reader<'_> {
                         pointer_token(key),
                         pointer_token(name)
                     );
-                    self.wrong(&pointer, &format!("\"{key}.{name}\""), item_expected, member);
+                    self.wrong(
+                        &pointer,
+                        &format!("\"{key}.{name}\""),
+                        item_expected,
+                        member,
+                    );
                 }
             }
         }
         Some(out)
+    }
+
+    /// Environment values are templates too (`launch` renders them).
+    fn env(&mut self) -> BTreeMap<String, String> {
+        let env = self.map(
+            "env",
+            "an object of strings like {\"NAME\": \"value\"}",
+            "a string",
+            |v| v.as_str().map(str::to_string),
+        );
+        let env = env.unwrap_or_default();
+        for (name, value) in &env {
+            if let Err(error) = template::placeholders(value) {
+                let pointer = format!("{}/env/{}", self.ctx.pointer, pointer_token(name));
+                let location = self.location(&pointer);
+                self.push(location, format!("\"env.{name}\": {error}"));
+            }
+        }
+        env
     }
 
     fn permission_policy(&mut self) -> BTreeMap<String, bool> {
@@ -254,8 +295,16 @@ impl Reader<'_> {
         );
         let policy = policy.unwrap_or_default();
         for name in policy.keys().filter(|k| !k.starts_with("auto_")) {
-            let pointer = format!("{}/permission_policy/{}", self.ctx.pointer, pointer_token(name));
-            let location = self.ctx.positions.key(&pointer).or_else(|| self.location(&pointer));
+            let pointer = format!(
+                "{}/permission_policy/{}",
+                self.ctx.pointer,
+                pointer_token(name)
+            );
+            let location = self
+                .ctx
+                .positions
+                .key(&pointer)
+                .or_else(|| self.location(&pointer));
             self.push(
                 location,
                 format!(

@@ -4,7 +4,9 @@ use super::*;
 
 /// A file with one task on line 2: `{"task_id": "t", "agent": "a", "prompt_template": "p"<extra>}`.
 fn one_task(extra: &str) -> String {
-    format!("{{\"tasks\": [\n{{\"task_id\": \"t\", \"agent\": \"a\", \"prompt_template\": \"p\"{extra}}}\n]}}\n")
+    format!(
+        "{{\"tasks\": [\n{{\"task_id\": \"t\", \"agent\": \"a\", \"prompt_template\": \"p\"{extra}}}\n]}}\n"
+    )
 }
 
 fn shown(problems: &[Problem]) -> Vec<String> {
@@ -21,23 +23,74 @@ fn problems_of(text: &str) -> Vec<String> {
 #[test]
 fn files_that_cannot_be_used() {
     let table: &[(&str, &str)] = &[
-        ("", "1:1: not valid JSON: the file is empty: it must be a JSON object like {\"tasks\": [ ... ]}"),
-        ("[1]", "1:1: the file must be a JSON object like {\"tasks\": [ ... ]}, got a list"),
-        ("\n  \"x\"", "2:3: the file must be a JSON object like {\"tasks\": [ ... ]}, got \"x\""),
-        ("{\"run_id\": \"x\"}", "1:1: the file has no \"tasks\" list: add \"tasks\": [ ... ] with one object per task"),
-        ("{\"tasks\": {}}", "1:11: \"tasks\" must be a list of task objects, got an object"),
-        ("{\"tasks\": [\n  {\"a\": 1}\n  {\"b\": 2}\n]}", "3:3: not valid JSON: expected `,` or `]`: a comma between items, or a `]`, is missing"),
-        ("{\"tasks\": [], \"é\": 1 \"x\": 2}", "1:22: not valid JSON: expected `,` or `}`: a comma between fields, or a `}`, is missing"),
-        ("{\"tasks\": [1,]}", "1:14: not valid JSON: trailing comma: JSON allows no comma before `}` or `]`"),
-        ("{\"tasks\": [", "1:11: not valid JSON: the file ends inside a list: a `]` is missing"),
-        ("{\"tasks\": []", "1:12: not valid JSON: the file ends inside an object: a `}` is missing"),
-        ("{\"tasks\": [\"ab", "1:14: not valid JSON: the file ends inside a string: a closing `\"` is missing"),
-        ("{tasks: []}", "1:2: not valid JSON: expected a key in double quotes, like \"agent\""),
-        ("{\"tasks\" []}", "1:10: not valid JSON: expected `:` after the key"),
-        ("{\"tasks\": [tru]}", "1:15: not valid JSON: expected true, false or null"),
-        ("{\"tasks\": [']}", "1:12: not valid JSON: expected a value: a string in double quotes, a number, true, false, null, an object or a list"),
-        ("{\"tasks\": []} x", "1:15: not valid JSON: unexpected text after the end of the JSON object"),
-        ("{\"tasks\": [\"a\tb\"]}", "1:14: not valid JSON: a line break or tab inside a string: write it as \\n or \\t"),
+        (
+            "",
+            "1:1: not valid JSON: the file is empty: it must be a JSON object like {\"tasks\": [ ... ]}",
+        ),
+        (
+            "[1]",
+            "1:1: the file must be a JSON object like {\"tasks\": [ ... ]}, got a list",
+        ),
+        (
+            "\n  \"x\"",
+            "2:3: the file must be a JSON object like {\"tasks\": [ ... ]}, got \"x\"",
+        ),
+        (
+            "{\"run_id\": \"x\"}",
+            "1:1: the file has no \"tasks\" list: add \"tasks\": [ ... ] with one object per task",
+        ),
+        (
+            "{\"tasks\": {}}",
+            "1:11: \"tasks\" must be a list of task objects, got an object",
+        ),
+        (
+            "{\"tasks\": [\n  {\"a\": 1}\n  {\"b\": 2}\n]}",
+            "3:3: not valid JSON: expected `,` or `]`: a comma between items, or a `]`, is missing",
+        ),
+        (
+            "{\"tasks\": [], \"é\": 1 \"x\": 2}",
+            "1:22: not valid JSON: expected `,` or `}`: a comma between fields, or a `}`, is missing",
+        ),
+        (
+            "{\"tasks\": [1,]}",
+            "1:14: not valid JSON: trailing comma: JSON allows no comma before `}` or `]`",
+        ),
+        (
+            "{\"tasks\": [",
+            "1:11: not valid JSON: the file ends inside a list: a `]` is missing",
+        ),
+        (
+            "{\"tasks\": []",
+            "1:12: not valid JSON: the file ends inside an object: a `}` is missing",
+        ),
+        (
+            "{\"tasks\": [\"ab",
+            "1:14: not valid JSON: the file ends inside a string: a closing `\"` is missing",
+        ),
+        (
+            "{tasks: []}",
+            "1:2: not valid JSON: expected a key in double quotes, like \"agent\"",
+        ),
+        (
+            "{\"tasks\" []}",
+            "1:10: not valid JSON: expected `:` after the key",
+        ),
+        (
+            "{\"tasks\": [tru]}",
+            "1:15: not valid JSON: expected true, false or null",
+        ),
+        (
+            "{\"tasks\": [']}",
+            "1:12: not valid JSON: expected a value: a string in double quotes, a number, true, false, null, an object or a list",
+        ),
+        (
+            "{\"tasks\": []} x",
+            "1:15: not valid JSON: unexpected text after the end of the JSON object",
+        ),
+        (
+            "{\"tasks\": [\"a\tb\"]}",
+            "1:14: not valid JSON: a line break or tab inside a string: write it as \\n or \\t",
+        ),
     ];
     for (text, expected) in table {
         let result = TaskFile::parse(text);
@@ -53,39 +106,158 @@ fn every_kind_of_field_problem() {
     let names = "failed_timeout, failed_permission_blocked, failed_auth, failed_quota, \
                  failed_process, failed_incomplete, failed_config";
     let statuses = "pending, running, completed, retryable, failed, cancelled";
-    let retry_item = format!("2:69: task \"t\": \"retry_on\" item 1 must be one of {names}, got \"timeout\"");
-    let retry_list = format!("2:68: task \"t\": \"retry_on\" must be a list of failure types from {names}, got \"failed_timeout\"");
+    let retry_item =
+        format!("2:69: task \"t\": \"retry_on\" item 1 must be one of {names}, got \"timeout\"");
+    let retry_list = format!(
+        "2:68: task \"t\": \"retry_on\" must be a list of failure types from {names}, got \"failed_timeout\""
+    );
     let status = format!("2:66: task \"t\": \"status\" must be one of {statuses}, got \"done\"");
     let table: Vec<(&str, Vec<&str>)> = vec![
-        (", \"timeout_sec\": -5", vec!["2:71: task \"t\": \"timeout_sec\" must be a positive whole number of seconds, got -5"]),
-        (", \"timeout_sec\": 0", vec!["2:71: task \"t\": \"timeout_sec\" must be a positive whole number of seconds, got 0"]),
-        (", \"timeout_sec\": 1.5", vec!["2:71: task \"t\": \"timeout_sec\" must be a positive whole number of seconds, got 1.5"]),
-        (", \"max_retries\": -1", vec!["2:71: task \"t\": \"max_retries\" must be a whole number of 0 or more, got -1"]),
-        (", \"max_retries\": 4294967296", vec!["2:71: task \"t\": \"max_retries\" must be a whole number of 0 or more, got 4294967296"]),
-        (", \"attempts\": 1.0", vec!["2:68: task \"t\": \"attempts\" must be a whole number of 0 or more, got 1.0"]),
-        (", \"enabled\": \"yes\"", vec!["2:67: task \"t\": \"enabled\" must be true or false, got \"yes\""]),
-        (", \"cwd\": \"\"", vec!["2:63: task \"t\": \"cwd\" must be a non-empty string (a folder path), got \"\""]),
-        (", \"permission_policy\": []", vec!["2:77: task \"t\": \"permission_policy\" must be an object of switches like {\"auto_press_1\": true}, got an empty list"]),
-        (", \"permission_policy\": {\"auto_press_1\": \"yes\"}", vec!["2:94: task \"t\": \"permission_policy.auto_press_1\" must be true or false, got \"yes\""]),
-        (", \"permission_policy\": {\"press_1\": true}", vec!["2:78: task \"t\": \"permission_policy\" switch \"press_1\" does nothing: switches are named \"auto_<prompt rule>\", e.g. \"auto_press_1\""]),
-        (", \"inputs\": {\"a\": null, \"b\": [1], \"c\": 1.5, \"d\": true}", vec![
-            "2:72: task \"t\": \"inputs.a\" must be a string, a number or true/false, got null",
-            "2:83: task \"t\": \"inputs.b\" must be a string, a number or true/false, got a list",
-        ]),
-        (", \"inputs\": \"x\"", vec!["2:66: task \"t\": \"inputs\" must be an object of placeholder values like {\"doc_url\": \"https://...\"}, got \"x\""]),
-        (", \"command\": []", vec!["2:67: task \"t\": \"command\" must be a non-empty list of strings like [\"mycli\", \"{rendered_prompt}\"], got an empty list"]),
-        (", \"command\": \"x --y\"", vec!["2:67: task \"t\": \"command\" must be a non-empty list of strings like [\"mycli\", \"{rendered_prompt}\"], got \"x --y\""]),
-        (", \"command\": [\"x\", 5]", vec!["2:73: task \"t\": \"command\" item 2 must be a string, got 5"]),
-        (", \"command\": [\"x\", \"{oops\"]", vec!["2:73: task \"t\": \"command\" item 2: unclosed { at character 1 (write {{ for a literal brace)"]),
-        (", \"env\": {\"A\": 1}", vec!["2:69: task \"t\": \"env.A\" must be a string, got 1"]),
-        (", \"env\": [\"A=1\"]", vec!["2:63: task \"t\": \"env\" must be an object of strings like {\"NAME\": \"value\"}, got a list"]),
-        (", \"completion_marker\": \"\"", vec!["2:77: task \"t\": \"completion_marker\" must be a non-empty string, got \"\""]),
-        (", \"completion_marker\": \"DONE}\"", vec!["2:77: task \"t\": \"completion_marker\": stray } at character 5 (write }} for a literal brace)"]),
-        (", \"idle_sec\": 0", vec!["2:68: task \"t\": \"idle_sec\" must be a positive number of seconds, got 0"]),
-        (", \"permission_wait_sec\": \"60\"", vec!["2:79: task \"t\": \"permission_wait_sec\" must be a positive number of seconds, got \"60\""]),
-        (", \"result\": \"ok\"", vec!["2:66: task \"t\": \"result\" must be an object or null, got \"ok\""]),
-        (", \"prompt_file\": \"p.md\"", vec!["2:71: task \"t\": has both \"prompt_template\" and \"prompt_file\": keep only one of them"]),
-        (", \"agent\": \"b\"", vec!["2:56: task \"t\": \"agent\" is written twice (first on line 2): only the last one would be kept, remove the other"]),
+        (
+            ", \"timeout_sec\": -5",
+            vec![
+                "2:71: task \"t\": \"timeout_sec\" must be a positive whole number of seconds, got -5",
+            ],
+        ),
+        (
+            ", \"timeout_sec\": 0",
+            vec![
+                "2:71: task \"t\": \"timeout_sec\" must be a positive whole number of seconds, got 0",
+            ],
+        ),
+        (
+            ", \"timeout_sec\": 1.5",
+            vec![
+                "2:71: task \"t\": \"timeout_sec\" must be a positive whole number of seconds, got 1.5",
+            ],
+        ),
+        (
+            ", \"max_retries\": -1",
+            vec!["2:71: task \"t\": \"max_retries\" must be a whole number of 0 or more, got -1"],
+        ),
+        (
+            ", \"max_retries\": 4294967296",
+            vec![
+                "2:71: task \"t\": \"max_retries\" must be a whole number of 0 or more, got 4294967296",
+            ],
+        ),
+        (
+            ", \"attempts\": 1.0",
+            vec!["2:68: task \"t\": \"attempts\" must be a whole number of 0 or more, got 1.0"],
+        ),
+        (
+            ", \"enabled\": \"yes\"",
+            vec!["2:67: task \"t\": \"enabled\" must be true or false, got \"yes\""],
+        ),
+        (
+            ", \"cwd\": \"\"",
+            vec!["2:63: task \"t\": \"cwd\" must be a non-empty string (a folder path), got \"\""],
+        ),
+        (
+            ", \"permission_policy\": []",
+            vec![
+                "2:77: task \"t\": \"permission_policy\" must be an object of switches like {\"auto_press_1\": true}, got an empty list",
+            ],
+        ),
+        (
+            ", \"permission_policy\": {\"auto_press_1\": \"yes\"}",
+            vec![
+                "2:94: task \"t\": \"permission_policy.auto_press_1\" must be true or false, got \"yes\"",
+            ],
+        ),
+        (
+            ", \"permission_policy\": {\"press_1\": true}",
+            vec![
+                "2:78: task \"t\": \"permission_policy\" switch \"press_1\" does nothing: switches are named \"auto_<prompt rule>\", e.g. \"auto_press_1\"",
+            ],
+        ),
+        (
+            ", \"inputs\": {\"a\": null, \"b\": [1], \"c\": 1.5, \"d\": true}",
+            vec![
+                "2:72: task \"t\": \"inputs.a\" must be a string, a number or true/false, got null",
+                "2:83: task \"t\": \"inputs.b\" must be a string, a number or true/false, got a list",
+            ],
+        ),
+        (
+            ", \"inputs\": \"x\"",
+            vec![
+                "2:66: task \"t\": \"inputs\" must be an object of placeholder values like {\"doc_url\": \"https://...\"}, got \"x\"",
+            ],
+        ),
+        (
+            ", \"command\": []",
+            vec![
+                "2:67: task \"t\": \"command\" must be a non-empty list of strings like [\"mycli\", \"{rendered_prompt}\"], got an empty list",
+            ],
+        ),
+        (
+            ", \"command\": \"x --y\"",
+            vec![
+                "2:67: task \"t\": \"command\" must be a non-empty list of strings like [\"mycli\", \"{rendered_prompt}\"], got \"x --y\"",
+            ],
+        ),
+        (
+            ", \"command\": [\"x\", 5]",
+            vec!["2:73: task \"t\": \"command\" item 2 must be a string, got 5"],
+        ),
+        (
+            ", \"command\": [\"x\", \"{oops\"]",
+            vec![
+                "2:73: task \"t\": \"command\" item 2: unclosed { at character 1 (write {{ for a literal brace)",
+            ],
+        ),
+        (
+            ", \"env\": {\"A\": 1}",
+            vec!["2:69: task \"t\": \"env.A\" must be a string, got 1"],
+        ),
+        (
+            ", \"env\": {\"B\": \"{}\"}",
+            vec![
+                "2:69: task \"t\": \"env.B\": empty placeholder {} at character 1 (write {{}} for literal braces)",
+            ],
+        ),
+        (
+            ", \"env\": [\"A=1\"]",
+            vec![
+                "2:63: task \"t\": \"env\" must be an object of strings like {\"NAME\": \"value\"}, got a list",
+            ],
+        ),
+        (
+            ", \"completion_marker\": \"\"",
+            vec!["2:77: task \"t\": \"completion_marker\" must be a non-empty string, got \"\""],
+        ),
+        (
+            ", \"completion_marker\": \"DONE}\"",
+            vec![
+                "2:77: task \"t\": \"completion_marker\": stray } at character 5 (write }} for a literal brace)",
+            ],
+        ),
+        (
+            ", \"idle_sec\": 0",
+            vec!["2:68: task \"t\": \"idle_sec\" must be a positive number of seconds, got 0"],
+        ),
+        (
+            ", \"permission_wait_sec\": \"60\"",
+            vec![
+                "2:79: task \"t\": \"permission_wait_sec\" must be a positive number of seconds, got \"60\"",
+            ],
+        ),
+        (
+            ", \"result\": \"ok\"",
+            vec!["2:66: task \"t\": \"result\" must be an object or null, got \"ok\""],
+        ),
+        (
+            ", \"prompt_file\": \"p.md\"",
+            vec![
+                "2:71: task \"t\": has both \"prompt_template\" and \"prompt_file\": keep only one of them",
+            ],
+        ),
+        (
+            ", \"agent\": \"b\"",
+            vec![
+                "2:56: task \"t\": \"agent\" is written twice (first on line 2): only the last one would be kept, remove the other",
+            ],
+        ),
     ];
     for (extra, expected) in table {
         assert_eq!(problems_of(&one_task(extra)), expected, "{extra}");
@@ -94,7 +266,10 @@ fn every_kind_of_field_problem() {
     assert_eq!(problems_of(&text), vec![retry_item]);
     let text = one_task(", \"retry_on\": \"failed_timeout\"");
     assert_eq!(problems_of(&text), vec![retry_list]);
-    assert_eq!(problems_of(&one_task(", \"status\": \"done\"")), vec![status]);
+    assert_eq!(
+        problems_of(&one_task(", \"status\": \"done\"")),
+        vec![status]
+    );
 }
 
 #[test]
@@ -128,15 +303,42 @@ fn task_level_problems() {
     assert_eq!(shown(file.problems()), expected);
     let ids: Vec<&str> = file.tasks().iter().map(|t| t.task_id.as_str()).collect();
     assert_eq!(ids, ["a", "ok", "none"]);
-    let by_task: Vec<Option<&str>> = file.problems().iter().map(|p| p.task_id.as_deref()).collect();
+    let by_task: Vec<Option<&str>> = file
+        .problems()
+        .iter()
+        .map(|p| p.task_id.as_deref())
+        .collect();
     assert_eq!(
         by_task,
-        [None, Some("a"), None, None, None, Some("a/b"), None, None, Some("ok"), Some("ok"), Some("a"), Some("none"), Some("none")]
+        [
+            None,
+            Some("a"),
+            None,
+            None,
+            None,
+            Some("a/b"),
+            None,
+            None,
+            Some("ok"),
+            Some("ok"),
+            Some("a"),
+            Some("none"),
+            Some("none")
+        ]
     );
     // Task indexes skip the unusable ones; locations are those of the text.
     assert_eq!(file.task_index("ok"), Some(1));
-    assert_eq!(file.location(1, None), Some(Location { line: 7, column: 3 }));
-    assert_eq!(file.location(1, Some("timeout_sec")), Some(Location { line: 7, column: 60 }));
+    assert_eq!(
+        file.location(1, None),
+        Some(Location { line: 7, column: 3 })
+    );
+    assert_eq!(
+        file.location(1, Some("timeout_sec")),
+        Some(Location {
+            line: 7,
+            column: 60
+        })
+    );
     assert_eq!(file.location(1, Some("agent")), None);
     assert_eq!(file.location(3, None), None);
 }
@@ -157,9 +359,15 @@ fn defaults_and_typed_fields() {
     assert_eq!(t.inputs.get("f").map(String::as_str), Some("1.5"));
     assert_eq!(t.inputs.get("b").map(String::as_str), Some("false"));
     assert_eq!(t.policy_for("press_1"), Some(true));
-    assert_eq!(t.command.as_deref(), Some(&["x".to_string(), "{rendered_prompt}".to_string()][..]));
+    assert_eq!(
+        t.command.as_deref(),
+        Some(&["x".to_string(), "{rendered_prompt}".to_string()][..])
+    );
     assert_eq!(t.retry_on, Some(vec![crate::core::task::FailureType::Auth]));
-    assert_eq!((t.idle_sec, t.status, t.attempts), (Some(2.5), TaskStatus::Retryable, 2));
+    assert_eq!(
+        (t.idle_sec, t.status, t.attempts),
+        (Some(2.5), TaskStatus::Retryable, 2)
+    );
     assert_eq!(t.result, Some(json!({"exit_code": 1})));
     let d = &file.tasks()[1];
     let expected = TaskSpec {
@@ -211,7 +419,10 @@ const KEEP: &str = r#"{
 "#;
 
 fn keys(value: &Value) -> Vec<&str> {
-    value.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default()
+    value
+        .as_object()
+        .map(|o| o.keys().map(String::as_str).collect())
+        .unwrap_or_default()
 }
 
 #[test]
@@ -228,9 +439,15 @@ fn updates_keep_unknown_fields_and_key_order() {
     file.set_status(9, TaskStatus::Failed);
 
     let spec = &file.tasks()[0];
-    assert_eq!((spec.status, spec.attempts, spec.timeout_sec), (TaskStatus::Running, 1, 60));
+    assert_eq!(
+        (spec.status, spec.attempts, spec.timeout_sec),
+        (TaskStatus::Running, 1, 60)
+    );
     assert_eq!(spec.task_id, "t");
-    assert_eq!(spec.result, Some(json!({"exit_code": 0, "failure_type": null})));
+    assert_eq!(
+        spec.result,
+        Some(json!({"exit_code": 0, "failure_type": null}))
+    );
 
     let text = file.to_text();
     assert!(text.ends_with("}\n") && text.contains("\n  \"tasks\": [\n    {\n      \"task_id\""));
@@ -242,7 +459,17 @@ fn updates_keep_unknown_fields_and_key_order() {
     let task = &doc["tasks"][0];
     assert_eq!(
         keys(task),
-        ["task_id", "status", "agent", "x-extra", "prompt_template", "result", "attempts", "retry_at", "timeout_sec"]
+        [
+            "task_id",
+            "status",
+            "agent",
+            "x-extra",
+            "prompt_template",
+            "result",
+            "attempts",
+            "retry_at",
+            "timeout_sec"
+        ]
     );
     assert_eq!(keys(&task["x-extra"]), ["b", "a"]);
     assert_eq!(doc["zeta"], json!({"mine": [1, 2, {"deep": null}]}));
@@ -250,7 +477,10 @@ fn updates_keep_unknown_fields_and_key_order() {
 
     file.set_result(0, Value::Null);
     file.remove_field(0, "timeout_sec");
-    assert_eq!((file.tasks()[0].result.clone(), file.tasks()[0].timeout_sec), (None, 1800));
+    assert_eq!(
+        (file.tasks()[0].result.clone(), file.tasks()[0].timeout_sec),
+        (None, 1800)
+    );
 }
 
 #[test]

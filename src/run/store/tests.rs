@@ -27,7 +27,10 @@ fn names_in(dir: &Path) -> Vec<String> {
 fn save_writes_valid_json_atomically_and_keeps_data() {
     let (dir, path) = tasks_file(TASKS);
     let mut store = TaskStore::open(&path).expect("opens");
-    assert_eq!(store.base_dir(), fs::canonicalize(dir.path()).expect("dir").as_path());
+    assert_eq!(
+        store.base_dir(),
+        fs::canonicalize(dir.path()).expect("dir").as_path()
+    );
     store.file_mut().set_status(0, TaskStatus::Running);
     store.save().expect("saves");
     let text = fs::read_to_string(&path).expect("read");
@@ -50,7 +53,11 @@ fn unchanged_text_is_not_rewritten() {
     let text = fs::read_to_string(&path).expect("read");
     store.file_mut().set_attempts(0, 1);
     store.save().expect("saves");
-    assert_eq!(inode(&path), after_first, "an unchanged save must not replace the file");
+    assert_eq!(
+        inode(&path),
+        after_first,
+        "an unchanged save must not replace the file"
+    );
     assert_eq!(fs::read_to_string(&path).expect("read"), text);
 }
 
@@ -61,11 +68,21 @@ fn a_second_open_fails_naming_the_holder_and_drop_releases() {
     let lock_text = fs::read_to_string(lock_path(&path)).expect("lock file");
     assert!(lock_text.starts_with(&format!("pid {}\nstarted ", std::process::id())));
     match TaskStore::open(&path) {
-        Err(StoreError::Locked { path: locked, holder }) => {
+        Err(StoreError::Locked {
+            path: locked,
+            holder,
+        }) => {
             assert_eq!(locked, path);
             assert_eq!(holder, Some(format!("pid {}", std::process::id())));
-            let message = StoreError::Locked { path: locked, holder }.to_string();
-            assert!(message.contains("tasks.json is in use by another herd (pid "), "{message}");
+            let message = StoreError::Locked {
+                path: locked,
+                holder,
+            }
+            .to_string();
+            assert!(
+                message.contains("tasks.json is in use by another herd (pid "),
+                "{message}"
+            );
         }
         other => panic!("expected Locked, got {other:?}"),
     }
@@ -96,8 +113,17 @@ fn a_symlinked_file_stays_a_symlink() {
     let mut store = TaskStore::open(&link).expect("opens");
     store.file_mut().set_attempts(0, 2);
     store.save().expect("saves");
-    assert!(fs::symlink_metadata(&link).expect("meta").file_type().is_symlink());
-    assert!(fs::read_to_string(&real).expect("read").contains("\"attempts\": 2"));
+    assert!(
+        fs::symlink_metadata(&link)
+            .expect("meta")
+            .file_type()
+            .is_symlink()
+    );
+    assert!(
+        fs::read_to_string(&real)
+            .expect("read")
+            .contains("\"attempts\": 2")
+    );
 }
 
 #[test]
@@ -116,12 +142,22 @@ fn unusable_and_missing_files() {
     let error = TaskStore::open(&path).expect_err("invalid");
     assert_eq!(
         error.to_string(),
-        format!("{}:1:11: \"tasks\" must be a list of task objects, got 3", path.display())
+        format!(
+            "{}:1:11: \"tasks\" must be a list of task objects, got 3",
+            path.display()
+        )
     );
     let missing = dir.path().join("nope.json");
     let error = TaskStore::read_only(&missing).expect_err("missing");
-    assert!(matches!(error, StoreError::Io { action: "read", .. }), "{error:?}");
-    assert!(error.to_string().starts_with(&format!("cannot read {}: ", missing.display())));
+    assert!(
+        matches!(error, StoreError::Io { action: "read", .. }),
+        "{error:?}"
+    );
+    assert!(
+        error
+            .to_string()
+            .starts_with(&format!("cannot read {}: ", missing.display()))
+    );
 }
 
 #[test]

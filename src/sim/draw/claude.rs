@@ -46,7 +46,11 @@ pub fn header(width: usize, version: &str, model: &str, cwd: &str) -> Vec<String
         .default_fg()
         .build();
     let wide = width >= WIDE_BOX_MIN_WIDTH;
-    let left_inner = if wide { LEFT_DIVIDER_COLUMN - 2 } else { width - 2 };
+    let left_inner = if wide {
+        LEFT_DIVIDER_COLUMN - 2
+    } else {
+        width - 2
+    };
     let cwd = shorten_path(cwd, left_inner.saturating_sub(2));
     let left = [
         Panel::Blank,
@@ -63,7 +67,11 @@ pub fn header(width: usize, version: &str, model: &str, cwd: &str) -> Vec<String
     for (index, content) in left.into_iter().enumerate() {
         let mut row = Row::new().fg(ORANGE).text("│");
         if let Some(content_width) = content.width() {
-            let column = 2 + (left_inner.saturating_sub(content_width) + 1) / 2;
+            // Centred; an odd leftover column goes left of the grey rows and right of the
+            // others, as in the captures.
+            let leftover = left_inner.saturating_sub(content_width);
+            let rounding = usize::from(!matches!(content, Panel::Grey(_)));
+            let column = 2 + (leftover + rounding) / 2;
             row = content.draw(row.goto(column));
         }
         if wide {
@@ -85,18 +93,28 @@ pub fn header(width: usize, version: &str, model: &str, cwd: &str) -> Vec<String
 
 fn right_panel(row: Row, index: usize, width: usize) -> Row {
     let room = width.saturating_sub(LEFT_DIVIDER_COLUMN + 3);
-    let row = row.dim().fg(ORANGE).text("│").normal().goto(LEFT_DIVIDER_COLUMN + 2);
+    let row = row
+        .dim()
+        .fg(ORANGE)
+        .text("│")
+        .normal()
+        .goto(LEFT_DIVIDER_COLUMN + 2);
     match index {
-        0 => row.fg(ORANGE).bold().words("Tips for getting started").normal(),
+        0 => row
+            .fg(ORANGE)
+            .bold()
+            .words("Tips for getting started")
+            .normal(),
         1 => row.default_fg().words(&truncate(
             "Run /init to create a CLAUDE.md file with instructions for Claude",
             room,
         )),
         2 => row.default_fg().text(&"─".repeat(room)),
         3 => row.fg(ORANGE).bold().words("What's new").normal(),
-        4 => row
-            .fg(GREY)
-            .words(&truncate("Check the Claude Code changelog for updates", room)),
+        4 => row.fg(GREY).words(&truncate(
+            "Check the Claude Code changelog for updates",
+            room,
+        )),
         _ => row,
     }
 }
@@ -300,6 +318,7 @@ pub fn busy(width: usize, status: String) -> Region {
         .build();
     Region {
         rows: vec![
+            String::new(),
             status,
             String::new(),
             rule(width, RULE_GREY),
@@ -307,7 +326,7 @@ pub fn busy(width: usize, status: String) -> Region {
             rule(width, RULE_GREY),
             footer,
         ],
-        cursor: Some((3, 3)),
+        cursor: Some((4, 3)),
     }
 }
 
@@ -327,7 +346,9 @@ pub fn idle(width: usize, input: &str, hint: Option<&str>, notice: Option<&str>)
         .fg(GREY)
         .words(hint.unwrap_or("? for shortcuts"));
     if let Some(notice) = notice {
-        let column = width.saturating_sub(width_of(notice)).max(footer.column() + 2);
+        let column = width
+            .saturating_sub(width_of(notice))
+            .max(footer.column() + 2);
         footer = footer.goto(column).fg(ERROR_PINK).words(notice);
     }
     Region {
@@ -343,12 +364,23 @@ pub fn idle(width: usize, input: &str, hint: Option<&str>, notice: Option<&str>)
 }
 
 /// The permission dialog for a tool call, with the pending call above it.
-pub fn dialog(width: usize, tool_name: &str, command: &str, description: &str, dont_ask: &str) -> Region {
+pub fn dialog(
+    width: usize,
+    tool_name: &str,
+    command: &str,
+    description: &str,
+    dont_ask: &str,
+) -> Region {
     let call = truncate(command, width.saturating_sub(width_of(tool_name) + 6));
     let mut rows = vec![
         String::new(),
         tool_call(tool_name, &call, GREY),
-        Row::new().fg(GREY).text(RESULT_PREFIX).text("Waiting…").default_fg().build(),
+        Row::new()
+            .fg(GREY)
+            .text(RESULT_PREFIX)
+            .text("Waiting…")
+            .default_fg()
+            .build(),
         String::new(),
         rule(width, DIALOG_BLUE),
         Row::new()
@@ -366,7 +398,14 @@ pub fn dialog(width: usize, tool_name: &str, command: &str, description: &str, d
         rows.push(Row::new().goto(4).words(&piece).build());
     }
     for piece in wrap(description, room, room) {
-        rows.push(Row::new().goto(4).fg(GREY).words(&piece).default_fg().build());
+        rows.push(
+            Row::new()
+                .goto(4)
+                .fg(GREY)
+                .words(&piece)
+                .default_fg()
+                .build(),
+        );
     }
     rows.push(String::new());
     rows.push(Row::new().goto(2).words("Do you want to proceed?").build());

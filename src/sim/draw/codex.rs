@@ -103,13 +103,21 @@ pub fn spinner_status(frame: usize, text: &str, elapsed_secs: u64) -> String {
 
 fn composer(width: usize, input: &str) -> (String, usize) {
     let typed = truncate(input, width.saturating_sub(4));
-    let row = Row::new().bg(COMPOSER_BACKGROUND).bold().text("›").normal().text(" ");
+    let row = Row::new()
+        .bg(COMPOSER_BACKGROUND)
+        .bold()
+        .text("›")
+        .normal()
+        .text(" ");
     let row = if typed.is_empty() {
         row.dim().text("Ask Codex to do anything").normal()
     } else {
         row.text(&typed)
     };
-    (row.pad_to(width + 1).default_bg().build(), 3 + width_of(&typed))
+    (
+        row.pad_to(width + 1).default_bg().build(),
+        3 + width_of(&typed),
+    )
 }
 
 fn band(width: usize) -> String {
@@ -144,7 +152,8 @@ pub fn idle(width: usize, input: &str, hint: Option<&str>) -> Region {
 /// The working state: a status line over the composer.
 pub fn busy(width: usize, status: String) -> Region {
     let mut region = idle(width, "", None);
-    region.rows[0] = status;
+    region.rows.insert(1, status);
+    region.cursor = region.cursor.map(|(row, column)| (row + 1, column));
     region
 }
 
@@ -189,7 +198,11 @@ pub fn dialog(width: usize, command: &str, reason: &str) -> Region {
     let dont_ask = format!("Yes, and don't ask again for commands that start with `{command}`");
     let dont_ask = truncate(&dont_ask, width.saturating_sub(9).max(10));
     rows.push(key_option(2, &dont_ask, "p"));
-    rows.push(key_option(3, "No, and tell Codex what to do differently", "esc"));
+    rows.push(key_option(
+        3,
+        "No, and tell Codex what to do differently",
+        "esc",
+    ));
     rows.push(String::new());
     rows.push(
         Row::new()
@@ -261,7 +274,12 @@ pub fn answered(command: &str, accepted: bool, always: bool) -> Vec<String> {
             .dim()
             .text(command)
             .normal();
-        if always { row } else { row.bold().text(" this time").normal() }.build()
+        if always {
+            row
+        } else {
+            row.bold().text(" this time").normal()
+        }
+        .build()
     };
     let mut rows = vec![verdict];
     if accepted {

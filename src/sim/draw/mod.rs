@@ -29,7 +29,13 @@ pub const SPINNER_GLYPHS: &[char] = &['·', '✢', '✳', '✶', '✻', '✽', '
 pub const BRAILLE_GLYPHS: &[char] = &['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 /// Text rows of a plain line, wrapped to the width, with optional colour and weight.
-pub fn plain_lines(width: usize, text: &str, color: Option<u8>, bold: bool, dim: bool) -> Vec<String> {
+pub fn plain_lines(
+    width: usize,
+    text: &str,
+    color: Option<u8>,
+    bold: bool,
+    dim: bool,
+) -> Vec<String> {
     wrap_hard(text, width)
         .into_iter()
         .map(|piece| {
@@ -96,7 +102,15 @@ pub fn plain_spinner(frame: usize, text: &str, elapsed_secs: u64) -> String {
 /// The plain style's input prompt: `> ` and what was typed.
 pub fn plain_idle(width: usize, input: &str, hint: Option<&str>) -> Region {
     let typed = super::text::truncate(input, width.saturating_sub(3));
-    let mut rows = vec![Row::new().bold().text(">").normal().text(" ").text(&typed).build()];
+    let mut rows = vec![
+        Row::new()
+            .bold()
+            .text(">")
+            .normal()
+            .text(" ")
+            .text(&typed)
+            .build(),
+    ];
     if let Some(hint) = hint {
         rows.push(Row::new().dim().text(hint).normal().build());
     }
