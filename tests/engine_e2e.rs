@@ -69,7 +69,12 @@ fn agents_left(dir: &Path) -> Vec<String> {
 }
 
 /// Waits until `cond` holds, or fails showing `context()`.
-fn wait_until(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool, context: impl Fn() -> String) {
+fn wait_until(
+    what: &str,
+    timeout: Duration,
+    mut cond: impl FnMut() -> bool,
+    context: impl Fn() -> String,
+) {
     let deadline = Instant::now() + timeout;
     while !cond() {
         if Instant::now() > deadline {
@@ -81,9 +86,12 @@ fn wait_until(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool, con
 
 fn no_agents_left(dir: &Path) {
     // The group is killed when the agent exits; give the kernel a moment to reap.
-    wait_until("every agent process to be gone", Duration::from_secs(5), || agents_left(dir).is_empty(), || {
-        format!("{:#?}", agents_left(dir))
-    });
+    wait_until(
+        "every agent process to be gone",
+        Duration::from_secs(5),
+        || agents_left(dir).is_empty(),
+        || format!("{:#?}", agents_left(dir)),
+    );
 }
 
 #[test]
@@ -100,9 +108,21 @@ fn the_example_batch_ends_as_it_promises() {
         let status = t["status"].as_str().unwrap_or("pending");
         let want_status = expect.split([' ', ':']).next().unwrap();
         assert_eq!(status, want_status, "{id}: {expect}\n{}", describe(&out));
-        if let Some(failure) = expect.strip_prefix("failed (").and_then(|r| r.split(')').next()) {
-            assert_eq!(t["result"]["failure_type"], failure, "{id}: {}", t["result"]);
-            assert!(t["result"]["failure_evidence"].as_str().is_some_and(|e| !e.is_empty()), "{id}");
+        if let Some(failure) = expect
+            .strip_prefix("failed (")
+            .and_then(|r| r.split(')').next())
+        {
+            assert_eq!(
+                t["result"]["failure_type"], failure,
+                "{id}: {}",
+                t["result"]
+            );
+            assert!(
+                t["result"]["failure_evidence"]
+                    .as_str()
+                    .is_some_and(|e| !e.is_empty()),
+                "{id}"
+            );
         }
         if status == "completed" {
             assert_eq!(t["result"]["failure_type"], Value::Null, "{id}");
@@ -117,14 +137,26 @@ fn the_example_batch_ends_as_it_promises() {
             }
         }
         if attempts > 0 {
-            assert_eq!(t["result"]["log_file"], format!("runs/{id}/attempt_{attempts}.log"), "{id}");
+            assert_eq!(
+                t["result"]["log_file"],
+                format!("runs/{id}/attempt_{attempts}.log"),
+                "{id}"
+            );
         }
     }
     // Key order and fields herd does not know are kept.
     let first = doc["tasks"][0].as_object().unwrap();
     let keys: Vec<&str> = first.keys().map(String::as_str).collect();
-    assert_eq!(&keys[..5], ["task_id", "agent", "inputs", "prompt_template", "expect"]);
-    assert_eq!(doc["description"].as_str().map(|d| d.starts_with("A demo batch")), Some(true));
+    assert_eq!(
+        &keys[..5],
+        ["task_id", "agent", "inputs", "prompt_template", "expect"]
+    );
+    assert_eq!(
+        doc["description"]
+            .as_str()
+            .map(|d| d.starts_with("A demo batch")),
+        Some(true)
+    );
     // The flaky task was retried: attempt 1 failed_process, attempt 2 completed.
     let flaky = task(&doc, "flaky-network-005");
     assert_eq!(flaky["attempts"], 2);
@@ -133,18 +165,37 @@ fn the_example_batch_ends_as_it_promises() {
     // Automatic answers are counted per key and logged with time and rule.
     let allowed = task(&doc, "always-allow-003");
     let inputs = allowed["result"]["auto_inputs"].as_array().unwrap();
-    assert!(inputs.iter().any(|i| i["key"] == "1" && i["count"] == 1), "{inputs:?}");
-    assert!(inputs.iter().any(|i| i["key"] == "p" && i["count"] == 1), "{inputs:?}");
+    assert!(
+        inputs.iter().any(|i| i["key"] == "1" && i["count"] == 1),
+        "{inputs:?}"
+    );
+    assert!(
+        inputs.iter().any(|i| i["key"] == "p" && i["count"] == 1),
+        "{inputs:?}"
+    );
     let facts = read_json(&dir.path().join("runs/always-allow-003/attempt_1.json"));
     assert_eq!(facts["auto_inputs"].as_array().unwrap().len(), 2);
     assert!(facts["auto_inputs"][0]["at_sec"].as_f64().is_some());
     // The cast is asciicast v2 with output, input and marker events.
-    let cast = std::fs::read_to_string(dir.path().join("runs/fix-issue-142/attempt_1.cast")).unwrap();
+    let cast =
+        std::fs::read_to_string(dir.path().join("runs/fix-issue-142/attempt_1.cast")).unwrap();
     let mut lines = cast.lines();
     let header: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
-    assert_eq!((header["version"].as_u64(), header["width"].as_u64(), header["height"].as_u64()), (Some(2), Some(120), Some(40)));
+    assert_eq!(
+        (
+            header["version"].as_u64(),
+            header["width"].as_u64(),
+            header["height"].as_u64()
+        ),
+        (Some(2), Some(120), Some(40))
+    );
     let kinds: Vec<String> = lines
-        .map(|l| serde_json::from_str::<Value>(l).unwrap()[1].as_str().unwrap().to_string())
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()[1]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect();
     for kind in ["o", "i", "m"] {
         assert!(kinds.iter().any(|k| k == kind), "no {kind} event");
@@ -154,7 +205,11 @@ fn the_example_batch_ends_as_it_promises() {
 
 fn write_tasks(dir: &Path, tasks: &str) -> PathBuf {
     let path = dir.join("tasks.json");
-    std::fs::write(&path, format!("{{\"run_id\": \"t\", \"tasks\": [{tasks}]}}")).unwrap();
+    std::fs::write(
+        &path,
+        format!("{{\"run_id\": \"t\", \"tasks\": [{tasks}]}}"),
+    )
+    .unwrap();
     path
 }
 
@@ -178,7 +233,12 @@ fn status_of(tasks: &Path, id: &str) -> String {
     std::fs::read_to_string(tasks)
         .ok()
         .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-        .map(|doc| task(&doc, id)["status"].as_str().unwrap_or("pending").to_string())
+        .map(|doc| {
+            task(&doc, id)["status"]
+                .as_str()
+                .unwrap_or("pending")
+                .to_string()
+        })
         .unwrap_or_default()
 }
 
@@ -187,7 +247,11 @@ fn a_killed_batch_resumes_without_rerunning_completed_tasks() {
     let dir = tempfile::tempdir().unwrap();
     let tasks = write_tasks(
         dir.path(),
-        &[sim_task("quick", "plain_success", ""), sim_task("slow", "demo_slow", "")].join(","),
+        &[
+            sim_task("quick", "plain_success", ""),
+            sim_task("slow", "demo_slow", ""),
+        ]
+        .join(","),
     );
     let mut child = spawn_herd(&tasks);
     wait_until(
@@ -201,9 +265,16 @@ fn a_killed_batch_resumes_without_rerunning_completed_tasks() {
     let out = run_headless(&tasks, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("slow  attempt 1 was interrupted"), "{stdout}");
+    assert!(
+        stdout.contains("slow  attempt 1 was interrupted"),
+        "{stdout}"
+    );
     let doc = read_json(&tasks);
-    assert_eq!(task(&doc, "quick")["attempts"], 1, "completed tasks are never re-run");
+    assert_eq!(
+        task(&doc, "quick")["attempts"],
+        1,
+        "completed tasks are never re-run"
+    );
     assert_eq!(task(&doc, "slow")["status"], "completed");
     assert_eq!(task(&doc, "slow")["attempts"], 2);
     no_agents_left(dir.path());
@@ -214,7 +285,12 @@ fn a_second_herd_on_the_same_file_exits_2() {
     let dir = tempfile::tempdir().unwrap();
     let tasks = write_tasks(dir.path(), &sim_task("h", "hang", r#", "timeout_sec": 30"#));
     let mut first = spawn_herd(&tasks);
-    wait_until("the first herd to start its agent", Duration::from_secs(20), || status_of(&tasks, "h") == "running", String::new);
+    wait_until(
+        "the first herd to start its agent",
+        Duration::from_secs(20),
+        || status_of(&tasks, "h") == "running",
+        String::new,
+    );
     let before = std::fs::read(&tasks).unwrap();
     let second = run_headless(&tasks, &[]);
     assert_eq!(second.status.code(), Some(2), "{}", describe(&second));
@@ -250,7 +326,11 @@ fn a_broken_file_is_refused_and_left_byte_for_byte() {
     std::fs::write(&tasks, malformed).unwrap();
     let out = run_headless(&tasks, &[]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("{file}:2:")), "{}", describe(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(&format!("{file}:2:")),
+        "{}",
+        describe(&out)
+    );
     assert_eq!(std::fs::read_to_string(&tasks).unwrap(), malformed);
 }
 
@@ -265,7 +345,11 @@ fn validate_lists_every_problem_with_its_place() {
   {"task_id": "d", "agent": "generic", "prompt_template": "x", "command": ["not-installed-anywhere"]}
 ]}"#;
     std::fs::write(&tasks, text).unwrap();
-    let out = herd().args(["validate", "--tasks"]).arg(&tasks).output().unwrap();
+    let out = herd()
+        .args(["validate", "--tasks"])
+        .arg(&tasks)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
     let stderr = String::from_utf8_lossy(&out.stderr);
     let file = tasks.display().to_string();
@@ -276,7 +360,9 @@ fn validate_lists_every_problem_with_its_place() {
         (5, "command \"not-installed-anywhere\" is not installed"),
     ] {
         assert!(
-            stderr.lines().any(|l| l.starts_with(&format!("{file}:{line}:")) && l.contains(needle)),
+            stderr
+                .lines()
+                .any(|l| l.starts_with(&format!("{file}:{line}:")) && l.contains(needle)),
             "line {line}: {needle}\n{stderr}"
         );
     }
@@ -285,7 +371,11 @@ fn validate_lists_every_problem_with_its_place() {
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
     let doc = read_json(&tasks);
     for id in ["a", "b", "c", "d"] {
-        assert_eq!(task(&doc, id)["result"]["failure_type"], "failed_config", "{id}");
+        assert_eq!(
+            task(&doc, id)["result"]["failure_type"],
+            "failed_config",
+            "{id}"
+        );
         assert_eq!(task(&doc, id)["status"], "failed", "{id}");
     }
 }
@@ -295,18 +385,33 @@ fn terminal_queries_are_answered_and_floods_do_not_hide_the_marker() {
     let dir = tempfile::tempdir().unwrap();
     let tasks = write_tasks(
         dir.path(),
-        &[sim_task("q", "queries", r#", "timeout_sec": 30"#), sim_task("f", "flood", r#", "timeout_sec": 60"#)].join(","),
+        &[
+            sim_task("q", "queries", r#", "timeout_sec": 30"#),
+            sim_task("f", "flood", r#", "timeout_sec": 60"#),
+        ]
+        .join(","),
     );
     let out = run_headless(&tasks, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     let log = std::fs::read(dir.path().join("runs/f/attempt_1.log")).unwrap();
-    assert!(log.len() > 4_000_000, "the .log keeps every byte: {}", log.len());
+    assert!(
+        log.len() > 4_000_000,
+        "the .log keeps every byte: {}",
+        log.len()
+    );
 }
 
 #[test]
 fn only_runs_the_named_tasks() {
     let dir = tempfile::tempdir().unwrap();
-    let tasks = write_tasks(dir.path(), &[sim_task("one", "plain_success", ""), sim_task("two", "plain_success", "")].join(","));
+    let tasks = write_tasks(
+        dir.path(),
+        &[
+            sim_task("one", "plain_success", ""),
+            sim_task("two", "plain_success", ""),
+        ]
+        .join(","),
+    );
     let out = run_headless(&tasks, &["--only", "two"]);
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
     let doc = read_json(&tasks);

@@ -42,8 +42,12 @@ fn sim(args: &[&str], envs: &[(&str, &str)], stdin: &[u8]) -> Output {
     child.wait_with_output().expect("output")
 }
 
+/// Stdout's lines without colours.
 fn lines(output: &Output) -> Vec<String> {
-    String::from_utf8_lossy(&output.stdout)
+    let escapes = regex::Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]").expect("valid regex");
+    let text = String::from_utf8_lossy(&output.stdout);
+    escapes
+        .replace_all(&text, "")
         .split("\r\n")
         .map(str::to_string)
         .collect()
@@ -53,14 +57,20 @@ fn lines(output: &Output) -> Vec<String> {
 fn plain_success_prints_the_task_marker_on_its_own_line() {
     let output = sim(&["plain_success"], &[("HERD_TASK_ID", "t9")], b"");
     assert_eq!(output.status.code(), Some(0));
-    assert!(lines(&output).contains(&"TASK_COMPLETE:t9".to_string()), "{output:?}");
+    assert!(
+        lines(&output).contains(&"TASK_COMPLETE:t9".to_string()),
+        "{output:?}"
+    );
 }
 
 #[test]
 fn marker_flag_and_environment_take_precedence() {
     let from_env = sim(
         &["plain_success"],
-        &[("HERD_TASK_ID", "t9"), ("HERD_COMPLETION_MARKER", "DONE:env")],
+        &[
+            ("HERD_TASK_ID", "t9"),
+            ("HERD_COMPLETION_MARKER", "DONE:env"),
+        ],
         b"",
     );
     assert!(lines(&from_env).contains(&"DONE:env".to_string()));
@@ -93,15 +103,22 @@ fn press_keys_reads_its_keys_from_a_pipe() {
 fn queries_use_the_piped_answers() {
     let output = sim(&["queries", "--marker", "M"], &[], b"\x1b[5;9R\x1b[?62;c");
     assert_eq!(output.status.code(), Some(0), "{output:?}");
-    assert!(lines(&output).iter().any(|line| line.ends_with("cursor at row 5 col 9")));
+    assert!(
+        lines(&output)
+            .iter()
+            .any(|line| line.ends_with("cursor at row 5 col 9"))
+    );
 }
 
 #[test]
 fn bad_scenarios_exit_2_naming_the_file_and_line() {
     let folder = tempfile::tempdir().expect("temp dir");
     let path = folder.path().join("broken.toml");
-    std::fs::write(&path, "description = \"x\"\n[[step]]\nsleep = 1\n[[step]]\nslep = 1\n")
-        .expect("write");
+    std::fs::write(
+        &path,
+        "description = \"x\"\n[[step]]\nsleep = 1\n[[step]]\nslep = 1\n",
+    )
+    .expect("write");
     let path = path.to_string_lossy().into_owned();
     let output = sim(&[path.as_str()], &[], b"");
     assert_eq!(output.status.code(), Some(2));
@@ -120,13 +137,32 @@ fn list_names_every_required_scenario() {
     assert_eq!(output.status.code(), Some(0));
     let listed = String::from_utf8_lossy(&output.stdout);
     for name in [
-        "success", "plain_success", "permission", "permission_dont_ask", "codex_approval",
-        "press_keys", "prompt_loop", "auth", "auth_exit", "quota", "incomplete", "crash", "flaky",
-        "hang", "hang_ignore_term", "flood", "echo_only", "queries", "retrying", "transient",
+        "success",
+        "plain_success",
+        "permission",
+        "permission_dont_ask",
+        "codex_approval",
+        "press_keys",
+        "prompt_loop",
+        "auth",
+        "auth_exit",
+        "quota",
+        "incomplete",
+        "crash",
+        "flaky",
+        "hang",
+        "hang_ignore_term",
+        "flood",
+        "echo_only",
+        "queries",
+        "retrying",
+        "transient",
         "demo_slow",
     ] {
         assert!(
-            listed.lines().any(|line| line.split_whitespace().next() == Some(name)),
+            listed
+                .lines()
+                .any(|line| line.split_whitespace().next() == Some(name)),
             "{name} missing from {listed}"
         );
     }

@@ -305,14 +305,17 @@ impl Scanner {
         if let Some(repeat) = key
             && let Some(first) = self.index.entries.get(pointer).and_then(|e| e.key)
         {
+            // The repeated member replaces the first one wholly, as in serde_json.
+            let children = format!("{pointer}/");
+            self.index.entries.retain(|p, _| !p.starts_with(&children));
+            self.index
+                .duplicates
+                .retain(|d| !d.pointer.starts_with(&children));
             self.index.duplicates.push(DuplicateKey {
                 pointer: pointer.to_string(),
                 first,
                 repeat,
             });
-            // The repeated member replaces the first one wholly, as in serde_json.
-            let children = format!("{pointer}/");
-            self.index.entries.retain(|p, _| !p.starts_with(&children));
         }
         let entry = Entry {
             value: self.here,

@@ -109,7 +109,8 @@ mod tests {
 
     #[test]
     fn recognises_the_queries_real_clis_send() {
-        let cases: Vec<(Option<u8>, Option<u8>, Vec<u16>, char, &str)> = vec![
+        type Case = (Option<u8>, Option<u8>, Vec<u16>, char, &'static str);
+        let cases: Vec<Case> = vec![
             (None, None, vec![], 'c', "\x1b[?62;22c"),
             (None, None, vec![0], 'c', "\x1b[?62;22c"),
             (Some(b'>'), None, vec![0], 'q', "\x1bP>|herd(0.1)\x1b\\"),

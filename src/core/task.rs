@@ -57,14 +57,14 @@ impl TaskStatus {
     /// operator (retry now), which is the only way back.
     pub fn can_become(self, next: TaskStatus) -> bool {
         use TaskStatus::*;
-        match (self, next) {
-            (Pending | Retryable, Running) => true,
-            (Running, Completed | Retryable | Failed | Cancelled) => true,
-            (Pending | Retryable, Cancelled | Failed) => true,
-            (Failed | Cancelled, Pending) => true,
-            (Retryable, Pending) => true,
-            _ => false,
-        }
+        matches!(
+            (self, next),
+            (Pending | Retryable, Running)
+                | (Running, Completed | Retryable | Failed | Cancelled)
+                | (Pending | Retryable, Cancelled | Failed)
+                | (Failed | Cancelled, Pending)
+                | (Retryable, Pending)
+        )
     }
 }
 

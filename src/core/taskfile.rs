@@ -61,7 +61,8 @@ impl TaskFile {
     pub fn parse(text: &str) -> Result<TaskFile, Vec<Problem>> {
         // Editors on Windows may add a byte order mark; it is not part of the JSON.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let doc: Value = serde_json::from_str(text).map_err(|e| vec![json_error::problem(text, &e)])?;
+        let doc: Value =
+            serde_json::from_str(text).map_err(|e| vec![json_error::problem(text, &e)])?;
         let positions = json_pos::locate(text);
         let fatal = |pointer: &str, message: String| {
             vec![Problem {

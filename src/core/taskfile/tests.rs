@@ -492,3 +492,51 @@ fn unchanged_files_round_trip_with_all_their_data() {
     assert_eq!(before, after);
     assert_eq!(TaskFile::parse(&text).expect("valid").to_text(), text);
 }
+
+#[test]
+fn set_field_keeps_the_typed_task_in_step() {
+    let mut file = TaskFile::parse(&one_task("")).expect("valid");
+    file.set_field(0, "enabled", json!(false));
+    file.set_field(0, "inputs", json!({"url": "u", "n": 2}));
+    file.set_field(0, "retry_on", json!(["failed_quota"]));
+    let task = &file.tasks()[0];
+    assert!(!task.enabled);
+    assert_eq!(task.inputs.get("n").map(String::as_str), Some("2"));
+    assert_eq!(
+        task.retry_on,
+        Some(vec![crate::core::task::FailureType::Quota])
+    );
+    // A wrong value is written, the typed field falls back, and the next parse reports it.
+    file.set_field(0, "timeout_sec", json!(-1));
+    assert_eq!(file.tasks()[0].timeout_sec, 1800);
+    let reread = TaskFile::parse(&file.to_text()).expect("usable");
+    assert_eq!(reread.problems().len(), 1);
+    assert!(
+        reread.problems()[0]
+            .message
+            .contains("\"timeout_sec\" must be")
+    );
+}
+
+#[test]
+fn repeated_keys_anywhere_are_problems() {
+    let text = "{\"tasks\": [\n{\"task_id\": \"t\", \"agent\": \"a\", \"prompt_template\": \"p\", \
+                \"inputs\": {\"u\": 1, \"u\": 2}}\n], \"tasks\": [], \"x\": {\"a/b\": 1, \"a/b\": 2}}";
+    assert_eq!(
+        problems_of(text),
+        [
+            "3:4: \"tasks\" is written twice (first on line 1): only the last one would be kept, \
+             remove the other",
+            "3:33: \"x.a/b\" is written twice (first on line 3): only the last one would be kept, \
+             remove the other",
+        ]
+    );
+    let text = one_task(", \"inputs\": {\"u\": 1, \"u\": 2}");
+    assert_eq!(
+        problems_of(&text),
+        [
+            "2:75: task \"t\": \"inputs.u\" is written twice (first on line 2): only the last one \
+          would be kept, remove the other"
+        ]
+    );
+}
