@@ -2,6 +2,8 @@
 //! file, the exit code, the recordings, resuming after herd is killed, one owner per file, bad
 //! input left untouched, and that no agent process is left behind.
 
+#![allow(clippy::unwrap_used)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};

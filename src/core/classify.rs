@@ -179,14 +179,15 @@ transient = ['529 Overloaded']
         let both = vec![quota[0].clone(), auth[0].clone()];
         let overloaded = vec!["● API Error: Repeated 529 Overloaded errors.".to_string()];
         let healthy = vec!["done".to_string()];
-        let cases: Vec<(
+        type Case<'a> = (
             EndCause,
             bool,
             ExitStatus,
-            &[String],
+            &'a [String],
             Option<FailureType>,
-            &str,
-        )> = vec![
+            &'a str,
+        );
+        let cases: Vec<Case> = vec![
             (EndCause::Exited, true, exit(0), &healthy, None, ""),
             (EndCause::AfterMarker, true, exit(137), &healthy, None, ""),
             (
