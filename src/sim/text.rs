@@ -157,18 +157,25 @@ impl Row {
 
     /// Words separated by cursor moves instead of spaces, as Claude Code draws them.
     pub fn words(mut self, text: &str) -> Row {
-        let mut first = true;
-        for word in text.split(' ') {
-            if word.is_empty() {
+        let mut skipped_spaces = false;
+        for (index, word) in text.split(' ').enumerate() {
+            if index > 0 {
                 self.column += 1;
+                skipped_spaces = true;
+            }
+            if word.is_empty() {
                 continue;
             }
-            if !first {
-                let next_column = self.column + 1;
-                self = self.goto(next_column);
+            if skipped_spaces {
+                let column = self.column;
+                self = self.goto(column);
+                skipped_spaces = false;
             }
-            first = false;
             self = self.text(word);
+        }
+        if skipped_spaces {
+            let column = self.column;
+            self = self.goto(column);
         }
         self
     }
@@ -279,6 +286,9 @@ mod tests {
     fn words_use_column_moves() {
         let row = Row::new().goto(5).words("Do you  want").build();
         assert_eq!(row, "\x1b[5GDo\x1b[8Gyou\x1b[13Gwant");
+        let padded = Row::new().words(" a ");
+        assert_eq!(padded.column(), 4);
+        assert_eq!(padded.build(), "\x1b[2Ga\x1b[4G");
     }
 
     #[test]

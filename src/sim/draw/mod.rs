@@ -4,6 +4,7 @@
 //! Nothing here writes to the terminal or reads the clock.
 
 pub mod claude;
+mod claude_welcome;
 pub mod codex;
 
 use super::text::{Row, width_of, wrap};
