@@ -185,6 +185,14 @@ fn validate(args: &TasksArgs) -> Result<i32> {
         let base = default_runs_dir(&args.tasks);
         let base_dir = base.parent().unwrap_or(Path::new("."));
         for (index, task) in file.tasks().iter().enumerate() {
+            // A task whose fields are already reported is not rendered again.
+            if file
+                .problems()
+                .iter()
+                .any(|p| p.task_id.as_deref() == Some(task.task_id.as_str()))
+            {
+                continue;
+            }
             let run_dir = base.join(&task.task_id);
             let ctx = LaunchContext {
                 base_dir,
