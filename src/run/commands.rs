@@ -139,6 +139,8 @@ fn run(args: &RunArgs) -> Result<i32> {
         only: args.only.clone(),
         operator_present: !headless,
     };
+    let _log_guard = super::logging::init(&opts.runs_dir);
+    tracing::info!(tasks = %args.tasks.tasks.display(), concurrency = opts.concurrency, "herd run starts");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -340,6 +340,7 @@ impl Engine {
             answer_cap: DEFAULT_ANSWER_CAP,
         };
         let command = plan.argv.join(" ");
+        tracing::info!(task = %task.task_id, attempt = number, cwd = %plan.cwd.display(), "starting {command}");
         self.events.push(EngineEvent::Started {
             task_id: task.task_id.clone(),
             attempt: number,
@@ -582,6 +583,7 @@ impl Engine {
         file.set_result(index, result);
         file.set_status(index, status);
         self.store.save().wrap_err("cannot write the tasks file")?;
+        tracing::info!(task = task_id, attempt = number, verdict = verdict.label(), evidence = ?verdict.evidence, status = %status, "attempt ended");
         self.events.push(EngineEvent::Finished {
             task_id: task_id.to_string(),
             attempt: number,

@@ -5,6 +5,7 @@ pub mod commands;
 pub mod engine;
 pub mod headless;
 pub mod launch;
+pub mod logging;
 pub mod outcome;
 pub mod profiles_view;
 pub mod pty;

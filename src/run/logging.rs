@@ -1,0 +1,23 @@
+//! herd's own log: a file beside the recordings (`<runs dir>/herd.log`), never the screen, so
+//! it cannot garble the dashboard. `HERD_LOG` sets the filter (default `info`).
+
+use std::path::Path;
+
+use tracing_appender::non_blocking::WorkerGuard;
+use tracing_subscriber::EnvFilter;
+
+/// Starts logging to `runs_dir/herd.log`; keep the guard alive for the run so lines are flushed.
+/// Logging is best effort: a folder that cannot be written means no log, not a failed run.
+pub fn init(runs_dir: &Path) -> Option<WorkerGuard> {
+    std::fs::create_dir_all(runs_dir).ok()?;
+    let appender = tracing_appender::rolling::never(runs_dir, "herd.log");
+    let (writer, guard) = tracing_appender::non_blocking(appender);
+    let filter = EnvFilter::try_from_env("HERD_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(writer)
+        .with_ansi(false)
+        .try_init()
+        .ok()?;
+    Some(guard)
+}
