@@ -109,7 +109,8 @@ pub fn table_for(file: &TaskFile, indices: &[usize]) -> String {
         *counts.entry(file.tasks()[i].status).or_default() += 1;
     }
     let counts: Vec<String> = counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
-    let _ = writeln!(out, "\n{} tasks: {}", indices.len(), counts.join(", "));
+    let noun = if indices.len() == 1 { "task" } else { "tasks" };
+    let _ = writeln!(out, "\n{} {noun}: {}", indices.len(), counts.join(", "));
     out
 }
 
