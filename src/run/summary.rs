@@ -133,7 +133,7 @@ mod tests {
         ]}"#).unwrap();
         let t = table_for(&file, &[0, 1]);
         assert!(
-            t.contains("a     sim    completed  1/2       -        runs/a/attempt_1.log"),
+            t.contains("a     sim    completed  1/2       -            runs/a/attempt_1.log"),
             "{t}"
         );
         let bb = t.lines().nth(2).unwrap();
