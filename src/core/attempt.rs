@@ -11,7 +11,7 @@ use std::time::Duration;
 use super::classify::{EndCause, EndFacts, ExitStatus, Verdict, classify};
 use super::detect::{self, PromptSighting, ScreenView};
 use super::marker::{CONTEXT_ROWS, MarkerWatch};
-use super::profile::Profile;
+use super::profile::{Profile, PromptAnchor};
 use super::screen::Screen;
 
 /// Automatic answers per key before a prompt that keeps coming back blocks the attempt.
@@ -20,6 +20,9 @@ pub const DEFAULT_ANSWER_CAP: u32 = 5;
 pub const DEFAULT_PERMISSION_WAIT_SEC: f64 = 60.0;
 /// Between TERM and KILL to the process group.
 pub const KILL_AFTER: Duration = Duration::from_secs(3);
+/// A prompt must stay off the screen this long to count as gone: TUIs erase a dialog in one
+/// write and draw it again in the next, which is not a new appearance.
+pub const PROMPT_SETTLE: Duration = Duration::from_millis(300);
 
 /// What the attempt needs to know up front.
 #[derive(Debug, Clone)]
@@ -110,6 +113,14 @@ pub struct WaitingPrompt {
     pub sighting: PromptSighting,
 }
 
+/// A prompt rule's current appearance on screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Showing {
+    appearance: u64,
+    /// When it left the screen, if it did; it is gone once `PROMPT_SETTLE` has passed.
+    gone_since: Option<Duration>,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum EndStage {
     /// Exit keys sent (or a natural exit awaited) at `at`.
@@ -140,7 +151,10 @@ pub struct Attempt {
     ready: bool,
     busy: bool,
     /// Per rule: the appearance currently on screen, if any.
-    showing: Vec<Option<u64>>,
+    showing: Vec<Option<Showing>>,
+    /// Cursor-anchored questions already handled, by (rule, absolute row): a question the cursor
+    /// left and came back to is not asked again.
+    handled_rows: std::collections::HashSet<(usize, u64)>,
     sightings: Vec<PromptSighting>,
     waiting: Option<WaitingPrompt>,
     answers_by_key: BTreeMap<String, u32>,
@@ -171,6 +185,7 @@ impl Attempt {
             ready: false,
             busy: false,
             showing: vec![None; rules],
+            handled_rows: std::collections::HashSet::new(),
             sightings: Vec::new(),
             waiting: None,
             answers_by_key: BTreeMap::new(),
@@ -262,6 +277,9 @@ impl Attempt {
                 if self.could_be_idle() {
                     next = next.min(self.last_change + self.setup.idle);
                 }
+                if let Some(gone) = self.showing.iter().flatten().filter_map(|s| s.gone_since).min() {
+                    next = next.min(gone + PROMPT_SETTLE);
+                }
                 Some(next)
             }
         }
@@ -351,23 +369,61 @@ impl Attempt {
             first_row_number: self.screen.rows_scrolled_total(),
         };
         self.sightings = detect::find_prompts(&self.setup.profile, view);
+        let was_showing: Vec<bool> = self
+            .showing
+            .iter()
+            .map(|s| s.is_some_and(|s| s.gone_since.is_none()))
+            .collect();
         let mut appeared = Vec::new();
         for rule in 0..self.showing.len() {
             let current = self.sightings.iter().find(|s| s.rule == rule).cloned();
             match (self.showing[rule], current) {
-                (previous, Some(sighting)) if previous != Some(sighting.appearance) => {
-                    self.showing[rule] = Some(sighting.appearance);
+                (Some(showing), Some(sighting)) if showing.appearance == sighting.appearance => {
+                    let settled_away = showing
+                        .gone_since
+                        .is_some_and(|gone| now >= gone + PROMPT_SETTLE);
+                    self.showing[rule] = Some(Showing {
+                        appearance: sighting.appearance,
+                        gone_since: None,
+                    });
+                    if settled_away {
+                        appeared.push(sighting);
+                    }
+                }
+                (_, Some(sighting)) => {
+                    self.showing[rule] = Some(Showing {
+                        appearance: sighting.appearance,
+                        gone_since: None,
+                    });
                     appeared.push(sighting);
                 }
-                (Some(_), None) => {
-                    self.showing[rule] = None;
-                    if self.waiting.as_ref().is_some_and(|w| w.rule == rule) {
-                        self.waiting = None;
-                    }
+                (Some(showing), None) if showing.gone_since.is_none() => {
+                    self.showing[rule] = Some(Showing {
+                        gone_since: Some(now),
+                        ..showing
+                    });
                 }
                 _ => {}
             }
         }
+        self.expire_gone_prompts(now);
+        // A rule that starts matching a dialog another rule already matched (option 2 drawn a
+        // read after option 1) is the same dialog, already handled.
+        let other_dialog_showing = |rule: usize| {
+            (0..was_showing.len()).any(|other| {
+                other != rule
+                    && was_showing[other]
+                    && self.sightings.iter().any(|s| s.rule == other)
+                    && self.setup.profile.prompts[other].anchor == PromptAnchor::Bottom
+            })
+        };
+        appeared.retain(|s| {
+            let rule = &self.setup.profile.prompts[s.rule];
+            match rule.anchor {
+                PromptAnchor::Cursor => !self.handled_rows.contains(&(s.rule, s.appearance)),
+                PromptAnchor::Bottom => !other_dialog_showing(s.rule),
+            }
+        });
         // Several rules can match one dialog (`1. Yes` and `don't ask again`): answer it once,
         // with the first rule (in profile order) herd may answer, else hold the first for the
         // operator.
@@ -379,7 +435,27 @@ impl Attempt {
             && self.phase == Phase::Running
         {
             let sighting = appeared.swap_remove(index);
+            if self.setup.profile.prompts[sighting.rule].anchor == PromptAnchor::Cursor {
+                self.handled_rows.insert((sighting.rule, sighting.appearance));
+            }
             self.prompt_appeared(sighting, now, effects);
+        }
+    }
+
+    /// Forgets prompts that have stayed off the screen for the settle time.
+    fn expire_gone_prompts(&mut self, now: Duration) {
+        for rule in 0..self.showing.len() {
+            if let Some(Showing {
+                gone_since: Some(gone),
+                ..
+            }) = self.showing[rule]
+                && now >= gone + PROMPT_SETTLE
+            {
+                self.showing[rule] = None;
+                if self.waiting.as_ref().is_some_and(|w| w.rule == rule) {
+                    self.waiting = None;
+                }
+            }
         }
     }
 
@@ -446,6 +522,7 @@ impl Attempt {
     }
 
     fn on_tick(&mut self, now: Duration, effects: &mut Vec<Effect>) {
+        self.expire_gone_prompts(now);
         match self.phase.clone() {
             Phase::Running => {
                 if now >= self.setup.timeout {

@@ -260,3 +260,69 @@ send = "1"
         assert_eq!(a.waiting().is_some(), want.is_empty());
     }
 }
+
+fn millis(ms: u64) -> Duration {
+    Duration::from_millis(ms)
+}
+
+#[test]
+fn a_dialog_erased_and_redrawn_at_once_is_not_answered_again() {
+    let mut a = Attempt::new(setup(true));
+    assert_eq!(writes(&a.handle(Event::Output(DIALOG), millis(1000))), ["1"]);
+    a.handle(Event::Output(b"\x1b[2J\x1b[H"), millis(1100));
+    let fx = a.handle(Event::Output(DIALOG), millis(1102));
+    assert!(writes(&fx).is_empty(), "a redraw is the same appearance");
+    // Gone for longer than the settle time, then back: a new appearance.
+    a.handle(Event::Output(CLEAR), millis(1200));
+    assert_eq!(a.next_deadline(), Some(millis(1500)));
+    a.handle(Event::Tick, millis(1500));
+    assert_eq!(writes(&a.handle(Event::Output(DIALOG), millis(1600))), ["1"]);
+}
+
+#[test]
+fn an_option_drawn_a_read_later_belongs_to_the_dialog_already_answered() {
+    let text = r#"
+[profiles.t]
+command = ["t"]
+[[profiles.t.prompts]]
+name = "press_p"
+pattern = '2\. Yes, and don.t ask again'
+send = "2"
+[[profiles.t.prompts]]
+name = "press_1"
+pattern = '❯ 1\. Yes'
+send = "1"
+"#;
+    let mut s = setup(false);
+    s.profile = ProfileSet::build(&[text], None).unwrap().get("t").unwrap().clone();
+    s.auto_rules = vec![true, true];
+    let mut a = Attempt::new(s);
+    let fx = a.handle(Event::Output("Do you want to proceed?\r\n❯ 1. Yes\r\n".as_bytes()), secs(1));
+    assert_eq!(writes(&fx), ["1"]);
+    let fx = a.handle(Event::Output("  2. Yes, and don't ask again\r\n".as_bytes()), secs(1));
+    assert!(writes(&fx).is_empty(), "{fx:?}");
+}
+
+#[test]
+fn a_cursor_question_the_cursor_returns_to_is_not_answered_twice() {
+    let text = r#"
+[profiles.t]
+command = ["t"]
+[[profiles.t.prompts]]
+name = "shell"
+pattern = 'Run shell command\? \(Y\)es/\(N\)o \[Yes\]:'
+anchor = "cursor"
+send = "y\r"
+"#;
+    let mut s = setup(false);
+    s.profile = ProfileSet::build(&[text], None).unwrap().get("t").unwrap().clone();
+    s.auto_rules = vec![true];
+    let mut a = Attempt::new(s);
+    let q = b"Run shell command? (Y)es/(N)o [Yes]: ";
+    assert_eq!(writes(&a.handle(Event::Output(q), secs(1))), ["y\r"]);
+    // prompt_toolkit moves the cursor away and back while redrawing.
+    a.handle(Event::Output(b"\r\r\n\r\n"), secs(2));
+    a.handle(Event::Tick, secs(3));
+    let fx = a.handle(Event::Output(b"\x1b[2A\x1b[37G"), secs(3));
+    assert!(writes(&fx).is_empty(), "{fx:?}");
+}

@@ -73,6 +73,9 @@ pub struct Screen {
     /// Rows scrolled off the top since the screen was created (the absolute row of the visible
     /// top row).
     rows_scrolled_total: u64,
+    /// The start of a UTF-8 character cut off at the end of the last feed, held back because
+    /// vte mishandles a character split across two `process` calls (it can drop the next byte).
+    partial_char: Vec<u8>,
 }
 
 impl std::fmt::Debug for Screen {
@@ -103,6 +106,7 @@ impl Screen {
                 ParseSignals::default(),
             ),
             rows_scrolled_total: 0,
+            partial_char: Vec::new(),
         }
     }
 
@@ -110,7 +114,16 @@ impl Screen {
     /// line can be read together with what stood above it.
     pub fn feed(&mut self, bytes: &[u8], context: usize) -> FeedOutcome {
         let before = self.parser.screen().scrollback_len();
-        self.parser.process(bytes);
+        let mut joined;
+        let mut bytes = bytes;
+        if !self.partial_char.is_empty() {
+            joined = std::mem::take(&mut self.partial_char);
+            joined.extend_from_slice(bytes);
+            bytes = &joined;
+        }
+        let complete = bytes.len() - incomplete_utf8_tail(bytes);
+        self.partial_char.extend_from_slice(&bytes[complete..]);
+        self.parser.process(&bytes[..complete]);
         let signals = self.parser.callbacks_mut();
         let replies = std::mem::take(&mut signals.replies);
         let dropped = std::mem::take(&mut signals.rows_dropped);
@@ -234,6 +247,25 @@ impl Screen {
     }
 }
 
+/// How many bytes at the end of `bytes` are the start of a UTF-8 character still missing its
+/// continuation bytes.
+fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
+    for back in 1..=bytes.len().min(3) {
+        let byte = bytes[bytes.len() - back];
+        if byte & 0b1100_0000 == 0b1000_0000 {
+            continue; // a continuation byte: look further back for the lead byte
+        }
+        let needed = match byte {
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF7 => 4,
+            _ => return 0, // ASCII or an invalid lead byte: nothing to hold back
+        };
+        return if needed > back { back } else { 0 };
+    }
+    0
+}
+
 fn trim_end_in_place(row: &mut String) {
     let trimmed = row.trim_end().len();
     row.truncate(trimmed);
@@ -265,6 +297,25 @@ mod tests {
         let b = s.feed(b"6n", 0);
         assert!(a.replies.is_empty());
         assert_eq!(b.replies, b"\x1b[1;2R");
+    }
+
+    #[test]
+    fn a_character_split_across_feeds_keeps_what_follows() {
+        let mut s = Screen::new(5, 40);
+        s.feed(b"x \xc2", 0);
+        s.feed(b"\xb7 \xe2\x86", 0);
+        s.feed(b"\x90!", 0);
+        assert_eq!(s.visible_rows()[0], "x · ←!");
+    }
+
+    #[test]
+    fn incomplete_tails_are_measured() {
+        assert_eq!(incomplete_utf8_tail(b"abc"), 0);
+        assert_eq!(incomplete_utf8_tail(b"a\xc2"), 1);
+        assert_eq!(incomplete_utf8_tail(b"a\xe2\x86"), 2);
+        assert_eq!(incomplete_utf8_tail("a←".as_bytes()), 0);
+        assert_eq!(incomplete_utf8_tail(b"\xf0\x9f\x98"), 3);
+        assert_eq!(incomplete_utf8_tail(b"\x86\x90"), 0);
     }
 
     #[test]
