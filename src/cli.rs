@@ -94,9 +94,37 @@ pub struct ReplayArgs {
     /// Print the screen as text instead of opening the player
     #[arg(long)]
     pub print: bool,
-    /// With --print: the screen at this many seconds into the recording [default: the end]
-    #[arg(long, value_name = "SECONDS", requires = "print")]
+    /// The screen at this many seconds into the recording: printed with --print [default: the
+    /// end], or where the player opens (paused) [default: the start, playing]
+    #[arg(long, value_name = "SECONDS", value_parser = non_negative_seconds)]
     pub at: Option<f64>,
+    /// Playback speed: 0.25, 0.5, 1, 2, 4, 8 or 16 (the nearest is taken)
+    #[arg(long, value_name = "X", value_parser = speed_factor, conflicts_with = "print")]
+    pub speed: Option<f64>,
+    /// Cap pauses longer than this at this many seconds, like `asciinema play -i` [default: the
+    /// recording's idle_time_limit, else off; `i` in the player switches it]
+    #[arg(long, value_name = "SECONDS", value_parser = non_negative_seconds, conflicts_with = "print")]
+    pub idle_limit: Option<f64>,
+}
+
+/// A playback speed: a finite number above zero.
+fn speed_factor(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(n) if n.is_finite() && n > 0.0 => Ok(n),
+        _ => Err(format!(
+            "expected a speed such as 0.5, 1 or 4, got {text:?}"
+        )),
+    }
+}
+
+/// A finite number of seconds, zero or more.
+fn non_negative_seconds(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(n) if n.is_finite() && n >= 0.0 => Ok(n),
+        _ => Err(format!(
+            "expected a number of seconds (0 or more), got {text:?}"
+        )),
+    }
 }
 
 /// Parses `120x40` into (cols, rows).

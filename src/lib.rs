@@ -7,5 +7,7 @@
 pub mod assets;
 pub mod cli;
 pub mod core;
+pub mod replay;
 pub mod run;
 pub mod sim;
+pub mod ui;

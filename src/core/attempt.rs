@@ -277,7 +277,13 @@ impl Attempt {
                 if self.could_be_idle() {
                     next = next.min(self.last_change + self.setup.idle);
                 }
-                if let Some(gone) = self.showing.iter().flatten().filter_map(|s| s.gone_since).min() {
+                if let Some(gone) = self
+                    .showing
+                    .iter()
+                    .flatten()
+                    .filter_map(|s| s.gone_since)
+                    .min()
+                {
                     next = next.min(gone + PROMPT_SETTLE);
                 }
                 Some(next)
@@ -436,7 +442,8 @@ impl Attempt {
         {
             let sighting = appeared.swap_remove(index);
             if self.setup.profile.prompts[sighting.rule].anchor == PromptAnchor::Cursor {
-                self.handled_rows.insert((sighting.rule, sighting.appearance));
+                self.handled_rows
+                    .insert((sighting.rule, sighting.appearance));
             }
             self.prompt_appeared(sighting, now, effects);
         }

@@ -268,7 +268,10 @@ fn millis(ms: u64) -> Duration {
 #[test]
 fn a_dialog_erased_and_redrawn_at_once_is_not_answered_again() {
     let mut a = Attempt::new(setup(true));
-    assert_eq!(writes(&a.handle(Event::Output(DIALOG), millis(1000))), ["1"]);
+    assert_eq!(
+        writes(&a.handle(Event::Output(DIALOG), millis(1000))),
+        ["1"]
+    );
     a.handle(Event::Output(b"\x1b[2J\x1b[H"), millis(1100));
     let fx = a.handle(Event::Output(DIALOG), millis(1102));
     assert!(writes(&fx).is_empty(), "a redraw is the same appearance");
@@ -276,7 +279,10 @@ fn a_dialog_erased_and_redrawn_at_once_is_not_answered_again() {
     a.handle(Event::Output(CLEAR), millis(1200));
     assert_eq!(a.next_deadline(), Some(millis(1500)));
     a.handle(Event::Tick, millis(1500));
-    assert_eq!(writes(&a.handle(Event::Output(DIALOG), millis(1600))), ["1"]);
+    assert_eq!(
+        writes(&a.handle(Event::Output(DIALOG), millis(1600))),
+        ["1"]
+    );
 }
 
 #[test]
@@ -294,12 +300,22 @@ pattern = '❯ 1\. Yes'
 send = "1"
 "#;
     let mut s = setup(false);
-    s.profile = ProfileSet::build(&[text], None).unwrap().get("t").unwrap().clone();
+    s.profile = ProfileSet::build(&[text], None)
+        .unwrap()
+        .get("t")
+        .unwrap()
+        .clone();
     s.auto_rules = vec![true, true];
     let mut a = Attempt::new(s);
-    let fx = a.handle(Event::Output("Do you want to proceed?\r\n❯ 1. Yes\r\n".as_bytes()), secs(1));
+    let fx = a.handle(
+        Event::Output("Do you want to proceed?\r\n❯ 1. Yes\r\n".as_bytes()),
+        secs(1),
+    );
     assert_eq!(writes(&fx), ["1"]);
-    let fx = a.handle(Event::Output("  2. Yes, and don't ask again\r\n".as_bytes()), secs(1));
+    let fx = a.handle(
+        Event::Output("  2. Yes, and don't ask again\r\n".as_bytes()),
+        secs(1),
+    );
     assert!(writes(&fx).is_empty(), "{fx:?}");
 }
 
@@ -315,7 +331,11 @@ anchor = "cursor"
 send = "y\r"
 "#;
     let mut s = setup(false);
-    s.profile = ProfileSet::build(&[text], None).unwrap().get("t").unwrap().clone();
+    s.profile = ProfileSet::build(&[text], None)
+        .unwrap()
+        .get("t")
+        .unwrap()
+        .clone();
     s.auto_rules = vec![true];
     let mut a = Attempt::new(s);
     let q = b"Run shell command? (Y)es/(N)o [Yes]: ";

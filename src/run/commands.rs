@@ -1,6 +1,7 @@
 //! The commands behind the command line: run, validate, status, profiles, replay, sim.
 //! Loads inputs, reports problems as `FILE:LINE:COL: message`, and maps outcomes to exit codes.
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use color_eyre::eyre::{Result, WrapErr};
@@ -126,10 +127,7 @@ fn run(args: &RunArgs) -> Result<i32> {
         None => default_runs_dir(store.path()),
     };
     let runs_dir = std::path::absolute(&runs_dir).unwrap_or(runs_dir);
-    // The full-screen dashboard is not part of this build yet: every run is headless, and
-    // prompts fail after permission_wait_sec instead of waiting for a keypress.
-    let headless = true;
-    let _asked_for_headless = args.headless;
+    let headless = args.headless || !std::io::stdout().is_terminal();
     let (cols, rows) = args.pty_size;
     let opts = EngineOptions {
         concurrency: usize::from(args.concurrency),
@@ -149,7 +147,11 @@ fn run(args: &RunArgs) -> Result<i32> {
     runtime.block_on(async move {
         let (tx, rx) = mpsc::channel(1024);
         let engine = Engine::new(store, profiles, opts, tx)?;
-        super::headless::run(engine, rx).await
+        if headless {
+            super::headless::run(engine, rx).await
+        } else {
+            crate::ui::run(engine, rx).await
+        }
     })
 }
 

@@ -683,4 +683,4 @@ pub fn note_label(note: &Note) -> String {
 // Operator actions (cancel, retry now, auto-answer toggles, prompt edits) live beside the engine
 // so they can reach its state without widening its interface.
 #[path = "engine_control.rs"]
-mod control;
+pub mod control;

@@ -1,6 +1,6 @@
 //! Headless mode: the engine's event loop with one line per event on stdout and a summary table
-//! at the end. Ctrl-C stops the run (tasks in flight go back to `retryable`); a second Ctrl-C
-//! kills the agents at once.
+//! at the end. Ctrl-C (or TERM, or HUP) stops the run (tasks in flight go back to `retryable`);
+//! a second one kills the agents at once.
 
 use std::io::Write;
 use std::time::Instant;
@@ -8,6 +8,7 @@ use std::time::Instant;
 use color_eyre::eyre::Result;
 use time::OffsetDateTime;
 use time::macros::format_description;
+use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::mpsc;
 
 use super::engine::{Engine, EngineEvent, note_label};
@@ -19,6 +20,9 @@ use crate::core::attempt::Note;
 pub async fn run(mut engine: Engine, mut reports: mpsc::Receiver<PtyReport>) -> Result<i32> {
     let mut out = std::io::stdout();
     let mut interrupts = 0u32;
+    // TERM and HUP (a closed terminal, a supervisor stopping herd) stop the run like Ctrl-C.
+    let mut terminate = signal(SignalKind::terminate())?;
+    let mut hangup = signal(SignalKind::hangup())?;
     engine.fill_slots(Instant::now())?;
     print_events(&mut engine, &mut out)?;
     while !engine.is_done() {
@@ -34,7 +38,7 @@ pub async fn run(mut engine: Engine, mut reports: mpsc::Receiver<PtyReport>) -> 
                 }
             }
             () = sleep_until(wake) => {}
-            _ = tokio::signal::ctrl_c() => {
+            _ = stop_signal(&mut terminate, &mut hangup) => {
                 interrupts += 1;
                 if interrupts == 1 {
                     writeln!(out, "{}  stopping: ending running agents (Ctrl-C again to kill them now)", clock())?;
@@ -52,6 +56,15 @@ pub async fn run(mut engine: Engine, mut reports: mpsc::Receiver<PtyReport>) -> 
     write!(out, "{}", summary::table(&engine))?;
     out.flush()?;
     Ok(engine.exit_code())
+}
+
+/// Ctrl-C, TERM or HUP, whichever comes first.
+async fn stop_signal(terminate: &mut Signal, hangup: &mut Signal) {
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = terminate.recv() => {}
+        _ = hangup.recv() => {}
+    }
 }
 
 async fn sleep_until(at: Option<Instant>) {

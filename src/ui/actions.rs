@@ -1,0 +1,352 @@
+//! What keys and pastes do: moves in the dashboard's own state, and operator actions carried
+//! out through the engine (answers, keys for the agent, cancel, retry, auto-answer, edits).
+
+use std::time::Instant;
+
+use color_eyre::eyre::Result;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+use ratatui_textarea::TextArea;
+
+use super::build::{auto_menu, live_tasks, matching};
+use super::keys::{self, Action};
+use super::state::{Filter, Leaving, Mode, UiState};
+use super::{layout, prompt, queue};
+use crate::core::attempt::Event;
+use crate::core::task::TaskStatus;
+use crate::run::engine::Engine;
+
+/// Handles one key press. `area` is the terminal's size (for page sizes).
+pub fn on_key(
+    engine: &mut Engine,
+    state: &mut UiState,
+    key: &KeyEvent,
+    area: Rect,
+    now: Instant,
+) -> Result<()> {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    let yes = matches!(key.code, KeyCode::Char('y' | 'Y' | 'q') | KeyCode::Enter)
+        || (ctrl && key.code == KeyCode::Char('c'));
+    let no = matches!(key.code, KeyCode::Char('n' | 'N') | KeyCode::Esc);
+    match &mut state.mode {
+        Mode::TakeOver { task, was_zoomed } => {
+            let (task, was_zoomed) = (*task, *was_zoomed);
+            if keys::is_leave_chord(key) {
+                state.mode = Mode::Normal;
+                state.zoomed = was_zoomed;
+            } else if let Some(live) = engine.live_for_task(task) {
+                let app_cursor = live.attempt.screen().vt().application_cursor();
+                if let Some(bytes) = keys::to_bytes(key, app_cursor) {
+                    state.scroll.remove(&task);
+                    engine.send_to_task(task, Event::OperatorKeys(bytes), now)?;
+                }
+            }
+        }
+        Mode::Help => state.mode = Mode::Normal,
+        Mode::ConfirmQuit if yes => {
+            state.mode = Mode::Normal;
+            stop(engine, state, now)?;
+        }
+        Mode::ConfirmCancel { task } if yes => {
+            let task = *task;
+            state.mode = Mode::Normal;
+            let outcome = engine.cancel_task(task, now)?;
+            report(state, outcome.message(), outcome.is_done(), now);
+        }
+        Mode::ConfirmQuit | Mode::ConfirmCancel { .. } if no => state.mode = Mode::Normal,
+        Mode::ConfirmQuit | Mode::ConfirmCancel { .. } => {}
+        Mode::Auto { task } => {
+            let task = *task;
+            match key.code {
+                KeyCode::Char(d @ '1'..='9') => {
+                    let rule = usize::from(d as u8 - b'1');
+                    let on = auto_menu(engine, task).and_then(|m| m.rules.get(rule).map(|r| r.2));
+                    if let Some(on) = on {
+                        let outcome = engine.set_auto_answer(task, rule, !on, now)?;
+                        report(state, outcome.message(), outcome.is_done(), now);
+                    }
+                }
+                _ if no || matches!(key.code, KeyCode::Char('a' | 'q')) => {
+                    state.mode = Mode::Normal
+                }
+                _ => {}
+            }
+        }
+        Mode::EditPrompt { task, editor } | Mode::Message { task, editor } => {
+            let task = *task;
+            let submit = (ctrl && key.code == KeyCode::Char('s'))
+                || (key.modifiers.contains(KeyModifiers::ALT) && key.code == KeyCode::Enter);
+            if submit {
+                let text = editor.lines().join("\n");
+                let editing = matches!(state.mode, Mode::EditPrompt { .. });
+                state.mode = Mode::Normal;
+                let outcome = if editing {
+                    engine.set_prompt_template(task, &text)?
+                } else {
+                    engine.send_message(task, &text, now)?
+                };
+                report(state, outcome.message(), outcome.is_done(), now);
+            } else if key.code == KeyCode::Esc {
+                state.mode = Mode::Normal;
+            } else {
+                editor.input(*key);
+            }
+        }
+        Mode::Normal => {
+            let answers = state
+                .focus
+                .and_then(|f| engine.live_for_task(f))
+                .map(|live| prompt::answer_keys(&live.attempt))
+                .unwrap_or_default();
+            if let Some(action) = keys::normal(key, &answers) {
+                act(engine, state, action, area, now)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Pasted text: to the agent in take-over mode, into an open editor, else nowhere.
+pub fn on_paste(engine: &mut Engine, state: &mut UiState, text: &str, now: Instant) -> Result<()> {
+    match &mut state.mode {
+        Mode::TakeOver { task, .. } => {
+            let task = *task;
+            let Some(live) = engine.live_for_task(task) else {
+                return Ok(());
+            };
+            let text = text.replace("\r\n", "\r").replace('\n', "\r");
+            let bytes = if live.attempt.screen().vt().bracketed_paste() {
+                format!("\x1b[200~{text}\x1b[201~").into_bytes()
+            } else {
+                text.into_bytes()
+            };
+            engine.send_to_task(task, Event::OperatorKeys(bytes), now)?;
+        }
+        Mode::EditPrompt { editor, .. } | Mode::Message { editor, .. } => {
+            editor.insert_str(text);
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Shows an action's result (the engine's `ControlOutcome`: `message()` and `is_done()`).
+fn report(state: &mut UiState, message: &str, done: bool, now: Instant) {
+    tracing::info!(message, done, "operator action");
+    state.say(message, now);
+}
+
+/// `q`: leave at once when nothing runs, else ask first; while stopping, kill the agents.
+pub fn quit(engine: &mut Engine, state: &mut UiState, now: Instant) -> Result<()> {
+    match state.leaving {
+        Leaving::Stopping => {
+            engine.kill_all();
+            state.say("killing the agents' process groups", now);
+        }
+        _ if engine.live().next().is_some() => state.mode = Mode::ConfirmQuit,
+        _ if engine.is_done() => state.leaving = Leaving::Now,
+        _ => stop(engine, state, now)?,
+    }
+    Ok(())
+}
+
+fn stop(engine: &mut Engine, state: &mut UiState, now: Instant) -> Result<()> {
+    engine.stop(now)?;
+    state.leaving = Leaving::Stopping;
+    state.say(
+        "stopping: ending the running agents (q again kills them now)",
+        now,
+    );
+    Ok(())
+}
+
+fn select_step(engine: &Engine, state: &mut UiState, delta: isize) {
+    let list = matching(engine, state);
+    if list.is_empty() {
+        return;
+    }
+    let at = list.iter().position(|&i| i == state.selected);
+    let next = match at {
+        Some(at) => at.saturating_add_signed(delta).min(list.len() - 1),
+        None => 0,
+    };
+    state.selected = list[next];
+}
+
+fn page(state: &UiState, area: Rect) -> isize {
+    let regions = layout::regions(area, state.zoomed);
+    regions.queue.map_or(10, queue::visible_rows).max(1) as isize
+}
+
+fn act(
+    engine: &mut Engine,
+    state: &mut UiState,
+    action: Action,
+    area: Rect,
+    now: Instant,
+) -> Result<()> {
+    let focus = state.focus.filter(|f| engine.live_for_task(*f).is_some());
+    match action {
+        Action::Up => select_step(engine, state, -1),
+        Action::Down => select_step(engine, state, 1),
+        Action::PageUp => select_step(engine, state, -page(state, area)),
+        Action::PageDown => select_step(engine, state, page(state, area)),
+        Action::Top => select_step(engine, state, isize::MIN),
+        Action::Bottom => select_step(engine, state, isize::MAX),
+        Action::NextPane | Action::PrevPane => {
+            let live = live_tasks(engine);
+            if !live.is_empty() {
+                let at = focus.and_then(|f| live.iter().position(|&t| t == f));
+                let next = match (at, action == Action::NextPane) {
+                    (Some(at), true) => (at + 1) % live.len(),
+                    (Some(at), false) => (at + live.len() - 1) % live.len(),
+                    (None, _) => 0,
+                };
+                focus_task(state, live[next]);
+            }
+        }
+        Action::NextWaiting => {
+            let waiting: Vec<usize> = live_tasks(engine)
+                .into_iter()
+                .filter(|&t| {
+                    engine
+                        .live_for_task(t)
+                        .is_some_and(|l| l.attempt.waiting().is_some())
+                })
+                .collect();
+            let next = waiting
+                .iter()
+                .find(|&&t| Some(t) > focus)
+                .or(waiting.first());
+            match next {
+                Some(&task) => focus_task(state, task),
+                None => state.say("no task is waiting for you", now),
+            }
+        }
+        Action::Zoom => state.zoomed = !state.zoomed,
+        Action::Unzoom => state.zoomed = false,
+        Action::TakeOver => match focus {
+            Some(task) => {
+                state.mode = Mode::TakeOver {
+                    task,
+                    was_zoomed: state.zoomed,
+                };
+                state.zoomed = true;
+            }
+            None => state.say("no running agent to take over", now),
+        },
+        Action::ScrollBack | Action::ScrollForward => {
+            if let Some(task) = focus {
+                let step = usize::from(area.height / 2).max(1);
+                let offset = state.scroll.entry(task).or_insert(0);
+                *offset = if action == Action::ScrollBack {
+                    offset.saturating_add(step)
+                } else {
+                    offset.saturating_sub(step)
+                };
+            }
+        }
+        Action::Filter { forward } => {
+            state.filter = state.filter.step(forward);
+            state.queue_offset = 0;
+            let list = matching(engine, state);
+            if !list.contains(&state.selected)
+                && let Some(&first) = list.first()
+            {
+                state.selected = first;
+            }
+        }
+        Action::Pause => {
+            let paused = !engine.is_paused();
+            engine.set_paused(paused);
+            let text = if paused {
+                "queue paused: running agents go on, nothing new starts"
+            } else {
+                "queue resumed"
+            };
+            state.say(text, now);
+        }
+        Action::Cancel => {
+            let task = state.selected;
+            if engine.live_for_task(task).is_some() {
+                state.mode = Mode::ConfirmCancel { task };
+            } else {
+                let outcome = engine.cancel_task(task, now)?;
+                report(state, outcome.message(), outcome.is_done(), now);
+            }
+        }
+        Action::Retry => {
+            let outcome = engine.retry_now(state.selected, now)?;
+            report(state, outcome.message(), outcome.is_done(), now);
+        }
+        Action::AutoMenu => {
+            state.mode = Mode::Auto {
+                task: state.selected,
+            }
+        }
+        Action::EditPrompt => edit_prompt(engine, state, now),
+        Action::Message => match focus {
+            Some(task) => {
+                let mut editor = TextArea::default();
+                editor.set_placeholder_text("Type a message for the agent…");
+                state.mode = Mode::Message {
+                    task,
+                    editor: Box::new(editor),
+                };
+            }
+            None => state.say("no running agent to send a message to", now),
+        },
+        Action::Concurrency { delta } => {
+            let n = engine
+                .concurrency()
+                .saturating_add_signed(isize::from(delta))
+                .max(1);
+            engine.set_concurrency(n);
+            state.say(format!("{} agents at once", engine.concurrency()), now);
+        }
+        Action::Help => state.mode = Mode::Help,
+        Action::Quit => quit(engine, state, now)?,
+        Action::Answer { rule } => {
+            if let Some(task) = focus {
+                engine.send_to_task(task, Event::OperatorAnswer { rule }, now)?;
+            }
+        }
+        Action::Dismiss => {
+            if let Some(task) = focus {
+                engine.send_to_task(task, Event::OperatorKeys(b"\x1b".to_vec()), now)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Focuses a running task's pane and selects it in the queue (showing every task if the
+/// filter hides it).
+fn focus_task(state: &mut UiState, task: usize) {
+    state.selected = task;
+    state.focus = Some(task);
+    if !matches!(state.filter, Filter::All | Filter::Active) {
+        state.filter = Filter::All;
+    }
+}
+
+fn edit_prompt(engine: &Engine, state: &mut UiState, now: Instant) {
+    let task = state.selected;
+    let Some(spec) = engine.store().file().tasks().get(task) else {
+        return;
+    };
+    if spec.status == TaskStatus::Completed {
+        state.say(
+            format!("{} is completed; it never runs again", spec.task_id),
+            now,
+        );
+        return;
+    }
+    let text = spec.prompt_template.clone().unwrap_or_default();
+    let mut editor = TextArea::new(text.lines().map(str::to_string).collect());
+    editor.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
+    state.mode = Mode::EditPrompt {
+        task,
+        editor: Box::new(editor),
+    };
+}

@@ -1,0 +1,108 @@
+//! One frame of the dashboard from its view model. Reads only: everything it shows is in the
+//! `Dashboard` it is given.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Widget, Wrap};
+
+use super::layout;
+use super::model::Dashboard;
+use super::{overlay, pane, queue, status, style};
+
+pub fn draw(frame: &mut Frame<'_>, view: &Dashboard<'_>) {
+    let area = frame.area();
+    let regions = layout::regions(area, view.zoomed);
+    if let Some(rect) = regions.queue {
+        queue::render(&view.queue, rect, frame.buffer_mut());
+    }
+    if let Some(rect) = regions.detail {
+        queue::render_detail(view.detail.as_ref(), rect, frame.buffer_mut());
+    }
+    let total = view.panes.len() + view.hidden_panes;
+    let plan = layout::panes(regions.panes, total, view.zoomed);
+    let mut cursor = None;
+    if view.panes.is_empty() {
+        no_agents(view, regions.panes, regions.detail.is_none(), frame);
+    }
+    for (pane_view, slot) in view.panes.iter().zip(&plan.slots) {
+        let takeover = view.takeover && pane_view.focused;
+        if let Some(at) = pane::render(pane_view, *slot, frame.buffer_mut(), takeover) {
+            cursor = Some(at);
+        }
+    }
+    if plan.hidden > 0
+        && let Some(last) = plan.slots.last()
+    {
+        let text = format!(" +{} more · Tab cycles ", plan.hidden);
+        let width = text.chars().count() as u16;
+        let x = last.right().saturating_sub(width + 1).max(last.x);
+        frame
+            .buffer_mut()
+            .set_string(x, last.bottom().saturating_sub(1), text, style::KEY);
+    }
+    status::render(&view.status, regions.status, frame.buffer_mut());
+    if let Some(overlay) = &view.overlay {
+        overlay::render(frame, overlay);
+    } else if let Some(at) = cursor {
+        frame.set_cursor_position(at);
+    }
+}
+
+/// The panes region when no agent runs: why, and the selected task's last screen (or, on
+/// narrow screens, its details).
+fn no_agents(view: &Dashboard<'_>, area: Rect, with_detail: bool, frame: &mut Frame<'_>) {
+    let why = if view.status.stopping {
+        "Stopping…"
+    } else if view.status.finished {
+        "The batch is done. q leaves; r runs a failed task again."
+    } else if view.status.paused {
+        "The queue is paused. Space resumes it."
+    } else {
+        "No agent is running."
+    };
+    let (top, rest) = (
+        Rect { height: 1, ..area },
+        Rect {
+            y: area.y + 1,
+            height: area.height.saturating_sub(1),
+            ..area
+        },
+    );
+    if let Some(last) = &view.final_screen {
+        Line::from(Span::styled(format!(" {why}"), style::DIM)).render(top, frame.buffer_mut());
+        let block = Block::new()
+            .borders(Borders::ALL)
+            .border_style(style::BORDER)
+            .title(Line::from(vec![
+                Span::raw(format!(" {} ", last.task_id)),
+                Span::styled(
+                    format!("· attempt {} · its last screen ", last.attempt),
+                    style::DIM,
+                ),
+            ]));
+        let inner = block.inner(rest);
+        block.render(rest, frame.buffer_mut());
+        pane::screen(last.screen, inner, frame.buffer_mut(), None);
+        return;
+    }
+    if with_detail && let Some(detail) = &view.detail {
+        Line::from(Span::styled(format!(" {why}"), style::DIM)).render(top, frame.buffer_mut());
+        queue::render_detail(Some(detail), rest, frame.buffer_mut());
+        return;
+    }
+    let block = Block::new()
+        .borders(Borders::ALL)
+        .border_style(style::BORDER)
+        .title(" Agents ");
+    let lines = vec![
+        Line::raw(""),
+        Line::from(Span::styled(format!(" {why}"), style::DIM)),
+    ];
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .wrap(Wrap { trim: false }),
+        area,
+    );
+}

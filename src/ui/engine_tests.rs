@@ -1,0 +1,210 @@
+//! The dashboard against a real engine (agents are plain shell commands): keys, frames drawn
+//! into a `TestBackend`, PTY sizes following the panes.
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::layout::Rect;
+use tokio::sync::mpsc;
+
+use super::actions::on_key;
+use super::state::{Filter, Leaving, Mode, UiState};
+use super::{layout, render};
+use crate::core::profile::ProfileSet;
+use crate::core::task::TaskStatus;
+use crate::run::engine::{Engine, EngineOptions};
+use crate::run::pty::PtyReport;
+use crate::run::store::TaskStore;
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    engine: Engine,
+    _reports: mpsc::Receiver<PtyReport>,
+    state: UiState,
+}
+
+fn fixture(tasks: &[(&str, &str)]) -> Fixture {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("tasks.json");
+    let list: Vec<String> = tasks
+        .iter()
+        .map(|(id, status)| {
+            format!(
+                r#"{{"task_id": "{id}", "agent": "generic", "command": ["sleep", "20"], "prompt_template": "p", "status": "{status}"}}"#
+            )
+        })
+        .collect();
+    let text = format!(r#"{{"run_id": "r", "tasks": [{}]}}"#, list.join(", "));
+    std::fs::write(&path, text).expect("write tasks");
+    let store = TaskStore::open(&path).expect("store");
+    let profiles =
+        ProfileSet::build(&crate::assets::built_in_profile_texts(), None).expect("profiles");
+    let opts = EngineOptions {
+        concurrency: 4,
+        rows: 40,
+        cols: 120,
+        runs_dir: dir.path().join("runs"),
+        only: Vec::new(),
+        operator_present: true,
+    };
+    let (tx, reports) = mpsc::channel(64);
+    let engine = Engine::new(store, profiles, opts, tx).expect("engine");
+    Fixture {
+        _dir: dir,
+        engine,
+        _reports: reports,
+        state: UiState::new(Instant::now()),
+    }
+}
+
+impl Fixture {
+    fn key(&mut self, code: KeyCode) {
+        let key = KeyEvent::new(code, KeyModifiers::NONE);
+        let area = Rect::new(0, 0, 120, 40);
+        on_key(
+            &mut self.engine,
+            &mut self.state,
+            &key,
+            area,
+            Instant::now(),
+        )
+        .expect("key");
+    }
+
+    fn selected_id(&self) -> &str {
+        &self.engine.store().file().tasks()[self.state.selected].task_id
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        self.engine.kill_all();
+    }
+}
+
+#[test]
+fn keys_move_the_selection_through_the_filtered_queue() {
+    let mut f = fixture(&[
+        ("a", "completed"),
+        ("b", "failed"),
+        ("c", "completed"),
+        ("d", "failed"),
+    ]);
+    f.key(KeyCode::Down);
+    f.key(KeyCode::Char('j'));
+    assert_eq!(f.selected_id(), "c");
+    f.key(KeyCode::End);
+    assert_eq!(f.selected_id(), "d");
+    f.key(KeyCode::Up);
+    assert_eq!(f.selected_id(), "c");
+    // `failed` is the sixth filter after `all`.
+    for _ in 0..5 {
+        f.key(KeyCode::Char('f'));
+    }
+    assert_eq!(f.state.filter, Filter::Failed);
+    assert_eq!(
+        f.selected_id(),
+        "b",
+        "the selection moves into the filtered list"
+    );
+    f.key(KeyCode::Char('j'));
+    assert_eq!(f.selected_id(), "d");
+    f.key(KeyCode::Char('j'));
+    assert_eq!(f.selected_id(), "d", "stays on the last row");
+}
+
+#[test]
+fn actions_reach_the_engine_and_the_tasks_file() {
+    let mut f = fixture(&[("a", "failed"), ("b", "pending")]);
+    f.key(KeyCode::Char(' '));
+    assert!(f.engine.is_paused());
+    f.key(KeyCode::Char('+'));
+    assert_eq!(f.engine.concurrency(), 5);
+    f.key(KeyCode::Char('r'));
+    assert_eq!(
+        f.engine.store().file().tasks()[0].status,
+        TaskStatus::Pending
+    );
+    assert!(
+        f.state
+            .message_now(Instant::now())
+            .is_some_and(|m| m.contains("paused"))
+    );
+    f.key(KeyCode::Char('j'));
+    f.key(KeyCode::Char('c'));
+    assert_eq!(
+        f.engine.store().file().tasks()[1].status,
+        TaskStatus::Cancelled
+    );
+    f.key(KeyCode::Char('e'));
+    assert!(matches!(f.state.mode, Mode::EditPrompt { task: 1, .. }));
+    f.key(KeyCode::Char('!'));
+    let save = KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL);
+    let area = Rect::new(0, 0, 120, 40);
+    on_key(&mut f.engine, &mut f.state, &save, area, Instant::now()).expect("save");
+    let prompt = f.engine.store().file().tasks()[1].prompt_template.clone();
+    assert_eq!(prompt.as_deref(), Some("!p"));
+}
+
+#[test]
+fn q_leaves_at_once_when_the_batch_is_done_and_asks_while_agents_run() {
+    let mut f = fixture(&[("a", "completed")]);
+    f.key(KeyCode::Char('q'));
+    assert_eq!(f.state.leaving, Leaving::Now);
+
+    let mut f = fixture(&[("a", "pending")]);
+    f.engine.fill_slots(Instant::now()).expect("start");
+    f.key(KeyCode::Char('q'));
+    assert!(matches!(f.state.mode, Mode::ConfirmQuit));
+    f.key(KeyCode::Char('n'));
+    assert!(matches!(f.state.mode, Mode::Normal));
+    assert_eq!(f.state.leaving, Leaving::No);
+    f.key(KeyCode::Char('q'));
+    f.key(KeyCode::Char('y'));
+    assert_eq!(f.state.leaving, Leaving::Stopping);
+    assert!(f.engine.is_stopping());
+}
+
+fn size_of(engine: &Engine, task: usize) -> Option<(u16, u16)> {
+    engine
+        .live_for_task(task)
+        .map(|l| l.attempt.screen().size())
+}
+
+#[test]
+fn each_visible_pane_gets_a_pty_of_the_size_it_is_drawn_at() {
+    let mut f = fixture(&[("a", "pending"), ("b", "pending"), ("c", "pending")]);
+    f.engine.fill_slots(Instant::now()).expect("start");
+    let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
+    let now = Instant::now();
+    let visible = render::frame(&mut terminal, &mut f.engine, &mut f.state, now).expect("frame");
+    assert_eq!(visible.len(), 3);
+    let regions = layout::regions(Rect::new(0, 0, 160, 48), false);
+    let plan = layout::panes(regions.panes, 3, false);
+
+    assert_eq!(
+        size_of(&f.engine, 0),
+        Some(layout::pty_size(plan.slots[0])),
+        "the focused pane"
+    );
+    assert_eq!(
+        size_of(&f.engine, 1),
+        Some(layout::pty_size(plan.slots[1])),
+        "a tile"
+    );
+    let text = format!("{}", terminal.backend());
+    assert!(text.contains("▶ a · 1/2"), "{text}");
+
+    // Zoomed, the focused pane grows to the whole screen but for the status bar.
+    f.state.zoomed = true;
+    render::frame(
+        &mut terminal,
+        &mut f.engine,
+        &mut f.state,
+        now + Duration::from_millis(20),
+    )
+    .expect("frame");
+    assert_eq!(size_of(&f.engine, 0), Some((44, 158)));
+}

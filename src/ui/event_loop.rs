@@ -1,0 +1,272 @@
+//! The dashboard's event loop: the headless loop's shape (PTY reports, the engine's next
+//! wakeup, signals) plus the keyboard and a frame timer. It waits on channels and timers only,
+//! and draws only when something visible changed, at most once per frame interval.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use color_eyre::eyre::{Result, WrapErr};
+use crossterm::event::{Event as TermEvent, EventStream};
+use futures::StreamExt;
+use ratatui::layout::Rect;
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::mpsc;
+
+use super::actions;
+use super::render;
+use super::state::{Leaving, Mode, UiState};
+use super::terminal::{Session, notify};
+use crate::core::attempt::Note;
+use crate::run::engine::{Engine, EngineEvent};
+use crate::run::headless::describe;
+use crate::run::pty::PtyReport;
+
+/// At most ~60 frames a second.
+pub const FRAME: Duration = Duration::from_millis(16);
+
+/// Runs the batch in the dashboard until the operator leaves; returns herd's exit code.
+pub async fn run(mut engine: Engine, mut reports: mpsc::Receiver<PtyReport>) -> Result<i32> {
+    let _log = super::terminal::log_to_file(engine.runs_dir());
+    tracing::info!(
+        tasks = engine.store().file().tasks().len(),
+        "dashboard started"
+    );
+    let mut session = Session::enter()?;
+    let outcome = drive(&mut engine, &mut reports, &mut session).await;
+    session.restore();
+    if let Err(error) = &outcome {
+        tracing::error!("dashboard failed: {error:#}");
+        engine.kill_all();
+    }
+    outcome
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending::<()>().await,
+    }
+}
+
+async fn next_event(events: &mut Option<EventStream>) -> Option<std::io::Result<TermEvent>> {
+    match events {
+        Some(stream) => stream.next().await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn drive(
+    engine: &mut Engine,
+    reports: &mut mpsc::Receiver<PtyReport>,
+    session: &mut Session,
+) -> Result<i32> {
+    // Dropped when the terminal is gone: its reader thread would spin on a hung-up terminal.
+    let mut events = Some(EventStream::new());
+    let listen = |kind| signal(kind).wrap_err("cannot listen for signals");
+    let (mut interrupt, mut terminate) = (
+        listen(SignalKind::interrupt())?,
+        listen(SignalKind::terminate())?,
+    );
+    let mut hangup = listen(SignalKind::hangup())?;
+    let mut state = UiState::new(Instant::now());
+    let mut visible: HashSet<usize> = HashSet::new();
+    let mut dirty = true;
+    let mut last_draw: Option<Instant> = None;
+    engine.fill_slots(Instant::now())?;
+    loop {
+        let now = Instant::now();
+        let expiry = state.expire(now);
+        let ticking = state.finished.is_none() && state.leaving != Leaving::Now;
+        let tick = ticking.then(|| state.next_second(now));
+        let redraw_at = [expiry, tick].into_iter().flatten().min();
+        // After a hang-up there is no terminal to draw on; the agents are still stopped properly.
+        let frame_at = (dirty && events.is_some()).then(|| last_draw.map_or(now, |t| t + FRAME));
+        let wake = engine.next_wakeup();
+        tokio::select! {
+            report = reports.recv() => {
+                if let Some(report) = report {
+                    dirty |= on_report(engine, &mut state, report, &visible)?;
+                    // Take everything already waiting before drawing.
+                    while let Ok(report) = reports.try_recv() {
+                        dirty |= on_report(engine, &mut state, report, &visible)?;
+                    }
+                }
+            }
+            event = next_event(&mut events) => {
+                match event {
+                    Some(Ok(event)) => on_terminal_event(engine, &mut state, session, event)?,
+                    // The terminal is gone: stop as if the operator had confirmed.
+                    Some(Err(error)) => {
+                        tracing::warn!("cannot read the keyboard: {error}");
+                        events = None;
+                        stop_for_good(engine, &mut state)?;
+                    }
+                    None => {
+                        events = None;
+                        stop_for_good(engine, &mut state)?;
+                    }
+                }
+                dirty = true;
+            }
+            () = sleep_until(wake) => {}
+            () = sleep_until(redraw_at) => dirty = true,
+            () = sleep_until(frame_at) => {}
+            _ = interrupt.recv() => stop_for_good(engine, &mut state)?,
+            _ = terminate.recv() => stop_for_good(engine, &mut state)?,
+            _ = hangup.recv() => {
+                events = None;
+                stop_for_good(engine, &mut state)?;
+            }
+        }
+        let now = Instant::now();
+        engine.on_tick(now)?;
+        for event in engine.drain_events() {
+            on_engine_event(engine, &mut state, session, &event, now)?;
+            dirty = true;
+        }
+        if engine.is_done() && state.leaving == Leaving::No {
+            if state.finished.is_none() {
+                state.finished = Some(now);
+                tracing::info!("batch finished");
+                dirty = true;
+            }
+        } else if state.finished.take().is_some() {
+            dirty = true;
+        }
+        match state.leaving {
+            Leaving::Now => break,
+            Leaving::Stopping if engine.is_done() => break,
+            _ => {}
+        }
+        if dirty && events.is_some() && last_draw.is_none_or(|t| now >= t + FRAME) {
+            match render::frame(&mut session.terminal, engine, &mut state, now) {
+                Ok(shown) => visible = shown,
+                // Mostly a terminal that hung up before its signal arrived: without a screen,
+                // the run stops the way the operator would stop it.
+                Err(error) => {
+                    tracing::warn!("{error:#}; stopping the run");
+                    events = None;
+                    stop_for_good(engine, &mut state)?;
+                }
+            }
+            dirty = false;
+            last_draw = Some(now);
+            // Resizing panes can change what the detectors see (a prompt redrawn).
+            for event in engine.drain_events() {
+                on_engine_event(engine, &mut state, session, &event, now)?;
+                dirty = true;
+            }
+        }
+    }
+    tracing::info!(code = engine.exit_code(), "dashboard left");
+    Ok(engine.exit_code())
+}
+
+/// Feeds a PTY report to the engine; true when it changed something on screen.
+fn on_report(
+    engine: &mut Engine,
+    state: &mut UiState,
+    report: PtyReport,
+    visible: &HashSet<usize>,
+) -> Result<bool> {
+    let task = engine.task_of_report(&report);
+    let output = matches!(report, PtyReport::Output { .. });
+    // The attempt may conclude on this report, and its screen go with it.
+    if !output && let Some(live) = task.and_then(|t| engine.live_for_task(t)) {
+        state.keep_final_screen(live.task, live.number, live.attempt.screen().vt());
+    }
+    engine.on_report(report, Instant::now())?;
+    Ok(!output || task.is_some_and(|t| visible.contains(&t)))
+}
+
+/// A signal (INT, TERM, HUP) or a lost keyboard: stop the run as if the operator had confirmed;
+/// a second time kills the agents at once.
+fn stop_for_good(engine: &mut Engine, state: &mut UiState) -> Result<()> {
+    let now = Instant::now();
+    if state.leaving == Leaving::Stopping {
+        engine.kill_all();
+    } else if engine.is_done() {
+        state.leaving = Leaving::Now;
+    } else {
+        state.mode = Mode::Normal;
+        engine.stop(now)?;
+        state.leaving = Leaving::Stopping;
+    }
+    Ok(())
+}
+
+fn on_terminal_event(
+    engine: &mut Engine,
+    state: &mut UiState,
+    session: &mut Session,
+    event: TermEvent,
+) -> Result<()> {
+    let now = Instant::now();
+    match event {
+        TermEvent::Key(key) if super::keys::is_press(&key) => {
+            let size = session.terminal.size().unwrap_or_default();
+            let area = Rect::new(0, 0, size.width, size.height);
+            actions::on_key(engine, state, &key, area, now)
+        }
+        TermEvent::Paste(text) => actions::on_paste(engine, state, &text, now),
+        _ => Ok(()),
+    }
+}
+
+fn on_engine_event(
+    engine: &Engine,
+    state: &mut UiState,
+    session: &mut Session,
+    event: &EngineEvent,
+    now: Instant,
+) -> Result<()> {
+    if let Some(line) = describe(event) {
+        tracing::info!("{line}");
+    }
+    let index = |id: &str| engine.store().file().task_index(id);
+    match event {
+        EngineEvent::Started { task_id, .. } => {
+            if let Some(i) = index(task_id) {
+                state.attempt_started.insert(i, now);
+            }
+        }
+        EngineEvent::Note { task_id, note } => match note {
+            Note::AutoAnswered { rule, keys } => {
+                if let Some(i) = index(task_id) {
+                    state.note(i, format!("auto {rule}"), now);
+                    tracing::debug!(task_id, rule, keys, "automatic answer");
+                }
+            }
+            Note::OperatorAnswered { rule, .. } => {
+                if let Some(i) = index(task_id) {
+                    state.note(i, format!("answered {rule}"), now);
+                }
+            }
+            Note::WaitingForOperator { rule, .. } => {
+                let body = format!("{task_id} is waiting for you ({rule})");
+                // A bell that cannot ring is not worth stopping the run for.
+                if let Err(error) = notify(session.terminal.backend_mut(), "herd", &body) {
+                    tracing::warn!("cannot ring the bell: {error}");
+                }
+            }
+            _ => {}
+        },
+        EngineEvent::Finished {
+            task_id, status, ..
+        } => {
+            if let Some(i) = index(task_id) {
+                if let Some(start) = state.attempt_started.remove(&i) {
+                    state
+                        .durations
+                        .insert(i, now.saturating_duration_since(start));
+                }
+                tracing::debug!(task_id, %status, "attempt finished");
+            }
+        }
+        EngineEvent::ConfigFailed { task_id, .. } => {
+            state.say(format!("{task_id}: failed_config (see its details)"), now);
+        }
+        EngineEvent::Resumed { .. } | EngineEvent::RetryScheduled { .. } => {}
+    }
+    Ok(())
+}

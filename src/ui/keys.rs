@@ -1,0 +1,360 @@
+//! The key map: which key does what on the dashboard, and how keys become bytes for an agent
+//! in take-over mode. Pure functions of the key and the context; nothing here acts.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+/// What a key asks the dashboard to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    NextPane,
+    PrevPane,
+    NextWaiting,
+    Zoom,
+    Unzoom,
+    TakeOver,
+    ScrollBack,
+    ScrollForward,
+    Filter {
+        forward: bool,
+    },
+    Pause,
+    Cancel,
+    Retry,
+    AutoMenu,
+    EditPrompt,
+    Message,
+    Concurrency {
+        delta: i8,
+    },
+    Help,
+    Quit,
+    /// Answer the focused agent's waiting prompt with rule `rule`'s keys.
+    Answer {
+        rule: usize,
+    },
+    /// Send Esc to the focused agent's waiting prompt (no / dismiss).
+    Dismiss,
+}
+
+/// A key that answers a waiting prompt, and the rule it answers with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnswerKey {
+    pub code: KeyCode,
+    pub rule: usize,
+}
+
+/// The one key that sends a rule's `send` text, and its label for the banner: `1` for "1",
+/// `y` for "y\r", `Enter` for "\r". `None` when no single key says it.
+pub fn answer_key(send: &str) -> Option<(KeyCode, String)> {
+    match send {
+        "\r" | "\n" => return Some((KeyCode::Enter, "Enter".into())),
+        "\x1b" => return Some((KeyCode::Esc, "Esc".into())),
+        _ => {}
+    }
+    let mut chars = send.chars();
+    let first = chars.next()?;
+    let rest = chars.as_str();
+    (!first.is_control() && (rest.is_empty() || rest == "\r"))
+        .then(|| (KeyCode::Char(first), first.to_string()))
+}
+
+/// Leaves take-over mode: Ctrl-] (reported as Ctrl-5 by terminals without key enhancements).
+pub fn is_leave_chord(key: &KeyEvent) -> bool {
+    key.modifiers.contains(KeyModifiers::CONTROL)
+        && matches!(key.code, KeyCode::Char(']') | KeyCode::Char('5'))
+}
+
+pub const LEAVE_CHORD: &str = "Ctrl-]";
+
+/// Ignores key releases (reported by terminals with key enhancements).
+pub fn is_press(key: &KeyEvent) -> bool {
+    key.kind != KeyEventKind::Release
+}
+
+/// The dashboard's action for a key in normal mode; `answers` are the keys of the focused
+/// agent's waiting prompt, which come first.
+pub fn normal(key: &KeyEvent, answers: &[AnswerKey]) -> Option<Action> {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+    if !ctrl {
+        if let Some(answer) = answers.iter().find(|a| a.code == key.code) {
+            return Some(Action::Answer { rule: answer.rule });
+        }
+        if key.code == KeyCode::Esc && !answers.is_empty() {
+            return Some(Action::Dismiss);
+        }
+    }
+    if ctrl {
+        return match key.code {
+            KeyCode::Char('c') => Some(Action::Quit),
+            KeyCode::Char('u') => Some(Action::PageUp),
+            KeyCode::Char('d') => Some(Action::PageDown),
+            _ => None,
+        };
+    }
+    Some(match key.code {
+        KeyCode::Up | KeyCode::Char('k') => Action::Up,
+        KeyCode::Down | KeyCode::Char('j') => Action::Down,
+        KeyCode::PageUp if shift => Action::ScrollBack,
+        KeyCode::PageDown if shift => Action::ScrollForward,
+        KeyCode::PageUp => Action::PageUp,
+        KeyCode::PageDown => Action::PageDown,
+        KeyCode::Home | KeyCode::Char('g') => Action::Top,
+        KeyCode::End | KeyCode::Char('G') => Action::Bottom,
+        KeyCode::Tab => Action::NextPane,
+        KeyCode::BackTab => Action::PrevPane,
+        KeyCode::Char('w') => Action::NextWaiting,
+        KeyCode::Char('z') => Action::Zoom,
+        KeyCode::Esc => Action::Unzoom,
+        KeyCode::Char('i') | KeyCode::Enter => Action::TakeOver,
+        KeyCode::Char('[') => Action::ScrollBack,
+        KeyCode::Char(']') => Action::ScrollForward,
+        KeyCode::Char('f') => Action::Filter { forward: true },
+        KeyCode::Char('F') => Action::Filter { forward: false },
+        KeyCode::Char(' ') => Action::Pause,
+        KeyCode::Char('c') => Action::Cancel,
+        KeyCode::Char('r') => Action::Retry,
+        KeyCode::Char('a') => Action::AutoMenu,
+        KeyCode::Char('e') => Action::EditPrompt,
+        KeyCode::Char('m') => Action::Message,
+        KeyCode::Char('+' | '=') => Action::Concurrency { delta: 1 },
+        KeyCode::Char('-' | '_') => Action::Concurrency { delta: -1 },
+        KeyCode::Char('?') | KeyCode::F(1) => Action::Help,
+        KeyCode::Char('q') => Action::Quit,
+        _ => return None,
+    })
+}
+
+/// Every key of the help overlay: (keys, what they do).
+pub const HELP: &[(&str, &str)] = &[
+    (
+        "↑ ↓  j k",
+        "select a task (Ctrl-U/D, PgUp/PgDn: a page; g/G, Home/End: first/last)",
+    ),
+    ("f  F", "filter the queue by status (next / previous)"),
+    ("Tab  S-Tab", "focus the next / previous agent pane"),
+    ("w", "jump to the next task waiting for you"),
+    (
+        "1 p y …",
+        "answer the focused prompt (the keys on its banner)",
+    ),
+    (
+        "Esc",
+        "answer the focused prompt with Esc (no); else leave zoom",
+    ),
+    ("z", "zoom the focused pane to the full screen"),
+    (
+        "i  Enter",
+        "take over the focused agent: every key goes to it",
+    ),
+    (LEAVE_CHORD, "leave take-over"),
+    (
+        "[  ]",
+        "scroll the focused pane back / forward (also Shift-PgUp/PgDn)",
+    ),
+    ("Space", "pause / resume the queue (running agents go on)"),
+    ("+  -", "more / fewer agents at once"),
+    ("c", "cancel the selected task (ends its agent)"),
+    (
+        "r",
+        "retry now: re-queue a failed task, or skip a retry wait",
+    ),
+    ("a", "auto-answer switches of the selected task"),
+    ("e", "edit the selected task's prompt (its next attempt)"),
+    ("m", "send a message to the focused agent"),
+    ("?", "this help"),
+    ("q  Ctrl-C", "quit (asks first while agents run)"),
+];
+
+/// The bytes a terminal sends for `key`, for the agent in take-over mode. `app_cursor`: the
+/// agent asked for application cursor keys (`ESC O A` instead of `ESC [ A`).
+pub fn to_bytes(key: &KeyEvent, app_cursor: bool) -> Option<Vec<u8>> {
+    let mods = key.modifiers;
+    let ctrl = mods.contains(KeyModifiers::CONTROL);
+    let alt = mods.contains(KeyModifiers::ALT);
+    let modifier_param =
+        1 + u8::from(mods.contains(KeyModifiers::SHIFT)) + 2 * u8::from(alt) + 4 * u8::from(ctrl);
+    let cursor = |c: char| -> Vec<u8> {
+        if modifier_param > 1 {
+            format!("\x1b[1;{modifier_param}{c}").into_bytes()
+        } else if app_cursor {
+            format!("\x1bO{c}").into_bytes()
+        } else {
+            format!("\x1b[{c}").into_bytes()
+        }
+    };
+    let tilde = |n: u8| -> Vec<u8> {
+        if modifier_param > 1 {
+            format!("\x1b[{n};{modifier_param}~").into_bytes()
+        } else {
+            format!("\x1b[{n}~").into_bytes()
+        }
+    };
+    let mut bytes = match key.code {
+        KeyCode::Char(c) if ctrl => vec![control_byte(c)?],
+        KeyCode::Char(c) => c.to_string().into_bytes(),
+        KeyCode::Enter => vec![b'\r'],
+        KeyCode::Backspace => vec![0x7f],
+        KeyCode::Tab => vec![b'\t'],
+        KeyCode::BackTab => b"\x1b[Z".to_vec(),
+        KeyCode::Esc => vec![0x1b],
+        KeyCode::Up => cursor('A'),
+        KeyCode::Down => cursor('B'),
+        KeyCode::Right => cursor('C'),
+        KeyCode::Left => cursor('D'),
+        KeyCode::Home => cursor('H'),
+        KeyCode::End => cursor('F'),
+        KeyCode::Insert => tilde(2),
+        KeyCode::Delete => tilde(3),
+        KeyCode::PageUp => tilde(5),
+        KeyCode::PageDown => tilde(6),
+        KeyCode::F(n @ 1..=4) => format!("\x1bO{}", char::from(b'P' + n - 1)).into_bytes(),
+        KeyCode::F(n) => {
+            const CODES: [u8; 8] = [15, 17, 18, 19, 20, 21, 23, 24];
+            tilde(*CODES.get(usize::from(n).checked_sub(5)?)?)
+        }
+        _ => return None,
+    };
+    // Alt prefixes plain keys with ESC; cursor keys carry it in their parameter.
+    let prefixed = matches!(
+        key.code,
+        KeyCode::Char(_) | KeyCode::Enter | KeyCode::Backspace | KeyCode::Tab | KeyCode::Esc
+    );
+    if alt && prefixed {
+        bytes.insert(0, 0x1b);
+    }
+    Some(bytes)
+}
+
+/// Ctrl plus a key, as the control byte a terminal sends.
+fn control_byte(c: char) -> Option<u8> {
+    Some(match c.to_ascii_lowercase() {
+        c @ 'a'..='z' => c as u8 - b'a' + 1,
+        '@' | ' ' | '2' => 0,
+        '[' | '3' => 0x1b,
+        '\\' | '4' => 0x1c,
+        ']' | '5' => 0x1d,
+        '^' | '6' => 0x1e,
+        '_' | '7' | '/' => 0x1f,
+        '8' | '?' => 0x7f,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    fn with(code: KeyCode, mods: KeyModifiers) -> KeyEvent {
+        KeyEvent::new(code, mods)
+    }
+
+    #[test]
+    fn answer_keys_come_from_the_rules_send_text() {
+        assert_eq!(answer_key("1"), Some((KeyCode::Char('1'), "1".into())));
+        assert_eq!(answer_key("y\r"), Some((KeyCode::Char('y'), "y".into())));
+        assert_eq!(answer_key("\r"), Some((KeyCode::Enter, "Enter".into())));
+        assert_eq!(answer_key("yes\r"), None);
+        assert_eq!(answer_key(""), None);
+    }
+
+    #[test]
+    fn a_waiting_prompt_takes_its_keys_first() {
+        let answers = [
+            AnswerKey {
+                code: KeyCode::Char('p'),
+                rule: 0,
+            },
+            AnswerKey {
+                code: KeyCode::Char('1'),
+                rule: 1,
+            },
+        ];
+        let p = key(KeyCode::Char('p'));
+        assert_eq!(normal(&p, &answers), Some(Action::Answer { rule: 0 }));
+        assert_eq!(
+            normal(&key(KeyCode::Char('1')), &answers),
+            Some(Action::Answer { rule: 1 })
+        );
+        assert_eq!(normal(&key(KeyCode::Esc), &answers), Some(Action::Dismiss));
+        assert_eq!(normal(&key(KeyCode::Esc), &[]), Some(Action::Unzoom));
+        assert_eq!(normal(&key(KeyCode::Char('1')), &[]), None);
+        let ctrl_c = with(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(normal(&ctrl_c, &answers), Some(Action::Quit));
+    }
+
+    #[test]
+    fn dashboard_keys() {
+        let table = [
+            (KeyCode::Char('j'), Action::Down),
+            (KeyCode::Up, Action::Up),
+            (KeyCode::Char(' '), Action::Pause),
+            (KeyCode::Char('+'), Action::Concurrency { delta: 1 }),
+            (KeyCode::Char('-'), Action::Concurrency { delta: -1 }),
+            (KeyCode::Char('?'), Action::Help),
+            (KeyCode::Char('q'), Action::Quit),
+            (KeyCode::Tab, Action::NextPane),
+            (KeyCode::Char('['), Action::ScrollBack),
+        ];
+        for (code, action) in table {
+            assert_eq!(normal(&key(code), &[]), Some(action), "{code:?}");
+        }
+        let shift_pgup = with(KeyCode::PageUp, KeyModifiers::SHIFT);
+        assert_eq!(normal(&shift_pgup, &[]), Some(Action::ScrollBack));
+    }
+
+    #[test]
+    fn keys_become_the_bytes_a_terminal_sends() {
+        let ctrl = KeyModifiers::CONTROL;
+        let table: [(KeyEvent, &[u8]); 14] = [
+            (key(KeyCode::Char('a')), b"a"),
+            (key(KeyCode::Char('é')), "é".as_bytes()),
+            (key(KeyCode::Enter), b"\r"),
+            (key(KeyCode::Backspace), b"\x7f"),
+            (key(KeyCode::Tab), b"\t"),
+            (key(KeyCode::Esc), b"\x1b"),
+            (key(KeyCode::Up), b"\x1b[A"),
+            (key(KeyCode::Left), b"\x1b[D"),
+            (with(KeyCode::Char('c'), ctrl), b"\x03"),
+            (with(KeyCode::Char('d'), ctrl), b"\x04"),
+            (with(KeyCode::Char('x'), KeyModifiers::ALT), b"\x1bx"),
+            (with(KeyCode::Right, ctrl), b"\x1b[1;5C"),
+            (key(KeyCode::PageDown), b"\x1b[6~"),
+            (key(KeyCode::F(5)), b"\x1b[15~"),
+        ];
+        for (k, bytes) in table {
+            assert_eq!(to_bytes(&k, false).as_deref(), Some(bytes), "{k:?}");
+        }
+        assert_eq!(
+            to_bytes(&key(KeyCode::Up), true).as_deref(),
+            Some(&b"\x1bOA"[..])
+        );
+        assert_eq!(
+            to_bytes(&key(KeyCode::F(1)), false).as_deref(),
+            Some(&b"\x1bOP"[..])
+        );
+    }
+
+    #[test]
+    fn the_leave_chord_is_ctrl_close_bracket_however_it_is_reported() {
+        assert!(is_leave_chord(&with(
+            KeyCode::Char(']'),
+            KeyModifiers::CONTROL
+        )));
+        assert!(is_leave_chord(&with(
+            KeyCode::Char('5'),
+            KeyModifiers::CONTROL
+        )));
+        assert!(!is_leave_chord(&key(KeyCode::Char(']'))));
+    }
+}

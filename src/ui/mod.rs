@@ -1,0 +1,30 @@
+//! The full-screen dashboard of `herd run`: the queue, live terminal panes of the running agents,
+//! prompts waiting for the operator, and the keys that act on tasks.
+//!
+//! It drives the same `Engine` as the headless mode and owns no run state of its own: the event
+//! loop feeds the engine and asks it to act; `build` turns the engine's state into a plain view
+//! model and `draw` renders that, reading only. Layout and key maps are pure functions.
+
+pub mod actions;
+pub mod build;
+pub mod draw;
+pub mod event_loop;
+pub mod keys;
+pub mod layout;
+pub mod model;
+pub mod overlay;
+pub mod pane;
+pub mod prompt;
+pub mod queue;
+pub mod render;
+pub mod state;
+pub mod status;
+pub mod style;
+pub mod terminal;
+
+#[cfg(test)]
+mod engine_tests;
+#[cfg(test)]
+mod frames;
+
+pub use event_loop::run;

@@ -1,0 +1,168 @@
+//! The dashboard's view model: plain data for one frame. The event loop fills it from the engine
+//! and the UI state; `draw` only reads it, so frames can be built and snapshotted without any
+//! process running.
+
+use std::time::Duration;
+
+use ratatui_textarea::TextArea;
+
+use crate::core::task::FailureType;
+
+/// How a task shows in the queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RowStatus {
+    Pending,
+    Running,
+    /// Running, with a prompt waiting for the operator.
+    Waiting,
+    Completed,
+    Retryable,
+    Failed,
+    Cancelled,
+    /// Not part of this run (disabled, or not picked by `--only`).
+    Skipped,
+}
+
+/// One queue row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskRow {
+    pub task_id: String,
+    pub agent: String,
+    pub status: RowStatus,
+    pub attempts: u32,
+    pub max_attempts: u32,
+    pub elapsed: Option<Duration>,
+    pub failure: Option<FailureType>,
+    /// A short note: the waiting rule, a retry countdown, an automatic answer just given.
+    pub note: Option<String>,
+}
+
+/// The visible window of the queue.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct QueueView {
+    pub filter: &'static str,
+    /// Tasks in the file, and how many pass the filter.
+    pub total: usize,
+    pub matching: usize,
+    /// Position of `rows[0]` among the matching tasks.
+    pub offset: usize,
+    /// Position of the selected task among the matching tasks.
+    pub selected: Option<usize>,
+    pub rows: Vec<TaskRow>,
+}
+
+/// One key that answers a waiting prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    pub key: String,
+    pub label: String,
+}
+
+/// A prompt waiting for the operator in a pane.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptView {
+    pub rule: String,
+    /// Visible rows of the agent's screen to highlight (first, last).
+    pub rows: (usize, usize),
+    pub choices: Vec<Choice>,
+}
+
+/// One agent pane.
+pub struct PaneView<'a> {
+    pub task_id: String,
+    pub attempt: u32,
+    pub max_attempts: u32,
+    pub elapsed: Duration,
+    pub screen: &'a vt100::Screen,
+    pub focused: bool,
+    pub prompt: Option<PromptView>,
+    /// A brief note (an automatic answer just given).
+    pub note: Option<String>,
+    /// How far the view is scrolled back into history (0: live).
+    pub scrolled: usize,
+    pub ending: bool,
+}
+
+/// Details of the selected task.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DetailView {
+    pub task_id: String,
+    pub lines: Vec<(String, String)>,
+}
+
+/// One retry waiting for its time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetryView {
+    pub task_id: String,
+    pub remaining: Duration,
+}
+
+/// The status bar.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StatusView {
+    /// (label, count, status) for each status with tasks, in a fixed order.
+    pub counts: Vec<(RowStatus, usize)>,
+    pub failures: Vec<(FailureType, usize)>,
+    pub retries: Vec<RetryView>,
+    pub clock: Duration,
+    pub paused: bool,
+    pub concurrency: usize,
+    pub finished: bool,
+    pub stopping: bool,
+    /// The last action's result, shown for a few seconds.
+    pub message: Option<String>,
+    /// (key, what it does) for the keys that matter now.
+    pub keys: Vec<(String, String)>,
+}
+
+/// The auto-answer switches of one task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AutoMenu {
+    pub task_id: String,
+    /// (rule name, label, on)
+    pub rules: Vec<(String, String, bool)>,
+}
+
+/// A window over the dashboard.
+pub enum Overlay<'a> {
+    Help,
+    ConfirmQuit {
+        running: usize,
+    },
+    ConfirmCancel {
+        task_id: String,
+    },
+    Auto(AutoMenu),
+    EditPrompt {
+        task_id: String,
+        editor: &'a TextArea<'static>,
+    },
+    Message {
+        task_id: String,
+        editor: &'a TextArea<'static>,
+    },
+}
+
+/// Everything one frame shows.
+pub struct Dashboard<'a> {
+    pub queue: QueueView,
+    /// In slot order: the focused pane first, then the tiles.
+    pub panes: Vec<PaneView<'a>>,
+    /// Running agents without a visible pane.
+    pub hidden_panes: usize,
+    pub zoomed: bool,
+    pub takeover: bool,
+    pub detail: Option<DetailView>,
+    /// The selected task's screen as its last attempt left it (this run), shown while no agent
+    /// runs.
+    pub final_screen: Option<FinalScreen<'a>>,
+    pub status: StatusView,
+    pub overlay: Option<Overlay<'a>>,
+}
+
+/// A finished attempt's last screen.
+pub struct FinalScreen<'a> {
+    pub task_id: String,
+    pub attempt: u32,
+    pub screen: &'a vt100::Screen,
+}

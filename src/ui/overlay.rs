@@ -1,0 +1,166 @@
+//! Windows over the dashboard: the help (every key), confirmations, the auto-answer switches and
+//! the two editors (a task's prompt, a message to an agent).
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui_textarea::TextArea;
+
+use super::keys::HELP;
+use super::layout::centered;
+use super::model::{AutoMenu, Overlay};
+use super::style;
+
+pub fn render(frame: &mut Frame<'_>, overlay: &Overlay<'_>) {
+    let area = frame.area();
+    match overlay {
+        Overlay::Help => help(frame, area),
+        Overlay::ConfirmQuit { running } => {
+            let text = format!(
+                "{running} agent{} still running. Stop {} and quit?",
+                if *running == 1 { " is" } else { "s are" },
+                if *running == 1 { "it" } else { "them" },
+            );
+            let note = "Their tasks go back to retryable; the next run picks them up.";
+            confirm(frame, area, " Quit ", &text, note);
+        }
+        Overlay::ConfirmCancel { task_id } => {
+            let text = format!("Cancel {task_id}? Its agent is ended now.");
+            confirm(
+                frame,
+                area,
+                " Cancel task ",
+                &text,
+                "r (retry now) brings it back.",
+            );
+        }
+        Overlay::Auto(menu) => auto(frame, area, menu),
+        Overlay::EditPrompt { task_id, editor } => {
+            let title = format!(" Prompt of {task_id} · used from its next attempt ");
+            let keys = " Ctrl-S save · Esc cancel ";
+            textarea(frame, area, &title, keys, editor);
+        }
+        Overlay::Message { task_id, editor } => {
+            let title = format!(" Message to {task_id} ");
+            let keys = " Ctrl-S send · Enter new line · Esc cancel ";
+            textarea(frame, area, &title, keys, editor);
+        }
+    }
+}
+
+fn boxed(title: &str, keys: &str) -> Block<'static> {
+    Block::new()
+        .borders(Borders::ALL)
+        .border_style(Style::new().fg(Color::Cyan))
+        .title(Span::styled(
+            title.to_string(),
+            Style::new().add_modifier(Modifier::BOLD),
+        ))
+        .title_bottom(Line::from(Span::styled(keys.to_string(), style::KEY)).right_aligned())
+        .style(Style::new().bg(Color::Indexed(234)))
+}
+
+fn help(frame: &mut Frame<'_>, area: Rect) {
+    let key_width = HELP
+        .iter()
+        .map(|(k, _)| k.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut lines: Vec<Line> = HELP
+        .iter()
+        .map(|(k, what)| {
+            Line::from(vec![
+                Span::styled(format!(" {k:<key_width$}  "), style::KEY),
+                Span::raw(*what),
+            ])
+        })
+        .collect();
+    lines.push(Line::raw(""));
+    lines.push(Line::from(Span::styled(
+        " Glyphs: ○ pending  ▶ running  ⚠ waiting for you  ✔ completed  ↻ retryable  ✘ failed  ⊘ cancelled",
+        style::DIM,
+    )));
+    let height = lines.len() as u16 + 2;
+    let popup = centered(area, 100, height);
+    frame.render_widget(Clear, popup);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(boxed(" herd · keys ", " any key closes "))
+            .wrap(Wrap { trim: false }),
+        popup,
+    );
+}
+
+fn confirm(frame: &mut Frame<'_>, area: Rect, title: &str, text: &str, note: &str) {
+    let lines = vec![
+        Line::raw(""),
+        Line::from(Span::styled(
+            format!(" {text}"),
+            Style::new().add_modifier(Modifier::BOLD),
+        )),
+        Line::from(Span::styled(format!(" {note}"), style::DIM)),
+        Line::raw(""),
+        Line::from(vec![
+            Span::styled(" y ", style::BANNER),
+            Span::raw(" yes   "),
+            Span::styled(" n ", style::BANNER),
+            Span::raw(" no"),
+        ]),
+    ];
+    let popup = centered(area, 70, 8);
+    frame.render_widget(Clear, popup);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(boxed(title, ""))
+            .wrap(Wrap { trim: false }),
+        popup,
+    );
+}
+
+fn auto(frame: &mut Frame<'_>, area: Rect, menu: &AutoMenu) {
+    let mut lines = vec![Line::raw("")];
+    if menu.rules.is_empty() {
+        lines.push(Line::from(Span::styled(
+            " This task's agent profile has no prompt rules.",
+            style::DIM,
+        )));
+    }
+    for (i, (name, label, on)) in menu.rules.iter().enumerate() {
+        let (mark, mark_style) = if *on {
+            ("✔ auto", Style::new().fg(Color::Green))
+        } else {
+            ("· ask ", style::DIM)
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!(" [{}] ", i + 1), style::KEY),
+            Span::styled(mark, mark_style),
+            Span::raw(format!("  {name}")),
+            Span::styled(format!("  {label}"), style::DIM),
+        ]));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::from(Span::styled(
+        " Saved in the task's permission_policy; the running agent follows at once.",
+        style::DIM,
+    )));
+    let popup = centered(area, 76, lines.len() as u16 + 2);
+    frame.render_widget(Clear, popup);
+    let title = format!(" Auto-answer · {} ", menu.task_id);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(boxed(&title, " 1-9 switch · Esc close "))
+            .wrap(Wrap { trim: false }),
+        popup,
+    );
+}
+
+fn textarea(frame: &mut Frame<'_>, area: Rect, title: &str, keys: &str, editor: &TextArea<'_>) {
+    let popup = centered(area, 100, area.height.saturating_sub(6).clamp(6, 20));
+    frame.render_widget(Clear, popup);
+    let block = boxed(title, keys);
+    let inner = block.inner(popup);
+    frame.render_widget(block, popup);
+    frame.render_widget(editor, inner);
+}

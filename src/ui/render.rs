@@ -1,0 +1,104 @@
+//! Draws one frame from the live engine: settles the focus, gives every visible pane's PTY the
+//! size it is drawn at, scrolls screens back where the operator asked, builds the view model,
+//! draws it, and puts the screens back to live.
+
+use std::collections::HashSet;
+use std::time::Instant;
+
+use color_eyre::eyre::{Result, eyre};
+use ratatui::Terminal;
+use ratatui::backend::Backend;
+use ratatui::layout::Rect;
+
+use super::build::{self, live_tasks, matching, pane_order};
+use super::draw::draw;
+use super::layout;
+use super::state::{Filter, Mode, UiState};
+use crate::core::attempt::Event;
+use crate::run::engine::Engine;
+
+/// Draws the dashboard; returns the tasks whose panes are visible (their output redraws).
+pub fn frame<B: Backend>(
+    terminal: &mut Terminal<B>,
+    engine: &mut Engine,
+    state: &mut UiState,
+    now: Instant,
+) -> Result<HashSet<usize>>
+where
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    let size = terminal
+        .size()
+        .map_err(|e| eyre!("cannot read the terminal size: {e}"))?;
+    let area = Rect::new(0, 0, size.width, size.height);
+    let live = live_tasks(engine);
+    if let Mode::TakeOver { task, was_zoomed } = state.mode
+        && !live.contains(&task)
+    {
+        state.mode = Mode::Normal;
+        state.zoomed = was_zoomed;
+    }
+    keep_selection_listed(engine, state);
+    state.resolve_focus(&live);
+    let order = pane_order(state.focus, &live);
+    let regions = layout::regions(area, state.zoomed);
+    let plan = layout::panes(regions.panes, order.len(), state.zoomed);
+    let visible: Vec<usize> = order.iter().copied().take(plan.slots.len()).collect();
+    for (&task, slot) in visible.iter().zip(&plan.slots) {
+        let (rows, cols) = layout::pty_size(*slot);
+        let current = engine
+            .live_for_task(task)
+            .map(|live| live.attempt.screen().size());
+        if current.is_some_and(|size| size != (rows, cols)) {
+            tracing::debug!(task, rows, cols, "pane resized");
+            engine.send_to_task(task, Event::Resize { rows, cols }, now)?;
+        }
+    }
+    state.scroll.retain(|task, _| live.contains(task));
+    let mut scrolled = Vec::new();
+    for &task in &visible {
+        let wanted = state.scroll.get(&task).copied().unwrap_or(0);
+        if wanted == 0 {
+            continue;
+        }
+        if let Some(screen) = engine.live_screen_mut(task) {
+            let vt = screen.vt_mut();
+            vt.set_scrollback(wanted);
+            let actual = vt.scrollback();
+            state.scroll.insert(task, actual);
+            scrolled.push(task);
+        }
+    }
+    let drawn = {
+        let view = build::dashboard(engine, state, area, now, &order);
+        let offset = view.queue.offset;
+        terminal
+            .draw(|f| draw(f, &view))
+            .map(|_| offset)
+            .map_err(|e| eyre!("cannot draw the dashboard: {e}"))
+    };
+    // Back to live before anything else reads the screens, even when drawing failed.
+    for task in scrolled {
+        if let Some(screen) = engine.live_screen_mut(task) {
+            screen.vt_mut().set_scrollback(0);
+        }
+    }
+    state.queue_offset = drawn?;
+    Ok(visible.into_iter().collect())
+}
+
+/// A task that left the filtered list (it finished, say) is not left selected out of sight:
+/// the selection moves to the next listed task.
+fn keep_selection_listed(engine: &Engine, state: &mut UiState) {
+    if state.filter == Filter::All {
+        return;
+    }
+    let list = matching(engine, state);
+    if list.contains(&state.selected) {
+        return;
+    }
+    let next = list.iter().find(|&&i| i > state.selected).or(list.last());
+    if let Some(&next) = next {
+        state.selected = next;
+    }
+}

@@ -1,0 +1,291 @@
+//! What the dashboard itself remembers between frames: the selection, the queue filter, which
+//! pane is focused or zoomed, scroll offsets, brief notes, the open overlay. It owns no run
+//! state: tasks and agents live in the engine.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use ratatui_textarea::TextArea;
+
+use super::model::RowStatus;
+
+/// Final screens kept for tasks that ended (the oldest go first).
+pub const FINAL_SCREENS_KEPT: usize = 64;
+
+/// How long notes (automatic answers, action results) stay on screen.
+pub const NOTE_TIME: Duration = Duration::from_secs(4);
+
+/// Which tasks the queue lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Filter {
+    #[default]
+    All,
+    Active,
+    Waiting,
+    Pending,
+    Retryable,
+    Failed,
+    Completed,
+    Cancelled,
+}
+
+impl Filter {
+    const ORDER: [Filter; 8] = [
+        Filter::All,
+        Filter::Active,
+        Filter::Waiting,
+        Filter::Pending,
+        Filter::Retryable,
+        Filter::Failed,
+        Filter::Completed,
+        Filter::Cancelled,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Filter::All => "all",
+            Filter::Active => "running",
+            Filter::Waiting => "waiting",
+            Filter::Pending => "pending",
+            Filter::Retryable => "retryable",
+            Filter::Failed => "failed",
+            Filter::Completed => "completed",
+            Filter::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn matches(self, status: RowStatus) -> bool {
+        match self {
+            Filter::All => true,
+            Filter::Active => matches!(status, RowStatus::Running | RowStatus::Waiting),
+            Filter::Waiting => status == RowStatus::Waiting,
+            Filter::Pending => matches!(status, RowStatus::Pending | RowStatus::Skipped),
+            Filter::Retryable => status == RowStatus::Retryable,
+            Filter::Failed => status == RowStatus::Failed,
+            Filter::Completed => status == RowStatus::Completed,
+            Filter::Cancelled => status == RowStatus::Cancelled,
+        }
+    }
+
+    /// The next filter (`forward`) or the previous one, wrapping around.
+    pub fn step(self, forward: bool) -> Filter {
+        let n = Self::ORDER.len();
+        let at = Self::ORDER.iter().position(|f| *f == self).unwrap_or(0);
+        let next = if forward {
+            (at + 1) % n
+        } else {
+            (at + n - 1) % n
+        };
+        Self::ORDER[next]
+    }
+}
+
+/// What the keyboard is talking to.
+#[derive(Default)]
+pub enum Mode {
+    #[default]
+    Normal,
+    Help,
+    ConfirmQuit,
+    ConfirmCancel {
+        task: usize,
+    },
+    Auto {
+        task: usize,
+    },
+    EditPrompt {
+        task: usize,
+        editor: Box<TextArea<'static>>,
+    },
+    Message {
+        task: usize,
+        editor: Box<TextArea<'static>>,
+    },
+    /// Every key goes to the focused agent until the leave chord; the pane is zoomed meanwhile.
+    TakeOver {
+        task: usize,
+        was_zoomed: bool,
+    },
+}
+
+/// Where leaving stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Leaving {
+    #[default]
+    No,
+    /// The engine is ending the agents; the dashboard leaves when it is done.
+    Stopping,
+    /// Leave now.
+    Now,
+}
+
+/// The dashboard's own state.
+#[derive(Default)]
+pub struct UiState {
+    /// The selected task (index into the tasks file).
+    pub selected: usize,
+    pub filter: Filter,
+    /// Position of the queue's first visible row among the matching tasks.
+    pub queue_offset: usize,
+    /// The task whose pane is large.
+    pub focus: Option<usize>,
+    pub zoomed: bool,
+    pub mode: Mode,
+    /// Per task: rows scrolled back into its pane's history.
+    pub scroll: HashMap<usize, usize>,
+    /// Per task: a brief note and when it goes away.
+    pub notes: HashMap<usize, (String, Instant)>,
+    /// The last action's result and when it goes away.
+    pub message: Option<(String, Instant)>,
+    /// Per task: when its running attempt started, and how long its last attempt took.
+    pub attempt_started: HashMap<usize, Instant>,
+    pub durations: HashMap<usize, Duration>,
+    /// Per task: the screen its last attempt ended with (this run), and that attempt's number.
+    pub final_screens: HashMap<usize, (u32, vt100::Screen)>,
+    pub leaving: Leaving,
+    /// When the run started and, once the batch is done, when it finished.
+    pub started: Option<Instant>,
+    pub finished: Option<Instant>,
+}
+
+impl UiState {
+    pub fn new(now: Instant) -> UiState {
+        UiState {
+            started: Some(now),
+            ..UiState::default()
+        }
+    }
+
+    pub fn say(&mut self, text: impl Into<String>, now: Instant) {
+        self.message = Some((text.into(), now + NOTE_TIME));
+    }
+
+    pub fn note(&mut self, task: usize, text: impl Into<String>, now: Instant) {
+        self.notes.insert(task, (text.into(), now + NOTE_TIME));
+    }
+
+    pub fn note_for(&self, task: usize, now: Instant) -> Option<&str> {
+        self.notes
+            .get(&task)
+            .filter(|(_, until)| *until > now)
+            .map(|(text, _)| text.as_str())
+    }
+
+    pub fn message_now(&self, now: Instant) -> Option<&str> {
+        self.message
+            .as_ref()
+            .filter(|(_, until)| *until > now)
+            .map(|(text, _)| text.as_str())
+    }
+
+    /// Drops expired notes; returns the next time something on screen expires.
+    pub fn expire(&mut self, now: Instant) -> Option<Instant> {
+        self.notes.retain(|_, (_, until)| *until > now);
+        if self
+            .message
+            .as_ref()
+            .is_some_and(|(_, until)| *until <= now)
+        {
+            self.message = None;
+        }
+        let notes = self.notes.values().map(|(_, until)| *until);
+        notes
+            .chain(self.message.as_ref().map(|(_, until)| *until))
+            .min()
+    }
+
+    /// The run clock: from the start to now, or to the end of the batch.
+    pub fn clock(&self, now: Instant) -> Duration {
+        let start = self.started.unwrap_or(now);
+        self.finished
+            .unwrap_or(now)
+            .saturating_duration_since(start)
+    }
+
+    /// The next whole second of the run clock after `now` (countdowns and elapsed times tick
+    /// then).
+    pub fn next_second(&self, now: Instant) -> Instant {
+        let start = self.started.unwrap_or(now);
+        let elapsed = now.saturating_duration_since(start);
+        start + Duration::from_secs(elapsed.as_secs() + 1)
+    }
+
+    /// Chooses the focused pane among the running tasks: the selected task if it runs, else the
+    /// previous focus if it still runs, else the first running task.
+    pub fn resolve_focus(&mut self, live: &[usize]) {
+        self.focus = if live.contains(&self.selected) {
+            Some(self.selected)
+        } else if let Some(f) = self.focus.filter(|f| live.contains(f)) {
+            Some(f)
+        } else {
+            live.first().copied()
+        };
+    }
+
+    /// Keeps a copy of the screen an attempt ends with (without its history).
+    pub fn keep_final_screen(&mut self, task: usize, attempt: u32, screen: &vt100::Screen) {
+        let mut copy = screen.clone();
+        copy.clear_scrollback();
+        if self.final_screens.len() >= FINAL_SCREENS_KEPT && !self.final_screens.contains_key(&task)
+        {
+            // Any one will do: this is a convenience, not a record (runs/ has the recordings).
+            if let Some(&old) = self.final_screens.keys().next() {
+                self.final_screens.remove(&old);
+            }
+        }
+        self.final_screens.insert(task, (attempt, copy));
+    }
+
+    pub fn takeover_task(&self) -> Option<usize> {
+        match self.mode {
+            Mode::TakeOver { task, .. } => Some(task),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filters_cycle_both_ways() {
+        let mut f = Filter::All;
+        for _ in 0..Filter::ORDER.len() {
+            f = f.step(true);
+        }
+        assert_eq!(f, Filter::All);
+        assert_eq!(Filter::All.step(false), Filter::Cancelled);
+        assert!(Filter::Active.matches(RowStatus::Waiting));
+        assert!(!Filter::Waiting.matches(RowStatus::Running));
+    }
+
+    #[test]
+    fn focus_follows_the_selection_when_it_runs() {
+        let mut s = UiState::new(Instant::now());
+        s.selected = 5;
+        s.resolve_focus(&[2, 5]);
+        assert_eq!(s.focus, Some(5));
+        s.selected = 1;
+        s.resolve_focus(&[2, 5]);
+        assert_eq!(s.focus, Some(5), "kept while it runs");
+        s.resolve_focus(&[2]);
+        assert_eq!(s.focus, Some(2));
+        s.resolve_focus(&[]);
+        assert_eq!(s.focus, None);
+    }
+
+    #[test]
+    fn notes_expire() {
+        let now = Instant::now();
+        let mut s = UiState::new(now);
+        s.note(1, "auto: press_1", now);
+        s.say("done", now);
+        assert_eq!(s.note_for(1, now), Some("auto: press_1"));
+        assert_eq!(s.expire(now), Some(now + NOTE_TIME));
+        let later = now + NOTE_TIME;
+        assert_eq!(s.expire(later), None);
+        assert_eq!(s.note_for(1, later), None);
+        assert_eq!(s.message_now(later), None);
+    }
+}

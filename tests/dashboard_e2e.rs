@@ -1,0 +1,217 @@
+//! End to end: the real `herd run` binary in a pseudo-terminal, with its dashboard, on a
+//! simulator task whose permission prompt has no automatic answer. The test reads the screen
+//! through vt100 like a person would, answers the prompt with one key, sees the task complete,
+//! quits, and checks the exit code and that the terminal was given back.
+
+use std::io::{Read, Write};
+use std::num::NonZeroU16;
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+
+const ROWS: u16 = 40;
+const COLS: u16 = 120;
+
+fn size(n: u16) -> NonZeroU16 {
+    NonZeroU16::new(n).expect("not zero")
+}
+
+const TASKS: &str = r#"{
+  "run_id": "e2e",
+  "tasks": [
+    {
+      "task_id": "ask-first",
+      "agent": "sim",
+      "timeout_sec": 120,
+      "inputs": { "scenario": "permission" },
+      "prompt_template": "Delete the build folder. When complete, print exactly: TASK_COMPLETE:{task_id}"
+    }
+  ]
+}
+"#;
+
+/// The dashboard as seen through a terminal emulator.
+struct Dashboard {
+    parser: vt100::Parser,
+    /// Everything herd wrote, for what a screen does not keep (bells, notifications).
+    raw: Vec<u8>,
+    output: mpsc::Receiver<Vec<u8>>,
+    writer: Box<dyn Write + Send>,
+    child: Box<dyn Child + Send + Sync>,
+    /// Closing the terminal would hang up on herd: kept open until the test ends.
+    _master: Box<dyn MasterPty + Send>,
+}
+
+impl Dashboard {
+    fn start(tasks: &Path) -> Dashboard {
+        let pty = native_pty_system()
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("a pseudo-terminal");
+        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_herd"));
+        command.args(["run", "--tasks"]);
+        command.arg(tasks);
+        command.cwd(tasks.parent().expect("folder"));
+        command.env("TERM", "xterm-256color");
+        let child = pty.slave.spawn_command(command).expect("herd starts");
+        drop(pty.slave);
+        let mut reader = pty.master.try_clone_reader().expect("reader");
+        let writer = pty.master.take_writer().expect("writer");
+        let (tx, output) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 16 * 1024];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        Dashboard {
+            parser: vt100::Parser::new(size(ROWS), size(COLS), 0),
+            raw: Vec::new(),
+            output,
+            writer,
+            child,
+            _master: pty.master,
+        }
+    }
+
+    fn take(&mut self, bytes: &[u8]) {
+        self.parser.process(bytes);
+        self.raw.extend_from_slice(bytes);
+    }
+
+    fn text(&self) -> String {
+        self.parser.screen().contents()
+    }
+
+    /// Reads output until `done` holds; on timeout, fails showing the last screen.
+    fn wait_until(&mut self, what: &str, timeout: Duration, done: impl Fn(&vt100::Screen) -> bool) {
+        let deadline = Instant::now() + timeout;
+        while !done(self.parser.screen()) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            assert!(
+                !left.is_zero(),
+                "timed out waiting for {what}; the screen was:\n{}",
+                self.text()
+            );
+            if let Ok(bytes) = self
+                .output
+                .recv_timeout(left.min(Duration::from_millis(100)))
+            {
+                self.take(&bytes);
+            }
+        }
+    }
+
+    fn press(&mut self, keys: &str) {
+        self.writer.write_all(keys.as_bytes()).expect("write keys");
+        self.writer.flush().expect("flush keys");
+    }
+
+    /// Waits for herd to exit, reading the rest of its output; its exit code.
+    fn wait_for_exit(&mut self, timeout: Duration) -> u32 {
+        let deadline = Instant::now() + timeout;
+        loop {
+            while let Ok(bytes) = self.output.recv_timeout(Duration::from_millis(50)) {
+                self.take(&bytes);
+            }
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                while let Ok(bytes) = self.output.recv_timeout(Duration::from_millis(200)) {
+                    self.take(&bytes);
+                }
+                return status.exit_code();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "herd did not exit; the screen was:\n{}",
+                self.text()
+            );
+        }
+    }
+}
+
+impl Drop for Dashboard {
+    fn drop(&mut self) {
+        // Only if a check failed before herd left: do not leave it running.
+        let _ = self.child.kill();
+    }
+}
+
+/// The screen row holding `needle`, if any.
+fn row_of(screen: &vt100::Screen, needle: &str) -> Option<u16> {
+    let (_, cols) = screen.size();
+    screen
+        .rows(0, cols.get())
+        .position(|r| r.contains(needle))
+        .map(|r| r as u16)
+}
+
+fn status_in_file(tasks: &Path) -> String {
+    let text = std::fs::read_to_string(tasks).expect("tasks file");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    doc["tasks"][0]["status"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn a_prompt_is_answered_with_one_key_and_the_task_completes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tasks = dir.path().join("tasks.json");
+    std::fs::write(&tasks, TASKS).expect("write tasks");
+    let mut ui = Dashboard::start(&tasks);
+
+    ui.wait_until("the prompt's banner", Duration::from_secs(30), |s| {
+        s.contents().contains("[1] Yes") && s.contents().contains("[Esc] No")
+    });
+    ui.wait_until(
+        "the prompt's row to be highlighted",
+        Duration::from_secs(5),
+        |s| {
+            row_of(s, "1. Yes")
+                .and_then(|row| s.cell(row, COLS - 10))
+                .is_some_and(|cell| cell.bgcolor() == vt100::Color::Idx(58))
+        },
+    );
+    assert!(ui.text().contains("⚠ ask-first"), "{}", ui.text());
+    assert_eq!(status_in_file(&tasks), "running");
+    let notification = b"\x07\x1b]9;herd: ask-first is waiting for you (press_1)\x07";
+    let rang = ui
+        .raw
+        .windows(notification.len())
+        .filter(|w| w == notification)
+        .count();
+    assert_eq!(rang, 1, "one bell and desktop notification for the wait");
+
+    ui.press("1");
+    ui.wait_until("the task to complete", Duration::from_secs(30), |s| {
+        let text = s.contents();
+        text.contains("✔ ask-first") && text.contains("DONE")
+    });
+    assert_eq!(status_in_file(&tasks), "completed");
+
+    ui.press("q");
+    let code = ui.wait_for_exit(Duration::from_secs(10));
+    assert_eq!(
+        code,
+        0,
+        "every task completed; the screen was:\n{}",
+        ui.text()
+    );
+    let screen = ui.parser.screen();
+    assert!(!screen.alternate_screen(), "the alternate screen was left");
+    assert!(!screen.hide_cursor(), "the cursor is visible again");
+    assert!(!screen.bracketed_paste(), "bracketed paste is off again");
+    assert!(
+        dir.path().join("runs").join("herd.log").exists(),
+        "logs go to a file"
+    );
+}
