@@ -21,12 +21,30 @@ send = "1"
 const MARKER: &str = "TASK_COMPLETE:t1";
 const PROMPT: &str = "Do the thing. When complete, print exactly: TASK_COMPLETE:t1";
 
-fn setup(auto: bool) -> AttemptSetup {
-    let profile = ProfileSet::build(&[PROFILE], None)
+/// A dialog that two rules match: `1. Yes` and the "don't ask again" option.
+const TWO_RULES: &str = r#"
+[profiles.t]
+command = ["t"]
+[[profiles.t.prompts]]
+name = "press_p"
+pattern = '2\. Yes, and don.t ask again'
+send = "2"
+[[profiles.t.prompts]]
+name = "press_1"
+pattern = '❯ 1\. Yes'
+send = "1"
+"#;
+
+fn profile_from(text: &str) -> Profile {
+    ProfileSet::build(&[text], None)
         .unwrap()
         .get("t")
         .unwrap()
-        .clone();
+        .clone()
+}
+
+fn setup(auto: bool) -> AttemptSetup {
+    let profile = profile_from(PROFILE);
     AttemptSetup {
         profile,
         marker: MARKER.into(),
@@ -226,23 +244,7 @@ fn a_marker_that_scrolled_away_in_one_read_still_counts() {
 
 #[test]
 fn one_dialog_matched_by_two_rules_is_answered_once_by_the_first_auto_rule() {
-    let text = r#"
-[profiles.t]
-command = ["t"]
-[[profiles.t.prompts]]
-name = "press_p"
-pattern = '2\. Yes, and don.t ask again'
-send = "2"
-[[profiles.t.prompts]]
-name = "press_1"
-pattern = '❯ 1\. Yes'
-send = "1"
-"#;
-    let profile = ProfileSet::build(&[text], None)
-        .unwrap()
-        .get("t")
-        .unwrap()
-        .clone();
+    let profile = profile_from(TWO_RULES);
     let dialog =
         "Do you want to proceed?\r\n❯ 1. Yes\r\n  2. Yes, and don't ask again\r\n  3. No\r\n"
             .as_bytes();
@@ -287,24 +289,8 @@ fn a_dialog_erased_and_redrawn_at_once_is_not_answered_again() {
 
 #[test]
 fn an_option_drawn_a_read_later_belongs_to_the_dialog_already_answered() {
-    let text = r#"
-[profiles.t]
-command = ["t"]
-[[profiles.t.prompts]]
-name = "press_p"
-pattern = '2\. Yes, and don.t ask again'
-send = "2"
-[[profiles.t.prompts]]
-name = "press_1"
-pattern = '❯ 1\. Yes'
-send = "1"
-"#;
     let mut s = setup(false);
-    s.profile = ProfileSet::build(&[text], None)
-        .unwrap()
-        .get("t")
-        .unwrap()
-        .clone();
+    s.profile = profile_from(TWO_RULES);
     s.auto_rules = vec![true, true];
     let mut a = Attempt::new(s);
     let fx = a.handle(
@@ -331,11 +317,7 @@ anchor = "cursor"
 send = "y\r"
 "#;
     let mut s = setup(false);
-    s.profile = ProfileSet::build(&[text], None)
-        .unwrap()
-        .get("t")
-        .unwrap()
-        .clone();
+    s.profile = profile_from(text);
     s.auto_rules = vec![true];
     let mut a = Attempt::new(s);
     let q = b"Run shell command? (Y)es/(N)o [Yes]: ";
