@@ -93,6 +93,26 @@ pub struct LiveAttempt {
     closed: bool,
     /// The operator stopped herd: the task goes back to `retryable`.
     stopped_by_operator: bool,
+    /// (cols, rows) the PTY started at.
+    size: (u16, u16),
+}
+
+/// An attempt that ended (or could not start), as `conclude` records it.
+struct Ended<'a> {
+    index: usize,
+    task_id: &'a str,
+    number: u32,
+    plan: &'a LaunchPlan,
+    /// (cols, rows) the PTY started at.
+    size: (u16, u16),
+    verdict: &'a Verdict,
+    exit: &'a ExitStatus,
+    marker_seen: bool,
+    auto_inputs: &'a [crate::core::attempt::AutoInput],
+    auto_counts: Vec<(String, u32)>,
+    started: Instant,
+    started_at: OffsetDateTime,
+    stopped_by_operator: bool,
 }
 
 pub struct Engine {
@@ -364,6 +384,7 @@ impl Engine {
                         exited_at: None,
                         closed: false,
                         stopped_by_operator: false,
+                        size: (cols, rows),
                     },
                 );
                 self.live_by_task.insert(index, key);
@@ -378,22 +399,22 @@ impl Engine {
                 };
                 let mut recorder = recorder;
                 let exit = ExitStatus::default();
-                self.conclude(
+                let ended = Ended {
                     index,
-                    &task.task_id,
+                    task_id: &task.task_id,
                     number,
-                    &plan,
-                    &mut recorder,
-                    &verdict,
-                    &exit,
-                    false,
-                    &[],
-                    Vec::new(),
-                    now,
-                    now,
+                    plan: &plan,
+                    size: (cols, rows),
+                    verdict: &verdict,
+                    exit: &exit,
+                    marker_seen: false,
+                    auto_inputs: &[],
+                    auto_counts: Vec::new(),
+                    started: now,
                     started_at,
-                    false,
-                )
+                    stopped_by_operator: false,
+                };
+                self.conclude(ended, &mut recorder, now)
             }
         }
     }
@@ -508,42 +529,40 @@ impl Engine {
         let counts = live.attempt.auto_input_counts();
         let inputs = live.attempt.auto_inputs().to_vec();
         let marker_seen = live.attempt.marker_seen();
-        self.conclude(
-            live.task,
-            &live.task_id,
-            live.number,
-            &live.plan,
-            &mut live.recorder,
-            &verdict,
-            &exit,
+        let ended = Ended {
+            index: live.task,
+            task_id: &live.task_id,
+            number: live.number,
+            plan: &live.plan,
+            size: live.size,
+            verdict: &verdict,
+            exit: &exit,
             marker_seen,
-            &inputs,
-            counts,
-            live.started,
-            now,
-            live.started_at,
-            live.stopped_by_operator,
-        )
+            auto_inputs: &inputs,
+            auto_counts: counts,
+            started: live.started,
+            started_at: live.started_at,
+            stopped_by_operator: live.stopped_by_operator,
+        };
+        self.conclude(ended, &mut live.recorder, now)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn conclude(
-        &mut self,
-        index: usize,
-        task_id: &str,
-        number: u32,
-        plan: &LaunchPlan,
-        recorder: &mut Recorder,
-        verdict: &Verdict,
-        exit: &ExitStatus,
-        marker_seen: bool,
-        auto_inputs: &[crate::core::attempt::AutoInput],
-        auto_counts: Vec<(String, u32)>,
-        started: Instant,
-        now: Instant,
-        started_at: OffsetDateTime,
-        stopped_by_operator: bool,
-    ) -> Result<()> {
+    fn conclude(&mut self, ended: Ended<'_>, recorder: &mut Recorder, now: Instant) -> Result<()> {
+        let Ended {
+            index,
+            task_id,
+            number,
+            plan,
+            size: (cols, rows),
+            verdict,
+            exit,
+            marker_seen,
+            auto_inputs,
+            auto_counts,
+            started,
+            started_at,
+            stopped_by_operator,
+        } = ended;
         let task = self.store.file().tasks()[index].clone();
         let mut verdict = verdict.clone();
         let status = if stopped_by_operator {
@@ -576,7 +595,7 @@ impl Engine {
         if stopped_by_operator && let Some(obj) = result.as_object_mut() {
             obj.insert("interrupted".into(), json!(true));
         }
-        let facts = outcome::facts_json(&o, plan, self.opts.cols, self.opts.rows, &task.agent);
+        let facts = outcome::facts_json(&o, plan, cols, rows, &task.agent);
         recorder.marker(o.duration, &note_label(&Note::Verdict(verdict.clone())))?;
         recorder.finish(o.duration, &facts)?;
         let file = self.store.file_mut();

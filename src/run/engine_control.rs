@@ -70,6 +70,22 @@ impl super::Engine {
         &self.opts.runs_dir
     }
 
+    /// The PTY size (rows, cols) the next agents start at; the cast header states it.
+    pub fn launch_size(&self) -> (u16, u16) {
+        (self.opts.rows, self.opts.cols)
+    }
+
+    /// Starts the next agents at `rows` x `cols`: the dashboard passes the size their pane will
+    /// be drawn at, so an agent draws its first screen at the right width (headless keeps
+    /// `--pty-size`). Running agents are not touched; the dashboard resizes those itself.
+    pub fn set_launch_size(&mut self, rows: u16, cols: u16) {
+        let size = (rows.max(1), cols.max(1));
+        if size != self.launch_size() {
+            tracing::debug!(rows = size.0, cols = size.1, "launch size");
+            (self.opts.rows, self.opts.cols) = size;
+        }
+    }
+
     /// Whether task `index` belongs to this run (enabled, and picked by `--only` if given).
     pub fn task_in_scope(&self, index: usize) -> bool {
         index < self.store.file().tasks().len() && self.in_scope(index)
@@ -471,6 +487,34 @@ send = "y\r"
                 .expect("auto")
                 .is_done()
         );
+    }
+
+    #[test]
+    fn agents_start_at_the_launch_size_and_the_cast_header_says_so() {
+        let mut f = fixture(&tasks(&[task(
+            "a",
+            "pending",
+            r#", "command": ["sleep", "30"]"#,
+        )]));
+        assert_eq!(f.engine.launch_size(), (24, 80));
+        // What the dashboard computes for a lone agent on a 120x40 terminal.
+        let (rows, cols) =
+            crate::ui::layout::launch_size(ratatui::layout::Rect::new(0, 0, 120, 40), false, 1);
+        assert_eq!((rows, cols), (36, 76));
+        f.engine.set_launch_size(rows, cols);
+        assert_eq!(f.engine.launch_size(), (36, 76));
+        f.engine.fill_slots(Instant::now()).expect("start");
+        let live = f.engine.live_for_task(0).expect("running");
+        assert_eq!(live.attempt.screen().size(), (36, 76));
+        let cast = f.engine.runs_dir().join("a").join("attempt_1.cast");
+        let header = std::fs::read_to_string(&cast).expect("cast");
+        let header: Value =
+            serde_json::from_str(header.lines().next().expect("header")).expect("json");
+        assert_eq!(
+            (header["height"].clone(), header["width"].clone()),
+            (json!(36), json!(76))
+        );
+        f.engine.kill_all();
     }
 
     #[test]

@@ -11,9 +11,10 @@ use ratatui_textarea::TextArea;
 use super::build::{auto_menu, live_tasks, matching};
 use super::keys::{self, Action};
 use super::state::{Filter, Leaving, Mode, UiState};
-use super::{layout, prompt, queue};
+use super::{attempts, layout, prompt, queue};
 use crate::core::attempt::Event;
 use crate::core::task::TaskStatus;
+use crate::replay::Handled;
 use crate::run::engine::Engine;
 
 /// Handles one key press. `area` is the terminal's size (for page sizes).
@@ -28,6 +29,13 @@ pub fn on_key(
     let yes = matches!(key.code, KeyCode::Char('y' | 'Y' | 'q') | KeyCode::Enter)
         || (ctrl && key.code == KeyCode::Char('c'));
     let no = matches!(key.code, KeyCode::Char('n' | 'N') | KeyCode::Esc);
+    // The player takes every key while it is open; leaving it shows the dashboard as it was.
+    if let Some(replay) = state.replay.as_mut() {
+        if replay.view.handle_key(*key) == Handled::Exit {
+            state.replay = None;
+        }
+        return Ok(());
+    }
     match &mut state.mode {
         Mode::TakeOver { task, was_zoomed } => {
             let (task, was_zoomed) = (*task, *was_zoomed);
@@ -72,6 +80,39 @@ pub fn on_key(
                 _ => {}
             }
         }
+        Mode::Attempts {
+            task,
+            list,
+            selected,
+        } => match key.code {
+            KeyCode::Up | KeyCode::Char('k') => *selected = selected.saturating_sub(1),
+            KeyCode::Down | KeyCode::Char('j') => {
+                *selected = (*selected + 1).min(list.len().saturating_sub(1));
+            }
+            KeyCode::Home | KeyCode::Char('g') => *selected = 0,
+            KeyCode::End | KeyCode::Char('G') => *selected = list.len().saturating_sub(1),
+            KeyCode::Enter => {
+                let task = *task;
+                let entry = list.get(*selected).cloned();
+                let task_id = engine
+                    .store()
+                    .file()
+                    .tasks()
+                    .get(task)
+                    .map_or_else(String::new, |t| t.task_id.clone());
+                if let Some(entry) = entry {
+                    match attempts::open(task, &task_id, &entry) {
+                        Ok(replaying) => {
+                            state.mode = Mode::Normal;
+                            state.replay = Some(Box::new(replaying));
+                        }
+                        Err(error) => state.say(error, now),
+                    }
+                }
+            }
+            _ if no || matches!(key.code, KeyCode::Char('v' | 'q')) => state.mode = Mode::Normal,
+            _ => {}
+        },
         Mode::EditPrompt { task, editor } | Mode::Message { task, editor } => {
             let task = *task;
             let submit = (ctrl && key.code == KeyCode::Char('s'))
@@ -305,6 +346,17 @@ fn act(
             state.say(format!("{} agents at once", engine.concurrency()), now);
         }
         Action::Help => state.mode = Mode::Help,
+        Action::Replay => {
+            let task = state.selected;
+            if let Some(spec) = engine.store().file().tasks().get(task) {
+                let list = attempts::list(&engine.runs_dir().join(&spec.task_id));
+                state.mode = Mode::Attempts {
+                    task,
+                    list,
+                    selected: 0,
+                };
+            }
+        }
         Action::Quit => quit(engine, state, now)?,
         Action::Answer { rule } => {
             if let Some(task) = focus {

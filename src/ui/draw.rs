@@ -1,10 +1,14 @@
 //! One frame of the dashboard from its view model. Reads only: everything it shows is in the
-//! `Dashboard` it is given.
+//! `Dashboard` it is given. A replay open over the panes is drawn on top by `replay`.
+
+use std::time::Instant;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
+
+use crate::replay::ReplayView;
 
 use super::layout;
 use super::model::Dashboard;
@@ -47,6 +51,19 @@ pub fn draw(frame: &mut Frame<'_>, view: &Dashboard<'_>) {
     } else if let Some(at) = cursor {
         frame.set_cursor_position(at);
     }
+}
+
+/// Draws the player over the panes region of a dashboard already drawn (`zoomed`: its layout),
+/// the queue and the status bar left in view. Marks the player drawn.
+pub fn replay<R: std::io::BufRead + std::io::Seek>(
+    frame: &mut Frame<'_>,
+    zoomed: bool,
+    view: &mut ReplayView<R>,
+    now: Instant,
+) {
+    let area = layout::regions(frame.area(), zoomed).panes;
+    frame.render_widget(Clear, area);
+    view.draw_at(frame, area, now);
 }
 
 /// The panes region when no agent runs: why, and the selected task's last screen (or, on

@@ -13,6 +13,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
 use super::actions;
+use super::layout;
 use super::render;
 use super::state::{Leaving, Mode, UiState};
 use super::terminal::{Session, notify};
@@ -72,7 +73,8 @@ async fn drive(
     let mut visible: HashSet<usize> = HashSet::new();
     let mut dirty = true;
     let mut last_draw: Option<Instant> = None;
-    engine.fill_slots(Instant::now())?;
+    let size = session.terminal.size().unwrap_or_default();
+    start_at_pane_sizes(engine, Rect::new(0, 0, size.width, size.height))?;
     loop {
         let now = Instant::now();
         let expiry = state.expire(now);
@@ -81,7 +83,11 @@ async fn drive(
         let redraw_at = [expiry, tick].into_iter().flatten().min();
         // After a hang-up there is no terminal to draw on; the agents are still stopped properly.
         let frame_at = (dirty && events.is_some()).then(|| last_draw.map_or(now, |t| t + FRAME));
-        let wake = engine.next_wakeup();
+        let replay_at = state.replay.as_ref().and_then(|r| r.view.next_wakeup(now));
+        let wake = [engine.next_wakeup(), replay_at]
+            .into_iter()
+            .flatten()
+            .min();
         tokio::select! {
             report = reports.recv() => {
                 if let Some(report) = report {
@@ -120,6 +126,11 @@ async fn drive(
         }
         let now = Instant::now();
         engine.on_tick(now)?;
+        if let Some(replay) = state.replay.as_mut()
+            && replay.view.tick(now)
+        {
+            dirty = true;
+        }
         for event in engine.drain_events() {
             on_engine_event(engine, &mut state, session, &event, now)?;
             dirty = true;
@@ -160,6 +171,34 @@ async fn drive(
     }
     tracing::info!(code = engine.exit_code(), "dashboard left");
     Ok(engine.exit_code())
+}
+
+/// Starts the first agents one at a time, each at the size of the pane it will be drawn in once
+/// they all run (the first one focused, the others tiled in start order).
+fn start_at_pane_sizes(engine: &mut Engine, area: Rect) -> Result<()> {
+    let now = Instant::now();
+    let concurrency = engine.concurrency();
+    let tasks = engine.store().file().tasks();
+    let startable = engine
+        .scoped_tasks()
+        .into_iter()
+        .filter(|&i| tasks[i].status.is_runnable() && engine.retry_at(i).is_none_or(|at| at <= now))
+        .count();
+    let panes = startable.min(concurrency);
+    let mut started = Ok(());
+    for _ in 0..panes {
+        let running = engine.live().count();
+        engine.set_concurrency(running + 1);
+        let (rows, cols) = layout::slot_pty_size(area, false, panes, running);
+        engine.set_launch_size(rows, cols);
+        started = engine.fill_slots(now);
+        if started.is_err() || engine.live().count() == running {
+            break;
+        }
+    }
+    engine.set_concurrency(concurrency);
+    started?;
+    engine.fill_slots(now)
 }
 
 /// Feeds a PTY report to the engine; true when it changed something on screen.

@@ -1,19 +1,23 @@
 //! Snapshots of the main views at 120x40 and 80x24, drawn from hand-made view models (screens
 //! fed with bytes, no process running) into a `TestBackend`.
 
-use std::time::Duration;
+use std::io::Cursor;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui_textarea::TextArea;
 
-use super::draw::draw;
+use super::draw::{self, draw};
 use super::model::{
-    Choice, Dashboard, DetailView, FinalScreen, Overlay, PaneView, PromptView, QueueView,
-    RetryView, RowStatus, StatusView, TaskRow,
+    AttemptsMenu, Choice, Dashboard, DetailView, FinalScreen, Overlay, PaneView, PromptView,
+    QueueView, RetryView, RowStatus, StatusView, TaskRow,
 };
 use crate::core::screen::Screen;
 use crate::core::task::FailureType;
+use crate::replay::seek::{Index, IndexOptions, Playhead};
+use crate::replay::{ReplayOptions, ReplayView};
 
 fn screen(rows: u16, cols: u16, bytes: &str) -> Screen {
     let mut s = Screen::new(rows, cols);
@@ -310,4 +314,76 @@ fn message_editor_120x40() {
         &[("Esc", "close")],
     );
     insta::assert_snapshot!(frame(120, 40, &view).backend());
+}
+
+#[test]
+fn recorded_attempts_list_120x40() {
+    let busy = screen(24, 80, SESSION);
+    let menu = AttemptsMenu {
+        task_id: "flaky-network-005".into(),
+        rows: vec![
+            (2, "no verdict yet (running, or interrupted)".into()),
+            (1, "failed_process · 12.0 s".into()),
+        ],
+        selected: 1,
+    };
+    let view = dashboard(
+        vec![pane("long-session-004", &busy, true, None)],
+        Some(Overlay::Attempts(menu)),
+        &[("↑↓", "choose"), ("Enter", "replay"), ("Esc", "close")],
+    );
+    insta::assert_snapshot!(frame(120, 40, &view).backend());
+}
+
+/// A recorded attempt of `fix-issue-142`: its dialog answered, then the marker.
+fn recording() -> ReplayView<Cursor<Vec<u8>>> {
+    let mut lines = vec![r#"{"version":2,"width":76,"height":24}"#.to_string()];
+    let events = [
+        (0.1, "o", DIALOG),
+        (0.8, "m", "prompt press_1: ❯ 1. Yes"),
+        (0.8, "i", "1"),
+        (
+            0.9,
+            "o",
+            "\x1b[2J\x1b[H● Done.\r\n● TASK_COMPLETE:fix-issue-142\r\n",
+        ),
+        (1.2, "m", "verdict: completed"),
+    ];
+    for (t, kind, data) in events {
+        lines.push(serde_json::json!([t, kind, data]).to_string());
+    }
+    let bytes = (lines.join("\n") + "\n").into_bytes();
+    let index =
+        Index::build(Cursor::new(&bytes), IndexOptions::default(), &mut |_| {}).expect("index");
+    let playhead = Playhead::new(Cursor::new(bytes), Arc::new(index)).expect("playhead");
+    let options = ReplayOptions {
+        start_at: Some(0.5),
+        ..ReplayOptions::default()
+    };
+    ReplayView::new(
+        playhead,
+        "fix-issue-142 · attempt 1".into(),
+        options,
+        Instant::now(),
+    )
+}
+
+#[test]
+fn replay_over_the_panes_120x40() {
+    let busy = screen(24, 80, SESSION);
+    let mut view = dashboard(vec![pane("long-session-004", &busy, true, None)], None, &[]);
+    view.status.keys = super::render::replay_keys();
+    let mut replay = recording();
+    let now = Instant::now();
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
+    terminal
+        .draw(|f| {
+            draw(f, &view);
+            draw::replay(f, view.zoomed, &mut replay, now);
+        })
+        .expect("draw");
+    let text = format!("{}", terminal.backend());
+    assert!(!text.contains("Running tests"), "the live pane is covered");
+    assert!(text.contains("docs-merge-001"), "the queue stays in view");
+    insta::assert_snapshot!(terminal.backend());
 }

@@ -34,6 +34,8 @@ pub enum Action {
     },
     Help,
     Quit,
+    /// List the selected task's recorded attempts, to replay one.
+    Replay,
     /// Answer the focused agent's waiting prompt with rule `rule`'s keys.
     Answer {
         rule: usize,
@@ -123,6 +125,7 @@ pub fn normal(key: &KeyEvent, answers: &[AnswerKey]) -> Option<Action> {
         KeyCode::Char('a') => Action::AutoMenu,
         KeyCode::Char('e') => Action::EditPrompt,
         KeyCode::Char('m') => Action::Message,
+        KeyCode::Char('v') => Action::Replay,
         KeyCode::Char('+' | '=') => Action::Concurrency { delta: 1 },
         KeyCode::Char('-' | '_') => Action::Concurrency { delta: -1 },
         KeyCode::Char('?') | KeyCode::F(1) => Action::Help,
@@ -168,6 +171,10 @@ pub const HELP: &[(&str, &str)] = &[
     ("a", "auto-answer switches of the selected task"),
     ("e", "edit the selected task's prompt (its next attempt)"),
     ("m", "send a message to the focused agent"),
+    (
+        "v",
+        "replay one of the selected task's recorded attempts (q/Esc returns)",
+    ),
     ("?", "this help"),
     ("q  Ctrl-C", "quit (asks first while agents run)"),
 ];
@@ -305,6 +312,7 @@ mod tests {
             (KeyCode::Char('q'), Action::Quit),
             (KeyCode::Tab, Action::NextPane),
             (KeyCode::Char('['), Action::ScrollBack),
+            (KeyCode::Char('v'), Action::Replay),
         ];
         for (code, action) in table {
             assert_eq!(normal(&key(code), &[]), Some(action), "{code:?}");

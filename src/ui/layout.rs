@@ -206,6 +206,30 @@ pub fn pty_size(slot: Rect) -> (u16, u16) {
     (rows.max(MIN_PTY_ROWS), cols.max(MIN_PTY_COLS))
 }
 
+/// The PTY size (rows, cols) an agent starts at so that it draws its first screen at the size
+/// of its pane: the last slot when `panes` agents run (it among them; the panes go in start
+/// order), at least `MIN_PTY_ROWS` x `MIN_PTY_COLS`. A pane that would be hidden gets the
+/// smallest size, which is about what a tile gets when it shows up.
+pub fn launch_size(area: Rect, zoomed: bool, panes: usize) -> (u16, u16) {
+    let panes = panes.max(1);
+    slot_pty_size(area, zoomed, panes, panes - 1)
+}
+
+/// The PTY size of pane `slot` (0: the focused one) when `panes` agents run; the smallest size
+/// when that pane is hidden.
+pub fn slot_pty_size(area: Rect, zoomed: bool, panes: usize, slot: usize) -> (u16, u16) {
+    let plan = self::panes(regions(area, zoomed).panes, panes, zoomed);
+    plan.slots
+        .get(slot)
+        .map_or((MIN_PTY_ROWS, MIN_PTY_COLS), |slot| pty_size(*slot))
+}
+
+/// How many panes there are once the next agent started: it joins the `running` ones while
+/// there is room, else it takes the place of one that ends.
+pub fn panes_after_next_start(running: usize, concurrency: usize) -> usize {
+    (running + 1).min(concurrency).max(1)
+}
+
 /// A box of at most `width` x `height` centred in `area`.
 pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let width = width.min(area.width);
@@ -340,6 +364,23 @@ mod tests {
     fn agents_get_their_pane_size_but_never_less_than_a_small_terminal() {
         assert_eq!(pty_size(Rect::new(0, 0, 120, 40)), (38, 118));
         assert_eq!(pty_size(Rect::new(0, 0, 30, 8)), (24, 72));
+    }
+
+    #[test]
+    fn agents_start_at_the_size_of_the_pane_they_get() {
+        let screen = area(120, 40);
+        // Alone: the whole panes region (78x38) without its border.
+        assert_eq!(launch_size(screen, false, 1), (36, 76));
+        let plan = panes(regions(screen, false).panes, 4, false);
+        assert_eq!(launch_size(screen, false, 4), pty_size(plan.slots[3]));
+        assert_eq!(launch_size(screen, false, 4), (MIN_PTY_ROWS, MIN_PTY_COLS));
+        // Zoomed, a second agent is hidden: the smallest size.
+        assert_eq!(launch_size(screen, true, 1), (36, 118));
+        assert_eq!(launch_size(screen, true, 2), (MIN_PTY_ROWS, MIN_PTY_COLS));
+        assert_eq!(panes_after_next_start(0, 4), 1);
+        assert_eq!(panes_after_next_start(2, 4), 3);
+        assert_eq!(panes_after_next_start(4, 4), 4, "it replaces one that ends");
+        assert_eq!(panes_after_next_start(5, 2), 2, "after three ended");
     }
 
     #[test]

@@ -123,6 +123,15 @@ pub struct AutoMenu {
     pub rules: Vec<(String, String, bool)>,
 }
 
+/// The recorded attempts of one task, to pick one to replay.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttemptsMenu {
+    pub task_id: String,
+    /// (attempt number, its verdict in a few words), newest first.
+    pub rows: Vec<(u32, String)>,
+    pub selected: usize,
+}
+
 /// A window over the dashboard.
 pub enum Overlay<'a> {
     Help,
@@ -133,6 +142,7 @@ pub enum Overlay<'a> {
         task_id: String,
     },
     Auto(AutoMenu),
+    Attempts(AttemptsMenu),
     EditPrompt {
         task_id: String,
         editor: &'a TextArea<'static>,

@@ -1,5 +1,5 @@
-//! Windows over the dashboard: the help (every key), confirmations, the auto-answer switches and
-//! the two editors (a task's prompt, a message to an agent).
+//! Windows over the dashboard: the help (every key), confirmations, the auto-answer switches,
+//! a task's recorded attempts and the two editors (a task's prompt, a message to an agent).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -10,7 +10,7 @@ use ratatui_textarea::TextArea;
 
 use super::keys::HELP;
 use super::layout::centered;
-use super::model::{AutoMenu, Overlay};
+use super::model::{AttemptsMenu, AutoMenu, Overlay};
 use super::style;
 
 pub fn render(frame: &mut Frame<'_>, overlay: &Overlay<'_>) {
@@ -37,6 +37,7 @@ pub fn render(frame: &mut Frame<'_>, overlay: &Overlay<'_>) {
             );
         }
         Overlay::Auto(menu) => auto(frame, area, menu),
+        Overlay::Attempts(menu) => attempts(frame, area, menu),
         Overlay::EditPrompt { task_id, editor } => {
             let title = format!(" Prompt of {task_id} · used from its next attempt ");
             let keys = " Ctrl-S save · Esc cancel ";
@@ -151,6 +152,47 @@ fn auto(frame: &mut Frame<'_>, area: Rect, menu: &AutoMenu) {
     frame.render_widget(
         Paragraph::new(lines)
             .block(boxed(&title, " 1-9 switch · Esc close "))
+            .wrap(Wrap { trim: false }),
+        popup,
+    );
+}
+
+fn attempts(frame: &mut Frame<'_>, area: Rect, menu: &AttemptsMenu) {
+    let mut lines = vec![Line::raw("")];
+    if menu.rows.is_empty() {
+        lines.push(Line::from(Span::styled(
+            " No recorded attempt yet: the task has not run.",
+            style::DIM,
+        )));
+    }
+    // Room for the border, the blank rows and the note.
+    let shown = usize::from(area.height.saturating_sub(8)).max(1);
+    let first = menu.selected.saturating_sub(shown - 1);
+    for (i, (number, summary)) in menu.rows.iter().enumerate().skip(first).take(shown) {
+        let chosen = i == menu.selected;
+        let marker = if chosen { " ▸ " } else { "   " };
+        let row_style = if chosen {
+            Style::new().add_modifier(Modifier::REVERSED)
+        } else {
+            Style::new()
+        };
+        lines.push(Line::from(vec![
+            Span::styled(marker, style::KEY),
+            Span::styled(format!("attempt {number:<3} "), row_style),
+            Span::styled(format!("  {summary}"), style::DIM),
+        ]));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::from(Span::styled(
+        " Replayed over the panes; the run goes on meanwhile. q or Esc comes back.",
+        style::DIM,
+    )));
+    let popup = centered(area, 80, lines.len() as u16 + 2);
+    frame.render_widget(Clear, popup);
+    let title = format!(" Recorded attempts · {} ", menu.task_id);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(boxed(&title, " ↑↓ choose · Enter replay · Esc close "))
             .wrap(Wrap { trim: false }),
         popup,
     );

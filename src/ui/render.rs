@@ -1,6 +1,7 @@
 //! Draws one frame from the live engine: settles the focus, gives every visible pane's PTY the
-//! size it is drawn at, scrolls screens back where the operator asked, builds the view model,
-//! draws it, and puts the screens back to live.
+//! size it is drawn at (and tells the engine the size the next agent's pane will have), scrolls
+//! screens back where the operator asked, builds the view model, draws it with an open replay
+//! on top, and puts the screens back to live.
 
 use std::collections::HashSet;
 use std::time::Instant;
@@ -11,7 +12,7 @@ use ratatui::backend::Backend;
 use ratatui::layout::Rect;
 
 use super::build::{self, live_tasks, matching, pane_order};
-use super::draw::draw;
+use super::draw::{self, draw};
 use super::layout;
 use super::state::{Filter, Mode, UiState};
 use crate::core::attempt::Event;
@@ -54,6 +55,9 @@ where
             engine.send_to_task(task, Event::Resize { rows, cols }, now)?;
         }
     }
+    let panes = layout::panes_after_next_start(live.len(), engine.concurrency());
+    let (rows, cols) = layout::launch_size(area, state.zoomed, panes);
+    engine.set_launch_size(rows, cols);
     state.scroll.retain(|task, _| live.contains(task));
     let mut scrolled = Vec::new();
     for &task in &visible {
@@ -69,14 +73,27 @@ where
             scrolled.push(task);
         }
     }
+    // Out of the state while the view model borrows it; put back below.
+    let mut replay = state.replay.take();
     let drawn = {
-        let view = build::dashboard(engine, state, area, now, &order);
+        let mut view = build::dashboard(engine, state, area, now, &order);
+        if replay.is_some() {
+            view.status.keys = replay_keys();
+        }
         let offset = view.queue.offset;
+        let zoomed = state.zoomed;
         terminal
-            .draw(|f| draw(f, &view))
+            .draw(|f| {
+                draw(f, &view);
+                if let Some(replay) = replay.as_mut() {
+                    draw::replay(f, zoomed, &mut replay.view, now);
+                }
+            })
             .map(|_| offset)
             .map_err(|e| eyre!("cannot draw the dashboard: {e}"))
     };
+    let replaying = replay.is_some();
+    state.replay = replay;
     // Back to live before anything else reads the screens, even when drawing failed.
     for task in scrolled {
         if let Some(screen) = engine.live_screen_mut(task) {
@@ -84,7 +101,22 @@ where
         }
     }
     state.queue_offset = drawn?;
+    // The replay covers the panes: their output changes nothing on screen.
+    if replaying {
+        return Ok(HashSet::new());
+    }
     Ok(visible.into_iter().collect())
+}
+
+/// The status bar's keys while a replay is open (the player shows its own under the timeline).
+pub fn replay_keys() -> Vec<(String, String)> {
+    [
+        ("q Esc", "back to the dashboard"),
+        ("", "the run goes on meanwhile"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect()
 }
 
 /// A task that left the filtered list (it finished, say) is not left selected out of sight:

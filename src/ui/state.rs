@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use ratatui_textarea::TextArea;
 
+use super::attempts::{AttemptEntry, Replaying};
 use super::model::RowStatus;
 
 /// Final screens kept for tasks that ended (the oldest go first).
@@ -101,6 +102,12 @@ pub enum Mode {
         task: usize,
         editor: Box<TextArea<'static>>,
     },
+    /// The recorded attempts of a task, to pick one to replay.
+    Attempts {
+        task: usize,
+        list: Vec<AttemptEntry>,
+        selected: usize,
+    },
     /// Every key goes to the focused agent until the leave chord; the pane is zoomed meanwhile.
     TakeOver {
         task: usize,
@@ -143,6 +150,9 @@ pub struct UiState {
     /// Per task: the screen its last attempt ended with (this run), and that attempt's number.
     pub final_screens: HashMap<usize, (u32, vt100::Screen)>,
     pub leaving: Leaving,
+    /// A recorded attempt replayed over the panes; it takes the keys until the operator leaves
+    /// it, and the dashboard is as it was then.
+    pub replay: Option<Box<Replaying>>,
     /// When the run started and, once the batch is done, when it finished.
     pub started: Option<Instant>,
     pub finished: Option<Instant>,

@@ -1,7 +1,7 @@
 //! The view of the window open over the dashboard, if any.
 
 use crate::run::engine::Engine;
-use crate::ui::model::{AutoMenu, Overlay};
+use crate::ui::model::{AttemptsMenu, AutoMenu, Overlay};
 use crate::ui::state::{Mode, UiState};
 
 pub fn overlay<'a>(engine: &Engine, state: &'a UiState) -> Option<Overlay<'a>> {
@@ -23,6 +23,15 @@ pub fn overlay<'a>(engine: &Engine, state: &'a UiState) -> Option<Overlay<'a>> {
             task_id: task_id(*task),
         },
         Mode::Auto { task } => Overlay::Auto(auto_menu(engine, *task)?),
+        Mode::Attempts {
+            task,
+            list,
+            selected,
+        } => Overlay::Attempts(AttemptsMenu {
+            task_id: task_id(*task),
+            rows: list.iter().map(|a| (a.number, a.summary())).collect(),
+            selected: *selected,
+        }),
         Mode::EditPrompt { task, editor } => Overlay::EditPrompt {
             task_id: task_id(*task),
             editor,

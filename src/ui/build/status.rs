@@ -87,6 +87,13 @@ fn hints(engine: &Engine, state: &UiState) -> Vec<(String, String)> {
             ];
         }
         Mode::Normal => {}
+        Mode::Attempts { .. } => {
+            return vec![
+                pair("↑↓", "choose"),
+                pair("Enter", "replay"),
+                pair("Esc", "close"),
+            ];
+        }
         _ => return vec![pair("Esc", "close")],
     }
     if state.leaving == Leaving::Stopping {

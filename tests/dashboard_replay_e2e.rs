@@ -1,0 +1,228 @@
+//! End to end: the real `herd run` binary in a pseudo-terminal. After the simulator task
+//! completes, the operator opens its recorded attempts (`v`), replays the attempt inside the
+//! dashboard (Enter), sees the player's timeline and readout, and comes back with `q` to the
+//! dashboard as it was. Also: the agent's PTY started at the size of its pane.
+
+use std::io::{Read, Write};
+use std::num::NonZeroU16;
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+
+const ROWS: u16 = 40;
+const COLS: u16 = 120;
+
+fn size(n: u16) -> NonZeroU16 {
+    NonZeroU16::new(n).expect("not zero")
+}
+
+const TASKS: &str = r#"{
+  "run_id": "e2e",
+  "tasks": [
+    {
+      "task_id": "ask-first",
+      "agent": "sim",
+      "timeout_sec": 120,
+      "inputs": { "scenario": "permission" },
+      "prompt_template": "Delete the build folder. When complete, print exactly: TASK_COMPLETE:{task_id}"
+    }
+  ]
+}
+"#;
+
+/// The dashboard as seen through a terminal emulator.
+struct Dashboard {
+    parser: vt100::Parser,
+    /// Everything herd wrote, for what a screen does not keep (bells, notifications).
+    raw: Vec<u8>,
+    output: mpsc::Receiver<Vec<u8>>,
+    writer: Box<dyn Write + Send>,
+    child: Box<dyn Child + Send + Sync>,
+    /// Closing the terminal would hang up on herd: kept open until the test ends.
+    _master: Box<dyn MasterPty + Send>,
+}
+
+impl Dashboard {
+    fn start(tasks: &Path) -> Dashboard {
+        let pty = native_pty_system()
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("a pseudo-terminal");
+        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_herd"));
+        command.args(["run", "--tasks"]);
+        command.arg(tasks);
+        command.cwd(tasks.parent().expect("folder"));
+        command.env("TERM", "xterm-256color");
+        let child = pty.slave.spawn_command(command).expect("herd starts");
+        drop(pty.slave);
+        let mut reader = pty.master.try_clone_reader().expect("reader");
+        let writer = pty.master.take_writer().expect("writer");
+        let (tx, output) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 16 * 1024];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        Dashboard {
+            parser: vt100::Parser::new(size(ROWS), size(COLS), 0),
+            raw: Vec::new(),
+            output,
+            writer,
+            child,
+            _master: pty.master,
+        }
+    }
+
+    fn take(&mut self, bytes: &[u8]) {
+        self.parser.process(bytes);
+        self.raw.extend_from_slice(bytes);
+    }
+
+    fn text(&self) -> String {
+        self.parser.screen().contents()
+    }
+
+    /// Reads output until `done` holds; on timeout, fails showing the last screen.
+    fn wait_until(&mut self, what: &str, timeout: Duration, done: impl Fn(&vt100::Screen) -> bool) {
+        let deadline = Instant::now() + timeout;
+        while !done(self.parser.screen()) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            assert!(
+                !left.is_zero(),
+                "timed out waiting for {what}; the screen was:\n{}",
+                self.text()
+            );
+            if let Ok(bytes) = self
+                .output
+                .recv_timeout(left.min(Duration::from_millis(100)))
+            {
+                self.take(&bytes);
+            }
+        }
+    }
+
+    fn press(&mut self, keys: &str) {
+        self.writer.write_all(keys.as_bytes()).expect("write keys");
+        self.writer.flush().expect("flush keys");
+    }
+
+    /// Waits for herd to exit, reading the rest of its output; its exit code.
+    fn wait_for_exit(&mut self, timeout: Duration) -> u32 {
+        let deadline = Instant::now() + timeout;
+        loop {
+            while let Ok(bytes) = self.output.recv_timeout(Duration::from_millis(50)) {
+                self.take(&bytes);
+            }
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                while let Ok(bytes) = self.output.recv_timeout(Duration::from_millis(200)) {
+                    self.take(&bytes);
+                }
+                return status.exit_code();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "herd did not exit; the screen was:\n{}",
+                self.text()
+            );
+        }
+    }
+}
+
+impl Drop for Dashboard {
+    fn drop(&mut self) {
+        // Only if a check failed before herd left: do not leave it running.
+        let _ = self.child.kill();
+    }
+}
+
+fn status_in_file(tasks: &Path) -> String {
+    let text = std::fs::read_to_string(tasks).expect("tasks file");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    doc["tasks"][0]["status"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn a_finished_attempt_is_replayed_inside_the_dashboard_and_q_comes_back() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tasks = dir.path().join("tasks.json");
+    std::fs::write(&tasks, TASKS).expect("write tasks");
+    let mut ui = Dashboard::start(&tasks);
+
+    ui.wait_until("the prompt's banner", Duration::from_secs(30), |s| {
+        s.contents().contains("[1] Yes")
+    });
+    ui.press("1");
+    ui.wait_until("the task to complete", Duration::from_secs(30), |s| {
+        let text = s.contents();
+        text.contains("✔ ask-first") && text.contains("DONE")
+    });
+    assert_eq!(status_in_file(&tasks), "completed");
+    let before = ui.text();
+
+    ui.press("v");
+    ui.wait_until("the list of attempts", Duration::from_secs(10), |s| {
+        let text = s.contents();
+        text.contains("Recorded attempts · ask-first") && text.contains("attempt 1")
+    });
+    assert!(ui.text().contains("completed ·"), "{}", ui.text());
+
+    ui.press("\r");
+    ui.wait_until("the player", Duration::from_secs(10), |s| {
+        let text = s.contents();
+        text.contains("ask-first · attempt 1 · ")
+            && text.contains("rec ")
+            && text.contains("space play")
+    });
+    // The queue stays in view beside the player.
+    assert!(ui.text().contains("✔ ask-first"), "{}", ui.text());
+    ui.wait_until(
+        "the replay to reach the verdict",
+        Duration::from_secs(30),
+        |s| s.contents().contains("verdict: completed"),
+    );
+
+    ui.press("q");
+    ui.wait_until("the dashboard again", Duration::from_secs(10), |s| {
+        let text = s.contents();
+        !text.contains("space play") && text.contains("The batch is done")
+    });
+    assert!(!ui.text().contains("rec "), "{}", ui.text());
+    let keep = |t: &str| -> Vec<String> {
+        // The run clock ticks; everything else is as it was.
+        t.lines()
+            .filter(|l| !l.contains('⏱'))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(keep(&ui.text()), keep(&before), "the dashboard as it was");
+
+    let cast = dir.path().join("runs/ask-first/attempt_1.cast");
+    let header = std::fs::read_to_string(&cast).expect("cast");
+    let header: serde_json::Value =
+        serde_json::from_str(header.lines().next().expect("header")).expect("json");
+    // A lone agent on a 120x40 terminal: its pane's inside is 76x36 (not --pty-size's 120x40).
+    assert_eq!(
+        (header["width"].as_u64(), header["height"].as_u64()),
+        (Some(76), Some(36))
+    );
+
+    ui.press("q");
+    assert_eq!(
+        ui.wait_for_exit(Duration::from_secs(10)),
+        0,
+        "{}",
+        ui.text()
+    );
+}
