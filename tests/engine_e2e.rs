@@ -422,3 +422,54 @@ fn only_runs_the_named_tasks() {
     let out = run_headless(&tasks, &["--only", "three"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn the_retry_time_is_written_and_a_resumed_batch_keeps_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write_tasks(dir.path(), &sim_task("c", "crash", r#", "max_retries": 5"#));
+    let mut child = spawn_herd(&tasks);
+    wait_until(
+        "the first attempt to fail and wait for its retry",
+        Duration::from_secs(20),
+        || status_of(&tasks, "c") == "retryable",
+        || std::fs::read_to_string(&tasks).unwrap_or_default(),
+    );
+    let doc = read_json(&tasks);
+    let retry_at = task(&doc, "c")["retry_at"].as_str().unwrap().to_string();
+    assert!(
+        retry_at.ends_with('Z') && retry_at.len() == 20,
+        "{retry_at}"
+    );
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(child.id() as i32).unwrap(),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    child.wait().unwrap();
+
+    // A retry time 3 s ahead is honoured by the next run.
+    let text = std::fs::read_to_string(&tasks).unwrap();
+    let later = time::OffsetDateTime::now_utc() + time::Duration::seconds(3);
+    let later = later
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    let mut doc: Value = serde_json::from_str(&text).unwrap();
+    doc["tasks"][0]["retry_at"] = Value::String(later);
+    doc["tasks"][0]["inputs"]["scenario"] = Value::String("plain_success".into());
+    std::fs::write(&tasks, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    let started = Instant::now();
+    let out = run_headless(&tasks, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert!(
+        started.elapsed() >= Duration::from_secs(2),
+        "started before retry_at"
+    );
+    let doc = read_json(&tasks);
+    assert_eq!(task(&doc, "c")["status"], "completed");
+    assert_eq!(
+        task(&doc, "c").get("retry_at"),
+        None,
+        "cleared once the attempt starts"
+    );
+    no_agents_left(dir.path());
+}

@@ -32,6 +32,14 @@ pub fn backoff(attempts: u32) -> Duration {
     Duration::from_secs((1u64 << exp).min(30))
 }
 
+/// `backoff` spread by ±25% so tasks that failed together do not retry together. `spread` is a
+/// number in 0..=1 chosen by the caller (random in the shell, fixed in tests).
+pub fn backoff_with_jitter(attempts: u32, spread: f64) -> Duration {
+    let base = backoff(attempts).as_secs_f64();
+    let factor = 0.75 + 0.5 * spread.clamp(0.0, 1.0);
+    Duration::from_secs_f64(base * factor)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,6 +80,14 @@ mod tests {
                 "{failure:?} {attempts}/{max}"
             );
         }
+    }
+
+    #[test]
+    fn jitter_stays_within_a_quarter_of_the_backoff() {
+        assert_eq!(backoff_with_jitter(2, 0.0), Duration::from_millis(1500));
+        assert_eq!(backoff_with_jitter(2, 0.5), Duration::from_secs(2));
+        assert_eq!(backoff_with_jitter(2, 1.0), Duration::from_millis(2500));
+        assert_eq!(backoff_with_jitter(2, 7.0), Duration::from_millis(2500));
     }
 
     #[test]

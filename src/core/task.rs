@@ -174,6 +174,9 @@ pub struct TaskSpec {
     pub status: TaskStatus,
     pub attempts: u32,
     pub result: Option<serde_json::Value>,
+    /// When a `retryable` task may start its next attempt (written by herd after a failure, so a
+    /// resumed batch keeps the backoff).
+    pub retry_at: Option<time::OffsetDateTime>,
 }
 
 impl TaskSpec {

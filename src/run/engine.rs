@@ -152,6 +152,7 @@ impl Engine {
             stopping: false,
         };
         engine.recover_interrupted()?;
+        engine.restore_retry_times(Instant::now(), OffsetDateTime::now_utc());
         engine.fail_config_problems()?;
         Ok(engine)
     }
@@ -193,6 +194,18 @@ impl Engine {
         }
         self.store.save().wrap_err("cannot write the tasks file")?;
         Ok(())
+    }
+
+    /// A resumed batch keeps the backoff: `retry_at` in the file becomes the wait.
+    fn restore_retry_times(&mut self, now: Instant, now_utc: OffsetDateTime) {
+        for index in self.scope() {
+            let task = &self.store.file().tasks()[index];
+            if let (TaskStatus::Retryable, Some(at)) = (task.status, task.retry_at) {
+                let wait = (at - now_utc).max(time::Duration::ZERO);
+                let wait = Duration::try_from(wait).unwrap_or_default();
+                self.retry_at.insert(index, now + wait);
+            }
+        }
     }
 
     /// The launch plan of a task's next attempt, or its config problem.
@@ -336,6 +349,7 @@ impl Engine {
         let file = self.store.file_mut();
         file.set_status(index, TaskStatus::Running);
         file.set_attempts(index, number);
+        file.remove_field(index, "retry_at");
         self.store.save().wrap_err("cannot write the tasks file")?;
         let auto_rules = profile
             .prompts
@@ -598,9 +612,19 @@ impl Engine {
         let facts = outcome::facts_json(&o, plan, cols, rows, &task.agent);
         recorder.marker(o.duration, &note_label(&Note::Verdict(verdict.clone())))?;
         recorder.finish(o.duration, &facts)?;
+        let retry_after = (status == TaskStatus::Retryable && !stopped_by_operator)
+            .then(|| retry::backoff_with_jitter(number, random_spread(index, number)));
         let file = self.store.file_mut();
         file.set_result(index, result);
         file.set_status(index, status);
+        match retry_after {
+            Some(after) => file.set_field(
+                index,
+                "retry_at",
+                json!(outcome::utc_timestamp(ended_at + after)),
+            ),
+            None => file.remove_field(index, "retry_at"),
+        }
         self.store.save().wrap_err("cannot write the tasks file")?;
         tracing::info!(task = task_id, attempt = number, verdict = verdict.label(), evidence = ?verdict.evidence, status = %status, "attempt ended");
         self.events.push(EngineEvent::Finished {
@@ -609,8 +633,7 @@ impl Engine {
             verdict,
             status,
         });
-        if status == TaskStatus::Retryable && !stopped_by_operator {
-            let after = retry::backoff(number);
+        if let Some(after) = retry_after {
             self.retry_at.insert(index, now + after);
             self.events.push(EngineEvent::RetryScheduled {
                 task_id: task_id.to_string(),
@@ -676,6 +699,13 @@ impl Engine {
         let effects = live.attempt.handle(event, at);
         self.apply(key, effects, at)
     }
+}
+
+/// A number in 0..=1 that differs between runs, tasks and attempts, to spread retries.
+fn random_spread(index: usize, attempt: u32) -> f64 {
+    use std::hash::BuildHasher;
+    let hash = std::collections::hash_map::RandomState::new().hash_one((index, attempt));
+    hash as f64 / u64::MAX as f64
 }
 
 /// The cast marker text for a note.

@@ -127,6 +127,7 @@ pub(super) fn read_task(
             .count("attempts", "a whole number of 0 or more")
             .unwrap_or(0),
         result: r.result(),
+        retry_at: r.timestamp("retry_at"),
     };
     (spec, r.problems)
 }
@@ -186,6 +187,20 @@ impl Reader<'_> {
             Some(s) if allow_empty || !s.is_empty() => Some(s.to_string()),
             _ => {
                 self.wrong_field(key, expected, value);
+                None
+            }
+        }
+    }
+
+    /// An RFC 3339 time such as `2026-02-24T12:00:00Z`.
+    fn timestamp(&mut self, key: &str) -> Option<time::OffsetDateTime> {
+        let expected = "a time like \"2026-02-24T12:00:00Z\"";
+        let text = self.string(key, expected, false)?;
+        match time::OffsetDateTime::parse(&text, &time::format_description::well_known::Rfc3339) {
+            Ok(at) => Some(at),
+            Err(_) => {
+                let value = Value::String(text);
+                self.wrong_field(key, expected, &value);
                 None
             }
         }

@@ -390,6 +390,7 @@ fn defaults_and_typed_fields() {
         status: TaskStatus::Pending,
         attempts: 0,
         result: None,
+        retry_at: None,
     };
     assert_eq!(d, &expected);
 }
@@ -538,5 +539,29 @@ fn repeated_keys_anywhere_are_problems() {
             "2:75: task \"t\": \"inputs.u\" is written twice (first on line 2): only the last one \
           would be kept, remove the other"
         ]
+    );
+}
+
+#[test]
+fn retry_at_is_read_as_a_time_and_checked() {
+    let file = TaskFile::parse(
+        r#"{"tasks": [{"task_id": "a", "agent": "x", "prompt_template": "p", "retry_at": "2026-02-24T12:00:05Z"}]}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        file.tasks()[0].retry_at.map(|t| t.unix_timestamp()),
+        Some(1_771_934_405)
+    );
+    let file = TaskFile::parse(
+        r#"{"tasks": [{"task_id": "a", "agent": "x", "prompt_template": "p", "retry_at": "soon"}]}"#,
+    )
+    .unwrap();
+    assert_eq!(file.problems().len(), 1);
+    assert!(
+        file.problems()[0]
+            .message
+            .contains("\"retry_at\" must be a time like"),
+        "{:?}",
+        file.problems()
     );
 }
