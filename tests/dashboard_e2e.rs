@@ -1,7 +1,10 @@
 //! End to end: the real `herd run` binary in a pseudo-terminal, with its dashboard, on a
 //! simulator task whose permission prompt has no automatic answer. The test reads the screen
 //! through vt100 like a person would, answers the prompt with one key, sees the task complete,
-//! quits, and checks the exit code and that the terminal was given back.
+//! quits, and checks the exit code and that the terminal was given back. A second test opens the
+//! finished task's recorded attempts (`v`), replays one inside the dashboard (Enter), sees the
+//! player's timeline and readout, and comes back with `q` to the dashboard as it was; the agent's
+//! PTY started at the size of its pane.
 
 use std::io::{Read, Write};
 use std::num::NonZeroU16;
@@ -213,5 +216,79 @@ fn a_prompt_is_answered_with_one_key_and_the_task_completes() {
     assert!(
         dir.path().join("runs").join("herd.log").exists(),
         "logs go to a file"
+    );
+}
+
+#[test]
+fn a_finished_attempt_is_replayed_inside_the_dashboard_and_q_comes_back() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tasks = dir.path().join("tasks.json");
+    std::fs::write(&tasks, TASKS).expect("write tasks");
+    let mut ui = Dashboard::start(&tasks);
+
+    ui.wait_until("the prompt's banner", Duration::from_secs(30), |s| {
+        s.contents().contains("[1] Yes")
+    });
+    ui.press("1");
+    ui.wait_until("the task to complete", Duration::from_secs(30), |s| {
+        let text = s.contents();
+        text.contains("✔ ask-first") && text.contains("DONE")
+    });
+    assert_eq!(status_in_file(&tasks), "completed");
+    let before = ui.text();
+
+    ui.press("v");
+    ui.wait_until("the list of attempts", Duration::from_secs(10), |s| {
+        let text = s.contents();
+        text.contains("Recorded attempts · ask-first") && text.contains("attempt 1")
+    });
+    assert!(ui.text().contains("completed ·"), "{}", ui.text());
+
+    ui.press("\r");
+    ui.wait_until("the player", Duration::from_secs(10), |s| {
+        let text = s.contents();
+        text.contains("ask-first · attempt 1 · ")
+            && text.contains("rec ")
+            && text.contains("space play")
+    });
+    // The queue stays in view beside the player.
+    assert!(ui.text().contains("✔ ask-first"), "{}", ui.text());
+    ui.wait_until(
+        "the replay to reach the verdict",
+        Duration::from_secs(30),
+        |s| s.contents().contains("verdict: completed"),
+    );
+
+    ui.press("q");
+    ui.wait_until("the dashboard again", Duration::from_secs(10), |s| {
+        let text = s.contents();
+        !text.contains("space play") && text.contains("The batch is done")
+    });
+    assert!(!ui.text().contains("rec "), "{}", ui.text());
+    let keep = |t: &str| -> Vec<String> {
+        // The run clock ticks; everything else is as it was.
+        t.lines()
+            .filter(|l| !l.contains('⏱'))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(keep(&ui.text()), keep(&before), "the dashboard as it was");
+
+    let cast = dir.path().join("runs/ask-first/attempt_1.cast");
+    let header = std::fs::read_to_string(&cast).expect("cast");
+    let header: serde_json::Value =
+        serde_json::from_str(header.lines().next().expect("header")).expect("json");
+    // A lone agent on a 120x40 terminal: its pane's inside is 76x36 (not --pty-size's 120x40).
+    assert_eq!(
+        (header["width"].as_u64(), header["height"].as_u64()),
+        (Some(76), Some(36))
+    );
+
+    ui.press("q");
+    assert_eq!(
+        ui.wait_for_exit(Duration::from_secs(10)),
+        0,
+        "{}",
+        ui.text()
     );
 }
