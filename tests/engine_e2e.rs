@@ -473,3 +473,31 @@ fn the_retry_time_is_written_and_a_resumed_batch_keeps_it() {
     );
     no_agents_left(dir.path());
 }
+
+#[test]
+fn a_retry_is_told_what_failed_last_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write_tasks(dir.path(), &sim_task("c", "crash", r#", "max_retries": 1"#));
+    let out = run_headless(&tasks, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    let errors = read_json(&dir.path().join("runs/c/attempt_1.errors.json"));
+    assert!(!errors["lines"].as_array().unwrap().is_empty(), "{errors}");
+    let doc = read_json(&tasks);
+    let summary = task(&doc, "c")["result"]["failure_summary"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        summary.starts_with("The previous attempt failed"),
+        "{summary}"
+    );
+    let second = read_json(&dir.path().join("runs/c/attempt_2.json"));
+    let prompt = second["argv"][4].as_str().unwrap();
+    assert!(
+        prompt.starts_with(
+            "Do it. When complete, print exactly: TASK_COMPLETE:c\n\nThe previous attempt failed"
+        ),
+        "{prompt}"
+    );
+    no_agents_left(dir.path());
+}

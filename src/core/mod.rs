@@ -8,10 +8,12 @@
 pub mod attempt;
 pub mod classify;
 pub mod detect;
+pub mod failure_context;
 pub mod json_pos;
 pub mod marker;
 pub mod profile;
 pub mod queries;
+pub mod quota_reset;
 pub mod retry;
 pub mod screen;
 pub mod task;

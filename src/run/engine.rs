@@ -15,6 +15,7 @@ use serde_json::json;
 use time::OffsetDateTime;
 use tokio::sync::mpsc;
 
+use super::failure_report;
 use super::launch::{self, LaunchContext, LaunchPlan};
 use super::outcome::{self, AttemptOutcome};
 use super::pty::{AgentProcess, PtyReport};
@@ -95,6 +96,8 @@ pub struct LiveAttempt {
     stopped_by_operator: bool,
     /// (cols, rows) the PTY started at.
     size: (u16, u16),
+    /// `git status` of the task's folder when the attempt started (None outside a repository).
+    git_before: Option<std::collections::BTreeSet<String>>,
 }
 
 /// An attempt that ended (or could not start), as `conclude` records it.
@@ -113,6 +116,8 @@ struct Ended<'a> {
     started: Instant,
     started_at: OffsetDateTime,
     stopped_by_operator: bool,
+    /// What went wrong, for the next attempt's `{previous_failure}`.
+    failure_summary: Option<String>,
 }
 
 pub struct Engine {
@@ -380,6 +385,7 @@ impl Engine {
             attempt: number,
             command,
         });
+        let git_before = failure_report::git_changes(&plan.cwd);
         match AgentProcess::spawn(&plan, rows, cols, key, self.reports.clone()) {
             Ok(process) => {
                 self.live.insert(
@@ -399,6 +405,7 @@ impl Engine {
                         closed: false,
                         stopped_by_operator: false,
                         size: (cols, rows),
+                        git_before,
                     },
                 );
                 self.live_by_task.insert(index, key);
@@ -427,6 +434,7 @@ impl Engine {
                     started: now,
                     started_at,
                     stopped_by_operator: false,
+                    failure_summary: None,
                 };
                 self.conclude(ended, &mut recorder, now)
             }
@@ -543,6 +551,16 @@ impl Engine {
         let counts = live.attempt.auto_input_counts();
         let inputs = live.attempt.auto_inputs().to_vec();
         let marker_seen = live.attempt.marker_seen();
+        let failure_summary = (verdict.failure.is_some() && !live.stopped_by_operator).then(|| {
+            let rows = live
+                .attempt
+                .screen_mut()
+                .rows_with_history(failure_report::TAIL_ROWS);
+            let tail = crate::core::detect::tail_rows(&rows, failure_report::TAIL_ROWS);
+            let changed = failure_report::changed_since(live.git_before.as_ref(), &live.plan.cwd);
+            let errors_path = live.recorder.paths().log.with_extension("errors.json");
+            failure_report::report(&tail, changed, &errors_path)
+        });
         let ended = Ended {
             index: live.task,
             task_id: &live.task_id,
@@ -557,6 +575,7 @@ impl Engine {
             started: live.started,
             started_at: live.started_at,
             stopped_by_operator: live.stopped_by_operator,
+            failure_summary,
         };
         self.conclude(ended, &mut live.recorder, now)
     }
@@ -576,6 +595,7 @@ impl Engine {
             started,
             started_at,
             stopped_by_operator,
+            failure_summary,
         } = ended;
         let task = self.store.file().tasks()[index].clone();
         let mut verdict = verdict.clone();
@@ -606,8 +626,13 @@ impl Engine {
             duration: now.saturating_duration_since(started),
         };
         let mut result = outcome::result_json(&o);
-        if stopped_by_operator && let Some(obj) = result.as_object_mut() {
-            obj.insert("interrupted".into(), json!(true));
+        if let Some(obj) = result.as_object_mut() {
+            if stopped_by_operator {
+                obj.insert("interrupted".into(), json!(true));
+            }
+            if let Some(summary) = failure_summary {
+                obj.insert("failure_summary".into(), json!(summary));
+            }
         }
         let facts = outcome::facts_json(&o, plan, cols, rows, &task.agent);
         recorder.marker(o.duration, &note_label(&Note::Verdict(verdict.clone())))?;

@@ -80,6 +80,7 @@ pub fn render_launch(
             "run_id" => ctx.run_id.map(str::to_string),
             "timeout_sec" => Some(task.timeout_sec.to_string()),
             "max_retries" => Some(task.max_retries.to_string()),
+            "previous_failure" => Some(previous_failure(task, ctx.attempt).unwrap_or_default()),
             _ => None,
         }
     };
@@ -100,8 +101,15 @@ pub fn render_launch(
     } else {
         "prompt_file"
     };
-    let prompt =
+    let mut prompt =
         template::render(prompt_text, with_marker).map_err(|e| describe(prompt_field, &e))?;
+    // A retry tells the agent what went wrong last time, unless the template places it itself.
+    if let Some(summary) = previous_failure(task, ctx.attempt)
+        && !prompt_text.contains("{previous_failure}")
+    {
+        prompt.push_str("\n\n");
+        prompt.push_str(&summary);
+    }
     let (command, command_field) = match &task.command {
         Some(command) => (command.clone(), "command"),
         None => (profile.command.clone(), "the profile's command"),
@@ -146,6 +154,19 @@ pub fn render_launch(
         prompt,
         marker,
     })
+}
+
+/// What the previous attempt's failure context says (`result.failure_summary`), for a retry.
+fn previous_failure(task: &TaskSpec, attempt: u32) -> Option<String> {
+    if attempt <= 1 {
+        return None;
+    }
+    task.result
+        .as_ref()?
+        .get("failure_summary")?
+        .as_str()
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
 }
 
 /// The prompt template of a task: `prompt_template`, or the text of `prompt_file` (relative to
@@ -284,6 +305,33 @@ command = []
         assert_eq!(plan.env["A_HOME"], "/tmp/t");
         assert_eq!(plan.env["HERD_ATTEMPT"], "2");
         assert_eq!(plan.cwd, Path::new("/base"));
+    }
+
+    #[test]
+    fn a_retry_carries_the_previous_failure() {
+        let p = profiles();
+        let json = r#"{"task_id": "t", "agent": "a", "prompt_template": "Fix it.", "attempts": 1,
+            "result": {"failure_summary": "The previous attempt failed. error[E0308] at src/main.rs:4"}}"#;
+        let t = task(json);
+        let first = LaunchContext {
+            attempt: 1,
+            ..ctx()
+        };
+        let plan = render_launch(&t, p.get("a").unwrap(), "Fix it.", &first).unwrap();
+        assert_eq!(plan.prompt, "Fix it.");
+        let plan = render_launch(&t, p.get("a").unwrap(), "Fix it.", &ctx()).unwrap();
+        assert_eq!(
+            plan.prompt,
+            "Fix it.\n\nThe previous attempt failed. error[E0308] at src/main.rs:4"
+        );
+        let placed = "Fix it. Last time: {previous_failure}";
+        let plan = render_launch(&t, p.get("a").unwrap(), placed, &ctx()).unwrap();
+        assert_eq!(
+            plan.prompt,
+            "Fix it. Last time: The previous attempt failed. error[E0308] at src/main.rs:4"
+        );
+        let plan = render_launch(&t, p.get("a").unwrap(), placed, &first).unwrap();
+        assert_eq!(plan.prompt, "Fix it. Last time: ");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 pub mod commands;
 pub mod engine;
+pub mod failure_report;
 pub mod headless;
 pub mod launch;
 pub mod logging;

@@ -1,0 +1,87 @@
+//! After a failed attempt: the error lines of its output scored and categorised (the core's
+//! `failure_context`), the files changed in its folder meanwhile (from git, when the folder is a
+//! repository), written to `attempt_<n>.errors.json`, and a short summary for the next attempt's
+//! `{previous_failure}`. Best effort: nothing here can fail an attempt.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::core::failure_context::FailureContext;
+
+/// Longest `{previous_failure}` text.
+pub const SUMMARY_MAX_CHARS: usize = 1500;
+/// Rows at the end of the output read for error lines.
+pub const TAIL_ROWS: usize = 60;
+
+/// The paths `git status` reports as changed or new in `cwd`, or `None` outside a repository.
+pub fn git_changes(cwd: &Path) -> Option<BTreeSet<String>> {
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(cwd)
+        .args(["status", "--porcelain=v1", "--untracked-files=all"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    if !output.status.success() {
+        return None;
+    }
+    Some(
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|line| line.get(3..))
+            .map(str::to_string)
+            .collect(),
+    )
+}
+
+/// Files whose state changed since `before` was taken.
+pub fn changed_since(before: Option<&BTreeSet<String>>, cwd: &Path) -> Vec<String> {
+    match (before, git_changes(cwd)) {
+        (Some(before), Some(after)) => after.difference(before).cloned().collect(),
+        (None, Some(after)) => after.into_iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Builds the context, writes `errors_path`, and returns the summary for the next attempt.
+pub fn report(tail: &[String], changed: Vec<String>, errors_path: &Path) -> String {
+    let context = FailureContext::build(tail, changed);
+    let text = serde_json::to_string_pretty(&context.to_json()).unwrap_or_default();
+    if let Err(error) = std::fs::write(errors_path, text + "\n") {
+        tracing::warn!(path = %errors_path.display(), %error, "cannot write the failure context");
+    }
+    context.summary(SUMMARY_MAX_CHARS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_report_is_written_and_summarised() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("attempt_1.errors.json");
+        let tail: Vec<String> = [
+            "error[E0308]: mismatched types",
+            " --> src/main.rs:4:18",
+            "error: could not compile `demo`",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let summary = report(&tail, Vec::new(), &path);
+        assert!(summary.contains("E0308"), "{summary}");
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert!(json["aggregate_score"].as_u64().unwrap() >= 50, "{json}");
+    }
+
+    #[test]
+    fn git_changes_outside_a_repository_are_none() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(git_changes(dir.path()), None);
+        assert!(changed_since(None, dir.path()).is_empty());
+    }
+}
