@@ -501,3 +501,66 @@ fn a_retry_is_told_what_failed_last_time() {
     );
     no_agents_left(dir.path());
 }
+
+#[test]
+fn a_quota_failure_waits_for_its_reset_and_holds_the_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("limited.toml");
+    std::fs::write(
+        &scenario,
+        r#"description = "rate limited on attempt 1, fine after"
+[[step]]
+line = "Rate limit exceeded. Try again in 3 seconds."
+when_attempt_below = 2
+[[step]]
+exit = 1
+when_attempt_below = 2
+[[step]]
+marker = "plain"
+[[step]]
+exit = 0
+"#,
+    )
+    .unwrap();
+    let waits = format!(
+        r#", "wait_for_quota_reset": true, "max_retries": 0, "inputs": {{"scenario": "{}"}}"#,
+        scenario.display()
+    );
+    let first = sim_task("limited", "x", &waits).replace(r#""inputs": {"scenario": "x"}, "#, "");
+    let tasks = write_tasks(
+        dir.path(),
+        &[first, sim_task("same-profile", "plain_success", "")].join(","),
+    );
+    let started = Instant::now();
+    let out = herd()
+        .args(["run", "--headless", "--concurrency", "1", "--tasks"])
+        .arg(&tasks)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert!(
+        started.elapsed() >= Duration::from_secs(2),
+        "the reset was not waited for"
+    );
+    let doc = read_json(&tasks);
+    assert_eq!(
+        task(&doc, "limited")["attempts"],
+        2,
+        "max_retries 0, yet the quota wait retries"
+    );
+    assert_eq!(task(&doc, "limited")["status"], "completed");
+    // The other task of the same profile waited for the reset too, instead of starting into the
+    // same wall as soon as the slot was free.
+    let when = |path: &str, field: &str| {
+        let facts = read_json(&dir.path().join(path));
+        let text = facts[field].as_str().unwrap().to_string();
+        time::OffsetDateTime::parse(&text, &time::format_description::well_known::Rfc3339).unwrap()
+    };
+    let failed = when("runs/limited/attempt_1.json", "ended_at");
+    let other = when("runs/same-profile/attempt_1.json", "started_at");
+    assert!(
+        other - failed >= time::Duration::seconds(2),
+        "{failed} -> {other}\n{}",
+        describe(&out)
+    );
+}

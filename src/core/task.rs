@@ -171,6 +171,9 @@ pub struct TaskSpec {
     /// Overrides of the profile's idle end and the headless wait for an unanswered prompt.
     pub idle_sec: Option<f64>,
     pub permission_wait_sec: Option<f64>,
+    /// A `failed_quota` attempt whose output names a reset time makes the task `retryable` at
+    /// that time (and holds the profile's other tasks until then) instead of failing it.
+    pub wait_for_quota_reset: bool,
     pub status: TaskStatus,
     pub attempts: u32,
     pub result: Option<serde_json::Value>,

@@ -118,6 +118,8 @@ struct Ended<'a> {
     stopped_by_operator: bool,
     /// What went wrong, for the next attempt's `{previous_failure}`.
     failure_summary: Option<String>,
+    /// A quota failure's reset time, when the task waits for it.
+    quota_reset: Option<OffsetDateTime>,
 }
 
 pub struct Engine {
@@ -128,6 +130,8 @@ pub struct Engine {
     live_by_task: HashMap<usize, u64>,
     next_key: u64,
     retry_at: HashMap<usize, Instant>,
+    /// Profiles that hit their quota: their tasks wait until the reset.
+    quota_holds: HashMap<String, Instant>,
     reports: mpsc::Sender<PtyReport>,
     events: Vec<EngineEvent>,
     paused: bool,
@@ -151,6 +155,7 @@ impl Engine {
             live_by_task: HashMap::new(),
             next_key: 1,
             retry_at: HashMap::new(),
+            quota_holds: HashMap::new(),
             reports,
             events: Vec::new(),
             paused: false,
@@ -199,6 +204,27 @@ impl Engine {
         }
         self.store.save().wrap_err("cannot write the tasks file")?;
         Ok(())
+    }
+
+    /// The reset time a quota failure names, when its task waits for quota resets.
+    fn quota_reset(
+        &self,
+        index: usize,
+        verdict: &Verdict,
+        attempt: &mut Attempt,
+    ) -> Option<OffsetDateTime> {
+        let task = &self.store.file().tasks()[index];
+        if verdict.failure != Some(FailureType::Quota) || !task.wait_for_quota_reset {
+            return None;
+        }
+        let rows = attempt
+            .screen_mut()
+            .rows_with_history(failure_report::TAIL_ROWS);
+        let text = crate::core::detect::tail_rows(&rows, failure_report::TAIL_ROWS).join("\n");
+        let local = time::UtcOffset::current_local_offset().unwrap_or(time::UtcOffset::UTC);
+        let reset = crate::core::quota_reset::parse_reset(&text, OffsetDateTime::now_utc(), local)?;
+        tracing::info!(task = %task.task_id, at = %reset.at, evidence = %reset.evidence, "waiting for the quota reset");
+        Some(reset.at)
     }
 
     /// A resumed batch keeps the backoff: `retry_at` in the file becomes the wait.
@@ -317,7 +343,11 @@ impl Engine {
                 break;
             }
             let task = &self.store.file().tasks()[index];
-            let due = self.retry_at.get(&index).is_none_or(|at| *at <= now);
+            let due = self.retry_at.get(&index).is_none_or(|at| *at <= now)
+                && self
+                    .quota_holds
+                    .get(&task.agent)
+                    .is_none_or(|at| *at <= now);
             if task.status.is_runnable() && due && !self.live_by_task.contains_key(&index) {
                 self.start(index, now)?;
             }
@@ -435,6 +465,7 @@ impl Engine {
                     started_at,
                     stopped_by_operator: false,
                     failure_summary: None,
+                    quota_reset: None,
                 };
                 self.conclude(ended, &mut recorder, now)
             }
@@ -522,7 +553,8 @@ impl Engine {
         let retries = if self.paused || self.stopping {
             None
         } else {
-            self.retry_at.values().copied().min()
+            let holds = self.quota_holds.values().filter(|at| **at > Instant::now());
+            self.retry_at.values().chain(holds).copied().min()
         };
         attempts.chain(retries).min()
     }
@@ -561,6 +593,7 @@ impl Engine {
             let errors_path = live.recorder.paths().log.with_extension("errors.json");
             failure_report::report(&tail, changed, &errors_path)
         });
+        let quota_reset = self.quota_reset(live.task, &verdict, &mut live.attempt);
         let ended = Ended {
             index: live.task,
             task_id: &live.task_id,
@@ -576,6 +609,7 @@ impl Engine {
             started_at: live.started_at,
             stopped_by_operator: live.stopped_by_operator,
             failure_summary,
+            quota_reset,
         };
         self.conclude(ended, &mut live.recorder, now)
     }
@@ -596,10 +630,13 @@ impl Engine {
             started_at,
             stopped_by_operator,
             failure_summary,
+            quota_reset,
         } = ended;
         let task = self.store.file().tasks()[index].clone();
         let mut verdict = verdict.clone();
-        let status = if stopped_by_operator {
+        let status = if quota_reset.is_some() && !stopped_by_operator {
+            TaskStatus::Retryable
+        } else if stopped_by_operator {
             verdict.evidence = Some("stopped by the operator; the task will run again".into());
             TaskStatus::Retryable
         } else if verdict.cancelled {
@@ -637,8 +674,16 @@ impl Engine {
         let facts = outcome::facts_json(&o, plan, cols, rows, &task.agent);
         recorder.marker(o.duration, &note_label(&Note::Verdict(verdict.clone())))?;
         recorder.finish(o.duration, &facts)?;
-        let retry_after = (status == TaskStatus::Retryable && !stopped_by_operator)
-            .then(|| retry::backoff_with_jitter(number, random_spread(index, number)));
+        let retry_after = match quota_reset {
+            Some(at) => {
+                let wait = Duration::try_from((at - ended_at).max(time::Duration::ZERO))
+                    .unwrap_or_default();
+                self.quota_holds.insert(task.agent.clone(), now + wait);
+                Some(wait)
+            }
+            None => (status == TaskStatus::Retryable && !stopped_by_operator)
+                .then(|| retry::backoff_with_jitter(number, random_spread(index, number))),
+        };
         let file = self.store.file_mut();
         file.set_result(index, result);
         file.set_status(index, status);

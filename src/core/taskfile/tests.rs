@@ -391,6 +391,7 @@ fn defaults_and_typed_fields() {
         attempts: 0,
         result: None,
         retry_at: None,
+        wait_for_quota_reset: false,
     };
     assert_eq!(d, &expected);
 }
