@@ -564,3 +564,61 @@ exit = 0
         describe(&out)
     );
 }
+
+#[test]
+fn worktree_tasks_leave_the_right_trees_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .arg("-C")
+            .arg(&repo)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            ok.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&ok.stderr)
+        );
+    };
+    git(&["init", "-q", "-b", "main"]);
+    git(&["config", "user.email", "t@example.com"]);
+    git(&["config", "user.name", "t"]);
+    std::fs::write(repo.join("README"), "hi\n").unwrap();
+    git(&["add", "README"]);
+    git(&["commit", "-q", "-m", "first"]);
+    let clean = sim_task(
+        "clean",
+        "plain_success",
+        r#", "worktree": true, "cwd": "repo""#,
+    );
+    let dirty = r#"{"task_id": "dirty", "agent": "generic", "worktree": true, "cwd": "repo",
+        "prompt_template": "write a file",
+        "command": ["sh", "-c", "echo change > made.txt; echo TASK_COMPLETE:dirty"]}"#;
+    let tasks = write_tasks(dir.path(), &[clean, dirty.to_string()].join(","));
+    let out = run_headless(&tasks, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let doc = read_json(&tasks);
+    let clean_wt = repo.join(".herd/worktrees/clean");
+    let dirty_wt = repo.join(".herd/worktrees/dirty");
+    assert_eq!(
+        task(&doc, "clean")["result"]["worktree"]["state"],
+        "removed"
+    );
+    assert!(!clean_wt.exists());
+    assert_eq!(
+        task(&doc, "dirty")["result"]["worktree"]["state"],
+        "kept: it has changes"
+    );
+    assert_eq!(
+        task(&doc, "dirty")["result"]["worktree"]["changed_files"][0],
+        "made.txt"
+    );
+    assert!(dirty_wt.join("made.txt").is_file());
+    assert!(
+        !repo.join("made.txt").exists(),
+        "the task's own checkout is untouched"
+    );
+}

@@ -174,6 +174,8 @@ pub struct TaskSpec {
     /// A `failed_quota` attempt whose output names a reset time makes the task `retryable` at
     /// that time (and holds the profile's other tasks until then) instead of failing it.
     pub wait_for_quota_reset: bool,
+    /// Run in its own git worktree of `cwd` (`.herd/worktrees/<task_id>`, branch `herd/<task_id>`).
+    pub worktree: bool,
     pub status: TaskStatus,
     pub attempts: u32,
     pub result: Option<serde_json::Value>,

@@ -21,6 +21,7 @@ use super::outcome::{self, AttemptOutcome};
 use super::pty::{AgentProcess, PtyReport};
 use super::recorder::{AttemptPaths, Recorder};
 use super::store::TaskStore;
+use super::worktree;
 use crate::core::attempt::{
     Attempt, AttemptSetup, DEFAULT_ANSWER_CAP, DEFAULT_PERMISSION_WAIT_SEC, Effect, Event, Note,
 };
@@ -359,10 +360,20 @@ impl Engine {
         self.retry_at.remove(&index);
         let task = self.store.file().tasks()[index].clone();
         let number = task.attempts + 1;
-        let plan = match self.plan_for(index, number) {
+        let mut plan = match self.plan_for(index, number) {
             Ok(plan) => plan,
             Err(evidence) => return self.fail_config(index, evidence),
         };
+        if task.worktree {
+            match worktree::prepare(&plan.cwd, &task.task_id) {
+                Ok(path) => {
+                    plan.env
+                        .insert("HERD_WORKTREE".into(), path.display().to_string());
+                    plan.cwd = path;
+                }
+                Err(evidence) => return self.fail_config(index, evidence),
+            }
+        }
         let Some(profile) = self.profiles.get(&task.agent).cloned() else {
             return self.fail_config(
                 index,
@@ -663,6 +674,11 @@ impl Engine {
             duration: now.saturating_duration_since(started),
         };
         let mut result = outcome::result_json(&o);
+        if task.worktree
+            && let Some(obj) = result.as_object_mut()
+        {
+            obj.insert("worktree".into(), worktree_state(&plan.cwd, status));
+        }
         if let Some(obj) = result.as_object_mut() {
             if stopped_by_operator {
                 obj.insert("interrupted".into(), json!(true));
@@ -768,6 +784,23 @@ impl Engine {
         }
         let effects = live.attempt.handle(event, at);
         self.apply(key, effects, at)
+    }
+}
+
+/// A task's worktree after an attempt: removed when the task completed with a clean tree, kept
+/// (with its changed files) otherwise.
+fn worktree_state(path: &std::path::Path, status: TaskStatus) -> serde_json::Value {
+    let shown = path.display().to_string();
+    if status != TaskStatus::Completed {
+        return json!({"path": shown, "state": "kept"});
+    }
+    match worktree::finish(path) {
+        Ok(worktree::Cleanup::Removed) => json!({"path": shown, "state": "removed"}),
+        Ok(worktree::Cleanup::KeptDirty { files }) => {
+            tracing::info!(path = %shown, changed = files.len(), "kept a dirty worktree");
+            json!({"path": shown, "state": "kept: it has changes", "changed_files": files})
+        }
+        Err(error) => json!({"path": shown, "state": format!("kept: {error}")}),
     }
 }
 

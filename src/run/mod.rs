@@ -14,3 +14,4 @@ pub mod recorder;
 pub mod replay_cmd;
 pub mod store;
 pub mod summary;
+pub mod worktree;

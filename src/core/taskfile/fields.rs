@@ -123,6 +123,7 @@ pub(super) fn read_task(
         idle_sec: r.seconds("idle_sec"),
         permission_wait_sec: r.seconds("permission_wait_sec"),
         wait_for_quota_reset: r.boolean("wait_for_quota_reset").unwrap_or(false),
+        worktree: r.boolean("worktree").unwrap_or(false),
         status: r.status().unwrap_or(TaskStatus::Pending),
         attempts: r
             .count("attempts", "a whole number of 0 or more")

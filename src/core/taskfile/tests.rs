@@ -392,6 +392,7 @@ fn defaults_and_typed_fields() {
         result: None,
         retry_at: None,
         wait_for_quota_reset: false,
+        worktree: false,
     };
     assert_eq!(d, &expected);
 }
