@@ -622,3 +622,58 @@ fn worktree_tasks_leave_the_right_trees_behind() {
         "the task's own checkout is untouched"
     );
 }
+
+#[test]
+fn a_quota_failure_moves_to_the_next_account_and_keeps_secrets_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("limited.toml");
+    std::fs::write(
+        &scenario,
+        "description = \"rate limited on attempt 1\"\n[[step]]\nline = \"Rate limit exceeded. Try again in 40 seconds.\"\nwhen_attempt_below = 2\n[[step]]\nexit = 1\nwhen_attempt_below = 2\n[[step]]\nmarker = \"plain\"\n[[step]]\nexit = 0\n",
+    )
+    .unwrap();
+    let profiles = dir.path().join("profiles.toml");
+    std::fs::write(
+        &profiles,
+        r#"[profiles.rotating]
+command = ["herd", "sim", "{scenario}", "--prompt", "{rendered_prompt}"]
+quota = ['(?i)rate limit exceeded']
+[[profiles.rotating.accounts]]
+name = "first"
+env = { SIM_API_KEY = "SECRET-first-0001" }
+[[profiles.rotating.accounts]]
+name = "second"
+env = { SIM_API_KEY = "SECRET-second-0002" }
+"#,
+    )
+    .unwrap();
+    let t = format!(
+        r#"{{"task_id": "r", "agent": "rotating", "max_retries": 0, "inputs": {{"scenario": "{}"}}, "prompt_template": "Do it. When complete, print exactly: TASK_COMPLETE:{{task_id}}"}}"#,
+        scenario.display()
+    );
+    let tasks = write_tasks(dir.path(), &t);
+    let started = Instant::now();
+    let out = run_headless(&tasks, &["--profiles", profiles.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "it waited for the reset instead of switching"
+    );
+    let doc = read_json(&tasks);
+    assert_eq!(task(&doc, "r")["attempts"], 2);
+    assert_eq!(task(&doc, "r")["result"]["account"], "second");
+    let first = read_json(&dir.path().join("runs/r/attempt_1.json"));
+    assert_eq!(first["account"], "first");
+    assert_eq!(first["failure_type"], "failed_quota");
+    // The secrets reached the agent only: not the tasks file, not the recordings.
+    let mut written = vec![std::fs::read_to_string(&tasks).unwrap()];
+    for entry in std::fs::read_dir(dir.path().join("runs/r")).unwrap() {
+        written.push(
+            String::from_utf8_lossy(&std::fs::read(entry.unwrap().path()).unwrap()).into_owned(),
+        );
+    }
+    assert!(
+        written.iter().all(|w| !w.contains("SECRET-")),
+        "a secret was written"
+    );
+}

@@ -5,6 +5,7 @@
 //! as the elapsed `Duration` of an attempt, and effects are returned as values for the shell to
 //! carry out. That keeps every rule testable with plain table tests.
 
+pub mod accounts;
 pub mod attempt;
 pub mod classify;
 pub mod detect;

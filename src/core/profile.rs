@@ -91,7 +91,20 @@ pub struct Profile {
     pub prompts: Vec<PromptRule>,
     pub tail_rows: usize,
     pub prompt_region_rows: usize,
+    /// Accounts to rotate through: each a set of environment variables (a config folder, an API
+    /// key variable). Empty: the agent's own environment.
+    pub accounts: Vec<Account>,
     pub origin: ProfileOrigin,
+}
+
+/// One account of a profile. Its variables reach the agent only; they are never written to the
+/// tasks file, the recordings or the screen (only the name is).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Account {
+    pub name: String,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
 }
 
 /// A profile as written in TOML, every field optional so a user file can override a few.
@@ -112,6 +125,7 @@ pub struct ProfileSource {
     pub prompts: Option<Vec<PromptRuleSource>>,
     pub tail_rows: Option<usize>,
     pub prompt_region_rows: Option<usize>,
+    pub accounts: Option<Vec<Account>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -265,6 +279,7 @@ fn overlay(base: ProfileSource, top: ProfileSource) -> ProfileSource {
         prompts: top.prompts.or(base.prompts),
         tail_rows: top.tail_rows.or(base.tail_rows),
         prompt_region_rows: top.prompt_region_rows.or(base.prompt_region_rows),
+        accounts: top.accounts.or(base.accounts),
     }
 }
 
@@ -396,6 +411,17 @@ fn compile(
             "exit_grace_sec",
         );
     }
+    let accounts = source.accounts.unwrap_or_default();
+    for (i, account) in accounts.iter().enumerate() {
+        if account.name.trim().is_empty() {
+            c.fail(format!("account {} has no name", i + 1), "accounts");
+        } else if accounts[..i].iter().any(|a| a.name == account.name) {
+            c.fail(
+                format!("account name {:?} is used twice", account.name),
+                &account.name,
+            );
+        }
+    }
     if !c.errors.is_empty() {
         return Err(c.errors);
     }
@@ -418,6 +444,7 @@ fn compile(
             .prompt_region_rows
             .unwrap_or(DEFAULT_PROMPT_REGION_ROWS)
             .max(1),
+        accounts,
         origin,
     })
 }
@@ -487,6 +514,18 @@ command = ["other"]
             "{text:?}"
         );
         assert!(text.iter().any(|e| e.contains("sends nothing")), "{text:?}");
+    }
+
+    #[test]
+    fn accounts_are_read_and_checked() {
+        let user = "[profiles.mycli]\n[[profiles.mycli.accounts]]\nname = 'a'\nenv = { KEY = 'x' }\n[[profiles.mycli.accounts]]\nname = 'b'\n";
+        let set = ProfileSet::build(&[BASE], Some(user)).unwrap();
+        let p = set.get("mycli").unwrap();
+        assert_eq!(p.accounts.len(), 2);
+        assert_eq!(p.accounts[0].env["KEY"], "x");
+        let twice = "[profiles.mycli]\n[[profiles.mycli.accounts]]\nname = 'a'\n[[profiles.mycli.accounts]]\nname = 'a'\n";
+        let errors = ProfileSet::build(&[BASE], Some(twice)).unwrap_err();
+        assert!(errors[0].to_string().contains("used twice"), "{errors:?}");
     }
 
     #[test]

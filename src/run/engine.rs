@@ -22,6 +22,7 @@ use super::pty::{AgentProcess, PtyReport};
 use super::recorder::{AttemptPaths, Recorder};
 use super::store::TaskStore;
 use super::worktree;
+use crate::core::accounts::{AccountBook, Choice};
 use crate::core::attempt::{
     Attempt, AttemptSetup, DEFAULT_ANSWER_CAP, DEFAULT_PERMISSION_WAIT_SEC, Effect, Event, Note,
 };
@@ -99,6 +100,8 @@ pub struct LiveAttempt {
     size: (u16, u16),
     /// `git status` of the task's folder when the attempt started (None outside a repository).
     git_before: Option<std::collections::BTreeSet<String>>,
+    /// The profile's account this attempt uses, by index.
+    pub account: Option<usize>,
 }
 
 /// An attempt that ended (or could not start), as `conclude` records it.
@@ -121,6 +124,7 @@ struct Ended<'a> {
     failure_summary: Option<String>,
     /// A quota failure's reset time, when the task waits for it.
     quota_reset: Option<OffsetDateTime>,
+    account: Option<usize>,
 }
 
 pub struct Engine {
@@ -133,6 +137,8 @@ pub struct Engine {
     retry_at: HashMap<usize, Instant>,
     /// Profiles that hit their quota: their tasks wait until the reset.
     quota_holds: HashMap<String, Instant>,
+    /// Which account of each profile is exhausted and which was used last.
+    accounts: AccountBook,
     reports: mpsc::Sender<PtyReport>,
     events: Vec<EngineEvent>,
     paused: bool,
@@ -157,6 +163,7 @@ impl Engine {
             next_key: 1,
             retry_at: HashMap::new(),
             quota_holds: HashMap::new(),
+            accounts: AccountBook::default(),
             reports,
             events: Vec::new(),
             paused: false,
@@ -207,6 +214,29 @@ impl Engine {
         Ok(())
     }
 
+    /// An account that hit its quota waits for the reset it named (or half an hour); one whose
+    /// login failed is not used again in this run.
+    fn exhaust_account(
+        &mut self,
+        profile: &crate::core::profile::Profile,
+        index: usize,
+        failure: FailureType,
+        reset: Option<OffsetDateTime>,
+        ended_at: OffsetDateTime,
+        now: Instant,
+    ) {
+        let wait = match (failure, reset) {
+            (FailureType::Quota, Some(at)) => {
+                Duration::try_from((at - ended_at).max(time::Duration::ZERO)).unwrap_or_default()
+            }
+            (FailureType::Quota, None) => Duration::from_secs(30 * 60),
+            _ => Duration::from_secs(24 * 60 * 60),
+        };
+        let name = profile.accounts.get(index).map_or("?", |a| a.name.as_str());
+        tracing::info!(profile = %profile.name, account = name, wait_sec = wait.as_secs(), "account exhausted");
+        self.accounts.mark_exhausted(profile, index, now + wait);
+    }
+
     /// The reset time a quota failure names, when its task waits for quota resets.
     fn quota_reset(
         &self,
@@ -215,7 +245,13 @@ impl Engine {
         attempt: &mut Attempt,
     ) -> Option<OffsetDateTime> {
         let task = &self.store.file().tasks()[index];
-        if verdict.failure != Some(FailureType::Quota) || !task.wait_for_quota_reset {
+        let has_accounts = self
+            .profiles
+            .get(&task.agent)
+            .is_some_and(|p| !p.accounts.is_empty());
+        if verdict.failure != Some(FailureType::Quota)
+            || !(task.wait_for_quota_reset || has_accounts)
+        {
             return None;
         }
         let rows = attempt
@@ -344,12 +380,17 @@ impl Engine {
                 break;
             }
             let task = &self.store.file().tasks()[index];
+            let runnable = task.status.is_runnable();
+            let agent = task.agent.clone();
             let due = self.retry_at.get(&index).is_none_or(|at| *at <= now)
-                && self
-                    .quota_holds
-                    .get(&task.agent)
-                    .is_none_or(|at| *at <= now);
-            if task.status.is_runnable() && due && !self.live_by_task.contains_key(&index) {
+                && self.quota_holds.get(&agent).is_none_or(|at| *at <= now)
+                && self.profiles.get(&agent).is_none_or(|profile| {
+                    !matches!(
+                        self.accounts.peek(profile, now),
+                        Choice::AllExhausted { .. }
+                    )
+                });
+            if runnable && due && !self.live_by_task.contains_key(&index) {
                 self.start(index, now)?;
             }
         }
@@ -379,6 +420,15 @@ impl Engine {
                 index,
                 format!("agent \"{}\" is not a known profile", task.agent),
             );
+        };
+        let account = match self.accounts.take(&profile, now) {
+            Choice::Use(i) => {
+                let chosen = &profile.accounts[i];
+                plan.env.extend(chosen.env.clone());
+                plan.env.insert("HERD_ACCOUNT".into(), chosen.name.clone());
+                Some(i)
+            }
+            Choice::NoAccounts | Choice::AllExhausted { .. } => None,
         };
         let (rows, cols) = (self.opts.rows, self.opts.cols);
         let started_at = OffsetDateTime::now_utc();
@@ -447,6 +497,7 @@ impl Engine {
                         stopped_by_operator: false,
                         size: (cols, rows),
                         git_before,
+                        account,
                     },
                 );
                 self.live_by_task.insert(index, key);
@@ -477,6 +528,7 @@ impl Engine {
                     stopped_by_operator: false,
                     failure_summary: None,
                     quota_reset: None,
+                    account,
                 };
                 self.conclude(ended, &mut recorder, now)
             }
@@ -564,8 +616,15 @@ impl Engine {
         let retries = if self.paused || self.stopping {
             None
         } else {
-            let holds = self.quota_holds.values().filter(|at| **at > Instant::now());
-            self.retry_at.values().chain(holds).copied().min()
+            let now = Instant::now();
+            let holds = self.quota_holds.values().filter(|at| **at > now);
+            let accounts = self.accounts.next_release(now);
+            self.retry_at
+                .values()
+                .chain(holds)
+                .copied()
+                .chain(accounts)
+                .min()
         };
         attempts.chain(retries).min()
     }
@@ -621,6 +680,7 @@ impl Engine {
             stopped_by_operator: live.stopped_by_operator,
             failure_summary,
             quota_reset,
+            account: live.account,
         };
         self.conclude(ended, &mut live.recorder, now)
     }
@@ -642,10 +702,39 @@ impl Engine {
             stopped_by_operator,
             failure_summary,
             quota_reset,
+            account,
         } = ended;
         let task = self.store.file().tasks()[index].clone();
         let mut verdict = verdict.clone();
-        let status = if quota_reset.is_some() && !stopped_by_operator {
+        let ended_at = OffsetDateTime::now_utc();
+        let profile = self.profiles.get(&task.agent).cloned();
+        let account_name = account
+            .and_then(|i| profile.as_ref().and_then(|p| p.accounts.get(i)))
+            .map(|a| a.name.clone());
+        let account_retry = match (account, &profile, verdict.failure) {
+            (Some(i), Some(p), Some(failure @ (FailureType::Quota | FailureType::Auth)))
+                if !stopped_by_operator =>
+            {
+                self.exhaust_account(p, i, failure, quota_reset, ended_at, now);
+                match self.accounts.peek(p, now) {
+                    Choice::Use(_) => Some(Duration::from_secs(1)),
+                    Choice::AllExhausted { until }
+                        if failure == FailureType::Quota && task.wait_for_quota_reset =>
+                    {
+                        Some(until.saturating_duration_since(now))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        // With accounts the exhausted account waits, not the whole profile.
+        let quota_reset = if account.is_none() && task.wait_for_quota_reset {
+            quota_reset
+        } else {
+            None
+        };
+        let status = if account_retry.is_some() || (quota_reset.is_some() && !stopped_by_operator) {
             TaskStatus::Retryable
         } else if stopped_by_operator {
             verdict.evidence = Some("stopped by the operator; the task will run again".into());
@@ -660,7 +749,6 @@ impl Engine {
                 task.retry_on.as_deref(),
             )
         };
-        let ended_at = OffsetDateTime::now_utc();
         let o = AttemptOutcome {
             attempt: number,
             verdict: &verdict,
@@ -686,18 +774,25 @@ impl Engine {
             if let Some(summary) = failure_summary {
                 obj.insert("failure_summary".into(), json!(summary));
             }
+            if let Some(name) = &account_name {
+                obj.insert("account".into(), json!(name));
+            }
         }
-        let facts = outcome::facts_json(&o, plan, cols, rows, &task.agent);
+        let mut facts = outcome::facts_json(&o, plan, cols, rows, &task.agent);
+        if let (Some(name), Some(obj)) = (&account_name, facts.as_object_mut()) {
+            obj.insert("account".into(), json!(name));
+        }
         recorder.marker(o.duration, &note_label(&Note::Verdict(verdict.clone())))?;
         recorder.finish(o.duration, &facts)?;
-        let retry_after = match quota_reset {
-            Some(at) => {
+        let retry_after = match (account_retry, quota_reset) {
+            (Some(wait), _) => Some(wait),
+            (None, Some(at)) => {
                 let wait = Duration::try_from((at - ended_at).max(time::Duration::ZERO))
                     .unwrap_or_default();
                 self.quota_holds.insert(task.agent.clone(), now + wait);
                 Some(wait)
             }
-            None => (status == TaskStatus::Retryable && !stopped_by_operator)
+            (None, None) => (status == TaskStatus::Retryable && !stopped_by_operator)
                 .then(|| retry::backoff_with_jitter(number, random_spread(index, number))),
         };
         let file = self.store.file_mut();

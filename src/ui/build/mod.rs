@@ -238,6 +238,9 @@ fn detail(engine: &Engine, index: usize) -> Option<DetailView> {
     if let Some(log) = text("log_file") {
         lines.push(("log".to_string(), log.to_string()));
     }
+    if let Some(account) = text("account") {
+        lines.push(("account".to_string(), account.to_string()));
+    }
     let policy: Vec<&str> = task
         .permission_policy
         .iter()
