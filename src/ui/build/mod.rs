@@ -241,6 +241,11 @@ fn detail(engine: &Engine, index: usize) -> Option<DetailView> {
     if let Some(account) = text("account") {
         lines.push(("account".to_string(), account.to_string()));
     }
+    if let Some(worktree) = result.and_then(|r| r.get("worktree")) {
+        let path = worktree.get("path").and_then(Value::as_str).unwrap_or("?");
+        let state = worktree.get("state").and_then(Value::as_str).unwrap_or("?");
+        lines.push(("worktree".to_string(), format!("{path} ({state})")));
+    }
     let policy: Vec<&str> = task
         .permission_policy
         .iter()
