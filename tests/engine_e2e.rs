@@ -477,26 +477,70 @@ fn the_retry_time_is_written_and_a_resumed_batch_keeps_it() {
 #[test]
 fn a_retry_is_told_what_failed_last_time() {
     let dir = tempfile::tempdir().unwrap();
-    let tasks = write_tasks(dir.path(), &sim_task("c", "crash", r#", "max_retries": 1"#));
-    let out = run_headless(&tasks, &[]);
-    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
-    let errors = read_json(&dir.path().join("runs/c/attempt_1.errors.json"));
-    assert!(!errors["lines"].as_array().unwrap().is_empty(), "{errors}");
-    let doc = read_json(&tasks);
-    let summary = task(&doc, "c")["result"]["failure_summary"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    assert!(
-        summary.starts_with("The previous attempt failed"),
-        "{summary}"
+    let scenario = dir.path().join("compile_error.toml");
+    std::fs::write(
+        &scenario,
+        r#"description = "a compiler error on attempt 1, fixed on attempt 2"
+[[step]]
+line = "   Compiling demo v0.1.0"
+[[step]]
+line = "error[E0308]: mismatched types"
+when_attempt_below = 2
+[[step]]
+line = " --> src/main.rs:4:18"
+when_attempt_below = 2
+[[step]]
+line = "  |     let n: u32 = \"four\";"
+when_attempt_below = 2
+[[step]]
+line = "  |                  ^^^^^^ expected `u32`, found `&str`"
+when_attempt_below = 2
+[[step]]
+line = "error: could not compile `demo` (bin \"demo\") due to 1 previous error"
+when_attempt_below = 2
+[[step]]
+exit = 101
+when_attempt_below = 2
+[[step]]
+marker = "plain"
+[[step]]
+exit = 0
+"#,
+    )
+    .unwrap();
+    let extra = format!(
+        r#", "max_retries": 1, "inputs": {{"scenario": "{}"}}"#,
+        scenario.display()
     );
+    let t = sim_task("c", "x", &extra).replace(r#""inputs": {"scenario": "x"}, "#, "");
+    let tasks = write_tasks(dir.path(), &t);
+    let out = run_headless(&tasks, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let errors = read_json(&dir.path().join("runs/c/attempt_1.errors.json"));
+    let lines = errors["lines"].as_array().unwrap();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["category"] == "syntax" || l["category"] == "build"),
+        "{errors}"
+    );
+    assert!(
+        errors["aggregate_score"].as_u64().unwrap() >= 60,
+        "{errors}"
+    );
+    let doc = read_json(&tasks);
+    let summary = task(&doc, "c")["result"].get("failure_summary");
+    assert_eq!(summary, None, "a completed attempt has no failure summary");
     let second = read_json(&dir.path().join("runs/c/attempt_2.json"));
     let prompt = second["argv"][4].as_str().unwrap();
     assert!(
         prompt.starts_with(
             "Do it. When complete, print exactly: TASK_COMPLETE:c\n\nThe previous attempt failed"
         ),
+        "{prompt}"
+    );
+    assert!(
+        prompt.contains("E0308") && prompt.contains("src/main.rs:4:18"),
         "{prompt}"
     );
     no_agents_left(dir.path());
