@@ -508,11 +508,12 @@ exit = 0
 "#,
     )
     .unwrap();
-    let extra = format!(
-        r#", "max_retries": 1, "inputs": {{"scenario": "{}"}}"#,
-        scenario.display()
+    // A scenario path works wherever a built-in scenario name does.
+    let t = sim_task(
+        "c",
+        &scenario.display().to_string(),
+        r#", "max_retries": 1"#,
     );
-    let t = sim_task("c", "x", &extra).replace(r#""inputs": {"scenario": "x"}, "#, "");
     let tasks = write_tasks(dir.path(), &t);
     let out = run_headless(&tasks, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
@@ -566,11 +567,8 @@ exit = 0
 "#,
     )
     .unwrap();
-    let waits = format!(
-        r#", "wait_for_quota_reset": true, "max_retries": 0, "inputs": {{"scenario": "{}"}}"#,
-        scenario.display()
-    );
-    let first = sim_task("limited", "x", &waits).replace(r#""inputs": {"scenario": "x"}, "#, "");
+    let waits = r#", "wait_for_quota_reset": true, "max_retries": 0"#;
+    let first = sim_task("limited", &scenario.display().to_string(), waits);
     let tasks = write_tasks(
         dir.path(),
         &[first, sim_task("same-profile", "plain_success", "")].join(","),
