@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+mod common;
+
 /// How long one herd run may take before the test gives up (every run here needs a few seconds).
 const RUN_DEADLINE: Duration = Duration::from_secs(25);
 /// Headless wait for an unanswered prompt; short so a blocked dialog fails fast.
@@ -268,7 +270,7 @@ impl Finished {
     fn assert_no_agent_left(&self) {
         let deadline = Instant::now() + Duration::from_secs(5);
         loop {
-            let left = processes_with_run_dir_under(self.dir.path());
+            let left = common::agents_under(self.dir.path());
             if left.is_empty() {
                 return;
             }
@@ -281,27 +283,6 @@ impl Finished {
             std::thread::sleep(Duration::from_millis(50));
         }
     }
-}
-
-/// `pid: cmdline` of every process whose environment has `HERD_RUN_DIR` inside `dir`.
-fn processes_with_run_dir_under(dir: &Path) -> Vec<String> {
-    let needle = format!("HERD_RUN_DIR={}/", dir.display());
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if !name.chars().all(|c| c.is_ascii_digit()) {
-            continue;
-        }
-        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
-            continue;
-        };
-        let environ = String::from_utf8_lossy(&environ);
-        if environ.split('\0').any(|kv| kv.starts_with(&needle)) {
-            let cmd = std::fs::read_to_string(entry.path().join("cmdline")).unwrap_or_default();
-            found.push(format!("{name}: {}", cmd.replace('\0', " ")));
-        }
-    }
-    found
 }
 
 fn auto_count(result: &Value, key: &str) -> Option<u64> {

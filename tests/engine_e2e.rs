@@ -10,9 +10,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-fn herd() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_herd"))
-}
+mod common;
+use common::{agents_under, describe, herd};
 
 fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tasks.example.json")
@@ -41,35 +40,6 @@ fn run_headless(tasks: &Path, extra: &[&str]) -> Output {
         .unwrap()
 }
 
-fn describe(out: &Output) -> String {
-    format!(
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-/// Processes whose environment says they were started by herd for a task under `dir`.
-fn agents_left(dir: &Path) -> Vec<String> {
-    let needle = format!("HERD_RUN_DIR={}", dir.display());
-    let mut left = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let pid = entry.file_name().to_string_lossy().into_owned();
-        if !pid.chars().all(|c| c.is_ascii_digit()) {
-            continue;
-        }
-        if let Ok(env) = std::fs::read(entry.path().join("environ")) {
-            let env = String::from_utf8_lossy(&env);
-            if env.split('\0').any(|kv| kv.starts_with(&needle)) {
-                let cmd = std::fs::read_to_string(entry.path().join("cmdline")).unwrap_or_default();
-                left.push(format!("{pid}: {}", cmd.replace('\0', " ")));
-            }
-        }
-    }
-    left
-}
-
 /// Waits until `cond` holds, or fails showing `context()`.
 fn wait_until(
     what: &str,
@@ -86,13 +56,13 @@ fn wait_until(
     }
 }
 
-fn no_agents_left(dir: &Path) {
+fn no_agents_under(dir: &Path) {
     // The group is killed when the agent exits; give the kernel a moment to reap.
     wait_until(
         "every agent process to be gone",
         Duration::from_secs(5),
-        || agents_left(dir).is_empty(),
-        || format!("{:#?}", agents_left(dir)),
+        || agents_under(dir).is_empty(),
+        || format!("{:#?}", agents_under(dir)),
     );
 }
 
@@ -202,7 +172,7 @@ fn the_example_batch_ends_as_it_promises() {
     for kind in ["o", "i", "m"] {
         assert!(kinds.iter().any(|k| k == kind), "no {kind} event");
     }
-    no_agents_left(dir.path());
+    no_agents_under(dir.path());
 }
 
 fn write_tasks(dir: &Path, tasks: &str) -> PathBuf {
@@ -279,7 +249,7 @@ fn a_killed_batch_resumes_without_rerunning_completed_tasks() {
     );
     assert_eq!(task(&doc, "slow")["status"], "completed");
     assert_eq!(task(&doc, "slow")["attempts"], 2);
-    no_agents_left(dir.path());
+    no_agents_under(dir.path());
 }
 
 #[test]
@@ -308,7 +278,7 @@ fn a_second_herd_on_the_same_file_exits_2() {
     let status = first.wait().unwrap();
     assert_eq!(status.code(), Some(130));
     assert_eq!(status_of(&tasks, "h"), "retryable");
-    no_agents_left(dir.path());
+    no_agents_under(dir.path());
 }
 
 #[test]
@@ -471,7 +441,7 @@ fn the_retry_time_is_written_and_a_resumed_batch_keeps_it() {
         None,
         "cleared once the attempt starts"
     );
-    no_agents_left(dir.path());
+    no_agents_under(dir.path());
 }
 
 #[test]
@@ -544,7 +514,7 @@ exit = 0
         prompt.contains("E0308") && prompt.contains("src/main.rs:4:18"),
         "{prompt}"
     );
-    no_agents_left(dir.path());
+    no_agents_under(dir.path());
 }
 
 #[test]

@@ -10,7 +10,6 @@
 use std::io::{Read, Write};
 use std::num::NonZeroU16;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::{Arc, OnceLock, mpsc};
 use std::time::{Duration, Instant};
 
@@ -18,6 +17,9 @@ use herd::core::screen::Screen;
 use herd::replay::seek::{Index, IndexOptions, Playhead};
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 use serde_json::Value;
+
+mod common;
+use common::{describe, herd};
 
 /// Tasks of the example batch recorded here: every kind of ending, none that waits seconds.
 const TASKS: &[&str] = &[
@@ -33,10 +35,6 @@ const TASKS: &[&str] = &[
     "crashes-013",
     "no-marker-014",
 ];
-
-fn herd() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_herd"))
-}
 
 /// The simulator batch, recorded once for all tests: its runs folder.
 fn runs() -> &'static Path {
@@ -57,15 +55,6 @@ fn runs() -> &'static Path {
         (dir, runs)
     });
     runs
-}
-
-fn describe(out: &Output) -> String {
-    format!(
-        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 fn casts() -> Vec<PathBuf> {
