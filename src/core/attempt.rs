@@ -11,8 +11,11 @@ use std::time::Duration;
 use super::classify::{EndCause, EndFacts, ExitStatus, Verdict, classify};
 use super::detect::{self, PromptSighting, ScreenView};
 use super::marker::{CONTEXT_ROWS, MarkerWatch};
-use super::profile::{Profile, PromptAnchor};
+use super::profile::{OutputKind, Profile, PromptAnchor};
 use super::screen::Screen;
+use super::signal_file::SignalFile;
+use super::stream::{self, StreamFacts, StreamParser};
+use super::task::Completion;
 
 /// Automatic answers per key before a prompt that keeps coming back blocks the attempt.
 pub const DEFAULT_ANSWER_CAP: u32 = 5;
@@ -39,9 +42,12 @@ pub struct AttemptSetup {
     /// Per prompt rule of the profile: herd may answer it by itself.
     pub auto_rules: Vec<bool>,
     pub answer_cap: u32,
+    pub completion: Completion,
+    /// The marker must be seen too (always for `Completion::Marker`).
+    pub marker_required: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Event<'a> {
     Output(&'a [u8]),
     /// The process ended (and its output was drained).
@@ -59,6 +65,9 @@ pub enum Event<'a> {
         cols: u16,
     },
     Cancel,
+    /// The signal file as the shell read it: a valid signal ends the attempt; a file that is
+    /// not valid (yet: the agent may be writing it) is only remembered.
+    SignalFile(Result<SignalFile, String>),
 }
 
 /// Why herd writes to the agent.
@@ -85,6 +94,10 @@ pub enum Note {
     OperatorAnswered { rule: String, keys: String },
     WaitingForOperator { rule: String, text: String },
     MarkerSeen,
+    /// A structured agent's final result event.
+    ResultEvent { success: bool },
+    /// The agent's signal file was read: its status.
+    SignalRead { status: String },
     Ending { reason: String },
     Verdict(Verdict),
     Bell,
@@ -161,6 +174,9 @@ pub struct Attempt {
     auto_inputs: Vec<AutoInput>,
     /// The screen's tail when the agent was found idle (before the exit keys changed it).
     idle_tail: Option<Vec<String>>,
+    /// A structured agent's events, parsed from its output.
+    stream: Option<StreamParser>,
+    signal: Option<Result<SignalFile, String>>,
 }
 
 impl std::fmt::Debug for Attempt {
@@ -191,8 +207,26 @@ impl Attempt {
             answers_by_key: BTreeMap::new(),
             auto_inputs: Vec::new(),
             idle_tail: None,
+            stream: (setup.profile.output == OutputKind::StreamJson).then(StreamParser::new),
+            signal: None,
             setup,
         }
+    }
+
+    /// A structured agent's events so far.
+    pub fn stream_facts(&self) -> Option<&StreamFacts> {
+        self.stream.as_ref().map(StreamParser::facts)
+    }
+
+    /// The signal file as last read.
+    pub fn signal(&self) -> Option<&Result<SignalFile, String>> {
+        self.signal.as_ref()
+    }
+
+    /// The screen's marker ends the attempt only when the marker is the completion rule of a
+    /// screen agent; a structured agent's marker is looked for in its result's text.
+    fn watches_screen_marker(&self) -> bool {
+        self.setup.completion == Completion::Marker && self.stream.is_none()
     }
 
     pub fn screen(&self) -> &Screen {
@@ -314,8 +348,52 @@ impl Attempt {
                 self.after_screen_change(now, &mut effects);
             }
             Event::Cancel => self.begin_ending(EndCause::Cancelled, now, &mut effects),
+            Event::SignalFile(read) => self.on_signal_file(read, now, &mut effects),
         }
         effects
+    }
+
+    fn on_signal_file(
+        &mut self,
+        read: Result<SignalFile, String>,
+        now: Duration,
+        effects: &mut Vec<Effect>,
+    ) {
+        if self.setup.completion != Completion::SignalFile {
+            return;
+        }
+        let valid = read.is_ok();
+        if let Ok(file) = &read {
+            let already = matches!(&self.signal, Some(Ok(old)) if old == file);
+            if !already {
+                effects.push(Effect::Note(Note::SignalRead {
+                    status: signal_status(&file.signal).to_string(),
+                }));
+            }
+        }
+        self.signal = Some(read);
+        if valid {
+            self.begin_ending(EndCause::AfterSignal, now, effects);
+        }
+    }
+
+    fn feed_stream(&mut self, bytes: &[u8], now: Duration, effects: &mut Vec<Effect>) {
+        let Some(parser) = self.stream.as_mut() else {
+            return;
+        };
+        let had_result = parser.facts().result.is_some();
+        parser.feed(bytes);
+        if had_result {
+            return;
+        }
+        if let Some(result) = &parser.facts().result {
+            effects.push(Effect::Note(Note::ResultEvent {
+                success: result.success,
+            }));
+            if self.setup.completion != Completion::SignalFile {
+                self.begin_ending(EndCause::AfterResult, now, effects);
+            }
+        }
     }
 
     fn on_output(&mut self, bytes: &[u8], now: Duration, effects: &mut Vec<Effect>) {
@@ -329,7 +407,9 @@ impl Attempt {
         if outcome.bell {
             effects.push(Effect::Note(Note::Bell));
         }
-        if !self.marker_seen
+        self.feed_stream(bytes, now, effects);
+        if self.watches_screen_marker()
+            && !self.marker_seen
             && self
                 .watch
                 .find(&outcome.scrolled_rows, outcome.context_rows)
@@ -349,7 +429,7 @@ impl Attempt {
         self.ready = detect::is_ready(&self.setup.profile, &text);
         self.busy = detect::is_busy(&self.setup.profile, &text);
         self.last_text = text;
-        if !self.marker_seen {
+        if self.watches_screen_marker() && !self.marker_seen {
             let rows = self.screen.rows_with_history(CONTEXT_ROWS);
             let history = rows.len() - usize::from(self.screen.size().0);
             if self.watch.find(&rows, history).is_some() {
@@ -584,7 +664,10 @@ impl Attempt {
         effects.push(Effect::Note(Note::Ending {
             reason: describe_cause(&cause),
         }));
-        let gentle = matches!(cause, EndCause::AfterMarker | EndCause::Idle);
+        let gentle = matches!(
+            cause,
+            EndCause::AfterMarker | EndCause::Idle | EndCause::AfterResult | EndCause::AfterSignal
+        );
         let stage = if gentle {
             if let Some(keys) = &self.setup.profile.exit_keys {
                 effects.push(Effect::Write {
@@ -610,11 +693,22 @@ impl Attempt {
             (EndCause::Idle, Some(tail)) => tail.clone(),
             _ => detect::tail_rows(&self.screen.visible_rows(), self.setup.profile.tail_rows),
         };
+        if let Some(parser) = self.stream.as_mut() {
+            parser.finish();
+        }
+        let stream_facts = self.stream.as_ref().map(StreamParser::facts);
+        if let Some(facts) = stream_facts {
+            self.marker_seen = stream::result_has_marker(facts, &self.setup.marker);
+        }
         let facts = EndFacts {
             cause,
             marker_seen: self.marker_seen,
             exit,
             tail: &tail,
+            completion: self.setup.completion,
+            marker_required: self.setup.marker_required,
+            stream: stream_facts,
+            signal: self.signal.as_ref(),
         };
         let verdict = classify(&facts, &self.setup.profile);
         effects.push(Effect::Note(Note::Verdict(verdict.clone())));
@@ -622,10 +716,22 @@ impl Attempt {
     }
 }
 
+/// The signal's `status` as the agent wrote it.
+pub fn signal_status(signal: &super::signal_file::Signal) -> &'static str {
+    use super::signal_file::Signal;
+    match signal {
+        Signal::Done { .. } => "done",
+        Signal::Questions { .. } => "questions",
+        Signal::Error { .. } => "error",
+    }
+}
+
 fn describe_cause(cause: &EndCause) -> String {
     match cause {
         EndCause::Exited => "exited".into(),
         EndCause::AfterMarker => "completion marker seen".into(),
+        EndCause::AfterResult => "the final result event came".into(),
+        EndCause::AfterSignal => "the signal file was written".into(),
         EndCause::Idle => "idle at the input prompt".into(),
         EndCause::Timeout { after_sec } => format!("timeout after {after_sec} s"),
         EndCause::PermissionBlocked { evidence } => format!("permission blocked: {evidence}"),

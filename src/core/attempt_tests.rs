@@ -56,6 +56,8 @@ fn setup(auto: bool) -> AttemptSetup {
         permission_wait: Some(Duration::from_secs(10)),
         auto_rules: vec![auto],
         answer_cap: 2,
+        completion: Completion::Marker,
+        marker_required: true,
     }
 }
 

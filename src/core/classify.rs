@@ -4,7 +4,9 @@
 //! incomplete. Failure texts are matched only on the end of the output of a failed attempt.
 
 use super::profile::Profile;
-use super::task::FailureType;
+use super::signal_file::{Signal, SignalFile};
+use super::stream::{self, StreamFacts};
+use super::task::{Completion, FailureType};
 
 /// How the agent's process ended.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -34,6 +36,10 @@ pub enum EndCause {
     Exited,
     /// herd ended it after the completion marker (exit keys, then signals).
     AfterMarker,
+    /// A structured agent's final result event came and herd ended the agent (it lingered).
+    AfterResult,
+    /// The agent wrote its signal file and herd ended it (it stayed at its prompt).
+    AfterSignal,
     /// herd ended it because it sat idle at its input prompt.
     Idle,
     Timeout {
@@ -54,6 +60,13 @@ pub struct EndFacts<'a> {
     /// The last non-blank rows of the screen when the attempt ended (for an idle end: when the
     /// agent was found idle).
     pub tail: &'a [String],
+    pub completion: Completion,
+    /// The marker must be seen too (always for `Completion::Marker`).
+    pub marker_required: bool,
+    /// A structured agent's events.
+    pub stream: Option<&'a StreamFacts>,
+    /// The signal file as last read: its content, or why it is not valid.
+    pub signal: Option<&'a Result<SignalFile, String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,6 +75,8 @@ pub struct Verdict {
     pub evidence: Option<String>,
     /// The operator cancelled the task: neither success nor a failure class.
     pub cancelled: bool,
+    /// The agent asked these questions (signal file): the task needs the operator's input.
+    pub questions: Vec<String>,
 }
 
 impl Verdict {
@@ -70,25 +85,39 @@ impl Verdict {
             failure: None,
             evidence: None,
             cancelled: false,
+            questions: Vec::new(),
         }
     }
 
-    fn failed(failure: FailureType, evidence: impl Into<String>) -> Verdict {
+    pub fn failed(failure: FailureType, evidence: impl Into<String>) -> Verdict {
         Verdict {
             failure: Some(failure),
             evidence: Some(evidence.into()),
-            cancelled: false,
+            ..Verdict::success()
+        }
+    }
+
+    pub fn needs_input(questions: Vec<String>) -> Verdict {
+        Verdict {
+            evidence: Some(format!("the agent asked {} question(s)", questions.len())),
+            questions,
+            ..Verdict::success()
         }
     }
 
     pub fn is_success(&self) -> bool {
-        self.failure.is_none() && !self.cancelled
+        self.failure.is_none() && !self.cancelled && self.questions.is_empty()
+    }
+
+    pub fn needs_operator(&self) -> bool {
+        self.failure.is_none() && !self.cancelled && !self.questions.is_empty()
     }
 
     /// One word for logs and the cast marker.
     pub fn label(&self) -> &'static str {
         match (self.cancelled, self.failure) {
             (true, _) => "cancelled",
+            (false, None) if !self.questions.is_empty() => "needs_input",
             (false, None) => "completed",
             (false, Some(f)) => f.as_str(),
         }
@@ -99,9 +128,9 @@ pub fn classify(facts: &EndFacts<'_>, profile: &Profile) -> Verdict {
     match &facts.cause {
         EndCause::Cancelled => {
             return Verdict {
-                failure: None,
                 evidence: Some("cancelled by the operator".into()),
                 cancelled: true,
+                ..Verdict::success()
             };
         }
         EndCause::Timeout { after_sec } => {
@@ -110,24 +139,20 @@ pub fn classify(facts: &EndFacts<'_>, profile: &Profile) -> Verdict {
         EndCause::PermissionBlocked { evidence } => {
             return Verdict::failed(FailureType::PermissionBlocked, evidence.clone());
         }
-        EndCause::AfterMarker if facts.marker_seen => return Verdict::success(),
-        EndCause::Exited if facts.marker_seen && facts.exit.success() => {
-            return Verdict::success();
-        }
         _ => {}
     }
-    for (failure, patterns) in [
-        (FailureType::Auth, &profile.auth),
-        (FailureType::Quota, &profile.quota),
-        (FailureType::Process, &profile.transient),
-    ] {
-        if let Some(row) = facts
-            .tail
-            .iter()
-            .find(|row| patterns.iter().any(|re| re.is_match(row)))
-        {
-            return Verdict::failed(failure, row.trim());
+    let decided = match facts.completion {
+        Completion::SignalFile => by_signal(facts, profile),
+        Completion::Result | Completion::Marker if facts.stream.is_some() => {
+            by_stream(facts, profile)
         }
+        Completion::Marker | Completion::Result => by_marker(facts),
+    };
+    if let Some(verdict) = decided {
+        return verdict;
+    }
+    if let Some(verdict) = by_text(facts.tail.iter().map(String::as_str), profile) {
+        return verdict;
     }
     let exited_badly = facts.cause == EndCause::Exited && !facts.exit.success();
     if exited_badly {
@@ -137,11 +162,108 @@ pub fn classify(facts: &EndFacts<'_>, profile: &Profile) -> Verdict {
         }
         return Verdict::failed(FailureType::Process, evidence);
     }
-    let evidence = match facts.cause {
-        EndCause::Idle => "idle at the input prompt without the completion marker".to_string(),
-        _ => format!("no completion marker; {}", facts.exit.describe()),
+    Verdict::failed(FailureType::Incomplete, incomplete_evidence(facts))
+}
+
+/// Whether the agent ended normally: by itself with exit code 0, or ended by herd once it was
+/// done (`done_cause`).
+fn ended_normally(facts: &EndFacts<'_>, done_cause: &EndCause) -> bool {
+    facts.cause == *done_cause || (facts.cause == EndCause::Exited && facts.exit.success())
+}
+
+/// A screen agent: the marker and a normal end.
+fn by_marker(facts: &EndFacts<'_>) -> Option<Verdict> {
+    (facts.marker_seen && ended_normally(facts, &EndCause::AfterMarker))
+        .then(Verdict::success)
+}
+
+/// A structured agent: its events first (errors by type, permission denials), then a
+/// successful result (with the marker in its text when required) and a normal end.
+fn by_stream(facts: &EndFacts<'_>, profile: &Profile) -> Option<Verdict> {
+    let events = facts.stream?;
+    if let Some((failure, evidence)) = stream::judge(events, profile) {
+        return Some(Verdict::failed(failure, evidence));
+    }
+    let succeeded = events.result.as_ref().is_some_and(|r| r.success);
+    if !succeeded {
+        return None;
+    }
+    if facts.marker_required && !facts.marker_seen {
+        return Some(Verdict::failed(
+            FailureType::Incomplete,
+            "the result's text has no completion marker",
+        ));
+    }
+    if ended_normally(facts, &EndCause::AfterResult) {
+        return Some(Verdict::success());
+    }
+    let evidence = format!("{} after a successful result", facts.exit.describe());
+    Some(Verdict::failed(FailureType::Process, evidence))
+}
+
+/// The agent's signal file decides: done, questions, or its own error.
+fn by_signal(facts: &EndFacts<'_>, profile: &Profile) -> Option<Verdict> {
+    let signal = match facts.signal? {
+        Ok(file) => &file.signal,
+        Err(_) => return None,
     };
-    Verdict::failed(FailureType::Incomplete, evidence)
+    Some(match signal {
+        Signal::Done { .. } if ended_normally(facts, &EndCause::AfterSignal) => Verdict::success(),
+        Signal::Done { .. } => Verdict::failed(
+            FailureType::Process,
+            format!("{} after the signal file said done", facts.exit.describe()),
+        ),
+        Signal::Questions { questions } => Verdict::needs_input(questions.clone()),
+        Signal::Error { error } => {
+            by_text(error.lines(), profile).unwrap_or_else(|| {
+                Verdict::failed(
+                    FailureType::Incomplete,
+                    format!("the agent reported an error: {}", error.trim()),
+                )
+            })
+        }
+    })
+}
+
+/// The profile's auth, quota and transient texts on the given lines.
+fn by_text<'a>(lines: impl Iterator<Item = &'a str> + Clone, profile: &Profile) -> Option<Verdict> {
+    for (failure, patterns) in [
+        (FailureType::Auth, &profile.auth),
+        (FailureType::Quota, &profile.quota),
+        (FailureType::Process, &profile.transient),
+    ] {
+        if let Some(row) = lines
+            .clone()
+            .find(|row| patterns.iter().any(|re| re.is_match(row)))
+        {
+            return Some(Verdict::failed(failure, row.trim()));
+        }
+    }
+    None
+}
+
+fn incomplete_evidence(facts: &EndFacts<'_>) -> String {
+    match (facts.completion, facts.signal, facts.stream) {
+        (Completion::SignalFile, Some(Err(problem)), _) => {
+            format!("the signal file is not valid: {problem}")
+        }
+        (Completion::SignalFile, _, _) => format!(
+            "no signal file was written; {}",
+            facts.exit.describe()
+        ),
+        (_, _, Some(events)) if events.result.is_none() => {
+            let how = if events.cut_short || events.events > 0 {
+                "the event stream ended before its result"
+            } else {
+                "no JSON events were printed"
+            };
+            format!("{how}; {}", facts.exit.describe())
+        }
+        _ if facts.cause == EndCause::Idle => {
+            "idle at the input prompt without the completion marker".to_string()
+        }
+        _ => format!("no completion marker; {}", facts.exit.describe()),
+    }
 }
 
 #[cfg(test)]
@@ -162,6 +284,20 @@ transient = ['529 Overloaded']
             .get("t")
             .unwrap()
             .clone()
+    }
+
+    /// A screen agent's attempt that exited 0 with nothing on screen; tests change what matters.
+    fn screen_facts() -> EndFacts<'static> {
+        EndFacts {
+            cause: EndCause::Exited,
+            marker_seen: false,
+            exit: exit(0),
+            tail: &[],
+            completion: Completion::Marker,
+            marker_required: true,
+            stream: None,
+            signal: None,
+        }
     }
 
     fn exit(code: i32) -> ExitStatus {
@@ -299,6 +435,7 @@ transient = ['529 Overloaded']
                 marker_seen,
                 exit,
                 tail,
+                ..screen_facts()
             };
             let v = classify(&facts, &p);
             assert_eq!(v.failure, failure, "{cause:?} marker={marker_seen}");
@@ -313,8 +450,7 @@ transient = ['529 Overloaded']
             &EndFacts {
                 cause: EndCause::Cancelled,
                 marker_seen: true,
-                exit: exit(0),
-                tail: &[],
+                ..screen_facts()
             },
             &p,
         );

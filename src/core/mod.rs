@@ -8,6 +8,7 @@
 pub mod accounts;
 pub mod attempt;
 pub mod classify;
+pub mod command_file;
 pub mod detect;
 pub mod failure_context;
 pub mod json_pos;
@@ -17,6 +18,9 @@ pub mod queries;
 pub mod quota_reset;
 pub mod retry;
 pub mod screen;
+pub mod signal_file;
+pub mod stream;
 pub mod task;
 pub mod taskfile;
 pub mod template;
+pub mod transcript;

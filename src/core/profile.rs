@@ -53,6 +53,26 @@ pub enum PromptAnchor {
     Cursor,
 }
 
+/// What an agent prints: a screen to read, or a JSON-lines event stream to parse first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum OutputKind {
+    /// A terminal UI or plain text: herd reads the rendered screen.
+    #[default]
+    Screen,
+    /// JSON lines (Claude `-p --output-format stream-json`, Codex `exec --json`, Gemini
+    /// `--output-format stream-json`): the events decide the verdict, the screen rules second.
+    StreamJson,
+}
+
+/// Session transcripts an agent leaves behind that herd can read after an attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TranscriptKind {
+    /// Claude Code's `<config dir>/projects/<cwd>/<session>.jsonl`.
+    Claude,
+}
+
 /// One permission prompt an agent can show, and the keys that answer it.
 #[derive(Debug, Clone)]
 pub struct PromptRule {
@@ -94,6 +114,11 @@ pub struct Profile {
     /// Accounts to rotate through: each a set of environment variables (a config folder, an API
     /// key variable). Empty: the agent's own environment.
     pub accounts: Vec<Account>,
+    pub output: OutputKind,
+    /// How to continue a session: an argv with `{session_id}` and `{rendered_prompt}` (the
+    /// message to continue with); empty when the agent cannot resume.
+    pub resume: Vec<String>,
+    pub transcripts: Option<TranscriptKind>,
     pub origin: ProfileOrigin,
 }
 
@@ -126,6 +151,9 @@ pub struct ProfileSource {
     pub tail_rows: Option<usize>,
     pub prompt_region_rows: Option<usize>,
     pub accounts: Option<Vec<Account>>,
+    pub output: Option<OutputKind>,
+    pub resume: Option<Vec<String>>,
+    pub transcripts: Option<TranscriptKind>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -280,6 +308,9 @@ fn overlay(base: ProfileSource, top: ProfileSource) -> ProfileSource {
         tail_rows: top.tail_rows.or(base.tail_rows),
         prompt_region_rows: top.prompt_region_rows.or(base.prompt_region_rows),
         accounts: top.accounts.or(base.accounts),
+        output: top.output.or(base.output),
+        resume: top.resume.or(base.resume),
+        transcripts: top.transcripts.or(base.transcripts),
     }
 }
 
@@ -422,6 +453,15 @@ fn compile(
             );
         }
     }
+    let resume = source.resume.unwrap_or_default();
+    if !resume.is_empty() && !resume.iter().any(|part| part.contains("{session_id}")) {
+        c.fail(
+            "resume has no {session_id}; write the argv that continues a session, e.g. \
+             [\"claude\", \"--resume\", \"{session_id}\", \"-p\", \"{rendered_prompt}\"]"
+                .to_string(),
+            "resume",
+        );
+    }
     if !c.errors.is_empty() {
         return Err(c.errors);
     }
@@ -445,6 +485,9 @@ fn compile(
             .unwrap_or(DEFAULT_PROMPT_REGION_ROWS)
             .max(1),
         accounts,
+        output: source.output.unwrap_or_default(),
+        resume,
+        transcripts: source.transcripts,
         origin,
     })
 }

@@ -18,16 +18,20 @@ pub enum TaskStatus {
     Retryable,
     Failed,
     Cancelled,
+    /// The agent asked questions (signal file) and waits for the operator's answers, which go
+    /// back to it by resuming its session.
+    NeedsInput,
 }
 
 impl TaskStatus {
-    pub const ALL: [TaskStatus; 6] = [
+    pub const ALL: [TaskStatus; 7] = [
         TaskStatus::Pending,
         TaskStatus::Running,
         TaskStatus::Completed,
         TaskStatus::Retryable,
         TaskStatus::Failed,
         TaskStatus::Cancelled,
+        TaskStatus::NeedsInput,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -38,6 +42,7 @@ impl TaskStatus {
             TaskStatus::Retryable => "retryable",
             TaskStatus::Failed => "failed",
             TaskStatus::Cancelled => "cancelled",
+            TaskStatus::NeedsInput => "needs_input",
         }
     }
 
@@ -53,17 +58,19 @@ impl TaskStatus {
     /// Whether herd may move a task from `self` to `next`.
     ///
     /// `running` is entered only from a runnable state and left only through a verdict or a
-    /// stop; `completed` is final. `cancelled` and `failed` can be reset to `pending` by the
-    /// operator (retry now), which is the only way back.
+    /// stop. `cancelled` and `failed` can be reset to `pending` by the operator (retry now).
+    /// A run never starts a `completed` task again; only the operator's message to its session
+    /// (resume) makes it `retryable`, as it does a task that `needs_input` or ended otherwise.
     pub fn can_become(self, next: TaskStatus) -> bool {
         use TaskStatus::*;
         matches!(
             (self, next),
             (Pending | Retryable, Running)
-                | (Running, Completed | Retryable | Failed | Cancelled)
-                | (Pending | Retryable, Cancelled | Failed)
-                | (Failed | Cancelled, Pending)
+                | (Running, Completed | Retryable | Failed | Cancelled | NeedsInput)
+                | (Pending | Retryable | NeedsInput, Cancelled | Failed)
+                | (Failed | Cancelled | NeedsInput, Pending)
                 | (Retryable, Pending)
+                | (Completed | Failed | Cancelled | NeedsInput, Retryable)
         )
     }
 }
@@ -140,6 +147,51 @@ impl fmt::Display for FailureType {
     }
 }
 
+/// What makes an attempt a success.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Completion {
+    /// The completion marker as the agent's own output line, and a normal end.
+    Marker,
+    /// A successful final `result` event of a structured (stream-json) agent.
+    Result,
+    /// The agent's own verdict in the file `HERD_SIGNAL_FILE`.
+    SignalFile,
+}
+
+impl Completion {
+    pub const ALL: [Completion; 3] = [Completion::Marker, Completion::Result, Completion::SignalFile];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Completion::Marker => "marker",
+            Completion::Result => "result",
+            Completion::SignalFile => "signal_file",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Completion> {
+        Completion::ALL.into_iter().find(|c| c.as_str() == text)
+    }
+}
+
+/// How a retry starts: afresh, or by continuing the previous attempt's agent session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RetryMode {
+    #[default]
+    Restart,
+    Resume,
+}
+
+impl RetryMode {
+    pub fn parse(text: &str) -> Option<RetryMode> {
+        match text {
+            "restart" => Some(RetryMode::Restart),
+            "resume" => Some(RetryMode::Resume),
+            _ => None,
+        }
+    }
+}
+
 /// Defaults of SPEC.md for fields a task may leave out.
 pub const DEFAULT_TIMEOUT_SEC: u64 = 1800;
 pub const DEFAULT_MAX_RETRIES: u32 = 1;
@@ -162,10 +214,19 @@ pub struct TaskSpec {
     /// Values for `{placeholders}`; strings, numbers and booleans (rendered as text).
     pub inputs: BTreeMap<String, String>,
     pub prompt_template: Option<String>,
+    /// A Markdown command file (relative to the task's folder) used instead of `prompt_template`.
     pub prompt_file: Option<String>,
+    /// Values for the command file's `$ARGUMENTS` and `$1`, `$2`, ...
+    pub args: Vec<String>,
     pub command: Option<Vec<String>>,
     pub env: BTreeMap<String, String>,
     pub completion_marker: Option<String>,
+    /// `None`: by the profile (a structured agent's result event, else the marker).
+    pub completion: Option<Completion>,
+    pub retry_mode: RetryMode,
+    /// The operator's message for the task's agent session: the next attempt resumes the
+    /// session with it (written by herd, cleared when that attempt starts).
+    pub resume_message: Option<String>,
     /// Failure types that are retried, replacing the default list.
     pub retry_on: Option<Vec<FailureType>>,
     /// Overrides of the profile's idle end and the headless wait for an unanswered prompt.
@@ -231,6 +292,14 @@ mod tests {
             (Failed, Pending),
             (Cancelled, Pending),
             (Retryable, Pending),
+            (Running, NeedsInput),
+            (NeedsInput, Cancelled),
+            (NeedsInput, Failed),
+            (NeedsInput, Pending),
+            (Completed, Retryable),
+            (Failed, Retryable),
+            (Cancelled, Retryable),
+            (NeedsInput, Retryable),
         ];
         for from in TaskStatus::ALL {
             for to in TaskStatus::ALL {
@@ -241,10 +310,15 @@ mod tests {
     }
 
     #[test]
-    fn completed_is_final() {
+    fn completed_is_left_only_by_resuming_its_session() {
         for to in TaskStatus::ALL {
-            assert!(!TaskStatus::Completed.can_become(to));
+            assert_eq!(
+                TaskStatus::Completed.can_become(to),
+                to == TaskStatus::Retryable,
+                "{to}"
+            );
         }
+        assert!(!TaskStatus::NeedsInput.is_runnable());
     }
 
     #[test]

@@ -34,6 +34,10 @@ use crate::core::task::{FailureType, TaskStatus};
 /// How long to wait for the terminal to close after the agent exited (its process group is
 /// killed at exit, so only a process that left the group can hold it longer).
 const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
+/// How often a running agent's signal file is looked for.
+const SIGNAL_POLL: Duration = Duration::from_secs(1);
+/// A signal file larger than this is not read (it is not a verdict).
+const SIGNAL_MAX_BYTES: u64 = 1024 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct EngineOptions {
@@ -102,6 +106,26 @@ pub struct LiveAttempt {
     git_before: Option<std::collections::BTreeSet<String>>,
     /// The profile's account this attempt uses, by index.
     pub account: Option<usize>,
+    /// The signal file's text as last read, so an unchanged file is not read into the attempt
+    /// again.
+    signal_text: Option<String>,
+    next_signal_poll: Instant,
+}
+
+impl LiveAttempt {
+    /// The launch plan the attempt runs (argv, completion rule, resumed session).
+    pub fn plan(&self) -> &LaunchPlan {
+        &self.plan
+    }
+}
+
+/// What the agent reported besides its verdict: its events, its signal file, its transcript.
+#[derive(Default)]
+struct AgentReport {
+    stream: Option<crate::core::stream::StreamFacts>,
+    signal: Option<std::result::Result<crate::core::signal_file::SignalFile, String>>,
+    /// The transcript's path (relative to the tasks file where below it) and facts.
+    transcript: Option<(String, crate::core::transcript::TranscriptFacts)>,
 }
 
 /// An attempt that ended (or could not start), as `conclude` records it.
@@ -125,6 +149,7 @@ struct Ended<'a> {
     /// A quota failure's reset time, when the task waits for it.
     quota_reset: Option<OffsetDateTime>,
     account: Option<usize>,
+    agent: AgentReport,
 }
 
 pub struct Engine {
@@ -442,10 +467,20 @@ impl Engine {
         )?;
         let key = self.next_key;
         self.next_key += 1;
+        if let Some(path) = &plan.signal_file {
+            // Cleared before every attempt: only what this attempt's agent writes counts.
+            if let Err(e) = std::fs::remove_file(path)
+                && e.kind() != std::io::ErrorKind::NotFound
+            {
+                tracing::warn!(task = %task.task_id, "cannot clear the signal file {}: {e}", path.display());
+            }
+        }
         let file = self.store.file_mut();
         file.set_status(index, TaskStatus::Running);
         file.set_attempts(index, number);
         file.remove_field(index, "retry_at");
+        // The operator's message is delivered by this attempt.
+        file.remove_field(index, "resume_message");
         self.store.save().wrap_err("cannot write the tasks file")?;
         let auto_rules = profile
             .prompts
@@ -468,6 +503,8 @@ impl Engine {
             timeout: Duration::from_secs(task.timeout_sec),
             auto_rules,
             answer_cap: DEFAULT_ANSWER_CAP,
+            completion: plan.completion.completion,
+            marker_required: plan.completion.marker_required,
         };
         let command = plan.argv.join(" ");
         tracing::info!(task = %task.task_id, attempt = number, cwd = %plan.cwd.display(), "starting {command}");
@@ -498,6 +535,8 @@ impl Engine {
                         size: (cols, rows),
                         git_before,
                         account,
+                        signal_text: None,
+                        next_signal_poll: now + SIGNAL_POLL,
                     },
                 );
                 self.live_by_task.insert(index, key);
@@ -505,11 +544,7 @@ impl Engine {
             }
             Err(error) => {
                 // Could not even start: a process failure of this attempt, with the reason.
-                let verdict = Verdict {
-                    failure: Some(FailureType::Process),
-                    evidence: Some(format!("{error:#}")),
-                    cancelled: false,
-                };
+                let verdict = Verdict::failed(FailureType::Process, format!("{error:#}"));
                 let mut recorder = recorder;
                 let exit = ExitStatus::default();
                 let ended = Ended {
@@ -529,6 +564,7 @@ impl Engine {
                     failure_summary: None,
                     quota_reset: None,
                     account,
+                    agent: AgentReport::default(),
                 };
                 self.conclude(ended, &mut recorder, now)
             }
@@ -601,9 +637,51 @@ impl Engine {
                 let effects = live.attempt.handle(Event::Tick, at);
                 self.apply(key, effects, at)?;
             }
+            if self
+                .live
+                .get(&key)
+                .is_some_and(|l| l.plan.signal_file.is_some() && now >= l.next_signal_poll)
+            {
+                self.poll_signal(key, now, false)?;
+            }
             self.conclude_if_drained(key, now)?;
         }
         self.fill_slots(now)
+    }
+
+    /// Reads attempt `key`'s signal file into its attempt when it changed. While the agent runs
+    /// only a valid file counts (it may be half written); `last` (the agent exited) hands over
+    /// whatever is there.
+    fn poll_signal(&mut self, key: u64, now: Instant, last: bool) -> Result<()> {
+        let Some(live) = self.live.get_mut(&key) else {
+            return Ok(());
+        };
+        live.next_signal_poll = now + SIGNAL_POLL;
+        let Some(path) = live.plan.signal_file.clone() else {
+            return Ok(());
+        };
+        let text = match std::fs::metadata(&path) {
+            Ok(meta) if meta.len() > SIGNAL_MAX_BYTES => Some(Err(format!(
+                "it is {} bytes; a signal file is a small JSON object",
+                meta.len()
+            ))),
+            Ok(_) => std::fs::read_to_string(&path).ok().map(Ok),
+            Err(_) => None,
+        };
+        let Some(text) = text else {
+            return Ok(());
+        };
+        let (read, raw) = match text {
+            Ok(raw) => (crate::core::signal_file::parse(&raw), raw),
+            Err(problem) => (Err(problem.clone()), problem),
+        };
+        if live.signal_text.as_deref() == Some(raw.as_str()) || (read.is_err() && !last) {
+            return Ok(());
+        }
+        live.signal_text = Some(raw);
+        let at = now.saturating_duration_since(live.started);
+        let effects = live.attempt.handle(Event::SignalFile(read), at);
+        self.apply(key, effects, at)
     }
 
     /// When `on_tick` should run next.
@@ -611,7 +689,9 @@ impl Engine {
         let attempts = self.live.values().filter_map(|live| {
             let attempt = live.attempt.next_deadline().map(|d| live.started + d);
             let drain = live.exited_at.map(|t| t + DRAIN_AFTER_EXIT);
-            attempt.into_iter().chain(drain).min()
+            let signal = (live.plan.signal_file.is_some() && live.exit.is_none())
+                .then_some(live.next_signal_poll);
+            attempt.into_iter().chain(drain).chain(signal).min()
         });
         let retries = if self.paused || self.stopping {
             None
@@ -636,6 +716,13 @@ impl Engine {
         });
         if !ready {
             return Ok(());
+        }
+        if self
+            .live
+            .get(&key)
+            .is_some_and(|l| l.plan.signal_file.is_some())
+        {
+            self.poll_signal(key, now, true)?;
         }
         let Some(mut live) = self.live.remove(&key) else {
             return Ok(());
@@ -664,6 +751,7 @@ impl Engine {
             failure_report::report(&tail, changed, &errors_path)
         });
         let quota_reset = self.quota_reset(live.task, &verdict, &mut live.attempt);
+        let agent = self.agent_report(&live);
         let ended = Ended {
             index: live.task,
             task_id: &live.task_id,
@@ -681,8 +769,42 @@ impl Engine {
             failure_summary,
             quota_reset,
             account: live.account,
+            agent,
         };
         self.conclude(ended, &mut live.recorder, now)
+    }
+
+    /// What the agent reported: its events and signal file (from the attempt), and a Claude
+    /// session's transcript when the profile leaves them.
+    fn agent_report(&self, live: &LiveAttempt) -> AgentReport {
+        let stream = live.attempt.stream_facts().cloned();
+        let signal = live.attempt.signal().cloned();
+        let wants_transcript = self
+            .profiles
+            .get(&self.store.file().tasks()[live.task].agent)
+            .is_some_and(|p| p.transcripts.is_some());
+        let transcript = wants_transcript
+            .then(|| {
+                let session = stream
+                    .as_ref()
+                    .and_then(|s| s.session_id.clone())
+                    .or_else(|| live.plan.resumed_session.clone());
+                let since = std::time::SystemTime::from(live.started_at);
+                let path = super::transcripts::find(
+                    &live.plan.env,
+                    &live.plan.cwd,
+                    session.as_deref(),
+                    since,
+                )?;
+                let facts = super::transcripts::read(&path)?;
+                Some((outcome::relative_to(&path, self.store.base_dir()), facts))
+            })
+            .flatten();
+        AgentReport {
+            stream,
+            signal,
+            transcript,
+        }
     }
 
     fn conclude(&mut self, ended: Ended<'_>, recorder: &mut Recorder, now: Instant) -> Result<()> {
@@ -703,6 +825,7 @@ impl Engine {
             failure_summary,
             quota_reset,
             account,
+            agent,
         } = ended;
         let task = self.store.file().tasks()[index].clone();
         let mut verdict = verdict.clone();
@@ -741,6 +864,8 @@ impl Engine {
             TaskStatus::Retryable
         } else if verdict.cancelled {
             TaskStatus::Cancelled
+        } else if verdict.needs_operator() {
+            TaskStatus::NeedsInput
         } else {
             retry::status_after(
                 verdict.failure,
@@ -777,10 +902,34 @@ impl Engine {
             if let Some(name) = &account_name {
                 obj.insert("account".into(), json!(name));
             }
+            add_agent_report(obj, &agent, plan, task.result.as_ref());
         }
         let mut facts = outcome::facts_json(&o, plan, cols, rows, &task.agent);
-        if let (Some(name), Some(obj)) = (&account_name, facts.as_object_mut()) {
-            obj.insert("account".into(), json!(name));
+        if let Some(obj) = facts.as_object_mut() {
+            if let Some(name) = &account_name {
+                obj.insert("account".into(), json!(name));
+            }
+            obj.insert(
+                "completion".into(),
+                json!(plan.completion.completion.as_str()),
+            );
+            if let Some(session) = &plan.resumed_session {
+                obj.insert("resumed_session".into(), json!(session));
+            }
+            if let Some(stream) = &agent.stream {
+                obj.insert("stream".into(), json!(stream));
+            }
+            if let Some(signal) = &agent.signal {
+                let mut fields = serde_json::Map::new();
+                outcome::agent_facts::signal_result_fields(signal, &mut fields);
+                obj.insert("signal".into(), fields.remove("signal").unwrap_or_default());
+            }
+            if let Some((path, transcript)) = &agent.transcript {
+                obj.insert(
+                    "transcript".into(),
+                    json!({"path": path, "facts": transcript}),
+                );
+            }
         }
         recorder.marker(o.duration, &note_label(&Note::Verdict(verdict.clone())))?;
         recorder.finish(o.duration, &facts)?;
@@ -884,6 +1033,43 @@ impl Engine {
 
 /// A task's worktree after an attempt: removed when the task completed with a clean tree, kept
 /// (with its changed files) otherwise.
+/// The agent's own report into `result`: structured fields, the signal file, the transcript's
+/// summary, the session to resume and the cost over all attempts.
+fn add_agent_report(
+    result: &mut serde_json::Map<String, serde_json::Value>,
+    agent: &AgentReport,
+    plan: &LaunchPlan,
+    previous: Option<&serde_json::Value>,
+) {
+    use outcome::agent_facts;
+    if let Some(stream) = &agent.stream {
+        agent_facts::stream_result_fields(stream, result);
+    }
+    if let Some(signal) = &agent.signal {
+        agent_facts::signal_result_fields(signal, result);
+    }
+    if let Some((path, transcript)) = &agent.transcript {
+        result.insert(
+            "transcript".into(),
+            agent_facts::transcript_summary(path, transcript),
+        );
+        if let Some(id) = &transcript.session_id {
+            result.entry("session_id").or_insert_with(|| json!(id));
+        }
+    }
+    if let Some(id) = &plan.resumed_session {
+        result.entry("session_id").or_insert_with(|| json!(id));
+        result.insert("resumed".into(), json!(true));
+    }
+    let cost = agent.stream.as_ref().and_then(|s| s.cost_usd);
+    if let Some(total) = agent_facts::total_cost(previous, cost) {
+        result.insert(
+            "total_cost_usd".into(),
+            json!((total * 1e6).round() / 1e6),
+        );
+    }
+}
+
 fn worktree_state(path: &std::path::Path, status: TaskStatus) -> serde_json::Value {
     let shown = path.display().to_string();
     if status != TaskStatus::Completed {
@@ -914,6 +1100,11 @@ pub fn note_label(note: &Note) -> String {
         Note::OperatorAnswered { rule, keys } => format!("operator answer {rule}: {keys:?}"),
         Note::WaitingForOperator { rule, text } => format!("waiting for operator {rule}: {text}"),
         Note::MarkerSeen => "completion marker seen".to_string(),
+        Note::ResultEvent { success } => format!(
+            "result event: {}",
+            if *success { "success" } else { "error" }
+        ),
+        Note::SignalRead { status } => format!("signal file: {status}"),
         Note::Ending { reason } => format!("ending: {reason}"),
         Note::Verdict(v) => format!(
             "verdict: {}{}",
@@ -931,3 +1122,7 @@ pub fn note_label(note: &Note) -> String {
 // so they can reach its state without widening its interface.
 #[path = "engine_control.rs"]
 pub mod control;
+
+// Operator messages to a finished or questioning agent's session.
+#[path = "engine_session.rs"]
+pub mod session;

@@ -36,11 +36,11 @@ impl ControlOutcome {
     }
 }
 
-fn refused(text: impl Into<String>) -> Result<ControlOutcome> {
+pub(super) fn refused(text: impl Into<String>) -> Result<ControlOutcome> {
     Ok(ControlOutcome::Refused(text.into()))
 }
 
-fn done(text: impl Into<String>) -> Result<ControlOutcome> {
+pub(super) fn done(text: impl Into<String>) -> Result<ControlOutcome> {
     Ok(ControlOutcome::Done(text.into()))
 }
 
@@ -111,7 +111,7 @@ impl super::Engine {
         self.live.get_mut(key)
     }
 
-    fn task_label(&self, index: usize) -> Option<(String, TaskStatus)> {
+    pub(super) fn task_label(&self, index: usize) -> Option<(String, TaskStatus)> {
         let task = self.store.file().tasks().get(index)?;
         Some((task.task_id.clone(), task.status))
     }

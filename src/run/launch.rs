@@ -9,8 +9,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::core::profile::{Profile, ProfileSet};
-use crate::core::task::{DEFAULT_MARKER_TEMPLATE, TaskSpec};
+use crate::core::task::{Completion, DEFAULT_MARKER_TEMPLATE, TaskSpec};
 use crate::core::template::{self, TemplateError};
+
+mod prompt;
+
+pub use prompt::{CompletionRule, PromptSource, Resume, last_session};
 
 /// Everything needed to start one attempt.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,6 +24,11 @@ pub struct LaunchPlan {
     pub env: BTreeMap<String, String>,
     pub prompt: String,
     pub marker: String,
+    pub completion: CompletionRule,
+    /// The session this attempt continues (the profile's `resume` command was used).
+    pub resumed_session: Option<String>,
+    /// `HERD_SIGNAL_FILE`, for `"completion": "signal_file"`.
+    pub signal_file: Option<PathBuf>,
 }
 
 /// What the task's fields and the run contribute to placeholders.
@@ -31,6 +40,14 @@ pub struct LaunchContext<'a> {
     pub attempt: u32,
     /// Where this attempt's recordings go (`HERD_RUN_DIR`).
     pub run_dir: &'a Path,
+}
+
+impl LaunchContext<'_> {
+    /// The attempt's signal file, beside its recordings.
+    pub fn signal_file(&self) -> PathBuf {
+        self.run_dir
+            .join(format!("attempt_{}.signal.json", self.attempt))
+    }
 }
 
 /// The working folder of a task: its `cwd` (relative to the tasks file) or the tasks file's folder.
@@ -58,16 +75,21 @@ fn describe(field: &str, error: &TemplateError) -> String {
     }
 }
 
-/// Renders the task for one attempt. `prompt_text` is the template (from `prompt_template`, or the
-/// content of `prompt_file` read by the caller).
+/// Renders the task for one attempt from its prompt source; `resume` continues a session with
+/// the profile's `resume` command instead of starting the agent afresh.
 pub fn render_launch(
     task: &TaskSpec,
     profile: &Profile,
-    prompt_text: &str,
+    source: &PromptSource,
+    resume: Option<&Resume>,
     ctx: &LaunchContext<'_>,
 ) -> Result<LaunchPlan, String> {
+    let completion = prompt::completion_rule(task, profile)?;
+    let signal_file =
+        (completion.completion == Completion::SignalFile).then(|| ctx.signal_file());
     let cwd = task_cwd(task, ctx.base_dir);
     let cwd_text = cwd.display().to_string();
+    let signal_text = signal_file.as_ref().map(|p| p.display().to_string());
     let own = |name: &str| -> Option<String> {
         if let Some(value) = task.inputs.get(name) {
             return Some(value.clone());
@@ -81,6 +103,8 @@ pub fn render_launch(
             "timeout_sec" => Some(task.timeout_sec.to_string()),
             "max_retries" => Some(task.max_retries.to_string()),
             "previous_failure" => Some(previous_failure(task, ctx.attempt).unwrap_or_default()),
+            "signal_file" => signal_text.clone(),
+            "session_id" => resume.map(|r| r.session_id.clone()),
             _ => None,
         }
     };
@@ -96,23 +120,47 @@ pub fn render_launch(
         }
         own(name)
     };
-    let prompt_field = if task.prompt_template.is_some() {
-        "prompt_template"
-    } else {
-        "prompt_file"
+    let prompt = match resume {
+        Some(resume) => resume.message.clone(),
+        None => {
+            let (mut prompt, placed) = match source {
+                PromptSource::Template(text) => (
+                    template::render(text, with_marker)
+                        .map_err(|e| describe("prompt_template", &e))?,
+                    text.as_str(),
+                ),
+                PromptSource::CommandFile(text) => (text.clone(), ""),
+            };
+            // A retry tells the agent what went wrong last time, unless the template places it.
+            if let Some(summary) = previous_failure(task, ctx.attempt)
+                && !placed.contains("{previous_failure}")
+            {
+                prompt.push_str("\n\n");
+                prompt.push_str(&summary);
+            }
+            if let Some(addition) = prompt::fresh_prompt_addition(task) {
+                prompt.push_str("\n\n");
+                prompt.push_str(&addition);
+            }
+            // A command file cannot place the marker or the signal file itself.
+            let command_file = matches!(source, PromptSource::CommandFile(_));
+            if command_file && completion.marker_required && !prompt.contains(&marker) {
+                prompt.push_str("\n\n");
+                prompt.push_str(&prompt::marker_instruction(&marker));
+            }
+            if let Some(path) = &signal_file
+                && !placed.contains("{signal_file}")
+            {
+                prompt.push_str("\n\n");
+                prompt.push_str(&prompt::signal_instruction(path));
+            }
+            prompt
+        }
     };
-    let mut prompt =
-        template::render(prompt_text, with_marker).map_err(|e| describe(prompt_field, &e))?;
-    // A retry tells the agent what went wrong last time, unless the template places it itself.
-    if let Some(summary) = previous_failure(task, ctx.attempt)
-        && !prompt_text.contains("{previous_failure}")
-    {
-        prompt.push_str("\n\n");
-        prompt.push_str(&summary);
-    }
-    let (command, command_field) = match &task.command {
-        Some(command) => (command.clone(), "command"),
-        None => (profile.command.clone(), "the profile's command"),
+    let (command, command_field) = match (resume, &task.command) {
+        (Some(_), _) => (profile.resume.clone(), "the profile's resume command"),
+        (None, Some(command)) => (command.clone(), "command"),
+        (None, None) => (profile.command.clone(), "the profile's command"),
     };
     if command.is_empty() {
         return Err(format!(
@@ -147,12 +195,18 @@ pub fn render_launch(
         "HERD_RUN_DIR".to_string(),
         ctx.run_dir.display().to_string(),
     );
+    if let Some(path) = &signal_file {
+        env.insert("HERD_SIGNAL_FILE".to_string(), path.display().to_string());
+    }
     Ok(LaunchPlan {
         argv,
         cwd,
         env,
         prompt,
         marker,
+        completion,
+        resumed_session: resume.map(|r| r.session_id.clone()),
+        signal_file,
     })
 }
 
@@ -167,20 +221,6 @@ fn previous_failure(task: &TaskSpec, attempt: u32) -> Option<String> {
         .as_str()
         .filter(|s| !s.is_empty())
         .map(str::to_string)
-}
-
-/// The prompt template of a task: `prompt_template`, or the text of `prompt_file` (relative to
-/// the task's folder).
-pub fn prompt_text(task: &TaskSpec, base_dir: &Path) -> Result<String, String> {
-    if let Some(template) = &task.prompt_template {
-        return Ok(template.clone());
-    }
-    let Some(file) = &task.prompt_file else {
-        return Err("no prompt_template and no prompt_file".to_string());
-    };
-    let path = task_cwd(task, base_dir).join(file);
-    std::fs::read_to_string(&path)
-        .map_err(|e| format!("prompt_file {}: cannot read it: {e}", path.display()))
 }
 
 /// Everything about a task that can be known before launching it. The attempt number and run
@@ -198,8 +238,9 @@ pub fn prepare(
             known.join(", ")
         )
     })?;
-    let text = prompt_text(task, ctx.base_dir)?;
-    let mut plan = render_launch(task, profile, &text, ctx)?;
+    let source = prompt::prompt_source(task, ctx.base_dir)?;
+    let resume = prompt::resume_request(task, profile, ctx.attempt);
+    let mut plan = render_launch(task, profile, &source, resume.as_ref(), ctx)?;
     check_launch(&mut plan)?;
     Ok(plan)
 }
@@ -269,6 +310,14 @@ command = []
         TaskFile::parse(&text).unwrap().tasks()[0].clone()
     }
 
+    fn tpl(t: &TaskSpec) -> PromptSource {
+        PromptSource::Template(t.prompt_template.clone().unwrap())
+    }
+
+    fn text(template: &str) -> PromptSource {
+        PromptSource::Template(template.to_string())
+    }
+
     fn ctx() -> LaunchContext<'static> {
         LaunchContext {
             base_dir: Path::new("/base"),
@@ -284,13 +333,7 @@ command = []
         let t = task(
             r#"{"task_id": "t", "agent": "a", "inputs": {"doc": "D", "n": 3}, "prompt_template": "Do {doc} x{n} #{attempt} then print {completion_marker}"}"#,
         );
-        let plan = render_launch(
-            &t,
-            p.get("a").unwrap(),
-            t.prompt_template.as_deref().unwrap(),
-            &ctx(),
-        )
-        .unwrap();
+        let plan = render_launch(&t, p.get("a").unwrap(), &tpl(&t), None, &ctx()).unwrap();
         assert_eq!(plan.prompt, "Do D x3 #2 then print TASK_COMPLETE:t");
         assert_eq!(
             plan.argv,
@@ -317,20 +360,20 @@ command = []
             attempt: 1,
             ..ctx()
         };
-        let plan = render_launch(&t, p.get("a").unwrap(), "Fix it.", &first).unwrap();
+        let plan = render_launch(&t, p.get("a").unwrap(), &text("Fix it."), None, &first).unwrap();
         assert_eq!(plan.prompt, "Fix it.");
-        let plan = render_launch(&t, p.get("a").unwrap(), "Fix it.", &ctx()).unwrap();
+        let plan = render_launch(&t, p.get("a").unwrap(), &text("Fix it."), None, &ctx()).unwrap();
         assert_eq!(
             plan.prompt,
             "Fix it.\n\nThe previous attempt failed. error[E0308] at src/main.rs:4"
         );
         let placed = "Fix it. Last time: {previous_failure}";
-        let plan = render_launch(&t, p.get("a").unwrap(), placed, &ctx()).unwrap();
+        let plan = render_launch(&t, p.get("a").unwrap(), &text(placed), None, &ctx()).unwrap();
         assert_eq!(
             plan.prompt,
             "Fix it. Last time: The previous attempt failed. error[E0308] at src/main.rs:4"
         );
-        let plan = render_launch(&t, p.get("a").unwrap(), placed, &first).unwrap();
+        let plan = render_launch(&t, p.get("a").unwrap(), &text(placed), None, &first).unwrap();
         assert_eq!(plan.prompt, "Fix it. Last time: ");
     }
 
@@ -339,13 +382,7 @@ command = []
         let p = profiles();
         let t =
             task(r#"{"task_id": "t", "agent": "a", "prompt_template": "Do {doc} and {other}"}"#);
-        let err = render_launch(
-            &t,
-            p.get("a").unwrap(),
-            t.prompt_template.as_deref().unwrap(),
-            &ctx(),
-        )
-        .unwrap_err();
+        let err = render_launch(&t, p.get("a").unwrap(), &tpl(&t), None, &ctx()).unwrap_err();
         assert_eq!(
             err,
             "prompt_template: no value for {doc}, {other}; add them to \"inputs\" (or write {{ }} for literal braces)"
@@ -358,11 +395,11 @@ command = []
         let t = task(
             r#"{"task_id": "t", "agent": "bare", "prompt_template": "x", "command": ["./go", "{rendered_prompt}"]}"#,
         );
-        let plan = render_launch(&t, p.get("bare").unwrap(), "x", &ctx()).unwrap();
+        let plan = render_launch(&t, p.get("bare").unwrap(), &text("x"), None, &ctx()).unwrap();
         assert_eq!(plan.argv, ["./go", "x"]);
         let t = task(r#"{"task_id": "t", "agent": "bare", "prompt_template": "x"}"#);
         assert!(
-            render_launch(&t, p.get("bare").unwrap(), "x", &ctx())
+            render_launch(&t, p.get("bare").unwrap(), &text("x"), None, &ctx())
                 .unwrap_err()
                 .contains("has no command")
         );
@@ -396,5 +433,57 @@ command = []
                 .unwrap_err()
                 .contains("command \"agent\" is not installed")
         );
+    }
+
+    #[test]
+    fn a_signal_file_task_gets_the_path_and_how_to_write_it() {
+        let p = profiles();
+        let t = task(
+            r#"{"task_id": "t", "agent": "a", "prompt_template": "Fix it.", "completion": "signal_file"}"#,
+        );
+        let plan = render_launch(&t, p.get("a").unwrap(), &tpl(&t), None, &ctx()).unwrap();
+        let path = "/base/runs/t/attempt_2.signal.json";
+        assert_eq!(plan.env["HERD_SIGNAL_FILE"], path);
+        assert_eq!(plan.signal_file.as_deref(), Some(Path::new(path)));
+        assert!(plan.prompt.starts_with("Fix it.\n\nWhen you finish, write a JSON file at /base/runs/t/attempt_2.signal.json"));
+        assert!(!plan.completion.marker_required);
+        let placed = "Fix it, then report to {signal_file}.";
+        let plan = render_launch(&t, p.get("a").unwrap(), &text(placed), None, &ctx()).unwrap();
+        assert_eq!(plan.prompt, format!("Fix it, then report to {path}."));
+    }
+
+    #[test]
+    fn a_command_file_prompt_is_not_templated_and_learns_the_marker() {
+        let p = profiles();
+        let t = task(r#"{"task_id": "t", "agent": "a", "prompt_file": "x.md"}"#);
+        let source = PromptSource::CommandFile("Keep {this} and $HOME.".into());
+        let plan = render_launch(&t, p.get("a").unwrap(), &source, None, &ctx()).unwrap();
+        assert_eq!(
+            plan.prompt,
+            "Keep {this} and $HOME.\n\nWhen the task is complete, print exactly: TASK_COMPLETE:t"
+        );
+        assert_eq!(plan.argv[2], plan.prompt);
+    }
+
+    #[test]
+    fn a_resumed_attempt_runs_the_resume_command_with_the_message() {
+        let text_profiles = r#"
+[profiles.r]
+command = ["agent", "{rendered_prompt}"]
+resume = ["agent", "--resume", "{session_id}", "-p", "{rendered_prompt}"]
+"#;
+        let p = ProfileSet::build(&[text_profiles], None).unwrap();
+        let t = task(r#"{"task_id": "t", "agent": "r", "prompt_template": "Original {task_id}"}"#);
+        let resume = Resume {
+            session_id: "s-1".into(),
+            message: "Use Postgres; \"quoted\" $1".into(),
+        };
+        let plan =
+            render_launch(&t, p.get("r").unwrap(), &tpl(&t), Some(&resume), &ctx()).unwrap();
+        assert_eq!(
+            plan.argv,
+            ["agent", "--resume", "s-1", "-p", "Use Postgres; \"quoted\" $1"]
+        );
+        assert_eq!(plan.resumed_session.as_deref(), Some("s-1"));
     }
 }

@@ -14,4 +14,5 @@ pub mod recorder;
 pub mod replay_cmd;
 pub mod store;
 pub mod summary;
+pub mod transcripts;
 pub mod worktree;

@@ -8,6 +8,8 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::macros::format_description;
 
+pub mod agent_facts;
+
 use super::launch::LaunchPlan;
 use crate::core::attempt::AutoInput;
 use crate::core::classify::{ExitStatus, Verdict};

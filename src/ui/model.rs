@@ -19,6 +19,8 @@ pub enum RowStatus {
     Retryable,
     Failed,
     Cancelled,
+    /// The agent asked questions and waits for the operator's answers.
+    NeedsInput,
     /// Not part of this run (disabled, or not picked by `--only`).
     Skipped,
 }

@@ -59,7 +59,7 @@ impl Filter {
         match self {
             Filter::All => true,
             Filter::Active => matches!(status, RowStatus::Running | RowStatus::Waiting),
-            Filter::Waiting => status == RowStatus::Waiting,
+            Filter::Waiting => matches!(status, RowStatus::Waiting | RowStatus::NeedsInput),
             Filter::Pending => matches!(status, RowStatus::Pending | RowStatus::Skipped),
             Filter::Retryable => status == RowStatus::Retryable,
             Filter::Failed => status == RowStatus::Failed,

@@ -13,6 +13,7 @@ pub fn glyph(status: RowStatus) -> &'static str {
         RowStatus::Retryable => "↻",
         RowStatus::Failed => "✘",
         RowStatus::Cancelled => "⊘",
+        RowStatus::NeedsInput => "?",
         RowStatus::Skipped => "–",
     }
 }
@@ -26,6 +27,7 @@ pub fn label(status: RowStatus) -> &'static str {
         RowStatus::Retryable => "retryable",
         RowStatus::Failed => "failed",
         RowStatus::Cancelled => "cancelled",
+        RowStatus::NeedsInput => "needs input",
         RowStatus::Skipped => "skipped",
     }
 }
@@ -39,13 +41,14 @@ pub fn color(status: RowStatus) -> Color {
         RowStatus::Retryable => Color::Magenta,
         RowStatus::Failed => Color::Red,
         RowStatus::Cancelled => Color::DarkGray,
+        RowStatus::NeedsInput => Color::LightYellow,
         RowStatus::Skipped => Color::DarkGray,
     }
 }
 
 pub fn status_style(status: RowStatus) -> Style {
     let style = Style::new().fg(color(status));
-    if status == RowStatus::Waiting {
+    if matches!(status, RowStatus::Waiting | RowStatus::NeedsInput) {
         style.add_modifier(Modifier::BOLD)
     } else {
         style

@@ -12,7 +12,8 @@ use serde_json::{Map, Value};
 use super::{Location, Problem};
 use crate::core::json_pos::{PositionIndex, pointer_token};
 use crate::core::task::{
-    DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_SEC, FailureType, TaskSpec, TaskStatus,
+    Completion, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_SEC, FailureType, RetryMode, TaskSpec,
+    TaskStatus,
 };
 use crate::core::template;
 
@@ -81,6 +82,18 @@ pub(super) fn read_task(
         ),
         _ => {}
     }
+    let args = r.args();
+    if !args.is_empty() && !object.contains_key("prompt_file") {
+        r.at_field(
+            "args",
+            "\"args\" fills $ARGUMENTS, $1, $2... of a \"prompt_file\"; this task has no \
+             prompt_file (use \"inputs\" and {placeholders} with prompt_template)"
+                .into(),
+        );
+    }
+    let completion = r.completion();
+    let retry_mode = r.retry_mode();
+    let resume_message = r.string("resume_message", "a non-empty string", false);
     let command = r.command();
     let completion_marker = r.string("completion_marker", "a non-empty string", false);
     r.template("completion_marker", completion_marker.as_deref());
@@ -116,9 +129,13 @@ pub(super) fn read_task(
             .unwrap_or_default(),
         prompt_template,
         prompt_file,
+        args,
         command,
         env: r.env(),
         completion_marker,
+        completion,
+        retry_mode,
+        resume_message,
         retry_on: r.retry_on(),
         idle_sec: r.seconds("idle_sec"),
         permission_wait_sec: r.seconds("permission_wait_sec"),
@@ -378,6 +395,42 @@ impl Reader<'_> {
             }
         }
         items.into_iter().collect()
+    }
+
+    /// `args`: strings for a command file's `$ARGUMENTS` and `$1`, `$2`, ...
+    fn args(&mut self) -> Vec<String> {
+        let items = self.list(
+            "args",
+            "a list of strings like [\"src/lib.rs\", \"fix the panic\"]",
+            "a string",
+            |v| v.as_str().map(str::to_string),
+        );
+        items.unwrap_or_default().into_iter().flatten().collect()
+    }
+
+    fn completion(&mut self) -> Option<Completion> {
+        let value = self.object.get("completion")?;
+        let completion = value.as_str().and_then(Completion::parse);
+        if completion.is_none() {
+            let names = Completion::ALL
+                .map(|c| format!("\"{}\"", c.as_str()))
+                .join(", ");
+            self.wrong_field("completion", &format!("one of {names}"), value);
+        }
+        completion
+    }
+
+    fn retry_mode(&mut self) -> RetryMode {
+        let Some(value) = self.object.get("retry_mode") else {
+            return RetryMode::default();
+        };
+        match value.as_str().and_then(RetryMode::parse) {
+            Some(mode) => mode,
+            None => {
+                self.wrong_field("retry_mode", "\"restart\" or \"resume\"", value);
+                RetryMode::default()
+            }
+        }
     }
 
     fn retry_on(&mut self) -> Option<Vec<FailureType>> {

@@ -105,7 +105,7 @@ fn files_that_cannot_be_used() {
 fn every_kind_of_field_problem() {
     let names = "failed_timeout, failed_permission_blocked, failed_auth, failed_quota, \
                  failed_process, failed_incomplete, failed_config";
-    let statuses = "pending, running, completed, retryable, failed, cancelled";
+    let statuses = "pending, running, completed, retryable, failed, cancelled, needs_input";
     let retry_item =
         format!("2:69: task \"t\": \"retry_on\" item 1 must be one of {names}, got \"timeout\"");
     let retry_list = format!(
@@ -381,9 +381,13 @@ fn defaults_and_typed_fields() {
         inputs: Default::default(),
         prompt_template: None,
         prompt_file: Some("p.md".into()),
+        args: Vec::new(),
         command: None,
         env: Default::default(),
         completion_marker: None,
+        completion: None,
+        retry_mode: crate::core::task::RetryMode::Restart,
+        resume_message: None,
         retry_on: None,
         idle_sec: None,
         permission_wait_sec: None,
@@ -566,4 +570,39 @@ fn retry_at_is_read_as_a_time_and_checked() {
         "{:?}",
         file.problems()
     );
+}
+
+#[test]
+fn structured_task_fields_are_read_and_checked() {
+    let text = r#"{"tasks": [
+  {"task_id": "a", "agent": "x", "prompt_file": "c.md", "args": ["one", "two"],
+   "completion": "signal_file", "retry_mode": "resume", "resume_message": "go on",
+   "status": "needs_input"},
+  {"task_id": "b", "agent": "x", "prompt_template": "p", "args": ["x"],
+   "completion": "done", "retry_mode": "again", "status": "asking"}
+]}"#;
+    let file = TaskFile::parse(text).unwrap();
+    let messages: Vec<String> = file.problems().iter().map(|p| p.to_string()).collect();
+    assert_eq!(
+        messages,
+        [
+            "5:66: task \"b\": \"args\" fills $ARGUMENTS, $1, $2... of a \"prompt_file\"; this task has no prompt_file (use \"inputs\" and {placeholders} with prompt_template)",
+            "6:18: task \"b\": \"completion\" must be one of \"marker\", \"result\", \"signal_file\", got \"done\"",
+            "6:40: task \"b\": \"retry_mode\" must be \"restart\" or \"resume\", got \"again\"",
+            "6:59: task \"b\": \"status\" must be one of pending, running, completed, retryable, failed, cancelled, needs_input, got \"asking\"",
+        ]
+    );
+    let good = text.replace(
+        r#"{"task_id": "b", "agent": "x", "prompt_template": "p", "args": ["x"],
+   "completion": "done", "retry_mode": "again", "status": "asking"}"#,
+        r#"{"task_id": "b", "agent": "x", "prompt_template": "p"}"#,
+    );
+    let file = TaskFile::parse(&good).unwrap();
+    assert!(file.problems().is_empty(), "{:?}", file.problems());
+    let a = &file.tasks()[0];
+    assert_eq!(a.args, ["one", "two"]);
+    assert_eq!(a.completion, Some(crate::core::task::Completion::SignalFile));
+    assert_eq!(a.retry_mode, crate::core::task::RetryMode::Resume);
+    assert_eq!(a.resume_message.as_deref(), Some("go on"));
+    assert_eq!(a.status, TaskStatus::NeedsInput);
 }

@@ -33,6 +33,7 @@ pub fn row_status(engine: &Engine, index: usize, task: &TaskSpec) -> RowStatus {
         TaskStatus::Retryable => RowStatus::Retryable,
         TaskStatus::Failed => RowStatus::Failed,
         TaskStatus::Cancelled => RowStatus::Cancelled,
+        TaskStatus::NeedsInput => RowStatus::NeedsInput,
     }
 }
 

@@ -13,9 +13,10 @@ use crate::ui::state::{Leaving, Mode, UiState};
 
 pub fn status(engine: &Engine, state: &UiState, now: Instant) -> StatusView {
     let tasks = engine.store().file().tasks();
-    const ORDER: [RowStatus; 8] = [
+    const ORDER: [RowStatus; 9] = [
         RowStatus::Running,
         RowStatus::Waiting,
+        RowStatus::NeedsInput,
         RowStatus::Pending,
         RowStatus::Retryable,
         RowStatus::Completed,

@@ -1,0 +1,235 @@
+//! The operator's messages to an agent's session once its attempt ended: answers to the
+//! questions of a task that `needs_input`, or a follow-up to a finished task. The message is
+//! kept in the task (`resume_message`, so a crash does not lose it) and delivered by the task's
+//! next attempt, which continues the session with the profile's `resume` command, or, with no
+//! session to continue, starts afresh with the message in its prompt.
+
+use std::time::Instant;
+
+use color_eyre::eyre::{Result, WrapErr};
+use serde_json::json;
+
+use super::control::{ControlOutcome, done, refused};
+use crate::core::task::TaskStatus;
+use crate::run::launch::last_session;
+
+impl super::Engine {
+    /// The session task `index`'s next attempt would continue: its last session id, when its
+    /// profile knows how to resume.
+    pub fn resumable_session(&self, index: usize) -> Option<String> {
+        let task = self.store.file().tasks().get(index)?;
+        let profile = self.profiles.get(&task.agent)?;
+        if profile.resume.is_empty() {
+            return None;
+        }
+        last_session(task)
+    }
+
+    /// Sends `text` to task `index`'s agent session: the task becomes `retryable` with the
+    /// message, and starts as soon as there is room.
+    pub fn resume_with_message(
+        &mut self,
+        index: usize,
+        text: &str,
+        now: Instant,
+    ) -> Result<ControlOutcome> {
+        let Some((task_id, status)) = self.task_label(index) else {
+            return refused("no such task");
+        };
+        if self.live_by_task.contains_key(&index) {
+            return refused(format!(
+                "{task_id} is running: its agent gets messages directly (m)"
+            ));
+        }
+        if text.trim().is_empty() {
+            return refused("empty message not sent");
+        }
+        if !self.in_scope(index) {
+            return refused(format!(
+                "{task_id} is not part of this run (disabled or not --only)"
+            ));
+        }
+        if self.stopping {
+            return refused("herd is stopping; nothing new starts");
+        }
+        if !(status.is_runnable() || status.can_become(TaskStatus::Retryable)) {
+            return refused(format!("{task_id} is {status}; it cannot take a message"));
+        }
+        let session = self.resumable_session(index);
+        self.retry_at.remove(&index);
+        let file = self.store.file_mut();
+        file.set_field(index, "resume_message", json!(text));
+        file.set_status(index, TaskStatus::Retryable);
+        file.remove_field(index, "retry_at");
+        self.store.save().wrap_err("cannot write the tasks file")?;
+        tracing::info!(task = %task_id, session = ?session, "operator message queued");
+        self.fill_slots(now)?;
+        let how = match session {
+            Some(id) => format!("resuming session {id}"),
+            None => "no session to resume: a fresh attempt gets the message".to_string(),
+        };
+        let when = if self.live_by_task.contains_key(&index) {
+            "started"
+        } else if self.paused {
+            "the queue is paused"
+        } else {
+            "it starts when a slot is free"
+        };
+        done(format!("{task_id}: {how}; {when}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::Value;
+    use tokio::sync::mpsc;
+
+    use crate::core::profile::ProfileSet;
+    use crate::core::task::TaskStatus;
+    use crate::run::engine::{Engine, EngineOptions};
+    use crate::run::store::TaskStore;
+
+    /// (Braces are doubled: commands are templates.)
+    /// An agent that prints Claude-style events: a session `s-1` whose result echoes the
+    /// prompt; resumed, it echoes the session id and the message.
+    const PROFILE: &str = r#"
+[profiles.echo]
+command = ["sh", "-c", "printf '%s\n' '{{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s-1\"}}'; printf '{{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"%s\",\"total_cost_usd\":0.5,\"num_turns\":1}}\n' \"$1\"", "sh", "{rendered_prompt}"]
+resume = ["sh", "-c", "printf '{{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"resumed %s: %s\",\"total_cost_usd\":0.25}}\n' \"$1\" \"$2\"", "sh", "{session_id}", "{rendered_prompt}"]
+output = "stream-json"
+exit_grace_sec = 1
+[profiles.fresh]
+command = ["sh", "-c", "printf '{{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"%s\"}}\n' \"$1\" | tr '\n' ' '; echo", "sh", "{rendered_prompt}"]
+output = "stream-json"
+exit_grace_sec = 1
+"#;
+
+    struct Fixture {
+        _dir: tempfile::TempDir,
+        path: std::path::PathBuf,
+        engine: Engine,
+        reports: mpsc::Receiver<crate::run::pty::PtyReport>,
+        runtime: tokio::runtime::Runtime,
+    }
+
+    fn fixture(tasks: &str) -> Fixture {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("tasks.json");
+        std::fs::write(&path, tasks).expect("write tasks");
+        let store = TaskStore::open(&path).expect("store");
+        let profiles = ProfileSet::build(&[PROFILE], None).expect("profiles");
+        let (tx, reports) = mpsc::channel(64);
+        let opts = EngineOptions {
+            concurrency: 2,
+            rows: 24,
+            cols: 100,
+            runs_dir: dir.path().join("runs"),
+            only: Vec::new(),
+            operator_present: true,
+        };
+        let engine = Engine::new(store, profiles, opts, tx).expect("engine");
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        Fixture {
+            _dir: dir,
+            path,
+            engine,
+            reports,
+            runtime,
+        }
+    }
+
+    impl Fixture {
+        fn result(&self) -> Value {
+            let text = std::fs::read_to_string(&self.path).expect("read tasks");
+            let doc: Value = serde_json::from_str(&text).expect("json");
+            doc["tasks"][0]["result"].clone()
+        }
+
+        fn status(&self) -> TaskStatus {
+            self.engine.store().file().tasks()[0].status
+        }
+
+        fn run_until_idle(&mut self) {
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            self.engine
+                .fill_slots(std::time::Instant::now())
+                .expect("fill");
+            while self.engine.live().next().is_some() || self.status() == TaskStatus::Pending {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "the agent did not finish"
+                );
+                let reports = &mut self.reports;
+                let next = self.runtime.block_on(async {
+                    tokio::time::timeout(Duration::from_millis(50), reports.recv()).await
+                });
+                if let Ok(Some(report)) = next {
+                    self.engine
+                        .on_report(report, std::time::Instant::now())
+                        .expect("report");
+                }
+                self.engine
+                    .on_tick(std::time::Instant::now())
+                    .expect("tick");
+            }
+        }
+    }
+
+    #[test]
+    fn a_message_resumes_a_finished_session_and_costs_add_up() {
+        let mut f = fixture(
+            r#"{"tasks": [{"task_id": "t", "agent": "echo", "prompt_template": "first prompt"}]}"#,
+        );
+        f.run_until_idle();
+        assert_eq!(f.status(), TaskStatus::Completed);
+        let first = f.result();
+        assert_eq!(first["result_text"], "first prompt");
+        assert_eq!(first["session_id"], "s-1");
+        assert_eq!(first["total_cost_usd"], 0.5);
+        assert_eq!(f.engine.resumable_session(0).as_deref(), Some("s-1"));
+
+        let outcome = f
+            .engine
+            .resume_with_message(0, "add a test", std::time::Instant::now())
+            .expect("resume");
+        assert!(outcome.is_done(), "{outcome:?}");
+        assert!(outcome.message().contains("resuming session s-1"), "{outcome:?}");
+        f.run_until_idle();
+        assert_eq!(f.status(), TaskStatus::Completed);
+        let second = f.result();
+        assert_eq!(second["result_text"], "resumed s-1: add a test");
+        assert_eq!(second["resumed"], true);
+        assert_eq!(second["session_id"], "s-1");
+        assert_eq!(second["cost_usd"], 0.25);
+        assert_eq!(second["total_cost_usd"], 0.75);
+        assert_eq!(f.engine.store().file().tasks()[0].attempts, 2);
+        assert!(f.engine.store().file().tasks()[0].resume_message.is_none());
+    }
+
+    #[test]
+    fn without_a_session_the_message_goes_into_a_fresh_prompt() {
+        let mut f = fixture(
+            r#"{"tasks": [{"task_id": "t", "agent": "fresh", "prompt_template": "base", "status": "completed", "attempts": 1}]}"#,
+        );
+        let now = std::time::Instant::now();
+        let refused = f.engine.resume_with_message(0, "  ", now).expect("resume");
+        assert!(!refused.is_done());
+        let outcome = f
+            .engine
+            .resume_with_message(0, "more please", now)
+            .expect("resume");
+        assert!(outcome.message().contains("no session to resume"), "{outcome:?}");
+        f.run_until_idle();
+        assert_eq!(f.status(), TaskStatus::Completed);
+        assert_eq!(
+            f.result()["result_text"],
+            // The test agent cannot escape newlines in JSON, so it prints them as spaces.
+            "base  A message from the operator: more please"
+        );
+    }
+}
