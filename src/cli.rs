@@ -33,6 +33,9 @@ pub enum Command {
     Profiles(ProfilesArgs),
     /// Replay a recorded attempt (a .cast file, or a task's folder for its latest attempt)
     Replay(ReplayArgs),
+    /// Leave a message for a task's agent session (answers to its questions, or a follow-up);
+    /// the next `herd run` resumes the session with it
+    Message(MessageArgs),
     /// The built-in agent simulator that stands in for agent CLIs in tests and the demo
     Sim(crate::sim::SimArgs),
 }
@@ -85,6 +88,26 @@ pub struct ProfilesArgs {
     pub profiles: Option<PathBuf>,
     /// Show only this profile, with every rule in full
     pub name: Option<String>,
+}
+
+#[derive(Debug, Args, Clone)]
+#[command(after_help = "The task becomes `retryable` with the message in its \"resume_message\" \
+field. The next `herd run` continues the agent's last session (the profile's `resume` command \
+with the session id from the task's result); when there is no session to continue, a fresh \
+attempt gets the message (and the agent's questions) in its prompt. In the dashboard, `m` on a \
+task that is not running does the same.\n\nExample: herd message --tasks tasks.json fix-042 \
+\"Use Postgres; yes, drop the old table\"")]
+pub struct MessageArgs {
+    /// The tasks file (JSON)
+    #[arg(long, value_name = "FILE")]
+    pub tasks: PathBuf,
+    /// Extra or overriding agent profiles (TOML), to tell whether the agent can resume
+    #[arg(long, value_name = "FILE")]
+    pub profiles: Option<PathBuf>,
+    /// The task to send the message to
+    pub task_id: String,
+    /// The message; `-` reads it from standard input
+    pub text: String,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -25,7 +25,7 @@ use herd::core::classify::{EndCause, EndFacts, ExitStatus, Verdict, classify};
 use herd::core::detect::{ScreenView, find_prompts, is_busy, is_ready, tail_rows};
 use herd::core::profile::{Profile, ProfileSet};
 use herd::core::screen::Screen;
-use herd::core::task::FailureType;
+use herd::core::task::{Completion, FailureType};
 
 const ROWS: u16 = 40;
 const COLS: u16 = 120;
@@ -697,6 +697,10 @@ fn verdict_for(capture: &Capture, profile: &Profile, reading: &Reading, cause: C
         marker_seen: false,
         exit: capture.exit.clone(),
         tail: &tail,
+        completion: Completion::Marker,
+        marker_required: true,
+        stream: None,
+        signal: None,
     };
     classify(&facts, profile)
 }
@@ -1161,6 +1165,8 @@ fn run_attempt(
         permission_wait: Some(Duration::from_secs(60)),
         auto_rules,
         answer_cap: 5,
+        completion: Completion::Marker,
+        marker_required: true,
     });
     let mut log = AttemptLog::default();
     for (t, range) in chunks {

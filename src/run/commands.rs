@@ -29,6 +29,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
                 Command::Status(args) => status(&args),
                 Command::Profiles(args) => profiles(&args),
                 Command::Replay(args) => crate::run::replay_cmd::replay(&args),
+                Command::Message(args) => crate::run::message_cmd::message(&args),
                 Command::Sim(_) => Ok(0),
             }
         }
@@ -65,13 +66,13 @@ pub fn load_profiles(user: Option<&Path>) -> std::result::Result<ProfileSet, Vec
     })
 }
 
-fn print_problems(problems: &[String]) {
+pub(crate) fn print_problems(problems: &[String]) {
     for p in problems {
         eprintln!("{p}");
     }
 }
 
-fn store_problems(error: &StoreError) -> Vec<String> {
+pub(crate) fn store_problems(error: &StoreError) -> Vec<String> {
     match error {
         StoreError::Invalid { path, problems } => problems
             .iter()

@@ -745,7 +745,23 @@ impl Engine {
                 .attempt
                 .screen_mut()
                 .rows_with_history(failure_report::TAIL_ROWS);
-            let tail = crate::core::detect::tail_rows(&rows, failure_report::TAIL_ROWS);
+            let tail = match live.attempt.stream_facts().filter(|f| f.events > 0) {
+                // A structured agent's screen is JSON: its own error texts say more.
+                Some(facts) => failure_report::stream_lines(facts),
+                None => crate::core::detect::tail_rows(&rows, failure_report::TAIL_ROWS),
+            };
+            // The agent's own error in its signal file comes first.
+            let tail = match live.attempt.signal() {
+                Some(Ok(file)) => match &file.signal {
+                    crate::core::signal_file::Signal::Error { error } => {
+                        let mut lines = vec![format!("Error: {error}")];
+                        lines.extend(tail);
+                        lines
+                    }
+                    _ => tail,
+                },
+                _ => tail,
+            };
             let changed = failure_report::changed_since(live.git_before.as_ref(), &live.plan.cwd);
             let errors_path = live.recorder.paths().log.with_extension("errors.json");
             failure_report::report(&tail, changed, &errors_path)

@@ -46,6 +46,29 @@ pub fn changed_since(before: Option<&BTreeSet<String>>, cwd: &Path) -> Vec<Strin
 }
 
 /// Builds the context, writes `errors_path`, and returns the summary for the next attempt.
+/// The lines a structured agent's failure is explained by: its error messages, its denied
+/// tools and its final text (the screen shows only JSON).
+pub fn stream_lines(facts: &crate::core::stream::StreamFacts) -> Vec<String> {
+    let mut lines: Vec<String> = facts
+        .errors
+        .iter()
+        .map(|e| match &e.kind {
+            Some(kind) => format!("Error ({kind}): {}", e.message),
+            None => format!("Error: {}", e.message),
+        })
+        .collect();
+    lines.extend(
+        facts
+            .permission_denials
+            .iter()
+            .map(|d| format!("Permission denied: {d}")),
+    );
+    if let Some(text) = &facts.result_text {
+        lines.extend(text.lines().map(str::to_string));
+    }
+    lines
+}
+
 pub fn report(tail: &[String], changed: Vec<String>, errors_path: &Path) -> String {
     let context = FailureContext::build(tail, changed);
     let text = serde_json::to_string_pretty(&context.to_json()).unwrap_or_default();

@@ -121,7 +121,15 @@ pub fn render_launch(
         own(name)
     };
     let prompt = match resume {
-        Some(resume) => resume.message.clone(),
+        // The session knows the task; a signal file's path is new with every attempt.
+        Some(resume) => match &signal_file {
+            Some(path) => format!(
+                "{}\n\n{}",
+                resume.message,
+                prompt::signal_instruction(path)
+            ),
+            None => resume.message.clone(),
+        },
         None => {
             let (mut prompt, placed) = match source {
                 PromptSource::Template(text) => (

@@ -7,6 +7,7 @@ pub mod failure_report;
 pub mod headless;
 pub mod launch;
 pub mod logging;
+pub mod message_cmd;
 pub mod outcome;
 pub mod profiles_view;
 pub mod pty;

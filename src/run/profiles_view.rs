@@ -71,6 +71,21 @@ pub fn describe_full(p: &Profile) -> String {
         let _ = writeln!(out, "  {}", p.description);
     }
     let _ = writeln!(out, "  command         {:?}", p.command);
+    let output = match p.output {
+        crate::core::profile::OutputKind::Screen => "screen (the rendered terminal is read)",
+        crate::core::profile::OutputKind::StreamJson => {
+            "stream-json (events decide: result, errors, denials, cost; screen texts second)"
+        }
+    };
+    let _ = writeln!(out, "  output          {output}");
+    if p.resume.is_empty() {
+        let _ = writeln!(out, "  resume          (none: sessions cannot be continued)");
+    } else {
+        let _ = writeln!(out, "  resume          {:?}", p.resume);
+    }
+    if let Some(kind) = p.transcripts {
+        let _ = writeln!(out, "  transcripts     {kind:?} (read after each attempt)");
+    }
     if !p.env.is_empty() {
         let _ = writeln!(out, "  env             {:?}", p.env);
     }

@@ -28,7 +28,27 @@ pub fn row(task: &TaskSpec) -> Value {
         "failure_type": field("failure_type"),
         "failure_evidence": field("failure_evidence"),
         "log_file": field("log_file"),
+        "cost_usd": field("total_cost_usd"),
+        "num_turns": field("num_turns"),
+        "session_id": field("session_id"),
+        "result_text": field("result_text"),
+        "questions": field("questions"),
     })
+}
+
+/// What the last column says of a task that did not fail: the agent's questions, its final
+/// text, or its log.
+fn outcome_text(r: &Value) -> String {
+    if let Some(questions) = r["questions"].as_array().filter(|q| !q.is_empty()) {
+        let list: Vec<String> = questions.iter().map(text).collect();
+        return clip(&format!("? {}", list.join(" | ")), 90);
+    }
+    match (&r["result_text"], &r["log_file"]) {
+        (Value::String(t), Value::String(log)) if !t.trim().is_empty() => {
+            format!("{log}: “{}”", clip(t.trim(), 60))
+        }
+        (_, log) => text(log),
+    }
 }
 
 fn text(v: &Value) -> String {
@@ -51,15 +71,17 @@ fn clip(s: &str, max: usize) -> String {
 /// A plain text table of `indices` from `file`, then the counts by status.
 pub fn table_for(file: &TaskFile, indices: &[usize]) -> String {
     let rows: Vec<Value> = indices.iter().map(|&i| row(&file.tasks()[i])).collect();
+    let with_cost = rows.iter().any(|r| r["cost_usd"].is_number());
     let headers = [
         "TASK",
         "AGENT",
         "STATUS",
         "ATTEMPTS",
         "FAILURE",
+        "COST",
         "LAST LOG / EVIDENCE",
     ];
-    let cells: Vec<[String; 6]> = rows
+    let cells: Vec<[String; 7]> = rows
         .iter()
         .map(|r| {
             let status = if r["enabled"] == json!(false) {
@@ -70,19 +92,42 @@ pub fn table_for(file: &TaskFile, indices: &[usize]) -> String {
             let last = match (&r["failure_evidence"], &r["log_file"]) {
                 (Value::String(e), Value::String(log)) => format!("{log}: {}", clip(e, 70)),
                 (Value::String(e), _) => clip(e, 90),
-                (_, log) => text(log),
+                _ => outcome_text(r),
             };
+            let cost = r["cost_usd"]
+                .as_f64()
+                .map(|c| format!("${c:.4}"))
+                .unwrap_or_else(|| "-".to_string());
             [
                 text(&r["task_id"]),
                 text(&r["agent"]),
                 status,
                 format!("{}/{}", r["attempts"], r["max_attempts"]),
                 text(&r["failure_type"]),
+                cost,
                 last,
             ]
         })
         .collect();
-    let mut widths = headers.map(|h| h.chars().count());
+    // The cost column only when some agent reported a cost.
+    let keep = |i: usize| with_cost || i != 5;
+    let headers: Vec<&str> = headers
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| keep(*i))
+        .map(|(_, h)| *h)
+        .collect();
+    let cells: Vec<Vec<String>> = cells
+        .into_iter()
+        .map(|row| {
+            row.into_iter()
+                .enumerate()
+                .filter(|(i, _)| keep(*i))
+                .map(|(_, c)| c)
+                .collect()
+        })
+        .collect();
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for row in &cells {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
@@ -100,7 +145,8 @@ pub fn table_for(file: &TaskFile, indices: &[usize]) -> String {
         }
         let _ = writeln!(out, "{}", parts.join("  ").trim_end());
     };
-    line(&mut out, &headers.map(str::to_string));
+    let header_cells: Vec<String> = headers.iter().map(|h| h.to_string()).collect();
+    line(&mut out, &header_cells);
     for row in &cells {
         line(&mut out, row);
     }
@@ -110,7 +156,32 @@ pub fn table_for(file: &TaskFile, indices: &[usize]) -> String {
     }
     let counts: Vec<String> = counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
     let noun = if indices.len() == 1 { "task" } else { "tasks" };
-    let _ = writeln!(out, "\n{} {noun}: {}", indices.len(), counts.join(", "));
+    let spent: f64 = rows.iter().filter_map(|r| r["cost_usd"].as_f64()).sum();
+    let spent = if with_cost {
+        format!("; ${spent:.4} spent")
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        out,
+        "\n{} {noun}: {}{spent}",
+        indices.len(),
+        counts.join(", ")
+    );
+    let asking: Vec<&str> = indices
+        .iter()
+        .map(|&i| &file.tasks()[i])
+        .filter(|t| t.status == TaskStatus::NeedsInput)
+        .map(|t| t.task_id.as_str())
+        .collect();
+    if let Some(first) = asking.first() {
+        let _ = writeln!(
+            out,
+            "{} need{} input: answer with `herd message --tasks <file> {first} \"...\"`, then run again",
+            asking.join(", "),
+            if asking.len() == 1 { "s" } else { "" }
+        );
+    }
     out
 }
 
@@ -146,5 +217,32 @@ mod tests {
             "{t}"
         );
         assert!(t.ends_with("2 tasks: 1 completed, 1 failed\n"), "{t}");
+        assert!(!t.contains("COST"), "{t}");
+    }
+
+    #[test]
+    fn costs_texts_and_questions_show_when_agents_report_them() {
+        let file = TaskFile::parse(r#"{"tasks": [
+            {"task_id": "a", "agent": "claude-json", "prompt_template": "x", "status": "completed", "attempts": 1,
+             "result": {"log_file": "runs/a/attempt_1.log", "result_text": "All done.\nBye", "total_cost_usd": 0.0123}},
+            {"task_id": "q", "agent": "sim", "prompt_template": "x", "status": "needs_input", "attempts": 1,
+             "result": {"log_file": "runs/q/attempt_1.log", "questions": ["Which DB?", "Drop it?"]}}
+        ]}"#).unwrap();
+        let t = table_for(&file, &[0, 1]);
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(lines[0].contains("COST"), "{t}");
+        assert!(
+            lines[1].ends_with("$0.0123  runs/a/attempt_1.log: “All done. Bye”"),
+            "{t}"
+        );
+        assert!(lines[2].ends_with("-        ? Which DB? | Drop it?"), "{t}");
+        assert!(
+            t.contains("2 tasks: 1 completed, 1 needs_input; $0.0123 spent\n"),
+            "{t}"
+        );
+        assert!(
+            t.ends_with("q needs input: answer with `herd message --tasks <file> q \"...\"`, then run again\n"),
+            "{t}"
+        );
     }
 }

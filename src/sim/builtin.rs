@@ -72,6 +72,46 @@ pub const BUILT_IN: &[(&str, &str)] = &[
         "demo_slow",
         include_str!("../../assets/scenarios/demo_slow.toml"),
     ),
+    (
+        "json_success",
+        include_str!("../../assets/scenarios/json_success.toml"),
+    ),
+    (
+        "json_auth",
+        include_str!("../../assets/scenarios/json_auth.toml"),
+    ),
+    (
+        "json_quota",
+        include_str!("../../assets/scenarios/json_quota.toml"),
+    ),
+    (
+        "json_denied",
+        include_str!("../../assets/scenarios/json_denied.toml"),
+    ),
+    (
+        "json_cut_short",
+        include_str!("../../assets/scenarios/json_cut_short.toml"),
+    ),
+    (
+        "json_resume",
+        include_str!("../../assets/scenarios/json_resume.toml"),
+    ),
+    (
+        "signal_done",
+        include_str!("../../assets/scenarios/signal_done.toml"),
+    ),
+    (
+        "signal_error",
+        include_str!("../../assets/scenarios/signal_error.toml"),
+    ),
+    (
+        "signal_questions",
+        include_str!("../../assets/scenarios/signal_questions.toml"),
+    ),
+    (
+        "signal_json",
+        include_str!("../../assets/scenarios/signal_json.toml"),
+    ),
 ];
 
 /// The TOML text of a built-in scenario.

@@ -1,9 +1,11 @@
 //! `herd sim`: the built-in agent simulator that stands in for Claude Code, Codex and plain
 //! CLIs in tests and the demo. It plays a scenario (built-in or a TOML file) in a terminal:
 //! drawing like the real CLIs, asking the terminal questions, waiting at permission dialogs and
-//! its input prompt, failing the ways they fail. This file resolves the command line and the
-//! environment herd sets (`HERD_TASK_ID`, `HERD_ATTEMPT`, `HERD_COMPLETION_MARKER`), then
-//! hands over to the player; it owns the terminal's raw mode for the run.
+//! its input prompt, failing the ways they fail; or printing Claude's print-mode event stream
+//! and writing the completion signal file, for the structured agent modes. This file resolves
+//! the command line and the environment herd sets (`HERD_TASK_ID`, `HERD_ATTEMPT`,
+//! `HERD_COMPLETION_MARKER`, `HERD_SIGNAL_FILE`), then hands over to the player; it owns the
+//! terminal's raw mode for the run.
 
 mod builtin;
 mod draw;
@@ -12,6 +14,10 @@ mod keys;
 mod parse;
 mod player;
 mod scenario;
+mod signal_file;
+mod stream_json;
+mod structured;
+mod structured_play;
 mod terminal;
 mod text;
 
@@ -34,9 +40,15 @@ pub struct SimArgs {
     /// Scenario: a built-in name (see --list) or a path to a scenario .toml file
     #[arg(required_unless_present = "list")]
     pub scenario: Option<String>,
-    /// The task's rendered prompt, as the real CLIs take it; echoing scenarios show it
+    /// The task's rendered prompt, as the real CLIs take it; echoing scenarios show it. With
+    /// --resume: the new message for the resumed session (the operator's answer)
     #[arg(long)]
     pub prompt: Option<String>,
+    /// Play the scenario as a resumed session with this id: steps with `when_resumed = true`
+    /// play instead of those with `when_resumed = false`, and {session_id} is this id [default:
+    /// a new session, sim-$HERD_TASK_ID-$HERD_ATTEMPT (sim-session without a task id)]
+    #[arg(long, value_name = "SESSION_ID")]
+    pub resume: Option<String>,
     /// The completion marker to print [default: $HERD_COMPLETION_MARKER, else
     /// TASK_COMPLETE:$HERD_TASK_ID]
     #[arg(long)]
@@ -56,6 +68,14 @@ pub fn run(args: &SimArgs) -> color_eyre::Result<i32> {
         eprintln!("herd sim: name a scenario (see `herd sim --list`)");
         return Ok(BAD_SCENARIO_EXIT);
     };
+    if args
+        .resume
+        .as_deref()
+        .is_some_and(|id| id.trim().is_empty())
+    {
+        eprintln!("herd sim: --resume needs a session id");
+        return Ok(BAD_SCENARIO_EXIT);
+    }
     let scenario = match load(name) {
         Ok(scenario) => scenario,
         Err(error) => {
@@ -147,10 +167,17 @@ fn context_from_env(args: &SimArgs) -> Context {
         .and_then(|value| value.trim().parse::<u32>().ok())
         .unwrap_or(1)
         .max(1);
-    let prompt = args
-        .prompt
+    let prompt = args.prompt.clone().unwrap_or_else(|| {
+        if args.resume.is_some() {
+            "Continue.".to_string()
+        } else {
+            format!("Simulated task. Do the work, then print exactly: {marker}")
+        }
+    });
+    let session_id = args
+        .resume
         .clone()
-        .unwrap_or_else(|| format!("Simulated task. Do the work, then print exactly: {marker}"));
+        .unwrap_or_else(|| new_session_id(task_id.as_deref(), attempt));
     let cwd_path = std::env::current_dir().unwrap_or_default();
     let cwd = cwd_path.display().to_string();
     let dir = cwd_path
@@ -161,14 +188,28 @@ fn context_from_env(args: &SimArgs) -> Context {
     placeholders.set("prompt", prompt.clone());
     placeholders.set("task_id", task_id.unwrap_or_else(|| "sim".to_string()));
     placeholders.set("attempt", attempt.to_string());
+    placeholders.set("session_id", session_id.clone());
     placeholders.set("cwd", cwd.clone());
     placeholders.set("dir", dir);
     Context {
         marker,
         prompt,
         attempt,
+        session_id,
+        resumed: args.resume.is_some(),
+        signal_file: std::env::var_os("HERD_SIGNAL_FILE")
+            .filter(|path| !path.is_empty())
+            .map(std::path::PathBuf::from),
         cwd,
         placeholders,
+    }
+}
+
+/// The id of a session this run starts: `sim-TASK-ATTEMPT`, `sim-session` without a task id.
+fn new_session_id(task_id: Option<&str>, attempt: u32) -> String {
+    match task_id {
+        Some(task_id) => format!("sim-{task_id}-{attempt}"),
+        None => "sim-session".to_string(),
     }
 }
 

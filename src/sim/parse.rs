@@ -9,6 +9,7 @@
 //! [[step]]
 //! spinner = { text = "Thinking…", seconds = 1 }
 //! when_attempt_below = 2        # optional, on any step; also when_attempt_at_least = N
+//! when_resumed = false          # optional: only when (not) resuming a session (`--resume`)
 //! ```
 //! A step table holds exactly one action key. Actions given a plain value instead of a table
 //! take it as their main field: `echo = "claude"` is `echo = { style = "claude" }`.
@@ -60,9 +61,20 @@ const ACTIONS: &[(&str, Option<&str>)] = &[
     ("ignore_signals", None),
     ("spawn", Some("scenario")),
     ("flood", Some("megabytes")),
+    ("json_init", Some("model")),
+    ("json_say", Some("text")),
+    ("json_tool", Some("command")),
+    ("json_result", Some("text")),
+    ("json_error", Some("message")),
+    ("raw", None),
+    ("signal", Some("status")),
 ];
 
-const CONDITION_KEYS: &[&str] = &["when_attempt_below", "when_attempt_at_least"];
+const CONDITION_KEYS: &[&str] = &[
+    "when_attempt_below",
+    "when_attempt_at_least",
+    "when_resumed",
+];
 
 /// Parses and checks a scenario. `origin` names it in errors.
 pub fn parse_scenario(origin: &str, text: &str) -> Result<Scenario, ScenarioError> {
@@ -99,6 +111,7 @@ fn parse_step(mut table: toml::Table) -> Result<Step, String> {
         below: take_attempt(&mut table, "when_attempt_below")?,
         at_least: take_attempt(&mut table, "when_attempt_at_least")?,
     };
+    let resumed = take_resumed(&mut table)?;
     let mut keys = table.keys();
     let (key, value) = match (keys.next(), keys.next()) {
         (Some(_), None) => table.into_iter().next().ok_or("empty step")?,
@@ -125,7 +138,11 @@ fn parse_step(mut table: toml::Table) -> Result<Step, String> {
     };
     let action = action_from(&key, value).map_err(|message| format!("`{key}`: {message}"))?;
     check(&action).map_err(|message| format!("`{key}`: {message}"))?;
-    Ok(Step { action, attempts })
+    Ok(Step {
+        action,
+        attempts,
+        resumed,
+    })
 }
 
 fn action_from(key: &str, value: toml::Value) -> Result<Action, String> {
@@ -150,6 +167,13 @@ fn action_from(key: &str, value: toml::Value) -> Result<Action, String> {
         "ignore_signals" => switch(value, Action::IgnoreSignals)?,
         "spawn" => Action::Spawn(typed(value)?),
         "flood" => Action::Flood(typed(value)?),
+        "json_init" => Action::JsonInit(typed(value)?),
+        "json_say" => Action::JsonSay(typed(value)?),
+        "json_tool" => Action::JsonTool(typed(value)?),
+        "json_result" => Action::JsonResult(typed(value)?),
+        "json_error" => Action::JsonError(typed(value)?),
+        "raw" => Action::Raw(typed(value)?),
+        "signal" => Action::Signal(typed(value)?),
         other => return Err(format!("unknown action `{other}`")),
     })
 }
@@ -191,6 +215,10 @@ fn check(action: &Action) -> Result<(), String> {
         Action::Flood(flood) if !(flood.megabytes > 0.0 && flood.megabytes <= 100.0) => {
             Err(format!("megabytes {} is outside (0, 100]", flood.megabytes))
         }
+        Action::JsonTool(tool) => tool.check(),
+        Action::JsonResult(result) => result.check(),
+        Action::JsonError(error) => error.check(),
+        Action::Signal(signal) => signal.check(),
         _ => Ok(()),
     }
 }
@@ -228,6 +256,16 @@ fn take_attempt(table: &mut toml::Table, key: &str) -> Result<Option<u32>, Strin
             .map_err(|_| format!("`{key}` is too large")),
         Some(other) => Err(format!(
             "`{key}` must be an attempt number >= 1, found {other}"
+        )),
+    }
+}
+
+fn take_resumed(table: &mut toml::Table) -> Result<Option<bool>, String> {
+    match table.remove("when_resumed") {
+        None => Ok(None),
+        Some(toml::Value::Boolean(resumed)) => Ok(Some(resumed)),
+        Some(other) => Err(format!(
+            "`when_resumed` must be true or false, found {other}"
         )),
     }
 }

@@ -1,8 +1,10 @@
 //! Plays a scenario's steps in order against a [`Terminal`] and an [`Input`]: output actions,
 //! timed animations, terminal queries, processes and signals. The interactive steps (dialogs,
-//! one-key questions, the idle prompt) live in `interact`.
+//! one-key questions, the idle prompt) live in `interact`, the structured output (stream-json
+//! lines, raw bytes, the signal file) in `structured_play`.
 
 use std::io::{self, Write};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -11,6 +13,7 @@ use std::time::{Duration, Instant};
 use super::draw::{self, Region, claude, codex};
 use super::keys::{Input, InputEvent};
 use super::scenario::{Action, Query, Retry, Scenario, Spawn, Spinner, Style};
+use super::stream_json::StreamSession;
 use super::terminal::Terminal;
 use super::text::Placeholders;
 
@@ -25,6 +28,12 @@ pub struct Context {
     pub marker: String,
     pub prompt: String,
     pub attempt: u32,
+    /// The session this run continues (`--resume`) or starts.
+    pub session_id: String,
+    /// Whether the run resumes an earlier session.
+    pub resumed: bool,
+    /// Where `signal` steps write (`$HERD_SIGNAL_FILE`).
+    pub signal_file: Option<PathBuf>,
     pub cwd: String,
     pub placeholders: Placeholders,
 }
@@ -54,6 +63,10 @@ pub struct Player<W: Write> {
     pub(super) terminal: Terminal<W>,
     pub(super) input: Input,
     pub(super) context: Context,
+    /// The print-mode event stream of `json_*` steps.
+    pub(super) stream: StreamSession,
+    /// When playing began; stream results report the time since.
+    pub(super) started: Instant,
     children: Vec<Child>,
     /// Flags set by ignored signals; kept so the registrations stay meaningful.
     ignored_signals: Vec<Arc<AtomicBool>>,
@@ -61,20 +74,25 @@ pub struct Player<W: Write> {
 
 impl<W: Write> Player<W> {
     pub fn new(terminal: Terminal<W>, input: Input, context: Context) -> Player<W> {
+        let stream = StreamSession::new(&context.session_id, &context.cwd);
         Player {
             terminal,
             input,
             context,
+            stream,
+            started: Instant::now(),
             children: Vec::new(),
             ignored_signals: Vec::new(),
         }
     }
 
-    /// Plays every step meant for this attempt; reaching the end is exit code 0.
+    /// Plays every step meant for this attempt (and resume or not); reaching the end is exit
+    /// code 0.
     pub fn play(&mut self, scenario: &Scenario) -> io::Result<Ending> {
+        self.started = Instant::now();
         let mut skipping_to_idle = false;
         for step in &scenario.steps {
-            if !step.attempts.includes(self.context.attempt) {
+            if !step.plays(self.context.attempt, self.context.resumed) {
                 continue;
             }
             if skipping_to_idle && !matches!(step.action, Action::Idle(_)) {
@@ -179,6 +197,13 @@ impl<W: Write> Player<W> {
             Action::IgnoreSignals => self.ignore_signals()?,
             Action::Spawn(spawn) => self.spawn(spawn)?,
             Action::Flood(flood) => self.flood(flood.megabytes)?,
+            Action::JsonInit(init) => self.json_init(init)?,
+            Action::JsonSay(say) => self.json_say(say)?,
+            Action::JsonTool(tool) => self.json_tool(tool)?,
+            Action::JsonResult(result) => self.json_result(result)?,
+            Action::JsonError(error) => self.json_error(error)?,
+            Action::Raw(bytes) => self.raw(bytes)?,
+            Action::Signal(signal) => self.signal(signal)?,
         }
         Ok(Flow::Next)
     }

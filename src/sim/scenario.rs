@@ -1,11 +1,13 @@
-//! What a simulator scenario is: an ordered list of steps, each one action plus an optional
-//! attempt condition. Plain data; parsing lives in `parse`, playing in `player`.
+//! What a simulator scenario is: an ordered list of steps, each one action plus optional
+//! attempt and resume conditions. Plain data; parsing lives in `parse`, playing in `player`.
 //!
 //! Text fields may use placeholders, filled in at run time: `{marker}`, `{prompt}`, `{task_id}`,
-//! `{attempt}`, `{dir}` (the working folder's name), `{cwd}`, `{row}` and `{col}` (the cursor
-//! position the terminal reported to a `query` step).
+//! `{attempt}`, `{session_id}`, `{dir}` (the working folder's name), `{cwd}`, `{row}` and
+//! `{col}` (the cursor position the terminal reported to a `query` step).
 
 use serde::Deserialize;
+
+use super::structured::{JsonError, JsonInit, JsonResult, JsonSay, JsonTool, Signal};
 
 /// A parsed scenario, ready to play.
 #[derive(Debug, Clone)]
@@ -14,11 +16,21 @@ pub struct Scenario {
     pub steps: Vec<Step>,
 }
 
-/// One step: an action, played only when the attempt number is in range.
+/// One step: an action, played only when the attempt number is in range and the run is
+/// (or is not) resuming a session, as the step asks.
 #[derive(Debug, Clone)]
 pub struct Step {
     pub action: Action,
     pub attempts: AttemptRange,
+    /// `when_resumed = true`: only when resuming (`--resume`); `false`: only when not.
+    pub resumed: Option<bool>,
+}
+
+impl Step {
+    /// Whether this step plays on `attempt` of a run that is `resumed` or not.
+    pub fn plays(&self, attempt: u32, resumed: bool) -> bool {
+        self.attempts.includes(attempt) && self.resumed.is_none_or(|wanted| wanted == resumed)
+    }
 }
 
 /// Which attempts (`HERD_ATTEMPT`, 1-based) play a step.
@@ -91,6 +103,20 @@ pub enum Action {
     Spawn(Spawn),
     /// `flood = { megabytes = 5 }`: varied, coloured lines as fast as possible.
     Flood(Flood),
+    /// `json_init = {}`: the stream-json `system`/`init` event.
+    JsonInit(JsonInit),
+    /// `json_say = "text"`: a stream-json assistant text event.
+    JsonSay(JsonSay),
+    /// `json_tool = { command = "cargo test", result = "ok" }`: tool_use + tool_result events.
+    JsonTool(JsonTool),
+    /// `json_result = { text = "Done." }`: the stream-json `result` event.
+    JsonResult(JsonResult),
+    /// `json_error = { type = "overloaded_error", message = "Overloaded" }`: an error line.
+    JsonError(JsonError),
+    /// `raw = "text"`: exactly these bytes, no newline, no placeholders.
+    Raw(String),
+    /// `signal = { status = "done", result = "..." }`: write `$HERD_SIGNAL_FILE`.
+    Signal(Signal),
 }
 
 #[derive(Debug, Clone, Deserialize)]

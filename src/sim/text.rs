@@ -24,12 +24,33 @@ impl Placeholders {
         }
     }
 
-    /// `template` with every known `{name}` replaced; unknown ones stay as written.
+    /// `template` with every known `{name}` replaced; unknown ones stay as written. One pass:
+    /// a value that itself contains `{name}` (a prompt quoting a placeholder) stays as it is.
     pub fn fill(&self, template: &str) -> String {
-        let mut text = template.to_string();
-        for (name, value) in &self.pairs {
-            text = text.replace(&format!("{{{name}}}"), value);
+        let mut text = String::with_capacity(template.len());
+        let mut rest = template;
+        while let Some(open) = rest.find('{') {
+            text.push_str(&rest[..open]);
+            let candidate = &rest[open + 1..];
+            let known = candidate.find('}').and_then(|close| {
+                let name = &candidate[..close];
+                self.pairs
+                    .iter()
+                    .find(|(known, _)| *known == name)
+                    .map(|(_, value)| (value, close))
+            });
+            match known {
+                Some((value, close)) => {
+                    text.push_str(value);
+                    rest = &candidate[close + 1..];
+                }
+                None => {
+                    text.push('{');
+                    rest = candidate;
+                }
+            }
         }
+        text.push_str(rest);
         text
     }
 }
@@ -299,6 +320,18 @@ mod tests {
         assert_eq!(
             values.fill("● {marker} {other}"),
             "● TASK_COMPLETE:t2 {other}"
+        );
+        assert_eq!(values.fill("{{marker}} {"), "{TASK_COMPLETE:t2} {");
+    }
+
+    #[test]
+    fn filled_values_are_not_filled_again() {
+        let mut values = Placeholders::default();
+        values.set("prompt", "say {marker} and {prompt}");
+        values.set("marker", "M");
+        assert_eq!(
+            values.fill("{prompt} / {marker}"),
+            "say {marker} and {prompt} / M"
         );
     }
 }

@@ -3,7 +3,9 @@
 //! in `playing`.
 
 mod drawing;
+mod parsing_structured;
 mod playing;
+mod playing_structured;
 
 use super::*;
 
@@ -41,12 +43,17 @@ fn rows_of(drawn: &[String], width: usize) -> Vec<String> {
 fn context(attempt: u32) -> Context {
     let mut placeholders = Placeholders::default();
     placeholders.set("marker", MARKER);
+    placeholders.set("prompt", PROMPT);
     placeholders.set("dir", "demo");
     placeholders.set("attempt", attempt.to_string());
+    placeholders.set("session_id", "sim-t1-1");
     Context {
         marker: MARKER.to_string(),
         prompt: PROMPT.to_string(),
         attempt,
+        session_id: "sim-t1-1".to_string(),
+        resumed: false,
+        signal_file: None,
         cwd: "/home/dev/projects/demo".to_string(),
         placeholders,
     }
@@ -59,11 +66,15 @@ struct Played {
 }
 
 fn play_with(scenario: &Scenario, input: Input, attempt: u32) -> Played {
+    play_in(scenario, input, context(attempt))
+}
+
+fn play_in(scenario: &Scenario, input: Input, context: Context) -> Played {
     let size = Size::Fixed {
         columns: WIDTH,
         rows: HEIGHT,
     };
-    let mut player = Player::new(Terminal::new(Vec::new(), size), input, context(attempt));
+    let mut player = Player::new(Terminal::new(Vec::new(), size), input, context);
     let ending = player.play(scenario).expect("writes to memory");
     player.finish().expect("writes to memory");
     let bytes = player.terminal.output().clone();

@@ -1,0 +1,176 @@
+//! The agent's own verdict file (`"completion": "signal_file"`): herd gives the agent a path in
+//! `HERD_SIGNAL_FILE`, the agent writes `{"status": "done"|"questions"|"error", ...}` there.
+//!
+//! Owns reading that JSON into a [`SignalFile`], leniently where agents vary (questions as
+//! strings or objects, the error text under another key) and with a one-line message for the
+//! operator where the file cannot be used. Pure: the shell reads the file (and decides whether a
+//! half-written one is worth waiting for); nothing here touches the file system.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// What the agent says about its task.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Signal {
+    /// Finished. `result` is any JSON the agent gives (a string, an object...).
+    Done { result: Option<Value> },
+    /// Stopped to ask the operator; at least one question, each trimmed and non-empty.
+    Questions { questions: Vec<String> },
+    /// Gave up, saying why.
+    Error { error: String },
+}
+
+/// A parsed signal file: the verdict plus the agent's session id, when it gives one (so a later
+/// attempt can resume the session).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SignalFile {
+    pub signal: Signal,
+    pub session_id: Option<String>,
+}
+
+const EXPECTED: &str = r#"expected a JSON object like {"status": "done"}, {"status": "questions", "questions": ["..."]} or {"status": "error", "error": "..."}"#;
+const STATUSES: &str = r#""done", "questions" or "error""#;
+
+/// Parses the file's text. Errors are one-line messages for the operator that say what is wrong
+/// and what is expected.
+///
+/// Accepted beyond the plain shape: a leading BOM and whitespace; `status` in any letter case;
+/// `questions` as one string, or an array of strings or of objects with a `question` (or `text`)
+/// string; for `error`, the message under `result` or `message` when `error` is absent.
+pub fn parse(text: &str) -> Result<SignalFile, String> {
+    let text = text.trim_start_matches('\u{feff}').trim();
+    if text.is_empty() {
+        return Err(format!(
+            "the signal file is empty (is the agent still writing it?); {EXPECTED}"
+        ));
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        format!(
+            "the signal file is not valid JSON ({}); {EXPECTED}",
+            one_line(&e.to_string())
+        )
+    })?;
+    let Value::Object(object) = value else {
+        return Err(format!(
+            "the signal file holds {}, not a JSON object; {EXPECTED}",
+            kind(&value)
+        ));
+    };
+    let signal = match status(&object)?.as_str() {
+        "done" => Signal::Done {
+            result: object.get("result").filter(|v| !v.is_null()).cloned(),
+        },
+        "questions" => Signal::Questions {
+            questions: questions(object.get("questions"))?,
+        },
+        "error" => Signal::Error {
+            error: error_message(&object)?,
+        },
+        other => {
+            return Err(format!(
+                "unknown \"status\" {}; expected {STATUSES}",
+                Value::String(other.to_string())
+            ));
+        }
+    };
+    let session_id = object
+        .get("session_id")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string);
+    Ok(SignalFile { signal, session_id })
+}
+
+fn status(object: &Map<String, Value>) -> Result<String, String> {
+    match object.get("status") {
+        Some(Value::String(s)) => Ok(s.trim().to_ascii_lowercase()),
+        None => Err(format!(
+            "the signal file has no \"status\"; expected {STATUSES}"
+        )),
+        Some(other) => Err(format!(
+            "\"status\" is {}, not a string; expected {STATUSES}",
+            kind(other)
+        )),
+    }
+}
+
+fn questions(value: Option<&Value>) -> Result<Vec<String>, String> {
+    const NEEDS: &str = "status \"questions\" needs at least one question in \"questions\" \
+                         (a string or an array of strings)";
+    let items: Vec<&Value> = match value {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items.iter().collect(),
+        Some(one @ Value::String(_)) => vec![one],
+        Some(other) => {
+            return Err(format!(
+                "\"questions\" is {}; expected a string or an array of strings",
+                kind(other)
+            ));
+        }
+    };
+    let mut out = Vec::new();
+    for (i, item) in items.into_iter().enumerate() {
+        let text = match item {
+            Value::String(s) => s.as_str(),
+            Value::Object(o) => ["question", "text"]
+                .iter()
+                .find_map(|key| o.get(*key).and_then(Value::as_str))
+                .ok_or_else(|| {
+                    format!(
+                        "questions[{i}] is an object without a \"question\" string; expected a \
+                         string or an object with a \"question\" string"
+                    )
+                })?,
+            other => {
+                return Err(format!(
+                    "questions[{i}] is {}; expected a string or an object with a \"question\" \
+                     string",
+                    kind(other)
+                ));
+            }
+        };
+        let text = text.trim();
+        if !text.is_empty() {
+            out.push(text.to_string());
+        }
+    }
+    if out.is_empty() {
+        return Err(NEEDS.to_string());
+    }
+    Ok(out)
+}
+
+fn error_message(object: &Map<String, Value>) -> Result<String, String> {
+    ["error", "result", "message"]
+        .iter()
+        .find_map(|key| {
+            object
+                .get(*key)
+                .and_then(Value::as_str)
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+        })
+        .map(str::to_string)
+        .ok_or_else(|| "status \"error\" needs an \"error\" message (a non-empty string)".into())
+}
+
+/// How a JSON value is named in a message.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests;

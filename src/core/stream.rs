@@ -1,0 +1,248 @@
+//! Structured results from agents that print a JSON-lines event stream instead of a TUI: Claude
+//! Code `-p --output-format stream-json --verbose`, `codex exec --json`, Gemini
+//! `-p --output-format stream-json` (and the claudeless simulator).
+//!
+//! Owns reading those events out of raw PTY bytes (lines split across reads, CRLF, terminal
+//! escape sequences, warnings and stack traces mixed in, a stream cut short) into
+//! [`StreamFacts`], and the verdict those facts give on their own ([`judge`]). It must not read
+//! the screen, the exit code or the clock: combining this verdict with the screen text rules and
+//! the process exit is the engine's job.
+
+mod events;
+mod judge;
+mod line;
+
+use std::mem;
+
+use serde::Serialize;
+
+pub use judge::judge;
+use line::Line;
+
+/// A line longer than this is dropped (and counted in `other_lines`) instead of being kept in
+/// memory up to its newline.
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Buffer capacity kept between lines; a bigger buffer left by a long line is freed.
+const KEPT_BUFFER_CAPACITY: usize = 64 * 1024;
+
+/// Feeds raw PTY bytes in any split; keeps facts about the JSON-lines events seen.
+///
+/// Only the bytes of the line not yet ended are buffered, and each byte is scanned for the
+/// newline once, so feeding a long stream a byte at a time stays linear.
+#[derive(Debug, Default)]
+pub struct StreamParser {
+    facts: StreamFacts,
+    /// The start of the line not yet ended by `\n`.
+    pending: Vec<u8>,
+    /// Inside a line longer than [`MAX_LINE_BYTES`], skipped up to its newline: `Some(true)`
+    /// when it began like a JSON object.
+    skipping_long_line: Option<bool>,
+    /// The last non-blank line was a JSON text that ended before it was complete.
+    last_line_truncated: bool,
+}
+
+impl StreamParser {
+    pub fn new() -> StreamParser {
+        StreamParser::default()
+    }
+
+    /// Takes the next bytes of the stream, split anywhere (even inside a UTF-8 character).
+    pub fn feed(&mut self, mut bytes: &[u8]) {
+        while let Some(at) = bytes.iter().position(|&b| b == b'\n') {
+            let (line_end, rest) = bytes.split_at(at);
+            self.end_line(line_end);
+            bytes = rest.get(1..).unwrap_or_default();
+        }
+        self.extend_pending(bytes);
+    }
+
+    /// The end of the stream: a pending partial line is judged, and `cut_short` is set. Calling
+    /// it again changes nothing; feeding more bytes after it continues the stream.
+    pub fn finish(&mut self) {
+        if let Some(looked_like_json) = self.skipping_long_line.take() {
+            self.last_line_truncated = looked_like_json;
+        } else if !self.pending.is_empty() {
+            let line = mem::take(&mut self.pending);
+            self.read_line(&line);
+        }
+        let facts = &mut self.facts;
+        let ended_by_error = facts.errors.iter().any(|error| error.fatal);
+        facts.cut_short = self.last_line_truncated
+            || (facts.events > 0 && facts.result.is_none() && !ended_by_error);
+    }
+
+    pub fn facts(&self) -> &StreamFacts {
+        &self.facts
+    }
+
+    /// Bytes held for the line not yet ended (memory use, for tests).
+    #[cfg(test)]
+    fn buffered(&self) -> usize {
+        self.pending.capacity()
+    }
+
+    fn extend_pending(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() || self.skipping_long_line.is_some() {
+            return;
+        }
+        if self.pending.len() + bytes.len() > MAX_LINE_BYTES {
+            let head = if self.pending.is_empty() {
+                bytes
+            } else {
+                &self.pending
+            };
+            let looked_like_json = line::starts_like_json(head);
+            self.pending = Vec::new();
+            self.skipping_long_line = Some(looked_like_json);
+            self.count_dropped_line();
+        } else {
+            self.reserve_within_limit(bytes.len());
+            self.pending.extend_from_slice(bytes);
+        }
+    }
+
+    /// Grows the buffer for `more` bytes as `Vec` would (doubling), but never past
+    /// [`MAX_LINE_BYTES`]: the caller has checked that the line fits.
+    fn reserve_within_limit(&mut self, more: usize) {
+        let needed = self.pending.len() + more;
+        let capacity = self.pending.capacity();
+        if needed > capacity {
+            let grown = needed.max(capacity * 2).clamp(256, MAX_LINE_BYTES);
+            self.pending.reserve_exact(grown - self.pending.len());
+        }
+    }
+
+    /// `line_end` is the part of the line before its `\n`.
+    fn end_line(&mut self, line_end: &[u8]) {
+        if self.skipping_long_line.take().is_some() {
+            return;
+        }
+        if self.pending.len() + line_end.len() > MAX_LINE_BYTES {
+            self.pending = Vec::new();
+            self.count_dropped_line();
+        } else if self.pending.is_empty() {
+            self.read_line(line_end);
+        } else {
+            self.reserve_within_limit(line_end.len());
+            let mut line = mem::take(&mut self.pending);
+            line.extend_from_slice(line_end);
+            self.read_line(&line);
+            line.clear();
+            if line.capacity() <= KEPT_BUFFER_CAPACITY {
+                self.pending = line;
+            }
+        }
+    }
+
+    fn count_dropped_line(&mut self) {
+        self.facts.other_lines = self.facts.other_lines.saturating_add(1);
+        self.last_line_truncated = false;
+    }
+
+    fn read_line(&mut self, bytes: &[u8]) {
+        match line::read(bytes) {
+            Line::Blank => {}
+            Line::Event(event) => {
+                self.facts.events = self.facts.events.saturating_add(1);
+                self.last_line_truncated = false;
+                events::apply(&mut self.facts, &event);
+            }
+            Line::Truncated => {
+                self.facts.other_lines = self.facts.other_lines.saturating_add(1);
+                self.last_line_truncated = true;
+            }
+            Line::Other => {
+                self.facts.other_lines = self.facts.other_lines.saturating_add(1);
+                self.last_line_truncated = false;
+            }
+        }
+    }
+}
+
+/// What the events of one stream said.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct StreamFacts {
+    /// JSON objects with a string "type" parsed so far.
+    pub events: u32,
+    /// Lines that were not such objects (warnings, stack traces, a JSON line cut short, a line
+    /// over [`MAX_LINE_BYTES`]), counted only. Blank lines and lines of only escape sequences
+    /// are not counted.
+    pub other_lines: u32,
+    /// Claude `system`/`init` session_id, Codex `thread.started` thread_id, Gemini `init`
+    /// session_id (the first one seen).
+    pub session_id: Option<String>,
+    /// The model the agent announced (Claude and Gemini `init`; else the first assistant
+    /// message's model).
+    pub model: Option<String>,
+    /// The final event: Claude `result`, Codex `turn.completed` / `turn.failed`, Gemini `result`.
+    pub result: Option<FinalResult>,
+    /// The agent's final text: Claude `result.result` (before it: the last top-level assistant
+    /// message's text), Codex the last `agent_message`, Gemini the assistant message contents
+    /// (`delta: true` appends) after the last user message.
+    pub result_text: Option<String>,
+    /// Claude `total_cost_usd` (claudeless: `cost_usd`).
+    pub cost_usd: Option<f64>,
+    pub tokens: Tokens,
+    /// Claude `num_turns`; Codex the count of `turn.completed`.
+    pub num_turns: Option<u32>,
+    /// Claude assistant `tool_use` blocks; Codex completed tool items; Gemini `tool_use` events.
+    pub tool_calls: u32,
+    /// Claude `result.permission_denials` as `Bash(touch x)`.
+    pub permission_denials: Vec<String>,
+    /// In the order seen.
+    pub errors: Vec<StreamError>,
+    /// The stream ended inside a JSON line, or without a final event (or fatal error) after
+    /// events began. Set by [`StreamParser::finish`].
+    pub cut_short: bool,
+}
+
+/// Token counts as the agent reported them (Codex: summed over its turns).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Tokens {
+    pub input: Option<u64>,
+    pub output: Option<u64>,
+    pub cache_read: Option<u64>,
+    pub cache_creation: Option<u64>,
+}
+
+/// The event that ends a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FinalResult {
+    /// Claude: not `is_error` (and no `error_*` subtype); Codex: `turn.completed`; Gemini:
+    /// status `success`.
+    pub success: bool,
+    /// Claude's result subtype (`success`, `error_max_turns`, ...).
+    pub subtype: Option<String>,
+}
+
+/// An error the stream reported.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StreamError {
+    /// The error's own name: `authentication_error`, `authentication_failed`, `rate_limit_error`,
+    /// `rate_limit`, `billing_error`, Gemini's `error.type`, a Claude result subtype like
+    /// `error_max_turns`.
+    pub kind: Option<String>,
+    /// Claude `api_error_status`, an HTTP code in an error object, or Codex's
+    /// `unexpected status 401`.
+    pub status: Option<u16>,
+    pub message: String,
+    /// Ends the run: a Claude `is_error` result, Codex `turn.failed`, a Gemini error result, a
+    /// top-level `error` event with an error object (claudeless). Codex `error` events
+    /// (`Reconnecting... 1/5 (...)`), Codex error items and Claude's assistant-level `error`
+    /// field are not fatal by themselves.
+    pub fatal: bool,
+}
+
+/// Whether the agent's final text has the completion marker on one of its lines.
+pub fn result_has_marker(facts: &StreamFacts, marker: &str) -> bool {
+    let marker = marker.trim();
+    !marker.is_empty()
+        && facts
+            .result_text
+            .as_deref()
+            .is_some_and(|text| text.lines().any(|line| line.trim().contains(marker)))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,165 @@
+//! Finding and reading the transcript Claude Code kept of an attempt's session.
+//!
+//! Owns where transcripts live (`<config dir>/projects/<project dir name>/<session_id>.jsonl`,
+//! config dir from `CLAUDE_CONFIG_DIR` or `~/.claude`) and reading one within a size bound. What a
+//! transcript says is [`crate::core::transcript`]'s business. Never fails loudly: a transcript is
+//! extra evidence, so anything missing or unreadable is `None`.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use crate::core::transcript::{self, TranscriptFacts, project_dir_name};
+
+/// The most of a transcript [`read`] reads: its last 64 MiB.
+pub const MAX_READ_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The transcript of a Claude session that ran in `cwd`: by session id when known
+/// (`<root>/projects/*/<session_id>.jsonl`), else the newest `.jsonl` in
+/// `<root>/projects/<project_dir_name(cwd)>/` modified at or after `since`.
+/// Roots, first that exists: `env["CLAUDE_CONFIG_DIR"]` (the attempt's environment), the
+/// process's `CLAUDE_CONFIG_DIR`, `<HOME>/.claude` (HOME from `env`, else the process's).
+///
+/// A session id that is not a plain file name (letters, digits, `-`, `_`) is ignored, as if
+/// unknown. A known id whose file is not there gives `None` rather than another session's file.
+/// The cwd's project folder is looked for under the cwd as given and as resolved (symlinks), since
+/// Claude Code names it after the resolved path.
+pub fn find(
+    env: &BTreeMap<String, String>,
+    cwd: &Path,
+    session_id: Option<&str>,
+    since: SystemTime,
+) -> Option<PathBuf> {
+    let root = config_root(env, |key| std::env::var(key).ok())?;
+    find_in(&root, cwd, session_id, since)
+}
+
+/// Reads and parses it; None if unreadable. Reads at most the last 64 MiB of a larger file.
+pub fn read(path: &Path) -> Option<TranscriptFacts> {
+    read_tail(path, MAX_READ_BYTES)
+}
+
+/// The first existing config root, `process_env` standing in for the process's environment.
+fn config_root(
+    env: &BTreeMap<String, String>,
+    process_env: impl Fn(&str) -> Option<String>,
+) -> Option<PathBuf> {
+    let set = |value: Option<String>| value.filter(|v| !v.is_empty());
+    let from_env = |key: &str| set(env.get(key).cloned());
+    let home = from_env("HOME").or_else(|| set(process_env("HOME")));
+    [
+        from_env("CLAUDE_CONFIG_DIR").map(PathBuf::from),
+        set(process_env("CLAUDE_CONFIG_DIR")).map(PathBuf::from),
+        home.map(|h| Path::new(&h).join(".claude")),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|root| root.is_dir())
+}
+
+fn find_in(
+    root: &Path,
+    cwd: &Path,
+    session_id: Option<&str>,
+    since: SystemTime,
+) -> Option<PathBuf> {
+    let projects = root.join("projects");
+    let folders = project_folders(&projects, cwd);
+    match session_id.filter(|id| is_plain_name(id)) {
+        Some(id) => by_session_id(&projects, &folders, id),
+        None => folders
+            .iter()
+            .filter_map(|folder| newest_since(folder, since))
+            .max()
+            .map(|(_, path)| path),
+    }
+}
+
+/// The project folders Claude Code may have used for `cwd`: its name as given, then as resolved
+/// (Claude Code names the folder after the physical path, symlinks resolved).
+fn project_folders(projects: &Path, cwd: &Path) -> Vec<PathBuf> {
+    let mut folders = vec![projects.join(project_dir_name(&cwd.to_string_lossy()))];
+    if let Ok(real) = cwd.canonicalize() {
+        let folder = projects.join(project_dir_name(&real.to_string_lossy()));
+        if !folders.contains(&folder) {
+            folders.push(folder);
+        }
+    }
+    folders
+}
+
+/// Letters, digits, `-` and `_` only: safe to join into a path.
+fn is_plain_name(id: &str) -> bool {
+    !id.is_empty()
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// `<id>.jsonl` in the cwd's project folder, else in any project folder (Claude Code shortens
+/// very long folder names, so the cwd's may not be the one it used).
+fn by_session_id(projects: &Path, folders: &[PathBuf], id: &str) -> Option<PathBuf> {
+    let file = format!("{id}.jsonl");
+    if let Some(found) = folders
+        .iter()
+        .map(|folder| folder.join(&file))
+        .find(|path| path.is_file())
+    {
+        return Some(found);
+    }
+    let mut others: Vec<PathBuf> = std::fs::read_dir(projects)
+        .ok()?
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.is_dir())
+        .collect();
+    others.sort();
+    others
+        .into_iter()
+        .map(|folder| folder.join(&file))
+        .find(|path| path.is_file())
+}
+
+/// The newest `.jsonl` file in `folder` modified at or after `since`, with its time; ties go to
+/// the last name.
+fn newest_since(folder: &Path, since: SystemTime) -> Option<(SystemTime, PathBuf)> {
+    std::fs::read_dir(folder)
+        .ok()?
+        .flatten()
+        .filter(|entry| entry.path().extension().is_some_and(|ext| ext == "jsonl"))
+        .filter_map(|entry| {
+            let meta = entry.metadata().ok()?;
+            let modified = meta.modified().ok()?;
+            (meta.is_file() && modified >= since).then(|| (modified, entry.path()))
+        })
+        .max()
+}
+
+/// Parses at most the last `limit` bytes of `path`. A cut start drops the partial first line, so
+/// only whole records are read.
+fn read_tail(path: &Path, limit: u64) -> Option<TranscriptFacts> {
+    let mut file = File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    let cut = len > limit;
+    if cut {
+        // One byte more, to see whether the window starts on a line start.
+        file.seek(SeekFrom::Start(len - limit - 1)).ok()?;
+    }
+    let mut bytes = Vec::new();
+    file.take(limit + u64::from(cut))
+        .read_to_end(&mut bytes)
+        .ok()?;
+    if cut {
+        let whole_lines_from = bytes
+            .iter()
+            .position(|b| *b == b'\n')
+            .map_or(bytes.len(), |i| i + 1);
+        bytes.drain(..whole_lines_from);
+    }
+    Some(transcript::parse(&String::from_utf8_lossy(&bytes)))
+}
+
+#[cfg(test)]
+mod tests;

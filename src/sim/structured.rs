@@ -1,0 +1,237 @@
+//! The data of the steps that produce structured output instead of a screen: Claude Code's
+//! print-mode events (`json_*` steps, printed by `stream_json`) and the completion signal file
+//! (`signal`, written by `signal_file`). Plain data with the checks serde cannot express;
+//! nothing here prints or writes.
+
+use serde::Deserialize;
+
+/// Result subtypes Claude Code's print mode uses.
+pub const RESULT_SUBTYPES: &[&str] = &[
+    "success",
+    "error_max_turns",
+    "error_during_execution",
+    "error_max_budget_usd",
+];
+
+/// `json_init = { model? }`: the `system`/`init` event that opens a stream.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JsonInit {
+    #[serde(default = "default_model")]
+    pub model: String,
+}
+
+/// `json_say = "text"`: an `assistant` event with one text block.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JsonSay {
+    pub text: String,
+}
+
+/// `json_tool = { name?, command, description?, result?, is_error? }`: an assistant `tool_use`
+/// event, then the `user` event carrying its `tool_result`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JsonTool {
+    #[serde(default = "default_tool_name")]
+    pub name: String,
+    pub command: String,
+    pub description: Option<String>,
+    #[serde(default)]
+    pub result: String,
+    #[serde(default)]
+    pub is_error: bool,
+}
+
+/// `json_result = { text, ... }`: the final `result` event (and, with `assistant_error`, the
+/// synthetic assistant error record Claude prints before it).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JsonResult {
+    #[serde(default)]
+    pub text: String,
+    #[serde(default)]
+    pub is_error: bool,
+    #[serde(default = "default_subtype")]
+    pub subtype: String,
+    #[serde(default)]
+    pub cost_usd: f64,
+    #[serde(default = "default_turns")]
+    pub turns: u32,
+    #[serde(default)]
+    pub input_tokens: u64,
+    #[serde(default)]
+    pub output_tokens: u64,
+    #[serde(default)]
+    pub cache_read_tokens: u64,
+    /// The HTTP status of the API error behind the result (`429`).
+    pub api_error_status: Option<u16>,
+    /// Tool calls the permission mode refused, reported in `permission_denials`.
+    #[serde(default)]
+    pub denials: Vec<Denial>,
+    /// `authentication_failed`, `rate_limit`, ...: print Claude's synthetic assistant record
+    /// with this top-level `error` (and the result text as its message) first.
+    pub assistant_error: Option<String>,
+}
+
+/// One entry of `permission_denials`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Denial {
+    #[serde(default = "default_tool_name")]
+    pub tool: String,
+    pub command: String,
+}
+
+/// `json_error = { type?, message }`: a bare `{"type":"error","error":{...}}` line, as API
+/// stand-ins (claudeless) print.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JsonError {
+    #[serde(rename = "type", default = "default_error_type")]
+    pub kind: String,
+    pub message: String,
+}
+
+/// What a signal file reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SignalStatus {
+    Done,
+    Questions,
+    Error,
+}
+
+/// `signal = { status, result?, questions?, error?, session_id? }` or `signal = { text }`:
+/// the file at `$HERD_SIGNAL_FILE`, written atomically.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Signal {
+    pub status: Option<SignalStatus>,
+    pub result: Option<String>,
+    pub questions: Option<Vec<String>>,
+    pub error: Option<String>,
+    /// The session id reported; without it the run's own, `""` leaves the field out.
+    pub session_id: Option<String>,
+    /// The file's whole content, as written (for broken files); excludes the other fields.
+    pub text: Option<String>,
+}
+
+impl JsonResult {
+    /// Range and consistency checks.
+    pub fn check(&self) -> Result<(), String> {
+        if !RESULT_SUBTYPES.contains(&self.subtype.as_str()) {
+            return Err(format!(
+                "subtype {:?} is not one of {}",
+                self.subtype,
+                RESULT_SUBTYPES.join(", ")
+            ));
+        }
+        if !(self.cost_usd.is_finite() && self.cost_usd >= 0.0) {
+            return Err(format!("cost_usd {} must be >= 0", self.cost_usd));
+        }
+        if let Some(status) = self.api_error_status
+            && !(100..=599).contains(&status)
+        {
+            return Err(format!(
+                "api_error_status {status} is not an HTTP status (100..=599)"
+            ));
+        }
+        if self.assistant_error.as_deref() == Some("") {
+            return Err("assistant_error must not be empty (or leave it out)".to_string());
+        }
+        if let Some(denial) = self.denials.iter().find(|denial| denial.command.is_empty()) {
+            return Err(format!("the {} denial has an empty command", denial.tool));
+        }
+        Ok(())
+    }
+}
+
+impl JsonTool {
+    pub fn check(&self) -> Result<(), String> {
+        if self.name.trim().is_empty() {
+            return Err("name must not be empty".to_string());
+        }
+        Ok(())
+    }
+}
+
+impl JsonError {
+    pub fn check(&self) -> Result<(), String> {
+        if self.kind.trim().is_empty() {
+            return Err("type must not be empty, e.g. \"overloaded_error\"".to_string());
+        }
+        Ok(())
+    }
+}
+
+impl Signal {
+    /// A signal says what its status needs, and only that; `text` stands alone.
+    pub fn check(&self) -> Result<(), String> {
+        if self.text.is_some() {
+            let others = [
+                ("status", self.status.is_some()),
+                ("result", self.result.is_some()),
+                ("questions", self.questions.is_some()),
+                ("error", self.error.is_some()),
+                ("session_id", self.session_id.is_some()),
+            ];
+            return match others.iter().find(|(_, given)| *given) {
+                Some((name, _)) => Err(format!(
+                    "text is the file's whole content; leave out `{name}`"
+                )),
+                None => Ok(()),
+            };
+        }
+        let Some(status) = self.status else {
+            return Err(
+                "give a status (\"done\", \"questions\" or \"error\") or the file's text"
+                    .to_string(),
+            );
+        };
+        let misplaced = |field: &str| {
+            Err(format!(
+                "`{field}` does not belong to status {}",
+                status_name(status)
+            ))
+        };
+        match status {
+            SignalStatus::Done if self.questions.is_some() => misplaced("questions"),
+            SignalStatus::Done if self.error.is_some() => misplaced("error"),
+            SignalStatus::Questions if self.questions.as_ref().is_none_or(Vec::is_empty) => {
+                Err("status \"questions\" needs questions = [\"...\"]".to_string())
+            }
+            SignalStatus::Questions if self.error.is_some() => misplaced("error"),
+            SignalStatus::Error if self.error.is_none() => {
+                Err("status \"error\" needs error = \"what went wrong\"".to_string())
+            }
+            SignalStatus::Error if self.questions.is_some() => misplaced("questions"),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The status as written in the file.
+pub fn status_name(status: SignalStatus) -> &'static str {
+    match status {
+        SignalStatus::Done => "done",
+        SignalStatus::Questions => "questions",
+        SignalStatus::Error => "error",
+    }
+}
+
+fn default_model() -> String {
+    "claude-opus-4-8[1m]".to_string()
+}
+fn default_tool_name() -> String {
+    "Bash".to_string()
+}
+fn default_subtype() -> String {
+    "success".to_string()
+}
+fn default_turns() -> u32 {
+    1
+}
+fn default_error_type() -> String {
+    "api_error".to_string()
+}
