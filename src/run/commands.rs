@@ -233,8 +233,9 @@ fn validate(args: &TasksArgs) -> Result<i32> {
 
 /// The task field a launch problem is about, to point at it.
 fn guess_field(message: &str) -> Option<&'static str> {
-    const PREFIXES: [(&str, &str); 7] = [
+    const PREFIXES: [(&str, &str); 8] = [
         ("agent \"", "agent"),
+        ("\"completion\"", "completion"),
         ("prompt_template", "prompt_template"),
         ("prompt_file", "prompt_file"),
         ("completion_marker", "completion_marker"),

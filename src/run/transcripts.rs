@@ -17,8 +17,9 @@ use crate::core::transcript::{self, TranscriptFacts, project_dir_name};
 pub const MAX_READ_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The transcript of a Claude session that ran in `cwd`: by session id when known
-/// (`<root>/projects/*/<session_id>.jsonl`), else the newest `.jsonl` in
-/// `<root>/projects/<project_dir_name(cwd)>/` modified at or after `since`.
+/// (`<root>/projects/*/<session_id>.jsonl`), else the one `.jsonl` in
+/// `<root>/projects/<project_dir_name(cwd)>/` modified at or after `since` (none when several
+/// were: another session's transcript is never taken for this one).
 /// Roots, first that exists: `env["CLAUDE_CONFIG_DIR"]` (the attempt's environment), the
 /// process's `CLAUDE_CONFIG_DIR`, `<HOME>/.claude` (HOME from `env`, else the process's).
 ///
@@ -69,11 +70,20 @@ fn find_in(
     let folders = project_folders(&projects, cwd);
     match session_id.filter(|id| is_plain_name(id)) {
         Some(id) => by_session_id(&projects, &folders, id),
-        None => folders
-            .iter()
-            .filter_map(|folder| newest_since(folder, since))
-            .max()
-            .map(|(_, path)| path),
+        // Without an id, only a single candidate is taken: two sessions written during the
+        // attempt (agents of other tasks in the same folder) leave it unknown, never guessed.
+        None => {
+            let mut candidates: Vec<PathBuf> = folders
+                .iter()
+                .flat_map(|folder| written_since(folder, since))
+                .collect();
+            candidates.sort();
+            candidates.dedup();
+            match candidates.as_slice() {
+                [only] => Some(only.clone()),
+                _ => None,
+            }
+        }
     }
 }
 
@@ -122,19 +132,21 @@ fn by_session_id(projects: &Path, folders: &[PathBuf], id: &str) -> Option<PathB
         .find(|path| path.is_file())
 }
 
-/// The newest `.jsonl` file in `folder` modified at or after `since`, with its time; ties go to
-/// the last name.
-fn newest_since(folder: &Path, since: SystemTime) -> Option<(SystemTime, PathBuf)> {
-    std::fs::read_dir(folder)
-        .ok()?
+/// The `.jsonl` files in `folder` modified at or after `since`.
+fn written_since(folder: &Path, since: SystemTime) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    entries
         .flatten()
         .filter(|entry| entry.path().extension().is_some_and(|ext| ext == "jsonl"))
-        .filter_map(|entry| {
-            let meta = entry.metadata().ok()?;
-            let modified = meta.modified().ok()?;
-            (meta.is_file() && modified >= since).then(|| (modified, entry.path()))
+        .filter(|entry| {
+            entry.metadata().is_ok_and(|meta| {
+                meta.is_file() && meta.modified().is_ok_and(|modified| modified >= since)
+            })
         })
-        .max()
+        .map(|entry| entry.path())
+        .collect()
 }
 
 /// Parses at most the last `limit` bytes of `path`. A cut start drops the partial first line, so

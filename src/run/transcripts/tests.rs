@@ -78,7 +78,7 @@ fn by_session_id_in_the_cwds_project_or_any_other() {
 }
 
 #[test]
-fn without_an_id_the_newest_since_the_start() {
+fn without_an_id_the_one_written_since_the_start() {
     let s = Setup::new();
     s.write(&s.project(), "old.jsonl", at(5));
     let mid = s.write(&s.project(), "mid.jsonl", at(20));
@@ -89,10 +89,12 @@ fn without_an_id_the_newest_since_the_start() {
     // Another project's newer session is not this cwd's.
     s.write(&s.root().join("projects/-other"), "other.jsonl", at(50));
 
-    assert_eq!(find(&s.env(), &s.cwd, None, at(10)), Some(new.clone()));
     // "At or after".
     assert_eq!(find(&s.env(), &s.cwd, None, at(30)), Some(new));
     assert_eq!(find(&s.env(), &s.cwd, None, at(31)), None);
+    // Two sessions written since the start (another task's agent in the same folder): neither
+    // is taken for this attempt's.
+    assert_eq!(find(&s.env(), &s.cwd, None, at(10)), None);
 
     std::fs::remove_file(s.project().join("new.jsonl")).unwrap();
     assert_eq!(find(&s.env(), &s.cwd, None, at(10)), Some(mid));
