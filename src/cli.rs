@@ -91,12 +91,14 @@ pub struct ProfilesArgs {
 }
 
 #[derive(Debug, Args, Clone)]
-#[command(after_help = "The task becomes `retryable` with the message in its \"resume_message\" \
+#[command(
+    after_help = "The task becomes `retryable` with the message in its \"resume_message\" \
 field. The next `herd run` continues the agent's last session (the profile's `resume` command \
 with the session id from the task's result); when there is no session to continue, a fresh \
 attempt gets the message (and the agent's questions) in its prompt. In the dashboard, `m` on a \
 task that is not running does the same.\n\nExample: herd message --tasks tasks.json fix-042 \
-\"Use Postgres; yes, drop the old table\"")]
+\"Use Postgres; yes, drop the old table\""
+)]
 pub struct MessageArgs {
     /// The tasks file (JSON)
     #[arg(long, value_name = "FILE")]

@@ -4,7 +4,9 @@
 //! quits, and checks the exit code and that the terminal was given back. A second test opens the
 //! finished task's recorded attempts (`v`), replays one inside the dashboard (Enter), sees the
 //! player's timeline and readout, and comes back with `q` to the dashboard as it was; the agent's
-//! PTY started at the size of its pane.
+//! PTY started at the size of its pane. A third runs a simulator agent that asks two questions
+//! through its signal file: the task needs input, the questions are on screen, `m` opens the
+//! editor that answers them, and the answer resumes the agent's session to completion.
 
 use std::io::{Read, Write};
 use std::num::NonZeroU16;
@@ -30,6 +32,23 @@ const TASKS: &str = r#"{
       "timeout_sec": 120,
       "inputs": { "scenario": "permission" },
       "prompt_template": "Delete the build folder. When complete, print exactly: TASK_COMPLETE:{task_id}"
+    }
+  ]
+}
+"#;
+
+/// A simulator agent that asks two questions in its signal file, then waits at its prompt;
+/// resumed with the answers, it reports `answered: <answers>` and exits.
+const ASKING: &str = r#"{
+  "run_id": "e2e",
+  "tasks": [
+    {
+      "task_id": "ask-db",
+      "agent": "sim",
+      "timeout_sec": 120,
+      "completion": "signal_file",
+      "inputs": { "scenario": "signal_questions" },
+      "prompt_template": "Migrate the users table to the new schema."
     }
   ]
 }
@@ -156,10 +175,14 @@ fn row_of(screen: &vt100::Screen, needle: &str) -> Option<u16> {
         .map(|r| r as u16)
 }
 
-fn status_in_file(tasks: &Path) -> String {
+fn first_task_in_file(tasks: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(tasks).expect("tasks file");
     let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
-    doc["tasks"][0]["status"]
+    doc["tasks"][0].clone()
+}
+
+fn status_in_file(tasks: &Path) -> String {
+    first_task_in_file(tasks)["status"]
         .as_str()
         .unwrap_or_default()
         .to_string()
@@ -289,6 +312,83 @@ fn a_finished_attempt_is_replayed_inside_the_dashboard_and_q_comes_back() {
         ui.wait_for_exit(Duration::from_secs(10)),
         0,
         "{}",
+        ui.text()
+    );
+}
+
+#[test]
+fn questions_are_answered_with_m_and_the_session_resumes_to_completion() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tasks = dir.path().join("tasks.json");
+    std::fs::write(&tasks, ASKING).expect("write tasks");
+    let mut ui = Dashboard::start(&tasks);
+
+    ui.wait_until("the task to need input", Duration::from_secs(30), |s| {
+        let text = s.contents();
+        text.contains("? ask-db") && text.contains("needs input")
+    });
+    // The only task is selected: its details show the questions.
+    ui.wait_until("the questions", Duration::from_secs(5), |s| {
+        let text = s.contents();
+        text.contains("? Which database should I use?")
+            && text.contains("? May I drop the old table?")
+    });
+    assert_eq!(status_in_file(&tasks), "needs_input");
+    let notification = b"\x07\x1b]9;herd: ask-db has 2 questions for you\x07";
+    let rang = ui
+        .raw
+        .windows(notification.len())
+        .filter(|w| w == notification)
+        .count();
+    assert_eq!(
+        rang, 1,
+        "one bell and desktop notification for the questions"
+    );
+
+    ui.press("m");
+    ui.wait_until("the answer editor", Duration::from_secs(10), |s| {
+        let text = s.contents();
+        text.contains("Answer ask-db's questions")
+            && text.contains("1. Which database should I use?")
+    });
+    ui.press("Postgres, and yes");
+    ui.wait_until("the typed answer", Duration::from_secs(10), |s| {
+        s.contents().contains("Postgres, and yes")
+    });
+    // Ctrl-S sends.
+    ui.press("\x13");
+    ui.wait_until(
+        "the resumed task to complete",
+        Duration::from_secs(30),
+        |s| {
+            let text = s.contents();
+            text.contains("✔ ask-db") && text.contains("DONE")
+        },
+    );
+    let task = first_task_in_file(&tasks);
+    assert_eq!(task["status"], "completed", "{task:#}");
+    assert_eq!(task["attempts"], 2, "{task:#}");
+    let result = &task["result"];
+    // The simulator echoes its whole prompt: the answer, then the engine's note of the new
+    // attempt's signal file.
+    let text = result["result_text"].as_str().unwrap_or_default();
+    assert_eq!(
+        text.lines().next(),
+        Some("answered: Postgres, and yes"),
+        "{task:#}"
+    );
+    assert_eq!(result["resumed"], true, "{task:#}");
+    assert_eq!(result["session_id"], "sim-ask-db-1", "{task:#}");
+    assert!(
+        task.get("resume_message").is_none_or(|m| m.is_null()),
+        "{task:#}"
+    );
+
+    ui.press("q");
+    assert_eq!(
+        ui.wait_for_exit(Duration::from_secs(10)),
+        0,
+        "the task completed; the screen was:\n{}",
         ui.text()
     );
 }

@@ -104,7 +104,11 @@ fn the_example_batch_ends_as_it_promises() {
             }
         }
         if t["agent"] == "sim-json" && t["attempts"].as_u64().unwrap_or(0) > 0 {
-            assert!(t["result"]["session_id"].is_string(), "{id}: {}", t["result"]);
+            assert!(
+                t["result"]["session_id"].is_string(),
+                "{id}: {}",
+                t["result"]
+            );
         }
         // Every attempt left its three recordings, and log_file points at the last one.
         let attempts = t["attempts"].as_u64().unwrap_or(0);

@@ -89,7 +89,10 @@ fn sim(id: &str, agent: &str, scenario: &str, extra: Value) -> Value {
 fn assert_status(batch: &Batch, id: &str, status: &str, failure: Option<&str>, out: &Output) {
     let task = batch.task(id);
     assert_eq!(
-        (task["status"].as_str(), task["result"]["failure_type"].as_str()),
+        (
+            task["status"].as_str(),
+            task["result"]["failure_type"].as_str()
+        ),
         (Some(status), failure),
         "{id}: {}\n{}",
         serde_json::to_string_pretty(&task).unwrap(),
@@ -106,7 +109,12 @@ fn a_mixed_batch_gets_verdicts_texts_costs_and_sessions_right() {
         sim("json-quota", "sim-json", "json_quota", json!({})),
         sim("json-denied", "sim-json", "json_denied", json!({})),
         sim("json-cut", "sim-json", "json_cut_short", json!({})),
-        sim("json-resume", "sim-json", "json_resume", json!({"retry_mode": "resume", "max_retries": 1})),
+        sim(
+            "json-resume",
+            "sim-json",
+            "json_resume",
+            json!({"retry_mode": "resume", "max_retries": 1})
+        ),
     ]));
     let out = batch.run();
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
@@ -137,7 +145,10 @@ fn a_mixed_batch_gets_verdicts_texts_costs_and_sessions_right() {
     let auth = &batch.task("json-auth")["result"];
     assert_eq!(auth["is_error"], true);
     assert!(
-        auth["failure_evidence"].as_str().unwrap().contains("Please run /login"),
+        auth["failure_evidence"]
+            .as_str()
+            .unwrap()
+            .contains("Please run /login"),
         "{auth}"
     );
     assert_status(&batch, "json-quota", "failed", Some("failed_quota"), &out);
@@ -164,7 +175,13 @@ fn a_mixed_batch_gets_verdicts_texts_costs_and_sessions_right() {
             .contains("Permission denied: Bash(touch created_by_agent.txt)"),
         "the retry context is the agent's own error, not its JSON: {denied}"
     );
-    assert_status(&batch, "json-cut", "failed", Some("failed_incomplete"), &out);
+    assert_status(
+        &batch,
+        "json-cut",
+        "failed",
+        Some("failed_incomplete"),
+        &out,
+    );
     assert!(
         batch.task("json-cut")["result"]["failure_evidence"]
             .as_str()
@@ -193,7 +210,10 @@ fn a_mixed_batch_gets_verdicts_texts_costs_and_sessions_right() {
             .starts_with("Continue the task where you left off and finish it."),
         "{argv:?}"
     );
-    assert_eq!(batch.facts("json-resume", 2)["resumed_session"], "sim-json-resume-1");
+    assert_eq!(
+        batch.facts("json-resume", 2)["resumed_session"],
+        "sim-json-resume-1"
+    );
 
     let summary = String::from_utf8_lossy(&out.stdout);
     assert!(summary.contains("COST"), "{summary}");
@@ -203,8 +223,18 @@ fn a_mixed_batch_gets_verdicts_texts_costs_and_sessions_right() {
 #[test]
 fn a_structured_task_that_sets_a_marker_needs_it_in_the_result() {
     let batch = Batch::new(json!([
-        sim("has-it", "sim-json", "json_success", json!({"completion_marker": "DONE-{task_id}"})),
-        sim("lacks-it", "sim-json", "plain.toml", json!({"completion_marker": "DONE-{task_id}"})),
+        sim(
+            "has-it",
+            "sim-json",
+            "json_success",
+            json!({"completion_marker": "DONE-{task_id}"})
+        ),
+        sim(
+            "lacks-it",
+            "sim-json",
+            "plain.toml",
+            json!({"completion_marker": "DONE-{task_id}"})
+        ),
         sim("no-marker-asked", "sim-json", "plain.toml", json!({})),
     ]));
     batch.write(
@@ -218,7 +248,13 @@ fn a_structured_task_that_sets_a_marker_needs_it_in_the_result() {
         batch.task("has-it")["result"]["result_text"],
         "Done.\nDONE-has-it"
     );
-    assert_status(&batch, "lacks-it", "failed", Some("failed_incomplete"), &out);
+    assert_status(
+        &batch,
+        "lacks-it",
+        "failed",
+        Some("failed_incomplete"),
+        &out,
+    );
     assert_eq!(
         batch.task("lacks-it")["result"]["failure_evidence"],
         "the result's text has no completion marker"
@@ -229,12 +265,37 @@ fn a_structured_task_that_sets_a_marker_needs_it_in_the_result() {
 #[test]
 fn signal_files_complete_fail_and_ask_and_answers_resume_the_session() {
     let batch = Batch::new(json!([
-        sim("done", "sim", "signal_done", json!({"completion": "signal_file"})),
-        sim("error", "sim", "signal_error", json!({"completion": "signal_file"})),
-        sim("ask", "sim", "signal_questions", json!({"completion": "signal_file"})),
-        sim("json", "sim-json", "signal_json", json!({"completion": "signal_file"})),
+        sim(
+            "done",
+            "sim",
+            "signal_done",
+            json!({"completion": "signal_file"})
+        ),
+        sim(
+            "error",
+            "sim",
+            "signal_error",
+            json!({"completion": "signal_file"})
+        ),
+        sim(
+            "ask",
+            "sim",
+            "signal_questions",
+            json!({"completion": "signal_file"})
+        ),
+        sim(
+            "json",
+            "sim-json",
+            "signal_json",
+            json!({"completion": "signal_file"})
+        ),
         // A screen agent that prints the marker but writes no signal file is not done.
-        sim("no-signal", "sim", "success", json!({"completion": "signal_file"})),
+        sim(
+            "no-signal",
+            "sim",
+            "success",
+            json!({"completion": "signal_file"})
+        ),
     ]));
     let out = batch.run();
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
@@ -251,7 +312,13 @@ fn signal_files_complete_fail_and_ask_and_answers_resume_the_session() {
         "the agent reported an error: cannot reproduce the bug"
     );
     assert_status(&batch, "json", "completed", None, &out);
-    assert_status(&batch, "no-signal", "failed", Some("failed_incomplete"), &out);
+    assert_status(
+        &batch,
+        "no-signal",
+        "failed",
+        Some("failed_incomplete"),
+        &out,
+    );
     assert!(
         batch.task("no-signal")["result"]["failure_evidence"]
             .as_str()
@@ -268,7 +335,10 @@ fn signal_files_complete_fail_and_ask_and_answers_resume_the_session() {
     );
     assert_eq!(ask["result"]["session_id"], "sim-ask-1");
     let signal_path = batch.dir.path().join("runs/ask/attempt_1.signal.json");
-    assert!(signal_path.is_file(), "the signal file stays with the recording");
+    assert!(
+        signal_path.is_file(),
+        "the signal file stays with the recording"
+    );
     let summary = String::from_utf8_lossy(&out.stdout);
     assert!(
         summary.contains("ask needs input: answer with `herd message"),
@@ -290,7 +360,10 @@ fn signal_files_complete_fail_and_ask_and_answers_resume_the_session() {
         describe(&msg)
     );
     let queued = batch.task("ask");
-    assert_eq!((queued["status"].as_str(), queued["resume_message"].as_str()), (Some("retryable"), Some(answer)));
+    assert_eq!(
+        (queued["status"].as_str(), queued["resume_message"].as_str()),
+        (Some("retryable"), Some(answer))
+    );
 
     let again = batch.run();
     let ask = batch.task("ask");

@@ -89,16 +89,34 @@ pub enum StopSignal {
 /// Things worth recording and showing, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Note {
-    PromptShown { rule: String, text: String },
-    AutoAnswered { rule: String, keys: String },
-    OperatorAnswered { rule: String, keys: String },
-    WaitingForOperator { rule: String, text: String },
+    PromptShown {
+        rule: String,
+        text: String,
+    },
+    AutoAnswered {
+        rule: String,
+        keys: String,
+    },
+    OperatorAnswered {
+        rule: String,
+        keys: String,
+    },
+    WaitingForOperator {
+        rule: String,
+        text: String,
+    },
     MarkerSeen,
     /// A structured agent's final result event.
-    ResultEvent { success: bool },
+    ResultEvent {
+        success: bool,
+    },
     /// The agent's signal file was read: its status.
-    SignalRead { status: String },
-    Ending { reason: String },
+    SignalRead {
+        status: String,
+    },
+    Ending {
+        reason: String,
+    },
     Verdict(Verdict),
     Bell,
 }

@@ -173,8 +173,7 @@ fn ended_normally(facts: &EndFacts<'_>, done_cause: &EndCause) -> bool {
 
 /// A screen agent: the marker and a normal end.
 fn by_marker(facts: &EndFacts<'_>) -> Option<Verdict> {
-    (facts.marker_seen && ended_normally(facts, &EndCause::AfterMarker))
-        .then(Verdict::success)
+    (facts.marker_seen && ended_normally(facts, &EndCause::AfterMarker)).then(Verdict::success)
 }
 
 /// A structured agent: its events first (errors by type, permission denials), then a
@@ -214,14 +213,12 @@ fn by_signal(facts: &EndFacts<'_>, profile: &Profile) -> Option<Verdict> {
             format!("{} after the signal file said done", facts.exit.describe()),
         ),
         Signal::Questions { questions } => Verdict::needs_input(questions.clone()),
-        Signal::Error { error } => {
-            by_text(error.lines(), profile).unwrap_or_else(|| {
-                Verdict::failed(
-                    FailureType::Incomplete,
-                    format!("the agent reported an error: {}", error.trim()),
-                )
-            })
-        }
+        Signal::Error { error } => by_text(error.lines(), profile).unwrap_or_else(|| {
+            Verdict::failed(
+                FailureType::Incomplete,
+                format!("the agent reported an error: {}", error.trim()),
+            )
+        }),
     })
 }
 
@@ -247,10 +244,9 @@ fn incomplete_evidence(facts: &EndFacts<'_>) -> String {
         (Completion::SignalFile, Some(Err(problem)), _) => {
             format!("the signal file is not valid: {problem}")
         }
-        (Completion::SignalFile, _, _) => format!(
-            "no signal file was written; {}",
-            facts.exit.describe()
-        ),
+        (Completion::SignalFile, _, _) => {
+            format!("no signal file was written; {}", facts.exit.describe())
+        }
         (_, _, Some(events)) if events.result.is_none() => {
             let how = if events.cut_short || events.events > 0 {
                 "the event stream ended before its result"

@@ -66,7 +66,10 @@ impl TaskStatus {
         matches!(
             (self, next),
             (Pending | Retryable, Running)
-                | (Running, Completed | Retryable | Failed | Cancelled | NeedsInput)
+                | (
+                    Running,
+                    Completed | Retryable | Failed | Cancelled | NeedsInput
+                )
                 | (Pending | Retryable | NeedsInput, Cancelled | Failed)
                 | (Failed | Cancelled | NeedsInput, Pending)
                 | (Retryable, Pending)
@@ -159,7 +162,11 @@ pub enum Completion {
 }
 
 impl Completion {
-    pub const ALL: [Completion; 3] = [Completion::Marker, Completion::Result, Completion::SignalFile];
+    pub const ALL: [Completion; 3] = [
+        Completion::Marker,
+        Completion::Result,
+        Completion::SignalFile,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {

@@ -1079,10 +1079,7 @@ fn add_agent_report(
     }
     let cost = agent.stream.as_ref().and_then(|s| s.cost_usd);
     if let Some(total) = agent_facts::total_cost(previous, cost) {
-        result.insert(
-            "total_cost_usd".into(),
-            json!((total * 1e6).round() / 1e6),
-        );
+        result.insert("total_cost_usd".into(), json!((total * 1e6).round() / 1e6));
     }
 }
 

@@ -198,7 +198,10 @@ exit_grace_sec = 1
             .resume_with_message(0, "add a test", std::time::Instant::now())
             .expect("resume");
         assert!(outcome.is_done(), "{outcome:?}");
-        assert!(outcome.message().contains("resuming session s-1"), "{outcome:?}");
+        assert!(
+            outcome.message().contains("resuming session s-1"),
+            "{outcome:?}"
+        );
         f.run_until_idle();
         assert_eq!(f.status(), TaskStatus::Completed);
         let second = f.result();
@@ -223,7 +226,10 @@ exit_grace_sec = 1
             .engine
             .resume_with_message(0, "more please", now)
             .expect("resume");
-        assert!(outcome.message().contains("no session to resume"), "{outcome:?}");
+        assert!(
+            outcome.message().contains("no session to resume"),
+            "{outcome:?}"
+        );
         f.run_until_idle();
         assert_eq!(f.status(), TaskStatus::Completed);
         assert_eq!(

@@ -85,8 +85,7 @@ pub fn render_launch(
     ctx: &LaunchContext<'_>,
 ) -> Result<LaunchPlan, String> {
     let completion = prompt::completion_rule(task, profile)?;
-    let signal_file =
-        (completion.completion == Completion::SignalFile).then(|| ctx.signal_file());
+    let signal_file = (completion.completion == Completion::SignalFile).then(|| ctx.signal_file());
     let cwd = task_cwd(task, ctx.base_dir);
     let cwd_text = cwd.display().to_string();
     let signal_text = signal_file.as_ref().map(|p| p.display().to_string());
@@ -123,11 +122,7 @@ pub fn render_launch(
     let prompt = match resume {
         // The session knows the task; a signal file's path is new with every attempt.
         Some(resume) => match &signal_file {
-            Some(path) => format!(
-                "{}\n\n{}",
-                resume.message,
-                prompt::signal_instruction(path)
-            ),
+            Some(path) => format!("{}\n\n{}", resume.message, prompt::signal_instruction(path)),
             None => resume.message.clone(),
         },
         None => {
@@ -453,7 +448,9 @@ command = []
         let path = "/base/runs/t/attempt_2.signal.json";
         assert_eq!(plan.env["HERD_SIGNAL_FILE"], path);
         assert_eq!(plan.signal_file.as_deref(), Some(Path::new(path)));
-        assert!(plan.prompt.starts_with("Fix it.\n\nWhen you finish, write a JSON file at /base/runs/t/attempt_2.signal.json"));
+        assert!(plan.prompt.starts_with(
+            "Fix it.\n\nWhen you finish, write a JSON file at /base/runs/t/attempt_2.signal.json"
+        ));
         assert!(!plan.completion.marker_required);
         let placed = "Fix it, then report to {signal_file}.";
         let plan = render_launch(&t, p.get("a").unwrap(), &text(placed), None, &ctx()).unwrap();
@@ -486,11 +483,16 @@ resume = ["agent", "--resume", "{session_id}", "-p", "{rendered_prompt}"]
             session_id: "s-1".into(),
             message: "Use Postgres; \"quoted\" $1".into(),
         };
-        let plan =
-            render_launch(&t, p.get("r").unwrap(), &tpl(&t), Some(&resume), &ctx()).unwrap();
+        let plan = render_launch(&t, p.get("r").unwrap(), &tpl(&t), Some(&resume), &ctx()).unwrap();
         assert_eq!(
             plan.argv,
-            ["agent", "--resume", "s-1", "-p", "Use Postgres; \"quoted\" $1"]
+            [
+                "agent",
+                "--resume",
+                "s-1",
+                "-p",
+                "Use Postgres; \"quoted\" $1"
+            ]
         );
         assert_eq!(plan.resumed_session.as_deref(), Some("s-1"));
     }

@@ -79,7 +79,10 @@ pub fn describe_full(p: &Profile) -> String {
     };
     let _ = writeln!(out, "  output          {output}");
     if p.resume.is_empty() {
-        let _ = writeln!(out, "  resume          (none: sessions cannot be continued)");
+        let _ = writeln!(
+            out,
+            "  resume          (none: sessions cannot be continued)"
+        );
     } else {
         let _ = writeln!(out, "  resume          {:?}", p.resume);
     }

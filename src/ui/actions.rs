@@ -8,8 +8,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 use ratatui_textarea::TextArea;
 
-use super::build::{auto_menu, live_tasks, matching};
+use super::build::{auto_menu, live_tasks, matching, message_target, waiting_tasks};
 use super::keys::{self, Action};
+use super::model::{MessageTarget, RowStatus};
 use super::state::{Filter, Leaving, Mode, UiState};
 use super::{attempts, layout, prompt, queue};
 use crate::core::attempt::Event;
@@ -123,8 +124,12 @@ pub fn on_key(
                 state.mode = Mode::Normal;
                 let outcome = if editing {
                     engine.set_prompt_template(task, &text)?
-                } else {
+                } else if engine.live_for_task(task).is_some() {
                     engine.send_message(task, &text, now)?
+                } else {
+                    // Answers to its questions, or a follow-up: its session is resumed (or a
+                    // fresh attempt gets the message).
+                    engine.resume_with_message(task, &text, now)?
                 };
                 report(state, outcome.message(), outcome.is_done(), now);
             } else if key.code == KeyCode::Esc {
@@ -247,20 +252,14 @@ fn act(
             }
         }
         Action::NextWaiting => {
-            let waiting: Vec<usize> = live_tasks(engine)
-                .into_iter()
-                .filter(|&t| {
-                    engine
-                        .live_for_task(t)
-                        .is_some_and(|l| l.attempt.waiting().is_some())
-                })
-                .collect();
+            let waiting = waiting_tasks(engine);
             let next = waiting
                 .iter()
-                .find(|&&t| Some(t) > focus)
+                .find(|&&t| t > state.selected)
                 .or(waiting.first());
             match next {
-                Some(&task) => focus_task(state, task),
+                Some(&task) if engine.live_for_task(task).is_some() => focus_task(state, task),
+                Some(&task) => select_task(state, task, RowStatus::NeedsInput),
                 None => state.say("no task is waiting for you", now),
             }
         }
@@ -326,17 +325,7 @@ fn act(
             }
         }
         Action::EditPrompt => edit_prompt(engine, state, now),
-        Action::Message => match focus {
-            Some(task) => {
-                let mut editor = TextArea::default();
-                editor.set_placeholder_text("Type a message for the agent…");
-                state.mode = Mode::Message {
-                    task,
-                    editor: Box::new(editor),
-                };
-            }
-            None => state.say("no running agent to send a message to", now),
-        },
+        Action::Message => open_message(engine, state, focus, now),
         Action::Concurrency { delta } => {
             let n = engine
                 .concurrency()
@@ -380,6 +369,57 @@ fn focus_task(state: &mut UiState, task: usize) {
     if !matches!(state.filter, Filter::All | Filter::Active) {
         state.filter = Filter::All;
     }
+}
+
+/// Selects a task that is not running (showing every task if the filter hides it).
+fn select_task(state: &mut UiState, task: usize, status: RowStatus) {
+    state.selected = task;
+    if !state.filter.matches(status) {
+        state.filter = Filter::All;
+    }
+}
+
+/// `m`: the message editor for the selected task, saying where the message goes: into its
+/// running agent, as answers to its questions, or into its session once it ended. A task that
+/// has not run yet leaves the message to the focused agent, as before.
+fn open_message(engine: &Engine, state: &mut UiState, focus: Option<usize>, now: Instant) {
+    let selected = state.selected;
+    let (task, target) = match (message_target(engine, selected), focus) {
+        (Some(target), _) => (selected, target),
+        (None, Some(task)) => (task, MessageTarget::Running),
+        (None, None) => {
+            let id = engine
+                .store()
+                .file()
+                .tasks()
+                .get(selected)
+                .map_or("the selected task", |t| t.task_id.as_str());
+            state.say(
+                format!("{id} has not run yet: no agent to message (e edits its prompt)"),
+                now,
+            );
+            return;
+        }
+    };
+    let placeholder = match target {
+        MessageTarget::Running => "Type a message for the agent…",
+        MessageTarget::Answers { .. } => {
+            "Type your answers: the agent gets them as its next message…"
+        }
+        MessageTarget::Session { .. } => {
+            "Type a follow-up: the agent continues its session with it…"
+        }
+        MessageTarget::FreshAttempt => {
+            "Type a message: a fresh attempt gets it after the task's prompt…"
+        }
+    };
+    let mut editor = TextArea::default();
+    editor.set_placeholder_text(placeholder);
+    editor.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
+    state.mode = Mode::Message {
+        task,
+        editor: Box::new(editor),
+    };
 }
 
 fn edit_prompt(engine: &Engine, state: &mut UiState, now: Instant) {

@@ -10,18 +10,18 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
 
 use crate::replay::ReplayView;
 
-use super::layout;
-use super::model::Dashboard;
-use super::{overlay, pane, queue, status, style};
+use super::layout::{self, Regions};
+use super::model::{Dashboard, DetailView, RowStatus};
+use super::{detail, overlay, pane, queue, status, style};
 
 pub fn draw(frame: &mut Frame<'_>, view: &Dashboard<'_>) {
     let area = frame.area();
-    let regions = layout::regions(area, view.zoomed);
+    let regions = regions(area, view.zoomed, view.detail.as_ref());
     if let Some(rect) = regions.queue {
         queue::render(&view.queue, rect, frame.buffer_mut());
     }
     if let Some(rect) = regions.detail {
-        queue::render_detail(view.detail.as_ref(), rect, frame.buffer_mut());
+        detail::render_detail(view.detail.as_ref(), rect, frame.buffer_mut());
     }
     let total = view.panes.len() + view.hidden_panes;
     let plan = layout::panes(regions.panes, total, view.zoomed);
@@ -53,6 +53,17 @@ pub fn draw(frame: &mut Frame<'_>, view: &Dashboard<'_>) {
     }
 }
 
+/// The dashboard's regions when it shows `detail`: the details box under the queue grows to
+/// show them whole, up to half the column (the view model is built for the same regions).
+pub fn regions(area: Rect, zoomed: bool, shown: Option<&DetailView>) -> Regions {
+    let rows = layout::side_width(area)
+        .zip(shown)
+        .map_or(layout::DETAIL_ROWS, |(width, shown)| {
+            detail::detail_rows(shown, width)
+        });
+    layout::regions_with_detail(area, zoomed, rows)
+}
+
 /// Draws the player over the panes region of a dashboard already drawn (`zoomed`: its layout),
 /// the queue and the status bar left in view. Marks the player drawn.
 pub fn replay<R: std::io::BufRead + std::io::Seek>(
@@ -67,10 +78,18 @@ pub fn replay<R: std::io::BufRead + std::io::Seek>(
 }
 
 /// The panes region when no agent runs: why, and the selected task's last screen (or, on
-/// narrow screens, its details).
+/// narrow screens, its details; there the questions of a task that needs input come before its
+/// last screen).
 fn no_agents(view: &Dashboard<'_>, area: Rect, with_detail: bool, frame: &mut Frame<'_>) {
+    let questions_wait = view
+        .status
+        .counts
+        .iter()
+        .any(|(status, n)| *status == RowStatus::NeedsInput && *n > 0);
     let why = if view.status.stopping {
         "Stopping…"
+    } else if view.status.finished && questions_wait {
+        "Tasks wait for your answers: w selects one, m answers it. q leaves."
     } else if view.status.finished {
         "The batch is done. q leaves; r runs a failed task again."
     } else if view.status.paused {
@@ -86,7 +105,12 @@ fn no_agents(view: &Dashboard<'_>, area: Rect, with_detail: bool, frame: &mut Fr
             ..area
         },
     );
-    if let Some(last) = &view.final_screen {
+    let selected_asks = with_detail
+        && view
+            .detail
+            .as_ref()
+            .is_some_and(|d| !d.questions.is_empty());
+    if let Some(last) = view.final_screen.as_ref().filter(|_| !selected_asks) {
         Line::from(Span::styled(format!(" {why}"), style::DIM)).render(top, frame.buffer_mut());
         let block = Block::new()
             .borders(Borders::ALL)
@@ -103,9 +127,9 @@ fn no_agents(view: &Dashboard<'_>, area: Rect, with_detail: bool, frame: &mut Fr
         pane::screen(last.screen, inner, frame.buffer_mut(), None);
         return;
     }
-    if with_detail && let Some(detail) = &view.detail {
+    if with_detail && let Some(shown) = &view.detail {
         Line::from(Span::styled(format!(" {why}"), style::DIM)).render(top, frame.buffer_mut());
-        queue::render_detail(Some(detail), rest, frame.buffer_mut());
+        detail::render_detail(Some(shown), rest, frame.buffer_mut());
         return;
     }
     let block = Block::new()

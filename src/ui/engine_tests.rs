@@ -18,16 +18,14 @@ use crate::run::engine::{Engine, EngineOptions};
 use crate::run::pty::PtyReport;
 use crate::run::store::TaskStore;
 
-struct Fixture {
+pub(super) struct Fixture {
     _dir: tempfile::TempDir,
-    engine: Engine,
-    _reports: mpsc::Receiver<PtyReport>,
-    state: UiState,
+    pub(super) engine: Engine,
+    reports: mpsc::Receiver<PtyReport>,
+    pub(super) state: UiState,
 }
 
 fn fixture(tasks: &[(&str, &str)]) -> Fixture {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("tasks.json");
     let list: Vec<String> = tasks
         .iter()
         .map(|(id, status)| {
@@ -37,10 +35,18 @@ fn fixture(tasks: &[(&str, &str)]) -> Fixture {
         })
         .collect();
     let text = format!(r#"{{"run_id": "r", "tasks": [{}]}}"#, list.join(", "));
+    fixture_from(&text, None)
+}
+
+/// An engine on the tasks file `text`, with the built-in profiles and `profiles` (a user's
+/// profiles file) if given.
+pub(super) fn fixture_from(text: &str, profiles: Option<&str>) -> Fixture {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("tasks.json");
     std::fs::write(&path, text).expect("write tasks");
     let store = TaskStore::open(&path).expect("store");
     let profiles =
-        ProfileSet::build(&crate::assets::built_in_profile_texts(), None).expect("profiles");
+        ProfileSet::build(&crate::assets::built_in_profile_texts(), profiles).expect("profiles");
     let opts = EngineOptions {
         concurrency: 4,
         rows: 40,
@@ -54,13 +60,13 @@ fn fixture(tasks: &[(&str, &str)]) -> Fixture {
     Fixture {
         _dir: dir,
         engine,
-        _reports: reports,
+        reports,
         state: UiState::new(Instant::now()),
     }
 }
 
 impl Fixture {
-    fn key(&mut self, code: KeyCode) {
+    pub(super) fn key(&mut self, code: KeyCode) {
         let key = KeyEvent::new(code, KeyModifiers::NONE);
         let area = Rect::new(0, 0, 120, 40);
         on_key(
@@ -73,7 +79,43 @@ impl Fixture {
         .expect("key");
     }
 
-    fn selected_id(&self) -> &str {
+    /// Types `text` into whatever has the keyboard, one key at a time.
+    pub(super) fn type_text(&mut self, text: &str) {
+        for c in text.chars() {
+            self.key(KeyCode::Char(c));
+        }
+    }
+
+    pub(super) fn ctrl(&mut self, c: char) {
+        let key = KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
+        let area = Rect::new(0, 0, 120, 40);
+        on_key(
+            &mut self.engine,
+            &mut self.state,
+            &key,
+            area,
+            Instant::now(),
+        )
+        .expect("key");
+    }
+
+    /// Feeds the agents' output to the engine (without its timers: nothing is ended by time)
+    /// until `done` holds.
+    pub(super) fn feed_until(&mut self, what: &str, done: impl Fn(&Engine) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !done(&self.engine) {
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            match self.reports.try_recv() {
+                Ok(report) => self
+                    .engine
+                    .on_report(report, Instant::now())
+                    .expect("report"),
+                Err(_) => std::thread::sleep(Duration::from_millis(10)),
+            }
+        }
+    }
+
+    pub(super) fn selected_id(&self) -> &str {
         &self.engine.store().file().tasks()[self.state.selected].task_id
     }
 }

@@ -13,11 +13,13 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
 use super::actions;
+use super::build::agent;
 use super::layout;
 use super::render;
 use super::state::{Leaving, Mode, UiState};
 use super::terminal::{Session, notify};
 use crate::core::attempt::Note;
+use crate::core::task::TaskStatus;
 use crate::run::engine::{Engine, EngineEvent};
 use crate::run::headless::describe;
 use crate::run::pty::PtyReport;
@@ -300,6 +302,21 @@ fn on_engine_event(
                         .insert(i, now.saturating_duration_since(start));
                 }
                 tracing::debug!(task_id, %status, "attempt finished");
+            }
+            if *status == TaskStatus::NeedsInput {
+                let asked = index(task_id)
+                    .and_then(|i| engine.store().file().tasks().get(i))
+                    .map_or(0, |t| agent::questions(t.result.as_ref()).len());
+                let what = match asked {
+                    0 => "needs your input".to_string(),
+                    1 => "has a question for you".to_string(),
+                    n => format!("has {n} questions for you"),
+                };
+                state.say(format!("{task_id} {what}: select it, m answers"), now);
+                let body = format!("{task_id} {what}");
+                if let Err(error) = notify(session.terminal.backend_mut(), "herd", &body) {
+                    tracing::warn!("cannot ring the bell: {error}");
+                }
             }
         }
         EngineEvent::ConfigFailed { task_id, .. } => {

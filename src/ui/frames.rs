@@ -11,21 +11,21 @@ use ratatui_textarea::TextArea;
 
 use super::draw::{self, draw};
 use super::model::{
-    AttemptsMenu, Choice, Dashboard, DetailView, FinalScreen, Overlay, PaneView, PromptView,
-    QueueView, RetryView, RowStatus, StatusView, TaskRow,
+    AttemptsMenu, Choice, Dashboard, DetailView, FinalScreen, MessageTarget, Overlay, PaneView,
+    PromptView, QueueView, RetryView, RowStatus, StatusView, TaskRow,
 };
 use crate::core::screen::Screen;
 use crate::core::task::FailureType;
 use crate::replay::seek::{Index, IndexOptions, Playhead};
 use crate::replay::{ReplayOptions, ReplayView};
 
-fn screen(rows: u16, cols: u16, bytes: &str) -> Screen {
+pub(super) fn screen(rows: u16, cols: u16, bytes: &str) -> Screen {
     let mut s = Screen::new(rows, cols);
     s.feed(bytes.as_bytes(), 0);
     s
 }
 
-fn row(id: &str, status: RowStatus, attempts: u32, secs: u64) -> TaskRow {
+pub(super) fn row(id: &str, status: RowStatus, attempts: u32, secs: u64) -> TaskRow {
     TaskRow {
         task_id: id.into(),
         agent: "claude".into(),
@@ -35,10 +35,13 @@ fn row(id: &str, status: RowStatus, attempts: u32, secs: u64) -> TaskRow {
         elapsed: (secs > 0).then(|| Duration::from_secs(secs)),
         failure: None,
         note: None,
+        questions: 0,
+        cost_usd: None,
+        turns: None,
     }
 }
 
-fn rows() -> Vec<TaskRow> {
+pub(super) fn rows() -> Vec<TaskRow> {
     let failed = |id: &str, f: FailureType| TaskRow {
         failure: Some(f),
         ..row(id, RowStatus::Failed, 1, 42)
@@ -63,7 +66,7 @@ fn rows() -> Vec<TaskRow> {
     ]
 }
 
-fn status(keys: &[(&str, &str)]) -> StatusView {
+pub(super) fn status(keys: &[(&str, &str)]) -> StatusView {
     StatusView {
         counts: vec![
             (RowStatus::Running, 1),
@@ -85,6 +88,7 @@ fn status(keys: &[(&str, &str)]) -> StatusView {
         clock: Duration::from_secs(192),
         paused: false,
         concurrency: 4,
+        cost_usd: None,
         finished: false,
         stopping: false,
         message: None,
@@ -99,7 +103,7 @@ const DIALOG: &str = "\x1b[1m● Bash\x1b[0m(rm -rf build)\r\n\r\n\x1b[38;5;214m
 
 const LOGIN: &str = "\x1b[2J\x1b[H\x1b[1;38;5;174m╭─── Claude Code ───╮\x1b[0m\r\n\r\n❯ Say hi.\r\n  ⎿  \x1b[31mNot logged in · Please run /login\x1b[0m\r\n\r\n─────────\r\n❯ ";
 
-const SESSION: &str = "\x1b[1m● \x1b[0mReading the codebase…\r\n  ⎿  Read 212 lines\r\n\r\n● Update(src/merge.rs)\r\n  ⎿  6 additions, 2 removals\r\n\r\n\x1b[38;5;174m✳ Running tests… (12s · esc to interrupt)\x1b[0m\r\n\r\n─────────\r\n❯ ";
+pub(super) const SESSION: &str = "\x1b[1m● \x1b[0mReading the codebase…\r\n  ⎿  Read 212 lines\r\n\r\n● Update(src/merge.rs)\r\n  ⎿  6 additions, 2 removals\r\n\r\n\x1b[38;5;174m✳ Running tests… (12s · esc to interrupt)\x1b[0m\r\n\r\n─────────\r\n❯ ";
 
 fn prompt() -> PromptView {
     let choice = |k: &str, l: &str| Choice {
@@ -117,7 +121,7 @@ fn prompt() -> PromptView {
     }
 }
 
-fn pane<'a>(
+pub(super) fn pane<'a>(
     id: &str,
     screen: &'a Screen,
     focused: bool,
@@ -140,6 +144,7 @@ fn pane<'a>(
 fn detail() -> DetailView {
     DetailView {
         task_id: "fix-issue-142".into(),
+        questions: Vec::new(),
         lines: vec![
             ("status".into(), "waiting".into()),
             ("attempts".into(), "1 of 2 · agent claude".into()),
@@ -149,7 +154,7 @@ fn detail() -> DetailView {
     }
 }
 
-fn dashboard<'a>(
+pub(super) fn dashboard<'a>(
     panes: Vec<PaneView<'a>>,
     overlay: Option<Overlay<'a>>,
     keys: &[(&str, &str)],
@@ -174,7 +179,7 @@ fn dashboard<'a>(
     }
 }
 
-fn frame(width: u16, height: u16, view: &Dashboard<'_>) -> Terminal<TestBackend> {
+pub(super) fn frame(width: u16, height: u16, view: &Dashboard<'_>) -> Terminal<TestBackend> {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
     terminal.draw(|f| draw(f, view)).expect("draw");
     terminal
@@ -309,6 +314,7 @@ fn message_editor_120x40() {
         vec![pane("long-session-004", &busy, true, None)],
         Some(Overlay::Message {
             task_id: "long-session-004".into(),
+            target: MessageTarget::Running,
             editor: &editor,
         }),
         &[("Esc", "close")],

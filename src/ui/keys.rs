@@ -142,7 +142,10 @@ pub const HELP: &[(&str, &str)] = &[
     ),
     ("f  F", "filter the queue by status (next / previous)"),
     ("Tab  S-Tab", "focus the next / previous agent pane"),
-    ("w", "jump to the next task waiting for you"),
+    (
+        "w",
+        "jump to the next task waiting for you (a prompt, or questions to answer)",
+    ),
     (
         "1 p y …",
         "answer the focused prompt (the keys on its banner)",
@@ -170,7 +173,14 @@ pub const HELP: &[(&str, &str)] = &[
     ),
     ("a", "auto-answer switches of the selected task"),
     ("e", "edit the selected task's prompt (its next attempt)"),
-    ("m", "send a message to the focused agent"),
+    (
+        "m",
+        "message the selected task: typed into its running agent; once it ended, answers its",
+    ),
+    (
+        "",
+        "questions or continues its session (a fresh attempt when it has none)",
+    ),
     (
         "v",
         "replay one of the selected task's recorded attempts (q/Esc returns)",

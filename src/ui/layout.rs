@@ -26,6 +26,18 @@ pub struct Regions {
 
 /// Splits the screen. Zoomed, the panes region takes everything but the status bar.
 pub fn regions(area: Rect, zoomed: bool) -> Regions {
+    regions_with_detail(area, zoomed, DETAIL_ROWS)
+}
+
+/// The width of the column that holds the queue and the details, in the wide layout.
+pub fn side_width(area: Rect) -> Option<u16> {
+    (area.width >= WIDE_MIN_COLS).then(|| (area.width * 35 / 100).clamp(34, 60))
+}
+
+/// `regions`, with the details under the queue (wide layout) `detail_rows` high, borders
+/// included: never less than `DETAIL_ROWS`, never more than half the column. The panes do not
+/// depend on it.
+pub fn regions_with_detail(area: Rect, zoomed: bool, detail_rows: u16) -> Regions {
     let status_rows = if area.height >= 8 { 2 } else { 1 }.min(area.height);
     let body = Rect {
         height: area.height - status_rows,
@@ -44,8 +56,7 @@ pub fn regions(area: Rect, zoomed: bool) -> Regions {
             status,
         };
     }
-    if area.width >= WIDE_MIN_COLS {
-        let queue_cols = (area.width * 35 / 100).clamp(34, 60);
+    if let Some(queue_cols) = side_width(area) {
         let left = Rect {
             width: queue_cols,
             ..body
@@ -56,7 +67,8 @@ pub fn regions(area: Rect, zoomed: bool) -> Regions {
             ..body
         };
         let (queue, detail) = if left.height >= DETAIL_ROWS + 8 {
-            let (q, d) = split_rows(left, left.height - DETAIL_ROWS);
+            let rows = detail_rows.clamp(DETAIL_ROWS, (left.height / 2).max(DETAIL_ROWS));
+            let (q, d) = split_rows(left, left.height - rows);
             (q, Some(d))
         } else {
             (left, None)
@@ -270,6 +282,21 @@ mod tests {
         assert_eq!(r.queue, Some(Rect::new(0, 0, 42, 30)));
         assert_eq!(r.detail, Some(Rect::new(0, 30, 42, 8)));
         assert_eq!(r.panes, Rect::new(42, 0, 78, 38));
+    }
+
+    #[test]
+    fn the_details_grow_to_half_the_column_and_leave_the_panes_alone() {
+        let plain = regions(area(120, 40), false);
+        let grown = regions_with_detail(area(120, 40), false, 14);
+        assert_eq!(grown.queue, Some(Rect::new(0, 0, 42, 24)));
+        assert_eq!(grown.detail, Some(Rect::new(0, 24, 42, 14)));
+        assert_eq!(grown.panes, plain.panes);
+        let capped = regions_with_detail(area(120, 40), false, 100);
+        assert_eq!(capped.detail, Some(Rect::new(0, 19, 42, 19)));
+        let small = regions_with_detail(area(120, 40), false, 3);
+        assert_eq!(small, plain);
+        assert_eq!(side_width(area(120, 40)), Some(42));
+        assert_eq!(side_width(area(80, 24)), None);
     }
 
     #[test]

@@ -8,11 +8,13 @@
 pub mod actions;
 pub mod attempts;
 pub mod build;
+pub mod detail;
 pub mod draw;
 pub mod event_loop;
 pub mod keys;
 pub mod layout;
 pub mod model;
+pub mod numbers;
 pub mod overlay;
 pub mod pane;
 pub mod prompt;
@@ -24,8 +26,12 @@ pub mod style;
 pub mod terminal;
 
 #[cfg(test)]
+mod engine_message_tests;
+#[cfg(test)]
 mod engine_tests;
 #[cfg(test)]
 mod frames;
+#[cfg(test)]
+mod frames_structured;
 
 pub use event_loop::run;

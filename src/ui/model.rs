@@ -37,6 +37,13 @@ pub struct TaskRow {
     pub failure: Option<FailureType>,
     /// A short note: the waiting rule, a retry countdown, an automatic answer just given.
     pub note: Option<String>,
+    /// How many questions a task that needs input asks (0 for other tasks).
+    pub questions: usize,
+    /// What the task cost so far over its attempts (a running attempt's cost included), when its
+    /// agent reports costs.
+    pub cost_usd: Option<f64>,
+    /// Turns of the running attempt, else of the last one, when its agent reports them.
+    pub turns: Option<u64>,
 }
 
 /// The visible window of the queue.
@@ -89,6 +96,9 @@ pub struct PaneView<'a> {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DetailView {
     pub task_id: String,
+    /// The questions of a task that needs input, shown first and prominently.
+    pub questions: Vec<String>,
+    /// (label, value); a value wraps to a few rows at most.
     pub lines: Vec<(String, String)>,
 }
 
@@ -111,6 +121,9 @@ pub struct StatusView {
     pub concurrency: usize,
     pub finished: bool,
     pub stopping: bool,
+    /// The batch's cost so far: every task's total plus the running attempts' costs, when any
+    /// agent reported one.
+    pub cost_usd: Option<f64>,
     /// The last action's result, shown for a few seconds.
     pub message: Option<String>,
     /// (key, what it does) for the keys that matter now.
@@ -151,8 +164,22 @@ pub enum Overlay<'a> {
     },
     Message {
         task_id: String,
+        target: MessageTarget,
         editor: &'a TextArea<'static>,
     },
+}
+
+/// Where an operator's message goes, which the message editor's title says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MessageTarget {
+    /// Typed into the running agent.
+    Running,
+    /// Answers to the questions of a task that needs input (its session resumed when it has one).
+    Answers { questions: Vec<String> },
+    /// A follow-up that continues the task's agent session.
+    Session { id: String },
+    /// No session to continue: a fresh attempt gets the message in its prompt.
+    FreshAttempt,
 }
 
 /// Everything one frame shows.

@@ -10,7 +10,8 @@ use ratatui_textarea::TextArea;
 
 use super::keys::HELP;
 use super::layout::centered;
-use super::model::{AttemptsMenu, AutoMenu, Overlay};
+use super::model::{AttemptsMenu, AutoMenu, MessageTarget, Overlay, RowStatus};
+use super::queue::wrap;
 use super::style;
 
 pub fn render(frame: &mut Frame<'_>, overlay: &Overlay<'_>) {
@@ -43,10 +44,31 @@ pub fn render(frame: &mut Frame<'_>, overlay: &Overlay<'_>) {
             let keys = " Ctrl-S save · Esc cancel ";
             textarea(frame, area, &title, keys, editor);
         }
-        Overlay::Message { task_id, editor } => {
-            let title = format!(" Message to {task_id} ");
+        Overlay::Message {
+            task_id,
+            target,
+            editor,
+        } => {
             let keys = " Ctrl-S send · Enter new line · Esc cancel ";
-            textarea(frame, area, &title, keys, editor);
+            let title = message_title(task_id, target);
+            match target {
+                MessageTarget::Answers { questions } => {
+                    answers(frame, area, &title, keys, questions, editor);
+                }
+                _ => textarea(frame, area, &title, keys, editor),
+            }
+        }
+    }
+}
+
+/// What the message editor's title says the message will do.
+pub fn message_title(task_id: &str, target: &MessageTarget) -> String {
+    match target {
+        MessageTarget::Running => format!(" Message to {task_id} "),
+        MessageTarget::Answers { .. } => format!(" Answer {task_id}'s questions "),
+        MessageTarget::Session { id } => format!(" Message to {task_id}'s session {id} "),
+        MessageTarget::FreshAttempt => {
+            format!(" Message to {task_id} (no session: starts a fresh attempt) ")
         }
     }
 }
@@ -80,7 +102,11 @@ fn help(frame: &mut Frame<'_>, area: Rect) {
         .collect();
     lines.push(Line::raw(""));
     lines.push(Line::from(Span::styled(
-        " Glyphs: ○ pending  ▶ running  ⚠ waiting for you  ✔ completed  ↻ retryable  ✘ failed  ⊘ cancelled",
+        " Glyphs: ○ pending  ▶ running  ⚠ a prompt waits for you  ? questions for you (m answers)",
+        style::DIM,
+    )));
+    lines.push(Line::from(Span::styled(
+        "         ✔ completed  ↻ retryable  ✘ failed  ⊘ cancelled  – not part of this run",
         style::DIM,
     )));
     let height = lines.len() as u16 + 2;
@@ -196,6 +222,68 @@ fn attempts(frame: &mut Frame<'_>, area: Rect, menu: &AttemptsMenu) {
             .wrap(Wrap { trim: false }),
         popup,
     );
+}
+
+/// The message editor under the questions it answers.
+fn answers(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    title: &str,
+    keys: &str,
+    questions: &[String],
+    editor: &TextArea<'_>,
+) {
+    let width = area.width.min(100).saturating_sub(2);
+    let asking = style::status_style(RowStatus::NeedsInput);
+    let mut lines: Vec<Line> = Vec::new();
+    for (n, question) in questions.iter().enumerate() {
+        let lead = format!("{}. ", n + 1);
+        let indent = " ".repeat(lead.len());
+        let rows = wrap(
+            question,
+            usize::from(width).saturating_sub(lead.len()).max(1),
+        );
+        for (i, row) in rows.into_iter().enumerate() {
+            let lead = if i == 0 { lead.clone() } else { indent.clone() };
+            lines.push(Line::from(vec![
+                Span::styled(lead, style::DIM),
+                Span::styled(row, asking),
+            ]));
+        }
+    }
+    if questions.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "(the agent's questions were not kept)",
+            style::DIM,
+        )));
+    }
+    lines.push(Line::from(Span::styled(
+        "─".repeat(usize::from(width)),
+        style::BORDER,
+    )));
+    let asked = u16::try_from(lines.len()).unwrap_or(u16::MAX);
+    let editor_rows = area.height.saturating_sub(6).clamp(6, 20).saturating_sub(2);
+    let height = asked.saturating_add(editor_rows).saturating_add(2);
+    let popup = centered(area, 100, height.min(area.height.saturating_sub(2).max(6)));
+    frame.render_widget(Clear, popup);
+    let block = boxed(title, keys);
+    let inner = block.inner(popup);
+    frame.render_widget(block, popup);
+    // The editor keeps at least three rows; the questions get the rest.
+    let asked = asked.min(inner.height.saturating_sub(3));
+    let (top, bottom) = (
+        Rect {
+            height: asked,
+            ..inner
+        },
+        Rect {
+            y: inner.y + asked,
+            height: inner.height - asked,
+            ..inner
+        },
+    );
+    frame.render_widget(Paragraph::new(lines), top);
+    frame.render_widget(editor, bottom);
 }
 
 fn textarea(frame: &mut Frame<'_>, area: Rect, title: &str, keys: &str, editor: &TextArea<'_>) {

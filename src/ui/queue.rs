@@ -1,6 +1,6 @@
 //! The queue: one row per task (status glyph and colour, id, agent, attempt n of max, elapsed
-//! time, failure type or a short note), only the visible window drawn; and the box with the
-//! selected task's details.
+//! time, cost and turns when there is room, failure type or a short note), only the visible
+//! window drawn; and the text fitting both it and the details box use.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -9,7 +9,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
-use super::model::{DetailView, QueueView, RowStatus, TaskRow};
+use super::model::{QueueView, RowStatus, TaskRow};
+use super::numbers::{cost_short, turns_short};
 use super::style;
 
 /// Rows of tasks the queue shows in `area` (its border removed).
@@ -79,27 +80,53 @@ pub fn render(queue: &QueueView, area: Rect, buf: &mut Buffer) {
 struct Columns {
     id: usize,
     agent: usize,
+    /// The cost and the turns, each right-aligned (0: not shown).
+    cost: usize,
+    turns: usize,
     note: usize,
 }
 
+/// Columns the note keeps before any is given to the cost and turns.
+const NOTE_KEPT: usize = 10;
+
 impl Columns {
-    /// glyph(2) id agent attempts(5) elapsed(6) note
+    /// glyph(2) id agent attempts(5) elapsed(6) [cost turns] note. The id comes first: the
+    /// cost and turns are shown only in what the id leaves, with room kept for the note.
     fn for_width(width: u16, rows: &[TaskRow]) -> Columns {
         let width = usize::from(width);
         let fixed = 2 + 5 + 6;
         let flexible = width.saturating_sub(fixed);
-        let longest_id = rows.iter().map(|r| r.task_id.width()).max().unwrap_or(0);
-        let longest_agent = rows.iter().map(|r| r.agent.width()).max().unwrap_or(0);
+        let longest = |f: &dyn Fn(&TaskRow) -> usize| rows.iter().map(f).max().unwrap_or(0);
+        let longest_id = longest(&|r| r.task_id.width());
+        let longest_agent = longest(&|r| r.agent.width());
         let agent = if width >= 54 {
             longest_agent.min(8) + 1
         } else {
             0
         };
         let id = (longest_id + 1)
-            .min(flexible.saturating_sub(agent + 10))
+            .min(flexible.saturating_sub(agent + NOTE_KEPT))
             .max(8);
-        let note = flexible.saturating_sub(agent + id);
-        Columns { id, agent, note }
+        let room = flexible.saturating_sub(agent + id);
+        let note_wanted = longest(&|r| note_text(r).0.width()).min(NOTE_KEPT);
+        let cost = longest(&|r| r.cost_usd.map_or(0, |c| cost_short(c).len()));
+        let turns = longest(&|r| r.turns.map_or(0, |t| turns_short(t).len()));
+        let with_separator = |w: usize| if w > 0 { w + 1 } else { 0 };
+        let (cost, turns) = if with_separator(cost) + with_separator(turns) + note_wanted <= room {
+            (cost, turns)
+        } else if with_separator(cost) + note_wanted <= room {
+            (cost, 0)
+        } else {
+            (0, 0)
+        };
+        let note = room.saturating_sub(with_separator(cost) + with_separator(turns));
+        Columns {
+            id,
+            agent,
+            cost,
+            turns,
+            note,
+        }
     }
 
     fn line(&self, row: &TaskRow) -> Line<'static> {
@@ -110,9 +137,10 @@ impl Columns {
             format!("{:>4}", format!("{}/{}", row.attempts, row.max_attempts))
         };
         let elapsed = row.elapsed.map(style::duration).unwrap_or_default();
-        let (note, note_style) = note_text(row);
+        let (note, note_style) = note_in(row, self.note);
         let id_style = match row.status {
             RowStatus::Waiting => style::WAITING_BORDER,
+            RowStatus::NeedsInput => status,
             RowStatus::Skipped | RowStatus::Cancelled => style::DIM,
             _ => Style::new(),
         };
@@ -125,6 +153,17 @@ impl Columns {
         }
         spans.push(Span::styled(format!("{attempts} "), style::DIM));
         spans.push(Span::raw(format!("{elapsed:>5} ")));
+        if self.cost > 0 {
+            let cost = row.cost_usd.map(cost_short).unwrap_or_default();
+            spans.push(Span::raw(format!("{cost:>w$} ", w = self.cost)));
+        }
+        if self.turns > 0 {
+            let turns = row.turns.map(turns_short).unwrap_or_default();
+            spans.push(Span::styled(
+                format!("{turns:>w$} ", w = self.turns),
+                style::DIM,
+            ));
+        }
         if self.note > 0 {
             spans.push(Span::styled(fit(&note, self.note), note_style));
         }
@@ -132,15 +171,33 @@ impl Columns {
     }
 }
 
+/// A row's note in at most `width` columns: the questions of a task that needs input say only
+/// their number when `? N questions` does not fit.
+fn note_in(row: &TaskRow, width: usize) -> (String, Style) {
+    let (note, style) = note_text(row);
+    if row.note.is_none() && row.questions > 0 && note.width() >= width {
+        return (format!("? {}", row.questions), style);
+    }
+    (note, style)
+}
+
 fn note_text(row: &TaskRow) -> (String, Style) {
     if let Some(note) = &row.note {
         let style = match row.status {
             RowStatus::Waiting => style::WAITING_BORDER,
+            RowStatus::NeedsInput => style::status_style(RowStatus::NeedsInput),
             _ => style::NOTE,
         };
         return (note.clone(), style);
     }
     match (row.status, row.failure) {
+        (RowStatus::NeedsInput, _) if row.questions > 0 => {
+            let plural = if row.questions == 1 { "" } else { "s" };
+            (
+                format!("? {} question{plural}", row.questions),
+                style::status_style(RowStatus::NeedsInput),
+            )
+        }
         (RowStatus::Skipped, _) => ("skipped".into(), style::DIM),
         (RowStatus::Completed, _) => (String::new(), Style::new()),
         (_, Some(failure)) => (failure.short().to_string(), Style::new().fg(Color::Red)),
@@ -176,39 +233,6 @@ pub fn fit(text: &str, width: usize) -> String {
     }
     out.extend(std::iter::repeat_n(' ', width.saturating_sub(used)));
     out
-}
-
-pub fn render_detail(detail: Option<&DetailView>, area: Rect, buf: &mut Buffer) {
-    let title = detail.map_or(" Task ".to_string(), |d| format!(" {} ", d.task_id));
-    let block = Block::new()
-        .borders(Borders::ALL)
-        .border_style(style::BORDER)
-        .title(title);
-    let inner = block.inner(area);
-    block.render(area, buf);
-    let Some(detail) = detail else {
-        return;
-    };
-    let label_width = detail
-        .lines
-        .iter()
-        .map(|(k, _)| k.width())
-        .max()
-        .unwrap_or(0);
-    let value_width = usize::from(inner.width)
-        .saturating_sub(label_width + 1)
-        .max(1);
-    let mut lines: Vec<Line> = Vec::new();
-    for (label, value) in &detail.lines {
-        for (i, chunk) in wrap(value, value_width).into_iter().enumerate() {
-            let label = if i == 0 { label.as_str() } else { "" };
-            lines.push(Line::from(vec![
-                Span::styled(format!("{label:>label_width$} "), style::DIM),
-                Span::raw(chunk),
-            ]));
-        }
-    }
-    Paragraph::new(lines).render(inner, buf);
 }
 
 /// `text` in rows of at most `width` display columns, broken at spaces where possible.
@@ -249,6 +273,128 @@ mod tests {
         assert_eq!(fit("界界界界", 5), "界…  ");
         assert_eq!(fit("x", 0), "");
         assert_eq!(fit("xy", 1), " ");
+    }
+
+    fn task(id: &str, cost: Option<f64>, turns: Option<u64>) -> TaskRow {
+        TaskRow {
+            task_id: id.into(),
+            agent: "claude".into(),
+            status: RowStatus::Completed,
+            attempts: 1,
+            max_attempts: 2,
+            elapsed: Some(std::time::Duration::from_secs(95)),
+            failure: None,
+            note: None,
+            questions: 0,
+            cost_usd: cost,
+            turns,
+        }
+    }
+
+    fn text(line: &Line<'_>) -> String {
+        line.spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    /// `row`'s line in a queue `width` wide that lists it alone.
+    fn alone(row: &TaskRow, width: u16) -> String {
+        text(&Columns::for_width(width, std::slice::from_ref(row)).line(row))
+    }
+
+    /// The queue's inside on an 80-column terminal.
+    const WIDTH_AT_80: u16 = 78;
+
+    #[test]
+    fn rows_show_cost_and_turns_when_there_is_room() {
+        let rows = [
+            task("docs-merge-001", Some(0.4213), Some(3)),
+            task("long-session-004", Some(12.5), Some(14)),
+            task("plain-002", None, None),
+        ];
+        let columns = Columns::for_width(WIDTH_AT_80, &rows);
+        let lines: Vec<String> = rows.iter().map(|r| text(&columns.line(r))).collect();
+        assert!(lines[0].contains("docs-merge-001 "), "{lines:#?}");
+        assert!(lines[0].contains("1:35  $0.42  3t "), "{lines:#?}");
+        assert!(lines[1].contains("1:35 $12.50 14t "), "{lines:#?}");
+        assert!(!lines[2].contains('$'), "{lines:#?}");
+        for line in &lines {
+            assert_eq!(line.width(), usize::from(WIDTH_AT_80), "{line}");
+        }
+    }
+
+    #[test]
+    fn the_cost_goes_before_the_id_is_cut() {
+        for len in 1..80 {
+            let id = "x".repeat(len);
+            let with = [
+                task(&id, Some(0.42), Some(3)),
+                TaskRow {
+                    status: RowStatus::NeedsInput,
+                    questions: 2,
+                    ..task("q", Some(1.0), Some(12))
+                },
+            ];
+            let without = [task(&id, None, None), task("q", None, None)];
+            let costed = Columns::for_width(WIDTH_AT_80, &with);
+            let plain = Columns::for_width(WIDTH_AT_80, &without);
+            assert_eq!(costed.id, plain.id, "id of {len}");
+            for row in &with {
+                let line = text(&costed.line(row));
+                assert_eq!(line.width(), usize::from(WIDTH_AT_80), "{line}");
+            }
+            let line = text(&costed.line(&with[0]));
+            if line.contains('$') {
+                assert!(line.contains(&id), "{line}");
+            }
+        }
+        // Beside a row with a note, at 80 columns: an id of 40 keeps the cost but not the
+        // turns, one of 43 neither; both stay whole. Without notes, the cost takes the note's
+        // room.
+        let asking = TaskRow {
+            status: RowStatus::NeedsInput,
+            questions: 2,
+            ..task("q", Some(1.0), Some(12))
+        };
+        let line_of = |id: &str, with_note: bool| {
+            let mut rows = vec![task(id, Some(0.42), Some(3))];
+            if with_note {
+                rows.push(asking.clone());
+            }
+            text(&Columns::for_width(WIDTH_AT_80, &rows).line(&rows[0]))
+        };
+        let id40 = "a-rather-long-task-identifier-for-tests-";
+        let line = line_of(id40, true);
+        assert!(line.contains(id40) && line.contains("$0.42  "), "{line}");
+        assert!(!line.contains("3t"), "{line}");
+        let id43 = "a-rather-long-task-identifier-for-the-tests";
+        let line = line_of(id43, true);
+        assert!(line.contains(id43) && !line.contains('$'), "{line}");
+        let line = line_of(id43, false);
+        assert!(line.contains(id43) && line.contains("$0.42 3t"), "{line}");
+    }
+
+    #[test]
+    fn questions_say_how_many_in_the_room_there_is() {
+        let asking = TaskRow {
+            status: RowStatus::NeedsInput,
+            questions: 2,
+            ..task("ask-db", None, None)
+        };
+        let wide = alone(&asking, WIDTH_AT_80);
+        assert!(wide.contains("? 2 questions"), "{wide}");
+        let narrow = alone(&asking, 40);
+        assert!(narrow.trim_end().ends_with("? 2 questions"), "{narrow}");
+        let long_id = TaskRow {
+            task_id: "a-long-task-identifier-x".into(),
+            ..asking.clone()
+        };
+        let cut = alone(&long_id, 40);
+        assert!(cut.trim_end().ends_with(" ? 2"), "{cut}");
+        let one = TaskRow {
+            questions: 1,
+            ..asking
+        };
+        let line = alone(&one, WIDTH_AT_80);
+        assert!(line.contains("? 1 question "), "{line}");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The status bar: counts by status and by failure class, the retry queue with countdowns, the
-//! run clock, the queue's state, the last action's result and the keys that matter now.
+//! batch's cost so far, the run clock, the queue's state, the last action's result and the keys
+//! that matter now.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -9,6 +10,7 @@ use ratatui::widgets::Widget;
 use unicode_width::UnicodeWidthStr;
 
 use super::model::StatusView;
+use super::numbers::cost_short;
 use super::style;
 
 pub fn render(status: &StatusView, area: Rect, buf: &mut Buffer) {
@@ -92,6 +94,12 @@ fn summary(status: &StatusView) -> (Line<'static>, Line<'static>) {
     } else if status.paused {
         right.push(Span::styled(" ⏸ PAUSED ", style::BANNER));
         right.push(Span::raw(" "));
+    }
+    if let Some(cost) = status.cost_usd {
+        right.push(Span::styled(
+            format!("{} ", cost_short(cost)),
+            Style::new().fg(Color::Green),
+        ));
     }
     right.push(Span::styled(
         format!("×{} ", status.concurrency),

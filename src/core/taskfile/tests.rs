@@ -601,7 +601,10 @@ fn structured_task_fields_are_read_and_checked() {
     assert!(file.problems().is_empty(), "{:?}", file.problems());
     let a = &file.tasks()[0];
     assert_eq!(a.args, ["one", "two"]);
-    assert_eq!(a.completion, Some(crate::core::task::Completion::SignalFile));
+    assert_eq!(
+        a.completion,
+        Some(crate::core::task::Completion::SignalFile)
+    );
     assert_eq!(a.retry_mode, crate::core::task::RetryMode::Resume);
     assert_eq!(a.resume_message.as_deref(), Some("go on"));
     assert_eq!(a.status, TaskStatus::NeedsInput);

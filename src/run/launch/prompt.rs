@@ -307,21 +307,21 @@ command = ["agent"]
                 "Fix src/a.rs in {braces} because src/a.rs, it\npanics costs US$5\n".into()
             )
         );
-        let t = task(
-            r#"{"task_id": "t", "agent": "x", "prompt_file": "fix.md", "args": ["only"]}"#,
-        );
+        let t =
+            task(r#"{"task_id": "t", "agent": "x", "prompt_file": "fix.md", "args": ["only"]}"#);
         assert_eq!(
             prompt_source(&t, dir.path()).unwrap(),
-            PromptSource::CommandFile(
-                "Fix only in {braces} because only costs US$5\n".into()
-            )
+            PromptSource::CommandFile("Fix only in {braces} because only costs US$5\n".into())
         );
         std::fs::write(dir.path().join("three.md"), "a $3").unwrap();
         let t = task(
             r#"{"task_id": "t", "agent": "x", "prompt_file": "three.md", "args": ["1", "2"]}"#,
         );
         let err = prompt_source(&t, dir.path()).unwrap_err();
-        assert!(err.starts_with("prompt_file uses $3 but \"args\" has 2 values"), "{err}");
+        assert!(
+            err.starts_with("prompt_file uses $3 but \"args\" has 2 values"),
+            "{err}"
+        );
         let t = task(r#"{"task_id": "t", "agent": "x", "prompt_file": "missing.md"}"#);
         let err = prompt_source(&t, dir.path()).unwrap_err();
         assert!(err.contains("missing.md: cannot read it"), "{err}");

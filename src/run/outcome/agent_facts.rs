@@ -58,10 +58,7 @@ pub fn stream_result_fields(facts: &StreamFacts, into: &mut Map<String, Value>) 
         into.insert("tool_calls".into(), json!(facts.tool_calls));
     }
     if !facts.permission_denials.is_empty() {
-        into.insert(
-            "permission_denials".into(),
-            json!(facts.permission_denials),
-        );
+        into.insert("permission_denials".into(), json!(facts.permission_denials));
     }
 }
 

@@ -7,14 +7,17 @@ use std::time::Instant;
 use ratatui::layout::Rect;
 use serde_json::Value;
 
+pub mod agent;
+mod detail;
 mod overlay;
 mod status;
 
-pub use overlay::auto_menu;
+pub use detail::detail;
+pub use overlay::{auto_menu, message_target};
 
-use super::model::{Dashboard, DetailView, FinalScreen, PaneView, QueueView, RowStatus, TaskRow};
+use super::model::{Dashboard, FinalScreen, PaneView, QueueView, RowStatus, TaskRow};
 use super::state::{Mode, UiState};
-use super::{layout, prompt, queue};
+use super::{draw, layout, prompt, queue};
 use crate::core::task::{FailureType, TaskSpec, TaskStatus};
 use crate::run::engine::Engine;
 
@@ -65,6 +68,26 @@ pub fn live_tasks(engine: &Engine) -> Vec<usize> {
     live
 }
 
+/// The tasks waiting for the operator, in file order: a running agent's prompt, or the
+/// questions of a task that needs input (in this run).
+pub fn waiting_tasks(engine: &Engine) -> Vec<usize> {
+    engine
+        .store()
+        .file()
+        .tasks()
+        .iter()
+        .enumerate()
+        .filter(|(i, task)| match task.status {
+            TaskStatus::NeedsInput => engine.task_in_scope(*i),
+            TaskStatus::Running => engine
+                .live_for_task(*i)
+                .is_some_and(|l| l.attempt.waiting().is_some()),
+            _ => false,
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
 /// Pane order: the focused task first, then the others in file order.
 pub fn pane_order(focus: Option<usize>, live: &[usize]) -> Vec<usize> {
     let mut order: Vec<usize> = focus.into_iter().collect();
@@ -93,7 +116,8 @@ pub fn dashboard<'a>(
     now: Instant,
     order: &[usize],
 ) -> Dashboard<'a> {
-    let regions = layout::regions(area, state.zoomed);
+    let detail = detail(engine, state.selected);
+    let regions = draw::regions(area, state.zoomed, detail.as_ref());
     let plan = layout::panes(regions.panes, order.len(), state.zoomed);
     let queue_rows = regions.queue.map_or(0, queue::visible_rows);
     let takeover = matches!(state.mode, Mode::TakeOver { .. });
@@ -109,7 +133,7 @@ pub fn dashboard<'a>(
         hidden_panes,
         zoomed: state.zoomed,
         takeover,
-        detail: detail(engine, state.selected),
+        detail,
         final_screen: final_screen(engine, state),
         status: status::status(engine, state, now),
         overlay: overlay::overlay(engine, state),
@@ -184,6 +208,12 @@ fn task_row(
     } else {
         None
     };
+    let (cost_usd, turns) = agent::usage(task.result.as_ref(), live);
+    let questions = if status == RowStatus::NeedsInput {
+        agent::questions(task.result.as_ref()).len()
+    } else {
+        0
+    };
     TaskRow {
         task_id: task.task_id.clone(),
         agent: task.agent.clone(),
@@ -197,6 +227,9 @@ fn task_row(
             .then(|| failure_of(task))
             .flatten(),
         note,
+        questions,
+        cost_usd,
+        turns,
     }
 }
 
@@ -210,62 +243,6 @@ fn final_screen<'a>(engine: &Engine, state: &'a UiState) -> Option<FinalScreen<'
         task_id: engine.store().file().tasks().get(index)?.task_id.clone(),
         attempt: *attempt,
         screen,
-    })
-}
-
-fn detail(engine: &Engine, index: usize) -> Option<DetailView> {
-    let task = engine.store().file().tasks().get(index)?;
-    let mut lines = Vec::new();
-    let status = row_status(engine, index, task);
-    let mut state = super::style::label(status).to_string();
-    if let Some(failure) = failure_of(task).filter(|_| status != RowStatus::Completed) {
-        state.push_str(&format!(" · {failure}"));
-    }
-    lines.push(("status".to_string(), state));
-    lines.push((
-        "attempts".to_string(),
-        format!(
-            "{} of {} · agent {}",
-            task.attempts,
-            task.max_retries + 1,
-            task.agent
-        ),
-    ));
-    let result = task.result.as_ref();
-    let text = |key: &str| result.and_then(|r| r.get(key)).and_then(Value::as_str);
-    if let Some(evidence) = text("failure_evidence") {
-        lines.push(("why".to_string(), evidence.to_string()));
-    }
-    if let Some(log) = text("log_file") {
-        lines.push(("log".to_string(), log.to_string()));
-    }
-    if let Some(account) = text("account") {
-        lines.push(("account".to_string(), account.to_string()));
-    }
-    if let Some(worktree) = result.and_then(|r| r.get("worktree")) {
-        let path = worktree.get("path").and_then(Value::as_str).unwrap_or("?");
-        let state = worktree.get("state").and_then(Value::as_str).unwrap_or("?");
-        lines.push(("worktree".to_string(), format!("{path} ({state})")));
-    }
-    let policy: Vec<&str> = task
-        .permission_policy
-        .iter()
-        .filter(|(_, on)| **on)
-        .map(|(k, _)| k.as_str())
-        .collect();
-    if !policy.is_empty() {
-        lines.push(("policy".to_string(), policy.join(", ")));
-    }
-    let prompt = task
-        .prompt_template
-        .clone()
-        .or_else(|| task.prompt_file.as_ref().map(|f| format!("(file) {f}")));
-    if let Some(prompt) = prompt {
-        lines.push(("prompt".to_string(), prompt.replace('\n', " ⏎ ")));
-    }
-    Some(DetailView {
-        task_id: task.task_id.clone(),
-        lines,
     })
 }
 

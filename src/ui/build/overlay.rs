@@ -1,7 +1,9 @@
 //! The view of the window open over the dashboard, if any.
 
+use super::agent;
+use crate::core::task::TaskStatus;
 use crate::run::engine::Engine;
-use crate::ui::model::{AttemptsMenu, AutoMenu, Overlay};
+use crate::ui::model::{AttemptsMenu, AutoMenu, MessageTarget, Overlay};
 use crate::ui::state::{Mode, UiState};
 
 pub fn overlay<'a>(engine: &Engine, state: &'a UiState) -> Option<Overlay<'a>> {
@@ -38,9 +40,35 @@ pub fn overlay<'a>(engine: &Engine, state: &'a UiState) -> Option<Overlay<'a>> {
         },
         Mode::Message { task, editor } => Overlay::Message {
             task_id: task_id(*task),
+            // A task that is neither running nor done can only start afresh with a message.
+            target: message_target(engine, *task).unwrap_or(MessageTarget::FreshAttempt),
             editor,
         },
     })
+}
+
+/// Where a message to task `index` goes now: into its running agent, as answers to its
+/// questions, or into its session once it ended (a fresh attempt when there is no session to
+/// continue). None for a task that has not run (pending, or not part of this run).
+pub fn message_target(engine: &Engine, index: usize) -> Option<MessageTarget> {
+    let task = engine.store().file().tasks().get(index)?;
+    if engine.live_for_task(index).is_some() {
+        return Some(MessageTarget::Running);
+    }
+    match task.status {
+        TaskStatus::Pending | TaskStatus::Running => None,
+        TaskStatus::Retryable if !engine.task_in_scope(index) => None,
+        TaskStatus::NeedsInput => Some(MessageTarget::Answers {
+            questions: agent::questions(task.result.as_ref()),
+        }),
+        TaskStatus::Completed
+        | TaskStatus::Failed
+        | TaskStatus::Cancelled
+        | TaskStatus::Retryable => Some(match engine.resumable_session(index) {
+            Some(id) => MessageTarget::Session { id },
+            None => MessageTarget::FreshAttempt,
+        }),
+    }
 }
 
 /// The auto-answer switches of task `index`: the running attempt's, else the task's policy.

@@ -3,11 +3,12 @@
 
 use std::time::Instant;
 
-use super::{failure_of, row_status};
+use super::{failure_of, message_target, row_status, waiting_tasks};
 use crate::core::task::FailureType;
 use crate::run::engine::Engine;
+use crate::run::outcome::agent_facts;
 use crate::ui::keys::LEAVE_CHORD;
-use crate::ui::model::{RetryView, RowStatus, StatusView};
+use crate::ui::model::{MessageTarget, RetryView, RowStatus, StatusView};
 use crate::ui::prompt;
 use crate::ui::state::{Leaving, Mode, UiState};
 
@@ -24,10 +25,14 @@ pub fn status(engine: &Engine, state: &UiState, now: Instant) -> StatusView {
         RowStatus::Cancelled,
         RowStatus::Skipped,
     ];
-    let mut counts = [0usize; 8];
+    let mut counts = [0usize; ORDER.len()];
     let mut failures = [0usize; FailureType::ALL.len()];
     let mut retries = Vec::new();
+    let mut cost: Option<f64> = None;
     for (i, task) in tasks.iter().enumerate() {
+        if let Some(total) = agent_facts::total_cost(task.result.as_ref(), None) {
+            *cost.get_or_insert(0.0) += total;
+        }
         let status = row_status(engine, i, task);
         if let Some(slot) = ORDER.iter().position(|s| *s == status) {
             counts[slot] += 1;
@@ -48,6 +53,12 @@ pub fn status(engine: &Engine, state: &UiState, now: Instant) -> StatusView {
         }
     }
     retries.sort_by_key(|r| r.remaining);
+    // A running attempt's result is still its previous one: its cost so far comes on top.
+    for live in engine.live() {
+        if let Some(now_cost) = live.attempt.stream_facts().and_then(|f| f.cost_usd) {
+            *cost.get_or_insert(0.0) += now_cost;
+        }
+    }
     let always = [
         RowStatus::Running,
         RowStatus::Pending,
@@ -71,6 +82,7 @@ pub fn status(engine: &Engine, state: &UiState, now: Instant) -> StatusView {
         clock: state.clock(now),
         paused: engine.is_paused(),
         concurrency: engine.concurrency(),
+        cost_usd: cost,
         finished: state.finished.is_some(),
         stopping: state.leaving == Leaving::Stopping,
         message: state.message_now(now).map(str::to_string),
@@ -110,12 +122,12 @@ fn hints(engine: &Engine, state: &UiState) -> Vec<(String, String)> {
                 .map(|c| (c.key.clone(), c.label.clone())),
         );
     }
-    let waiting = engine
-        .live()
-        .filter(|l| l.attempt.waiting().is_some())
-        .count();
+    let waiting = waiting_tasks(engine).len();
     if waiting > 0 {
         keys.push(pair("w", &format!("next waiting ({waiting})")));
+    }
+    if let Some(what) = message_hint(engine, state.selected) {
+        keys.push(pair("m", what));
     }
     if state.finished.is_some() {
         keys.extend([
@@ -144,4 +156,14 @@ fn hints(engine: &Engine, state: &UiState) -> Vec<(String, String)> {
         pair("q", "quit"),
     ]);
     keys
+}
+
+/// What `m` does for the selected task, when that is worth a hint: answer its questions, or
+/// follow up on its finished session.
+fn message_hint(engine: &Engine, index: usize) -> Option<&'static str> {
+    match message_target(engine, index)? {
+        MessageTarget::Answers { .. } => Some("answer"),
+        MessageTarget::Session { .. } => Some("follow up"),
+        MessageTarget::Running | MessageTarget::FreshAttempt => None,
+    }
 }

@@ -1,0 +1,76 @@
+//! The selected task's details: its status and attempts, the questions it waits on, what its
+//! agent reported (see `agent`), why it failed, where its log and worktree are, its policy and
+//! prompt. Reads only.
+
+use serde_json::Value;
+
+use super::{agent, failure_of, row_status};
+use crate::run::engine::Engine;
+use crate::ui::model::{DetailView, RowStatus};
+use crate::ui::style;
+
+pub fn detail(engine: &Engine, index: usize) -> Option<DetailView> {
+    let task = engine.store().file().tasks().get(index)?;
+    let live = engine.live_for_task(index);
+    let mut lines = Vec::new();
+    let status = row_status(engine, index, task);
+    let mut state = style::label(status).to_string();
+    if let Some(failure) = failure_of(task).filter(|_| status != RowStatus::Completed) {
+        state.push_str(&format!(" · {failure}"));
+    }
+    lines.push(("status".to_string(), state));
+    lines.push((
+        "attempts".to_string(),
+        format!(
+            "{} of {} · agent {}",
+            task.attempts,
+            task.max_retries + 1,
+            task.agent
+        ),
+    ));
+    let result = task.result.as_ref();
+    let text = |key: &str| result.and_then(|r| r.get(key)).and_then(Value::as_str);
+    if let Some(evidence) = text("failure_evidence") {
+        lines.push(("why".to_string(), evidence.to_string()));
+    }
+    if let Some(report) = agent::reported(result, live) {
+        lines.extend(agent::lines(&report, live.is_some()));
+    }
+    if let Some(log) = text("log_file") {
+        lines.push(("log".to_string(), log.to_string()));
+    }
+    if let Some(account) = text("account") {
+        lines.push(("account".to_string(), account.to_string()));
+    }
+    if let Some(worktree) = result.and_then(|r| r.get("worktree")) {
+        let path = worktree.get("path").and_then(Value::as_str).unwrap_or("?");
+        let state = worktree.get("state").and_then(Value::as_str).unwrap_or("?");
+        lines.push(("worktree".to_string(), format!("{path} ({state})")));
+    }
+    let policy: Vec<&str> = task
+        .permission_policy
+        .iter()
+        .filter(|(_, on)| **on)
+        .map(|(k, _)| k.as_str())
+        .collect();
+    if !policy.is_empty() {
+        lines.push(("policy".to_string(), policy.join(", ")));
+    }
+    let prompt = task
+        .prompt_template
+        .clone()
+        .or_else(|| task.prompt_file.as_ref().map(|f| format!("(file) {f}")));
+    if let Some(prompt) = prompt {
+        lines.push(("prompt".to_string(), prompt.replace('\n', " ⏎ ")));
+    }
+    let questions = if status == RowStatus::NeedsInput {
+        agent::questions(result)
+    } else {
+        Vec::new()
+    };
+    Some(DetailView {
+        task_id: task.task_id.clone(),
+        questions,
+        lines,
+    })
+}
