@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 mod common;
+use common::claudeless;
 
 /// How long one herd run may take before the test gives up (every run here needs a few seconds).
 const RUN_DEADLINE: Duration = Duration::from_secs(25);
@@ -28,38 +29,6 @@ const COLS: usize = 120;
 // ---------------------------------------------------------------------------------------------
 // Finding claudeless
 // ---------------------------------------------------------------------------------------------
-
-/// claudeless: `$HERD_CLAUDELESS`, else on `PATH`, else `~/.cargo/bin/claudeless`. Missing is a
-/// failure, never a skip: CI installs it, and a skip would hide a broken setup.
-fn claudeless() -> PathBuf {
-    const HOW: &str = "install it with `cargo install claudeless --locked` \
-                       (or set HERD_CLAUDELESS=/path/to/claudeless)";
-    if let Some(path) = std::env::var_os("HERD_CLAUDELESS").filter(|p| !p.is_empty()) {
-        let path = PathBuf::from(path);
-        assert!(
-            path.is_file(),
-            "HERD_CLAUDELESS={} is not a file; {HOW}",
-            path.display()
-        );
-        return path;
-    }
-    let on_path = std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).collect::<Vec<_>>())
-        .unwrap_or_default()
-        .into_iter()
-        .map(|dir| dir.join("claudeless"));
-    let in_cargo_home =
-        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo/bin/claudeless"));
-    on_path
-        .chain(in_cargo_home)
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| {
-            panic!(
-                "claudeless (the Claude Code simulator) is not installed: not on PATH nor in \
-                 ~/.cargo/bin; {HOW}"
-            )
-        })
-}
 
 fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -14,14 +14,18 @@
 
 #![allow(clippy::unwrap_used)]
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
+
+use herd::run::transcripts;
 
 use serde_json::{Value, json};
 
 mod common;
+use common::claudeless;
 
 /// How long one herd run may take before the test gives up (each needs a few seconds; a retry
 /// adds its backoff of about a second).
@@ -34,38 +38,6 @@ const REPLY_TEXT: &str = "TASK_COMPLETE:cl-reply";
 
 // ---------------------------------------------------------------------------------------------
 // Finding claudeless and its scenarios
-
-/// claudeless: `$HERD_CLAUDELESS`, else on `PATH`, else `~/.cargo/bin/claudeless`. Missing is a
-/// failure, never a skip: CI installs it, and a skip would hide a broken setup.
-fn claudeless() -> PathBuf {
-    const HOW: &str = "install it with `cargo install claudeless --locked` \
-                       (or set HERD_CLAUDELESS=/path/to/claudeless)";
-    if let Some(path) = std::env::var_os("HERD_CLAUDELESS").filter(|p| !p.is_empty()) {
-        let path = PathBuf::from(path);
-        assert!(
-            path.is_file(),
-            "HERD_CLAUDELESS={} is not a file; {HOW}",
-            path.display()
-        );
-        return path;
-    }
-    let on_path = std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).collect::<Vec<_>>())
-        .unwrap_or_default()
-        .into_iter()
-        .map(|dir| dir.join("claudeless"));
-    let in_cargo_home =
-        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo/bin/claudeless"));
-    on_path
-        .chain(in_cargo_home)
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| {
-            panic!(
-                "claudeless (the Claude Code simulator) is not installed: not on PATH nor in \
-                 ~/.cargo/bin; {HOW}"
-            )
-        })
-}
 
 /// A scenario file under `tests/claudeless/`.
 fn scenario(name: &str) -> String {
@@ -816,4 +788,91 @@ fn a_mixed_batch_of_screen_and_json_tasks() {
         ctx()
     );
     assert!(row("cl-json-auth").contains("failed_auth"), "{}", ctx());
+}
+
+// ---------------------------------------------------------------------------------------------
+// herd's transcript finder on a real claudeless session (no herd run in between)
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn finds_and_reads_a_real_claudeless_transcript() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path().join("work");
+    let cfg = dir.path().join("cfg");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/claudeless/scenario.toml");
+    // File times come from a coarse kernel clock that can lag the system clock by a tick.
+    let since = SystemTime::now() - Duration::from_secs(2);
+    let output = Command::new(claudeless())
+        .args([
+            "-p",
+            "[reply] x",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+        ])
+        .arg("--scenario")
+        .arg(&scenario)
+        .current_dir(&cwd)
+        .env("CLAUDE_CONFIG_DIR", &cfg)
+        .env("HOME", dir.path())
+        .env_remove("CLAUDELESS_SCENARIO")
+        .env_remove("CLAUDELESS_FAILURE")
+        .env_remove("CLAUDELESS_CONFIG_DIR")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "claudeless failed: {}\nstdout:\n{stdout}\nstderr:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // The session id, as herd would learn it from the stream's init event.
+    let session_id = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find_map(|v| v["session_id"].as_str().map(str::to_string))
+        .unwrap_or_else(|| panic!("no session_id in claudeless's output:\n{stdout}"));
+
+    let env = BTreeMap::from([("CLAUDE_CONFIG_DIR".to_string(), cfg.display().to_string())]);
+    let by_id = transcripts::find(&env, &cwd, Some(&session_id), since);
+    let listing = || {
+        let mut out = String::new();
+        for entry in walk(&cfg) {
+            out.push_str(&format!("{}\n", entry.display()));
+        }
+        out
+    };
+    let path =
+        by_id.unwrap_or_else(|| panic!("no transcript for {session_id}; cfg has:\n{}", listing()));
+    assert_eq!(
+        path.file_name().unwrap(),
+        format!("{session_id}.jsonl").as_str()
+    );
+    assert_eq!(
+        transcripts::find(&env, &cwd, None, since),
+        Some(path.clone())
+    );
+
+    let facts = transcripts::read(&path).unwrap();
+    assert_eq!(facts.session_id.as_deref(), Some(session_id.as_str()));
+    assert_eq!(facts.bad_lines, 0);
+    assert_eq!(facts.assistant_messages, 1);
+    assert!(facts.tool_calls.is_empty());
+    assert!(facts.tokens.output > 0, "{facts:?}");
+}
+
+/// Every path under `dir`, for a failure message.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        out.push(path.clone());
+        if path.is_dir() {
+            out.extend(walk(&path));
+        }
+    }
+    out
 }

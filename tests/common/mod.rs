@@ -2,7 +2,7 @@
 //! the agent processes herd started (found by the `HERD_RUN_DIR` it gives every agent).
 #![allow(dead_code, clippy::unwrap_used)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 pub fn herd() -> Command {
@@ -38,4 +38,36 @@ pub fn agents_under(dir: &Path) -> Vec<String> {
         }
     }
     found
+}
+
+/// claudeless: `$HERD_CLAUDELESS`, else on `PATH`, else `~/.cargo/bin/claudeless`. Missing is a
+/// failure, never a skip: CI installs it, and a skip would hide a broken setup.
+pub fn claudeless() -> PathBuf {
+    const HOW: &str = "install it with `cargo install claudeless --locked` \
+                       (or set HERD_CLAUDELESS=/path/to/claudeless)";
+    if let Some(path) = std::env::var_os("HERD_CLAUDELESS").filter(|p| !p.is_empty()) {
+        let path = PathBuf::from(path);
+        assert!(
+            path.is_file(),
+            "HERD_CLAUDELESS={} is not a file; {HOW}",
+            path.display()
+        );
+        return path;
+    }
+    let on_path = std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|dir| dir.join("claudeless"));
+    let in_cargo_home =
+        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo/bin/claudeless"));
+    on_path
+        .chain(in_cargo_home)
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| {
+            panic!(
+                "claudeless (the Claude Code simulator) is not installed: not on PATH nor in \
+                 ~/.cargo/bin; {HOW}"
+            )
+        })
 }
