@@ -280,7 +280,7 @@ impl super::Engine {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::time::Duration;
 
     use tokio::sync::mpsc;
@@ -301,20 +301,26 @@ pattern = 'Allow\? \[y/n\]'
 send = "y\r"
 "#;
 
-    struct Fixture {
+    /// An engine on a temporary tasks file, driven by hand (shared with the session tests).
+    pub(crate) struct Fixture {
         _dir: tempfile::TempDir,
-        path: std::path::PathBuf,
-        engine: Engine,
-        reports: mpsc::Receiver<PtyReport>,
-        runtime: tokio::runtime::Runtime,
+        pub(crate) path: std::path::PathBuf,
+        pub(crate) engine: Engine,
+        pub(crate) reports: mpsc::Receiver<PtyReport>,
+        pub(crate) runtime: tokio::runtime::Runtime,
     }
 
     fn fixture(tasks: &str) -> Fixture {
+        fixture_with(tasks, PROFILE)
+    }
+
+    /// `tasks` with the built-in profiles and `profiles` (a user profiles text).
+    pub(crate) fn fixture_with(tasks: &str, profiles: &str) -> Fixture {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("tasks.json");
         std::fs::write(&path, tasks).expect("write tasks");
         let store = TaskStore::open(&path).expect("open store");
-        let profiles = ProfileSet::build(&crate::assets::built_in_profile_texts(), Some(PROFILE))
+        let profiles = ProfileSet::build(&crate::assets::built_in_profile_texts(), Some(profiles))
             .expect("profiles");
         let opts = EngineOptions {
             concurrency: 4,

@@ -84,12 +84,9 @@ mod tests {
     use std::time::Duration;
 
     use serde_json::Value;
-    use tokio::sync::mpsc;
 
-    use crate::core::profile::ProfileSet;
     use crate::core::task::TaskStatus;
-    use crate::run::engine::{Engine, EngineOptions};
-    use crate::run::store::TaskStore;
+    use crate::run::engine::control::tests::{Fixture, fixture_with};
 
     /// (Braces are doubled: commands are templates.)
     /// An agent that prints Claude-style events: a session `s-1` whose result echoes the
@@ -106,41 +103,8 @@ output = "stream-json"
 exit_grace_sec = 1
 "#;
 
-    struct Fixture {
-        _dir: tempfile::TempDir,
-        path: std::path::PathBuf,
-        engine: Engine,
-        reports: mpsc::Receiver<crate::run::pty::PtyReport>,
-        runtime: tokio::runtime::Runtime,
-    }
-
     fn fixture(tasks: &str) -> Fixture {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("tasks.json");
-        std::fs::write(&path, tasks).expect("write tasks");
-        let store = TaskStore::open(&path).expect("store");
-        let profiles = ProfileSet::build(&[PROFILE], None).expect("profiles");
-        let (tx, reports) = mpsc::channel(64);
-        let opts = EngineOptions {
-            concurrency: 2,
-            rows: 24,
-            cols: 100,
-            runs_dir: dir.path().join("runs"),
-            only: Vec::new(),
-            operator_present: true,
-        };
-        let engine = Engine::new(store, profiles, opts, tx).expect("engine");
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
-        Fixture {
-            _dir: dir,
-            path,
-            engine,
-            reports,
-            runtime,
-        }
+        fixture_with(tasks, PROFILE)
     }
 
     impl Fixture {
@@ -150,7 +114,7 @@ exit_grace_sec = 1
             doc["tasks"][0]["result"].clone()
         }
 
-        fn status(&self) -> TaskStatus {
+        fn first_status(&self) -> TaskStatus {
             self.engine.store().file().tasks()[0].status
         }
 
@@ -159,7 +123,8 @@ exit_grace_sec = 1
             self.engine
                 .fill_slots(std::time::Instant::now())
                 .expect("fill");
-            while self.engine.live().next().is_some() || self.status() == TaskStatus::Pending {
+            while self.engine.live().next().is_some() || self.first_status() == TaskStatus::Pending
+            {
                 assert!(
                     std::time::Instant::now() < deadline,
                     "the agent did not finish"
@@ -186,7 +151,7 @@ exit_grace_sec = 1
             r#"{"tasks": [{"task_id": "t", "agent": "echo", "prompt_template": "first prompt"}]}"#,
         );
         f.run_until_idle();
-        assert_eq!(f.status(), TaskStatus::Completed);
+        assert_eq!(f.first_status(), TaskStatus::Completed);
         let first = f.result();
         assert_eq!(first["result_text"], "first prompt");
         assert_eq!(first["session_id"], "s-1");
@@ -203,7 +168,7 @@ exit_grace_sec = 1
             "{outcome:?}"
         );
         f.run_until_idle();
-        assert_eq!(f.status(), TaskStatus::Completed);
+        assert_eq!(f.first_status(), TaskStatus::Completed);
         let second = f.result();
         assert_eq!(second["result_text"], "resumed s-1: add a test");
         assert_eq!(second["resumed"], true);
@@ -231,7 +196,7 @@ exit_grace_sec = 1
             "{outcome:?}"
         );
         f.run_until_idle();
-        assert_eq!(f.status(), TaskStatus::Completed);
+        assert_eq!(f.first_status(), TaskStatus::Completed);
         assert_eq!(
             f.result()["result_text"],
             // The test agent cannot escape newlines in JSON, so it prints them as spaces.
