@@ -1,5 +1,5 @@
 //! The built-in profiles of the real agent CLIs (claude, codex, gemini, aider) against the
-//! captures in `../shared/fixtures` (see its README for what each shows and what herd must
+//! captures in `tests/fixtures` (see its README for what each shows and what herd must
 //! conclude):
 //! - replayed in the recorded reads, each capture shows the prompt rules the README names, where
 //!   it names them and nowhere else (Gemini's usage-limit menu is never `press_1`); `ready` and
@@ -33,7 +33,7 @@ const COLS: u16 = 120;
 const CONTEXT: usize = 8;
 
 fn fixtures_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     dir.join("README.md").is_file().then_some(dir)
 }
 
@@ -41,13 +41,11 @@ macro_rules! fixtures_or_skip {
     () => {
         match fixtures_dir() {
             Some(dir) => dir,
-            None => {
-                eprintln!(
-                    "skipping: no captures at {}/../shared/fixtures",
-                    env!("CARGO_MANIFEST_DIR")
-                );
-                return;
-            }
+            None => panic!(
+                "the real CLIs' captures are missing: no README.md in {}/tests/fixtures \
+                 (they are vendored in the repository: restore the folder)",
+                env!("CARGO_MANIFEST_DIR")
+            ),
         }
     };
 }

@@ -585,10 +585,10 @@ fn shape(event: &serde_json::Value) -> Vec<String> {
     paths
 }
 
-/// The JSON lines of a real capture in ../shared/fixtures/claude; None when it is missing.
+/// The JSON lines of a real capture in tests/fixtures/claude; None when it is missing.
 fn captured_events(name: &str) -> Option<Vec<serde_json::Value>> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/fixtures/claude")
+        .join("tests/fixtures/claude")
         .join(name);
     let bytes = std::fs::read(&path).ok()?;
     Some(
@@ -603,10 +603,8 @@ fn captured_events(name: &str) -> Option<Vec<serde_json::Value>> {
 
 #[test]
 fn events_have_the_shapes_of_the_real_captures() {
-    let Some(text) = captured_events("p_text_streamjson.raw") else {
-        eprintln!("skipped: ../shared/fixtures is missing");
-        return;
-    };
+    let text = captured_events("p_text_streamjson.raw")
+        .expect("the vendored capture tests/fixtures/claude/p_text_streamjson.raw");
     let captured = |name: &str| captured_events(name).expect("the capture exists");
     let played = |name: &str| events_of(&sim(&[name], &[], b""));
     let find = |events: &[serde_json::Value], kind: &str, content: &str| {

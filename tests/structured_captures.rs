@@ -1,4 +1,4 @@
-//! The real CLIs' structured captures (`../shared/fixtures`: Claude Code `-p --output-format
+//! The real CLIs' structured captures (`tests/fixtures`: Claude Code `-p --output-format
 //! stream-json --verbose`, `codex exec --json`, Gemini `-p --output-format stream-json`) through
 //! the whole attempt state machine with the matching built-in `-json` profile: each ends with the
 //! verdict the fixtures README names, with the facts the events carry (session id, final text),
@@ -7,8 +7,8 @@
 //! Also: a success whose text lacks a required marker is incomplete, and the interactive `claude`
 //! profile still reads the print-mode auth failure off the screen.
 //!
-//! The captures are not optional: CI always has `../shared` beside the repository, so a missing
-//! folder fails every test here with the path it looked at.
+//! The captures are not optional: they are vendored in the repository, so a missing folder fails
+//! every test here with the path it looked at.
 
 #![allow(clippy::unwrap_used)]
 
@@ -37,11 +37,11 @@ const TWO_WAY_SPLITS: usize = 50;
 // Captures
 
 fn fixtures_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     assert!(
         dir.join("README.md").is_file(),
-        "the real CLIs' captures are missing: no README.md in {} (CI always has the shared \
-         folder beside the repository; check out or copy `shared/fixtures` there)",
+        "the real CLIs' captures are missing: no README.md in {} (they are vendored in the \
+         repository: restore `tests/fixtures`)",
         dir.display()
     );
     dir
