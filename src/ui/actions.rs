@@ -349,16 +349,59 @@ fn act(
         Action::Quit => quit(engine, state, now)?,
         Action::Answer { rule } => {
             if let Some(task) = focus {
+                let sent = answer_description(engine, task, rule);
                 engine.send_to_task(task, Event::OperatorAnswer { rule }, now)?;
+                state.say(format!("{sent} → {}", task_name(engine, task)), now);
             }
         }
         Action::Dismiss => {
             if let Some(task) = focus {
                 engine.send_to_task(task, Event::OperatorKeys(b"\x1b".to_vec()), now)?;
+                state.say(format!("sent Esc (no) → {}", task_name(engine, task)), now);
+            }
+        }
+        Action::Accept => {
+            if let Some(task) = focus {
+                engine.send_to_task(task, Event::OperatorKeys(b"\r".to_vec()), now)?;
+                state.say(
+                    format!(
+                        "sent Enter (the highlighted option) → {}",
+                        task_name(engine, task)
+                    ),
+                    now,
+                );
             }
         }
     }
     Ok(())
+}
+
+/// A task's id for a status message.
+fn task_name(engine: &Engine, task: usize) -> String {
+    engine
+        .store()
+        .file()
+        .tasks()
+        .get(task)
+        .map_or_else(|| format!("task #{task}"), |t| t.task_id.clone())
+}
+
+/// What answering with `rule` sends, for the status message: "sent 1 (Yes)".
+fn answer_description(engine: &Engine, task: usize, rule: usize) -> String {
+    let Some(prompt) = engine
+        .live_for_task(task)
+        .and_then(|live| live.attempt.profile().prompts.get(rule).cloned())
+    else {
+        return "answered".into();
+    };
+    let key = super::keys::answer_key(&prompt.send)
+        .map_or_else(|| prompt.send.escape_debug().to_string(), |(_, k)| k);
+    let label = if prompt.label.is_empty() {
+        prompt.name
+    } else {
+        prompt.label
+    };
+    format!("sent {key} ({label})")
 }
 
 /// Focuses a running task's pane and selects it in the queue (showing every task if the

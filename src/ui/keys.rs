@@ -42,6 +42,8 @@ pub enum Action {
     },
     /// Send Esc to the focused agent's waiting prompt (no / dismiss).
     Dismiss,
+    /// Send Enter to the focused agent's waiting prompt: the option the dialog highlights.
+    Accept,
 }
 
 /// A key that answers a waiting prompt, and the rule it answers with.
@@ -91,6 +93,9 @@ pub fn normal(key: &KeyEvent, answers: &[AnswerKey]) -> Option<Action> {
         if key.code == KeyCode::Esc && !answers.is_empty() {
             return Some(Action::Dismiss);
         }
+        if key.code == KeyCode::Enter && !answers.is_empty() {
+            return Some(Action::Accept);
+        }
     }
     if ctrl {
         return match key.code {
@@ -114,7 +119,7 @@ pub fn normal(key: &KeyEvent, answers: &[AnswerKey]) -> Option<Action> {
         KeyCode::Char('w') => Action::NextWaiting,
         KeyCode::Char('z') => Action::Zoom,
         KeyCode::Esc => Action::Unzoom,
-        KeyCode::Char('i') | KeyCode::Enter => Action::TakeOver,
+        KeyCode::Char('i') => Action::TakeOver,
         KeyCode::Char('[') => Action::ScrollBack,
         KeyCode::Char(']') => Action::ScrollForward,
         KeyCode::Char('f') => Action::Filter { forward: true },
@@ -151,14 +156,15 @@ pub const HELP: &[(&str, &str)] = &[
         "answer the focused prompt (the keys on its banner)",
     ),
     (
+        "Enter",
+        "answer the focused prompt with its highlighted option",
+    ),
+    (
         "Esc",
         "answer the focused prompt with Esc (no); else leave zoom",
     ),
     ("z", "zoom the focused pane to the full screen"),
-    (
-        "i  Enter",
-        "take over the focused agent: every key goes to it",
-    ),
+    ("i", "take over the focused agent: every key goes to it"),
     (LEAVE_CHORD, "leave take-over"),
     (
         "[  ]",
@@ -305,6 +311,13 @@ mod tests {
         );
         assert_eq!(normal(&key(KeyCode::Esc), &answers), Some(Action::Dismiss));
         assert_eq!(normal(&key(KeyCode::Esc), &[]), Some(Action::Unzoom));
+        // Enter accepts what the dialog highlights; it never takes over the agent.
+        assert_eq!(normal(&key(KeyCode::Enter), &answers), Some(Action::Accept));
+        assert_eq!(normal(&key(KeyCode::Enter), &[]), None);
+        assert_eq!(
+            normal(&key(KeyCode::Char('i')), &[]),
+            Some(Action::TakeOver)
+        );
         assert_eq!(normal(&key(KeyCode::Char('1')), &[]), None);
         let ctrl_c = with(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert_eq!(normal(&ctrl_c, &answers), Some(Action::Quit));

@@ -1,6 +1,6 @@
 //! A prompt waiting for the operator, as the dashboard shows and answers it: the rows to
 //! highlight, and one key per prompt rule matching the screen (from the profile's `send` and
-//! `label`), plus Esc for "no".
+//! `label`), plus Enter for the option the dialog highlights and Esc for "no".
 
 use super::keys::{AnswerKey, answer_key};
 use super::model::{Choice, PromptView};
@@ -57,6 +57,12 @@ pub fn view(attempt: &Attempt) -> Option<PromptView> {
         let digit = c.key.chars().all(|ch| ch.is_ascii_digit());
         (named, !digit, c.key.clone())
     });
+    if !choices.iter().any(|c| c.key == "Enter") {
+        choices.push(Choice {
+            key: "Enter".into(),
+            label: "highlighted option".into(),
+        });
+    }
     if !choices.iter().any(|c| c.key == "Esc") {
         choices.push(Choice {
             key: "Esc".into(),
