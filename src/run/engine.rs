@@ -395,6 +395,13 @@ impl Engine {
                     .any(|i| self.store.file().tasks()[i].status.is_runnable()))
     }
 
+    /// Whether a task of this run waits for the operator's answers to its questions.
+    pub fn any_needs_input(&self) -> bool {
+        self.scope()
+            .into_iter()
+            .any(|i| self.store.file().tasks()[i].status == TaskStatus::NeedsInput)
+    }
+
     /// Starts tasks while there is room.
     pub fn fill_slots(&mut self, now: Instant) -> Result<()> {
         if self.paused || self.stopping {

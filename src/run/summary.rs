@@ -24,7 +24,8 @@ pub fn row(task: &TaskSpec) -> Value {
         "enabled": task.enabled,
         "status": task.status.as_str(),
         "attempts": task.attempts,
-        "max_attempts": task.max_retries + 1,
+        // Retried by hand past its budget, a task had more attempts than it was given.
+        "max_attempts": task.max_retries.saturating_add(1).max(task.attempts),
         "failure_type": field("failure_type"),
         "failure_evidence": field("failure_evidence"),
         "log_file": field("log_file"),

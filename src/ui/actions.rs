@@ -61,6 +61,9 @@ pub fn on_key(
             state.mode = Mode::Normal;
             let outcome = engine.cancel_task(task, now)?;
             report(state, outcome.message(), outcome.is_done(), now);
+            if outcome.is_done() {
+                state.message_about = Some(task);
+            }
         }
         Mode::ConfirmQuit | Mode::ConfirmCancel { .. } if no => state.mode = Mode::Normal,
         Mode::ConfirmQuit | Mode::ConfirmCancel { .. } => {}
@@ -316,8 +319,12 @@ fn act(
             }
         }
         Action::Retry => {
-            let outcome = engine.retry_now(state.selected, now)?;
+            let task = state.selected;
+            let outcome = engine.retry_now(task, now)?;
             report(state, outcome.message(), outcome.is_done(), now);
+            if outcome.is_done() {
+                state.message_about = Some(task);
+            }
         }
         Action::AutoMenu => {
             state.mode = Mode::Auto {
@@ -351,7 +358,7 @@ fn act(
             if let Some(task) = focus {
                 let sent = answer_description(engine, task, rule);
                 engine.send_to_task(task, Event::OperatorAnswer { rule }, now)?;
-                state.say(format!("{sent} → {}", task_name(engine, task)), now);
+                state.say_about(task, format!("{sent} → {}", task_name(engine, task)), now);
             }
         }
         Action::Dismiss => {

@@ -137,7 +137,9 @@ async fn drive(
             on_engine_event(engine, &mut state, session, &event, now)?;
             dirty = true;
         }
-        if engine.is_done() && state.leaving == Leaving::No {
+        // A task waiting for the operator's answers is not done: the clock runs on and the
+        // bar says what it waits for.
+        if engine.is_done() && !engine.any_needs_input() && state.leaving == Leaving::No {
             if state.finished.is_none() {
                 state.finished = Some(now);
                 tracing::info!("batch finished");
@@ -269,6 +271,7 @@ fn on_engine_event(
         EngineEvent::Started { task_id, .. } => {
             if let Some(i) = index(task_id) {
                 state.attempt_started.insert(i, now);
+                state.settle(i, format!("{task_id} started"), now);
             }
         }
         EngineEvent::Note { task_id, note } => match note {
@@ -302,6 +305,18 @@ fn on_engine_event(
                         .insert(i, now.saturating_duration_since(start));
                 }
                 tracing::debug!(task_id, %status, "attempt finished");
+                let failure = engine
+                    .store()
+                    .file()
+                    .tasks()
+                    .get(i)
+                    .and_then(|t| t.result.as_ref())
+                    .and_then(|r| r.get("failure_type"))
+                    .and_then(serde_json::Value::as_str)
+                    .filter(|_| *status != TaskStatus::Completed)
+                    .map(|f| format!(" ({f})"))
+                    .unwrap_or_default();
+                state.settle(i, format!("{task_id}: {status}{failure}"), now);
             }
             if *status == TaskStatus::NeedsInput {
                 let asked = index(task_id)

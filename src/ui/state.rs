@@ -144,6 +144,9 @@ pub struct UiState {
     pub notes: HashMap<usize, (String, Instant)>,
     /// The last action's result and when it goes away.
     pub message: Option<(String, Instant)>,
+    /// The task the message is about while its outcome is still to come ("cancelling …",
+    /// "… started"): the outcome replaces the message when it arrives.
+    pub message_about: Option<usize>,
     /// Per task: when its running attempt started, and how long its last attempt took.
     pub attempt_started: HashMap<usize, Instant>,
     pub durations: HashMap<usize, Duration>,
@@ -167,7 +170,22 @@ impl UiState {
     }
 
     pub fn say(&mut self, text: impl Into<String>, now: Instant) {
+        self.message_about = None;
         self.message = Some((text.into(), now + NOTE_TIME));
+    }
+
+    /// A message about `task` whose outcome is still to come: `settle` replaces it then.
+    pub fn say_about(&mut self, task: usize, text: impl Into<String>, now: Instant) {
+        self.say(text, now);
+        self.message_about = Some(task);
+    }
+
+    /// `task`'s attempt ended: a message still waiting for that outcome is replaced by it
+    /// (shown afresh for the usual time); any other message stays as it is.
+    pub fn settle(&mut self, task: usize, outcome: impl Into<String>, now: Instant) {
+        if self.message_about == Some(task) && self.message_now(now).is_some() {
+            self.say(outcome, now);
+        }
     }
 
     pub fn note(&mut self, task: usize, text: impl Into<String>, now: Instant) {
@@ -297,5 +315,32 @@ mod tests {
         assert_eq!(s.expire(later), None);
         assert_eq!(s.note_for(1, later), None);
         assert_eq!(s.message_now(later), None);
+    }
+
+    #[test]
+    fn a_pending_outcome_replaces_its_message_and_nothing_else() {
+        let t0 = Instant::now();
+        let mut s = UiState::new(t0);
+        s.say_about(3, "cancelling fix-3: ending its agent", t0);
+        // Another task's outcome leaves it alone.
+        s.settle(4, "fix-4: failed", t0 + Duration::from_secs(1));
+        assert_eq!(
+            s.message_now(t0 + Duration::from_secs(1)),
+            Some("cancelling fix-3: ending its agent")
+        );
+        let t1 = t0 + Duration::from_secs(2);
+        s.settle(3, "fix-3: cancelled", t1);
+        assert_eq!(s.message_now(t1), Some("fix-3: cancelled"));
+        // Shown the usual time from when it came, and settled once.
+        assert_eq!(
+            s.message_now(t1 + NOTE_TIME - Duration::from_millis(1)),
+            Some("fix-3: cancelled")
+        );
+        s.settle(3, "fix-3 started", t1);
+        assert_eq!(s.message_now(t1), Some("fix-3: cancelled"));
+        // A plain message is never replaced.
+        s.say("queue resumed", t1);
+        s.settle(3, "fix-3: failed", t1);
+        assert_eq!(s.message_now(t1), Some("queue resumed"));
     }
 }

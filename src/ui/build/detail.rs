@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{agent, failure_of, row_status};
+use super::{agent, failure_of, max_attempts, row_status};
 use crate::run::engine::Engine;
 use crate::ui::model::{DetailView, RowStatus};
 use crate::ui::style;
@@ -15,23 +15,31 @@ pub fn detail(engine: &Engine, index: usize) -> Option<DetailView> {
     let mut lines = Vec::new();
     let status = row_status(engine, index, task);
     let mut state = style::label(status).to_string();
-    if let Some(failure) = failure_of(task).filter(|_| status != RowStatus::Completed) {
+    if let Some(failure) =
+        failure_of(task).filter(|_| status != RowStatus::Completed && live.is_none())
+    {
         state.push_str(&format!(" · {failure}"));
     }
     lines.push(("status".to_string(), state));
+    let attempts = live.map_or(task.attempts, |l| l.number);
     lines.push((
         "attempts".to_string(),
         format!(
-            "{} of {} · agent {}",
-            task.attempts,
-            task.max_retries + 1,
+            "{attempts} of {} · agent {}",
+            max_attempts(task.max_retries, attempts),
             task.agent
         ),
     ));
     let result = task.result.as_ref();
     let text = |key: &str| result.and_then(|r| r.get(key)).and_then(Value::as_str);
     if let Some(evidence) = text("failure_evidence") {
-        lines.push(("why".to_string(), evidence.to_string()));
+        // While the task runs again, the failure belongs to the attempt before.
+        let label = if live.is_some() {
+            "last failure"
+        } else {
+            "why"
+        };
+        lines.push((label.to_string(), evidence.to_string()));
     }
     if let Some(report) = agent::reported(result, live) {
         lines.extend(agent::lines(&report, live.is_some()));

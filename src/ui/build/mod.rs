@@ -140,6 +140,12 @@ pub fn dashboard<'a>(
     }
 }
 
+/// The attempts a task may have: its retry budget, or more once the operator retried it by
+/// hand past that budget (never "3/2").
+pub fn max_attempts(max_retries: u32, attempts: u32) -> u32 {
+    max_retries.saturating_add(1).max(attempts)
+}
+
 fn pane<'a>(
     engine: &'a Engine,
     state: &UiState,
@@ -152,7 +158,7 @@ fn pane<'a>(
     Some(PaneView {
         task_id: live.task_id.clone(),
         attempt: live.number,
-        max_attempts: spec.max_retries + 1,
+        max_attempts: max_attempts(spec.max_retries, live.number),
         elapsed: now.saturating_duration_since(live.started),
         screen,
         focused: state.focus == Some(task),
@@ -219,11 +225,12 @@ fn task_row(
         agent: task.agent.clone(),
         status,
         attempts: live.map_or(task.attempts, |l| l.number),
-        max_attempts: task.max_retries + 1,
+        max_attempts: max_attempts(task.max_retries, live.map_or(task.attempts, |l| l.number)),
         elapsed: live
             .map(|l| now.saturating_duration_since(l.started))
             .or_else(|| state.durations.get(&index).copied()),
-        failure: (status != RowStatus::Completed)
+        // A task running again shows what it does now, not how its last attempt failed.
+        failure: (status != RowStatus::Completed && live.is_none())
             .then(|| failure_of(task))
             .flatten(),
         note,
@@ -249,6 +256,15 @@ fn final_screen<'a>(engine: &Engine, state: &'a UiState) -> Option<FinalScreen<'
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn attempts_never_exceed_what_the_task_had() {
+        assert_eq!(max_attempts(1, 0), 2);
+        assert_eq!(max_attempts(1, 2), 2);
+        // Retried by hand past its budget: "3/3", never "3/2".
+        assert_eq!(max_attempts(1, 3), 3);
+        assert_eq!(max_attempts(u32::MAX, 1), u32::MAX);
+    }
 
     #[test]
     fn the_window_follows_the_selection() {
