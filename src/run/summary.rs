@@ -85,8 +85,13 @@ pub fn table_for(file: &TaskFile, indices: &[usize]) -> String {
     let cells: Vec<[String; 7]> = rows
         .iter()
         .map(|r| {
+            // One word with the dashboard: a disabled task that would otherwise run is
+            // "skipped"; what a disabled task already reached stays as it is.
             let status = if r["enabled"] == json!(false) {
-                format!("{} (disabled)", text(&r["status"]))
+                match text(&r["status"]).as_str() {
+                    "pending" | "retryable" => "skipped (disabled)".to_string(),
+                    other => format!("{other} (disabled)"),
+                }
             } else {
                 text(&r["status"])
             };

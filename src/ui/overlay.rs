@@ -106,7 +106,7 @@ fn help(frame: &mut Frame<'_>, area: Rect) {
         style::DIM,
     )));
     lines.push(Line::from(Span::styled(
-        "         ✔ completed  ↻ retryable  ✘ failed  ⊘ cancelled  – not part of this run",
+        "         ✔ completed  ↻ retryable  ✘ failed  ⊘ cancelled  – skipped (disabled, or not --only)",
         style::DIM,
     )));
     let height = lines.len() as u16 + 2;

@@ -28,10 +28,12 @@ pub enum Filter {
     Failed,
     Completed,
     Cancelled,
+    /// Not part of this run: disabled, or left out by `--only`.
+    Skipped,
 }
 
 impl Filter {
-    const ORDER: [Filter; 8] = [
+    const ORDER: [Filter; 9] = [
         Filter::All,
         Filter::Active,
         Filter::Waiting,
@@ -40,18 +42,22 @@ impl Filter {
         Filter::Failed,
         Filter::Completed,
         Filter::Cancelled,
+        Filter::Skipped,
     ];
 
     pub fn label(self) -> &'static str {
         match self {
             Filter::All => "all",
-            Filter::Active => "running",
+            // Agents that run, waiting ones included: the bar counts those apart as "running"
+            // and "waiting".
+            Filter::Active => "active",
             Filter::Waiting => "waiting",
             Filter::Pending => "pending",
             Filter::Retryable => "retryable",
             Filter::Failed => "failed",
             Filter::Completed => "completed",
             Filter::Cancelled => "cancelled",
+            Filter::Skipped => "skipped",
         }
     }
 
@@ -60,11 +66,12 @@ impl Filter {
             Filter::All => true,
             Filter::Active => matches!(status, RowStatus::Running | RowStatus::Waiting),
             Filter::Waiting => matches!(status, RowStatus::Waiting | RowStatus::NeedsInput),
-            Filter::Pending => matches!(status, RowStatus::Pending | RowStatus::Skipped),
+            Filter::Pending => status == RowStatus::Pending,
             Filter::Retryable => status == RowStatus::Retryable,
             Filter::Failed => status == RowStatus::Failed,
             Filter::Completed => status == RowStatus::Completed,
             Filter::Cancelled => status == RowStatus::Cancelled,
+            Filter::Skipped => status == RowStatus::Skipped,
         }
     }
 
@@ -283,9 +290,12 @@ mod tests {
             f = f.step(true);
         }
         assert_eq!(f, Filter::All);
-        assert_eq!(Filter::All.step(false), Filter::Cancelled);
+        assert_eq!(Filter::All.step(false), Filter::Skipped);
         assert!(Filter::Active.matches(RowStatus::Waiting));
         assert!(!Filter::Waiting.matches(RowStatus::Running));
+        // A skipped task is not pending: the bar would say 0 pending while the filter lists it.
+        assert!(!Filter::Pending.matches(RowStatus::Skipped));
+        assert!(Filter::Skipped.matches(RowStatus::Skipped));
     }
 
     #[test]
