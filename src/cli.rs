@@ -26,8 +26,10 @@ pub enum Command {
     /// Run the batch: the dashboard on a terminal, headless otherwise
     Run(RunArgs),
     /// Check a tasks file and the profiles it uses; print every problem as FILE:LINE:COL: message
+    /// (reads the file, never writes it)
     Validate(TasksArgs),
-    /// Show a table of the tasks: status, attempts, failure type, last log
+    /// Show a table of the tasks: status, attempts, failure type, last log (reads the file, never
+    /// writes it)
     Status(StatusArgs),
     /// List the agent profiles in effect (built-in plus --profiles) and their rules
     Profiles(ProfilesArgs),
@@ -43,7 +45,7 @@ pub enum Command {
 /// Options shared by the commands that read a tasks file.
 #[derive(Debug, Args, Clone)]
 pub struct TasksArgs {
-    /// The tasks file (JSON). herd rewrites it after every state change.
+    /// The tasks file (JSON)
     #[arg(long, value_name = "FILE")]
     pub tasks: PathBuf,
     /// Extra or overriding agent profiles (TOML), on top of the built-in ones
@@ -52,6 +54,14 @@ pub struct TasksArgs {
 }
 
 #[derive(Debug, Args, Clone)]
+#[command(
+    after_help = "The tasks file is the batch's state: herd rewrites it after every state change \
+(only the fields that changed), so a run that stops for any reason resumes where it was with the \
+same command. Completed tasks never run again.\n\nExit status: 0 every enabled task completed; \
+1 some task ended otherwise; 2 the tasks file, a profile or an argument is invalid (nothing was \
+started or written); 3 herd could not write the tasks file or its recordings; 130 stopped by the \
+operator (running tasks go back to retryable)."
+)]
 pub struct RunArgs {
     #[command(flatten)]
     pub tasks: TasksArgs,
@@ -110,6 +120,9 @@ pub struct MessageArgs {
     pub task_id: String,
     /// The message; `-` reads it from standard input
     pub text: String,
+    /// Send it to a completed task too: the task runs again (its session continues with it)
+    #[arg(long)]
+    pub reopen: bool,
 }
 
 #[derive(Debug, Args, Clone)]

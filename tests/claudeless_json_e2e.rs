@@ -222,14 +222,15 @@ impl Batch {
         run
     }
 
-    /// `herd message --tasks F --profiles P TASK TEXT`.
-    fn message(&self, task_id: &str, text: &str) -> std::process::Output {
+    /// `herd message --tasks F --profiles P [EXTRA…] TASK TEXT`.
+    fn message(&self, extra: &[&str], task_id: &str, text: &str) -> std::process::Output {
         self.herd()
             .arg("message")
             .arg("--tasks")
             .arg(self.tasks_file())
             .arg("--profiles")
             .arg(self.profiles_file())
+            .args(extra)
             .args([task_id, text])
             .output()
             .unwrap()
@@ -578,7 +579,22 @@ fn a_message_resumes_the_session_and_the_costs_add_up() {
     let first_cost = first_result["cost_usd"].as_f64().unwrap();
 
     let message = "[reply] again";
-    let out = batch.message("cl-json-resume", message);
+    // A completed task is not reopened by accident: without --reopen nothing is written.
+    let before = std::fs::read(batch.tasks_file()).unwrap();
+    let refused = batch.message(&[], "cl-json-resume", message);
+    assert_eq!(
+        refused.status.code(),
+        Some(2),
+        "{}",
+        common::describe(&refused)
+    );
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("--reopen"),
+        "{}",
+        common::describe(&refused)
+    );
+    assert_eq!(std::fs::read(batch.tasks_file()).unwrap(), before);
+    let out = batch.message(&["--reopen"], "cl-json-resume", message);
     assert!(out.status.success(), "{}", common::describe(&out));
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(

@@ -234,6 +234,15 @@ fn a_prompt_is_answered_with_one_key_and_the_task_completes() {
     );
     let screen = ui.parser.screen();
     assert!(!screen.alternate_screen(), "the alternate screen was left");
+    // Leaving prints the run's summary table on the operator's screen, as headless mode does.
+    let after = screen.contents();
+    assert!(
+        after.contains("ATTEMPTS")
+            && after
+                .lines()
+                .any(|l| l.contains("ask-first") && l.contains("completed")),
+        "the summary table after leaving; the screen was:\n{after}"
+    );
     assert!(!screen.hide_cursor(), "the cursor is visible again");
     assert!(!screen.bracketed_paste(), "bracketed paste is off again");
     assert!(

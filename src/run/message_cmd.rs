@@ -57,6 +57,14 @@ pub fn message(args: &MessageArgs) -> Result<i32> {
         );
         return Ok(EXIT_INVALID);
     }
+    if task.status == TaskStatus::Completed && !args.reopen {
+        eprintln!(
+            "herd message: task {} is completed; a message would run it again. Add --reopen to \
+             continue its session with the message anyway; nothing was written",
+            task.task_id
+        );
+        return Ok(EXIT_INVALID);
+    }
     let resumable = profiles
         .get(&task.agent)
         .is_some_and(|p| !p.resume.is_empty());

@@ -37,9 +37,13 @@ pub async fn run(mut engine: Engine, mut reports: mpsc::Receiver<PtyReport>) -> 
     let mut session = Session::enter()?;
     let outcome = drive(&mut engine, &mut reports, &mut session).await;
     session.restore();
-    if let Err(error) = &outcome {
-        tracing::error!("dashboard failed: {error:#}");
-        engine.kill_all();
+    match &outcome {
+        // Back on the operator's screen: what the run did, as headless mode ends.
+        Ok(_) => print!("{}", crate::run::summary::table(&engine)),
+        Err(error) => {
+            tracing::error!("dashboard failed: {error:#}");
+            engine.kill_all();
+        }
     }
     outcome
 }
