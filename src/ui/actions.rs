@@ -70,10 +70,18 @@ pub fn on_key(
         Mode::Auto { task } => {
             let task = *task;
             match key.code {
-                KeyCode::Char(d @ '1'..='9') => {
-                    let rule = usize::from(d as u8 - b'1');
-                    let on = auto_menu(engine, task).and_then(|m| m.rules.get(rule).map(|r| r.2));
-                    if let Some(on) = on {
+                KeyCode::Char(c)
+                    if auto_menu(engine, task)
+                        .is_some_and(|m| m.rules.iter().any(|r| r.key == c)) =>
+                {
+                    let menu = auto_menu(engine, task);
+                    let found = menu.as_ref().and_then(|m| {
+                        m.rules
+                            .iter()
+                            .position(|r| r.key == c)
+                            .map(|i| (i, m.rules[i].on))
+                    });
+                    if let Some((rule, on)) = found {
                         let outcome = engine.set_auto_answer(task, rule, !on, now)?;
                         report(state, outcome.message(), outcome.is_done(), now);
                     }

@@ -191,6 +191,27 @@ fn actions_reach_the_engine_and_the_tasks_file() {
 }
 
 #[test]
+fn the_auto_answer_window_switches_a_rule_by_its_own_key() {
+    let text = r#"{"run_id": "r", "tasks": [{"task_id": "s", "agent": "sim", "prompt_template": "p", "status": "failed"}]}"#;
+    let mut f = fixture_from(text, None);
+    f.key(KeyCode::Char('a'));
+    assert!(matches!(f.state.mode, Mode::Auto { task: 0 }));
+    // `p` is press_p's key (it used to be "[1]", the first rule by position).
+    f.key(KeyCode::Char('p'));
+    let task = &f.engine.store().file().tasks()[0];
+    assert_eq!(task.policy_for("press_p"), Some(true));
+    assert_eq!(task.policy_for("press_1"), None);
+    f.key(KeyCode::Char('1'));
+    let task = &f.engine.store().file().tasks()[0];
+    assert_eq!(task.policy_for("press_1"), Some(true));
+    // A key no rule has changes nothing.
+    f.key(KeyCode::Char('7'));
+    let task = &f.engine.store().file().tasks()[0];
+    assert_eq!(task.policy_for("press_p"), Some(true));
+    assert_eq!(task.policy_for("press_1"), Some(true));
+}
+
+#[test]
 fn q_leaves_at_once_when_the_batch_is_done_and_asks_while_agents_run() {
     let mut f = fixture(&[("a", "completed")]);
     f.key(KeyCode::Char('q'));

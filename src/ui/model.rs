@@ -134,8 +134,18 @@ pub struct StatusView {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AutoMenu {
     pub task_id: String,
-    /// (rule name, label, on)
-    pub rules: Vec<(String, String, bool)>,
+    pub rules: Vec<AutoRule>,
+}
+
+/// One prompt rule in the auto-answer window.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AutoRule {
+    /// The key that switches it: the key the rule answers its prompt with ("1", "p"), or a
+    /// digit when that key is taken or not a single character.
+    pub key: char,
+    pub name: String,
+    pub label: String,
+    pub on: bool,
 }
 
 /// The recorded attempts of one task, to pick one to replay.

@@ -154,17 +154,17 @@ fn auto(frame: &mut Frame<'_>, area: Rect, menu: &AutoMenu) {
             style::DIM,
         )));
     }
-    for (i, (name, label, on)) in menu.rules.iter().enumerate() {
-        let (mark, mark_style) = if *on {
+    for rule in &menu.rules {
+        let (mark, mark_style) = if rule.on {
             ("✔ auto", Style::new().fg(Color::Green))
         } else {
             ("· ask ", style::DIM)
         };
         lines.push(Line::from(vec![
-            Span::styled(format!(" [{}] ", i + 1), style::KEY),
+            Span::styled(format!(" [{}] ", rule.key), style::KEY),
             Span::styled(mark, mark_style),
-            Span::raw(format!("  {name}")),
-            Span::styled(format!("  {label}"), style::DIM),
+            Span::raw(format!("  {}", rule.name)),
+            Span::styled(format!("  {}", rule.label), style::DIM),
         ]));
     }
     lines.push(Line::raw(""));
@@ -177,7 +177,7 @@ fn auto(frame: &mut Frame<'_>, area: Rect, menu: &AutoMenu) {
     let title = format!(" Auto-answer · {} ", menu.task_id);
     frame.render_widget(
         Paragraph::new(lines)
-            .block(boxed(&title, " 1-9 switch · Esc close "))
+            .block(boxed(&title, " [key] switches its rule · Esc close "))
             .wrap(Wrap { trim: false }),
         popup,
     );

@@ -3,7 +3,7 @@
 use super::agent;
 use crate::core::task::TaskStatus;
 use crate::run::engine::Engine;
-use crate::ui::model::{AttemptsMenu, AutoMenu, MessageTarget, Overlay};
+use crate::ui::model::{AttemptsMenu, AutoMenu, AutoRule, MessageTarget, Overlay};
 use crate::ui::state::{Mode, UiState};
 
 pub fn overlay<'a>(engine: &Engine, state: &'a UiState) -> Option<Overlay<'a>> {
@@ -78,15 +78,20 @@ pub fn auto_menu(engine: &Engine, index: usize) -> Option<AutoMenu> {
     let live = engine.live_for_task(index);
     let rules = profile
         .map(|p| {
+            let sends: Vec<&str> = p.prompts.iter().map(|r| r.send.as_str()).collect();
+            let keys = toggle_keys(&sends);
             p.prompts
                 .iter()
                 .enumerate()
-                .map(|(i, rule)| {
-                    let on = live.map_or_else(
+                .zip(keys)
+                .map(|((i, rule), key)| AutoRule {
+                    key,
+                    name: rule.name.clone(),
+                    label: rule.label.clone(),
+                    on: live.map_or_else(
                         || task.policy_for(&rule.name).unwrap_or(rule.auto_by_default),
                         |l| l.attempt.is_auto(i),
-                    );
-                    (rule.name.clone(), rule.label.clone(), on)
+                    ),
                 })
                 .collect()
         })
@@ -95,4 +100,47 @@ pub fn auto_menu(engine: &Engine, index: usize) -> Option<AutoMenu> {
         task_id: task.task_id.clone(),
         rules,
     })
+}
+
+/// The key that switches each rule in the auto-answer window: the letter or digit the rule
+/// answers its prompt with, so `p` switches `press_p`; a rule whose answer is not one such key
+/// (Enter, a word), or whose key another rule has already, gets the first free digit.
+pub fn toggle_keys(sends: &[&str]) -> Vec<char> {
+    let own = |send: &str| {
+        let mut chars = send.trim_end_matches(['\r', '\n']).chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) if c.is_ascii_alphanumeric() && !RESERVED.contains(&c) => Some(c),
+            _ => None,
+        }
+    };
+    let mut keys: Vec<Option<char>> = Vec::with_capacity(sends.len());
+    for send in sends {
+        let key = own(send).filter(|k| !keys.contains(&Some(*k)));
+        keys.push(key);
+    }
+    let mut free = ('1'..='9')
+        .chain('a'..='z')
+        .filter(|c| !RESERVED.contains(c));
+    let taken: Vec<char> = keys.iter().flatten().copied().collect();
+    keys.into_iter()
+        .map(|key| key.unwrap_or_else(|| free.by_ref().find(|c| !taken.contains(c)).unwrap_or('?')))
+        .collect()
+}
+
+/// Keys the auto-answer window keeps for itself: `a` and `q` close it.
+const RESERVED: [char; 2] = ['a', 'q'];
+
+#[cfg(test)]
+mod toggle_key_tests {
+    use super::toggle_keys;
+
+    #[test]
+    fn rules_are_switched_by_their_own_answer_keys() {
+        assert_eq!(toggle_keys(&["1", "p"]), ['1', 'p']);
+        assert_eq!(toggle_keys(&["y\r", "d\r"]), ['y', 'd']);
+        // Enter and duplicates take the first free digit.
+        assert_eq!(toggle_keys(&["\r", "1", "1"]), ['2', '1', '3']);
+        // The window's own keys are never a rule's.
+        assert_eq!(toggle_keys(&["a", "q"]), ['1', '2']);
+    }
 }
