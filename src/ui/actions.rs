@@ -144,8 +144,30 @@ pub fn on_key(
                 };
                 report(state, outcome.message(), outcome.is_done(), now);
             } else if key.code == KeyCode::Esc {
-                state.mode = Mode::Normal;
+                let text = editor.lines().join("\n");
+                let before = match &state.mode {
+                    Mode::EditPrompt { .. } => engine
+                        .store()
+                        .file()
+                        .tasks()
+                        .get(task)
+                        .and_then(|t| t.prompt_template.clone())
+                        .unwrap_or_default(),
+                    _ => String::new(),
+                };
+                // Typed text is not thrown away by one stray key: Esc asks, Esc again discards.
+                if text.trim_end() == before.trim_end() || state.discard_armed {
+                    state.discard_armed = false;
+                    state.mode = Mode::Normal;
+                    if text.trim_end() != before.trim_end() {
+                        state.say("discarded what you typed", now);
+                    }
+                } else {
+                    state.discard_armed = true;
+                    state.say("Esc again discards what you typed; Ctrl-S saves it", now);
+                }
             } else {
+                state.discard_armed = false;
                 editor.input(*key);
             }
         }
@@ -287,14 +309,30 @@ fn act(
             None => state.say("no running agent to take over", now),
         },
         Action::ScrollBack | Action::ScrollForward => {
-            if let Some(task) = focus {
-                let step = usize::from(area.height / 2).max(1);
-                let offset = state.scroll.entry(task).or_insert(0);
-                *offset = if action == Action::ScrollBack {
-                    offset.saturating_add(step)
-                } else {
-                    offset.saturating_sub(step)
-                };
+            let Some(task) = focus else {
+                state.say("no agent pane to scroll: nothing runs", now);
+                return Ok(());
+            };
+            // Rows that went off the top of the agent's screen: its history.
+            let history = engine
+                .live_for_task(task)
+                .map_or(0, |l| l.attempt.screen().rows_scrolled_total());
+            let step = usize::from(area.height / 2).max(1);
+            let offset = state.scroll.entry(task).or_insert(0);
+            let before = *offset;
+            *offset = if action == Action::ScrollBack {
+                offset.saturating_add(step)
+            } else {
+                offset.saturating_sub(step)
+            };
+            if history == 0 {
+                *offset = 0;
+                state.say(
+                    format!("{}: no history yet to scroll", task_name(engine, task)),
+                    now,
+                );
+            } else if action == Action::ScrollForward && before == 0 {
+                state.say("already at the live screen", now);
             }
         }
         Action::Filter { forward } => {

@@ -212,6 +212,50 @@ fn the_auto_answer_window_switches_a_rule_by_its_own_key() {
 }
 
 #[test]
+fn esc_in_the_editor_asks_before_it_throws_typed_text_away() {
+    let mut f = fixture(&[("a", "failed")]);
+    f.key(KeyCode::Char('e'));
+    f.key(KeyCode::Esc);
+    assert!(
+        matches!(f.state.mode, Mode::Normal),
+        "nothing typed: Esc closes"
+    );
+    f.key(KeyCode::Char('e'));
+    f.key(KeyCode::Char('!'));
+    f.key(KeyCode::Esc);
+    assert!(
+        matches!(f.state.mode, Mode::EditPrompt { .. }),
+        "typed text: Esc asks"
+    );
+    assert!(
+        f.state
+            .message_now(Instant::now())
+            .is_some_and(|m| m.contains("Esc again discards"))
+    );
+    // Another key keeps editing and disarms.
+    f.key(KeyCode::Char('?'));
+    f.key(KeyCode::Esc);
+    assert!(matches!(f.state.mode, Mode::EditPrompt { .. }));
+    f.key(KeyCode::Esc);
+    assert!(matches!(f.state.mode, Mode::Normal));
+    let prompt = f.engine.store().file().tasks()[0].prompt_template.clone();
+    assert_eq!(prompt.as_deref(), Some("p"), "discarded, not saved");
+}
+
+#[test]
+fn scrolling_without_history_says_so() {
+    let mut f = fixture(&[("a", "pending")]);
+    f.key(KeyCode::Char('['));
+    assert!(
+        f.state
+            .message_now(Instant::now())
+            .is_some_and(|m| m.contains("nothing runs")),
+        "{:?}",
+        f.state.message_now(Instant::now())
+    );
+}
+
+#[test]
 fn q_leaves_at_once_when_the_batch_is_done_and_asks_while_agents_run() {
     let mut f = fixture(&[("a", "completed")]);
     f.key(KeyCode::Char('q'));

@@ -154,6 +154,8 @@ pub struct UiState {
     /// The task the message is about while its outcome is still to come ("cancelling …",
     /// "… started"): the outcome replaces the message when it arrives.
     pub message_about: Option<usize>,
+    /// Esc was pressed once in an editor holding typed text: the next Esc discards it.
+    pub discard_armed: bool,
     /// Per task: when its running attempt started, and how long its last attempt took.
     pub attempt_started: HashMap<usize, Instant>,
     pub durations: HashMap<usize, Duration>,
