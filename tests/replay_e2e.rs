@@ -279,6 +279,20 @@ fn files_that_are_no_recording_are_refused_clearly() {
         assert!(stderr.contains(message), "{name}: {stderr}");
         assert!(!stderr.contains("panicked"), "{name}: {stderr}");
     }
+    // A path that does not exist is named as such, with or without --print and a terminal.
+    let missing = dir.path().join("runs/nonexistent");
+    for extra in [&["--print"][..], &[][..]] {
+        let out = herd()
+            .arg("replay")
+            .arg(&missing)
+            .args(extra)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("no such recording"), "{extra:?}: {stderr}");
+    }
 }
 
 #[test]

@@ -10,6 +10,13 @@ use super::term::{Term, scrollback_for};
 
 /// A task folder means its latest attempt (`attempt_<n>.cast` with the highest n).
 pub fn resolve_cast(path: &Path) -> std::io::Result<PathBuf> {
+    if !path.exists() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "no such recording (give runs/<task_id>/attempt_<n>.cast, or a task's folder under \
+             runs/ for its latest attempt)",
+        ));
+    }
     if !path.is_dir() {
         return Ok(path.to_path_buf());
     }
