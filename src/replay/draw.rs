@@ -239,19 +239,21 @@ fn event_row<R>(view: &ReplayView<R>, _now: Instant, _width: u16) -> Line<'stati
             index.events
         ))),
         Some(event) => {
-            let kind = match event.kind {
-                EventKind::Output => "output",
-                EventKind::Input => "input",
-                EventKind::Resize => "resize",
-                EventKind::Marker => "marker",
-                EventKind::Exit => "exit",
-                EventKind::Other(_) => "event",
+            // What a person follows: who acted, and what herd typed; the agent's raw bytes
+            // are in the .log for whoever needs them.
+            let what = match event.kind {
+                EventKind::Output => "the agent drew".to_string(),
+                EventKind::Input => format!("herd typed \"{}\"", event.preview),
+                EventKind::Resize => format!("resized to {}", event.preview),
+                EventKind::Marker => event.preview.clone(),
+                EventKind::Exit => "the agent ended".to_string(),
+                EventKind::Other(_) => "another event".to_string(),
             };
             spans.push(Span::raw(format!(
-                "event {}/{} line {} at {:.3} s: {kind} {} B ",
-                event.number, index.events, event.line, event.time, event.len
+                "event {}/{} at {:.1} s: ",
+                event.number, index.events, event.time
             )));
-            spans.push(Span::styled(format!("\"{}\"", event.preview), dim));
+            spans.push(Span::styled(what, dim));
         }
     }
     Line::from(spans)
