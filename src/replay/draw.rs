@@ -15,7 +15,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
 use super::cast::EventKind;
-use super::timeline::MarkerKind;
+use super::timeline::{MarkerKind, Timeline};
 use super::view::ReplayView;
 
 /// Rows under the pane: ticks, bar, event readout, marker readout, keys.
@@ -259,7 +259,7 @@ fn event_row<R>(view: &ReplayView<R>, _now: Instant, _width: u16) -> Line<'stati
     Line::from(spans)
 }
 
-fn marker_row<R>(view: &ReplayView<R>, _now: Instant, _width: u16) -> Line<'static> {
+fn marker_row<R>(view: &ReplayView<R>, _now: Instant, width: u16) -> Line<'static> {
     let here = view.playhead.time();
     let applied = view.playhead.applied();
     let timeline = &view.timeline;
@@ -285,7 +285,30 @@ fn marker_row<R>(view: &ReplayView<R>, _now: Instant, _width: u16) -> Line<'stat
             Style::default().fg(Color::DarkGray),
         ));
     }
+    // What the timeline's letters mean, for the ones this recording has, when there is room.
+    let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
+    let legend = legend(timeline);
+    if !legend.is_empty() && used + legend.chars().count() + 3 <= usize::from(width) {
+        let pad = usize::from(width) - used - legend.chars().count() - 1;
+        spans.push(Span::raw(" ".repeat(pad)));
+        spans.push(Span::styled(legend, Style::default().fg(Color::DarkGray)));
+    }
     Line::from(spans)
+}
+
+/// "? prompt  a auto answer  V completed" for the kinds of marker on `timeline`.
+fn legend(timeline: &Timeline) -> String {
+    let mut kinds: Vec<MarkerKind> = Vec::new();
+    for marker in timeline.markers() {
+        if !kinds.contains(&marker.kind) {
+            kinds.push(marker.kind);
+        }
+    }
+    kinds
+        .iter()
+        .map(|k| format!("{} {}", k.glyph(), k.meaning()))
+        .collect::<Vec<_>>()
+        .join("  ")
 }
 
 fn keys_row<R>(view: &ReplayView<R>, _now: Instant, _width: u16) -> Line<'static> {

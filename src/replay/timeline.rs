@@ -64,6 +64,22 @@ impl MarkerKind {
         }
     }
 
+    /// A word for the legend under the timeline.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            MarkerKind::Prompt => "prompt",
+            MarkerKind::AutoAnswer => "auto answer",
+            MarkerKind::OperatorAnswer => "your answer",
+            MarkerKind::Waiting => "waits for you",
+            MarkerKind::CompletionSeen => "marker seen",
+            MarkerKind::Ending => "ending",
+            MarkerKind::Verdict { completed: true } => "completed",
+            MarkerKind::Verdict { completed: false } => "failed",
+            MarkerKind::Bell => "bell",
+            MarkerKind::Other => "other",
+        }
+    }
+
     /// Which tick wins when several fall in one column.
     pub fn rank(self) -> u8 {
         match self {
