@@ -149,6 +149,17 @@ pub fn banner(prompt: &PromptView) -> Line<'static> {
     Line::from(spans)
 }
 
+/// The lowest row of `vt` holding any visible character.
+fn last_row_with_text(vt: &vt100::Screen) -> Option<u16> {
+    let (rows, cols) = vt.size();
+    (0..rows.get()).rev().find(|&row| {
+        (0..cols.get()).any(|col| {
+            vt.cell(row, col)
+                .is_some_and(|c| c.has_contents() && c.contents() != " ")
+        })
+    })
+}
+
 /// Copies the agent's screen into `area`. Returns the cursor's position on screen when it is
 /// visible. `highlight`: rows of the agent's screen to mark.
 pub fn screen(
@@ -160,9 +171,12 @@ pub fn screen(
     let (rows, cols) = vt.size();
     let (rows, cols) = (rows.get(), cols.get());
     let (cursor_row, cursor_col) = vt.cursor_position();
-    // A screen taller than the pane (before the agent follows a resize): keep the cursor in view.
-    let first = if vt.scrollback() == 0 && cursor_row >= area.height {
-        cursor_row + 1 - area.height
+    // A screen taller than the pane (a small tile, or before the agent follows a resize):
+    // show its bottom, where prompts and progress are — the lower of the cursor and the last
+    // row with text — never the top-left corner of an empty screen.
+    let bottom = cursor_row.max(last_row_with_text(vt).unwrap_or(0));
+    let first = if vt.scrollback() == 0 && bottom >= area.height {
+        bottom + 1 - area.height
     } else {
         0
     };
@@ -297,6 +311,21 @@ mod tests {
             style::PROMPT_ROWS.bg.unwrap_or(Color::Reset)
         );
         assert_eq!(buf[(0, 0)].bg, Color::Reset);
+    }
+
+    #[test]
+    fn a_small_tile_shows_the_bottom_of_the_screen_where_the_prompt_is() {
+        // A TUI that parks its (hidden) cursor at the top and draws its dialog at the bottom.
+        let mut screen = Screen::new(10, 20);
+        screen.feed(
+            b"\x1b[1;1Hheader\x1b[9;1HAllow? 1. Yes\x1b[?25l\x1b[1;1H",
+            0,
+        );
+        let area = Rect::new(0, 0, 20, 3);
+        let mut buf = Buffer::empty(area);
+        super::screen(screen.vt(), area, &mut buf, None);
+        let bottom: String = (0..13).map(|x| buf[(x, 2)].symbol().to_string()).collect();
+        assert_eq!(bottom, "Allow? 1. Yes");
     }
 
     #[test]
