@@ -51,7 +51,15 @@ pub fn on_key(
                 }
             }
         }
-        Mode::Help => state.mode = Mode::Normal,
+        // The arrows and pages scroll help that does not fit; any other key closes it (the
+        // drawing clamps the offset to the text's length).
+        Mode::Help { offset } => match key.code {
+            KeyCode::Down | KeyCode::Char('j') => *offset += 1,
+            KeyCode::Up | KeyCode::Char('k') => *offset = offset.saturating_sub(1),
+            KeyCode::PageDown | KeyCode::Char(' ') => *offset += 10,
+            KeyCode::PageUp => *offset = offset.saturating_sub(10),
+            _ => state.mode = Mode::Normal,
+        },
         Mode::ConfirmQuit if yes => {
             state.mode = Mode::Normal;
             stop(engine, state, now)?;
@@ -387,7 +395,7 @@ fn act(
             engine.set_concurrency(n);
             state.say(format!("{} agents at once", engine.concurrency()), now);
         }
-        Action::Help => state.mode = Mode::Help,
+        Action::Help => state.mode = Mode::Help { offset: 0 },
         Action::Replay => {
             let task = state.selected;
             if let Some(spec) = engine.store().file().tasks().get(task) {

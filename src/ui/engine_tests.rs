@@ -243,6 +243,19 @@ fn esc_in_the_editor_asks_before_it_throws_typed_text_away() {
 }
 
 #[test]
+fn help_scrolls_with_the_arrows_and_closes_on_any_other_key() {
+    let mut f = fixture(&[("a", "pending")]);
+    f.key(KeyCode::Char('?'));
+    assert!(matches!(f.state.mode, Mode::Help { offset: 0 }));
+    f.key(KeyCode::Down);
+    f.key(KeyCode::Char('j'));
+    f.key(KeyCode::Up);
+    assert!(matches!(f.state.mode, Mode::Help { offset: 1 }));
+    f.key(KeyCode::Char('x'));
+    assert!(matches!(f.state.mode, Mode::Normal));
+}
+
+#[test]
 fn scrolling_without_history_says_so() {
     let mut f = fixture(&[("a", "pending")]);
     f.key(KeyCode::Char('['));

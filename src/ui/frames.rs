@@ -255,10 +255,36 @@ fn help_overlay_120x40() {
     let busy = screen(24, 80, SESSION);
     let view = dashboard(
         vec![pane("long-session-004", &busy, true, None)],
-        Some(Overlay::Help),
+        Some(Overlay::Help { offset: 0 }),
         &[],
     );
     insta::assert_snapshot!(frame(120, 40, &view).backend());
+}
+
+/// At 80x24 the help does not fit: it scrolls, wrapped lines keep their indent, and the last
+/// keys and the legend are reachable.
+#[test]
+fn help_overlay_80x24_scrolls() {
+    let busy = screen(24, 80, SESSION);
+    let top = dashboard(
+        vec![pane("long-session-004", &busy, true, None)],
+        Some(Overlay::Help { offset: 0 }),
+        &[],
+    );
+    insta::assert_snapshot!("help_overlay_80x24_top", frame(80, 24, &top).backend());
+    let end = dashboard(
+        vec![pane("long-session-004", &busy, true, None)],
+        Some(Overlay::Help { offset: 1000 }),
+        &[],
+    );
+    let text = format!("{:?}", frame(80, 24, &end).backend());
+    for needle in ["q  Ctrl-C", "this help", "skipped (disabled"] {
+        assert!(
+            text.contains(needle),
+            "{needle} at the end of the help:\n{text}"
+        );
+    }
+    insta::assert_snapshot!("help_overlay_80x24_end", frame(80, 24, &end).backend());
 }
 
 #[test]

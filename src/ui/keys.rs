@@ -181,11 +181,8 @@ pub const HELP: &[(&str, &str)] = &[
     ("e", "edit the selected task's prompt (its next attempt)"),
     (
         "m",
-        "message the selected task: typed into its running agent; once it ended, answers its",
-    ),
-    (
-        "",
-        "questions or continues its session (a fresh attempt when it has none)",
+        "message the selected task: typed into its running agent; once it ended, answers its \
+         questions or continues its session (a fresh attempt when it has none)",
     ),
     (
         "v",

@@ -159,7 +159,9 @@ pub struct AttemptsMenu {
 
 /// A window over the dashboard.
 pub enum Overlay<'a> {
-    Help,
+    Help {
+        offset: usize,
+    },
     ConfirmQuit {
         running: usize,
     },

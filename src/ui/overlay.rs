@@ -17,7 +17,7 @@ use super::style;
 pub fn render(frame: &mut Frame<'_>, overlay: &Overlay<'_>) {
     let area = frame.area();
     match overlay {
-        Overlay::Help => help(frame, area),
+        Overlay::Help { offset } => help(frame, area, *offset),
         Overlay::ConfirmQuit { running } => {
             let text = format!(
                 "{running} agent{} still running. Stop {} and quit?",
@@ -85,39 +85,86 @@ fn boxed(title: &str, keys: &str) -> Block<'static> {
         .style(Style::new().bg(Color::Indexed(234)))
 }
 
-fn help(frame: &mut Frame<'_>, area: Rect) {
+fn help(frame: &mut Frame<'_>, area: Rect, offset: usize) {
+    let popup_width = area.width.min(100);
+    let lines = help_lines(usize::from(popup_width.saturating_sub(2)));
+    let height = (lines.len() as u16 + 2).min(area.height);
+    let inner = usize::from(height.saturating_sub(2));
+    let last_start = lines.len().saturating_sub(inner);
+    let offset = offset.min(last_start);
+    let keys = if last_start == 0 {
+        " any key closes ".to_string()
+    } else {
+        let more = if offset < last_start { " ↓ more" } else { "" };
+        format!(
+            " {}-{} of {}{more} · ↑↓ PgUp PgDn scroll · any other key closes ",
+            offset + 1,
+            (offset + inner).min(lines.len()),
+            lines.len()
+        )
+    };
+    let shown: Vec<Line<'static>> = lines.into_iter().skip(offset).take(inner).collect();
+    let popup = centered(area, popup_width, height);
+    frame.render_widget(Clear, popup);
+    frame.render_widget(
+        Paragraph::new(shown).block(boxed(" herd · keys ", &keys)),
+        popup,
+    );
+}
+
+/// The help text laid out for `width` columns: each key's description wraps at word breaks
+/// under itself (a hanging indent), never under the keys.
+fn help_lines(width: usize) -> Vec<Line<'static>> {
     let key_width = HELP
         .iter()
         .map(|(k, _)| k.chars().count())
         .max()
         .unwrap_or(0);
-    let mut lines: Vec<Line> = HELP
-        .iter()
-        .map(|(k, what)| {
-            Line::from(vec![
-                Span::styled(format!(" {k:<key_width$}  "), style::KEY),
-                Span::raw(*what),
-            ])
-        })
-        .collect();
+    let indent = key_width + 3;
+    let text_width = width.saturating_sub(indent).max(10);
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    for (key, what) in HELP {
+        for (i, part) in wrap_words(what, text_width).into_iter().enumerate() {
+            let lead = if i == 0 {
+                Span::styled(format!(" {key:<key_width$}  "), style::KEY)
+            } else {
+                Span::raw(" ".repeat(indent))
+            };
+            lines.push(Line::from(vec![lead, Span::raw(part)]));
+        }
+    }
     lines.push(Line::raw(""));
-    lines.push(Line::from(Span::styled(
-        " Glyphs: ○ pending  ▶ running  ⚠ a prompt waits for you  ? questions for you (m answers)",
-        style::DIM,
-    )));
-    lines.push(Line::from(Span::styled(
-        "         ✔ completed  ↻ retryable  ✘ failed  ⊘ cancelled  – skipped (disabled, or not --only)",
-        style::DIM,
-    )));
-    let height = lines.len() as u16 + 2;
-    let popup = centered(area, 100, height);
-    frame.render_widget(Clear, popup);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .block(boxed(" herd · keys ", " any key closes "))
-            .wrap(Wrap { trim: false }),
-        popup,
-    );
+    let glyphs = [
+        "Glyphs: ○ pending  ▶ running  ⚠ a prompt waits for you  ? questions for you (m answers)",
+        "✔ completed  ↻ retryable  ✘ failed  ⊘ cancelled  – skipped (disabled, or not --only)",
+    ];
+    for text in glyphs {
+        for part in wrap_words(text, width.saturating_sub(2).max(10)) {
+            lines.push(Line::from(Span::styled(format!(" {part}"), style::DIM)));
+        }
+    }
+    lines
+}
+
+/// `text` broken at spaces into lines of at most `width` columns (a longer word gets a line of
+/// its own).
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let needed = line.chars().count() + usize::from(!line.is_empty()) + word.chars().count();
+        if !line.is_empty() && needed > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
 }
 
 fn confirm(frame: &mut Frame<'_>, area: Rect, title: &str, text: &str, note: &str) {

@@ -93,7 +93,10 @@ impl Filter {
 pub enum Mode {
     #[default]
     Normal,
-    Help,
+    /// The keys' help, scrolled down by `offset` lines where it does not fit.
+    Help {
+        offset: usize,
+    },
     ConfirmQuit,
     ConfirmCancel {
         task: usize,
