@@ -60,6 +60,7 @@ pub fn on_key(
             KeyCode::PageUp => *offset = offset.saturating_sub(10),
             _ => state.mode = Mode::Normal,
         },
+        Mode::Details => state.mode = Mode::Normal,
         Mode::ConfirmQuit if yes => {
             state.mode = Mode::Normal;
             stop(engine, state, now)?;
@@ -396,6 +397,7 @@ fn act(
             state.say(format!("{} agents at once", engine.concurrency()), now);
         }
         Action::Help => state.mode = Mode::Help { offset: 0 },
+        Action::Details => state.mode = Mode::Details,
         Action::Replay => {
             let task = state.selected;
             if let Some(spec) = engine.store().file().tasks().get(task) {

@@ -11,7 +11,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
 use crate::replay::ReplayView;
 
 use super::layout::{self, Regions};
-use super::model::{Dashboard, DetailView, RowStatus};
+use super::model::{Dashboard, DetailView, Overlay, RowStatus};
 use super::{detail, overlay, pane, queue, status, style};
 
 pub fn draw(frame: &mut Frame<'_>, view: &Dashboard<'_>) {
@@ -46,7 +46,19 @@ pub fn draw(frame: &mut Frame<'_>, view: &Dashboard<'_>) {
             .set_string(x, last.bottom().saturating_sub(1), text, style::KEY);
     }
     status::render(&view.status, regions.status, frame.buffer_mut());
-    if let Some(overlay) = &view.overlay {
+    if let Some(Overlay::Details) = &view.overlay {
+        // The details box at the size it needs, over the dashboard.
+        let area = frame.area();
+        let width = area.width.min(100);
+        let rows = view
+            .detail
+            .as_ref()
+            .map_or(4, |d| detail::detail_rows(d, width))
+            .min(area.height);
+        let popup = layout::centered(area, width, rows);
+        frame.render_widget(Clear, popup);
+        detail::render_detail(view.detail.as_ref(), popup, frame.buffer_mut());
+    } else if let Some(overlay) = &view.overlay {
         overlay::render(frame, overlay);
     } else if let Some(at) = cursor {
         frame.set_cursor_position(at);
@@ -88,7 +100,7 @@ fn no_agents(view: &Dashboard<'_>, area: Rect, with_detail: bool, frame: &mut Fr
         .any(|(status, n)| *status == RowStatus::NeedsInput && *n > 0);
     let why = if view.status.stopping {
         "Stopping…"
-    } else if view.status.finished && questions_wait {
+    } else if questions_wait {
         "Tasks wait for your answers: w selects one, m answers it. q leaves."
     } else if view.status.finished {
         "The batch is done. q leaves; r runs a failed task again."

@@ -44,6 +44,8 @@ pub enum Action {
     Dismiss,
     /// Send Enter to the focused agent's waiting prompt: the option the dialog highlights.
     Accept,
+    /// The selected task's details in a window.
+    Details,
 }
 
 /// A key that answers a waiting prompt, and the rule it answers with.
@@ -131,6 +133,7 @@ pub fn normal(key: &KeyEvent, answers: &[AnswerKey]) -> Option<Action> {
         KeyCode::Char('e') => Action::EditPrompt,
         KeyCode::Char('m') => Action::Message,
         KeyCode::Char('v') => Action::Replay,
+        KeyCode::Char('d') => Action::Details,
         KeyCode::Char('+' | '=') => Action::Concurrency { delta: 1 },
         KeyCode::Char('-' | '_') => Action::Concurrency { delta: -1 },
         KeyCode::Char('?') | KeyCode::F(1) => Action::Help,
@@ -187,6 +190,10 @@ pub const HELP: &[(&str, &str)] = &[
     (
         "v",
         "replay one of the selected task's recorded attempts (q/Esc returns)",
+    ),
+    (
+        "d",
+        "the selected task's details in a window (where the screen has no room for the box)",
     ),
     ("?", "this help"),
     ("q  Ctrl-C", "quit (asks first while agents run)"),

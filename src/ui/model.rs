@@ -162,6 +162,8 @@ pub enum Overlay<'a> {
     Help {
         offset: usize,
     },
+    /// The selected task's details (`Dashboard::detail`) in a window.
+    Details,
     ConfirmQuit {
         running: usize,
     },

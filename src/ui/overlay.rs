@@ -18,6 +18,8 @@ pub fn render(frame: &mut Frame<'_>, overlay: &Overlay<'_>) {
     let area = frame.area();
     match overlay {
         Overlay::Help { offset } => help(frame, area, *offset),
+        // Drawn by `draw`, which has the details.
+        Overlay::Details => {}
         Overlay::ConfirmQuit { running } => {
             let text = format!(
                 "{running} agent{} still running. Stop {} and quit?",

@@ -98,6 +98,8 @@ pub enum Mode {
         offset: usize,
     },
     ConfirmQuit,
+    /// The selected task's details in a window: for screens too small for the details box.
+    Details,
     ConfirmCancel {
         task: usize,
     },

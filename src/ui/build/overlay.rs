@@ -18,6 +18,7 @@ pub fn overlay<'a>(engine: &Engine, state: &'a UiState) -> Option<Overlay<'a>> {
     Some(match &state.mode {
         Mode::Normal | Mode::TakeOver { .. } => return None,
         Mode::Help { offset } => Overlay::Help { offset: *offset },
+        Mode::Details => Overlay::Details,
         Mode::ConfirmQuit => Overlay::ConfirmQuit {
             running: engine.live().count(),
         },
