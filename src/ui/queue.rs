@@ -86,7 +86,8 @@ struct Columns {
     note: usize,
 }
 
-/// Columns the note keeps before any is given to the cost and turns.
+/// Columns the note keeps (as far as the notes need them) before the id, cost and turns get
+/// the rest.
 const NOTE_KEPT: usize = 10;
 
 impl Columns {
@@ -104,11 +105,17 @@ impl Columns {
         } else {
             0
         };
+        // Room is kept for notes only as wide as the notes there are: with none, ids are
+        // not cut for an empty column.
+        // (+1: `fit` keeps a column free after the text.)
+        let note_wanted = match longest(&|r| note_text(r).0.width()) {
+            0 => 0,
+            n => (n + 1).min(NOTE_KEPT),
+        };
         let id = (longest_id + 1)
-            .min(flexible.saturating_sub(agent + NOTE_KEPT))
+            .min(flexible.saturating_sub(agent + note_wanted))
             .max(8);
         let room = flexible.saturating_sub(agent + id);
-        let note_wanted = longest(&|r| note_text(r).0.width()).min(NOTE_KEPT);
         let cost = longest(&|r| r.cost_usd.map_or(0, |c| cost_short(c).len()));
         let turns = longest(&|r| r.turns.map_or(0, |t| turns_short(t).len()));
         let with_separator = |w: usize| if w > 0 { w + 1 } else { 0 };
@@ -333,7 +340,14 @@ mod tests {
                     ..task("q", Some(1.0), Some(12))
                 },
             ];
-            let without = [task(&id, None, None), task("q", None, None)];
+            let without = [
+                task(&id, None, None),
+                TaskRow {
+                    status: RowStatus::NeedsInput,
+                    questions: 2,
+                    ..task("q", None, None)
+                },
+            ];
             let costed = Columns::for_width(WIDTH_AT_80, &with);
             let plain = Columns::for_width(WIDTH_AT_80, &without);
             assert_eq!(costed.id, plain.id, "id of {len}");
