@@ -339,7 +339,10 @@ fn on_engine_event(
             }
         }
         EngineEvent::ConfigFailed { task_id, .. } => {
-            state.say(format!("{task_id}: failed_config (d shows its details)"), now);
+            state.say(
+                format!("{task_id}: failed_config (d shows its details)"),
+                now,
+            );
         }
         EngineEvent::Resumed { .. } | EngineEvent::RetryScheduled { .. } => {}
     }

@@ -332,11 +332,7 @@ fn finished_batch_views_80x24() {
 #[test]
 fn details_window_on_a_short_screen_120x15() {
     let busy = screen(24, 80, SESSION);
-    let mut view = dashboard(
-        vec![pane("long-session-004", &busy, true, None)],
-        None,
-        &[],
-    );
+    let mut view = dashboard(vec![pane("long-session-004", &busy, true, None)], None, &[]);
     let under = format!("{:?}", frame(120, 15, &view).backend());
     let detail = view.detail.as_ref().expect("the fixture selects a task");
     let why = detail
@@ -345,10 +341,16 @@ fn details_window_on_a_short_screen_120x15() {
         .find(|(k, _)| k == "attempts")
         .map(|(_, v)| v.clone())
         .expect("an attempts line");
-    assert!(!under.contains(&why), "no room for the box at 120x15:\n{under}");
+    assert!(
+        !under.contains(&why),
+        "no room for the box at 120x15:\n{under}"
+    );
     view.overlay = Some(Overlay::Details);
     let shown = format!("{:?}", frame(120, 15, &view).backend());
-    assert!(shown.contains(&why), "the window shows the details:\n{shown}");
+    assert!(
+        shown.contains(&why),
+        "the window shows the details:\n{shown}"
+    );
     insta::assert_snapshot!("details_window_120x15", frame(120, 15, &view).backend());
 }
 

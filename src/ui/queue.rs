@@ -246,7 +246,11 @@ pub fn fit(text: &str, width: usize) -> String {
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut rows = vec![String::new()];
     let mut used = 0;
-    for word in text.split_inclusive(' ') {
+    // A path breaks after a `/` rather than anywhere: its parts wrap like words.
+    for word in text
+        .split_inclusive(' ')
+        .flat_map(|word| word.split_inclusive('/'))
+    {
         let w = word.width();
         if used + w.min(width) > width && used > 0 {
             rows.push(String::new());
@@ -270,6 +274,18 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_wrap_after_a_slash() {
+        assert_eq!(
+            wrap("runs/fix-issue-142/attempt_1.log", 20),
+            ["runs/fix-issue-142/", "attempt_1.log"]
+        );
+        assert_eq!(
+            wrap("see runs/a/b.log now", 12),
+            ["see runs/a/", "b.log now"]
+        );
+    }
 
     #[test]
     fn text_is_cut_with_an_ellipsis_or_padded() {
