@@ -77,6 +77,10 @@ pub struct RunArgs {
     /// No dashboard: one line per event on stdout, a summary table at the end
     #[arg(long)]
     pub headless: bool,
+    /// Leave the mouse to the terminal (its own text selection) instead of the dashboard's
+    /// clicks and wheel; with the mouse on, most terminals select text with Shift held
+    #[arg(long)]
+    pub no_mouse: bool,
     /// Terminal size given to each agent's pseudo-terminal, as COLSxROWS
     #[arg(long, value_name = "COLSxROWS", default_value = "120x40", value_parser = parse_size)]
     pub pty_size: (u16, u16),

@@ -119,7 +119,7 @@ fn open_with_progress(cast: &Path, options: ReplayOptions) -> Result<ReplayView,
 }
 
 fn run_player(mut view: ReplayView) -> Result<i32> {
-    let mut session = Session::enter()?;
+    let mut session = Session::enter(false)?;
     let mut dirty = true;
     loop {
         let now = Instant::now();

@@ -129,6 +129,7 @@ fn run(args: &RunArgs) -> Result<i32> {
     };
     let runs_dir = std::path::absolute(&runs_dir).unwrap_or(runs_dir);
     let headless = args.headless || !std::io::stdout().is_terminal();
+    let mouse = !args.no_mouse;
     let (cols, rows) = args.pty_size;
     let opts = EngineOptions {
         concurrency: usize::from(args.concurrency),
@@ -151,7 +152,7 @@ fn run(args: &RunArgs) -> Result<i32> {
         if headless {
             super::headless::run(engine, rx).await
         } else {
-            crate::ui::run(engine, rx).await
+            crate::ui::run(engine, rx, mouse).await
         }
     })
 }

@@ -248,7 +248,7 @@ fn stop(engine: &mut Engine, state: &mut UiState, now: Instant) -> Result<()> {
     Ok(())
 }
 
-fn select_step(engine: &Engine, state: &mut UiState, delta: isize) {
+pub(super) fn select_step(engine: &Engine, state: &mut UiState, delta: isize) {
     let list = matching(engine, state);
     if list.is_empty() {
         return;

@@ -256,6 +256,49 @@ fn help_scrolls_with_the_arrows_and_closes_on_any_other_key() {
 }
 
 #[test]
+fn a_click_selects_a_task_or_focuses_a_pane_and_the_wheel_scrolls() {
+    use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let mut f = fixture(&[("a", "pending"), ("b", "pending"), ("c", "failed")]);
+    f.engine.fill_slots(Instant::now()).expect("start");
+    let area = Rect::new(0, 0, 160, 48);
+    let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
+    let now = Instant::now();
+    render::frame(&mut terminal, &mut f.engine, &mut f.state, now).expect("frame");
+    let mouse = |kind, column, row| MouseEvent {
+        kind,
+        column,
+        row,
+        modifiers: KeyModifiers::NONE,
+    };
+    let click = MouseEventKind::Down(MouseButton::Left);
+    // The queue's third row (inside its border) is task c.
+    let queue = layout::regions(area, false).queue.expect("a queue");
+    let on_c = mouse(click, queue.x + 3, queue.y + 3);
+    super::mouse::on_mouse(&f.engine, &mut f.state, &on_c, area, now);
+    assert_eq!(f.selected_id(), "c");
+    // The wheel over the queue moves the selection.
+    let up = mouse(MouseEventKind::ScrollUp, queue.x + 3, queue.y + 3);
+    super::mouse::on_mouse(&f.engine, &mut f.state, &up, area, now);
+    assert_eq!(f.selected_id(), "b");
+    // A click on the second pane (a tile) focuses its task.
+    let regions = layout::regions(area, false);
+    let plan = layout::panes(regions.panes, 2, false);
+    let tile = plan.slots[1];
+    let on_tile = mouse(click, tile.x + 2, tile.y + 2);
+    let before = f.state.focus;
+    super::mouse::on_mouse(&f.engine, &mut f.state, &on_tile, area, now);
+    assert_ne!(f.state.focus, before);
+    let focused = f.state.focus.expect("a focused pane");
+    assert_eq!(f.state.selected, focused);
+    // The wheel over a pane scrolls its history.
+    let focus_slot = plan.slots[0];
+    let wheel = mouse(MouseEventKind::ScrollUp, focus_slot.x + 2, focus_slot.y + 2);
+    render::frame(&mut terminal, &mut f.engine, &mut f.state, now).expect("frame");
+    super::mouse::on_mouse(&f.engine, &mut f.state, &wheel, area, now);
+    assert_eq!(f.state.scroll.get(&focused), Some(&3));
+}
+
+#[test]
 fn scrolling_without_history_says_so() {
     let mut f = fixture(&[("a", "pending")]);
     f.key(KeyCode::Char('['));

@@ -28,13 +28,19 @@ use crate::run::pty::PtyReport;
 pub const FRAME: Duration = Duration::from_millis(16);
 
 /// Runs the batch in the dashboard until the operator leaves; returns herd's exit code.
-pub async fn run(mut engine: Engine, mut reports: mpsc::Receiver<PtyReport>) -> Result<i32> {
+/// `mouse`: clicks and the wheel go to the dashboard (the terminal's own selection then needs
+/// its modifier, Shift in most terminals).
+pub async fn run(
+    mut engine: Engine,
+    mut reports: mpsc::Receiver<PtyReport>,
+    mouse: bool,
+) -> Result<i32> {
     let _log = super::terminal::log_to_file(engine.runs_dir());
     tracing::info!(
         tasks = engine.store().file().tasks().len(),
         "dashboard started"
     );
-    let mut session = Session::enter()?;
+    let mut session = Session::enter(mouse)?;
     let outcome = drive(&mut engine, &mut reports, &mut session).await;
     session.restore();
     match &outcome {
@@ -105,6 +111,11 @@ async fn drive(
                 }
             }
             event = next_event(&mut events) => {
+                // The pointer moving over the dashboard changes nothing on it.
+                let moved = matches!(
+                    &event,
+                    Some(Ok(TermEvent::Mouse(m))) if m.kind == crossterm::event::MouseEventKind::Moved
+                );
                 match event {
                     Some(Ok(event)) => on_terminal_event(engine, &mut state, session, event)?,
                     // The terminal is gone: stop as if the operator had confirmed.
@@ -118,7 +129,7 @@ async fn drive(
                         stop_for_good(engine, &mut state)?;
                     }
                 }
-                dirty = true;
+                dirty |= !moved;
             }
             () = sleep_until(wake) => {}
             () = sleep_until(redraw_at) => dirty = true,
@@ -256,6 +267,12 @@ fn on_terminal_event(
             actions::on_key(engine, state, &key, area, now)
         }
         TermEvent::Paste(text) => actions::on_paste(engine, state, &text, now),
+        TermEvent::Mouse(mouse) => {
+            let size = session.terminal.size().unwrap_or_default();
+            let area = Rect::new(0, 0, size.width, size.height);
+            super::mouse::on_mouse(engine, state, &mouse, area, now);
+            Ok(())
+        }
         _ => Ok(()),
     }
 }

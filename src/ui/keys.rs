@@ -195,6 +195,11 @@ pub const HELP: &[(&str, &str)] = &[
         "d",
         "the selected task's details in a window (where the screen has no room for the box)",
     ),
+    (
+        "mouse",
+        "click: select a task / focus a pane; wheel: move in the queue / scroll a pane's \
+         history; Shift selects text (herd run --no-mouse leaves the mouse to the terminal)",
+    ),
     ("?", "this help"),
     ("q  Ctrl-C", "quit (asks first while agents run)"),
 ];

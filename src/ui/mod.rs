@@ -14,6 +14,7 @@ pub mod event_loop;
 pub mod keys;
 pub mod layout;
 pub mod model;
+pub mod mouse;
 pub mod numbers;
 pub mod overlay;
 pub mod pane;

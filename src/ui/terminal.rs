@@ -7,7 +7,9 @@ use std::path::Path;
 
 use color_eyre::eyre::{Result, WrapErr};
 use crossterm::cursor::Show;
-use crossterm::event::{DisableBracketedPaste, EnableBracketedPaste};
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+};
 use crossterm::execute;
 use ratatui::DefaultTerminal;
 
@@ -18,7 +20,8 @@ pub struct Session {
 }
 
 impl Session {
-    pub fn enter() -> Result<Session> {
+    /// `mouse`: report clicks and the wheel to the dashboard.
+    pub fn enter(mouse: bool) -> Result<Session> {
         // ratatui restores raw mode and the main screen on panic; this hook adds the rest.
         let terminal = ratatui::try_init().wrap_err("cannot set up the terminal")?;
         let previous = std::panic::take_hook();
@@ -27,6 +30,9 @@ impl Session {
             previous(info);
         }));
         execute!(io::stdout(), EnableBracketedPaste).wrap_err("cannot set up the terminal")?;
+        if mouse {
+            execute!(io::stdout(), EnableMouseCapture).wrap_err("cannot set up the terminal")?;
+        }
         Ok(Session {
             terminal,
             restored: false,
@@ -51,7 +57,12 @@ impl Drop for Session {
 
 fn undo_modes() {
     // Best effort: there is nothing better to do with an error while giving the terminal back.
-    let _ = execute!(io::stdout(), DisableBracketedPaste, Show);
+    let _ = execute!(
+        io::stdout(),
+        DisableMouseCapture,
+        DisableBracketedPaste,
+        Show
+    );
 }
 
 /// Rings the bell and asks for a desktop notification (OSC 9 and OSC 777; terminals that know
