@@ -84,8 +84,10 @@ pub struct TaskStore {
     target: PathBuf,
     base_dir: PathBuf,
     file: TaskFile,
-    /// The text on disk as of the last read or save.
-    saved_text: String,
+    /// The file started with a UTF-8 byte order mark: it is written back with it.
+    byte_order_mark: bool,
+    /// The text has changes that are not on disk yet (a save failed, or none was made).
+    unsaved: bool,
     /// Held for as long as the store lives; dropping it releases the lock.
     lock: Option<File>,
 }
@@ -118,6 +120,7 @@ impl TaskStore {
 
     fn read(path: &Path, target: PathBuf) -> Result<TaskStore, StoreError> {
         let text = fs::read_to_string(&target).map_err(io_error("read", path))?;
+        let byte_order_mark = text.starts_with('\u{feff}');
         let file = TaskFile::parse(&text).map_err(|problems| StoreError::Invalid {
             path: path.to_path_buf(),
             problems,
@@ -131,7 +134,8 @@ impl TaskStore {
             target,
             base_dir,
             file,
-            saved_text: text,
+            byte_order_mark,
+            unsaved: false,
             lock: None,
         })
     }
@@ -154,19 +158,29 @@ impl TaskStore {
         &self.base_dir
     }
 
-    /// Writes the file if its text changed since the last read or save: to a temporary file in
-    /// the same folder with the original's permissions, synced, renamed over the original, and
-    /// the folder synced. On any error the original is left as it was.
+    /// True when changes were made since the last successful save (they may not change the
+    /// text: a value set to what it was).
+    pub fn has_changes(&self) -> bool {
+        self.unsaved || self.file.has_changes()
+    }
+
+    /// Writes the file if its text changed since the last read or save, rewriting only the text
+    /// of the fields that changed: to a temporary file in the same folder with the original's
+    /// permissions, synced, renamed over the original, and the folder synced. On any error the
+    /// original is left as it was (and the next save tries again).
     pub fn save(&mut self) -> Result<(), StoreError> {
         if self.lock.is_none() {
             return Err(StoreError::ReadOnly {
                 path: self.path.clone(),
             });
         }
-        let text = self.file.to_text();
-        if text == self.saved_text {
+        if self.file.splice_changes() {
+            self.unsaved = true;
+        }
+        if !self.unsaved {
             return Ok(());
         }
+        let text = self.file.text();
         let path = self.path.as_path();
         let dir = self.target.parent().unwrap_or(Path::new("."));
         let name = self
@@ -185,6 +199,10 @@ impl TaskStore {
         temp.as_file()
             .set_permissions(permissions)
             .map_err(io_error("set permissions for", path))?;
+        if self.byte_order_mark {
+            temp.write_all("\u{feff}".as_bytes())
+                .map_err(io_error("write", path))?;
+        }
         temp.write_all(text.as_bytes())
             .map_err(io_error("write", path))?;
         temp.as_file().sync_all().map_err(io_error("write", path))?;
@@ -197,7 +215,7 @@ impl TaskStore {
                 .sync_all()
                 .map_err(io_error("sync the folder of", path))?;
         }
-        self.saved_text = text;
+        self.unsaved = false;
         Ok(())
     }
 }

@@ -175,3 +175,26 @@ fn problems_print_with_the_file_name() {
     assert_eq!(format_problem(path, &placed), "dir/tasks.json:3:7: m");
     assert_eq!(format_problem(path, &unplaced), "dir/tasks.json: m");
 }
+
+#[test]
+fn a_hand_written_file_changes_only_in_the_changed_values_and_keeps_its_bom() {
+    let text = "\u{feff}{ \"run_id\":\"r\",\n\t\"tasks\": [\n\t\t{\"task_id\": \"t\", \"agent\": \"a\", \"prompt_template\": \"p\", \"status\": \"pending\"},\n\t\t{\"task_id\": \"u\", \"agent\": \"a\", \"prompt_template\": \"p\"}\n\t]\n}";
+    let (_dir, path) = tasks_file(text);
+    let mut store = TaskStore::open(&path).expect("opens");
+    store.file_mut().set_status(0, TaskStatus::Running);
+    store.file_mut().set_attempts(0, 1);
+    assert!(store.has_changes());
+    store.save().expect("saves");
+    assert!(!store.has_changes());
+    assert_eq!(
+        fs::read_to_string(&path).expect("read"),
+        text.replace(
+            "\"status\": \"pending\"}",
+            "\"status\": \"running\", \"attempts\": 1}"
+        )
+    );
+    // The next open reads the same tasks through the kept byte order mark.
+    drop(store);
+    let again = TaskStore::open(&path).expect("opens again");
+    assert_eq!(again.file().tasks()[0].status, TaskStatus::Running);
+}
