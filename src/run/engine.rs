@@ -633,6 +633,7 @@ impl Engine {
                 continue;
             };
             let at = now.saturating_duration_since(live.started);
+            live.recorder.flush_if_due(at)?;
             if live.attempt.next_deadline().is_some_and(|d| d <= at) {
                 let effects = live.attempt.handle(Event::Tick, at);
                 self.apply(key, effects, at)?;
@@ -646,7 +647,17 @@ impl Engine {
             }
             self.conclude_if_drained(key, now)?;
         }
-        self.fill_slots(now)
+        self.fill_slots(now)?;
+        self.flush()
+    }
+
+    /// Writes the state changes not yet on disk (the ends of attempts since the last write), in
+    /// one write. Called at the end of every turn of the event loop (`on_tick`).
+    pub fn flush(&mut self) -> Result<()> {
+        if self.store.has_changes() {
+            self.store.save().wrap_err("cannot write the tasks file")?;
+        }
+        Ok(())
     }
 
     /// Reads attempt `key`'s signal file into its attempt when it changed. While the agent runs
@@ -691,7 +702,13 @@ impl Engine {
             let drain = live.exited_at.map(|t| t + DRAIN_AFTER_EXIT);
             let signal = (live.plan.signal_file.is_some() && live.exit.is_none())
                 .then_some(live.next_signal_poll);
-            attempt.into_iter().chain(drain).chain(signal).min()
+            let flush = live.recorder.flush_due().map(|d| live.started + d);
+            attempt
+                .into_iter()
+                .chain(drain)
+                .chain(signal)
+                .chain(flush)
+                .min()
         });
         let retries = if self.paused || self.stopping {
             None
@@ -971,7 +988,9 @@ impl Engine {
             ),
             None => file.remove_field(index, "retry_at"),
         }
-        self.store.save().wrap_err("cannot write the tasks file")?;
+        // Group commit: written with whatever else this turn of the loop changes, by `on_tick`
+        // at the latest, and always before the next agent starts (`start` saves first).
+        // Nothing here acts on the new state before then: a retry waits for `start`.
         tracing::info!(task = task_id, attempt = number, verdict = verdict.label(), evidence = ?verdict.evidence, status = %status, "attempt ended");
         self.events.push(EngineEvent::Finished {
             task_id: task_id.to_string(),

@@ -55,6 +55,7 @@ pub async fn run(mut engine: Engine, mut reports: mpsc::Receiver<PtyReport>) -> 
     writeln!(out)?;
     write!(out, "{}", summary::table(&engine))?;
     out.flush()?;
+    engine.flush()?;
     Ok(engine.exit_code())
 }
 

@@ -13,6 +13,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use thiserror::Error;
 
+use super::safe_fs::{self, SafeFsError};
 use crate::core::taskfile::{Problem, TaskFile};
 
 #[derive(Debug, Error)]
@@ -42,6 +43,8 @@ pub enum StoreError {
     },
     #[error("{} was opened read-only and cannot be written", path.display())]
     ReadOnly { path: PathBuf },
+    #[error(transparent)]
+    Unsafe(#[from] SafeFsError),
 }
 
 /// `FILE:LINE:COL: message` (or `FILE: message` for a problem without a place).
@@ -107,6 +110,7 @@ impl TaskStore {
     pub fn open(path: &Path) -> Result<TaskStore, StoreError> {
         let target = fs::canonicalize(path).map_err(io_error("read", path))?;
         let lock = lock(path, &target)?;
+        remove_stale_temp_files(&target);
         let mut store = TaskStore::read(path, target)?;
         store.lock = Some(lock);
         Ok(store)
@@ -220,16 +224,56 @@ impl TaskStore {
     }
 }
 
+/// The temporary files `save` writes beside `target`: `.<name>.XXXXXX.tmp`.
+fn is_own_temp_file(file_name: &str, target_name: &str) -> bool {
+    file_name
+        .strip_prefix(&format!(".{target_name}."))
+        .and_then(|rest| rest.strip_suffix(".tmp"))
+        .is_some_and(|random| {
+            random.len() == TEMP_RANDOM_LEN && random.chars().all(|c| c.is_ascii_alphanumeric())
+        })
+}
+
+/// How many random characters `tempfile` puts in a name (its default).
+const TEMP_RANDOM_LEN: usize = 6;
+
+/// Removes temporary files left by a herd killed while it wrote `target`. Only called with the
+/// lock held, so no other herd is writing one; only herd's own names, only regular files.
+fn remove_stale_temp_files(target: &Path) {
+    let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
+        return;
+    };
+    let name = name.to_string_lossy();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+        if is_file && is_own_temp_file(&file_name.to_string_lossy(), &name) {
+            match fs::remove_file(entry.path()) {
+                Ok(()) => {
+                    tracing::info!(path = %entry.path().display(), "removed a temporary file left by an interrupted write")
+                }
+                Err(e) => {
+                    tracing::warn!(path = %entry.path().display(), "cannot remove a stale temporary file: {e}")
+                }
+            }
+        }
+    }
+}
+
 /// Takes the exclusive lock beside `target` and writes who holds it.
 fn lock(path: &Path, target: &Path) -> Result<File, StoreError> {
     let lock_file = lock_path(target);
-    let mut file = File::options()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&lock_file)
-        .map_err(io_error("create the lock file", &lock_file))?;
+    let mut file = safe_fs::open_no_follow(
+        File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false),
+        &lock_file,
+    )?;
     match file.try_lock() {
         Ok(()) => {}
         Err(TryLockError::WouldBlock) => {

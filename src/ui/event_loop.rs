@@ -172,6 +172,7 @@ async fn drive(
         }
     }
     tracing::info!(code = engine.exit_code(), "dashboard left");
+    engine.flush()?;
     Ok(engine.exit_code())
 }
 

@@ -198,3 +198,39 @@ fn a_hand_written_file_changes_only_in_the_changed_values_and_keeps_its_bom() {
     let again = TaskStore::open(&path).expect("opens again");
     assert_eq!(again.file().tasks()[0].status, TaskStatus::Running);
 }
+
+#[test]
+fn a_planted_lock_link_is_refused_and_its_target_untouched() {
+    let (dir, path) = tasks_file(TASKS);
+    let precious = dir.path().join("precious.txt");
+    fs::write(&precious, "keep me").expect("write");
+    std::os::unix::fs::symlink(&precious, lock_path(&path)).expect("symlink");
+    let error = TaskStore::open(&path).expect_err("refused");
+    assert!(
+        error
+            .to_string()
+            .contains("tasks.json.lock is a symbolic link"),
+        "{error}"
+    );
+    assert_eq!(fs::read_to_string(&precious).expect("read"), "keep me");
+}
+
+#[test]
+fn stale_temporary_files_of_this_file_are_removed_at_open_and_nothing_else() {
+    let (dir, path) = tasks_file(TASKS);
+    let stale = [".tasks.json.a1B2c3.tmp", ".tasks.json.zzzzzz.tmp"];
+    let kept = [
+        ".tasks.json.toolong1.tmp",
+        ".other.json.a1B2c3.tmp",
+        "tasks.json.a1B2c3.tmp",
+        ".tasks.json.a1B2c3.tmp.bak",
+    ];
+    for name in stale.iter().chain(&kept) {
+        fs::write(dir.path().join(name), "x").expect("write");
+    }
+    let _store = TaskStore::open(&path).expect("opens");
+    let mut expected: Vec<String> = kept.iter().map(|s| s.to_string()).collect();
+    expected.extend(["tasks.json".into(), "tasks.json.lock".into()]);
+    expected.sort();
+    assert_eq!(names_in(dir.path()), expected);
+}
