@@ -1024,6 +1024,31 @@ impl Engine {
         Ok(())
     }
 
+    /// herd cannot go on (`reason`: a write of the tasks file or of a recording failed): every
+    /// agent is killed and its task written back as `retryable`, where the file can still be
+    /// written (the write is atomic either way, so the file stays valid).
+    pub fn abandon(&mut self, reason: &str) {
+        self.stopping = true;
+        self.kill_all();
+        let ended_at = outcome::utc_timestamp(OffsetDateTime::now_utc());
+        let in_flight: Vec<(usize, u32)> = self.live.values().map(|l| (l.task, l.number)).collect();
+        let file = self.store.file_mut();
+        for (index, attempt) in in_flight {
+            file.set_status(index, TaskStatus::Retryable);
+            file.set_result(
+                index,
+                json!({
+                    "completed_at": ended_at,
+                    "interrupted": true,
+                    "failure_evidence": format!("attempt {attempt} was interrupted: herd could not go on ({reason})"),
+                }),
+            );
+        }
+        if let Err(error) = self.store.save() {
+            tracing::error!("cannot write the tasks in flight back as retryable: {error}");
+        }
+    }
+
     /// Kills every agent's process group at once (a second Ctrl-C, or leaving for good).
     pub fn kill_all(&mut self) {
         for live in self.live.values() {

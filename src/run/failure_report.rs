@@ -72,7 +72,13 @@ pub fn stream_lines(facts: &crate::core::stream::StreamFacts) -> Vec<String> {
 pub fn report(tail: &[String], changed: Vec<String>, errors_path: &Path) -> String {
     let context = FailureContext::build(tail, changed);
     let text = serde_json::to_string_pretty(&context.to_json()).unwrap_or_default();
-    if let Err(error) = std::fs::write(errors_path, text + "\n") {
+    let written = super::safe_fs::create_file(errors_path)
+        .map_err(|e| e.to_string())
+        .and_then(|mut file| {
+            std::io::Write::write_all(&mut file, (text + "\n").as_bytes())
+                .map_err(|e| e.to_string())
+        });
+    if let Err(error) = written {
         tracing::warn!(path = %errors_path.display(), %error, "cannot write the failure context");
     }
     context.summary(SUMMARY_MAX_CHARS)

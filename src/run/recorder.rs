@@ -28,13 +28,13 @@ const BUFFER_BYTES: usize = 64 * 1024;
 pub enum RecordingError {
     #[error(transparent)]
     Open(#[from] SafeFsError),
-    #[error("cannot write the recording {}: {source}", path.display())]
-    Write { path: PathBuf, source: io::Error },
+    #[error("cannot write the recording {}: {cause}", path.display())]
+    Write { path: PathBuf, cause: io::Error },
 }
 
 fn write_error(path: &Path) -> impl FnOnce(io::Error) -> RecordingError + use<> {
     let path = path.to_path_buf();
-    move |source| RecordingError::Write { path, source }
+    move |cause| RecordingError::Write { path, cause }
 }
 
 /// Paths of one attempt's recordings.

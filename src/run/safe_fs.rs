@@ -21,20 +21,21 @@ pub enum SafeFsError {
         path.display()
     )]
     Link { path: PathBuf, kind: &'static str },
-    #[error("cannot {action} {}: {source}", path.display())]
+    #[error("cannot {action} {}: {cause}", path.display())]
     Io {
         action: &'static str,
         path: PathBuf,
-        source: io::Error,
+        /// In the message itself (not a `source`), so it is printed once.
+        cause: io::Error,
     },
 }
 
 fn io_error(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> SafeFsError + use<> {
     let path = path.to_path_buf();
-    move |source| SafeFsError::Io {
+    move |cause| SafeFsError::Io {
         action,
         path,
-        source,
+        cause,
     }
 }
 
@@ -56,7 +57,7 @@ pub fn open_no_follow(options: &mut OpenOptions, path: &Path) -> Result<File, Sa
             _ => SafeFsError::Io {
                 action: "open",
                 path: path.to_path_buf(),
-                source,
+                cause: source,
             },
         })
 }

@@ -18,11 +18,12 @@ use crate::core::taskfile::{Problem, TaskFile};
 
 #[derive(Debug, Error)]
 pub enum StoreError {
-    #[error("cannot {action} {}: {source}", path.display())]
+    #[error("cannot {action} {}: {cause}", path.display())]
     Io {
         action: &'static str,
         path: PathBuf,
-        source: io::Error,
+        /// In the message itself (not a `source`), so it is printed once.
+        cause: io::Error,
     },
     #[error(
         "{} is in use by another herd ({}): one herd at a time runs a tasks file; wait for it \
@@ -97,10 +98,10 @@ pub struct TaskStore {
 
 fn io_error(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> StoreError + use<> {
     let path = path.to_path_buf();
-    move |source| StoreError::Io {
+    move |cause| StoreError::Io {
         action,
         path,
-        source,
+        cause,
     }
 }
 

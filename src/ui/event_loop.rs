@@ -39,7 +39,7 @@ pub async fn run(mut engine: Engine, mut reports: mpsc::Receiver<PtyReport>) -> 
     session.restore();
     if let Err(error) = &outcome {
         tracing::error!("dashboard failed: {error:#}");
-        engine.kill_all();
+        engine.abandon(&format!("{error:#}"));
     }
     outcome
 }
