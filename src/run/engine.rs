@@ -103,7 +103,8 @@ pub struct LiveAttempt {
     /// (cols, rows) the PTY started at.
     size: (u16, u16),
     /// `git status` of the task's folder when the attempt started (None outside a repository).
-    git_before: Option<std::collections::BTreeSet<String>>,
+    /// `git status` as the attempt started, for a failure's changed files (in a repository).
+    git_before: failure_report::GitSnapshot,
     /// The profile's account this attempt uses, by index.
     pub account: Option<usize>,
     /// The signal file's text as last read, so an unchanged file is not read into the attempt
@@ -513,7 +514,7 @@ impl Engine {
             attempt: number,
             command,
         });
-        let git_before = failure_report::git_changes(&plan.cwd);
+        let git_before = failure_report::GitSnapshot::start(&plan.cwd);
         match AgentProcess::spawn(&plan, rows, cols, key, self.reports.clone()) {
             Ok(process) => {
                 self.live.insert(
@@ -779,7 +780,8 @@ impl Engine {
                 },
                 _ => tail,
             };
-            let changed = failure_report::changed_since(live.git_before.as_ref(), &live.plan.cwd);
+            let before = live.git_before.take();
+            let changed = failure_report::changed_since(before.as_ref(), &live.plan.cwd);
             let errors_path = live.recorder.paths().log.with_extension("errors.json");
             failure_report::report(&tail, changed, &errors_path)
         });
