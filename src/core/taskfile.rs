@@ -14,6 +14,7 @@
 
 mod fields;
 mod json_error;
+pub mod splice;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -24,6 +25,7 @@ pub use crate::core::json_pos::Location;
 use crate::core::json_pos::{self, PositionIndex, pointer_token};
 use crate::core::task::{TaskSpec, TaskStatus, is_safe_task_id};
 use fields::{TaskContext, describe, read_task};
+use splice::{Changes, TaskText};
 
 /// One thing wrong with the tasks file, for `FILE:LINE:COL: message` output.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,6 +55,11 @@ pub struct TaskFile {
     slots: Vec<usize>,
     positions: PositionIndex,
     problems: Vec<Problem>,
+    /// The text as read, with the changes written so far spliced in (without a byte order
+    /// mark). If it cannot be laid out, the next write is in full.
+    text: TaskText,
+    /// Keys changed since the text was last brought up to date.
+    changes: Changes,
 }
 
 impl TaskFile {
@@ -202,6 +209,8 @@ impl TaskFile {
             slots,
             positions,
             problems,
+            text: TaskText::new(text.to_string()),
+            changes: Changes::new(),
         })
     }
 
@@ -274,13 +283,51 @@ impl TaskFile {
             .task_object_mut(index)
             .and_then(|object| object.shift_remove(key));
         if removed.is_some() {
+            self.note_change(index, key);
             self.reread(index);
         }
     }
 
-    /// The document as pretty JSON (2-space indent) with a trailing newline.
+    /// The document as pretty JSON (2-space indent) with a trailing newline: all of it written
+    /// afresh, for a file whose own text cannot be kept.
     pub fn to_text(&self) -> String {
         format!("{:#}\n", self.doc)
+    }
+
+    /// Brings `text()` up to date with the changes made since the last call, rewriting only the
+    /// changed fields' text; true if the text changed.
+    pub fn splice_changes(&mut self) -> bool {
+        if self.changes.is_empty() {
+            return false;
+        }
+        let changes = std::mem::take(&mut self.changes);
+        let spliced = self.text.apply(&self.doc, &changes);
+        match spliced {
+            Some(changed) => changed,
+            None => {
+                self.text = TaskText::new(self.to_text());
+                true
+            }
+        }
+    }
+
+    /// True when fields were set or removed since the last `splice_changes`.
+    pub fn has_changes(&self) -> bool {
+        !self.changes.is_empty()
+    }
+
+    /// The file's text as of the last `splice_changes` (without a byte order mark).
+    pub fn text(&self) -> &str {
+        self.text.as_str()
+    }
+
+    fn note_change(&mut self, index: usize, key: &str) {
+        if let Some(&slot) = self.slots.get(index) {
+            self.changes
+                .entry(slot)
+                .or_default()
+                .insert(key.to_string());
+        }
     }
 
     fn task_object_mut(&mut self, index: usize) -> Option<&mut serde_json::Map<String, Value>> {
@@ -293,6 +340,7 @@ impl TaskFile {
         match self.task_object_mut(index) {
             Some(object) => {
                 object.insert(key.to_string(), value);
+                self.note_change(index, key);
                 true
             }
             None => false,

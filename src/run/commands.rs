@@ -17,6 +17,8 @@ use crate::core::taskfile::TaskFile;
 
 /// Exit code for invalid input: nothing was started, nothing was written.
 pub const EXIT_INVALID: i32 = 2;
+/// herd itself cannot go on: it cannot write the tasks file or its recordings.
+pub const EXIT_CANNOT_GO_ON: i32 = 3;
 
 pub fn dispatch(cli: Cli) -> Result<i32> {
     match cli.command {
@@ -146,7 +148,7 @@ fn run(args: &RunArgs) -> Result<i32> {
         .enable_all()
         .build()
         .wrap_err("cannot start the async runtime")?;
-    runtime.block_on(async move {
+    let outcome = runtime.block_on(async move {
         let (tx, rx) = mpsc::channel(1024);
         let engine = Engine::new(store, profiles, opts, tx)?;
         if headless {
@@ -154,7 +156,15 @@ fn run(args: &RunArgs) -> Result<i32> {
         } else {
             crate::ui::run(engine, rx, mouse).await
         }
-    })
+    });
+    match outcome {
+        Ok(code) => Ok(code),
+        // The engine already ended the agents and wrote their tasks back where it could.
+        Err(error) => {
+            eprintln!("herd: {error:#}");
+            Ok(EXIT_CANNOT_GO_ON)
+        }
+    }
 }
 
 fn validate(args: &TasksArgs) -> Result<i32> {

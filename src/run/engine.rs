@@ -103,7 +103,8 @@ pub struct LiveAttempt {
     /// (cols, rows) the PTY started at.
     size: (u16, u16),
     /// `git status` of the task's folder when the attempt started (None outside a repository).
-    git_before: Option<std::collections::BTreeSet<String>>,
+    /// `git status` as the attempt started, for a failure's changed files (in a repository).
+    git_before: failure_report::GitSnapshot,
     /// The profile's account this attempt uses, by index.
     pub account: Option<usize>,
     /// The signal file's text as last read, so an unchanged file is not read into the attempt
@@ -520,7 +521,7 @@ impl Engine {
             attempt: number,
             command,
         });
-        let git_before = failure_report::git_changes(&plan.cwd);
+        let git_before = failure_report::GitSnapshot::start(&plan.cwd);
         match AgentProcess::spawn(&plan, rows, cols, key, self.reports.clone()) {
             Ok(process) => {
                 self.live.insert(
@@ -640,6 +641,7 @@ impl Engine {
                 continue;
             };
             let at = now.saturating_duration_since(live.started);
+            live.recorder.flush_if_due(at)?;
             if live.attempt.next_deadline().is_some_and(|d| d <= at) {
                 let effects = live.attempt.handle(Event::Tick, at);
                 self.apply(key, effects, at)?;
@@ -653,7 +655,17 @@ impl Engine {
             }
             self.conclude_if_drained(key, now)?;
         }
-        self.fill_slots(now)
+        self.fill_slots(now)?;
+        self.flush()
+    }
+
+    /// Writes the state changes not yet on disk (the ends of attempts since the last write), in
+    /// one write. Called at the end of every turn of the event loop (`on_tick`).
+    pub fn flush(&mut self) -> Result<()> {
+        if self.store.has_changes() {
+            self.store.save().wrap_err("cannot write the tasks file")?;
+        }
+        Ok(())
     }
 
     /// Reads attempt `key`'s signal file into its attempt when it changed. While the agent runs
@@ -698,7 +710,13 @@ impl Engine {
             let drain = live.exited_at.map(|t| t + DRAIN_AFTER_EXIT);
             let signal = (live.plan.signal_file.is_some() && live.exit.is_none())
                 .then_some(live.next_signal_poll);
-            attempt.into_iter().chain(drain).chain(signal).min()
+            let flush = live.recorder.flush_due().map(|d| live.started + d);
+            attempt
+                .into_iter()
+                .chain(drain)
+                .chain(signal)
+                .chain(flush)
+                .min()
         });
         let retries = if self.paused || self.stopping {
             None
@@ -769,7 +787,8 @@ impl Engine {
                 },
                 _ => tail,
             };
-            let changed = failure_report::changed_since(live.git_before.as_ref(), &live.plan.cwd);
+            let before = live.git_before.take();
+            let changed = failure_report::changed_since(before.as_ref(), &live.plan.cwd);
             let errors_path = live.recorder.paths().log.with_extension("errors.json");
             failure_report::report(&tail, changed, &errors_path)
         });
@@ -978,7 +997,9 @@ impl Engine {
             ),
             None => file.remove_field(index, "retry_at"),
         }
-        self.store.save().wrap_err("cannot write the tasks file")?;
+        // Group commit: written with whatever else this turn of the loop changes, by `on_tick`
+        // at the latest, and always before the next agent starts (`start` saves first).
+        // Nothing here acts on the new state before then: a retry waits for `start`.
         tracing::info!(task = task_id, attempt = number, verdict = verdict.label(), evidence = ?verdict.evidence, status = %status, "attempt ended");
         self.events.push(EngineEvent::Finished {
             task_id: task_id.to_string(),
@@ -1010,6 +1031,31 @@ impl Engine {
             }
         }
         Ok(())
+    }
+
+    /// herd cannot go on (`reason`: a write of the tasks file or of a recording failed): every
+    /// agent is killed and its task written back as `retryable`, where the file can still be
+    /// written (the write is atomic either way, so the file stays valid).
+    pub fn abandon(&mut self, reason: &str) {
+        self.stopping = true;
+        self.kill_all();
+        let ended_at = outcome::utc_timestamp(OffsetDateTime::now_utc());
+        let in_flight: Vec<(usize, u32)> = self.live.values().map(|l| (l.task, l.number)).collect();
+        let file = self.store.file_mut();
+        for (index, attempt) in in_flight {
+            file.set_status(index, TaskStatus::Retryable);
+            file.set_result(
+                index,
+                json!({
+                    "completed_at": ended_at,
+                    "interrupted": true,
+                    "failure_evidence": format!("attempt {attempt} was interrupted: herd could not go on ({reason})"),
+                }),
+            );
+        }
+        if let Err(error) = self.store.save() {
+            tracing::error!("cannot write the tasks in flight back as retryable: {error}");
+        }
     }
 
     /// Kills every agent's process group at once (a second Ctrl-C, or leaving for good).

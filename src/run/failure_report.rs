@@ -36,8 +36,44 @@ pub fn git_changes(cwd: &Path) -> Option<BTreeSet<String>> {
     )
 }
 
-/// Files whose state changed since `before` was taken.
+/// True when `cwd` is inside a git repository (a `.git` folder or file in it or above it):
+/// a few `stat`s, so that git itself runs only where it can say something.
+pub fn in_repository(cwd: &Path) -> bool {
+    cwd.ancestors().any(|dir| dir.join(".git").exists())
+}
+
+/// `git status` of an attempt's folder as it started, taken on a worker thread so the event
+/// loop never waits for git; nothing at all outside a repository.
+#[derive(Debug, Default)]
+pub struct GitSnapshot {
+    worker: Option<std::thread::JoinHandle<Option<BTreeSet<String>>>>,
+}
+
+impl GitSnapshot {
+    pub fn start(cwd: &Path) -> GitSnapshot {
+        if !in_repository(cwd) {
+            return GitSnapshot::default();
+        }
+        let cwd = cwd.to_path_buf();
+        let worker = std::thread::Builder::new()
+            .name("git-status".into())
+            .spawn(move || git_changes(&cwd))
+            .ok();
+        GitSnapshot { worker }
+    }
+
+    /// The files git reported changed when the attempt started. Only a failed attempt asks,
+    /// at its end, when the worker finished long ago.
+    pub fn take(&mut self) -> Option<BTreeSet<String>> {
+        self.worker.take()?.join().ok().flatten()
+    }
+}
+
+/// Files whose state changed since `before` was taken; git runs only inside a repository.
 pub fn changed_since(before: Option<&BTreeSet<String>>, cwd: &Path) -> Vec<String> {
+    if before.is_none() && !in_repository(cwd) {
+        return Vec::new();
+    }
     match (before, git_changes(cwd)) {
         (Some(before), Some(after)) => after.difference(before).cloned().collect(),
         (None, Some(after)) => after.into_iter().collect(),
@@ -72,7 +108,13 @@ pub fn stream_lines(facts: &crate::core::stream::StreamFacts) -> Vec<String> {
 pub fn report(tail: &[String], changed: Vec<String>, errors_path: &Path) -> String {
     let context = FailureContext::build(tail, changed);
     let text = serde_json::to_string_pretty(&context.to_json()).unwrap_or_default();
-    if let Err(error) = std::fs::write(errors_path, text + "\n") {
+    let written = super::safe_fs::create_file(errors_path)
+        .map_err(|e| e.to_string())
+        .and_then(|mut file| {
+            std::io::Write::write_all(&mut file, (text + "\n").as_bytes())
+                .map_err(|e| e.to_string())
+        });
+    if let Err(error) = written {
         tracing::warn!(path = %errors_path.display(), %error, "cannot write the failure context");
     }
     context.summary(SUMMARY_MAX_CHARS)
@@ -81,6 +123,35 @@ pub fn report(tail: &[String], changed: Vec<String>, errors_path: &Path) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn git_runs_only_inside_a_repository() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let plain = dir.path().join("plain");
+        std::fs::create_dir(&plain).expect("mkdir");
+        assert!(!in_repository(&plain));
+        let mut snapshot = GitSnapshot::start(&plain);
+        assert!(snapshot.worker.is_none(), "no git outside a repository");
+        assert_eq!(snapshot.take(), None);
+        assert!(changed_since(None, &plain).is_empty());
+
+        let repo = dir.path().join("repo");
+        let sub = repo.join("sub");
+        std::fs::create_dir_all(&sub).expect("mkdir");
+        let init = Command::new("git")
+            .args(["init", "-q"])
+            .arg(&repo)
+            .status()
+            .expect("git runs");
+        assert!(init.success());
+        assert!(in_repository(&sub));
+        std::fs::write(sub.join("old.txt"), "x").expect("write");
+        let mut snapshot = GitSnapshot::start(&sub);
+        let before = snapshot.take().expect("a snapshot in a repository");
+        assert!(before.contains("sub/old.txt"), "{before:?}");
+        std::fs::write(sub.join("new.txt"), "x").expect("write");
+        assert_eq!(changed_since(Some(&before), &sub), ["sub/new.txt"]);
+    }
 
     #[test]
     fn a_report_is_written_and_summarised() {

@@ -17,14 +17,23 @@ use super::summary;
 use crate::core::attempt::Note;
 
 /// Runs the batch to the end; returns herd's exit code.
-pub async fn run(mut engine: Engine, mut reports: mpsc::Receiver<PtyReport>) -> Result<i32> {
+pub async fn run(mut engine: Engine, reports: mpsc::Receiver<PtyReport>) -> Result<i32> {
+    let outcome = drive(&mut engine, reports).await;
+    if let Err(error) = &outcome {
+        tracing::error!("herd cannot go on: {error:#}");
+        engine.abandon(&format!("{error:#}"));
+    }
+    outcome
+}
+
+async fn drive(engine: &mut Engine, mut reports: mpsc::Receiver<PtyReport>) -> Result<i32> {
     let mut out = std::io::stdout();
     let mut interrupts = 0u32;
     // TERM and HUP (a closed terminal, a supervisor stopping herd) stop the run like Ctrl-C.
     let mut terminate = signal(SignalKind::terminate())?;
     let mut hangup = signal(SignalKind::hangup())?;
     engine.fill_slots(Instant::now())?;
-    print_events(&mut engine, &mut out)?;
+    print_events(engine, &mut out)?;
     while !engine.is_done() {
         let wake = engine.next_wakeup();
         tokio::select! {
@@ -49,12 +58,13 @@ pub async fn run(mut engine: Engine, mut reports: mpsc::Receiver<PtyReport>) -> 
             }
         }
         engine.on_tick(Instant::now())?;
-        print_events(&mut engine, &mut out)?;
+        print_events(engine, &mut out)?;
     }
-    print_events(&mut engine, &mut out)?;
+    print_events(engine, &mut out)?;
     writeln!(out)?;
-    write!(out, "{}", summary::table(&engine))?;
+    write!(out, "{}", summary::table(engine))?;
     out.flush()?;
+    engine.flush()?;
     Ok(engine.exit_code())
 }
 

@@ -10,8 +10,9 @@ use tracing_subscriber::EnvFilter;
 /// Logging is best effort: a folder that cannot be written means no log, not a failed run.
 pub fn init(runs_dir: &Path) -> Option<WorkerGuard> {
     std::fs::create_dir_all(runs_dir).ok()?;
-    let appender = tracing_appender::rolling::never(runs_dir, "herd.log");
-    let (writer, guard) = tracing_appender::non_blocking(appender);
+    // Never through a link planted as `herd.log` (see `safe_fs`).
+    let file = super::safe_fs::append_file(&runs_dir.join("herd.log")).ok()?;
+    let (writer, guard) = tracing_appender::non_blocking(file);
     let filter = EnvFilter::try_from_env("HERD_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)

@@ -13,6 +13,7 @@ pub mod profiles_view;
 pub mod pty;
 pub mod recorder;
 pub mod replay_cmd;
+pub mod safe_fs;
 pub mod store;
 pub mod summary;
 pub mod transcripts;

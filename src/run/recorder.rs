@@ -1,17 +1,41 @@
 //! Recordings of one attempt under `runs/<task_id>/`: the raw bytes (`.log`), an asciicast v2
 //! (`.cast`) with output, input, resize and marker events, and the attempt's facts (`.json`).
 //!
-//! Writes are flushed as they happen so a recording cut short by a crash still plays up to the
-//! crash. Output is split into valid UTF-8 for the cast (a multi-byte character split across two
-//! reads is carried to the next event); the `.log` keeps the bytes exactly as received.
+//! Writes are buffered and flushed at most `FLUSH_EVERY` after they were made (the engine's
+//! tick calls `flush_if_due`) and at the attempt's end, so a recording cut short by a crash
+//! still plays up to a moment shortly before it, without a write per read. Output is split into
+//! valid UTF-8 for the cast (a multi-byte character split across two reads is carried to the
+//! next event); the `.log` keeps the bytes exactly as received. Every file is opened without
+//! following symbolic links (`safe_fs`), and every error names the file it was about.
 
-use std::fs::{self, File};
-use std::io::{BufWriter, Write};
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use color_eyre::eyre::{Result, WrapErr};
 use serde_json::{Value, json};
+use thiserror::Error;
+
+use super::safe_fs::{self, SafeFsError};
+
+/// The longest a write waits in memory before it is flushed to the recording files.
+pub const FLUSH_EVERY: Duration = Duration::from_millis(250);
+
+/// Room for a burst of output between flushes, so bursts are written in a few large writes.
+const BUFFER_BYTES: usize = 64 * 1024;
+
+#[derive(Debug, Error)]
+pub enum RecordingError {
+    #[error(transparent)]
+    Open(#[from] SafeFsError),
+    #[error("cannot write the recording {}: {cause}", path.display())]
+    Write { path: PathBuf, cause: io::Error },
+}
+
+fn write_error(path: &Path) -> impl FnOnce(io::Error) -> RecordingError + use<> {
+    let path = path.to_path_buf();
+    move |cause| RecordingError::Write { path, cause }
+}
 
 /// Paths of one attempt's recordings.
 #[derive(Debug, Clone)]
@@ -37,26 +61,25 @@ pub struct Recorder {
     cast: BufWriter<File>,
     /// Bytes of an incomplete UTF-8 character held for the next output event.
     carry: Vec<u8>,
+    /// When the oldest write not yet flushed was made (attempt time), if there is one.
+    unflushed_since: Option<Duration>,
 }
 
 impl Recorder {
     /// Creates the files (replacing leftovers of an attempt with the same number) and writes the
-    /// cast header.
+    /// cast header. Refuses a task folder or a file that is a symbolic link.
     pub fn create(
         paths: AttemptPaths,
         cols: u16,
         rows: u16,
         unix_time: u64,
         title: &str,
-    ) -> Result<Recorder> {
+    ) -> Result<Recorder, RecordingError> {
         if let Some(dir) = paths.log.parent() {
-            fs::create_dir_all(dir)
-                .wrap_err_with(|| format!("cannot create the runs folder {}", dir.display()))?;
+            safe_fs::create_real_dir(dir)?;
         }
         let open = |path: &Path| {
-            File::create(path)
-                .map(BufWriter::new)
-                .wrap_err_with(|| format!("cannot create {}", path.display()))
+            safe_fs::create_file(path).map(|f| BufWriter::with_capacity(BUFFER_BYTES, f))
         };
         let log = open(&paths.log)?;
         let mut cast = open(&paths.cast)?;
@@ -68,13 +91,15 @@ impl Recorder {
             "title": title,
             "env": {"TERM": "xterm-256color"},
         });
-        writeln!(cast, "{header}").wrap_err("cannot write the cast header")?;
-        cast.flush()?;
+        writeln!(cast, "{header}")
+            .and_then(|()| cast.flush())
+            .map_err(write_error(&paths.cast))?;
         Ok(Recorder {
             paths,
             log,
             cast,
             carry: Vec::new(),
+            unflushed_since: None,
         })
     }
 
@@ -82,47 +107,70 @@ impl Recorder {
         &self.paths
     }
 
-    fn event(&mut self, at: Duration, kind: &str, data: &str) -> Result<()> {
+    fn event(&mut self, at: Duration, kind: &str, data: &str) -> Result<(), RecordingError> {
         let line = json!([round_time(at), kind, data]);
-        writeln!(self.cast, "{line}")?;
-        self.cast.flush()?;
+        writeln!(self.cast, "{line}").map_err(write_error(&self.paths.cast))?;
+        self.unflushed_since.get_or_insert(at);
         Ok(())
     }
 
-    pub fn output(&mut self, at: Duration, bytes: &[u8]) -> Result<()> {
-        self.log.write_all(bytes)?;
-        self.log.flush()?;
+    pub fn output(&mut self, at: Duration, bytes: &[u8]) -> Result<(), RecordingError> {
+        self.log
+            .write_all(bytes)
+            .map_err(write_error(&self.paths.log))?;
+        self.unflushed_since.get_or_insert(at);
         self.carry.extend_from_slice(bytes);
         let text = take_complete_utf8(&mut self.carry);
         if !text.is_empty() {
             self.event(at, "o", &text)?;
         }
-        Ok(())
+        self.flush_if_due(at)
     }
 
-    pub fn input(&mut self, at: Duration, bytes: &[u8]) -> Result<()> {
+    pub fn input(&mut self, at: Duration, bytes: &[u8]) -> Result<(), RecordingError> {
         self.event(at, "i", &String::from_utf8_lossy(bytes))
     }
 
-    pub fn resize(&mut self, at: Duration, cols: u16, rows: u16) -> Result<()> {
+    pub fn resize(&mut self, at: Duration, cols: u16, rows: u16) -> Result<(), RecordingError> {
         self.event(at, "r", &format!("{cols}x{rows}"))
     }
 
-    pub fn marker(&mut self, at: Duration, label: &str) -> Result<()> {
+    pub fn marker(&mut self, at: Duration, label: &str) -> Result<(), RecordingError> {
         self.event(at, "m", label)
     }
 
+    /// When (attempt time) the writes held in memory must be flushed, if any are.
+    pub fn flush_due(&self) -> Option<Duration> {
+        self.unflushed_since.map(|since| since + FLUSH_EVERY)
+    }
+
+    /// Flushes the buffered writes if the oldest of them waited `FLUSH_EVERY`.
+    pub fn flush_if_due(&mut self, at: Duration) -> Result<(), RecordingError> {
+        match self.flush_due() {
+            Some(due) if at >= due => self.flush(),
+            _ => Ok(()),
+        }
+    }
+
+    /// Writes everything buffered to the files.
+    pub fn flush(&mut self) -> Result<(), RecordingError> {
+        self.log.flush().map_err(write_error(&self.paths.log))?;
+        self.cast.flush().map_err(write_error(&self.paths.cast))?;
+        self.unflushed_since = None;
+        Ok(())
+    }
+
     /// Writes the attempt's facts and flushes everything.
-    pub fn finish(&mut self, at: Duration, facts: &Value) -> Result<()> {
+    pub fn finish(&mut self, at: Duration, facts: &Value) -> Result<(), RecordingError> {
         if !self.carry.is_empty() {
             let rest = String::from_utf8_lossy(&std::mem::take(&mut self.carry)).into_owned();
             self.event(at, "o", &rest)?;
         }
-        self.log.flush()?;
-        self.cast.flush()?;
-        let text = serde_json::to_string_pretty(facts)?;
-        fs::write(&self.paths.facts, text + "\n")
-            .wrap_err_with(|| format!("cannot write {}", self.paths.facts.display()))
+        self.flush()?;
+        let text = serde_json::to_string_pretty(facts).unwrap_or_default();
+        let mut file = safe_fs::create_file(&self.paths.facts)?;
+        file.write_all(format!("{text}\n").as_bytes())
+            .map_err(write_error(&self.paths.facts))
     }
 }
 
@@ -165,6 +213,8 @@ fn take_complete_utf8(buf: &mut Vec<u8>) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::fs;
+
     use super::*;
 
     #[test]
@@ -213,5 +263,44 @@ mod tests {
         assert_eq!(lines[5], json!([0.05, "m", "verdict: completed"]));
         assert_eq!(fs::read(&paths.log).unwrap(), "hi ❯".as_bytes());
         assert!(paths.facts.exists());
+    }
+
+    #[test]
+    fn output_is_held_until_the_flush_is_due_and_no_longer() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = AttemptPaths::new(&dir.path().join("t1"), 1);
+        let mut rec = Recorder::create(paths.clone(), 80, 24, 1_700_000_000, "t1").unwrap();
+        let start = Duration::from_secs(1);
+        rec.output(start, b"first").unwrap();
+        rec.output(start + FLUSH_EVERY / 2, b" second").unwrap();
+        assert_eq!(fs::read(&paths.log).unwrap(), b"", "held in memory");
+        assert_eq!(rec.flush_due(), Some(start + FLUSH_EVERY));
+        rec.flush_if_due(start + FLUSH_EVERY / 2).unwrap();
+        assert_eq!(fs::read(&paths.log).unwrap(), b"");
+        rec.flush_if_due(start + FLUSH_EVERY).unwrap();
+        assert_eq!(fs::read(&paths.log).unwrap(), b"first second");
+        assert_eq!(fs::read_to_string(&paths.cast).unwrap().lines().count(), 3);
+        assert_eq!(rec.flush_due(), None);
+        // Output arriving after the window flushes everything before it by itself.
+        rec.output(start * 2, b"!").unwrap();
+        rec.output(start * 2 + FLUSH_EVERY, b"?").unwrap();
+        assert_eq!(fs::read(&paths.log).unwrap(), b"first second!?");
+    }
+
+    #[test]
+    fn a_task_folder_that_is_a_link_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = dir.path().join("elsewhere");
+        fs::create_dir(&elsewhere).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, dir.path().join("t1")).unwrap();
+        let paths = AttemptPaths::new(&dir.path().join("t1"), 1);
+        let error = Recorder::create(paths, 80, 24, 0, "t1")
+            .err()
+            .expect("refused");
+        assert!(
+            error.to_string().contains("t1 is a symbolic link"),
+            "{error}"
+        );
+        assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
     }
 }

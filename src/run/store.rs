@@ -13,15 +13,17 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use thiserror::Error;
 
+use super::safe_fs::{self, SafeFsError};
 use crate::core::taskfile::{Problem, TaskFile};
 
 #[derive(Debug, Error)]
 pub enum StoreError {
-    #[error("cannot {action} {}: {source}", path.display())]
+    #[error("cannot {action} {}: {cause}", path.display())]
     Io {
         action: &'static str,
         path: PathBuf,
-        source: io::Error,
+        /// In the message itself (not a `source`), so it is printed once.
+        cause: io::Error,
     },
     #[error(
         "{} is in use by another herd ({}): one herd at a time runs a tasks file; wait for it \
@@ -42,6 +44,8 @@ pub enum StoreError {
     },
     #[error("{} was opened read-only and cannot be written", path.display())]
     ReadOnly { path: PathBuf },
+    #[error(transparent)]
+    Unsafe(#[from] SafeFsError),
 }
 
 /// `FILE:LINE:COL: message` (or `FILE: message` for a problem without a place).
@@ -84,18 +88,20 @@ pub struct TaskStore {
     target: PathBuf,
     base_dir: PathBuf,
     file: TaskFile,
-    /// The text on disk as of the last read or save.
-    saved_text: String,
+    /// The file started with a UTF-8 byte order mark: it is written back with it.
+    byte_order_mark: bool,
+    /// The text has changes that are not on disk yet (a save failed, or none was made).
+    unsaved: bool,
     /// Held for as long as the store lives; dropping it releases the lock.
     lock: Option<File>,
 }
 
 fn io_error(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> StoreError + use<> {
     let path = path.to_path_buf();
-    move |source| StoreError::Io {
+    move |cause| StoreError::Io {
         action,
         path,
-        source,
+        cause,
     }
 }
 
@@ -105,6 +111,7 @@ impl TaskStore {
     pub fn open(path: &Path) -> Result<TaskStore, StoreError> {
         let target = fs::canonicalize(path).map_err(io_error("read", path))?;
         let lock = lock(path, &target)?;
+        remove_stale_temp_files(&target);
         let mut store = TaskStore::read(path, target)?;
         store.lock = Some(lock);
         Ok(store)
@@ -118,6 +125,7 @@ impl TaskStore {
 
     fn read(path: &Path, target: PathBuf) -> Result<TaskStore, StoreError> {
         let text = fs::read_to_string(&target).map_err(io_error("read", path))?;
+        let byte_order_mark = text.starts_with('\u{feff}');
         let file = TaskFile::parse(&text).map_err(|problems| StoreError::Invalid {
             path: path.to_path_buf(),
             problems,
@@ -131,7 +139,8 @@ impl TaskStore {
             target,
             base_dir,
             file,
-            saved_text: text,
+            byte_order_mark,
+            unsaved: false,
             lock: None,
         })
     }
@@ -154,19 +163,29 @@ impl TaskStore {
         &self.base_dir
     }
 
-    /// Writes the file if its text changed since the last read or save: to a temporary file in
-    /// the same folder with the original's permissions, synced, renamed over the original, and
-    /// the folder synced. On any error the original is left as it was.
+    /// True when changes were made since the last successful save (they may not change the
+    /// text: a value set to what it was).
+    pub fn has_changes(&self) -> bool {
+        self.unsaved || self.file.has_changes()
+    }
+
+    /// Writes the file if its text changed since the last read or save, rewriting only the text
+    /// of the fields that changed: to a temporary file in the same folder with the original's
+    /// permissions, synced, renamed over the original, and the folder synced. On any error the
+    /// original is left as it was (and the next save tries again).
     pub fn save(&mut self) -> Result<(), StoreError> {
         if self.lock.is_none() {
             return Err(StoreError::ReadOnly {
                 path: self.path.clone(),
             });
         }
-        let text = self.file.to_text();
-        if text == self.saved_text {
+        if self.file.splice_changes() {
+            self.unsaved = true;
+        }
+        if !self.unsaved {
             return Ok(());
         }
+        let text = self.file.text();
         let path = self.path.as_path();
         let dir = self.target.parent().unwrap_or(Path::new("."));
         let name = self
@@ -185,6 +204,10 @@ impl TaskStore {
         temp.as_file()
             .set_permissions(permissions)
             .map_err(io_error("set permissions for", path))?;
+        if self.byte_order_mark {
+            temp.write_all("\u{feff}".as_bytes())
+                .map_err(io_error("write", path))?;
+        }
         temp.write_all(text.as_bytes())
             .map_err(io_error("write", path))?;
         temp.as_file().sync_all().map_err(io_error("write", path))?;
@@ -197,21 +220,61 @@ impl TaskStore {
                 .sync_all()
                 .map_err(io_error("sync the folder of", path))?;
         }
-        self.saved_text = text;
+        self.unsaved = false;
         Ok(())
+    }
+}
+
+/// The temporary files `save` writes beside `target`: `.<name>.XXXXXX.tmp`.
+fn is_own_temp_file(file_name: &str, target_name: &str) -> bool {
+    file_name
+        .strip_prefix(&format!(".{target_name}."))
+        .and_then(|rest| rest.strip_suffix(".tmp"))
+        .is_some_and(|random| {
+            random.len() == TEMP_RANDOM_LEN && random.chars().all(|c| c.is_ascii_alphanumeric())
+        })
+}
+
+/// How many random characters `tempfile` puts in a name (its default).
+const TEMP_RANDOM_LEN: usize = 6;
+
+/// Removes temporary files left by a herd killed while it wrote `target`. Only called with the
+/// lock held, so no other herd is writing one; only herd's own names, only regular files.
+fn remove_stale_temp_files(target: &Path) {
+    let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
+        return;
+    };
+    let name = name.to_string_lossy();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+        if is_file && is_own_temp_file(&file_name.to_string_lossy(), &name) {
+            match fs::remove_file(entry.path()) {
+                Ok(()) => {
+                    tracing::info!(path = %entry.path().display(), "removed a temporary file left by an interrupted write")
+                }
+                Err(e) => {
+                    tracing::warn!(path = %entry.path().display(), "cannot remove a stale temporary file: {e}")
+                }
+            }
+        }
     }
 }
 
 /// Takes the exclusive lock beside `target` and writes who holds it.
 fn lock(path: &Path, target: &Path) -> Result<File, StoreError> {
     let lock_file = lock_path(target);
-    let mut file = File::options()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&lock_file)
-        .map_err(io_error("create the lock file", &lock_file))?;
+    let mut file = safe_fs::open_no_follow(
+        File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false),
+        &lock_file,
+    )?;
     match file.try_lock() {
         Ok(()) => {}
         Err(TryLockError::WouldBlock) => {

@@ -48,7 +48,7 @@ pub async fn run(
         Ok(_) => print!("{}", crate::run::summary::table(&engine)),
         Err(error) => {
             tracing::error!("dashboard failed: {error:#}");
-            engine.kill_all();
+            engine.abandon(&format!("{error:#}"));
         }
     }
     outcome
@@ -189,6 +189,7 @@ async fn drive(
         }
     }
     tracing::info!(code = engine.exit_code(), "dashboard left");
+    engine.flush()?;
     Ok(engine.exit_code())
 }
 

@@ -85,18 +85,7 @@ pub fn notify(out: &mut impl Write, title: &str, body: &str) -> io::Result<()> {
 /// Sends the log to `<dir>/herd.log`; the guard flushes it when dropped. `HERD_LOG` sets the
 /// filter (default `info`).
 pub fn log_to_file(dir: &Path) -> Option<tracing_appender::non_blocking::WorkerGuard> {
-    std::fs::create_dir_all(dir).ok()?;
-    let appender = tracing_appender::rolling::never(dir, "herd.log");
-    let (writer, guard) = tracing_appender::non_blocking(appender);
-    let filter = tracing_subscriber::EnvFilter::try_from_env("HERD_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    tracing_subscriber::fmt()
-        .with_writer(writer)
-        .with_ansi(false)
-        .with_env_filter(filter)
-        .try_init()
-        .ok()?;
-    Some(guard)
+    crate::run::logging::init(dir)
 }
 
 #[cfg(test)]

@@ -175,3 +175,62 @@ fn problems_print_with_the_file_name() {
     assert_eq!(format_problem(path, &placed), "dir/tasks.json:3:7: m");
     assert_eq!(format_problem(path, &unplaced), "dir/tasks.json: m");
 }
+
+#[test]
+fn a_hand_written_file_changes_only_in_the_changed_values_and_keeps_its_bom() {
+    let text = "\u{feff}{ \"run_id\":\"r\",\n\t\"tasks\": [\n\t\t{\"task_id\": \"t\", \"agent\": \"a\", \"prompt_template\": \"p\", \"status\": \"pending\"},\n\t\t{\"task_id\": \"u\", \"agent\": \"a\", \"prompt_template\": \"p\"}\n\t]\n}";
+    let (_dir, path) = tasks_file(text);
+    let mut store = TaskStore::open(&path).expect("opens");
+    store.file_mut().set_status(0, TaskStatus::Running);
+    store.file_mut().set_attempts(0, 1);
+    assert!(store.has_changes());
+    store.save().expect("saves");
+    assert!(!store.has_changes());
+    assert_eq!(
+        fs::read_to_string(&path).expect("read"),
+        text.replace(
+            "\"status\": \"pending\"}",
+            "\"status\": \"running\", \"attempts\": 1}"
+        )
+    );
+    // The next open reads the same tasks through the kept byte order mark.
+    drop(store);
+    let again = TaskStore::open(&path).expect("opens again");
+    assert_eq!(again.file().tasks()[0].status, TaskStatus::Running);
+}
+
+#[test]
+fn a_planted_lock_link_is_refused_and_its_target_untouched() {
+    let (dir, path) = tasks_file(TASKS);
+    let precious = dir.path().join("precious.txt");
+    fs::write(&precious, "keep me").expect("write");
+    std::os::unix::fs::symlink(&precious, lock_path(&path)).expect("symlink");
+    let error = TaskStore::open(&path).expect_err("refused");
+    assert!(
+        error
+            .to_string()
+            .contains("tasks.json.lock is a symbolic link"),
+        "{error}"
+    );
+    assert_eq!(fs::read_to_string(&precious).expect("read"), "keep me");
+}
+
+#[test]
+fn stale_temporary_files_of_this_file_are_removed_at_open_and_nothing_else() {
+    let (dir, path) = tasks_file(TASKS);
+    let stale = [".tasks.json.a1B2c3.tmp", ".tasks.json.zzzzzz.tmp"];
+    let kept = [
+        ".tasks.json.toolong1.tmp",
+        ".other.json.a1B2c3.tmp",
+        "tasks.json.a1B2c3.tmp",
+        ".tasks.json.a1B2c3.tmp.bak",
+    ];
+    for name in stale.iter().chain(&kept) {
+        fs::write(dir.path().join(name), "x").expect("write");
+    }
+    let _store = TaskStore::open(&path).expect("opens");
+    let mut expected: Vec<String> = kept.iter().map(|s| s.to_string()).collect();
+    expected.extend(["tasks.json".into(), "tasks.json.lock".into()]);
+    expected.sort();
+    assert_eq!(names_in(dir.path()), expected);
+}
