@@ -24,9 +24,10 @@ const CONTROL_ROWS: u16 = 5;
 pub(super) fn draw<R>(view: &ReplayView<R>, frame: &mut Frame, area: Rect, now: Instant) {
     let buf = frame.buffer_mut();
     let controls = CONTROL_ROWS.min(area.height.saturating_sub(3));
-    let (rows, _) = view.screen().size();
+    // The pane keeps the whole area whatever the recording's size, so a resize in the
+    // recording does not move the controls; what lies outside the recorded terminal is shaded.
     let pane_area = Rect {
-        height: (area.height - controls).min(rows.get().saturating_add(2)),
+        height: area.height - controls,
         ..area
     };
     draw_pane(view, buf, pane_area);
@@ -39,6 +40,9 @@ pub(super) fn draw<R>(view: &ReplayView<R>, frame: &mut Frame, area: Rect, now: 
     }
 }
 
+/// Cells of the pane outside the recorded terminal's size.
+const OUTSIDE: Style = Style::new().bg(Color::Indexed(236));
+
 /// One row under the pane, drawn from the view at a moment in a given width.
 type ControlRow<R> = fn(&ReplayView<R>, Instant, u16) -> Line<'static>;
 
@@ -46,13 +50,9 @@ fn draw_pane<R>(view: &ReplayView<R>, buf: &mut Buffer, area: Rect) {
     let screen = view.screen();
     let (rows, cols) = screen.size();
     let (rows, cols) = (rows.get(), cols.get());
-    let width = cols.saturating_add(2).min(area.width);
-    let height = rows.saturating_add(2).min(area.height);
-    let outer = Rect {
-        width,
-        height,
-        ..area
-    };
+    let width = area.width;
+    let height = area.height;
+    let outer = area;
     let inner_height = height.saturating_sub(2);
     let mut title = format!(" {} · {cols}x{rows} ", view.name);
     if inner_height < rows || width < cols.saturating_add(2) {
@@ -96,7 +96,21 @@ fn draw_pane<R>(view: &ReplayView<R>, buf: &mut Buffer, area: Rect) {
     }
     let inner = block.inner(outer);
     block.render(outer, buf);
-    if let Some(cursor) = crate::ui::pane::screen(screen, inner, buf, None)
+    let recorded = Rect {
+        width: cols.min(inner.width),
+        height: rows.min(inner.height),
+        ..inner
+    };
+    for y in inner.top()..inner.bottom() {
+        for x in inner.left()..inner.right() {
+            if !recorded.contains(ratatui::layout::Position::new(x, y))
+                && let Some(cell) = buf.cell_mut((x, y))
+            {
+                cell.set_symbol(" ").set_style(OUTSIDE);
+            }
+        }
+    }
+    if let Some(cursor) = crate::ui::pane::screen(screen, recorded, buf, None)
         && let Some(cell) = buf.cell_mut(cursor)
     {
         cell.modifier.insert(Modifier::REVERSED);
