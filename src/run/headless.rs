@@ -39,9 +39,15 @@ async fn drive(engine: &mut Engine, mut reports: mpsc::Receiver<PtyReport>) -> R
         tokio::select! {
             report = reports.recv() => {
                 if let Some(report) = report {
-                    engine.on_report(report, Instant::now())?;
-                    // Take everything already waiting before drawing conclusions.
-                    while let Ok(report) = reports.try_recv() {
+                    // Take everything already waiting before drawing conclusions, each
+                    // terminal's output in one piece.
+                    let mut batch = vec![report];
+                    while batch.len() < crate::run::pty::BATCH_MAX
+                        && let Ok(report) = reports.try_recv()
+                    {
+                        batch.push(report);
+                    }
+                    for report in super::pty::coalesce(batch) {
                         engine.on_report(report, Instant::now())?;
                     }
                 }

@@ -35,6 +35,43 @@ pub enum PtyReport {
     },
 }
 
+/// Most reports the loop takes off the channel at once: a flood of output still lets timers
+/// and keys through between batches.
+pub const BATCH_MAX: usize = 256;
+
+/// Most bytes one coalesced output report carries.
+const COALESCE_MAX: usize = 1 << 20;
+
+/// Reports as the loop takes them off the channel, with the consecutive output of each
+/// terminal joined into one report (up to [`COALESCE_MAX`] bytes): the attempt then reads its
+/// screen once per burst instead of once per 64 KiB read. Order per terminal is kept, and
+/// output is never joined across that terminal's end.
+pub fn coalesce(reports: impl IntoIterator<Item = PtyReport>) -> Vec<PtyReport> {
+    let mut out: Vec<PtyReport> = Vec::new();
+    // Per terminal: where its last output report is in `out`, while it may still grow.
+    let mut open: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
+    for report in reports {
+        match report {
+            PtyReport::Output { key, bytes } => {
+                if let Some(&at) = open.get(&key)
+                    && let Some(PtyReport::Output { bytes: joined, .. }) = out.get_mut(at)
+                    && joined.len() + bytes.len() <= COALESCE_MAX
+                {
+                    joined.extend_from_slice(&bytes);
+                    continue;
+                }
+                open.insert(key, out.len());
+                out.push(PtyReport::Output { key, bytes });
+            }
+            PtyReport::Closed { key } | PtyReport::Exited { key, .. } => {
+                open.remove(&key);
+                out.push(report);
+            }
+        }
+    }
+    out
+}
+
 /// A running agent: its process group and the writer/resizer of its terminal.
 pub struct AgentProcess {
     pub pid: u32,
@@ -176,4 +213,65 @@ pub fn signal_group(pgid: u32, signal: StopSignal) {
         StopSignal::Kill => Signal::KILL,
     };
     let _ = kill_process_group(pid, signal);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn out(key: u64, text: &str) -> PtyReport {
+        PtyReport::Output {
+            key,
+            bytes: text.as_bytes().to_vec(),
+        }
+    }
+
+    /// (key, "output text" or "closed") per report.
+    fn shape(reports: &[PtyReport]) -> Vec<(u64, String)> {
+        reports
+            .iter()
+            .map(|r| match r {
+                PtyReport::Output { key, bytes } => {
+                    (*key, String::from_utf8_lossy(bytes).into_owned())
+                }
+                PtyReport::Closed { key } => (*key, "closed".into()),
+                PtyReport::Exited { key, .. } => (*key, "exited".into()),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn output_of_one_terminal_is_joined_up_to_its_end() {
+        let reports = [
+            out(1, "a"),
+            out(2, "x"),
+            out(1, "b"),
+            PtyReport::Closed { key: 1 },
+            out(2, "y"),
+            out(1, "late"),
+        ];
+        assert_eq!(
+            shape(&coalesce(reports)),
+            [
+                (1, "ab".to_string()),
+                (2, "xy".to_string()),
+                (1, "closed".to_string()),
+                (1, "late".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_joined_report_stays_under_the_cap() {
+        let chunk = "z".repeat(COALESCE_MAX / 2 + 1);
+        let joined = coalesce([out(7, &chunk), out(7, &chunk), out(7, "tail")]);
+        let sizes: Vec<usize> = joined
+            .iter()
+            .map(|r| match r {
+                PtyReport::Output { bytes, .. } => bytes.len(),
+                _ => 0,
+            })
+            .collect();
+        assert_eq!(sizes, [chunk.len(), chunk.len() + 4]);
+    }
 }

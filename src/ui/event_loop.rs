@@ -103,9 +103,15 @@ async fn drive(
         tokio::select! {
             report = reports.recv() => {
                 if let Some(report) = report {
-                    dirty |= on_report(engine, &mut state, report, &visible)?;
-                    // Take everything already waiting before drawing.
-                    while let Ok(report) = reports.try_recv() {
+                    // Take everything already waiting before drawing, each terminal's output
+                    // in one piece.
+                    let mut batch = vec![report];
+                    while batch.len() < crate::run::pty::BATCH_MAX
+                        && let Ok(report) = reports.try_recv()
+                    {
+                        batch.push(report);
+                    }
+                    for report in crate::run::pty::coalesce(batch) {
                         dirty |= on_report(engine, &mut state, report, &visible)?;
                     }
                 }
