@@ -3,7 +3,14 @@
 //! Feeding bytes updates the screen and returns what the detectors need besides the screen
 //! itself: answers to terminal queries (in stream order, with the cursor as it was at the query)
 //! and the rows that scrolled off the top since the last feed. Pure: no I/O.
+//!
+//! History is held compactly: vt100 keeps only the visible rows; each row that scrolls off the
+//! top is kept as its text with its colours (vt100's "basic formatted" capture: only the cells
+//! the row uses, styles as SGR runs), a few dozen bytes a row instead of a full row of cells.
+//! The dashboard's scroll view is rebuilt from it (`scrolled_view`) only while the operator
+//! looks back.
 
+use std::collections::VecDeque;
 use std::num::NonZeroU16;
 
 use super::queries::TerminalQuery;
@@ -15,9 +22,14 @@ pub const SCROLLBACK_ROWS: usize = 2000;
 #[derive(Debug, Default)]
 pub struct ParseSignals {
     replies: Vec<u8>,
-    rows_dropped: usize,
+    /// Rows of the main screen that scrolled off the top during this feed.
+    rows_scrolled: usize,
     title: Option<String>,
     bell: bool,
+    /// Rows that scrolled off the top, oldest first, each a self-contained basic-formatted
+    /// capture (text and SGR runs); at most `history_cap`.
+    history: VecDeque<Box<str>>,
+    history_cap: usize,
 }
 
 impl vt100::Callbacks for ParseSignals {
@@ -48,8 +60,25 @@ impl vt100::Callbacks for ParseSignals {
         }
     }
 
-    fn on_scroll(&mut self, _contents: vt100::capture::RowContents<'_>, _alternate: bool) {
-        self.rows_dropped += 1;
+    fn on_scroll(&mut self, contents: vt100::capture::RowContents<'_>, alternate: bool) {
+        // A full-screen program's own screen is not the session's history.
+        if alternate {
+            return;
+        }
+        self.rows_scrolled += 1;
+        if self.history_cap == 0 {
+            return;
+        }
+        let mut row = String::new();
+        // A fresh state per row: each row carries its own styles, so any window of the
+        // history can be drawn on its own.
+        let mut state = vt100::capture::BasicFormattedCaptureState::new();
+        if contents.write_formatted_basic(&mut row, &mut state).is_ok() {
+            if self.history.len() == self.history_cap {
+                self.history.pop_front();
+            }
+            self.history.push_back(row.into_boxed_str());
+        }
     }
 }
 
@@ -99,11 +128,16 @@ impl Screen {
 
     pub fn with_scrollback(rows: u16, cols: u16, scrollback: usize) -> Screen {
         Screen {
+            // No scrollback in vt100 itself: every row that leaves the screen goes to the
+            // compact history through `on_scroll`.
             parser: vt100::Parser::new_with_callbacks(
                 non_zero(rows),
                 non_zero(cols),
-                scrollback,
-                ParseSignals::default(),
+                0,
+                ParseSignals {
+                    history_cap: scrollback,
+                    ..ParseSignals::default()
+                },
             ),
             rows_scrolled_total: 0,
             partial_char: Vec::new(),
@@ -113,7 +147,6 @@ impl Screen {
     /// Feeds output bytes; `context` older rows are returned before newly scrolled rows so that a
     /// line can be read together with what stood above it.
     pub fn feed(&mut self, bytes: &[u8], context: usize) -> FeedOutcome {
-        let before = self.parser.screen().scrollback_len();
         let mut joined;
         let mut bytes = bytes;
         if !self.partial_char.is_empty() {
@@ -126,15 +159,8 @@ impl Screen {
         self.parser.process(&bytes[..complete]);
         let signals = self.parser.callbacks_mut();
         let replies = std::mem::take(&mut signals.replies);
-        let dropped = std::mem::take(&mut signals.rows_dropped);
+        let scrolled = std::mem::take(&mut signals.rows_scrolled);
         let bell = std::mem::take(&mut signals.bell);
-        let after = self.parser.screen().scrollback_len();
-        let alternate = self.parser.screen().alternate_screen();
-        let scrolled = if alternate {
-            0
-        } else {
-            after.saturating_sub(before) + dropped
-        };
         self.rows_scrolled_total += scrolled as u64;
         let (scrolled_rows, context_rows) = if scrolled > 0 {
             self.history_rows(scrolled, context)
@@ -149,27 +175,53 @@ impl Screen {
         }
     }
 
-    /// The newest `count` rows of history (plus up to `context` above them), oldest first.
-    fn history_rows(&mut self, count: usize, context: usize) -> (Vec<String>, usize) {
-        let len = self.parser.screen().scrollback_len();
+    /// The newest `count` rows of history (plus up to `context` above them), oldest first, as
+    /// text with trailing blanks trimmed.
+    fn history_rows(&self, count: usize, context: usize) -> (Vec<String>, usize) {
+        let history = &self.parser.callbacks().history;
+        let len = history.len();
         let count = count.min(len);
         let context = context.min(len - count);
-        let wanted = count + context;
+        let rows = history
+            .range(len - count - context..)
+            .map(|row| {
+                let mut text: String = vt100::capture::basic_formatted_to_plain(row).collect();
+                trim_end_in_place(&mut text);
+                text
+            })
+            .collect();
+        (rows, context)
+    }
+
+    /// Rows of history held (at most the scrollback size).
+    pub fn history_len(&self) -> usize {
+        self.parser.callbacks().history.len()
+    }
+
+    /// The screen as it looked `offset` rows further back (history rows above, the visible
+    /// rows below them), at the screen's size, with no cursor shown; and the offset used (at
+    /// most the history held). Built afresh from the compact history, for the scroll view.
+    pub fn scrolled_view(&self, offset: usize) -> (vt100::Screen, usize) {
         let (rows, cols) = self.size();
-        let mut out = Vec::with_capacity(wanted);
-        // Scrolling back by `offset` rows shows history rows [len-offset, len-offset+rows).
-        let mut offset = wanted;
-        while out.len() < wanted {
-            self.parser.screen_mut().set_scrollback(offset);
-            let take = (wanted - out.len()).min(usize::from(rows));
-            out.extend(self.parser.screen().rows(0, cols).take(take));
-            offset -= take;
+        let history = &self.parser.callbacks().history;
+        let offset = offset.min(history.len());
+        let visible: Vec<String> = self.parser.screen().rows_formatted(0, cols).collect();
+        let total = history.len() + visible.len();
+        let end = total - offset;
+        let start = end.saturating_sub(usize::from(rows));
+        let mut parser = vt100::Parser::new(non_zero(rows), non_zero(cols), 0);
+        for line in start..end {
+            if line > start {
+                parser.process(b"\r\n");
+            }
+            parser.process(b"\x1b[m");
+            match line.checked_sub(history.len()) {
+                None => parser.process(history[line].as_bytes()),
+                Some(i) => parser.process(visible[i].as_bytes()),
+            }
         }
-        self.parser.screen_mut().set_scrollback(0);
-        for row in &mut out {
-            trim_end_in_place(row);
-        }
-        (out, context)
+        parser.process(b"\x1b[m\x1b[?25l");
+        (parser.screen().clone(), offset)
     }
 
     pub fn resize(&mut self, rows: u16, cols: u16) {
@@ -216,13 +268,7 @@ impl Screen {
 
     /// The last `history` rows of scrollback followed by the visible rows.
     pub fn rows_with_history(&mut self, history: usize) -> Vec<String> {
-        let len = self.parser.screen().scrollback_len();
-        let history = history.min(len);
-        let mut rows = if history > 0 {
-            self.history_rows(history, 0).0
-        } else {
-            Vec::new()
-        };
+        let mut rows = self.history_rows(history, 0).0;
         rows.extend(self.visible_rows());
         rows
     }
@@ -239,11 +285,6 @@ impl Screen {
     /// The vt100 screen, for drawing.
     pub fn vt(&self) -> &vt100::Screen {
         self.parser.screen()
-    }
-
-    /// The vt100 screen, for scrolling the view back (drawing code resets it after).
-    pub fn vt_mut(&mut self) -> &mut vt100::Screen {
-        self.parser.screen_mut()
     }
 }
 
@@ -349,5 +390,44 @@ mod tests {
         let out = s.feed(text.as_bytes(), 0);
         assert_eq!(s.rows_scrolled_total(), 9);
         assert_eq!(out.scrolled_rows, ["l6", "l7", "l8"]);
+    }
+
+    #[test]
+    fn the_scroll_view_shows_history_with_its_colours_and_stops_at_the_oldest_row() {
+        let mut s = Screen::with_scrollback(3, 20, 100);
+        let text: String = (0..8)
+            .map(|i| format!("\x1b[31mred {i}\x1b[m plain\r\n"))
+            .collect();
+        s.feed(text.as_bytes(), 0);
+        s.feed(b"now", 0);
+        assert_eq!(s.history_len(), 6);
+        let (view, offset) = s.scrolled_view(2);
+        assert_eq!(offset, 2);
+        let rows: Vec<String> = view.rows(0, 20).collect();
+        assert_eq!(rows, ["red 4 plain", "red 5 plain", "red 6 plain"]);
+        let cell = view.cell(0, 0).expect("a cell");
+        assert_eq!(cell.fgcolor(), vt100::Color::Idx(1), "the colour is kept");
+        assert_eq!(
+            view.cell(0, 6).map(vt100::Cell::fgcolor),
+            Some(vt100::Color::Default)
+        );
+        assert!(view.hide_cursor(), "no cursor while looking back");
+        // Past the oldest row, the view stops there.
+        let (view, offset) = s.scrolled_view(1000);
+        assert_eq!(offset, 6);
+        let rows: Vec<String> = view.rows(0, 20).collect();
+        assert_eq!(rows, ["red 0 plain", "red 1 plain", "red 2 plain"]);
+        // The live screen is untouched.
+        assert_eq!(s.visible_rows(), ["red 6 plain", "red 7 plain", "now"]);
+    }
+
+    #[test]
+    fn a_full_screen_programs_own_screen_is_not_history() {
+        let mut s = Screen::with_scrollback(3, 20, 100);
+        s.feed(b"before\r\n", 0);
+        let text: String = (0..10).map(|i| format!("alt {i}\r\n")).collect();
+        s.feed(format!("\x1b[?1049h{text}\x1b[?1049l").as_bytes(), 0);
+        assert_eq!(s.history_len(), 0);
+        assert_eq!(s.rows_scrolled_total(), 0);
     }
 }

@@ -13,7 +13,6 @@ use serde_json::{Value, json};
 
 use super::LiveAttempt;
 use crate::core::attempt::Event;
-use crate::core::screen::Screen;
 use crate::core::task::TaskStatus;
 use crate::run::pty::PtyReport;
 
@@ -99,11 +98,6 @@ impl super::Engine {
             | PtyReport::Exited { key, .. } => key,
         };
         self.live.get(key).map(|live| live.task)
-    }
-
-    /// The running attempt's screen, to scroll its view back while drawing (reset it after).
-    pub fn live_screen_mut(&mut self, index: usize) -> Option<&mut Screen> {
-        self.live_mut(index).map(|live| live.attempt.screen_mut())
     }
 
     fn live_mut(&mut self, index: usize) -> Option<&mut LiveAttempt> {

@@ -325,7 +325,7 @@ fn act(
             // Rows that went off the top of the agent's screen: its history.
             let history = engine
                 .live_for_task(task)
-                .map_or(0, |l| l.attempt.screen().rows_scrolled_total());
+                .map_or(0, |l| l.attempt.screen().history_len());
             let step = usize::from(area.height / 2).max(1);
             let offset = state.scroll.entry(task).or_insert(0);
             let before = *offset;

@@ -59,18 +59,20 @@ where
     let (rows, cols) = layout::launch_size(area, state.zoomed, panes);
     engine.set_launch_size(rows, cols);
     state.scroll.retain(|task, _| live.contains(task));
-    let mut scrolled = Vec::new();
+    // Panes scrolled back show a view rebuilt from the agent's history; the live screens are
+    // only read.
+    state.scrolled_screens.clear();
     for &task in &visible {
         let wanted = state.scroll.get(&task).copied().unwrap_or(0);
         if wanted == 0 {
             continue;
         }
-        if let Some(screen) = engine.live_screen_mut(task) {
-            let vt = screen.vt_mut();
-            vt.set_scrollback(wanted);
-            let actual = vt.scrollback();
+        if let Some(live) = engine.live_for_task(task) {
+            let (view, actual) = live.attempt.screen().scrolled_view(wanted);
             state.scroll.insert(task, actual);
-            scrolled.push(task);
+            if actual > 0 {
+                state.scrolled_screens.insert(task, view);
+            }
         }
     }
     // Out of the state while the view model borrows it; put back below.
@@ -94,12 +96,6 @@ where
     };
     let replaying = replay.is_some();
     state.replay = replay;
-    // Back to live before anything else reads the screens, even when drawing failed.
-    for task in scrolled {
-        if let Some(screen) = engine.live_screen_mut(task) {
-            screen.vt_mut().set_scrollback(0);
-        }
-    }
     state.queue_offset = drawn?;
     // The replay covers the panes: their output changes nothing on screen.
     if replaying {

@@ -148,13 +148,14 @@ pub fn max_attempts(max_retries: u32, attempts: u32) -> u32 {
 
 fn pane<'a>(
     engine: &'a Engine,
-    state: &UiState,
+    state: &'a UiState,
     task: usize,
     now: Instant,
 ) -> Option<PaneView<'a>> {
     let live = engine.live_for_task(task)?;
     let spec = engine.store().file().tasks().get(task)?;
-    let screen = live.attempt.screen().vt();
+    let scrolled_view = state.scrolled_screens.get(&task);
+    let screen = scrolled_view.unwrap_or_else(|| live.attempt.screen().vt());
     Some(PaneView {
         task_id: live.task_id.clone(),
         attempt: live.number,
@@ -164,7 +165,9 @@ fn pane<'a>(
         focused: state.focus == Some(task),
         prompt: prompt::view(&live.attempt),
         note: state.note_for(task, now).map(str::to_string),
-        scrolled: screen.scrollback(),
+        scrolled: scrolled_view
+            .and_then(|_| state.scroll.get(&task).copied())
+            .unwrap_or(0),
         ending: live.attempt.is_ending(),
     })
 }
