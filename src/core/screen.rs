@@ -30,6 +30,8 @@ pub struct ParseSignals {
     /// capture (text and SGR runs); at most `history_cap`.
     history: VecDeque<Box<str>>,
     history_cap: usize,
+    /// Where a row is captured before it is stored at its exact size (no regrowth per row).
+    scratch: String,
 }
 
 impl vt100::Callbacks for ParseSignals {
@@ -69,15 +71,18 @@ impl vt100::Callbacks for ParseSignals {
         if self.history_cap == 0 {
             return;
         }
-        let mut row = String::new();
+        self.scratch.clear();
         // A fresh state per row: each row carries its own styles, so any window of the
         // history can be drawn on its own.
         let mut state = vt100::capture::BasicFormattedCaptureState::new();
-        if contents.write_formatted_basic(&mut row, &mut state).is_ok() {
+        if contents
+            .write_formatted_basic(&mut self.scratch, &mut state)
+            .is_ok()
+        {
             if self.history.len() == self.history_cap {
                 self.history.pop_front();
             }
-            self.history.push_back(row.into_boxed_str());
+            self.history.push_back(Box::from(self.scratch.as_str()));
         }
     }
 }
