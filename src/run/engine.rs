@@ -29,7 +29,7 @@ use crate::core::attempt::{
 use crate::core::classify::{ExitStatus, Verdict};
 use crate::core::profile::ProfileSet;
 use crate::core::retry;
-use crate::core::task::{FailureType, TaskStatus};
+use crate::core::task::{FailureType, TaskSpec, TaskStatus};
 
 /// How long to wait for the terminal to close after the agent exited (its process group is
 /// killed at exit, so only a process that left the group can hold it longer).
@@ -151,6 +151,19 @@ struct Ended<'a> {
     quota_reset: Option<OffsetDateTime>,
     account: Option<usize>,
     agent: AgentReport,
+}
+
+/// A task's next attempt between `prepare_start` and `launch`.
+struct Starting {
+    index: usize,
+    task: TaskSpec,
+    number: u32,
+    plan: LaunchPlan,
+    profile: crate::core::profile::Profile,
+    recorder: Recorder,
+    key: u64,
+    account: Option<usize>,
+    started_at: OffsetDateTime,
 }
 
 pub struct Engine {
@@ -401,8 +414,11 @@ impl Engine {
         if self.paused || self.stopping {
             return Ok(());
         }
+        // Group commit: every task started in this turn is marked `running` in one write, made
+        // before any of their agents is launched.
+        let mut starting = Vec::new();
         for index in self.scope() {
-            if self.live.len() >= self.opts.concurrency {
+            if self.live.len() + starting.len() >= self.opts.concurrency {
                 break;
             }
             let task = &self.store.file().tasks()[index];
@@ -416,20 +432,34 @@ impl Engine {
                         Choice::AllExhausted { .. }
                     )
                 });
-            if runnable && due && !self.live_by_task.contains_key(&index) {
-                self.start(index, now)?;
+            if runnable
+                && due
+                && !self.live_by_task.contains_key(&index)
+                && let Some(prepared) = self.prepare_start(index, now)?
+            {
+                starting.push(prepared);
             }
+        }
+        if starting.is_empty() {
+            return Ok(());
+        }
+        self.store.save().wrap_err("cannot write the tasks file")?;
+        for prepared in starting {
+            self.launch(prepared, now)?;
         }
         Ok(())
     }
 
-    fn start(&mut self, index: usize, now: Instant) -> Result<()> {
+    /// Everything a task's next attempt needs before its agent runs, with the task marked
+    /// `running` in the document (not yet written: the caller writes before `launch`). `None`
+    /// when the task failed its configuration instead.
+    fn prepare_start(&mut self, index: usize, now: Instant) -> Result<Option<Starting>> {
         self.retry_at.remove(&index);
         let task = self.store.file().tasks()[index].clone();
         let number = task.attempts + 1;
         let mut plan = match self.plan_for(index, number) {
             Ok(plan) => plan,
-            Err(evidence) => return self.fail_config(index, evidence),
+            Err(evidence) => return self.fail_config(index, evidence).map(|()| None),
         };
         if task.worktree {
             match worktree::prepare(&plan.cwd, &task.task_id) {
@@ -438,14 +468,16 @@ impl Engine {
                         .insert("HERD_WORKTREE".into(), path.display().to_string());
                     plan.cwd = path;
                 }
-                Err(evidence) => return self.fail_config(index, evidence),
+                Err(evidence) => return self.fail_config(index, evidence).map(|()| None),
             }
         }
         let Some(profile) = self.profiles.get(&task.agent).cloned() else {
-            return self.fail_config(
-                index,
-                format!("agent \"{}\" is not a known profile", task.agent),
-            );
+            return self
+                .fail_config(
+                    index,
+                    format!("agent \"{}\" is not a known profile", task.agent),
+                )
+                .map(|()| None);
         };
         let account = match self.accounts.take(&profile, now) {
             Choice::Use(i) => {
@@ -482,7 +514,33 @@ impl Engine {
         file.remove_field(index, "retry_at");
         // The operator's message is delivered by this attempt.
         file.remove_field(index, "resume_message");
-        self.store.save().wrap_err("cannot write the tasks file")?;
+        Ok(Some(Starting {
+            index,
+            task,
+            number,
+            plan,
+            profile,
+            recorder,
+            key,
+            account,
+            started_at,
+        }))
+    }
+
+    /// Launches a prepared attempt's agent; its `running` state is already on disk.
+    fn launch(&mut self, starting: Starting, now: Instant) -> Result<()> {
+        let Starting {
+            index,
+            task,
+            number,
+            plan,
+            profile,
+            recorder,
+            key,
+            account,
+            started_at,
+        } = starting;
+        let (rows, cols) = (self.opts.rows, self.opts.cols);
         let auto_rules = profile
             .prompts
             .iter()
