@@ -422,7 +422,10 @@ impl Engine {
                 break;
             }
             let task = &self.store.file().tasks()[index];
-            let runnable = task.status.is_runnable();
+            // Most of a large file is done or running: skip those before any lookup.
+            if !task.status.is_runnable() || self.live_by_task.contains_key(&index) {
+                continue;
+            }
             let agent = task.agent.clone();
             let due = self.retry_at.get(&index).is_none_or(|at| *at <= now)
                 && self.quota_holds.get(&agent).is_none_or(|at| *at <= now)
@@ -432,11 +435,7 @@ impl Engine {
                         Choice::AllExhausted { .. }
                     )
                 });
-            if runnable
-                && due
-                && !self.live_by_task.contains_key(&index)
-                && let Some(prepared) = self.prepare_start(index, now)?
-            {
+            if due && let Some(prepared) = self.prepare_start(index, now)? {
                 starting.push(prepared);
             }
         }
