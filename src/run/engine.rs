@@ -1093,15 +1093,23 @@ impl Engine {
         let in_flight: Vec<(usize, u32)> = self.live.values().map(|l| (l.task, l.number)).collect();
         let file = self.store.file_mut();
         for (index, attempt) in in_flight {
+            // Like a crash (`recover_interrupted`): what the result already holds is kept.
+            let mut result = file.tasks()[index]
+                .result
+                .clone()
+                .unwrap_or_else(|| json!({}));
+            if let Some(fields) = result.as_object_mut() {
+                fields.insert("completed_at".into(), json!(ended_at));
+                fields.insert("interrupted".into(), json!(true));
+                fields.insert(
+                    "failure_evidence".into(),
+                    json!(format!(
+                        "attempt {attempt} was interrupted: herd could not go on ({reason})"
+                    )),
+                );
+            }
             file.set_status(index, TaskStatus::Retryable);
-            file.set_result(
-                index,
-                json!({
-                    "completed_at": ended_at,
-                    "interrupted": true,
-                    "failure_evidence": format!("attempt {attempt} was interrupted: herd could not go on ({reason})"),
-                }),
-            );
+            file.set_result(index, result);
         }
         if let Err(error) = self.store.save() {
             tracing::error!("cannot write the tasks in flight back as retryable: {error}");
