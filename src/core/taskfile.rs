@@ -311,6 +311,13 @@ impl TaskFile {
         }
     }
 
+    /// Drops the positions of the parsed text (`location` answers `None` from then on). A run
+    /// keeps the file for its whole length and needs no positions after `parse` reported its
+    /// problems: they cost more memory than the document, and every agent is forked from it.
+    pub fn forget_positions(&mut self) {
+        self.positions = PositionIndex::default();
+    }
+
     /// True when fields were set or removed since the last `splice_changes`.
     pub fn has_changes(&self) -> bool {
         !self.changes.is_empty()

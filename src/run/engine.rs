@@ -29,7 +29,7 @@ use crate::core::attempt::{
 use crate::core::classify::{ExitStatus, Verdict};
 use crate::core::profile::ProfileSet;
 use crate::core::retry;
-use crate::core::task::{FailureType, TaskStatus};
+use crate::core::task::{FailureType, TaskSpec, TaskStatus};
 
 /// How long to wait for the terminal to close after the agent exited (its process group is
 /// killed at exit, so only a process that left the group can hold it longer).
@@ -151,6 +151,19 @@ struct Ended<'a> {
     quota_reset: Option<OffsetDateTime>,
     account: Option<usize>,
     agent: AgentReport,
+}
+
+/// A task's next attempt between `prepare_start` and `launch`.
+struct Starting {
+    index: usize,
+    task: TaskSpec,
+    number: u32,
+    plan: LaunchPlan,
+    profile: crate::core::profile::Profile,
+    recorder: Recorder,
+    key: u64,
+    account: Option<usize>,
+    started_at: OffsetDateTime,
 }
 
 pub struct Engine {
@@ -408,12 +421,18 @@ impl Engine {
         if self.paused || self.stopping {
             return Ok(());
         }
+        // Group commit: every task started in this turn is marked `running` in one write, made
+        // before any of their agents is launched.
+        let mut starting = Vec::new();
         for index in self.scope() {
-            if self.live.len() >= self.opts.concurrency {
+            if self.live.len() + starting.len() >= self.opts.concurrency {
                 break;
             }
             let task = &self.store.file().tasks()[index];
-            let runnable = task.status.is_runnable();
+            // Most of a large file is done or running: skip those before any lookup.
+            if !task.status.is_runnable() || self.live_by_task.contains_key(&index) {
+                continue;
+            }
             let agent = task.agent.clone();
             let due = self.retry_at.get(&index).is_none_or(|at| *at <= now)
                 && self.quota_holds.get(&agent).is_none_or(|at| *at <= now)
@@ -423,20 +442,30 @@ impl Engine {
                         Choice::AllExhausted { .. }
                     )
                 });
-            if runnable && due && !self.live_by_task.contains_key(&index) {
-                self.start(index, now)?;
+            if due && let Some(prepared) = self.prepare_start(index, now)? {
+                starting.push(prepared);
             }
+        }
+        if starting.is_empty() {
+            return Ok(());
+        }
+        self.store.save().wrap_err("cannot write the tasks file")?;
+        for prepared in starting {
+            self.launch(prepared, now)?;
         }
         Ok(())
     }
 
-    fn start(&mut self, index: usize, now: Instant) -> Result<()> {
+    /// Everything a task's next attempt needs before its agent runs, with the task marked
+    /// `running` in the document (not yet written: the caller writes before `launch`). `None`
+    /// when the task failed its configuration instead.
+    fn prepare_start(&mut self, index: usize, now: Instant) -> Result<Option<Starting>> {
         self.retry_at.remove(&index);
         let task = self.store.file().tasks()[index].clone();
         let number = task.attempts + 1;
         let mut plan = match self.plan_for(index, number) {
             Ok(plan) => plan,
-            Err(evidence) => return self.fail_config(index, evidence),
+            Err(evidence) => return self.fail_config(index, evidence).map(|()| None),
         };
         if task.worktree {
             match worktree::prepare(&plan.cwd, &task.task_id) {
@@ -445,14 +474,16 @@ impl Engine {
                         .insert("HERD_WORKTREE".into(), path.display().to_string());
                     plan.cwd = path;
                 }
-                Err(evidence) => return self.fail_config(index, evidence),
+                Err(evidence) => return self.fail_config(index, evidence).map(|()| None),
             }
         }
         let Some(profile) = self.profiles.get(&task.agent).cloned() else {
-            return self.fail_config(
-                index,
-                format!("agent \"{}\" is not a known profile", task.agent),
-            );
+            return self
+                .fail_config(
+                    index,
+                    format!("agent \"{}\" is not a known profile", task.agent),
+                )
+                .map(|()| None);
         };
         let account = match self.accounts.take(&profile, now) {
             Choice::Use(i) => {
@@ -489,7 +520,33 @@ impl Engine {
         file.remove_field(index, "retry_at");
         // The operator's message is delivered by this attempt.
         file.remove_field(index, "resume_message");
-        self.store.save().wrap_err("cannot write the tasks file")?;
+        Ok(Some(Starting {
+            index,
+            task,
+            number,
+            plan,
+            profile,
+            recorder,
+            key,
+            account,
+            started_at,
+        }))
+    }
+
+    /// Launches a prepared attempt's agent; its `running` state is already on disk.
+    fn launch(&mut self, starting: Starting, now: Instant) -> Result<()> {
+        let Starting {
+            index,
+            task,
+            number,
+            plan,
+            profile,
+            recorder,
+            key,
+            account,
+            started_at,
+        } = starting;
+        let (rows, cols) = (self.opts.rows, self.opts.cols);
         let auto_rules = profile
             .prompts
             .iter()
@@ -1043,15 +1100,23 @@ impl Engine {
         let in_flight: Vec<(usize, u32)> = self.live.values().map(|l| (l.task, l.number)).collect();
         let file = self.store.file_mut();
         for (index, attempt) in in_flight {
+            // Like a crash (`recover_interrupted`): what the result already holds is kept.
+            let mut result = file.tasks()[index]
+                .result
+                .clone()
+                .unwrap_or_else(|| json!({}));
+            if let Some(fields) = result.as_object_mut() {
+                fields.insert("completed_at".into(), json!(ended_at));
+                fields.insert("interrupted".into(), json!(true));
+                fields.insert(
+                    "failure_evidence".into(),
+                    json!(format!(
+                        "attempt {attempt} was interrupted: herd could not go on ({reason})"
+                    )),
+                );
+            }
             file.set_status(index, TaskStatus::Retryable);
-            file.set_result(
-                index,
-                json!({
-                    "completed_at": ended_at,
-                    "interrupted": true,
-                    "failure_evidence": format!("attempt {attempt} was interrupted: herd could not go on ({reason})"),
-                }),
-            );
+            file.set_result(index, result);
         }
         if let Err(error) = self.store.save() {
             tracing::error!("cannot write the tasks in flight back as retryable: {error}");

@@ -30,6 +30,7 @@ async fn drive(engine: &mut Engine, mut reports: mpsc::Receiver<PtyReport>) -> R
     let mut out = std::io::stdout();
     let mut interrupts = 0u32;
     // TERM and HUP (a closed terminal, a supervisor stopping herd) stop the run like Ctrl-C.
+    let mut interrupt = signal(SignalKind::interrupt())?;
     let mut terminate = signal(SignalKind::terminate())?;
     let mut hangup = signal(SignalKind::hangup())?;
     engine.fill_slots(Instant::now())?;
@@ -53,7 +54,7 @@ async fn drive(engine: &mut Engine, mut reports: mpsc::Receiver<PtyReport>) -> R
                 }
             }
             () = sleep_until(wake) => {}
-            _ = stop_signal(&mut terminate, &mut hangup) => {
+            _ = stop_signal(&mut interrupt, &mut terminate, &mut hangup) => {
                 interrupts += 1;
                 if interrupts == 1 {
                     writeln!(out, "{}  stopping: ending running agents (Ctrl-C again to kill them now)", clock())?;
@@ -75,9 +76,11 @@ async fn drive(engine: &mut Engine, mut reports: mpsc::Receiver<PtyReport>) -> R
 }
 
 /// Ctrl-C, TERM or HUP, whichever comes first.
-async fn stop_signal(terminate: &mut Signal, hangup: &mut Signal) {
+/// The listeners live for the whole run: a fresh `ctrl_c()` per turn of the loop would miss a
+/// Ctrl-C that arrives while the loop is busy between two waits.
+async fn stop_signal(interrupt: &mut Signal, terminate: &mut Signal, hangup: &mut Signal) {
     tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
+        _ = interrupt.recv() => {}
         _ = terminate.recv() => {}
         _ = hangup.recv() => {}
     }

@@ -113,6 +113,7 @@ impl TaskStore {
         let lock = lock(path, &target)?;
         remove_stale_temp_files(&target);
         let mut store = TaskStore::read(path, target)?;
+        store.file.forget_positions();
         store.lock = Some(lock);
         Ok(store)
     }

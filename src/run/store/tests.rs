@@ -234,3 +234,18 @@ fn stale_temporary_files_of_this_file_are_removed_at_open_and_nothing_else() {
     expected.sort();
     assert_eq!(names_in(dir.path()), expected);
 }
+
+#[test]
+fn a_run_does_not_hold_the_positions_of_the_text() {
+    let (_dir, path) = tasks_file(TASKS);
+    assert!(
+        TaskStore::read_only(&path)
+            .expect("reads")
+            .file()
+            .location(0, None)
+            .is_some()
+    );
+    let store = TaskStore::open(&path).expect("opens");
+    assert_eq!(store.file().location(0, None), None);
+    assert_eq!(store.file().tasks()[0].task_id, "t");
+}

@@ -1,4 +1,5 @@
-//! The tasks file and the recordings through the real binary when writes fail: herd ends the run
+//! The tasks file and the recordings through the real binary: a hand-written file keeps its
+//! layout, an agent starts only once its `running` state is on disk, and when writes fail: herd ends the run
 //! with exit 3 and a message naming the file and the cause, writes the tasks in flight back as
 //! `retryable` where it still can, and leaves a valid file. Writes are made to fail for real with
 //! a file-size limit (`ulimit -f`, SIGXFSZ ignored so the write returns EFBIG), which works the
@@ -141,4 +142,49 @@ fn a_task_folder_under_runs_that_is_a_link_is_refused_with_exit_3() {
         describe(&out)
     );
     assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+}
+
+#[test]
+fn a_hand_written_file_keeps_its_layout_and_agents_start_only_once_running_is_on_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    // Each agent reads the tasks file itself: it prints the marker only if its own task already
+    // says `running`, attempt 1, when it starts.
+    let line = |id: &str| {
+        format!(
+            r#"    {{ "task_id": "{id}", "agent": "generic", "mine": [1, 2], "prompt_template": "x", "command": ["sh", "-c", "grep -q '\"task_id\": \"{id}\".*\"status\": \"running\", \"attempts\": 1' tasks.json && echo TASK_COMPLETE:{id}"] }}"#
+        )
+    };
+    let ids = ["a", "b", "c", "d", "e", "f"];
+    let lines: Vec<String> = ids.iter().map(|id| line(id)).collect();
+    let original = format!(
+        "{{\n  \"run_id\":   \"by hand\",\n  \"tasks\": [\n{}\n  ],\n  \"extra\": {{\"kept\": true}}\n}}\n",
+        lines.join(",\n")
+    );
+    let tasks = dir.path().join("tasks.json");
+    std::fs::write(&tasks, &original).unwrap();
+    let out = common::herd()
+        .args(["run", "--headless", "--concurrency", "3", "--tasks"])
+        .arg(&tasks)
+        .output()
+        .unwrap();
+    let after = std::fs::read_to_string(&tasks).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}\n{after}", describe(&out));
+    let before_lines: Vec<&str> = original.lines().collect();
+    let after_lines: Vec<&str> = after.lines().collect();
+    assert_eq!(before_lines.len(), after_lines.len(), "{after}");
+    for (before, now) in before_lines.iter().zip(&after_lines) {
+        match before.strip_suffix(" }").or(before.strip_suffix(" },")) {
+            // A task: its own text, then herd's fields, in the inline style of the task.
+            Some(task_text) if before.contains("task_id") => {
+                assert!(
+                    now.starts_with(&format!(
+                        "{task_text}, \"status\": \"completed\", \"attempts\": 1, \"result\": {{"
+                    )),
+                    "{now}"
+                );
+                assert_eq!(now.ends_with(','), before.ends_with(','), "{now}");
+            }
+            _ => assert_eq!(before, now),
+        }
+    }
 }
