@@ -11,6 +11,7 @@ pub mod classify;
 pub mod command_file;
 pub mod detect;
 pub mod failure_context;
+pub mod guard;
 pub mod json_pos;
 pub mod marker;
 pub mod profile;
