@@ -6,6 +6,7 @@
 //! in through `GuardContext`. It decides whether herd may answer by itself, never what keys to
 //! send: that is `attempt`'s.
 
+pub mod capture;
 pub mod floor;
 pub mod paths;
 pub mod request;
@@ -72,8 +73,25 @@ pub struct Policy {
     pub allow_unless_refused: Option<String>,
 }
 
-/// Decides a request: the floor first, then deny > ask > allow, then the switch.
+/// Decides a request: the floor first, then deny > ask > allow, then the switch. A refusal of
+/// any other reading of the screen (`Request::alternatives`) stands too.
 pub fn decide(request: &Request, policy: &Policy, ctx: &GuardContext) -> Decision {
+    let decision = decide_one(request, policy, ctx);
+    if matches!(decision, Decision::Refuse { .. }) {
+        return decision;
+    }
+    if let RequestKind::Shell { .. } = request.kind {
+        for alternative in &request.alternatives {
+            let other = Request::from_parts("shell", alternative);
+            if let Decision::Refuse { reason } = decide_one(&other, policy, ctx) {
+                return Decision::Refuse { reason };
+            }
+        }
+    }
+    decision
+}
+
+fn decide_one(request: &Request, policy: &Policy, ctx: &GuardContext) -> Decision {
     let findings = floor::check(request, ctx);
     if let Some(Finding::Refuse(reason)) = findings.iter().find(|f| matches!(f, Finding::Refuse(_)))
     {

@@ -27,6 +27,9 @@ pub struct Request {
     pub kind: RequestKind,
     /// The options as drawn (`1. Yes`, `2. Yes, and don't ask again …`), when known.
     pub options: Vec<String>,
+    /// Other readings of the same screen text (rows joined differently, a description row
+    /// kept): judged too, and any refusal among them stands.
+    pub alternatives: Vec<String>,
 }
 
 impl Request {
@@ -34,6 +37,7 @@ impl Request {
         Request {
             kind,
             options: Vec::new(),
+            alternatives: Vec::new(),
         }
     }
 
