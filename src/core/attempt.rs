@@ -8,8 +8,10 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use super::approval::{self, AnsweredBy, Approval, GuardSetup};
 use super::classify::{EndCause, EndFacts, ExitStatus, Verdict, classify};
 use super::detect::{self, PromptSighting, ScreenView};
+use super::guard::{Decision, Request};
 use super::marker::{CONTEXT_ROWS, MarkerWatch};
 use super::profile::{OutputKind, Profile, PromptAnchor};
 use super::screen::Screen;
@@ -45,6 +47,8 @@ pub struct AttemptSetup {
     pub completion: Completion,
     /// The marker must be seen too (always for `Completion::Marker`).
     pub marker_required: bool,
+    /// The task's permission rules and where it runs, for the guard.
+    pub guard: GuardSetup,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -119,6 +123,8 @@ pub enum Note {
     },
     Verdict(Verdict),
     Bell,
+    /// An answer to a prompt with what it approved and why.
+    Approval(Approval),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,6 +148,17 @@ pub struct WaitingPrompt {
     pub rule: usize,
     pub since: Duration,
     pub sighting: PromptSighting,
+    /// What the prompt asks, when herd could read it.
+    pub request: Option<Request>,
+    /// Why herd did not answer by itself (the guard's refusal or doubt), for guarded prompts.
+    pub decision: Option<Decision>,
+}
+
+impl WaitingPrompt {
+    /// `Bash(rm -rf ~) — refuse: …`, or empty when there is nothing to say.
+    pub fn guard_note(&self) -> String {
+        approval::describe(self.request.as_ref(), self.decision.as_ref())
+    }
 }
 
 /// A prompt rule's current appearance on screen.
@@ -190,6 +207,8 @@ pub struct Attempt {
     waiting: Option<WaitingPrompt>,
     answers_by_key: BTreeMap<String, u32>,
     auto_inputs: Vec<AutoInput>,
+    /// Every answer given, automatic or by the operator.
+    approvals: Vec<Approval>,
     /// The screen's tail when the agent was found idle (before the exit keys changed it).
     idle_tail: Option<Vec<String>>,
     /// A structured agent's events, parsed from its output.
@@ -224,6 +243,7 @@ impl Attempt {
             waiting: None,
             answers_by_key: BTreeMap::new(),
             auto_inputs: Vec::new(),
+            approvals: Vec::new(),
             idle_tail: None,
             stream: (setup.profile.output == OutputKind::StreamJson).then(StreamParser::new),
             signal: None,
@@ -285,6 +305,11 @@ impl Attempt {
 
     pub fn auto_inputs(&self) -> &[AutoInput] {
         &self.auto_inputs
+    }
+
+    /// Every answer given so far, with its request and the guard's decision.
+    pub fn approvals(&self) -> &[Approval] {
+        &self.approvals
     }
 
     /// Whether herd may answer rule `rule` by itself in this attempt.
@@ -356,7 +381,7 @@ impl Attempt {
             Event::Output(bytes) => self.on_output(bytes, now, &mut effects),
             Event::Tick => self.on_tick(now, &mut effects),
             Event::Exited(status) => self.on_exit(status, &mut effects),
-            Event::OperatorAnswer { rule } => self.on_operator_answer(rule, &mut effects),
+            Event::OperatorAnswer { rule } => self.on_operator_answer(rule, now, &mut effects),
             Event::OperatorKeys(bytes) => effects.push(Effect::Write {
                 bytes,
                 reason: InputReason::Operator,
@@ -528,23 +553,53 @@ impl Attempt {
                 PromptAnchor::Bottom => !other_dialog_showing(s.rule),
             }
         });
+        if appeared.is_empty() || self.phase != Phase::Running {
+            return;
+        }
+        // What the dialog asks, read once for all the rules matching it.
+        let request = appeared
+            .iter()
+            .find(|s| self.setup.profile.prompts[s.rule].guarded)
+            .and_then(|s| {
+                approval::read_request(
+                    &self.setup.profile,
+                    &rows,
+                    usize::from(self.screen.size().1),
+                    s.rows,
+                )
+            });
+        let judged: Vec<(bool, Option<Decision>)> = appeared
+            .iter()
+            .map(|s| {
+                approval::judge_rule(
+                    &self.setup.profile,
+                    s.rule,
+                    self.is_auto(s.rule),
+                    request.as_ref(),
+                    &self.setup.guard,
+                )
+            })
+            .collect();
         // Several rules can match one dialog (`1. Yes` and `don't ask again`): answer it once,
         // with the first rule (in profile order) herd may answer, else hold the first for the
-        // operator.
-        let chosen = appeared
-            .iter()
-            .position(|s| self.is_auto(s.rule))
-            .or(if appeared.is_empty() { None } else { Some(0) });
-        if let Some(index) = chosen
-            && self.phase == Phase::Running
-        {
-            let sighting = appeared.swap_remove(index);
-            if self.setup.profile.prompts[sighting.rule].anchor == PromptAnchor::Cursor {
-                self.handled_rows
-                    .insert((sighting.rule, sighting.appearance));
-            }
-            self.prompt_appeared(sighting, now, effects);
+        // operator with the guard's strongest objection.
+        let chosen = judged.iter().position(|(auto, _)| *auto);
+        let index = chosen.unwrap_or(0);
+        let decision = match chosen {
+            Some(i) => judged[i].1.clone(),
+            None => judged
+                .iter()
+                .filter_map(|(_, d)| d.clone())
+                .find(|d| matches!(d, Decision::Refuse { .. }))
+                .or_else(|| judged.iter().find_map(|(_, d)| d.clone())),
+        };
+        let sighting = appeared.swap_remove(index);
+        if self.setup.profile.prompts[sighting.rule].anchor == PromptAnchor::Cursor {
+            self.handled_rows
+                .insert((sighting.rule, sighting.appearance));
         }
+        let auto = chosen.is_some();
+        self.prompt_appeared(sighting, auto, request, decision, now, effects);
     }
 
     /// Forgets prompts that have stayed off the screen for the settle time.
@@ -567,25 +622,35 @@ impl Attempt {
     fn prompt_appeared(
         &mut self,
         sighting: PromptSighting,
+        auto: bool,
+        request: Option<Request>,
+        decision: Option<Decision>,
         now: Duration,
         effects: &mut Vec<Effect>,
     ) {
         let rule = &self.setup.profile.prompts[sighting.rule];
         let name = rule.name.clone();
         let keys = rule.send.clone();
+        let guard_note = approval::describe(request.as_ref(), decision.as_ref());
+        let with_note = |text: &str| match guard_note.is_empty() {
+            true => text.to_string(),
+            false => format!("{text} [{guard_note}]"),
+        };
         effects.push(Effect::Note(Note::PromptShown {
             rule: name.clone(),
-            text: sighting.text.clone(),
+            text: with_note(&sighting.text),
         }));
-        if !self.is_auto(sighting.rule) {
+        if !auto {
             effects.push(Effect::Note(Note::WaitingForOperator {
                 rule: name,
-                text: sighting.text.clone(),
+                text: with_note(&sighting.text),
             }));
             self.waiting = Some(WaitingPrompt {
                 rule: sighting.rule,
                 since: now,
                 sighting,
+                request,
+                decision,
             });
             return;
         }
@@ -604,6 +669,16 @@ impl Attempt {
             rule: name.clone(),
             keys: keys.clone(),
         });
+        let record = Approval {
+            at: now,
+            by: AnsweredBy::Herd,
+            rule: name.clone(),
+            keys: keys.clone(),
+            request,
+            decision,
+        };
+        self.approvals.push(record.clone());
+        effects.push(Effect::Note(Note::Approval(record)));
         effects.push(Effect::Write {
             bytes: keys.clone().into_bytes(),
             reason: InputReason::AutoAnswer { rule: name.clone() },
@@ -611,14 +686,39 @@ impl Attempt {
         effects.push(Effect::Note(Note::AutoAnswered { rule: name, keys }));
     }
 
-    fn on_operator_answer(&mut self, rule: usize, effects: &mut Vec<Effect>) {
+    fn on_operator_answer(&mut self, rule: usize, now: Duration, effects: &mut Vec<Effect>) {
         let Some(prompt) = self.setup.profile.prompts.get(rule) else {
             return;
         };
         let (name, keys) = (prompt.name.clone(), prompt.send.clone());
-        if self.waiting.as_ref().is_some_and(|w| w.rule == rule) {
-            self.waiting = None;
-        }
+        // The operator answers the dialog on screen: the one held, else whatever shows now.
+        // Every key the dashboard offers answers the held dialog, whichever of its rules.
+        let (request, decision) = match self.waiting.take() {
+            Some(w) => (w.request, w.decision),
+            None => {
+                let rows = self.screen.visible_rows();
+                let sighting = self.sightings.iter().find(|s| s.rule == rule);
+                let request = sighting.and_then(|s| {
+                    approval::read_request(
+                        &self.setup.profile,
+                        &rows,
+                        usize::from(self.screen.size().1),
+                        s.rows,
+                    )
+                });
+                (request, None)
+            }
+        };
+        let record = Approval {
+            at: now,
+            by: AnsweredBy::Operator,
+            rule: name.clone(),
+            keys: keys.clone(),
+            request,
+            decision,
+        };
+        self.approvals.push(record.clone());
+        effects.push(Effect::Note(Note::Approval(record)));
         effects.push(Effect::Write {
             bytes: keys.clone().into_bytes(),
             reason: InputReason::OperatorAnswer { rule: name.clone() },
@@ -639,11 +739,16 @@ impl Attempt {
                     && now >= w.since + wait
                 {
                     let name = &self.setup.profile.prompts[w.rule].name;
-                    let evidence = format!(
-                        "prompt {name} unanswered for {} s: {}",
-                        wait.as_secs(),
-                        w.sighting.text
-                    );
+                    let note = w.guard_note();
+                    let evidence = if note.is_empty() {
+                        format!(
+                            "prompt {name} unanswered for {} s: {}",
+                            wait.as_secs(),
+                            w.sighting.text
+                        )
+                    } else {
+                        format!("prompt {name} unanswered for {} s: {note}", wait.as_secs())
+                    };
                     self.begin_ending(EndCause::PermissionBlocked { evidence }, now, effects);
                 } else if self.could_be_idle() && now >= self.last_change + self.setup.idle {
                     let rows = self.screen.visible_rows();
@@ -760,3 +865,7 @@ fn describe_cause(cause: &EndCause) -> String {
 #[cfg(test)]
 #[path = "attempt_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "attempt_guard_tests.rs"]
+mod guard_tests;

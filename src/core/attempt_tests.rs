@@ -58,6 +58,7 @@ fn setup(auto: bool) -> AttemptSetup {
         answer_cap: 2,
         completion: Completion::Marker,
         marker_required: true,
+        guard: Default::default(),
     }
 }
 

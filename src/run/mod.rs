@@ -4,6 +4,7 @@
 pub mod commands;
 pub mod engine;
 pub mod failure_report;
+pub mod guard_context;
 pub mod headless;
 pub mod launch;
 pub mod logging;

@@ -118,6 +118,7 @@ fn prompt() -> PromptView {
             choice("p", "Yes, don't ask again"),
             choice("Esc", "No"),
         ],
+        guard: None,
     }
 }
 

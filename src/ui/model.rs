@@ -74,6 +74,8 @@ pub struct PromptView {
     /// Visible rows of the agent's screen to highlight (first, last).
     pub rows: (usize, usize),
     pub choices: Vec<Choice>,
+    /// What the prompt asks and why herd did not answer it (the guard's refusal or doubt).
+    pub guard: Option<String>,
 }
 
 /// One agent pane.

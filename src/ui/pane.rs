@@ -139,6 +139,10 @@ fn bottom_title(pane: &PaneView<'_>, takeover: bool) -> Option<Line<'static>> {
 /// `[1] Yes  [p] Yes, don't ask again  [Esc] No`
 pub fn banner(prompt: &PromptView) -> Line<'static> {
     let mut spans = vec![Span::styled(" ⚠ ", style::BANNER)];
+    if let Some(note) = &prompt.guard {
+        spans.push(Span::styled(format!(" {note} "), style::BANNER));
+        spans.push(Span::raw(" "));
+    }
     for choice in &prompt.choices {
         spans.push(Span::styled(format!("[{}]", choice.key), style::BANNER));
         spans.push(Span::styled(

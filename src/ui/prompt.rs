@@ -67,10 +67,12 @@ pub fn view(attempt: &Attempt) -> Option<PromptView> {
         .prompts
         .get(waiting.rule)
         .map_or_else(String::new, |r| r.name.clone());
+    let note = waiting.guard_note();
     Some(PromptView {
         rule,
         rows: (first, last),
         choices,
+        guard: (!note.is_empty()).then_some(note),
     })
 }
 
