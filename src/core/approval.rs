@@ -114,6 +114,34 @@ pub fn read_request(
     )
 }
 
+/// `auto_<name>` switches of a task's policy that name no prompt rule of its profile (a typo
+/// such as `auto_pres_1` would otherwise silently leave prompts unanswered): (key, message).
+pub fn unknown_switches(
+    policy: &std::collections::BTreeMap<String, bool>,
+    profile: &Profile,
+) -> Vec<(String, String)> {
+    let names: Vec<&str> = profile.prompts.iter().map(|r| r.name.as_str()).collect();
+    policy
+        .keys()
+        .filter_map(|key| {
+            let name = key.strip_prefix("auto_")?;
+            if names.contains(&name) {
+                return None;
+            }
+            let known: Vec<String> = names.iter().map(|n| format!("auto_{n}")).collect();
+            Some((
+                key.clone(),
+                format!(
+                    "\"permission_policy\" switch \"{key}\" names no prompt rule of profile \"{}\"; \
+                     its switches are: {}",
+                    profile.name,
+                    known.join(", ")
+                ),
+            ))
+        })
+        .collect()
+}
+
 /// `Bash(rm -rf ~) — refuse: …` for banners and evidence.
 pub fn describe(request: Option<&Request>, decision: Option<&Decision>) -> String {
     match (request, decision) {

@@ -10,6 +10,7 @@ pub mod launch;
 pub mod logging;
 pub mod message_cmd;
 pub mod outcome;
+pub mod policy_cmd;
 pub mod profiles_view;
 pub mod pty;
 pub mod recorder;
