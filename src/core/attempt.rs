@@ -747,7 +747,11 @@ impl Attempt {
                             w.sighting.text
                         )
                     } else {
-                        format!("prompt {name} unanswered for {} s: {note}", wait.as_secs())
+                        let dialog = w.sighting.text.lines().next().unwrap_or_default().trim();
+                        format!(
+                            "prompt {name} unanswered for {} s: {note} (the dialog: {dialog})",
+                            wait.as_secs()
+                        )
                     };
                     self.begin_ending(EndCause::PermissionBlocked { evidence }, now, effects);
                 } else if self.could_be_idle() && now >= self.last_change + self.setup.idle {
