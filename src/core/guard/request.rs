@@ -98,6 +98,49 @@ impl Request {
         })
     }
 
+    /// A structured event's tool call (Claude `tool_use` blocks and `permission_denials`, Gemini
+    /// `tool_use` events): the tool's name and its input object.
+    pub fn from_tool_use(name: &str, input: Option<&serde_json::Value>) -> Request {
+        let field = |keys: &[&str]| {
+            keys.iter()
+                .find_map(|k| {
+                    input
+                        .and_then(|i| i.get(*k))
+                        .and_then(serde_json::Value::as_str)
+                })
+                .map(str::to_string)
+        };
+        let path = || field(&["file_path", "notebook_path", "path", "absolute_path"]);
+        let kind = match name {
+            "Bash" | "run_shell_command" | "shell" | "exec_command" => {
+                field(&["command", "cmd"]).map(|command| RequestKind::Shell { command })
+            }
+            "Edit" | "MultiEdit" | "NotebookEdit" | "replace" => {
+                path().map(|path| RequestKind::Edit { path })
+            }
+            "Write" | "write_file" => path().map(|path| RequestKind::Write { path }),
+            "Read" | "read_file" => path().map(|path| RequestKind::Read { path }),
+            "WebFetch" | "web_fetch" => {
+                field(&["url", "prompt"]).map(|url| RequestKind::Fetch { url })
+            }
+            _ => None,
+        };
+        Request::new(kind.unwrap_or_else(|| {
+            RequestKind::Tool {
+                name: name.to_string(),
+                // The first text input: what a person would read in the dialog.
+                input: input
+                    .and_then(serde_json::Value::as_object)
+                    .and_then(|o| {
+                        o.values()
+                            .find_map(serde_json::Value::as_str)
+                            .map(str::to_string)
+                    })
+                    .unwrap_or_default(),
+            }
+        }))
+    }
+
     /// Reads `Bash(rm -rf build)`, `Edit(src/main.rs)`, `WebFetch(https://x)` or a bare tool name.
     pub fn parse(spec: &str) -> Option<Request> {
         let spec = spec.trim();
@@ -119,7 +162,67 @@ impl fmt::Display for Request {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             RequestKind::Unknown => f.write_str("a prompt herd could not read"),
+            RequestKind::Tool { name, input } if input.is_empty() => f.write_str(name),
             _ => write!(f, "{}({})", self.tool(), self.text()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn structured_tool_calls_become_requests() {
+        let shell = Request::from_tool_use(
+            "Bash",
+            Some(&json!({"command": "rm -rf x", "description": "d"})),
+        );
+        assert_eq!(
+            shell.kind,
+            RequestKind::Shell {
+                command: "rm -rf x".into()
+            }
+        );
+        let edit = Request::from_tool_use(
+            "Edit",
+            Some(&json!({"file_path": "/a/b.rs", "old_string": "x"})),
+        );
+        assert_eq!(edit.to_string(), "Edit(/a/b.rs)");
+        let gemini = Request::from_tool_use("run_shell_command", Some(&json!({"command": "ls"})));
+        assert_eq!(gemini.to_string(), "Bash(ls)");
+        let fetch = Request::from_tool_use(
+            "WebFetch",
+            Some(&json!({"url": "https://x.io", "prompt": "p"})),
+        );
+        assert_eq!(
+            fetch.kind,
+            RequestKind::Fetch {
+                url: "https://x.io".into()
+            }
+        );
+        assert_eq!(
+            Request::from_tool_use("Task", Some(&json!({"n": 1}))).to_string(),
+            "Task"
+        );
+        assert_eq!(
+            Request::from_tool_use("mcp__x__y", Some(&json!({"q": "hi"}))).to_string(),
+            "mcp__x__y(hi)"
+        );
+    }
+
+    #[test]
+    fn requests_as_rules_write_them() {
+        assert_eq!(
+            Request::parse("Bash(rm -rf $(pwd))").map(|r| r.to_string()),
+            Some("Bash(rm -rf $(pwd))".into())
+        );
+        assert_eq!(
+            Request::parse("Edit(src/a.rs)").map(|r| r.kind_name()),
+            Some("edit")
+        );
+        assert!(Request::parse("Bash(unclosed").is_none());
+        assert!(Request::parse("").is_none());
     }
 }
