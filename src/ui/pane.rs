@@ -136,19 +136,19 @@ fn bottom_title(pane: &PaneView<'_>, takeover: bool) -> Option<Line<'static>> {
     Some(banner(prompt))
 }
 
-/// `[1] Yes  [p] Yes, don't ask again  [Esc] No`
+/// `[1] Yes  [p] Yes, don't ask again  [Esc] No`, then what the guard said, if anything.
 pub fn banner(prompt: &PromptView) -> Line<'static> {
     let mut spans = vec![Span::styled(" ⚠ ", style::BANNER)];
-    if let Some(note) = &prompt.guard {
-        spans.push(Span::styled(format!(" {note} "), style::BANNER));
-        spans.push(Span::raw(" "));
-    }
     for choice in &prompt.choices {
         spans.push(Span::styled(format!("[{}]", choice.key), style::BANNER));
         spans.push(Span::styled(
             format!(" {}  ", choice.label),
             style::WAITING_BORDER,
         ));
+    }
+    // Why herd did not answer: the request and the guard's reason (in full in the details).
+    if let Some(note) = &prompt.guard {
+        spans.push(Span::styled(format!(" ⛔ {note} "), style::BANNER));
     }
     Line::from(spans)
 }
