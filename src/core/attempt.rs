@@ -28,6 +28,10 @@ pub const KILL_AFTER: Duration = Duration::from_secs(3);
 /// A prompt must stay off the screen this long to count as gone: TUIs erase a dialog in one
 /// write and draw it again in the next, which is not a new appearance.
 pub const PROMPT_SETTLE: Duration = Duration::from_millis(300);
+/// An automatic answer the agent did not take (the same dialog still showing this long after)
+/// is sent again, up to `MAX_RESENDS` times; it counts as one answer.
+pub const RESEND_AFTER: Duration = Duration::from_secs(2);
+pub const MAX_RESENDS: u32 = 2;
 
 /// What the attempt needs to know up front.
 #[derive(Debug, Clone)]
@@ -161,6 +165,15 @@ impl WaitingPrompt {
     }
 }
 
+/// An automatic answer not yet seen taken: its dialog has not left the screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Unconfirmed {
+    rule: usize,
+    appearance: u64,
+    sent_at: Duration,
+    resends: u32,
+}
+
 /// A prompt rule's current appearance on screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Showing {
@@ -209,6 +222,7 @@ pub struct Attempt {
     auto_inputs: Vec<AutoInput>,
     /// Every answer given, automatic or by the operator.
     approvals: Vec<Approval>,
+    unconfirmed: Option<Unconfirmed>,
     /// The screen's tail when the agent was found idle (before the exit keys changed it).
     idle_tail: Option<Vec<String>>,
     /// A structured agent's events, parsed from its output.
@@ -244,6 +258,7 @@ impl Attempt {
             answers_by_key: BTreeMap::new(),
             auto_inputs: Vec::new(),
             approvals: Vec::new(),
+            unconfirmed: None,
             idle_tail: None,
             stream: (setup.profile.output == OutputKind::StreamJson).then(StreamParser::new),
             signal: None,
@@ -353,6 +368,9 @@ impl Attempt {
                 }
                 if self.could_be_idle() {
                     next = next.min(self.last_change + self.setup.idle);
+                }
+                if let Some(u) = &self.unconfirmed {
+                    next = next.min(u.sent_at + RESEND_AFTER);
                 }
                 if let Some(gone) = self
                     .showing
@@ -679,6 +697,12 @@ impl Attempt {
         };
         self.approvals.push(record.clone());
         effects.push(Effect::Note(Note::Approval(record)));
+        self.unconfirmed = Some(Unconfirmed {
+            rule: sighting.rule,
+            appearance: sighting.appearance,
+            sent_at: now,
+            resends: 0,
+        });
         effects.push(Effect::Write {
             bytes: keys.clone().into_bytes(),
             reason: InputReason::AutoAnswer { rule: name.clone() },
@@ -726,8 +750,98 @@ impl Attempt {
         effects.push(Effect::Note(Note::OperatorAnswered { rule: name, keys }));
     }
 
+    /// Sends an automatic answer again when its dialog is still there (the agent did not take
+    /// the keys); after `MAX_RESENDS` the dialog waits for the operator like any other.
+    fn resend_untaken_answer(&mut self, now: Duration, effects: &mut Vec<Effect>) {
+        let Some(u) = self.unconfirmed.clone() else {
+            return;
+        };
+        let still_there = self
+            .showing
+            .get(u.rule)
+            .copied()
+            .flatten()
+            .is_some_and(|s| s.appearance == u.appearance && s.gone_since.is_none());
+        if !still_there {
+            self.unconfirmed = None;
+            return;
+        }
+        if now < u.sent_at + RESEND_AFTER {
+            return;
+        }
+        let Some(sighting) = self.sightings.iter().find(|s| s.rule == u.rule).cloned() else {
+            self.unconfirmed = None;
+            return;
+        };
+        // The agent may have drawn its next dialog in the same place: a different request is a
+        // new question for the guard, never a resend.
+        let name = self.setup.profile.prompts[u.rule].name.clone();
+        let rows = self.screen.visible_rows();
+        let cols = usize::from(self.screen.size().1);
+        let shown = approval::read_request(&self.setup.profile, &rows, cols, sighting.rows);
+        let answered = self
+            .approvals
+            .iter()
+            .rev()
+            .find(|a| a.rule == name)
+            .and_then(|a| a.request.clone());
+        if shown.as_ref().map(|r| &r.kind) != answered.as_ref().map(|r| &r.kind) {
+            self.unconfirmed = None;
+            let (auto, decision) = approval::judge_rule(
+                &self.setup.profile,
+                u.rule,
+                self.is_auto(u.rule),
+                shown.as_ref(),
+                &self.setup.guard,
+            );
+            self.prompt_appeared(sighting, auto, shown, decision, now, effects);
+            return;
+        }
+        let prompt = &self.setup.profile.prompts[u.rule];
+        if u.resends >= MAX_RESENDS {
+            self.unconfirmed = None;
+            let text = format!(
+                "{} (the answer {:?} was not taken)",
+                sighting.text, prompt.send
+            );
+            effects.push(Effect::Note(Note::WaitingForOperator {
+                rule: prompt.name.clone(),
+                text,
+            }));
+            let last = self.approvals.iter().rev().find(|a| a.rule == prompt.name);
+            self.waiting = Some(WaitingPrompt {
+                rule: u.rule,
+                since: now,
+                request: last.and_then(|a| a.request.clone()),
+                decision: Some(Decision::Ask {
+                    reason: format!(
+                        "the agent did not take the answer {:?} ({} tries)",
+                        prompt.send,
+                        MAX_RESENDS + 1
+                    ),
+                }),
+                sighting,
+            });
+            return;
+        }
+        effects.push(Effect::Write {
+            bytes: prompt.send.clone().into_bytes(),
+            reason: InputReason::AutoAnswer {
+                rule: prompt.name.clone(),
+            },
+        });
+        self.unconfirmed = Some(Unconfirmed {
+            sent_at: now,
+            resends: u.resends + 1,
+            ..u
+        });
+    }
+
     fn on_tick(&mut self, now: Duration, effects: &mut Vec<Effect>) {
         self.expire_gone_prompts(now);
+        if self.phase == Phase::Running {
+            self.resend_untaken_answer(now, effects);
+        }
         match self.phase.clone() {
             Phase::Running => {
                 if now >= self.setup.timeout {
@@ -808,6 +922,7 @@ impl Attempt {
             EndStage::Term { at: now }
         };
         self.waiting = None;
+        self.unconfirmed = None;
         self.phase = Phase::Ending { cause, stage };
     }
 

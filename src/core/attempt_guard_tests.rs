@@ -182,3 +182,61 @@ fn a_prompt_that_approves_nothing_is_not_guarded() {
     assert_eq!(writes(&fx), ["\r"]);
     assert_eq!(a.approvals()[0].decision, None);
 }
+
+#[test]
+fn an_answer_the_agent_did_not_take_is_sent_again_and_counts_once() {
+    let mut a = Attempt::new(setup(true, false, &[]));
+    let fx = a.handle(Event::Output(&dialog("npm test")), secs(1));
+    assert_eq!(writes(&fx), ["1"]);
+    assert_eq!(a.next_deadline(), Some(secs(1) + RESEND_AFTER));
+    // Still there after the wait: sent again, twice at most.
+    let fx = a.handle(Event::Tick, secs(3));
+    assert_eq!(writes(&fx), ["1"]);
+    let fx = a.handle(Event::Tick, secs(5));
+    assert_eq!(writes(&fx), ["1"]);
+    assert_eq!(
+        a.approvals().len(),
+        1,
+        "one answer, however often it was sent"
+    );
+    assert_eq!(
+        a.auto_input_counts(),
+        [("\r".to_string(), 0), ("1".to_string(), 1)]
+    );
+    // Then it is the operator's.
+    let fx = a.handle(Event::Tick, secs(7));
+    assert!(writes(&fx).is_empty());
+    let waiting = a.waiting().expect("held after the resends");
+    assert!(
+        waiting.guard_note().contains("did not take"),
+        "{}",
+        waiting.guard_note()
+    );
+}
+
+#[test]
+fn a_taken_answer_is_not_sent_again() {
+    let mut a = Attempt::new(setup(true, false, &[]));
+    a.handle(Event::Output(&dialog("npm test")), secs(1));
+    a.handle(
+        Event::Output(b"\x1b[2J\x1b[H\xe2\x97\x8f Bash(npm test)\r\n  ok\r\n"),
+        secs(1),
+    );
+    let fx = a.handle(Event::Tick, secs(4));
+    assert!(writes(&fx).is_empty(), "{fx:?}");
+}
+
+#[test]
+fn a_new_dialog_drawn_in_place_is_judged_not_resent() {
+    let mut a = Attempt::new(setup(true, false, &[]));
+    a.handle(Event::Output(&dialog("npm test")), secs(1));
+    // The next dialog replaces the first at once (no settle gap): same rule, same place.
+    a.handle(Event::Output(&dialog("rm -rf ~")), secs(1));
+    let fx = a.handle(Event::Tick, secs(3));
+    assert!(
+        writes(&fx).is_empty(),
+        "a dangerous request must not get the resent keys: {fx:?}"
+    );
+    let waiting = a.waiting().expect("held");
+    assert!(matches!(waiting.decision, Some(Decision::Refuse { .. })));
+}
