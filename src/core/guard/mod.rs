@@ -7,6 +7,8 @@
 //! send: that is `attempt`'s.
 
 pub mod capture;
+pub mod credentials;
+mod destructive;
 pub mod floor;
 pub mod paths;
 pub mod request;
