@@ -54,6 +54,7 @@ pub fn context_for(cwd: &Path) -> GuardContext {
         task_dir: lexical,
         home,
         resolved,
+        shell_dir: None,
     }
 }
 

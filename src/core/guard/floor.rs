@@ -180,9 +180,28 @@ pub(super) fn check_script(script: &Script, ctx: &GuardContext, depth: usize) ->
             }
         }
     }
+    // `cd DIR` moves where later relative paths point (kept for the rest of the line, also out
+    // of a subshell: stricter, never looser).
+    let mut here = ctx.clone();
     for pipeline in &script.pipelines {
         for command in &pipeline.commands {
-            check_simple(command, ctx, depth, &mut out);
+            check_simple(command, &here, depth, &mut out);
+            let words = unwrap(command);
+            if let Some(name) = program(&words)
+                && matches!(name, "cd" | "pushd")
+            {
+                let target = words[1..]
+                    .iter()
+                    .find(|w| !w.text.starts_with('-') || w.text == "-");
+                match target {
+                    Some(w) if w.dynamic || w.text == "-" => out.push(Finding::Doubt(format!(
+                        "it changes to a folder only known when it runs ({})",
+                        w.text
+                    ))),
+                    Some(w) => here.shell_dir = Some(here.absolute(&w.text)),
+                    None => here.shell_dir = Some(here.home.clone()),
+                }
+            }
         }
     }
     out.dedup();

@@ -17,6 +17,9 @@ pub struct GuardContext {
     /// path → its real path. A symlink inside the folder that points outside is judged by its
     /// target.
     pub resolved: BTreeMap<String, String>,
+    /// The folder a command line moved to with `cd` before this point: relative paths resolve
+    /// against it. `None`: the task's folder.
+    pub shell_dir: Option<String>,
 }
 
 /// Where a path lies relative to the task's folder.
@@ -34,14 +37,18 @@ pub enum Place {
 impl GuardContext {
     /// The absolute, normalised form of `path` as the shell in the task's folder would see it.
     pub fn absolute(&self, path: &str) -> String {
-        let expanded = if path == "~" {
+        let expanded = if path.starts_with('~') && path != "~" && !path.starts_with("~/") {
+            // `~name`: another user's home folder, never inside the task's.
+            format!("/home/{}", &path[1..])
+        } else if path == "~" {
             self.home.clone()
         } else if let Some(rest) = path.strip_prefix("~/") {
             format!("{}/{rest}", self.home.trim_end_matches('/'))
         } else if path.starts_with('/') {
             path.to_string()
         } else {
-            format!("{}/{path}", self.task_dir.trim_end_matches('/'))
+            let base = self.shell_dir.as_deref().unwrap_or(&self.task_dir);
+            format!("{}/{path}", base.trim_end_matches('/'))
         };
         let lexical = normalise(&expanded);
         self.real(&lexical)
@@ -112,6 +119,7 @@ mod tests {
             task_dir: "/home/dev/proj".into(),
             home: "/home/dev".into(),
             resolved: BTreeMap::from([("/home/dev/proj/link".into(), "/etc".into())]),
+            shell_dir: None,
         }
     }
 

@@ -12,6 +12,7 @@ fn ctx() -> GuardContext {
             ("/home/dev/proj/escape".into(), "/etc".into()),
             ("/home/dev/proj/keys".into(), "/home/dev/.ssh".into()),
         ]),
+        shell_dir: None,
     }
 }
 
@@ -405,6 +406,16 @@ const TRICKY: &[(&str, Expect)] = &[
     ("cat ~/notes.txt", Expect::Allow),
     ("cat ~/.bashrc", Expect::Allow),
     ("cat config/sample.pem", Expect::Refuse),
+    ("cd /tmp && rm -rf x", Expect::Refuse),
+    ("cd .. && rm -rf proj", Expect::Refuse),
+    ("cd src && rm -rf ../build", Expect::Allow),
+    ("cd src && rm -rf ../../x", Expect::Refuse),
+    ("cd && rm -rf projects", Expect::Refuse),
+    ("cd $DIR && rm -rf build", Expect::Ask),
+    ("cd - && ls", Expect::Ask),
+    ("pushd /etc && rm -f hosts", Expect::Refuse),
+    ("rm -rf ~root", Expect::Refuse),
+    ("rm -rf ~dev/other", Expect::Refuse),
     ("# just a comment", Expect::Allow),
     ("", Expect::Allow),
     ("   ", Expect::Allow),
