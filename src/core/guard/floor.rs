@@ -155,13 +155,82 @@ fn is_fork_bomb(text: &str) -> bool {
     })
 }
 
+/// Files a downloader command writes (`curl -o F`, `wget -O F`, `> F`, or the URL's last
+/// segment for `curl -O` / a bare `wget URL`), as absolute paths.
+fn downloaded_files(words: &[Word], command: &SimpleCommand, ctx: &GuardContext) -> Vec<String> {
+    let mut files = Vec::new();
+    let url_name = || {
+        words
+            .iter()
+            .find(|w| w.text.contains("://"))
+            .and_then(|w| w.text.rsplit('/').next())
+            .filter(|n| !n.is_empty())
+            .map(str::to_string)
+    };
+    let is_wget = program(words) == Some("wget");
+    let mut named_output = false;
+    for (i, w) in words.iter().enumerate() {
+        let t = w.text.as_str();
+        let next = words.get(i + 1).map(|n| n.text.clone());
+        // Short options cluster (`-sSLo FILE`, `-sO`): the last letter takes the value.
+        let short = t.starts_with('-') && !t.starts_with("--") && t.len() > 1;
+        let file = match t {
+            "--output" if !is_wget => next,
+            "--output-document" if is_wget => next,
+            "--remote-name" => url_name(),
+            _ if short && !is_wget && t.ends_with('o') => next,
+            _ if short && is_wget && t.ends_with('O') => next,
+            _ if short && !is_wget && t.contains('O') => url_name(),
+            _ => t
+                .strip_prefix("--output-document=")
+                .or_else(|| t.strip_prefix("--output="))
+                .map(str::to_string),
+        };
+        if let Some(file) = file.filter(|f| f != "-") {
+            named_output = true;
+            files.push(ctx.absolute(&file));
+        }
+    }
+    if is_wget
+        && !named_output
+        && let Some(name) = url_name()
+    {
+        files.push(ctx.absolute(&name));
+    }
+    for r in command.redirects.iter().filter(|r| r.writes()) {
+        files.push(ctx.absolute(&r.target.text));
+    }
+    files
+}
+
 pub(super) fn check_script(script: &Script, ctx: &GuardContext, depth: usize) -> Vec<Finding> {
     let mut out = Vec::new();
+    // Files downloaded earlier in the line: running one is running remote code.
+    let mut fetched: Vec<String> = Vec::new();
     for pipeline in &script.pipelines {
         let mut downloaded = false;
         for command in &pipeline.commands {
             let unwrapped = unwrap(command);
             let name = program(&unwrapped);
+            let runs_fetched = unwrapped.first().is_some_and(|w| {
+                let runs_directly =
+                    w.text.contains('/') && fetched.contains(&ctx.absolute(&w.text));
+                // The script an interpreter runs is its first operand.
+                let interpreted = name.is_some_and(|n| INTERPRETERS.contains(&n))
+                    && unwrapped[1..]
+                        .iter()
+                        .find(|a| !a.text.starts_with('-'))
+                        .is_some_and(|a| fetched.contains(&ctx.absolute(&a.text)));
+                runs_directly || interpreted
+            });
+            if runs_fetched {
+                out.push(Finding::Refuse(
+                    "it runs a script it just downloaded (remote code runs unseen)".into(),
+                ));
+            }
+            if name.is_some_and(|n| DOWNLOADERS.contains(&n)) {
+                fetched.extend(downloaded_files(&unwrapped, command, ctx));
+            }
             if downloaded && name.is_some_and(|n| INTERPRETERS.contains(&n)) {
                 out.push(Finding::Refuse(
                     "it pipes a download into a program that runs it (remote code runs unseen)"
@@ -412,6 +481,16 @@ fn check_simple(command: &SimpleCommand, ctx: &GuardContext, depth: usize, out: 
             )));
         }
         n if SHELLS.contains(&n) || INTERPRETERS.contains(&n) => {
+            // `sh < <(curl …)`: the download comes in by a redirection.
+            if command
+                .redirects
+                .iter()
+                .any(|r| mentions_download(&r.target))
+            {
+                out.push(Finding::Refuse(format!(
+                    "it feeds code downloaded from the network to `{n}` (remote code runs unseen)"
+                )));
+            }
             check_interpreter(n, args, ctx, depth, out);
         }
         _ => {}
