@@ -240,7 +240,14 @@ fn codex_item(facts: &mut StreamFacts, event: &Object) {
             false,
         )),
         Some(kind) if CODEX_TOOL_ITEMS.contains(&kind) => {
-            facts.tool_calls = facts.tool_calls.saturating_add(1)
+            facts.tool_calls = facts.tool_calls.saturating_add(1);
+            // The shell command a command item ran, as a request (file changes name no single
+            // path; the rest keep their kind).
+            if let Some(command) = text(item, "command") {
+                facts
+                    .tool_requests
+                    .push(Request::from_parts("shell", command));
+            }
         }
         _ => {}
     }
