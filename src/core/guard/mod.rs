@@ -10,6 +10,7 @@ pub mod capture;
 pub mod credentials;
 mod destructive;
 pub mod floor;
+mod interpreters;
 pub mod paths;
 pub mod request;
 pub mod rules;
