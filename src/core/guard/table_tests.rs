@@ -622,6 +622,29 @@ mod properties {
         }
 
         #[test]
+        fn a_dangerous_command_stays_refused_among_ordinary_ones(
+            before in prop::sample::select(ORDINARY),
+            danger in prop::sample::select(DANGEROUS),
+            after in prop::sample::select(ORDINARY),
+            join in prop::sample::select(vec![" && ", "; ", " || ", "\n", " & "]),
+        ) {
+            let line = format!("{before}{join}{danger}{join}{after}");
+            let d = decide(&shell(&line), &auto_policy(), &ctx());
+            prop_assert!(matches!(d, Decision::Refuse { .. }), "{line:?} → {d}");
+        }
+
+        #[test]
+        fn ordinary_commands_together_stay_allowed(
+            first in prop::sample::select(ORDINARY),
+            second in prop::sample::select(ORDINARY),
+            join in prop::sample::select(vec![" && ", "; ", " || ", "\n"]),
+        ) {
+            let line = format!("{first}{join}{second}");
+            let d = decide(&shell(&line), &auto_policy(), &ctx());
+            prop_assert!(d.is_allow(), "{line:?} → {d}");
+        }
+
+        #[test]
         fn unparsable_input_is_never_allowed(
             head in "[a-z ]{0,20}",
             broken in prop::sample::select(vec!["'", "\"", "`", "$(", "(", ")", "${", "<<EOF\nx"]),
