@@ -40,7 +40,89 @@ pub enum Command {
     Message(MessageArgs),
     /// The built-in agent simulator that stands in for agent CLIs in tests and the demo
     Sim(crate::sim::SimArgs),
+    /// Permission rules and the guard: `herd policy check` says what herd would do with a request
+    Policy(PolicyArgs),
 }
+
+#[derive(Debug, Args, Clone)]
+pub struct PolicyArgs {
+    #[command(subcommand)]
+    pub command: PolicyCommand,
+}
+
+#[derive(Debug, Subcommand, Clone)]
+pub enum PolicyCommand {
+    /// Decide one request as a task's policy would: allow, ask or refuse, and why
+    Check(PolicyCheckArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+#[command(after_long_help = POLICY_HELP)]
+pub struct PolicyCheckArgs {
+    /// Take the rules and switches of a task of this tasks file (with --task)
+    #[arg(long, value_name = "FILE", requires = "task")]
+    pub tasks: Option<PathBuf>,
+    /// The task whose policy decides (with --tasks)
+    #[arg(long, value_name = "TASK_ID", requires = "tasks")]
+    pub task: Option<String>,
+    /// Extra or overriding agent profiles (TOML), for the profile's own rules
+    #[arg(long, value_name = "FILE")]
+    pub profiles: Option<PathBuf>,
+    /// An allow rule, e.g. 'Bash(npm test:*)' (repeatable)
+    #[arg(long, value_name = "RULE")]
+    pub allow: Vec<String>,
+    /// An ask rule (repeatable)
+    #[arg(long, value_name = "RULE")]
+    pub ask: Vec<String>,
+    /// A deny rule (repeatable)
+    #[arg(long, value_name = "RULE")]
+    pub deny: Vec<String>,
+    /// As with "auto_press_1": true, allow what the guard and the rules do not stop
+    #[arg(long)]
+    pub auto: bool,
+    /// The task's folder that paths are judged against [default: the task's cwd, else here]
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// A shell command line to judge (instead of REQUEST)
+    #[arg(long, value_name = "COMMAND", conflicts_with = "request")]
+    pub shell: Option<String>,
+    /// The request, as rules write it: 'Bash(rm -rf build)', 'Edit(src/main.rs)',
+    /// 'Write(/etc/hosts)', 'Read(~/.ssh/id_rsa)', 'WebFetch(https://example.com)'
+    #[arg(required_unless_present = "shell")]
+    pub request: Option<String>,
+}
+
+const POLICY_HELP: &str = "\
+How herd decides a permission request (what a dialog asks: a command, an edit, a fetch, a tool):
+  1. The guard's floor refuses dangerous requests whatever the policy says: recursive or forced
+     deletes outside the task folder (or of it, ~ or /), find -delete / -exec rm outside it,
+     downloads run by a shell or interpreter (curl | sh, bash <(curl ...), sh -c \"$(curl ...)\"),
+     force pushes and remote deletes, sudo / su / doas, raw disk and file-system tools (dd of=/dev/...,
+     mkfs, fdisk, wipefs), recursive chmod / chown outside the folder, credential stores and keys
+     (~/.ssh, ~/.aws, ~/.config/gcloud, .netrc, keychains, *.pem, id_rsa) or sending them out,
+     fork bombs, shutdown / reboot, file edits outside the task folder.
+  2. Rules: deny > ask > allow (first match in each list). A compound command (&&, ||, ;, |,
+     $(...), bash -c '...') is split and each simple command is matched; every one must be allowed.
+  3. What herd cannot parse is asked, never allowed.
+  4. The switch (auto_press_1, or --auto here) allows what is left; otherwise herd asks.
+A refused or asked prompt waits for the operator in the dashboard (who may approve it by hand);
+headless, the attempt ends failed_permission_blocked after permission_wait_sec.
+
+Rules (in permission_policy.allow / ask / deny, or a profile's allow / ask / deny):
+  Bash                      any command
+  Bash(npm test)            exactly that command
+  Bash(npm test:*)          that prefix, then anything
+  Bash(git * main)          * is any text
+  Edit(src/**)              edits and writes under src/ of the task folder (** crosses folders)
+  Write(docs/*.md)          writes only; * stays within a folder
+  Read(~/.cache/**)         ~/ is the home folder, //path an absolute path
+  WebFetch(domain:example.com)   that host and its subdomains
+  mcp__github__create_issue a tool by name, optionally Tool(glob on its input)
+
+Examples:
+  herd policy check --auto 'Bash(rm -rf build)'
+  herd policy check --allow 'Bash(npm test:*)' --shell 'npm test && git push --force'
+  herd policy check --tasks tasks.json --task fix-042 'Edit(../other/main.rs)'";
 
 /// Options shared by the commands that read a tasks file.
 #[derive(Debug, Args, Clone)]

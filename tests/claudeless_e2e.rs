@@ -424,6 +424,78 @@ fn bash_dont_ask_again_answered_by_policy_completes() {
     );
 }
 
+/// The guard: under both switches a Bash dialog asking to delete a folder of the home folder is
+/// not answered; headless, the task ends blocked with the request and the reason.
+#[test]
+fn a_dangerous_bash_dialog_is_refused_under_both_switches() {
+    let run = Batch::new(
+        "cl-danger",
+        &["--scenario", &fixture("scenario.toml")],
+        PLAIN_PROMPT
+            .replace("Say hi.", "[danger] Clean up.")
+            .as_str(),
+    )
+    .set(
+        "permission_policy",
+        json!({ "auto_press_1": true, "auto_press_p": true }),
+    )
+    .set("permission_wait_sec", json!(PERMISSION_WAIT_SEC))
+    .run();
+    run.assert_outcome(
+        "failed",
+        Some("failed_permission_blocked"),
+        "the guard refuses rm -rf ~/projects",
+    );
+    let result = run.result();
+    let evidence = result["failure_evidence"].as_str().unwrap_or_default();
+    assert!(
+        evidence.contains("Bash(rm -rf ~/projects)")
+            && evidence.contains("outside the task's folder"),
+        "evidence: {evidence}\n{}",
+        run.context()
+    );
+    assert_eq!(result["approvals"], json!([]), "{}", run.context());
+    assert!(
+        !run.cast_events()
+            .iter()
+            .any(|(_, k, d)| k == "i" && (d == "1" || d == "2")),
+        "herd must not answer the dialog\n{}",
+        run.context()
+    );
+}
+
+/// The guard: an ordinary command inside the folder is approved under `auto_press_1` and the
+/// answer is recorded with its request.
+#[test]
+fn an_ordinary_bash_dialog_is_approved_and_recorded() {
+    let run = Batch::new(
+        "cl-ordinary",
+        &["--scenario", &fixture("scenario.toml")],
+        PLAIN_PROMPT
+            .replace("Say hi.", "[ordinary] Clean the build.")
+            .as_str(),
+    )
+    .set("permission_policy", json!({ "auto_press_1": true }))
+    .set("permission_wait_sec", json!(PERMISSION_WAIT_SEC))
+    .run();
+    run.assert_outcome(
+        "completed",
+        None,
+        "rm -rf build inside the folder is ordinary work",
+    );
+    let approvals = run.result()["approvals"].clone();
+    assert_eq!(
+        approvals,
+        json!([{
+            "by": "auto",
+            "request": "Bash(rm -rf build)",
+            "decision": "allow"
+        }]),
+        "{}",
+        run.context()
+    );
+}
+
 /// The folder-trust dialog comes first in a folder claudeless does not trust yet; the claude
 /// profile answers it without a policy (`auto_trust` defaults to true), then the reply completes.
 #[test]

@@ -1165,6 +1165,7 @@ fn run_attempt(
         answer_cap: 5,
         completion: Completion::Marker,
         marker_required: true,
+        guard: Default::default(),
     });
     let mut log = AttemptLog::default();
     for (t, range) in chunks {

@@ -204,6 +204,7 @@ fn run_attempt(
         answer_cap: 5,
         completion: finish.completion,
         marker_required: finish.marker_required,
+        guard: Default::default(),
     });
     let mut bounds: Vec<usize> = cuts.to_vec();
     bounds.push(capture.raw.len());

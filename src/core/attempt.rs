@@ -8,10 +8,12 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use super::approval::{self, Approval, GuardSetup};
 use super::classify::{EndCause, EndFacts, ExitStatus, Verdict, classify};
-use super::detect::{self, PromptSighting, ScreenView};
+use super::detect::{self, PromptSighting};
+use super::guard::{Decision, Request};
 use super::marker::{CONTEXT_ROWS, MarkerWatch};
-use super::profile::{OutputKind, Profile, PromptAnchor};
+use super::profile::{OutputKind, Profile};
 use super::screen::Screen;
 use super::signal_file::SignalFile;
 use super::stream::{self, StreamFacts, StreamParser};
@@ -26,6 +28,10 @@ pub const KILL_AFTER: Duration = Duration::from_secs(3);
 /// A prompt must stay off the screen this long to count as gone: TUIs erase a dialog in one
 /// write and draw it again in the next, which is not a new appearance.
 pub const PROMPT_SETTLE: Duration = Duration::from_millis(300);
+/// An automatic answer the agent did not take (the same dialog still showing this long after)
+/// is sent again, up to `MAX_RESENDS` times; it counts as one answer.
+pub const RESEND_AFTER: Duration = Duration::from_secs(2);
+pub const MAX_RESENDS: u32 = 2;
 
 /// What the attempt needs to know up front.
 #[derive(Debug, Clone)]
@@ -45,6 +51,8 @@ pub struct AttemptSetup {
     pub completion: Completion,
     /// The marker must be seen too (always for `Completion::Marker`).
     pub marker_required: bool,
+    /// The task's permission rules and where it runs, for the guard.
+    pub guard: GuardSetup,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -57,6 +65,14 @@ pub enum Event<'a> {
     /// The operator answered the prompt of rule `rule` with its keys.
     OperatorAnswer {
         rule: usize,
+    },
+    /// The operator answered the waiting prompt with keys of no rule of its own (Enter for the
+    /// option the dialog highlights, Esc for no): recorded with the prompt's request like any
+    /// answer. Without a waiting prompt, the keys are typed into the agent.
+    OperatorReply {
+        /// What the keys mean, for the record ("Enter", "Esc").
+        name: String,
+        keys: Vec<u8>,
     },
     /// The operator typed or pasted into the agent.
     OperatorKeys(Vec<u8>),
@@ -119,6 +135,8 @@ pub enum Note {
     },
     Verdict(Verdict),
     Bell,
+    /// An answer to a prompt with what it approved and why.
+    Approval(Approval),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,6 +160,26 @@ pub struct WaitingPrompt {
     pub rule: usize,
     pub since: Duration,
     pub sighting: PromptSighting,
+    /// What the prompt asks, when herd could read it.
+    pub request: Option<Request>,
+    /// Why herd did not answer by itself (the guard's refusal or doubt), for guarded prompts.
+    pub decision: Option<Decision>,
+}
+
+impl WaitingPrompt {
+    /// `Bash(rm -rf ~) — refuse: …`, or empty when there is nothing to say.
+    pub fn guard_note(&self) -> String {
+        approval::describe(self.request.as_ref(), self.decision.as_ref())
+    }
+}
+
+/// An automatic answer not yet seen taken: its dialog has not left the screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Unconfirmed {
+    rule: usize,
+    appearance: u64,
+    sent_at: Duration,
+    resends: u32,
 }
 
 /// A prompt rule's current appearance on screen.
@@ -190,6 +228,9 @@ pub struct Attempt {
     waiting: Option<WaitingPrompt>,
     answers_by_key: BTreeMap<String, u32>,
     auto_inputs: Vec<AutoInput>,
+    /// Every answer given, automatic or by the operator.
+    approvals: Vec<Approval>,
+    unconfirmed: Option<Unconfirmed>,
     /// The screen's tail when the agent was found idle (before the exit keys changed it).
     idle_tail: Option<Vec<String>>,
     /// A structured agent's events, parsed from its output.
@@ -224,6 +265,8 @@ impl Attempt {
             waiting: None,
             answers_by_key: BTreeMap::new(),
             auto_inputs: Vec::new(),
+            approvals: Vec::new(),
+            unconfirmed: None,
             idle_tail: None,
             stream: (setup.profile.output == OutputKind::StreamJson).then(StreamParser::new),
             signal: None,
@@ -287,6 +330,11 @@ impl Attempt {
         &self.auto_inputs
     }
 
+    /// Every answer given so far, with its request and the guard's decision.
+    pub fn approvals(&self) -> &[Approval] {
+        &self.approvals
+    }
+
     /// Whether herd may answer rule `rule` by itself in this attempt.
     pub fn is_auto(&self, rule: usize) -> bool {
         self.setup.auto_rules.get(rule).copied().unwrap_or(false)
@@ -329,6 +377,9 @@ impl Attempt {
                 if self.could_be_idle() {
                     next = next.min(self.last_change + self.setup.idle);
                 }
+                if let Some(u) = &self.unconfirmed {
+                    next = next.min(u.sent_at + RESEND_AFTER);
+                }
                 if let Some(gone) = self
                     .showing
                     .iter()
@@ -356,7 +407,10 @@ impl Attempt {
             Event::Output(bytes) => self.on_output(bytes, now, &mut effects),
             Event::Tick => self.on_tick(now, &mut effects),
             Event::Exited(status) => self.on_exit(status, &mut effects),
-            Event::OperatorAnswer { rule } => self.on_operator_answer(rule, &mut effects),
+            Event::OperatorAnswer { rule } => self.on_operator_answer(rule, now, &mut effects),
+            Event::OperatorReply { name, keys } => {
+                self.on_operator_reply(name, keys, now, &mut effects)
+            }
             Event::OperatorKeys(bytes) => effects.push(Effect::Write {
                 bytes,
                 reason: InputReason::Operator,
@@ -465,169 +519,11 @@ impl Attempt {
         }
     }
 
-    fn update_prompts(&mut self, now: Duration, effects: &mut Vec<Effect>) {
-        let rows = self.screen.visible_rows();
-        let view = ScreenView {
-            rows: &rows,
-            cursor_row: usize::from(self.screen.cursor().0),
-            first_row_number: self.screen.rows_scrolled_total(),
-        };
-        self.sightings = detect::find_prompts(&self.setup.profile, view);
-        let was_showing: Vec<bool> = self
-            .showing
-            .iter()
-            .map(|s| s.is_some_and(|s| s.gone_since.is_none()))
-            .collect();
-        let mut appeared = Vec::new();
-        for rule in 0..self.showing.len() {
-            let current = self.sightings.iter().find(|s| s.rule == rule).cloned();
-            match (self.showing[rule], current) {
-                (Some(showing), Some(sighting)) if showing.appearance == sighting.appearance => {
-                    let settled_away = showing
-                        .gone_since
-                        .is_some_and(|gone| now >= gone + PROMPT_SETTLE);
-                    self.showing[rule] = Some(Showing {
-                        appearance: sighting.appearance,
-                        gone_since: None,
-                    });
-                    if settled_away {
-                        appeared.push(sighting);
-                    }
-                }
-                (_, Some(sighting)) => {
-                    self.showing[rule] = Some(Showing {
-                        appearance: sighting.appearance,
-                        gone_since: None,
-                    });
-                    appeared.push(sighting);
-                }
-                (Some(showing), None) if showing.gone_since.is_none() => {
-                    self.showing[rule] = Some(Showing {
-                        gone_since: Some(now),
-                        ..showing
-                    });
-                }
-                _ => {}
-            }
-        }
-        self.expire_gone_prompts(now);
-        // A rule that starts matching a dialog another rule already matched (option 2 drawn a
-        // read after option 1) is the same dialog, already handled.
-        let other_dialog_showing = |rule: usize| {
-            (0..was_showing.len()).any(|other| {
-                other != rule
-                    && was_showing[other]
-                    && self.sightings.iter().any(|s| s.rule == other)
-                    && self.setup.profile.prompts[other].anchor == PromptAnchor::Bottom
-            })
-        };
-        appeared.retain(|s| {
-            let rule = &self.setup.profile.prompts[s.rule];
-            match rule.anchor {
-                PromptAnchor::Cursor => !self.handled_rows.contains(&(s.rule, s.appearance)),
-                PromptAnchor::Bottom => !other_dialog_showing(s.rule),
-            }
-        });
-        // Several rules can match one dialog (`1. Yes` and `don't ask again`): answer it once,
-        // with the first rule (in profile order) herd may answer, else hold the first for the
-        // operator.
-        let chosen = appeared
-            .iter()
-            .position(|s| self.is_auto(s.rule))
-            .or(if appeared.is_empty() { None } else { Some(0) });
-        if let Some(index) = chosen
-            && self.phase == Phase::Running
-        {
-            let sighting = appeared.swap_remove(index);
-            if self.setup.profile.prompts[sighting.rule].anchor == PromptAnchor::Cursor {
-                self.handled_rows
-                    .insert((sighting.rule, sighting.appearance));
-            }
-            self.prompt_appeared(sighting, now, effects);
-        }
-    }
-
-    /// Forgets prompts that have stayed off the screen for the settle time.
-    fn expire_gone_prompts(&mut self, now: Duration) {
-        for rule in 0..self.showing.len() {
-            if let Some(Showing {
-                gone_since: Some(gone),
-                ..
-            }) = self.showing[rule]
-                && now >= gone + PROMPT_SETTLE
-            {
-                self.showing[rule] = None;
-                if self.waiting.as_ref().is_some_and(|w| w.rule == rule) {
-                    self.waiting = None;
-                }
-            }
-        }
-    }
-
-    fn prompt_appeared(
-        &mut self,
-        sighting: PromptSighting,
-        now: Duration,
-        effects: &mut Vec<Effect>,
-    ) {
-        let rule = &self.setup.profile.prompts[sighting.rule];
-        let name = rule.name.clone();
-        let keys = rule.send.clone();
-        effects.push(Effect::Note(Note::PromptShown {
-            rule: name.clone(),
-            text: sighting.text.clone(),
-        }));
-        if !self.is_auto(sighting.rule) {
-            effects.push(Effect::Note(Note::WaitingForOperator {
-                rule: name,
-                text: sighting.text.clone(),
-            }));
-            self.waiting = Some(WaitingPrompt {
-                rule: sighting.rule,
-                since: now,
-                sighting,
-            });
-            return;
-        }
-        let count = self.answers_by_key.entry(keys.clone()).or_insert(0);
-        if *count >= self.setup.answer_cap {
-            let evidence = format!(
-                "prompt {name} kept coming back after {} automatic answers: {}",
-                self.setup.answer_cap, sighting.text
-            );
-            self.begin_ending(EndCause::PermissionBlocked { evidence }, now, effects);
-            return;
-        }
-        *count += 1;
-        self.auto_inputs.push(AutoInput {
-            at: now,
-            rule: name.clone(),
-            keys: keys.clone(),
-        });
-        effects.push(Effect::Write {
-            bytes: keys.clone().into_bytes(),
-            reason: InputReason::AutoAnswer { rule: name.clone() },
-        });
-        effects.push(Effect::Note(Note::AutoAnswered { rule: name, keys }));
-    }
-
-    fn on_operator_answer(&mut self, rule: usize, effects: &mut Vec<Effect>) {
-        let Some(prompt) = self.setup.profile.prompts.get(rule) else {
-            return;
-        };
-        let (name, keys) = (prompt.name.clone(), prompt.send.clone());
-        if self.waiting.as_ref().is_some_and(|w| w.rule == rule) {
-            self.waiting = None;
-        }
-        effects.push(Effect::Write {
-            bytes: keys.clone().into_bytes(),
-            reason: InputReason::OperatorAnswer { rule: name.clone() },
-        });
-        effects.push(Effect::Note(Note::OperatorAnswered { rule: name, keys }));
-    }
-
     fn on_tick(&mut self, now: Duration, effects: &mut Vec<Effect>) {
         self.expire_gone_prompts(now);
+        if self.phase == Phase::Running {
+            self.resend_untaken_answer(now, effects);
+        }
         match self.phase.clone() {
             Phase::Running => {
                 if now >= self.setup.timeout {
@@ -639,11 +535,20 @@ impl Attempt {
                     && now >= w.since + wait
                 {
                     let name = &self.setup.profile.prompts[w.rule].name;
-                    let evidence = format!(
-                        "prompt {name} unanswered for {} s: {}",
-                        wait.as_secs(),
-                        w.sighting.text
-                    );
+                    let note = w.guard_note();
+                    let evidence = if note.is_empty() {
+                        format!(
+                            "prompt {name} unanswered for {} s: {}",
+                            wait.as_secs(),
+                            w.sighting.text
+                        )
+                    } else {
+                        let dialog = w.sighting.text.lines().next().unwrap_or_default().trim();
+                        format!(
+                            "prompt {name} unanswered for {} s: {note} (the dialog: {dialog})",
+                            wait.as_secs()
+                        )
+                    };
                     self.begin_ending(EndCause::PermissionBlocked { evidence }, now, effects);
                 } else if self.could_be_idle() && now >= self.last_change + self.setup.idle {
                     let rows = self.screen.visible_rows();
@@ -699,6 +604,7 @@ impl Attempt {
             EndStage::Term { at: now }
         };
         self.waiting = None;
+        self.unconfirmed = None;
         self.phase = Phase::Ending { cause, stage };
     }
 
@@ -757,6 +663,13 @@ fn describe_cause(cause: &EndCause) -> String {
     }
 }
 
+#[path = "attempt_prompts.rs"]
+mod prompts;
+
 #[cfg(test)]
 #[path = "attempt_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "attempt_guard_tests.rs"]
+mod guard_tests;

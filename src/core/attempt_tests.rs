@@ -1,4 +1,7 @@
 //! Table-style tests of the attempt state machine, driven by byte streams and ticks.
+//!
+//! The prompt rules here are `guard = false`: these tests are about when and how often herd
+//! answers; what it may approve is `attempt_guard_tests`'.
 
 use super::*;
 use crate::core::profile::ProfileSet;
@@ -16,6 +19,7 @@ auth = ['Please run /login']
 name = "press_1"
 pattern = '(?m)^\s*❯\s*1\. Yes'
 send = "1"
+guard = false
 "#;
 
 const MARKER: &str = "TASK_COMPLETE:t1";
@@ -29,10 +33,12 @@ command = ["t"]
 name = "press_p"
 pattern = '2\. Yes, and don.t ask again'
 send = "2"
+guard = false
 [[profiles.t.prompts]]
 name = "press_1"
 pattern = '❯ 1\. Yes'
 send = "1"
+guard = false
 "#;
 
 fn profile_from(text: &str) -> Profile {
@@ -58,6 +64,7 @@ fn setup(auto: bool) -> AttemptSetup {
         answer_cap: 2,
         completion: Completion::Marker,
         marker_required: true,
+        guard: Default::default(),
     }
 }
 
@@ -317,6 +324,7 @@ name = "shell"
 pattern = 'Run shell command\? \(Y\)es/\(N\)o \[Yes\]:'
 anchor = "cursor"
 send = "y\r"
+guard = false
 "#;
     let mut s = setup(false);
     s.profile = profile_from(text);

@@ -69,6 +69,15 @@ fn sight(
     }?;
     let start_row = first + region[..found.start()].matches('\n').count();
     let end_row = first + region[..found.end()].matches('\n').count();
+    // Only the live dialog: text that merely looks like one (a file the agent printed, a dialog
+    // it drew past) has the agent's own input prompt drawn below it.
+    if rule.anchor == PromptAnchor::Bottom
+        && let Some(ready) = &profile.ready
+        && end_row < last
+        && ready.is_match(&view.rows[end_row + 1..=last].join("\n"))
+    {
+        return None;
+    }
     let appearance = match rule.anchor {
         PromptAnchor::Bottom => 0,
         PromptAnchor::Cursor => view.first_row_number + end_row as u64,
@@ -188,6 +197,18 @@ send = "y\r"
             text.push_str(&format!("output line {i}\n"));
         }
         assert!(find_prompts(&p, view(&rows(&text), 0)).is_empty());
+    }
+
+    #[test]
+    fn a_dialog_shown_as_text_above_the_input_prompt_is_not_live() {
+        let p = profile();
+        // The agent printed a file that holds a dialog, then waits at its own prompt.
+        let r = rows(
+            "● Read(dialog.txt)\n  ⎿  Do you want to proceed?\n ❯ 1. Yes\n   2. No\n\n───\n❯ \n───\n",
+        );
+        assert!(find_prompts(&p, view(&r, 6)).is_empty());
+        // The same dialog as the agent's focus (nothing drawn below it) is.
+        assert_eq!(find_prompts(&p, view(&r[..5], 0)).len(), 1);
     }
 
     #[test]

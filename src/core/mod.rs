@@ -6,11 +6,13 @@
 //! carry out. That keeps every rule testable with plain table tests.
 
 pub mod accounts;
+pub mod approval;
 pub mod attempt;
 pub mod classify;
 pub mod command_file;
 pub mod detect;
 pub mod failure_context;
+pub mod guard;
 pub mod json_pos;
 pub mod marker;
 pub mod profile;

@@ -88,6 +88,22 @@ pub struct PromptRule {
     pub anchor: PromptAnchor,
     /// A label for the operator's key banner, e.g. `Yes`.
     pub label: String,
+    /// The prompt asks permission for a request (a command, an edit, …) that the guard judges
+    /// before herd answers by itself. `guard = false` for prompts that approve nothing an agent
+    /// does (a folder-trust dialog, adding `.aider*` to `.gitignore`).
+    pub guarded: bool,
+}
+
+/// How to read the request a permission prompt asks about, from the screen.
+#[derive(Debug, Clone)]
+pub struct RequestCapture {
+    /// `shell`, `edit`, `write`, `read`, `fetch` or a tool name.
+    pub kind: String,
+    /// Matched on the prompt's rows (box borders `│` stripped, hard-wrapped rows joined); the
+    /// group `text` is the request's text, an optional group `tool` names the tool.
+    pub pattern: Regex,
+    /// The last line of `text` is a description, not part of the request (Claude's Bash dialog).
+    pub drop_last_line: bool,
 }
 
 /// A compiled agent profile.
@@ -109,6 +125,10 @@ pub struct Profile {
     /// Texts of transient errors (overloaded, network): `failed_process`, retried.
     pub transient: Vec<Regex>,
     pub prompts: Vec<PromptRule>,
+    /// How to read what the prompts ask, first match wins.
+    pub requests: Vec<RequestCapture>,
+    /// Permission rules every task of the profile gets after its own (Claude Code syntax).
+    pub rules: crate::core::guard::RuleSet,
     pub tail_rows: usize,
     pub prompt_region_rows: usize,
     /// Accounts to rotate through: each a set of environment variables (a config folder, an API
@@ -148,6 +168,10 @@ pub struct ProfileSource {
     pub quota: Option<Vec<String>>,
     pub transient: Option<Vec<String>>,
     pub prompts: Option<Vec<PromptRuleSource>>,
+    pub requests: Option<Vec<RequestCaptureSource>>,
+    pub allow: Option<Vec<String>>,
+    pub ask: Option<Vec<String>>,
+    pub deny: Option<Vec<String>>,
     pub tail_rows: Option<usize>,
     pub prompt_region_rows: Option<usize>,
     pub accounts: Option<Vec<Account>>,
@@ -169,6 +193,21 @@ pub struct PromptRuleSource {
     #[serde(default)]
     pub anchor: PromptAnchor,
     pub label: Option<String>,
+    #[serde(default = "yes")]
+    pub guard: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequestCaptureSource {
+    pub kind: String,
+    pub pattern: String,
+    #[serde(default)]
+    pub drop_last_line: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -305,6 +344,10 @@ fn overlay(base: ProfileSource, top: ProfileSource) -> ProfileSource {
         quota: top.quota.or(base.quota),
         transient: top.transient.or(base.transient),
         prompts: top.prompts.or(base.prompts),
+        requests: top.requests.or(base.requests),
+        allow: top.allow.or(base.allow),
+        ask: top.ask.or(base.ask),
+        deny: top.deny.or(base.deny),
         tail_rows: top.tail_rows.or(base.tail_rows),
         prompt_region_rows: top.prompt_region_rows.or(base.prompt_region_rows),
         accounts: top.accounts.or(base.accounts),
@@ -425,9 +468,41 @@ fn compile(
                 auto_by_default: rule.auto,
                 anchor: rule.anchor,
                 label,
+                guarded: rule.guard,
             });
         }
     }
+    let mut requests = Vec::new();
+    for (i, capture) in source.requests.unwrap_or_default().into_iter().enumerate() {
+        let Some(pattern) = c.regex(&format!("requests[{i}].pattern"), &capture.pattern) else {
+            continue;
+        };
+        if !pattern.capture_names().any(|n| n == Some("text")) {
+            c.fail(
+                format!("requests[{i}].pattern has no (?P<text>…) group for the request's text"),
+                &capture.pattern,
+            );
+            continue;
+        }
+        requests.push(RequestCapture {
+            kind: capture.kind,
+            pattern,
+            drop_last_line: capture.drop_last_line,
+        });
+    }
+    let rules = match crate::core::guard::RuleSet::parse(
+        &source.allow.unwrap_or_default(),
+        &source.ask.unwrap_or_default(),
+        &source.deny.unwrap_or_default(),
+    ) {
+        Ok(rules) => rules,
+        Err(errors) => {
+            for e in errors {
+                c.fail(e.to_string(), &e.rule);
+            }
+            crate::core::guard::RuleSet::default()
+        }
+    };
     let idle_sec = source.idle_sec.unwrap_or(DEFAULT_IDLE_SEC);
     if !(idle_sec.is_finite() && idle_sec > 0.0) {
         c.fail(
@@ -479,6 +554,8 @@ fn compile(
         quota,
         transient,
         prompts,
+        requests,
+        rules,
         tail_rows: source.tail_rows.unwrap_or(DEFAULT_TAIL_ROWS).max(1),
         prompt_region_rows: source
             .prompt_region_rows

@@ -190,11 +190,22 @@ pub struct StreamFacts {
     pub tool_calls: u32,
     /// Claude `result.permission_denials` as `Bash(touch x)`.
     pub permission_denials: Vec<String>,
+    /// The tool calls as permission requests (Claude `tool_use` blocks, Gemini `tool_use`
+    /// events), the same type the guard decides on screen dialogs; written as `Bash(touch x)`.
+    #[serde(serialize_with = "requests_as_text")]
+    pub tool_requests: Vec<crate::core::guard::Request>,
     /// In the order seen.
     pub errors: Vec<StreamError>,
     /// The stream ended inside a JSON line, or without a final event (or fatal error) after
     /// events began. Set by [`StreamParser::finish`].
     pub cut_short: bool,
+}
+
+fn requests_as_text<S: serde::Serializer>(
+    requests: &[crate::core::guard::Request],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(requests.iter().map(ToString::to_string))
 }
 
 /// Token counts as the agent reported them (Codex: summed over its turns).

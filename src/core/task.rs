@@ -199,6 +199,15 @@ impl RetryMode {
     }
 }
 
+/// A task's permission rules as written (`Bash(npm test:*)`, `Edit(src/**)`); the guard compiles
+/// them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PermissionRules {
+    pub allow: Vec<String>,
+    pub ask: Vec<String>,
+    pub deny: Vec<String>,
+}
+
 /// Defaults of SPEC.md for fields a task may leave out.
 pub const DEFAULT_TIMEOUT_SEC: u64 = 1800;
 pub const DEFAULT_MAX_RETRIES: u32 = 1;
@@ -218,6 +227,8 @@ pub struct TaskSpec {
     pub max_retries: u32,
     /// `auto_<rule name>` → whether herd may answer that prompt rule by itself.
     pub permission_policy: BTreeMap<String, bool>,
+    /// `permission_policy.allow` / `ask` / `deny`: rules in Claude Code's syntax.
+    pub permission_rules: PermissionRules,
     /// Values for `{placeholders}`; strings, numbers and booleans (rendered as text).
     pub inputs: BTreeMap<String, String>,
     pub prompt_template: Option<String>,

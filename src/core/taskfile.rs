@@ -243,6 +243,19 @@ impl TaskFile {
         self.positions.value(&pointer)
     }
 
+    /// Where the key `key` of the object field `field` of task `index` is written.
+    pub fn key_location(&self, index: usize, field: &str, key: &str) -> Option<Location> {
+        let slot = self.slots.get(index)?;
+        let pointer = format!(
+            "/tasks/{slot}/{}/{}",
+            pointer_token(field),
+            pointer_token(key)
+        );
+        self.positions
+            .key(&pointer)
+            .or_else(|| self.positions.value(&pointer))
+    }
+
     pub fn set_status(&mut self, index: usize, status: TaskStatus) {
         if self.write(index, "status", Value::from(status.as_str())) {
             self.tasks[index].status = status;

@@ -32,6 +32,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
                 Command::Profiles(args) => profiles(&args),
                 Command::Replay(args) => crate::run::replay_cmd::replay(&args),
                 Command::Message(args) => crate::run::message_cmd::message(&args),
+                Command::Policy(args) => crate::run::policy_cmd::policy(&args),
                 Command::Sim(_) => Ok(0),
             }
         }
@@ -208,6 +209,17 @@ fn validate(args: &TasksArgs) -> Result<i32> {
                 .any(|p| p.task_id.as_deref() == Some(task.task_id.as_str()))
             {
                 continue;
+            }
+            if let Some(profile) = profiles.get(&task.agent) {
+                for (key, message) in
+                    crate::core::approval::unknown_switches(&task.permission_policy, profile)
+                {
+                    let place = file
+                        .key_location(index, "permission_policy", &key)
+                        .map(|l| format!("{path}:{l}"))
+                        .unwrap_or_else(|| path.clone());
+                    problems.push(format!("{place}: task \"{}\": {message}", task.task_id));
+                }
             }
             let run_dir = base.join(&task.task_id);
             let ctx = LaunchContext {

@@ -16,6 +16,7 @@ use time::OffsetDateTime;
 use tokio::sync::mpsc;
 
 use super::failure_report;
+use super::guard_context::guard_setup;
 use super::launch::{self, LaunchContext, LaunchPlan};
 use super::outcome::{self, AttemptOutcome};
 use super::pty::{AgentProcess, PtyReport};
@@ -141,6 +142,7 @@ struct Ended<'a> {
     exit: &'a ExitStatus,
     marker_seen: bool,
     auto_inputs: &'a [crate::core::attempt::AutoInput],
+    approvals: &'a [crate::core::approval::Approval],
     auto_counts: Vec<(String, u32)>,
     started: Instant,
     started_at: OffsetDateTime,
@@ -547,6 +549,7 @@ impl Engine {
             started_at,
         } = starting;
         let (rows, cols) = (self.opts.rows, self.opts.cols);
+        let profile_rules = profile.rules.clone();
         let auto_rules = profile
             .prompts
             .iter()
@@ -570,6 +573,7 @@ impl Engine {
             answer_cap: DEFAULT_ANSWER_CAP,
             completion: plan.completion.completion,
             marker_required: plan.completion.marker_required,
+            guard: guard_setup(&task, &profile_rules, &plan.cwd),
         };
         let command = plan.argv.join(" ");
         tracing::info!(task = %task.task_id, attempt = number, cwd = %plan.cwd.display(), "starting {command}");
@@ -622,6 +626,7 @@ impl Engine {
                     exit: &exit,
                     marker_seen: false,
                     auto_inputs: &[],
+                    approvals: &[],
                     auto_counts: Vec::new(),
                     started: now,
                     started_at,
@@ -821,6 +826,7 @@ impl Engine {
             .unwrap_or_else(Verdict::success);
         let counts = live.attempt.auto_input_counts();
         let inputs = live.attempt.auto_inputs().to_vec();
+        let approvals = live.attempt.approvals().to_vec();
         let marker_seen = live.attempt.marker_seen();
         let failure_summary = (verdict.failure.is_some() && !live.stopped_by_operator).then(|| {
             let rows = live
@@ -861,6 +867,7 @@ impl Engine {
             exit: &exit,
             marker_seen,
             auto_inputs: &inputs,
+            approvals: &approvals,
             auto_counts: counts,
             started: live.started,
             started_at: live.started_at,
@@ -917,6 +924,7 @@ impl Engine {
             exit,
             marker_seen,
             auto_inputs,
+            approvals,
             auto_counts,
             started,
             started_at,
@@ -981,6 +989,7 @@ impl Engine {
             log_file: outcome::relative_to(&recorder.paths().log, self.store.base_dir()),
             auto_counts,
             auto_inputs,
+            approvals,
             started_at,
             ended_at,
             duration: now.saturating_duration_since(started),
@@ -1246,6 +1255,7 @@ pub fn note_label(note: &Note) -> String {
                 .unwrap_or_default()
         ),
         Note::Bell => "bell".to_string(),
+        Note::Approval(approval) => format!("answer {}", approval.summary()),
     }
 }
 

@@ -210,10 +210,29 @@ impl super::Engine {
             .map(|(k, v)| (k.clone(), json!(v)))
             .collect();
         policy.insert(format!("auto_{name}"), json!(auto));
+        // The rule lists stay as they are.
+        let rules = &task.permission_rules;
+        for (key, list) in [
+            ("allow", &rules.allow),
+            ("ask", &rules.ask),
+            ("deny", &rules.deny),
+        ] {
+            if !list.is_empty() {
+                policy.insert(key.to_string(), json!(list));
+            }
+        }
         let mut answered = false;
         if let Some(live) = self.live_mut(index) {
             live.attempt.set_auto(rule, auto);
-            answered = auto && live.attempt.waiting().is_some_and(|w| w.rule == rule);
+            // Never for a request the guard refused: the switch allows only what it does not.
+            answered = auto
+                && live.attempt.waiting().is_some_and(|w| {
+                    w.rule == rule
+                        && !matches!(
+                            w.decision,
+                            Some(crate::core::guard::Decision::Refuse { .. })
+                        )
+                });
         }
         if answered {
             self.send_to_task(index, Event::OperatorAnswer { rule }, now)?;

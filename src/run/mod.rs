@@ -4,11 +4,13 @@
 pub mod commands;
 pub mod engine;
 pub mod failure_report;
+pub mod guard_context;
 pub mod headless;
 pub mod launch;
 pub mod logging;
 pub mod message_cmd;
 pub mod outcome;
+pub mod policy_cmd;
 pub mod profiles_view;
 pub mod pty;
 pub mod recorder;

@@ -11,6 +11,7 @@ use time::macros::format_description;
 pub mod agent_facts;
 
 use super::launch::LaunchPlan;
+use crate::core::approval::Approval;
 use crate::core::attempt::AutoInput;
 use crate::core::classify::{ExitStatus, Verdict};
 
@@ -40,6 +41,8 @@ pub struct AttemptOutcome<'a> {
     pub log_file: String,
     pub auto_counts: Vec<(String, u32)>,
     pub auto_inputs: &'a [AutoInput],
+    /// Every answer to a prompt, automatic or by the operator, with what it approved.
+    pub approvals: &'a [Approval],
     pub started_at: OffsetDateTime,
     pub ended_at: OffsetDateTime,
     pub duration: Duration,
@@ -55,6 +58,7 @@ pub fn result_json(o: &AttemptOutcome<'_>) -> Value {
         "failure_evidence": o.verdict.evidence,
         "log_file": o.log_file,
         "auto_inputs": o.auto_counts.iter().map(|(key, count)| json!({"key": key, "count": count})).collect::<Vec<_>>(),
+        "approvals": o.approvals.iter().map(approval_compact).collect::<Vec<_>>(),
         "attempt": o.attempt,
         "duration_sec": (o.duration.as_secs_f64() * 10.0).round() / 10.0,
     })
@@ -90,6 +94,35 @@ pub fn facts_json(
             "rule": a.rule,
             "keys": a.keys,
         })).collect::<Vec<_>>(),
+        "approvals": o.approvals.iter().map(|a| approval_full(a, o.started_at)).collect::<Vec<_>>(),
+    })
+}
+
+/// `{"by", "request", "decision"}` for the task's `result`: what was approved, in one line each.
+fn approval_compact(a: &Approval) -> Value {
+    json!({
+        "by": a.by.as_str(),
+        "request": a.request.as_ref().map(ToString::to_string),
+        "decision": a.decision.as_ref().map(|d| d.name()),
+    })
+}
+
+/// Everything about one answer, for the attempt's facts file.
+fn approval_full(a: &Approval, started_at: OffsetDateTime) -> Value {
+    let at = started_at + a.at;
+    json!({
+        "at": utc_timestamp(at),
+        "at_sec": (a.at.as_secs_f64() * 1000.0).round() / 1000.0,
+        "by": a.by.as_str(),
+        "rule": a.rule,
+        "keys": a.keys,
+        "request": a.request.as_ref().map(|r| json!({
+            "kind": r.kind_name(),
+            "text": r.text(),
+            "options": r.options,
+        })),
+        "decision": a.decision.as_ref().map(|d| d.name()),
+        "why": a.decision.as_ref().map(|d| d.why().to_string()),
     })
 }
 

@@ -135,6 +135,32 @@ pub fn describe_full(p: &Profile) -> String {
                 "false by default (the operator answers)"
             }
         );
+        if !r.guarded {
+            let _ = writeln!(out, "    guard    off (approves nothing an agent does)");
+        }
+    }
+    for c in &p.requests {
+        let _ = writeln!(
+            out,
+            "  request {}  '{}'{}",
+            c.kind,
+            c.pattern.as_str(),
+            if c.drop_last_line {
+                "  [last line is a description]"
+            } else {
+                ""
+            }
+        );
+    }
+    for (name, rules) in [
+        ("allow", &p.rules.allow),
+        ("ask", &p.rules.ask),
+        ("deny", &p.rules.deny),
+    ] {
+        if !rules.is_empty() {
+            let texts: Vec<String> = rules.iter().map(ToString::to_string).collect();
+            let _ = writeln!(out, "  {name:<15} {}", texts.join(", "));
+        }
     }
     out
 }

@@ -419,13 +419,21 @@ fn act(
         }
         Action::Dismiss => {
             if let Some(task) = focus {
-                engine.send_to_task(task, Event::OperatorKeys(b"\x1b".to_vec()), now)?;
+                let reply = Event::OperatorReply {
+                    name: "Esc".into(),
+                    keys: b"\x1b".to_vec(),
+                };
+                engine.send_to_task(task, reply, now)?;
                 state.say(format!("sent Esc (no) → {}", task_name(engine, task)), now);
             }
         }
         Action::Accept => {
             if let Some(task) = focus {
-                engine.send_to_task(task, Event::OperatorKeys(b"\r".to_vec()), now)?;
+                let reply = Event::OperatorReply {
+                    name: "Enter".into(),
+                    keys: b"\r".to_vec(),
+                };
+                engine.send_to_task(task, reply, now)?;
                 state.say(
                     format!(
                         "sent Enter (the highlighted option) → {}",

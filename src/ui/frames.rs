@@ -118,6 +118,8 @@ fn prompt() -> PromptView {
             choice("p", "Yes, don't ask again"),
             choice("Esc", "No"),
         ],
+        guard: None,
+        guard_objects: false,
     }
 }
 

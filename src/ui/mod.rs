@@ -33,6 +33,8 @@ mod engine_tests;
 #[cfg(test)]
 mod frames;
 #[cfg(test)]
+mod frames_guard;
+#[cfg(test)]
 mod frames_structured;
 
 pub use event_loop::run;

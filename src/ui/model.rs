@@ -74,6 +74,10 @@ pub struct PromptView {
     /// Visible rows of the agent's screen to highlight (first, last).
     pub rows: (usize, usize),
     pub choices: Vec<Choice>,
+    /// What the prompt asks and why herd did not answer it (the guard's refusal or doubt).
+    pub guard: Option<String>,
+    /// The guard refused the request (or could not read it): its note comes before the keys.
+    pub guard_objects: bool,
 }
 
 /// One agent pane.

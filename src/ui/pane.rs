@@ -136,15 +136,32 @@ fn bottom_title(pane: &PaneView<'_>, takeover: bool) -> Option<Line<'static>> {
     Some(banner(prompt))
 }
 
-/// `[1] Yes  [p] Yes, don't ask again  [Esc] No`
+/// `[1] Yes  [p] Yes, don't ask again  [Esc] No`, then what the guard said, if anything.
 pub fn banner(prompt: &PromptView) -> Line<'static> {
     let mut spans = vec![Span::styled(" ⚠ ", style::BANNER)];
+    // Why herd did not answer: the request and the guard's reason (in full in the details,
+    // `d`); before the keys when the guard objects, so a narrow pane still shows it.
+    let note = prompt
+        .guard
+        .as_ref()
+        .map(|note| Span::styled(format!("⛔ {note} "), style::BANNER));
+    if prompt.guard_objects
+        && let Some(note) = note.clone()
+    {
+        spans.push(note);
+        spans.push(Span::raw(" "));
+    }
     for choice in &prompt.choices {
         spans.push(Span::styled(format!("[{}]", choice.key), style::BANNER));
         spans.push(Span::styled(
             format!(" {}  ", choice.label),
             style::WAITING_BORDER,
         ));
+    }
+    if !prompt.guard_objects
+        && let Some(note) = note
+    {
+        spans.push(note);
     }
     Line::from(spans)
 }

@@ -4,8 +4,10 @@
 
 use super::keys::{AnswerKey, answer_key};
 use super::model::{Choice, PromptView};
+use crate::core::approval;
 use crate::core::attempt::Attempt;
 use crate::core::detect::PromptSighting;
+use crate::core::guard::Decision;
 
 /// The sightings that make up the waiting prompt: the one on hold, and every other rule
 /// matching the screen now (one dialog often matches several).
@@ -60,7 +62,7 @@ pub fn view(attempt: &Attempt) -> Option<PromptView> {
     if !choices.iter().any(|c| c.key == "Enter") {
         choices.push(Choice {
             key: "Enter".into(),
-            label: "highlighted option".into(),
+            label: "highlighted".into(),
         });
     }
     if !choices.iter().any(|c| c.key == "Esc") {
@@ -73,10 +75,18 @@ pub fn view(attempt: &Attempt) -> Option<PromptView> {
         .prompts
         .get(waiting.rule)
         .map_or_else(String::new, |r| r.name.clone());
+    let note = waiting.guard_note();
+    let guard_objects = match &waiting.decision {
+        Some(Decision::Refuse { .. }) => true,
+        Some(Decision::Ask { reason }) => reason == approval::UNREAD,
+        _ => false,
+    };
     Some(PromptView {
         rule,
         rows: (first, last),
         choices,
+        guard: (!note.is_empty()).then_some(note),
+        guard_objects,
     })
 }
 

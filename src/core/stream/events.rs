@@ -6,6 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::{FinalResult, StreamError, StreamFacts, Tokens};
+use crate::core::guard::Request;
 
 type Object = Map<String, Value>;
 
@@ -30,7 +31,7 @@ pub(super) fn apply(facts: &mut StreamFacts, event: &Object) {
         "turn.completed" => codex_turn_completed(facts, event),
         "turn.failed" => codex_turn_failed(facts, event),
         "message" => gemini_message(facts, event),
-        "tool_use" => facts.tool_calls = facts.tool_calls.saturating_add(1),
+        "tool_use" => record_tool_use(facts, event),
         _ => {}
     }
 }
@@ -53,7 +54,7 @@ fn claude_assistant(facts: &mut StreamFacts, event: &Object) {
     let mut said = String::new();
     for block in blocks.iter().filter_map(Value::as_object) {
         match text(block, "type") {
-            Some("tool_use") => facts.tool_calls = facts.tool_calls.saturating_add(1),
+            Some("tool_use") => record_tool_use(facts, block),
             Some("text") => said.push_str(text(block, "text").unwrap_or_default()),
             _ => {}
         }
@@ -169,18 +170,23 @@ fn result_error(event: &Object, subtype: Option<&str>) -> StreamError {
     }
 }
 
-/// `Bash(touch x)`: the tool's name and its command, file path or first text input.
+/// `Bash(touch x)`: the tool's name and its command, file path or first text input, read as
+/// the guard reads permission requests.
 fn describe_denial(denial: &Object) -> String {
     let tool = text(denial, "tool_name").unwrap_or("tool");
-    let input = object(denial, "tool_input");
-    let argument = input.and_then(|input| {
-        text(input, "command")
-            .or_else(|| text(input, "file_path"))
-            .or_else(|| input.values().find_map(Value::as_str))
-    });
-    match argument {
-        Some(argument) => format!("{tool}({argument})"),
-        None => tool.to_string(),
+    Request::from_tool_use(tool, denial.get("tool_input")).to_string()
+}
+
+/// A `tool_use` block or event, as a request (its name under `name` or `tool_name`, its input
+/// under `input` or `parameters`).
+fn record_tool_use(facts: &mut StreamFacts, block: &Object) {
+    facts.tool_calls = facts.tool_calls.saturating_add(1);
+    let name = text(block, "name").or_else(|| text(block, "tool_name"));
+    if let Some(name) = name {
+        let input = block.get("input").or_else(|| block.get("parameters"));
+        facts
+            .tool_requests
+            .push(Request::from_tool_use(name, input));
     }
 }
 
@@ -234,7 +240,14 @@ fn codex_item(facts: &mut StreamFacts, event: &Object) {
             false,
         )),
         Some(kind) if CODEX_TOOL_ITEMS.contains(&kind) => {
-            facts.tool_calls = facts.tool_calls.saturating_add(1)
+            facts.tool_calls = facts.tool_calls.saturating_add(1);
+            // The shell command a command item ran, as a request (file changes name no single
+            // path; the rest keep their kind).
+            if let Some(command) = text(item, "command") {
+                facts
+                    .tool_requests
+                    .push(Request::from_parts("shell", command));
+            }
         }
         _ => {}
     }

@@ -12,8 +12,8 @@ use serde_json::{Map, Value};
 use super::{Location, Problem};
 use crate::core::json_pos::{PositionIndex, pointer_token};
 use crate::core::task::{
-    Completion, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_SEC, FailureType, RetryMode, TaskSpec,
-    TaskStatus,
+    Completion, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_SEC, FailureType, PermissionRules, RetryMode,
+    TaskSpec, TaskStatus,
 };
 use crate::core::template;
 
@@ -97,6 +97,7 @@ pub(super) fn read_task(
     let command = r.command();
     let completion_marker = r.string("completion_marker", "a non-empty string", false);
     r.template("completion_marker", completion_marker.as_deref());
+    let (permission_policy, permission_rules) = r.permission_policy();
     let spec = TaskSpec {
         task_id: ctx.task_id.unwrap_or_default().to_string(),
         agent: agent.unwrap_or_default(),
@@ -113,7 +114,8 @@ pub(super) fn read_task(
         max_retries: r
             .count("max_retries", "a whole number of 0 or more")
             .unwrap_or(DEFAULT_MAX_RETRIES),
-        permission_policy: r.permission_policy(),
+        permission_policy,
+        permission_rules,
         inputs: r
             .map(
                 "inputs",
@@ -320,34 +322,95 @@ impl Reader<'_> {
         env
     }
 
-    fn permission_policy(&mut self) -> BTreeMap<String, bool> {
-        let policy = self.map(
-            "permission_policy",
-            "an object of switches like {\"auto_press_1\": true}",
-            "true or false",
-            Value::as_bool,
-        );
-        let policy = policy.unwrap_or_default();
-        for name in policy.keys().filter(|k| !k.starts_with("auto_")) {
+    /// `auto_<rule>` switches and `allow`/`ask`/`deny` rule lists; anything else is a problem.
+    fn permission_policy(&mut self) -> (BTreeMap<String, bool>, PermissionRules) {
+        let mut switches = BTreeMap::new();
+        let mut rules = PermissionRules::default();
+        let Some(value) = self.object.get("permission_policy") else {
+            return (switches, rules);
+        };
+        let Some(members) = value.as_object() else {
+            self.wrong_field(
+                "permission_policy",
+                "an object of switches like {\"auto_press_1\": true}",
+                value,
+            );
+            return (switches, rules);
+        };
+        for (name, member) in members {
             let pointer = format!(
                 "{}/permission_policy/{}",
                 self.ctx.pointer,
                 pointer_token(name)
             );
-            let location = self
-                .ctx
-                .positions
-                .key(&pointer)
-                .or_else(|| self.location(&pointer));
-            self.push(
-                location,
-                format!(
-                    "\"permission_policy\" switch \"{name}\" does nothing: switches are named \
-                     \"auto_<prompt rule>\", e.g. \"auto_press_1\""
+            let list = match name.as_str() {
+                "allow" => Some(&mut rules.allow),
+                "ask" => Some(&mut rules.ask),
+                "deny" => Some(&mut rules.deny),
+                _ => None,
+            };
+            if let Some(list) = list {
+                let items: Option<Vec<String>> = member.as_array().and_then(|items| {
+                    items
+                        .iter()
+                        .map(|i| i.as_str().map(str::to_string))
+                        .collect()
+                });
+                let Some(items) = items else {
+                    self.wrong(
+                        &pointer,
+                        &format!("\"permission_policy.{name}\""),
+                        "a list of rules like [\"Bash(npm test:*)\", \"Edit(src/**)\"]",
+                        member,
+                    );
+                    continue;
+                };
+                let mut problems = Vec::new();
+                for (i, item) in items.iter().enumerate() {
+                    if let Err(e) = crate::core::guard::Rule::parse(item) {
+                        problems.push((format!("{pointer}/{i}"), e.to_string()));
+                    }
+                }
+                *list = items;
+                for (at, message) in problems {
+                    let location = self.location(&at);
+                    self.push(location, format!("\"permission_policy.{name}\": {message}"));
+                }
+                continue;
+            }
+            if !name.starts_with("auto_") {
+                let location = self
+                    .ctx
+                    .positions
+                    .key(&pointer)
+                    .or_else(|| self.location(&pointer));
+                self.push(
+                    location,
+                    format!(
+                        "\"permission_policy\" switch \"{name}\" does nothing: switches are named \
+                         \"auto_<prompt rule>\", e.g. \"auto_press_1\", and rule lists \
+                         \"allow\", \"ask\", \"deny\""
+                    ),
+                );
+                // Kept (it is reported) so rewriting the policy does not lose it.
+                if let Some(b) = member.as_bool() {
+                    switches.insert(name.clone(), b);
+                }
+                continue;
+            }
+            match member.as_bool() {
+                Some(b) => {
+                    switches.insert(name.clone(), b);
+                }
+                None => self.wrong(
+                    &pointer,
+                    &format!("\"permission_policy.{name}\""),
+                    "true or false",
+                    member,
                 ),
-            );
+            }
         }
-        policy
+        (switches, rules)
     }
 
     /// A list whose every item passes `item`; `None` if the field is absent or not a list.

@@ -168,7 +168,19 @@ fn every_kind_of_field_problem() {
         (
             ", \"permission_policy\": {\"press_1\": true}",
             vec![
-                "2:78: task \"t\": \"permission_policy\" switch \"press_1\" does nothing: switches are named \"auto_<prompt rule>\", e.g. \"auto_press_1\"",
+                "2:78: task \"t\": \"permission_policy\" switch \"press_1\" does nothing: switches are named \"auto_<prompt rule>\", e.g. \"auto_press_1\", and rule lists \"allow\", \"ask\", \"deny\"",
+            ],
+        ),
+        (
+            ", \"permission_policy\": {\"allow\": [\"Bash(npm test:*)\", \"Bash(x\"]}",
+            vec![
+                "2:108: task \"t\": \"permission_policy.allow\": rule \"Bash(x\": a rule with `(` must end with `)`",
+            ],
+        ),
+        (
+            ", \"permission_policy\": {\"deny\": \"Bash\"}",
+            vec![
+                "2:86: task \"t\": \"permission_policy.deny\" must be a list of rules like [\"Bash(npm test:*)\", \"Edit(src/**)\"], got \"Bash\"",
             ],
         ),
         (
@@ -378,6 +390,7 @@ fn defaults_and_typed_fields() {
         timeout_sec: 1800,
         max_retries: 1,
         permission_policy: Default::default(),
+        permission_rules: Default::default(),
         inputs: Default::default(),
         prompt_template: None,
         prompt_file: Some("p.md".into()),

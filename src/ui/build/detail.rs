@@ -64,6 +64,47 @@ pub fn detail(engine: &Engine, index: usize) -> Option<DetailView> {
     if !policy.is_empty() {
         lines.push(("policy".to_string(), policy.join(", ")));
     }
+    let rules = &task.permission_rules;
+    for (name, list) in [
+        ("allow", &rules.allow),
+        ("ask", &rules.ask),
+        ("deny", &rules.deny),
+    ] {
+        if !list.is_empty() {
+            lines.push((name.to_string(), list.join(", ")));
+        }
+    }
+    // What the guard holds now, then every answer of the running (or last) attempt.
+    if let Some(w) = live.and_then(|l| l.attempt.waiting()) {
+        let note = w.guard_note();
+        if !note.is_empty() {
+            lines.push(("guard".to_string(), note));
+        }
+    }
+    match live {
+        Some(l) => {
+            for a in l.attempt.approvals() {
+                lines.push(("approved".to_string(), a.summary()));
+            }
+        }
+        None => {
+            let recorded = result
+                .and_then(|r| r.get("approvals"))
+                .and_then(Value::as_array);
+            for a in recorded.into_iter().flatten() {
+                let field = |k: &str| a.get(k).and_then(Value::as_str).unwrap_or("?");
+                lines.push((
+                    "approved".to_string(),
+                    format!(
+                        "{} {} ({})",
+                        field("by"),
+                        field("request"),
+                        field("decision")
+                    ),
+                ));
+            }
+        }
+    }
     let prompt = task
         .prompt_template
         .clone()

@@ -16,6 +16,16 @@ fn claude_tool_uses_are_counted_and_the_last_top_level_text_is_the_provisional_r
         r#"{"type":"assistant","message":{"content":[{"type":"text","text":"subagent says"},{"type":"tool_use","name":"Bash","input":{}}]},"parent_tool_use_id":"toolu_1"}"#,
     ]);
     assert_eq!(facts.tool_calls, 2);
+    let requests: Vec<String> = facts
+        .tool_requests
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        requests,
+        ["Read", "Bash"],
+        "tool_use inputs read as requests"
+    );
     assert_eq!(facts.result_text.as_deref(), Some("Let me look."));
     assert_eq!(facts.model.as_deref(), Some("m-1"));
     assert!(facts.cut_short);
@@ -132,6 +142,12 @@ fn codex_tool_items_count_and_the_last_agent_message_is_the_result() {
         r#"{"type":"turn.completed"}"#,
     ]);
     assert_eq!(facts.tool_calls, 4);
+    let requests: Vec<String> = facts
+        .tool_requests
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(requests, ["Bash(ls)"], "the command item, once (completed)");
     assert_eq!(facts.result_text.as_deref(), Some("second"));
     assert_eq!(facts.tokens, Tokens::default());
 }

@@ -90,6 +90,10 @@ fn claude_cases() -> Vec<Case> {
                 num_turns: Some(2),
                 tool_calls: 1,
                 permission_denials: vec!["Bash(touch mock_created_by_agent.txt)".to_string()],
+                tool_requests: vec![crate::core::guard::Request::from_parts(
+                    "shell",
+                    "touch mock_created_by_agent.txt",
+                )],
                 ..StreamFacts::default()
             },
             verdict: Some((
@@ -269,7 +273,20 @@ fn claudeless_cases() -> Vec<Case> {
         },
         verdict: None,
     };
+    let mut bash = reply(
+        "claudeless/scenario-bash.txt",
+        "da7f14f4-d78c-4891-a094-4a77d7395ef9",
+        "",
+        0.000315,
+        1,
+        1,
+    );
+    bash.facts.tool_requests = vec![crate::core::guard::Request::from_parts(
+        "shell",
+        "echo TASK_COMPLETE:cl-bash",
+    )];
     vec![
+        bash,
         reply(
             "claudeless/success.txt",
             "0c22daaf-ddca-481a-81f0-a8989a4b9852",
@@ -285,14 +302,6 @@ fn claudeless_cases() -> Vec<Case> {
             0.000375,
             5,
             0,
-        ),
-        reply(
-            "claudeless/scenario-bash.txt",
-            "da7f14f4-d78c-4891-a094-4a77d7395ef9",
-            "",
-            0.000315,
-            1,
-            1,
         ),
         one_error_line(
             "claudeless/auth-error.txt",

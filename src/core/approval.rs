@@ -1,0 +1,167 @@
+//! Which prompt answers an attempt may give by itself, and the record of every answer given.
+//!
+//! Joins the profile's prompt rules, the task's switches (`auto_press_1`) and rules, and the
+//! guard: a guarded prompt is answered automatically only when the guard allows its request;
+//! `press_p` ("don't ask again") only through its own switch, never for a request the guard
+//! refuses. Pure, like `attempt` which calls it.
+
+use std::time::Duration;
+
+use super::guard::{self, Decision, GuardContext, Policy, Request, RuleSet};
+use super::profile::Profile;
+
+/// The prompt rule an explicit allow rule may answer with: the plain "yes, once" option.
+pub const ONCE_RULE: &str = "press_1";
+
+/// What the guard needs for an attempt: the task's rules (then its profile's) and where the task
+/// runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GuardSetup {
+    pub rules: RuleSet,
+    pub context: GuardContext,
+}
+
+/// Who gave an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnsweredBy {
+    Herd,
+    Operator,
+}
+
+impl AnsweredBy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AnsweredBy::Herd => "auto",
+            AnsweredBy::Operator => "operator",
+        }
+    }
+}
+
+/// One answer to a prompt, for the record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Approval {
+    /// Since the attempt started.
+    pub at: Duration,
+    pub by: AnsweredBy,
+    /// The prompt rule answered.
+    pub rule: String,
+    pub keys: String,
+    /// What the prompt asked, when herd could read it.
+    pub request: Option<Request>,
+    /// The guard's decision on it (`None` for prompts that approve nothing, such as trust
+    /// dialogs).
+    pub decision: Option<Decision>,
+}
+
+impl Approval {
+    /// One line: `auto press_1 "1": Bash(npm test) — allow (by auto_press_1)`.
+    pub fn summary(&self) -> String {
+        let mut line = format!("{} {} {:?}", self.by.as_str(), self.rule, self.keys);
+        if let Some(request) = &self.request {
+            line.push_str(&format!(": {request}"));
+        }
+        if let Some(decision) = &self.decision {
+            line.push_str(&format!(" — {decision}"));
+        }
+        line
+    }
+}
+
+/// The guard's view of one prompt rule for a request: whether herd may answer it by itself, and
+/// the decision (for guarded rules).
+/// Why a guarded prompt whose request could not be read is not answered automatically.
+pub const UNREAD: &str = "herd could not read what this prompt asks (give the profile a \
+                          [[requests]] pattern for it, or mark the prompt guard = false if it \
+                          approves nothing)";
+
+pub fn judge_rule(
+    profile: &Profile,
+    rule: usize,
+    switch_on: bool,
+    request: Option<&Request>,
+    setup: &GuardSetup,
+) -> (bool, Option<Decision>) {
+    let Some(prompt) = profile.prompts.get(rule) else {
+        return (false, None);
+    };
+    if !prompt.guarded {
+        return (switch_on, None);
+    }
+    // Never approve what has not been read: a guarded prompt whose request the profile's
+    // patterns cannot read waits for the operator, whatever the switches say.
+    let Some(request) = request else {
+        return (
+            false,
+            Some(Decision::Ask {
+                reason: UNREAD.into(),
+            }),
+        );
+    };
+    let switch = format!("auto_{}", prompt.name);
+    let policy = Policy {
+        rules: setup.rules.clone(),
+        allow_unless_refused: switch_on.then(|| switch.clone()),
+    };
+    let decision = guard::decide(request, &policy, &setup.context);
+    let auto = match &decision {
+        Decision::Allow { rule: by } => *by == switch || switch_on || prompt.name == ONCE_RULE,
+        _ => false,
+    };
+    (auto, Some(decision))
+}
+
+/// The request a prompt showing on `rows[first..=last]` asks about: the profile's patterns on
+/// that part of the screen and the rows above it.
+pub fn read_request(
+    profile: &Profile,
+    rows: &[String],
+    cols: usize,
+    prompt_rows: (usize, usize),
+) -> Option<Request> {
+    const ROWS_ABOVE: usize = 24;
+    guard::capture::extract(
+        &profile.requests,
+        rows,
+        cols,
+        prompt_rows.0.saturating_sub(ROWS_ABOVE),
+        prompt_rows.1,
+    )
+}
+
+/// `auto_<name>` switches of a task's policy that name no prompt rule of its profile (a typo
+/// such as `auto_pres_1` would otherwise silently leave prompts unanswered): (key, message).
+pub fn unknown_switches(
+    policy: &std::collections::BTreeMap<String, bool>,
+    profile: &Profile,
+) -> Vec<(String, String)> {
+    let names: Vec<&str> = profile.prompts.iter().map(|r| r.name.as_str()).collect();
+    policy
+        .keys()
+        .filter_map(|key| {
+            let name = key.strip_prefix("auto_")?;
+            if names.contains(&name) {
+                return None;
+            }
+            let known: Vec<String> = names.iter().map(|n| format!("auto_{n}")).collect();
+            Some((
+                key.clone(),
+                format!(
+                    "\"permission_policy\" switch \"{key}\" names no prompt rule of profile \"{}\"; \
+                     its switches are: {}",
+                    profile.name,
+                    known.join(", ")
+                ),
+            ))
+        })
+        .collect()
+}
+
+/// `Bash(rm -rf ~) — refuse: …` for banners and evidence.
+pub fn describe(request: Option<&Request>, decision: Option<&Decision>) -> String {
+    match (request, decision) {
+        (Some(r), Some(d)) => format!("{r} — {d}"),
+        (Some(r), None) => r.to_string(),
+        (None, Some(d)) => d.to_string(),
+        (None, None) => String::new(),
+    }
+}

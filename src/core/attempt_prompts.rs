@@ -1,0 +1,390 @@
+//! The prompt half of an attempt: which dialogs are on screen, what they ask, whether herd may
+//! answer them by itself (the guard, through `approval`), holding the rest for the operator,
+//! recording every answer, and sending an untaken answer again. A child of `attempt` so it
+//! shares its state; pure like it.
+
+use std::time::Duration;
+
+use super::{
+    Attempt, Effect, InputReason, MAX_RESENDS, Note, PROMPT_SETTLE, Phase, RESEND_AFTER, Showing,
+    Unconfirmed, WaitingPrompt,
+};
+use crate::core::approval::{self, AnsweredBy, Approval};
+use crate::core::attempt::AutoInput;
+use crate::core::classify::EndCause;
+use crate::core::detect::{self, PromptSighting, ScreenView};
+use crate::core::guard::{Decision, Request};
+use crate::core::profile::PromptAnchor;
+
+impl Attempt {
+    pub(super) fn update_prompts(&mut self, now: Duration, effects: &mut Vec<Effect>) {
+        let rows = self.screen.visible_rows();
+        let view = ScreenView {
+            rows: &rows,
+            cursor_row: usize::from(self.screen.cursor().0),
+            first_row_number: self.screen.rows_scrolled_total(),
+        };
+        self.sightings = detect::find_prompts(&self.setup.profile, view);
+        let was_showing: Vec<bool> = self
+            .showing
+            .iter()
+            .map(|s| s.is_some_and(|s| s.gone_since.is_none()))
+            .collect();
+        let mut appeared = Vec::new();
+        for rule in 0..self.showing.len() {
+            let current = self.sightings.iter().find(|s| s.rule == rule).cloned();
+            match (self.showing[rule], current) {
+                (Some(showing), Some(sighting)) if showing.appearance == sighting.appearance => {
+                    let settled_away = showing
+                        .gone_since
+                        .is_some_and(|gone| now >= gone + PROMPT_SETTLE);
+                    self.showing[rule] = Some(Showing {
+                        appearance: sighting.appearance,
+                        gone_since: None,
+                    });
+                    if settled_away {
+                        appeared.push(sighting);
+                    }
+                }
+                (_, Some(sighting)) => {
+                    self.showing[rule] = Some(Showing {
+                        appearance: sighting.appearance,
+                        gone_since: None,
+                    });
+                    appeared.push(sighting);
+                }
+                (Some(showing), None) if showing.gone_since.is_none() => {
+                    self.showing[rule] = Some(Showing {
+                        gone_since: Some(now),
+                        ..showing
+                    });
+                }
+                _ => {}
+            }
+        }
+        self.expire_gone_prompts(now);
+        // A rule that starts matching a dialog another rule already matched (option 2 drawn a
+        // read after option 1) is the same dialog, already handled.
+        let other_dialog_showing = |rule: usize| {
+            (0..was_showing.len()).any(|other| {
+                other != rule
+                    && was_showing[other]
+                    && self.sightings.iter().any(|s| s.rule == other)
+                    && self.setup.profile.prompts[other].anchor == PromptAnchor::Bottom
+            })
+        };
+        appeared.retain(|s| {
+            let rule = &self.setup.profile.prompts[s.rule];
+            match rule.anchor {
+                PromptAnchor::Cursor => !self.handled_rows.contains(&(s.rule, s.appearance)),
+                PromptAnchor::Bottom => !other_dialog_showing(s.rule),
+            }
+        });
+        if appeared.is_empty() || self.phase != Phase::Running {
+            return;
+        }
+        // What the dialog asks, read once for all the rules matching it.
+        let request = appeared
+            .iter()
+            .find(|s| self.setup.profile.prompts[s.rule].guarded)
+            .and_then(|s| {
+                approval::read_request(
+                    &self.setup.profile,
+                    &rows,
+                    usize::from(self.screen.size().1),
+                    s.rows,
+                )
+            });
+        let judged: Vec<(bool, Option<Decision>)> = appeared
+            .iter()
+            .map(|s| {
+                approval::judge_rule(
+                    &self.setup.profile,
+                    s.rule,
+                    self.is_auto(s.rule),
+                    request.as_ref(),
+                    &self.setup.guard,
+                )
+            })
+            .collect();
+        // Several rules can match one dialog (`1. Yes` and `don't ask again`): answer it once,
+        // with the first rule (in profile order) herd may answer, else hold the first for the
+        // operator with the guard's strongest objection.
+        let chosen = judged.iter().position(|(auto, _)| *auto);
+        let index = chosen.unwrap_or(0);
+        let decision = match chosen {
+            Some(i) => judged[i].1.clone(),
+            None => judged
+                .iter()
+                .filter_map(|(_, d)| d.clone())
+                .find(|d| matches!(d, Decision::Refuse { .. }))
+                .or_else(|| judged.iter().find_map(|(_, d)| d.clone())),
+        };
+        let sighting = appeared.swap_remove(index);
+        if self.setup.profile.prompts[sighting.rule].anchor == PromptAnchor::Cursor {
+            self.handled_rows
+                .insert((sighting.rule, sighting.appearance));
+        }
+        let auto = chosen.is_some();
+        self.prompt_appeared(sighting, auto, request, decision, now, effects);
+    }
+
+    /// Forgets prompts that have stayed off the screen for the settle time.
+    pub(super) fn expire_gone_prompts(&mut self, now: Duration) {
+        for rule in 0..self.showing.len() {
+            if let Some(Showing {
+                gone_since: Some(gone),
+                ..
+            }) = self.showing[rule]
+                && now >= gone + PROMPT_SETTLE
+            {
+                self.showing[rule] = None;
+                if self.waiting.as_ref().is_some_and(|w| w.rule == rule) {
+                    self.waiting = None;
+                }
+            }
+        }
+    }
+
+    pub(super) fn prompt_appeared(
+        &mut self,
+        sighting: PromptSighting,
+        auto: bool,
+        request: Option<Request>,
+        decision: Option<Decision>,
+        now: Duration,
+        effects: &mut Vec<Effect>,
+    ) {
+        let rule = &self.setup.profile.prompts[sighting.rule];
+        let name = rule.name.clone();
+        let keys = rule.send.clone();
+        let guard_note = approval::describe(request.as_ref(), decision.as_ref());
+        let with_note = |text: &str| match guard_note.is_empty() {
+            true => text.to_string(),
+            false => format!("{text} [{guard_note}]"),
+        };
+        effects.push(Effect::Note(Note::PromptShown {
+            rule: name.clone(),
+            text: with_note(&sighting.text),
+        }));
+        if !auto {
+            effects.push(Effect::Note(Note::WaitingForOperator {
+                rule: name,
+                text: with_note(&sighting.text),
+            }));
+            self.waiting = Some(WaitingPrompt {
+                rule: sighting.rule,
+                since: now,
+                sighting,
+                request,
+                decision,
+            });
+            return;
+        }
+        let count = self.answers_by_key.entry(keys.clone()).or_insert(0);
+        if *count >= self.setup.answer_cap {
+            let evidence = format!(
+                "prompt {name} kept coming back after {} automatic answers: {}",
+                self.setup.answer_cap, sighting.text
+            );
+            self.begin_ending(EndCause::PermissionBlocked { evidence }, now, effects);
+            return;
+        }
+        *count += 1;
+        self.auto_inputs.push(AutoInput {
+            at: now,
+            rule: name.clone(),
+            keys: keys.clone(),
+        });
+        let record = Approval {
+            at: now,
+            by: AnsweredBy::Herd,
+            rule: name.clone(),
+            keys: keys.clone(),
+            request,
+            decision,
+        };
+        self.approvals.push(record.clone());
+        effects.push(Effect::Note(Note::Approval(record)));
+        self.unconfirmed = Some(Unconfirmed {
+            rule: sighting.rule,
+            appearance: sighting.appearance,
+            sent_at: now,
+            resends: 0,
+        });
+        effects.push(Effect::Write {
+            bytes: keys.clone().into_bytes(),
+            reason: InputReason::AutoAnswer { rule: name.clone() },
+        });
+        effects.push(Effect::Note(Note::AutoAnswered { rule: name, keys }));
+    }
+
+    pub(super) fn on_operator_answer(
+        &mut self,
+        rule: usize,
+        now: Duration,
+        effects: &mut Vec<Effect>,
+    ) {
+        let Some(prompt) = self.setup.profile.prompts.get(rule) else {
+            return;
+        };
+        let (name, keys) = (prompt.name.clone(), prompt.send.clone());
+        // The operator answers the dialog on screen: the one held, else whatever shows now.
+        // Every key the dashboard offers answers the held dialog, whichever of its rules.
+        let (request, decision) = match self.waiting.take() {
+            Some(w) => (w.request, w.decision),
+            None => {
+                let rows = self.screen.visible_rows();
+                let sighting = self.sightings.iter().find(|s| s.rule == rule);
+                let request = sighting.and_then(|s| {
+                    approval::read_request(
+                        &self.setup.profile,
+                        &rows,
+                        usize::from(self.screen.size().1),
+                        s.rows,
+                    )
+                });
+                (request, None)
+            }
+        };
+        let record = Approval {
+            at: now,
+            by: AnsweredBy::Operator,
+            rule: name.clone(),
+            keys: keys.clone(),
+            request,
+            decision,
+        };
+        self.approvals.push(record.clone());
+        effects.push(Effect::Note(Note::Approval(record)));
+        effects.push(Effect::Write {
+            bytes: keys.clone().into_bytes(),
+            reason: InputReason::OperatorAnswer { rule: name.clone() },
+        });
+        effects.push(Effect::Note(Note::OperatorAnswered { rule: name, keys }));
+    }
+
+    /// The operator answered the held prompt with keys no rule sends (Enter, Esc): the same
+    /// record as `on_operator_answer`, under the keys' name.
+    pub(super) fn on_operator_reply(
+        &mut self,
+        name: String,
+        keys: Vec<u8>,
+        now: Duration,
+        effects: &mut Vec<Effect>,
+    ) {
+        let Some(waiting) = self.waiting.take() else {
+            effects.push(Effect::Write {
+                bytes: keys,
+                reason: InputReason::Operator,
+            });
+            return;
+        };
+        let text = String::from_utf8_lossy(&keys).into_owned();
+        let record = Approval {
+            at: now,
+            by: AnsweredBy::Operator,
+            rule: name.clone(),
+            keys: text.clone(),
+            request: waiting.request,
+            decision: waiting.decision,
+        };
+        self.approvals.push(record.clone());
+        effects.push(Effect::Note(Note::Approval(record)));
+        effects.push(Effect::Write {
+            bytes: keys,
+            reason: InputReason::OperatorAnswer { rule: name.clone() },
+        });
+        effects.push(Effect::Note(Note::OperatorAnswered {
+            rule: name,
+            keys: text,
+        }));
+    }
+
+    /// Sends an automatic answer again when its dialog is still there (the agent did not take
+    /// the keys); after `MAX_RESENDS` the dialog waits for the operator like any other.
+    pub(super) fn resend_untaken_answer(&mut self, now: Duration, effects: &mut Vec<Effect>) {
+        let Some(u) = self.unconfirmed.clone() else {
+            return;
+        };
+        let still_there = self
+            .showing
+            .get(u.rule)
+            .copied()
+            .flatten()
+            .is_some_and(|s| s.appearance == u.appearance && s.gone_since.is_none());
+        if !still_there {
+            self.unconfirmed = None;
+            return;
+        }
+        if now < u.sent_at + RESEND_AFTER {
+            return;
+        }
+        let Some(sighting) = self.sightings.iter().find(|s| s.rule == u.rule).cloned() else {
+            self.unconfirmed = None;
+            return;
+        };
+        // The agent may have drawn its next dialog in the same place: a different request is a
+        // new question for the guard, never a resend.
+        let name = self.setup.profile.prompts[u.rule].name.clone();
+        let rows = self.screen.visible_rows();
+        let cols = usize::from(self.screen.size().1);
+        let shown = approval::read_request(&self.setup.profile, &rows, cols, sighting.rows);
+        let answered = self
+            .approvals
+            .iter()
+            .rev()
+            .find(|a| a.rule == name)
+            .and_then(|a| a.request.clone());
+        if shown.as_ref().map(|r| &r.kind) != answered.as_ref().map(|r| &r.kind) {
+            self.unconfirmed = None;
+            let (auto, decision) = approval::judge_rule(
+                &self.setup.profile,
+                u.rule,
+                self.is_auto(u.rule),
+                shown.as_ref(),
+                &self.setup.guard,
+            );
+            self.prompt_appeared(sighting, auto, shown, decision, now, effects);
+            return;
+        }
+        let prompt = &self.setup.profile.prompts[u.rule];
+        if u.resends >= MAX_RESENDS {
+            self.unconfirmed = None;
+            let text = format!(
+                "{} (the answer {:?} was not taken)",
+                sighting.text, prompt.send
+            );
+            effects.push(Effect::Note(Note::WaitingForOperator {
+                rule: prompt.name.clone(),
+                text,
+            }));
+            let last = self.approvals.iter().rev().find(|a| a.rule == prompt.name);
+            self.waiting = Some(WaitingPrompt {
+                rule: u.rule,
+                since: now,
+                request: last.and_then(|a| a.request.clone()),
+                decision: Some(Decision::Ask {
+                    reason: format!(
+                        "the agent did not take the answer {:?} ({} tries)",
+                        prompt.send,
+                        MAX_RESENDS + 1
+                    ),
+                }),
+                sighting,
+            });
+            return;
+        }
+        effects.push(Effect::Write {
+            bytes: prompt.send.clone().into_bytes(),
+            reason: InputReason::AutoAnswer {
+                rule: prompt.name.clone(),
+            },
+        });
+        self.unconfirmed = Some(Unconfirmed {
+            sent_at: now,
+            resends: u.resends + 1,
+            ..u
+        });
+    }
+}

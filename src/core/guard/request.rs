@@ -1,0 +1,228 @@
+//! A permission request as data: what an agent asks to do, read from its dialog or its events.
+
+use std::fmt;
+
+/// What is asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RequestKind {
+    /// Run a shell command line.
+    Shell { command: String },
+    /// Change an existing file.
+    Edit { path: String },
+    /// Create or overwrite a file.
+    Write { path: String },
+    /// Read a file.
+    Read { path: String },
+    /// Fetch a URL.
+    Fetch { url: String },
+    /// Any other tool (MCP and the like), by name with its input as text.
+    Tool { name: String, input: String },
+    /// A prompt whose request herd could not read.
+    Unknown,
+}
+
+/// One request, with the options the dialog offered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    pub kind: RequestKind,
+    /// The options as drawn (`1. Yes`, `2. Yes, and don't ask again …`), when known.
+    pub options: Vec<String>,
+    /// Other readings of the same screen text (rows joined differently, a description row
+    /// kept): judged too, and any refusal among them stands.
+    pub alternatives: Vec<String>,
+}
+
+impl Request {
+    pub fn new(kind: RequestKind) -> Request {
+        Request {
+            kind,
+            options: Vec::new(),
+            alternatives: Vec::new(),
+        }
+    }
+
+    /// The kind's name as rules write it: `Bash`, `Edit`, `Write`, `Read`, `WebFetch`, the
+    /// tool's name, or `Unknown`.
+    pub fn tool(&self) -> &str {
+        match &self.kind {
+            RequestKind::Shell { .. } => "Bash",
+            RequestKind::Edit { .. } => "Edit",
+            RequestKind::Write { .. } => "Write",
+            RequestKind::Read { .. } => "Read",
+            RequestKind::Fetch { .. } => "WebFetch",
+            RequestKind::Tool { name, .. } => name,
+            RequestKind::Unknown => "Unknown",
+        }
+    }
+
+    /// The exact text asked about: the command, the path, the URL or the tool's input.
+    pub fn text(&self) -> &str {
+        match &self.kind {
+            RequestKind::Shell { command } => command,
+            RequestKind::Edit { path }
+            | RequestKind::Write { path }
+            | RequestKind::Read { path } => path,
+            RequestKind::Fetch { url } => url,
+            RequestKind::Tool { input, .. } => input,
+            RequestKind::Unknown => "",
+        }
+    }
+
+    /// `shell`, `edit`, `write`, `read`, `fetch`, `tool` or `unknown`, for records.
+    pub fn kind_name(&self) -> &'static str {
+        match &self.kind {
+            RequestKind::Shell { .. } => "shell",
+            RequestKind::Edit { .. } => "edit",
+            RequestKind::Write { .. } => "write",
+            RequestKind::Read { .. } => "read",
+            RequestKind::Fetch { .. } => "fetch",
+            RequestKind::Tool { .. } => "tool",
+            RequestKind::Unknown => "unknown",
+        }
+    }
+
+    /// Builds a request from a kind name (as `kind_name` gives, or a rule's tool name) and text.
+    pub fn from_parts(kind: &str, text: &str) -> Request {
+        let text = text.to_string();
+        Request::new(match kind.to_ascii_lowercase().as_str() {
+            "shell" | "bash" => RequestKind::Shell { command: text },
+            "edit" | "multiedit" | "notebookedit" => RequestKind::Edit { path: text },
+            "write" | "create" => RequestKind::Write { path: text },
+            "read" => RequestKind::Read { path: text },
+            "fetch" | "webfetch" => RequestKind::Fetch { url: text },
+            "unknown" => RequestKind::Unknown,
+            _ => RequestKind::Tool {
+                name: kind.to_string(),
+                input: text,
+            },
+        })
+    }
+
+    /// A structured event's tool call (Claude `tool_use` blocks and `permission_denials`, Gemini
+    /// `tool_use` events): the tool's name and its input object.
+    pub fn from_tool_use(name: &str, input: Option<&serde_json::Value>) -> Request {
+        let field = |keys: &[&str]| {
+            keys.iter()
+                .find_map(|k| {
+                    input
+                        .and_then(|i| i.get(*k))
+                        .and_then(serde_json::Value::as_str)
+                })
+                .map(str::to_string)
+        };
+        let path = || field(&["file_path", "notebook_path", "path", "absolute_path"]);
+        let kind = match name {
+            "Bash" | "run_shell_command" | "shell" | "exec_command" => {
+                field(&["command", "cmd"]).map(|command| RequestKind::Shell { command })
+            }
+            "Edit" | "MultiEdit" | "NotebookEdit" | "replace" => {
+                path().map(|path| RequestKind::Edit { path })
+            }
+            "Write" | "write_file" => path().map(|path| RequestKind::Write { path }),
+            "Read" | "read_file" => path().map(|path| RequestKind::Read { path }),
+            "WebFetch" | "web_fetch" => {
+                field(&["url", "prompt"]).map(|url| RequestKind::Fetch { url })
+            }
+            _ => None,
+        };
+        Request::new(kind.unwrap_or_else(|| {
+            RequestKind::Tool {
+                name: name.to_string(),
+                // The first text input: what a person would read in the dialog.
+                input: input
+                    .and_then(serde_json::Value::as_object)
+                    .and_then(|o| {
+                        o.values()
+                            .find_map(serde_json::Value::as_str)
+                            .map(str::to_string)
+                    })
+                    .unwrap_or_default(),
+            }
+        }))
+    }
+
+    /// Reads `Bash(rm -rf build)`, `Edit(src/main.rs)`, `WebFetch(https://x)` or a bare tool name.
+    pub fn parse(spec: &str) -> Option<Request> {
+        let spec = spec.trim();
+        match spec.split_once('(') {
+            Some((tool, rest)) => {
+                let inner = rest.strip_suffix(')')?;
+                if tool.is_empty() {
+                    return None;
+                }
+                Some(Request::from_parts(tool, inner))
+            }
+            None if !spec.is_empty() => Some(Request::from_parts(spec, "")),
+            None => None,
+        }
+    }
+}
+
+impl fmt::Display for Request {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            RequestKind::Unknown => f.write_str("a prompt herd could not read"),
+            RequestKind::Tool { name, input } if input.is_empty() => f.write_str(name),
+            _ => write!(f, "{}({})", self.tool(), self.text()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn structured_tool_calls_become_requests() {
+        let shell = Request::from_tool_use(
+            "Bash",
+            Some(&json!({"command": "rm -rf x", "description": "d"})),
+        );
+        assert_eq!(
+            shell.kind,
+            RequestKind::Shell {
+                command: "rm -rf x".into()
+            }
+        );
+        let edit = Request::from_tool_use(
+            "Edit",
+            Some(&json!({"file_path": "/a/b.rs", "old_string": "x"})),
+        );
+        assert_eq!(edit.to_string(), "Edit(/a/b.rs)");
+        let gemini = Request::from_tool_use("run_shell_command", Some(&json!({"command": "ls"})));
+        assert_eq!(gemini.to_string(), "Bash(ls)");
+        let fetch = Request::from_tool_use(
+            "WebFetch",
+            Some(&json!({"url": "https://x.io", "prompt": "p"})),
+        );
+        assert_eq!(
+            fetch.kind,
+            RequestKind::Fetch {
+                url: "https://x.io".into()
+            }
+        );
+        assert_eq!(
+            Request::from_tool_use("Task", Some(&json!({"n": 1}))).to_string(),
+            "Task"
+        );
+        assert_eq!(
+            Request::from_tool_use("mcp__x__y", Some(&json!({"q": "hi"}))).to_string(),
+            "mcp__x__y(hi)"
+        );
+    }
+
+    #[test]
+    fn requests_as_rules_write_them() {
+        assert_eq!(
+            Request::parse("Bash(rm -rf $(pwd))").map(|r| r.to_string()),
+            Some("Bash(rm -rf $(pwd))".into())
+        );
+        assert_eq!(
+            Request::parse("Edit(src/a.rs)").map(|r| r.kind_name()),
+            Some("edit")
+        );
+        assert!(Request::parse("Bash(unclosed").is_none());
+        assert!(Request::parse("").is_none());
+    }
+}
