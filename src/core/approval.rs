@@ -67,13 +67,13 @@ impl Approval {
     }
 }
 
-/// The guard's view of one prompt rule for a request: whether herd may answer it by itself, and
-/// the decision (for guarded rules).
 /// Why a guarded prompt whose request could not be read is not answered automatically.
 pub const UNREAD: &str = "herd could not read what this prompt asks (give the profile a \
                           [[requests]] pattern for it, or mark the prompt guard = false if it \
                           approves nothing)";
 
+/// The guard's view of one prompt rule for a request: whether herd may answer it by itself, and
+/// the decision (for guarded rules).
 pub fn judge_rule(
     profile: &Profile,
     rule: usize,

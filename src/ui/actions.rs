@@ -61,6 +61,13 @@ pub fn on_key(
             _ => state.mode = Mode::Normal,
         },
         Mode::Details => state.mode = Mode::Normal,
+        Mode::Answers { offset, .. } => match key.code {
+            KeyCode::Down | KeyCode::Char('j') => *offset += 1,
+            KeyCode::Up | KeyCode::Char('k') => *offset = offset.saturating_sub(1),
+            KeyCode::PageDown | KeyCode::Char(' ') => *offset += 10,
+            KeyCode::PageUp => *offset = offset.saturating_sub(10),
+            _ => state.mode = Mode::Normal,
+        },
         Mode::ConfirmQuit if yes => {
             state.mode = Mode::Normal;
             stop(engine, state, now)?;
@@ -398,6 +405,20 @@ fn act(
         }
         Action::Help => state.mode = Mode::Help { offset: 0 },
         Action::Details => state.mode = Mode::Details,
+        Action::Answers => {
+            let task = state.selected;
+            if let Some(spec) = engine.store().file().tasks().get(task) {
+                let live = engine
+                    .live_for_task(task)
+                    .map(|l| (l.number, l.attempt.approvals()));
+                let lines = super::answers::lines(&engine.runs_dir().join(&spec.task_id), live);
+                state.mode = Mode::Answers {
+                    task,
+                    lines,
+                    offset: 0,
+                };
+            }
+        }
         Action::Replay => {
             let task = state.selected;
             if let Some(spec) = engine.store().file().tasks().get(task) {

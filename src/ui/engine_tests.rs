@@ -243,6 +243,21 @@ fn esc_in_the_editor_asks_before_it_throws_typed_text_away() {
 }
 
 #[test]
+fn shift_a_opens_the_answers_of_the_selected_task() {
+    let mut f = fixture(&[("a", "failed")]);
+    f.key(KeyCode::Char('A'));
+    match &f.state.mode {
+        Mode::Answers { task, lines, .. } => {
+            assert_eq!(*task, 0);
+            assert_eq!(lines, &["No attempt yet: the task has not run."]);
+        }
+        _ => panic!("the answers window is open"),
+    }
+    f.key(KeyCode::Char('x'));
+    assert!(matches!(f.state.mode, Mode::Normal));
+}
+
+#[test]
 fn help_scrolls_with_the_arrows_and_closes_on_any_other_key() {
     let mut f = fixture(&[("a", "pending")]);
     f.key(KeyCode::Char('?'));

@@ -330,6 +330,36 @@ fn finished_batch_views_80x24() {
     insta::assert_snapshot!("confirm_quit_80x24", frame(80, 24, &view).backend());
 }
 
+/// `A`: a task's answered prompts, attempt by attempt.
+#[test]
+fn answers_window_80x24() {
+    let lines: Vec<String> = [
+        "attempt 1 · failed_permission_blocked · 61.0 s",
+        "  +   1.2s  auto press_1 \"1\": shell npm test — allow (auto_press_1)",
+        "  +  61.0s  operator Esc \"\\u{1b}\": shell rm -rf ~ — refuse (a forced recursive delete of ~, which holds the home folder)",
+        "attempt 2 · running",
+        "  +   0.8s  auto trust \"\\r\"",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let view = dashboard(
+        Vec::new(),
+        Some(Overlay::Answers {
+            task_id: "fix-issue-142".into(),
+            lines: &lines,
+            offset: 0,
+        }),
+        &[],
+    );
+    let text = format!("{:?}", frame(80, 24, &view).backend());
+    assert!(
+        text.contains("holds the home folder"),
+        "wrapped, not cut:\n{text}"
+    );
+    insta::assert_snapshot!(frame(80, 24, &view).backend());
+}
+
 /// A screen too short for the details box: `d` shows them in a window.
 #[test]
 fn details_window_on_a_short_screen_120x15() {

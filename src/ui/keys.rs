@@ -46,6 +46,8 @@ pub enum Action {
     Accept,
     /// The selected task's details in a window.
     Details,
+    /// The selected task's answered prompts, attempt by attempt.
+    Answers,
 }
 
 /// A key that answers a waiting prompt, and the rule it answers with.
@@ -134,6 +136,7 @@ pub fn normal(key: &KeyEvent, answers: &[AnswerKey]) -> Option<Action> {
         KeyCode::Char('m') => Action::Message,
         KeyCode::Char('v') => Action::Replay,
         KeyCode::Char('d') => Action::Details,
+        KeyCode::Char('A') => Action::Answers,
         KeyCode::Char('+' | '=') => Action::Concurrency { delta: 1 },
         KeyCode::Char('-' | '_') => Action::Concurrency { delta: -1 },
         KeyCode::Char('?') | KeyCode::F(1) => Action::Help,
@@ -190,6 +193,11 @@ pub const HELP: &[(&str, &str)] = &[
     (
         "v",
         "replay one of the selected task's recorded attempts (q/Esc returns)",
+    ),
+    (
+        "A",
+        "the selected task's answered prompts: when, by whom, the keys, what was asked and the \
+         guard's decision",
     ),
     (
         "d",

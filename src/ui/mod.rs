@@ -6,6 +6,7 @@
 //! model and `draw` renders that, reading only. Layout and key maps are pure functions.
 
 pub mod actions;
+pub mod answers;
 pub mod attempts;
 pub mod build;
 pub mod detail;

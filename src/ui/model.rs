@@ -168,6 +168,12 @@ pub enum Overlay<'a> {
     },
     /// The selected task's details (`Dashboard::detail`) in a window.
     Details,
+    /// A task's answered prompts (`answers::lines`).
+    Answers {
+        task_id: String,
+        lines: &'a [String],
+        offset: usize,
+    },
     ConfirmQuit {
         running: usize,
     },

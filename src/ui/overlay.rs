@@ -20,6 +20,11 @@ pub fn render(frame: &mut Frame<'_>, overlay: &Overlay<'_>) {
         Overlay::Help { offset } => help(frame, area, *offset),
         // Drawn by `draw`, which has the details.
         Overlay::Details => {}
+        Overlay::Answers {
+            task_id,
+            lines,
+            offset,
+        } => answered_prompts(frame, area, task_id, lines, *offset),
         Overlay::ConfirmQuit { running } => {
             let text = format!(
                 "{running} agent{} still running. Stop {} and quit?",
@@ -112,6 +117,57 @@ fn help(frame: &mut Frame<'_>, area: Rect, offset: usize) {
         Paragraph::new(shown).block(boxed(" herd · keys ", &keys)),
         popup,
     );
+}
+
+/// The answered prompts of a task, scrolled like the help.
+fn answered_prompts(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    task_id: &str,
+    lines: &[String],
+    offset: usize,
+) {
+    let width = area.width.min(120);
+    let text_width = usize::from(width.saturating_sub(2)).max(10);
+    let rows: Vec<Line<'static>> = lines
+        .iter()
+        .flat_map(|line| {
+            let header = !line.starts_with(' ');
+            let style = if header {
+                Style::new().add_modifier(Modifier::BOLD)
+            } else {
+                Style::new()
+            };
+            let indent = if header { 1 } else { 13 };
+            wrap_words(line, text_width.saturating_sub(1))
+                .into_iter()
+                .enumerate()
+                .map(move |(i, part)| {
+                    let lead = if i == 0 { 1 } else { indent };
+                    Line::from(Span::styled(format!("{}{part}", " ".repeat(lead)), style))
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let height = (rows.len() as u16 + 2).min(area.height);
+    let inner = usize::from(height.saturating_sub(2));
+    let last_start = rows.len().saturating_sub(inner);
+    let offset = offset.min(last_start);
+    let keys = if last_start == 0 {
+        " any key closes ".to_string()
+    } else {
+        format!(
+            " {}-{} of {} · ↑↓ PgUp PgDn scroll · any other key closes ",
+            offset + 1,
+            (offset + inner).min(rows.len()),
+            rows.len()
+        )
+    };
+    let shown: Vec<Line<'static>> = rows.into_iter().skip(offset).take(inner).collect();
+    let popup = centered(area, width, height);
+    frame.render_widget(Clear, popup);
+    let title = format!(" Answers · {task_id} ");
+    frame.render_widget(Paragraph::new(shown).block(boxed(&title, &keys)), popup);
 }
 
 /// The help text laid out for `width` columns: each key's description wraps at word breaks

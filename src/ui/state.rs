@@ -100,6 +100,12 @@ pub enum Mode {
     ConfirmQuit,
     /// The selected task's details in a window: for screens too small for the details box.
     Details,
+    /// Every answered prompt of a task, read when the window opened; scrolled by `offset`.
+    Answers {
+        task: usize,
+        lines: Vec<String>,
+        offset: usize,
+    },
     ConfirmCancel {
         task: usize,
     },

@@ -19,6 +19,15 @@ pub fn overlay<'a>(engine: &Engine, state: &'a UiState) -> Option<Overlay<'a>> {
         Mode::Normal | Mode::TakeOver { .. } => return None,
         Mode::Help { offset } => Overlay::Help { offset: *offset },
         Mode::Details => Overlay::Details,
+        Mode::Answers {
+            task,
+            lines,
+            offset,
+        } => Overlay::Answers {
+            task_id: task_id(*task),
+            lines,
+            offset: *offset,
+        },
         Mode::ConfirmQuit => Overlay::ConfirmQuit {
             running: engine.live().count(),
         },
