@@ -108,6 +108,11 @@ pub struct Profile {
     pub quota: Vec<Regex>,
     /// Texts of transient errors (overloaded, network): `failed_process`, retried.
     pub transient: Vec<Regex>,
+    /// Texts of set-up problems (an untrusted folder, a missing flag): `failed_config`, not
+    /// retried, since the next attempt would meet the same set-up.
+    pub config: Vec<Regex>,
+    /// Exit codes the agent uses for a set-up problem (headless Gemini's 55: untrusted folder).
+    pub config_exit_codes: Vec<i32>,
     pub prompts: Vec<PromptRule>,
     pub tail_rows: usize,
     pub prompt_region_rows: usize,
@@ -147,6 +152,8 @@ pub struct ProfileSource {
     pub auth: Option<Vec<String>>,
     pub quota: Option<Vec<String>>,
     pub transient: Option<Vec<String>>,
+    pub config: Option<Vec<String>>,
+    pub config_exit_codes: Option<Vec<i32>>,
     pub prompts: Option<Vec<PromptRuleSource>>,
     pub tail_rows: Option<usize>,
     pub prompt_region_rows: Option<usize>,
@@ -304,6 +311,8 @@ fn overlay(base: ProfileSource, top: ProfileSource) -> ProfileSource {
         auth: top.auth.or(base.auth),
         quota: top.quota.or(base.quota),
         transient: top.transient.or(base.transient),
+        config: top.config.or(base.config),
+        config_exit_codes: top.config_exit_codes.or(base.config_exit_codes),
         prompts: top.prompts.or(base.prompts),
         tail_rows: top.tail_rows.or(base.tail_rows),
         prompt_region_rows: top.prompt_region_rows.or(base.prompt_region_rows),
@@ -379,6 +388,7 @@ fn compile(
     let auth = c.regexes("auth", &source.auth.unwrap_or_default());
     let quota = c.regexes("quota", &source.quota.unwrap_or_default());
     let transient = c.regexes("transient", &source.transient.unwrap_or_default());
+    let config = c.regexes("config", &source.config.unwrap_or_default());
     let mut prompts = Vec::new();
     let mut seen = Vec::new();
     for (i, rule) in source.prompts.unwrap_or_default().into_iter().enumerate() {
@@ -478,6 +488,8 @@ fn compile(
         auth,
         quota,
         transient,
+        config,
+        config_exit_codes: source.config_exit_codes.unwrap_or_default(),
         prompts,
         tail_rows: source.tail_rows.unwrap_or(DEFAULT_TAIL_ROWS).max(1),
         prompt_region_rows: source
