@@ -1,6 +1,6 @@
 //! What the conformance suite prints: the table CLI × scenario → verdict, seconds, and for a
-//! wrong verdict (the drift check's point) the profile rules that should have matched and the
-//! screen they did not match.
+//! wrong verdict (the drift check's point) the profile rules that should have matched, which of
+//! its prompt rules see the last screen, and that screen.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -52,13 +52,42 @@ pub fn drift(profile: &str, expect: &str, screen: &str) -> String {
     };
     let file = profile.split('-').next().unwrap_or(profile);
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("assets/profiles/{file}.toml"));
+    let table = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|text| text.parse::<toml::Table>().ok());
+    let entry = table
+        .as_ref()
+        .and_then(|t| t.get("profiles")?.get(profile).cloned());
     let mut out = String::new();
     if !key.is_empty() {
-        let rules = std::fs::read_to_string(&path)
-            .ok()
-            .and_then(|text| text.parse::<toml::Table>().ok())
-            .and_then(|t| t.get("profiles")?.get(profile)?.get(key).cloned());
+        let rules = entry.as_ref().and_then(|e| e.get(key).cloned());
         let _ = writeln!(out, "  rule {profile}.{key} no longer matches: {:?}", rules);
+    }
+    // A dialog left on screen: which prompt rules see it. None matching a dialog the agent
+    // waits on is the drift to fix.
+    let prompts = entry
+        .as_ref()
+        .and_then(|e| e.get("prompts")?.as_array().cloned())
+        .unwrap_or_default();
+    let seen: Vec<String> = prompts
+        .iter()
+        .filter_map(|rule| {
+            let name = rule.get("name")?.as_str()?;
+            let pattern = regex::Regex::new(rule.get("pattern")?.as_str()?).ok()?;
+            let verdict = if pattern.is_match(screen) {
+                "matches"
+            } else {
+                "no match"
+            };
+            Some(format!("{profile}.prompts.{name}: {verdict}"))
+        })
+        .collect();
+    if !seen.is_empty() {
+        let _ = writeln!(
+            out,
+            "  prompt rules on the last screen: {}",
+            seen.join(", ")
+        );
     }
     let tail: Vec<&str> = screen.lines().filter(|l| !l.trim().is_empty()).collect();
     let tail = &tail[tail.len().saturating_sub(25)..];
