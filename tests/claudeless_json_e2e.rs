@@ -117,11 +117,14 @@ impl Batch {
         self.path("claude")
     }
 
-    /// A `claude-json` task: no retries, a short timeout, claudeless's state in the batch.
+    /// A `claude-json` task: no retries, a short timeout, claudeless's state in the batch. It
+    /// opts out of the default marker (`"completion": "result"`): claudeless's replies are fixed
+    /// texts, so the result event decides (plus a `completion_marker` where a test sets one).
     fn json_task(&self, task_id: &str, prompt: &str) -> Value {
         json!({
             "task_id": task_id,
             "agent": "claude-json",
+            "completion": "result",
             "prompt_template": prompt,
             "env": { "CLAUDE_CONFIG_DIR": self.claude_dir().display().to_string() },
             "timeout_sec": 20,

@@ -135,7 +135,8 @@ fn a_mixed_batch_gets_verdicts_texts_costs_and_sessions_right() {
     assert_eq!(ok["tokens"]["input"], 1200);
     assert_eq!(ok["tokens"]["output"], 340);
     let facts = batch.facts("json-ok", 1);
-    assert_eq!(facts["completion"], "result");
+    // Structured agents need the marker too unless the task opts out (SPEC).
+    assert_eq!(facts["completion"], "marker");
     assert!(facts["stream"]["events"].as_u64().unwrap() >= 4, "{facts}");
     // The raw stream stays in the recording.
     let log = std::fs::read_to_string(batch.dir.path().join("runs/json-ok/attempt_1.log")).unwrap();
@@ -236,6 +237,12 @@ fn a_structured_task_that_sets_a_marker_needs_it_in_the_result() {
             json!({"completion_marker": "DONE-{task_id}"})
         ),
         sim("no-marker-asked", "sim-json", "plain.toml", json!({})),
+        sim(
+            "opted-out",
+            "sim-json",
+            "plain.toml",
+            json!({"completion": "result"})
+        ),
     ]));
     batch.write(
         "plain.toml",
@@ -259,7 +266,15 @@ fn a_structured_task_that_sets_a_marker_needs_it_in_the_result() {
         batch.task("lacks-it")["result"]["failure_evidence"],
         "the result's text has no completion marker"
     );
-    assert_status(&batch, "no-marker-asked", "completed", None, &out);
+    // SPEC: the marker is required of structured agents too, unless the task opts out.
+    assert_status(
+        &batch,
+        "no-marker-asked",
+        "failed",
+        Some("failed_incomplete"),
+        &out,
+    );
+    assert_status(&batch, "opted-out", "completed", None, &out);
 }
 
 #[test]
@@ -404,16 +419,17 @@ fn signal_files_complete_fail_and_ask_and_answers_resume_the_session() {
 #[test]
 fn command_files_fill_their_arguments_and_never_go_through_a_shell() {
     // A scenario that returns its prompt as the result text, so the test sees what the agent got.
+    // The tasks opt out of the marker, so the prompt is exactly the command file's.
     let scenario = "[[step]]\njson_init = {}\n[[step]]\njson_result = { text = \"{prompt}\" }\n[[step]]\nexit = 0\n";
     let big = "x".repeat(10 * 1024);
     let tricky = "it \"panics\"\non $HOME; `rm -rf /` && echo $(whoami) 'q' \\ ünï";
     let batch = Batch::new(json!([
         {"task_id": "fix", "agent": "sim-json", "inputs": {"scenario": "echo.toml"},
-         "prompt_file": "commands/fix.md", "args": ["src/a.rs", tricky], "timeout_sec": 30},
+         "completion": "result", "prompt_file": "commands/fix.md", "args": ["src/a.rs", tricky], "timeout_sec": 30},
         {"task_id": "one", "agent": "sim-json", "inputs": {"scenario": "echo.toml"},
-         "prompt_file": "commands/one.md", "args": [big.clone()], "timeout_sec": 30},
+         "completion": "result", "prompt_file": "commands/one.md", "args": [big.clone()], "timeout_sec": 30},
         {"task_id": "missing-arg", "agent": "sim-json", "inputs": {"scenario": "echo.toml"},
-         "prompt_file": "commands/three.md", "args": ["a", "b"], "timeout_sec": 30},
+         "completion": "result", "prompt_file": "commands/three.md", "args": ["a", "b"], "timeout_sec": 30},
     ]));
     std::fs::create_dir(batch.dir.path().join("commands")).unwrap();
     batch.write("echo.toml", scenario);

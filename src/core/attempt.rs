@@ -458,6 +458,10 @@ impl Attempt {
         if had_result {
             return;
         }
+        if let Some(evidence) = stream::hopeless_retry(parser.facts()) {
+            self.begin_ending(EndCause::HopelessRetry { evidence }, now, effects);
+            return;
+        }
         if let Some(result) = &parser.facts().result {
             effects.push(Effect::Note(Note::ResultEvent {
                 success: result.success,
@@ -659,6 +663,7 @@ fn describe_cause(cause: &EndCause) -> String {
         EndCause::Idle => "idle at the input prompt".into(),
         EndCause::Timeout { after_sec } => format!("timeout after {after_sec} s"),
         EndCause::PermissionBlocked { evidence } => format!("permission blocked: {evidence}"),
+        EndCause::HopelessRetry { evidence } => format!("retrying in vain: {evidence}"),
         EndCause::Cancelled => "cancelled by the operator".into(),
     }
 }

@@ -338,3 +338,34 @@ guard = false
     let fx = a.handle(Event::Output(b"\x1b[2A\x1b[37G"), secs(3));
     assert!(writes(&fx).is_empty(), "{fx:?}");
 }
+
+/// Claude `-p` retrying a rejected key: the first `api_retry` event ends the attempt at once
+/// (TERM, no waiting for its ten retries) and the verdict names the cause.
+#[test]
+fn a_structured_agent_retrying_a_rejected_key_is_ended_at_once_as_failed_auth() {
+    let mut s = setup(false);
+    s.profile = profile_from("[profiles.t]\ncommand = [\"t\"]\noutput = \"stream-json\"\n");
+    let mut a = Attempt::new(s);
+    let init = b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s-1\"}\r\n";
+    assert!(a.handle(Event::Output(init), secs(1)).is_empty());
+    let retry = b"{\"type\":\"system\",\"subtype\":\"api_retry\",\"attempt\":1,\"max_retries\":10,\"error_status\":401,\"error\":\"authentication_failed\"}\r\n";
+    let fx = a.handle(Event::Output(retry), secs(2));
+    assert!(fx.contains(&Effect::Signal(StopSignal::Term)), "{fx:?}");
+    let fx = a.handle(
+        Event::Exited(ExitStatus {
+            code: None,
+            signal: Some("SIGTERM".into()),
+        }),
+        secs(2),
+    );
+    let verdict = fx.iter().find_map(|e| match e {
+        Effect::Note(Note::Verdict(v)) => Some(v.clone()),
+        _ => None,
+    });
+    let verdict = verdict.unwrap();
+    assert_eq!(verdict.failure, Some(FailureType::Auth), "{verdict:?}");
+    assert!(
+        verdict.evidence.as_deref().unwrap_or("").contains("401"),
+        "{verdict:?}"
+    );
+}

@@ -48,6 +48,12 @@ pub enum EndCause {
     PermissionBlocked {
         evidence: String,
     },
+    /// The agent kept retrying a request that cannot succeed (its key is rejected, its quota is
+    /// spent) and herd ended it instead of waiting out its retries; the verdict comes from the
+    /// errors it reported.
+    HopelessRetry {
+        evidence: String,
+    },
     Cancelled,
 }
 
@@ -154,6 +160,12 @@ pub fn classify(facts: &EndFacts<'_>, profile: &Profile) -> Verdict {
     if let Some(verdict) = by_text(facts.tail.iter().map(String::as_str), profile) {
         return verdict;
     }
+    if let Some(verdict) = by_config_exit(facts, profile) {
+        return verdict;
+    }
+    if let EndCause::HopelessRetry { evidence } = &facts.cause {
+        return Verdict::failed(FailureType::Process, evidence.clone());
+    }
     let exited_badly = facts.cause == EndCause::Exited && !facts.exit.success();
     if exited_badly {
         let mut evidence = facts.exit.describe();
@@ -222,21 +234,76 @@ fn by_signal(facts: &EndFacts<'_>, profile: &Profile) -> Option<Verdict> {
     })
 }
 
-/// The profile's auth, quota and transient texts on the given lines.
+/// The profile's auth, quota, set-up and transient texts on the given lines, read as logical
+/// lines: the CLIs hard-wrap long messages themselves (Gemini breaks `API key not valid. Please
+/// pass a valid API key.` over two rows, `API_KEY_INVALID` even inside the word), so a text that
+/// runs from one row into the next counts too (joined with a space, then without), borders of
+/// boxes left out.
 fn by_text<'a>(lines: impl Iterator<Item = &'a str> + Clone, profile: &Profile) -> Option<Verdict> {
+    let rows: Vec<&str> = lines.map(unboxed).collect();
     for (failure, patterns) in [
         (FailureType::Auth, &profile.auth),
         (FailureType::Quota, &profile.quota),
+        (FailureType::Config, &profile.config),
         (FailureType::Process, &profile.transient),
     ] {
-        if let Some(row) = lines
-            .clone()
-            .find(|row| patterns.iter().any(|re| re.is_match(row)))
-        {
-            return Some(Verdict::failed(failure, row.trim()));
+        if let Some(text) = matching_logical_line(&rows, patterns) {
+            return Some(Verdict::failed(failure, text));
         }
     }
     None
+}
+
+/// The first row a pattern matches; else a row joined with the next one where a match starts in
+/// the row and ends in the next (so a row is never blamed for its neighbour's text, and a text
+/// that fits on one row is reported as that row).
+fn matching_logical_line(rows: &[&str], patterns: &[regex::Regex]) -> Option<String> {
+    if let Some(row) = rows
+        .iter()
+        .find(|row| patterns.iter().any(|re| re.is_match(row)))
+    {
+        return Some(row.to_string());
+    }
+    for (row, next) in rows.iter().zip(rows.iter().skip(1)) {
+        if next.is_empty() {
+            continue;
+        }
+        for joint in [" ", ""] {
+            let joined = format!("{row}{joint}{next}");
+            let spans = |re: &regex::Regex| {
+                re.find_iter(&joined)
+                    .any(|m| m.start() < row.len() && m.end() > row.len() + joint.len())
+            };
+            if patterns.iter().any(spans) {
+                return Some(joined);
+            }
+        }
+    }
+    None
+}
+
+/// A row without the side borders of the box it is drawn in (`│ text │`), trimmed.
+fn unboxed(row: &str) -> &str {
+    let row = row.trim();
+    let row = row.strip_prefix('│').unwrap_or(row);
+    let row = row.strip_suffix('│').unwrap_or(row);
+    row.trim()
+}
+
+/// The agent exited by itself with an exit code its profile names as a set-up problem.
+fn by_config_exit(facts: &EndFacts<'_>, profile: &Profile) -> Option<Verdict> {
+    let code = facts
+        .exit
+        .code
+        .filter(|_| facts.cause == EndCause::Exited)?;
+    profile.config_exit_codes.contains(&code).then(|| {
+        let mut evidence = format!("exit code {code} (a set-up problem for {})", profile.name);
+        if let Some(last) = facts.tail.iter().rev().find(|r| !r.trim().is_empty()) {
+            evidence.push_str(": ");
+            evidence.push_str(last.trim());
+        }
+        Verdict::failed(FailureType::Config, evidence)
+    })
 }
 
 fn incomplete_evidence(facts: &EndFacts<'_>) -> String {
@@ -271,9 +338,11 @@ mod tests {
         let text = r#"
 [profiles.t]
 command = ["t"]
-auth = ['Invalid API key', 'Please run /login']
+auth = ['Invalid API key', 'Please run /login', 'API key not valid\. Please pass a valid API key', '\bAPI_KEY_INVALID\b']
 quota = ["You[’']ve hit your usage limit"]
 transient = ['529 Overloaded']
+config = ['not running in a trusted directory']
+config_exit_codes = [55]
 "#;
         ProfileSet::build(&[text], None)
             .unwrap()
@@ -451,5 +520,69 @@ transient = ['529 Overloaded']
             &p,
         );
         assert!(v.cancelled && v.failure.is_none() && !v.is_success());
+    }
+
+    #[test]
+    fn texts_hard_wrapped_over_two_rows_still_match() {
+        let p = profile();
+        let cases: [(&[&str], &str); 3] = [
+            (
+                &[
+                    "│ ✕ [API Error: API key not valid. Please pass a valid API │",
+                    "│ key.]                                                     │",
+                ],
+                "✕ [API Error: API key not valid. Please pass a valid API key.]",
+            ),
+            (
+                &["reason: API_KEY_IN", "VALID (googleapis.com)"],
+                "reason: API_KEY_INVALID (googleapis.com)",
+            ),
+            // One row matching alone is the evidence by itself.
+            (
+                &["Invalid API key · Fix", "the key"],
+                "Invalid API key · Fix",
+            ),
+        ];
+        for (rows, evidence) in cases {
+            let tail: Vec<String> = rows.iter().map(|r| r.to_string()).collect();
+            let v = classify(
+                &EndFacts {
+                    tail: &tail,
+                    ..screen_facts()
+                },
+                &p,
+            );
+            assert_eq!(v.failure, Some(FailureType::Auth), "{rows:?}");
+            assert_eq!(v.evidence.as_deref(), Some(evidence));
+        }
+    }
+
+    #[test]
+    fn set_up_problems_are_config_failures() {
+        let p = profile();
+        let untrusted = vec!["Gemini CLI is not running in a trusted directory. To".to_string()];
+        let v = classify(
+            &EndFacts {
+                exit: exit(55),
+                tail: &untrusted,
+                ..screen_facts()
+            },
+            &p,
+        );
+        assert_eq!(v.failure, Some(FailureType::Config));
+        assert_eq!(v.evidence.as_deref(), Some(untrusted[0].as_str()));
+        // The exit code alone says so too; another code stays a process failure.
+        let other = vec!["something else".to_string()];
+        for (code, failure) in [(55, FailureType::Config), (54, FailureType::Process)] {
+            let v = classify(
+                &EndFacts {
+                    exit: exit(code),
+                    tail: &other,
+                    ..screen_facts()
+                },
+                &p,
+            );
+            assert_eq!(v.failure, Some(failure), "exit {code}");
+        }
     }
 }

@@ -124,6 +124,11 @@ pub struct Profile {
     pub quota: Vec<Regex>,
     /// Texts of transient errors (overloaded, network): `failed_process`, retried.
     pub transient: Vec<Regex>,
+    /// Texts of set-up problems (an untrusted folder, a missing flag): `failed_config`, not
+    /// retried, since the next attempt would meet the same set-up.
+    pub config: Vec<Regex>,
+    /// Exit codes the agent uses for a set-up problem (headless Gemini's 55: untrusted folder).
+    pub config_exit_codes: Vec<i32>,
     pub prompts: Vec<PromptRule>,
     /// How to read what the prompts ask, first match wins.
     pub requests: Vec<RequestCapture>,
@@ -167,6 +172,8 @@ pub struct ProfileSource {
     pub auth: Option<Vec<String>>,
     pub quota: Option<Vec<String>>,
     pub transient: Option<Vec<String>>,
+    pub config: Option<Vec<String>>,
+    pub config_exit_codes: Option<Vec<i32>>,
     pub prompts: Option<Vec<PromptRuleSource>>,
     pub requests: Option<Vec<RequestCaptureSource>>,
     pub allow: Option<Vec<String>>,
@@ -343,6 +350,8 @@ fn overlay(base: ProfileSource, top: ProfileSource) -> ProfileSource {
         auth: top.auth.or(base.auth),
         quota: top.quota.or(base.quota),
         transient: top.transient.or(base.transient),
+        config: top.config.or(base.config),
+        config_exit_codes: top.config_exit_codes.or(base.config_exit_codes),
         prompts: top.prompts.or(base.prompts),
         requests: top.requests.or(base.requests),
         allow: top.allow.or(base.allow),
@@ -422,6 +431,7 @@ fn compile(
     let auth = c.regexes("auth", &source.auth.unwrap_or_default());
     let quota = c.regexes("quota", &source.quota.unwrap_or_default());
     let transient = c.regexes("transient", &source.transient.unwrap_or_default());
+    let config = c.regexes("config", &source.config.unwrap_or_default());
     let mut prompts = Vec::new();
     let mut seen = Vec::new();
     for (i, rule) in source.prompts.unwrap_or_default().into_iter().enumerate() {
@@ -553,6 +563,8 @@ fn compile(
         auth,
         quota,
         transient,
+        config,
+        config_exit_codes: source.config_exit_codes.unwrap_or_default(),
         prompts,
         requests,
         rules,

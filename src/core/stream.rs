@@ -16,6 +16,8 @@ use std::mem;
 
 use serde::Serialize;
 
+use super::task::FailureType;
+
 pub use judge::judge;
 use line::Line;
 
@@ -155,6 +157,7 @@ impl StreamParser {
             Line::Other => {
                 self.facts.other_lines = self.facts.other_lines.saturating_add(1);
                 self.last_line_truncated = false;
+                events::other_line(&mut self.facts, &line::plain_text(bytes));
             }
         }
     }
@@ -194,6 +197,12 @@ pub struct StreamFacts {
     /// events), the same type the guard decides on screen dialogs; written as `Bash(touch x)`.
     #[serde(serialize_with = "requests_as_text")]
     pub tool_requests: Vec<crate::core::guard::Request>,
+    /// Tool calls the agent refused to run or could not run for want of permission, whatever the
+    /// model did next: Codex's `ERROR ... approval policy is Never; reject command` lines, a
+    /// Gemini `tool_result` with status `error` for a tool that is not registered or not allowed.
+    pub refused_tools: Vec<String>,
+    /// Claude's `system`/`api_retry` events: each failed request it is about to retry.
+    pub retries: Vec<Retry>,
     /// In the order seen.
     pub errors: Vec<StreamError>,
     /// The stream ended inside a JSON line, or without a final event (or fatal error) after
@@ -243,6 +252,55 @@ pub struct StreamError {
     /// (`Reconnecting... 1/5 (...)`), Codex error items and Claude's assistant-level `error`
     /// field are not fatal by themselves.
     pub fatal: bool,
+}
+
+/// One request the agent is retrying: Claude `{"type":"system","subtype":"api_retry",
+/// "attempt":1,"max_retries":10,"error_status":401,"error":"authentication_failed"}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Retry {
+    pub attempt: u32,
+    pub max_retries: Option<u32>,
+    pub status: Option<u16>,
+    pub error: Option<String>,
+}
+
+/// Retries of the same failure that cannot heal by waiting: a rejected key (from the first
+/// retry: a key does not become valid) or a spent quota (from the second in a row, so one
+/// passing rate limit is still waited out). `Some(evidence)` when the agent should be ended now;
+/// the retries are also recorded as errors, so the verdict names the class.
+pub fn hopeless_retry(facts: &StreamFacts) -> Option<String> {
+    if facts.result.is_some() {
+        return None;
+    }
+    let last = facts.retries.last()?;
+    let kind_of = |retry: &Retry| {
+        let error = retry.error.as_deref().unwrap_or_default();
+        let error = StreamError {
+            kind: Some(error.to_string()),
+            status: retry.status,
+            message: String::new(),
+            fatal: false,
+        };
+        judge::hopeless_class(&error)
+    };
+    let class = kind_of(last)?;
+    let in_a_row = facts
+        .retries
+        .iter()
+        .rev()
+        .take_while(|r| kind_of(r) == Some(class))
+        .count();
+    let needed = if class == FailureType::Auth { 1 } else { 2 };
+    (in_a_row >= needed).then(|| {
+        format!(
+            "{} retries of {} (status {}), attempt {} of {}",
+            in_a_row,
+            last.error.as_deref().unwrap_or("an error"),
+            last.status.map_or("?".to_string(), |s| s.to_string()),
+            last.attempt,
+            last.max_retries.map_or("?".to_string(), |m| m.to_string()),
+        )
+    })
 }
 
 /// Whether the agent's final text has the completion marker on one of its lines.

@@ -148,7 +148,7 @@ exit_grace_sec = 1
     #[test]
     fn a_message_resumes_a_finished_session_and_costs_add_up() {
         let mut f = fixture(
-            r#"{"tasks": [{"task_id": "t", "agent": "echo", "prompt_template": "first prompt"}]}"#,
+            r#"{"tasks": [{"task_id": "t", "agent": "echo", "completion": "result", "prompt_template": "first prompt"}]}"#,
         );
         f.run_until_idle();
         assert_eq!(f.first_status(), TaskStatus::Completed);
@@ -182,7 +182,7 @@ exit_grace_sec = 1
     #[test]
     fn without_a_session_the_message_goes_into_a_fresh_prompt() {
         let mut f = fixture(
-            r#"{"tasks": [{"task_id": "t", "agent": "fresh", "prompt_template": "base", "status": "completed", "attempts": 1}]}"#,
+            r#"{"tasks": [{"task_id": "t", "agent": "fresh", "completion": "result", "prompt_template": "base", "status": "completed", "attempts": 1}]}"#,
         );
         let now = std::time::Instant::now();
         let refused = f.engine.resume_with_message(0, "  ", now).expect("resume");

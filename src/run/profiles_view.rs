@@ -112,6 +112,11 @@ pub fn describe_full(p: &Profile) -> String {
     let _ = writeln!(out, "  auth            {}", list(&p.auth));
     let _ = writeln!(out, "  quota           {}", list(&p.quota));
     let _ = writeln!(out, "  transient       {}", list(&p.transient));
+    let _ = writeln!(out, "  config          {}", list(&p.config));
+    if !p.config_exit_codes.is_empty() {
+        let codes: Vec<String> = p.config_exit_codes.iter().map(i32::to_string).collect();
+        let _ = writeln!(out, "  config exits    {}", codes.join(", "));
+    }
     let _ = writeln!(out, "  tail_rows       {}", p.tail_rows);
     for r in &p.prompts {
         let _ = writeln!(out, "  prompt {} ({})", r.name, r.label);

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{FinalResult, StreamError, StreamFacts, Tokens};
+use super::{FinalResult, Retry, StreamError, StreamFacts, Tokens};
 use crate::core::guard::Request;
 
 type Object = Map<String, Value>;
@@ -22,6 +22,7 @@ const CODEX_TOOL_ITEMS: [&str; 5] = [
 pub(super) fn apply(facts: &mut StreamFacts, event: &Object) {
     match text(event, "type").unwrap_or_default() {
         "system" if text(event, "subtype") == Some("init") => announce(facts, event),
+        "system" if text(event, "subtype") == Some("api_retry") => claude_retry(facts, event),
         "init" => announce(facts, event),
         "assistant" => claude_assistant(facts, event),
         "result" => final_result(facts, event),
@@ -32,7 +33,79 @@ pub(super) fn apply(facts: &mut StreamFacts, event: &Object) {
         "turn.failed" => codex_turn_failed(facts, event),
         "message" => gemini_message(facts, event),
         "tool_use" => record_tool_use(facts, event),
+        "tool_result" => gemini_tool_result(facts, event),
         _ => {}
+    }
+}
+
+/// Claude `api_retry`: a failed request about to be retried, kept as a retry and as a non-fatal
+/// error (so a run that ends in the middle of its retries still names the cause).
+fn claude_retry(facts: &mut StreamFacts, event: &Object) {
+    let as_u32 = |key: &str| {
+        event
+            .get(key)
+            .and_then(Value::as_u64)
+            .and_then(|n| u32::try_from(n).ok())
+    };
+    let status = as_u32("error_status").and_then(|n| u16::try_from(n).ok());
+    let error = text(event, "error").map(str::to_string);
+    let retry = Retry {
+        attempt: as_u32("attempt").unwrap_or(0),
+        max_retries: as_u32("max_retries"),
+        status,
+        error: error.clone(),
+    };
+    facts.errors.push(StreamError {
+        kind: error.clone(),
+        status,
+        message: format!(
+            "API error {} ({}), retry {}",
+            status.map_or("?".to_string(), |s| s.to_string()),
+            error.as_deref().unwrap_or("no details"),
+            retry.attempt
+        ),
+        fatal: false,
+    });
+    facts.retries.push(retry);
+}
+
+/// Gemini error types of a tool call that was refused rather than run.
+const GEMINI_REFUSALS: [&str; 3] = ["tool_not_registered", "permission_denied", "tool_denied"];
+
+/// Gemini `tool_result`: status `error` with `error {type, message}`. Headless Gemini leaves
+/// the tools that need approval (the shell, edits) out of its registry, so a call of one ends
+/// as `tool_not_registered`: a refusal, like Claude's permission denials.
+fn gemini_tool_result(facts: &mut StreamFacts, event: &Object) {
+    if text(event, "status") != Some("error") {
+        return;
+    }
+    let error = object(event, "error");
+    let kind = error.and_then(|e| text(e, "type")).unwrap_or_default();
+    let message = error.and_then(|e| text(e, "message")).unwrap_or_default();
+    let lower = message.to_ascii_lowercase();
+    let refused = GEMINI_REFUSALS.contains(&kind)
+        || ["not allowed", "denied", "rejected", "requires approval"]
+            .iter()
+            .any(|t| lower.contains(t));
+    if refused {
+        let tool = text(event, "tool_id").unwrap_or("tool");
+        facts
+            .refused_tools
+            .push(format!("{tool}: {message} ({kind})"));
+    }
+}
+
+/// A line that is not an event. Codex's tracing lines report a command refused under its
+/// approval policy only this way (`ERROR codex_core::tools::router: error=approval policy is
+/// Never; reject command ...`), with no JSON event; the model goes on as if nothing happened.
+pub(super) fn other_line(facts: &mut StreamFacts, line: &str) {
+    let refused = line.contains("ERROR")
+        && (line.contains("reject command") || line.contains("approval policy is"));
+    if refused {
+        let what = line
+            .split_once("error=")
+            .map_or(line, |(_, message)| message);
+        facts.refused_tools.push(what.trim().to_string());
     }
 }
 

@@ -57,12 +57,18 @@ const QUOTA_TEXTS: [&str; 10] = [
 /// `Some((failure, evidence))` for a failure they decide, `None` when they decide no failure (a
 /// successful final event and no denials) or know nothing.
 ///
-/// In order: permission denials; a successful final event; the errors (fatal ones first, each
+/// In order: permission denials and refused tool calls; a successful final event; the errors (fatal ones first, each
 /// group latest first) by kind, status, the profile's auth / quota / transient texts and a few
 /// built-in texts; an unsuccessful final event or fatal error nothing named is a process failure.
 pub fn judge(facts: &StreamFacts, profile: &Profile) -> Option<(FailureType, String)> {
-    if !facts.permission_denials.is_empty() {
-        let denied = facts.permission_denials.join(", ");
+    if !facts.permission_denials.is_empty() || !facts.refused_tools.is_empty() {
+        let denied = facts
+            .permission_denials
+            .iter()
+            .chain(&facts.refused_tools)
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(", ");
         return Some((
             FailureType::PermissionBlocked,
             one_line(&format!("permission denied: {denied}")),
@@ -91,6 +97,14 @@ pub fn judge(facts: &StreamFacts, profile: &Profile) -> Option<(FailureType, Str
         FailureType::Process,
         one_line(&format!("the agent reported an error: {what}")),
     ))
+}
+
+/// Auth or quota, when the error's kind or status says so: the failures retrying never heals.
+pub(super) fn hopeless_class(error: &StreamError) -> Option<FailureType> {
+    let by_kind = error.kind.as_deref().and_then(failure_of_kind);
+    by_kind
+        .or_else(|| error.status.and_then(failure_of_status))
+        .filter(|f| matches!(f, FailureType::Auth | FailureType::Quota))
 }
 
 /// The failure one error names, if any.

@@ -40,6 +40,24 @@ pub(super) fn read(bytes: &[u8]) -> Line {
     }
 }
 
+/// The line as text with every escape sequence and control byte taken out (for the non-JSON
+/// lines that still say something: Codex's tracing `ERROR` lines).
+pub(super) fn plain_text(bytes: &[u8]) -> String {
+    let mut kept = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            0x1b => at = after_escape(bytes, at),
+            0x00..=0x1f | 0x7f => at += 1,
+            _ => {
+                kept.push(byte);
+                at += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&kept).trim().to_string()
+}
+
 /// Whether the text after the noise starts a JSON object.
 pub(super) fn starts_like_json(bytes: &[u8]) -> bool {
     skip_noise(bytes).first() == Some(&b'{')

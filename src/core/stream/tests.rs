@@ -264,3 +264,104 @@ proptest! {
 
 mod events_tests;
 mod judge_tests;
+
+// ---- refused tool calls ----
+
+/// `codex exec --json` under approval policy never (captured from Codex CLI 0.169.0 against the
+/// conformance suite's mock API): the refusal is a tracing line, then the model's marker and a
+/// completed turn.
+const CODEX_REFUSED: &str = concat!(
+    "{\"type\":\"thread.started\",\"thread_id\":\"t-1\"}\n",
+    "{\"type\":\"turn.started\"}\n",
+    "\x1b[2m2026-11-25T01:23:00.768626Z\x1b[0m \x1b[31mERROR\x1b[0m \x1b[2mcodex_core::tools::router\x1b[0m\x1b[2m:\x1b[0m \x1b[3merror\x1b[0m\x1b[2m=\x1b[0mapproval policy is Never; reject command — you cannot ask for escalated permissions if the approval policy is Never\n",
+    "{\"type\":\"item.completed\",\"item\":{\"id\":\"item_1\",\"type\":\"agent_message\",\"text\":\"All done.\\nTASK_COMPLETE:x\"}}\n",
+    "{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":40,\"output_tokens\":24}}\n",
+);
+
+/// Gemini headless asked for a tool it left out of its registry, then printed the marker.
+const GEMINI_REFUSED: &str = concat!(
+    "{\"type\":\"init\",\"session_id\":\"s-1\",\"model\":\"auto\"}\n",
+    "{\"type\":\"tool_use\",\"tool_name\":\"run_shell_command\",\"tool_id\":\"run_shell_command-1\",\"parameters\":{\"command\":\"touch x\"}}\n",
+    "{\"type\":\"tool_result\",\"tool_id\":\"run_shell_command-1\",\"status\":\"error\",\"output\":\"Tool \\\"run_shell_command\\\" not found in registry.\",\"error\":{\"type\":\"tool_not_registered\",\"message\":\"Tool \\\"run_shell_command\\\" not found in registry.\"}}\n",
+    "{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"All done.\\nTASK_COMPLETE:x\",\"delta\":true}\n",
+    "{\"type\":\"result\",\"status\":\"success\",\"stats\":{\"input_tokens\":40,\"output_tokens\":24}}\n",
+);
+
+#[test]
+fn a_refused_tool_call_is_permission_blocked_even_with_a_successful_result() {
+    for (text, profile, evidence) in [
+        (
+            CODEX_REFUSED,
+            "codex-json",
+            "permission denied: approval policy is Never; reject command",
+        ),
+        (
+            GEMINI_REFUSED,
+            "gemini-json",
+            "permission denied: run_shell_command-1: Tool \"run_shell_command\" not found",
+        ),
+    ] {
+        let facts = parse_text(text);
+        assert!(
+            facts.result.as_ref().is_some_and(|r| r.success),
+            "{profile}"
+        );
+        assert_eq!(facts.refused_tools.len(), 1, "{profile}: {facts:?}");
+        let (failure, said) = judge(&facts, &built_in(profile)).unwrap();
+        assert_eq!(failure, FailureType::PermissionBlocked, "{profile}");
+        assert!(said.starts_with(evidence), "{profile}: {said}");
+    }
+}
+
+#[test]
+fn other_error_lines_and_tool_errors_are_not_refusals() {
+    let text = concat!(
+        "ERROR codex_core::exec: command exited with status 1\n",
+        "{\"type\":\"tool_result\",\"tool_id\":\"read_file-1\",\"status\":\"error\",\"error\":{\"type\":\"file_not_found\",\"message\":\"No such file\"}}\n",
+        "{\"type\":\"tool_result\",\"tool_id\":\"read_file-2\",\"status\":\"success\"}\n",
+    );
+    assert!(parse_text(text).refused_tools.is_empty());
+}
+
+// ---- retries that cannot heal ----
+
+fn api_retry(attempt: u32, status: u16, error: &str) -> String {
+    format!(
+        "{{\"type\":\"system\",\"subtype\":\"api_retry\",\"attempt\":{attempt},\"max_retries\":10,\
+         \"retry_delay_ms\":605.5,\"error_status\":{status},\"error\":\"{error}\",\"session_id\":\"s-1\"}}\n"
+    )
+}
+
+#[test]
+fn a_retried_auth_error_is_hopeless_at_once_and_a_quota_error_on_its_second_retry() {
+    let auth = parse_text(&format!(
+        "{INIT}\n{}",
+        api_retry(1, 401, "authentication_failed")
+    ));
+    let said = hopeless_retry(&auth).unwrap();
+    assert!(
+        said.contains("authentication_failed") && said.contains("status 401"),
+        "{said}"
+    );
+    let (failure, _) = judge(&auth, &plain_profile()).unwrap();
+    assert_eq!(failure, FailureType::Auth);
+
+    let once = format!("{INIT}\n{}", api_retry(1, 429, "rate_limit"));
+    assert_eq!(hopeless_retry(&parse_text(&once)), None);
+    let twice = format!("{once}{}", api_retry(2, 429, "rate_limit"));
+    let quota = parse_text(&twice);
+    assert!(hopeless_retry(&quota).is_some());
+    assert_eq!(
+        judge(&quota, &plain_profile()).unwrap().0,
+        FailureType::Quota
+    );
+
+    // Overloaded servers do heal: those retries are waited out.
+    let overloaded = (1..=5)
+        .map(|n| api_retry(n, 529, "overloaded_error"))
+        .collect::<String>();
+    assert_eq!(hopeless_retry(&parse_text(&overloaded)), None);
+    // A result ends the question.
+    let done = format!("{}{SUCCESS}\n", api_retry(1, 401, "authentication_failed"));
+    assert_eq!(hopeless_retry(&parse_text(&done)), None);
+}

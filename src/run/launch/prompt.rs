@@ -53,15 +53,13 @@ pub struct CompletionRule {
     pub marker_required: bool,
 }
 
-/// The rule in effect: the task's `completion`, else the profile's kind (a structured agent's
-/// result event, a screen agent's marker).
+/// The rule in effect: the task's `completion`, else the marker (SPEC: for every agent,
+/// structured ones included, the marker is required unless the task opts out with
+/// `"completion": "result"` or `"signal_file"`; a structured agent's events still decide its
+/// failures).
 pub fn completion_rule(task: &TaskSpec, profile: &Profile) -> Result<CompletionRule, String> {
     let structured = profile.output == OutputKind::StreamJson;
-    let completion = task.completion.unwrap_or(if structured {
-        Completion::Result
-    } else {
-        Completion::Marker
-    });
+    let completion = task.completion.unwrap_or(Completion::Marker);
     let marker_required = match completion {
         Completion::Marker => true,
         Completion::Result => task.completion_marker.is_some(),
@@ -203,7 +201,7 @@ command = ["agent"]
     }
 
     #[test]
-    fn completion_follows_the_task_then_the_profile() {
+    fn the_marker_is_required_unless_the_task_opts_out() {
         let p = profiles();
         let (screen, json) = (p.get("screen").unwrap(), p.get("json").unwrap());
         let plain = task(r#"{"task_id": "t", "agent": "x", "prompt_template": "x"}"#);
@@ -215,13 +213,18 @@ command = ["agent"]
                 marker_required: true
             }
         );
+        // Structured agents too need the marker unless the task opts out.
         assert_eq!(
             rule(&plain, json),
             CompletionRule {
-                completion: Completion::Result,
-                marker_required: false
+                completion: Completion::Marker,
+                marker_required: true
             }
         );
+        let opted_out = task(
+            r#"{"task_id": "t", "agent": "x", "prompt_template": "x", "completion": "result"}"#,
+        );
+        assert!(!rule(&opted_out, json).marker_required);
         let with_marker = task(
             r#"{"task_id": "t", "agent": "x", "prompt_template": "x", "completion_marker": "DONE"}"#,
         );

@@ -1,0 +1,482 @@
+//! The real-CLI conformance suite: the real Claude Code, Codex CLI and Gemini CLI (pinned in
+//! `tests/conformance/package.json`, installed by `scripts/test`) run through herd's built-in
+//! profiles, headless, against a local mock model API (`tests/conformance/mock_api`), one task per
+//! CLI × profile × scenario, all in one batch. Each task must end with the verdict a careful
+//! person would conclude, and leave no process behind.
+//!
+//! What herd still gets wrong because of work owned elsewhere is listed in `EXPECTED_FAILURES`
+//! with the reason; such a case that starts to pass fails the suite, so the list stays honest.
+//!
+//! `HERD_CONFORMANCE_LATEST=1` runs the same suite against `@latest` of each CLI (installed by
+//! `scripts/test`): the drift check before a release. It prints, for every wrong verdict, the
+//! profile rules that should have matched and the text they did not match.
+//! `HERD_CONFORMANCE_ONLY=codex` (a substring of `profile/scenario`) runs a subset.
+#![allow(clippy::unwrap_used)]
+
+#[path = "conformance/mock_api/mod.rs"]
+mod mock_api;
+#[path = "conformance/report.rs"]
+mod report;
+#[path = "conformance/setup.rs"]
+mod setup;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use mock_api::{MockApi, Scenario};
+use serde_json::{Value, json};
+use setup::Cli;
+
+/// One task of the batch.
+#[derive(Debug, Clone)]
+struct Case {
+    cli: Cli,
+    profile: &'static str,
+    scenario: Scenario,
+    /// The folder is trusted in the CLI's config beforehand.
+    trusted: bool,
+    /// What a careful person concludes: `completed` or a failure type.
+    expect: &'static str,
+}
+
+impl Case {
+    fn id(&self) -> String {
+        let trust = if self.trusted { "" } else { "-untrusted" };
+        format!("{}-{}{trust}", self.profile, self.scenario.name())
+    }
+}
+
+/// A case herd gets wrong today because of work owned by another part of the project: the task
+/// id, what goes wrong, and why.
+struct ExpectedFailure {
+    id: &'static str,
+    reason: &'static str,
+}
+
+const CODEX_DAEMONS: &str = "procs (issue 10): interactive Codex starts an app-server \
+    `--managed-daemon` and a `daemon pid-update-loop` in their own session; both outlive the \
+    attempt (the verdict itself is right)";
+
+const EXPECTED_FAILURES: &[ExpectedFailure] = &[
+    ExpectedFailure {
+        id: "codex-text-untrusted",
+        reason: CODEX_DAEMONS,
+    },
+    ExpectedFailure {
+        id: "codex-tool-untrusted",
+        reason: CODEX_DAEMONS,
+    },
+    ExpectedFailure {
+        id: "codex-auth401-untrusted",
+        reason: CODEX_DAEMONS,
+    },
+    ExpectedFailure {
+        id: "codex-quota429-untrusted",
+        reason: CODEX_DAEMONS,
+    },
+    ExpectedFailure {
+        id: "codex-overloaded-untrusted",
+        reason: CODEX_DAEMONS,
+    },
+    ExpectedFailure {
+        id: "codex-hang-untrusted",
+        reason: CODEX_DAEMONS,
+    },
+    ExpectedFailure {
+        id: "codex-no_marker-untrusted",
+        reason: CODEX_DAEMONS,
+    },
+    ExpectedFailure {
+        id: "gemini-overloaded",
+        reason: "not fixed (conform): interactive Gemini retries a 503 behind its `Thinking...` \
+                 spinner for minutes without any error text (settings.general.maxAttempts is \
+                 not honoured there), so herd sees a busy agent until the timeout",
+    },
+];
+
+fn cases() -> Vec<Case> {
+    let mut cases = Vec::new();
+    for cli in Cli::ALL {
+        let interactive = cli.name();
+        let json = match cli {
+            Cli::Claude => "claude-json",
+            Cli::Codex => "codex-json",
+            Cli::Gemini => "gemini-json",
+        };
+        for profile in [interactive, json] {
+            let structured = profile.ends_with("-json");
+            // Interactive Claude and Codex ask to trust a new folder (herd's trust rules answer);
+            // Gemini's folder and the headless ones' are trusted beforehand, as a user would
+            // set them up. Separate cases cover Gemini's trust dialog and the untrusted
+            // headless runs.
+            let trusted = cli == Cli::Gemini || (structured && cli == Cli::Codex);
+            let mut add = |scenario: Scenario, expect: &'static str| {
+                cases.push(Case {
+                    cli,
+                    profile,
+                    scenario,
+                    trusted,
+                    expect,
+                });
+            };
+            add(Scenario::Text, "completed");
+            // Interactive: the task allows the tool (auto_press_1), it runs, then the marker.
+            // Structured: nothing is pre-approved, so the tool is refused; the model's marker
+            // after the refusal is not a success.
+            add(
+                Scenario::Tool,
+                if structured {
+                    "failed_permission_blocked"
+                } else {
+                    "completed"
+                },
+            );
+            add(Scenario::Auth, "failed_auth");
+            add(Scenario::Quota, "failed_quota");
+            add(Scenario::Overloaded, "failed_process");
+            add(Scenario::Hang, "failed_timeout");
+            add(Scenario::NoMarker, "failed_incomplete");
+            if cli == Cli::Claude {
+                add(Scenario::Credit, "failed_quota");
+                add(Scenario::AuthRetryLoop, "failed_auth");
+            }
+        }
+    }
+    // Gemini's trust dialog (interactive), and headless Gemini and Codex in an untrusted folder
+    // (Gemini exits 55, `codex exec` refuses to start: set-up problems, not retryable).
+    for (cli, profile, expect) in [
+        (Cli::Gemini, "gemini", "completed"),
+        (Cli::Gemini, "gemini-json", "failed_config"),
+        (Cli::Codex, "codex-json", "failed_config"),
+    ] {
+        cases.push(Case {
+            cli,
+            profile,
+            scenario: Scenario::Text,
+            trusted: false,
+            expect,
+        });
+    }
+    let only = std::env::var("HERD_CONFORMANCE_ONLY").unwrap_or_default();
+    cases.retain(|c| only.is_empty() || only.split(',').any(|o| c.id().contains(o)));
+    cases
+}
+
+/// The task's entry in the tasks file.
+fn task_json(case: &Case, dir: &Path, api: &MockApi) -> Value {
+    let id = case.id();
+    let home = dir.join("homes").join(&id);
+    let cwd = dir.join("work").join(&id);
+    let base_url = api.base_url(&id, case.scenario);
+    let env = setup::prepare(
+        case.cli,
+        &home,
+        &cwd,
+        &base_url,
+        case.scenario,
+        case.trusted,
+    )
+    .unwrap();
+    if case.trusted {
+        // A project in a git repository, as most are (`codex exec` refuses other folders
+        // unless trusted).
+        let git = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&cwd)
+            .status();
+        assert!(
+            git.is_ok_and(|s| s.success()),
+            "git init in {}",
+            cwd.display()
+        );
+    }
+    let env: serde_json::Map<String, Value> = env
+        .into_iter()
+        .map(|(k, v)| (k, Value::String(v)))
+        .collect();
+    // Interactive Claude retries a 401 ten times (about 3.5 min) and its screen never names
+    // the cause until it gives up: its retry-loop case gets the time to see that.
+    let timeout = match case.scenario {
+        Scenario::Hang => 40,
+        Scenario::AuthRetryLoop => 330,
+        _ => 150,
+    };
+    let mut task = json!({
+        "task_id": id,
+        "agent": case.profile,
+        "cwd": cwd.display().to_string(),
+        "env": env,
+        "timeout_sec": timeout,
+        "max_retries": 0,
+        "permission_wait_sec": 20,
+        "prompt_template": "Create the file conformance_tool_ran.txt with a shell command, then \
+                            print exactly: TASK_COMPLETE:{task_id}",
+    });
+    if case.scenario == Scenario::Tool && !case.profile.ends_with("-json") {
+        task["permission_policy"] = json!({"auto_press_1": true});
+    }
+    task
+}
+
+/// What herd concluded for one task.
+struct Outcome {
+    verdict: String,
+    evidence: String,
+    seconds: f64,
+    leftovers: Vec<String>,
+    tool_ran: bool,
+}
+
+impl Outcome {
+    fn conforms(&self, case: &Case) -> bool {
+        let tool_ok =
+            !(case.expect == "completed" && case.scenario == Scenario::Tool) || self.tool_ran;
+        // A structured agent's retries name the cause: a hopeless loop ends within 60 s.
+        let in_time = !(case.scenario == Scenario::AuthRetryLoop
+            && case.profile.ends_with("-json"))
+            || self.seconds <= 60.0;
+        self.verdict == case.expect && self.leftovers.is_empty() && tool_ok && in_time
+    }
+}
+
+#[test]
+fn real_clis_end_as_a_careful_person_concludes() {
+    let bin = setup::cli_bin_dir();
+    let cases = cases();
+    assert!(!cases.is_empty(), "HERD_CONFORMANCE_ONLY matched no case");
+    let api = MockApi::start().unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("herd-conformance-")
+        .tempdir()
+        .unwrap();
+    let tasks: Vec<Value> = cases
+        .iter()
+        .map(|c| task_json(c, dir.path(), &api))
+        .collect();
+    let tasks_file = dir.path().join("tasks.json");
+    let doc = json!({"run_id": "conformance", "tasks": tasks});
+    std::fs::write(&tasks_file, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let concurrency = std::env::var("HERD_CONFORMANCE_CONCURRENCY").unwrap_or("8".into());
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_herd"))
+        .args([
+            "run",
+            "--headless",
+            "--concurrency",
+            &concurrency,
+            "--tasks",
+        ])
+        .arg(&tasks_file)
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    let batch_seconds = started.elapsed().as_secs_f64();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&tasks_file).unwrap()).unwrap();
+    let outcomes: Vec<Outcome> = cases
+        .iter()
+        .map(|case| outcome_of(case, &doc, dir.path()))
+        .collect();
+    let versions: Vec<String> = Cli::ALL
+        .iter()
+        .map(|cli| format!("{} {}", cli.name(), setup::version(&bin, *cli)))
+        .collect();
+    println!(
+        "\nconformance: {} tasks, concurrency {concurrency}, {batch_seconds:.0} s; {}",
+        cases.len(),
+        versions.join(", ")
+    );
+    println!("{}", report::table(&rows(&cases, &outcomes)));
+
+    let mut problems = Vec::new();
+    for (case, outcome) in cases.iter().zip(&outcomes) {
+        let id = case.id();
+        let expected = EXPECTED_FAILURES.iter().find(|f| f.id == id);
+        match (outcome.conforms(case), expected) {
+            (true, None) | (false, Some(_)) => {}
+            (true, Some(f)) => problems.push(format!(
+                "{id}: listed as an expected failure ({}) but now conforms: remove it from \
+                 EXPECTED_FAILURES",
+                f.reason
+            )),
+            (false, None) => problems.push(format!(
+                "{id}: expected {}, got {} ({}){}{}\n{}  requests: {}",
+                case.expect,
+                outcome.verdict,
+                outcome.evidence,
+                if outcome.leftovers.is_empty() {
+                    String::new()
+                } else {
+                    format!("; processes left: {:#?}", outcome.leftovers)
+                },
+                if case.scenario == Scenario::Tool
+                    && case.expect == "completed"
+                    && !outcome.tool_ran
+                {
+                    "; the tool never ran"
+                } else {
+                    ""
+                },
+                report::drift(case.profile, case.expect, &last_screen(dir.path(), &id)),
+                requests_of(&api, &id),
+            )),
+        }
+    }
+    let unknown: Vec<String> = api
+        .requests()
+        .iter()
+        .filter(|r| r.status == 404)
+        .map(|r| format!("{} {} {}", r.task_id, r.method, r.path))
+        .collect();
+    if !unknown.is_empty() {
+        println!(
+            "paths the mock API does not serve:\n  {}",
+            unknown.join("\n  ")
+        );
+    }
+    if !problems.is_empty() {
+        if std::env::var_os("HERD_CONFORMANCE_KEEP").is_some() {
+            println!("kept: {}", dir.keep().display());
+        }
+        panic!(
+            "{} case(s) do not conform:\n\n{}\n\nherd stdout:\n{stdout}\nherd stderr:\n{stderr}",
+            problems.len(),
+            problems.join("\n\n")
+        );
+    }
+}
+
+/// What the task's CLI asked the mock API, in order.
+fn requests_of(api: &MockApi, id: &str) -> String {
+    let seen: Vec<String> = api
+        .requests()
+        .into_iter()
+        .filter(|r| r.task_id == id)
+        .map(|r| format!("{} {} → {}", r.method, r.path, r.status))
+        .collect();
+    seen.join(", ")
+}
+
+fn outcome_of(case: &Case, doc: &Value, dir: &Path) -> Outcome {
+    let id = case.id();
+    let task = doc["tasks"]
+        .as_array()
+        .and_then(|tasks| tasks.iter().find(|t| t["task_id"] == id.as_str()))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let verdict = match task["status"].as_str() {
+        Some("completed") => "completed".to_string(),
+        _ => task["result"]["failure_type"]
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("status {}", task["status"])),
+    };
+    let home = dir.join("homes").join(&id);
+    Outcome {
+        verdict,
+        evidence: task["result"]["failure_evidence"]
+            .as_str()
+            .unwrap_or("")
+            .to_string(),
+        seconds: cast_seconds(&dir.join(format!("runs/{id}/attempt_1.cast"))),
+        leftovers: leftovers(&home),
+        tool_ran: dir
+            .join("work")
+            .join(&id)
+            .join(mock_api::TOOL_FILE)
+            .exists(),
+    }
+}
+
+/// The time of the last event of a recording: how long the attempt took.
+fn cast_seconds(cast: &Path) -> f64 {
+    std::fs::read_to_string(cast)
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .rev()
+                .find_map(|line| serde_json::from_str::<Value>(line).ok()?[0].as_f64())
+        })
+        .unwrap_or(f64::NAN)
+}
+
+/// The final screen of the task's attempt, as `herd replay --print` draws it.
+fn last_screen(dir: &Path, id: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_herd"))
+        .args(["replay", "--print"])
+        .arg(dir.join("runs").join(id))
+        .output();
+    out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default()
+}
+
+/// Processes that carry the task's config folder in their environment, still there after a
+/// short wait for the kernel to reap them. They are then killed, so one case's leftovers do not
+/// burden the next run.
+fn leftovers(home: &Path) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let found = processes_with(&home.display().to_string());
+        if found.is_empty() || Instant::now() >= deadline {
+            for (pid, _) in &found {
+                let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            }
+            return found
+                .into_iter()
+                .map(|(pid, cmd)| format!("{pid}: {cmd}"))
+                .collect();
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn processes_with(needle: &str) -> Vec<(u32, String)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        if String::from_utf8_lossy(&environ)
+            .split('\0')
+            .any(|kv| kv.contains(needle))
+        {
+            let cmd = std::fs::read_to_string(entry.path().join("cmdline")).unwrap_or_default();
+            found.push((pid, cmd.replace('\0', " ").trim().to_string()));
+        }
+    }
+    found
+}
+
+fn rows(cases: &[Case], outcomes: &[Outcome]) -> Vec<report::Row> {
+    cases
+        .iter()
+        .zip(outcomes)
+        .map(|(c, o)| report::Row {
+            cli: c.cli.name(),
+            profile: c.profile,
+            scenario: c
+                .id()
+                .trim_start_matches(c.profile)
+                .trim_start_matches('-')
+                .to_string(),
+            expect: c.expect,
+            verdict: o.verdict.clone(),
+            seconds: o.seconds,
+            leftovers: o.leftovers.len(),
+            conforms: o.conforms(c),
+            expected_failure: EXPECTED_FAILURES.iter().any(|f| f.id == c.id()),
+        })
+        .collect()
+}
