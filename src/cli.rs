@@ -35,6 +35,10 @@ pub enum Command {
     Profiles(ProfilesArgs),
     /// Replay a recorded attempt (a .cast file, or a task's folder for its latest attempt)
     Replay(ReplayArgs),
+    /// Explain one attempt: the timeline of what herd saw and decided (prompts and their rules,
+    /// answers and the guard's reasons, the marker, the ending, the verdict and its evidence) and
+    /// what the profile's rules make of the last screen
+    Explain(ExplainArgs),
     /// Leave a message for a task's agent session (answers to its questions, or a follow-up);
     /// the next `herd run` resumes the session with it
     Message(MessageArgs),
@@ -209,6 +213,23 @@ pub struct MessageArgs {
     /// Send it to a completed task too: the task runs again (its session continues with it)
     #[arg(long)]
     pub reopen: bool,
+}
+
+#[derive(Debug, Args, Clone)]
+#[command(
+    after_help = "Run it when a CLI update breaks something: the rules that no longer match the \
+last screen show up as \"no match\". Reads runs/<task_id>/attempt_<n>.cast and the facts file \
+attempt_<n>.json beside it.\n\nExample: herd explain runs/fix-042"
+)]
+pub struct ExplainArgs {
+    /// A recording (runs/<task_id>/attempt_<n>.cast) or a task's folder (its latest attempt)
+    pub path: PathBuf,
+    /// Extra or overriding agent profiles (TOML), as the run had them
+    #[arg(long, value_name = "FILE")]
+    pub profiles: Option<PathBuf>,
+    /// Apply this profile's rules instead of the one the attempt ran with
+    #[arg(long, value_name = "PROFILE")]
+    pub agent: Option<String>,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -282,6 +282,21 @@ fn matching_logical_line(rows: &[&str], patterns: &[regex::Regex]) -> Option<Str
     None
 }
 
+/// Which of the profile's failure texts the rows show, in the order the verdict tries them: (the
+/// rule list's name, the logical line it matched). For `herd explain`.
+pub fn failure_texts(rows: &[String], profile: &Profile) -> Vec<(&'static str, String)> {
+    let rows: Vec<&str> = rows.iter().map(|r| unboxed(r)).collect();
+    [
+        ("auth", &profile.auth),
+        ("quota", &profile.quota),
+        ("config", &profile.config),
+        ("transient", &profile.transient),
+    ]
+    .into_iter()
+    .filter_map(|(name, patterns)| matching_logical_line(&rows, patterns).map(|line| (name, line)))
+    .collect()
+}
+
 /// A row without the side borders of the box it is drawn in (`│ text │`), trimmed.
 fn unboxed(row: &str) -> &str {
     let row = row.trim();

@@ -9,6 +9,7 @@
 pub mod cast;
 pub mod cli;
 pub mod draw;
+pub mod explain;
 pub mod player;
 pub mod print;
 pub mod seek;

@@ -31,6 +31,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
                 Command::Status(args) => status(&args),
                 Command::Profiles(args) => profiles(&args),
                 Command::Replay(args) => crate::run::replay_cmd::replay(&args),
+                Command::Explain(args) => crate::run::explain_cmd::explain(&args),
                 Command::Message(args) => crate::run::message_cmd::message(&args),
                 Command::Policy(args) => crate::run::policy_cmd::policy(&args),
                 Command::Sim(_) => Ok(0),

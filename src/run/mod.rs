@@ -3,6 +3,7 @@
 
 pub mod commands;
 pub mod engine;
+pub mod explain_cmd;
 pub mod failure_report;
 pub mod guard_context;
 pub mod headless;
