@@ -10,7 +10,8 @@
 //! `HERD_CONFORMANCE_LATEST=1` runs the same suite against `@latest` of each CLI (installed by
 //! `scripts/test`): the drift check before a release. It prints, for every wrong verdict, the
 //! profile rules that should have matched and the text they did not match.
-//! `HERD_CONFORMANCE_ONLY=codex` (a substring of `profile/scenario`) runs a subset.
+//! `HERD_CONFORMANCE_ONLY=codex` (a substring of `profile/scenario`) runs a subset;
+//! `HERD_CONFORMANCE_KEEP=1` keeps the batch folder of a failed run, `=always` of any run.
 #![allow(clippy::unwrap_used)]
 
 #[path = "conformance/mock_api/mod.rs"]
@@ -343,8 +344,17 @@ fn real_clis_end_as_a_careful_person_concludes() {
             unknown.join("\n  ")
         );
     }
+    let keep = std::env::var("HERD_CONFORMANCE_KEEP").unwrap_or_default();
+    if keep == "always" {
+        // For a look at the recordings (`herd explain`) of a run that conformed.
+        println!("kept: {}", dir.keep().display());
+        assert!(problems.is_empty(), "{}", problems.join("
+
+"));
+        return;
+    }
     if !problems.is_empty() {
-        if std::env::var_os("HERD_CONFORMANCE_KEEP").is_some() {
+        if !keep.is_empty() {
             println!("kept: {}", dir.keep().display());
         }
         panic!(
