@@ -23,6 +23,9 @@ pub const DEFAULT_ANSWER_CAP: u32 = 5;
 pub const DEFAULT_PERMISSION_WAIT_SEC: f64 = 60.0;
 /// Between TERM and KILL to the process group.
 pub const KILL_AFTER: Duration = Duration::from_secs(3);
+/// After the marker, an interactive agent's turn is over once its `ready` screen has stayed
+/// unchanged this long (or `idle_sec`, if shorter): only then are its exit keys sent.
+pub const TURN_SETTLE: Duration = Duration::from_secs(1);
 /// A prompt must stay off the screen this long to count as gone: TUIs erase a dialog in one
 /// write and draw it again in the next, which is not a new appearance.
 pub const PROMPT_SETTLE: Duration = Duration::from_millis(300);
@@ -194,6 +197,9 @@ pub struct Attempt {
     idle_tail: Option<Vec<String>>,
     /// A structured agent's events, parsed from its output.
     stream: Option<StreamParser>,
+    /// herd has acted to end the agent (exit keys written or a signal sent): an exit from now
+    /// on is herd's doing, not the agent's own.
+    herd_ended: bool,
     signal: Option<Result<SignalFile, String>>,
 }
 
@@ -227,6 +233,7 @@ impl Attempt {
             idle_tail: None,
             stream: (setup.profile.output == OutputKind::StreamJson).then(StreamParser::new),
             signal: None,
+            herd_ended: false,
             setup,
         }
     }
@@ -328,6 +335,9 @@ impl Attempt {
                 }
                 if self.could_be_idle() {
                     next = next.min(self.last_change + self.setup.idle);
+                    if self.waits_for_turn_end() {
+                        next = next.min(self.last_change + self.turn_settle());
+                    }
                 }
                 if let Some(gone) = self
                     .showing
@@ -345,6 +355,19 @@ impl Attempt {
 
     fn could_be_idle(&self) -> bool {
         self.ready && !self.busy && self.sightings.is_empty()
+    }
+
+    /// The marker was seen on an interactive agent's screen and herd waits for its turn to be
+    /// over before sending the exit keys.
+    fn waits_for_turn_end(&self) -> bool {
+        self.marker_seen
+            && self.phase == Phase::Running
+            && self.setup.profile.exit_keys.is_some()
+            && self.watches_screen_marker()
+    }
+
+    fn turn_settle(&self) -> Duration {
+        TURN_SETTLE.min(self.setup.idle)
     }
 
     pub fn handle(&mut self, event: Event<'_>, now: Duration) -> Vec<Effect> {
@@ -457,12 +480,12 @@ impl Attempt {
         self.update_prompts(now, effects);
     }
 
-    fn saw_marker(&mut self, now: Duration, effects: &mut Vec<Effect>) {
+    /// SPEC: success is the marker AND a normal end. An interactive agent (a profile with exit
+    /// keys) is ended by herd once its turn is over (see `on_tick`); any other agent is left to
+    /// finish by itself, up to the timeout.
+    fn saw_marker(&mut self, _now: Duration, effects: &mut Vec<Effect>) {
         self.marker_seen = true;
         effects.push(Effect::Note(Note::MarkerSeen));
-        if self.phase == Phase::Running {
-            self.begin_ending(EndCause::AfterMarker, now, effects);
-        }
     }
 
     fn update_prompts(&mut self, now: Duration, effects: &mut Vec<Effect>) {
@@ -645,6 +668,11 @@ impl Attempt {
                         w.sighting.text
                     );
                     self.begin_ending(EndCause::PermissionBlocked { evidence }, now, effects);
+                } else if self.waits_for_turn_end()
+                    && self.could_be_idle()
+                    && now >= self.last_change + self.turn_settle()
+                {
+                    self.begin_ending(EndCause::AfterMarker, now, effects);
                 } else if self.could_be_idle() && now >= self.last_change + self.setup.idle {
                     let rows = self.screen.visible_rows();
                     self.idle_tail = Some(detect::tail_rows(&rows, self.setup.profile.tail_rows));
@@ -658,6 +686,7 @@ impl Attempt {
                 if now < deadline {
                     return;
                 }
+                self.herd_ended = true;
                 let next = match stage {
                     EndStage::Grace { .. } => {
                         effects.push(Effect::Signal(StopSignal::Term));
@@ -692,9 +721,11 @@ impl Attempt {
                     bytes: keys.clone().into_bytes(),
                     reason: InputReason::ExitKeys,
                 });
+                self.herd_ended = true;
             }
             EndStage::Grace { at: now }
         } else {
+            self.herd_ended = true;
             effects.push(Effect::Signal(StopSignal::Term));
             EndStage::Term { at: now }
         };
@@ -703,8 +734,14 @@ impl Attempt {
     }
 
     fn on_exit(&mut self, exit: ExitStatus, effects: &mut Vec<Effect>) {
+        // An agent that exits by itself before herd wrote its exit keys or sent a signal ended
+        // on its own: its exit status counts, whatever herd was about to do.
         let cause = match &self.phase {
-            Phase::Ending { cause, .. } => cause.clone(),
+            Phase::Ending { cause, .. } if self.herd_ended => cause.clone(),
+            Phase::Ending {
+                cause: cause @ EndCause::Idle,
+                ..
+            } => cause.clone(),
             _ => EndCause::Exited,
         };
         let tail = match (&cause, &self.idle_tail) {
@@ -760,3 +797,7 @@ fn describe_cause(cause: &EndCause) -> String {
 #[cfg(test)]
 #[path = "attempt_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "attempt_end_tests.rs"]
+mod end_tests;
