@@ -335,9 +335,9 @@ impl Attempt {
                 }
                 if self.could_be_idle() {
                     next = next.min(self.last_change + self.setup.idle);
-                    if self.waits_for_turn_end() {
-                        next = next.min(self.last_change + self.turn_settle());
-                    }
+                }
+                if let Some(settle) = self.turn_settle() {
+                    next = next.min(self.last_change + settle);
                 }
                 if let Some(gone) = self
                     .showing
@@ -366,8 +366,19 @@ impl Attempt {
             && self.watches_screen_marker()
     }
 
-    fn turn_settle(&self) -> Duration {
-        TURN_SETTLE.min(self.setup.idle)
+    /// How long the screen must stay unchanged for the turn to be over, now: `TURN_SETTLE` on
+    /// the profile's `ready` screen; `idle_sec` on any quiet screen (a profile whose `ready`
+    /// pattern no longer matches the CLI's input prompt still ends); never while it is busy or
+    /// a prompt shows.
+    fn turn_settle(&self) -> Option<Duration> {
+        if !self.waits_for_turn_end() || self.busy || !self.sightings.is_empty() {
+            return None;
+        }
+        Some(if self.ready {
+            TURN_SETTLE.min(self.setup.idle)
+        } else {
+            self.setup.idle
+        })
     }
 
     pub fn handle(&mut self, event: Event<'_>, now: Duration) -> Vec<Effect> {
@@ -668,9 +679,9 @@ impl Attempt {
                         w.sighting.text
                     );
                     self.begin_ending(EndCause::PermissionBlocked { evidence }, now, effects);
-                } else if self.waits_for_turn_end()
-                    && self.could_be_idle()
-                    && now >= self.last_change + self.turn_settle()
+                } else if self
+                    .turn_settle()
+                    .is_some_and(|settle| now >= self.last_change + settle)
                 {
                     self.begin_ending(EndCause::AfterMarker, now, effects);
                 } else if self.could_be_idle() && now >= self.last_change + self.setup.idle {

@@ -187,3 +187,16 @@ fn an_interactive_agent_dying_by_itself_after_the_marker_failed() {
         )
     );
 }
+
+#[test]
+fn an_interactive_agent_whose_ready_pattern_does_not_match_ends_after_idle_sec_quiet() {
+    let mut a = attempt(INTERACTIVE);
+    a.handle(Event::Output(b"TASK_COMPLETE:t1\r\n> \r\n"), secs(1));
+    assert!(
+        tick_until(&mut a, secs(20)).is_empty(),
+        "not before idle_sec"
+    );
+    assert_eq!(tick_until(&mut a, secs(21)), ["/exit\r"]);
+    a.handle(Event::Exited(code(0)), secs(22));
+    assert_eq!(verdict(&a), (None, String::new()));
+}
