@@ -16,6 +16,7 @@ use time::OffsetDateTime;
 use tokio::sync::mpsc;
 
 use super::failure_report;
+use super::hygiene::{self, EndedProcess};
 use super::launch::{self, LaunchContext, LaunchPlan};
 use super::outcome::{self, AttemptOutcome};
 use super::pty::{AgentProcess, PtyReport};
@@ -36,6 +37,8 @@ use crate::core::task::{FailureType, TaskStatus};
 const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
 /// How often a running agent's signal file is looked for.
 const SIGNAL_POLL: Duration = Duration::from_secs(1);
+/// A task whose agent could not start for lack of resources tries again after this.
+const SPAWN_RETRY_AFTER: Duration = Duration::from_secs(5);
 /// A signal file larger than this is not read (it is not a verdict).
 const SIGNAL_MAX_BYTES: u64 = 1024 * 1024;
 
@@ -82,6 +85,13 @@ pub enum EngineEvent {
         task_id: String,
         after: Duration,
     },
+    /// The agent could not start for lack of resources (open files, processes, memory): the
+    /// task waits for a slot, not a failure, and concurrency was lowered.
+    SpawnDeferred {
+        task_id: String,
+        reason: String,
+        concurrency: usize,
+    },
 }
 
 /// One running attempt.
@@ -110,6 +120,13 @@ pub struct LiveAttempt {
     /// again.
     signal_text: Option<String>,
     next_signal_poll: Instant,
+    /// `HERD_ATTEMPT_ID` of this attempt: every process it starts carries it.
+    cookie: String,
+    /// Processes seen under the agent before herd signalled it (found again by identity, for
+    /// those that cleared their environment).
+    known_processes: Vec<(u32, u64)>,
+    /// What was ended after the agent exited; the attempt concludes only once this is known.
+    swept: Option<Vec<EndedProcess>>,
 }
 
 impl LiveAttempt {
@@ -150,6 +167,8 @@ struct Ended<'a> {
     quota_reset: Option<OffsetDateTime>,
     account: Option<usize>,
     agent: AgentReport,
+    /// Leftover processes herd ended after the agent exited.
+    ended_processes: Vec<EndedProcess>,
 }
 
 pub struct Engine {
@@ -168,6 +187,8 @@ pub struct Engine {
     events: Vec<EngineEvent>,
     paused: bool,
     stopping: bool,
+    /// `hygiene::file_tag` of the tasks file: the prefix of every cookie this run hands out.
+    file_tag: String,
 }
 
 impl Engine {
@@ -193,7 +214,10 @@ impl Engine {
             events: Vec::new(),
             paused: false,
             stopping: false,
+            file_tag: String::new(),
         };
+        engine.file_tag = hygiene::file_tag(engine.store.path());
+        engine.end_survivors()?;
         engine.recover_interrupted()?;
         engine.restore_retry_times(Instant::now(), OffsetDateTime::now_utc());
         engine.fail_config_problems()?;
@@ -209,6 +233,50 @@ impl Engine {
         (0..self.store.file().tasks().len())
             .filter(|&i| self.in_scope(i))
             .collect()
+    }
+
+    /// Ends what attempts of a herd that died on this file left running (found by the file's
+    /// cookie tag) before anything starts, and says so in the log and in each task's record.
+    fn end_survivors(&mut self) -> Result<()> {
+        let ended = hygiene::end_survivors(&self.file_tag, hygiene::SWEEP_GRACE);
+        if ended.is_empty() {
+            return Ok(());
+        }
+        let mut by_task: BTreeMap<String, Vec<&EndedProcess>> = BTreeMap::new();
+        for process in &ended {
+            let task = process
+                .cookie
+                .as_deref()
+                .and_then(hygiene::cookie_task)
+                .unwrap_or_default();
+            tracing::warn!(
+                task,
+                "ended a survivor of an interrupted attempt: {}",
+                hygiene::describe(process)
+            );
+            by_task.entry(task.to_string()).or_default().push(process);
+        }
+        for (task_id, processes) in by_task {
+            let Some(index) = self
+                .store
+                .file()
+                .tasks()
+                .iter()
+                .position(|t| t.task_id == task_id)
+            else {
+                continue;
+            };
+            let mut result = self.store.file().tasks()[index]
+                .result
+                .clone()
+                .unwrap_or_else(|| json!({}));
+            if let Some(obj) = result.as_object_mut() {
+                obj.insert("survivors_ended".into(), json!(processes));
+            }
+            self.store.file_mut().set_result(index, result);
+        }
+        self.store.save().wrap_err("cannot write the tasks file")?;
+        Ok(())
     }
 
     fn recover_interrupted(&mut self) -> Result<()> {
@@ -514,6 +582,8 @@ impl Engine {
             command,
         });
         let git_before = failure_report::git_changes(&plan.cwd);
+        let cookie = hygiene::new_cookie(&self.file_tag, &task.task_id, number);
+        plan.env.insert(hygiene::COOKIE_VAR.into(), cookie.clone());
         match AgentProcess::spawn(&plan, rows, cols, key, self.reports.clone()) {
             Ok(process) => {
                 self.live.insert(
@@ -537,10 +607,16 @@ impl Engine {
                         account,
                         signal_text: None,
                         next_signal_poll: now + SIGNAL_POLL,
+                        cookie,
+                        known_processes: Vec::new(),
+                        swept: None,
                     },
                 );
                 self.live_by_task.insert(index, key);
                 Ok(())
+            }
+            Err(error) if super::limits::is_resource_shortage(&error) => {
+                self.defer_spawn(index, &task, format!("{error:#}"), now)
             }
             Err(error) => {
                 // Could not even start: a process failure of this attempt, with the reason.
@@ -565,10 +641,38 @@ impl Engine {
                     quota_reset: None,
                     account,
                     agent: AgentReport::default(),
+                    ended_processes: Vec::new(),
                 };
                 self.conclude(ended, &mut recorder, now)
             }
         }
+    }
+
+    /// The agent could not start for lack of resources: the task goes back to what it was (the
+    /// attempt did not happen), waits a little, and fewer agents run at once from now on.
+    fn defer_spawn(
+        &mut self,
+        index: usize,
+        before: &crate::core::task::TaskSpec,
+        reason: String,
+        now: Instant,
+    ) -> Result<()> {
+        let file = self.store.file_mut();
+        file.set_status(index, before.status);
+        file.set_attempts(index, before.attempts);
+        if let Some(message) = &before.resume_message {
+            file.set_field(index, "resume_message", json!(message));
+        }
+        self.store.save().wrap_err("cannot write the tasks file")?;
+        self.opts.concurrency = self.live.len().max(1).min(self.opts.concurrency);
+        self.retry_at.insert(index, now + SPAWN_RETRY_AFTER);
+        tracing::warn!(task = %before.task_id, concurrency = self.opts.concurrency, "cannot start the agent for lack of resources, the task waits: {reason}");
+        self.events.push(EngineEvent::SpawnDeferred {
+            task_id: before.task_id.clone(),
+            reason,
+            concurrency: self.opts.concurrency,
+        });
+        Ok(())
     }
 
     /// Handles one report from a PTY thread.
@@ -585,10 +689,21 @@ impl Engine {
             }
             PtyReport::Exited { key, status } => {
                 if let Some(live) = self.live.get_mut(&key) {
-                    // Whatever the agent left running in its group goes with it.
+                    // Whatever the agent left running in its group goes with it, and whatever
+                    // left the group is found by its cookie, off the event loop.
                     live.process.signal(crate::core::attempt::StopSignal::Kill);
                     live.exit = Some(status);
                     live.exited_at = Some(now);
+                    sweep_in_background(key, live, self.reports.clone());
+                }
+                self.conclude_if_drained(key, now)?;
+            }
+            PtyReport::Swept { key, ended } => {
+                if let Some(live) = self.live.get_mut(&key) {
+                    for process in &ended {
+                        tracing::info!(task = %live.task_id, attempt = live.number, "ended a leftover process: {}", hygiene::describe(process));
+                    }
+                    live.swept = Some(ended);
                 }
                 self.conclude_if_drained(key, now)?;
             }
@@ -612,7 +727,12 @@ impl Engine {
                     live.recorder.input(at, &bytes)?;
                     live.process.write(bytes);
                 }
-                Effect::Signal(signal) => live.process.signal(signal),
+                Effect::Signal(signal) => {
+                    if live.exit.is_none() {
+                        remember_descendants(live);
+                    }
+                    live.process.signal(signal);
+                }
                 Effect::Note(note) => {
                     live.recorder.marker(at, &note_label(&note))?;
                     self.events.push(EngineEvent::Note {
@@ -712,6 +832,7 @@ impl Engine {
     fn conclude_if_drained(&mut self, key: u64, now: Instant) -> Result<()> {
         let ready = self.live.get(&key).is_some_and(|live| {
             live.exit.is_some()
+                && live.swept.is_some()
                 && (live.closed || live.exited_at.is_some_and(|t| now >= t + DRAIN_AFTER_EXIT))
         });
         if !ready {
@@ -786,6 +907,7 @@ impl Engine {
             quota_reset,
             account: live.account,
             agent,
+            ended_processes: live.swept.take().unwrap_or_default(),
         };
         self.conclude(ended, &mut live.recorder, now)
     }
@@ -842,6 +964,7 @@ impl Engine {
             quota_reset,
             account,
             agent,
+            ended_processes,
         } = ended;
         let task = self.store.file().tasks()[index].clone();
         let mut verdict = verdict.clone();
@@ -946,6 +1069,7 @@ impl Engine {
                     json!({"path": path, "facts": transcript}),
                 );
             }
+            obj.insert("ended_processes".into(), json!(ended_processes));
         }
         recorder.marker(o.duration, &note_label(&Note::Verdict(verdict.clone())))?;
         recorder.finish(o.duration, &facts)?;
@@ -1005,10 +1129,17 @@ impl Engine {
         Ok(())
     }
 
-    /// Kills every agent's process group at once (a second Ctrl-C, or leaving for good).
+    /// Kills every agent's process group at once (a second Ctrl-C, or leaving for good), and
+    /// every process the attempts started, wherever it went.
     pub fn kill_all(&mut self) {
         for live in self.live.values() {
             live.process.signal(crate::core::attempt::StopSignal::Kill);
+        }
+        for live in self.live.values() {
+            let ended = hygiene::end_attempt(&live.cookie, &live.known_processes, Duration::ZERO);
+            for process in &ended {
+                tracing::info!(task = %live.task_id, attempt = live.number, "killed on leaving: {}", hygiene::describe(process));
+            }
         }
     }
 
@@ -1044,6 +1175,35 @@ impl Engine {
         }
         let effects = live.attempt.handle(event, at);
         self.apply(key, effects, at)
+    }
+}
+
+/// Notes the agent's descendants (pid, start time) before herd signals it: a child that
+/// cleared its environment is then still found after the agent is gone.
+fn remember_descendants(live: &mut LiveAttempt) {
+    for process in hygiene::descendants_of(live.process.pid) {
+        if !live.known_processes.contains(&process) {
+            live.known_processes.push(process);
+        }
+    }
+}
+
+/// Ends what the attempt left running (TERM, grace, KILL) on a worker thread, which reports
+/// back with what it ended; the attempt concludes after that.
+fn sweep_in_background(key: u64, live: &mut LiveAttempt, reports: mpsc::Sender<PtyReport>) {
+    let cookie = live.cookie.clone();
+    let known = live.known_processes.clone();
+    let spawned = std::thread::Builder::new()
+        .name(format!("sweep-{key}"))
+        .spawn(move || {
+            let ended = hygiene::end_attempt(&cookie, &known, hygiene::SWEEP_GRACE);
+            let _ = reports.blocking_send(PtyReport::Swept { key, ended });
+        });
+    if let Err(error) = spawned {
+        // No thread to spare: kill them at once here rather than leave them.
+        tracing::warn!("cannot start the sweep of attempt {key}: {error}");
+        let ended = hygiene::end_attempt(&live.cookie, &live.known_processes, Duration::ZERO);
+        live.swept = Some(ended);
     }
 }
 

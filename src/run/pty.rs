@@ -33,6 +33,11 @@ pub enum PtyReport {
         key: u64,
         status: ExitStatus,
     },
+    /// The attempt's leftover processes were ended (see `hygiene`).
+    Swept {
+        key: u64,
+        ended: Vec<super::hygiene::EndedProcess>,
+    },
 }
 
 /// A running agent: its process group and the writer/resizer of its terminal.

@@ -322,6 +322,16 @@ fn on_engine_event(
         EngineEvent::ConfigFailed { task_id, .. } => {
             state.say(format!("{task_id}: failed_config (see its details)"), now);
         }
+        EngineEvent::SpawnDeferred {
+            task_id,
+            concurrency,
+            ..
+        } => {
+            state.say(
+                format!("{task_id} waits: out of resources to start it; concurrency {concurrency}"),
+                now,
+            );
+        }
         EngineEvent::Resumed { .. } | EngineEvent::RetryScheduled { .. } => {}
     }
     Ok(())
