@@ -292,7 +292,7 @@ fn kill_9_of_herd_never_loses_reruns_or_overlaps_and_leaves_no_process() {
         .matches("ended a survivor of an interrupted attempt")
         .count();
     println!(
-        "torture: survivors ended by a restarted herd (herd.log): {survivors_logged}; tasks whose last record still lists them: {with_survivors}"
+        "torture: survivors ended by a restarted herd (herd.log): {survivors_logged}; tasks whose record lists them: {with_survivors}"
     );
 }
 
@@ -382,4 +382,33 @@ fn ctrl_c_leaves_no_escaped_process() {
     for t in doc["tasks"].as_array().unwrap() {
         assert_eq!(t["status"], "retryable", "{t:#}");
     }
+}
+
+#[test]
+fn agents_that_cannot_start_for_lack_of_files_wait_instead_of_failing() {
+    let dir = tempfile::tempdir().unwrap();
+    let _reaper = Reaper(dir.path());
+    let tasks: Vec<String> = (0..8)
+        .map(|i| agent_task(&format!("f{i}"), "plain", "1", dir.path(), ""))
+        .collect();
+    let path = write_tasks(dir.path(), &tasks);
+    // A hard limit herd cannot raise: room for a few agents, not eight.
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -n 40 && exec "$0" run --headless --concurrency 8 --tasks "$1""#)
+        .arg(env!("CARGO_BIN_EXE_herd"))
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let end = states(&read_doc(&path));
+    assert_eq!(out.status.code(), Some(0), "{}\n{end:#?}", describe(&out));
+    assert!(
+        end.values().all(|(s, a)| s == "completed" && *a == 1),
+        "no attempt was spent on the shortage: {end:#?}"
+    );
+    assert!(
+        stdout.contains("waits: the agent could not start"),
+        "the shortage was said: {stdout}"
+    );
 }

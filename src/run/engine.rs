@@ -189,6 +189,9 @@ pub struct Engine {
     stopping: bool,
     /// `hygiene::file_tag` of the tasks file: the prefix of every cookie this run hands out.
     file_tag: String,
+    /// Per task: the survivors of its interrupted attempt ended at start, carried into the
+    /// record of its next attempt so the record keeps saying so.
+    survivors: HashMap<usize, serde_json::Value>,
 }
 
 impl Engine {
@@ -215,6 +218,7 @@ impl Engine {
             paused: false,
             stopping: false,
             file_tag: String::new(),
+            survivors: HashMap::new(),
         };
         engine.file_tag = hygiene::file_tag(engine.store.path());
         engine.end_survivors()?;
@@ -273,6 +277,7 @@ impl Engine {
             if let Some(obj) = result.as_object_mut() {
                 obj.insert("survivors_ended".into(), json!(processes));
             }
+            self.survivors.insert(index, json!(processes));
             self.store.file_mut().set_result(index, result);
         }
         self.store.save().wrap_err("cannot write the tasks file")?;
@@ -1042,6 +1047,9 @@ impl Engine {
                 obj.insert("account".into(), json!(name));
             }
             add_agent_report(obj, &agent, plan, task.result.as_ref());
+            if let Some(survivors) = self.survivors.remove(&index) {
+                obj.insert("survivors_ended".into(), survivors);
+            }
         }
         let mut facts = outcome::facts_json(&o, plan, cols, rows, &task.agent);
         if let Some(obj) = facts.as_object_mut() {
