@@ -191,10 +191,16 @@ fn spawn_herd(tasks: &Path) -> Child {
 #[test]
 fn kill_9_of_herd_never_loses_reruns_or_overlaps_and_leaves_no_process() {
     let kills = env_number("HERD_TORTURE_KILLS", 6);
-    let mut random = Seeded(env_number("HERD_TORTURE_SEED", 1).max(1) * 0x9E37_79B9_7F4A_7C15);
+    let mut random = Seeded(
+        env_number("HERD_TORTURE_SEED", 1)
+            .max(1)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15),
+    );
     let dir = tempfile::tempdir().unwrap();
     let _reaper = Reaper(dir.path());
-    let tasks: Vec<String> = (0..9)
+    // Enough work that every kill lands while agents run.
+    let count = 9.max(usize::try_from(kills).unwrap_or(9) * 3 / 2);
+    let tasks: Vec<String> = (0..count)
         .map(|i| {
             let work = ["0.5", "1.5", "3"][i % 3];
             agent_task(
@@ -212,6 +218,7 @@ fn kill_9_of_herd_never_loses_reruns_or_overlaps_and_leaves_no_process() {
     let mut completed: BTreeMap<String, usize> = BTreeMap::new();
     let mut reruns = Vec::new();
     let mut orphans_seen = 0;
+    let mut killed = 0;
     for round in 0..kills {
         let mut child = spawn_herd(&path);
         // A random moment: 100 ms to 3 s after the start, whatever herd is doing then.
@@ -220,7 +227,10 @@ fn kill_9_of_herd_never_loses_reruns_or_overlaps_and_leaves_no_process() {
         while Instant::now() < deadline && child.try_wait().unwrap().is_none() {
             std::thread::sleep(Duration::from_millis(10));
         }
-        let _ = child.kill();
+        // Only a herd still running counts as killed (it may have finished the batch).
+        if child.try_wait().unwrap().is_none() && child.kill().is_ok() {
+            killed += 1;
+        }
         child.wait().unwrap();
         orphans_seen += processes_of(dir.path()).len();
         let doc = read_doc(&path);
@@ -270,7 +280,7 @@ fn kill_9_of_herd_never_loses_reruns_or_overlaps_and_leaves_no_process() {
         left = processes_of(dir.path());
     }
     println!(
-        "torture: kills={kills} orphans_alive_after_kills={orphans_seen} overlaps={} reruns={} orphans_at_end={} attempts={}",
+        "torture: tasks={count} kills={killed} orphans_alive_after_kills={orphans_seen} overlaps={} reruns={} orphans_at_end={} attempts={}",
         overlaps.len(),
         reruns.len(),
         left.len(),
