@@ -422,3 +422,76 @@ fn agents_that_cannot_start_for_lack_of_files_wait_instead_of_failing() {
         "the shortage was said: {stdout}"
     );
 }
+
+#[test]
+fn the_success_rule_holds_for_plain_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let _reaper = Reaper(dir.path());
+    let task = |id: &str, script: &str, extra: &str| {
+        format!(
+            r#"{{"task_id": "{id}", "agent": "generic", "prompt_template": "p", "max_retries": 0,
+  "command": ["sh", "-c", {script}], "env": {{"TORTURE_DIR": "{dir}"}}{extra}}}"#,
+            script = serde_json::to_string(script).unwrap(),
+            dir = dir.path().display(),
+        )
+    };
+    let tasks = [
+        task("exit3", "echo TASK_COMPLETE:exit3; exit 3", ""),
+        task("segv", "echo TASK_COMPLETE:segv; kill -SEGV $$", ""),
+        task(
+            "finishes",
+            "echo TASK_COMPLETE:finishes; sleep 6; exit 0",
+            "",
+        ),
+        task(
+            "too_long",
+            "echo TASK_COMPLETE:too_long; sleep 600",
+            r#", "timeout_sec": 3"#,
+        ),
+    ];
+    let path = write_tasks(dir.path(), &tasks);
+    let out = herd()
+        .args(["run", "--headless", "--tasks"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let doc = read_doc(&path);
+    let verdict = |id: &str| {
+        let t = doc["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["task_id"] == id)
+            .unwrap();
+        (
+            t["status"].as_str().unwrap_or("").to_string(),
+            t["result"]["failure_type"]
+                .as_str()
+                .unwrap_or("")
+                .to_string(),
+            t["result"]["failure_evidence"]
+                .as_str()
+                .unwrap_or("")
+                .to_string(),
+        )
+    };
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    let (status, failure, evidence) = verdict("exit3");
+    assert_eq!(
+        (status.as_str(), failure.as_str()),
+        ("failed", "failed_process")
+    );
+    assert!(evidence.contains("exit code 3"), "{evidence}");
+    let (status, failure, evidence) = verdict("segv");
+    assert_eq!(
+        (status.as_str(), failure.as_str()),
+        ("failed", "failed_process")
+    );
+    assert!(evidence.starts_with("killed by signal"), "{evidence}");
+    assert_eq!(
+        verdict("finishes").0,
+        "completed",
+        "left to finish after the marker"
+    );
+    assert_eq!(verdict("too_long").1, "failed_timeout");
+}
