@@ -1,10 +1,10 @@
 //! One agent process in its own pseudo-terminal.
 //!
 //! The child leads its own session and process group (portable-pty calls setsid), so signals go
-//! to the whole group and nothing it forked is left behind. Reads, writes and the wait for the
-//! child each run on their own thread ("some programs deadlock if you write to their stdin while
-//! reading their stdout"); the reader feeds a bounded channel so a flooding agent is slowed down
-//! rather than filling memory.
+//! to the whole group; what left the group is found and ended by `hygiene`. Reads, writes and the
+//! wait for the child each run on their own thread ("some programs deadlock if you write to their
+//! stdin while reading their stdout"); the reader feeds a bounded channel so a flooding agent is
+//! slowed down rather than filling memory.
 
 use std::io::{Read, Write};
 use std::sync::mpsc as std_mpsc;
