@@ -348,9 +348,15 @@ fn real_clis_end_as_a_careful_person_concludes() {
     if keep == "always" {
         // For a look at the recordings (`herd explain`) of a run that conformed.
         println!("kept: {}", dir.keep().display());
-        assert!(problems.is_empty(), "{}", problems.join("
+        assert!(
+            problems.is_empty(),
+            "{}",
+            problems.join(
+                "
 
-"));
+"
+            )
+        );
         return;
     }
     if !problems.is_empty() {

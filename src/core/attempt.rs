@@ -25,6 +25,9 @@ pub const DEFAULT_ANSWER_CAP: u32 = 5;
 pub const DEFAULT_PERMISSION_WAIT_SEC: f64 = 60.0;
 /// Between TERM and KILL to the process group.
 pub const KILL_AFTER: Duration = Duration::from_secs(3);
+/// After the marker, an interactive agent's turn is over once its `ready` screen has stayed
+/// unchanged this long (or `idle_sec`, if shorter): only then are its exit keys sent.
+pub const TURN_SETTLE: Duration = Duration::from_secs(1);
 /// A prompt must stay off the screen this long to count as gone: TUIs erase a dialog in one
 /// write and draw it again in the next, which is not a new appearance.
 pub const PROMPT_SETTLE: Duration = Duration::from_millis(300);
@@ -235,6 +238,9 @@ pub struct Attempt {
     idle_tail: Option<Vec<String>>,
     /// A structured agent's events, parsed from its output.
     stream: Option<StreamParser>,
+    /// herd has acted to end the agent (exit keys written or a signal sent): an exit from now
+    /// on is herd's doing, not the agent's own.
+    herd_ended: bool,
     signal: Option<Result<SignalFile, String>>,
 }
 
@@ -270,6 +276,7 @@ impl Attempt {
             idle_tail: None,
             stream: (setup.profile.output == OutputKind::StreamJson).then(StreamParser::new),
             signal: None,
+            herd_ended: false,
             setup,
         }
     }
@@ -380,6 +387,9 @@ impl Attempt {
                 if let Some(u) = &self.unconfirmed {
                     next = next.min(u.sent_at + RESEND_AFTER);
                 }
+                if let Some(settle) = self.turn_settle() {
+                    next = next.min(self.last_change + settle);
+                }
                 if let Some(gone) = self
                     .showing
                     .iter()
@@ -396,6 +406,30 @@ impl Attempt {
 
     fn could_be_idle(&self) -> bool {
         self.ready && !self.busy && self.sightings.is_empty()
+    }
+
+    /// The marker was seen on an interactive agent's screen and herd waits for its turn to be
+    /// over before sending the exit keys.
+    fn waits_for_turn_end(&self) -> bool {
+        self.marker_seen
+            && self.phase == Phase::Running
+            && self.setup.profile.exit_keys.is_some()
+            && self.watches_screen_marker()
+    }
+
+    /// How long the screen must stay unchanged for the turn to be over, now: `TURN_SETTLE` on
+    /// the profile's `ready` screen; `idle_sec` on any quiet screen (a profile whose `ready`
+    /// pattern no longer matches the CLI's input prompt still ends); never while it is busy or
+    /// a prompt shows.
+    fn turn_settle(&self) -> Option<Duration> {
+        if !self.waits_for_turn_end() || self.busy || !self.sightings.is_empty() {
+            return None;
+        }
+        Some(if self.ready {
+            TURN_SETTLE.min(self.setup.idle)
+        } else {
+            self.setup.idle
+        })
     }
 
     pub fn handle(&mut self, event: Event<'_>, now: Duration) -> Vec<Effect> {
@@ -515,12 +549,12 @@ impl Attempt {
         self.update_prompts(now, effects);
     }
 
-    fn saw_marker(&mut self, now: Duration, effects: &mut Vec<Effect>) {
+    /// SPEC: success is the marker AND a normal end. An interactive agent (a profile with exit
+    /// keys) is ended by herd once its turn is over (see `on_tick`); any other agent is left to
+    /// finish by itself, up to the timeout.
+    fn saw_marker(&mut self, _now: Duration, effects: &mut Vec<Effect>) {
         self.marker_seen = true;
         effects.push(Effect::Note(Note::MarkerSeen));
-        if self.phase == Phase::Running {
-            self.begin_ending(EndCause::AfterMarker, now, effects);
-        }
     }
 
     fn on_tick(&mut self, now: Duration, effects: &mut Vec<Effect>) {
@@ -554,6 +588,11 @@ impl Attempt {
                         )
                     };
                     self.begin_ending(EndCause::PermissionBlocked { evidence }, now, effects);
+                } else if self
+                    .turn_settle()
+                    .is_some_and(|settle| now >= self.last_change + settle)
+                {
+                    self.begin_ending(EndCause::AfterMarker, now, effects);
                 } else if self.could_be_idle() && now >= self.last_change + self.setup.idle {
                     let rows = self.screen.visible_rows();
                     self.idle_tail = Some(detect::tail_rows(&rows, self.setup.profile.tail_rows));
@@ -567,6 +606,7 @@ impl Attempt {
                 if now < deadline {
                     return;
                 }
+                self.herd_ended = true;
                 let next = match stage {
                     EndStage::Grace { .. } => {
                         effects.push(Effect::Signal(StopSignal::Term));
@@ -601,9 +641,11 @@ impl Attempt {
                     bytes: keys.clone().into_bytes(),
                     reason: InputReason::ExitKeys,
                 });
+                self.herd_ended = true;
             }
             EndStage::Grace { at: now }
         } else {
+            self.herd_ended = true;
             effects.push(Effect::Signal(StopSignal::Term));
             EndStage::Term { at: now }
         };
@@ -613,8 +655,14 @@ impl Attempt {
     }
 
     fn on_exit(&mut self, exit: ExitStatus, effects: &mut Vec<Effect>) {
+        // An agent that exits by itself before herd wrote its exit keys or sent a signal ended
+        // on its own: its exit status counts, whatever herd was about to do.
         let cause = match &self.phase {
-            Phase::Ending { cause, .. } => cause.clone(),
+            Phase::Ending { cause, .. } if self.herd_ended => cause.clone(),
+            Phase::Ending {
+                cause: cause @ EndCause::Idle,
+                ..
+            } => cause.clone(),
             _ => EndCause::Exited,
         };
         let tail = match (&cause, &self.idle_tail) {
@@ -675,6 +723,9 @@ mod prompts;
 #[path = "attempt_tests.rs"]
 mod tests;
 
+#[cfg(test)]
+#[path = "attempt_end_tests.rs"]
+mod end_tests;
 #[cfg(test)]
 #[path = "attempt_guard_tests.rs"]
 mod guard_tests;

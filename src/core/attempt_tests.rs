@@ -94,25 +94,28 @@ const DIALOG: &[u8] =
 const CLEAR: &[u8] = b"\x1b[2J\x1b[Hworking\r\n";
 
 #[test]
-fn marker_then_exit_keys_then_success() {
+fn marker_then_exit_keys_once_the_turn_is_over_then_success() {
     let mut a = Attempt::new(setup(false));
     let fx = a.handle(
         Event::Output(b"\xe2\x97\x8f TASK_COMPLETE:t1\r\n\xe2\x9d\xaf \r\n"),
         secs(1),
     );
     assert!(a.marker_seen());
+    assert!(writes(&fx).is_empty(), "its turn is not over yet: {fx:?}");
+    assert_eq!(a.next_deadline(), Some(secs(1) + TURN_SETTLE));
+    let fx = a.handle(Event::Tick, secs(2));
     assert_eq!(writes(&fx), ["/exit\r"]);
-    assert_eq!(a.next_deadline(), Some(secs(3)));
-    let fx = a.handle(Event::Tick, secs(3));
+    assert_eq!(a.next_deadline(), Some(secs(4)));
+    let fx = a.handle(Event::Tick, secs(4));
     assert_eq!(fx, [Effect::Signal(StopSignal::Term)]);
-    let fx = a.handle(Event::Tick, secs(6));
+    let fx = a.handle(Event::Tick, secs(7));
     assert_eq!(fx, [Effect::Signal(StopSignal::Kill)]);
     a.handle(
         Event::Exited(ExitStatus {
             code: None,
             signal: Some("SIGKILL".into()),
         }),
-        secs(6),
+        secs(7),
     );
     assert!(
         a.verdict().unwrap().is_success(),

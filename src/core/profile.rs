@@ -12,6 +12,8 @@ use regex::Regex;
 use serde::Deserialize;
 use thiserror::Error;
 
+use super::task::MAX_WAIT_SEC;
+
 /// Seconds a stable ready screen must last before an interactive agent counts as idle.
 pub const DEFAULT_IDLE_SEC: f64 = 20.0;
 /// Seconds between the exit keys and a TERM signal once herd decided to end an agent.
@@ -20,6 +22,10 @@ pub const DEFAULT_EXIT_GRACE_SEC: f64 = 5.0;
 pub const DEFAULT_TAIL_ROWS: usize = 12;
 /// Non-blank rows at the bottom of the screen a dialog prompt must end within.
 pub const DEFAULT_PROMPT_REGION_ROWS: usize = 12;
+/// Upper bounds of a profile's numbers (README, "Numbers"); `idle_sec` shares the tasks file's
+/// `MAX_WAIT_SEC`.
+pub const MAX_EXIT_GRACE_SEC: f64 = 3600.0;
+pub const MAX_ROWS: usize = 10_000;
 
 /// Where the prompt rules came from, shown by `herd profiles`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -514,18 +520,35 @@ fn compile(
         }
     };
     let idle_sec = source.idle_sec.unwrap_or(DEFAULT_IDLE_SEC);
-    if !(idle_sec.is_finite() && idle_sec > 0.0) {
+    if !(idle_sec.is_finite() && idle_sec > 0.0 && idle_sec <= MAX_WAIT_SEC) {
         c.fail(
-            format!("idle_sec must be a positive number of seconds, got {idle_sec}"),
+            format!(
+                "idle_sec must be above 0 and at most {MAX_WAIT_SEC} seconds (30 days), got {idle_sec}"
+            ),
             "idle_sec",
         );
     }
     let exit_grace_sec = source.exit_grace_sec.unwrap_or(DEFAULT_EXIT_GRACE_SEC);
-    if !(exit_grace_sec.is_finite() && exit_grace_sec >= 0.0) {
+    if !(exit_grace_sec.is_finite() && (0.0..=MAX_EXIT_GRACE_SEC).contains(&exit_grace_sec)) {
         c.fail(
-            format!("exit_grace_sec must be zero or more seconds, got {exit_grace_sec}"),
+            format!(
+                "exit_grace_sec must be from 0 to {MAX_EXIT_GRACE_SEC} seconds, got {exit_grace_sec}"
+            ),
             "exit_grace_sec",
         );
+    }
+    for (key, rows) in [
+        ("tail_rows", source.tail_rows),
+        ("prompt_region_rows", source.prompt_region_rows),
+    ] {
+        if let Some(rows) = rows
+            && !(1..=MAX_ROWS).contains(&rows)
+        {
+            c.fail(
+                format!("{key} must be from 1 to {MAX_ROWS}, got {rows}"),
+                key,
+            );
+        }
     }
     let accounts = source.accounts.unwrap_or_default();
     for (i, account) in accounts.iter().enumerate() {

@@ -213,6 +213,15 @@ pub const DEFAULT_TIMEOUT_SEC: u64 = 1800;
 pub const DEFAULT_MAX_RETRIES: u32 = 1;
 pub const DEFAULT_MARKER_TEMPLATE: &str = "TASK_COMPLETE:{task_id}";
 
+/// The ranges herd accepts for the numbers of a task (README, "Numbers"). Beyond them a clock
+/// or a counter would overflow; `validate` and `run` refuse them before anything is written.
+pub const MAX_TIMEOUT_SEC: u64 = 30 * 24 * 3600;
+/// `idle_sec` and `permission_wait_sec` (and a profile's `idle_sec`): above 0, at most this.
+pub const MAX_WAIT_SEC: f64 = 30.0 * 24.0 * 3600.0;
+pub const MAX_RETRIES_LIMIT: u32 = 1000;
+/// `attempts`, which herd counts up: far more than any retry budget, far from overflowing.
+pub const MAX_ATTEMPTS: u32 = 1_000_000;
+
 /// One task as herd understands it, read from the tasks file. Fields herd does not know stay in
 /// the document (see `taskfile`) and are never dropped.
 #[derive(Debug, Clone, PartialEq)]

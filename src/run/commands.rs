@@ -95,6 +95,8 @@ fn default_runs_dir(tasks: &Path) -> PathBuf {
 }
 
 fn run(args: &RunArgs) -> Result<i32> {
+    let (before, after) = super::limits::raise_open_file_limit();
+    tracing::debug!(?before, ?after, "open-file limit");
     let profiles = match load_profiles(args.tasks.profiles.as_deref()) {
         Ok(p) => p,
         Err(problems) => {

@@ -17,6 +17,7 @@ use tokio::sync::mpsc;
 
 use super::failure_report;
 use super::guard_context::guard_setup;
+use super::hygiene::{self, EndedProcess};
 use super::launch::{self, LaunchContext, LaunchPlan};
 use super::outcome::{self, AttemptOutcome};
 use super::pty::{AgentProcess, PtyReport};
@@ -37,6 +38,8 @@ use crate::core::task::{FailureType, TaskSpec, TaskStatus};
 const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
 /// How often a running agent's signal file is looked for.
 const SIGNAL_POLL: Duration = Duration::from_secs(1);
+/// A task whose agent could not start for lack of resources tries again after this.
+const SPAWN_RETRY_AFTER: Duration = Duration::from_secs(5);
 /// A signal file larger than this is not read (it is not a verdict).
 const SIGNAL_MAX_BYTES: u64 = 1024 * 1024;
 
@@ -83,6 +86,13 @@ pub enum EngineEvent {
         task_id: String,
         after: Duration,
     },
+    /// The agent could not start for lack of resources (open files, processes, memory): the
+    /// task waits for a slot, not a failure, and concurrency was lowered.
+    SpawnDeferred {
+        task_id: String,
+        reason: String,
+        concurrency: usize,
+    },
 }
 
 /// One running attempt.
@@ -112,6 +122,13 @@ pub struct LiveAttempt {
     /// again.
     signal_text: Option<String>,
     next_signal_poll: Instant,
+    /// `HERD_ATTEMPT_ID` of this attempt: every process it starts carries it.
+    cookie: String,
+    /// Processes seen under the agent before herd signalled it (found again by identity, for
+    /// those that cleared their environment).
+    known_processes: Vec<(u32, u64)>,
+    /// What was ended after the agent exited; the attempt concludes only once this is known.
+    swept: Option<Vec<EndedProcess>>,
 }
 
 impl LiveAttempt {
@@ -153,6 +170,8 @@ struct Ended<'a> {
     quota_reset: Option<OffsetDateTime>,
     account: Option<usize>,
     agent: AgentReport,
+    /// Leftover processes herd ended after the agent exited.
+    ended_processes: Vec<EndedProcess>,
 }
 
 /// A task's next attempt between `prepare_start` and `launch`.
@@ -184,6 +203,11 @@ pub struct Engine {
     events: Vec<EngineEvent>,
     paused: bool,
     stopping: bool,
+    /// `hygiene::file_tag` of the tasks file: the prefix of every cookie this run hands out.
+    file_tag: String,
+    /// Per task: the survivors of its interrupted attempt ended at start, carried into the
+    /// record of its next attempt so the record keeps saying so.
+    survivors: HashMap<usize, serde_json::Value>,
 }
 
 impl Engine {
@@ -209,7 +233,11 @@ impl Engine {
             events: Vec::new(),
             paused: false,
             stopping: false,
+            file_tag: String::new(),
+            survivors: HashMap::new(),
         };
+        engine.file_tag = hygiene::file_tag(engine.store.path());
+        engine.end_survivors()?;
         engine.recover_interrupted()?;
         engine.restore_retry_times(Instant::now(), OffsetDateTime::now_utc());
         engine.fail_config_problems()?;
@@ -541,7 +569,7 @@ impl Engine {
             index,
             task,
             number,
-            plan,
+            mut plan,
             profile,
             recorder,
             key,
@@ -583,6 +611,8 @@ impl Engine {
             command,
         });
         let git_before = failure_report::GitSnapshot::start(&plan.cwd);
+        let cookie = hygiene::new_cookie(&self.file_tag, &task.task_id, number);
+        plan.env.insert(hygiene::COOKIE_VAR.into(), cookie.clone());
         match AgentProcess::spawn(&plan, rows, cols, key, self.reports.clone()) {
             Ok(process) => {
                 self.live.insert(
@@ -606,10 +636,16 @@ impl Engine {
                         account,
                         signal_text: None,
                         next_signal_poll: now + SIGNAL_POLL,
+                        cookie,
+                        known_processes: Vec::new(),
+                        swept: None,
                     },
                 );
                 self.live_by_task.insert(index, key);
                 Ok(())
+            }
+            Err(error) if super::limits::is_resource_shortage(&error) => {
+                self.defer_spawn(index, &task, format!("{error:#}"), now)
             }
             Err(error) => {
                 // Could not even start: a process failure of this attempt, with the reason.
@@ -635,6 +671,7 @@ impl Engine {
                     quota_reset: None,
                     account,
                     agent: AgentReport::default(),
+                    ended_processes: Vec::new(),
                 };
                 self.conclude(ended, &mut recorder, now)
             }
@@ -655,10 +692,21 @@ impl Engine {
             }
             PtyReport::Exited { key, status } => {
                 if let Some(live) = self.live.get_mut(&key) {
-                    // Whatever the agent left running in its group goes with it.
+                    // Whatever the agent left running in its group goes with it, and whatever
+                    // left the group is found by its cookie, off the event loop.
                     live.process.signal(crate::core::attempt::StopSignal::Kill);
                     live.exit = Some(status);
                     live.exited_at = Some(now);
+                    hygiene_steps::sweep_in_background(key, live, self.reports.clone());
+                }
+                self.conclude_if_drained(key, now)?;
+            }
+            PtyReport::Swept { key, ended } => {
+                if let Some(live) = self.live.get_mut(&key) {
+                    for process in &ended {
+                        tracing::info!(task = %live.task_id, attempt = live.number, "ended a leftover process: {}", hygiene::describe(process));
+                    }
+                    live.swept = Some(ended);
                 }
                 self.conclude_if_drained(key, now)?;
             }
@@ -682,7 +730,12 @@ impl Engine {
                     live.recorder.input(at, &bytes)?;
                     live.process.write(bytes);
                 }
-                Effect::Signal(signal) => live.process.signal(signal),
+                Effect::Signal(signal) => {
+                    if live.exit.is_none() {
+                        hygiene_steps::remember_descendants(live);
+                    }
+                    live.process.signal(signal);
+                }
                 Effect::Note(note) => {
                     live.recorder.marker(at, &note_label(&note))?;
                     self.events.push(EngineEvent::Note {
@@ -799,6 +852,7 @@ impl Engine {
     fn conclude_if_drained(&mut self, key: u64, now: Instant) -> Result<()> {
         let ready = self.live.get(&key).is_some_and(|live| {
             live.exit.is_some()
+                && live.swept.is_some()
                 && (live.closed || live.exited_at.is_some_and(|t| now >= t + DRAIN_AFTER_EXIT))
         });
         if !ready {
@@ -876,6 +930,7 @@ impl Engine {
             quota_reset,
             account: live.account,
             agent,
+            ended_processes: live.swept.take().unwrap_or_default(),
         };
         self.conclude(ended, &mut live.recorder, now)
     }
@@ -933,6 +988,7 @@ impl Engine {
             quota_reset,
             account,
             agent,
+            ended_processes,
         } = ended;
         let task = self.store.file().tasks()[index].clone();
         let mut verdict = verdict.clone();
@@ -1011,6 +1067,9 @@ impl Engine {
                 obj.insert("account".into(), json!(name));
             }
             add_agent_report(obj, &agent, plan, task.result.as_ref());
+            if let Some(survivors) = self.survivors.remove(&index) {
+                obj.insert("survivors_ended".into(), survivors);
+            }
         }
         let mut facts = outcome::facts_json(&o, plan, cols, rows, &task.agent);
         if let Some(obj) = facts.as_object_mut() {
@@ -1038,6 +1097,7 @@ impl Engine {
                     json!({"path": path, "facts": transcript}),
                 );
             }
+            obj.insert("ended_processes".into(), json!(ended_processes));
         }
         recorder.marker(o.duration, &note_label(&Note::Verdict(verdict.clone())))?;
         recorder.finish(o.duration, &facts)?;
@@ -1132,10 +1192,17 @@ impl Engine {
         }
     }
 
-    /// Kills every agent's process group at once (a second Ctrl-C, or leaving for good).
+    /// Kills every agent's process group at once (a second Ctrl-C, or leaving for good), and
+    /// every process the attempts started, wherever it went.
     pub fn kill_all(&mut self) {
         for live in self.live.values() {
             live.process.signal(crate::core::attempt::StopSignal::Kill);
+        }
+        for live in self.live.values() {
+            let ended = hygiene::end_attempt(&live.cookie, &live.known_processes, Duration::ZERO);
+            for process in &ended {
+                tracing::info!(task = %live.task_id, attempt = live.number, "killed on leaving: {}", hygiene::describe(process));
+            }
         }
     }
 
@@ -1267,3 +1334,8 @@ pub mod control;
 // Operator messages to a finished or questioning agent's session.
 #[path = "engine_session.rs"]
 pub mod session;
+
+// Process hygiene around attempts: survivors at start, the sweep after each agent, spawns that
+// failed for lack of resources.
+#[path = "engine_hygiene.rs"]
+mod hygiene_steps;

@@ -95,7 +95,8 @@ impl super::Engine {
         let key = match report {
             PtyReport::Output { key, .. }
             | PtyReport::Closed { key }
-            | PtyReport::Exited { key, .. } => key,
+            | PtyReport::Exited { key, .. }
+            | PtyReport::Swept { key, .. } => key,
         };
         self.live.get(key).map(|live| live.task)
     }

@@ -151,6 +151,14 @@ pub fn describe(event: &EngineEvent) -> Option<String> {
         EngineEvent::RetryScheduled { task_id, after } => {
             format!("{task_id}  retry in {} s", after.as_secs())
         }
+        EngineEvent::SpawnDeferred {
+            task_id,
+            reason,
+            concurrency,
+        } => format!(
+            "{task_id}  waits: the agent could not start ({}); concurrency lowered to {concurrency}",
+            shorten(reason, 100)
+        ),
     })
 }
 

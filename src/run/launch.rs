@@ -264,7 +264,12 @@ pub fn check_launch(plan: &mut LaunchPlan) -> Result<(), String> {
         plan.argv[0] = exe.display().to_string();
         return Ok(());
     }
-    match find_program(&program, &plan.cwd) {
+    let path_var = plan
+        .env
+        .get("PATH")
+        .map(std::ffi::OsString::from)
+        .or_else(|| std::env::var_os("PATH"));
+    match find_program(&program, &plan.cwd, path_var.as_deref()) {
         Some(path) => {
             plan.argv[0] = path.display().to_string();
             Ok(())
@@ -275,13 +280,14 @@ pub fn check_launch(plan: &mut LaunchPlan) -> Result<(), String> {
     }
 }
 
-fn find_program(program: &str, cwd: &Path) -> Option<PathBuf> {
+/// `program` as the agent's own environment would find it: the task's or profile's `PATH` when
+/// it sets one, herd's otherwise.
+fn find_program(program: &str, cwd: &Path, path_var: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
     if program.contains('/') {
         let path = cwd.join(program);
         return is_executable(&path).then_some(path);
     }
-    let paths = std::env::var_os("PATH")?;
-    std::env::split_paths(&paths)
+    std::env::split_paths(path_var?)
         .map(|dir| dir.join(program))
         .find(|candidate| is_executable(candidate))
 }
@@ -436,6 +442,26 @@ command = []
                 .unwrap_err()
                 .contains("command \"agent\" is not installed")
         );
+    }
+
+    #[test]
+    fn the_program_is_looked_up_on_the_tasks_own_path() {
+        use std::os::unix::fs::PermissionsExt;
+        let p = profiles();
+        let bin = tempfile::tempdir().unwrap();
+        let program = bin.path().join("agent");
+        std::fs::write(&program, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let json = format!(
+            r#"{{"task_id": "t", "agent": "a", "prompt_template": "x", "env": {{"PATH": "{}"}}}}"#,
+            bin.path().display()
+        );
+        let c = LaunchContext {
+            base_dir: bin.path(),
+            ..ctx()
+        };
+        let plan = prepare(&task(&json), &p, &c).unwrap();
+        assert_eq!(plan.argv[0], program.display().to_string());
     }
 
     #[test]

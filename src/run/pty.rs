@@ -1,10 +1,10 @@
 //! One agent process in its own pseudo-terminal.
 //!
 //! The child leads its own session and process group (portable-pty calls setsid), so signals go
-//! to the whole group and nothing it forked is left behind. Reads, writes and the wait for the
-//! child each run on their own thread ("some programs deadlock if you write to their stdin while
-//! reading their stdout"); the reader feeds a bounded channel so a flooding agent is slowed down
-//! rather than filling memory.
+//! to the whole group; what left the group is found and ended by `hygiene`. Reads, writes and the
+//! wait for the child each run on their own thread ("some programs deadlock if you write to their
+//! stdin while reading their stdout"); the reader feeds a bounded channel so a flooding agent is
+//! slowed down rather than filling memory.
 
 use std::io::{Read, Write};
 use std::sync::mpsc as std_mpsc;
@@ -32,6 +32,11 @@ pub enum PtyReport {
     Exited {
         key: u64,
         status: ExitStatus,
+    },
+    /// The attempt's leftover processes were ended (see `hygiene`).
+    Swept {
+        key: u64,
+        ended: Vec<super::hygiene::EndedProcess>,
     },
 }
 
@@ -63,7 +68,9 @@ pub fn coalesce(reports: impl IntoIterator<Item = PtyReport>) -> Vec<PtyReport> 
                 open.insert(key, out.len());
                 out.push(PtyReport::Output { key, bytes });
             }
-            PtyReport::Closed { key } | PtyReport::Exited { key, .. } => {
+            PtyReport::Closed { key }
+            | PtyReport::Exited { key, .. }
+            | PtyReport::Swept { key, .. } => {
                 open.remove(&key);
                 out.push(report);
             }
@@ -236,6 +243,7 @@ mod tests {
                 }
                 PtyReport::Closed { key } => (*key, "closed".into()),
                 PtyReport::Exited { key, .. } => (*key, "exited".into()),
+                PtyReport::Swept { key, .. } => (*key, "swept".into()),
             })
             .collect()
     }

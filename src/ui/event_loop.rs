@@ -368,6 +368,16 @@ fn on_engine_event(
                 now,
             );
         }
+        EngineEvent::SpawnDeferred {
+            task_id,
+            concurrency,
+            ..
+        } => {
+            state.say(
+                format!("{task_id} waits: out of resources to start it; concurrency {concurrency}"),
+                now,
+            );
+        }
         EngineEvent::Resumed { .. } | EngineEvent::RetryScheduled { .. } => {}
     }
     Ok(())

@@ -12,8 +12,9 @@ use serde_json::{Map, Value};
 use super::{Location, Problem};
 use crate::core::json_pos::{PositionIndex, pointer_token};
 use crate::core::task::{
-    Completion, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_SEC, FailureType, PermissionRules, RetryMode,
-    TaskSpec, TaskStatus,
+    Completion, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_SEC, FailureType, MAX_ATTEMPTS,
+    MAX_RETRIES_LIMIT, MAX_TIMEOUT_SEC, MAX_WAIT_SEC, PermissionRules, RetryMode, TaskSpec,
+    TaskStatus,
 };
 use crate::core::template;
 
@@ -107,12 +108,16 @@ pub(super) fn read_task(
             .whole(
                 "timeout_sec",
                 1,
-                u64::MAX,
-                "a positive whole number of seconds",
+                MAX_TIMEOUT_SEC,
+                &format!("a whole number of seconds from 1 to {MAX_TIMEOUT_SEC} (30 days)"),
             )
             .unwrap_or(DEFAULT_TIMEOUT_SEC),
         max_retries: r
-            .count("max_retries", "a whole number of 0 or more")
+            .count(
+                "max_retries",
+                MAX_RETRIES_LIMIT,
+                &format!("a whole number from 0 to {MAX_RETRIES_LIMIT}"),
+            )
             .unwrap_or(DEFAULT_MAX_RETRIES),
         permission_policy,
         permission_rules,
@@ -145,7 +150,11 @@ pub(super) fn read_task(
         worktree: r.boolean("worktree").unwrap_or(false),
         status: r.status().unwrap_or(TaskStatus::Pending),
         attempts: r
-            .count("attempts", "a whole number of 0 or more")
+            .count(
+                "attempts",
+                MAX_ATTEMPTS,
+                &format!("a whole number from 0 to {MAX_ATTEMPTS}"),
+            )
             .unwrap_or(0),
         result: r.result(),
         retry_at: r.timestamp("retry_at"),
@@ -251,16 +260,23 @@ impl Reader<'_> {
         n
     }
 
-    fn count(&mut self, key: &str, expected: &str) -> Option<u32> {
-        self.whole(key, 0, u64::from(u32::MAX), expected)
+    fn count(&mut self, key: &str, max: u32, expected: &str) -> Option<u32> {
+        self.whole(key, 0, u64::from(max), expected)
             .and_then(|n| u32::try_from(n).ok())
     }
 
+    /// A wait in seconds: above 0, at most `MAX_WAIT_SEC`.
     fn seconds(&mut self, key: &str) -> Option<f64> {
         let value = self.object.get(key)?;
-        let n = value.as_f64().filter(|n| n.is_finite() && *n > 0.0);
+        let n = value
+            .as_f64()
+            .filter(|n| n.is_finite() && *n > 0.0 && *n <= MAX_WAIT_SEC);
         if n.is_none() {
-            self.wrong_field(key, "a positive number of seconds", value);
+            self.wrong_field(
+                key,
+                &format!("a number of seconds above 0 and at most {MAX_WAIT_SEC} (30 days)"),
+                value,
+            );
         }
         n
     }
@@ -528,3 +544,7 @@ impl Reader<'_> {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "bounds_tests.rs"]
+mod bounds_tests;

@@ -116,34 +116,36 @@ fn every_kind_of_field_problem() {
         (
             ", \"timeout_sec\": -5",
             vec![
-                "2:71: task \"t\": \"timeout_sec\" must be a positive whole number of seconds, got -5",
+                "2:71: task \"t\": \"timeout_sec\" must be a whole number of seconds from 1 to 2592000 (30 days), got -5",
             ],
         ),
         (
             ", \"timeout_sec\": 0",
             vec![
-                "2:71: task \"t\": \"timeout_sec\" must be a positive whole number of seconds, got 0",
+                "2:71: task \"t\": \"timeout_sec\" must be a whole number of seconds from 1 to 2592000 (30 days), got 0",
             ],
         ),
         (
             ", \"timeout_sec\": 1.5",
             vec![
-                "2:71: task \"t\": \"timeout_sec\" must be a positive whole number of seconds, got 1.5",
+                "2:71: task \"t\": \"timeout_sec\" must be a whole number of seconds from 1 to 2592000 (30 days), got 1.5",
             ],
         ),
         (
             ", \"max_retries\": -1",
-            vec!["2:71: task \"t\": \"max_retries\" must be a whole number of 0 or more, got -1"],
+            vec!["2:71: task \"t\": \"max_retries\" must be a whole number from 0 to 1000, got -1"],
         ),
         (
             ", \"max_retries\": 4294967296",
             vec![
-                "2:71: task \"t\": \"max_retries\" must be a whole number of 0 or more, got 4294967296",
+                "2:71: task \"t\": \"max_retries\" must be a whole number from 0 to 1000, got 4294967296",
             ],
         ),
         (
             ", \"attempts\": 1.0",
-            vec!["2:68: task \"t\": \"attempts\" must be a whole number of 0 or more, got 1.0"],
+            vec![
+                "2:68: task \"t\": \"attempts\" must be a whole number from 0 to 1000000, got 1.0",
+            ],
         ),
         (
             ", \"enabled\": \"yes\"",
@@ -246,12 +248,14 @@ fn every_kind_of_field_problem() {
         ),
         (
             ", \"idle_sec\": 0",
-            vec!["2:68: task \"t\": \"idle_sec\" must be a positive number of seconds, got 0"],
+            vec![
+                "2:68: task \"t\": \"idle_sec\" must be a number of seconds above 0 and at most 2592000 (30 days), got 0",
+            ],
         ),
         (
             ", \"permission_wait_sec\": \"60\"",
             vec![
-                "2:79: task \"t\": \"permission_wait_sec\" must be a positive number of seconds, got \"60\"",
+                "2:79: task \"t\": \"permission_wait_sec\" must be a number of seconds above 0 and at most 2592000 (30 days), got \"60\"",
             ],
         ),
         (
@@ -307,7 +311,7 @@ fn task_level_problems() {
         "5:3: task #4: must be an object like {\"task_id\": ..., \"agent\": ..., \"prompt_template\": ...}, got \"not a task\"",
         "6:15: task #5: \"task_id\" must be a string, got 5",
         "7:3: task \"ok\": missing \"agent\": name the agent profile that runs this task, e.g. \"agent\": \"claude\"",
-        "7:60: task \"ok\": \"timeout_sec\" must be a positive whole number of seconds, got -1",
+        "7:60: task \"ok\": \"timeout_sec\" must be a whole number of seconds from 1 to 2592000 (30 days), got -1",
         "8:15: task \"a\": \"task_id\" is already used by the task on line 2: every task needs its own task_id",
         "9:3: task \"none\": missing \"prompt_template\": give the prompt to send, or \"prompt_file\" with the path of a file holding it",
         "9:32: task \"none\": \"agent\" must be a string naming an agent profile, e.g. \"claude\", got \"\"",

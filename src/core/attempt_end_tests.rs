@@ -1,0 +1,203 @@
+//! SPEC's success rule, end to end through the attempt: the marker AND a normal end. A normal
+//! end is exit code 0, or, for an interactive profile (one with `exit_keys`), being ended by herd
+//! once its turn is over (exit keys, grace, TERM, KILL). Exiting by itself non-zero or by a
+//! signal after the marker is `failed_process`; a profile without `exit_keys` is left to finish.
+
+use super::*;
+use crate::core::profile::ProfileSet;
+use crate::core::task::FailureType;
+
+const PLAIN: &str = r#"
+[profiles.t]
+command = ["t"]
+"#;
+
+const INTERACTIVE: &str = r#"
+[profiles.t]
+command = ["t"]
+exit_keys = "/exit\r"
+exit_grace_sec = 2
+ready = '(?m)^❯\s*$'
+busy = ['esc to interrupt']
+"#;
+
+const MARKER_LINE: &[u8] = b"TASK_COMPLETE:t1\r\n";
+const READY: &[u8] = "\x1b[2J\x1b[H● TASK_COMPLETE:t1\r\n❯ \r\n".as_bytes();
+const BUSY: &[u8] =
+    "\x1b[2J\x1b[H● TASK_COMPLETE:t1\r\n✻ Tidying up (esc to interrupt)\r\n".as_bytes();
+
+fn attempt(profile: &str) -> Attempt {
+    let profile = ProfileSet::build(&[profile], None)
+        .unwrap()
+        .get("t")
+        .unwrap()
+        .clone();
+    Attempt::new(AttemptSetup {
+        profile,
+        marker: "TASK_COMPLETE:t1".into(),
+        prompt: "Work. Then print TASK_COMPLETE:t1".into(),
+        rows: 20,
+        cols: 60,
+        timeout: secs(100),
+        idle: secs(20),
+        permission_wait: None,
+        auto_rules: Vec::new(),
+        answer_cap: 5,
+        completion: Completion::Marker,
+        marker_required: true,
+        guard: Default::default(),
+    })
+}
+
+fn secs(s: u64) -> Duration {
+    Duration::from_secs(s)
+}
+
+fn code(code: i32) -> ExitStatus {
+    ExitStatus {
+        code: Some(code),
+        signal: None,
+    }
+}
+
+fn signal(name: &str) -> ExitStatus {
+    ExitStatus {
+        code: None,
+        signal: Some(name.into()),
+    }
+}
+
+/// What herd did to the agent, in order: written keys and signals.
+fn actions(effects: &[Effect]) -> Vec<String> {
+    effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Write { bytes, .. } => Some(String::from_utf8_lossy(bytes).into_owned()),
+            Effect::Signal(s) => Some(format!("{s:?}")),
+            Effect::Note(_) => None,
+        })
+        .collect()
+}
+
+/// Ticks at every deadline up to `until`, collecting what herd did.
+fn tick_until(a: &mut Attempt, until: Duration) -> Vec<String> {
+    let mut done = Vec::new();
+    while let Some(at) = a.next_deadline() {
+        if at > until {
+            break;
+        }
+        done.extend(actions(&a.handle(Event::Tick, at)));
+    }
+    done
+}
+
+fn verdict(a: &Attempt) -> (Option<FailureType>, String) {
+    let v = a.verdict().expect("the attempt has a verdict");
+    (v.failure, v.evidence.clone().unwrap_or_default())
+}
+
+#[test]
+fn a_plain_agent_exiting_by_itself_after_the_marker() {
+    let cases: Vec<(ExitStatus, Option<FailureType>, &str)> = vec![
+        (code(0), None, ""),
+        (
+            code(3),
+            Some(FailureType::Process),
+            "exit code 3 after the completion marker",
+        ),
+        (
+            signal("SIGSEGV"),
+            Some(FailureType::Process),
+            "killed by signal SIGSEGV after the completion marker",
+        ),
+    ];
+    for (exit, failure, evidence) in cases {
+        let mut a = attempt(PLAIN);
+        let fx = a.handle(Event::Output(MARKER_LINE), secs(1));
+        assert!(a.marker_seen());
+        assert!(actions(&fx).is_empty(), "nothing is done to a plain agent");
+        a.handle(Event::Exited(exit.clone()), secs(1));
+        assert_eq!(verdict(&a), (failure, evidence.to_string()), "{exit:?}");
+    }
+}
+
+#[test]
+fn a_plain_agent_is_left_to_finish_after_the_marker() {
+    let mut a = attempt(PLAIN);
+    a.handle(Event::Output(MARKER_LINE), secs(1));
+    assert_eq!(
+        a.next_deadline(),
+        Some(secs(100)),
+        "only the timeout is pending"
+    );
+    assert!(tick_until(&mut a, secs(99)).is_empty());
+    a.handle(Event::Output(b"still tidying up\r\n"), secs(60));
+    a.handle(Event::Exited(code(0)), secs(80));
+    assert_eq!(verdict(&a), (None, String::new()));
+}
+
+#[test]
+fn a_plain_agent_still_working_at_the_timeout_timed_out() {
+    let mut a = attempt(PLAIN);
+    a.handle(Event::Output(MARKER_LINE), secs(1));
+    assert_eq!(tick_until(&mut a, secs(100)), ["Term"]);
+    a.handle(Event::Exited(signal("SIGTERM")), secs(100));
+    assert_eq!(
+        verdict(&a),
+        (
+            Some(FailureType::Timeout),
+            "timeout after 100 s".to_string()
+        )
+    );
+}
+
+#[test]
+fn an_interactive_agent_gets_its_exit_keys_only_once_its_turn_is_over() {
+    let mut a = attempt(INTERACTIVE);
+    a.handle(Event::Output(BUSY), secs(1));
+    assert!(a.marker_seen());
+    assert!(
+        tick_until(&mut a, secs(50)).is_empty(),
+        "busy after the marker: its turn goes on"
+    );
+    a.handle(Event::Output(READY), secs(50));
+    assert_eq!(tick_until(&mut a, secs(50) + TURN_SETTLE), ["/exit\r"]);
+    a.handle(Event::Exited(code(0)), secs(52));
+    assert_eq!(verdict(&a), (None, String::new()));
+}
+
+#[test]
+fn an_interactive_agent_ended_by_herd_after_the_marker_completed() {
+    let mut a = attempt(INTERACTIVE);
+    a.handle(Event::Output(READY), secs(1));
+    assert_eq!(tick_until(&mut a, secs(10)), ["/exit\r", "Term", "Kill"]);
+    a.handle(Event::Exited(signal("SIGKILL")), secs(10));
+    assert_eq!(verdict(&a), (None, String::new()));
+}
+
+#[test]
+fn an_interactive_agent_dying_by_itself_after_the_marker_failed() {
+    let mut a = attempt(INTERACTIVE);
+    a.handle(Event::Output(BUSY), secs(1));
+    a.handle(Event::Exited(signal("SIGSEGV")), secs(2));
+    assert_eq!(
+        verdict(&a),
+        (
+            Some(FailureType::Process),
+            "killed by signal SIGSEGV after the completion marker".to_string()
+        )
+    );
+}
+
+#[test]
+fn an_interactive_agent_whose_ready_pattern_does_not_match_ends_after_idle_sec_quiet() {
+    let mut a = attempt(INTERACTIVE);
+    a.handle(Event::Output(b"TASK_COMPLETE:t1\r\n> \r\n"), secs(1));
+    assert!(
+        tick_until(&mut a, secs(20)).is_empty(),
+        "not before idle_sec"
+    );
+    assert_eq!(tick_until(&mut a, secs(21)), ["/exit\r"]);
+    a.handle(Event::Exited(code(0)), secs(22));
+    assert_eq!(verdict(&a), (None, String::new()));
+}

@@ -1,0 +1,122 @@
+//! Process hygiene around attempts, beside the engine so it reaches its state: the survivors of
+//! a herd that died on this file are ended before anything starts; each agent's leftovers are
+//! swept on a worker thread when it exits; an agent that cannot start for lack of resources
+//! leaves its task waiting. The /proc work itself is in `run::hygiene`.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use color_eyre::eyre::{Result, WrapErr};
+use serde_json::json;
+use tokio::sync::mpsc;
+
+use super::{Engine, EngineEvent, LiveAttempt, SPAWN_RETRY_AFTER};
+use crate::run::hygiene::{self, EndedProcess};
+use crate::run::pty::PtyReport;
+
+impl Engine {
+    /// Ends what attempts of a herd that died on this file left running (found by the file's
+    /// cookie tag) before anything starts, and says so in the log and in each task's record.
+    pub(super) fn end_survivors(&mut self) -> Result<()> {
+        let ended = hygiene::end_survivors(&self.file_tag, hygiene::SWEEP_GRACE);
+        if ended.is_empty() {
+            return Ok(());
+        }
+        let mut by_task: BTreeMap<String, Vec<&EndedProcess>> = BTreeMap::new();
+        for process in &ended {
+            let task = process
+                .cookie
+                .as_deref()
+                .and_then(hygiene::cookie_task)
+                .unwrap_or_default();
+            tracing::warn!(
+                task,
+                "ended a survivor of an interrupted attempt: {}",
+                hygiene::describe(process)
+            );
+            by_task.entry(task.to_string()).or_default().push(process);
+        }
+        for (task_id, processes) in by_task {
+            let Some(index) = self
+                .store
+                .file()
+                .tasks()
+                .iter()
+                .position(|t| t.task_id == task_id)
+            else {
+                continue;
+            };
+            let mut result = self.store.file().tasks()[index]
+                .result
+                .clone()
+                .unwrap_or_else(|| json!({}));
+            if let Some(obj) = result.as_object_mut() {
+                obj.insert("survivors_ended".into(), json!(processes));
+            }
+            self.survivors.insert(index, json!(processes));
+            self.store.file_mut().set_result(index, result);
+        }
+        self.store.save().wrap_err("cannot write the tasks file")?;
+        Ok(())
+    }
+
+    /// The agent could not start for lack of resources: the task goes back to what it was (the
+    /// attempt did not happen), waits a little, and fewer agents run at once from now on.
+    pub(super) fn defer_spawn(
+        &mut self,
+        index: usize,
+        before: &crate::core::task::TaskSpec,
+        reason: String,
+        now: Instant,
+    ) -> Result<()> {
+        let file = self.store.file_mut();
+        file.set_status(index, before.status);
+        file.set_attempts(index, before.attempts);
+        if let Some(message) = &before.resume_message {
+            file.set_field(index, "resume_message", json!(message));
+        }
+        self.store.save().wrap_err("cannot write the tasks file")?;
+        self.opts.concurrency = self.live.len().max(1).min(self.opts.concurrency);
+        self.retry_at.insert(index, now + SPAWN_RETRY_AFTER);
+        tracing::warn!(task = %before.task_id, concurrency = self.opts.concurrency, "cannot start the agent for lack of resources, the task waits: {reason}");
+        self.events.push(EngineEvent::SpawnDeferred {
+            task_id: before.task_id.clone(),
+            reason,
+            concurrency: self.opts.concurrency,
+        });
+        Ok(())
+    }
+}
+
+/// Notes the agent's descendants (pid, start time) before herd signals it: a child that
+/// cleared its environment is then still found after the agent is gone.
+pub(super) fn remember_descendants(live: &mut LiveAttempt) {
+    for process in hygiene::descendants_of(live.process.pid) {
+        if !live.known_processes.contains(&process) {
+            live.known_processes.push(process);
+        }
+    }
+}
+
+/// Ends what the attempt left running (TERM, grace, KILL) on a worker thread, which reports
+/// back with what it ended; the attempt concludes after that.
+pub(super) fn sweep_in_background(
+    key: u64,
+    live: &mut LiveAttempt,
+    reports: mpsc::Sender<PtyReport>,
+) {
+    let cookie = live.cookie.clone();
+    let known = live.known_processes.clone();
+    let spawned = std::thread::Builder::new()
+        .name(format!("sweep-{key}"))
+        .spawn(move || {
+            let ended = hygiene::end_attempt(&cookie, &known, hygiene::SWEEP_GRACE);
+            let _ = reports.blocking_send(PtyReport::Swept { key, ended });
+        });
+    if let Err(error) = spawned {
+        // No thread to spare: kill them at once here rather than leave them.
+        tracing::warn!("cannot start the sweep of attempt {key}: {error}");
+        let ended = hygiene::end_attempt(&live.cookie, &live.known_processes, Duration::ZERO);
+        live.swept = Some(ended);
+    }
+}

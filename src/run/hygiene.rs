@@ -1,0 +1,281 @@
+//! Process hygiene: nothing an attempt starts outlives it, nor a herd that was killed.
+//!
+//! Every agent gets a cookie in its environment, `HERD_ATTEMPT_ID=<file tag>.<attempt>.<nonce>.
+//! <task id>`, which every process it starts inherits whatever it does with process groups and
+//! sessions (setsid, setpgid, double fork, nohup). The processes of an attempt are those whose
+//! `/proc/PID/environ` holds its cookie, plus their descendants and the agent's (for programs that
+//! clear their environment). They are ended with TERM, a grace period, then KILL; a pid is only
+//! signalled while its start time (from `/proc/PID/stat`) is the one seen when it was found, so a
+//! reused pid is never hit.
+//!
+//! The file tag is a hash of the tasks file's path: as one herd at a time holds a tasks file, a
+//! process with the tag of the file herd just locked is a survivor of a herd that died, and is
+//! ended before any task starts again.
+//!
+//! This module reads `/proc` and sends signals; it blocks (for the grace period), so the engine
+//! runs it on a worker thread, except at start-up before anything runs.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use rustix::process::{Pid, Signal, kill_process};
+use serde::Serialize;
+
+/// The environment variable that marks an attempt's processes.
+pub const COOKIE_VAR: &str = "HERD_ATTEMPT_ID";
+/// Between TERM and KILL to the processes an attempt left behind.
+pub const SWEEP_GRACE: Duration = Duration::from_secs(2);
+/// How often the processes are looked for again while they are being ended.
+const POLL: Duration = Duration::from_millis(50);
+/// Bound on the rounds of a sweep: a fork bomb is not followed forever.
+const MAX_ROUNDS: u32 = 400;
+
+/// One process as `/proc` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcessInfo {
+    pub pid: u32,
+    pub ppid: u32,
+    /// Session id: a process that called `setsid` has left the agent's session.
+    pub sid: u32,
+    /// Start time in clock ticks since boot: with the pid, it names one process for good.
+    pub start_time: u64,
+    pub argv: Vec<String>,
+    /// Its `HERD_ATTEMPT_ID`, if it carries one.
+    pub cookie: Option<String>,
+}
+
+/// A process herd ended, for the attempt's facts and the log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EndedProcess {
+    pub pid: u32,
+    pub argv: Vec<String>,
+    /// The strongest signal it was sent: `TERM` or `KILL`.
+    pub signal: &'static str,
+    /// The attempt it belonged to, when it carried a cookie.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cookie: Option<String>,
+}
+
+/// The tag of a tasks file: a stable hash of its absolute path.
+pub fn file_tag(tasks_file: &Path) -> String {
+    let path = std::fs::canonicalize(tasks_file).unwrap_or_else(|_| tasks_file.to_path_buf());
+    // FNV-1a: stable across builds and runs, unlike `DefaultHasher`.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in path.as_os_str().as_encoded_bytes() {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{hash:016x}")
+}
+
+/// A cookie unique to one attempt of one task of the tasks file tagged `tag`.
+pub fn new_cookie(tag: &str, task_id: &str, attempt: u32) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nonce = format!("{:x}{nanos:x}{count:x}", std::process::id());
+    format!("{tag}.{attempt}.{nonce}.{task_id}")
+}
+
+/// The task id a cookie names (the task ids may hold dots: it is the rest after the third).
+pub fn cookie_task(cookie: &str) -> Option<&str> {
+    cookie.splitn(4, '.').nth(3)
+}
+
+/// Parses `/proc/PID/stat`: (ppid, sid, start time). The command name in parentheses may hold
+/// spaces and parentheses, so fields are counted from the last `)`.
+fn parse_stat(stat: &str) -> Option<(u32, u32, u64, char)> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // After the name: state(3) ppid(4) pgrp(5) session(6) ... starttime(22).
+    let state = fields.first()?.chars().next()?;
+    let ppid = fields.get(1)?.parse().ok()?;
+    let sid = fields.get(3)?.parse().ok()?;
+    let start = fields.get(19)?.parse().ok()?;
+    Some((ppid, sid, start, state))
+}
+
+fn split_nul(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    bytes.split(|b| *b == 0).filter(|s| !s.is_empty())
+}
+
+fn cookie_in(environ: &[u8]) -> Option<String> {
+    let prefix = format!("{COOKIE_VAR}=");
+    split_nul(environ)
+        .find_map(|entry| entry.strip_prefix(prefix.as_bytes()))
+        .map(|value| String::from_utf8_lossy(value).into_owned())
+}
+
+/// One live process (zombies are already dead and are left to their parent).
+fn read_process(pid: u32) -> Option<ProcessInfo> {
+    let dir = Path::new("/proc").join(pid.to_string());
+    let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
+    let (ppid, sid, start_time, state) = parse_stat(&stat)?;
+    if matches!(state, 'Z' | 'X') {
+        return None;
+    }
+    let argv = std::fs::read(dir.join("cmdline"))
+        .map(|bytes| {
+            split_nul(&bytes)
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    // Another user's environment is unreadable: it cannot be one of ours anyway.
+    let cookie = std::fs::read(dir.join("environ"))
+        .ok()
+        .and_then(|e| cookie_in(&e));
+    Some(ProcessInfo {
+        pid,
+        ppid,
+        sid,
+        start_time,
+        argv,
+        cookie,
+    })
+}
+
+/// Every live process but herd itself.
+pub fn scan() -> Vec<ProcessInfo> {
+    let me = std::process::id();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| *pid != me)
+        .filter_map(read_process)
+        .collect()
+}
+
+/// The processes `owned` picks, plus every descendant of them and of `roots`.
+pub fn select(
+    processes: &[ProcessInfo],
+    owned: &dyn Fn(&ProcessInfo) -> bool,
+    roots: &[u32],
+) -> Vec<ProcessInfo> {
+    let mut children: HashMap<u32, Vec<&ProcessInfo>> = HashMap::new();
+    for p in processes {
+        children.entry(p.ppid).or_default().push(p);
+    }
+    let mut picked: BTreeMap<u32, &ProcessInfo> = BTreeMap::new();
+    let mut stack: Vec<u32> = roots.to_vec();
+    for p in processes.iter().filter(|p| owned(p)) {
+        picked.insert(p.pid, p);
+        stack.push(p.pid);
+    }
+    let mut seen = BTreeSet::new();
+    while let Some(pid) = stack.pop() {
+        if !seen.insert(pid) {
+            continue;
+        }
+        for child in children.get(&pid).into_iter().flatten() {
+            picked.insert(child.pid, child);
+            stack.push(child.pid);
+        }
+    }
+    picked.into_values().cloned().collect()
+}
+
+/// Whether `pid` is still the process first seen (same start time) and alive.
+fn still_same(pid: u32, start_time: u64) -> bool {
+    read_process(pid).is_some_and(|p| p.start_time == start_time)
+}
+
+fn send(pid: u32, signal: Signal) {
+    if let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) {
+        // Gone already, or not ours: nothing to end.
+        let _ = kill_process(pid, signal);
+    }
+}
+
+/// Ends every process `owned` picks (and their descendants, and `roots`' descendants): TERM,
+/// up to `grace` for them to go, then KILL; processes that appear meanwhile (forks) are found on
+/// the next look. Returns what was ended. Blocks for up to `grace` and a little more.
+pub fn end_processes(
+    owned: &dyn Fn(&ProcessInfo) -> bool,
+    roots: &[u32],
+    grace: Duration,
+) -> Vec<EndedProcess> {
+    let deadline = Instant::now() + grace;
+    let mut ended: BTreeMap<(u32, u64), EndedProcess> = BTreeMap::new();
+    for _ in 0..MAX_ROUNDS {
+        let found = select(&scan(), owned, roots);
+        if found.is_empty() {
+            break;
+        }
+        let kill = Instant::now() >= deadline;
+        // Stop them all first so none forks or restarts another while the others are ended.
+        if kill {
+            for p in &found {
+                if still_same(p.pid, p.start_time) {
+                    send(p.pid, Signal::STOP);
+                }
+            }
+        }
+        for p in &found {
+            let id = (p.pid, p.start_time);
+            let first_look = !ended.contains_key(&id);
+            let entry = ended.entry(id).or_insert_with(|| EndedProcess {
+                pid: p.pid,
+                argv: p.argv.clone(),
+                signal: "TERM",
+                cookie: p.cookie.clone(),
+            });
+            if !still_same(p.pid, p.start_time) {
+                continue;
+            }
+            if kill {
+                entry.signal = "KILL";
+                send(p.pid, Signal::KILL);
+            } else if first_look {
+                send(p.pid, Signal::TERM);
+                // A stopped process would not act on TERM until continued.
+                send(p.pid, Signal::CONT);
+            }
+        }
+        std::thread::sleep(POLL);
+    }
+    ended.into_values().collect()
+}
+
+/// The descendants of live process `pid` as (pid, start time): taken while the agent is alive,
+/// they find the children that cleared their environment after the agent is gone.
+pub fn descendants_of(pid: u32) -> Vec<(u32, u64)> {
+    let none = |_: &ProcessInfo| false;
+    select(&scan(), &none, &[pid])
+        .into_iter()
+        .map(|p| (p.pid, p.start_time))
+        .collect()
+}
+
+/// Ends the processes of attempt `cookie`, and the `known` ones (pid, start time) seen earlier
+/// under its agent.
+pub fn end_attempt(cookie: &str, known: &[(u32, u64)], grace: Duration) -> Vec<EndedProcess> {
+    let owned = |p: &ProcessInfo| {
+        p.cookie.as_deref() == Some(cookie) || known.contains(&(p.pid, p.start_time))
+    };
+    end_processes(&owned, &[], grace)
+}
+
+/// The survivors of every attempt on the tasks file tagged `tag` (a herd that died).
+pub fn end_survivors(tag: &str, grace: Duration) -> Vec<EndedProcess> {
+    let prefix = format!("{tag}.");
+    let owned = |p: &ProcessInfo| p.cookie.as_deref().is_some_and(|c| c.starts_with(&prefix));
+    end_processes(&owned, &[], grace)
+}
+
+/// `pid argv… (SIGNAL)` for logs.
+pub fn describe(ended: &EndedProcess) -> String {
+    format!("{} {} ({})", ended.pid, ended.argv.join(" "), ended.signal)
+}
+
+#[cfg(test)]
+#[path = "hygiene_tests.rs"]
+mod tests;
