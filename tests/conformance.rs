@@ -55,38 +55,12 @@ struct ExpectedFailure {
     reason: &'static str,
 }
 
-const CODEX_DAEMONS: &str = "procs (issue 10): interactive Codex starts an app-server \
-    `--managed-daemon` and a `daemon pid-update-loop` in their own session; both outlive the \
-    attempt (the verdict itself is right)";
-
 const EXPECTED_FAILURES: &[ExpectedFailure] = &[
     ExpectedFailure {
-        id: "codex-text-untrusted",
-        reason: CODEX_DAEMONS,
-    },
-    ExpectedFailure {
         id: "codex-tool-untrusted",
-        reason: CODEX_DAEMONS,
-    },
-    ExpectedFailure {
-        id: "codex-auth401-untrusted",
-        reason: CODEX_DAEMONS,
-    },
-    ExpectedFailure {
-        id: "codex-quota429-untrusted",
-        reason: CODEX_DAEMONS,
-    },
-    ExpectedFailure {
-        id: "codex-overloaded-untrusted",
-        reason: CODEX_DAEMONS,
-    },
-    ExpectedFailure {
-        id: "codex-hang-untrusted",
-        reason: CODEX_DAEMONS,
-    },
-    ExpectedFailure {
-        id: "codex-no_marker-untrusted",
-        reason: CODEX_DAEMONS,
+        reason: "not investigated yet: interactive Codex shows the marker as its whole reply, \
+                 with no tool call and no approval dialog on screen (`herd explain` of the kept \
+                 run), so the shell tool never runs; the verdict follows the screen",
     },
     ExpectedFailure {
         id: "gemini-overloaded",

@@ -247,21 +247,7 @@ impl Attempt {
                 (request, None)
             }
         };
-        let record = Approval {
-            at: now,
-            by: AnsweredBy::Operator,
-            rule: name.clone(),
-            keys: keys.clone(),
-            request,
-            decision,
-        };
-        self.approvals.push(record.clone());
-        effects.push(Effect::Note(Note::Approval(record)));
-        effects.push(Effect::Write {
-            bytes: keys.clone().into_bytes(),
-            reason: InputReason::OperatorAnswer { rule: name.clone() },
-        });
-        effects.push(Effect::Note(Note::OperatorAnswered { rule: name, keys }));
+        self.record_operator_answer(name, keys, request, decision, now, effects);
     }
 
     /// The operator answered the held prompt with keys no rule sends (Enter, Esc): the same
@@ -281,24 +267,35 @@ impl Attempt {
             return;
         };
         let text = String::from_utf8_lossy(&keys).into_owned();
+        self.record_operator_answer(name, text, waiting.request, waiting.decision, now, effects);
+    }
+
+    /// The operator's answer `keys` (under `name`): recorded with what the prompt asked and the
+    /// guard's decision, then typed.
+    fn record_operator_answer(
+        &mut self,
+        name: String,
+        keys: String,
+        request: Option<Request>,
+        decision: Option<Decision>,
+        now: Duration,
+        effects: &mut Vec<Effect>,
+    ) {
         let record = Approval {
             at: now,
             by: AnsweredBy::Operator,
             rule: name.clone(),
-            keys: text.clone(),
-            request: waiting.request,
-            decision: waiting.decision,
+            keys: keys.clone(),
+            request,
+            decision,
         };
         self.approvals.push(record.clone());
         effects.push(Effect::Note(Note::Approval(record)));
         effects.push(Effect::Write {
-            bytes: keys,
+            bytes: keys.clone().into_bytes(),
             reason: InputReason::OperatorAnswer { rule: name.clone() },
         });
-        effects.push(Effect::Note(Note::OperatorAnswered {
-            rule: name,
-            keys: text,
-        }));
+        effects.push(Effect::Note(Note::OperatorAnswered { rule: name, keys }));
     }
 
     /// Sends an automatic answer again when its dialog is still there (the agent did not take

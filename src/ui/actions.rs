@@ -51,23 +51,12 @@ pub fn on_key(
                 }
             }
         }
-        // The arrows and pages scroll help that does not fit; any other key closes it (the
-        // drawing clamps the offset to the text's length).
-        Mode::Help { offset } => match key.code {
-            KeyCode::Down | KeyCode::Char('j') => *offset += 1,
-            KeyCode::Up | KeyCode::Char('k') => *offset = offset.saturating_sub(1),
-            KeyCode::PageDown | KeyCode::Char(' ') => *offset += 10,
-            KeyCode::PageUp => *offset = offset.saturating_sub(10),
-            _ => state.mode = Mode::Normal,
-        },
+        Mode::Help { offset } | Mode::Answers { offset, .. } => {
+            if !scroll(key.code, offset) {
+                state.mode = Mode::Normal;
+            }
+        }
         Mode::Details => state.mode = Mode::Normal,
-        Mode::Answers { offset, .. } => match key.code {
-            KeyCode::Down | KeyCode::Char('j') => *offset += 1,
-            KeyCode::Up | KeyCode::Char('k') => *offset = offset.saturating_sub(1),
-            KeyCode::PageDown | KeyCode::Char(' ') => *offset += 10,
-            KeyCode::PageUp => *offset = offset.saturating_sub(10),
-            _ => state.mode = Mode::Normal,
-        },
         Mode::ConfirmQuit if yes => {
             state.mode = Mode::Normal;
             stop(engine, state, now)?;
@@ -223,6 +212,19 @@ pub fn on_paste(engine: &mut Engine, state: &mut UiState, text: &str, now: Insta
         _ => {}
     }
     Ok(())
+}
+
+/// The arrows and pages scroll a window of text (the drawing clamps `offset` to its length);
+/// false for any other key, which closes it.
+fn scroll(code: KeyCode, offset: &mut usize) -> bool {
+    match code {
+        KeyCode::Down | KeyCode::Char('j') => *offset += 1,
+        KeyCode::Up | KeyCode::Char('k') => *offset = offset.saturating_sub(1),
+        KeyCode::PageDown | KeyCode::Char(' ') => *offset += 10,
+        KeyCode::PageUp => *offset = offset.saturating_sub(10),
+        _ => return false,
+    }
+    true
 }
 
 /// Shows an action's result (the engine's `ControlOutcome`: `message()` and `is_done()`).

@@ -93,30 +93,9 @@ fn boxed(title: &str, keys: &str) -> Block<'static> {
 }
 
 fn help(frame: &mut Frame<'_>, area: Rect, offset: usize) {
-    let popup_width = area.width.min(100);
-    let lines = help_lines(usize::from(popup_width.saturating_sub(2)));
-    let height = (lines.len() as u16 + 2).min(area.height);
-    let inner = usize::from(height.saturating_sub(2));
-    let last_start = lines.len().saturating_sub(inner);
-    let offset = offset.min(last_start);
-    let keys = if last_start == 0 {
-        " any key closes ".to_string()
-    } else {
-        let more = if offset < last_start { " ↓ more" } else { "" };
-        format!(
-            " {}-{} of {}{more} · ↑↓ PgUp PgDn scroll · any other key closes ",
-            offset + 1,
-            (offset + inner).min(lines.len()),
-            lines.len()
-        )
-    };
-    let shown: Vec<Line<'static>> = lines.into_iter().skip(offset).take(inner).collect();
-    let popup = centered(area, popup_width, height);
-    frame.render_widget(Clear, popup);
-    frame.render_widget(
-        Paragraph::new(shown).block(boxed(" herd · keys ", &keys)),
-        popup,
-    );
+    let width = area.width.min(100);
+    let lines = help_lines(usize::from(width.saturating_sub(2)));
+    scrolled_window(frame, area, width, " herd · keys ", lines, offset);
 }
 
 /// The answered prompts of a task, scrolled like the help.
@@ -149,25 +128,39 @@ fn answered_prompts(
                 .collect::<Vec<_>>()
         })
         .collect();
-    let height = (rows.len() as u16 + 2).min(area.height);
+    let title = format!(" Answers · {task_id} ");
+    scrolled_window(frame, area, width, &title, rows, offset);
+}
+
+/// A centred window `width` wide showing `lines` from `offset` (clamped to the last page), its
+/// footer saying where it stands and how to scroll when they do not all fit.
+fn scrolled_window(
+    frame: &mut Frame<'_>,
+    area: Rect,
+    width: u16,
+    title: &str,
+    lines: Vec<Line<'static>>,
+    offset: usize,
+) {
+    let height = (lines.len() as u16 + 2).min(area.height);
     let inner = usize::from(height.saturating_sub(2));
-    let last_start = rows.len().saturating_sub(inner);
+    let last_start = lines.len().saturating_sub(inner);
     let offset = offset.min(last_start);
     let keys = if last_start == 0 {
         " any key closes ".to_string()
     } else {
+        let more = if offset < last_start { " ↓ more" } else { "" };
         format!(
-            " {}-{} of {} · ↑↓ PgUp PgDn scroll · any other key closes ",
+            " {}-{} of {}{more} · ↑↓ PgUp PgDn scroll · any other key closes ",
             offset + 1,
-            (offset + inner).min(rows.len()),
-            rows.len()
+            (offset + inner).min(lines.len()),
+            lines.len()
         )
     };
-    let shown: Vec<Line<'static>> = rows.into_iter().skip(offset).take(inner).collect();
+    let shown: Vec<Line<'static>> = lines.into_iter().skip(offset).take(inner).collect();
     let popup = centered(area, width, height);
     frame.render_widget(Clear, popup);
-    let title = format!(" Answers · {task_id} ");
-    frame.render_widget(Paragraph::new(shown).block(boxed(&title, &keys)), popup);
+    frame.render_widget(Paragraph::new(shown).block(boxed(title, &keys)), popup);
 }
 
 /// The help text laid out for `width` columns: each key's description wraps at word breaks
