@@ -118,7 +118,8 @@ fn answered_prompts(
                 Style::new()
             };
             let indent = if header { 1 } else { 13 };
-            wrap_words(line, text_width.saturating_sub(1))
+            // Room for the deepest indent, so no row runs past the border.
+            wrap_words(line, text_width.saturating_sub(indent + 1))
                 .into_iter()
                 .enumerate()
                 .map(move |(i, part)| {
