@@ -385,4 +385,48 @@ fn each_visible_pane_gets_a_pty_of_the_size_it_is_drawn_at() {
     )
     .expect("frame");
     assert_eq!(size_of(&f.engine, 0), Some((44, 158)));
+
+    // Back from zoom, and the focus moved on: the agents keep their width (no box drawn at the
+    // wider width gets cut), only their height follows the pane.
+    f.state.zoomed = false;
+    f.key(KeyCode::Tab);
+    render::frame(
+        &mut terminal,
+        &mut f.engine,
+        &mut f.state,
+        now + Duration::from_millis(40),
+    )
+    .expect("frame");
+    let focused = f.state.focus.expect("a focused pane");
+    assert_ne!(focused, 0, "Tab moved the focus");
+    let plan = layout::panes(regions.panes, 3, false);
+    let was_zoomed = size_of(&f.engine, 0).expect("a's size");
+    assert_eq!(was_zoomed.1, 158, "a stays as wide as it was");
+    assert_eq!(
+        size_of(&f.engine, focused).map(|s| s.1),
+        Some(
+            layout::pty_size(plan.slots[0])
+                .1
+                .max(layout::pty_size(plan.slots[1]).1)
+        ),
+        "the newly focused agent grows to its pane"
+    );
+
+    // The operator's terminal changed size: now every agent follows its pane, narrower too.
+    let mut smaller = Terminal::new(TestBackend::new(140, 48)).expect("terminal");
+    render::frame(
+        &mut smaller,
+        &mut f.engine,
+        &mut f.state,
+        now + Duration::from_millis(60),
+    )
+    .expect("frame");
+    let regions = layout::regions(Rect::new(0, 0, 140, 48), false);
+    let plan = layout::panes(regions.panes, 3, false);
+    let tile = layout::pty_size(plan.slots[1]);
+    assert_eq!(
+        size_of(&f.engine, 0).map(|s| s.1),
+        Some(tile.1),
+        "a is a tile again"
+    );
 }

@@ -45,11 +45,20 @@ where
     let regions = layout::regions(area, state.zoomed);
     let plan = layout::panes(regions.panes, order.len(), state.zoomed);
     let visible: Vec<usize> = order.iter().copied().take(plan.slots.len()).collect();
+    // TUIs draw their boxes at the width they have and nothing reflows them: an agent is made
+    // narrower only when the operator's terminal changed size, never because the focus moved
+    // (a tile then shows part of a wider screen).
+    let terminal_resized = state.drawn_area != Some(area);
+    state.drawn_area = Some(area);
     for (&task, slot) in visible.iter().zip(&plan.slots) {
-        let (rows, cols) = layout::pty_size(*slot);
         let current = engine
             .live_for_task(task)
             .map(|live| live.attempt.screen().size());
+        let (rows, slot_cols) = layout::pty_size(*slot);
+        let cols = match current {
+            Some((_, now_cols)) if !terminal_resized => slot_cols.max(now_cols),
+            _ => slot_cols,
+        };
         if current.is_some_and(|size| size != (rows, cols)) {
             tracing::debug!(task, rows, cols, "pane resized");
             engine.send_to_task(task, Event::Resize { rows, cols }, now)?;

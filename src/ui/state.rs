@@ -170,6 +170,8 @@ pub struct UiState {
     pub message_about: Option<usize>,
     /// Esc was pressed once in an editor holding typed text: the next Esc discards it.
     pub discard_armed: bool,
+    /// The terminal's size at the last frame: agents get narrower only when it changes.
+    pub drawn_area: Option<ratatui::layout::Rect>,
     /// Per task: when its running attempt started, and how long its last attempt took.
     pub attempt_started: HashMap<usize, Instant>,
     pub durations: HashMap<usize, Duration>,
