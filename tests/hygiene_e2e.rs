@@ -123,7 +123,9 @@ fn agents_that_cannot_start_for_lack_of_files_wait_instead_of_failing() {
     assert_eq!(out.status.code(), Some(0), "{}\n{end:#?}", describe(&out));
     assert!(
         end.values().all(|(s, a)| s == "completed" && *a == 1),
-        "no attempt was spent on the shortage: {end:#?}"
+        "no attempt was spent on the shortage: {end:#?}\n{}\n{}",
+        std::fs::read_to_string(&path).unwrap_or_default(),
+        describe(&out)
     );
     assert!(
         stdout.contains("waits: the agent could not start"),

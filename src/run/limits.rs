@@ -65,6 +65,10 @@ mod tests {
         assert!(is_resource_shortage(&eyre!(
             "cannot start x: fork: Resource temporarily unavailable (os error 11)"
         )));
+        // portable-pty's dup of the terminal for stdin/stdout/stderr, with its cause.
+        assert!(is_resource_shortage(&eyre!(
+            "cannot start /usr/bin/sh: dup of fd 37 failed: Too many open files (os error 24)"
+        )));
         let missing: color_eyre::Result<()> = Err(std::io::Error::from_raw_os_error(
             Errno::NOENT.raw_os_error(),
         ))

@@ -102,7 +102,7 @@ impl AgentProcess {
                 pixel_width: 0,
                 pixel_height: 0,
             })
-            .map_err(|e| eyre!("cannot open a pseudo-terminal: {e}"))?;
+            .map_err(|e| eyre!("cannot open a pseudo-terminal: {e:#}"))?;
         let mut command = CommandBuilder::new(&plan.argv[0]);
         command.args(&plan.argv[1..]);
         command.cwd(&plan.cwd);
@@ -112,7 +112,7 @@ impl AgentProcess {
         let mut child = pty
             .slave
             .spawn_command(command)
-            .map_err(|e| eyre!("cannot start {}: {e}", plan.argv[0]))?;
+            .map_err(|e| eyre!("cannot start {}: {e:#}", plan.argv[0]))?;
         // Without dropping our copy of the slave side the reader never sees end of file.
         drop(pty.slave);
         let pid = child
@@ -121,11 +121,11 @@ impl AgentProcess {
         let mut reader = pty
             .master
             .try_clone_reader()
-            .map_err(|e| eyre!("cannot read the pseudo-terminal: {e}"))?;
+            .map_err(|e| eyre!("cannot read the pseudo-terminal: {e:#}"))?;
         let mut writer = pty
             .master
             .take_writer()
-            .map_err(|e| eyre!("cannot write to the pseudo-terminal: {e}"))?;
+            .map_err(|e| eyre!("cannot write to the pseudo-terminal: {e:#}"))?;
 
         let output = reports.clone();
         std::thread::Builder::new()
@@ -201,7 +201,7 @@ impl AgentProcess {
                 pixel_width: 0,
                 pixel_height: 0,
             })
-            .map_err(|e| eyre!("cannot resize the pseudo-terminal: {e}"))
+            .map_err(|e| eyre!("cannot resize the pseudo-terminal: {e:#}"))
     }
 
     /// Signals the agent's whole process group. A group that is already gone is not an error.
