@@ -261,7 +261,18 @@ fn a_finished_attempt_is_replayed_inside_the_dashboard_and_q_comes_back() {
     ui.wait_until("the prompt's banner", Duration::from_secs(30), |s| {
         s.contents().contains("[1] Yes")
     });
-    ui.press("1");
+    // Enter takes the option the dialog highlights (`1. Yes`), and says so; it does not take
+    // over the agent.
+    ui.press("\r");
+    ui.wait_until(
+        "the status line to say what was sent",
+        Duration::from_secs(10),
+        |s| {
+            s.contents()
+                .contains("sent Enter (the highlighted option) → ask-first")
+        },
+    );
+    assert!(!ui.text().contains("TAKE-OVER"), "{}", ui.text());
     ui.wait_until("the task to complete", Duration::from_secs(30), |s| {
         let text = s.contents();
         text.contains("✔ ask-first") && text.contains("DONE")

@@ -210,6 +210,31 @@ fn queue_and_panes_with_a_prompt_waiting_120x40() {
     insta::assert_snapshot!(frame(120, 40, &view).backend());
 }
 
+/// The same dashboard at the sizes operators use: the bars keep `? help` and `q quit`, ids are
+/// whole where there is room, nothing is cut mid-word.
+#[test]
+fn a_prompt_waiting_at_160x45_100x30_and_80x24() {
+    let waiting = screen(24, 80, DIALOG);
+    let busy = screen(24, 80, SESSION);
+    let view = dashboard(
+        vec![
+            pane("fix-issue-142", &waiting, true, Some(prompt())),
+            pane("long-session-004", &busy, false, None),
+        ],
+        None,
+        PROMPT_KEYS,
+    );
+    for (w, h) in [(160, 45), (100, 30), (80, 24)] {
+        let drawn = frame(w, h, &view);
+        let text = format!("{:?}", drawn.backend());
+        assert!(
+            text.contains("? help") && text.contains("q quit"),
+            "{w}x{h}: help and quit stay:\n{text}"
+        );
+        insta::assert_snapshot!(format!("a_prompt_waiting_{w}x{h}"), drawn.backend());
+    }
+}
+
 #[test]
 fn prompt_rows_are_highlighted_and_the_banner_names_the_keys() {
     let waiting = screen(24, 80, DIALOG);
