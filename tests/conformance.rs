@@ -58,9 +58,12 @@ struct ExpectedFailure {
 const EXPECTED_FAILURES: &[ExpectedFailure] = &[
     ExpectedFailure {
         id: "codex-tool-untrusted",
-        reason: "not investigated yet: interactive Codex shows the marker as its whole reply, \
-                 with no tool call and no approval dialog on screen (`herd explain` of the kept \
-                 run), so the shell tool never runs; the verdict follows the screen",
+        reason: "herd cannot see the refusal yet: with the approval policy Codex picks for this \
+                 folder (granular, sandbox_approval false) it rejects the escalated command \
+                 itself, with no dialog and nothing on screen (its session rollout says \
+                 `approval policy is Granular(..); reject command`), and the model then prints \
+                 the marker; reading Codex's rollout, as herd reads Claude's transcripts, would \
+                 give the refusal as a fact",
     },
     ExpectedFailure {
         id: "gemini-overloaded",
