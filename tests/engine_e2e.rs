@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 mod common;
-use common::{agents_under, describe, herd};
+use common::{agents_under, describe, herd, task};
 
 fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tasks.example.json")
@@ -20,15 +20,6 @@ fn example() -> PathBuf {
 fn read_json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap();
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}\n{text}", path.display()))
-}
-
-fn task<'a>(doc: &'a Value, id: &str) -> &'a Value {
-    doc["tasks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["task_id"] == id)
-        .unwrap_or_else(|| panic!("no task {id}"))
 }
 
 fn run_headless(tasks: &Path, extra: &[&str]) -> Output {

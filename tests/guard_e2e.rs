@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 mod common;
-use common::{describe, herd};
+use common::{describe, herd, task};
 
 fn write_scenario(dir: &Path, name: &str, style: &str, command: &str) -> PathBuf {
     let path = dir.join(format!("{name}.toml"));
@@ -70,15 +70,6 @@ fn run_batch(dir: &Path, cases: &[Case], policy: &str) -> (std::process::Output,
         .unwrap();
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     (out, doc)
-}
-
-fn task<'a>(doc: &'a Value, id: &str) -> &'a Value {
-    doc["tasks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["task_id"] == id)
-        .unwrap()
 }
 
 const BOTH_SWITCHES: &str = r#"{"auto_press_1": true, "auto_press_p": true}"#;

@@ -11,7 +11,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use common::{agents_under, describe};
+use common::{agents_under, describe, task};
 use serde_json::Value;
 
 /// Runs `herd run --headless` under a file-size limit of `limit_blocks` × 512 bytes.
@@ -35,15 +35,6 @@ fn write_tasks(dir: &Path, tasks: &str) -> PathBuf {
     )
     .unwrap();
     path
-}
-
-fn task<'a>(doc: &'a Value, id: &str) -> &'a Value {
-    doc["tasks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["task_id"] == id)
-        .unwrap()
 }
 
 #[test]

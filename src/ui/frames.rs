@@ -195,18 +195,22 @@ const PROMPT_KEYS: &[(&str, &str)] = &[
     ("q", "quit"),
 ];
 
-#[test]
-fn queue_and_panes_with_a_prompt_waiting_120x40() {
-    let waiting = screen(24, 80, DIALOG);
-    let busy = screen(24, 80, SESSION);
-    let view = dashboard(
+/// A Claude-style dialog waiting in the focused pane, a busy agent tiled beside it.
+fn waiting_prompt_view<'a>(waiting: &'a Screen, busy: &'a Screen) -> Dashboard<'a> {
+    dashboard(
         vec![
-            pane("fix-issue-142", &waiting, true, Some(prompt())),
-            pane("long-session-004", &busy, false, None),
+            pane("fix-issue-142", waiting, true, Some(prompt())),
+            pane("long-session-004", busy, false, None),
         ],
         None,
         PROMPT_KEYS,
-    );
+    )
+}
+
+#[test]
+fn queue_and_panes_with_a_prompt_waiting_120x40() {
+    let (waiting, busy) = (screen(24, 80, DIALOG), screen(24, 80, SESSION));
+    let view = waiting_prompt_view(&waiting, &busy);
     insta::assert_snapshot!(frame(120, 40, &view).backend());
 }
 
@@ -214,16 +218,8 @@ fn queue_and_panes_with_a_prompt_waiting_120x40() {
 /// whole where there is room, nothing is cut mid-word.
 #[test]
 fn a_prompt_waiting_at_160x45_100x30_and_80x24() {
-    let waiting = screen(24, 80, DIALOG);
-    let busy = screen(24, 80, SESSION);
-    let view = dashboard(
-        vec![
-            pane("fix-issue-142", &waiting, true, Some(prompt())),
-            pane("long-session-004", &busy, false, None),
-        ],
-        None,
-        PROMPT_KEYS,
-    );
+    let (waiting, busy) = (screen(24, 80, DIALOG), screen(24, 80, SESSION));
+    let view = waiting_prompt_view(&waiting, &busy);
     for (w, h) in [(160, 45), (100, 30), (80, 24)] {
         let drawn = frame(w, h, &view);
         let text = format!("{:?}", drawn.backend());

@@ -5,6 +5,16 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The task `id` of a tasks document.
+pub fn task<'a>(doc: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    doc["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["task_id"] == id)
+        .unwrap_or_else(|| panic!("no task {id}"))
+}
+
 pub fn herd() -> Command {
     Command::new(env!("CARGO_BIN_EXE_herd"))
 }
