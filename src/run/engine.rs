@@ -355,7 +355,7 @@ impl Engine {
             attempt,
             run_dir: &run_dir,
         };
-        launch::prepare(task, &self.profiles, &ctx)
+        launch::prepare(task, &self.profiles, &ctx).map_err(|e| e.to_string())
     }
 
     fn fail_config_problems(&mut self) -> Result<()> {
