@@ -34,6 +34,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
                 Command::Explain(args) => crate::run::explain_cmd::explain(&args),
                 Command::Message(args) => crate::run::message_cmd::message(&args),
                 Command::Policy(args) => crate::run::policy_cmd::policy(&args),
+                Command::Hosts(args) => crate::run::hosts_cmd::hosts(&args),
                 Command::Sim(_) => Ok(0),
             }
         }
@@ -180,6 +181,13 @@ fn validate(args: &TasksArgs) -> Result<i32> {
             None
         }
     };
+    let hosts = match super::hosts_cmd::load_hosts(args.hosts.as_deref(), args.profiles.as_deref()) {
+        Ok(hosts) => hosts,
+        Err(mut errors) => {
+            problems.append(&mut errors);
+            crate::core::hosts::HostSet::default()
+        }
+    };
     let text = match std::fs::read_to_string(&args.tasks) {
         Ok(text) => text,
         Err(e) => {
@@ -231,7 +239,21 @@ fn validate(args: &TasksArgs) -> Result<i32> {
                 attempt: task.attempts + 1,
                 run_dir: &run_dir,
             };
-            if let Err(message) = launch::prepare(task, profiles, &ctx) {
+            if let Some(name) = &task.host
+                && let Some(message) = super::hosts_cmd::host_problem(name, &hosts)
+            {
+                let place = file
+                    .location(index, Some("host"))
+                    .map(|l| format!("{path}:{l}"))
+                    .unwrap_or_else(|| path.clone());
+                problems.push(format!("{place}: task \"{}\": {message}", task.task_id));
+            }
+            // On a host, the folder and the program are the host's: they are probed there.
+            let prepared = match &task.host {
+                Some(_) => launch::render(task, profiles, &ctx).map(|_| ()),
+                None => launch::prepare(task, profiles, &ctx).map(|_| ()),
+            };
+            if let Err(message) = prepared {
                 let field = guess_field(&message);
                 let at = file
                     .location(index, field)
