@@ -136,7 +136,7 @@ fn no_agents(view: &Dashboard<'_>, area: Rect, with_detail: bool, frame: &mut Fr
             ]));
         let inner = block.inner(rest);
         block.render(rest, frame.buffer_mut());
-        pane::screen(last.screen, inner, frame.buffer_mut(), None);
+        crate::term::paint::screen(last.screen, inner, frame.buffer_mut(), None);
         return;
     }
     if with_detail && let Some(shown) = &view.detail {

@@ -16,6 +16,7 @@ pub mod keys;
 pub mod layout;
 pub mod model;
 pub mod mouse;
+pub mod notify;
 pub mod numbers;
 pub mod overlay;
 pub mod pane;
@@ -25,7 +26,6 @@ pub mod render;
 pub mod state;
 pub mod status;
 pub mod style;
-pub mod terminal;
 
 #[cfg(test)]
 mod engine_message_tests;

@@ -47,7 +47,7 @@ pub enum Command {
     /// Permission rules and the guard: `herd policy check` says what herd would do with a request
     Policy(PolicyArgs),
     /// Hosts agents run on through ssh or an exec launcher: `herd hosts check` probes each
-    Hosts(crate::run::hosts_cmd::HostsArgs),
+    Hosts(super::hosts::HostsArgs),
 }
 
 #[derive(Debug, Args, Clone)]

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 use color_eyre::eyre::Result;
 
-use super::commands::{EXIT_INVALID, load_profiles, print_problems};
-use super::remote;
+use super::inputs::{EXIT_INVALID, load_profiles, print_problems};
+use crate::run::remote;
 use crate::core::hosts::{Host, HostSet, Launcher, Target};
 
 #[derive(Debug, Args, Clone)]
