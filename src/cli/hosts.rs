@@ -8,8 +8,8 @@ use clap::{Args, Subcommand};
 use color_eyre::eyre::Result;
 
 use super::inputs::{EXIT_INVALID, load_profiles, print_problems};
-use crate::run::remote;
 use crate::core::hosts::{Host, HostSet, Launcher, Target};
+use crate::run::remote;
 
 #[derive(Debug, Args, Clone)]
 pub struct HostsArgs {
@@ -46,8 +46,12 @@ pub fn load_hosts(
     let Some(path) = hosts.or(profiles) else {
         return Ok(HostSet::default());
     };
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| vec![format!("{}: cannot read the hosts file: {e}", path.display())])?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        vec![format!(
+            "{}: cannot read the hosts file: {e}",
+            path.display()
+        )]
+    })?;
     HostSet::parse(&text).map_err(|errors| {
         errors
             .iter()
@@ -167,7 +171,11 @@ fn hosts_check(args: &HostsCheckArgs) -> Result<i32> {
                     host.name.clone(),
                     launcher,
                     "yes".into(),
-                    if present.is_empty() { "none".into() } else { present.join(" ") },
+                    if present.is_empty() {
+                        "none".into()
+                    } else {
+                        present.join(" ")
+                    },
                     facts.node.unwrap_or_else(|| "-".into()),
                     facts.system.unwrap_or_default(),
                 ]);
@@ -232,7 +240,11 @@ mod tests {
             host_problem("g", &set).unwrap(),
             "host \"g\": the launcher program is not installed here (b needs \"surely-no-such-launcher\"); install it or fix the hosts file"
         );
-        assert!(host_problem("zz", &set).unwrap().contains("not a known host or group"));
+        assert!(
+            host_problem("zz", &set)
+                .unwrap()
+                .contains("not a known host or group")
+        );
         assert!(
             host_problem("zz", &HostSet::default())
                 .unwrap()

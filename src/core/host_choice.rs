@@ -48,7 +48,11 @@ impl Rotation {
 
     /// When the first host out of rotation comes back (a wake-up for the scheduler).
     pub fn next_return(&self, now: Instant) -> Option<Instant> {
-        self.out.values().map(|o| o.until).filter(|u| *u > now).min()
+        self.out
+            .values()
+            .map(|o| o.until)
+            .filter(|u| *u > now)
+            .min()
     }
 }
 
@@ -57,7 +61,9 @@ impl Rotation {
 pub enum HostChoice {
     Use(String),
     /// Every candidate is full or out of rotation: the task waits (no failure).
-    Wait { why: String },
+    Wait {
+        why: String,
+    },
     /// The name is neither a host nor a group (validate reports it first).
     Unknown,
 }
@@ -136,13 +142,20 @@ exec = ["docker", "exec", "-i", "{tty}", "c"]
         let now = Instant::now();
         let mut rotation = Rotation::default();
         let use_ = |s: &str| HostChoice::Use(s.into());
-        let cases: &[(&[(&str, usize)], &str, HostChoice)] = &[
+        type Case<'a> = (&'a [(&'a str, usize)], &'a str, HostChoice);
+        let cases: &[Case] = &[
             (&[], "fleet", use_("a")),
             (&[("a", 1)], "fleet", use_("b")),
             (&[("a", 1), ("b", 1)], "fleet", use_("a")),
             (&[("a", 2), ("b", 5)], "fleet", use_("b")),
             (&[("c", 9)], "c", use_("c")),
-            (&[("a", 2)], "a", HostChoice::Wait { why: "a at max_agents".into() }),
+            (
+                &[("a", 2)],
+                "a",
+                HostChoice::Wait {
+                    why: "a at max_agents".into(),
+                },
+            ),
             (&[], "nowhere", HostChoice::Unknown),
         ];
         for (loads, name, want) in cases {
@@ -170,6 +183,9 @@ exec = ["docker", "exec", "-i", "{tty}", "c"]
         );
         assert_eq!(rotation.out_at(now).len(), 1);
         assert!(rotation.out_at(later).is_empty());
-        assert_eq!(rotation.next_return(now), Some(now + Duration::from_secs(30)));
+        assert_eq!(
+            rotation.next_return(now),
+            Some(now + Duration::from_secs(30))
+        );
     }
 }

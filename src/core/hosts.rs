@@ -31,7 +31,9 @@ pub const MAX_AGENTS_LIMIT: usize = 256;
 pub enum Launcher {
     Ssh(SshTarget),
     /// An argv prefix (`docker exec -i {tty} box`): herd appends `sh -c SCRIPT`.
-    Exec { template: Vec<String> },
+    Exec {
+        template: Vec<String>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -198,7 +200,9 @@ impl HostSet {
         let mut known: Vec<String> = self.hosts.keys().cloned().collect();
         known.extend(self.group_names());
         if known.is_empty() {
-            format!("host \"{name}\" is not defined: no hosts file was given (--hosts FILE, or [hosts] in the profiles file)")
+            format!(
+                "host \"{name}\" is not defined: no hosts file was given (--hosts FILE, or [hosts] in the profiles file)"
+            )
         } else {
             format!(
                 "host \"{name}\" is not a known host or group; use one of {}",
@@ -263,9 +267,7 @@ fn compile(name: &str, s: HostSource) -> Result<Host, String> {
     if let Some(max) = s.max_agents
         && !(1..=MAX_AGENTS_LIMIT).contains(&max)
     {
-        return Err(format!(
-            "max_agents must be from 1 to {MAX_AGENTS_LIMIT}"
-        ));
+        return Err(format!("max_agents must be from 1 to {MAX_AGENTS_LIMIT}"));
     }
     for key in s.env.keys() {
         if !is_env_name(key) {

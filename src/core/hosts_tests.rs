@@ -58,7 +58,11 @@ fn parses_hosts_beside_profiles() {
         set.unknown_target_message("nope")
             .contains("use one of box1, box2, ctr, pod, fleet")
     );
-    assert!(HostSet::parse("[profiles.x]\ncommand = [\"x\"]\n").unwrap().is_empty());
+    assert!(
+        HostSet::parse("[profiles.x]\ncommand = [\"x\"]\n")
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[test]
@@ -66,13 +70,34 @@ fn problems_are_located_and_all_reported() {
     let cases = [
         ("[hosts.a]\nport = 1\n", "give \"ssh\""),
         ("[hosts.a]\nssh = \"x\"\nexec = [\"d\"]\n", "not both"),
-        ("[hosts.a]\nssh = \"-oProxyCommand=x\"\n", "must be user@host"),
-        ("[hosts.a]\nexec = []\n", "must start with the launcher program"),
-        ("[hosts.a]\nexec = [\"docker\"]\nport = 2\n", "apply to \"ssh\" hosts only"),
-        ("[hosts.a]\nssh = \"x\"\nmax_agents = 0\n", "max_agents must be from 1"),
-        ("[hosts.a]\nssh = \"x\"\nenv = { \"A B\" = \"1\" }\n", "not a valid variable name"),
-        ("[hosts.a]\nssh = \"x\"\nsurprise = 1\n", "unknown field `surprise`"),
-        ("[hosts.a]\nssh = \"x\"\ngroups = [\"b\"]\n[hosts.b]\nssh = \"y\"\n", "both a host and a group"),
+        (
+            "[hosts.a]\nssh = \"-oProxyCommand=x\"\n",
+            "must be user@host",
+        ),
+        (
+            "[hosts.a]\nexec = []\n",
+            "must start with the launcher program",
+        ),
+        (
+            "[hosts.a]\nexec = [\"docker\"]\nport = 2\n",
+            "apply to \"ssh\" hosts only",
+        ),
+        (
+            "[hosts.a]\nssh = \"x\"\nmax_agents = 0\n",
+            "max_agents must be from 1",
+        ),
+        (
+            "[hosts.a]\nssh = \"x\"\nenv = { \"A B\" = \"1\" }\n",
+            "not a valid variable name",
+        ),
+        (
+            "[hosts.a]\nssh = \"x\"\nsurprise = 1\n",
+            "unknown field `surprise`",
+        ),
+        (
+            "[hosts.a]\nssh = \"x\"\ngroups = [\"b\"]\n[hosts.b]\nssh = \"y\"\n",
+            "both a host and a group",
+        ),
         ("[hosts.\"a b\"]\nssh = \"x\"\n", "letters, digits"),
         ("[hosts.a\nssh = 1", ""),
     ];
@@ -80,7 +105,10 @@ fn problems_are_located_and_all_reported() {
         let errors = HostSet::parse(text).unwrap_err();
         let all: Vec<String> = errors.iter().map(ToString::to_string).collect();
         assert!(all.iter().any(|e| e.contains(want)), "{text:?}: {all:?}");
-        assert!(errors.iter().all(|e| e.location.is_some()), "{text:?}: {all:?}");
+        assert!(
+            errors.iter().all(|e| e.location.is_some()),
+            "{text:?}: {all:?}"
+        );
     }
     let two = HostSet::parse("[hosts.a]\nport = 1\n[hosts.b]\nexec = []\n").unwrap_err();
     assert_eq!(two.len(), 2);
@@ -89,14 +117,38 @@ fn problems_are_located_and_all_reported() {
 #[test]
 fn ssh_argv_has_batch_mode_keepalives_and_the_script_as_one_word() {
     let set = HostSet::parse(TEXT).unwrap();
-    let argv = launcher_argv(set.get("box1").unwrap(), true, Some("/runs/t/a.ssh.log"), "echo 'hi'");
+    let argv = launcher_argv(
+        set.get("box1").unwrap(),
+        true,
+        Some("/runs/t/a.ssh.log"),
+        "echo 'hi'",
+    );
     assert_eq!(
         argv,
         [
-            "ssh", "-tt", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-o",
-            "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3", "-o", "LogLevel=ERROR", "-o",
-            "StrictHostKeyChecking=accept-new", "-p", "2222", "-i", "/keys/id", "-E",
-            "/runs/t/a.ssh.log", "--", "dev@box1", r"sh -c 'echo '\''hi'\'''"
+            "ssh",
+            "-tt",
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "ConnectTimeout=10",
+            "-o",
+            "ServerAliveInterval=5",
+            "-o",
+            "ServerAliveCountMax=3",
+            "-o",
+            "LogLevel=ERROR",
+            "-o",
+            "StrictHostKeyChecking=accept-new",
+            "-p",
+            "2222",
+            "-i",
+            "/keys/id",
+            "-E",
+            "/runs/t/a.ssh.log",
+            "--",
+            "dev@box1",
+            r"sh -c 'echo '\''hi'\'''"
         ]
     );
     let argv = launcher_argv(set.get("box2").unwrap(), false, None, "true");
@@ -112,7 +164,16 @@ fn exec_templates_place_the_tty_flag_and_append_the_shell() {
     let docker = set.get("ctr").unwrap();
     assert_eq!(
         launcher_argv(docker, true, None, "run it"),
-        ["docker", "exec", "-i", "-t", "agent-box", "sh", "-c", "run it"]
+        [
+            "docker",
+            "exec",
+            "-i",
+            "-t",
+            "agent-box",
+            "sh",
+            "-c",
+            "run it"
+        ]
     );
     assert_eq!(
         launcher_argv(docker, false, Some("/ignored.log"), "run it"),
@@ -128,6 +189,8 @@ fn exec_templates_place_the_tty_flag_and_append_the_shell() {
     );
     assert_eq!(
         launcher_argv(pod, false, None, "x"),
-        ["kubectl", "exec", "-i", "agents-0", "-n", "ci", "-c", "agent", "--", "sh", "-c", "x"]
+        [
+            "kubectl", "exec", "-i", "agents-0", "-n", "ci", "-c", "agent", "--", "sh", "-c", "x"
+        ]
     );
 }

@@ -20,9 +20,10 @@ const COOKIE_VAR: &str = "HERD_ATTEMPT_ID";
 /// `text` as one shell word: single-quoted, a `'` written as `'\''`.
 pub fn quote(text: &str) -> String {
     if !text.is_empty()
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '=' | ':' | '@' | '+' | ','))
+        && text.chars().all(|c| {
+            c.is_ascii_alphanumeric()
+                || matches!(c, '/' | '.' | '_' | '-' | '=' | ':' | '@' | '+' | ',')
+        })
     {
         return text.to_string();
     }
@@ -61,10 +62,7 @@ pub struct RemoteLaunch<'a> {
 /// runs the agent (not `exec`: a shell reports a signal as 128+n, and prints the trailer).
 pub fn launch_script(launch: &RemoteLaunch<'_>) -> String {
     let mut s = String::from("rm -f \"$0\"\n");
-    s.push_str(&format!(
-        "export {COOKIE_VAR}={}\n",
-        quote(launch.cookie)
-    ));
+    s.push_str(&format!("export {COOKIE_VAR}={}\n", quote(launch.cookie)));
     for (key, value) in launch.env {
         // Names are checked where they are read; an odd one is skipped rather than run.
         if super::hosts::is_env_name(key) && key != COOKIE_VAR {
@@ -128,7 +126,9 @@ pub enum SweepScope<'a> {
 pub fn sweep_script(scope: SweepScope<'_>, grace_sec: u32) -> String {
     // Cookies and tags are file-name safe (no quote, no space); a tag is hex.
     let pattern = match scope {
-        SweepScope::Attempt(cookie) => format!("-x -F {}", quote(&format!("{COOKIE_VAR}={cookie}"))),
+        SweepScope::Attempt(cookie) => {
+            format!("-x -F {}", quote(&format!("{COOKIE_VAR}={cookie}")))
+        }
         SweepScope::File(tag) => format!("-E {}", quote(&format!("^{COOKIE_VAR}={tag}[.]"))),
     };
     // GNU grep reads every environment in one run (-z: NUL-separated entries); elsewhere
@@ -264,7 +264,9 @@ pub fn parse_probe(output: &str) -> ProbeFacts {
             "uname" => facts.system = (!value.is_empty()).then(|| value.to_string()),
             _ => {
                 if let Some(program) = key.strip_prefix("program.") {
-                    facts.programs.insert(program.to_string(), value.to_string());
+                    facts
+                        .programs
+                        .insert(program.to_string(), value.to_string());
                 }
             }
         }

@@ -17,13 +17,20 @@ fn quoting_keeps_every_byte() {
 }
 
 fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }
 
 #[test]
 fn the_launch_script_sets_cookie_env_and_folder_then_reports_the_exit() {
     let argv = vec!["herd".to_string(), "sim".into(), "it's ok".into()];
-    let env = env(&[("API_KEY", "s3cr'et"), ("bad name", "x"), ("HERD_TASK_ID", "t1")]);
+    let env = env(&[
+        ("API_KEY", "s3cr'et"),
+        ("bad name", "x"),
+        ("HERD_TASK_ID", "t1"),
+    ]);
     let script = launch_script(&RemoteLaunch {
         argv: &argv,
         cwd: "/srv/my repo",
@@ -64,8 +71,14 @@ fn the_trailer_is_found_whole_or_split_at_any_byte() {
         assert!(carry.len() <= TRAILER_MAX, "cut at {cut}: {carry:?}");
     }
     let mut carry = Vec::new();
-    assert_eq!(scan_trailer(&mut carry, b"\x1b]777;herd-exit;x\x07 plain"), None);
-    assert_eq!(scan_trailer(&mut carry, b"\x1b]777;herd-exit;0\x07"), Some(0));
+    assert_eq!(
+        scan_trailer(&mut carry, b"\x1b]777;herd-exit;x\x07 plain"),
+        None
+    );
+    assert_eq!(
+        scan_trailer(&mut carry, b"\x1b]777;herd-exit;0\x07"),
+        Some(0)
+    );
 }
 
 #[test]
@@ -96,9 +109,15 @@ fn sweep_output_is_read_with_the_strongest_signal() {
     assert_eq!(parse_sweep("ended 1 TERM c x\n"), None);
     assert_eq!(parse_sweep("sweep done\n"), Some(vec![]));
     let script = sweep_script(SweepScope::File("0123abcd"), 2);
-    assert!(script.contains("grep -E '^HERD_ATTEMPT_ID=0123abcd[.]'"), "{script}");
+    assert!(
+        script.contains("grep -E '^HERD_ATTEMPT_ID=0123abcd[.]'"),
+        "{script}"
+    );
     let script = sweep_script(SweepScope::Attempt("0123abcd.1.ff.t-1"), 2);
-    assert!(script.contains("grep -x -F HERD_ATTEMPT_ID=0123abcd.1.ff.t-1"), "{script}");
+    assert!(
+        script.contains("grep -x -F HERD_ATTEMPT_ID=0123abcd.1.ff.t-1"),
+        "{script}"
+    );
 }
 
 #[test]
@@ -117,7 +136,9 @@ fn probe_facts_are_read() {
 
 #[test]
 fn the_launcher_end_tells_the_host_from_the_agent() {
-    let upload = format!("ssh: connect to host 127.0.0.1 port 1: Connection refused\n{UPLOAD_FAILED} (exit 255)\n");
+    let upload = format!(
+        "ssh: connect to host 127.0.0.1 port 1: Connection refused\n{UPLOAD_FAILED} (exit 255)\n"
+    );
     let cases = [
         // (exit, trailer, ended by herd, log) -> end
         (Some(255), None, false, upload.as_str(), "unreachable"),
@@ -125,7 +146,13 @@ fn the_launcher_end_tells_the_host_from_the_agent() {
         (Some(255), Some(255), false, "", "agent"),
         (Some(3), Some(3), false, "", "agent"),
         (None, None, true, "", "agent"),
-        (Some(255), None, false, "Timeout, server not responding\n", "lost"),
+        (
+            Some(255),
+            None,
+            false,
+            "Timeout, server not responding\n",
+            "lost",
+        ),
         (Some(255), None, false, "", "lost"),
         (Some(1), None, false, "", "agent"),
     ];

@@ -187,13 +187,21 @@ pub fn sweep(
     let run = run_plain(host, &script, PLAIN_TIMEOUT)
         .map_err(|e| format!("cannot run {}: {e}", host.program()))?;
     remote_script::parse_sweep(&run.stdout).ok_or_else(|| {
-        let why = run.stderr.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
+        let why = run
+            .stderr
+            .lines()
+            .rfind(|l| !l.trim().is_empty())
+            .unwrap_or("");
         format!(
             "the sweep on host {} did not finish (exit {:?}{}){}",
             host.name,
             run.code,
             if run.timed_out { ", timed out" } else { "" },
-            if why.is_empty() { String::new() } else { format!(": {why}") }
+            if why.is_empty() {
+                String::new()
+            } else {
+                format!(": {why}")
+            }
         )
     })
 }
@@ -217,9 +225,8 @@ pub fn launcher_installed(host: &Host) -> bool {
     if program.contains('/') {
         return Path::new(program).is_file();
     }
-    std::env::var_os("PATH").is_some_and(|paths| {
-        std::env::split_paths(&paths).any(|dir| dir.join(program).is_file())
-    })
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
 }
 
 /// Probes `host`: reachable, the agent programs, Node's version. `Err` says why it could not be
@@ -244,7 +251,11 @@ pub fn probe(host: &Host, programs: &[&str]) -> Result<ProbeFacts, String> {
         .lines()
         .map(str::trim)
         .rfind(|l| !l.is_empty())
-        .unwrap_or(if run.timed_out { "timed out" } else { "no answer" });
+        .unwrap_or(if run.timed_out {
+            "timed out"
+        } else {
+            "no answer"
+        });
     Err(format!("exit {:?}: {why}", run.code))
 }
 

@@ -48,11 +48,22 @@ fn the_agent_runs_in_its_folder_with_its_env_and_no_secret_on_any_command_line()
     std::fs::create_dir(&work).unwrap();
     let host = local_host("env = { HOST_VAR = \"from-host\" }\n");
     let p = plan(
-        &["sh", "-c", "echo \"$API_KEY|$HOST_VAR|$HERD_ATTEMPT_ID|$(pwd)\"; exit 3"],
+        &[
+            "sh",
+            "-c",
+            "echo \"$API_KEY|$HOST_VAR|$HERD_ATTEMPT_ID|$(pwd)\"; exit 3",
+        ],
         &[("API_KEY", "sk-'secret' $x"), ("TERM", "xterm-256color")],
     );
     let log = dir.path().join("a.log");
-    let wrapped = wrap(&p, &host, &work.display().to_string(), "tag.1.n.t", &log, dir.path());
+    let wrapped = wrap(
+        &p,
+        &host,
+        &work.display().to_string(),
+        "tag.1.n.t",
+        &log,
+        dir.path(),
+    );
     for arg in &wrapped.argv {
         assert!(!arg.contains("sk-"), "a secret on the command line: {arg}");
     }
@@ -62,13 +73,21 @@ fn the_agent_runs_in_its_folder_with_its_env_and_no_secret_on_any_command_line()
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(3), "{stdout}");
     assert!(
-        stdout.contains(&format!("sk-'secret' $x|from-host|tag.1.n.t|{}", work.display())),
+        stdout.contains(&format!(
+            "sk-'secret' $x|from-host|tag.1.n.t|{}",
+            work.display()
+        )),
         "{stdout}"
     );
     let mut carry = Vec::new();
-    assert_eq!(remote_script::scan_trailer(&mut carry, &out.stdout), Some(3));
+    assert_eq!(
+        remote_script::scan_trailer(&mut carry, &out.stdout),
+        Some(3)
+    );
     // The script deleted itself before the agent ran.
-    let left: Vec<_> = std::fs::read_dir(dir.path().join(".herd/run")).unwrap().collect();
+    let left: Vec<_> = std::fs::read_dir(dir.path().join(".herd/run"))
+        .unwrap()
+        .collect();
     assert!(left.is_empty(), "{left:?}");
 }
 
@@ -77,18 +96,26 @@ fn a_folder_missing_on_the_host_is_said_and_a_launcher_that_fails_is_unreachable
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("a.log");
     let p = plan(&["true"], &[]);
-    let wrapped = wrap(&p, &local_host(""), "/no/such/folder", "c.1.n.t", &log, dir.path());
+    let wrapped = wrap(
+        &p,
+        &local_host(""),
+        "/no/such/folder",
+        "c.1.n.t",
+        &log,
+        dir.path(),
+    );
     let out = run_wrapped(&wrapped, dir.path());
     assert_eq!(out.status.code(), Some(126));
     assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .contains("cannot enter /no/such/folder on host here")
+        String::from_utf8_lossy(&out.stderr).contains("cannot enter /no/such/folder on host here")
     );
-    let broken = HostSet::parse("[hosts.gone]\nexec = [\"sh\", \"-c\", \"echo no such container >&2; exit 1\", \"x\"]\n")
-        .unwrap()
-        .get("gone")
-        .unwrap()
-        .clone();
+    let broken = HostSet::parse(
+        "[hosts.gone]\nexec = [\"sh\", \"-c\", \"echo no such container >&2; exit 1\", \"x\"]\n",
+    )
+    .unwrap()
+    .get("gone")
+    .unwrap()
+    .clone();
     let wrapped = wrap(&p, &broken, "/", "c.1.n.t", &log, dir.path());
     let out = run_wrapped(&wrapped, dir.path());
     assert_eq!(out.status.code(), Some(255));
@@ -116,11 +143,19 @@ fn a_sweep_ends_what_carries_the_cookie_even_when_it_ignores_term() {
     let ended = sweep(&host, SweepScope::Attempt(&cookie), Duration::from_secs(1)).unwrap();
     let status = child.wait().unwrap();
     assert!(status.code().is_none(), "the shell was killed: {status:?}");
-    assert!(ended.iter().any(|e| e.signal == "KILL" && e.pid == child.id()), "{ended:?}");
+    assert!(
+        ended
+            .iter()
+            .any(|e| e.signal == "KILL" && e.pid == child.id()),
+        "{ended:?}"
+    );
     assert!(ended.iter().all(|e| e.cookie == cookie));
     assert!(ended.len() >= 2, "the shell and its sleep: {ended:?}");
     let tag = cookie.split('.').next().unwrap();
-    assert_eq!(sweep(&host, SweepScope::File(tag), Duration::from_secs(1)).unwrap(), []);
+    assert_eq!(
+        sweep(&host, SweepScope::File(tag), Duration::from_secs(1)).unwrap(),
+        []
+    );
     let records = as_ended(&host, ended);
     assert_eq!(records[0].argv[0], "here:");
 }
@@ -130,12 +165,17 @@ fn a_probe_finds_programs_and_says_why_a_host_is_unreachable() {
     let facts = probe(&local_host(""), &["sh", "surely-not-a-program"]).unwrap();
     assert!(facts.programs["sh"].ends_with("/sh"), "{facts:?}");
     assert_eq!(facts.programs["surely-not-a-program"], "");
-    let broken = HostSet::parse("[hosts.gone]\nexec = [\"sh\", \"-c\", \"echo refused >&2; exit 255\", \"x\"]\n")
-        .unwrap()
-        .get("gone")
-        .unwrap()
-        .clone();
-    assert_eq!(probe(&broken, &["sh"]).unwrap_err(), "exit Some(255): refused");
+    let broken = HostSet::parse(
+        "[hosts.gone]\nexec = [\"sh\", \"-c\", \"echo refused >&2; exit 255\", \"x\"]\n",
+    )
+    .unwrap()
+    .get("gone")
+    .unwrap()
+    .clone();
+    assert_eq!(
+        probe(&broken, &["sh"]).unwrap_err(),
+        "exit Some(255): refused"
+    );
     assert!(launcher_installed(&local_host("")));
 }
 

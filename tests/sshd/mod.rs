@@ -119,7 +119,10 @@ impl Sshd {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        eprintln!("\n==== SKIPPED: sshd did not listen on {} within 20 s ====\n", self.port);
+        eprintln!(
+            "\n==== SKIPPED: sshd did not listen on {} within 20 s ====\n",
+            self.port
+        );
         false
     }
 
@@ -160,7 +163,12 @@ impl Drop for Sshd {
 
 fn ppid_of(pid: u32) -> Option<u32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    stat.rsplit(')').next()?.split_whitespace().nth(1)?.parse().ok()
+    stat.rsplit(')')
+        .next()?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
 }
 
 fn is_sshd(pid: u32) -> bool {
