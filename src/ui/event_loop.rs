@@ -13,8 +13,8 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
 use super::actions;
-use super::build::agent;
 use super::layout;
+use super::model::agent;
 use super::notify::notify;
 use super::render;
 use super::state::{Leaving, Mode, UiState};
