@@ -5,6 +5,7 @@
 
 mod args;
 mod explain;
+pub mod hosts;
 pub mod inputs;
 mod message;
 mod policy;
@@ -35,6 +36,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
                 Command::Explain(args) => explain::explain(&args),
                 Command::Message(args) => message::message(&args),
                 Command::Policy(args) => policy::policy(&args),
+                Command::Hosts(args) => hosts::hosts(&args),
                 Command::Sim(_) => Ok(0),
             }
         }

@@ -12,7 +12,8 @@ use super::inputs::{
     store_problems,
 };
 use crate::run::engine::{Engine, EngineOptions};
-use crate::run::store::{self, TaskStore};
+use crate::run::store::TaskStore;
+use crate::run::validate;
 
 pub fn run(args: &RunArgs) -> Result<i32> {
     let (before, after) = crate::run::limits::raise_open_file_limit();
@@ -24,6 +25,15 @@ pub fn run(args: &RunArgs) -> Result<i32> {
             return Ok(EXIT_INVALID);
         }
     };
+    let hosts =
+        match super::hosts::load_hosts(args.tasks.hosts.as_deref(), args.tasks.profiles.as_deref())
+        {
+            Ok(hosts) => hosts,
+            Err(problems) => {
+                print_problems(&problems);
+                return Ok(EXIT_INVALID);
+            }
+        };
     let store = match TaskStore::open(&args.tasks.tasks) {
         Ok(store) => store,
         Err(e) => {
@@ -31,9 +41,10 @@ pub fn run(args: &RunArgs) -> Result<i32> {
             return Ok(EXIT_INVALID);
         }
     };
-    if !store.file().problems().is_empty() {
-        for p in store.file().problems() {
-            eprintln!("{}", store::format_problem(store.path(), p));
+    let blocking = validate::file_problems(store.file());
+    if !blocking.is_empty() {
+        for p in &blocking {
+            eprintln!("{}", p.line(store.path()));
         }
         eprintln!(
             "herd: the tasks file has problems; nothing was started and the file is unchanged (see herd validate)"
@@ -64,6 +75,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         runs_dir,
         only: args.only.clone(),
         operator_present: !headless,
+        hosts,
     };
     let _log_guard = crate::run::logging::init(&opts.runs_dir);
     tracing::info!(tasks = %args.tasks.tasks.display(), concurrency = opts.concurrency, "herd run starts");

@@ -122,7 +122,12 @@ fn render_all(
         .completion_marker
         .as_deref()
         .unwrap_or(DEFAULT_MARKER_TEMPLATE);
-    let marker = render(problems, TemplateSite::CompletionMarker, marker_template, &own);
+    let marker = render_template(
+        problems,
+        TemplateSite::CompletionMarker,
+        marker_template,
+        &own,
+    );
     let with_marker = |name: &str| -> Option<String> {
         if name == "completion_marker" {
             return Some(marker.clone());
@@ -138,7 +143,7 @@ fn render_all(
         None => {
             let (mut prompt, placed) = match source {
                 PromptSource::Template(text) => (
-                    render(problems, TemplateSite::PromptTemplate, text, &with_marker),
+                    render_template(problems, TemplateSite::PromptTemplate, text, &with_marker),
                     text.as_str(),
                 ),
                 PromptSource::CommandFile(text) => (text.clone(), ""),
@@ -169,10 +174,9 @@ fn render_all(
             prompt
         }
     };
-    let (command, site): (Vec<String>, fn(usize) -> TemplateSite) = match (resume, &task.command)
-    {
-        (Some(_), _) => (profile.resume.clone(), |index| TemplateSite::ResumeCommand {
-            index,
+    let (command, site): (Vec<String>, fn(usize) -> TemplateSite) = match (resume, &task.command) {
+        (Some(_), _) => (profile.resume.clone(), |index| {
+            TemplateSite::ResumeCommand { index }
         }),
         (None, Some(command)) => (command.clone(), |index| TemplateSite::Command { index }),
         (None, None) => (profile.command.clone(), |index| {
@@ -192,13 +196,18 @@ fn render_all(
     };
     let mut argv = Vec::with_capacity(command.len());
     for (i, part) in command.iter().enumerate() {
-        argv.push(render(problems, site(i), part, &full));
+        argv.push(render_template(problems, site(i), part, &full));
     }
     let mut env = BTreeMap::new();
     env.insert("TERM".to_string(), "xterm-256color".to_string());
     env.insert("COLORTERM".to_string(), "truecolor".to_string());
     for (key, value) in profile.env.iter().chain(task.env.iter()) {
-        let rendered = render(problems, TemplateSite::Env { key: key.clone() }, value, &full);
+        let rendered = render_template(
+            problems,
+            TemplateSite::Env { key: key.clone() },
+            value,
+            &full,
+        );
         env.insert(key.clone(), rendered);
     }
     env.insert("HERD_TASK_ID".to_string(), task.task_id.clone());
@@ -225,7 +234,7 @@ fn render_all(
 
 /// `text` with its placeholders filled from `values`; empty, and the problem added to
 /// `problems`, when it cannot be.
-fn render(
+fn render_template(
     problems: &mut Vec<LaunchError>,
     site: TemplateSite,
     text: &str,
@@ -257,21 +266,42 @@ pub fn prepare(
     profiles: &ProfileSet,
     ctx: &LaunchContext<'_>,
 ) -> Result<LaunchPlan, LaunchError> {
-    let profile = profiles.get(&task.agent).ok_or_else(|| unknown_agent(task, profiles))?;
-    let source = prompt::prompt_source(task, ctx.base_dir)?;
-    let resume = prompt::resume_request(task, profile, ctx.attempt);
-    let mut plan = render_launch(task, profile, &source, resume.as_ref(), ctx)?;
+    let mut plan = render(task, profiles, ctx)?;
     check_launch(&mut plan)?;
     Ok(plan)
+}
+
+/// The plan without looking at this machine's folders and programs (an attempt on another
+/// host finds them there).
+pub fn render(
+    task: &TaskSpec,
+    profiles: &ProfileSet,
+    ctx: &LaunchContext<'_>,
+) -> Result<LaunchPlan, LaunchError> {
+    let profile = profiles
+        .get(&task.agent)
+        .ok_or_else(|| unknown_agent(task, profiles))?;
+    let source = prompt::prompt_source(task, ctx.base_dir)?;
+    let resume = prompt::resume_request(task, profile, ctx.attempt);
+    render_launch(task, profile, &source, resume.as_ref(), ctx)
 }
 
 /// Every problem that keeps the task from being launched, each independent of the others: one
 /// bad field does not hide another (a folder that is missing and a placeholder without a value
 /// are both listed). Empty when `prepare` would succeed.
-pub fn problems(task: &TaskSpec, profiles: &ProfileSet, ctx: &LaunchContext<'_>) -> Vec<LaunchError> {
+pub fn problems(
+    task: &TaskSpec,
+    profiles: &ProfileSet,
+    ctx: &LaunchContext<'_>,
+) -> Vec<LaunchError> {
     let mut problems = Vec::new();
-    let cwd = task_cwd(task, ctx.base_dir);
-    let folder = check_folder(&cwd);
+    // A task on another host finds its folder and program there.
+    let local = task.host.is_none();
+    let folder = if local {
+        check_folder(&task_cwd(task, ctx.base_dir))
+    } else {
+        Ok(())
+    };
     let source = match prompt::prompt_source(task, ctx.base_dir) {
         Ok(source) => Some(source),
         // A missing folder explains an unreadable prompt file.
@@ -281,28 +311,34 @@ pub fn problems(task: &TaskSpec, profiles: &ProfileSet, ctx: &LaunchContext<'_>)
             None
         }
     };
-    let rendered = match profiles.get(&task.agent) {
+    let plan = match profiles.get(&task.agent) {
         Some(profile) => {
             let resume = prompt::resume_request(task, profile, ctx.attempt);
             // An unreadable prompt stands in as empty, so the command and env are still checked.
             let source = source.unwrap_or_else(|| PromptSource::CommandFile(String::new()));
-            let before = problems.len();
-            let plan = render_all(task, profile, &source, resume.as_ref(), ctx, &mut problems);
-            (problems.len() == before).then_some(plan)
+            Some(render_all(
+                task,
+                profile,
+                &source,
+                resume.as_ref(),
+                ctx,
+                &mut problems,
+            ))
         }
         None => {
             problems.push(unknown_agent(task, profiles));
             None
         }
     };
-    match (folder, rendered) {
-        (Err(e), _) => problems.push(e),
-        (Ok(()), Some(mut plan)) => {
-            if let Err(e) = resolve_program(&mut plan) {
-                problems.push(e);
-            }
+    if let Err(e) = folder {
+        problems.push(e);
+    } else if let Some(mut plan) =
+        plan.filter(|p| local && p.argv.first().is_some_and(|a| !a.is_empty()))
+    {
+        // The program is looked for when its own name rendered (its other items need not).
+        if let Err(e) = resolve_program(&mut plan) {
+            problems.push(e);
         }
-        (Ok(()), None) => {}
     }
     problems
 }
@@ -468,7 +504,9 @@ command = []
         let p = profiles();
         let t =
             task(r#"{"task_id": "t", "agent": "a", "prompt_template": "Do {doc} and {other}"}"#);
-        let err = render_launch(&t, p.get("a").unwrap(), &tpl(&t), None, &ctx()).unwrap_err();
+        let err = render_launch(&t, p.get("a").unwrap(), &tpl(&t), None, &ctx())
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             err,
             "prompt_template: no value for {doc}, {other}; add them to \"inputs\" (or write {{ }} for literal braces)"
@@ -487,6 +525,7 @@ command = []
         assert!(
             render_launch(&t, p.get("bare").unwrap(), &text("x"), None, &ctx())
                 .unwrap_err()
+                .to_string()
                 .contains("has no command")
         );
     }
@@ -498,6 +537,7 @@ command = []
         assert!(
             prepare(&t, &p, &ctx())
                 .unwrap_err()
+                .to_string()
                 .contains("not a known profile; use one of a, bare")
         );
         let t = task(
@@ -506,6 +546,7 @@ command = []
         assert!(
             prepare(&t, &p, &ctx())
                 .unwrap_err()
+                .to_string()
                 .contains("does not exist")
         );
         let dir = tempfile::tempdir().unwrap();
@@ -517,6 +558,7 @@ command = []
         assert!(
             prepare(&t, &p, &c)
                 .unwrap_err()
+                .to_string()
                 .contains("command \"agent\" is not installed")
         );
     }

@@ -149,6 +149,12 @@ pub(super) fn read_task(
         permission_wait_sec: r.seconds("permission_wait_sec"),
         wait_for_quota_reset: r.boolean("wait_for_quota_reset").unwrap_or(false),
         worktree: r.boolean("worktree").unwrap_or(false),
+        host: r.string("host", "a host or group name of the hosts file", false),
+        ran_on: r.string(
+            "ran_on",
+            "the name of the host the latest attempt ran on",
+            false,
+        ),
         status: r.status().unwrap_or(TaskStatus::Pending),
         attempts: r
             .count(
@@ -401,7 +407,11 @@ impl Reader<'_> {
                 *list = items;
                 for (at, message) in problems {
                     let location = self.location(&at);
-                    self.push(&at, location, format!("\"permission_policy.{name}\": {message}"));
+                    self.push(
+                        &at,
+                        location,
+                        format!("\"permission_policy.{name}\": {message}"),
+                    );
                 }
                 continue;
             }
@@ -482,7 +492,11 @@ impl Reader<'_> {
             if let Some(Err(error)) = arg.as_deref().map(template::placeholders) {
                 let pointer = format!("{}/command/{i}", self.ctx.pointer);
                 let location = self.location(&pointer);
-                self.push(&pointer, location, format!("\"command\" item {}: {error}", i + 1));
+                self.push(
+                    &pointer,
+                    location,
+                    format!("\"command\" item {}: {error}", i + 1),
+                );
             }
         }
         items.into_iter().collect()

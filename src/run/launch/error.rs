@@ -16,13 +16,21 @@ pub enum TemplateSite {
     CompletionMarker,
     PromptTemplate,
     /// Item `index` (from 0) of the task's `command`.
-    Command { index: usize },
+    Command {
+        index: usize,
+    },
     /// Item `index` of the profile's command (the task has no `command`).
-    ProfileCommand { index: usize },
+    ProfileCommand {
+        index: usize,
+    },
     /// Item `index` of the profile's `resume` command.
-    ResumeCommand { index: usize },
+    ResumeCommand {
+        index: usize,
+    },
     /// The value of environment variable `key` (the task's `env` or the profile's).
-    Env { key: String },
+    Env {
+        key: String,
+    },
 }
 
 impl std::fmt::Display for TemplateSite {
@@ -114,9 +122,7 @@ impl LaunchError {
                 | TemplateSite::ResumeCommand { .. } => "command",
             }),
             LaunchError::NoFolder { .. } => Some("cwd"),
-            LaunchError::OwnExecutable { .. } | LaunchError::NotInstalled { .. } => {
-                Some("command")
-            }
+            LaunchError::OwnExecutable { .. } | LaunchError::NotInstalled { .. } => Some("command"),
         }
     }
 }

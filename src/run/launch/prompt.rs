@@ -55,10 +55,7 @@ pub struct CompletionRule {
 /// structured ones included, the marker is required unless the task opts out with
 /// `"completion": "result"` or `"signal_file"`; a structured agent's events still decide its
 /// failures).
-pub fn completion_rule(
-    task: &TaskSpec,
-    profile: &Profile,
-) -> Result<CompletionRule, LaunchError> {
+pub fn completion_rule(task: &TaskSpec, profile: &Profile) -> Result<CompletionRule, LaunchError> {
     let structured = profile.output == OutputKind::StreamJson;
     let completion = task.completion.unwrap_or(Completion::Marker);
     let marker_required = match completion {
@@ -235,7 +232,7 @@ command = ["agent"]
         let result = task(
             r#"{"task_id": "t", "agent": "x", "prompt_template": "x", "completion": "result"}"#,
         );
-        let err = completion_rule(&result, screen).unwrap_err();
+        let err = completion_rule(&result, screen).unwrap_err().to_string();
         assert!(err.contains("reads the screen"), "{err}");
     }
 
@@ -318,13 +315,13 @@ command = ["agent"]
         let t = task(
             r#"{"task_id": "t", "agent": "x", "prompt_file": "three.md", "args": ["1", "2"]}"#,
         );
-        let err = prompt_source(&t, dir.path()).unwrap_err();
+        let err = prompt_source(&t, dir.path()).unwrap_err().to_string();
         assert!(
             err.starts_with("prompt_file uses $3 but \"args\" has 2 values"),
             "{err}"
         );
         let t = task(r#"{"task_id": "t", "agent": "x", "prompt_file": "missing.md"}"#);
-        let err = prompt_source(&t, dir.path()).unwrap_err();
+        let err = prompt_source(&t, dir.path()).unwrap_err().to_string();
         assert!(err.contains("missing.md: cannot read it"), "{err}");
     }
 }
