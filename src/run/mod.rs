@@ -19,6 +19,7 @@ pub mod pty;
 pub mod recorder;
 pub mod replay_cmd;
 pub mod safe_fs;
+pub mod spawn;
 pub mod store;
 pub mod summary;
 pub mod transcripts;
