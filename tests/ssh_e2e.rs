@@ -452,3 +452,45 @@ idle = "claude"
         lab.remote_processes()
     );
 }
+
+#[test]
+fn ctrl_c_ends_the_agents_on_every_host() {
+    let Some(lab) = Lab::new("") else { return };
+    let tasks: Vec<String> = (0..2)
+        .map(|i| lab.task(&format!("h{i}"), "hang_ignore_term", "fleet", ""))
+        .collect();
+    let path = lab.write_tasks(&tasks);
+    let child = lab
+        .run(&path, &[])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_until(
+        "an agent and its children on each host",
+        Duration::from_secs(60),
+        || {
+            let seen = lab.remote_processes();
+            ["box1", "box2"]
+                .iter()
+                .all(|h| seen.iter().filter(|(_, host, _)| host == h).count() >= 3)
+        },
+        || format!("{:#?}", lab.remote_processes()),
+    );
+    let interrupted = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", describe(&out));
+    assert!(
+        lab.remote_processes().is_empty(),
+        "{:#?}",
+        lab.remote_processes()
+    );
+    let doc = read_doc(&path);
+    for t in doc["tasks"].as_array().unwrap() {
+        assert_eq!(t["status"], "retryable", "{t:#}");
+    }
+}
