@@ -55,23 +55,12 @@ struct ExpectedFailure {
     reason: &'static str,
 }
 
-const EXPECTED_FAILURES: &[ExpectedFailure] = &[
-    ExpectedFailure {
-        id: "codex-tool-untrusted",
-        reason: "herd cannot see the refusal yet: with the approval policy Codex picks for this \
-                 folder (granular, sandbox_approval false) it rejects the escalated command \
-                 itself, with no dialog and nothing on screen (its session rollout says \
-                 `approval policy is Granular(..); reject command`), and the model then prints \
-                 the marker; reading Codex's rollout, as herd reads Claude's transcripts, would \
-                 give the refusal as a fact",
-    },
-    ExpectedFailure {
-        id: "gemini-overloaded",
-        reason: "not fixed (conform): interactive Gemini retries a 503 behind its `Thinking...` \
+const EXPECTED_FAILURES: &[ExpectedFailure] = &[ExpectedFailure {
+    id: "gemini-overloaded",
+    reason: "not fixed (conform): interactive Gemini retries a 503 behind its `Thinking...` \
                  spinner for minutes without any error text (settings.general.maxAttempts is \
                  not honoured there), so herd sees a busy agent until the timeout",
-    },
-];
+}];
 
 fn cases() -> Vec<Case> {
     let mut cases = Vec::new();
@@ -99,12 +88,15 @@ fn cases() -> Vec<Case> {
                 });
             };
             add(Scenario::Text, "completed");
-            // Interactive: the task allows the tool (auto_press_1), it runs, then the marker.
+            // Interactive: the task allows the tool (auto_press_1), it runs, then the marker;
+            // but interactive Codex in a folder it does not trust (granular approval policy)
+            // refuses the escalated command itself, with no dialog, and its rollout says so
+            // (its trusted folder's approval dialog is a case of its own, below).
             // Structured: nothing is pre-approved, so the tool is refused; the model's marker
             // after the refusal is not a success.
             add(
                 Scenario::Tool,
-                if structured {
+                if structured || (cli == Cli::Codex && !trusted) {
                     "failed_permission_blocked"
                 } else {
                     "completed"
@@ -136,6 +128,16 @@ fn cases() -> Vec<Case> {
             expect,
         });
     }
+    // Interactive Codex in a trusted repository asks before an escalated command: herd answers
+    // its approval dialog (auto_press_1), the command runs, then the marker. `herd explain`
+    // must show that timeline (see `explain_shows_the_codex_approval`).
+    cases.push(Case {
+        cli: Cli::Codex,
+        profile: "codex",
+        scenario: Scenario::Tool,
+        trusted: true,
+        expect: "completed",
+    });
     let only = std::env::var("HERD_CONFORMANCE_ONLY").unwrap_or_default();
     cases.retain(|c| only.is_empty() || only.split(',').any(|o| c.id().contains(o)));
     cases
@@ -210,10 +212,14 @@ impl Outcome {
     fn conforms(&self, case: &Case) -> bool {
         let tool_ok =
             !(case.expect == "completed" && case.scenario == Scenario::Tool) || self.tool_ran;
-        // A structured agent's retries name the cause: a hopeless loop ends within 60 s.
-        let in_time = !(case.scenario == Scenario::AuthRetryLoop
-            && case.profile.ends_with("-json"))
-            || self.seconds <= 60.0;
+        // Auth and quota never heal by retrying: the verdict comes within 60 s of the first
+        // error, even when the CLI keeps retrying (the first error comes within a few seconds
+        // of the start, so the attempt's length bounds it).
+        let hopeless = matches!(
+            case.scenario,
+            Scenario::Auth | Scenario::AuthRetryLoop | Scenario::Quota | Scenario::Credit
+        );
+        let in_time = !hopeless || self.seconds <= 60.0;
         self.verdict == case.expect && self.leftovers.is_empty() && tool_ok && in_time
     }
 }
@@ -309,6 +315,9 @@ fn real_clis_end_as_a_careful_person_concludes() {
             )),
         }
     }
+    if let Some(case) = cases.iter().find(|c| c.id() == EXPLAINED_APPROVAL) {
+        problems.extend(explain_shows_the_codex_approval(case, dir.path()));
+    }
     let unknown: Vec<String> = api
         .requests()
         .iter()
@@ -346,6 +355,71 @@ fn real_clis_end_as_a_careful_person_concludes() {
             problems.join("\n\n")
         );
     }
+}
+
+/// The case whose `herd explain` timeline is checked: a real interactive Codex approval.
+const EXPLAINED_APPROVAL: &str = "codex-tool";
+
+/// `herd explain` on the real interactive Codex approval: the dialog's sighting with its rows and
+/// rule, herd's answer with the guard's reason, whether Codex took it, the verdict and why.
+/// Returns what is missing, with the whole explanation.
+fn explain_shows_the_codex_approval(case: &Case, dir: &Path) -> Vec<String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_herd"))
+        .arg("explain")
+        .arg(dir.join("runs").join(case.id()))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = |kind: &str, needles: &[&str]| {
+        text.lines().any(|l| {
+            l.split_whitespace().nth(1) == Some(kind) && needles.iter().all(|n| l.contains(n))
+        })
+    };
+    let expected: [(&str, bool); 6] = [
+        (
+            "a `prompt` line naming rule press_1 with the dialog's first row",
+            line("prompt", &["press_1", "Yes, proceed"]),
+        ),
+        (
+            "the dialog's other rows below it",
+            text.contains("Yes, and don't ask again for commands that start with `touch"),
+        ),
+        (
+            "a `decision` line: the guard allowed the command by the task's auto_press_1",
+            line(
+                "decision",
+                &["press_1", "touch conformance_tool_ran.txt", "allow"],
+            ),
+        ),
+        (
+            "an `answered` line for press_1",
+            line("answered", &["press_1"]),
+        ),
+        (
+            "a `taken` line: the dialog left the screen after herd's answer",
+            line("taken", &["press_1", "the dialog left the screen"]),
+        ),
+        (
+            "the verdict and why",
+            text.contains("verdict: completed (marker seen, exit code 0)"),
+        ),
+    ];
+    let missing: Vec<&str> = expected
+        .iter()
+        .filter(|(_, seen)| !seen)
+        .map(|(what, _)| *what)
+        .collect();
+    if !out.status.success() || !missing.is_empty() {
+        return vec![format!(
+            "herd explain {} ({}) lacks: {}\n{text}{}",
+            case.id(),
+            out.status,
+            missing.join("; "),
+            String::from_utf8_lossy(&out.stderr)
+        )];
+    }
+    println!("herd explain {}:\n{text}", case.id());
+    Vec::new()
 }
 
 /// What the task's CLI asked the mock API, in order.

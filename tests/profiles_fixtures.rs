@@ -699,6 +699,7 @@ fn verdict_for(capture: &Capture, profile: &Profile, reading: &Reading, cause: C
         marker_required: true,
         stream: None,
         signal: None,
+        agent_log: None,
     };
     classify(&facts, profile)
 }

@@ -122,6 +122,8 @@ pub struct LiveAttempt {
     /// again.
     signal_text: Option<String>,
     next_signal_poll: Instant,
+    /// The agent's own log (the profile's `agent_log`), read every `SIGNAL_POLL`.
+    agent_log: Option<super::agent_log::AgentLogTail>,
     /// `HERD_ATTEMPT_ID` of this attempt: every process it starts carries it.
     cookie: String,
     /// Processes seen under the agent before herd signalled it (found again by identity, for
@@ -603,6 +605,15 @@ impl Engine {
             marker_required: plan.completion.marker_required,
             guard: guard_setup(&task, &profile_rules, &plan.cwd),
         };
+        let agent_log = setup.profile.agent_log.map(|kind| {
+            super::agent_log::AgentLogTail::new(
+                kind,
+                plan.agent_log.clone(),
+                &plan.env,
+                &plan.cwd,
+                std::time::SystemTime::from(started_at),
+            )
+        });
         let command = plan.argv.join(" ");
         tracing::info!(task = %task.task_id, attempt = number, cwd = %plan.cwd.display(), "starting {command}");
         self.events.push(EngineEvent::Started {
@@ -636,6 +647,7 @@ impl Engine {
                         account,
                         signal_text: None,
                         next_signal_poll: now + SIGNAL_POLL,
+                        agent_log,
                         cookie,
                         known_processes: Vec::new(),
                         swept: None,
@@ -761,11 +773,10 @@ impl Engine {
                 let effects = live.attempt.handle(Event::Tick, at);
                 self.apply(key, effects, at)?;
             }
-            if self
-                .live
-                .get(&key)
-                .is_some_and(|l| l.plan.signal_file.is_some() && now >= l.next_signal_poll)
-            {
+            if self.live.get(&key).is_some_and(|l| {
+                (l.plan.signal_file.is_some() || l.agent_log.is_some()) && now >= l.next_signal_poll
+            }) {
+                self.poll_agent_log(key, now)?;
                 self.poll_signal(key, now, false)?;
             }
             self.conclude_if_drained(key, now)?;
@@ -818,13 +829,32 @@ impl Engine {
         self.apply(key, effects, at)
     }
 
+    /// Hands attempt `key` what its agent added to its own log since the last read.
+    fn poll_agent_log(&mut self, key: u64, now: Instant) -> Result<()> {
+        let Some(live) = self.live.get_mut(&key) else {
+            return Ok(());
+        };
+        live.next_signal_poll = now + SIGNAL_POLL;
+        let Some(tail) = live.agent_log.as_mut() else {
+            return Ok(());
+        };
+        let bytes = tail.read_new();
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let at = now.saturating_duration_since(live.started);
+        let effects = live.attempt.handle(Event::AgentLog(&bytes), at);
+        self.apply(key, effects, at)
+    }
+
     /// When `on_tick` should run next.
     pub fn next_wakeup(&self) -> Option<Instant> {
         let attempts = self.live.values().filter_map(|live| {
             let attempt = live.attempt.next_deadline().map(|d| live.started + d);
             let drain = live.exited_at.map(|t| t + DRAIN_AFTER_EXIT);
-            let signal = (live.plan.signal_file.is_some() && live.exit.is_none())
-                .then_some(live.next_signal_poll);
+            let signal = ((live.plan.signal_file.is_some() || live.agent_log.is_some())
+                && live.exit.is_none())
+            .then_some(live.next_signal_poll);
             let flush = live.recorder.flush_due().map(|d| live.started + d);
             attempt
                 .into_iter()
@@ -865,6 +895,8 @@ impl Engine {
         {
             self.poll_signal(key, now, true)?;
         }
+        // The last lines of the agent's log (a Codex refusal the model talked past).
+        self.poll_agent_log(key, now)?;
         let Some(mut live) = self.live.remove(&key) else {
             return Ok(());
         };
@@ -1323,6 +1355,13 @@ pub fn note_label(note: &Note) -> String {
         ),
         Note::Bell => "bell".to_string(),
         Note::Approval(approval) => format!("answer {}", approval.summary()),
+        Note::AnswerTaken { rule } => format!("taken {rule}: the dialog left the screen"),
+        Note::AnswerResent { rule, keys, resend } => format!(
+            "not taken {rule}: the dialog still showed {} s later; {keys:?} sent again \
+             ({resend} of {})",
+            crate::core::attempt::RESEND_AFTER.as_secs(),
+            crate::core::attempt::MAX_RESENDS
+        ),
     }
 }
 
