@@ -55,12 +55,7 @@ struct ExpectedFailure {
     reason: &'static str,
 }
 
-const EXPECTED_FAILURES: &[ExpectedFailure] = &[ExpectedFailure {
-    id: "gemini-overloaded",
-    reason: "not fixed (conform): interactive Gemini retries a 503 behind its `Thinking...` \
-                 spinner for minutes without any error text (settings.general.maxAttempts is \
-                 not honoured there), so herd sees a busy agent until the timeout",
-}];
+const EXPECTED_FAILURES: &[ExpectedFailure] = &[];
 
 fn cases() -> Vec<Case> {
     let mut cases = Vec::new();
@@ -204,6 +199,8 @@ struct Outcome {
     verdict: String,
     evidence: String,
     seconds: f64,
+    /// From the mock API's first error answer to the end of the attempt (NaN without one).
+    after_error: f64,
     leftovers: Vec<String>,
     tool_ran: bool,
 }
@@ -212,14 +209,19 @@ impl Outcome {
     fn conforms(&self, case: &Case) -> bool {
         let tool_ok =
             !(case.expect == "completed" && case.scenario == Scenario::Tool) || self.tool_ran;
-        // Auth and quota never heal by retrying: the verdict comes within 60 s of the first
-        // error, even when the CLI keeps retrying (the first error comes within a few seconds
-        // of the start, so the attempt's length bounds it).
+        // Auth and quota never heal by retrying, and an API that keeps failing is not waited
+        // on for minutes: the verdict comes within 60 s of the first error, even when the CLI
+        // keeps retrying. Measured from the mock API's first error answer (the recording's
+        // start is known to the second).
         let hopeless = matches!(
             case.scenario,
-            Scenario::Auth | Scenario::AuthRetryLoop | Scenario::Quota | Scenario::Credit
+            Scenario::Auth
+                | Scenario::AuthRetryLoop
+                | Scenario::Quota
+                | Scenario::Credit
+                | Scenario::Overloaded
         );
-        let in_time = !hopeless || self.seconds <= 60.0;
+        let in_time = !hopeless || self.after_error <= 60.0;
         self.verdict == case.expect && self.leftovers.is_empty() && tool_ok && in_time
     }
 }
@@ -268,7 +270,7 @@ fn real_clis_end_as_a_careful_person_concludes() {
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&tasks_file).unwrap()).unwrap();
     let outcomes: Vec<Outcome> = cases
         .iter()
-        .map(|case| outcome_of(case, &doc, dir.path()))
+        .map(|case| outcome_of(case, &doc, dir.path(), &api))
         .collect();
     let versions: Vec<String> = Cli::ALL
         .iter()
@@ -433,7 +435,7 @@ fn requests_of(api: &MockApi, id: &str) -> String {
     seen.join(", ")
 }
 
-fn outcome_of(case: &Case, doc: &Value, dir: &Path) -> Outcome {
+fn outcome_of(case: &Case, doc: &Value, dir: &Path, api: &MockApi) -> Outcome {
     let id = case.id();
     let task = doc["tasks"]
         .as_array()
@@ -448,13 +450,20 @@ fn outcome_of(case: &Case, doc: &Value, dir: &Path) -> Outcome {
             .unwrap_or_else(|| format!("status {}", task["status"])),
     };
     let home = dir.join("homes").join(&id);
+    let cast = dir.join(format!("runs/{id}/attempt_1.cast"));
+    let first_error = api
+        .requests()
+        .into_iter()
+        .find(|r| r.task_id == id && r.status >= 400)
+        .map(|r| r.at);
     Outcome {
         verdict,
         evidence: task["result"]["failure_evidence"]
             .as_str()
             .unwrap_or("")
             .to_string(),
-        seconds: cast_seconds(&dir.join(format!("runs/{id}/attempt_1.cast"))),
+        seconds: cast_seconds(&cast),
+        after_error: first_error.map_or(f64::NAN, |at| seconds_after(&cast, at)),
         leftovers: leftovers(&home),
         tool_ran: dir
             .join("work")
@@ -474,6 +483,21 @@ fn cast_seconds(cast: &Path) -> f64 {
                 .find_map(|line| serde_json::from_str::<Value>(line).ok()?[0].as_f64())
         })
         .unwrap_or(f64::NAN)
+}
+
+/// From `at` to the recording's last event (its header's start is whole seconds).
+fn seconds_after(cast: &Path, at: std::time::SystemTime) -> f64 {
+    let start = std::fs::read_to_string(cast)
+        .ok()
+        .and_then(|text| {
+            let header: Value = serde_json::from_str(text.lines().next()?).ok()?;
+            header["timestamp"].as_f64()
+        })
+        .unwrap_or(f64::NAN);
+    let at = at
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(f64::NAN, |d| d.as_secs_f64());
+    start + cast_seconds(cast) - at
 }
 
 /// The final screen of the task's attempt, as `herd replay --print` draws it.
@@ -541,6 +565,7 @@ fn rows(cases: &[Case], outcomes: &[Outcome]) -> Vec<report::Row> {
             expect: c.expect,
             verdict: o.verdict.clone(),
             seconds: o.seconds,
+            after_error: o.after_error,
             leftovers: o.leftovers.len(),
             conforms: o.conforms(c),
             expected_failure: EXPECTED_FAILURES.iter().any(|f| f.id == c.id()),

@@ -1,7 +1,9 @@
 //! Facts an interactive agent writes to a file of its own while it runs, read live beside its
 //! screen: Claude Code's debug log (`--debug-file`: every failed API request with its HTTP status
 //! and error body, while its screen only says `API error · Retrying in 12s · attempt 6/10` until
-//! the last retry) and Codex CLI's session rollout (`$CODEX_HOME/sessions/…/rollout-*.jsonl`:
+//! the last retry), Gemini CLI's debug log (`GEMINI_DEBUG_LOG_FILE`: `Attempt 3 failed with status
+//! 503. Retrying with backoff...` while its screen shows only `Thinking...`) and Codex CLI's
+//! session rollout (`$CODEX_HOME/sessions/…/rollout-*.jsonl`:
 //! every tool call and its output, among them commands Codex refused by itself without a dialog).
 //!
 //! Owns parsing those lines into [`AgentLogFacts`]. Pure: the shell finds the file
@@ -9,11 +11,23 @@
 //! kind expects is skipped, never fatal.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::stream::Retry;
+use super::stream::{self, Retry};
+use super::task::FailureType;
+
+/// Server errors (5xx, overloaded) retried in a row for this long are not waited out further:
+/// the attempt ends as failed_process and herd's own retries take over. CLIs back off up to
+/// 30 s between tries, so this is two to four tries.
+pub const SERVER_ERROR_PATIENCE: Duration = Duration::from_secs(30);
+/// A pause this long between two server errors means the agent got answers in between: the
+/// run of errors starts again.
+const SERVER_ERROR_GAP: Duration = Duration::from_secs(60);
+/// Server-error retries a run needs before it counts, however long it lasted.
+const SERVER_ERROR_TRIES: u32 = 3;
 
 /// Which file an agent keeps, and so how to read it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
@@ -21,6 +35,8 @@ use super::stream::Retry;
 pub enum AgentLogKind {
     /// Claude Code's `--debug-file {agent_log}`: herd names the file.
     ClaudeDebug,
+    /// Gemini CLI's `GEMINI_DEBUG_LOG_FILE={agent_log}`: herd names the file.
+    GeminiDebug,
     /// Codex CLI's session rollout under `$CODEX_HOME/sessions` (`~/.codex` without it): the
     /// agent names the file, herd finds the one its session started.
     CodexRollout,
@@ -100,6 +116,11 @@ impl AgentLogParser {
                     self.facts.retries.push(retry);
                 }
             }
+            AgentLogKind::GeminiDebug => {
+                if let Some(retry) = gemini_retry(line) {
+                    self.facts.retries.push(retry);
+                }
+            }
             AgentLogKind::CodexRollout => self.codex_record(line),
         }
     }
@@ -165,6 +186,40 @@ fn claude_api_error(line: &str) -> Option<Retry> {
     })
 }
 
+/// Gemini's retry lines: `[…] [WARN] Attempt 3 failed with status 503. Retrying with backoff...`,
+/// `Attempt 2 failed with 429 error (no Retry-After header)…`, `Attempt 2 failed with 5xx
+/// error…`, and a quota that names its delay, `Attempt 2 failed: <message>. Retrying after
+/// 20512ms...`.
+fn gemini_retry(line: &str) -> Option<Retry> {
+    const HEAD: &str = "Attempt ";
+    let rest = &line[line.find(HEAD)? + HEAD.len()..];
+    let (number, rest) = rest.split_once(' ')?;
+    let attempt = number.parse().ok()?;
+    let rest = rest.strip_prefix("failed")?;
+    let retry = |status: u16, error: Option<&str>| Retry {
+        attempt,
+        max_retries: None,
+        status: Some(status),
+        error: error.map(str::to_string),
+    };
+    if let Some(after) = rest.strip_prefix(" with status ") {
+        let status = after
+            .split(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse()
+            .ok()?;
+        return Some(retry(status, None));
+    }
+    if rest.starts_with(" with 429 error") {
+        return Some(retry(429, None));
+    }
+    if rest.starts_with(" with 5xx error") {
+        return Some(retry(500, None));
+    }
+    (rest.starts_with(':') && rest.contains("Retrying after"))
+        .then(|| retry(429, Some("rate_limit")))
+}
+
 /// `exec_command(touch x)`: the tool and its command, as far as the arguments name one.
 fn codex_call(item: &Value) -> String {
     let name = item["name"].as_str().unwrap_or("shell");
@@ -226,6 +281,61 @@ fn codex_refusal(output: &str) -> Option<String> {
         Some((cut, _)) => format!("{}…", &reason[..cut]),
         None => reason.to_string(),
     })
+}
+
+/// Decides, retry by retry as they are read, when an agent's retry loop is not worth waiting for:
+/// auth or quota at once ([`stream::hopeless_retries`]), server errors after
+/// [`SERVER_ERROR_PATIENCE`].
+#[derive(Debug, Clone, Default)]
+pub struct RetryWatch {
+    /// Retries already looked at.
+    seen: usize,
+    /// The current run of server errors: when it began, when the last came, how many.
+    run: Option<(Duration, Duration, u32)>,
+}
+
+impl RetryWatch {
+    /// Looks at the retries not seen yet (read at `now`): `Some((failure, evidence))` when the
+    /// agent should be ended now.
+    pub fn check(&mut self, retries: &[Retry], now: Duration) -> Option<(FailureType, String)> {
+        let new = retries.get(self.seen..).unwrap_or_default();
+        if new.is_empty() {
+            return None;
+        }
+        self.seen = retries.len();
+        for retry in new {
+            self.run = match self.run {
+                _ if !stream::is_server_error(retry) => None,
+                Some((since, last, tries)) if now.saturating_sub(last) <= SERVER_ERROR_GAP => {
+                    Some((since, now, tries + 1))
+                }
+                _ => Some((now, now, 1)),
+            };
+        }
+        if let Some(hopeless) = stream::hopeless_retries(retries) {
+            return Some(hopeless);
+        }
+        let (since, _, tries) = self.run?;
+        let lasted = now.saturating_sub(since);
+        let last = retries.last()?;
+        (tries >= SERVER_ERROR_TRIES && lasted >= SERVER_ERROR_PATIENCE).then(|| {
+            let status = last.status.map_or("?".to_string(), |s| s.to_string());
+            let what = last
+                .error
+                .as_deref()
+                .map(|e| format!(" {e}"))
+                .unwrap_or_default();
+            (
+                FailureType::Process,
+                format!(
+                    "server errors for {} s: {tries} retries in a row, the last of status \
+                     {status}{what} (attempt {})",
+                    lasted.as_secs(),
+                    last.attempt
+                ),
+            )
+        })
+    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! rollout), fed whole, split and mixed with other lines.
 
 use super::*;
+use std::time::Duration;
 
 const CLAUDE_401: &str = "2026-11-25T03:39:04.359Z [ERROR] API error (attempt 1/11): 401 401 {\"type\":\"error\",\"error\":{\"type\":\"authentication_error\",\"message\":\"invalid x-api-key\"},\"request_id\":\"req_x\"}\n";
 const CLAUDE_OTHER: &str = "2026-11-25T03:39:04.100Z [DEBUG] [API:request] Creating client, ANTHROPIC_CUSTOM_HEADERS present: false\n";
@@ -110,4 +111,81 @@ not json at all
         facts.refused_tools,
         vec!["shell(touch x) — approval policy is Never; reject command"]
     );
+}
+
+#[test]
+fn gemini_debug_log_gives_its_silent_retries() {
+    let text = "[2026-11-25T03:40:00.000Z] [WARN] Attempt 1 failed with status 503. Retrying with backoff... ApiError: {\"error\":{\"code\":503}}\n\
+                [2026-11-25T03:40:01.000Z] [DEBUG] something else\n\
+                [2026-11-25T03:40:05.000Z] [WARN] Attempt 2 failed with 429 error (no Retry-After header). Retrying with backoff...\n\
+                [2026-11-25T03:40:06.000Z] [WARN] Attempt 3 failed: Quota exceeded for metric. Retrying after 20512ms...\n\
+                [2026-11-25T03:40:07.000Z] [WARN] Attempt 4 failed. Max attempts reached\n";
+    let facts = parse(AgentLogKind::GeminiDebug, text);
+    let seen: Vec<(u32, Option<u16>, Option<&str>)> = facts
+        .retries
+        .iter()
+        .map(|r| (r.attempt, r.status, r.error.as_deref()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (1, Some(503), None),
+            (2, Some(429), None),
+            (3, Some(429), Some("rate_limit")),
+        ]
+    );
+}
+
+fn server_error(attempt: u32) -> Retry {
+    Retry {
+        attempt,
+        max_retries: None,
+        status: Some(503),
+        error: None,
+    }
+}
+
+#[test]
+fn server_errors_are_waited_out_for_a_while_then_end_the_attempt_as_a_process_failure() {
+    let secs = Duration::from_secs;
+    let mut watch = RetryWatch::default();
+    let mut retries = Vec::new();
+    // Gemini's back-off: 5, 10, 20 s between tries.
+    for (n, at) in [(1, 0), (2, 5), (3, 15)] {
+        retries.push(server_error(n));
+        assert_eq!(watch.check(&retries, secs(at)), None, "at {at} s");
+    }
+    retries.push(server_error(4));
+    let (failure, evidence) = watch.check(&retries, secs(35)).unwrap();
+    assert_eq!(failure, FailureType::Process);
+    assert!(
+        evidence.contains("server errors for 35 s: 4 retries"),
+        "{evidence}"
+    );
+    assert!(evidence.contains("status 503"), "{evidence}");
+}
+
+#[test]
+fn a_long_pause_or_another_error_starts_the_run_of_server_errors_again() {
+    let secs = Duration::from_secs;
+    let mut watch = RetryWatch::default();
+    let mut retries = vec![server_error(1), server_error(2)];
+    assert_eq!(watch.check(&retries, secs(0)), None);
+    // Answers in between: the next errors come long after.
+    for (n, at) in [(1, 100), (2, 110)] {
+        retries.push(server_error(n));
+        assert_eq!(watch.check(&retries, secs(at)), None, "at {at} s");
+    }
+    // A rate limit in between breaks the run too.
+    retries.push(Retry {
+        attempt: 3,
+        max_retries: None,
+        status: Some(429),
+        error: None,
+    });
+    assert_eq!(watch.check(&retries, secs(125)), None);
+    retries.push(server_error(4));
+    assert_eq!(watch.check(&retries, secs(140)), None);
+    // Nothing new: nothing decided again.
+    assert_eq!(watch.check(&retries, secs(500)), None);
 }

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::agent_log::{AgentLogFacts, AgentLogParser};
+use super::agent_log::{AgentLogFacts, AgentLogParser, RetryWatch};
 use super::approval::{self, Approval, GuardSetup};
 use super::classify::{EndCause, EndFacts, ExitStatus, Verdict, classify};
 use super::detect::{self, PromptSighting};
@@ -258,6 +258,7 @@ pub struct Attempt {
     signal: Option<Result<SignalFile, String>>,
     /// The agent's own log, read live (the profile's `agent_log`).
     agent_log: Option<AgentLogParser>,
+    log_retries: RetryWatch,
 }
 
 impl std::fmt::Debug for Attempt {
@@ -293,6 +294,7 @@ impl Attempt {
             stream: (setup.profile.output == OutputKind::StreamJson).then(StreamParser::new),
             signal: None,
             agent_log: setup.profile.agent_log.map(AgentLogParser::new),
+            log_retries: RetryWatch::default(),
             herd_ended: false,
             setup,
         }
@@ -530,8 +532,8 @@ impl Attempt {
     }
 
     /// The agent's log grew: a request it keeps retrying in vain (a rejected key from the first
-    /// retry, a spent quota from the second in a row) ends the attempt now, as for a structured
-    /// agent's retry events; refusals are kept for the verdict.
+    /// retry, a spent quota from the second in a row, server errors for `SERVER_ERROR_PATIENCE`)
+    /// ends the attempt now; refusals are kept for the verdict.
     fn on_agent_log(&mut self, bytes: &[u8], now: Duration, effects: &mut Vec<Effect>) {
         let Some(parser) = self.agent_log.as_mut() else {
             return;
@@ -540,7 +542,7 @@ impl Attempt {
         if self.marker_seen {
             return;
         }
-        if let Some((failure, evidence)) = stream::hopeless_retries(&parser.facts().retries) {
+        if let Some((failure, evidence)) = self.log_retries.check(&parser.facts().retries, now) {
             self.begin_ending(EndCause::HopelessRetry { failure, evidence }, now, effects);
         }
     }

@@ -49,9 +49,9 @@ pub enum EndCause {
     PermissionBlocked {
         evidence: String,
     },
-    /// The agent kept retrying a request that cannot succeed (its key is rejected, its quota is
-    /// spent) and herd ended it instead of waiting out its retries: `failure` is what the
-    /// retried errors name (auth or quota).
+    /// The agent kept retrying a request in vain (its key is rejected, its quota is spent, the
+    /// server kept failing for long) and herd ended it instead of waiting out its retries:
+    /// `failure` is what the retried errors name (auth, quota, process).
     HopelessRetry {
         failure: FailureType,
         evidence: String,

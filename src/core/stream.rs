@@ -275,6 +275,18 @@ pub fn hopeless_retry(facts: &StreamFacts) -> Option<(FailureType, String)> {
     hopeless_retries(&facts.retries)
 }
 
+/// The retry is of a server error (5xx, overloaded): one that may heal, but not while the agent
+/// keeps getting it.
+pub fn is_server_error(retry: &Retry) -> bool {
+    let error = StreamError {
+        kind: retry.error.clone(),
+        status: retry.status,
+        message: String::new(),
+        fatal: false,
+    };
+    judge::retried_class(&error) == Some(FailureType::Process)
+}
+
 /// The same rule on retries from any source (a structured agent's events, an interactive agent's
 /// own log): the failure class and the evidence when the agent should be ended now.
 pub fn hopeless_retries(retries: &[Retry]) -> Option<(FailureType, String)> {

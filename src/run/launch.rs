@@ -190,6 +190,8 @@ pub fn render_launch(
     };
     let agent_log = command
         .iter()
+        .chain(profile.env.values())
+        .chain(task.env.values())
         .any(|part| part.contains("{agent_log}"))
         .then(|| ctx.agent_log_file());
     let mut argv = Vec::with_capacity(command.len());
