@@ -232,6 +232,9 @@ pub struct RequestCaptureSource {
 struct ProfilesFile {
     #[serde(default)]
     profiles: BTreeMap<String, ProfileSource>,
+    /// Hosts may share the profiles file; `core::hosts` reads them.
+    #[serde(default, rename = "hosts")]
+    _hosts: Option<toml::Table>,
 }
 
 /// A problem with a profile text, located in its file where possible.

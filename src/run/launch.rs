@@ -251,6 +251,18 @@ pub fn prepare(
     profiles: &ProfileSet,
     ctx: &LaunchContext<'_>,
 ) -> Result<LaunchPlan, String> {
+    let mut plan = render(task, profiles, ctx)?;
+    check_launch(&mut plan)?;
+    Ok(plan)
+}
+
+/// The plan without looking at this machine's folders and programs (an attempt on another
+/// host finds them there).
+pub fn render(
+    task: &TaskSpec,
+    profiles: &ProfileSet,
+    ctx: &LaunchContext<'_>,
+) -> Result<LaunchPlan, String> {
     let profile = profiles.get(&task.agent).ok_or_else(|| {
         let known: Vec<&str> = profiles.names().collect();
         format!(
@@ -261,9 +273,7 @@ pub fn prepare(
     })?;
     let source = prompt::prompt_source(task, ctx.base_dir)?;
     let resume = prompt::resume_request(task, profile, ctx.attempt);
-    let mut plan = render_launch(task, profile, &source, resume.as_ref(), ctx)?;
-    check_launch(&mut plan)?;
-    Ok(plan)
+    render_launch(task, profile, &source, resume.as_ref(), ctx)
 }
 
 /// Checks the folder exists and the program can be found; resolves `herd` to this executable

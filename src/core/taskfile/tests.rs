@@ -414,6 +414,7 @@ fn defaults_and_typed_fields() {
         retry_at: None,
         wait_for_quota_reset: false,
         worktree: false,
+        host: None,
     };
     assert_eq!(d, &expected);
 }

@@ -3,7 +3,8 @@
 
 use std::time::Instant;
 
-use super::{failure_of, message_target, row_status, waiting_tasks};
+use super::overlay::message_target;
+use super::tasks::{failure_of, row_status, waiting_tasks};
 use crate::core::task::FailureType;
 use crate::run::engine::Engine;
 use crate::run::outcome::agent_facts;
