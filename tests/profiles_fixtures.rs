@@ -717,7 +717,7 @@ fn the_four_profiles_follow_the_spec() {
     let cases: [Case; 4] = [
         (
             "claude",
-            &["claude", "{rendered_prompt}"],
+            &["claude", "--debug-file", "{agent_log}", "{rendered_prompt}"],
             Some("/exit\r"),
             &["trust", "press_p", "press_1"],
         ),
