@@ -266,6 +266,8 @@ pub struct TaskSpec {
     pub worktree: bool,
     /// The host or host group (of the hosts file) to run on; `None`: this machine.
     pub host: Option<String>,
+    /// The host the latest attempt ran on (written by herd when it starts one there).
+    pub ran_on: Option<String>,
     pub status: TaskStatus,
     pub attempts: u32,
     pub result: Option<serde_json::Value>,

@@ -47,6 +47,8 @@ pub(super) struct Ended<'a> {
     pub(super) agent: AgentReport,
     /// Leftover processes herd ended after the agent exited.
     pub(super) ended_processes: Vec<EndedProcess>,
+    /// The host it ran on, when not here.
+    pub(super) host: Option<String>,
 }
 
 impl Engine {
@@ -107,6 +109,9 @@ impl Engine {
                 && (live.closed || live.exited_at.is_some_and(|t| now >= t + DRAIN_AFTER_EXIT))
         });
         if !ready {
+            return Ok(());
+        }
+        if self.conclude_on_host_trouble(key, now)? {
             return Ok(());
         }
         if self
@@ -184,6 +189,7 @@ impl Engine {
             account: live.account,
             agent,
             ended_processes: live.swept.take().unwrap_or_default(),
+            host: live.host().map(str::to_string),
         };
         self.conclude(ended, &mut live.recorder, now)
     }
@@ -214,6 +220,7 @@ impl Engine {
             account,
             agent,
             ended_processes,
+            host,
         } = ended;
         let task = self.store.file().tasks()[index].clone();
         let mut verdict = verdict.clone();
@@ -291,6 +298,9 @@ impl Engine {
             if let Some(name) = &account_name {
                 obj.insert("account".into(), json!(name));
             }
+            if let Some(host) = &host {
+                obj.insert("host".into(), json!(host));
+            }
             add_agent_report(obj, &agent, plan, task.result.as_ref());
             if let Some(survivors) = self.survivors.remove(&index) {
                 obj.insert("survivors_ended".into(), survivors);
@@ -323,6 +333,9 @@ impl Engine {
                 );
             }
             obj.insert("ended_processes".into(), json!(ended_processes));
+            if let Some(host) = &host {
+                obj.insert("host".into(), json!(host));
+            }
         }
         recorder.marker(o.duration, &note_label(&Note::Verdict(verdict.clone())))?;
         recorder.finish(o.duration, &facts)?;

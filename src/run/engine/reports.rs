@@ -21,6 +21,9 @@ impl Engine {
                 };
                 let at = now.saturating_duration_since(live.started);
                 live.recorder.output(at, &bytes)?;
+                if let Some(remote) = &mut live.remote {
+                    remote.scan(&bytes);
+                }
                 let effects = live.attempt.handle(Event::Output(&bytes), at);
                 self.apply(key, effects, at)?;
             }
@@ -67,6 +70,9 @@ impl Engine {
                 Effect::Signal(signal) => {
                     if live.exit.is_none() {
                         super::processes::remember_descendants(live);
+                    }
+                    if let Some(remote) = &mut live.remote {
+                        remote.signalled = true;
                     }
                     live.process.signal(signal);
                 }
@@ -196,6 +202,7 @@ impl Engine {
                 .chain(holds)
                 .copied()
                 .chain(accounts)
+                .chain(self.next_host_return(now))
                 .min()
         };
         attempts.chain(retries).min()
