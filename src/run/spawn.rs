@@ -51,7 +51,8 @@ pub fn agent_environment<'a>(
     for (key, value) in overrides {
         env.insert(key.into(), value.into());
     }
-    env.entry("SHELL".into()).or_insert_with(|| "/bin/sh".into());
+    env.entry("SHELL".into())
+        .or_insert_with(|| "/bin/sh".into());
     env.into_iter().collect()
 }
 
@@ -89,7 +90,8 @@ impl SpawnSetup {
         check(unsafe { libc::posix_spawnattr_init(&mut setup.attr) })?;
         // SAFETY: as above. If this fails `Drop` would destroy an uninitialised actions struct,
         // so the attr is destroyed here and the box forgotten.
-        if let Err(error) = check(unsafe { libc::posix_spawn_file_actions_init(&mut setup.actions) })
+        if let Err(error) =
+            check(unsafe { libc::posix_spawn_file_actions_init(&mut setup.actions) })
         {
             // SAFETY: `attr` was initialised just above.
             unsafe { libc::posix_spawnattr_destroy(&mut setup.attr) };
@@ -125,8 +127,16 @@ impl SpawnSetup {
                 libc::O_RDWR,
                 0,
             ))?;
-            check(libc::posix_spawn_file_actions_adddup2(&mut self.actions, 0, 1))?;
-            check(libc::posix_spawn_file_actions_adddup2(&mut self.actions, 0, 2))?;
+            check(libc::posix_spawn_file_actions_adddup2(
+                &mut self.actions,
+                0,
+                1,
+            ))?;
+            check(libc::posix_spawn_file_actions_adddup2(
+                &mut self.actions,
+                0,
+                2,
+            ))?;
             check(posix_spawn_file_actions_addchdir_np(
                 &mut self.actions,
                 cwd.as_ptr(),

@@ -140,7 +140,11 @@ fn the_child_inherits_no_descriptor_but_its_terminal() {
     fds.sort_unstable();
     crate::run::pty::signal_group(pid, crate::core::attempt::StopSignal::Kill);
     let status = wait_for_exit(pid);
-    assert_eq!(fds, vec![0, 1, 2], "herd's descriptors leaked into the agent");
+    assert_eq!(
+        fds,
+        vec![0, 1, 2],
+        "herd's descriptors leaked into the agent"
+    );
     assert_eq!(status.signal.as_deref(), Some("Killed"));
 }
 
