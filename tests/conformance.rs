@@ -105,6 +105,7 @@ fn cases() -> Vec<Case> {
             if cli == Cli::Claude {
                 add(Scenario::Credit, "failed_quota");
                 add(Scenario::AuthRetryLoop, "failed_auth");
+                add(Scenario::QuotaRetryLoop, "failed_quota");
             }
         }
     }
@@ -174,7 +175,7 @@ fn task_json(case: &Case, dir: &Path, api: &MockApi) -> Value {
     // the cause until it gives up: its retry-loop case gets the time to see that.
     let timeout = match case.scenario {
         Scenario::Hang => 40,
-        Scenario::AuthRetryLoop => 330,
+        Scenario::AuthRetryLoop | Scenario::QuotaRetryLoop => 330,
         _ => 150,
     };
     let mut task = json!({
@@ -217,6 +218,7 @@ impl Outcome {
             case.scenario,
             Scenario::Auth
                 | Scenario::AuthRetryLoop
+                | Scenario::QuotaRetryLoop
                 | Scenario::Quota
                 | Scenario::Credit
                 | Scenario::Overloaded
