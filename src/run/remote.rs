@@ -277,7 +277,10 @@ pub fn probe(host: &Host, programs: &[&str]) -> Result<ProbeFacts, String> {
         } else {
             "no answer"
         });
-    Err(format!("exit {:?}: {why}", run.code))
+    let code = run
+        .code
+        .map_or("by a signal".to_string(), |c| c.to_string());
+    Err(format!("exit {code}: {why}"))
 }
 
 #[cfg(test)]

@@ -121,6 +121,8 @@ impl Engine {
         {
             self.poll_signal(key, now, true)?;
         }
+        // The last lines of the agent's log (a Codex refusal the model talked past).
+        self.poll_agent_log(key, now)?;
         let Some(mut live) = self.live.remove(&key) else {
             return Ok(());
         };

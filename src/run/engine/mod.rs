@@ -143,6 +143,8 @@ pub struct LiveAttempt {
     /// again.
     signal_text: Option<String>,
     next_signal_poll: Instant,
+    /// The agent's own log (the profile's `agent_log`), read every `SIGNAL_POLL`.
+    agent_log: Option<super::agent_log::AgentLogTail>,
     /// `HERD_ATTEMPT_ID` of this attempt: every process it starts carries it.
     cookie: String,
     /// Processes seen under the agent before herd signalled it (found again by identity, for
@@ -189,6 +191,8 @@ pub struct Engine {
     survivors: HashMap<usize, serde_json::Value>,
     /// Hosts out of rotation after they could not be reached.
     rotation: crate::core::host_choice::Rotation,
+    /// Attempts whose connection was lost: swept on their host once it is back.
+    unswept: Vec<(crate::core::hosts::Host, String)>,
 }
 
 impl Engine {
@@ -217,6 +221,7 @@ impl Engine {
             file_tag: String::new(),
             survivors: HashMap::new(),
             rotation: Default::default(),
+            unswept: Vec::new(),
         };
         engine.file_tag = hygiene::file_tag(engine.store.path());
         engine.end_survivors()?;
@@ -340,5 +345,12 @@ pub fn note_label(note: &Note) -> String {
         ),
         Note::Bell => "bell".to_string(),
         Note::Approval(approval) => format!("answer {}", approval.summary()),
+        Note::AnswerTaken { rule } => format!("taken {rule}: the dialog left the screen"),
+        Note::AnswerResent { rule, keys, resend } => format!(
+            "not taken {rule}: the dialog still showed {} s later; {keys:?} sent again \
+             ({resend} of {})",
+            crate::core::attempt::RESEND_AFTER.as_secs(),
+            crate::core::attempt::MAX_RESENDS
+        ),
     }
 }

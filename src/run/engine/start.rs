@@ -296,6 +296,15 @@ impl Engine {
             marker_required: plan.completion.marker_required,
             guard: guard_setup(&task, &profile_rules, &plan.cwd),
         };
+        let agent_log = setup.profile.agent_log.map(|kind| {
+            super::super::agent_log::AgentLogTail::new(
+                kind,
+                plan.agent_log.clone(),
+                &plan.env,
+                &plan.cwd,
+                std::time::SystemTime::from(started_at),
+            )
+        });
         let command = plan.argv.join(" ");
         tracing::info!(task = %task.task_id, attempt = number, cwd = %plan.cwd.display(), "starting {command}");
         self.events.push(EngineEvent::Started {
@@ -348,6 +357,7 @@ impl Engine {
                         account,
                         signal_text: None,
                         next_signal_poll: now + SIGNAL_POLL,
+                        agent_log,
                         cookie,
                         known_processes: Vec::new(),
                         swept: None,
