@@ -46,6 +46,17 @@ pub enum Command {
     Sim(crate::sim::SimArgs),
     /// Permission rules and the guard: `herd policy check` says what herd would do with a request
     Policy(PolicyArgs),
+    /// herd's Agent Client Protocol client, which herd starts in an attempt's terminal for a
+    /// `protocol = "acp"` profile: `herd acp-client -- <agent command>`
+    #[command(name = "acp-client", hide = true)]
+    AcpClient(AcpClientArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AcpClientArgs {
+    /// The agent's command and arguments
+    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    pub command: Vec<String>,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -23,6 +23,9 @@ pub const EXIT_CANNOT_GO_ON: i32 = 3;
 pub fn dispatch(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Sim(args) => crate::sim::run(&args),
+        Command::AcpClient(args) => Ok(crate::run::acp::run(crate::run::acp::ClientArgs {
+            command: args.command,
+        })),
         other => {
             color_eyre::install()?;
             match other {
@@ -34,7 +37,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
                 Command::Explain(args) => crate::run::explain_cmd::explain(&args),
                 Command::Message(args) => crate::run::message_cmd::message(&args),
                 Command::Policy(args) => crate::run::policy_cmd::policy(&args),
-                Command::Sim(_) => Ok(0),
+                Command::Sim(_) | Command::AcpClient(_) => Ok(0),
             }
         }
     }

@@ -1,6 +1,7 @@
 //! The shell around the core: commands, the tasks file on disk, agent processes in PTYs, the
 //! recorder and the event loop that drives attempts.
 
+pub mod acp;
 pub mod commands;
 pub mod engine;
 pub mod explain_cmd;
