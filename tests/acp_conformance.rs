@@ -45,7 +45,13 @@ fn run_batch(dir: &Path, tasks: Vec<Value>, path: &str, concurrency: usize) -> (
     let doc = json!({"run_id": "acp", "tasks": tasks});
     std::fs::write(&tasks_file, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_herd"))
-        .args(["run", "--headless", "--concurrency", &concurrency.to_string(), "--tasks"])
+        .args([
+            "run",
+            "--headless",
+            "--concurrency",
+            &concurrency.to_string(),
+            "--tasks",
+        ])
         .arg(&tasks_file)
         .env("PATH", path)
         .output()
@@ -113,7 +119,10 @@ fn leftovers(needle: &str) -> Vec<String> {
             for (pid, _) in &found {
                 let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
             }
-            return found.into_iter().map(|(p, c)| format!("{p}: {c}")).collect();
+            return found
+                .into_iter()
+                .map(|(p, c)| format!("{p}: {c}"))
+                .collect();
         }
         std::thread::sleep(Duration::from_millis(200));
     }
@@ -132,13 +141,20 @@ struct Case {
 
 fn check(dir: &Path, doc: &Value, cases: &[Case], said: &str) {
     let mut problems = Vec::new();
-    println!("\n{:<34} {:<26} {:<26} {:>6} {:>5}", "task", "expected", "verdict", "secs", "procs");
+    println!(
+        "\n{:<34} {:<26} {:<26} {:>6} {:>5}",
+        "task", "expected", "verdict", "secs", "procs"
+    );
     for case in cases {
         let task = task(doc, &case.id);
         let got = verdict(task);
         let evidence = task["result"]["failure_evidence"].as_str().unwrap_or("");
         let left = leftovers(&format!("/{}", case.id));
-        let ran = dir.join("work").join(&case.id).join(mock_api::TOOL_FILE).exists();
+        let ran = dir
+            .join("work")
+            .join(&case.id)
+            .join(mock_api::TOOL_FILE)
+            .exists();
         println!(
             "{:<34} {:<26} {:<26} {:>6.1} {:>5}",
             case.id,
@@ -176,7 +192,10 @@ fn check(dir: &Path, doc: &Value, cases: &[Case], said: &str) {
 
 #[test]
 fn hostile_and_scripted_acp_agents_end_with_clear_evidence() {
-    let dir = tempfile::Builder::new().prefix("herd-acp-fake-").tempdir().unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("herd-acp-fake-")
+        .tempdir()
+        .unwrap();
     let me = std::env::current_exe().unwrap().display().to_string();
     let case = |script: &str, expect, evidence, policy: Value| {
         let id = format!("fake-{script}");
@@ -205,9 +224,24 @@ fn hostile_and_scripted_acp_agents_end_with_clear_evidence() {
     let cases = vec![
         case("text", "completed", "", on.clone()),
         case("hostile", "completed", "", on.clone()),
-        case("guard_refuses", "failed_permission_blocked", "rm -rf ~", on.clone()),
-        case("never_initialize", "failed_process", "did not answer initialize", on.clone()),
-        case("exits_early", "failed_process", "cannot find its model configuration", on.clone()),
+        case(
+            "guard_refuses",
+            "failed_permission_blocked",
+            "rm -rf ~",
+            on.clone(),
+        ),
+        case(
+            "never_initialize",
+            "failed_process",
+            "did not answer initialize",
+            on.clone(),
+        ),
+        case(
+            "exits_early",
+            "failed_process",
+            "cannot find its model configuration",
+            on.clone(),
+        ),
         case("missing", "failed_config", "cannot start the ACP agent", on),
     ];
     let tasks = cases.iter().map(|c| c.task.clone()).collect();
@@ -216,7 +250,12 @@ fn hostile_and_scripted_acp_agents_end_with_clear_evidence() {
     check(dir.path(), &doc, &cases, &said);
     // The hostile agent's garbage, its huge line and its unknown request are on record.
     let log = acp_log(dir.path(), "fake-hostile");
-    for needle in ["\"garbage\"", "\"oversized\"", "fs/read_text_file", "-32601"] {
+    for needle in [
+        "\"garbage\"",
+        "\"oversized\"",
+        "fs/read_text_file",
+        "-32601",
+    ] {
         assert!(log.contains(needle), "{needle} not in the acp log:\n{log}");
     }
     // The refused request is answered reject_once, with the guard's reason, in the audit.
@@ -235,11 +274,23 @@ fn adapter_cases(dir: &Path, api: &MockApi) -> Vec<Case> {
         for (name, scenario, expect, evidence, tool_ran) in [
             ("text", Scenario::Text, "completed", "", None),
             ("tool", Scenario::Tool, "completed", "", Some(true)),
-            ("tool-denied", Scenario::Tool, "failed_permission_blocked", "touch", Some(false)),
+            (
+                "tool-denied",
+                Scenario::Tool,
+                "failed_permission_blocked",
+                "touch",
+                Some(false),
+            ),
             ("auth", Scenario::Auth, "failed_auth", "", None),
             ("quota", Scenario::Quota, "failed_quota", "", None),
             ("hang", Scenario::Hang, "failed_timeout", "", None),
-            ("no-marker", Scenario::NoMarker, "failed_incomplete", "", None),
+            (
+                "no-marker",
+                Scenario::NoMarker,
+                "failed_incomplete",
+                "",
+                None,
+            ),
         ] {
             let id = format!("{profile}-{name}");
             if !only.is_empty() && !only.split(',').any(|o| id.contains(o)) {
@@ -249,10 +300,21 @@ fn adapter_cases(dir: &Path, api: &MockApi) -> Vec<Case> {
             let cwd = dir.join("work").join(&id);
             let base_url = api.base_url(&id, scenario);
             let env = setup::prepare(cli, &home, &cwd, &base_url, scenario, true).unwrap();
-            let git = Command::new("git").args(["init", "-q"]).current_dir(&cwd).status();
+            let git = Command::new("git")
+                .args(["init", "-q"])
+                .current_dir(&cwd)
+                .status();
             assert!(git.is_ok_and(|s| s.success()));
-            let env: serde_json::Map<String, Value> =
-                env.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
+            let mut env: serde_json::Map<String, Value> = env
+                .into_iter()
+                .map(|(k, v)| (k, Value::String(v)))
+                .collect();
+            if cli == Cli::Claude && is_root() {
+                // Claude Code refuses to start its SDK session as root outside a sandbox
+                // (claude-agent-acp's session/new fails: "Query closed before response
+                // received"); CI runs as a user, this machine may not.
+                env.insert("IS_SANDBOX".into(), "1".into());
+            }
             let mut task = json!({
                 "task_id": id, "agent": profile, "cwd": cwd.display().to_string(), "env": env,
                 "timeout_sec": if scenario == Scenario::Hang { 30 } else { 120 },
@@ -260,7 +322,7 @@ fn adapter_cases(dir: &Path, api: &MockApi) -> Vec<Case> {
                 "permission_policy": {"auto_press_1": true},
             });
             if name == "tool-denied" {
-                task["permission_rules"] = json!({"deny": ["Bash(touch:*)"]});
+                task["permission_policy"]["deny"] = json!(["Bash(touch:*)"]);
             }
             cases.push(Case {
                 id,
@@ -274,6 +336,13 @@ fn adapter_cases(dir: &Path, api: &MockApi) -> Vec<Case> {
     cases
 }
 
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
+        s.lines()
+            .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"))
+    })
+}
+
 #[test]
 fn real_agents_over_acp_end_as_a_careful_person_concludes() {
     let bin = setup::cli_bin_dir();
@@ -285,13 +354,20 @@ fn real_agents_over_acp_end_as_a_careful_person_concludes() {
         );
     }
     let api = MockApi::start().unwrap();
-    let dir = tempfile::Builder::new().prefix("herd-acp-").tempdir().unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("herd-acp-")
+        .tempdir()
+        .unwrap();
     let cases = adapter_cases(dir.path(), &api);
     if cases.is_empty() {
         return;
     }
     let tasks = cases.iter().map(|c| c.task.clone()).collect();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let concurrency = std::env::var("HERD_ACP_CONCURRENCY")
         .ok()
         .and_then(|c| c.parse().ok())

@@ -42,13 +42,17 @@ pub fn run(script: &str) -> ! {
                         println!("{{\"jsonrpc\": \"2.0\", \"truncated\": ");
                         println!("{}", "x".repeat(9 * 1024 * 1024));
                         send(&json!({"jsonrpc": "2.0", "id": 4242, "result": {}}));
-                        send(&json!({"jsonrpc": "2.0", "id": "u1", "method": "fs/read_text_file",
-                            "params": {"path": "/etc/passwd"}}));
+                        send(
+                            &json!({"jsonrpc": "2.0", "id": "u1", "method": "fs/read_text_file",
+                            "params": {"path": "/etc/passwd"}}),
+                        );
                         send(&json!({"jsonrpc": "2.0", "method": "made/up", "params": {}}));
                     }
-                    send(&json!({"jsonrpc": "2.0", "id": id, "result": {"protocolVersion": 1,
+                    send(
+                        &json!({"jsonrpc": "2.0", "id": id, "result": {"protocolVersion": 1,
                         "agentCapabilities": {"loadSession": false}, "authMethods": [],
-                        "agentInfo": {"name": "fake-acp", "version": "0"}}}));
+                        "agentInfo": {"name": "fake-acp", "version": "0"}}}),
+                    );
                 }
             },
             Some("session/new") => send(&json!({"jsonrpc": "2.0", "id": id,
@@ -70,10 +74,16 @@ pub fn run(script: &str) -> ! {
                 send(&json!({"jsonrpc": "2.0", "id": id, "result": {"stopReason": "end_turn"}}));
             }
             None if id == json!("perm-1") => {
-                let chosen = message["result"]["outcome"]["optionId"].as_str().unwrap_or("");
-                send(&update(&format!("The request was answered: {chosen}.\n{marker}")));
+                let chosen = message["result"]["outcome"]["optionId"]
+                    .as_str()
+                    .unwrap_or("");
+                send(&update(&format!(
+                    "The request was answered: {chosen}.\n{marker}"
+                )));
                 if let Some(prompt) = permission_for.take() {
-                    send(&json!({"jsonrpc": "2.0", "id": prompt, "result": {"stopReason": "end_turn"}}));
+                    send(
+                        &json!({"jsonrpc": "2.0", "id": prompt, "result": {"stopReason": "end_turn"}}),
+                    );
                 }
             }
             _ => {}

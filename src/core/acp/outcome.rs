@@ -59,9 +59,16 @@ impl Outcome {
         let lower = described.to_ascii_lowercase();
         let kind = if lower.contains("auth") && lower.contains("required") {
             "authentication_failed"
-        } else if ["rate limit", "rate_limit", "quota", "exhausted", "usage limit", "too many requests"]
-            .iter()
-            .any(|w| lower.contains(w))
+        } else if [
+            "rate limit",
+            "rate_limit",
+            "quota",
+            "exhausted",
+            "usage limit",
+            "too many requests",
+        ]
+        .iter()
+        .any(|w| lower.contains(w))
         {
             "rate_limit"
         } else {
@@ -131,16 +138,27 @@ mod tests {
             "session/prompt",
             &error("[429 Too Many Requests] Resource has been exhausted", None),
         );
-        assert_eq!((quota.kind.as_str(), quota.status), ("rate_limit", Some(429)));
+        assert_eq!(
+            (quota.kind.as_str(), quota.status),
+            ("rate_limit", Some(429))
+        );
         let key = Outcome::from_error(
             "session/prompt",
-            &error("Internal error", Some(json!({"status": 401, "message": "bad key"}))),
+            &error(
+                "Internal error",
+                Some(json!({"status": 401, "message": "bad key"})),
+            ),
         );
         assert_eq!(key.status, Some(401));
         let event = key.event();
         assert_eq!(event["is_error"], true);
         assert_eq!(event["api_error_status"], 401);
-        assert!(event["result"].as_str().unwrap().starts_with("session/prompt failed"));
+        assert!(
+            event["result"]
+                .as_str()
+                .unwrap()
+                .starts_with("session/prompt failed")
+        );
     }
 
     #[test]
@@ -148,10 +166,16 @@ mod tests {
         let mut done = Outcome::stopped("end_turn");
         done.text = "all good DONE".into();
         let event = done.event();
-        assert_eq!((event["subtype"].as_str(), event["result"].as_str()), (Some("success"), Some("all good DONE")));
+        assert_eq!(
+            (event["subtype"].as_str(), event["result"].as_str()),
+            (Some("success"), Some("all good DONE"))
+        );
         let cut = Outcome::stopped("max_tokens");
         assert!(!cut.success);
         assert_eq!(cut.event()["subtype"], "stop_max_tokens");
-        assert_eq!(Outcome::stopped("refusal").message, "the turn ended with stopReason refusal");
+        assert_eq!(
+            Outcome::stopped("refusal").message,
+            "the turn ended with stopReason refusal"
+        );
     }
 }

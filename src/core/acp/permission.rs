@@ -86,7 +86,10 @@ pub fn request_of(tool_call: &Value) -> Option<Request> {
             .filter(|s| !s.trim().is_empty())
     };
     let raw = tool_call.get("rawInput");
-    let kind = tool_call.get("kind").and_then(Value::as_str).unwrap_or("other");
+    let kind = tool_call
+        .get("kind")
+        .and_then(Value::as_str)
+        .unwrap_or("other");
     let title = text(Some(tool_call), "title");
     let location = tool_call
         .get("locations")
@@ -104,7 +107,12 @@ pub fn request_of(tool_call: &Value) -> Option<Request> {
     let kind = match kind {
         // Gemini CLI sends no rawInput for its shell tool; its title is the command itself.
         "execute" => command_of(raw)
-            .or_else(|| raw.is_none().then(|| title.clone()).flatten().map(|t| unquoted(&t)))
+            .or_else(|| {
+                raw.is_none()
+                    .then(|| title.clone())
+                    .flatten()
+                    .map(|t| unquoted(&t))
+            })
             .map(|command| RequestKind::Shell { command }),
         "edit" | "delete" | "move" => path().map(|path| RequestKind::Edit { path }),
         "read" => path().map(|path| RequestKind::Read { path }),

@@ -72,7 +72,10 @@ impl Renderer {
                 decision,
                 options,
             } => {
-                self.line(&mut out, &format!("\x1b[1;30;43m {PERMISSION_HEADER} {RESET}"));
+                self.line(
+                    &mut out,
+                    &format!("\x1b[1;30;43m {PERMISSION_HEADER} {RESET}"),
+                );
                 out.push_str(&format!("{BOLD}Request: {request}{RESET}\r\n"));
                 out.push_str(&format!("Guard: {}\r\n", one_line(decision)));
                 for (n, option) in options.iter().enumerate() {
@@ -124,7 +127,11 @@ impl Renderer {
             "in_progress" => "\x1b[36m",
             _ => "\x1b[33m",
         };
-        let title = if tool.title.is_empty() { &tool.id } else { &tool.title };
+        let title = if tool.title.is_empty() {
+            &tool.id
+        } else {
+            &tool.title
+        };
         self.line(
             out,
             &format!("{colour}⚙ {} [{}]{RESET}", one_line(title), tool.status),

@@ -65,7 +65,10 @@ pub fn parse_line(line: &str) -> Result<Message, String> {
 }
 
 fn from_object(mut object: Map<String, Value>) -> Result<Message, String> {
-    let method = object.get("method").and_then(Value::as_str).map(str::to_string);
+    let method = object
+        .get("method")
+        .and_then(Value::as_str)
+        .map(str::to_string);
     let id = object.remove("id").filter(|id| !id.is_null());
     match (method, id) {
         (Some(method), Some(id)) => Ok(Message::Request {
@@ -130,8 +133,12 @@ mod tests {
 
     #[test]
     fn tells_requests_notifications_responses_and_garbage_apart() {
-        let request = parse_line(r#"{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"a":1}}"#);
-        assert!(matches!(request, Ok(Message::Request { ref method, .. }) if method == "session/request_permission"));
+        let request = parse_line(
+            r#"{"jsonrpc":"2.0","id":0,"method":"session/request_permission","params":{"a":1}}"#,
+        );
+        assert!(
+            matches!(request, Ok(Message::Request { ref method, .. }) if method == "session/request_permission")
+        );
         let note = parse_line(r#"{"jsonrpc":"2.0","method":"session/update","params":{}}"#);
         assert!(matches!(note, Ok(Message::Notification { .. })));
         let ok = parse_line(r#"{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}"#);
@@ -139,11 +146,22 @@ mod tests {
         let failed = parse_line(
             r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32000,"message":"Authentication required","data":"401"}}"#,
         );
-        let Ok(Message::Response { outcome: Err(error), .. }) = failed else {
+        let Ok(Message::Response {
+            outcome: Err(error),
+            ..
+        }) = failed
+        else {
             panic!("{failed:?}")
         };
         assert_eq!(error.describe(), "-32000: Authentication required (401)");
-        for garbage in ["", "hello", "[1,2]", "{\"id\":1}", "{\"jsonrpc\":\"2.0\"}", "{\"id\":"] {
+        for garbage in [
+            "",
+            "hello",
+            "[1,2]",
+            "{\"id\":1}",
+            "{\"jsonrpc\":\"2.0\"}",
+            "{\"id\":",
+        ] {
             assert!(parse_line(garbage).is_err(), "{garbage:?}");
         }
     }

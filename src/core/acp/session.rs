@@ -12,9 +12,11 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::outcome::Outcome;
-use super::permission::{self, Choice, PermissionOption, PermissionPolicy};
+use super::permission::{self, PermissionOption, PermissionPolicy};
 use super::rpc::{self, Message, RpcError};
 use super::transcript::{Shown, ToolCalls};
+
+mod asking;
 use crate::core::guard::{Decision, Request};
 
 /// ACP's version herd speaks.
@@ -185,7 +187,10 @@ impl Session {
         }
         self.cancelled = true;
         if let Some(waiting) = self.waiting.take() {
-            actions.push(Action::Send(rpc::response(&waiting.id, permission::cancelled())));
+            actions.push(Action::Send(rpc::response(
+                &waiting.id,
+                permission::cancelled(),
+            )));
         }
         if let (true, Some(id)) = (self.prompting, &self.session_id) {
             let cancel = rpc::notification("session/cancel", json!({"sessionId": id}));
@@ -218,7 +223,14 @@ impl Session {
             return Vec::new();
         };
         let option = waiting.options[index].clone();
-        self.answer(waiting.id, waiting.request, waiting.decision, Some(option), "operator", at)
+        self.answer(
+            waiting.id,
+            waiting.request,
+            waiting.decision,
+            Some(option),
+            "operator",
+            at,
+        )
     }
 
     pub fn handle(&mut self, message: Message, at: Duration) -> Vec<Action> {
@@ -307,7 +319,10 @@ impl Session {
             }
             (Asked::Prompt, Ok(result)) => {
                 self.prompting = false;
-                let stop = result.get("stopReason").and_then(Value::as_str).unwrap_or("?");
+                let stop = result
+                    .get("stopReason")
+                    .and_then(Value::as_str)
+                    .unwrap_or("?");
                 let mut actions = vec![Action::Show(Shown::Note(format!("turn ended: {stop}")))];
                 if stop == "end_turn" && !self.queued.is_empty() && !self.cancelled {
                     actions.extend(self.next_prompt());
@@ -320,7 +335,11 @@ impl Session {
                 match self.setup.auth_method.clone() {
                     Some(method) => vec![
                         Action::Show(Shown::Note(format!("authenticate with {method}"))),
-                        self.ask(Asked::Authenticate, "authenticate", json!({"methodId": method})),
+                        self.ask(
+                            Asked::Authenticate,
+                            "authenticate",
+                            json!({"methodId": method}),
+                        ),
                     ],
                     None => vec![self.finish(Outcome::from_error("session/new", &error))],
                 }
@@ -353,99 +372,12 @@ impl Session {
             self.ask(Asked::Prompt, "session/prompt", params),
         ]
     }
-
-    fn on_permission(&mut self, id: Value, params: &Value, at: Duration) -> Vec<Action> {
-        let tool_call = params.get("toolCall").cloned().unwrap_or(Value::Null);
-        let request = permission::request_of(&tool_call);
-        let options = permission::ordered(&permission::options_of(params));
-        let (decision, choice) = permission::decide(request.as_ref(), &options, &self.setup.policy);
-        match choice {
-            Choice::Select(option) => self.answer(id, request, decision, Some(option), "auto", at),
-            Choice::Cancel => self.answer(id, request, decision, None, "auto", at),
-            Choice::Wait => {
-                if let Some(old) = self.waiting.take() {
-                    // A new request replaces one the agent no longer waits for.
-                    self.answer(old.id, old.request, old.decision, None, "auto", at);
-                }
-                let shown = Shown::Permission {
-                    request: describe(request.as_ref(), &tool_call),
-                    decision: decision.to_string(),
-                    options: options.iter().map(|o| option_label(o)).collect(),
-                };
-                self.waiting = Some(Waiting {
-                    id,
-                    request,
-                    decision,
-                    options,
-                });
-                vec![Action::Show(shown)]
-            }
-        }
-    }
-
-    fn answer(
-        &mut self,
-        id: Value,
-        request: Option<Request>,
-        decision: Decision,
-        option: Option<PermissionOption>,
-        by: &'static str,
-        at: Duration,
-    ) -> Vec<Action> {
-        let reply = match &option {
-            Some(option) => permission::selected(&option.id),
-            None => permission::cancelled(),
-        };
-        let kind = option.as_ref().map_or("cancelled", |o| o.kind.as_str());
-        let refused_by_guard = by == "auto" && matches!(decision, Decision::Refuse { .. });
-        let refused_by_operator = by == "operator" && kind.starts_with("reject");
-        if let (true, Some(request)) = (refused_by_guard || refused_by_operator, &request) {
-            self.denials.push(request.clone());
-        }
-        let answer = format!("{by}: {kind} — {decision}");
-        self.answers.push(Answer {
-            at,
-            by,
-            request: request.clone(),
-            decision,
-            option: kind.to_string(),
-        });
-        let request = request.map_or_else(|| "(unread request)".to_string(), |r| r.to_string());
-        vec![
-            Action::Send(rpc::response(&id, reply)),
-            Action::Show(Shown::Answered { request, answer }),
-        ]
-    }
 }
 
 /// `session/new` failed because the agent wants `authenticate` first (ACP's `auth_required`).
 fn needs_auth(error: &RpcError) -> bool {
     let message = error.message.to_ascii_lowercase();
     message.contains("auth") && message.contains("required")
-}
-
-/// The request as the dialog shows it: the guard's reading, else the agent's title.
-fn describe(request: Option<&Request>, tool_call: &Value) -> String {
-    match request {
-        Some(request) => request.to_string(),
-        None => tool_call
-            .get("title")
-            .and_then(Value::as_str)
-            .unwrap_or("(a request herd cannot read)")
-            .to_string(),
-    }
-}
-
-/// `Allow once (Allow)`: herd's name for the kind, then the agent's.
-fn option_label(option: &PermissionOption) -> String {
-    let ours = match option.kind.as_str() {
-        "allow_once" => "Allow once",
-        "allow_always" => "Allow always",
-        "reject_once" => "Reject once",
-        "reject_always" => "Reject always",
-        other => other,
-    };
-    format!("{ours} ({})", option.name)
 }
 
 #[cfg(test)]

@@ -60,22 +60,29 @@ fn open(session: &mut Session) -> u64 {
     let created = json!({"jsonrpc": "2.0", "id": next[0]["id"], "result": {"sessionId": "s1"}});
     let prompt = sent(&session.handle(msg(created), T));
     assert_eq!(prompt[0]["method"], "session/prompt");
-    assert_eq!(prompt[0]["params"]["prompt"][0]["text"], "Do it, then print DONE");
+    assert_eq!(
+        prompt[0]["params"]["prompt"][0]["text"],
+        "Do it, then print DONE"
+    );
     prompt[0]["id"].as_u64().unwrap()
 }
 
 fn update(text: &str) -> Message {
-    msg(json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s1",
-        "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}}}))
+    msg(
+        json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s1",
+        "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}}}),
+    )
 }
 
 fn permission(id: u64, command: &str) -> Message {
-    msg(json!({"jsonrpc": "2.0", "id": id, "method": "session/request_permission", "params": {
+    msg(
+        json!({"jsonrpc": "2.0", "id": id, "method": "session/request_permission", "params": {
         "sessionId": "s1",
         "toolCall": {"toolCallId": "t1", "title": command, "kind": "execute", "rawInput": {"command": command}},
         "options": [
             {"optionId": "a", "name": "Allow", "kind": "allow_once"},
-            {"optionId": "r", "name": "Reject", "kind": "reject_once"}]}}))
+            {"optionId": "r", "name": "Reject", "kind": "reject_once"}]}}),
+    )
 }
 
 #[test]
@@ -84,7 +91,10 @@ fn a_session_ends_with_the_agents_text_when_the_turn_ends() {
     let prompt = open(&mut s);
     s.handle(update("All done. "), T);
     s.handle(update("DONE"), T);
-    let end = s.handle(msg(json!({"jsonrpc": "2.0", "id": prompt, "result": {"stopReason": "end_turn"}})), T);
+    let end = s.handle(
+        msg(json!({"jsonrpc": "2.0", "id": prompt, "result": {"stopReason": "end_turn"}})),
+        T,
+    );
     let outcome = finished(&end).unwrap();
     assert!(outcome.success);
     assert_eq!(outcome.text, "All done. DONE");
@@ -103,11 +113,17 @@ fn permissions_are_judged_by_the_guard_and_refusals_recorded() {
     assert_eq!(refused[0]["result"]["outcome"]["optionId"], "r");
     assert_eq!(s.answers().len(), 2);
     assert_eq!(s.answers()[1].option, "reject_once");
-    let end = s.handle(msg(json!({"jsonrpc": "2.0", "id": prompt, "result": {"stopReason": "end_turn"}})), T);
+    let end = s.handle(
+        msg(json!({"jsonrpc": "2.0", "id": prompt, "result": {"stopReason": "end_turn"}})),
+        T,
+    );
     let outcome = finished(&end).unwrap();
     assert_eq!(outcome.denials.len(), 1);
     let event = outcome.event();
-    assert_eq!(event["permission_denials"][0]["tool_input"]["command"], "rm -rf ~");
+    assert_eq!(
+        event["permission_denials"][0]["tool_input"]["command"],
+        "rm -rf ~"
+    );
 }
 
 #[test]
@@ -116,7 +132,9 @@ fn a_request_the_guard_leaves_open_waits_for_the_operators_key() {
     open(&mut s);
     let shown = s.handle(permission(9, "npm test"), T);
     assert!(sent(&shown).is_empty());
-    assert!(matches!(&shown[0], Action::Show(Shown::Permission { options, .. }) if options.len() == 2));
+    assert!(
+        matches!(&shown[0], Action::Show(Shown::Permission { options, .. }) if options.len() == 2)
+    );
     assert!(s.waiting().is_some());
     assert!(s.operator_key('7', T).is_empty(), "no such option");
     let answered = sent(&s.operator_key('1', T));
@@ -135,7 +153,10 @@ fn auth_is_asked_for_once_and_errors_end_the_session() {
     let auth = sent(&s.handle(msg(needs.clone()), T));
     assert_eq!(auth[0]["method"], "authenticate");
     assert_eq!(auth[0]["params"]["methodId"], "gemini-api-key");
-    let new_again = sent(&s.handle(msg(json!({"jsonrpc": "2.0", "id": auth[0]["id"], "result": {}})), T));
+    let new_again = sent(&s.handle(
+        msg(json!({"jsonrpc": "2.0", "id": auth[0]["id"], "result": {}})),
+        T,
+    ));
     assert_eq!(new_again[0]["method"], "session/new");
     let mut needs = needs;
     needs["id"] = new_again[0]["id"].clone();
@@ -150,18 +171,30 @@ fn hostile_agents_end_with_evidence_not_a_crash() {
     s.start();
     assert!(s.tick(Duration::from_secs(5)).is_empty());
     let end = s.tick(Duration::from_secs(31));
-    assert!(finished(&end).unwrap().message.contains("did not answer initialize"));
+    assert!(
+        finished(&end)
+            .unwrap()
+            .message
+            .contains("did not answer initialize")
+    );
     // Unknown requests get method-not-found; answers to nothing are noted.
     let mut s = Session::new(setup(false));
     open(&mut s);
-    let refused = sent(&s.handle(msg(json!({"jsonrpc": "2.0", "id": "x", "method": "fs/read_text_file", "params": {}})), T));
+    let refused = sent(&s.handle(
+        msg(json!({"jsonrpc": "2.0", "id": "x", "method": "fs/read_text_file", "params": {}})),
+        T,
+    ));
     assert_eq!(refused[0]["error"]["code"], rpc::METHOD_NOT_FOUND);
     assert!(sent(&s.handle(msg(json!({"jsonrpc": "2.0", "id": 99, "result": {}})), T)).is_empty());
     // Exiting mid-turn.
     let end = s.exited("exit code 1", &["Error: boom".into()]);
     let outcome = finished(&end).unwrap();
     assert!(!outcome.success);
-    assert!(outcome.message.contains("Error: boom"), "{}", outcome.message);
+    assert!(
+        outcome.message.contains("Error: boom"),
+        "{}",
+        outcome.message
+    );
     assert!(s.exited("again", &[]).is_empty());
 }
 
@@ -170,7 +203,10 @@ fn cancel_sends_session_cancel_and_follow_ups_wait_for_the_turn() {
     let mut s = Session::new(setup(false));
     let prompt = open(&mut s);
     assert!(sent(&s.follow_up("and also this")).is_empty());
-    let next = sent(&s.handle(msg(json!({"jsonrpc": "2.0", "id": prompt, "result": {"stopReason": "end_turn"}})), T));
+    let next = sent(&s.handle(
+        msg(json!({"jsonrpc": "2.0", "id": prompt, "result": {"stopReason": "end_turn"}})),
+        T,
+    ));
     assert_eq!(next[0]["params"]["prompt"][0]["text"], "and also this");
     s.handle(permission(3, "npm test"), T);
     let cancel = sent(&s.cancel());

@@ -33,7 +33,10 @@ pub enum Shown {
         options: Vec<String>,
     },
     /// An answer given to a request.
-    Answered { request: String, answer: String },
+    Answered {
+        request: String,
+        answer: String,
+    },
 }
 
 /// A tool call as it is now.
@@ -109,7 +112,10 @@ impl ToolCalls {
 fn content_text(content: Option<&Value>) -> Option<String> {
     let content = content?;
     match content.get("type").and_then(Value::as_str) {
-        Some("text") => content.get("text").and_then(Value::as_str).map(str::to_string),
+        Some("text") => content
+            .get("text")
+            .and_then(Value::as_str)
+            .map(str::to_string),
         Some(other) => Some(format!("[{other}]")),
         None => None,
     }
@@ -152,11 +158,18 @@ mod tests {
         let thought = json!({"sessionUpdate": "agent_thought_chunk", "content": {"type": "text", "text": "hm"}});
         assert_eq!(calls.read(&thought), Some(Shown::Thought("hm".into())));
         let call = json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "npm test", "kind": "execute", "status": "pending"});
-        let Some(Shown::Tool(line)) = calls.read(&call) else { panic!() };
-        assert_eq!((line.title.as_str(), line.status.as_str()), ("npm test", "pending"));
+        let Some(Shown::Tool(line)) = calls.read(&call) else {
+            panic!()
+        };
+        assert_eq!(
+            (line.title.as_str(), line.status.as_str()),
+            ("npm test", "pending")
+        );
         let done = json!({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed",
             "content": [{"type": "content", "content": {"type": "text", "text": "ok\n3 passed"}}]});
-        let Some(Shown::Tool(line)) = calls.read(&done) else { panic!() };
+        let Some(Shown::Tool(line)) = calls.read(&done) else {
+            panic!()
+        };
         assert_eq!(line.title, "npm test");
         assert_eq!(line.status, "completed");
         assert_eq!(line.output, ["ok", "3 passed"]);
@@ -165,7 +178,10 @@ mod tests {
             calls.read(&plan),
             Some(Shown::Plan(vec![("completed".into(), "a".into())]))
         );
-        assert_eq!(calls.read(&json!({"sessionUpdate": "current_mode_update"})), None);
+        assert_eq!(
+            calls.read(&json!({"sessionUpdate": "current_mode_update"})),
+            None
+        );
         assert_eq!(calls.read(&json!({"no": "kind"})), None);
     }
 }

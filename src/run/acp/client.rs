@@ -12,9 +12,8 @@ use serde_json::{Value, json};
 
 use super::lines::{self, AgentLine};
 use super::log::AcpLog;
-use super::terminal::{
-    Key, KeyInput, RawMode, Screen, describe_exit, end_agent, excerpt, rows_of,
-};
+use super::spawn::{policy, start_threads};
+use super::terminal::{Key, KeyInput, RawMode, Screen, describe_exit, end_agent, excerpt, rows_of};
 use crate::core::acp::permission::PermissionPolicy;
 use crate::core::acp::render::Renderer;
 use crate::core::acp::{Action, Session, SessionSetup, Shown, rpc};
@@ -47,7 +46,10 @@ pub(super) enum Event {
 pub fn run(args: ClientArgs) -> i32 {
     let started = Instant::now();
     let var = |key: &str| std::env::var(key).ok().filter(|v| !v.is_empty());
-    let mut log = AcpLog::open(var("HERD_ACP_LOG").as_deref().map(std::path::Path::new), started);
+    let mut log = AcpLog::open(
+        var("HERD_ACP_LOG").as_deref().map(std::path::Path::new),
+        started,
+    );
     let mut out = Screen::new();
     let Some(program) = args.command.first() else {
         out.text("herd: cannot start the ACP agent: no command given\r\n");
@@ -81,7 +83,10 @@ pub fn run(args: ClientArgs) -> i32 {
             out.text(&format!(
                 "herd: cannot start the ACP agent `{program}`: {error}\r\n"
             ));
-            log.record("herd", json!({"error": format!("cannot start {program}: {error}")}));
+            log.record(
+                "herd",
+                json!({"error": format!("cannot start {program}: {error}")}),
+            );
             return EXIT_CANNOT_START;
         }
     };
@@ -166,8 +171,11 @@ impl Client {
             match inbox.recv_timeout(Duration::from_millis(100)) {
                 Ok(Event::Line(AgentLine::Line(line))) => self.on_line(&line, at),
                 Ok(Event::Line(AgentLine::Oversized { bytes, head })) => {
-                    self.log.record("in", json!({"oversized": bytes, "head": head}));
-                    let actions = self.session.garbage(&excerpt(&head), &format!("{bytes} bytes, over the limit"));
+                    self.log
+                        .record("in", json!({"oversized": bytes, "head": head}));
+                    let actions = self
+                        .session
+                        .garbage(&excerpt(&head), &format!("{bytes} bytes, over the limit"));
                     self.apply(actions);
                 }
                 Ok(Event::Stderr(line)) => self.on_stderr(line),
@@ -200,7 +208,8 @@ impl Client {
                 self.apply(actions);
             }
             Err(why) => {
-                self.log.record("in", json!({"garbage": excerpt(line), "why": why}));
+                self.log
+                    .record("in", json!({"garbage": excerpt(line), "why": why}));
                 self.garbage += 1;
                 if self.garbage <= SHOWN_GARBAGE {
                     let actions = self.session.garbage(&excerpt(line), &why);
@@ -261,7 +270,8 @@ impl Client {
 
     fn wipe_dialog(&mut self) {
         if self.dialog_rows > 0 {
-            self.out.text(&format!("\x1b[{}A\r\x1b[J", self.dialog_rows));
+            self.out
+                .text(&format!("\x1b[{}A\r\x1b[J", self.dialog_rows));
             self.dialog_rows = 0;
         }
     }
@@ -282,13 +292,16 @@ impl Client {
                     if let Shown::Answered { .. } = &shown
                         && let Some(answer) = self.session.answers().last()
                     {
-                        self.log.record("herd", json!({"approval": {
-                            "by": answer.by,
-                            "request": answer.request.as_ref().map(ToString::to_string),
-                            "decision": answer.decision.name(),
-                            "why": answer.decision.why(),
-                            "option": answer.option,
-                        }}));
+                        self.log.record(
+                            "herd",
+                            json!({"approval": {
+                                "by": answer.by,
+                                "request": answer.request.as_ref().map(ToString::to_string),
+                                "decision": answer.decision.name(),
+                                "why": answer.decision.why(),
+                                "option": answer.option,
+                            }}),
+                        );
                     }
                     self.show(&shown);
                 }
@@ -306,97 +319,20 @@ impl Client {
                 && self.shown_session.as_deref() != Some(id)
             {
                 let id = id.to_string();
-                let info = self.session.capabilities.as_ref().and_then(|c| c.get("agentInfo"));
-                let model = info.and_then(|i| i.get("name")).cloned().unwrap_or(Value::Null);
-                let init = json!({"type": "system", "subtype": "init", "session_id": id, "model": model});
+                let info = self
+                    .session
+                    .capabilities
+                    .as_ref()
+                    .and_then(|c| c.get("agentInfo"));
+                let model = info
+                    .and_then(|i| i.get("name"))
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                let init =
+                    json!({"type": "system", "subtype": "init", "session_id": id, "model": model});
                 self.out.event(&init);
                 self.shown_session = Some(id);
             }
         }
     }
-}
-
-/// The guard's rules and switches the engine passed in `HERD_ACP_POLICY`, judged in `cwd`.
-fn policy(text: Option<&str>, cwd: &std::path::Path) -> PermissionPolicy {
-    let value: Value = text
-        .and_then(|t| serde_json::from_str(t).ok())
-        .unwrap_or(Value::Null);
-    let list = |key: &str| -> Vec<String> {
-        value
-            .get(key)
-            .and_then(Value::as_array)
-            .map(|l| l.iter().filter_map(Value::as_str).map(str::to_string).collect())
-            .unwrap_or_default()
-    };
-    let switch = |key: &str| value.get(key).and_then(Value::as_bool) == Some(true);
-    let compile = |l: &[String]| -> Vec<crate::core::guard::Rule> {
-        l.iter().filter_map(|r| crate::core::guard::Rule::parse(r).ok()).collect()
-    };
-    let rules = crate::core::guard::RuleSet {
-        allow: compile(&list("allow")),
-        ask: compile(&list("ask")),
-        deny: compile(&list("deny")),
-    };
-    PermissionPolicy {
-        guard: crate::core::approval::GuardSetup {
-            rules,
-            context: crate::run::guard_context::context_for(cwd),
-        },
-        auto_once: switch("auto_press_1"),
-        auto_always: switch("auto_press_p"),
-    }
-}
-
-fn start_threads(mut child: Child, events: &Sender<Event>) -> Sender<Vec<u8>> {
-    if let Some(stdout) = child.stdout.take() {
-        let events = events.clone();
-        std::thread::spawn(move || {
-            lines::read_lines(stdout, lines::MAX_LINE_BYTES, |line| {
-                events.send(Event::Line(line)).is_ok()
-            });
-        });
-    }
-    if let Some(stderr) = child.stderr.take() {
-        let events = events.clone();
-        std::thread::spawn(move || {
-            lines::read_lines(stderr, 64 * 1024, |line| {
-                let text = match line {
-                    AgentLine::Line(text) => text,
-                    AgentLine::Oversized { head, .. } => head,
-                };
-                events.send(Event::Stderr(text)).is_ok()
-            });
-        });
-    }
-    let (to_agent, writes) = mpsc::channel::<Vec<u8>>();
-    if let Some(mut stdin) = child.stdin.take() {
-        std::thread::spawn(move || {
-            for bytes in writes {
-                if stdin.write_all(&bytes).and_then(|()| stdin.flush()).is_err() {
-                    break;
-                }
-            }
-        });
-    }
-    if std::io::stdin().is_terminal() {
-        let events = events.clone();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 1024];
-            let mut stdin = std::io::stdin();
-            while let Ok(n @ 1..) = std::io::Read::read(&mut stdin, &mut buf) {
-                if events.send(Event::Keys(buf[..n].to_vec())).is_err() {
-                    break;
-                }
-            }
-        });
-    }
-    let events = events.clone();
-    std::thread::spawn(move || {
-        let how = match child.wait() {
-            Ok(status) => describe_exit(status),
-            Err(error) => format!("wait failed: {error}"),
-        };
-        let _ = events.send(Event::Exited(how));
-    });
-    to_agent
 }

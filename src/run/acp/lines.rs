@@ -12,7 +12,10 @@ pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
 pub enum AgentLine {
     Line(String),
     /// A line over the cap, skipped; its first bytes for the record.
-    Oversized { bytes: usize, head: String },
+    Oversized {
+        bytes: usize,
+        head: String,
+    },
 }
 
 /// Calls `each` for every line until the stream ends or `each` returns false.
@@ -45,7 +48,9 @@ pub fn read_lines(input: impl Read, cap: usize, mut each: impl FnMut(AgentLine) 
         if ended {
             let read = match skipped.take() {
                 Some((bytes, head)) => AgentLine::Oversized { bytes, head },
-                None => AgentLine::Line(String::from_utf8_lossy(&std::mem::take(&mut line)).into_owned()),
+                None => AgentLine::Line(
+                    String::from_utf8_lossy(&std::mem::take(&mut line)).into_owned(),
+                ),
             };
             if !each(read) {
                 return;
@@ -79,7 +84,9 @@ mod tests {
         input.extend(b"\nok\xff\nlast");
         let read = all(&input, 1000);
         assert_eq!(read[0], AgentLine::Line("{\"a\":1}".into()));
-        assert!(matches!(&read[1], AgentLine::Oversized { bytes, head } if *bytes >= 5000 && head.len() == 200));
+        assert!(
+            matches!(&read[1], AgentLine::Oversized { bytes, head } if *bytes >= 5000 && head.len() == 200)
+        );
         assert_eq!(read[2], AgentLine::Line("ok\u{fffd}".into()));
         assert_eq!(read[3], AgentLine::Line("last".into()));
         assert_eq!(read.len(), 4);

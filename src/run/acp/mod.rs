@@ -13,6 +13,7 @@
 mod client;
 mod lines;
 mod log;
+mod spawn;
 mod terminal;
 
 pub use client::{ClientArgs, run};

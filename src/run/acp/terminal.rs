@@ -179,7 +179,10 @@ pub fn end_agent(pid: u32, inbox: &Receiver<super::client::Event>) {
     if exited(inbox, EXIT_GRACE) {
         return;
     }
-    let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) else {
+    let Some(pid) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
         return;
     };
     let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
@@ -205,7 +208,10 @@ mod tests {
     fn digits_answer_only_a_waiting_request_and_lines_are_follow_ups() {
         let mut keys = KeyInput::default();
         assert_eq!(keys.feed(b"2", true), [Key::Digit('2')]);
-        assert_eq!(keys.feed(b"2 more\x7fe\r", false), [Key::Line("2 more".into())]);
+        assert_eq!(
+            keys.feed(b"2 more\x7fe\r", false),
+            [Key::Line("2 more".into())]
+        );
         assert_eq!(
             keys.feed(b"\x1b[200~a\nb\x1b[201~\r", true),
             [Key::Line("a\nb".into())]
