@@ -12,7 +12,7 @@ use herd::core::profile::ProfileSet;
 use herd::core::screen::Screen;
 use herd::run::engine::{Engine, EngineOptions};
 use herd::run::store::TaskStore;
-use herd::ui::build;
+
 use herd::ui::draw::draw;
 use herd::ui::layout;
 use herd::ui::model::{Dashboard, PaneView, QueueView, StatusView};
@@ -156,6 +156,7 @@ fn queue_10000_tasks_200x60(bencher: Bencher) {
         runs_dir: dir.path().join("runs"),
         only: Vec::new(),
         operator_present: true,
+        hosts: Default::default(),
     };
     let (tx, _rx) = tokio::sync::mpsc::channel(16);
     let engine = Engine::new(store, profiles, opts, tx).expect("engine");
@@ -164,7 +165,7 @@ fn queue_10000_tasks_200x60(bencher: Bencher) {
     let mut terminal = Terminal::new(TestBackend::new(200, 60)).expect("terminal");
     let area = ratatui::layout::Rect::new(0, 0, 200, 60);
     bencher.bench_local(|| {
-        let view = build::dashboard(&engine, &state, area, Instant::now(), &[]);
+        let view = herd::ui::model::dashboard(&engine, &state, area, Instant::now(), &[]);
         terminal.draw(|f| draw(f, &view)).expect("draw");
     });
 }

@@ -1,8 +1,9 @@
 //! herd: a terminal dashboard for running fleets of CLI coding agents.
 //!
-//! `core` is pure (no I/O, no clock); `run` is the shell that drives agents in pseudo-terminals;
-//! `sim` is the built-in agent simulator. The binary in `main.rs` only parses arguments and calls
-//! in here.
+//! Folders depend downwards only: `cli` (the commands) → `ui` (the dashboard) → `replay`
+//! (recordings played back) and `run` (the shell: engine, PTYs, store, recorder) → `term` (the
+//! user's terminal, the vt100 painter) and `core` (pure: no I/O, no clock). `sim` is the built-in
+//! agent simulator. The binary in `main.rs` only parses arguments and calls `cli::dispatch`.
 
 pub mod assets;
 pub mod cli;
@@ -10,4 +11,5 @@ pub mod core;
 pub mod replay;
 pub mod run;
 pub mod sim;
+pub mod term;
 pub mod ui;

@@ -4,6 +4,6 @@ use clap::Parser;
 
 fn main() -> color_eyre::Result<()> {
     let cli = herd::cli::Cli::parse();
-    let code = herd::run::commands::dispatch(cli)?;
+    let code = herd::cli::dispatch(cli)?;
     std::process::exit(code);
 }

@@ -7,6 +7,7 @@
 
 pub mod accounts;
 pub mod acp;
+pub mod agent_log;
 pub mod approval;
 pub mod attempt;
 pub mod classify;
@@ -14,11 +15,14 @@ pub mod command_file;
 pub mod detect;
 pub mod failure_context;
 pub mod guard;
+pub mod host_choice;
+pub mod hosts;
 pub mod json_pos;
 pub mod marker;
 pub mod profile;
 pub mod queries;
 pub mod quota_reset;
+pub mod remote_script;
 pub mod retry;
 pub mod screen;
 pub mod signal_file;

@@ -164,6 +164,9 @@ pub struct Profile {
     /// message to continue with); empty when the agent cannot resume.
     pub resume: Vec<String>,
     pub transcripts: Option<TranscriptKind>,
+    /// A file the agent writes while it runs that herd reads live (Claude's debug log, Codex's
+    /// rollout): failed requests it keeps retrying, tool calls it refused by itself.
+    pub agent_log: Option<crate::core::agent_log::AgentLogKind>,
     pub origin: ProfileOrigin,
 }
 
@@ -206,6 +209,7 @@ pub struct ProfileSource {
     pub protocol: Option<Protocol>,
     pub resume: Option<Vec<String>>,
     pub transcripts: Option<TranscriptKind>,
+    pub agent_log: Option<crate::core::agent_log::AgentLogKind>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -243,6 +247,9 @@ pub struct RequestCaptureSource {
 struct ProfilesFile {
     #[serde(default)]
     profiles: BTreeMap<String, ProfileSource>,
+    /// Hosts may share the profiles file; `core::hosts` reads them.
+    #[serde(default, rename = "hosts")]
+    _hosts: Option<toml::Table>,
 }
 
 /// A problem with a profile text, located in its file where possible.
@@ -385,6 +392,7 @@ fn overlay(base: ProfileSource, top: ProfileSource) -> ProfileSource {
         protocol: top.protocol.or(base.protocol),
         resume: top.resume.or(base.resume),
         transcripts: top.transcripts.or(base.transcripts),
+        agent_log: top.agent_log.or(base.agent_log),
     }
 }
 
@@ -622,6 +630,7 @@ fn compile(
         protocol,
         resume,
         transcripts: source.transcripts,
+        agent_log: source.agent_log,
         origin,
     })
 }

@@ -264,6 +264,10 @@ pub struct TaskSpec {
     pub wait_for_quota_reset: bool,
     /// Run in its own git worktree of `cwd` (`.herd/worktrees/<task_id>`, branch `herd/<task_id>`).
     pub worktree: bool,
+    /// The host or host group (of the hosts file) to run on; `None`: this machine.
+    pub host: Option<String>,
+    /// The host the latest attempt ran on (written by herd when it starts one there).
+    pub ran_on: Option<String>,
     pub status: TaskStatus,
     pub attempts: u32,
     pub result: Option<serde_json::Value>,

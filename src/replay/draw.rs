@@ -2,7 +2,7 @@
 //! row of marker ticks over a timeline bar, a readout of the time and of the event under the
 //! cursor, the marker there, and the keys. Reads the view; changes nothing.
 //!
-//! The screen itself is painted by the dashboard's pane widget (`ui::pane::screen`), so a replay
+//! The screen itself is painted by the dashboard's pane widget (`term::paint::screen`), so a replay
 //! looks exactly like the live pane did.
 
 use std::time::Instant;
@@ -17,6 +17,18 @@ use ratatui::widgets::{Block, Paragraph, Widget};
 use super::cast::EventKind;
 use super::timeline::{MarkerKind, Timeline};
 use super::view::ReplayView;
+
+impl<R: std::io::BufRead + std::io::Seek> ReplayView<R> {
+    pub fn draw(&mut self, frame: &mut Frame, area: Rect) {
+        self.draw_at(frame, area, Instant::now());
+    }
+
+    /// Draws the view at `now`; the drawing lives here so `view` never depends on it.
+    pub fn draw_at(&mut self, frame: &mut Frame, area: Rect, now: Instant) {
+        draw(self, frame, area, now);
+        self.mark_drawn(now);
+    }
+}
 
 /// Rows under the pane: ticks, bar, event readout, marker readout, keys.
 const CONTROL_ROWS: u16 = 5;
@@ -110,7 +122,7 @@ fn draw_pane<R>(view: &ReplayView<R>, buf: &mut Buffer, area: Rect) {
             }
         }
     }
-    if let Some(cursor) = crate::ui::pane::screen(screen, recorded, buf, None)
+    if let Some(cursor) = crate::term::paint::screen(screen, recorded, buf, None)
         && let Some(cell) = buf.cell_mut(cursor)
     {
         cell.modifier.insert(Modifier::REVERSED);

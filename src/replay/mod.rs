@@ -1,13 +1,14 @@
 //! `herd replay`: recorded attempts played back. A streaming asciicast reader (`cast`), the
 //! replayed terminal and its snapshots (`term`), an index of checkpoints for seeking in files of
 //! any size (`seek`), the timeline of markers and idle gaps (`timeline`), the player's pure state
-//! machine (`player`), the embeddable view and its drawing (`view`, `draw`), `--print` (`print`)
-//! and the command itself (`cli`); `synth` writes synthetic recordings for tests and benchmarks.
+//! machine (`player`), the embeddable view and its drawing (`view`, `draw`), `--print` (`print`);
+//! `synth` writes synthetic recordings for tests and benchmarks.
 //!
-//! Everything but `cli` is free of terminals and clocks; only `seek` and `print` read files.
+//! Never owns the user's terminal (the command that runs the player full-screen is
+//! `cli::replay`);
+//! only `seek`, `print` and `view::open` read files.
 
 pub mod cast;
-pub mod cli;
 pub mod draw;
 pub mod explain;
 pub mod player;
@@ -18,6 +19,5 @@ pub mod term;
 pub mod timeline;
 pub mod view;
 
-pub use cli::replay;
 pub use print::{resolve_cast, screen_at};
 pub use view::{Handled, ReplayOptions, ReplayView};

@@ -12,11 +12,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crossterm::event::KeyEvent;
-use ratatui::Frame;
-use ratatui::layout::Rect;
 
 use super::cast::CastError;
-use super::draw;
 use super::player::{Command, Outcome, Player};
 use super::seek::{Index, IndexOptions, Playhead};
 use super::timeline::Timeline;
@@ -239,12 +236,8 @@ impl<R: BufRead + Seek> ReplayView<R> {
         self.player.next_wakeup(now)
     }
 
-    pub fn draw(&mut self, frame: &mut Frame, area: Rect) {
-        self.draw_at(frame, area, Instant::now());
-    }
-
-    pub fn draw_at(&mut self, frame: &mut Frame, area: Rect, now: Instant) {
-        draw::draw(self, frame, area, now);
+    /// Notes that the view was drawn at `now` (see `draw`), so nothing redraws until it changes.
+    pub(super) fn mark_drawn(&mut self, now: Instant) {
         self.dirty = false;
         self.drawn_tenths = self.tenths(now);
     }

@@ -30,6 +30,9 @@ pub struct LaunchPlan {
     pub resumed_session: Option<String>,
     /// `HERD_SIGNAL_FILE`, for `"completion": "signal_file"`.
     pub signal_file: Option<PathBuf>,
+    /// The file `{agent_log}` names (the attempt's, beside its recordings), when the command
+    /// places it: herd reads it live as the profile's `agent_log` says.
+    pub agent_log: Option<PathBuf>,
 }
 
 /// What the task's fields and the run contribute to placeholders.
@@ -48,6 +51,12 @@ impl LaunchContext<'_> {
     pub fn signal_file(&self) -> PathBuf {
         self.run_dir
             .join(format!("attempt_{}.signal.json", self.attempt))
+    }
+
+    /// The file an agent is told to write its own log to (`{agent_log}`), beside the recordings.
+    pub fn agent_log_file(&self) -> PathBuf {
+        self.run_dir
+            .join(format!("attempt_{}.agent.log", self.attempt))
     }
 }
 
@@ -90,6 +99,7 @@ pub fn render_launch(
     let cwd = task_cwd(task, ctx.base_dir);
     let cwd_text = cwd.display().to_string();
     let signal_text = signal_file.as_ref().map(|p| p.display().to_string());
+    let agent_log_text = ctx.agent_log_file().display().to_string();
     let own = |name: &str| -> Option<String> {
         if let Some(value) = task.inputs.get(name) {
             return Some(value.clone());
@@ -104,6 +114,7 @@ pub fn render_launch(
             "max_retries" => Some(task.max_retries.to_string()),
             "previous_failure" => Some(previous_failure(task, ctx.attempt).unwrap_or_default()),
             "signal_file" => signal_text.clone(),
+            "agent_log" => Some(agent_log_text.clone()),
             "session_id" => resume.map(|r| r.session_id.clone()),
             _ => None,
         }
@@ -178,6 +189,12 @@ pub fn render_launch(
         }
         with_marker(name)
     };
+    let agent_log = command
+        .iter()
+        .chain(profile.env.values())
+        .chain(task.env.values())
+        .any(|part| part.contains("{agent_log}"))
+        .then(|| ctx.agent_log_file());
     let mut argv = Vec::with_capacity(command.len());
     for (i, part) in command.iter().enumerate() {
         let rendered = template::render(part, full)
@@ -215,6 +232,7 @@ pub fn render_launch(
         completion,
         resumed_session: resume.map(|r| r.session_id.clone()),
         signal_file,
+        agent_log,
     })
 }
 
@@ -238,6 +256,18 @@ pub fn prepare(
     profiles: &ProfileSet,
     ctx: &LaunchContext<'_>,
 ) -> Result<LaunchPlan, String> {
+    let mut plan = render(task, profiles, ctx)?;
+    check_launch(&mut plan)?;
+    Ok(plan)
+}
+
+/// The plan without looking at this machine's folders and programs (an attempt on another
+/// host finds them there).
+pub fn render(
+    task: &TaskSpec,
+    profiles: &ProfileSet,
+    ctx: &LaunchContext<'_>,
+) -> Result<LaunchPlan, String> {
     let profile = profiles.get(&task.agent).ok_or_else(|| {
         let known: Vec<&str> = profiles.names().collect();
         format!(
@@ -248,9 +278,7 @@ pub fn prepare(
     })?;
     let source = prompt::prompt_source(task, ctx.base_dir)?;
     let resume = prompt::resume_request(task, profile, ctx.attempt);
-    let mut plan = render_launch(task, profile, &source, resume.as_ref(), ctx)?;
-    check_launch(&mut plan)?;
-    Ok(plan)
+    render_launch(task, profile, &source, resume.as_ref(), ctx)
 }
 
 /// Checks the folder exists and the program can be found; resolves `herd` to this executable

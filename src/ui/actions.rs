@@ -8,9 +8,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 use ratatui_textarea::TextArea;
 
-use super::build::{auto_menu, live_tasks, matching, message_target, waiting_tasks};
 use super::keys::{self, Action};
 use super::model::{MessageTarget, RowStatus};
+use super::model::{auto_menu, live_tasks, matching, message_target, waiting_tasks};
 use super::state::{Filter, Leaving, Mode, UiState};
 use super::{attempts, layout, prompt, queue};
 use crate::core::attempt::Event;

@@ -12,7 +12,7 @@ use crate::replay::ReplayView;
 
 use super::layout::{self, Regions};
 use super::model::{Dashboard, DetailView, Overlay, RowStatus};
-use super::{detail, overlay, pane, queue, status, style};
+use super::{details_box, overlay, pane, queue, status, style};
 
 pub fn draw(frame: &mut Frame<'_>, view: &Dashboard<'_>) {
     let area = frame.area();
@@ -21,7 +21,7 @@ pub fn draw(frame: &mut Frame<'_>, view: &Dashboard<'_>) {
         queue::render(&view.queue, rect, frame.buffer_mut());
     }
     if let Some(rect) = regions.detail {
-        detail::render_detail(view.detail.as_ref(), rect, frame.buffer_mut());
+        details_box::render_detail(view.detail.as_ref(), rect, frame.buffer_mut());
     }
     let total = view.panes.len() + view.hidden_panes;
     let plan = layout::panes(regions.panes, total, view.zoomed);
@@ -53,11 +53,11 @@ pub fn draw(frame: &mut Frame<'_>, view: &Dashboard<'_>) {
         let rows = view
             .detail
             .as_ref()
-            .map_or(4, |d| detail::detail_rows(d, width))
+            .map_or(4, |d| details_box::detail_rows(d, width))
             .min(area.height);
         let popup = layout::centered(area, width, rows);
         frame.render_widget(Clear, popup);
-        detail::render_detail(view.detail.as_ref(), popup, frame.buffer_mut());
+        details_box::render_detail(view.detail.as_ref(), popup, frame.buffer_mut());
     } else if let Some(overlay) = &view.overlay {
         overlay::render(frame, overlay);
     } else if let Some(at) = cursor {
@@ -71,7 +71,7 @@ pub fn regions(area: Rect, zoomed: bool, shown: Option<&DetailView>) -> Regions 
     let rows = layout::side_width(area)
         .zip(shown)
         .map_or(layout::DETAIL_ROWS, |(width, shown)| {
-            detail::detail_rows(shown, width)
+            details_box::detail_rows(shown, width)
         });
     layout::regions_with_detail(area, zoomed, rows)
 }
@@ -136,12 +136,12 @@ fn no_agents(view: &Dashboard<'_>, area: Rect, with_detail: bool, frame: &mut Fr
             ]));
         let inner = block.inner(rest);
         block.render(rest, frame.buffer_mut());
-        pane::screen(last.screen, inner, frame.buffer_mut(), None);
+        crate::term::paint::screen(last.screen, inner, frame.buffer_mut(), None);
         return;
     }
     if with_detail && let Some(shown) = &view.detail {
         Line::from(Span::styled(format!(" {why}"), style::DIM)).render(top, frame.buffer_mut());
-        detail::render_detail(Some(shown), rest, frame.buffer_mut());
+        details_box::render_detail(Some(shown), rest, frame.buffer_mut());
         return;
     }
     let block = Block::new()

@@ -9,8 +9,8 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 
-use super::build;
 use super::engine_tests::{Fixture, fixture_from};
+use super::model;
 use super::model::{MessageTarget, Overlay, RowStatus};
 use super::render;
 use super::state::{Filter, Mode};
@@ -57,7 +57,7 @@ fn a_task_with_questions_shows_them_in_its_row_details_and_the_status_bar() {
     let mut f = tasks();
     f.state.selected = 1;
     let area = Rect::new(0, 0, 120, 40);
-    let view = build::dashboard(&f.engine, &f.state, area, Instant::now(), &[]);
+    let view = model::dashboard(&f.engine, &f.state, area, Instant::now(), &[]);
     let ask = &view.queue.rows[1];
     assert_eq!(ask.status, RowStatus::NeedsInput);
     assert_eq!(ask.questions, 2);
@@ -110,7 +110,7 @@ fn m_on_a_task_with_questions_answers_them_in_its_session() {
     f.state.selected = 1;
     f.key(KeyCode::Char('m'));
     assert!(matches!(f.state.mode, Mode::Message { task: 1, .. }));
-    let overlay = build::dashboard(
+    let overlay = model::dashboard(
         &f.engine,
         &f.state,
         Rect::new(0, 0, 120, 40),
@@ -218,7 +218,7 @@ fn a_running_structured_attempt_adds_its_cost_so_far() {
             .is_some_and(|facts| facts.cost_usd.is_some())
     });
     let area = Rect::new(0, 0, 120, 40);
-    let view = build::dashboard(&f.engine, &f.state, area, Instant::now(), &[0]);
+    let view = model::dashboard(&f.engine, &f.state, area, Instant::now(), &[0]);
     let row = &view.queue.rows[0];
     assert_eq!(row.status, RowStatus::Running);
     assert_eq!(

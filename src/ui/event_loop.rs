@@ -13,16 +13,17 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
 use super::actions;
-use super::build::agent;
 use super::layout;
+use super::model::agent;
+use super::notify::notify;
 use super::render;
 use super::state::{Leaving, Mode, UiState};
-use super::terminal::{Session, notify};
 use crate::core::attempt::Note;
 use crate::core::task::TaskStatus;
 use crate::run::engine::{Engine, EngineEvent};
 use crate::run::headless::describe;
 use crate::run::pty::PtyReport;
+use crate::term::Session;
 
 /// At most ~60 frames a second.
 pub const FRAME: Duration = Duration::from_millis(16);
@@ -35,7 +36,7 @@ pub async fn run(
     mut reports: mpsc::Receiver<PtyReport>,
     mouse: bool,
 ) -> Result<i32> {
-    let _log = super::terminal::log_to_file(engine.runs_dir());
+    let _log = crate::run::logging::init(engine.runs_dir());
     tracing::info!(
         tasks = engine.store().file().tasks().len(),
         "dashboard started"
@@ -375,6 +376,20 @@ fn on_engine_event(
         } => {
             state.say(
                 format!("{task_id} waits: out of resources to start it; concurrency {concurrency}"),
+                now,
+            );
+        }
+        EngineEvent::HostTrouble {
+            task_id,
+            host,
+            out_for,
+            ..
+        } => {
+            state.say(
+                format!(
+                    "{task_id} back to the queue: host {host} unreachable, out of rotation for {} s",
+                    out_for.as_secs()
+                ),
                 now,
             );
         }

@@ -6,8 +6,8 @@
 use ratatui_textarea::TextArea;
 use serde_json::{Value, json};
 
-use super::build::agent;
 use super::frames::{SESSION, dashboard, frame, pane, row, rows, screen, status};
+use super::model::agent;
 use super::model::{
     Dashboard, DetailView, FinalScreen, MessageTarget, Overlay, PaneView, RowStatus, TaskRow,
 };

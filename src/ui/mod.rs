@@ -2,20 +2,20 @@
 //! prompts waiting for the operator, and the keys that act on tasks.
 //!
 //! It drives the same `Engine` as the headless mode and owns no run state of its own: the event
-//! loop feeds the engine and asks it to act; `build` turns the engine's state into a plain view
+//! loop feeds the engine and asks it to act; `model` turns the engine's state into a plain view
 //! model and `draw` renders that, reading only. Layout and key maps are pure functions.
 
 pub mod actions;
 pub mod answers;
 pub mod attempts;
-pub mod build;
-pub mod detail;
+pub mod details_box;
 pub mod draw;
 pub mod event_loop;
 pub mod keys;
 pub mod layout;
 pub mod model;
 pub mod mouse;
+pub mod notify;
 pub mod numbers;
 pub mod overlay;
 pub mod pane;
@@ -25,7 +25,6 @@ pub mod render;
 pub mod state;
 pub mod status;
 pub mod style;
-pub mod terminal;
 
 #[cfg(test)]
 mod engine_message_tests;

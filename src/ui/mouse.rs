@@ -9,7 +9,7 @@ use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
 use super::actions::select_step;
-use super::build::{self, live_tasks, matching, pane_order, window_offset};
+use super::model::{self, live_tasks, matching, pane_order, window_offset};
 use super::state::{Mode, UiState};
 use super::{draw, layout, queue};
 use crate::run::engine::Engine;
@@ -35,7 +35,7 @@ pub enum MouseTarget {
 
 /// Which part of the dashboard, drawn in `area`, is at `at`.
 pub fn target(engine: &Engine, state: &UiState, area: Rect, at: Position) -> MouseTarget {
-    let detail = build::detail(engine, state.selected);
+    let detail = model::detail(engine, state.selected);
     let regions = draw::regions(area, state.zoomed, detail.as_ref());
     if let Some(rect) = regions.queue.filter(|r| r.contains(at)) {
         let list = matching(engine, state);

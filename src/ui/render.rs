@@ -11,9 +11,9 @@ use ratatui::Terminal;
 use ratatui::backend::Backend;
 use ratatui::layout::Rect;
 
-use super::build::{self, live_tasks, matching, pane_order};
 use super::draw::{self, draw};
 use super::layout;
+use super::model::{self, live_tasks, matching, pane_order};
 use super::state::{Filter, Mode, UiState};
 use crate::core::attempt::Event;
 use crate::run::engine::Engine;
@@ -87,7 +87,7 @@ where
     // Out of the state while the view model borrows it; put back below.
     let mut replay = state.replay.take();
     let drawn = {
-        let mut view = build::dashboard(engine, state, area, now, &order);
+        let mut view = model::dashboard(engine, state, area, now, &order);
         if replay.is_some() {
             view.status.keys = replay_keys();
         }

@@ -67,7 +67,7 @@ pub const SELECTED: Style = Style::new()
     .bg(Color::Indexed(237))
     .add_modifier(Modifier::BOLD);
 /// Rows of an agent's screen that hold a waiting prompt.
-pub const PROMPT_ROWS: Style = Style::new().bg(Color::Indexed(58));
+pub const PROMPT_ROWS: Style = crate::term::paint::HIGHLIGHT;
 /// The banner with the keys that answer a prompt.
 pub const BANNER: Style = Style::new()
     .fg(Color::Black)

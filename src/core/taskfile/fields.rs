@@ -148,6 +148,12 @@ pub(super) fn read_task(
         permission_wait_sec: r.seconds("permission_wait_sec"),
         wait_for_quota_reset: r.boolean("wait_for_quota_reset").unwrap_or(false),
         worktree: r.boolean("worktree").unwrap_or(false),
+        host: r.string("host", "a host or group name of the hosts file", false),
+        ran_on: r.string(
+            "ran_on",
+            "the name of the host the latest attempt ran on",
+            false,
+        ),
         status: r.status().unwrap_or(TaskStatus::Pending),
         attempts: r
             .count(

@@ -414,6 +414,8 @@ fn defaults_and_typed_fields() {
         retry_at: None,
         wait_for_quota_reset: false,
         worktree: false,
+        host: None,
+        ran_on: None,
     };
     assert_eq!(d, &expected);
 }

@@ -1,8 +1,7 @@
 //! The client's event loop: the agent's stdout, stderr and exit, the operator's keys and herd's
 //! signals arrive as events on one channel; the session decides, this carries it out.
 
-use std::io::{IsTerminal, Write};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -10,11 +9,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::lines::{self, AgentLine};
+use super::lines::AgentLine;
 use super::log::AcpLog;
 use super::spawn::{policy, start_threads};
-use super::terminal::{Key, KeyInput, RawMode, Screen, describe_exit, end_agent, excerpt, rows_of};
-use crate::core::acp::permission::PermissionPolicy;
+use super::terminal::{Key, KeyInput, RawMode, Screen, end_agent, excerpt, rows_of};
 use crate::core::acp::render::Renderer;
 use crate::core::acp::{Action, Session, SessionSetup, Shown, rpc};
 

@@ -42,10 +42,12 @@ pub fn wrap(
     env.insert("HERD_ACP_PROMPT".into(), prompt.to_string());
     env.insert("HERD_ACP_POLICY".into(), policy.to_string());
     env.insert("HERD_ACP_LOG".into(), log.display().to_string());
-    let herd = std::env::current_exe()
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|_| "herd".into());
-    let mut wrapped = vec![herd, "acp-client".to_string(), "--".to_string()];
+    // `herd` is this executable once `check_launch` resolves it.
+    let mut wrapped = vec![
+        "herd".to_string(),
+        "acp-client".to_string(),
+        "--".to_string(),
+    ];
     wrapped.extend(argv);
     wrapped
 }

@@ -108,6 +108,8 @@ pub struct Logged {
     pub method: String,
     pub path: String,
     pub status: u16,
+    /// When it was answered (the wall clock, to compare with a recording's start).
+    pub at: std::time::SystemTime,
 }
 
 pub struct MockApi {
@@ -178,6 +180,7 @@ fn serve(stream: TcpStream, log: &Mutex<Vec<Logged>>, stop: &AtomicBool) {
                 method: request.method.clone(),
                 path: request.target.clone(),
                 status,
+                at: std::time::SystemTime::now(),
             });
         }
         match outcome {

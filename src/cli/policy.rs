@@ -5,12 +5,12 @@ use std::path::{Path, PathBuf};
 
 use color_eyre::eyre::Result;
 
-use super::commands::{EXIT_INVALID, load_profiles, print_problems};
-use super::guard_context::{context_for, task_rules};
-use crate::cli::{PolicyArgs, PolicyCheckArgs, PolicyCommand};
+use super::args::{PolicyArgs, PolicyCheckArgs, PolicyCommand};
+use super::inputs::{EXIT_INVALID, load_profiles, print_problems};
 use crate::core::approval::ONCE_RULE;
 use crate::core::guard::{self, Decision, Policy, Request, RuleSet};
 use crate::core::taskfile::TaskFile;
+use crate::run::guard_context::{context_for, task_rules};
 
 pub fn policy(args: &PolicyArgs) -> Result<i32> {
     match &args.command {
@@ -103,7 +103,7 @@ fn task_policy(
     let file = TaskFile::parse(&text).map_err(|errors| {
         errors
             .iter()
-            .map(|p| super::store::format_problem(path, p))
+            .map(|p| crate::run::store::format_problem(path, p))
             .collect::<Vec<_>>()
     })?;
     let Some(task) = file.tasks().iter().find(|t| t.task_id == task_id) else {
@@ -119,6 +119,6 @@ fn task_policy(
     Ok(TaskPolicy {
         rules: task_rules(task, &profile_rules),
         switch: (task.policy_for(ONCE_RULE) == Some(true)).then_some(switch_name),
-        cwd: super::launch::task_cwd(task, base),
+        cwd: crate::run::launch::task_cwd(task, base),
     })
 }

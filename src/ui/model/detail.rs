@@ -4,7 +4,8 @@
 
 use serde_json::Value;
 
-use super::{agent, failure_of, max_attempts, row_status};
+use super::agent;
+use super::tasks::{failure_of, max_attempts, row_status};
 use crate::run::engine::Engine;
 use crate::ui::model::{DetailView, RowStatus};
 use crate::ui::style;

@@ -1,9 +1,7 @@
-//! The user's terminal while the dashboard owns it: raw mode, the alternate screen and bracketed
-//! paste on entry; all of it undone on exit, on error and on panic. Also the bell and desktop
-//! notifications, and the log file (logs never go to the screen).
+//! The user's terminal while herd owns it (the dashboard, the replay player): raw mode, the
+//! alternate screen and bracketed paste on entry; all of it undone on exit, on error and on panic.
 
-use std::io::{self, Write};
-use std::path::Path;
+use std::io;
 
 use color_eyre::eyre::{Result, WrapErr};
 use crossterm::cursor::Show;
@@ -63,43 +61,4 @@ fn undo_modes() {
         DisableBracketedPaste,
         Show
     );
-}
-
-/// Rings the bell and asks for a desktop notification (OSC 9 and OSC 777; terminals that know
-/// neither ignore them).
-pub fn notify(out: &mut impl Write, title: &str, body: &str) -> io::Result<()> {
-    let clean = |s: &str| -> String {
-        s.chars()
-            .filter(|c| !c.is_control() && *c != ';')
-            .take(200)
-            .collect()
-    };
-    let (title, body) = (clean(title), clean(body));
-    write!(
-        out,
-        "\x07\x1b]9;{title}: {body}\x07\x1b]777;notify;{title};{body}\x07"
-    )?;
-    out.flush()
-}
-
-/// Sends the log to `<dir>/herd.log`; the guard flushes it when dropped. `HERD_LOG` sets the
-/// filter (default `info`).
-pub fn log_to_file(dir: &Path) -> Option<tracing_appender::non_blocking::WorkerGuard> {
-    crate::run::logging::init(dir)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn notifications_cannot_inject_escape_sequences() {
-        let mut out = Vec::new();
-        notify(&mut out, "herd", "task\x1b]0;x\x07 waits; now").expect("write");
-        let text = String::from_utf8(out).expect("utf8");
-        assert_eq!(
-            text,
-            "\x07\x1b]9;herd: task]0x waits now\x07\x1b]777;notify;herd;task]0x waits now\x07"
-        );
-    }
 }

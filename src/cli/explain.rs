@@ -7,8 +7,8 @@ use std::path::Path;
 use color_eyre::eyre::Result;
 use serde_json::Value;
 
-use super::commands::{EXIT_INVALID, load_profiles, print_problems};
-use crate::cli::ExplainArgs;
+use super::args::ExplainArgs;
+use super::inputs::{EXIT_INVALID, load_profiles, print_problems};
 use crate::replay::cast::{Step, read_header};
 use crate::replay::explain::{AttemptRecord, explain as explain_attempt};
 use crate::replay::print::resolve_cast;

@@ -9,17 +9,15 @@ use std::time::{Duration, Instant};
 use color_eyre::eyre::{Result, WrapErr};
 use crossterm::event::{self, Event};
 
-use super::cast::CastError;
-use super::print::{resolve_cast, screen_at};
-use super::view::{Handled, ReplayOptions, ReplayView};
-use crate::cli::ReplayArgs;
-use crate::ui::terminal::Session;
+use super::args::ReplayArgs;
+use super::inputs::EXIT_INVALID;
+use crate::replay::cast::CastError;
+use crate::replay::print::{resolve_cast, screen_at};
+use crate::replay::view::{Handled, ReplayOptions, ReplayView};
+use crate::term::Session;
 
 /// Problems listed one per line before the summary says "and N more".
 const PROBLEMS_LISTED: usize = 10;
-
-/// Exit status when the path is no recording herd can read (as `herd run` for bad input).
-const EXIT_INVALID: i32 = 2;
 
 pub fn replay(args: &ReplayArgs) -> Result<i32> {
     let cast = match resolve_cast(&args.path) {

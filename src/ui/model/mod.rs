@@ -1,6 +1,22 @@
-//! The dashboard's view model: plain data for one frame. The event loop fills it from the engine
-//! and the UI state; `draw` only reads it, so frames can be built and snapshotted without any
-//! process running.
+//! The dashboard's view model: plain data for one frame (the types here), filled from the engine
+//! and the dashboard's state by `fill` (the frame), `tasks` (which tasks show where), `detail`,
+//! `agent`, `status` and `overlay`. Filling reads only; `draw` only reads the model, so frames
+//! can be built and snapshotted without any process running.
+
+pub mod agent;
+mod detail;
+mod fill;
+mod overlay;
+mod status;
+mod tasks;
+
+pub use detail::detail;
+pub use fill::dashboard;
+pub use overlay::{auto_menu, message_target};
+pub use tasks::{
+    failure_of, live_tasks, matching, max_attempts, pane_order, row_status, waiting_tasks,
+    window_offset,
+};
 
 use std::time::Duration;
 
@@ -130,6 +146,8 @@ pub struct StatusView {
     pub cost_usd: Option<f64>,
     /// The last action's result, shown for a few seconds.
     pub message: Option<String>,
+    /// Hosts out of rotation (name, seconds until they are tried again): always shown.
+    pub hosts_out: Vec<(String, u64)>,
     /// (key, what it does) for the keys that matter now.
     pub keys: Vec<(String, String)>,
 }

@@ -46,6 +46,8 @@ pub enum Command {
     Sim(crate::sim::SimArgs),
     /// Permission rules and the guard: `herd policy check` says what herd would do with a request
     Policy(PolicyArgs),
+    /// Hosts agents run on through ssh or an exec launcher: `herd hosts check` probes each
+    Hosts(super::hosts::HostsArgs),
     /// herd's Agent Client Protocol client, which herd starts in an attempt's terminal for a
     /// `protocol = "acp"` profile: `herd acp-client -- <agent command>`
     #[command(name = "acp-client", hide = true)]
@@ -148,6 +150,10 @@ pub struct TasksArgs {
     /// Extra or overriding agent profiles (TOML), on top of the built-in ones
     #[arg(long, value_name = "FILE")]
     pub profiles: Option<PathBuf>,
+    /// Hosts a task's "host" may name (TOML: [hosts.NAME] with ssh = "user@host" or
+    /// exec = [...]) [default: the [hosts] table of --profiles]
+    #[arg(long, value_name = "FILE")]
+    pub hosts: Option<PathBuf>,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -5,109 +5,14 @@
 use std::time::Instant;
 
 use ratatui::layout::Rect;
-use serde_json::Value;
 
-pub mod agent;
-mod detail;
-mod overlay;
-mod status;
-
-pub use detail::detail;
-pub use overlay::{auto_menu, message_target};
-
-use super::model::{Dashboard, FinalScreen, PaneView, QueueView, RowStatus, TaskRow};
-use super::state::{Mode, UiState};
-use super::{draw, layout, prompt, queue};
-use crate::core::task::{FailureType, TaskSpec, TaskStatus};
+use super::tasks::{failure_of, matching, max_attempts, row_status, window_offset};
+use super::{Dashboard, FinalScreen, PaneView, QueueView, RowStatus, TaskRow};
+use super::{agent, detail, overlay, status};
+use crate::core::task::TaskSpec;
 use crate::run::engine::Engine;
-
-/// How task `index` shows in the queue.
-pub fn row_status(engine: &Engine, index: usize, task: &TaskSpec) -> RowStatus {
-    match task.status {
-        TaskStatus::Pending | TaskStatus::Retryable if !engine.task_in_scope(index) => {
-            RowStatus::Skipped
-        }
-        TaskStatus::Pending => RowStatus::Pending,
-        TaskStatus::Running => match engine.live_for_task(index) {
-            Some(live) if live.attempt.waiting().is_some() => RowStatus::Waiting,
-            _ => RowStatus::Running,
-        },
-        TaskStatus::Completed => RowStatus::Completed,
-        TaskStatus::Retryable => RowStatus::Retryable,
-        TaskStatus::Failed => RowStatus::Failed,
-        TaskStatus::Cancelled => RowStatus::Cancelled,
-        TaskStatus::NeedsInput => RowStatus::NeedsInput,
-    }
-}
-
-pub fn failure_of(task: &TaskSpec) -> Option<FailureType> {
-    let result = task.result.as_ref()?;
-    result
-        .get("failure_type")
-        .and_then(Value::as_str)
-        .and_then(FailureType::parse)
-}
-
-/// The tasks the queue lists under the current filter, in file order.
-pub fn matching(engine: &Engine, state: &UiState) -> Vec<usize> {
-    engine
-        .store()
-        .file()
-        .tasks()
-        .iter()
-        .enumerate()
-        .filter(|(i, t)| state.filter.matches(row_status(engine, *i, t)))
-        .map(|(i, _)| i)
-        .collect()
-}
-
-/// The running tasks, in file order.
-pub fn live_tasks(engine: &Engine) -> Vec<usize> {
-    let mut live: Vec<usize> = engine.live().map(|l| l.task).collect();
-    live.sort_unstable();
-    live
-}
-
-/// The tasks waiting for the operator, in file order: a running agent's prompt, or the
-/// questions of a task that needs input (in this run).
-pub fn waiting_tasks(engine: &Engine) -> Vec<usize> {
-    engine
-        .store()
-        .file()
-        .tasks()
-        .iter()
-        .enumerate()
-        .filter(|(i, task)| match task.status {
-            TaskStatus::NeedsInput => engine.task_in_scope(*i),
-            TaskStatus::Running => engine
-                .live_for_task(*i)
-                .is_some_and(|l| l.attempt.waiting().is_some()),
-            _ => false,
-        })
-        .map(|(i, _)| i)
-        .collect()
-}
-
-/// Pane order: the focused task first, then the others in file order.
-pub fn pane_order(focus: Option<usize>, live: &[usize]) -> Vec<usize> {
-    let mut order: Vec<usize> = focus.into_iter().collect();
-    order.extend(live.iter().copied().filter(|t| Some(*t) != focus));
-    order
-}
-
-/// The queue's first visible row so that the selection (`selected`, a position) is in view.
-pub fn window_offset(offset: usize, selected: Option<usize>, height: usize, len: usize) -> usize {
-    let height = height.max(1);
-    let mut offset = offset.min(len.saturating_sub(height));
-    if let Some(sel) = selected {
-        if sel < offset {
-            offset = sel;
-        } else if sel >= offset + height {
-            offset = sel + 1 - height;
-        }
-    }
-    offset
-}
+use crate::ui::state::{Mode, UiState};
+use crate::ui::{draw, layout, prompt, queue};
 
 pub fn dashboard<'a>(
     engine: &'a Engine,
@@ -138,12 +43,6 @@ pub fn dashboard<'a>(
         status: status::status(engine, state, now),
         overlay: overlay::overlay(engine, state),
     }
-}
-
-/// The attempts a task may have: its retry budget, or more once the operator retried it by
-/// hand past that budget (never "3/2").
-pub fn max_attempts(max_retries: u32, attempts: u32) -> u32 {
-    max_retries.saturating_add(1).max(attempts)
 }
 
 fn pane<'a>(
@@ -254,37 +153,4 @@ fn final_screen<'a>(engine: &Engine, state: &'a UiState) -> Option<FinalScreen<'
         attempt: *attempt,
         screen,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn attempts_never_exceed_what_the_task_had() {
-        assert_eq!(max_attempts(1, 0), 2);
-        assert_eq!(max_attempts(1, 2), 2);
-        // Retried by hand past its budget: "3/3", never "3/2".
-        assert_eq!(max_attempts(1, 3), 3);
-        assert_eq!(max_attempts(u32::MAX, 1), u32::MAX);
-    }
-
-    #[test]
-    fn the_window_follows_the_selection() {
-        assert_eq!(window_offset(0, Some(3), 10, 100), 0);
-        assert_eq!(window_offset(0, Some(12), 10, 100), 3);
-        assert_eq!(window_offset(50, Some(12), 10, 100), 12);
-        assert_eq!(
-            window_offset(95, None, 10, 100),
-            90,
-            "no empty rows at the end"
-        );
-        assert_eq!(window_offset(5, Some(0), 10, 3), 0);
-    }
-
-    #[test]
-    fn the_focused_pane_comes_first() {
-        assert_eq!(pane_order(Some(7), &[1, 4, 7, 9]), vec![7, 1, 4, 9]);
-        assert_eq!(pane_order(None, &[1, 4]), vec![1, 4]);
-    }
 }

@@ -3,7 +3,8 @@
 
 use std::time::Instant;
 
-use super::{failure_of, message_target, row_status, waiting_tasks};
+use super::overlay::message_target;
+use super::tasks::{failure_of, row_status, waiting_tasks};
 use crate::core::task::FailureType;
 use crate::run::engine::Engine;
 use crate::run::outcome::agent_facts;
@@ -86,6 +87,11 @@ pub fn status(engine: &Engine, state: &UiState, now: Instant) -> StatusView {
         finished: state.finished.is_some(),
         stopping: state.leaving == Leaving::Stopping,
         message: state.message_now(now).map(str::to_string),
+        hosts_out: engine
+            .hosts_out_of_rotation(now)
+            .into_iter()
+            .map(|(host, _, left)| (host, left.as_secs_f64().ceil() as u64))
+            .collect(),
         keys: hints(engine, state),
     }
 }

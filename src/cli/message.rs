@@ -7,11 +7,11 @@ use std::io::Read;
 use color_eyre::eyre::{Result, WrapErr};
 use serde_json::json;
 
-use super::commands::{EXIT_INVALID, load_profiles, print_problems, store_problems};
-use super::launch::last_session;
-use super::store::TaskStore;
-use crate::cli::MessageArgs;
+use super::args::MessageArgs;
+use super::inputs::{EXIT_INVALID, load_profiles, print_problems, store_problems};
 use crate::core::task::TaskStatus;
+use crate::run::launch::last_session;
+use crate::run::store::TaskStore;
 
 pub fn message(args: &MessageArgs) -> Result<i32> {
     let text = if args.text == "-" {

@@ -86,7 +86,7 @@ mod tests {
     use serde_json::Value;
 
     use crate::core::task::TaskStatus;
-    use crate::run::engine::control::tests::{Fixture, fixture_with};
+    use crate::run::engine::control_tests::{Fixture, fixture_with};
 
     /// (Braces are doubled: commands are templates.)
     /// An agent that prints Claude-style events: a session `s-1` whose result echoes the

@@ -1,6 +1,6 @@
 //! The box with the selected task's details: the questions of a task that needs input first and
 //! prominent, then (label, value) lines, each value wrapped to a few rows at most; what does not
-//! fit is counted on the last row. The box's height follows its content (see `draw::regions`).
+//! fit is counted on the last row. The box's height follows its content (see `draw::regions`); its lines come from `model::detail`.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

@@ -1,0 +1,243 @@
+//! `herd hosts check` and the loading of hosts for the other commands: the hosts file
+//! (`--hosts FILE`, or the `[hosts]` table of the profiles file), what `validate` says about a
+//! task's `host`, and the probe table.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
+use color_eyre::eyre::Result;
+
+use super::inputs::{EXIT_INVALID, load_profiles, print_problems};
+use crate::core::hosts::{Host, HostSet, Launcher};
+use crate::run::remote;
+pub use crate::run::remote::host_problem;
+
+#[derive(Debug, Args, Clone)]
+pub struct HostsArgs {
+    #[command(subcommand)]
+    pub command: HostsCommand,
+}
+
+#[derive(Debug, Subcommand, Clone)]
+pub enum HostsCommand {
+    /// Probe each host through its launcher: reachable, the agent programs present, Node's
+    /// version; prints a table (exit 1 when a host cannot be reached)
+    Check(HostsCheckArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct HostsCheckArgs {
+    /// The hosts file (TOML: [hosts.NAME] with ssh = "user@host" or exec = [...])
+    #[arg(long, value_name = "FILE")]
+    pub hosts: Option<PathBuf>,
+    /// The profiles file, for its [hosts] table and the agent programs to look for
+    #[arg(long, value_name = "FILE")]
+    pub profiles: Option<PathBuf>,
+    /// Check only these hosts (repeatable)
+    #[arg(long = "only", value_name = "HOST")]
+    pub only: Vec<String>,
+}
+
+/// The hosts of a run: `--hosts FILE` when given, else the profiles file's `[hosts]` table,
+/// else none. Problems come as `FILE:LINE:COL: message`.
+pub fn load_hosts(
+    hosts: Option<&Path>,
+    profiles: Option<&Path>,
+) -> std::result::Result<HostSet, Vec<String>> {
+    let Some(path) = hosts.or(profiles) else {
+        return Ok(HostSet::default());
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        vec![format!(
+            "{}: cannot read the hosts file: {e}",
+            path.display()
+        )]
+    })?;
+    HostSet::parse(&text).map_err(|errors| {
+        errors
+            .iter()
+            .map(|e| match e.location {
+                Some(_) => format!("{}:{e}", path.display()),
+                None => format!("{}: {e}", path.display()),
+            })
+            .collect()
+    })
+}
+
+pub fn hosts(args: &HostsArgs) -> Result<i32> {
+    match &args.command {
+        HostsCommand::Check(check) => hosts_check(check),
+    }
+}
+
+fn hosts_check(args: &HostsCheckArgs) -> Result<i32> {
+    let set = match load_hosts(args.hosts.as_deref(), args.profiles.as_deref()) {
+        Ok(set) => set,
+        Err(problems) => {
+            print_problems(&problems);
+            return Ok(EXIT_INVALID);
+        }
+    };
+    let profiles = match load_profiles(args.profiles.as_deref()) {
+        Ok(p) => p,
+        Err(problems) => {
+            print_problems(&problems);
+            return Ok(EXIT_INVALID);
+        }
+    };
+    if set.is_empty() {
+        eprintln!("herd: no hosts: give --hosts FILE (or a [hosts] table in --profiles FILE)");
+        return Ok(EXIT_INVALID);
+    }
+    for name in &args.only {
+        if set.get(name).is_none() {
+            eprintln!("herd: --only {name}: no such host");
+            return Ok(EXIT_INVALID);
+        }
+    }
+    let mut programs: Vec<String> = profiles
+        .iter()
+        .filter_map(|p| p.command.first().cloned())
+        .filter(|p| !p.is_empty() && !p.contains('{'))
+        .collect();
+    programs.sort();
+    programs.dedup();
+    let chosen: Vec<Host> = set
+        .iter()
+        .filter(|h| args.only.is_empty() || args.only.contains(&h.name))
+        .cloned()
+        .collect();
+    let handles: Vec<_> = chosen
+        .into_iter()
+        .map(|host| {
+            let programs = programs.clone();
+            std::thread::spawn(move || {
+                let names: Vec<&str> = programs.iter().map(String::as_str).collect();
+                let result = if remote::launcher_installed(&host) {
+                    remote::probe(&host, &names)
+                } else {
+                    Err(format!("\"{}\" is not installed here", host.program()))
+                };
+                (host, result)
+            })
+        })
+        .collect();
+    let mut rows = vec![vec![
+        "HOST".to_string(),
+        "LAUNCHER".into(),
+        "REACHABLE".into(),
+        "AGENTS PRESENT".into(),
+        "NODE".into(),
+        "NOTE".into(),
+    ]];
+    let mut unreachable = 0;
+    for handle in handles {
+        let Ok((host, result)) = handle.join() else {
+            continue;
+        };
+        let launcher = match &host.launcher {
+            Launcher::Ssh(t) => format!("ssh {}", t.destination),
+            Launcher::Exec { template } => template.join(" "),
+        };
+        match result {
+            Ok(facts) => {
+                let present: Vec<&str> = facts
+                    .programs
+                    .iter()
+                    .filter(|(_, path)| !path.is_empty())
+                    .map(|(name, _)| name.as_str())
+                    .collect();
+                rows.push(vec![
+                    host.name.clone(),
+                    launcher,
+                    "yes".into(),
+                    if present.is_empty() {
+                        "none".into()
+                    } else {
+                        present.join(" ")
+                    },
+                    facts.node.unwrap_or_else(|| "-".into()),
+                    facts.system.unwrap_or_default(),
+                ]);
+            }
+            Err(why) => {
+                unreachable += 1;
+                rows.push(vec![
+                    host.name.clone(),
+                    launcher,
+                    "no".into(),
+                    "-".into(),
+                    "-".into(),
+                    why,
+                ]);
+            }
+        }
+    }
+    print!("{}", table(&rows));
+    Ok(if unreachable == 0 { 0 } else { 1 })
+}
+
+/// Left-aligned columns, two spaces apart; the last column is not padded.
+fn table(rows: &[Vec<String>]) -> String {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (c, cell) in row.iter().enumerate() {
+            if c + 1 == row.len() {
+                line.push_str(cell);
+            } else {
+                line.push_str(&format!("{cell:<width$}  ", width = widths[c]));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn task_hosts_are_checked_by_name_and_launcher_program() {
+        let set = HostSet::parse(
+            "[hosts.a]\nexec = [\"sh\"]\ngroups = [\"g\"]\n[hosts.b]\nexec = [\"surely-no-such-launcher\"]\ngroups = [\"g\"]\n",
+        )
+        .unwrap();
+        assert_eq!(host_problem("a", &set), None);
+        assert_eq!(
+            host_problem("g", &set).unwrap(),
+            "host \"g\": the launcher program is not installed here (b needs \"surely-no-such-launcher\"); install it or fix the hosts file"
+        );
+        assert!(
+            host_problem("zz", &set)
+                .unwrap()
+                .contains("not a known host or group")
+        );
+        assert!(
+            host_problem("zz", &HostSet::default())
+                .unwrap()
+                .contains("no hosts file was given")
+        );
+    }
+
+    #[test]
+    fn the_table_lines_up() {
+        let rows = vec![
+            vec!["HOST".to_string(), "REACHABLE".into(), "NOTE".into()],
+            vec!["box-one".into(), "yes".into(), "".into()],
+        ];
+        assert_eq!(table(&rows), "HOST     REACHABLE  NOTE\nbox-one  yes\n");
+    }
+}

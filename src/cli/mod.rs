@@ -1,0 +1,47 @@
+//! The command line: its definitions (`args`) and one module per command, above everything
+//! else. `dispatch` hands each command to its module; the modules load inputs, call into
+//! `run` (the engine and store), `ui` (the dashboard), `replay` and `sim`, and map outcomes to
+//! exit codes. Nothing below `cli` imports it.
+
+mod args;
+mod explain;
+pub mod hosts;
+pub mod inputs;
+mod message;
+mod policy;
+mod profiles;
+mod profiles_view;
+mod replay;
+mod run;
+mod status;
+mod validate;
+
+pub use args::*;
+pub use inputs::{EXIT_CANNOT_GO_ON, EXIT_INVALID};
+
+use color_eyre::eyre::Result;
+
+/// Runs the command; its exit code.
+pub fn dispatch(cli: Cli) -> Result<i32> {
+    match cli.command {
+        Command::Sim(args) => crate::sim::run(&args),
+        Command::AcpClient(args) => Ok(crate::run::acp::run(crate::run::acp::ClientArgs {
+            command: args.command,
+        })),
+        other => {
+            color_eyre::install()?;
+            match other {
+                Command::Run(args) => run::run(&args),
+                Command::Validate(args) => validate::validate(&args),
+                Command::Status(args) => status::status(&args),
+                Command::Profiles(args) => profiles::profiles(&args),
+                Command::Replay(args) => replay::replay(&args),
+                Command::Explain(args) => explain::explain(&args),
+                Command::Message(args) => message::message(&args),
+                Command::Policy(args) => policy::policy(&args),
+                Command::Hosts(args) => hosts::hosts(&args),
+                Command::Sim(_) | Command::AcpClient(_) => Ok(0),
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! `herd profiles`: the profiles in effect, a line each, or one profile with every rule in full.
+
+use color_eyre::eyre::Result;
+
+use super::args::ProfilesArgs;
+use super::inputs::{EXIT_INVALID, load_profiles, print_problems};
+use super::profiles_view;
+
+pub fn profiles(args: &ProfilesArgs) -> Result<i32> {
+    let set = match load_profiles(args.profiles.as_deref()) {
+        Ok(p) => p,
+        Err(problems) => {
+            print_problems(&problems);
+            return Ok(EXIT_INVALID);
+        }
+    };
+    if let Some(name) = &args.name {
+        let Some(profile) = set.get(name) else {
+            let known: Vec<&str> = set.names().collect();
+            eprintln!(
+                "herd: no profile named {name:?}; known: {}",
+                known.join(", ")
+            );
+            return Ok(EXIT_INVALID);
+        };
+        print!("{}", profiles_view::describe_full(profile));
+    } else {
+        print!("{}", profiles_view::describe_all(&set));
+    }
+    Ok(0)
+}

@@ -1,0 +1,374 @@
+//! Hosts: the machines (or containers, or pods) agents may run on, and the argv that reaches
+//! each through its launcher (`ssh`, or an exec template such as `docker exec` / `kubectl exec`).
+//!
+//! Read from a TOML text (`--hosts FILE`, or the `[hosts]` table of the profiles file):
+//! ```toml
+//! [hosts.box1]
+//! ssh = "dev@box1"          # or: exec = ["kubectl", "exec", "-i", "{tty}", "pod", "--"]
+//! port = 2222
+//! identity = "~/.ssh/id_herd"
+//! max_agents = 4
+//! groups = ["fleet"]
+//! ```
+//! Pure: no processes are started here; the shell (`run::remote`) runs these argv. What is run
+//! on the host is written by `core::remote_script`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Deserialize;
+use thiserror::Error;
+
+/// The placeholder of an exec template replaced by `-t` when a terminal is wanted and dropped
+/// when not (the upload of the launch script, probes, sweeps).
+pub const TTY_PLACEHOLDER: &str = "{tty}";
+/// How long a host that could not be reached stays out of rotation by default.
+pub const DEFAULT_OUT_OF_ROTATION_SEC: u64 = 60;
+/// Bound on `max_agents`, as for `--concurrency`.
+pub const MAX_AGENTS_LIMIT: usize = 256;
+
+/// How herd reaches a host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Launcher {
+    Ssh(SshTarget),
+    /// An argv prefix (`docker exec -i {tty} box`): herd appends `sh -c SCRIPT`.
+    Exec {
+        template: Vec<String>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SshTarget {
+    /// `user@host` or an alias of the user's ssh config.
+    pub destination: String,
+    pub port: Option<u16>,
+    pub identity: Option<String>,
+    /// Extra `-o` options (`StrictHostKeyChecking=accept-new`, `UserKnownHostsFile=...`).
+    pub options: Vec<String>,
+    /// An ssh config file (`-F`).
+    pub config: Option<String>,
+}
+
+/// One host of the hosts file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Host {
+    pub name: String,
+    pub launcher: Launcher,
+    /// Agents at once on this host (besides the global `--concurrency`).
+    pub max_agents: Option<usize>,
+    /// Variables set for every agent on this host (sent with the launch script, never on a
+    /// command line).
+    pub env: BTreeMap<String, String>,
+    /// Where relative task folders are found on the host (default: the same path as locally).
+    pub workdir: Option<String>,
+    pub groups: Vec<String>,
+    /// How long the host stays out of rotation after it could not be reached.
+    pub out_of_rotation_sec: u64,
+}
+
+impl Host {
+    /// The local program the launcher needs (`ssh`, `docker`, `kubectl`).
+    pub fn program(&self) -> &str {
+        match &self.launcher {
+            Launcher::Ssh(_) => "ssh",
+            Launcher::Exec { template } => template.first().map_or("", String::as_str),
+        }
+    }
+}
+
+/// A problem in a hosts text.
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+#[error("{}{message}", location.map(|(l, c)| format!("{l}:{c}: ")).unwrap_or_default())]
+pub struct HostsError {
+    /// 1-based line and column, where known.
+    pub location: Option<(usize, usize)>,
+    pub message: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct HostsText {
+    #[serde(default)]
+    hosts: BTreeMap<String, HostSource>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HostSource {
+    ssh: Option<String>,
+    exec: Option<Vec<String>>,
+    port: Option<u16>,
+    identity: Option<String>,
+    #[serde(default)]
+    ssh_options: Vec<String>,
+    ssh_config: Option<String>,
+    max_agents: Option<usize>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    workdir: Option<String>,
+    #[serde(default)]
+    groups: Vec<String>,
+    out_of_rotation_sec: Option<u64>,
+}
+
+/// Every host and group of the run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HostSet {
+    hosts: BTreeMap<String, Host>,
+}
+
+/// What a task's `host` names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target<'a> {
+    Host(&'a Host),
+    /// A group: its members, by name.
+    Group(Vec<&'a Host>),
+}
+
+impl HostSet {
+    /// Parses a hosts text (a `--hosts` file, or a profiles file whose other tables are
+    /// ignored here). Collects every problem.
+    pub fn parse(text: &str) -> Result<HostSet, Vec<HostsError>> {
+        let file: HostsText = toml::from_str(&only_hosts(text)).map_err(|e| {
+            vec![HostsError {
+                location: e.span().map(|s| line_col(text, s.start)),
+                message: e.message().trim().to_string(),
+            }]
+        })?;
+        let mut errors = Vec::new();
+        let mut hosts = BTreeMap::new();
+        for (name, source) in file.hosts {
+            match compile(&name, source) {
+                Ok(host) => {
+                    hosts.insert(name, host);
+                }
+                Err(message) => errors.push(HostsError {
+                    location: locate(text, &name),
+                    message: format!("host '{name}': {message}"),
+                }),
+            }
+        }
+        let set = HostSet { hosts };
+        for group in set.group_names() {
+            if set.hosts.contains_key(&group) {
+                errors.push(HostsError {
+                    location: locate(text, &group),
+                    message: format!("'{group}' is both a host and a group; rename one"),
+                });
+            }
+        }
+        if errors.is_empty() {
+            Ok(set)
+        } else {
+            Err(errors)
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.hosts.is_empty()
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Host> {
+        self.hosts.get(name)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Host> {
+        self.hosts.values()
+    }
+
+    /// Every group name, sorted.
+    pub fn group_names(&self) -> BTreeSet<String> {
+        self.hosts
+            .values()
+            .flat_map(|h| h.groups.iter().cloned())
+            .collect()
+    }
+
+    /// The host or group `name` stands for; `None` when it is neither.
+    pub fn target(&self, name: &str) -> Option<Target<'_>> {
+        if let Some(host) = self.hosts.get(name) {
+            return Some(Target::Host(host));
+        }
+        let members: Vec<&Host> = self
+            .hosts
+            .values()
+            .filter(|h| h.groups.iter().any(|g| g == name))
+            .collect();
+        (!members.is_empty()).then_some(Target::Group(members))
+    }
+
+    /// What `validate` says of a task's `host` that names nothing.
+    pub fn unknown_target_message(&self, name: &str) -> String {
+        let mut known: Vec<String> = self.hosts.keys().cloned().collect();
+        known.extend(self.group_names());
+        if known.is_empty() {
+            format!(
+                "host \"{name}\" is not defined: no hosts file was given (--hosts FILE, or [hosts] in the profiles file)"
+            )
+        } else {
+            format!(
+                "host \"{name}\" is not a known host or group; use one of {}",
+                known.join(", ")
+            )
+        }
+    }
+}
+
+/// Keeps only what a hosts file may hold: a profiles file also has `[profiles.*]` tables.
+fn only_hosts(text: &str) -> String {
+    match text.parse::<toml::Table>() {
+        Ok(mut table) => {
+            table.retain(|key, _| key == "hosts");
+            toml::to_string(&table).unwrap_or_default()
+        }
+        // Let the typed parse report the syntax error with its position.
+        Err(_) => text.to_string(),
+    }
+}
+
+fn compile(name: &str, s: HostSource) -> Result<Host, String> {
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    {
+        return Err("a host name may hold letters, digits, '-', '_' and '.' only".into());
+    }
+    let launcher = match (s.ssh, s.exec) {
+        (Some(_), Some(_)) => return Err("give either \"ssh\" or \"exec\", not both".into()),
+        (None, None) => {
+            return Err(
+                "give \"ssh\" (\"user@host\") or \"exec\" (an argv such as [\"docker\", \"exec\", \"-i\", \"{tty}\", \"box\"])"
+                    .into(),
+            );
+        }
+        (Some(destination), None) => {
+            if destination.is_empty() || destination.starts_with('-') {
+                return Err(format!(
+                    "ssh destination \"{destination}\" must be user@host or a host alias"
+                ));
+            }
+            Launcher::Ssh(SshTarget {
+                destination,
+                port: s.port,
+                identity: s.identity,
+                options: s.ssh_options,
+                config: s.ssh_config,
+            })
+        }
+        (None, Some(template)) => {
+            if template.first().is_none_or(|p| p.is_empty()) {
+                return Err("\"exec\" must start with the launcher program".into());
+            }
+            if s.port.is_some() || s.identity.is_some() || !s.ssh_options.is_empty() {
+                return Err("port, identity and ssh_options apply to \"ssh\" hosts only".into());
+            }
+            Launcher::Exec { template }
+        }
+    };
+    if let Some(max) = s.max_agents
+        && !(1..=MAX_AGENTS_LIMIT).contains(&max)
+    {
+        return Err(format!("max_agents must be from 1 to {MAX_AGENTS_LIMIT}"));
+    }
+    for key in s.env.keys() {
+        if !is_env_name(key) {
+            return Err(format!("env name \"{key}\" is not a valid variable name"));
+        }
+    }
+    Ok(Host {
+        name: name.to_string(),
+        launcher,
+        max_agents: s.max_agents,
+        env: s.env,
+        workdir: s.workdir,
+        groups: s.groups,
+        out_of_rotation_sec: s
+            .out_of_rotation_sec
+            .unwrap_or(DEFAULT_OUT_OF_ROTATION_SEC)
+            .min(24 * 3600),
+    })
+}
+
+/// A name a POSIX shell accepts in `export NAME=...`.
+pub fn is_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+fn locate(text: &str, literal: &str) -> Option<(usize, usize)> {
+    text.find(literal).map(|offset| line_col(text, offset))
+}
+
+/// The argv that runs shell code `script` on `host`: with a terminal (`ssh -tt`, `{tty}` as
+/// `-t`) for an agent, without one for uploads, probes and sweeps. `log_file` receives ssh's own
+/// messages (`-E`), so they never mix with the agent's output.
+pub fn launcher_argv(host: &Host, tty: bool, log_file: Option<&str>, script: &str) -> Vec<String> {
+    match &host.launcher {
+        Launcher::Ssh(target) => ssh_argv(target, tty, log_file, script),
+        Launcher::Exec { template } => {
+            let mut argv: Vec<String> = template
+                .iter()
+                .filter_map(|part| {
+                    if part == TTY_PLACEHOLDER {
+                        tty.then(|| "-t".to_string())
+                    } else {
+                        Some(part.clone())
+                    }
+                })
+                .collect();
+            argv.extend(["sh".to_string(), "-c".to_string(), script.to_string()]);
+            argv
+        }
+    }
+}
+
+fn ssh_argv(target: &SshTarget, tty: bool, log_file: Option<&str>, script: &str) -> Vec<String> {
+    let mut argv: Vec<String> = vec!["ssh".into(), if tty { "-tt" } else { "-T" }.into()];
+    if let Some(config) = &target.config {
+        argv.extend(["-F".into(), config.clone()]);
+    }
+    // No password prompt can be answered (it would hang the attempt); keepalives notice a host
+    // that went away; INFO messages ("Connection to x closed.") would land in the pane.
+    for option in [
+        "BatchMode=yes",
+        "ConnectTimeout=10",
+        "ServerAliveInterval=5",
+        "ServerAliveCountMax=3",
+        "LogLevel=ERROR",
+    ] {
+        argv.extend(["-o".into(), option.into()]);
+    }
+    for option in &target.options {
+        argv.extend(["-o".into(), option.clone()]);
+    }
+    if let Some(port) = target.port {
+        argv.extend(["-p".into(), port.to_string()]);
+    }
+    if let Some(identity) = &target.identity {
+        argv.extend(["-i".into(), identity.clone()]);
+    }
+    if let Some(log) = log_file {
+        argv.extend(["-E".into(), log.to_string()]);
+    }
+    // The remote login shell runs the command text: `sh -c '...'` behaves the same under bash,
+    // zsh, fish or csh, as long as the script holds no single quote (remote_script makes sure).
+    argv.extend([
+        "--".into(),
+        target.destination.clone(),
+        format!("sh -c {}", crate::core::remote_script::quote(script)),
+    ]);
+    argv
+}
+
+#[cfg(test)]
+#[path = "hosts_tests.rs"]
+mod tests;

@@ -1,0 +1,294 @@
+//! Operator actions on the engine: what the dashboard's keys do to tasks and agents.
+//!
+//! Cancel, retry now (or skip a retry's wait), auto-answer switches, prompt edits and messages to
+//! a running agent. Each action checks the status transition against `TaskStatus::can_become`,
+//! writes the change to the tasks file like every other engine change, and says what it did in a
+//! `ControlOutcome` for the status line. Nothing here draws or waits.
+
+use std::path::Path;
+use std::time::Instant;
+
+use color_eyre::eyre::{Result, WrapErr};
+use serde_json::{Value, json};
+
+use super::LiveAttempt;
+use crate::core::attempt::Event;
+use crate::core::task::TaskStatus;
+use crate::run::pty::PtyReport;
+
+/// What an operator action did, in words for the status line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ControlOutcome {
+    Done(String),
+    Refused(String),
+}
+
+impl ControlOutcome {
+    pub fn message(&self) -> &str {
+        match self {
+            ControlOutcome::Done(m) | ControlOutcome::Refused(m) => m,
+        }
+    }
+
+    pub fn is_done(&self) -> bool {
+        matches!(self, ControlOutcome::Done(_))
+    }
+}
+
+pub(super) fn refused(text: impl Into<String>) -> Result<ControlOutcome> {
+    Ok(ControlOutcome::Refused(text.into()))
+}
+
+pub(super) fn done(text: impl Into<String>) -> Result<ControlOutcome> {
+    Ok(ControlOutcome::Done(text.into()))
+}
+
+/// The bytes that deliver `text` to an agent as one message, then submit it: a bracketed paste
+/// when the agent asked for that mode (so newlines stay inside the message), otherwise typed
+/// line by line.
+pub fn message_bytes(text: &str, bracketed_paste: bool) -> Vec<u8> {
+    let body = text
+        .trim_end_matches(['\n', '\r'])
+        .replace("\r\n", "\n")
+        .replace('\n', "\r");
+    let mut out = Vec::with_capacity(body.len() + 16);
+    if bracketed_paste {
+        out.extend_from_slice(b"\x1b[200~");
+        out.extend_from_slice(body.as_bytes());
+        out.extend_from_slice(b"\x1b[201~");
+    } else {
+        out.extend_from_slice(body.as_bytes());
+    }
+    out.push(b'\r');
+    out
+}
+
+impl super::Engine {
+    /// Where attempts are recorded (and the dashboard writes its log).
+    pub fn runs_dir(&self) -> &Path {
+        &self.opts.runs_dir
+    }
+
+    /// The PTY size (rows, cols) the next agents start at; the cast header states it.
+    pub fn launch_size(&self) -> (u16, u16) {
+        (self.opts.rows, self.opts.cols)
+    }
+
+    /// Starts the next agents at `rows` x `cols`: the dashboard passes the size their pane will
+    /// be drawn at, so an agent draws its first screen at the right width (headless keeps
+    /// `--pty-size`). Running agents are not touched; the dashboard resizes those itself.
+    pub fn set_launch_size(&mut self, rows: u16, cols: u16) {
+        let size = (rows.max(1), cols.max(1));
+        if size != self.launch_size() {
+            tracing::debug!(rows = size.0, cols = size.1, "launch size");
+            (self.opts.rows, self.opts.cols) = size;
+        }
+    }
+
+    /// Whether task `index` belongs to this run (enabled, and picked by `--only` if given).
+    pub fn task_in_scope(&self, index: usize) -> bool {
+        index < self.store.file().tasks().len() && self.in_scope(index)
+    }
+
+    /// The task a PTY report is about, while its attempt is live.
+    pub fn task_of_report(&self, report: &PtyReport) -> Option<usize> {
+        let key = match report {
+            PtyReport::Output { key, .. }
+            | PtyReport::Closed { key }
+            | PtyReport::Exited { key, .. }
+            | PtyReport::Swept { key, .. } => key,
+        };
+        self.live.get(key).map(|live| live.task)
+    }
+
+    fn live_mut(&mut self, index: usize) -> Option<&mut LiveAttempt> {
+        let key = self.live_by_task.get(&index)?;
+        self.live.get_mut(key)
+    }
+
+    pub(super) fn task_label(&self, index: usize) -> Option<(String, TaskStatus)> {
+        let task = self.store.file().tasks().get(index)?;
+        Some((task.task_id.clone(), task.status))
+    }
+
+    /// Cancels a task: a running agent is ended (its process group gets TERM, then KILL) and the
+    /// task becomes `cancelled` when it is gone; a pending or retryable task is cancelled now.
+    pub fn cancel_task(&mut self, index: usize, now: Instant) -> Result<ControlOutcome> {
+        let Some((task_id, status)) = self.task_label(index) else {
+            return refused("no such task");
+        };
+        if let Some(live) = self.live_for_task(index) {
+            if live.attempt.is_ending() {
+                return refused(format!("{task_id} is already ending"));
+            }
+            self.send_to_task(index, Event::Cancel, now)?;
+            return done(format!("cancelling {task_id}: ending its agent"));
+        }
+        if !status.can_become(TaskStatus::Cancelled) {
+            return refused(format!("{task_id} is {status}; it cannot be cancelled"));
+        }
+        self.retry_at.remove(&index);
+        self.store
+            .file_mut()
+            .set_status(index, TaskStatus::Cancelled);
+        self.store.save().wrap_err("cannot write the tasks file")?;
+        done(format!("{task_id} cancelled"))
+    }
+
+    /// Runs a task again as soon as there is room: a failed or cancelled task goes back to
+    /// `pending`; a retryable task waiting for its backoff skips the rest of the wait.
+    pub fn retry_now(&mut self, index: usize, now: Instant) -> Result<ControlOutcome> {
+        let Some((task_id, status)) = self.task_label(index) else {
+            return refused("no such task");
+        };
+        if self.live_by_task.contains_key(&index) {
+            return refused(format!("{task_id} is running"));
+        }
+        if !self.in_scope(index) {
+            return refused(format!(
+                "{task_id} is not part of this run (disabled or not --only)"
+            ));
+        }
+        if self.stopping {
+            return refused("herd is stopping; nothing new starts");
+        }
+        let message = match status {
+            TaskStatus::Retryable => {
+                self.retry_at.remove(&index);
+                format!("{task_id}: retry wait skipped")
+            }
+            TaskStatus::Pending => {
+                self.retry_at.remove(&index);
+                format!("{task_id} is already queued")
+            }
+            _ if status.can_become(TaskStatus::Pending) => {
+                self.retry_at.remove(&index);
+                self.store.file_mut().set_status(index, TaskStatus::Pending);
+                self.store.save().wrap_err("cannot write the tasks file")?;
+                format!("{task_id} is pending again")
+            }
+            _ => return refused(format!("{task_id} is {status}; it does not run again")),
+        };
+        self.fill_slots(now)?;
+        let started = self.live_by_task.contains_key(&index);
+        let suffix = if started {
+            "; started"
+        } else if self.paused {
+            "; the queue is paused"
+        } else {
+            "; it starts when a slot is free"
+        };
+        done(format!("{message}{suffix}"))
+    }
+
+    /// Whether herd answers prompt rule `rule` (an index into the task's profile's prompts) by
+    /// itself for this task: for the running attempt at once, and in the task's
+    /// `permission_policy` so later attempts keep it. Turning it on while that prompt waits for
+    /// the operator answers it now.
+    pub fn set_auto_answer(
+        &mut self,
+        index: usize,
+        rule: usize,
+        auto: bool,
+        now: Instant,
+    ) -> Result<ControlOutcome> {
+        let Some(task) = self.store.file().tasks().get(index) else {
+            return refused("no such task");
+        };
+        let task_id = task.task_id.clone();
+        let Some(name) = self
+            .profiles
+            .get(&task.agent)
+            .and_then(|p| p.prompts.get(rule))
+            .map(|r| r.name.clone())
+        else {
+            return refused(format!("{task_id}: its profile has no prompt rule {rule}"));
+        };
+        // Key order inside the policy object follows the typed map (sorted by name).
+        let mut policy: serde_json::Map<String, Value> = task
+            .permission_policy
+            .iter()
+            .map(|(k, v)| (k.clone(), json!(v)))
+            .collect();
+        policy.insert(format!("auto_{name}"), json!(auto));
+        // The rule lists stay as they are.
+        let rules = &task.permission_rules;
+        for (key, list) in [
+            ("allow", &rules.allow),
+            ("ask", &rules.ask),
+            ("deny", &rules.deny),
+        ] {
+            if !list.is_empty() {
+                policy.insert(key.to_string(), json!(list));
+            }
+        }
+        let mut answered = false;
+        if let Some(live) = self.live_mut(index) {
+            live.attempt.set_auto(rule, auto);
+            // Never for a request the guard refused: the switch allows only what it does not.
+            answered = auto
+                && live.attempt.waiting().is_some_and(|w| {
+                    w.rule == rule
+                        && !matches!(
+                            w.decision,
+                            Some(crate::core::guard::Decision::Refuse { .. })
+                        )
+                });
+        }
+        if answered {
+            self.send_to_task(index, Event::OperatorAnswer { rule }, now)?;
+        }
+        self.store
+            .file_mut()
+            .set_field(index, "permission_policy", Value::Object(policy));
+        self.store.save().wrap_err("cannot write the tasks file")?;
+        let state = if auto { "on" } else { "off" };
+        let extra = if answered {
+            "; the waiting prompt was answered"
+        } else {
+            ""
+        };
+        done(format!("{task_id}: auto_{name} {state}{extra}"))
+    }
+
+    /// Replaces a task's `prompt_template`; it takes effect from the task's next attempt.
+    pub fn set_prompt_template(&mut self, index: usize, text: &str) -> Result<ControlOutcome> {
+        let Some((task_id, status)) = self.task_label(index) else {
+            return refused("no such task");
+        };
+        if status == TaskStatus::Completed {
+            return refused(format!("{task_id} is completed; it never runs again"));
+        }
+        self.store
+            .file_mut()
+            .set_field(index, "prompt_template", json!(text));
+        self.store.save().wrap_err("cannot write the tasks file")?;
+        let when = if self.live_by_task.contains_key(&index) {
+            "from its next attempt"
+        } else {
+            "for its next attempt"
+        };
+        done(format!("{task_id}: prompt saved {when}"))
+    }
+
+    /// Types a (multi-line) message into a running agent and submits it.
+    pub fn send_message(
+        &mut self,
+        index: usize,
+        text: &str,
+        now: Instant,
+    ) -> Result<ControlOutcome> {
+        let Some((task_id, _)) = self.task_label(index) else {
+            return refused("no such task");
+        };
+        let Some(live) = self.live_for_task(index) else {
+            return refused(format!("{task_id} is not running"));
+        };
+        if text.trim().is_empty() {
+            return refused("empty message not sent");
+        }
+        let bytes = message_bytes(text, live.attempt.screen().vt().bracketed_paste());
+        self.send_to_task(index, Event::OperatorKeys(bytes), now)?;
+        done(format!("message sent to {task_id}"))
+    }
+}

@@ -1,0 +1,313 @@
+//! Tests of the operator actions (`control`), and the hand-driven engine fixture the session
+//! tests share.
+
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use serde_json::{Value, json};
+
+use super::control::*;
+use crate::core::profile::ProfileSet;
+use crate::core::task::TaskStatus;
+use crate::run::engine::{Engine, EngineOptions};
+use crate::run::pty::PtyReport;
+use crate::run::store::TaskStore;
+use std::time::Instant;
+
+/// A profile whose prompt is `Allow? [y/n]`, answered with `y` + Enter.
+const PROFILE: &str = r#"
+[profiles.ask]
+command = ["sh", "-c", "printf 'Allow? [y/n] '; read a; [ \"$a\" = y ] && echo TASK_COMPLETE:{task_id}; sleep 0.2"]
+[[profiles.ask.prompts]]
+name = "press_y"
+label = "Yes"
+pattern = 'Allow\? \[y/n\]'
+send = "y\r"
+"#;
+
+/// An engine on a temporary tasks file, driven by hand (shared with the session tests).
+pub(crate) struct Fixture {
+    _dir: tempfile::TempDir,
+    pub(crate) path: std::path::PathBuf,
+    pub(crate) engine: Engine,
+    pub(crate) reports: mpsc::Receiver<PtyReport>,
+    pub(crate) runtime: tokio::runtime::Runtime,
+}
+
+fn fixture(tasks: &str) -> Fixture {
+    fixture_with(tasks, PROFILE)
+}
+
+/// `tasks` with the built-in profiles and `profiles` (a user profiles text).
+pub(crate) fn fixture_with(tasks: &str, profiles: &str) -> Fixture {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("tasks.json");
+    std::fs::write(&path, tasks).expect("write tasks");
+    let store = TaskStore::open(&path).expect("open store");
+    let profiles = ProfileSet::build(&crate::assets::built_in_profile_texts(), Some(profiles))
+        .expect("profiles");
+    let opts = EngineOptions {
+        concurrency: 4,
+        rows: 24,
+        cols: 80,
+        runs_dir: dir.path().join("runs"),
+        only: Vec::new(),
+        operator_present: true,
+        hosts: Default::default(),
+    };
+    let (tx, reports) = mpsc::channel(256);
+    let engine = Engine::new(store, profiles, opts, tx).expect("engine");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    Fixture {
+        _dir: dir,
+        path,
+        engine,
+        reports,
+        runtime,
+    }
+}
+
+impl Fixture {
+    fn on_disk(&self, index: usize, field: &str) -> Value {
+        let text = std::fs::read_to_string(&self.path).expect("read tasks");
+        let doc: Value = serde_json::from_str(&text).expect("json");
+        doc["tasks"][index][field].clone()
+    }
+
+    fn status(&self, index: usize) -> TaskStatus {
+        self.engine.store().file().tasks()[index].status
+    }
+
+    /// Drives the engine like the dashboard does until `done` holds (10 s at most).
+    fn pump_until(&mut self, what: &str, done: impl Fn(&Engine) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !done(&self.engine) {
+            if Instant::now() > deadline {
+                let screen = self
+                    .engine
+                    .live()
+                    .map(|l| l.attempt.screen().text())
+                    .collect::<Vec<_>>();
+                panic!("timed out waiting for {what}; screens: {screen:?}");
+            }
+            let reports = &mut self.reports;
+            let next = self.runtime.block_on(async {
+                tokio::time::timeout(Duration::from_millis(50), reports.recv()).await
+            });
+            if let Ok(Some(report)) = next {
+                self.engine
+                    .on_report(report, Instant::now())
+                    .expect("report");
+            }
+            self.engine.on_tick(Instant::now()).expect("tick");
+        }
+    }
+}
+
+fn task(id: &str, status: &str, extra: &str) -> String {
+    format!(
+        r#"{{"task_id": "{id}", "agent": "ask", "prompt_template": "do it", "status": "{status}"{extra}}}"#
+    )
+}
+
+fn tasks(list: &[String]) -> String {
+    format!(r#"{{"run_id": "r", "tasks": [{}]}}"#, list.join(", "))
+}
+
+#[test]
+fn cancel_moves_waiting_tasks_to_cancelled_and_refuses_finished_ones() {
+    let mut f = fixture(&tasks(&[
+        task("a", "pending", ""),
+        task("b", "retryable", r#", "attempts": 1"#),
+        task("c", "completed", ""),
+    ]));
+    f.engine.set_paused(true);
+    f.engine
+        .retry_at
+        .insert(1, Instant::now() + Duration::from_secs(60));
+    let now = Instant::now();
+    assert!(f.engine.cancel_task(0, now).expect("cancel").is_done());
+    assert!(f.engine.cancel_task(1, now).expect("cancel").is_done());
+    assert_eq!(f.engine.retry_at(1), None);
+    let outcome = f.engine.cancel_task(2, now).expect("cancel");
+    assert!(!outcome.is_done(), "{outcome:?}");
+    assert_eq!(f.status(0), TaskStatus::Cancelled);
+    assert_eq!(f.on_disk(0, "status"), json!("cancelled"));
+    assert_eq!(f.on_disk(1, "status"), json!("cancelled"));
+    assert_eq!(f.on_disk(2, "status"), json!("completed"));
+}
+
+#[test]
+fn retry_now_requeues_failed_and_cancelled_tasks_and_skips_waits() {
+    let mut f = fixture(&tasks(&[
+        task("failed", "failed", r#", "attempts": 2"#),
+        task("cancelled", "cancelled", ""),
+        task("waiting", "retryable", r#", "attempts": 1"#),
+        task("done", "completed", ""),
+    ]));
+    f.engine.set_paused(true);
+    f.engine
+        .retry_at
+        .insert(2, Instant::now() + Duration::from_secs(60));
+    let now = Instant::now();
+    for index in 0..3 {
+        let outcome = f.engine.retry_now(index, now).expect("retry");
+        assert!(outcome.is_done(), "{outcome:?}");
+        assert!(outcome.message().contains("paused"), "{outcome:?}");
+    }
+    assert_eq!(f.on_disk(0, "status"), json!("pending"));
+    assert_eq!(f.on_disk(0, "attempts"), json!(2), "history is kept");
+    assert_eq!(f.on_disk(1, "status"), json!("pending"));
+    assert_eq!(f.status(2), TaskStatus::Retryable);
+    assert_eq!(f.engine.retry_at(2), None);
+    assert!(!f.engine.retry_now(3, now).expect("retry").is_done());
+    assert_eq!(f.on_disk(3, "status"), json!("completed"));
+}
+
+#[test]
+fn prompt_edits_and_policy_switches_are_written_to_the_file() {
+    let mut f = fixture(&tasks(&[
+        task("a", "pending", r#", "permission_policy": {"other": true}"#),
+        task("b", "completed", ""),
+    ]));
+    f.engine.set_paused(true);
+    let now = Instant::now();
+    assert!(
+        f.engine
+            .set_prompt_template(0, "new\nprompt")
+            .expect("edit")
+            .is_done()
+    );
+    assert_eq!(f.on_disk(0, "prompt_template"), json!("new\nprompt"));
+    assert!(
+        !f.engine
+            .set_prompt_template(1, "x")
+            .expect("edit")
+            .is_done()
+    );
+    assert!(
+        f.engine
+            .set_auto_answer(0, 0, true, now)
+            .expect("auto")
+            .is_done()
+    );
+    assert_eq!(
+        f.on_disk(0, "permission_policy"),
+        json!({"auto_press_y": true, "other": true})
+    );
+    assert_eq!(
+        f.engine.store().file().tasks()[0].policy_for("press_y"),
+        Some(true)
+    );
+    assert!(
+        f.engine
+            .set_auto_answer(0, 0, false, now)
+            .expect("auto")
+            .is_done()
+    );
+    assert_eq!(
+        f.on_disk(0, "permission_policy")["auto_press_y"],
+        json!(false)
+    );
+    assert!(
+        !f.engine
+            .set_auto_answer(0, 7, true, now)
+            .expect("auto")
+            .is_done()
+    );
+}
+
+#[test]
+fn agents_start_at_the_launch_size_and_the_cast_header_says_so() {
+    let mut f = fixture(&tasks(&[task(
+        "a",
+        "pending",
+        r#", "command": ["sleep", "30"]"#,
+    )]));
+    assert_eq!(f.engine.launch_size(), (24, 80));
+    // What the dashboard computes for a lone agent on a 120x40 terminal.
+    let (rows, cols) =
+        crate::ui::layout::launch_size(ratatui::layout::Rect::new(0, 0, 120, 40), false, 1);
+    assert_eq!((rows, cols), (36, 76));
+    f.engine.set_launch_size(rows, cols);
+    assert_eq!(f.engine.launch_size(), (36, 76));
+    f.engine.fill_slots(Instant::now()).expect("start");
+    let live = f.engine.live_for_task(0).expect("running");
+    assert_eq!(live.attempt.screen().size(), (36, 76));
+    let cast = f.engine.runs_dir().join("a").join("attempt_1.cast");
+    let header = std::fs::read_to_string(&cast).expect("cast");
+    let header: Value = serde_json::from_str(header.lines().next().expect("header")).expect("json");
+    assert_eq!(
+        (header["height"].clone(), header["width"].clone()),
+        (json!(36), json!(76))
+    );
+    f.engine.kill_all();
+}
+
+#[test]
+fn messages_are_pasted_when_the_agent_allows_it() {
+    assert_eq!(
+        message_bytes("one\ntwo\n", true),
+        b"\x1b[200~one\rtwo\x1b[201~\r"
+    );
+    assert_eq!(message_bytes("one\r\ntwo", false), b"one\rtwo\r");
+    assert_eq!(message_bytes("hi", false), b"hi\r");
+}
+
+#[test]
+fn cancelling_a_running_task_ends_its_agent() {
+    let mut f = fixture(&tasks(&[task(
+        "a",
+        "pending",
+        r#", "command": ["sleep", "30"], "max_retries": 3"#,
+    )]));
+    f.engine.fill_slots(Instant::now()).expect("start");
+    assert!(f.engine.live_for_task(0).is_some());
+    assert!(
+        !f.engine
+            .retry_now(0, Instant::now())
+            .expect("retry")
+            .is_done()
+    );
+    assert!(
+        f.engine
+            .send_message(0, "hello", Instant::now())
+            .expect("send")
+            .is_done()
+    );
+    let outcome = f.engine.cancel_task(0, Instant::now()).expect("cancel");
+    assert!(outcome.is_done(), "{outcome:?}");
+    f.pump_until("the task to be cancelled", |e| e.live_for_task(0).is_none());
+    assert_eq!(f.status(0), TaskStatus::Cancelled);
+    assert_eq!(f.on_disk(0, "status"), json!("cancelled"));
+    assert_eq!(
+        f.engine.retry_at(0),
+        None,
+        "a cancelled task is not retried"
+    );
+}
+
+#[test]
+fn switching_auto_answer_on_answers_the_waiting_prompt() {
+    let mut f = fixture(&tasks(&[task("a", "pending", "")]));
+    f.engine.fill_slots(Instant::now()).expect("start");
+    f.pump_until("the prompt to wait", |e| {
+        e.live_for_task(0)
+            .is_some_and(|l| l.attempt.waiting().is_some())
+    });
+    let outcome = f
+        .engine
+        .set_auto_answer(0, 0, true, Instant::now())
+        .expect("auto");
+    assert!(outcome.message().contains("answered"), "{outcome:?}");
+    f.pump_until("the task to finish", |e| e.live_for_task(0).is_none());
+    assert_eq!(f.status(0), TaskStatus::Completed);
+    assert_eq!(
+        f.on_disk(0, "permission_policy"),
+        json!({"auto_press_y": true})
+    );
+}

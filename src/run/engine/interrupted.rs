@@ -1,0 +1,134 @@
+//! Attempts cut short: tasks a herd that died left `running` come back as `retryable`, a
+//! resumed batch keeps its backoff, and the operator's stop, herd giving up and the last
+//! kill end the agents that run.
+
+use std::time::{Duration, Instant};
+
+use color_eyre::eyre::{Result, WrapErr};
+use serde_json::json;
+use time::OffsetDateTime;
+
+use super::{Engine, EngineEvent};
+
+use crate::core::attempt::Event;
+use crate::core::task::TaskStatus;
+use crate::run::{hygiene, outcome};
+
+impl Engine {
+    pub(super) fn recover_interrupted(&mut self) -> Result<()> {
+        let now = OffsetDateTime::now_utc();
+        for index in self.scope() {
+            let task = &self.store.file().tasks()[index];
+            if task.status != TaskStatus::Running {
+                continue;
+            }
+            let (task_id, attempt) = (task.task_id.clone(), task.attempts);
+            let mut result = task.result.clone().unwrap_or_else(|| json!({}));
+            if let Some(obj) = result.as_object_mut() {
+                obj.insert("completed_at".into(), json!(outcome::utc_timestamp(now)));
+                obj.insert("interrupted".into(), json!(true));
+                obj.insert(
+                    "failure_evidence".into(),
+                    json!(format!(
+                        "attempt {attempt} was interrupted: herd stopped while it ran"
+                    )),
+                );
+            }
+            let file = self.store.file_mut();
+            file.set_status(index, TaskStatus::Retryable);
+            file.set_result(index, result);
+            self.events.push(EngineEvent::Resumed { task_id, attempt });
+        }
+        self.store.save().wrap_err("cannot write the tasks file")?;
+        Ok(())
+    }
+
+    /// A resumed batch keeps the backoff: `retry_at` in the file becomes the wait.
+    pub(super) fn restore_retry_times(&mut self, now: Instant, now_utc: OffsetDateTime) {
+        for index in self.scope() {
+            let task = &self.store.file().tasks()[index];
+            if let (TaskStatus::Retryable, Some(at)) = (task.status, task.retry_at) {
+                let wait = (at - now_utc).max(time::Duration::ZERO);
+                let wait = Duration::try_from(wait).unwrap_or_default();
+                self.retry_at.insert(index, now + wait);
+            }
+        }
+    }
+
+    /// The operator stops herd: every running agent is ended and its task goes back to
+    /// `retryable`; nothing new starts.
+    pub fn stop(&mut self, now: Instant) -> Result<()> {
+        self.stopping = true;
+        let keys: Vec<u64> = self.live.keys().copied().collect();
+        for key in keys {
+            if let Some(live) = self.live.get_mut(&key) {
+                live.stopped_by_operator = true;
+                let at = now.saturating_duration_since(live.started);
+                let effects = live.attempt.handle(Event::Cancel, at);
+                self.apply(key, effects, at)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// herd cannot go on (`reason`: a write of the tasks file or of a recording failed): every
+    /// agent is killed and its task written back as `retryable`, where the file can still be
+    /// written (the write is atomic either way, so the file stays valid).
+    pub fn abandon(&mut self, reason: &str) {
+        self.stopping = true;
+        self.kill_all();
+        let ended_at = outcome::utc_timestamp(OffsetDateTime::now_utc());
+        let in_flight: Vec<(usize, u32)> = self.live.values().map(|l| (l.task, l.number)).collect();
+        let file = self.store.file_mut();
+        for (index, attempt) in in_flight {
+            // Like a crash (`recover_interrupted`): what the result already holds is kept.
+            let mut result = file.tasks()[index]
+                .result
+                .clone()
+                .unwrap_or_else(|| json!({}));
+            if let Some(fields) = result.as_object_mut() {
+                fields.insert("completed_at".into(), json!(ended_at));
+                fields.insert("interrupted".into(), json!(true));
+                fields.insert(
+                    "failure_evidence".into(),
+                    json!(format!(
+                        "attempt {attempt} was interrupted: herd could not go on ({reason})"
+                    )),
+                );
+            }
+            file.set_status(index, TaskStatus::Retryable);
+            file.set_result(index, result);
+        }
+        if let Err(error) = self.store.save() {
+            tracing::error!("cannot write the tasks in flight back as retryable: {error}");
+        }
+    }
+
+    /// Kills every agent's process group at once (a second Ctrl-C, or leaving for good), and
+    /// every process the attempts started, wherever it went.
+    pub fn kill_all(&mut self) {
+        for live in self.live.values() {
+            live.process.signal(crate::core::attempt::StopSignal::Kill);
+        }
+        // The hosts' sweeps run at once, each on its own thread, while the local ones run here.
+        let on_hosts: Vec<_> = self
+            .live
+            .values()
+            .filter_map(|live| {
+                let sweep = super::hosts::sweep_on_host(live)?;
+                Some((live.task_id.clone(), std::thread::spawn(sweep)))
+            })
+            .collect();
+        for live in self.live.values() {
+            let ended = hygiene::end_attempt(&live.cookie, &live.known_processes, Duration::ZERO);
+            for process in &ended {
+                tracing::info!(task = %live.task_id, attempt = live.number, "killed on leaving: {}", hygiene::describe(process));
+            }
+        }
+        for (task_id, sweep) in on_hosts {
+            for process in sweep.join().unwrap_or_default() {
+                tracing::info!(task = %task_id, "ended on its host on leaving: {}", hygiene::describe(&process));
+            }
+        }
+    }
+}

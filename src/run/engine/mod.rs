@@ -1,0 +1,353 @@
+//! The engine: the one owner of run state. It picks tasks, starts attempts in PTYs, feeds their
+//! output to the core's attempt state machines, carries out the effects, records everything and
+//! writes every state change to the tasks file.
+//!
+//! It never blocks and never sleeps: the frontend (headless loop or dashboard) waits on the PTY
+//! reports and on `next_wakeup`, then calls `on_report` / `on_tick`. Frontends read its state
+//! and drain its `EngineEvent`s; they change nothing directly.
+//!
+//! This file holds the engine's state, its options and events, and what the frontends read.
+//! The steps live beside it: `start` (a task's next attempt, from plan to spawn), `reports`
+//! (PTY output, timers, signal files fed to the attempts), `conclude` (how an attempt ends),
+//! `agent_report` (what the agent said besides its verdict), `interrupted` (recovery, stop,
+//! abandon), `processes` (process hygiene), `control` and `session` (operator actions).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use color_eyre::eyre::Result;
+use time::OffsetDateTime;
+use tokio::sync::mpsc;
+
+use super::failure_report;
+use super::hygiene::{self, EndedProcess};
+use super::launch::LaunchPlan;
+use super::pty::{AgentProcess, PtyReport};
+use super::recorder::Recorder;
+use super::store::TaskStore;
+use crate::core::accounts::AccountBook;
+use crate::core::attempt::{Attempt, Note};
+use crate::core::classify::{ExitStatus, Verdict};
+use crate::core::profile::ProfileSet;
+use crate::core::task::TaskStatus;
+
+mod agent_report;
+mod conclude;
+pub mod control;
+#[cfg(test)]
+mod control_tests;
+mod hosts;
+mod interrupted;
+mod processes;
+mod reports;
+pub mod session;
+mod start;
+
+/// How long to wait for the terminal to close after the agent exited (its process group is
+/// killed at exit, so only a process that left the group can hold it longer).
+const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
+/// How often a running agent's signal file is looked for.
+const SIGNAL_POLL: Duration = Duration::from_secs(1);
+/// A task whose agent could not start for lack of resources tries again after this.
+const SPAWN_RETRY_AFTER: Duration = Duration::from_secs(5);
+/// A signal file larger than this is not read (it is not a verdict).
+const SIGNAL_MAX_BYTES: u64 = 1024 * 1024;
+
+#[derive(Debug, Clone)]
+pub struct EngineOptions {
+    pub concurrency: usize,
+    pub rows: u16,
+    pub cols: u16,
+    pub runs_dir: PathBuf,
+    /// Task ids to run; empty means every enabled task.
+    pub only: Vec<String>,
+    /// Prompts wait for the operator without a time limit (the dashboard); headless they fail
+    /// the attempt after `permission_wait_sec`.
+    pub operator_present: bool,
+    /// The hosts a task's `host` may name (empty: every task runs here).
+    pub hosts: crate::core::hosts::HostSet,
+}
+
+/// What happened, for the frontends to show.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EngineEvent {
+    Resumed {
+        task_id: String,
+        attempt: u32,
+    },
+    Started {
+        task_id: String,
+        attempt: u32,
+        command: String,
+    },
+    Note {
+        task_id: String,
+        note: Note,
+    },
+    Finished {
+        task_id: String,
+        attempt: u32,
+        verdict: Verdict,
+        status: TaskStatus,
+    },
+    ConfigFailed {
+        task_id: String,
+        evidence: String,
+    },
+    RetryScheduled {
+        task_id: String,
+        after: Duration,
+    },
+    /// The agent could not start for lack of resources (open files, processes, memory): the
+    /// task waits for a slot, not a failure, and concurrency was lowered.
+    SpawnDeferred {
+        task_id: String,
+        reason: String,
+        concurrency: usize,
+    },
+    /// The task's host could not be reached or the connection was lost: the attempt does not
+    /// count, the task goes back to the queue and the host is out of rotation for a while.
+    HostTrouble {
+        task_id: String,
+        host: String,
+        evidence: String,
+        out_for: Duration,
+    },
+}
+
+/// One running attempt.
+pub struct LiveAttempt {
+    pub task: usize,
+    pub task_id: String,
+    pub number: u32,
+    pub attempt: Attempt,
+    process: AgentProcess,
+    recorder: Recorder,
+    plan: LaunchPlan,
+    pub started: Instant,
+    started_at: OffsetDateTime,
+    exit: Option<ExitStatus>,
+    exited_at: Option<Instant>,
+    closed: bool,
+    /// The operator stopped herd: the task goes back to `retryable`.
+    stopped_by_operator: bool,
+    /// (cols, rows) the PTY started at.
+    size: (u16, u16),
+    /// `git status` of the task's folder when the attempt started (None outside a repository).
+    /// `git status` as the attempt started, for a failure's changed files (in a repository).
+    git_before: failure_report::GitSnapshot,
+    /// The profile's account this attempt uses, by index.
+    pub account: Option<usize>,
+    /// The signal file's text as last read, so an unchanged file is not read into the attempt
+    /// again.
+    signal_text: Option<String>,
+    next_signal_poll: Instant,
+    /// The agent's own log (the profile's `agent_log`), read every `SIGNAL_POLL`.
+    agent_log: Option<super::agent_log::AgentLogTail>,
+    /// `HERD_ATTEMPT_ID` of this attempt: every process it starts carries it.
+    cookie: String,
+    /// Processes seen under the agent before herd signalled it (found again by identity, for
+    /// those that cleared their environment).
+    known_processes: Vec<(u32, u64)>,
+    /// What was ended after the agent exited; the attempt concludes only once this is known.
+    swept: Option<Vec<EndedProcess>>,
+    /// The host it runs on, when not here.
+    remote: Option<hosts::RemoteState>,
+}
+
+impl LiveAttempt {
+    /// The launch plan the attempt runs (argv, completion rule, resumed session).
+    pub fn plan(&self) -> &LaunchPlan {
+        &self.plan
+    }
+
+    /// The host it runs on, when not here.
+    pub fn host(&self) -> Option<&str> {
+        self.remote.as_ref().map(|r| r.host.name.as_str())
+    }
+}
+
+pub struct Engine {
+    store: TaskStore,
+    profiles: ProfileSet,
+    opts: EngineOptions,
+    live: BTreeMap<u64, LiveAttempt>,
+    live_by_task: HashMap<usize, u64>,
+    next_key: u64,
+    retry_at: HashMap<usize, Instant>,
+    /// Profiles that hit their quota: their tasks wait until the reset.
+    quota_holds: HashMap<String, Instant>,
+    /// Which account of each profile is exhausted and which was used last.
+    accounts: AccountBook,
+    reports: mpsc::Sender<PtyReport>,
+    events: Vec<EngineEvent>,
+    paused: bool,
+    stopping: bool,
+    /// `hygiene::file_tag` of the tasks file: the prefix of every cookie this run hands out.
+    file_tag: String,
+    /// Per task: the survivors of its interrupted attempt ended at start, carried into the
+    /// record of its next attempt so the record keeps saying so.
+    survivors: HashMap<usize, serde_json::Value>,
+    /// Hosts out of rotation after they could not be reached.
+    rotation: crate::core::host_choice::Rotation,
+}
+
+impl Engine {
+    /// Takes over the store: tasks left `running` by a herd that died become `retryable` with the
+    /// interruption recorded; tasks with config problems fail now, before anything starts.
+    pub fn new(
+        store: TaskStore,
+        profiles: ProfileSet,
+        opts: EngineOptions,
+        reports: mpsc::Sender<PtyReport>,
+    ) -> Result<Engine> {
+        let mut engine = Engine {
+            store,
+            profiles,
+            opts,
+            live: BTreeMap::new(),
+            live_by_task: HashMap::new(),
+            next_key: 1,
+            retry_at: HashMap::new(),
+            quota_holds: HashMap::new(),
+            accounts: AccountBook::default(),
+            reports,
+            events: Vec::new(),
+            paused: false,
+            stopping: false,
+            file_tag: String::new(),
+            survivors: HashMap::new(),
+            rotation: Default::default(),
+        };
+        engine.file_tag = hygiene::file_tag(engine.store.path());
+        engine.end_survivors()?;
+        engine.recover_interrupted()?;
+        engine.restore_retry_times(Instant::now(), OffsetDateTime::now_utc());
+        engine.fail_config_problems()?;
+        Ok(engine)
+    }
+
+    fn in_scope(&self, index: usize) -> bool {
+        let task = &self.store.file().tasks()[index];
+        task.enabled && (self.opts.only.is_empty() || self.opts.only.contains(&task.task_id))
+    }
+
+    fn scope(&self) -> Vec<usize> {
+        (0..self.store.file().tasks().len())
+            .filter(|&i| self.in_scope(i))
+            .collect()
+    }
+
+    pub fn drain_events(&mut self) -> Vec<EngineEvent> {
+        std::mem::take(&mut self.events)
+    }
+
+    pub fn store(&self) -> &TaskStore {
+        &self.store
+    }
+
+    pub fn profiles(&self) -> &ProfileSet {
+        &self.profiles
+    }
+
+    pub fn live(&self) -> impl Iterator<Item = &LiveAttempt> {
+        self.live.values()
+    }
+
+    pub fn live_for_task(&self, index: usize) -> Option<&LiveAttempt> {
+        self.live_by_task.get(&index).and_then(|k| self.live.get(k))
+    }
+
+    pub fn retry_at(&self, index: usize) -> Option<Instant> {
+        self.retry_at.get(&index).copied()
+    }
+
+    pub fn is_stopping(&self) -> bool {
+        self.stopping
+    }
+
+    pub fn set_paused(&mut self, paused: bool) {
+        self.paused = paused;
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.paused
+    }
+
+    pub fn concurrency(&self) -> usize {
+        self.opts.concurrency
+    }
+
+    pub fn set_concurrency(&mut self, n: usize) {
+        self.opts.concurrency = n.clamp(1, 256);
+    }
+
+    /// Nothing runs and nothing in scope is left to start.
+    pub fn is_done(&self) -> bool {
+        self.live.is_empty()
+            && (self.stopping
+                || !self
+                    .scope()
+                    .into_iter()
+                    .any(|i| self.store.file().tasks()[i].status.is_runnable()))
+    }
+
+    /// Whether a task of this run waits for the operator's answers to its questions.
+    pub fn any_needs_input(&self) -> bool {
+        self.scope()
+            .into_iter()
+            .any(|i| self.store.file().tasks()[i].status == TaskStatus::NeedsInput)
+    }
+
+    /// Exit status of `herd run`: 0 every task in scope completed, 1 otherwise, 130 stopped.
+    pub fn exit_code(&self) -> i32 {
+        if self.stopping {
+            return 130;
+        }
+        let all_done = self
+            .scope()
+            .into_iter()
+            .all(|i| self.store.file().tasks()[i].status == TaskStatus::Completed);
+        if all_done { 0 } else { 1 }
+    }
+
+    /// The tasks in scope, for summaries.
+    pub fn scoped_tasks(&self) -> Vec<usize> {
+        self.scope()
+    }
+}
+
+/// The cast marker text for a note.
+pub fn note_label(note: &Note) -> String {
+    match note {
+        Note::PromptShown { rule, text } => format!("prompt {rule}: {text}"),
+        Note::AutoAnswered { rule, keys } => format!("auto answer {rule}: {keys:?}"),
+        Note::OperatorAnswered { rule, keys } => format!("operator answer {rule}: {keys:?}"),
+        Note::WaitingForOperator { rule, text } => format!("waiting for operator {rule}: {text}"),
+        Note::MarkerSeen => "completion marker seen".to_string(),
+        Note::ResultEvent { success } => format!(
+            "result event: {}",
+            if *success { "success" } else { "error" }
+        ),
+        Note::SignalRead { status } => format!("signal file: {status}"),
+        Note::Ending { reason } => format!("ending: {reason}"),
+        Note::Verdict(v) => format!(
+            "verdict: {}{}",
+            v.label(),
+            v.evidence
+                .as_deref()
+                .map(|e| format!(" ({e})"))
+                .unwrap_or_default()
+        ),
+        Note::Bell => "bell".to_string(),
+        Note::Approval(approval) => format!("answer {}", approval.summary()),
+        Note::AnswerTaken { rule } => format!("taken {rule}: the dialog left the screen"),
+        Note::AnswerResent { rule, keys, resend } => format!(
+            "not taken {rule}: the dialog still showed {} s later; {keys:?} sent again \
+             ({resend} of {})",
+            crate::core::attempt::RESEND_AFTER.as_secs(),
+            crate::core::attempt::MAX_RESENDS
+        ),
+    }
+}

@@ -1,0 +1,227 @@
+//! What comes in while attempts run: PTY output, exits and closes, timers, signal files and
+//! operator input are fed to the attempts' state machines, and their effects carried out.
+
+use std::time::{Duration, Instant};
+
+use color_eyre::eyre::{Result, WrapErr};
+
+use super::{DRAIN_AFTER_EXIT, Engine, EngineEvent, SIGNAL_MAX_BYTES, SIGNAL_POLL, note_label};
+
+use crate::core::attempt::{Effect, Event};
+use crate::run::hygiene;
+use crate::run::pty::PtyReport;
+
+impl Engine {
+    /// Handles one report from a PTY thread.
+    pub fn on_report(&mut self, report: PtyReport, now: Instant) -> Result<()> {
+        match report {
+            PtyReport::Output { key, bytes } => {
+                let Some(live) = self.live.get_mut(&key) else {
+                    return Ok(());
+                };
+                let at = now.saturating_duration_since(live.started);
+                live.recorder.output(at, &bytes)?;
+                if let Some(remote) = &mut live.remote {
+                    remote.scan(&bytes);
+                }
+                let effects = live.attempt.handle(Event::Output(&bytes), at);
+                self.apply(key, effects, at)?;
+            }
+            PtyReport::Exited { key, status } => {
+                if let Some(live) = self.live.get_mut(&key) {
+                    // Whatever the agent left running in its group goes with it, and whatever
+                    // left the group is found by its cookie, off the event loop.
+                    live.process.signal(crate::core::attempt::StopSignal::Kill);
+                    live.exit = Some(status);
+                    live.exited_at = Some(now);
+                    super::processes::sweep_in_background(key, live, self.reports.clone());
+                }
+                self.conclude_if_drained(key, now)?;
+            }
+            PtyReport::Swept { key, ended } => {
+                if let Some(live) = self.live.get_mut(&key) {
+                    for process in &ended {
+                        tracing::info!(task = %live.task_id, attempt = live.number, "ended a leftover process: {}", hygiene::describe(process));
+                    }
+                    live.swept = Some(ended);
+                }
+                self.conclude_if_drained(key, now)?;
+            }
+            PtyReport::Closed { key } => {
+                if let Some(live) = self.live.get_mut(&key) {
+                    live.closed = true;
+                }
+                self.conclude_if_drained(key, now)?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn apply(&mut self, key: u64, effects: Vec<Effect>, at: Duration) -> Result<()> {
+        let Some(live) = self.live.get_mut(&key) else {
+            return Ok(());
+        };
+        for effect in effects {
+            match effect {
+                Effect::Write { bytes, .. } => {
+                    live.recorder.input(at, &bytes)?;
+                    live.process.write(bytes);
+                }
+                Effect::Signal(signal) => {
+                    if live.exit.is_none() {
+                        super::processes::remember_descendants(live);
+                    }
+                    if let Some(remote) = &mut live.remote {
+                        remote.signalled = true;
+                    }
+                    live.process.signal(signal);
+                }
+                Effect::Note(note) => {
+                    live.recorder.marker(at, &note_label(&note))?;
+                    self.events.push(EngineEvent::Note {
+                        task_id: live.task_id.clone(),
+                        note,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Deadlines that passed: attempt timers, drains, retries.
+    pub fn on_tick(&mut self, now: Instant) -> Result<()> {
+        let keys: Vec<u64> = self.live.keys().copied().collect();
+        for key in keys {
+            let Some(live) = self.live.get_mut(&key) else {
+                continue;
+            };
+            let at = now.saturating_duration_since(live.started);
+            live.recorder.flush_if_due(at)?;
+            if live.attempt.next_deadline().is_some_and(|d| d <= at) {
+                let effects = live.attempt.handle(Event::Tick, at);
+                self.apply(key, effects, at)?;
+            }
+            if self.live.get(&key).is_some_and(|l| {
+                (l.plan.signal_file.is_some() || l.agent_log.is_some()) && now >= l.next_signal_poll
+            }) {
+                self.poll_agent_log(key, now)?;
+                self.poll_signal(key, now, false)?;
+            }
+            self.conclude_if_drained(key, now)?;
+        }
+        self.fill_slots(now)?;
+        self.flush()
+    }
+
+    /// Writes the state changes not yet on disk (the ends of attempts since the last write), in
+    /// one write. Called at the end of every turn of the event loop (`on_tick`).
+    pub fn flush(&mut self) -> Result<()> {
+        if self.store.has_changes() {
+            self.store.save().wrap_err("cannot write the tasks file")?;
+        }
+        Ok(())
+    }
+
+    /// Reads attempt `key`'s signal file into its attempt when it changed. While the agent runs
+    /// only a valid file counts (it may be half written); `last` (the agent exited) hands over
+    /// whatever is there.
+    pub(super) fn poll_signal(&mut self, key: u64, now: Instant, last: bool) -> Result<()> {
+        let Some(live) = self.live.get_mut(&key) else {
+            return Ok(());
+        };
+        live.next_signal_poll = now + SIGNAL_POLL;
+        let Some(path) = live.plan.signal_file.clone() else {
+            return Ok(());
+        };
+        let text = match std::fs::metadata(&path) {
+            Ok(meta) if meta.len() > SIGNAL_MAX_BYTES => Some(Err(format!(
+                "it is {} bytes; a signal file is a small JSON object",
+                meta.len()
+            ))),
+            Ok(_) => std::fs::read_to_string(&path).ok().map(Ok),
+            Err(_) => None,
+        };
+        let Some(text) = text else {
+            return Ok(());
+        };
+        let (read, raw) = match text {
+            Ok(raw) => (crate::core::signal_file::parse(&raw), raw),
+            Err(problem) => (Err(problem.clone()), problem),
+        };
+        if live.signal_text.as_deref() == Some(raw.as_str()) || (read.is_err() && !last) {
+            return Ok(());
+        }
+        live.signal_text = Some(raw);
+        let at = now.saturating_duration_since(live.started);
+        let effects = live.attempt.handle(Event::SignalFile(read), at);
+        self.apply(key, effects, at)
+    }
+
+    /// Hands attempt `key` what its agent added to its own log since the last read.
+    pub(super) fn poll_agent_log(&mut self, key: u64, now: Instant) -> Result<()> {
+        let Some(live) = self.live.get_mut(&key) else {
+            return Ok(());
+        };
+        live.next_signal_poll = now + SIGNAL_POLL;
+        let Some(tail) = live.agent_log.as_mut() else {
+            return Ok(());
+        };
+        let bytes = tail.read_new();
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let at = now.saturating_duration_since(live.started);
+        let effects = live.attempt.handle(Event::AgentLog(&bytes), at);
+        self.apply(key, effects, at)
+    }
+
+    /// When `on_tick` should run next.
+    pub fn next_wakeup(&self) -> Option<Instant> {
+        let attempts = self.live.values().filter_map(|live| {
+            let attempt = live.attempt.next_deadline().map(|d| live.started + d);
+            let drain = live.exited_at.map(|t| t + DRAIN_AFTER_EXIT);
+            let signal = ((live.plan.signal_file.is_some() || live.agent_log.is_some())
+                && live.exit.is_none())
+            .then_some(live.next_signal_poll);
+            let flush = live.recorder.flush_due().map(|d| live.started + d);
+            attempt
+                .into_iter()
+                .chain(drain)
+                .chain(signal)
+                .chain(flush)
+                .min()
+        });
+        let retries = if self.paused || self.stopping {
+            None
+        } else {
+            let now = Instant::now();
+            let holds = self.quota_holds.values().filter(|at| **at > now);
+            let accounts = self.accounts.next_release(now);
+            self.retry_at
+                .values()
+                .chain(holds)
+                .copied()
+                .chain(accounts)
+                .chain(self.next_host_return(now))
+                .min()
+        };
+        attempts.chain(retries).min()
+    }
+
+    /// Sends an event to a live attempt (operator answers, keys, cancel, resize).
+    pub fn send_to_task(&mut self, index: usize, event: Event<'_>, now: Instant) -> Result<()> {
+        let Some(&key) = self.live_by_task.get(&index) else {
+            return Ok(());
+        };
+        let Some(live) = self.live.get_mut(&key) else {
+            return Ok(());
+        };
+        let at = now.saturating_duration_since(live.started);
+        if let Event::Resize { rows, cols } = event {
+            live.process.resize(rows, cols)?;
+            live.recorder.resize(at, cols, rows)?;
+        }
+        let effects = live.attempt.handle(event, at);
+        self.apply(key, effects, at)
+    }
+}

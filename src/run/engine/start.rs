@@ -1,0 +1,404 @@
+//! A task's next attempt, from its launch plan to its agent's spawn: the tasks that are due
+//! start while there is room, each marked `running` on disk before its agent launches; a task
+//! whose configuration cannot launch fails here.
+
+use std::time::{Duration, Instant};
+
+use color_eyre::eyre::{Result, WrapErr};
+use time::OffsetDateTime;
+
+use super::agent_report::AgentReport;
+use super::conclude::Ended;
+use super::{Engine, EngineEvent, LiveAttempt, SIGNAL_POLL};
+
+use crate::core::accounts::Choice;
+use crate::core::attempt::{
+    Attempt, AttemptSetup, DEFAULT_ANSWER_CAP, DEFAULT_PERMISSION_WAIT_SEC,
+};
+use crate::core::classify::{ExitStatus, Verdict};
+use crate::core::task::{FailureType, TaskSpec, TaskStatus};
+use crate::run::guard_context::guard_setup;
+use crate::run::launch::{self, LaunchContext, LaunchPlan};
+use crate::run::pty::AgentProcess;
+use crate::run::recorder::{AttemptPaths, Recorder};
+use crate::run::{failure_report, hygiene, outcome, worktree};
+
+/// A task's next attempt between `prepare_start` and `launch`.
+struct Starting {
+    index: usize,
+    task: TaskSpec,
+    number: u32,
+    plan: LaunchPlan,
+    profile: crate::core::profile::Profile,
+    recorder: Recorder,
+    key: u64,
+    account: Option<usize>,
+    started_at: OffsetDateTime,
+    /// The host it runs on, when not here.
+    host: Option<crate::core::hosts::Host>,
+}
+
+impl Engine {
+    /// The launch plan of a task's next attempt, or its config problem.
+    pub(super) fn plan_for(
+        &self,
+        index: usize,
+        attempt: u32,
+    ) -> std::result::Result<LaunchPlan, String> {
+        let task = &self.store.file().tasks()[index];
+        let run_dir = self.opts.runs_dir.join(&task.task_id);
+        let ctx = LaunchContext {
+            base_dir: self.store.base_dir(),
+            run_id: self.store.file().run_id(),
+            attempt,
+            run_dir: &run_dir,
+        };
+        match &task.host {
+            None => launch::prepare(task, &self.profiles, &ctx),
+            // The folder and the program are the host's: not looked for here.
+            Some(name) => {
+                if let Some(problem) = crate::run::remote::host_problem(name, &self.opts.hosts) {
+                    return Err(problem);
+                }
+                if task.worktree {
+                    return Err(format!(
+                        "\"worktree\" is not supported for tasks on a host yet (host \"{name}\"); run the task here or prepare the worktree on the host and set \"cwd\""
+                    ));
+                }
+                launch::render(task, &self.profiles, &ctx)
+            }
+        }
+    }
+
+    pub(super) fn fail_config_problems(&mut self) -> Result<()> {
+        for index in self.scope() {
+            let task = &self.store.file().tasks()[index];
+            if !task.status.is_runnable() {
+                continue;
+            }
+            if let Err(evidence) = self.plan_for(index, task.attempts + 1) {
+                self.fail_config(index, evidence)?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn fail_config(&mut self, index: usize, evidence: String) -> Result<()> {
+        let task_id = self.store.file().tasks()[index].task_id.clone();
+        let file = self.store.file_mut();
+        file.set_status(index, TaskStatus::Failed);
+        file.set_result(
+            index,
+            outcome::config_failure_json(&evidence, OffsetDateTime::now_utc()),
+        );
+        self.store.save().wrap_err("cannot write the tasks file")?;
+        self.events
+            .push(EngineEvent::ConfigFailed { task_id, evidence });
+        Ok(())
+    }
+
+    /// Starts tasks while there is room.
+    pub fn fill_slots(&mut self, now: Instant) -> Result<()> {
+        if self.paused || self.stopping {
+            return Ok(());
+        }
+        // Group commit: every task started in this turn is marked `running` in one write, made
+        // before any of their agents is launched.
+        let mut starting = Vec::new();
+        for index in self.scope() {
+            if self.live.len() + starting.len() >= self.opts.concurrency {
+                break;
+            }
+            let task = &self.store.file().tasks()[index];
+            // Most of a large file is done or running: skip those before any lookup.
+            if !task.status.is_runnable() || self.live_by_task.contains_key(&index) {
+                continue;
+            }
+            let agent = task.agent.clone();
+            let due = self.retry_at.get(&index).is_none_or(|at| *at <= now)
+                && self.quota_holds.get(&agent).is_none_or(|at| *at <= now)
+                && self.profiles.get(&agent).is_none_or(|profile| {
+                    !matches!(
+                        self.accounts.peek(profile, now),
+                        Choice::AllExhausted { .. }
+                    )
+                });
+            if !due {
+                continue;
+            }
+            let host = match task.host.clone() {
+                None => None,
+                Some(name) => {
+                    let taken: Vec<&str> = starting
+                        .iter()
+                        .filter_map(|s: &Starting| s.host.as_ref().map(|h| h.name.as_str()))
+                        .collect();
+                    match self.choose_host(&name, &taken, now) {
+                        crate::core::host_choice::HostChoice::Use(chosen) => {
+                            self.opts.hosts.get(&chosen).cloned()
+                        }
+                        // Full or out of rotation: the task waits, it has not failed.
+                        crate::core::host_choice::HostChoice::Wait { .. } => continue,
+                        crate::core::host_choice::HostChoice::Unknown => {
+                            let problem = self.opts.hosts.unknown_target_message(&name);
+                            self.fail_config(index, problem)?;
+                            continue;
+                        }
+                    }
+                }
+            };
+            if let Some(prepared) = self.prepare_start(index, now, host)? {
+                starting.push(prepared);
+            }
+        }
+        if starting.is_empty() {
+            return Ok(());
+        }
+        self.store.save().wrap_err("cannot write the tasks file")?;
+        for prepared in starting {
+            self.launch(prepared, now)?;
+        }
+        Ok(())
+    }
+
+    /// Everything a task's next attempt needs before its agent runs, with the task marked
+    /// `running` in the document (not yet written: the caller writes before `launch`). `None`
+    /// when the task failed its configuration instead.
+    fn prepare_start(
+        &mut self,
+        index: usize,
+        now: Instant,
+        host: Option<crate::core::hosts::Host>,
+    ) -> Result<Option<Starting>> {
+        self.retry_at.remove(&index);
+        let task = self.store.file().tasks()[index].clone();
+        let number = task.attempts + 1;
+        let mut plan = match self.plan_for(index, number) {
+            Ok(plan) => plan,
+            Err(evidence) => return self.fail_config(index, evidence).map(|()| None),
+        };
+        if task.worktree {
+            match worktree::prepare(&plan.cwd, &task.task_id) {
+                Ok(path) => {
+                    plan.env
+                        .insert("HERD_WORKTREE".into(), path.display().to_string());
+                    plan.cwd = path;
+                }
+                Err(evidence) => return self.fail_config(index, evidence).map(|()| None),
+            }
+        }
+        if let Some(host) = &host {
+            let cwd = crate::run::remote::remote_cwd(task.cwd.as_deref(), host, &plan.cwd);
+            plan.cwd = cwd.into();
+        }
+        let Some(profile) = self.profiles.get(&task.agent).cloned() else {
+            return self
+                .fail_config(
+                    index,
+                    format!("agent \"{}\" is not a known profile", task.agent),
+                )
+                .map(|()| None);
+        };
+        let account = match self.accounts.take(&profile, now) {
+            Choice::Use(i) => {
+                let chosen = &profile.accounts[i];
+                plan.env.extend(chosen.env.clone());
+                plan.env.insert("HERD_ACCOUNT".into(), chosen.name.clone());
+                Some(i)
+            }
+            Choice::NoAccounts | Choice::AllExhausted { .. } => None,
+        };
+        let (rows, cols) = (self.opts.rows, self.opts.cols);
+        let started_at = OffsetDateTime::now_utc();
+        let paths = AttemptPaths::new(&self.opts.runs_dir.join(&task.task_id), number);
+        let recorder = Recorder::create(
+            paths,
+            cols,
+            rows,
+            started_at.unix_timestamp().max(0) as u64,
+            &task.task_id,
+        )?;
+        let key = self.next_key;
+        self.next_key += 1;
+        if let Some(path) = &plan.signal_file {
+            // Cleared before every attempt: only what this attempt's agent writes counts.
+            if let Err(e) = std::fs::remove_file(path)
+                && e.kind() != std::io::ErrorKind::NotFound
+            {
+                tracing::warn!(task = %task.task_id, "cannot clear the signal file {}: {e}", path.display());
+            }
+        }
+        let file = self.store.file_mut();
+        file.set_status(index, TaskStatus::Running);
+        file.set_attempts(index, number);
+        file.remove_field(index, "retry_at");
+        // The operator's message is delivered by this attempt.
+        file.remove_field(index, "resume_message");
+        if let Some(host) = &host {
+            file.set_field(
+                index,
+                super::hosts::RAN_ON_FIELD,
+                serde_json::json!(host.name),
+            );
+        }
+        Ok(Some(Starting {
+            index,
+            task,
+            number,
+            plan,
+            profile,
+            recorder,
+            key,
+            account,
+            started_at,
+            host,
+        }))
+    }
+
+    /// Launches a prepared attempt's agent; its `running` state is already on disk.
+    fn launch(&mut self, starting: Starting, now: Instant) -> Result<()> {
+        let Starting {
+            index,
+            task,
+            number,
+            mut plan,
+            profile,
+            recorder,
+            key,
+            account,
+            started_at,
+            host,
+        } = starting;
+        let (rows, cols) = (self.opts.rows, self.opts.cols);
+        let profile_rules = profile.rules.clone();
+        let auto_rules = profile
+            .prompts
+            .iter()
+            .map(|rule| task.policy_for(&rule.name).unwrap_or(rule.auto_by_default))
+            .collect();
+        let setup = AttemptSetup {
+            idle: Duration::from_secs_f64(task.idle_sec.unwrap_or(profile.idle_sec)),
+            permission_wait: (!self.opts.operator_present).then(|| {
+                Duration::from_secs_f64(
+                    task.permission_wait_sec
+                        .unwrap_or(DEFAULT_PERMISSION_WAIT_SEC),
+                )
+            }),
+            profile,
+            marker: plan.marker.clone(),
+            prompt: plan.prompt.clone(),
+            rows,
+            cols,
+            timeout: Duration::from_secs(task.timeout_sec),
+            auto_rules,
+            answer_cap: DEFAULT_ANSWER_CAP,
+            completion: plan.completion.completion,
+            marker_required: plan.completion.marker_required,
+            guard: guard_setup(&task, &profile_rules, &plan.cwd),
+        };
+        let agent_log = setup.profile.agent_log.map(|kind| {
+            super::super::agent_log::AgentLogTail::new(
+                kind,
+                plan.agent_log.clone(),
+                &plan.env,
+                &plan.cwd,
+                std::time::SystemTime::from(started_at),
+            )
+        });
+        let command = plan.argv.join(" ");
+        tracing::info!(task = %task.task_id, attempt = number, cwd = %plan.cwd.display(), "starting {command}");
+        self.events.push(EngineEvent::Started {
+            task_id: task.task_id.clone(),
+            attempt: number,
+            command,
+        });
+        let git_before = match host {
+            None => failure_report::GitSnapshot::start(&plan.cwd),
+            Some(_) => failure_report::GitSnapshot::default(),
+        };
+        let cookie = hygiene::new_cookie(&self.file_tag, &task.task_id, number);
+        plan.env.insert(hygiene::COOKIE_VAR.into(), cookie.clone());
+        // On a host, the local terminal carries the launcher (ssh -tt, an exec with -t).
+        let (spawned, remote) = match host {
+            None => (
+                AgentProcess::spawn(&plan, rows, cols, key, self.reports.clone()),
+                None,
+            ),
+            Some(host) => {
+                let run_dir = self.opts.runs_dir.join(&task.task_id);
+                let log = crate::run::remote::log_path(&run_dir, number);
+                let cwd = plan.cwd.display().to_string();
+                let local = crate::run::remote::wrap(&plan, &host, &cwd, &cookie, &log, &run_dir);
+                let spawned = AgentProcess::spawn(&local, rows, cols, key, self.reports.clone());
+                (spawned, Some(super::hosts::RemoteState::new(host, log)))
+            }
+        };
+        let host_name = remote.as_ref().map(|r| r.host.name.clone());
+        match spawned {
+            Ok(process) => {
+                self.live.insert(
+                    key,
+                    LiveAttempt {
+                        task: index,
+                        task_id: task.task_id.clone(),
+                        number,
+                        attempt: Attempt::new(setup),
+                        process,
+                        recorder,
+                        plan,
+                        started: now,
+                        started_at,
+                        exit: None,
+                        exited_at: None,
+                        closed: false,
+                        stopped_by_operator: false,
+                        size: (cols, rows),
+                        git_before,
+                        account,
+                        signal_text: None,
+                        next_signal_poll: now + SIGNAL_POLL,
+                        agent_log,
+                        cookie,
+                        known_processes: Vec::new(),
+                        swept: None,
+                        remote,
+                    },
+                );
+                self.live_by_task.insert(index, key);
+                Ok(())
+            }
+            Err(error) if crate::run::limits::is_resource_shortage(&error) => {
+                self.defer_spawn(index, &task, format!("{error:#}"), now)
+            }
+            Err(error) => {
+                // Could not even start: a process failure of this attempt, with the reason.
+                let verdict = Verdict::failed(FailureType::Process, format!("{error:#}"));
+                let mut recorder = recorder;
+                let exit = ExitStatus::default();
+                let ended = Ended {
+                    index,
+                    task_id: &task.task_id,
+                    number,
+                    plan: &plan,
+                    size: (cols, rows),
+                    verdict: &verdict,
+                    exit: &exit,
+                    marker_seen: false,
+                    auto_inputs: &[],
+                    approvals: &[],
+                    auto_counts: Vec::new(),
+                    started: now,
+                    started_at,
+                    stopped_by_operator: false,
+                    failure_summary: None,
+                    quota_reset: None,
+                    account,
+                    agent: AgentReport::default(),
+                    ended_processes: Vec::new(),
+                    host: host_name,
+                };
+                self.conclude(ended, &mut recorder, now)
+            }
+        }
+    }
+}

@@ -1,0 +1,288 @@
+//! Attempts on other hosts: turns a launch plan into the local command that carries it there
+//! (`ssh -tt`, or an exec launcher with a terminal), and runs the launcher without a terminal for
+//! sweeps and probes.
+//!
+//! How the environment travels (never on a command line): the local PTY runs a small `sh`
+//! wrapper whose own environment (private to the user, like any process's) holds the launch
+//! script. The wrapper pipes the script through the launcher into `~/.herd/run/<cookie>.sh` on
+//! the host (`umask 077`), then `exec`s the launcher with a terminal to run it; the script
+//! deletes itself before anything else. ssh's `SendEnv`/`SetEnv` were not used: `SetEnv` puts
+//! values on ssh's argv (visible in `ps`), and `SendEnv` needs `AcceptEnv` on every server.
+//! Writing the environment into the remote terminal was not used either: until the remote side
+//! turns echo off, the terminal would echo it into the pane and the recordings.
+//!
+//! The blocking helpers here (`run_plain`, `sweep`, `probe`) run on worker threads or at
+//! start-up, never on the event loop.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::hygiene::{COOKIE_VAR, EndedProcess};
+use super::launch::LaunchPlan;
+use crate::core::hosts::{Host, HostSet, Target, launcher_argv};
+use crate::core::remote_script::{
+    self, ProbeFacts, RemoteEnded, RemoteLaunch, SweepScope, UPLOAD_FAILED, quote,
+};
+
+/// The variable of the local wrapper that holds the launch script.
+const SCRIPT_VAR: &str = "HERD_REMOTE_SCRIPT";
+/// Longest a sweep or probe may take (connect timeout, grace, a slow host).
+const PLAIN_TIMEOUT: Duration = Duration::from_secs(40);
+
+/// The working folder on the host: an absolute `cwd` as it is; a relative one (or none) under
+/// the host's `workdir`, else the same path as locally.
+pub fn remote_cwd(task_cwd: Option<&str>, host: &Host, local_cwd: &Path) -> String {
+    match (task_cwd, &host.workdir) {
+        (Some(cwd), _) if cwd.starts_with('/') => cwd.to_string(),
+        (Some(cwd), Some(workdir)) => format!("{}/{cwd}", workdir.trim_end_matches('/')),
+        (None, Some(workdir)) => workdir.clone(),
+        _ => local_cwd.display().to_string(),
+    }
+}
+
+/// The local plan that runs `plan` on `host`: argv and env of the wrapper, in `local_dir`
+/// (which exists). `log` receives ssh's own messages. The plan's other fields are kept.
+pub fn wrap(
+    plan: &LaunchPlan,
+    host: &Host,
+    remote_cwd: &str,
+    cookie: &str,
+    log: &Path,
+    local_dir: &Path,
+) -> LaunchPlan {
+    let mut env: BTreeMap<String, String> = host.env.clone();
+    env.extend(plan.env.clone());
+    env.remove(COOKIE_VAR);
+    env.insert("HERD_HOST".into(), host.name.clone());
+    let script = remote_script::launch_script(&RemoteLaunch {
+        argv: &plan.argv,
+        cwd: remote_cwd,
+        env: &env,
+        cookie,
+        host: &host.name,
+    });
+    let log_text = log.display().to_string();
+    let upload = launcher_argv(
+        host,
+        false,
+        Some(&log_text),
+        &remote_script::upload_command(cookie),
+    );
+    let run = launcher_argv(
+        host,
+        true,
+        Some(&log_text),
+        &remote_script::run_command(cookie),
+    );
+    let words = |argv: &[String]| argv.iter().map(|a| quote(a)).collect::<Vec<_>>().join(" ");
+    let log_q = quote(&log_text);
+    // ssh writes its own errors to the log (-E); an exec launcher's go there by redirection.
+    let wrapper = format!(
+        "printf '%s' \"${SCRIPT_VAR}\" | {upload} 2>>{log_q}\n\
+         rc=$?\n\
+         unset {SCRIPT_VAR}\n\
+         if [ \"$rc\" -ne 0 ]; then echo \"{UPLOAD_FAILED} (exit $rc)\" >>{log_q}; exit 255; fi\n\
+         exec {run}\n",
+        upload = words(&upload),
+        run = words(&run),
+    );
+    let mut local_env = BTreeMap::new();
+    for key in ["TERM", "COLORTERM"] {
+        if let Some(value) = plan.env.get(key) {
+            local_env.insert(key.to_string(), value.clone());
+        }
+    }
+    // The local ssh carries the cookie too: the local sweep ends it with the attempt.
+    local_env.insert(COOKIE_VAR.to_string(), cookie.to_string());
+    local_env.insert(SCRIPT_VAR.to_string(), script);
+    LaunchPlan {
+        argv: vec![
+            "/bin/sh".into(),
+            "-c".into(),
+            wrapper,
+            format!("herd-remote:{}", host.name),
+        ],
+        cwd: local_dir.to_path_buf(),
+        env: local_env,
+        ..plan.clone()
+    }
+}
+
+/// The log of an attempt's launcher, beside its recordings.
+pub fn log_path(run_dir: &Path, attempt: u32) -> PathBuf {
+    run_dir.join(format!("attempt_{attempt}.launcher.log"))
+}
+
+/// What a launcher run without a terminal printed.
+#[derive(Debug, Clone)]
+pub struct PlainRun {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    pub timed_out: bool,
+}
+
+/// Runs shell code on `host` without a terminal for up to `timeout`. The code goes on the
+/// launcher's stdin (`sh -s`), never on a command line: it may hold the host's `env`.
+pub fn run_plain(host: &Host, script: &str, timeout: Duration) -> std::io::Result<PlainRun> {
+    let argv = launcher_argv(host, false, None, "exec sh -s");
+    let mut child = Command::new(&argv[0])
+        .args(&argv[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    if let Some(mut stdin) = child.stdin.take() {
+        let script = script.to_string();
+        // A launcher that does not read its stdin must not block us.
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = stdin.write_all(script.as_bytes());
+        });
+    }
+    let out = child.stdout.take().map(drain);
+    let err = child.stderr.take().map(drain);
+    let deadline = Instant::now() + timeout;
+    let (status, timed_out) = loop {
+        if let Some(status) = child.try_wait()? {
+            break (Some(status), false);
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            break (child.wait().ok(), true);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let join = |h: Option<std::thread::JoinHandle<String>>| {
+        h.and_then(|h| h.join().ok()).unwrap_or_default()
+    };
+    Ok(PlainRun {
+        code: status.and_then(|s| s.code()),
+        stdout: join(out),
+        stderr: join(err),
+        timed_out,
+    })
+}
+
+fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}
+
+/// Ends the processes of an attempt (or of every attempt of a file) on `host`: TERM, `grace`,
+/// KILL, by cookie, through the launcher. An error says why the host could not be swept.
+pub fn sweep(
+    host: &Host,
+    scope: SweepScope<'_>,
+    grace: Duration,
+) -> Result<Vec<RemoteEnded>, String> {
+    let grace_sec = u32::try_from(grace.as_secs().max(1)).unwrap_or(u32::MAX);
+    let script = remote_script::sweep_script(scope, grace_sec);
+    let run = run_plain(host, &script, PLAIN_TIMEOUT)
+        .map_err(|e| format!("cannot run {}: {e}", host.program()))?;
+    remote_script::parse_sweep(&run.stdout).ok_or_else(|| {
+        let why = run
+            .stderr
+            .lines()
+            .rfind(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        format!(
+            "the sweep on host {} did not finish (exit {:?}{}){}",
+            host.name,
+            run.code,
+            if run.timed_out { ", timed out" } else { "" },
+            if why.is_empty() {
+                String::new()
+            } else {
+                format!(": {why}")
+            }
+        )
+    })
+}
+
+/// A remote sweep's processes as the attempt's facts record them (`host:` before the command).
+pub fn as_ended(host: &Host, ended: Vec<RemoteEnded>) -> Vec<EndedProcess> {
+    ended
+        .into_iter()
+        .map(|e| EndedProcess {
+            pid: e.pid,
+            argv: vec![format!("{}:", host.name), e.command],
+            signal: e.signal,
+            cookie: Some(e.cookie),
+        })
+        .collect()
+}
+
+/// What is wrong with a task's `host`: a name that is neither a host nor a group, or a host
+/// whose launcher program is not installed here.
+pub fn host_problem(name: &str, hosts: &HostSet) -> Option<String> {
+    let members = match hosts.target(name) {
+        None => return Some(hosts.unknown_target_message(name)),
+        Some(Target::Host(host)) => vec![host],
+        Some(Target::Group(members)) => members,
+    };
+    let missing: Vec<String> = members
+        .iter()
+        .filter(|h| !launcher_installed(h))
+        .map(|h| format!("{} needs \"{}\"", h.name, h.program()))
+        .collect();
+    (!missing.is_empty()).then(|| {
+        format!(
+            "host \"{name}\": the launcher program is not installed here ({}); install it or fix the hosts file",
+            missing.join(", ")
+        )
+    })
+}
+
+/// Whether the launcher program can be found on herd's PATH.
+pub fn launcher_installed(host: &Host) -> bool {
+    let program = host.program();
+    if program.contains('/') {
+        return Path::new(program).is_file();
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
+}
+
+/// Probes `host`: reachable, the agent programs, Node's version. `Err` says why it could not be
+/// reached.
+pub fn probe(host: &Host, programs: &[&str]) -> Result<ProbeFacts, String> {
+    // With the host's environment, as its agents have it (its PATH finds their programs).
+    let mut script = String::new();
+    for (key, value) in &host.env {
+        if crate::core::hosts::is_env_name(key) {
+            script.push_str(&format!("export {key}={}\n", quote(value)));
+        }
+    }
+    script.push_str(&remote_script::probe_script(programs));
+    let run = run_plain(host, &script, PLAIN_TIMEOUT)
+        .map_err(|e| format!("cannot run {}: {e}", host.program()))?;
+    let facts = remote_script::parse_probe(&run.stdout);
+    if facts.ran {
+        return Ok(facts);
+    }
+    let why = run
+        .stderr
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty())
+        .unwrap_or(if run.timed_out {
+            "timed out"
+        } else {
+            "no answer"
+        });
+    let code = run
+        .code
+        .map_or("by a signal".to_string(), |c| c.to_string());
+    Err(format!("exit {code}: {why}"))
+}
+
+#[cfg(test)]
+#[path = "remote_tests.rs"]
+mod tests;
