@@ -105,6 +105,7 @@ fn cases() -> Vec<Case> {
             if cli == Cli::Claude {
                 add(Scenario::Credit, "failed_quota");
                 add(Scenario::AuthRetryLoop, "failed_auth");
+                add(Scenario::QuotaRetryLoop, "failed_quota");
             }
         }
     }
@@ -174,7 +175,7 @@ fn task_json(case: &Case, dir: &Path, api: &MockApi) -> Value {
     // the cause until it gives up: its retry-loop case gets the time to see that.
     let timeout = match case.scenario {
         Scenario::Hang => 40,
-        Scenario::AuthRetryLoop => 330,
+        Scenario::AuthRetryLoop | Scenario::QuotaRetryLoop => 330,
         _ => 150,
     };
     let mut task = json!({
@@ -211,12 +212,13 @@ impl Outcome {
             !(case.expect == "completed" && case.scenario == Scenario::Tool) || self.tool_ran;
         // Auth and quota never heal by retrying, and an API that keeps failing is not waited
         // on for minutes: the verdict comes within 60 s of the first error, even when the CLI
-        // keeps retrying. Measured from the mock API's first error answer (the recording's
-        // start is known to the second).
+        // keeps retrying. Measured from the mock API's first error answer to the attempt's end
+        // (an upper bound: the recording's start is known to the second).
         let hopeless = matches!(
             case.scenario,
             Scenario::Auth
                 | Scenario::AuthRetryLoop
+                | Scenario::QuotaRetryLoop
                 | Scenario::Quota
                 | Scenario::Credit
                 | Scenario::Overloaded
@@ -485,7 +487,8 @@ fn cast_seconds(cast: &Path) -> f64 {
         .unwrap_or(f64::NAN)
 }
 
-/// From `at` to the recording's last event (its header's start is whole seconds).
+/// From `at` to the recording's last event, at most: the header's start is the agent's start
+/// rounded down to whole seconds, so a second is added (the figure is an upper bound).
 fn seconds_after(cast: &Path, at: std::time::SystemTime) -> f64 {
     let start = std::fs::read_to_string(cast)
         .ok()
@@ -497,7 +500,7 @@ fn seconds_after(cast: &Path, at: std::time::SystemTime) -> f64 {
     let at = at
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(f64::NAN, |d| d.as_secs_f64());
-    start + cast_seconds(cast) - at
+    start + 1.0 + cast_seconds(cast) - at
 }
 
 /// The final screen of the task's attempt, as `herd replay --print` draws it.

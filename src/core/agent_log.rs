@@ -178,11 +178,15 @@ fn claude_api_error(line: &str) -> Option<Retry> {
         .as_ref()
         .and_then(|b| b["error"]["type"].as_str().map(str::to_string))
         .or_else(|| (status.is_none() && !rest.is_empty()).then(|| rest.to_string()));
+    let message = body
+        .as_ref()
+        .and_then(|b| b["error"]["message"].as_str().map(str::to_string));
     Some(Retry {
         attempt,
         max_retries,
         status,
         error,
+        message,
     })
 }
 
@@ -201,6 +205,7 @@ fn gemini_retry(line: &str) -> Option<Retry> {
         max_retries: None,
         status: Some(status),
         error: error.map(str::to_string),
+        message: None,
     };
     if let Some(after) = rest.strip_prefix(" with status ") {
         let status = after

@@ -34,6 +34,7 @@ fn claude_debug_log_gives_each_failed_request_with_status_and_error_type() {
             max_retries: Some(10),
             status: Some(401),
             error: Some("authentication_error".into()),
+            message: Some("invalid x-api-key".into()),
         }]
     );
 }
@@ -142,6 +143,7 @@ fn server_error(attempt: u32) -> Retry {
         max_retries: None,
         status: Some(503),
         error: None,
+        message: None,
     }
 }
 
@@ -182,6 +184,7 @@ fn a_long_pause_or_another_error_starts_the_run_of_server_errors_again() {
         max_retries: None,
         status: Some(429),
         error: None,
+        message: None,
     });
     assert_eq!(watch.check(&retries, secs(125)), None);
     retries.push(server_error(4));

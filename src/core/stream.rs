@@ -262,6 +262,9 @@ pub struct Retry {
     pub max_retries: Option<u32>,
     pub status: Option<u16>,
     pub error: Option<String>,
+    /// What the error said, when the source gives it (Claude's debug log has the API's body).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 /// Retries of the same failure that cannot heal by waiting: a rejected key (from the first
@@ -309,7 +312,7 @@ pub fn hopeless_retries(retries: &[Retry]) -> Option<(FailureType, String)> {
         .count();
     let needed = if class == FailureType::Auth { 1 } else { 2 };
     (in_a_row >= needed).then(|| {
-        let evidence = format!(
+        let mut evidence = format!(
             "{} retries of {} (status {}), attempt {} of {}",
             in_a_row,
             last.error.as_deref().unwrap_or("an error"),
@@ -317,6 +320,10 @@ pub fn hopeless_retries(retries: &[Retry]) -> Option<(FailureType, String)> {
             last.attempt,
             last.max_retries.map_or("?".to_string(), |m| m.to_string()),
         );
+        if let Some(message) = last.message.as_deref().filter(|m| !m.trim().is_empty()) {
+            evidence.push_str(": ");
+            evidence.push_str(message.trim());
+        }
         (class, evidence)
     })
 }

@@ -154,6 +154,11 @@ pub(super) fn read_task(
             "the name of the host the latest attempt ran on",
             false,
         ),
+        lost_on: r.string(
+            "lost_on",
+            "the name of a host herd lost the connection to",
+            false,
+        ),
         status: r.status().unwrap_or(TaskStatus::Pending),
         attempts: r
             .count(
