@@ -156,6 +156,7 @@ fn queue_10000_tasks_200x60(bencher: Bencher) {
         runs_dir: dir.path().join("runs"),
         only: Vec::new(),
         operator_present: true,
+        hosts: Default::default(),
     };
     let (tx, _rx) = tokio::sync::mpsc::channel(16);
     let engine = Engine::new(store, profiles, opts, tx).expect("engine");

@@ -55,23 +55,7 @@ struct ExpectedFailure {
     reason: &'static str,
 }
 
-const EXPECTED_FAILURES: &[ExpectedFailure] = &[
-    ExpectedFailure {
-        id: "codex-tool-untrusted",
-        reason: "herd cannot see the refusal yet: with the approval policy Codex picks for this \
-                 folder (granular, sandbox_approval false) it rejects the escalated command \
-                 itself, with no dialog and nothing on screen (its session rollout says \
-                 `approval policy is Granular(..); reject command`), and the model then prints \
-                 the marker; reading Codex's rollout, as herd reads Claude's transcripts, would \
-                 give the refusal as a fact",
-    },
-    ExpectedFailure {
-        id: "gemini-overloaded",
-        reason: "not fixed (conform): interactive Gemini retries a 503 behind its `Thinking...` \
-                 spinner for minutes without any error text (settings.general.maxAttempts is \
-                 not honoured there), so herd sees a busy agent until the timeout",
-    },
-];
+const EXPECTED_FAILURES: &[ExpectedFailure] = &[];
 
 fn cases() -> Vec<Case> {
     let mut cases = Vec::new();
@@ -99,12 +83,15 @@ fn cases() -> Vec<Case> {
                 });
             };
             add(Scenario::Text, "completed");
-            // Interactive: the task allows the tool (auto_press_1), it runs, then the marker.
+            // Interactive: the task allows the tool (auto_press_1), it runs, then the marker;
+            // but interactive Codex in a folder it does not trust (granular approval policy)
+            // refuses the escalated command itself, with no dialog, and its rollout says so
+            // (its trusted folder's approval dialog is a case of its own, below).
             // Structured: nothing is pre-approved, so the tool is refused; the model's marker
             // after the refusal is not a success.
             add(
                 Scenario::Tool,
-                if structured {
+                if structured || (cli == Cli::Codex && !trusted) {
                     "failed_permission_blocked"
                 } else {
                     "completed"
@@ -118,6 +105,7 @@ fn cases() -> Vec<Case> {
             if cli == Cli::Claude {
                 add(Scenario::Credit, "failed_quota");
                 add(Scenario::AuthRetryLoop, "failed_auth");
+                add(Scenario::QuotaRetryLoop, "failed_quota");
             }
         }
     }
@@ -136,6 +124,16 @@ fn cases() -> Vec<Case> {
             expect,
         });
     }
+    // Interactive Codex in a trusted repository asks before an escalated command: herd answers
+    // its approval dialog (auto_press_1), the command runs, then the marker. `herd explain`
+    // must show that timeline (see `explain_shows_the_codex_approval`).
+    cases.push(Case {
+        cli: Cli::Codex,
+        profile: "codex",
+        scenario: Scenario::Tool,
+        trusted: true,
+        expect: "completed",
+    });
     let only = std::env::var("HERD_CONFORMANCE_ONLY").unwrap_or_default();
     cases.retain(|c| only.is_empty() || only.split(',').any(|o| c.id().contains(o)));
     cases
@@ -177,7 +175,7 @@ fn task_json(case: &Case, dir: &Path, api: &MockApi) -> Value {
     // the cause until it gives up: its retry-loop case gets the time to see that.
     let timeout = match case.scenario {
         Scenario::Hang => 40,
-        Scenario::AuthRetryLoop => 330,
+        Scenario::AuthRetryLoop | Scenario::QuotaRetryLoop => 330,
         _ => 150,
     };
     let mut task = json!({
@@ -202,6 +200,8 @@ struct Outcome {
     verdict: String,
     evidence: String,
     seconds: f64,
+    /// From the mock API's first error answer to the end of the attempt (NaN without one).
+    after_error: f64,
     leftovers: Vec<String>,
     tool_ran: bool,
 }
@@ -210,10 +210,20 @@ impl Outcome {
     fn conforms(&self, case: &Case) -> bool {
         let tool_ok =
             !(case.expect == "completed" && case.scenario == Scenario::Tool) || self.tool_ran;
-        // A structured agent's retries name the cause: a hopeless loop ends within 60 s.
-        let in_time = !(case.scenario == Scenario::AuthRetryLoop
-            && case.profile.ends_with("-json"))
-            || self.seconds <= 60.0;
+        // Auth and quota never heal by retrying, and an API that keeps failing is not waited
+        // on for minutes: the verdict comes within 60 s of the first error, even when the CLI
+        // keeps retrying. Measured from the mock API's first error answer to the attempt's end
+        // (an upper bound: the recording's start is known to the second).
+        let hopeless = matches!(
+            case.scenario,
+            Scenario::Auth
+                | Scenario::AuthRetryLoop
+                | Scenario::QuotaRetryLoop
+                | Scenario::Quota
+                | Scenario::Credit
+                | Scenario::Overloaded
+        );
+        let in_time = !hopeless || self.after_error <= 60.0;
         self.verdict == case.expect && self.leftovers.is_empty() && tool_ok && in_time
     }
 }
@@ -262,7 +272,7 @@ fn real_clis_end_as_a_careful_person_concludes() {
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&tasks_file).unwrap()).unwrap();
     let outcomes: Vec<Outcome> = cases
         .iter()
-        .map(|case| outcome_of(case, &doc, dir.path()))
+        .map(|case| outcome_of(case, &doc, dir.path(), &api))
         .collect();
     let versions: Vec<String> = Cli::ALL
         .iter()
@@ -309,6 +319,9 @@ fn real_clis_end_as_a_careful_person_concludes() {
             )),
         }
     }
+    if let Some(case) = cases.iter().find(|c| c.id() == EXPLAINED_APPROVAL) {
+        problems.extend(explain_shows_the_codex_approval(case, dir.path()));
+    }
     let unknown: Vec<String> = api
         .requests()
         .iter()
@@ -348,6 +361,71 @@ fn real_clis_end_as_a_careful_person_concludes() {
     }
 }
 
+/// The case whose `herd explain` timeline is checked: a real interactive Codex approval.
+const EXPLAINED_APPROVAL: &str = "codex-tool";
+
+/// `herd explain` on the real interactive Codex approval: the dialog's sighting with its rows and
+/// rule, herd's answer with the guard's reason, whether Codex took it, the verdict and why.
+/// Returns what is missing, with the whole explanation.
+fn explain_shows_the_codex_approval(case: &Case, dir: &Path) -> Vec<String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_herd"))
+        .arg("explain")
+        .arg(dir.join("runs").join(case.id()))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = |kind: &str, needles: &[&str]| {
+        text.lines().any(|l| {
+            l.split_whitespace().nth(1) == Some(kind) && needles.iter().all(|n| l.contains(n))
+        })
+    };
+    let expected: [(&str, bool); 6] = [
+        (
+            "a `prompt` line naming rule press_1 with the dialog's first row",
+            line("prompt", &["press_1", "Yes, proceed"]),
+        ),
+        (
+            "the dialog's other rows below it",
+            text.contains("Yes, and don't ask again for commands that start with `touch"),
+        ),
+        (
+            "a `decision` line: the guard allowed the command by the task's auto_press_1",
+            line(
+                "decision",
+                &["press_1", "touch conformance_tool_ran.txt", "allow"],
+            ),
+        ),
+        (
+            "an `answered` line for press_1",
+            line("answered", &["press_1"]),
+        ),
+        (
+            "a `taken` line: the dialog left the screen after herd's answer",
+            line("taken", &["press_1", "the dialog left the screen"]),
+        ),
+        (
+            "the verdict and why",
+            text.contains("verdict: completed (marker seen, exit code 0)"),
+        ),
+    ];
+    let missing: Vec<&str> = expected
+        .iter()
+        .filter(|(_, seen)| !seen)
+        .map(|(what, _)| *what)
+        .collect();
+    if !out.status.success() || !missing.is_empty() {
+        return vec![format!(
+            "herd explain {} ({}) lacks: {}\n{text}{}",
+            case.id(),
+            out.status,
+            missing.join("; "),
+            String::from_utf8_lossy(&out.stderr)
+        )];
+    }
+    println!("herd explain {}:\n{text}", case.id());
+    Vec::new()
+}
+
 /// What the task's CLI asked the mock API, in order.
 fn requests_of(api: &MockApi, id: &str) -> String {
     let seen: Vec<String> = api
@@ -359,7 +437,7 @@ fn requests_of(api: &MockApi, id: &str) -> String {
     seen.join(", ")
 }
 
-fn outcome_of(case: &Case, doc: &Value, dir: &Path) -> Outcome {
+fn outcome_of(case: &Case, doc: &Value, dir: &Path, api: &MockApi) -> Outcome {
     let id = case.id();
     let task = doc["tasks"]
         .as_array()
@@ -374,13 +452,20 @@ fn outcome_of(case: &Case, doc: &Value, dir: &Path) -> Outcome {
             .unwrap_or_else(|| format!("status {}", task["status"])),
     };
     let home = dir.join("homes").join(&id);
+    let cast = dir.join(format!("runs/{id}/attempt_1.cast"));
+    let first_error = api
+        .requests()
+        .into_iter()
+        .find(|r| r.task_id == id && r.status >= 400)
+        .map(|r| r.at);
     Outcome {
         verdict,
         evidence: task["result"]["failure_evidence"]
             .as_str()
             .unwrap_or("")
             .to_string(),
-        seconds: cast_seconds(&dir.join(format!("runs/{id}/attempt_1.cast"))),
+        seconds: cast_seconds(&cast),
+        after_error: first_error.map_or(f64::NAN, |at| seconds_after(&cast, at)),
         leftovers: leftovers(&home),
         tool_ran: dir
             .join("work")
@@ -400,6 +485,22 @@ fn cast_seconds(cast: &Path) -> f64 {
                 .find_map(|line| serde_json::from_str::<Value>(line).ok()?[0].as_f64())
         })
         .unwrap_or(f64::NAN)
+}
+
+/// From `at` to the recording's last event, at most: the header's start is the agent's start
+/// rounded down to whole seconds, so a second is added (the figure is an upper bound).
+fn seconds_after(cast: &Path, at: std::time::SystemTime) -> f64 {
+    let start = std::fs::read_to_string(cast)
+        .ok()
+        .and_then(|text| {
+            let header: Value = serde_json::from_str(text.lines().next()?).ok()?;
+            header["timestamp"].as_f64()
+        })
+        .unwrap_or(f64::NAN);
+    let at = at
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(f64::NAN, |d| d.as_secs_f64());
+    start + 1.0 + cast_seconds(cast) - at
 }
 
 /// The final screen of the task's attempt, as `herd replay --print` draws it.
@@ -467,6 +568,7 @@ fn rows(cases: &[Case], outcomes: &[Outcome]) -> Vec<report::Row> {
             expect: c.expect,
             verdict: o.verdict.clone(),
             seconds: o.seconds,
+            after_error: o.after_error,
             leftovers: o.leftovers.len(),
             conforms: o.conforms(c),
             expected_failure: EXPECTED_FAILURES.iter().any(|f| f.id == c.id()),

@@ -699,6 +699,7 @@ fn verdict_for(capture: &Capture, profile: &Profile, reading: &Reading, cause: C
         marker_required: true,
         stream: None,
         signal: None,
+        agent_log: None,
     };
     classify(&facts, profile)
 }
@@ -716,7 +717,7 @@ fn the_four_profiles_follow_the_spec() {
     let cases: [Case; 4] = [
         (
             "claude",
-            &["claude", "{rendered_prompt}"],
+            &["claude", "--debug-file", "{agent_log}", "{rendered_prompt}"],
             Some("/exit\r"),
             &["trust", "press_p", "press_1"],
         ),

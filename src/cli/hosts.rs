@@ -8,8 +8,9 @@ use clap::{Args, Subcommand};
 use color_eyre::eyre::Result;
 
 use super::inputs::{EXIT_INVALID, load_profiles, print_problems};
-use crate::core::hosts::{Host, HostSet, Launcher, Target};
+use crate::core::hosts::{Host, HostSet, Launcher};
 use crate::run::remote;
+pub use crate::run::remote::host_problem;
 
 #[derive(Debug, Args, Clone)]
 pub struct HostsArgs {
@@ -60,27 +61,6 @@ pub fn load_hosts(
                 None => format!("{}: {e}", path.display()),
             })
             .collect()
-    })
-}
-
-/// What is wrong with a task's `host`: a name that is neither a host nor a group, or a host
-/// whose launcher program is not installed here.
-pub fn host_problem(name: &str, hosts: &HostSet) -> Option<String> {
-    let members = match hosts.target(name) {
-        None => return Some(hosts.unknown_target_message(name)),
-        Some(Target::Host(host)) => vec![host],
-        Some(Target::Group(members)) => members,
-    };
-    let missing: Vec<String> = members
-        .iter()
-        .filter(|h| !remote::launcher_installed(h))
-        .map(|h| format!("{} needs \"{}\"", h.name, h.program()))
-        .collect();
-    (!missing.is_empty()).then(|| {
-        format!(
-            "host \"{name}\": the launcher program is not installed here ({}); install it or fix the hosts file",
-            missing.join(", ")
-        )
     })
 }
 

@@ -86,6 +86,9 @@ pub fn describe_full(p: &Profile) -> String {
     } else {
         let _ = writeln!(out, "  resume          {:?}", p.resume);
     }
+    if let Some(kind) = p.agent_log {
+        let _ = writeln!(out, "  agent log       {kind:?} (read while it runs)");
+    }
     if let Some(kind) = p.transcripts {
         let _ = writeln!(out, "  transcripts     {kind:?} (read after each attempt)");
     }

@@ -24,6 +24,15 @@ pub fn run(args: &RunArgs) -> Result<i32> {
             return Ok(EXIT_INVALID);
         }
     };
+    let hosts =
+        match super::hosts::load_hosts(args.tasks.hosts.as_deref(), args.tasks.profiles.as_deref())
+        {
+            Ok(hosts) => hosts,
+            Err(problems) => {
+                print_problems(&problems);
+                return Ok(EXIT_INVALID);
+            }
+        };
     let store = match TaskStore::open(&args.tasks.tasks) {
         Ok(store) => store,
         Err(e) => {
@@ -64,6 +73,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         runs_dir,
         only: args.only.clone(),
         operator_present: !headless,
+        hosts,
     };
     let _log_guard = crate::run::logging::init(&opts.runs_dir);
     tracing::info!(tasks = %args.tasks.tasks.display(), concurrency = opts.concurrency, "herd run starts");

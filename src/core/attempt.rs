@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use super::agent_log::{AgentLogFacts, AgentLogParser, RetryWatch};
 use super::approval::{self, Approval, GuardSetup};
 use super::classify::{EndCause, EndFacts, ExitStatus, Verdict, classify};
 use super::detect::{self, PromptSighting};
@@ -87,6 +88,8 @@ pub enum Event<'a> {
     /// The signal file as the shell read it: a valid signal ends the attempt; a file that is
     /// not valid (yet: the agent may be writing it) is only remembered.
     SignalFile(Result<SignalFile, String>),
+    /// Bytes the agent added to its own log (the profile's `agent_log`) since the last read.
+    AgentLog(&'a [u8]),
 }
 
 /// Why herd writes to the agent.
@@ -140,6 +143,17 @@ pub enum Note {
     Bell,
     /// An answer to a prompt with what it approved and why.
     Approval(Approval),
+    /// An automatic answer was taken: its dialog left the screen.
+    AnswerTaken {
+        rule: String,
+    },
+    /// An automatic answer was not taken (its dialog still showed `RESEND_AFTER` later) and is
+    /// sent again: `resend` of `MAX_RESENDS`.
+    AnswerResent {
+        rule: String,
+        keys: String,
+        resend: u32,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -242,6 +256,9 @@ pub struct Attempt {
     /// on is herd's doing, not the agent's own.
     herd_ended: bool,
     signal: Option<Result<SignalFile, String>>,
+    /// The agent's own log, read live (the profile's `agent_log`).
+    agent_log: Option<AgentLogParser>,
+    log_retries: RetryWatch,
 }
 
 impl std::fmt::Debug for Attempt {
@@ -276,6 +293,8 @@ impl Attempt {
             idle_tail: None,
             stream: (setup.profile.output == OutputKind::StreamJson).then(StreamParser::new),
             signal: None,
+            agent_log: setup.profile.agent_log.map(AgentLogParser::new),
+            log_retries: RetryWatch::default(),
             herd_ended: false,
             setup,
         }
@@ -284,6 +303,11 @@ impl Attempt {
     /// A structured agent's events so far.
     pub fn stream_facts(&self) -> Option<&StreamFacts> {
         self.stream.as_ref().map(StreamParser::facts)
+    }
+
+    /// What the agent's own log said so far.
+    pub fn agent_log_facts(&self) -> Option<&AgentLogFacts> {
+        self.agent_log.as_ref().map(AgentLogParser::facts)
     }
 
     /// The signal file as last read.
@@ -455,6 +479,7 @@ impl Attempt {
             }
             Event::Cancel => self.begin_ending(EndCause::Cancelled, now, &mut effects),
             Event::SignalFile(read) => self.on_signal_file(read, now, &mut effects),
+            Event::AgentLog(bytes) => self.on_agent_log(bytes, now, &mut effects),
         }
         effects
     }
@@ -492,8 +517,8 @@ impl Attempt {
         if had_result {
             return;
         }
-        if let Some(evidence) = stream::hopeless_retry(parser.facts()) {
-            self.begin_ending(EndCause::HopelessRetry { evidence }, now, effects);
+        if let Some((failure, evidence)) = stream::hopeless_retry(parser.facts()) {
+            self.begin_ending(EndCause::HopelessRetry { failure, evidence }, now, effects);
             return;
         }
         if let Some(result) = &parser.facts().result {
@@ -503,6 +528,22 @@ impl Attempt {
             if self.setup.completion != Completion::SignalFile {
                 self.begin_ending(EndCause::AfterResult, now, effects);
             }
+        }
+    }
+
+    /// The agent's log grew: a request it keeps retrying in vain (a rejected key from the first
+    /// retry, a spent quota from the second in a row, server errors for `SERVER_ERROR_PATIENCE`)
+    /// ends the attempt now; refusals are kept for the verdict.
+    fn on_agent_log(&mut self, bytes: &[u8], now: Duration, effects: &mut Vec<Effect>) {
+        let Some(parser) = self.agent_log.as_mut() else {
+            return;
+        };
+        parser.feed(bytes);
+        if self.marker_seen {
+            return;
+        }
+        if let Some((failure, evidence)) = self.log_retries.check(&parser.facts().retries, now) {
+            self.begin_ending(EndCause::HopelessRetry { failure, evidence }, now, effects);
         }
     }
 
@@ -685,6 +726,7 @@ impl Attempt {
             marker_required: self.setup.marker_required,
             stream: stream_facts,
             signal: self.signal.as_ref(),
+            agent_log: self.agent_log.as_ref().map(AgentLogParser::facts),
         };
         let verdict = classify(&facts, &self.setup.profile);
         effects.push(Effect::Note(Note::Verdict(verdict.clone())));
@@ -711,7 +753,7 @@ fn describe_cause(cause: &EndCause) -> String {
         EndCause::Idle => "idle at the input prompt".into(),
         EndCause::Timeout { after_sec } => format!("timeout after {after_sec} s"),
         EndCause::PermissionBlocked { evidence } => format!("permission blocked: {evidence}"),
-        EndCause::HopelessRetry { evidence } => format!("retrying in vain: {evidence}"),
+        EndCause::HopelessRetry { evidence, .. } => format!("retrying in vain: {evidence}"),
         EndCause::Cancelled => "cancelled by the operator".into(),
     }
 }

@@ -201,3 +201,109 @@ fn an_interactive_agent_whose_ready_pattern_does_not_match_ends_after_idle_sec_q
     a.handle(Event::Exited(code(0)), secs(22));
     assert_eq!(verdict(&a), (None, String::new()));
 }
+
+/// The verdict an ended attempt reached.
+fn verdict_of(fx: &[Effect]) -> Verdict {
+    fx.iter()
+        .find_map(|e| match e {
+            Effect::Note(Note::Verdict(v)) => Some(v.clone()),
+            _ => None,
+        })
+        .unwrap()
+}
+
+/// Interactive Claude retrying a rejected key: its screen says only `API error · Retrying`, its
+/// debug log names the 401 at the first retry, and the attempt ends then as failed_auth.
+#[test]
+fn an_interactive_agent_whose_log_names_a_rejected_key_is_ended_at_once_as_failed_auth() {
+    let mut a = attempt(&format!("{INTERACTIVE}agent_log = \"claude_debug\"\n"));
+    a.handle(
+        Event::Output("\x1b[2J\x1b[H✻ API error · Retrying in 2s · attempt 2/10\r\n".as_bytes()),
+        secs(1),
+    );
+    let other = b"2026-11-25T03:39:04Z [DEBUG] [API:request] Creating client\n";
+    assert!(a.handle(Event::AgentLog(other), secs(2)).is_empty());
+    let retry = br#"2026-11-25T03:39:04Z [ERROR] API error (attempt 1/11): 401 401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}
+"#;
+    let fx = a.handle(Event::AgentLog(retry), secs(3));
+    assert!(fx.contains(&Effect::Signal(StopSignal::Term)), "{fx:?}");
+    let fx = a.handle(Event::Exited(code(0)), secs(3));
+    let verdict = verdict_of(&fx);
+    assert_eq!(verdict.failure, Some(FailureType::Auth), "{verdict:?}");
+    assert_eq!(
+        verdict.evidence.as_deref(),
+        Some("1 retries of authentication_error (status 401), attempt 1 of 10: invalid x-api-key")
+    );
+}
+
+/// A rate limit may pass: one 429 is waited out, the second in a row is a spent quota; an
+/// overloaded server is always waited out.
+#[test]
+fn an_interactive_agents_log_ends_a_quota_at_the_second_retry_and_waits_out_overload() {
+    let line = |n: u32, status: u16, kind: &str| {
+        format!(
+            "[ERROR] API error (attempt {n}/11): {status} {status} {{\"type\":\"error\",\"error\":{{\"type\":\"{kind}\",\"message\":\"m\"}}}}\n"
+        )
+    };
+    let mut a = attempt(&format!("{INTERACTIVE}agent_log = \"claude_debug\"\n"));
+    let first = line(1, 429, "rate_limit_error");
+    assert!(
+        a.handle(Event::AgentLog(first.as_bytes()), secs(1))
+            .is_empty()
+    );
+    let second = line(2, 429, "rate_limit_error");
+    let fx = a.handle(Event::AgentLog(second.as_bytes()), secs(3));
+    assert!(fx.contains(&Effect::Signal(StopSignal::Term)), "{fx:?}");
+    let verdict = verdict_of(&a.handle(Event::Exited(code(0)), secs(3)));
+    assert_eq!(verdict.failure, Some(FailureType::Quota), "{verdict:?}");
+
+    let mut a = attempt(&format!("{INTERACTIVE}agent_log = \"claude_debug\"\n"));
+    for n in 1..=5 {
+        let overloaded = line(n, 529, "overloaded_error");
+        assert!(
+            a.handle(Event::AgentLog(overloaded.as_bytes()), secs(n.into()))
+                .is_empty()
+        );
+    }
+}
+
+/// Interactive Codex refusing a command by itself (its rollout says so; the screen does not),
+/// then printing the marker: not a success.
+#[test]
+fn a_tool_call_the_agent_refused_by_itself_blocks_the_attempt_despite_the_marker() {
+    let mut a = attempt(&format!("{INTERACTIVE}agent_log = \"codex_rollout\"\n"));
+    let rollout = concat!(
+        r#"{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"touch x\"}","call_id":"c1"}}"#,
+        "\n",
+        r#"{"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"approval policy is Granular(..); reject command — you cannot ask for escalated permissions"}}"#,
+        "\n"
+    );
+    assert!(
+        a.handle(Event::AgentLog(rollout.as_bytes()), secs(1))
+            .is_empty()
+    );
+    a.handle(Event::Output(READY), secs(2));
+    let fx = a.handle(Event::Tick, secs(4));
+    assert!(
+        fx.iter().any(|e| matches!(
+            e,
+            Effect::Write {
+                reason: InputReason::ExitKeys,
+                ..
+            }
+        )),
+        "the turn ends as usual: {fx:?}"
+    );
+    let verdict = verdict_of(&a.handle(Event::Exited(code(0)), secs(4)));
+    assert_eq!(
+        verdict.failure,
+        Some(FailureType::PermissionBlocked),
+        "{verdict:?}"
+    );
+    assert_eq!(
+        verdict.evidence.as_deref(),
+        Some(
+            "permission denied: exec_command(touch x) — approval policy is Granular(..); reject command"
+        )
+    );
+}

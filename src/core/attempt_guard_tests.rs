@@ -223,9 +223,14 @@ fn an_answer_the_agent_did_not_take_is_sent_again_and_counts_once() {
     let fx = a.handle(Event::Output(&dialog("npm test")), secs(1));
     assert_eq!(writes(&fx), ["1"]);
     assert_eq!(a.next_deadline(), Some(secs(1) + RESEND_AFTER));
-    // Still there after the wait: sent again, twice at most.
+    // Still there after the wait: sent again, twice at most, and said so.
     let fx = a.handle(Event::Tick, secs(3));
     assert_eq!(writes(&fx), ["1"]);
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::Note(Note::AnswerResent { resend: 1, .. }))),
+        "{fx:?}"
+    );
     let fx = a.handle(Event::Tick, secs(5));
     assert_eq!(writes(&fx), ["1"]);
     assert_eq!(
@@ -258,6 +263,11 @@ fn a_taken_answer_is_not_sent_again() {
     );
     let fx = a.handle(Event::Tick, secs(4));
     assert!(writes(&fx).is_empty(), "{fx:?}");
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::Note(Note::AnswerTaken { rule }) if rule == "press_1")),
+        "the answer is noted as taken: {fx:?}"
+    );
 }
 
 #[test]

@@ -312,6 +312,11 @@ impl Attempt {
             .is_some_and(|s| s.appearance == u.appearance && s.gone_since.is_none());
         if !still_there {
             self.unconfirmed = None;
+            if self.phase == Phase::Running {
+                effects.push(Effect::Note(Note::AnswerTaken {
+                    rule: self.setup.profile.prompts[u.rule].name.clone(),
+                }));
+            }
             return;
         }
         if now < u.sent_at + RESEND_AFTER {
@@ -372,6 +377,11 @@ impl Attempt {
             });
             return;
         }
+        effects.push(Effect::Note(Note::AnswerResent {
+            rule: prompt.name.clone(),
+            keys: prompt.send.clone(),
+            resend: u.resends + 1,
+        }));
         effects.push(Effect::Write {
             bytes: prompt.send.clone().into_bytes(),
             reason: InputReason::AutoAnswer {

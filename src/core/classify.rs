@@ -3,6 +3,7 @@
 //! First match wins, per SPEC: timeout → permission blocked → auth → quota → process →
 //! incomplete. Failure texts are matched only on the end of the output of a failed attempt.
 
+use super::agent_log::AgentLogFacts;
 use super::profile::Profile;
 use super::signal_file::{Signal, SignalFile};
 use super::stream::{self, StreamFacts};
@@ -48,10 +49,11 @@ pub enum EndCause {
     PermissionBlocked {
         evidence: String,
     },
-    /// The agent kept retrying a request that cannot succeed (its key is rejected, its quota is
-    /// spent) and herd ended it instead of waiting out its retries; the verdict comes from the
-    /// errors it reported.
+    /// The agent kept retrying a request in vain (its key is rejected, its quota is spent, the
+    /// server kept failing for long) and herd ended it instead of waiting out its retries:
+    /// `failure` is what the retried errors name (auth, quota, process).
     HopelessRetry {
+        failure: FailureType,
         evidence: String,
     },
     Cancelled,
@@ -73,6 +75,8 @@ pub struct EndFacts<'a> {
     pub stream: Option<&'a StreamFacts>,
     /// The signal file as last read: its content, or why it is not valid.
     pub signal: Option<&'a Result<SignalFile, String>>,
+    /// What an interactive agent's own log said (Claude's debug log, Codex's rollout).
+    pub agent_log: Option<&'a AgentLogFacts>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,6 +151,12 @@ pub fn classify(facts: &EndFacts<'_>, profile: &Profile) -> Verdict {
         }
         _ => {}
     }
+    // A tool call the agent refused by itself (Codex under its approval policy) is a blocked
+    // permission, whatever the model printed next, as for a structured agent's refusals.
+    if let Some(refused) = facts.agent_log.filter(|log| !log.refused_tools.is_empty()) {
+        let evidence = format!("permission denied: {}", refused.refused_tools.join(", "));
+        return Verdict::failed(FailureType::PermissionBlocked, evidence);
+    }
     let decided = match facts.completion {
         Completion::SignalFile => by_signal(facts, profile),
         Completion::Result | Completion::Marker if facts.stream.is_some() => {
@@ -157,14 +167,16 @@ pub fn classify(facts: &EndFacts<'_>, profile: &Profile) -> Verdict {
     if let Some(verdict) = decided {
         return verdict;
     }
+    // Errors the agent kept retrying, as its events or log named them: more direct than the
+    // screen, which may say only `API error · Retrying`.
+    if let EndCause::HopelessRetry { failure, evidence } = &facts.cause {
+        return Verdict::failed(*failure, evidence.clone());
+    }
     if let Some(verdict) = by_text(facts.tail.iter().map(String::as_str), profile) {
         return verdict;
     }
     if let Some(verdict) = by_config_exit(facts, profile) {
         return verdict;
-    }
-    if let EndCause::HopelessRetry { evidence } = &facts.cause {
-        return Verdict::failed(FailureType::Process, evidence.clone());
     }
     let exited_badly = facts.cause == EndCause::Exited && !facts.exit.success();
     if exited_badly {
@@ -377,6 +389,7 @@ config_exit_codes = [55]
             marker_required: true,
             stream: None,
             signal: None,
+            agent_log: None,
         }
     }
 

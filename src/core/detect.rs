@@ -116,9 +116,13 @@ pub fn is_ready(profile: &Profile, screen_text: &str) -> bool {
 }
 
 /// The agent says it is working or retrying by itself (a spinner, `esc to interrupt`,
-/// `Retrying in 5s`), so a quiet screen is not idle.
+/// `Retrying in 5s`), so a quiet screen is not idle. Only the last `prompt_region_rows`
+/// non-blank rows count, where CLIs draw their live status: a spinner left higher up by a
+/// restarted UI (Gemini after its folder-trust answer) is history, not work going on.
 pub fn is_busy(profile: &Profile, screen_text: &str) -> bool {
-    profile.busy.iter().any(|re| re.is_match(screen_text))
+    let rows: Vec<String> = screen_text.lines().map(str::to_string).collect();
+    let bottom = tail_rows(&rows, profile.prompt_region_rows).join("\n");
+    profile.busy.iter().any(|re| re.is_match(&bottom))
 }
 
 /// The last `count` non-blank rows, oldest first: "the end of the output" that failure texts are
@@ -239,6 +243,20 @@ send = "y\r"
         assert!(!is_ready(&p, "❯ 1. Yes"));
         assert!(is_busy(&p, "✻ Thinking… (esc to interrupt)"));
         assert!(is_busy(&p, "API error · Retrying in 32s · attempt 7/10"));
+    }
+
+    /// Gemini after its folder-trust answer: the first session's spinner stays high up the
+    /// screen, the restarted one sits idle at its prompt below.
+    #[test]
+    fn a_spinner_left_high_up_the_screen_is_not_work_going_on() {
+        let p = profile();
+        let live = "text\n✻ Thinking… (esc to interrupt)\n───\n❯ \n───";
+        assert!(is_busy(&p, live));
+        let history: String = (0..p.prompt_region_rows)
+            .map(|i| format!("line {i}\n\n"))
+            .collect();
+        let stale = format!("✻ Thinking… (esc to interrupt)\n{history}───\n❯ \n───");
+        assert!(!is_busy(&p, &stale));
     }
 
     #[test]

@@ -150,6 +150,9 @@ pub struct Profile {
     /// message to continue with); empty when the agent cannot resume.
     pub resume: Vec<String>,
     pub transcripts: Option<TranscriptKind>,
+    /// A file the agent writes while it runs that herd reads live (Claude's debug log, Codex's
+    /// rollout): failed requests it keeps retrying, tool calls it refused by itself.
+    pub agent_log: Option<crate::core::agent_log::AgentLogKind>,
     pub origin: ProfileOrigin,
 }
 
@@ -191,6 +194,7 @@ pub struct ProfileSource {
     pub output: Option<OutputKind>,
     pub resume: Option<Vec<String>>,
     pub transcripts: Option<TranscriptKind>,
+    pub agent_log: Option<crate::core::agent_log::AgentLogKind>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -372,6 +376,7 @@ fn overlay(base: ProfileSource, top: ProfileSource) -> ProfileSource {
         output: top.output.or(base.output),
         resume: top.resume.or(base.resume),
         transcripts: top.transcripts.or(base.transcripts),
+        agent_log: top.agent_log.or(base.agent_log),
     }
 }
 
@@ -603,6 +608,7 @@ fn compile(
         output: source.output.unwrap_or_default(),
         resume,
         transcripts: source.transcripts,
+        agent_log: source.agent_log,
         origin,
     })
 }

@@ -262,17 +262,38 @@ pub struct Retry {
     pub max_retries: Option<u32>,
     pub status: Option<u16>,
     pub error: Option<String>,
+    /// What the error said, when the source gives it (Claude's debug log has the API's body).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 /// Retries of the same failure that cannot heal by waiting: a rejected key (from the first
 /// retry: a key does not become valid) or a spent quota (from the second in a row, so one
 /// passing rate limit is still waited out). `Some(evidence)` when the agent should be ended now;
 /// the retries are also recorded as errors, so the verdict names the class.
-pub fn hopeless_retry(facts: &StreamFacts) -> Option<String> {
+pub fn hopeless_retry(facts: &StreamFacts) -> Option<(FailureType, String)> {
     if facts.result.is_some() {
         return None;
     }
-    let last = facts.retries.last()?;
+    hopeless_retries(&facts.retries)
+}
+
+/// The retry is of a server error (5xx, overloaded): one that may heal, but not while the agent
+/// keeps getting it.
+pub fn is_server_error(retry: &Retry) -> bool {
+    let error = StreamError {
+        kind: retry.error.clone(),
+        status: retry.status,
+        message: String::new(),
+        fatal: false,
+    };
+    judge::retried_class(&error) == Some(FailureType::Process)
+}
+
+/// The same rule on retries from any source (a structured agent's events, an interactive agent's
+/// own log): the failure class and the evidence when the agent should be ended now.
+pub fn hopeless_retries(retries: &[Retry]) -> Option<(FailureType, String)> {
+    let last = retries.last()?;
     let kind_of = |retry: &Retry| {
         let error = retry.error.as_deref().unwrap_or_default();
         let error = StreamError {
@@ -284,22 +305,26 @@ pub fn hopeless_retry(facts: &StreamFacts) -> Option<String> {
         judge::hopeless_class(&error)
     };
     let class = kind_of(last)?;
-    let in_a_row = facts
-        .retries
+    let in_a_row = retries
         .iter()
         .rev()
         .take_while(|r| kind_of(r) == Some(class))
         .count();
     let needed = if class == FailureType::Auth { 1 } else { 2 };
     (in_a_row >= needed).then(|| {
-        format!(
+        let mut evidence = format!(
             "{} retries of {} (status {}), attempt {} of {}",
             in_a_row,
             last.error.as_deref().unwrap_or("an error"),
             last.status.map_or("?".to_string(), |s| s.to_string()),
             last.attempt,
             last.max_retries.map_or("?".to_string(), |m| m.to_string()),
-        )
+        );
+        if let Some(message) = last.message.as_deref().filter(|m| !m.trim().is_empty()) {
+            evidence.push_str(": ");
+            evidence.push_str(message.trim());
+        }
+        (class, evidence)
     })
 }
 

@@ -266,6 +266,11 @@ pub struct TaskSpec {
     pub worktree: bool,
     /// The host or host group (of the hosts file) to run on; `None`: this machine.
     pub host: Option<String>,
+    /// The host the latest attempt ran on (written by herd when it starts one there).
+    pub ran_on: Option<String>,
+    /// A host whose connection was lost while an attempt of the task ran there, and that has
+    /// not been swept since (written by herd).
+    pub lost_on: Option<String>,
     pub status: TaskStatus,
     pub attempts: u32,
     pub result: Option<serde_json::Value>,

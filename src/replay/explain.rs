@@ -142,6 +142,8 @@ fn marker_kind(label: &str) -> (&'static str, String) {
         ("auto answer", "answered"),
         ("operator answer", "answered"),
         ("answer ", "decision"),
+        ("taken ", "taken"),
+        ("not taken ", "resent"),
         ("completion marker seen", "marker"),
         ("result event", "result"),
         ("signal file", "signal"),

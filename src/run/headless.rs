@@ -159,6 +159,16 @@ pub fn describe(event: &EngineEvent) -> Option<String> {
             "{task_id}  waits: the agent could not start ({}); concurrency lowered to {concurrency}",
             shorten(reason, 100)
         ),
+        EngineEvent::HostTrouble {
+            task_id,
+            host,
+            evidence,
+            out_for,
+        } => format!(
+            "{task_id}  back to the queue, not counted: {}; {host} out of rotation for {} s",
+            shorten(evidence, 120),
+            out_for.as_secs()
+        ),
     })
 }
 

@@ -104,7 +104,16 @@ fn split_nul(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
     bytes.split(|b| *b == 0).filter(|s| !s.is_empty())
 }
 
+/// The variable the launch script on a host sets (`run::remote`).
+const HOST_VAR: &[u8] = b"HERD_HOST=";
+
+/// A process's cookie. One started on a host through a launcher (it carries `HERD_HOST`) is
+/// the host's to end, through the launcher, even when the host is this machine: it is not
+/// looked at here.
 fn cookie_in(environ: &[u8]) -> Option<String> {
+    if split_nul(environ).any(|entry| entry.starts_with(HOST_VAR)) {
+        return None;
+    }
     let prefix = format!("{COOKIE_VAR}=");
     split_nul(environ)
         .find_map(|entry| entry.strip_prefix(prefix.as_bytes()))

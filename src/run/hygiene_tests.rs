@@ -33,6 +33,11 @@ fn a_cookie_names_its_task_even_with_dots_in_the_id() {
         Some("x.1.n.t".into())
     );
     assert_eq!(cookie_in(b"A=1\0HERD_ATTEMPT_ID_NOT=x\0"), None);
+    // Started on a host through a launcher: ended there, through the launcher.
+    assert_eq!(
+        cookie_in(b"HERD_HOST=box1\0HERD_ATTEMPT_ID=x.1.n.t\0"),
+        None
+    );
 }
 
 #[test]

@@ -29,6 +29,9 @@ pub struct LaunchPlan {
     pub resumed_session: Option<String>,
     /// `HERD_SIGNAL_FILE`, for `"completion": "signal_file"`.
     pub signal_file: Option<PathBuf>,
+    /// The file `{agent_log}` names (the attempt's, beside its recordings), when the command
+    /// places it: herd reads it live as the profile's `agent_log` says.
+    pub agent_log: Option<PathBuf>,
 }
 
 /// What the task's fields and the run contribute to placeholders.
@@ -47,6 +50,12 @@ impl LaunchContext<'_> {
     pub fn signal_file(&self) -> PathBuf {
         self.run_dir
             .join(format!("attempt_{}.signal.json", self.attempt))
+    }
+
+    /// The file an agent is told to write its own log to (`{agent_log}`), beside the recordings.
+    pub fn agent_log_file(&self) -> PathBuf {
+        self.run_dir
+            .join(format!("attempt_{}.agent.log", self.attempt))
     }
 }
 
@@ -89,6 +98,7 @@ pub fn render_launch(
     let cwd = task_cwd(task, ctx.base_dir);
     let cwd_text = cwd.display().to_string();
     let signal_text = signal_file.as_ref().map(|p| p.display().to_string());
+    let agent_log_text = ctx.agent_log_file().display().to_string();
     let own = |name: &str| -> Option<String> {
         if let Some(value) = task.inputs.get(name) {
             return Some(value.clone());
@@ -103,6 +113,7 @@ pub fn render_launch(
             "max_retries" => Some(task.max_retries.to_string()),
             "previous_failure" => Some(previous_failure(task, ctx.attempt).unwrap_or_default()),
             "signal_file" => signal_text.clone(),
+            "agent_log" => Some(agent_log_text.clone()),
             "session_id" => resume.map(|r| r.session_id.clone()),
             _ => None,
         }
@@ -177,6 +188,12 @@ pub fn render_launch(
         }
         with_marker(name)
     };
+    let agent_log = command
+        .iter()
+        .chain(profile.env.values())
+        .chain(task.env.values())
+        .any(|part| part.contains("{agent_log}"))
+        .then(|| ctx.agent_log_file());
     let mut argv = Vec::with_capacity(command.len());
     for (i, part) in command.iter().enumerate() {
         let rendered = template::render(part, full)
@@ -210,6 +227,7 @@ pub fn render_launch(
         completion,
         resumed_session: resume.map(|r| r.session_id.clone()),
         signal_file,
+        agent_log,
     })
 }
 

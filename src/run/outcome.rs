@@ -79,6 +79,9 @@ pub struct AttemptResult {
     /// The profile's account the attempt used.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub account: Option<String>,
+    /// The host the attempt ran on, when not here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     /// The agent's own report: its events, its signal file, its transcript, its session
     /// (`agent_facts`).
     #[serde(flatten)]
@@ -148,6 +151,7 @@ impl AttemptResult {
             interrupted: false,
             failure_summary: None,
             account: None,
+            host: None,
             agent: Map::new(),
             total_cost_usd: None,
             survivors_ended: None,
@@ -189,6 +193,8 @@ pub struct AttemptFacts<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub transcript: Option<TranscriptRef<'a>>,
     pub ended_processes: &'a [EndedProcess],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<&'a str>,
 }
 
 /// (cols, rows) of the terminal the agent started in.
@@ -249,6 +255,7 @@ impl<'a> AttemptFacts<'a> {
             signal: None,
             transcript: None,
             ended_processes: &[],
+            host: None,
         }
     }
 }

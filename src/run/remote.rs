@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use super::hygiene::{COOKIE_VAR, EndedProcess};
 use super::launch::LaunchPlan;
-use crate::core::hosts::{Host, launcher_argv};
+use crate::core::hosts::{Host, HostSet, Target, launcher_argv};
 use crate::core::remote_script::{
     self, ProbeFacts, RemoteEnded, RemoteLaunch, SweepScope, UPLOAD_FAILED, quote,
 };
@@ -219,6 +219,27 @@ pub fn as_ended(host: &Host, ended: Vec<RemoteEnded>) -> Vec<EndedProcess> {
         .collect()
 }
 
+/// What is wrong with a task's `host`: a name that is neither a host nor a group, or a host
+/// whose launcher program is not installed here.
+pub fn host_problem(name: &str, hosts: &HostSet) -> Option<String> {
+    let members = match hosts.target(name) {
+        None => return Some(hosts.unknown_target_message(name)),
+        Some(Target::Host(host)) => vec![host],
+        Some(Target::Group(members)) => members,
+    };
+    let missing: Vec<String> = members
+        .iter()
+        .filter(|h| !launcher_installed(h))
+        .map(|h| format!("{} needs \"{}\"", h.name, h.program()))
+        .collect();
+    (!missing.is_empty()).then(|| {
+        format!(
+            "host \"{name}\": the launcher program is not installed here ({}); install it or fix the hosts file",
+            missing.join(", ")
+        )
+    })
+}
+
 /// Whether the launcher program can be found on herd's PATH.
 pub fn launcher_installed(host: &Host) -> bool {
     let program = host.program();
@@ -256,7 +277,10 @@ pub fn probe(host: &Host, programs: &[&str]) -> Result<ProbeFacts, String> {
         } else {
             "no answer"
         });
-    Err(format!("exit {:?}: {why}", run.code))
+    let code = run
+        .code
+        .map_or("by a signal".to_string(), |c| c.to_string());
+    Err(format!("exit {code}: {why}"))
 }
 
 #[cfg(test)]

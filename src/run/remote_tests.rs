@@ -27,6 +27,7 @@ fn plan(argv: &[&str], env: &[(&str, &str)]) -> LaunchPlan {
         },
         resumed_session: None,
         signal_file: None,
+        agent_log: None,
     }
 }
 
@@ -172,10 +173,7 @@ fn a_probe_finds_programs_and_says_why_a_host_is_unreachable() {
     .get("gone")
     .unwrap()
     .clone();
-    assert_eq!(
-        probe(&broken, &["sh"]).unwrap_err(),
-        "exit Some(255): refused"
-    );
+    assert_eq!(probe(&broken, &["sh"]).unwrap_err(), "exit 255: refused");
     assert!(launcher_installed(&local_host("")));
 }
 

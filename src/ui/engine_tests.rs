@@ -54,6 +54,7 @@ pub(super) fn fixture_from(text: &str, profiles: Option<&str>) -> Fixture {
         runs_dir: dir.path().join("runs"),
         only: Vec::new(),
         operator_present: true,
+        hosts: Default::default(),
     };
     let (tx, reports) = mpsc::channel(64);
     let engine = Engine::new(store, profiles, opts, tx).expect("engine");

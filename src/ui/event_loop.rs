@@ -379,6 +379,20 @@ fn on_engine_event(
                 now,
             );
         }
+        EngineEvent::HostTrouble {
+            task_id,
+            host,
+            out_for,
+            ..
+        } => {
+            state.say(
+                format!(
+                    "{task_id} back to the queue: host {host} unreachable, out of rotation for {} s",
+                    out_for.as_secs()
+                ),
+                now,
+            );
+        }
         EngineEvent::Resumed { .. } | EngineEvent::RetryScheduled { .. } => {}
     }
     Ok(())

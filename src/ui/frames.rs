@@ -92,6 +92,7 @@ pub(super) fn status(keys: &[(&str, &str)]) -> StatusView {
         finished: false,
         stopping: false,
         message: None,
+        hosts_out: Vec::new(),
         keys: keys
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))

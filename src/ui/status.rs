@@ -158,6 +158,18 @@ fn right_side(status: &StatusView) -> Line<'static> {
         right.push(Span::styled(" ⏸ PAUSED ", style::BANNER));
         right.push(Span::raw(" "));
     }
+    // A host out of rotation takes its tasks elsewhere (or holds them): never hidden.
+    if !status.hosts_out.is_empty() {
+        let hosts: Vec<String> = status
+            .hosts_out
+            .iter()
+            .map(|(host, secs)| format!("{host} {secs}s"))
+            .collect();
+        right.push(Span::styled(
+            format!("⚠ host out: {} ", hosts.join(", ")),
+            Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
+        ));
+    }
     if let Some(cost) = status.cost_usd {
         right.push(Span::styled(
             format!("{} ", cost_short(cost)),
@@ -352,6 +364,17 @@ mod tests {
         assert_eq!(fold(&parts, " · ", 9).as_deref(), Some("auth 1 +2"));
         assert_eq!(fold(&parts, " · ", 2).as_deref(), Some("+3"));
         assert_eq!(fold(&parts, " · ", 1), None);
+    }
+
+    #[test]
+    fn hosts_out_of_rotation_are_on_the_right_side() {
+        let mut status = crate::ui::frames::status(&[("q", "quit")]);
+        let plain =
+            |line: Line<'_>| -> String { line.spans.iter().map(|s| s.content.as_ref()).collect() };
+        assert!(!plain(right_side(&status)).contains("host out"));
+        status.hosts_out = vec![("box1".into(), 42), ("box2".into(), 7)];
+        let text = plain(right_side(&status));
+        assert!(text.starts_with("⚠ host out: box1 42s, box2 7s "), "{text}");
     }
 
     #[test]

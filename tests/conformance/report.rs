@@ -12,6 +12,8 @@ pub struct Row {
     pub expect: &'static str,
     pub verdict: String,
     pub seconds: f64,
+    /// From the API's first error answer to the verdict (NaN without one).
+    pub after_error: f64,
     pub leftovers: usize,
     pub conforms: bool,
     pub expected_failure: bool,
@@ -21,8 +23,8 @@ pub fn table(rows: &[Row]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<7} {:<12} {:<28} {:<26} {:<26} {:>6} {:>5}  result",
-        "cli", "profile", "scenario", "expected", "verdict", "secs", "procs"
+        "{:<7} {:<12} {:<28} {:<26} {:<26} {:>6} {:>9} {:>5}  result",
+        "cli", "profile", "scenario", "expected", "verdict", "secs", "err→end", "procs"
     );
     for r in rows {
         let result = match (r.conforms, r.expected_failure) {
@@ -33,8 +35,19 @@ pub fn table(rows: &[Row]) -> String {
         };
         let _ = writeln!(
             out,
-            "{:<7} {:<12} {:<28} {:<26} {:<26} {:>6.1} {:>5}  {result}",
-            r.cli, r.profile, r.scenario, r.expect, r.verdict, r.seconds, r.leftovers
+            "{:<7} {:<12} {:<28} {:<26} {:<26} {:>6.1} {:>9} {:>5}  {result}",
+            r.cli,
+            r.profile,
+            r.scenario,
+            r.expect,
+            r.verdict,
+            r.seconds,
+            if r.after_error.is_nan() {
+                "-".to_string()
+            } else {
+                format!("{:.1}", r.after_error)
+            },
+            r.leftovers
         );
     }
     out

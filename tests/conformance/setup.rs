@@ -112,7 +112,7 @@ pub fn prepare(
     ];
     std::fs::create_dir_all(home.join("tmp"))?;
     // The CLIs' retry loops are shortened where they let us; one scenario keeps them.
-    let quick = scenario != Scenario::AuthRetryLoop;
+    let quick = !matches!(scenario, Scenario::AuthRetryLoop | Scenario::QuotaRetryLoop);
     match cli {
         Cli::Claude => {
             let key_suffix = &API_KEY[API_KEY.len() - 20..];

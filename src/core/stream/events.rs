@@ -54,6 +54,7 @@ fn claude_retry(facts: &mut StreamFacts, event: &Object) {
         max_retries: as_u32("max_retries"),
         status,
         error: error.clone(),
+        message: None,
     };
     facts.errors.push(StreamError {
         kind: error.clone(),

@@ -101,10 +101,13 @@ pub fn judge(facts: &StreamFacts, profile: &Profile) -> Option<(FailureType, Str
 
 /// Auth or quota, when the error's kind or status says so: the failures retrying never heals.
 pub(super) fn hopeless_class(error: &StreamError) -> Option<FailureType> {
+    retried_class(error).filter(|f| matches!(f, FailureType::Auth | FailureType::Quota))
+}
+
+/// What a retried error's kind or status names: auth, quota, or a server error (process).
+pub(super) fn retried_class(error: &StreamError) -> Option<FailureType> {
     let by_kind = error.kind.as_deref().and_then(failure_of_kind);
-    by_kind
-        .or_else(|| error.status.and_then(failure_of_status))
-        .filter(|f| matches!(f, FailureType::Auth | FailureType::Quota))
+    by_kind.or_else(|| error.status.and_then(failure_of_status))
 }
 
 /// The failure one error names, if any.

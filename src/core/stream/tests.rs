@@ -338,7 +338,8 @@ fn a_retried_auth_error_is_hopeless_at_once_and_a_quota_error_on_its_second_retr
         "{INIT}\n{}",
         api_retry(1, 401, "authentication_failed")
     ));
-    let said = hopeless_retry(&auth).unwrap();
+    let (class, said) = hopeless_retry(&auth).unwrap();
+    assert_eq!(class, FailureType::Auth);
     assert!(
         said.contains("authentication_failed") && said.contains("status 401"),
         "{said}"
@@ -350,7 +351,7 @@ fn a_retried_auth_error_is_hopeless_at_once_and_a_quota_error_on_its_second_retr
     assert_eq!(hopeless_retry(&parse_text(&once)), None);
     let twice = format!("{once}{}", api_retry(2, 429, "rate_limit"));
     let quota = parse_text(&twice);
-    assert!(hopeless_retry(&quota).is_some());
+    assert_eq!(hopeless_retry(&quota).unwrap().0, FailureType::Quota);
     assert_eq!(
         judge(&quota, &plain_profile()).unwrap().0,
         FailureType::Quota

@@ -149,6 +149,16 @@ pub(super) fn read_task(
         wait_for_quota_reset: r.boolean("wait_for_quota_reset").unwrap_or(false),
         worktree: r.boolean("worktree").unwrap_or(false),
         host: r.string("host", "a host or group name of the hosts file", false),
+        ran_on: r.string(
+            "ran_on",
+            "the name of the host the latest attempt ran on",
+            false,
+        ),
+        lost_on: r.string(
+            "lost_on",
+            "the name of a host herd lost the connection to",
+            false,
+        ),
         status: r.status().unwrap_or(TaskStatus::Pending),
         attempts: r
             .count(

@@ -415,6 +415,8 @@ fn defaults_and_typed_fields() {
         wait_for_quota_reset: false,
         worktree: false,
         host: None,
+        ran_on: None,
+        lost_on: None,
     };
     assert_eq!(d, &expected);
 }

@@ -40,6 +40,8 @@ pub(super) struct Ended<'a> {
     pub(super) agent: AgentReport,
     /// Leftover processes herd ended after the agent exited.
     pub(super) ended_processes: Vec<EndedProcess>,
+    /// The host it ran on, when not here.
+    pub(super) host: Option<String>,
 }
 
 impl Engine {
@@ -79,6 +81,9 @@ impl Engine {
         if !ready {
             return Ok(());
         }
+        if self.conclude_on_host_trouble(key, now)? {
+            return Ok(());
+        }
         if self
             .live
             .get(&key)
@@ -86,6 +91,8 @@ impl Engine {
         {
             self.poll_signal(key, now, true)?;
         }
+        // The last lines of the agent's log (a Codex refusal the model talked past).
+        self.poll_agent_log(key, now)?;
         let Some(mut live) = self.live.remove(&key) else {
             return Ok(());
         };
@@ -153,6 +160,7 @@ impl Engine {
             quota_reset,
             agent,
             ended_processes: live.swept.take().unwrap_or_default(),
+            host: live.host().map(str::to_string),
         };
         self.conclude(ended, &mut live.recorder, now)
     }
@@ -218,6 +226,7 @@ impl Engine {
             interrupted: ended.stopped_by_operator,
             failure_summary: ended.failure_summary,
             account: account_name.clone(),
+            host: ended.host.clone(),
             agent: ended.agent.result_fields(plan),
             total_cost_usd: ended.agent.total_cost(task.result.as_ref()),
             survivors_ended: self.survivors.remove(&index),
@@ -228,6 +237,7 @@ impl Engine {
         facts.account = account_name;
         ended.agent.fill_facts(&mut facts);
         facts.ended_processes = &ended.ended_processes;
+        facts.host = ended.host.as_deref();
         let verdict = outcome.verdict.clone();
         recorder.marker(
             outcome.duration,

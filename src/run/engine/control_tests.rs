@@ -54,6 +54,7 @@ pub(crate) fn fixture_with(tasks: &str, profiles: &str) -> Fixture {
         runs_dir: dir.path().join("runs"),
         only: Vec::new(),
         operator_present: true,
+        hosts: Default::default(),
     };
     let (tx, reports) = mpsc::channel(256);
     let engine = Engine::new(store, profiles, opts, tx).expect("engine");

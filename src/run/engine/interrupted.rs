@@ -110,10 +110,24 @@ impl Engine {
         for live in self.live.values() {
             live.process.signal(crate::core::attempt::StopSignal::Kill);
         }
+        // The hosts' sweeps run at once, each on its own thread, while the local ones run here.
+        let on_hosts: Vec<_> = self
+            .live
+            .values()
+            .filter_map(|live| {
+                let sweep = super::hosts::sweep_on_host(live)?;
+                Some((live.task_id.clone(), std::thread::spawn(sweep)))
+            })
+            .collect();
         for live in self.live.values() {
             let ended = hygiene::end_attempt(&live.cookie, &live.known_processes, Duration::ZERO);
             for process in &ended {
                 tracing::info!(task = %live.task_id, attempt = live.number, "killed on leaving: {}", hygiene::describe(process));
+            }
+        }
+        for (task_id, sweep) in on_hosts {
+            for process in sweep.join().unwrap_or_default() {
+                tracing::info!(task = %task_id, "ended on its host on leaving: {}", hygiene::describe(&process));
             }
         }
     }

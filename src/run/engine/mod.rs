@@ -37,6 +37,7 @@ mod conclude;
 pub mod control;
 #[cfg(test)]
 mod control_tests;
+mod hosts;
 mod interrupted;
 mod processes;
 mod reports;
@@ -64,6 +65,8 @@ pub struct EngineOptions {
     /// Prompts wait for the operator without a time limit (the dashboard); headless they fail
     /// the attempt after `permission_wait_sec`.
     pub operator_present: bool,
+    /// The hosts a task's `host` may name (empty: every task runs here).
+    pub hosts: crate::core::hosts::HostSet,
 }
 
 /// What happened, for the frontends to show.
@@ -103,6 +106,14 @@ pub enum EngineEvent {
         reason: String,
         concurrency: usize,
     },
+    /// The task's host could not be reached or the connection was lost: the attempt does not
+    /// count, the task goes back to the queue and the host is out of rotation for a while.
+    HostTrouble {
+        task_id: String,
+        host: String,
+        evidence: String,
+        out_for: Duration,
+    },
 }
 
 /// One running attempt.
@@ -132,6 +143,8 @@ pub struct LiveAttempt {
     /// again.
     signal_text: Option<String>,
     next_signal_poll: Instant,
+    /// The agent's own log (the profile's `agent_log`), read every `SIGNAL_POLL`.
+    agent_log: Option<super::agent_log::AgentLogTail>,
     /// `HERD_ATTEMPT_ID` of this attempt: every process it starts carries it.
     cookie: String,
     /// Processes seen under the agent before herd signalled it (found again by identity, for
@@ -139,12 +152,19 @@ pub struct LiveAttempt {
     known_processes: Vec<(u32, u64)>,
     /// What was ended after the agent exited; the attempt concludes only once this is known.
     swept: Option<Vec<EndedProcess>>,
+    /// The host it runs on, when not here.
+    remote: Option<hosts::RemoteState>,
 }
 
 impl LiveAttempt {
     /// The launch plan the attempt runs (argv, completion rule, resumed session).
     pub fn plan(&self) -> &LaunchPlan {
         &self.plan
+    }
+
+    /// The host it runs on, when not here.
+    pub fn host(&self) -> Option<&str> {
+        self.remote.as_ref().map(|r| r.host.name.as_str())
     }
 }
 
@@ -169,6 +189,10 @@ pub struct Engine {
     /// Per task: the survivors of its interrupted attempt ended at start, carried into the
     /// record of its next attempt so the record keeps saying so.
     survivors: HashMap<usize, serde_json::Value>,
+    /// Hosts out of rotation after they could not be reached.
+    rotation: crate::core::host_choice::Rotation,
+    /// Attempts whose connection was lost: swept on their host once it is back.
+    unswept: Vec<(crate::core::hosts::Host, String)>,
 }
 
 impl Engine {
@@ -196,6 +220,8 @@ impl Engine {
             stopping: false,
             file_tag: String::new(),
             survivors: HashMap::new(),
+            rotation: Default::default(),
+            unswept: Vec::new(),
         };
         engine.file_tag = hygiene::file_tag(engine.store.path());
         engine.end_survivors()?;
@@ -319,5 +345,12 @@ pub fn note_label(note: &Note) -> String {
         ),
         Note::Bell => "bell".to_string(),
         Note::Approval(approval) => format!("answer {}", approval.summary()),
+        Note::AnswerTaken { rule } => format!("taken {rule}: the dialog left the screen"),
+        Note::AnswerResent { rule, keys, resend } => format!(
+            "not taken {rule}: the dialog still showed {} s later; {keys:?} sent again \
+             ({resend} of {})",
+            crate::core::attempt::RESEND_AFTER.as_secs(),
+            crate::core::attempt::MAX_RESENDS
+        ),
     }
 }

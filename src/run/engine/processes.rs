@@ -18,7 +18,8 @@ impl Engine {
     /// Ends what attempts of a herd that died on this file left running (found by the file's
     /// cookie tag) before anything starts, and says so in the log and in each task's record.
     pub(super) fn end_survivors(&mut self) -> Result<()> {
-        let ended = hygiene::end_survivors(&self.file_tag, hygiene::SWEEP_GRACE);
+        let mut ended = hygiene::end_survivors(&self.file_tag, hygiene::SWEEP_GRACE);
+        ended.extend(self.remote_survivors());
         if ended.is_empty() {
             return Ok(());
         }
@@ -107,16 +108,23 @@ pub(super) fn sweep_in_background(
 ) {
     let cookie = live.cookie.clone();
     let known = live.known_processes.clone();
+    let on_host = super::hosts::sweep_on_host(live);
     let spawned = std::thread::Builder::new()
         .name(format!("sweep-{key}"))
         .spawn(move || {
-            let ended = hygiene::end_attempt(&cookie, &known, hygiene::SWEEP_GRACE);
+            let mut ended = hygiene::end_attempt(&cookie, &known, hygiene::SWEEP_GRACE);
+            if let Some(sweep) = on_host {
+                ended.extend(sweep());
+            }
             let _ = reports.blocking_send(PtyReport::Swept { key, ended });
         });
     if let Err(error) = spawned {
         // No thread to spare: kill them at once here rather than leave them.
         tracing::warn!("cannot start the sweep of attempt {key}: {error}");
-        let ended = hygiene::end_attempt(&live.cookie, &live.known_processes, Duration::ZERO);
+        let mut ended = hygiene::end_attempt(&live.cookie, &live.known_processes, Duration::ZERO);
+        if let Some(sweep) = super::hosts::sweep_on_host(live) {
+            ended.extend(sweep());
+        }
         live.swept = Some(ended);
     }
 }

@@ -21,6 +21,9 @@ impl Engine {
                 };
                 let at = now.saturating_duration_since(live.started);
                 live.recorder.output(at, &bytes)?;
+                if let Some(remote) = &mut live.remote {
+                    remote.scan(&bytes);
+                }
                 let effects = live.attempt.handle(Event::Output(&bytes), at);
                 self.apply(key, effects, at)?;
             }
@@ -68,6 +71,9 @@ impl Engine {
                     if live.exit.is_none() {
                         super::processes::remember_descendants(live);
                     }
+                    if let Some(remote) = &mut live.remote {
+                        remote.signalled = true;
+                    }
                     live.process.signal(signal);
                 }
                 Effect::Note(note) => {
@@ -95,14 +101,16 @@ impl Engine {
                 let effects = live.attempt.handle(Event::Tick, at);
                 self.apply(key, effects, at)?;
             }
-            if self
-                .live
-                .get(&key)
-                .is_some_and(|l| l.plan.signal_file.is_some() && now >= l.next_signal_poll)
-            {
+            if self.live.get(&key).is_some_and(|l| {
+                (l.plan.signal_file.is_some() || l.agent_log.is_some()) && now >= l.next_signal_poll
+            }) {
+                self.poll_agent_log(key, now)?;
                 self.poll_signal(key, now, false)?;
             }
             self.conclude_if_drained(key, now)?;
+        }
+        if !self.unswept.is_empty() {
+            self.sweep_hosts_back(now);
         }
         self.fill_slots(now)?;
         self.flush()
@@ -152,13 +160,32 @@ impl Engine {
         self.apply(key, effects, at)
     }
 
+    /// Hands attempt `key` what its agent added to its own log since the last read.
+    pub(super) fn poll_agent_log(&mut self, key: u64, now: Instant) -> Result<()> {
+        let Some(live) = self.live.get_mut(&key) else {
+            return Ok(());
+        };
+        live.next_signal_poll = now + SIGNAL_POLL;
+        let Some(tail) = live.agent_log.as_mut() else {
+            return Ok(());
+        };
+        let bytes = tail.read_new();
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let at = now.saturating_duration_since(live.started);
+        let effects = live.attempt.handle(Event::AgentLog(&bytes), at);
+        self.apply(key, effects, at)
+    }
+
     /// When `on_tick` should run next.
     pub fn next_wakeup(&self) -> Option<Instant> {
         let attempts = self.live.values().filter_map(|live| {
             let attempt = live.attempt.next_deadline().map(|d| live.started + d);
             let drain = live.exited_at.map(|t| t + DRAIN_AFTER_EXIT);
-            let signal = (live.plan.signal_file.is_some() && live.exit.is_none())
-                .then_some(live.next_signal_poll);
+            let signal = ((live.plan.signal_file.is_some() || live.agent_log.is_some())
+                && live.exit.is_none())
+            .then_some(live.next_signal_poll);
             let flush = live.recorder.flush_due().map(|d| live.started + d);
             attempt
                 .into_iter()
@@ -178,6 +205,7 @@ impl Engine {
                 .chain(holds)
                 .copied()
                 .chain(accounts)
+                .chain(self.next_host_return(now))
                 .min()
         };
         attempts.chain(retries).min()

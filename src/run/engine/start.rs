@@ -35,6 +35,8 @@ struct Starting {
     key: u64,
     account: Option<usize>,
     started_at: OffsetDateTime,
+    /// The host it runs on, when not here.
+    host: Option<crate::core::hosts::Host>,
 }
 
 impl Engine {
@@ -52,7 +54,21 @@ impl Engine {
             attempt,
             run_dir: &run_dir,
         };
-        launch::prepare(task, &self.profiles, &ctx)
+        match &task.host {
+            None => launch::prepare(task, &self.profiles, &ctx),
+            // The folder and the program are the host's: not looked for here.
+            Some(name) => {
+                if let Some(problem) = crate::run::remote::host_problem(name, &self.opts.hosts) {
+                    return Err(problem);
+                }
+                if task.worktree {
+                    return Err(format!(
+                        "\"worktree\" is not supported for tasks on a host yet (host \"{name}\"); run the task here or prepare the worktree on the host and set \"cwd\""
+                    ));
+                }
+                launch::render(task, &self.profiles, &ctx)
+            }
+        }
     }
 
     pub(super) fn fail_config_problems(&mut self) -> Result<()> {
@@ -108,7 +124,31 @@ impl Engine {
                         Choice::AllExhausted { .. }
                     )
                 });
-            if due && let Some(prepared) = self.prepare_start(index, now)? {
+            if !due {
+                continue;
+            }
+            let host = match task.host.clone() {
+                None => None,
+                Some(name) => {
+                    let taken: Vec<&str> = starting
+                        .iter()
+                        .filter_map(|s: &Starting| s.host.as_ref().map(|h| h.name.as_str()))
+                        .collect();
+                    match self.choose_host(&name, &taken, now) {
+                        crate::core::host_choice::HostChoice::Use(chosen) => {
+                            self.opts.hosts.get(&chosen).cloned()
+                        }
+                        // Full or out of rotation: the task waits, it has not failed.
+                        crate::core::host_choice::HostChoice::Wait { .. } => continue,
+                        crate::core::host_choice::HostChoice::Unknown => {
+                            let problem = self.opts.hosts.unknown_target_message(&name);
+                            self.fail_config(index, problem)?;
+                            continue;
+                        }
+                    }
+                }
+            };
+            if let Some(prepared) = self.prepare_start(index, now, host)? {
                 starting.push(prepared);
             }
         }
@@ -125,7 +165,12 @@ impl Engine {
     /// Everything a task's next attempt needs before its agent runs, with the task marked
     /// `running` in the document (not yet written: the caller writes before `launch`). `None`
     /// when the task failed its configuration instead.
-    fn prepare_start(&mut self, index: usize, now: Instant) -> Result<Option<Starting>> {
+    fn prepare_start(
+        &mut self,
+        index: usize,
+        now: Instant,
+        host: Option<crate::core::hosts::Host>,
+    ) -> Result<Option<Starting>> {
         self.retry_at.remove(&index);
         let task = self.store.file().tasks()[index].clone();
         let number = task.attempts + 1;
@@ -142,6 +187,10 @@ impl Engine {
                 }
                 Err(evidence) => return self.fail_config(index, evidence).map(|()| None),
             }
+        }
+        if let Some(host) = &host {
+            let cwd = crate::run::remote::remote_cwd(task.cwd.as_deref(), host, &plan.cwd);
+            plan.cwd = cwd.into();
         }
         let Some(profile) = self.profiles.get(&task.agent).cloned() else {
             return self
@@ -186,6 +235,13 @@ impl Engine {
         file.remove_field(index, "retry_at");
         // The operator's message is delivered by this attempt.
         file.remove_field(index, "resume_message");
+        if let Some(host) = &host {
+            file.set_field(
+                index,
+                super::hosts::RAN_ON_FIELD,
+                serde_json::json!(host.name),
+            );
+        }
         Ok(Some(Starting {
             index,
             task,
@@ -196,6 +252,7 @@ impl Engine {
             key,
             account,
             started_at,
+            host,
         }))
     }
 
@@ -211,6 +268,7 @@ impl Engine {
             key,
             account,
             started_at,
+            host,
         } = starting;
         let (rows, cols) = (self.opts.rows, self.opts.cols);
         let profile_rules = profile.rules.clone();
@@ -239,6 +297,15 @@ impl Engine {
             marker_required: plan.completion.marker_required,
             guard: guard_setup(&task, &profile_rules, &plan.cwd),
         };
+        let agent_log = setup.profile.agent_log.map(|kind| {
+            super::super::agent_log::AgentLogTail::new(
+                kind,
+                plan.agent_log.clone(),
+                &plan.env,
+                &plan.cwd,
+                std::time::SystemTime::from(started_at),
+            )
+        });
         let command = plan.argv.join(" ");
         tracing::info!(task = %task.task_id, attempt = number, cwd = %plan.cwd.display(), "starting {command}");
         self.events.push(EngineEvent::Started {
@@ -246,10 +313,29 @@ impl Engine {
             attempt: number,
             command,
         });
-        let git_before = failure_report::GitSnapshot::start(&plan.cwd);
+        let git_before = match host {
+            None => failure_report::GitSnapshot::start(&plan.cwd),
+            Some(_) => failure_report::GitSnapshot::default(),
+        };
         let cookie = hygiene::new_cookie(&self.file_tag, &task.task_id, number);
         plan.env.insert(hygiene::COOKIE_VAR.into(), cookie.clone());
-        match AgentProcess::spawn(&plan, rows, cols, key, self.reports.clone()) {
+        // On a host, the local terminal carries the launcher (ssh -tt, an exec with -t).
+        let (spawned, remote) = match host {
+            None => (
+                AgentProcess::spawn(&plan, rows, cols, key, self.reports.clone()),
+                None,
+            ),
+            Some(host) => {
+                let run_dir = self.opts.runs_dir.join(&task.task_id);
+                let log = crate::run::remote::log_path(&run_dir, number);
+                let cwd = plan.cwd.display().to_string();
+                let local = crate::run::remote::wrap(&plan, &host, &cwd, &cookie, &log, &run_dir);
+                let spawned = AgentProcess::spawn(&local, rows, cols, key, self.reports.clone());
+                (spawned, Some(super::hosts::RemoteState::new(host, log)))
+            }
+        };
+        let host_name = remote.as_ref().map(|r| r.host.name.clone());
+        match spawned {
             Ok(process) => {
                 self.live.insert(
                     key,
@@ -272,9 +358,11 @@ impl Engine {
                         account,
                         signal_text: None,
                         next_signal_poll: now + SIGNAL_POLL,
+                        agent_log,
                         cookie,
                         known_processes: Vec::new(),
                         swept: None,
+                        remote,
                     },
                 );
                 self.live_by_task.insert(index, key);
@@ -312,6 +400,7 @@ impl Engine {
                     quota_reset: None,
                     agent: AgentReport::default(),
                     ended_processes: Vec::new(),
+                    host: host_name,
                 };
                 self.conclude(ended, &mut recorder, now)
             }

@@ -146,6 +146,8 @@ pub struct StatusView {
     pub cost_usd: Option<f64>,
     /// The last action's result, shown for a few seconds.
     pub message: Option<String>,
+    /// Hosts out of rotation (name, seconds until they are tried again): always shown.
+    pub hosts_out: Vec<(String, u64)>,
     /// (key, what it does) for the keys that matter now.
     pub keys: Vec<(String, String)>,
 }

@@ -87,6 +87,11 @@ pub fn status(engine: &Engine, state: &UiState, now: Instant) -> StatusView {
         finished: state.finished.is_some(),
         stopping: state.leaving == Leaving::Stopping,
         message: state.message_now(now).map(str::to_string),
+        hosts_out: engine
+            .hosts_out_of_rotation(now)
+            .into_iter()
+            .map(|(host, _, left)| (host, left.as_secs_f64().ceil() as u64))
+            .collect(),
         keys: hints(engine, state),
     }
 }

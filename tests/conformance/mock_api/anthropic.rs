@@ -21,14 +21,8 @@ pub fn answer(call: &Call<'_>) -> Outcome {
         Scenario::Auth => error(401, "authentication_error", "invalid x-api-key")
             .with_header("x-should-retry", "false"),
         Scenario::AuthRetryLoop => error(401, "authentication_error", "invalid x-api-key"),
-        Scenario::Quota => error(
-            429,
-            "rate_limit_error",
-            "This request would exceed the rate limit for your organization of 50,000 input \
-             tokens per minute.",
-        )
-        .with_header("retry-after", "30")
-        .with_header("x-should-retry", "false"),
+        Scenario::Quota => rate_limited().with_header("x-should-retry", "false"),
+        Scenario::QuotaRetryLoop => rate_limited(),
         Scenario::Credit => error(
             400,
             "invalid_request_error",
@@ -46,6 +40,17 @@ pub fn answer(call: &Call<'_>) -> Outcome {
         }
     };
     Outcome::Answer(response)
+}
+
+/// The API's 429 for an organization's rate limit, with its `retry-after`.
+fn rate_limited() -> Response {
+    let body = json!({"type": "error", "error": {"type": "rate_limit_error",
+                      "message": "This request would exceed the rate limit for your organization \
+                                  of 50,000 input tokens per minute."},
+                      "request_id": "req_mock_conformance"});
+    Response::json(429, &body)
+        .with_header("request-id", "req_mock_conformance")
+        .with_header("retry-after", "30")
 }
 
 fn offers_bash(body: &Value) -> bool {

@@ -28,7 +28,7 @@ pub fn answer(call: &Call<'_>) -> Outcome {
             "API key not valid. Please pass a valid API key.",
             Some("API_KEY_INVALID"),
         ),
-        Scenario::Quota | Scenario::Credit => daily_quota(),
+        Scenario::Quota | Scenario::QuotaRetryLoop | Scenario::Credit => daily_quota(),
         Scenario::Overloaded => error(
             503,
             "UNAVAILABLE",

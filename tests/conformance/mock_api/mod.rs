@@ -31,6 +31,8 @@ pub enum Scenario {
     Auth,
     /// 401 as above, but the CLI's own retry loop is left alone (no `x-should-retry: false`).
     AuthRetryLoop,
+    /// 429 as below (Claude only), with the CLI's own retry loop left alone.
+    QuotaRetryLoop,
     /// 429 with the vendor's quota / rate-limit body.
     Quota,
     /// Anthropic's 400 "credit balance is too low" (Claude only).
@@ -44,11 +46,12 @@ pub enum Scenario {
 }
 
 impl Scenario {
-    pub const ALL: [Scenario; 9] = [
+    pub const ALL: [Scenario; 10] = [
         Scenario::Text,
         Scenario::Tool,
         Scenario::Auth,
         Scenario::AuthRetryLoop,
+        Scenario::QuotaRetryLoop,
         Scenario::Quota,
         Scenario::Credit,
         Scenario::Overloaded,
@@ -62,6 +65,7 @@ impl Scenario {
             Scenario::Tool => "tool",
             Scenario::Auth => "auth401",
             Scenario::AuthRetryLoop => "auth401_retry_loop",
+            Scenario::QuotaRetryLoop => "quota429_retry_loop",
             Scenario::Quota => "quota429",
             Scenario::Credit => "credit",
             Scenario::Overloaded => "overloaded",
@@ -108,6 +112,8 @@ pub struct Logged {
     pub method: String,
     pub path: String,
     pub status: u16,
+    /// When it was answered (the wall clock, to compare with a recording's start).
+    pub at: std::time::SystemTime,
 }
 
 pub struct MockApi {
@@ -178,6 +184,7 @@ fn serve(stream: TcpStream, log: &Mutex<Vec<Logged>>, stop: &AtomicBool) {
                 method: request.method.clone(),
                 path: request.target.clone(),
                 status,
+                at: std::time::SystemTime::now(),
             });
         }
         match outcome {

@@ -23,7 +23,7 @@ pub fn answer(call: &Call<'_>) -> Outcome {
             "Incorrect API key provided: sk-mock**********conf. You can find your API key at \
              https://platform.openai.com/account/api-keys.",
         ),
-        Scenario::Quota | Scenario::Credit => error(
+        Scenario::Quota | Scenario::QuotaRetryLoop | Scenario::Credit => error(
             429,
             "insufficient_quota",
             "insufficient_quota",
