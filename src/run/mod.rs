@@ -15,6 +15,7 @@ pub mod pty;
 pub mod recorder;
 pub mod remote;
 pub mod safe_fs;
+pub mod spawn;
 pub mod store;
 pub mod summary;
 pub mod transcripts;
