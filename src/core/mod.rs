@@ -19,6 +19,7 @@ pub mod host_choice;
 pub mod hosts;
 pub mod json_pos;
 pub mod marker;
+pub mod outcome;
 pub mod profile;
 pub mod queries;
 pub mod quota_reset;
