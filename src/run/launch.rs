@@ -12,6 +12,7 @@ use crate::core::profile::{Profile, ProfileSet};
 use crate::core::task::{Completion, DEFAULT_MARKER_TEMPLATE, TaskSpec};
 use crate::core::template;
 
+pub mod acp;
 mod error;
 mod prompt;
 
@@ -236,6 +237,10 @@ fn render_all(
     );
     if let Some(path) = &signal_file {
         env.insert("HERD_SIGNAL_FILE".to_string(), path.display().to_string());
+    }
+    if profile.protocol == crate::core::profile::Protocol::Acp {
+        let log = acp::log_path(ctx.run_dir, ctx.attempt);
+        argv = acp::wrap(argv, &mut env, task, profile, &prompt, &log);
     }
     LaunchPlan {
         argv,
