@@ -19,6 +19,7 @@ use crate::core::classify::{ExitStatus, Verdict};
 use crate::core::task::{FailureType, TaskSpec, TaskStatus};
 use crate::run::guard_context::guard_setup;
 use crate::run::launch::{self, LaunchContext, LaunchPlan};
+use crate::run::outcome::AttemptOutcome;
 use crate::run::pty::AgentProcess;
 use crate::run::recorder::{AttemptPaths, Recorder};
 use crate::run::{failure_report, hygiene, outcome, worktree};
@@ -367,25 +368,29 @@ impl Engine {
                 // Could not even start: a process failure of this attempt, with the reason.
                 let verdict = Verdict::failed(FailureType::Process, format!("{error:#}"));
                 let mut recorder = recorder;
-                let exit = ExitStatus::default();
+                let outcome = AttemptOutcome {
+                    attempt: number,
+                    verdict,
+                    marker_seen: false,
+                    exit: ExitStatus::default(),
+                    log_file: outcome::relative_to(&recorder.paths().log, self.store.base_dir()),
+                    auto_counts: Vec::new(),
+                    auto_inputs: Vec::new(),
+                    approvals: Vec::new(),
+                    started_at,
+                    ended_at: OffsetDateTime::now_utc(),
+                    duration: Duration::ZERO,
+                };
                 let ended = Ended {
                     index,
                     task_id: &task.task_id,
-                    number,
                     plan: &plan,
                     size: (cols, rows),
-                    verdict: &verdict,
-                    exit: &exit,
-                    marker_seen: false,
-                    auto_inputs: &[],
-                    approvals: &[],
-                    auto_counts: Vec::new(),
-                    started: now,
-                    started_at,
+                    account,
                     stopped_by_operator: false,
+                    outcome,
                     failure_summary: None,
                     quota_reset: None,
-                    account,
                     agent: AgentReport::default(),
                     ended_processes: Vec::new(),
                     host: host_name,
