@@ -243,6 +243,13 @@ fn hostile_and_scripted_acp_agents_end_with_clear_evidence() {
             on.clone(),
         ),
         case("missing", "failed_config", "cannot start the ACP agent", on),
+        // Nothing allowed: the request waits for an operator, who is not there (headless).
+        case(
+            "asks",
+            "failed_permission_blocked",
+            "Bash(npm test)",
+            json!({}),
+        ),
     ];
     let tasks = cases.iter().map(|c| c.task.clone()).collect();
     let path = std::env::var("PATH").unwrap_or_default();

@@ -58,13 +58,28 @@ pub fn run(script: &str) -> ! {
             Some("session/new") => send(&json!({"jsonrpc": "2.0", "id": id,
                 "result": {"sessionId": "fake-1"}})),
             Some("session/prompt") => {
-                if script == "guard_refuses" {
+                if script == "guard_refuses" || script == "asks" {
+                    // `rm -rf ~` the guard refuses; `npm test` it leaves to the operator when
+                    // the task allows nothing.
+                    let command = if script == "asks" {
+                        "npm test"
+                    } else {
+                        "rm -rf ~"
+                    };
                     permission_for = Some(id);
+                    send(&update("I will run a command first. "));
+                    send(
+                        &json!({"jsonrpc": "2.0", "method": "session/update", "params": {
+                        "sessionId": "fake-1", "update": {"sessionUpdate": "plan", "entries": [
+                            {"content": "Run the command", "status": "in_progress", "priority": "high"},
+                            {"content": "Report", "status": "pending", "priority": "low"}]}}}),
+                    );
                     send(&json!({"jsonrpc": "2.0", "id": "perm-1",
                         "method": "session/request_permission", "params": {"sessionId": "fake-1",
-                        "toolCall": {"toolCallId": "c1", "title": "rm -rf ~", "kind": "execute",
-                            "rawInput": {"command": "rm -rf ~"}},
+                        "toolCall": {"toolCallId": "c1", "title": command, "kind": "execute",
+                            "rawInput": {"command": command}},
                         "options": [
+                            {"optionId": "always", "name": "Always allow", "kind": "allow_always"},
                             {"optionId": "ok", "name": "Allow", "kind": "allow_once"},
                             {"optionId": "no", "name": "Reject", "kind": "reject_once"}]}}));
                     continue;
