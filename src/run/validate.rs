@@ -29,7 +29,8 @@ pub enum Problem {
         location: Option<Location>,
         message: String,
     },
-    /// A task's `host` that is unknown or cannot be reached from here.
+    /// A task's `host` that is unknown or cannot be reached from here, or what it cannot do
+    /// there.
     Host {
         task_id: String,
         location: Option<Location>,
@@ -139,9 +140,8 @@ pub fn check(file: &TaskFile, checks: &Checks<'_>) -> Vec<Problem> {
                 });
             }
         }
-        if let Some(name) = &task.host
-            && !reported.contains("host")
-            && let Some(message) = super::remote::host_problem(name, checks.hosts)
+        if !reported.contains("host")
+            && let Some(message) = super::remote::task_problem(task, checks.hosts)
         {
             problems.push(Problem::Host {
                 task_id: task.task_id.clone(),
