@@ -2,6 +2,9 @@
 //! at 200x60 into a `TestBackend`; and the queue of a 10,000-task batch built from a real engine
 //! and drawn. Run with `cargo bench --bench dashboard`.
 
+// Test code: a failed `expect` is the test failing, with its message.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 use std::time::{Duration, Instant};
 
 use divan::Bencher;
@@ -99,7 +102,7 @@ fn view(screens: &[Screen]) -> Dashboard<'_> {
 /// A frame while every agent's spinner moved: feed one update to each of the 16 screens, build
 /// the view and draw it.
 #[divan::bench]
-fn frame_16_spinners_200x60(bencher: Bencher) {
+fn frame_16_spinners_200x60(bencher: Bencher<'_, '_>) {
     let mut screens = screens(200, 60);
     let mut terminal = Terminal::new(TestBackend::new(200, 60)).expect("terminal");
     let mut tick = 0;
@@ -116,7 +119,7 @@ fn frame_16_spinners_200x60(bencher: Bencher) {
 
 /// `terminal.draw` alone for the same 16 panes.
 #[divan::bench]
-fn draw_16_panes_200x60(bencher: Bencher) {
+fn draw_16_panes_200x60(bencher: Bencher<'_, '_>) {
     let screens = screens(200, 60);
     let mut terminal = Terminal::new(TestBackend::new(200, 60)).expect("terminal");
     let view = view(&screens);
@@ -128,7 +131,7 @@ fn draw_16_panes_200x60(bencher: Bencher) {
 /// A 10,000-task batch: the engine's tasks file, statuses counted, the queue filtered and its
 /// visible window built, then drawn.
 #[divan::bench]
-fn queue_10000_tasks_200x60(bencher: Bencher) {
+fn queue_10000_tasks_200x60(bencher: Bencher<'_, '_>) {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("tasks.json");
     let statuses = ["completed", "failed", "pending", "cancelled", "retryable"];

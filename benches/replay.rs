@@ -4,7 +4,8 @@
 //! Run: `cargo bench --bench replay`. Before the timings it prints the file size, the index build
 //! time, the checkpoints' count and bytes, and the slowest of 10 random seeks.
 
-#![allow(clippy::unwrap_used)]
+// Test code: a failed `expect` is the test failing, with its message.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use std::num::NonZeroU16;
 use std::path::{Path, PathBuf};
@@ -104,13 +105,13 @@ fn report() {
 }
 
 #[divan::bench(sample_count = 3, sample_size = 1)]
-fn index_build(bencher: Bencher) {
+fn index_build(bencher: Bencher<'_, '_>) {
     let path = cast();
     bencher.bench(|| Index::build_file(path, IndexOptions::default(), &mut |_| {}).unwrap());
 }
 
 #[divan::bench(sample_count = 10, sample_size = 1)]
-fn seek_10_random_positions(bencher: Bencher) {
+fn seek_10_random_positions(bencher: Bencher<'_, '_>) {
     let index = index();
     let times = random_times(index.timeline.duration());
     bencher
@@ -124,7 +125,7 @@ fn seek_10_random_positions(bencher: Bencher) {
 }
 
 #[divan::bench(sample_count = 20, sample_size = 1)]
-fn seek_back_to_the_middle_from_the_end(bencher: Bencher) {
+fn seek_back_to_the_middle_from_the_end(bencher: Bencher<'_, '_>) {
     let index = index();
     let duration = index.timeline.duration();
     bencher
@@ -148,7 +149,7 @@ fn middle() -> Playhead {
 }
 
 #[divan::bench]
-fn checkpoint_by_screen_clone(bencher: Bencher) {
+fn checkpoint_by_screen_clone(bencher: Bencher<'_, '_>) {
     let playhead = middle();
     let mut term = Term::new(40, 120, 80);
     bencher.bench_local(|| {
@@ -158,7 +159,7 @@ fn checkpoint_by_screen_clone(bencher: Bencher) {
 }
 
 #[divan::bench]
-fn checkpoint_by_formatted_text(bencher: Bencher) {
+fn checkpoint_by_formatted_text(bencher: Bencher<'_, '_>) {
     let playhead = middle();
     let (rows, cols) = playhead.term().size();
     bencher.bench_local(|| {

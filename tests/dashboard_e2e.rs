@@ -8,6 +8,9 @@
 //! through its signal file: the task needs input, the questions are on screen, `m` opens the
 //! editor that answers them, and the answer resumes the agent's session to completion.
 
+// Test code: a failed `expect` is the test failing, with its message.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 use std::io::{Read, Write};
 use std::num::NonZeroU16;
 use std::path::Path;

@@ -3,6 +3,9 @@
 //! structured scenarios (stream-json lines, the signal file, resumed sessions) are checked
 //! field by field, and their events against the shapes of the real captures.
 
+// Test code: a failed `expect` is the test failing, with its message.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};

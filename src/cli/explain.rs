@@ -13,7 +13,7 @@ use crate::replay::cast::{Step, read_header};
 use crate::replay::explain::{AttemptRecord, explain as explain_attempt};
 use crate::replay::print::resolve_cast;
 
-pub fn explain(args: &ExplainArgs) -> Result<i32> {
+pub(super) fn explain(args: &ExplainArgs) -> Result<i32> {
     let cast = match resolve_cast(&args.path) {
         Ok(cast) => cast,
         Err(error) => {

@@ -13,7 +13,7 @@ use crate::core::task::TaskStatus;
 use crate::run::launch::last_session;
 use crate::run::store::TaskStore;
 
-pub fn message(args: &MessageArgs) -> Result<i32> {
+pub(super) fn message(args: &MessageArgs) -> Result<i32> {
     let text = if args.text == "-" {
         let mut text = String::new();
         std::io::stdin()

@@ -12,7 +12,7 @@ use crate::core::guard::{self, Decision, Policy, Request, RuleSet};
 use crate::core::taskfile::TaskFile;
 use crate::run::guard_context::{context_for, task_rules};
 
-pub fn policy(args: &PolicyArgs) -> Result<i32> {
+pub(super) fn policy(args: &PolicyArgs) -> Result<i32> {
     match &args.command {
         PolicyCommand::Check(check) => Ok(policy_check(check)),
     }

@@ -6,7 +6,7 @@ use super::args::ProfilesArgs;
 use super::inputs::{EXIT_INVALID, load_profiles, print_problems};
 use super::profiles_view;
 
-pub fn profiles(args: &ProfilesArgs) -> Result<i32> {
+pub(super) fn profiles(args: &ProfilesArgs) -> Result<i32> {
     let set = match load_profiles(args.profiles.as_deref()) {
         Ok(p) => p,
         Err(problems) => {

@@ -5,7 +5,7 @@ use std::fmt::Write;
 use crate::core::profile::{Profile, ProfileSet};
 
 /// One line per profile: name, origin, command and rule names.
-pub fn describe_all(set: &ProfileSet) -> String {
+pub(super) fn describe_all(set: &ProfileSet) -> String {
     let mut out = String::new();
     let width = set.names().map(str::len).max().unwrap_or(4).max(4);
     let _ = writeln!(
@@ -54,7 +54,7 @@ pub fn describe_all(set: &ProfileSet) -> String {
 }
 
 /// Every field and rule of one profile.
-pub fn describe_full(p: &Profile) -> String {
+pub(super) fn describe_full(p: &Profile) -> String {
     let mut out = String::new();
     let list = |v: &[regex::Regex]| -> String {
         if v.is_empty() {

@@ -19,7 +19,7 @@ use crate::term::Session;
 /// Problems listed one per line before the summary says "and N more".
 const PROBLEMS_LISTED: usize = 10;
 
-pub fn replay(args: &ReplayArgs) -> Result<i32> {
+pub(super) fn replay(args: &ReplayArgs) -> Result<i32> {
     let cast = match resolve_cast(&args.path) {
         Ok(cast) => cast,
         Err(error) => return Ok(refuse(&args.path, &error)),

@@ -15,7 +15,7 @@ use crate::run::engine::{Engine, EngineOptions};
 use crate::run::store::TaskStore;
 use crate::run::validate;
 
-pub fn run(args: &RunArgs) -> Result<i32> {
+pub(super) fn run(args: &RunArgs) -> Result<i32> {
     let (before, after) = crate::run::limits::raise_open_file_limit();
     tracing::debug!(?before, ?after, "open-file limit");
     let profiles = match load_profiles(args.tasks.profiles.as_deref()) {

@@ -8,7 +8,7 @@ use super::inputs::{EXIT_INVALID, print_problems, store_problems};
 use crate::run::store::TaskStore;
 use crate::run::summary;
 
-pub fn status(args: &StatusArgs) -> Result<i32> {
+pub(super) fn status(args: &StatusArgs) -> Result<i32> {
     let store = match TaskStore::read_only(&args.tasks.tasks) {
         Ok(store) => store,
         Err(e) => {

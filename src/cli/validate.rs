@@ -12,7 +12,7 @@ use crate::core::taskfile::TaskFile;
 use crate::run::store;
 use crate::run::validate::{self, Checks};
 
-pub fn validate(args: &TasksArgs) -> Result<i32> {
+pub(super) fn validate(args: &TasksArgs) -> Result<i32> {
     let mut problems = Vec::new();
     let profiles = match load_profiles(args.profiles.as_deref()) {
         Ok(p) => Some(p),

@@ -416,7 +416,7 @@ config_exit_codes = [55]
             Option<FailureType>,
             &'a str,
         );
-        let cases: Vec<Case> = vec![
+        let cases: Vec<Case<'_>> = vec![
             (EndCause::Exited, true, exit(0), &healthy, None, ""),
             (EndCause::AfterMarker, true, exit(137), &healthy, None, ""),
             (

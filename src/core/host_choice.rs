@@ -143,7 +143,7 @@ exec = ["docker", "exec", "-i", "{tty}", "c"]
         let mut rotation = Rotation::default();
         let use_ = |s: &str| HostChoice::Use(s.into());
         type Case<'a> = (&'a [(&'a str, usize)], &'a str, HostChoice);
-        let cases: &[Case] = &[
+        let cases: &[Case<'_>] = &[
             (&[], "fleet", use_("a")),
             (&[("a", 1)], "fleet", use_("b")),
             (&[("a", 1), ("b", 1)], "fleet", use_("a")),

@@ -19,12 +19,12 @@ use super::timeline::{MarkerKind, Timeline};
 use super::view::ReplayView;
 
 impl<R: std::io::BufRead + std::io::Seek> ReplayView<R> {
-    pub fn draw(&mut self, frame: &mut Frame, area: Rect) {
+    pub fn draw(&mut self, frame: &mut Frame<'_>, area: Rect) {
         self.draw_at(frame, area, Instant::now());
     }
 
     /// Draws the view at `now`; the drawing lives here so `view` never depends on it.
-    pub fn draw_at(&mut self, frame: &mut Frame, area: Rect, now: Instant) {
+    pub fn draw_at(&mut self, frame: &mut Frame<'_>, area: Rect, now: Instant) {
         draw(self, frame, area, now);
         self.mark_drawn(now);
     }
@@ -33,7 +33,7 @@ impl<R: std::io::BufRead + std::io::Seek> ReplayView<R> {
 /// Rows under the pane: ticks, bar, event readout, marker readout, keys.
 const CONTROL_ROWS: u16 = 5;
 
-pub(super) fn draw<R>(view: &ReplayView<R>, frame: &mut Frame, area: Rect, now: Instant) {
+pub(super) fn draw<R>(view: &ReplayView<R>, frame: &mut Frame<'_>, area: Rect, now: Instant) {
     let buf = frame.buffer_mut();
     let controls = CONTROL_ROWS.min(area.height.saturating_sub(3));
     // The pane keeps the whole area whatever the recording's size, so a resize in the

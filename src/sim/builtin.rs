@@ -1,7 +1,7 @@
 //! The scenarios shipped inside the binary (`assets/scenarios/*.toml`).
 
 /// (name, TOML text) of every built-in scenario, in `--list` order.
-pub const BUILT_IN: &[(&str, &str)] = &[
+pub(super) const BUILT_IN: &[(&str, &str)] = &[
     (
         "success",
         include_str!("../../assets/scenarios/success.toml"),
@@ -115,7 +115,7 @@ pub const BUILT_IN: &[(&str, &str)] = &[
 ];
 
 /// The TOML text of a built-in scenario.
-pub fn built_in(name: &str) -> Option<&'static str> {
+pub(super) fn built_in(name: &str) -> Option<&'static str> {
     BUILT_IN
         .iter()
         .find(|(known, _)| *known == name)
@@ -123,7 +123,7 @@ pub fn built_in(name: &str) -> Option<&'static str> {
 }
 
 /// The names, comma-separated, for messages.
-pub fn names() -> String {
+pub(super) fn names() -> String {
     BUILT_IN
         .iter()
         .map(|(name, _)| *name)

@@ -16,14 +16,14 @@ const EXIT_COMMANDS: &[&str] = &["/exit", "/quit"];
 
 /// The choice made in a permission dialog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Answer {
+pub(super) enum Answer {
     Yes,
     YesDontAskAgain,
     No,
 }
 
 /// The answer a key gives in a dialog of this style, if any.
-pub fn answer_for(style: Style, key: Key) -> Option<Answer> {
+pub(super) fn answer_for(style: Style, key: Key) -> Option<Answer> {
     match (style, key) {
         (_, Key::Char('1') | Key::Enter) => Some(Answer::Yes),
         (Style::Codex, Key::Char('y')) => Some(Answer::Yes),

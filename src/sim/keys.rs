@@ -12,7 +12,7 @@ const ESCAPE_WAIT: Duration = Duration::from_millis(40);
 
 /// A key the user pressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Key {
+pub(super) enum Key {
     Char(char),
     Enter,
     Escape,
@@ -26,7 +26,7 @@ pub enum Key {
 
 /// What arrived on stdin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum InputEvent {
+pub(super) enum InputEvent {
     Key(Key),
     /// `ESC [ row ; col R`, 1-based.
     CursorPosition {
@@ -41,7 +41,7 @@ pub enum InputEvent {
 
 /// The outcome of parsing the start of a byte buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Parsed {
+pub(super) enum Parsed {
     Event {
         event: InputEvent,
         length: usize,
@@ -51,7 +51,7 @@ pub enum Parsed {
 }
 
 /// Parses one event from the start of `bytes` (which must not be empty).
-pub fn parse_event(bytes: &[u8]) -> Parsed {
+pub(super) fn parse_event(bytes: &[u8]) -> Parsed {
     let key = |key: Key, length: usize| Parsed::Event {
         event: InputEvent::Key(key),
         length,
@@ -119,7 +119,7 @@ fn parse_utf8(bytes: &[u8], lead: u8) -> Parsed {
 }
 
 /// Keys and terminal answers from stdin, read on a background thread.
-pub struct Input {
+pub(super) struct Input {
     chunks: Receiver<Vec<u8>>,
     pending: VecDeque<u8>,
     closed: bool,
@@ -130,7 +130,7 @@ pub struct Input {
 
 impl Input {
     /// Reads this process's stdin.
-    pub fn from_stdin(is_terminal: bool) -> Input {
+    pub(super) fn from_stdin(is_terminal: bool) -> Input {
         let (sender, chunks) = mpsc::channel();
         std::thread::spawn(move || {
             let mut stdin = std::io::stdin().lock();
@@ -156,7 +156,7 @@ impl Input {
 
     /// Input from fixed bytes, closed after them (tests).
     #[cfg(test)]
-    pub fn from_bytes(bytes: &[u8]) -> Input {
+    pub(super) fn from_bytes(bytes: &[u8]) -> Input {
         let (sender, chunks) = mpsc::channel();
         let _ = sender.send(bytes.to_vec());
         Input {
@@ -169,7 +169,7 @@ impl Input {
 
     /// Input from a channel that stays open while its sender lives (tests).
     #[cfg(test)]
-    pub fn from_channel(chunks: Receiver<Vec<u8>>) -> Input {
+    pub(super) fn from_channel(chunks: Receiver<Vec<u8>>) -> Input {
         Input {
             chunks,
             pending: VecDeque::new(),
@@ -179,7 +179,7 @@ impl Input {
     }
 
     /// The next event, or `None` once `deadline` passed. `Closed` repeats once stdin ended.
-    pub fn next_event(&mut self, deadline: Option<Instant>) -> Option<InputEvent> {
+    pub(super) fn next_event(&mut self, deadline: Option<Instant>) -> Option<InputEvent> {
         loop {
             if !self.pending.is_empty() {
                 let bytes: Vec<u8> = self.pending.iter().copied().collect();
@@ -206,7 +206,7 @@ impl Input {
     }
 
     /// Drops keys typed before now, on a terminal.
-    pub fn drop_early_keys(&mut self) {
+    pub(super) fn drop_early_keys(&mut self) {
         if !self.drops_early_keys {
             return;
         }

@@ -23,7 +23,7 @@ use super::scenario::{Action, AttemptRange, Repeat, Scenario, Step};
 /// A scenario file that cannot be played.
 #[derive(Debug, Error, PartialEq, Eq)]
 #[error("{origin}{}: {message}", line.map(|line| format!(":{line}")).unwrap_or_default())]
-pub struct ScenarioError {
+pub(super) struct ScenarioError {
     /// The file's path, or `built-in scenario NAME`.
     pub origin: String,
     pub line: Option<usize>,
@@ -77,7 +77,7 @@ const CONDITION_KEYS: &[&str] = &[
 ];
 
 /// Parses and checks a scenario. `origin` names it in errors.
-pub fn parse_scenario(origin: &str, text: &str) -> Result<Scenario, ScenarioError> {
+pub(super) fn parse_scenario(origin: &str, text: &str) -> Result<Scenario, ScenarioError> {
     let error_at = |line: Option<usize>, message: String| ScenarioError {
         origin: origin.to_string(),
         line,

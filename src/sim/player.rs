@@ -24,7 +24,7 @@ const FLOOD_CHUNK: usize = 64 * 1024;
 
 /// What the simulated agent knows about its task.
 #[derive(Debug, Clone)]
-pub struct Context {
+pub(super) struct Context {
     pub marker: String,
     pub prompt: String,
     pub attempt: u32,
@@ -40,7 +40,7 @@ pub struct Context {
 
 /// How a scenario ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Ending {
+pub(super) enum Ending {
     Exit(i32),
     /// An error message for stderr, then this exit code.
     Failed {
@@ -51,7 +51,7 @@ pub enum Ending {
 
 /// What comes after a step.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Flow {
+pub(super) enum Flow {
     Next,
     /// Leave out the steps up to the next `idle`.
     SkipToIdle,
@@ -59,7 +59,7 @@ pub enum Flow {
 }
 
 /// Plays scenarios.
-pub struct Player<W: Write> {
+pub(super) struct Player<W: Write> {
     pub(super) terminal: Terminal<W>,
     pub(super) input: Input,
     pub(super) context: Context,
@@ -73,7 +73,7 @@ pub struct Player<W: Write> {
 }
 
 impl<W: Write> Player<W> {
-    pub fn new(terminal: Terminal<W>, input: Input, context: Context) -> Player<W> {
+    pub(super) fn new(terminal: Terminal<W>, input: Input, context: Context) -> Player<W> {
         let stream = StreamSession::new(&context.session_id, &context.cwd);
         Player {
             terminal,
@@ -88,7 +88,7 @@ impl<W: Write> Player<W> {
 
     /// Plays every step meant for this attempt (and resume or not); reaching the end is exit
     /// code 0.
-    pub fn play(&mut self, scenario: &Scenario) -> io::Result<Ending> {
+    pub(super) fn play(&mut self, scenario: &Scenario) -> io::Result<Ending> {
         self.started = Instant::now();
         let mut skipping_to_idle = false;
         for step in &scenario.steps {
@@ -109,7 +109,7 @@ impl<W: Write> Player<W> {
     }
 
     /// Restores what the terminal shows to a normal state (cursor visible, below the region).
-    pub fn finish(&mut self) -> io::Result<()> {
+    pub(super) fn finish(&mut self) -> io::Result<()> {
         self.terminal.finish()
     }
 

@@ -11,7 +11,7 @@ use super::structured::{JsonError, JsonInit, JsonResult, JsonSay, JsonTool, Sign
 
 /// A parsed scenario, ready to play.
 #[derive(Debug, Clone)]
-pub struct Scenario {
+pub(super) struct Scenario {
     pub description: String,
     pub steps: Vec<Step>,
 }
@@ -19,7 +19,7 @@ pub struct Scenario {
 /// One step: an action, played only when the attempt number is in range and the run is
 /// (or is not) resuming a session, as the step asks.
 #[derive(Debug, Clone)]
-pub struct Step {
+pub(super) struct Step {
     pub action: Action,
     pub attempts: AttemptRange,
     /// `when_resumed = true`: only when resuming (`--resume`); `false`: only when not.
@@ -28,14 +28,14 @@ pub struct Step {
 
 impl Step {
     /// Whether this step plays on `attempt` of a run that is `resumed` or not.
-    pub fn plays(&self, attempt: u32, resumed: bool) -> bool {
+    pub(super) fn plays(&self, attempt: u32, resumed: bool) -> bool {
         self.attempts.includes(attempt) && self.resumed.is_none_or(|wanted| wanted == resumed)
     }
 }
 
 /// Which attempts (`HERD_ATTEMPT`, 1-based) play a step.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct AttemptRange {
+pub(super) struct AttemptRange {
     /// `when_attempt_below = N`: only attempts 1..N.
     pub below: Option<u32>,
     /// `when_attempt_at_least = N`: only attempts N and later.
@@ -43,7 +43,7 @@ pub struct AttemptRange {
 }
 
 impl AttemptRange {
-    pub fn includes(&self, attempt: u32) -> bool {
+    pub(super) fn includes(&self, attempt: u32) -> bool {
         self.below.is_none_or(|below| attempt < below)
             && self.at_least.is_none_or(|at_least| attempt >= at_least)
     }
@@ -52,7 +52,7 @@ impl AttemptRange {
 /// Whose look a step imitates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
-pub enum Style {
+pub(super) enum Style {
     #[default]
     Claude,
     Codex,
@@ -61,7 +61,7 @@ pub enum Style {
 
 /// What a step does. The TOML key of the step names the action.
 #[derive(Debug, Clone)]
-pub enum Action {
+pub(super) enum Action {
     /// `title = "text"`: set the terminal title (OSC 0).
     Title(String),
     /// `claude_header = {}`: the `╭─── Claude Code vX ───╮` welcome box; hides the cursor.
@@ -121,7 +121,7 @@ pub enum Action {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ClaudeHeader {
+pub(super) struct ClaudeHeader {
     #[serde(default = "default_claude_version")]
     pub version: String,
     #[serde(default = "default_claude_model")]
@@ -130,14 +130,14 @@ pub struct ClaudeHeader {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CodexHeader {
+pub(super) struct CodexHeader {
     #[serde(default = "default_codex_version")]
     pub version: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Echo {
+pub(super) struct Echo {
     #[serde(default)]
     pub style: Style,
     /// Echo this instead of the `--prompt` text.
@@ -149,7 +149,7 @@ pub struct Echo {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Line {
+pub(super) struct Line {
     pub text: String,
     /// A 256-colour palette index for the text.
     pub color: Option<u8>,
@@ -161,7 +161,7 @@ pub struct Line {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Say {
+pub(super) struct Say {
     pub text: String,
     #[serde(default)]
     pub style: Style,
@@ -171,7 +171,7 @@ pub struct Say {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Tool {
+pub(super) struct Tool {
     #[serde(default = "default_tool_name")]
     pub name: String,
     pub input: String,
@@ -183,14 +183,14 @@ pub struct Tool {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct MarkerLine {
+pub(super) struct MarkerLine {
     #[serde(default)]
     pub style: Style,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Spinner {
+pub(super) struct Spinner {
     #[serde(default = "default_spinner_text")]
     pub text: String,
     /// How long it spins; without it, forever.
@@ -203,7 +203,7 @@ pub struct Spinner {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Retry {
+pub(super) struct Retry {
     #[serde(default = "default_retry_reason")]
     pub reason: String,
     /// Seconds counted down before each retry; one entry per attempt shown.
@@ -216,7 +216,7 @@ pub struct Retry {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Query {
+pub(super) struct Query {
     /// Send `CSI 6n` and wait for `ESC [ row ; col R`.
     #[serde(default)]
     pub cursor_position: bool,
@@ -230,7 +230,7 @@ pub struct Query {
 /// What a dialog's "No" answer leads to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
-pub enum OnReject {
+pub(super) enum OnReject {
     /// Go on with the next step.
     Continue,
     /// Skip to the next `idle` step (exit 0 when there is none), leaving out e.g. the marker.
@@ -242,14 +242,14 @@ pub enum OnReject {
 
 /// How many times a dialog comes back after being answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Repeat {
+pub(super) enum Repeat {
     Times(u32),
     Forever,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Dialog {
+pub(super) struct Dialog {
     #[serde(default)]
     pub style: Style,
     pub command: String,
@@ -273,14 +273,14 @@ pub struct Dialog {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Press {
+pub(super) struct Press {
     pub text: String,
     pub key: char,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Idle {
+pub(super) struct Idle {
     #[serde(default)]
     pub style: Style,
     /// Text at the right end of the footer (`Not logged in · Run /login`).
@@ -289,7 +289,7 @@ pub struct Idle {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Spawn {
+pub(super) struct Spawn {
     pub scenario: String,
     #[serde(default = "default_one")]
     pub count: u32,
@@ -297,7 +297,7 @@ pub struct Spawn {
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Flood {
+pub(super) struct Flood {
     pub megabytes: f64,
 }
 

@@ -12,7 +12,7 @@ use super::structured::{Signal, status_name};
 
 /// The file's content: the step's `text` as given, else the JSON object.
 /// `session_id` is the run's own id, used when the step names none.
-pub fn content(signal: &Signal, session_id: &str) -> String {
+pub(super) fn content(signal: &Signal, session_id: &str) -> String {
     if let Some(text) = &signal.text {
         return text.clone();
     }
@@ -37,7 +37,7 @@ pub fn content(signal: &Signal, session_id: &str) -> String {
 }
 
 /// Writes `content` to a temporary file beside `path`, then renames it over `path`.
-pub fn write_atomically(path: &Path, content: &str) -> io::Result<()> {
+pub(super) fn write_atomically(path: &Path, content: &str) -> io::Result<()> {
     let name = path
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())

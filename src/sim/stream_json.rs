@@ -27,7 +27,7 @@ const DEFAULT_MODEL: &str = "claude-opus-4-8[1m]";
 
 /// One print-mode run's stream: who it belongs to and the ids handed out so far.
 #[derive(Debug, Clone)]
-pub struct StreamSession {
+pub(super) struct StreamSession {
     session_id: String,
     cwd: String,
     /// As `json_init` named it (`claude-opus-4-8[1m]`).
@@ -39,7 +39,7 @@ pub struct StreamSession {
 }
 
 impl StreamSession {
-    pub fn new(session_id: &str, cwd: &str) -> StreamSession {
+    pub(super) fn new(session_id: &str, cwd: &str) -> StreamSession {
         StreamSession {
             session_id: session_id.to_string(),
             cwd: cwd.to_string(),
@@ -50,7 +50,7 @@ impl StreamSession {
     }
 
     /// `{"type":"system","subtype":"init",...}`; later events name its model.
-    pub fn init(&mut self, init: &JsonInit) -> String {
+    pub(super) fn init(&mut self, init: &JsonInit) -> String {
         self.model = init.model.clone();
         let mut event = Map::new();
         event.insert("type".into(), json!("system"));
@@ -81,13 +81,13 @@ impl StreamSession {
     }
 
     /// An assistant message with one text block.
-    pub fn say(&mut self, text: &str) -> String {
+    pub(super) fn say(&mut self, text: &str) -> String {
         self.assistant(json!([{ "type": "text", "text": text }]))
     }
 
     /// The assistant's `tool_use` event and the `user` event with its `tool_result`.
     /// `timestamp` is the RFC 3339 time the result carries.
-    pub fn tool(&mut self, tool: &JsonTool, timestamp: &str) -> [String; 2] {
+    pub(super) fn tool(&mut self, tool: &JsonTool, timestamp: &str) -> [String; 2] {
         let id = format!("toolu_sim{:012x}", self.next_number() >> 80);
         self.tool_calls
             .push((tool.name.clone(), tool.command.clone(), id.clone()));
@@ -129,7 +129,7 @@ impl StreamSession {
 
     /// The final `result` event, preceded by Claude's synthetic assistant error record when
     /// the result names one. `duration_ms` is the run's time so far.
-    pub fn result(&mut self, result: &JsonResult, duration_ms: u64) -> Vec<String> {
+    pub(super) fn result(&mut self, result: &JsonResult, duration_ms: u64) -> Vec<String> {
         let mut lines = Vec::new();
         if let Some(error) = &result.assistant_error {
             lines.push(self.assistant_error(error, &result.text, result.api_error_status));
@@ -186,7 +186,7 @@ impl StreamSession {
     }
 
     /// `{"type":"error","error":{"type":...,"message":...}}`.
-    pub fn error(error: &JsonError) -> String {
+    pub(super) fn error(error: &JsonError) -> String {
         json!({
             "type": "error",
             "error": { "type": error.kind, "message": error.message },

@@ -6,7 +6,7 @@
 use serde::Deserialize;
 
 /// Result subtypes Claude Code's print mode uses.
-pub const RESULT_SUBTYPES: &[&str] = &[
+pub(super) const RESULT_SUBTYPES: &[&str] = &[
     "success",
     "error_max_turns",
     "error_during_execution",
@@ -16,7 +16,7 @@ pub const RESULT_SUBTYPES: &[&str] = &[
 /// `json_init = { model? }`: the `system`/`init` event that opens a stream.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct JsonInit {
+pub(super) struct JsonInit {
     #[serde(default = "default_model")]
     pub model: String,
 }
@@ -24,7 +24,7 @@ pub struct JsonInit {
 /// `json_say = "text"`: an `assistant` event with one text block.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct JsonSay {
+pub(super) struct JsonSay {
     pub text: String,
 }
 
@@ -32,7 +32,7 @@ pub struct JsonSay {
 /// event, then the `user` event carrying its `tool_result`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct JsonTool {
+pub(super) struct JsonTool {
     #[serde(default = "default_tool_name")]
     pub name: String,
     pub command: String,
@@ -47,7 +47,7 @@ pub struct JsonTool {
 /// synthetic assistant error record Claude prints before it).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct JsonResult {
+pub(super) struct JsonResult {
     #[serde(default)]
     pub text: String,
     #[serde(default)]
@@ -77,7 +77,7 @@ pub struct JsonResult {
 /// One entry of `permission_denials`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Denial {
+pub(super) struct Denial {
     #[serde(default = "default_tool_name")]
     pub tool: String,
     pub command: String,
@@ -87,7 +87,7 @@ pub struct Denial {
 /// stand-ins (claudeless) print.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct JsonError {
+pub(super) struct JsonError {
     #[serde(rename = "type", default = "default_error_type")]
     pub kind: String,
     pub message: String,
@@ -96,7 +96,7 @@ pub struct JsonError {
 /// What a signal file reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum SignalStatus {
+pub(super) enum SignalStatus {
     Done,
     Questions,
     Error,
@@ -106,7 +106,7 @@ pub enum SignalStatus {
 /// the file at `$HERD_SIGNAL_FILE`, written atomically.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Signal {
+pub(super) struct Signal {
     pub status: Option<SignalStatus>,
     pub result: Option<String>,
     pub questions: Option<Vec<String>>,
@@ -119,7 +119,7 @@ pub struct Signal {
 
 impl JsonResult {
     /// Range and consistency checks.
-    pub fn check(&self) -> Result<(), String> {
+    pub(super) fn check(&self) -> Result<(), String> {
         if !RESULT_SUBTYPES.contains(&self.subtype.as_str()) {
             return Err(format!(
                 "subtype {:?} is not one of {}",
@@ -148,7 +148,7 @@ impl JsonResult {
 }
 
 impl JsonTool {
-    pub fn check(&self) -> Result<(), String> {
+    pub(super) fn check(&self) -> Result<(), String> {
         if self.name.trim().is_empty() {
             return Err("name must not be empty".to_string());
         }
@@ -157,7 +157,7 @@ impl JsonTool {
 }
 
 impl JsonError {
-    pub fn check(&self) -> Result<(), String> {
+    pub(super) fn check(&self) -> Result<(), String> {
         if self.kind.trim().is_empty() {
             return Err("type must not be empty, e.g. \"overloaded_error\"".to_string());
         }
@@ -167,7 +167,7 @@ impl JsonError {
 
 impl Signal {
     /// A signal says what its status needs, and only that; `text` stands alone.
-    pub fn check(&self) -> Result<(), String> {
+    pub(super) fn check(&self) -> Result<(), String> {
         if self.text.is_some() {
             let others = [
                 ("status", self.status.is_some()),
@@ -212,7 +212,7 @@ impl Signal {
 }
 
 /// The status as written in the file.
-pub fn status_name(status: SignalStatus) -> &'static str {
+pub(super) fn status_name(status: SignalStatus) -> &'static str {
     match status {
         SignalStatus::Done => "done",
         SignalStatus::Questions => "questions",

@@ -12,7 +12,7 @@ const FALLBACK_SIZE: (usize, usize) = (120, 40);
 
 /// Where the screen size comes from.
 #[derive(Debug, Clone, Copy)]
-pub enum Size {
+pub(super) enum Size {
     /// Fixed, for tests.
     #[cfg(test)]
     Fixed { columns: usize, rows: usize },
@@ -21,7 +21,7 @@ pub enum Size {
 }
 
 /// Inline screen output with one live region at the bottom.
-pub struct Terminal<W: Write> {
+pub(super) struct Terminal<W: Write> {
     out: W,
     size: Size,
     /// The region on screen now (empty rows: none).
@@ -34,7 +34,7 @@ pub struct Terminal<W: Write> {
 }
 
 impl<W: Write> Terminal<W> {
-    pub fn new(out: W, size: Size) -> Terminal<W> {
+    pub(super) fn new(out: W, size: Size) -> Terminal<W> {
         Terminal {
             out,
             size,
@@ -47,17 +47,17 @@ impl<W: Write> Terminal<W> {
 
     /// Everything written so far (tests).
     #[cfg(test)]
-    pub fn output(&self) -> &W {
+    pub(super) fn output(&self) -> &W {
         &self.out
     }
 
     /// Columns of the screen.
-    pub fn width(&self) -> usize {
+    pub(super) fn width(&self) -> usize {
         self.size().0
     }
 
     /// (columns, rows).
-    pub fn size(&self) -> (usize, usize) {
+    pub(super) fn size(&self) -> (usize, usize) {
         match self.size {
             #[cfg(test)]
             Size::Fixed { columns, rows } => (columns, rows),
@@ -65,24 +65,24 @@ impl<W: Write> Terminal<W> {
         }
     }
 
-    pub fn set_synchronized(&mut self, synchronized: bool) {
+    pub(super) fn set_synchronized(&mut self, synchronized: bool) {
         self.synchronized = synchronized;
     }
 
     /// Hides the cursor until `finish`.
-    pub fn hide_cursor(&mut self) -> io::Result<()> {
+    pub(super) fn hide_cursor(&mut self) -> io::Result<()> {
         self.cursor_hidden = true;
         self.write_raw("\x1b[?25l")
     }
 
     /// Bytes as they are (titles, queries, cursor visibility).
-    pub fn write_raw(&mut self, bytes: &str) -> io::Result<()> {
+    pub(super) fn write_raw(&mut self, bytes: &str) -> io::Result<()> {
         self.out.write_all(bytes.as_bytes())?;
         self.out.flush()
     }
 
     /// Writes finished rows above the live region, which is repainted under them.
-    pub fn commit(&mut self, rows: &[String]) -> io::Result<()> {
+    pub(super) fn commit(&mut self, rows: &[String]) -> io::Result<()> {
         let mut frame = self.begin_frame();
         let region = self.shown.clone();
         self.erase_into(&mut frame);
@@ -98,7 +98,7 @@ impl<W: Write> Terminal<W> {
     }
 
     /// Replaces the live region.
-    pub fn show(&mut self, region: Region) -> io::Result<()> {
+    pub(super) fn show(&mut self, region: Region) -> io::Result<()> {
         let mut frame = self.begin_frame();
         self.erase_into(&mut frame);
         self.paint_into(&mut frame, region);
@@ -106,13 +106,13 @@ impl<W: Write> Terminal<W> {
     }
 
     /// Erases the live region; the cursor ends where it began.
-    pub fn clear(&mut self) -> io::Result<()> {
+    pub(super) fn clear(&mut self) -> io::Result<()> {
         self.show(Region::default())
     }
 
     /// Leaves the region on screen, moves below it and shows the cursor: the state a CLI
     /// leaves the terminal in when it exits.
-    pub fn finish(&mut self) -> io::Result<()> {
+    pub(super) fn finish(&mut self) -> io::Result<()> {
         let mut frame = String::new();
         let height = self.shown.rows.len();
         if height > 0 {
@@ -133,11 +133,11 @@ impl<W: Write> Terminal<W> {
     }
 
     /// Writes a large block of bytes (a flood), no region handling.
-    pub fn write_bulk(&mut self, bytes: &[u8]) -> io::Result<()> {
+    pub(super) fn write_bulk(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.out.write_all(bytes)
     }
 
-    pub fn flush(&mut self) -> io::Result<()> {
+    pub(super) fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
     }
 
@@ -233,13 +233,13 @@ fn stdout_size() -> (usize, usize) {
 }
 
 /// Raw mode on the controlling terminal while alive; restored when dropped (also on panic).
-pub struct RawMode {
+pub(super) struct RawMode {
     enabled: bool,
 }
 
 impl RawMode {
     /// Raw mode when stdin is a terminal; a no-op guard otherwise.
-    pub fn enable_if_terminal() -> io::Result<RawMode> {
+    pub(super) fn enable_if_terminal() -> io::Result<RawMode> {
         if !io::stdin().is_terminal() {
             return Ok(RawMode { enabled: false });
         }

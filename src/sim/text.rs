@@ -5,18 +5,18 @@
 use unicode_width::UnicodeWidthStr;
 
 /// The columns a plain (escape-free) text takes.
-pub fn width_of(text: &str) -> usize {
+pub(super) fn width_of(text: &str) -> usize {
     UnicodeWidthStr::width(text)
 }
 
 /// Values for the `{placeholders}` in scenario texts.
 #[derive(Debug, Clone, Default)]
-pub struct Placeholders {
+pub(super) struct Placeholders {
     pub pairs: Vec<(&'static str, String)>,
 }
 
 impl Placeholders {
-    pub fn set(&mut self, name: &'static str, value: impl Into<String>) {
+    pub(super) fn set(&mut self, name: &'static str, value: impl Into<String>) {
         let value = value.into();
         match self.pairs.iter_mut().find(|(known, _)| *known == name) {
             Some(pair) => pair.1 = value,
@@ -26,7 +26,7 @@ impl Placeholders {
 
     /// `template` with every known `{name}` replaced; unknown ones stay as written. One pass:
     /// a value that itself contains `{name}` (a prompt quoting a placeholder) stays as it is.
-    pub fn fill(&self, template: &str) -> String {
+    pub(super) fn fill(&self, template: &str) -> String {
         let mut text = String::with_capacity(template.len());
         let mut rest = template;
         while let Some(open) = rest.find('{') {
@@ -58,7 +58,7 @@ impl Placeholders {
 /// Splits `text` into rows: the first at most `first_width` columns, the others at most
 /// `rest_width`. Breaks at spaces; a word longer than a row is cut. Explicit line breaks in
 /// `text` start a new row.
-pub fn wrap(text: &str, first_width: usize, rest_width: usize) -> Vec<String> {
+pub(super) fn wrap(text: &str, first_width: usize, rest_width: usize) -> Vec<String> {
     let mut rows = vec![String::new()];
     for (paragraph_index, paragraph) in text.split('\n').enumerate() {
         if paragraph_index > 0 {
@@ -104,7 +104,7 @@ fn place_word(rows: &mut Vec<String>, word: &str, first_width: usize, rest_width
 
 /// Like [`wrap`], but every copy of `isolated` starts a row of its own and the text after it
 /// starts the next row.
-pub fn wrap_isolating(
+pub(super) fn wrap_isolating(
     text: &str,
     isolated: &str,
     first_width: usize,
@@ -133,7 +133,7 @@ pub fn wrap_isolating(
 }
 
 /// Cuts `text` to `width` columns, ending in `…` when something was cut.
-pub fn truncate(text: &str, width: usize) -> String {
+pub(super) fn truncate(text: &str, width: usize) -> String {
     if width_of(text) <= width {
         return text.to_string();
     }
@@ -151,33 +151,33 @@ pub fn truncate(text: &str, width: usize) -> String {
 /// One screen row being built: text, SGR attributes and `CSI nG` column moves. Tracks the
 /// column so callers can place things at absolute columns (1-based, like `CSI nG`).
 #[derive(Debug, Clone, Default)]
-pub struct Row {
+pub(super) struct Row {
     bytes: String,
     /// The 1-based column the next character lands on.
     column: usize,
 }
 
 impl Row {
-    pub fn new() -> Row {
+    pub(super) fn new() -> Row {
         Row {
             bytes: String::new(),
             column: 1,
         }
     }
 
-    pub fn column(&self) -> usize {
+    pub(super) fn column(&self) -> usize {
         self.column
     }
 
     /// Plain text at the current column.
-    pub fn text(mut self, text: &str) -> Row {
+    pub(super) fn text(mut self, text: &str) -> Row {
         self.bytes.push_str(text);
         self.column += width_of(text);
         self
     }
 
     /// Words separated by cursor moves instead of spaces, as Claude Code draws them.
-    pub fn words(mut self, text: &str) -> Row {
+    pub(super) fn words(mut self, text: &str) -> Row {
         let mut skipped_spaces = false;
         for (index, word) in text.split(' ').enumerate() {
             if index > 0 {
@@ -202,76 +202,76 @@ impl Row {
     }
 
     /// Moves to a 1-based column with `CSI nG`.
-    pub fn goto(mut self, column: usize) -> Row {
+    pub(super) fn goto(mut self, column: usize) -> Row {
         self.bytes.push_str(&format!("\x1b[{column}G"));
         self.column = column;
         self
     }
 
     /// Spaces up to (not including) the 1-based `column`.
-    pub fn pad_to(self, column: usize) -> Row {
+    pub(super) fn pad_to(self, column: usize) -> Row {
         let spaces = column.saturating_sub(self.column);
         self.text(&" ".repeat(spaces))
     }
 
-    pub fn fg(mut self, color: u8) -> Row {
+    pub(super) fn fg(mut self, color: u8) -> Row {
         self.bytes.push_str(&format!("\x1b[38;5;{color}m"));
         self
     }
 
-    pub fn bg(mut self, color: u8) -> Row {
+    pub(super) fn bg(mut self, color: u8) -> Row {
         self.bytes.push_str(&format!("\x1b[48;5;{color}m"));
         self
     }
 
-    pub fn default_fg(mut self) -> Row {
+    pub(super) fn default_fg(mut self) -> Row {
         self.bytes.push_str("\x1b[39m");
         self
     }
 
-    pub fn default_bg(mut self) -> Row {
+    pub(super) fn default_bg(mut self) -> Row {
         self.bytes.push_str("\x1b[49m");
         self
     }
 
-    pub fn bold(mut self) -> Row {
+    pub(super) fn bold(mut self) -> Row {
         self.bytes.push_str("\x1b[1m");
         self
     }
 
-    pub fn dim(mut self) -> Row {
+    pub(super) fn dim(mut self) -> Row {
         self.bytes.push_str("\x1b[2m");
         self
     }
 
     /// Ends bold and dim.
-    pub fn normal(mut self) -> Row {
+    pub(super) fn normal(mut self) -> Row {
         self.bytes.push_str("\x1b[22m");
         self
     }
 
-    pub fn inverse(mut self) -> Row {
+    pub(super) fn inverse(mut self) -> Row {
         self.bytes.push_str("\x1b[7m");
         self
     }
 
-    pub fn no_inverse(mut self) -> Row {
+    pub(super) fn no_inverse(mut self) -> Row {
         self.bytes.push_str("\x1b[27m");
         self
     }
 
-    pub fn italic(mut self) -> Row {
+    pub(super) fn italic(mut self) -> Row {
         self.bytes.push_str("\x1b[3m");
         self
     }
 
-    pub fn reset(mut self) -> Row {
+    pub(super) fn reset(mut self) -> Row {
         self.bytes.push_str("\x1b[0m");
         self
     }
 
     /// The finished row's bytes.
-    pub fn build(self) -> String {
+    pub(super) fn build(self) -> String {
         self.bytes
     }
 }

@@ -49,7 +49,7 @@ pub fn detail_rows(detail: &DetailView, width: u16) -> u16 {
 
 /// The details in rows of `width` columns: the questions first, then (label, value) lines.
 fn detail_lines(detail: &DetailView, width: usize) -> Vec<Line<'static>> {
-    let mut lines: Vec<Line> = Vec::new();
+    let mut lines: Vec<Line<'_>> = Vec::new();
     let asking = style::status_style(RowStatus::NeedsInput);
     for question in &detail.questions {
         let rows = capped(wrap(question, width.saturating_sub(2).max(1)), width);

@@ -262,7 +262,7 @@ fn prompt_rows_are_highlighted_and_the_banner_names_the_keys() {
 #[test]
 fn several_agents_tiled_with_notes_and_scrollback_120x40() {
     let screens: Vec<Screen> = (0..4).map(|_| screen(24, 80, SESSION)).collect();
-    let mut panes: Vec<PaneView> = screens
+    let mut panes: Vec<PaneView<'_>> = screens
         .iter()
         .enumerate()
         .map(|(i, s)| pane(&format!("agent-{i:02}"), s, i == 0, None))

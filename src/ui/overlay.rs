@@ -334,7 +334,7 @@ fn answers(
 ) {
     let width = area.width.min(100).saturating_sub(2);
     let asking = style::status_style(RowStatus::NeedsInput);
-    let mut lines: Vec<Line> = Vec::new();
+    let mut lines: Vec<Line<'_>> = Vec::new();
     for (n, question) in questions.iter().enumerate() {
         let lead = format!("{}. ", n + 1);
         let indent = " ".repeat(lead.len());

@@ -19,7 +19,7 @@ fn update(text: &str) -> Value {
 }
 
 /// Runs the script until stdin closes; never returns.
-pub fn run(script: &str) -> ! {
+pub(crate) fn run(script: &str) -> ! {
     let marker = std::env::var("HERD_COMPLETION_MARKER").unwrap_or_default();
     let stdin = std::io::stdin();
     let mut permission_for: Option<Value> = None;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// The task `id` of a tasks document.
-pub fn task<'a>(doc: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+pub(crate) fn task<'a>(doc: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
     doc["tasks"]
         .as_array()
         .unwrap()
@@ -15,12 +15,12 @@ pub fn task<'a>(doc: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
         .unwrap_or_else(|| panic!("no task {id}"))
 }
 
-pub fn herd() -> Command {
+pub(crate) fn herd() -> Command {
     Command::new(env!("CARGO_BIN_EXE_herd"))
 }
 
 /// Exit code, stdout and stderr of a finished command, for assertion messages.
-pub fn describe(out: &Output) -> String {
+pub(crate) fn describe(out: &Output) -> String {
     format!(
         "exit {:?}\nstdout:\n{}\nstderr:\n{}",
         out.status.code(),
@@ -30,7 +30,7 @@ pub fn describe(out: &Output) -> String {
 }
 
 /// `pid: cmdline` of every process whose environment has `HERD_RUN_DIR` inside `dir`.
-pub fn agents_under(dir: &Path) -> Vec<String> {
+pub(crate) fn agents_under(dir: &Path) -> Vec<String> {
     let needle = format!("HERD_RUN_DIR={}/", dir.display());
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
@@ -52,7 +52,7 @@ pub fn agents_under(dir: &Path) -> Vec<String> {
 
 /// claudeless: `$HERD_CLAUDELESS`, else on `PATH`, else `~/.cargo/bin/claudeless`. Missing is a
 /// failure, never a skip: CI installs it, and a skip would hide a broken setup.
-pub fn claudeless() -> PathBuf {
+pub(crate) fn claudeless() -> PathBuf {
     const HOW: &str = "install it with `cargo install claudeless --locked` \
                        (or set HERD_CLAUDELESS=/path/to/claudeless)";
     if let Some(path) = std::env::var_os("HERD_CLAUDELESS").filter(|p| !p.is_empty()) {

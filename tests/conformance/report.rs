@@ -5,7 +5,7 @@
 use std::fmt::Write;
 use std::path::Path;
 
-pub struct Row {
+pub(crate) struct Row {
     pub cli: &'static str,
     pub profile: &'static str,
     pub scenario: String,
@@ -19,7 +19,7 @@ pub struct Row {
     pub expected_failure: bool,
 }
 
-pub fn table(rows: &[Row]) -> String {
+pub(crate) fn table(rows: &[Row]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -56,7 +56,7 @@ pub fn table(rows: &[Row]) -> String {
 /// For a wrong verdict: which of the profile's rules should have decided it, and the end of the
 /// screen none of them matched. Names the rule list (`claude.auth`) so a maintainer knows what
 /// to update after a CLI release.
-pub fn drift(profile: &str, expect: &str, screen: &str) -> String {
+pub(crate) fn drift(profile: &str, expect: &str, screen: &str) -> String {
     let key = match expect {
         "failed_auth" => "auth",
         "failed_quota" => "quota",

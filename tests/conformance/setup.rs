@@ -12,16 +12,16 @@ use super::mock_api::Scenario;
 
 /// The agent CLIs under test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cli {
+pub(crate) enum Cli {
     Claude,
     Codex,
     Gemini,
 }
 
 impl Cli {
-    pub const ALL: [Cli; 3] = [Cli::Claude, Cli::Codex, Cli::Gemini];
+    pub(crate) const ALL: [Cli; 3] = [Cli::Claude, Cli::Codex, Cli::Gemini];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Cli::Claude => "claude",
             Cli::Codex => "codex",
@@ -30,7 +30,7 @@ impl Cli {
     }
 
     /// The npm package that provides it.
-    pub fn package(self) -> &'static str {
+    pub(crate) fn package(self) -> &'static str {
         match self {
             Cli::Claude => "@anthropic-ai/claude-code",
             Cli::Codex => "@openai/codex",
@@ -40,12 +40,12 @@ impl Cli {
 }
 
 /// The key every CLI is given; the mock accepts any.
-pub const API_KEY: &str = "sk-mock-conformance-0123456789abcdefghij";
+pub(crate) const API_KEY: &str = "sk-mock-conformance-0123456789abcdefghij";
 
 /// The folder whose `node_modules/.bin` holds the CLIs: the pinned ones, or `@latest` for the
 /// drift check (`HERD_CONFORMANCE_LATEST=1`). Missing is a failure with the command that fixes
 /// it, never a skip.
-pub fn cli_bin_dir() -> PathBuf {
+pub(crate) fn cli_bin_dir() -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance");
     let (dir, how) = if latest() {
         (
@@ -67,12 +67,12 @@ pub fn cli_bin_dir() -> PathBuf {
     bin
 }
 
-pub fn latest() -> bool {
+pub(crate) fn latest() -> bool {
     std::env::var_os("HERD_CONFORMANCE_LATEST").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
 /// The installed version of a CLI, from its package.json.
-pub fn version(bin: &Path, cli: Cli) -> String {
+pub(crate) fn version(bin: &Path, cli: Cli) -> String {
     let manifest = bin.join(format!("../{}/package.json", cli.package()));
     std::fs::read_to_string(manifest)
         .ok()
@@ -84,7 +84,7 @@ pub fn version(bin: &Path, cli: Cli) -> String {
 /// Writes the CLI's config under `home` for a task working in `cwd` and returns the task's
 /// extra environment. `trusted`: the folder is trusted in advance (Gemini; Claude and Codex ask,
 /// and herd's built-in trust rules answer).
-pub fn prepare(
+pub(crate) fn prepare(
     cli: Cli,
     home: &Path,
     cwd: &Path,

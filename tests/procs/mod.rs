@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 /// The agent: lock, log, misbehave as told by `$2`, work `$3` seconds, print the marker.
-pub const AGENT: &str = r#"
+pub(crate) const AGENT: &str = r#"
 exec 9>>"$TORTURE_DIR/$1.lock"
 flock -n 9 || echo "overlap $1 $HERD_ATTEMPT_ID" >> "$TORTURE_DIR/log"
 echo "start $1 $HERD_ATTEMPT_ID" >> "$TORTURE_DIR/log"
@@ -26,9 +26,9 @@ sleep "$3"
 echo "TASK_COMPLETE:$1"
 "#;
 
-pub const KINDS: &[&str] = &["plain", "hup", "escape"];
+pub(crate) const KINDS: &[&str] = &["plain", "hup", "escape"];
 
-pub fn agent_task(id: &str, kind: &str, work: &str, dir: &Path, extra: &str) -> String {
+pub(crate) fn agent_task(id: &str, kind: &str, work: &str, dir: &Path, extra: &str) -> String {
     format!(
         r#"{{"task_id": "{id}", "agent": "generic", "prompt_template": "work",
   "command": ["sh", "-c", {script}, "agent", "{id}", "{kind}", "{work}"],
@@ -38,7 +38,7 @@ pub fn agent_task(id: &str, kind: &str, work: &str, dir: &Path, extra: &str) -> 
     )
 }
 
-pub fn write_tasks(dir: &Path, tasks: &[String]) -> PathBuf {
+pub(crate) fn write_tasks(dir: &Path, tasks: &[String]) -> PathBuf {
     let path = dir.join("tasks.json");
     let body = format!(
         "{{\"run_id\": \"torture\", \"tasks\": [\n{}\n]}}\n",
@@ -49,7 +49,7 @@ pub fn write_tasks(dir: &Path, tasks: &[String]) -> PathBuf {
 }
 
 /// Processes whose environment names `dir` (every agent and everything it started).
-pub fn processes_of(dir: &Path) -> Vec<String> {
+pub(crate) fn processes_of(dir: &Path) -> Vec<String> {
     let needle = format!("TORTURE_DIR={}", dir.display());
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
@@ -80,7 +80,7 @@ pub fn processes_of(dir: &Path) -> Vec<String> {
 }
 
 /// Kills whatever a failed test left behind, so one failure does not leak processes.
-pub struct Reaper<'a>(pub &'a Path);
+pub(crate) struct Reaper<'a>(pub &'a Path);
 
 impl Drop for Reaper<'_> {
     fn drop(&mut self) {
@@ -92,7 +92,7 @@ impl Drop for Reaper<'_> {
     }
 }
 
-pub fn wait_until(
+pub(crate) fn wait_until(
     what: &str,
     timeout: Duration,
     mut cond: impl FnMut() -> bool,
@@ -109,14 +109,14 @@ pub fn wait_until(
     }
 }
 
-pub fn read_doc(path: &Path) -> Value {
+pub(crate) fn read_doc(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap();
     serde_json::from_str(&text)
         .unwrap_or_else(|e| panic!("the tasks file is not valid JSON: {e}\n{text}"))
 }
 
 /// Per task: (status, attempts).
-pub fn states(doc: &Value) -> BTreeMap<String, (String, u64)> {
+pub(crate) fn states(doc: &Value) -> BTreeMap<String, (String, u64)> {
     doc["tasks"]
         .as_array()
         .unwrap()

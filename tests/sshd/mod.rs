@@ -10,17 +10,17 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-pub const SSHD: &str = "/usr/sbin/sshd";
+pub(crate) const SSHD: &str = "/usr/sbin/sshd";
 
 /// The keys shared by the hosts of one test.
-pub struct Keys {
+pub(crate) struct Keys {
     pub dir: PathBuf,
     pub client_key: PathBuf,
 }
 
 impl Keys {
     /// `None` (with a loud message) where no sshd can run.
-    pub fn new(dir: &Path) -> Option<Keys> {
+    pub(crate) fn new(dir: &Path) -> Option<Keys> {
         if !Path::new(SSHD).is_file() {
             eprintln!(
                 "\n==== SKIPPED: {SSHD} is missing; install openssh-server (.ci/run does) ====\n"
@@ -47,14 +47,14 @@ impl Keys {
     }
 }
 
-pub struct Sshd {
+pub(crate) struct Sshd {
     pub name: String,
     pub port: u16,
     config: PathBuf,
     child: Option<Child>,
 }
 
-pub fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -64,7 +64,7 @@ pub fn free_port() -> u16 {
 
 impl Sshd {
     /// Starts a server for host `name`; `None` (with a loud message) when it cannot run.
-    pub fn start(keys: &Keys, name: &str) -> Option<Sshd> {
+    pub(crate) fn start(keys: &Keys, name: &str) -> Option<Sshd> {
         let port = free_port();
         let config = keys.dir.join(format!("sshd_{name}.conf"));
         std::fs::write(
@@ -92,7 +92,7 @@ impl Sshd {
     }
 
     /// Starts (again) on the same port.
-    pub fn restart(&mut self) -> bool {
+    pub(crate) fn restart(&mut self) -> bool {
         let child = Command::new(SSHD)
             .args(["-D", "-e", "-f"])
             .arg(&self.config)
@@ -128,7 +128,7 @@ impl Sshd {
 
     /// Kills the server and every process serving its connections: clients see the
     /// connection drop, as when a host goes away.
-    pub fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         let Some(mut child) = self.child.take() else {
             return;
         };
@@ -141,7 +141,7 @@ impl Sshd {
     }
 
     /// The `[hosts.NAME]` table that reaches this server.
-    pub fn host_entry(&self, keys: &Keys, extra: &str) -> String {
+    pub(crate) fn host_entry(&self, keys: &Keys, extra: &str) -> String {
         let out = Command::new("id").arg("-un").output().unwrap();
         let user = String::from_utf8_lossy(&out.stdout).trim().to_string();
         format!(
@@ -176,7 +176,7 @@ fn is_sshd(pid: u32) -> bool {
 }
 
 /// Every live descendant of `root`.
-pub fn descendants(root: u32) -> Vec<u32> {
+pub(crate) fn descendants(root: u32) -> Vec<u32> {
     let all: Vec<(u32, u32)> = std::fs::read_dir("/proc")
         .unwrap()
         .flatten()

@@ -7,12 +7,12 @@ use jiff::tz::TimeZone;
 use regex::Captures;
 use time::{OffsetDateTime, UtcOffset};
 
-pub(super) fn num(caps: &Captures, name: &str) -> Option<i32> {
+pub(super) fn num(caps: &Captures<'_>, name: &str) -> Option<i32> {
     caps.name(name)?.as_str().parse().ok()
 }
 
 /// The clock time in `h`, `mi`, `s`, `ampm`; 12am is midnight and 12pm noon.
-pub(super) fn clock(caps: &Captures) -> Option<civil::Time> {
+pub(super) fn clock(caps: &Captures<'_>) -> Option<civil::Time> {
     let h = num(caps, "h")?;
     let mi = num(caps, "mi").unwrap_or(0);
     let s = num(caps, "s").unwrap_or(0);

@@ -9,8 +9,11 @@ pub(super) const CLOCK: &str =
 const UNIT: &str =
     r"(?:milliseconds?|msecs?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d)";
 
+// The patterns are constants, and every one is compiled by the tests: a failure is a bug here,
+// found before any release, never a runtime condition.
+#[allow(clippy::expect_used)]
 fn re(pattern: &str) -> Regex {
-    Regex::new(pattern).expect("pub(super) static reset-time pattern")
+    Regex::new(pattern).expect("static reset-time pattern")
 }
 
 pub(super) static UNIX: LazyLock<Regex> = LazyLock::new(|| {

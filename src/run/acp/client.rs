@@ -17,7 +17,7 @@ use crate::core::acp::render::Renderer;
 use crate::core::acp::{Action, Session, SessionSetup, Shown, rpc};
 
 /// The exit code when the agent cannot be started: a set-up problem (`failed_config`).
-pub const EXIT_CANNOT_START: i32 = 78;
+pub(super) const EXIT_CANNOT_START: i32 = 78;
 /// How long a cancelled session has to end its turn before the agent is ended.
 const CANCEL_GRACE: Duration = Duration::from_secs(3);
 /// How long the agent has to exit once the session is over.

@@ -5,11 +5,11 @@
 use std::io::{BufRead, BufReader, Read};
 
 /// The longest line kept: ACP messages carry file contents and diffs, rarely more.
-pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
+pub(super) const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
 
 /// One thing read from the agent's stdout.
 #[derive(Debug, PartialEq)]
-pub enum AgentLine {
+pub(super) enum AgentLine {
     Line(String),
     /// A line over the cap, skipped; its first bytes for the record.
     Oversized {
@@ -19,7 +19,7 @@ pub enum AgentLine {
 }
 
 /// Calls `each` for every line until the stream ends or `each` returns false.
-pub fn read_lines(input: impl Read, cap: usize, mut each: impl FnMut(AgentLine) -> bool) {
+pub(super) fn read_lines(input: impl Read, cap: usize, mut each: impl FnMut(AgentLine) -> bool) {
     let mut reader = BufReader::with_capacity(64 * 1024, input);
     let mut line: Vec<u8> = Vec::new();
     let mut skipped: Option<(usize, String)> = None;

@@ -11,18 +11,18 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-pub struct AcpLog {
+pub(super) struct AcpLog {
     out: Option<BufWriter<File>>,
     started: Instant,
 }
 
 impl AcpLog {
-    pub fn open(path: Option<&Path>, started: Instant) -> AcpLog {
+    pub(super) fn open(path: Option<&Path>, started: Instant) -> AcpLog {
         let out = path.and_then(|p| File::create(p).ok()).map(BufWriter::new);
         AcpLog { out, started }
     }
 
-    pub fn record(&mut self, dir: &str, body: Value) {
+    pub(super) fn record(&mut self, dir: &str, body: Value) {
         let Some(out) = &mut self.out else {
             return;
         };

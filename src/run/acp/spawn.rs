@@ -15,7 +15,7 @@ use super::terminal::describe_exit;
 use crate::core::acp::permission::PermissionPolicy;
 
 /// The guard's rules and switches the engine passed in `HERD_ACP_POLICY`, judged in `cwd`.
-pub fn policy(text: Option<&str>, cwd: &std::path::Path) -> PermissionPolicy {
+pub(super) fn policy(text: Option<&str>, cwd: &std::path::Path) -> PermissionPolicy {
     let value: Value = text
         .and_then(|t| serde_json::from_str(t).ok())
         .unwrap_or(Value::Null);
@@ -52,7 +52,7 @@ pub fn policy(text: Option<&str>, cwd: &std::path::Path) -> PermissionPolicy {
     }
 }
 
-pub fn start_threads(mut child: Child, events: &Sender<Event>) -> Sender<Vec<u8>> {
+pub(super) fn start_threads(mut child: Child, events: &Sender<Event>) -> Sender<Vec<u8>> {
     if let Some(stdout) = child.stdout.take() {
         let events = events.clone();
         std::thread::spawn(move || {

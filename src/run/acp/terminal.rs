@@ -12,18 +12,18 @@ use unicode_width::UnicodeWidthStr;
 use super::client::EXIT_GRACE_PUB as EXIT_GRACE;
 
 /// The attempt's terminal (the client's stdout).
-pub struct Screen {
+pub(super) struct Screen {
     out: std::io::Stdout,
 }
 
 impl Screen {
-    pub fn new() -> Screen {
+    pub(super) fn new() -> Screen {
         Screen {
             out: std::io::stdout(),
         }
     }
 
-    pub fn text(&mut self, text: &str) {
+    pub(super) fn text(&mut self, text: &str) {
         let mut out = self.out.lock();
         // A terminal that is gone leaves nobody to tell.
         let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
@@ -31,7 +31,7 @@ impl Screen {
 
     /// A structured event for the engine's stream reader: one JSON line, then wiped from the
     /// screen (cursor back up over its rows, erase below) so the pane keeps the transcript.
-    pub fn event(&mut self, event: &Value) {
+    pub(super) fn event(&mut self, event: &Value) {
         let line = event.to_string();
         let cols = columns().max(1);
         let rows = line.width().div_ceil(cols).max(1);
@@ -40,7 +40,7 @@ impl Screen {
 }
 
 /// The rows `text` (whole lines ending in CRLF, an opening CRLF not counted) takes on screen.
-pub fn rows_of(text: &str) -> usize {
+pub(super) fn rows_of(text: &str) -> usize {
     let cols = columns().max(1);
     let body = text.strip_prefix("\r\n").unwrap_or(text);
     body.split_terminator("\r\n")
@@ -78,12 +78,12 @@ fn columns() -> usize {
 }
 
 /// Raw mode on the terminal while the session runs, so a digit answers at once.
-pub struct RawMode {
+pub(super) struct RawMode {
     enabled: bool,
 }
 
 impl RawMode {
-    pub fn enable() -> RawMode {
+    pub(super) fn enable() -> RawMode {
         let enabled =
             std::io::stdin().is_terminal() && crossterm::terminal::enable_raw_mode().is_ok();
         RawMode { enabled }
@@ -101,7 +101,7 @@ impl Drop for RawMode {
 
 /// What the operator's keys mean.
 #[derive(Debug, PartialEq)]
-pub enum Key {
+pub(super) enum Key {
     /// Answers the waiting permission request.
     Digit(char),
     /// A follow-up prompt (typed and Enter, or pasted by `m`).
@@ -112,13 +112,13 @@ pub enum Key {
 
 /// Keys to lines: bracketed paste kept whole, Enter ends a line, Backspace edits it.
 #[derive(Debug, Default)]
-pub struct KeyInput {
+pub(super) struct KeyInput {
     line: String,
     pasting: bool,
 }
 
 impl KeyInput {
-    pub fn feed(&mut self, bytes: &[u8], waiting: bool) -> Vec<Key> {
+    pub(super) fn feed(&mut self, bytes: &[u8], waiting: bool) -> Vec<Key> {
         if bytes == b"\x1b" && waiting && self.line.is_empty() {
             return vec![Key::Reject];
         }
@@ -170,7 +170,7 @@ impl KeyInput {
     }
 }
 
-pub fn describe_exit(status: ExitStatus) -> String {
+pub(super) fn describe_exit(status: ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
         (Some(code), _) => format!("exit code {code}"),
@@ -180,7 +180,7 @@ pub fn describe_exit(status: ExitStatus) -> String {
 }
 
 /// The agent's stdin is closed; it gets `EXIT_GRACE` to exit, then TERM, then KILL.
-pub fn end_agent(pid: u32, inbox: &Receiver<super::client::Event>) {
+pub(super) fn end_agent(pid: u32, inbox: &Receiver<super::client::Event>) {
     let exited = |inbox: &Receiver<super::client::Event>, within: Duration| {
         let by = Instant::now() + within;
         while let Some(left) = by.checked_duration_since(Instant::now()) {
@@ -207,7 +207,7 @@ pub fn end_agent(pid: u32, inbox: &Receiver<super::client::Event>) {
 }
 
 /// At most 300 characters of a line, for the transcript and evidence.
-pub fn excerpt(line: &str) -> String {
+pub(super) fn excerpt(line: &str) -> String {
     let line = line.trim();
     match line.char_indices().nth(300) {
         Some((at, _)) => format!("{}…", &line[..at]),

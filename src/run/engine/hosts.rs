@@ -23,12 +23,12 @@ use crate::run::hygiene::{self, EndedProcess};
 use crate::run::{outcome, remote};
 
 /// The task field that says which host a task's latest attempt ran on (kept after it ends).
-pub const RAN_ON_FIELD: &str = "ran_on";
+pub(super) const RAN_ON_FIELD: &str = "ran_on";
 /// The task field that names a host left unswept after a lost connection (until swept).
 const LOST_ON_FIELD: &str = "lost_on";
 
 /// What the engine keeps of an attempt that runs on a host.
-pub struct RemoteState {
+pub(super) struct RemoteState {
     pub host: Host,
     /// ssh's own messages and the wrapper's note when the launch script could not be sent.
     pub log: PathBuf,
@@ -40,7 +40,7 @@ pub struct RemoteState {
 }
 
 impl RemoteState {
-    pub fn new(host: Host, log: PathBuf) -> RemoteState {
+    pub(super) fn new(host: Host, log: PathBuf) -> RemoteState {
         RemoteState {
             host,
             log,
@@ -50,7 +50,7 @@ impl RemoteState {
         }
     }
 
-    pub fn scan(&mut self, bytes: &[u8]) {
+    pub(super) fn scan(&mut self, bytes: &[u8]) {
         if let Some(code) = remote_script::scan_trailer(&mut self.carry, bytes) {
             self.trailer = Some(code);
         }

@@ -24,7 +24,7 @@ pub enum PromptSource {
 
 /// The task's prompt source; a command file is read (relative to the task's folder) and its
 /// arguments filled. Errors are the task's config problems.
-pub fn prompt_source(task: &TaskSpec, base_dir: &Path) -> Result<PromptSource, LaunchError> {
+pub(super) fn prompt_source(task: &TaskSpec, base_dir: &Path) -> Result<PromptSource, LaunchError> {
     if let Some(template) = &task.prompt_template {
         return Ok(PromptSource::Template(template.clone()));
     }
@@ -55,7 +55,10 @@ pub struct CompletionRule {
 /// structured ones included, the marker is required unless the task opts out with
 /// `"completion": "result"` or `"signal_file"`; a structured agent's events still decide its
 /// failures).
-pub fn completion_rule(task: &TaskSpec, profile: &Profile) -> Result<CompletionRule, LaunchError> {
+pub(super) fn completion_rule(
+    task: &TaskSpec,
+    profile: &Profile,
+) -> Result<CompletionRule, LaunchError> {
     let structured = profile.output == OutputKind::StreamJson;
     let completion = task.completion.unwrap_or(Completion::Marker);
     let marker_required = match completion {
@@ -95,7 +98,7 @@ pub fn last_session(task: &TaskSpec) -> Option<String> {
 /// the task retries with `"retry_mode": "resume"`. Needs a session id and a profile that can
 /// resume; otherwise the attempt starts afresh (and an operator's message goes into its prompt,
 /// see `fresh_prompt_addition`).
-pub fn resume_request(task: &TaskSpec, profile: &Profile, attempt: u32) -> Option<Resume> {
+pub(super) fn resume_request(task: &TaskSpec, profile: &Profile, attempt: u32) -> Option<Resume> {
     if profile.resume.is_empty() {
         return None;
     }
@@ -130,7 +133,7 @@ fn continuation_message(task: &TaskSpec) -> String {
 
 /// For an attempt that starts afresh although the operator left a message (no session to
 /// resume): the message, with the agent's questions when it asked some, added to the prompt.
-pub fn fresh_prompt_addition(task: &TaskSpec) -> Option<String> {
+pub(super) fn fresh_prompt_addition(task: &TaskSpec) -> Option<String> {
     let message = task.resume_message.as_ref()?;
     let questions: Vec<&str> = task
         .result
@@ -154,12 +157,12 @@ pub fn fresh_prompt_addition(task: &TaskSpec) -> Option<String> {
 }
 
 /// The line that tells the agent how to finish, for prompts that do not say it themselves.
-pub fn marker_instruction(marker: &str) -> String {
+pub(super) fn marker_instruction(marker: &str) -> String {
     format!("When the task is complete, print exactly: {marker}")
 }
 
 /// How to write the signal file, for prompts that do not place `{signal_file}` themselves.
-pub fn signal_instruction(path: &Path) -> String {
+pub(super) fn signal_instruction(path: &Path) -> String {
     format!(
         "When you finish, write a JSON file at {} (its path is also in $HERD_SIGNAL_FILE): \
          {{\"status\": \"done\", \"result\": \"<what you did>\"}} when the task is done, \

@@ -6,7 +6,7 @@
 use super::super::text::{Row, truncate, width_of, wrap, wrap_isolating};
 use super::{Region, SPINNER_GLYPHS, hanging, rule};
 
-pub use super::claude_welcome::header;
+pub(crate) use super::claude_welcome::header;
 
 pub(super) const ORANGE: u8 = 174;
 pub(super) const GREY: u8 = 246;
@@ -24,7 +24,7 @@ const INPUT_PROMPT: &str = "❯\u{a0}";
 
 /// The user's message: `❯ ` and the prompt, hard-wrapped, continuation rows indented by two,
 /// on a grey band. With `isolated`, each copy of that text gets a row of its own.
-pub fn echo(width: usize, prompt: &str, isolated: Option<&str>) -> Vec<String> {
+pub(crate) fn echo(width: usize, prompt: &str, isolated: Option<&str>) -> Vec<String> {
     let room = width.saturating_sub(2).max(1);
     let pieces = match isolated {
         Some(isolated) => wrap_isolating(prompt, isolated, room, room),
@@ -50,7 +50,7 @@ pub fn echo(width: usize, prompt: &str, isolated: Option<&str>) -> Vec<String> {
 }
 
 /// An assistant message: `●` then the text wrapped with a two-column hanging indent.
-pub fn say(width: usize, text: &str, bullet_color: u8) -> Vec<String> {
+pub(crate) fn say(width: usize, text: &str, bullet_color: u8) -> Vec<String> {
     hanging(width, text, 2)
         .iter()
         .enumerate()
@@ -66,7 +66,7 @@ pub fn say(width: usize, text: &str, bullet_color: u8) -> Vec<String> {
 }
 
 /// `● Bash(input)` with the bullet in a state colour.
-pub fn tool_call(name: &str, input: &str, bullet_color: u8) -> String {
+pub(crate) fn tool_call(name: &str, input: &str, bullet_color: u8) -> String {
     Row::new()
         .fg(bullet_color)
         .text("●")
@@ -80,7 +80,7 @@ pub fn tool_call(name: &str, input: &str, bullet_color: u8) -> String {
 }
 
 /// `  ⎿  text` under a tool call, the text in a colour.
-pub fn result(text: &str, color: Option<u8>) -> String {
+pub(crate) fn result(text: &str, color: Option<u8>) -> String {
     let row = Row::new().fg(GREY).text(RESULT_PREFIX);
     match color {
         Some(color) => row.fg(color).text(text).default_fg(),
@@ -90,17 +90,17 @@ pub fn result(text: &str, color: Option<u8>) -> String {
 }
 
 /// A finished tool call: the call and its result.
-pub fn tool(name: &str, input: &str, outcome: &str) -> Vec<String> {
+pub(crate) fn tool(name: &str, input: &str, outcome: &str) -> Vec<String> {
     vec![tool_call(name, input, DONE_GREEN), result(outcome, None)]
 }
 
 /// The agent's own completion line: `● MARKER`.
-pub fn marker(marker: &str) -> Vec<String> {
+pub(crate) fn marker(marker: &str) -> Vec<String> {
     say(usize::MAX / 2, marker, WHITE)
 }
 
 /// `✻ Thinking… (3s · esc to interrupt)`.
-pub fn spinner_status(frame: usize, text: &str, elapsed_secs: u64) -> String {
+pub(crate) fn spinner_status(frame: usize, text: &str, elapsed_secs: u64) -> String {
     let glyph = SPINNER_GLYPHS[frame % SPINNER_GLYPHS.len()];
     Row::new()
         .fg(ORANGE)
@@ -117,7 +117,12 @@ pub fn spinner_status(frame: usize, text: &str, elapsed_secs: u64) -> String {
 }
 
 /// `✻ API error · Retrying in 3s · attempt 1/10`.
-pub fn retry_status(reason: &str, seconds_left: u32, attempt: u32, max_attempts: u32) -> String {
+pub(crate) fn retry_status(
+    reason: &str,
+    seconds_left: u32,
+    attempt: u32,
+    max_attempts: u32,
+) -> String {
     Row::new()
         .fg(ERROR_PINK)
         .text("✻")
@@ -132,7 +137,7 @@ pub fn retry_status(reason: &str, seconds_left: u32, attempt: u32, max_attempts:
 }
 
 /// `✻ Crunched for 1s`, left behind when a turn ends.
-pub fn done_line(text: &str) -> String {
+pub(crate) fn done_line(text: &str) -> String {
     Row::new()
         .fg(GREY)
         .text("✻")
@@ -145,7 +150,7 @@ pub fn done_line(text: &str) -> String {
 }
 
 /// The working state: a status line over the input box, `esc to interrupt` under it.
-pub fn busy(width: usize, status: String) -> Region {
+pub(crate) fn busy(width: usize, status: String) -> Region {
     let prompt = Row::new()
         .fg(GREY)
         .text(INPUT_PROMPT)
@@ -176,7 +181,7 @@ pub fn busy(width: usize, status: String) -> Region {
 
 /// Waiting for a message: the input box with what was typed, and `? for shortcuts` (or a
 /// hint such as `Press Ctrl-C again to exit`), an optional notice at the right end.
-pub fn idle(width: usize, input: &str, hint: Option<&str>, notice: Option<&str>) -> Region {
+pub(crate) fn idle(width: usize, input: &str, hint: Option<&str>, notice: Option<&str>) -> Region {
     let typed = truncate(input, width.saturating_sub(4));
     let prompt = Row::new()
         .text(INPUT_PROMPT)
@@ -208,7 +213,7 @@ pub fn idle(width: usize, input: &str, hint: Option<&str>, notice: Option<&str>)
 }
 
 /// The permission dialog for a tool call, with the pending call above it.
-pub fn dialog(
+pub(crate) fn dialog(
     width: usize,
     tool_name: &str,
     command: &str,
@@ -294,7 +299,7 @@ fn option(number: u8, text: &str) -> String {
 }
 
 /// What the dialog leaves behind once answered.
-pub fn answered(tool_name: &str, command: &str, accepted: bool) -> Vec<String> {
+pub(crate) fn answered(tool_name: &str, command: &str, accepted: bool) -> Vec<String> {
     if accepted {
         tool(tool_name, command, "Done")
     } else {

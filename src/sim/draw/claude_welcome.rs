@@ -13,7 +13,7 @@ const WIDE_BOX_MIN_WIDTH: usize = 100;
 const LOGO: [&str; 3] = ["▐▛███▜▌", "▝▜█████▛▘", "▘▘ ▝▝"];
 
 /// The welcome box: `╭─── Claude Code vX ───╮` ... `╰───╯`, full width.
-pub fn header(width: usize, version: &str, model: &str, cwd: &str) -> Vec<String> {
+pub(crate) fn header(width: usize, version: &str, model: &str, cwd: &str) -> Vec<String> {
     let width = width.max(40);
     let title = Row::new()
         .fg(ORANGE)

@@ -14,7 +14,7 @@ const RED: u8 = 1;
 const COMMAND_BLUE: u8 = 111;
 
 /// `>_ OpenAI Codex (vX)` and the working folder.
-pub fn header(version: &str, cwd: &str) -> Vec<String> {
+pub(crate) fn header(version: &str, cwd: &str) -> Vec<String> {
     vec![
         String::new(),
         Row::new()
@@ -35,7 +35,7 @@ pub fn header(version: &str, cwd: &str) -> Vec<String> {
 }
 
 /// The user's message: `› ` and the prompt, wrapped, continuation rows indented by two.
-pub fn echo(width: usize, prompt: &str, isolated: Option<&str>) -> Vec<String> {
+pub(crate) fn echo(width: usize, prompt: &str, isolated: Option<&str>) -> Vec<String> {
     let room = width.saturating_sub(2).max(1);
     let pieces = match isolated {
         Some(isolated) => super::super::text::wrap_isolating(prompt, isolated, room, room),
@@ -52,7 +52,7 @@ pub fn echo(width: usize, prompt: &str, isolated: Option<&str>) -> Vec<String> {
 }
 
 /// An agent line: `• text`, wrapped with a hanging indent.
-pub fn say(width: usize, text: &str) -> Vec<String> {
+pub(crate) fn say(width: usize, text: &str) -> Vec<String> {
     hanging(width, text, 2)
         .iter()
         .enumerate()
@@ -64,7 +64,7 @@ pub fn say(width: usize, text: &str) -> Vec<String> {
 }
 
 /// `• Ran cmd` and `└ result`.
-pub fn tool(input: &str, outcome: &str) -> Vec<String> {
+pub(crate) fn tool(input: &str, outcome: &str) -> Vec<String> {
     vec![
         Row::new()
             .text("• ")
@@ -80,7 +80,7 @@ pub fn tool(input: &str, outcome: &str) -> Vec<String> {
 }
 
 /// `• Working (3s • esc to interrupt)`.
-pub fn spinner_status(frame: usize, text: &str, elapsed_secs: u64) -> String {
+pub(crate) fn spinner_status(frame: usize, text: &str, elapsed_secs: u64) -> String {
     let glyph = BRAILLE_GLYPHS[frame % BRAILLE_GLYPHS.len()];
     Row::new()
         .text(&format!("{glyph} "))
@@ -129,7 +129,7 @@ fn band(width: usize) -> String {
 }
 
 /// The composer: `› Ask Codex to do anything` on a dark band, a hint line under it.
-pub fn idle(width: usize, input: &str, hint: Option<&str>) -> Region {
+pub(crate) fn idle(width: usize, input: &str, hint: Option<&str>) -> Region {
     let (composer_row, cursor_column) = composer(width, input);
     let footer = Row::new()
         .text("  ")
@@ -150,7 +150,7 @@ pub fn idle(width: usize, input: &str, hint: Option<&str>) -> Region {
 }
 
 /// The working state: a status line over the composer.
-pub fn busy(width: usize, status: String) -> Region {
+pub(crate) fn busy(width: usize, status: String) -> Region {
     let mut region = idle(width, "", None);
     region.rows.insert(1, status);
     region.cursor = region.cursor.map(|(row, column)| (row + 1, column));
@@ -158,7 +158,7 @@ pub fn busy(width: usize, status: String) -> Region {
 }
 
 /// `Would you like to run the following command?` and its three options.
-pub fn dialog(width: usize, command: &str, reason: &str) -> Region {
+pub(crate) fn dialog(width: usize, command: &str, reason: &str) -> Region {
     let room = width.saturating_sub(6).max(10);
     let shown = truncate(command, room);
     let mut rows = vec![
@@ -241,7 +241,7 @@ fn key_option(number: u8, text: &str, key: &str) -> String {
 }
 
 /// What the approval menu leaves behind once answered.
-pub fn answered(command: &str, accepted: bool, always: bool) -> Vec<String> {
+pub(crate) fn answered(command: &str, accepted: bool, always: bool) -> Vec<String> {
     let verdict = if !accepted {
         Row::new()
             .fg(RED)

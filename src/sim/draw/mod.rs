@@ -3,34 +3,34 @@
 //! `codex` imitate those CLIs; this file holds the shared shapes and the plain style.
 //! Nothing here writes to the terminal or reads the clock.
 
-pub mod claude;
+pub(super) mod claude;
 mod claude_welcome;
-pub mod codex;
+pub(super) mod codex;
 
 use super::text::{Row, width_of, wrap};
 
 /// The live area at the bottom of the screen that is erased and repainted as a whole (a
 /// spinner with the input box, a dialog, the idle prompt).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Region {
+pub(super) struct Region {
     pub rows: Vec<String>,
     /// Where the (hidden) cursor rests: row index in `rows`, 1-based column.
     pub cursor: Option<(usize, usize)>,
 }
 
 impl Region {
-    pub fn of(rows: Vec<String>) -> Region {
+    pub(super) fn of(rows: Vec<String>) -> Region {
         Region { rows, cursor: None }
     }
 }
 
 /// Spinner glyphs, Claude's set.
-pub const SPINNER_GLYPHS: &[char] = &['·', '✢', '✳', '✶', '✻', '✽', '✻', '✶', '✳', '✢'];
+pub(super) const SPINNER_GLYPHS: &[char] = &['·', '✢', '✳', '✶', '✻', '✽', '✻', '✶', '✳', '✢'];
 /// Braille spinner glyphs, for the plain style.
-pub const BRAILLE_GLYPHS: &[char] = &['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+pub(super) const BRAILLE_GLYPHS: &[char] = &['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 /// Text rows of a plain line, wrapped to the width, with optional colour and weight.
-pub fn plain_lines(
+pub(super) fn plain_lines(
     width: usize,
     text: &str,
     color: Option<u8>,
@@ -64,7 +64,7 @@ pub fn plain_lines(
 
 /// Splits text at explicit line breaks and cuts rows at the width, keeping spaces as written
 /// (tracebacks and logs keep their indentation).
-pub fn wrap_hard(text: &str, width: usize) -> Vec<String> {
+pub(super) fn wrap_hard(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     let mut rows = Vec::new();
     for line in text.split('\n') {
@@ -81,7 +81,7 @@ pub fn wrap_hard(text: &str, width: usize) -> Vec<String> {
 }
 
 /// A full-width horizontal rule in a colour.
-pub fn rule(width: usize, color: u8) -> String {
+pub(super) fn rule(width: usize, color: u8) -> String {
     Row::new()
         .fg(color)
         .text(&"─".repeat(width))
@@ -90,7 +90,7 @@ pub fn rule(width: usize, color: u8) -> String {
 }
 
 /// The plain style's spinner line: `⠋ Working… (3s)`.
-pub fn plain_spinner(frame: usize, text: &str, elapsed_secs: u64) -> String {
+pub(super) fn plain_spinner(frame: usize, text: &str, elapsed_secs: u64) -> String {
     let glyph = BRAILLE_GLYPHS[frame % BRAILLE_GLYPHS.len()];
     Row::new()
         .fg(75)
@@ -101,7 +101,7 @@ pub fn plain_spinner(frame: usize, text: &str, elapsed_secs: u64) -> String {
 }
 
 /// The plain style's input prompt: `> ` and what was typed.
-pub fn plain_idle(width: usize, input: &str, hint: Option<&str>) -> Region {
+pub(super) fn plain_idle(width: usize, input: &str, hint: Option<&str>) -> Region {
     let typed = super::text::truncate(input, width.saturating_sub(3));
     let mut rows = vec![
         Row::new()
@@ -122,12 +122,12 @@ pub fn plain_idle(width: usize, input: &str, hint: Option<&str>) -> Region {
 }
 
 /// A one-line question for one key: `Press 1 to continue`.
-pub fn press_line(text: &str) -> Region {
+pub(super) fn press_line(text: &str) -> Region {
     Region::of(vec![Row::new().bold().text(text).normal().build()])
 }
 
 /// Rows of wrapped text after a first-row prefix and a hanging indent, e.g. `● text`.
-pub fn hanging(width: usize, text: &str, indent: usize) -> Vec<String> {
+pub(super) fn hanging(width: usize, text: &str, indent: usize) -> Vec<String> {
     let room = width.saturating_sub(indent + 2).max(10);
     wrap(text, room, room)
 }

@@ -6,7 +6,7 @@ use crate::run::engine::Engine;
 use crate::ui::model::{AttemptsMenu, AutoMenu, AutoRule, MessageTarget, Overlay};
 use crate::ui::state::{Mode, UiState};
 
-pub fn overlay<'a>(engine: &Engine, state: &'a UiState) -> Option<Overlay<'a>> {
+pub(super) fn overlay<'a>(engine: &Engine, state: &'a UiState) -> Option<Overlay<'a>> {
     let task_id = |i: usize| {
         engine
             .store()
@@ -115,7 +115,7 @@ pub fn auto_menu(engine: &Engine, index: usize) -> Option<AutoMenu> {
 /// The key that switches each rule in the auto-answer window: the letter or digit the rule
 /// answers its prompt with, so `p` switches `press_p`; a rule whose answer is not one such key
 /// (Enter, a word), or whose key another rule has already, gets the first free digit.
-pub fn toggle_keys(sends: &[&str]) -> Vec<char> {
+pub(super) fn toggle_keys(sends: &[&str]) -> Vec<char> {
     let own = |send: &str| {
         let mut chars = send.trim_end_matches(['\r', '\n']).chars();
         match (chars.next(), chars.next()) {

@@ -13,7 +13,7 @@ use crate::ui::model::{MessageTarget, RetryView, RowStatus, StatusView};
 use crate::ui::prompt;
 use crate::ui::state::{Leaving, Mode, UiState};
 
-pub fn status(engine: &Engine, state: &UiState, now: Instant) -> StatusView {
+pub(super) fn status(engine: &Engine, state: &UiState, now: Instant) -> StatusView {
     let tasks = engine.store().file().tasks();
     const ORDER: [RowStatus; 9] = [
         RowStatus::Running,

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::http::{Response, sse};
 use super::{Call, Outcome, Scenario, TOOL_COMMAND};
 
-pub fn answer(call: &Call<'_>) -> Outcome {
+pub(crate) fn answer(call: &Call<'_>) -> Outcome {
     if call.path.contains(":countTokens") {
         return Outcome::Answer(Response::json(200, &json!({"totalTokens": 12})));
     }

@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, Write};
 
-pub struct Request {
+pub(crate) struct Request {
     pub method: String,
     /// Path and query, as sent.
     pub target: String,
@@ -13,7 +13,7 @@ pub struct Request {
 }
 
 impl Request {
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
@@ -22,7 +22,7 @@ impl Request {
 }
 
 /// The next request on the connection; `None` when the client closed it.
-pub fn read_request(reader: &mut impl BufRead) -> std::io::Result<Option<Request>> {
+pub(crate) fn read_request(reader: &mut impl BufRead) -> std::io::Result<Option<Request>> {
     let mut line = String::new();
     if reader.read_line(&mut line)? == 0 {
         return Ok(None);
@@ -91,20 +91,20 @@ fn read_chunked(reader: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
     }
 }
 
-pub enum Body {
+pub(crate) enum Body {
     Whole(Vec<u8>),
     /// Server-sent events, each written as its own chunk.
     Events(Vec<String>),
 }
 
-pub struct Response {
+pub(crate) struct Response {
     pub status: u16,
     pub headers: Vec<(String, String)>,
     pub body: Body,
 }
 
 impl Response {
-    pub fn json(status: u16, value: &serde_json::Value) -> Response {
+    pub(crate) fn json(status: u16, value: &serde_json::Value) -> Response {
         Response {
             status,
             headers: vec![("content-type".into(), "application/json".into())],
@@ -112,7 +112,7 @@ impl Response {
         }
     }
 
-    pub fn events(events: Vec<String>) -> Response {
+    pub(crate) fn events(events: Vec<String>) -> Response {
         Response {
             status: 200,
             headers: vec![
@@ -123,17 +123,17 @@ impl Response {
         }
     }
 
-    pub fn not_found(path: &str) -> Response {
+    pub(crate) fn not_found(path: &str) -> Response {
         let body = serde_json::json!({"error": {"message": format!("mock: no route for {path}")}});
         Response::json(404, &body)
     }
 
-    pub fn with_header(mut self, name: &str, value: &str) -> Response {
+    pub(crate) fn with_header(mut self, name: &str, value: &str) -> Response {
         self.headers.push((name.into(), value.into()));
         self
     }
 
-    pub fn write_to(&self, out: &mut impl Write) -> std::io::Result<()> {
+    pub(crate) fn write_to(&self, out: &mut impl Write) -> std::io::Result<()> {
         let mut head = format!("HTTP/1.1 {} {}\r\n", self.status, reason(self.status));
         for (name, value) in &self.headers {
             head.push_str(&format!("{name}: {value}\r\n"));
@@ -175,7 +175,7 @@ fn reason(status: u16) -> &'static str {
 }
 
 /// One SSE event: `event: NAME` (when named) and `data: JSON`, then the blank line.
-pub fn sse(name: Option<&str>, data: &serde_json::Value) -> String {
+pub(crate) fn sse(name: Option<&str>, data: &serde_json::Value) -> String {
     match name {
         Some(name) => format!("event: {name}\ndata: {data}\n\n"),
         None => format!("data: {data}\n\n"),

@@ -7,10 +7,10 @@
 //! stateless: a request that carries a tool result gets the final text. Every request is logged
 //! (method, path, status) so a run can show what each CLI asked for, unknown paths included.
 
-pub mod anthropic;
-pub mod gemini;
-pub mod http;
-pub mod openai;
+pub(crate) mod anthropic;
+pub(crate) mod gemini;
+pub(crate) mod http;
+pub(crate) mod openai;
 
 use std::io::BufReader;
 use std::net::{TcpListener, TcpStream};
@@ -22,7 +22,7 @@ use http::{Request, Response};
 
 /// What the mock model does for a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scenario {
+pub(crate) enum Scenario {
     /// A text answer with the completion marker.
     Text,
     /// A shell tool call first; the marker after the tool result.
@@ -46,7 +46,7 @@ pub enum Scenario {
 }
 
 impl Scenario {
-    pub const ALL: [Scenario; 10] = [
+    pub(crate) const ALL: [Scenario; 10] = [
         Scenario::Text,
         Scenario::Tool,
         Scenario::Auth,
@@ -59,7 +59,7 @@ impl Scenario {
         Scenario::NoMarker,
     ];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Scenario::Text => "text",
             Scenario::Tool => "tool",
@@ -74,17 +74,17 @@ impl Scenario {
         }
     }
 
-    pub fn from_name(name: &str) -> Option<Scenario> {
+    pub(crate) fn from_name(name: &str) -> Option<Scenario> {
         Scenario::ALL.into_iter().find(|s| s.name() == name)
     }
 }
 
 /// The shell command every tool scenario asks for: it leaves a file the test can look for.
-pub const TOOL_COMMAND: &str = "touch conformance_tool_ran.txt";
-pub const TOOL_FILE: &str = "conformance_tool_ran.txt";
+pub(crate) const TOOL_COMMAND: &str = "touch conformance_tool_ran.txt";
+pub(crate) const TOOL_FILE: &str = "conformance_tool_ran.txt";
 
 /// What the scenario's answer needs from the request.
-pub struct Call<'a> {
+pub(crate) struct Call<'a> {
     pub scenario: Scenario,
     pub task_id: &'a str,
     /// The rest of the path after `/t/<task>/<scenario>`, without the query.
@@ -93,11 +93,11 @@ pub struct Call<'a> {
 }
 
 impl Call<'_> {
-    pub fn marker(&self) -> String {
+    pub(crate) fn marker(&self) -> String {
         format!("TASK_COMPLETE:{}", self.task_id)
     }
 
-    pub fn final_text(&self) -> String {
+    pub(crate) fn final_text(&self) -> String {
         match self.scenario {
             Scenario::NoMarker => "I looked at it and I am done here.".to_string(),
             _ => format!("All done.\n{}", self.marker()),
@@ -107,7 +107,7 @@ impl Call<'_> {
 
 /// One request as the mock saw it.
 #[derive(Debug, Clone)]
-pub struct Logged {
+pub(crate) struct Logged {
     pub task_id: String,
     pub method: String,
     pub path: String,
@@ -116,14 +116,14 @@ pub struct Logged {
     pub at: std::time::SystemTime,
 }
 
-pub struct MockApi {
+pub(crate) struct MockApi {
     pub port: u16,
     log: Arc<Mutex<Vec<Logged>>>,
     stop: Arc<AtomicBool>,
 }
 
 impl MockApi {
-    pub fn start() -> std::io::Result<MockApi> {
+    pub(crate) fn start() -> std::io::Result<MockApi> {
         let listener = TcpListener::bind("127.0.0.1:0")?;
         let port = listener.local_addr()?.port();
         let log = Arc::new(Mutex::new(Vec::new()));
@@ -143,7 +143,7 @@ impl MockApi {
     }
 
     /// The base URL a task's CLI is given (no trailing slash).
-    pub fn base_url(&self, task_id: &str, scenario: Scenario) -> String {
+    pub(crate) fn base_url(&self, task_id: &str, scenario: Scenario) -> String {
         format!(
             "http://127.0.0.1:{}/t/{task_id}/{}",
             self.port,
@@ -151,7 +151,7 @@ impl MockApi {
         )
     }
 
-    pub fn requests(&self) -> Vec<Logged> {
+    pub(crate) fn requests(&self) -> Vec<Logged> {
         self.log.lock().map(|l| l.clone()).unwrap_or_default()
     }
 }
@@ -204,7 +204,7 @@ fn serve(stream: TcpStream, log: &Mutex<Vec<Logged>>, stop: &AtomicBool) {
     }
 }
 
-pub enum Outcome {
+pub(crate) enum Outcome {
     Answer(Response),
     Hang,
 }

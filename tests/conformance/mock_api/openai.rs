@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::http::{Response, sse};
 use super::{Call, Outcome, Scenario, TOOL_COMMAND};
 
-pub fn answer(call: &Call<'_>) -> Outcome {
+pub(crate) fn answer(call: &Call<'_>) -> Outcome {
     let error = |status: u16, kind: &str, code: &str, message: &str| {
         let body =
             json!({"error": {"message": message, "type": kind, "param": null, "code": code}});
