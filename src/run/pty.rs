@@ -39,6 +39,11 @@ pub enum PtyReport {
         key: u64,
         ended: Vec<super::hygiene::EndedProcess>,
     },
+    /// What the attempt's end needed from git and the disk was gathered (see `engine::gather`).
+    Gathered {
+        key: u64,
+        gathered: Box<super::engine::gather::Gathered>,
+    },
 }
 
 /// Most reports the loop takes off the channel at once: a flood of output still lets timers
@@ -71,7 +76,8 @@ pub fn coalesce(reports: impl IntoIterator<Item = PtyReport>) -> Vec<PtyReport> 
             }
             PtyReport::Closed { key }
             | PtyReport::Exited { key, .. }
-            | PtyReport::Swept { key, .. } => {
+            | PtyReport::Swept { key, .. }
+            | PtyReport::Gathered { key, .. } => {
                 open.remove(&key);
                 out.push(report);
             }
@@ -240,6 +246,7 @@ mod tests {
                 PtyReport::Closed { key } => (*key, "closed".into()),
                 PtyReport::Exited { key, .. } => (*key, "exited".into()),
                 PtyReport::Swept { key, .. } => (*key, "swept".into()),
+                PtyReport::Gathered { key, .. } => (*key, "gathered".into()),
             })
             .collect()
     }

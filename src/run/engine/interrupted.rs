@@ -78,7 +78,9 @@ impl Engine {
         self.stopping = true;
         self.kill_all();
         let ended_at = outcome::utc_timestamp(OffsetDateTime::now_utc());
-        let in_flight: Vec<(usize, u32)> = self.live.values().map(|l| (l.task, l.number)).collect();
+        let in_flight: Vec<(usize, u32)> = (self.live.values().chain(self.ending.values()))
+            .map(|l| (l.task, l.number))
+            .collect();
         let file = self.store.file_mut();
         for (index, attempt) in in_flight {
             // Like a crash (`recover_interrupted`): what the result already holds is kept.

@@ -37,6 +37,7 @@ mod conclude;
 pub mod control;
 #[cfg(test)]
 mod control_tests;
+pub mod gather;
 mod hosts;
 mod interrupted;
 mod processes;
@@ -173,6 +174,8 @@ pub struct Engine {
     profiles: ProfileSet,
     opts: EngineOptions,
     live: BTreeMap<u64, LiveAttempt>,
+    /// Attempts that ended and wait for their end to be gathered off the loop (`gather`).
+    ending: BTreeMap<u64, LiveAttempt>,
     live_by_task: HashMap<usize, u64>,
     next_key: u64,
     retry_at: HashMap<usize, Instant>,
@@ -209,6 +212,7 @@ impl Engine {
             profiles,
             opts,
             live: BTreeMap::new(),
+            ending: BTreeMap::new(),
             live_by_task: HashMap::new(),
             next_key: 1,
             retry_at: HashMap::new(),
@@ -289,6 +293,7 @@ impl Engine {
     /// Nothing runs and nothing in scope is left to start.
     pub fn is_done(&self) -> bool {
         self.live.is_empty()
+            && self.ending.is_empty()
             && (self.stopping
                 || !self
                     .scope()

@@ -401,6 +401,7 @@ impl Engine {
                     agent: AgentReport::default(),
                     ended_processes: Vec::new(),
                     host: host_name,
+                    worktree: None,
                 };
                 self.conclude(ended, &mut recorder, now)
             }
