@@ -99,10 +99,10 @@ impl Engine {
         }
         // The last lines of the agent's log (a Codex refusal the model talked past).
         self.poll_agent_log(key, now)?;
+        // It keeps its task and its slot until it is concluded.
         let Some(mut live) = self.live.remove(&key) else {
             return Ok(());
         };
-        self.live_by_task.remove(&live.task);
         let at = now.saturating_duration_since(live.started);
         let exit = live.exit.clone().unwrap_or_default();
         // The verdict note is recorded by `conclude`, with the status it leads to.
@@ -144,6 +144,7 @@ impl Engine {
         gathered: Gathered,
         now: Instant,
     ) -> Result<()> {
+        self.live_by_task.remove(&live.task);
         let verdict = live
             .attempt
             .verdict()

@@ -259,11 +259,13 @@ impl Engine {
     }
 
     pub fn live(&self) -> impl Iterator<Item = &LiveAttempt> {
-        self.live.values()
+        self.live.values().chain(self.ending.values())
     }
 
     pub fn live_for_task(&self, index: usize) -> Option<&LiveAttempt> {
-        self.live_by_task.get(&index).and_then(|k| self.live.get(k))
+        self.live_by_task
+            .get(&index)
+            .and_then(|k| self.live.get(k).or_else(|| self.ending.get(k)))
     }
 
     pub fn retry_at(&self, index: usize) -> Option<Instant> {

@@ -77,7 +77,8 @@ impl Engine {
             file.set_field(index, "resume_message", json!(message));
         }
         self.store.save().wrap_err("cannot write the tasks file")?;
-        self.opts.concurrency = self.live.len().max(1).min(self.opts.concurrency);
+        let running = self.live.len() + self.ending.len();
+        self.opts.concurrency = running.max(1).min(self.opts.concurrency);
         self.retry_at.insert(index, now + SPAWN_RETRY_AFTER);
         tracing::warn!(task = %before.task_id, concurrency = self.opts.concurrency, "cannot start the agent for lack of resources, the task waits: {reason}");
         self.events.push(EngineEvent::SpawnDeferred {

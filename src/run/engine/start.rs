@@ -107,7 +107,8 @@ impl Engine {
         // before any of their agents is launched.
         let mut starting = Vec::new();
         for index in self.scope() {
-            if self.live.len() + starting.len() >= self.opts.concurrency {
+            // An attempt being concluded still holds its slot.
+            if self.live.len() + self.ending.len() + starting.len() >= self.opts.concurrency {
                 break;
             }
             let task = &self.store.file().tasks()[index];
