@@ -78,9 +78,7 @@ pub fn validate(args: &TasksArgs) -> Result<i32> {
                 attempt: task.attempts + 1,
                 run_dir: &run_dir,
             };
-            if let Some(name) = &task.host
-                && let Some(message) = super::hosts::host_problem(name, &hosts)
-            {
+            if let Some(message) = crate::run::remote::task_problem(task, &hosts) {
                 let place = file
                     .location(index, Some("host"))
                     .map(|l| format!("{path}:{l}"))

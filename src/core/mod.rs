@@ -6,6 +6,7 @@
 //! carry out. That keeps every rule testable with plain table tests.
 
 pub mod accounts;
+pub mod acp;
 pub mod agent_log;
 pub mod approval;
 pub mod attempt;

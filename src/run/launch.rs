@@ -12,6 +12,7 @@ use crate::core::profile::{Profile, ProfileSet};
 use crate::core::task::{Completion, DEFAULT_MARKER_TEMPLATE, TaskSpec};
 use crate::core::template::{self, TemplateError};
 
+pub mod acp;
 mod prompt;
 
 pub use prompt::{CompletionRule, PromptSource, Resume, last_session};
@@ -217,6 +218,10 @@ pub fn render_launch(
     );
     if let Some(path) = &signal_file {
         env.insert("HERD_SIGNAL_FILE".to_string(), path.display().to_string());
+    }
+    if profile.protocol == crate::core::profile::Protocol::Acp {
+        let log = acp::log_path(ctx.run_dir, ctx.attempt);
+        argv = acp::wrap(argv, &mut env, task, profile, &prompt, &log);
     }
     Ok(LaunchPlan {
         argv,

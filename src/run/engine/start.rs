@@ -57,17 +57,10 @@ impl Engine {
         match &task.host {
             None => launch::prepare(task, &self.profiles, &ctx),
             // The folder and the program are the host's: not looked for here.
-            Some(name) => {
-                if let Some(problem) = crate::run::remote::host_problem(name, &self.opts.hosts) {
-                    return Err(problem);
-                }
-                if task.worktree {
-                    return Err(format!(
-                        "\"worktree\" is not supported for tasks on a host yet (host \"{name}\"); run the task here or prepare the worktree on the host and set \"cwd\""
-                    ));
-                }
-                launch::render(task, &self.profiles, &ctx)
-            }
+            Some(_) => match crate::run::remote::task_problem(task, &self.opts.hosts) {
+                Some(problem) => Err(problem),
+                None => launch::render(task, &self.profiles, &ctx),
+            },
         }
     }
 
