@@ -172,10 +172,11 @@ pub fn render_launch(
             prompt
         }
     };
+    let acp = profile.protocol == crate::core::profile::Protocol::Acp;
     let (command, command_field) = match (resume, &task.command) {
-        (Some(_), _) => (profile.resume.clone(), "the profile's resume command"),
-        (None, Some(command)) => (command.clone(), "command"),
-        (None, None) => (profile.command.clone(), "the profile's command"),
+        (Some(_), _) if !acp => (profile.resume.clone(), "the profile's resume command"),
+        (_, Some(command)) => (command.clone(), "command"),
+        (_, None) => (profile.command.clone(), "the profile's command"),
     };
     if command.is_empty() {
         return Err(format!(
@@ -222,6 +223,9 @@ pub fn render_launch(
     if profile.protocol == crate::core::profile::Protocol::Acp {
         let log = acp::log_path(ctx.run_dir, ctx.attempt);
         argv = acp::wrap(argv, &mut env, task, profile, &prompt, &log);
+        if let Some(resume) = resume {
+            env.insert("HERD_ACP_LOAD_SESSION".into(), resume.session_id.clone());
+        }
     }
     Ok(LaunchPlan {
         argv,
@@ -554,5 +558,43 @@ resume = ["agent", "--resume", "{session_id}", "-p", "{rendered_prompt}"]
             ]
         );
         assert_eq!(plan.resumed_session.as_deref(), Some("s-1"));
+    }
+
+    #[test]
+    fn an_acp_agent_runs_under_herds_client_and_resumes_by_loading_its_session() {
+        let text = r#"
+[profiles.x]
+command = ["agent-acp", "--stdio"]
+protocol = "acp"
+"#;
+        let p = ProfileSet::build(&[text], None).unwrap();
+        let profile = p.get("x").unwrap();
+        assert_eq!(profile.output, crate::core::profile::OutputKind::StreamJson);
+        let t = task(
+            r#"{"task_id": "t", "agent": "x", "prompt_template": "Do {task_id}",
+                "permission_policy": {"auto_press_1": true, "deny": ["Bash(git push:*)"]}}"#,
+        );
+        let plan = render_launch(&t, profile, &tpl(&t), None, &ctx()).unwrap();
+        assert_eq!(
+            plan.argv,
+            ["herd", "acp-client", "--", "agent-acp", "--stdio"]
+        );
+        assert_eq!(plan.env["HERD_ACP_PROMPT"], plan.prompt);
+        assert!(plan.env["HERD_ACP_LOG"].ends_with("attempt_2.acp.jsonl"));
+        let policy: serde_json::Value = serde_json::from_str(&plan.env["HERD_ACP_POLICY"]).unwrap();
+        assert_eq!(policy["auto_press_1"], true);
+        assert_eq!(policy["deny"][0], "Bash(git push:*)");
+        assert!(!plan.env.contains_key("HERD_ACP_LOAD_SESSION"));
+        let resume = Resume {
+            session_id: "s-1".into(),
+            message: "Go on".into(),
+        };
+        let plan = render_launch(&t, profile, &tpl(&t), Some(&resume), &ctx()).unwrap();
+        assert_eq!(
+            plan.argv,
+            ["herd", "acp-client", "--", "agent-acp", "--stdio"]
+        );
+        assert_eq!(plan.env["HERD_ACP_LOAD_SESSION"], "s-1");
+        assert_eq!(plan.env["HERD_ACP_PROMPT"], "Go on");
     }
 }
