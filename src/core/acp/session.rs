@@ -233,6 +233,26 @@ impl Session {
         )
     }
 
+    /// The operator's "no" to a waiting request: its first reject option, else `cancelled`.
+    pub fn operator_reject(&mut self, at: Duration) -> Vec<Action> {
+        let Some(waiting) = self.waiting.take() else {
+            return Vec::new();
+        };
+        let reject = waiting
+            .options
+            .iter()
+            .find(|o| o.kind.starts_with("reject"))
+            .cloned();
+        self.answer(
+            waiting.id,
+            waiting.request,
+            waiting.decision,
+            reject,
+            "operator",
+            at,
+        )
+    }
+
     pub fn handle(&mut self, message: Message, at: Duration) -> Vec<Action> {
         if self.finished {
             return Vec::new();

@@ -141,6 +141,11 @@ fn a_request_the_guard_leaves_open_waits_for_the_operators_key() {
     assert_eq!(answered[0]["result"]["outcome"]["optionId"], "a");
     assert!(s.waiting().is_none());
     assert_eq!(s.answers()[0].by, "operator");
+    // Esc: the first reject option, and the request counts as refused.
+    s.handle(permission(10, "npm publish"), T);
+    let rejected = sent(&s.operator_reject(T));
+    assert_eq!(rejected[0]["result"]["outcome"]["optionId"], "r");
+    assert!(s.operator_reject(T).is_empty());
 }
 
 #[test]

@@ -239,6 +239,7 @@ impl Client {
             let actions = match key {
                 Key::Digit(digit) => self.session.operator_key(digit, at),
                 Key::Line(text) => self.session.follow_up(&text),
+                Key::Reject => self.session.operator_reject(at),
             };
             self.apply(actions);
         }
