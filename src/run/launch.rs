@@ -10,11 +10,13 @@ use std::path::{Path, PathBuf};
 
 use crate::core::profile::{Profile, ProfileSet};
 use crate::core::task::{Completion, DEFAULT_MARKER_TEMPLATE, TaskSpec};
-use crate::core::template::{self, TemplateError};
+use crate::core::template;
 
 pub mod acp;
+mod error;
 mod prompt;
 
+pub use error::{LaunchError, TemplateSite};
 pub use prompt::{CompletionRule, PromptSource, Resume, last_session};
 
 /// Everything needed to start one attempt.
@@ -68,33 +70,42 @@ pub fn task_cwd(task: &TaskSpec, base_dir: &Path) -> PathBuf {
     }
 }
 
-fn describe(field: &str, error: &TemplateError) -> String {
-    match error {
-        TemplateError::Missing { names } => {
-            let list = names
-                .iter()
-                .map(|n| format!("{{{n}}}"))
-                .collect::<Vec<_>>()
-                .join(", ");
-            format!(
-                "{field}: no value for {list}; add {} to \"inputs\" (or write {{{{ }}}} for literal braces)",
-                if names.len() == 1 { "it" } else { "them" }
-            )
-        }
-        other => format!("{field}: {other}"),
-    }
-}
-
 /// Renders the task for one attempt from its prompt source; `resume` continues a session with
-/// the profile's `resume` command instead of starting the agent afresh.
+/// the profile's `resume` command instead of starting the agent afresh. The first problem, if
+/// any (`render_all` has them all).
 pub fn render_launch(
     task: &TaskSpec,
     profile: &Profile,
     source: &PromptSource,
     resume: Option<&Resume>,
     ctx: &LaunchContext<'_>,
-) -> Result<LaunchPlan, String> {
-    let completion = prompt::completion_rule(task, profile)?;
+) -> Result<LaunchPlan, LaunchError> {
+    let mut problems = Vec::new();
+    let plan = render_all(task, profile, source, resume, ctx, &mut problems);
+    match problems.into_iter().next() {
+        Some(first) => Err(first),
+        None => Ok(plan),
+    }
+}
+
+/// Renders what can be rendered and adds every problem to `problems` (a template that cannot
+/// be rendered is left empty, so the rest is still checked); the plan is usable only when
+/// nothing was added.
+fn render_all(
+    task: &TaskSpec,
+    profile: &Profile,
+    source: &PromptSource,
+    resume: Option<&Resume>,
+    ctx: &LaunchContext<'_>,
+    problems: &mut Vec<LaunchError>,
+) -> LaunchPlan {
+    let completion = prompt::completion_rule(task, profile).unwrap_or_else(|e| {
+        problems.push(e);
+        CompletionRule {
+            completion: Completion::Marker,
+            marker_required: true,
+        }
+    });
     let signal_file = (completion.completion == Completion::SignalFile).then(|| ctx.signal_file());
     let cwd = task_cwd(task, ctx.base_dir);
     let cwd_text = cwd.display().to_string();
@@ -123,8 +134,12 @@ pub fn render_launch(
         .completion_marker
         .as_deref()
         .unwrap_or(DEFAULT_MARKER_TEMPLATE);
-    let marker =
-        template::render(marker_template, own).map_err(|e| describe("completion_marker", &e))?;
+    let marker = render_template(
+        problems,
+        TemplateSite::CompletionMarker,
+        marker_template,
+        &own,
+    );
     let with_marker = |name: &str| -> Option<String> {
         if name == "completion_marker" {
             return Some(marker.clone());
@@ -140,8 +155,7 @@ pub fn render_launch(
         None => {
             let (mut prompt, placed) = match source {
                 PromptSource::Template(text) => (
-                    template::render(text, with_marker)
-                        .map_err(|e| describe("prompt_template", &e))?,
+                    render_template(problems, TemplateSite::PromptTemplate, text, &with_marker),
                     text.as_str(),
                 ),
                 PromptSource::CommandFile(text) => (text.clone(), ""),
@@ -172,16 +186,21 @@ pub fn render_launch(
             prompt
         }
     };
-    let (command, command_field) = match (resume, &task.command) {
-        (Some(_), _) => (profile.resume.clone(), "the profile's resume command"),
-        (None, Some(command)) => (command.clone(), "command"),
-        (None, None) => (profile.command.clone(), "the profile's command"),
+    // An ACP agent resumes through its client (`session/load`), with its usual command.
+    let acp = profile.protocol == crate::core::profile::Protocol::Acp;
+    let (command, site): (Vec<String>, fn(usize) -> TemplateSite) = match (resume, &task.command) {
+        (Some(_), _) if !acp => (profile.resume.clone(), |index| {
+            TemplateSite::ResumeCommand { index }
+        }),
+        (_, Some(command)) => (command.clone(), |index| TemplateSite::Command { index }),
+        (_, None) => (profile.command.clone(), |index| {
+            TemplateSite::ProfileCommand { index }
+        }),
     };
     if command.is_empty() {
-        return Err(format!(
-            "agent \"{}\" has no command of its own: give the task a \"command\" array, e.g. [\"./run.sh\", \"{{task_id}}\"]",
-            profile.name
-        ));
+        problems.push(LaunchError::NoCommand {
+            profile: profile.name.clone(),
+        });
     }
     let full = |name: &str| -> Option<String> {
         if name == "rendered_prompt" {
@@ -197,16 +216,18 @@ pub fn render_launch(
         .then(|| ctx.agent_log_file());
     let mut argv = Vec::with_capacity(command.len());
     for (i, part) in command.iter().enumerate() {
-        let rendered = template::render(part, full)
-            .map_err(|e| describe(&format!("{command_field} [{i}]"), &e))?;
-        argv.push(rendered);
+        argv.push(render_template(problems, site(i), part, &full));
     }
     let mut env = BTreeMap::new();
     env.insert("TERM".to_string(), "xterm-256color".to_string());
     env.insert("COLORTERM".to_string(), "truecolor".to_string());
     for (key, value) in profile.env.iter().chain(task.env.iter()) {
-        let rendered =
-            template::render(value, full).map_err(|e| describe(&format!("env {key}"), &e))?;
+        let rendered = render_template(
+            problems,
+            TemplateSite::Env { key: key.clone() },
+            value,
+            &full,
+        );
         env.insert(key.clone(), rendered);
     }
     env.insert("HERD_TASK_ID".to_string(), task.task_id.clone());
@@ -222,8 +243,11 @@ pub fn render_launch(
     if profile.protocol == crate::core::profile::Protocol::Acp {
         let log = acp::log_path(ctx.run_dir, ctx.attempt);
         argv = acp::wrap(argv, &mut env, task, profile, &prompt, &log);
+        if let Some(resume) = resume {
+            env.insert("HERD_ACP_LOAD_SESSION".into(), resume.session_id.clone());
+        }
     }
-    Ok(LaunchPlan {
+    LaunchPlan {
         argv,
         cwd,
         env,
@@ -233,6 +257,20 @@ pub fn render_launch(
         resumed_session: resume.map(|r| r.session_id.clone()),
         signal_file,
         agent_log,
+    }
+}
+
+/// `text` with its placeholders filled from `values`; empty, and the problem added to
+/// `problems`, when it cannot be.
+fn render_template(
+    problems: &mut Vec<LaunchError>,
+    site: TemplateSite,
+    text: &str,
+    values: &dyn Fn(&str) -> Option<String>,
+) -> String {
+    template::render(text, values).unwrap_or_else(|error| {
+        problems.push(LaunchError::Template { site, error });
+        String::new()
     })
 }
 
@@ -250,12 +288,12 @@ fn previous_failure(task: &TaskSpec, attempt: u32) -> Option<String> {
 }
 
 /// Everything about a task that can be known before launching it. The attempt number and run
-/// folder only fill placeholders here.
+/// folder only fill placeholders here. The first problem, if any (`problems` lists them all).
 pub fn prepare(
     task: &TaskSpec,
     profiles: &ProfileSet,
     ctx: &LaunchContext<'_>,
-) -> Result<LaunchPlan, String> {
+) -> Result<LaunchPlan, LaunchError> {
     let mut plan = render(task, profiles, ctx)?;
     check_launch(&mut plan)?;
     Ok(plan)
@@ -267,33 +305,105 @@ pub fn render(
     task: &TaskSpec,
     profiles: &ProfileSet,
     ctx: &LaunchContext<'_>,
-) -> Result<LaunchPlan, String> {
-    let profile = profiles.get(&task.agent).ok_or_else(|| {
-        let known: Vec<&str> = profiles.names().collect();
-        format!(
-            "agent \"{}\" is not a known profile; use one of {} or add it with --profiles",
-            task.agent,
-            known.join(", ")
-        )
-    })?;
+) -> Result<LaunchPlan, LaunchError> {
+    let profile = profiles
+        .get(&task.agent)
+        .ok_or_else(|| unknown_agent(task, profiles))?;
     let source = prompt::prompt_source(task, ctx.base_dir)?;
     let resume = prompt::resume_request(task, profile, ctx.attempt);
     render_launch(task, profile, &source, resume.as_ref(), ctx)
 }
 
+/// Every problem that keeps the task from being launched, each independent of the others: one
+/// bad field does not hide another (a folder that is missing and a placeholder without a value
+/// are both listed). Empty when `prepare` would succeed.
+pub fn problems(
+    task: &TaskSpec,
+    profiles: &ProfileSet,
+    ctx: &LaunchContext<'_>,
+) -> Vec<LaunchError> {
+    let mut problems = Vec::new();
+    // A task on another host finds its folder and program there.
+    let local = task.host.is_none();
+    let folder = if local {
+        check_folder(&task_cwd(task, ctx.base_dir))
+    } else {
+        Ok(())
+    };
+    let source = match prompt::prompt_source(task, ctx.base_dir) {
+        Ok(source) => Some(source),
+        // A missing folder explains an unreadable prompt file.
+        Err(LaunchError::PromptFileUnreadable { .. }) if folder.is_err() => None,
+        Err(e) => {
+            problems.push(e);
+            None
+        }
+    };
+    let plan = match profiles.get(&task.agent) {
+        Some(profile) => {
+            let resume = prompt::resume_request(task, profile, ctx.attempt);
+            // An unreadable prompt stands in as empty, so the command and env are still checked.
+            let source = source.unwrap_or_else(|| PromptSource::CommandFile(String::new()));
+            Some(render_all(
+                task,
+                profile,
+                &source,
+                resume.as_ref(),
+                ctx,
+                &mut problems,
+            ))
+        }
+        None => {
+            problems.push(unknown_agent(task, profiles));
+            None
+        }
+    };
+    if let Err(e) = folder {
+        problems.push(e);
+    } else if let Some(mut plan) =
+        plan.filter(|p| local && p.argv.first().is_some_and(|a| !a.is_empty()))
+    {
+        // The program is looked for when its own name rendered (its other items need not).
+        if let Err(e) = resolve_program(&mut plan) {
+            problems.push(e);
+        }
+    }
+    problems
+}
+
+fn unknown_agent(task: &TaskSpec, profiles: &ProfileSet) -> LaunchError {
+    LaunchError::UnknownAgent {
+        agent: task.agent.clone(),
+        known: profiles.names().map(str::to_string).collect(),
+    }
+}
+
 /// Checks the folder exists and the program can be found; resolves `herd` to this executable
 /// (the simulator profile runs `herd sim`).
-pub fn check_launch(plan: &mut LaunchPlan) -> Result<(), String> {
-    if !plan.cwd.is_dir() {
-        return Err(format!(
-            "cwd {} does not exist or is not a folder; create it or fix \"cwd\"",
-            plan.cwd.display()
-        ));
+pub fn check_launch(plan: &mut LaunchPlan) -> Result<(), LaunchError> {
+    check_folder(&plan.cwd)?;
+    resolve_program(plan)
+}
+
+fn check_folder(cwd: &Path) -> Result<(), LaunchError> {
+    if cwd.is_dir() {
+        Ok(())
+    } else {
+        Err(LaunchError::NoFolder {
+            path: cwd.to_path_buf(),
+        })
     }
-    let program = plan.argv[0].clone();
+}
+
+/// Finds the program on the agent's own PATH and puts its full path in `argv[0]`.
+fn resolve_program(plan: &mut LaunchPlan) -> Result<(), LaunchError> {
+    let Some(program) = plan.argv.first().cloned() else {
+        return Ok(());
+    };
     if program == "herd" {
-        let exe = std::env::current_exe()
-            .map_err(|e| format!("cannot find herd's own executable for \"herd\": {e}"))?;
+        let exe = std::env::current_exe().map_err(|e| LaunchError::OwnExecutable {
+            reason: e.to_string(),
+        })?;
         plan.argv[0] = exe.display().to_string();
         return Ok(());
     }
@@ -307,9 +417,7 @@ pub fn check_launch(plan: &mut LaunchPlan) -> Result<(), String> {
             plan.argv[0] = path.display().to_string();
             Ok(())
         }
-        None => Err(format!(
-            "command \"{program}\" is not installed (not found on PATH); install it or set the task's \"command\""
-        )),
+        None => Err(LaunchError::NotInstalled { program }),
     }
 }
 
@@ -424,7 +532,9 @@ command = []
         let p = profiles();
         let t =
             task(r#"{"task_id": "t", "agent": "a", "prompt_template": "Do {doc} and {other}"}"#);
-        let err = render_launch(&t, p.get("a").unwrap(), &tpl(&t), None, &ctx()).unwrap_err();
+        let err = render_launch(&t, p.get("a").unwrap(), &tpl(&t), None, &ctx())
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             err,
             "prompt_template: no value for {doc}, {other}; add them to \"inputs\" (or write {{ }} for literal braces)"
@@ -443,6 +553,7 @@ command = []
         assert!(
             render_launch(&t, p.get("bare").unwrap(), &text("x"), None, &ctx())
                 .unwrap_err()
+                .to_string()
                 .contains("has no command")
         );
     }
@@ -454,6 +565,7 @@ command = []
         assert!(
             prepare(&t, &p, &ctx())
                 .unwrap_err()
+                .to_string()
                 .contains("not a known profile; use one of a, bare")
         );
         let t = task(
@@ -462,6 +574,7 @@ command = []
         assert!(
             prepare(&t, &p, &ctx())
                 .unwrap_err()
+                .to_string()
                 .contains("does not exist")
         );
         let dir = tempfile::tempdir().unwrap();
@@ -473,6 +586,7 @@ command = []
         assert!(
             prepare(&t, &p, &c)
                 .unwrap_err()
+                .to_string()
                 .contains("command \"agent\" is not installed")
         );
     }
@@ -554,5 +668,43 @@ resume = ["agent", "--resume", "{session_id}", "-p", "{rendered_prompt}"]
             ]
         );
         assert_eq!(plan.resumed_session.as_deref(), Some("s-1"));
+    }
+
+    #[test]
+    fn an_acp_agent_runs_under_herds_client_and_resumes_by_loading_its_session() {
+        let text = r#"
+[profiles.x]
+command = ["agent-acp", "--stdio"]
+protocol = "acp"
+"#;
+        let p = ProfileSet::build(&[text], None).unwrap();
+        let profile = p.get("x").unwrap();
+        assert_eq!(profile.output, crate::core::profile::OutputKind::StreamJson);
+        let t = task(
+            r#"{"task_id": "t", "agent": "x", "prompt_template": "Do {task_id}",
+                "permission_policy": {"auto_press_1": true, "deny": ["Bash(git push:*)"]}}"#,
+        );
+        let plan = render_launch(&t, profile, &tpl(&t), None, &ctx()).unwrap();
+        assert_eq!(
+            plan.argv,
+            ["herd", "acp-client", "--", "agent-acp", "--stdio"]
+        );
+        assert_eq!(plan.env["HERD_ACP_PROMPT"], plan.prompt);
+        assert!(plan.env["HERD_ACP_LOG"].ends_with("attempt_2.acp.jsonl"));
+        let policy: serde_json::Value = serde_json::from_str(&plan.env["HERD_ACP_POLICY"]).unwrap();
+        assert_eq!(policy["auto_press_1"], true);
+        assert_eq!(policy["deny"][0], "Bash(git push:*)");
+        assert!(!plan.env.contains_key("HERD_ACP_LOAD_SESSION"));
+        let resume = Resume {
+            session_id: "s-1".into(),
+            message: "Go on".into(),
+        };
+        let plan = render_launch(&t, profile, &tpl(&t), Some(&resume), &ctx()).unwrap();
+        assert_eq!(
+            plan.argv,
+            ["herd", "acp-client", "--", "agent-acp", "--stdio"]
+        );
+        assert_eq!(plan.env["HERD_ACP_LOAD_SESSION"], "s-1");
+        assert_eq!(plan.env["HERD_ACP_PROMPT"], "Go on");
     }
 }

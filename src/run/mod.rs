@@ -20,4 +20,5 @@ pub mod spawn;
 pub mod store;
 pub mod summary;
 pub mod transcripts;
+pub mod validate;
 pub mod worktree;

@@ -106,6 +106,8 @@ pub enum Key {
     Digit(char),
     /// A follow-up prompt (typed and Enter, or pasted by `m`).
     Line(String),
+    /// Esc alone while a request waits: the dashboard's "No".
+    Reject,
 }
 
 /// Keys to lines: bracketed paste kept whole, Enter ends a line, Backspace edits it.
@@ -117,6 +119,9 @@ pub struct KeyInput {
 
 impl KeyInput {
     pub fn feed(&mut self, bytes: &[u8], waiting: bool) -> Vec<Key> {
+        if bytes == b"\x1b" && waiting && self.line.is_empty() {
+            return vec![Key::Reject];
+        }
         let text = String::from_utf8_lossy(bytes).into_owned();
         let mut keys = Vec::new();
         let mut rest = text.as_str();
@@ -133,6 +138,16 @@ impl KeyInput {
             }
             let Some(c) = rest.chars().next() else { break };
             rest = &rest[c.len_utf8()..];
+            if c == '\x1b' {
+                // Arrow keys and the like (`ESC [ … final`, `ESC O x`) are not text.
+                if let Some(csi) = rest.strip_prefix('[') {
+                    let end = csi.find(|c: char| c.is_ascii_alphabetic() || c == '~');
+                    rest = end.map_or("", |at| &csi[at + 1..]);
+                } else if let Some(ss3) = rest.strip_prefix('O') {
+                    rest = ss3.get(1..).unwrap_or("");
+                }
+                continue;
+            }
             match c {
                 '\r' | '\n' if !self.pasting => {
                     let line = std::mem::take(&mut self.line);
@@ -217,5 +232,7 @@ mod tests {
             [Key::Line("a\nb".into())]
         );
         assert!(keys.feed(b"\x1b[A", false).is_empty());
+        assert_eq!(keys.feed(b"\x1b", true), [Key::Reject]);
+        assert!(keys.feed(b"\x1b", false).is_empty());
     }
 }

@@ -55,11 +55,11 @@ impl Engine {
             run_dir: &run_dir,
         };
         match &task.host {
-            None => launch::prepare(task, &self.profiles, &ctx),
+            None => launch::prepare(task, &self.profiles, &ctx).map_err(|e| e.to_string()),
             // The folder and the program are the host's: not looked for here.
             Some(_) => match crate::run::remote::task_problem(task, &self.opts.hosts) {
                 Some(problem) => Err(problem),
-                None => launch::render(task, &self.profiles, &ctx),
+                None => launch::render(task, &self.profiles, &ctx).map_err(|e| e.to_string()),
             },
         }
     }
