@@ -261,6 +261,9 @@ pub struct Attempt {
     agent_log: Option<AgentLogParser>,
     log_retries: RetryWatch,
     screen_retries: ScreenRetryWatch,
+    /// The agent waits for input below an auth or quota text: the idle end comes at this time
+    /// (`PROMPT_SETTLE` after it was first seen, so the screen is whole), not `idle_sec` later.
+    hopeless_idle_at: Option<Duration>,
 }
 
 impl std::fmt::Debug for Attempt {
@@ -298,6 +301,7 @@ impl Attempt {
             agent_log: setup.profile.agent_log.map(AgentLogParser::new),
             log_retries: RetryWatch::default(),
             screen_retries: ScreenRetryWatch::default(),
+            hopeless_idle_at: None,
             herd_ended: false,
             setup,
         }
@@ -410,6 +414,9 @@ impl Attempt {
                 }
                 if self.could_be_idle() {
                     next = next.min(self.last_change + self.setup.idle);
+                }
+                if let Some(at) = self.hopeless_idle_at {
+                    next = next.min(at);
                 }
                 if let Some(u) = &self.unconfirmed {
                     next = next.min(u.sent_at + RESEND_AFTER);
@@ -604,15 +611,15 @@ impl Attempt {
         if self.marker_seen || self.phase != Phase::Running {
             return;
         }
-        if self.could_be_idle() {
+        let hopeless_idle = self.could_be_idle() && {
             let tail = detect::tail_rows(&self.screen.visible_rows(), profile.tail_rows);
-            let hopeless = super::classify::failure_text(&tail, profile)
-                .is_some_and(|(f, _)| matches!(f, FailureType::Auth | FailureType::Quota));
-            if hopeless {
-                self.idle_tail = Some(tail);
-                self.begin_ending(EndCause::Idle, now, effects);
-                return;
-            }
+            super::classify::failure_text(&tail, profile)
+                .is_some_and(|(f, _)| matches!(f, FailureType::Auth | FailureType::Quota))
+        };
+        if !hopeless_idle {
+            self.hopeless_idle_at = None;
+        } else if self.hopeless_idle_at.is_none() {
+            self.hopeless_idle_at = Some(now + PROMPT_SETTLE);
         }
         if profile.retrying.is_empty() {
             return;
@@ -668,7 +675,10 @@ impl Attempt {
                     .is_some_and(|settle| now >= self.last_change + settle)
                 {
                     self.begin_ending(EndCause::AfterMarker, now, effects);
-                } else if self.could_be_idle() && now >= self.last_change + self.setup.idle {
+                } else if self.could_be_idle()
+                    && (now >= self.last_change + self.setup.idle
+                        || self.hopeless_idle_at.is_some_and(|at| now >= at))
+                {
                     let rows = self.screen.visible_rows();
                     self.idle_tail = Some(detect::tail_rows(&rows, self.setup.profile.tail_rows));
                     self.begin_ending(EndCause::Idle, now, effects);

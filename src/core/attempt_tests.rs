@@ -209,7 +209,7 @@ fn idle_at_the_ready_prompt_ends_after_idle_sec() {
 }
 
 /// An auth error does not heal by waiting: below one, the ready prompt ends the attempt at once
-/// (the verdict `idle_sec` later would be the same).
+/// (once the screen is whole; the verdict `idle_sec` later would be the same).
 #[test]
 fn idle_at_the_ready_prompt_below_an_auth_error_ends_at_once_with_the_screen_verdict() {
     let mut a = Attempt::new(setup(false));
@@ -217,6 +217,12 @@ fn idle_at_the_ready_prompt_below_an_auth_error_ends_at_once_with_the_screen_ver
         Event::Output("  ⎿  Not logged in · Please run /login\r\n❯ \r\n".as_bytes()),
         secs(1),
     );
+    assert!(writes(&fx).is_empty());
+    let settled = secs(1) + PROMPT_SETTLE;
+    assert_eq!(a.next_deadline(), Some(settled));
+    // A spinner redrawn beside it does not put the end off.
+    a.handle(Event::Output(b"\r\n"), secs(1) + PROMPT_SETTLE / 2);
+    let fx = a.handle(Event::Tick, settled);
     assert_eq!(writes(&fx), ["/exit\r"]);
     // The agent prints something else on its way out; the verdict uses the idle screen.
     a.handle(Event::Output(b"\x1b[2J\x1b[HBye"), secs(6));
