@@ -80,6 +80,7 @@ fn view(screens: &[Screen]) -> Dashboard<'_> {
             note: None,
             scrolled: 0,
             ending: false,
+            host: None,
         })
         .collect();
     Dashboard {

@@ -2,6 +2,7 @@
 
 /// (file name, TOML text) of every built-in profile, from `assets/profiles/`.
 pub const BUILT_IN_PROFILES: &[(&str, &str)] = &[
+    ("acp.toml", include_str!("../assets/profiles/acp.toml")),
     ("aider.toml", include_str!("../assets/profiles/aider.toml")),
     (
         "claude.toml",

@@ -494,3 +494,167 @@ fn ctrl_c_ends_the_agents_on_every_host() {
         assert_eq!(t["status"], "retryable", "{t:#}");
     }
 }
+
+/// The remote agent's terminal follows the pane: a resize of the local terminal reaches it as
+/// ssh's window-change (engine level, the way the dashboard resizes a pane).
+#[test]
+fn a_resize_reaches_the_remote_terminal() {
+    use herd::core::attempt::Event;
+    use herd::run::engine::{Engine, EngineOptions};
+    let Some(lab) = Lab::new("") else { return };
+    let agent = "stty size; trap 'stty size' WINCH; while :; do sleep 0.1; done";
+    let tasks = lab.write_tasks(&[format!(
+        r#"{{"task_id": "r", "agent": "generic", "host": "box1", "cwd": "{cwd}",
+  "command": ["sh", "-c", {agent}], "prompt_template": "p", "timeout_sec": 60,
+  "env": {{"SSH_E2E_DIR": "{cwd}"}}}}"#,
+        cwd = lab.path().display(),
+        agent = serde_json::to_string(agent).unwrap(),
+    )]);
+    let hosts_text = std::fs::read_to_string(lab.path().join("hosts.toml")).unwrap();
+    let opts = EngineOptions {
+        concurrency: 1,
+        rows: 40,
+        cols: 120,
+        runs_dir: lab.path().join("runs"),
+        only: Vec::new(),
+        operator_present: true,
+        hosts: herd::core::hosts::HostSet::parse(&hosts_text).unwrap(),
+    };
+    let store = herd::run::store::TaskStore::open(&tasks).unwrap();
+    let profiles =
+        herd::core::profile::ProfileSet::build(&herd::assets::built_in_profile_texts(), None)
+            .unwrap();
+    let (tx, mut reports) = tokio::sync::mpsc::channel(64);
+    let mut engine = Engine::new(store, profiles, opts, tx).unwrap();
+    engine.fill_slots(Instant::now()).unwrap();
+    let mut feed_until = |engine: &mut Engine, what: &str| {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let text = engine
+                .live_for_task(0)
+                .map(|l| l.attempt.screen().text())
+                .unwrap_or_default();
+            if text.contains(what) {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no {what:?} on the screen:\n{text}"
+            );
+            match reports.try_recv() {
+                Ok(report) => engine.on_report(report, Instant::now()).unwrap(),
+                Err(_) => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+    };
+    feed_until(&mut engine, "40 120");
+    assert_eq!(engine.live_for_task(0).unwrap().host(), Some("box1"));
+    engine
+        .send_to_task(
+            0,
+            Event::Resize {
+                rows: 30,
+                cols: 100,
+            },
+            Instant::now(),
+        )
+        .unwrap();
+    feed_until(&mut engine, "30 100");
+    engine.kill_all();
+    assert!(
+        lab.remote_processes().is_empty(),
+        "{:#?}",
+        lab.remote_processes()
+    );
+}
+
+/// An agent that ignores SIGHUP outlives a connection that went away; the host cannot be swept
+/// then. It is ended once the host is back: here by the next herd, which sweeps the hosts its
+/// tasks had trouble with before anything starts.
+#[test]
+fn what_a_lost_host_kept_running_is_ended_when_it_is_back() {
+    let Some(mut lab) = Lab::new("max_agents = 1\n") else {
+        return;
+    };
+    let agent = r#"if [ "$HERD_HOST" = box1 ]; then trap '' HUP; sleep 600; fi; sleep 2; echo "TASK_COMPLETE:$1""#;
+    let tasks: Vec<String> = (0..2)
+        .map(|i| {
+            format!(
+                r#"{{"task_id": "g{i}", "agent": "generic", "host": "fleet", "cwd": "{cwd}",
+  "command": ["sh", "-c", {agent}, "agent", "g{i}"], "prompt_template": "p",
+  "env": {{"SSH_E2E_DIR": "{cwd}"}}}}"#,
+                cwd = lab.path().display(),
+                agent = serde_json::to_string(agent).unwrap(),
+            )
+        })
+        .collect();
+    let path = lab.write_tasks(&tasks);
+    let mut child = lab
+        .run(&path, &["--concurrency", "2"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_until(
+        "the agent on box1",
+        Duration::from_secs(60),
+        || {
+            lab.remote_processes()
+                .iter()
+                .any(|(_, h, c)| h == "box1" && c.contains("sleep 600"))
+        },
+        || format!("{:#?}", lab.remote_processes()),
+    );
+    lab.hosts[0].stop();
+    let status = wait_child(&mut child, Duration::from_secs(120));
+    let out = child.wait_with_output().unwrap();
+    let doc = read_doc(&path);
+    assert_eq!(status, Some(0), "{}\n{doc:#}", describe(&out));
+    let left: Vec<u32> = lab
+        .remote_processes()
+        .iter()
+        .filter(|(_, h, _)| h == "box1")
+        .map(|(p, _, _)| *p)
+        .collect();
+    assert!(
+        !left.is_empty(),
+        "the SIGHUP-ignoring agent outlived its connection"
+    );
+    let moved = doc["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["lost_on"] == "box1")
+        .unwrap_or_else(|| panic!("a task says box1 was lost while it ran there: {doc:#}"));
+    assert_eq!(moved["ran_on"], "box2", "{moved:#}");
+    assert_eq!(moved["status"], "completed", "{moved:#}");
+    assert_eq!(
+        moved["attempts"], 1,
+        "the lost attempt was not counted: {moved:#}"
+    );
+    let id = moved["task_id"].as_str().unwrap().to_string();
+    assert!(
+        lab.path().read_dir().is_ok()
+            && std::fs::read_dir(lab.path().join("runs").join(&id))
+                .unwrap()
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().contains(".host-lost-")),
+        "the lost attempt's recording is kept"
+    );
+    assert!(lab.hosts[0].restart(), "box1 is back");
+    let out = lab.run(&path, &[]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert!(
+        lab.remote_processes().is_empty(),
+        "{:#?}",
+        lab.remote_processes()
+    );
+    let doc = read_doc(&path);
+    let t = task(&doc, &id);
+    assert!(
+        t.get("lost_on").is_none(),
+        "swept, so no longer noted: {t:#}"
+    );
+    let ended = t["result"]["survivors_ended"].as_array().unwrap();
+    assert!(ended.iter().any(|p| p["argv"][0] == "box1:"), "{ended:#?}");
+}

@@ -48,6 +48,17 @@ pub enum Command {
     Policy(PolicyArgs),
     /// Hosts agents run on through ssh or an exec launcher: `herd hosts check` probes each
     Hosts(super::hosts::HostsArgs),
+    /// herd's Agent Client Protocol client, which herd starts in an attempt's terminal for a
+    /// `protocol = "acp"` profile: `herd acp-client -- <agent command>`
+    #[command(name = "acp-client", hide = true)]
+    AcpClient(AcpClientArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AcpClientArgs {
+    /// The agent's command and arguments
+    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    pub command: Vec<String>,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -72,6 +72,14 @@ pub fn explain(args: &ExplainArgs) -> Result<i32> {
     }) {
         println!("{line}");
     }
+    // An ACP attempt's session, from its protocol log beside the recording.
+    let acp_log = cast.with_extension("acp.jsonl");
+    if let Ok(text) = std::fs::read_to_string(&acp_log) {
+        println!("ACP session ({}):", acp_log.display());
+        for line in crate::replay::explain_acp::explain_acp(&text) {
+            println!("  {line}");
+        }
+    }
     for problem in &problems {
         println!("recording problem: {problem}");
     }

@@ -10,7 +10,6 @@ use color_eyre::eyre::Result;
 use super::inputs::{EXIT_INVALID, load_profiles, print_problems};
 use crate::core::hosts::{Host, HostSet, Launcher};
 use crate::run::remote;
-pub use crate::run::remote::host_problem;
 
 #[derive(Debug, Args, Clone)]
 pub struct HostsArgs {
@@ -208,29 +207,6 @@ fn table(rows: &[Vec<String>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn task_hosts_are_checked_by_name_and_launcher_program() {
-        let set = HostSet::parse(
-            "[hosts.a]\nexec = [\"sh\"]\ngroups = [\"g\"]\n[hosts.b]\nexec = [\"surely-no-such-launcher\"]\ngroups = [\"g\"]\n",
-        )
-        .unwrap();
-        assert_eq!(host_problem("a", &set), None);
-        assert_eq!(
-            host_problem("g", &set).unwrap(),
-            "host \"g\": the launcher program is not installed here (b needs \"surely-no-such-launcher\"); install it or fix the hosts file"
-        );
-        assert!(
-            host_problem("zz", &set)
-                .unwrap()
-                .contains("not a known host or group")
-        );
-        assert!(
-            host_problem("zz", &HostSet::default())
-                .unwrap()
-                .contains("no hosts file was given")
-        );
-    }
 
     #[test]
     fn the_table_lines_up() {

@@ -25,6 +25,9 @@ use color_eyre::eyre::Result;
 pub fn dispatch(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Sim(args) => crate::sim::run(&args),
+        Command::AcpClient(args) => Ok(crate::run::acp::run(crate::run::acp::ClientArgs {
+            command: args.command,
+        })),
         other => {
             color_eyre::install()?;
             match other {
@@ -37,7 +40,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
                 Command::Message(args) => message::message(&args),
                 Command::Policy(args) => policy::policy(&args),
                 Command::Hosts(args) => hosts::hosts(&args),
-                Command::Sim(_) => Ok(0),
+                Command::Sim(_) | Command::AcpClient(_) => Ok(0),
             }
         }
     }

@@ -12,7 +12,8 @@ use super::inputs::{
     store_problems,
 };
 use crate::run::engine::{Engine, EngineOptions};
-use crate::run::store::{self, TaskStore};
+use crate::run::store::TaskStore;
+use crate::run::validate;
 
 pub fn run(args: &RunArgs) -> Result<i32> {
     let (before, after) = crate::run::limits::raise_open_file_limit();
@@ -40,9 +41,10 @@ pub fn run(args: &RunArgs) -> Result<i32> {
             return Ok(EXIT_INVALID);
         }
     };
-    if !store.file().problems().is_empty() {
-        for p in store.file().problems() {
-            eprintln!("{}", store::format_problem(store.path(), p));
+    let blocking = validate::file_problems(store.file());
+    if !blocking.is_empty() {
+        for p in &blocking {
+            eprintln!("{}", p.line(store.path()));
         }
         eprintln!(
             "herd: the tasks file has problems; nothing was started and the file is unchanged (see herd validate)"

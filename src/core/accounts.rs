@@ -24,7 +24,7 @@ pub enum Choice {
 }
 
 /// Account states of every profile, for one run.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct AccountBook {
     slots: HashMap<String, Vec<Slot>>,
 }

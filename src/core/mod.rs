@@ -6,6 +6,7 @@
 //! carry out. That keeps every rule testable with plain table tests.
 
 pub mod accounts;
+pub mod acp;
 pub mod agent_log;
 pub mod approval;
 pub mod attempt;
@@ -18,6 +19,7 @@ pub mod host_choice;
 pub mod hosts;
 pub mod json_pos;
 pub mod marker;
+pub mod outcome;
 pub mod profile;
 pub mod queries;
 pub mod quota_reset;

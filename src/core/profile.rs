@@ -71,6 +71,19 @@ pub enum OutputKind {
     StreamJson,
 }
 
+/// How herd talks to the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Protocol {
+    /// A terminal program in a PTY: herd reads its screen (or its JSON lines) and types keys.
+    #[default]
+    Terminal,
+    /// The Agent Client Protocol on the agent's stdio: herd's ACP client (`herd acp-client`)
+    /// runs it in the attempt's PTY, draws the session there and ends with a structured result,
+    /// so the profile reads as `output = "stream-json"`.
+    Acp,
+}
+
 /// Session transcripts an agent leaves behind that herd can read after an attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -150,6 +163,7 @@ pub struct Profile {
     /// key variable). Empty: the agent's own environment.
     pub accounts: Vec<Account>,
     pub output: OutputKind,
+    pub protocol: Protocol,
     /// How to continue a session: an argv with `{session_id}` and `{rendered_prompt}` (the
     /// message to continue with); empty when the agent cannot resume.
     pub resume: Vec<String>,
@@ -197,6 +211,7 @@ pub struct ProfileSource {
     pub prompt_region_rows: Option<usize>,
     pub accounts: Option<Vec<Account>>,
     pub output: Option<OutputKind>,
+    pub protocol: Option<Protocol>,
     pub resume: Option<Vec<String>>,
     pub transcripts: Option<TranscriptKind>,
     pub agent_log: Option<crate::core::agent_log::AgentLogKind>,
@@ -380,6 +395,7 @@ fn overlay(base: ProfileSource, top: ProfileSource) -> ProfileSource {
         prompt_region_rows: top.prompt_region_rows.or(base.prompt_region_rows),
         accounts: top.accounts.or(base.accounts),
         output: top.output.or(base.output),
+        protocol: top.protocol.or(base.protocol),
         resume: top.resume.or(base.resume),
         transcripts: top.transcripts.or(base.transcripts),
         agent_log: top.agent_log.or(base.agent_log),
@@ -576,6 +592,7 @@ fn compile(
             );
         }
     }
+    let protocol = source.protocol.unwrap_or_default();
     let resume = source.resume.unwrap_or_default();
     if !resume.is_empty() && !resume.iter().any(|part| part.contains("{session_id}")) {
         c.fail(
@@ -613,7 +630,12 @@ fn compile(
             .unwrap_or(DEFAULT_PROMPT_REGION_ROWS)
             .max(1),
         accounts,
-        output: source.output.unwrap_or_default(),
+        // An ACP session ends with one structured result event from herd's client.
+        output: match protocol {
+            Protocol::Acp => OutputKind::StreamJson,
+            Protocol::Terminal => source.output.unwrap_or_default(),
+        },
+        protocol,
         resume,
         transcripts: source.transcripts,
         agent_log: source.agent_log,

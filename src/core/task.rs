@@ -268,6 +268,9 @@ pub struct TaskSpec {
     pub host: Option<String>,
     /// The host the latest attempt ran on (written by herd when it starts one there).
     pub ran_on: Option<String>,
+    /// A host whose connection was lost while an attempt of the task ran there, and that has
+    /// not been swept since (written by herd).
+    pub lost_on: Option<String>,
     pub status: TaskStatus,
     pub attempts: u32,
     pub result: Option<serde_json::Value>,

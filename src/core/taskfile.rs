@@ -33,6 +33,8 @@ pub struct Problem {
     pub location: Option<Location>,
     /// The task it is about, when that task has an id.
     pub task_id: Option<String>,
+    /// The task's field it is about (`"agent"`, `"env"`...), when it is about one.
+    pub field: Option<String>,
     pub message: String,
 }
 
@@ -75,6 +77,7 @@ impl TaskFile {
             vec![Problem {
                 location: positions.value(pointer),
                 task_id: None,
+                field: None,
                 message,
             }]
         };
@@ -108,6 +111,7 @@ impl TaskFile {
             problems.push(Problem {
                 location: positions.value("/run_id"),
                 task_id: None,
+                field: None,
                 message: format!("\"run_id\" must be a string, got {}", describe(run_id)),
             });
         }
@@ -123,6 +127,7 @@ impl TaskFile {
                 problems.push(Problem {
                     location: here,
                     task_id: None,
+                    field: None,
                     message: format!(
                         "{label}: must be an object like {{\"task_id\": ..., \"agent\": ..., \
                          \"prompt_template\": ...}}, got {}",
@@ -137,6 +142,7 @@ impl TaskFile {
             let id_problem = |task_id: Option<&str>, message: String| Problem {
                 location: id_at,
                 task_id: task_id.map(str::to_string),
+                field: Some("task_id".to_string()),
                 message,
             };
             let usable_id = match object.get("task_id") {
@@ -428,6 +434,7 @@ fn duplicate_key_problems(
         problems.push(Problem {
             location: Some(duplicate.repeat),
             task_id,
+            field: None,
             message: format!(
                 "{prefix}\"{name}\" is written twice (first on line {}): only the last one \
                  would be kept, remove the other",

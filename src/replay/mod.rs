@@ -11,6 +11,7 @@
 pub mod cast;
 pub mod draw;
 pub mod explain;
+pub mod explain_acp;
 pub mod player;
 pub mod print;
 pub mod seek;

@@ -10,10 +10,13 @@ use std::path::{Path, PathBuf};
 
 use crate::core::profile::{Profile, ProfileSet};
 use crate::core::task::{Completion, DEFAULT_MARKER_TEMPLATE, TaskSpec};
-use crate::core::template::{self, TemplateError};
+use crate::core::template;
 
+pub mod acp;
+mod error;
 mod prompt;
 
+pub use error::{LaunchError, TemplateSite};
 pub use prompt::{CompletionRule, PromptSource, Resume, last_session};
 
 /// Everything needed to start one attempt.
@@ -67,33 +70,42 @@ pub fn task_cwd(task: &TaskSpec, base_dir: &Path) -> PathBuf {
     }
 }
 
-fn describe(field: &str, error: &TemplateError) -> String {
-    match error {
-        TemplateError::Missing { names } => {
-            let list = names
-                .iter()
-                .map(|n| format!("{{{n}}}"))
-                .collect::<Vec<_>>()
-                .join(", ");
-            format!(
-                "{field}: no value for {list}; add {} to \"inputs\" (or write {{{{ }}}} for literal braces)",
-                if names.len() == 1 { "it" } else { "them" }
-            )
-        }
-        other => format!("{field}: {other}"),
-    }
-}
-
 /// Renders the task for one attempt from its prompt source; `resume` continues a session with
-/// the profile's `resume` command instead of starting the agent afresh.
+/// the profile's `resume` command instead of starting the agent afresh. The first problem, if
+/// any (`render_all` has them all).
 pub fn render_launch(
     task: &TaskSpec,
     profile: &Profile,
     source: &PromptSource,
     resume: Option<&Resume>,
     ctx: &LaunchContext<'_>,
-) -> Result<LaunchPlan, String> {
-    let completion = prompt::completion_rule(task, profile)?;
+) -> Result<LaunchPlan, LaunchError> {
+    let mut problems = Vec::new();
+    let plan = render_all(task, profile, source, resume, ctx, &mut problems);
+    match problems.into_iter().next() {
+        Some(first) => Err(first),
+        None => Ok(plan),
+    }
+}
+
+/// Renders what can be rendered and adds every problem to `problems` (a template that cannot
+/// be rendered is left empty, so the rest is still checked); the plan is usable only when
+/// nothing was added.
+fn render_all(
+    task: &TaskSpec,
+    profile: &Profile,
+    source: &PromptSource,
+    resume: Option<&Resume>,
+    ctx: &LaunchContext<'_>,
+    problems: &mut Vec<LaunchError>,
+) -> LaunchPlan {
+    let completion = prompt::completion_rule(task, profile).unwrap_or_else(|e| {
+        problems.push(e);
+        CompletionRule {
+            completion: Completion::Marker,
+            marker_required: true,
+        }
+    });
     let signal_file = (completion.completion == Completion::SignalFile).then(|| ctx.signal_file());
     let cwd = task_cwd(task, ctx.base_dir);
     let cwd_text = cwd.display().to_string();
@@ -122,8 +134,12 @@ pub fn render_launch(
         .completion_marker
         .as_deref()
         .unwrap_or(DEFAULT_MARKER_TEMPLATE);
-    let marker =
-        template::render(marker_template, own).map_err(|e| describe("completion_marker", &e))?;
+    let marker = render_template(
+        problems,
+        TemplateSite::CompletionMarker,
+        marker_template,
+        &own,
+    );
     let with_marker = |name: &str| -> Option<String> {
         if name == "completion_marker" {
             return Some(marker.clone());
@@ -139,8 +155,7 @@ pub fn render_launch(
         None => {
             let (mut prompt, placed) = match source {
                 PromptSource::Template(text) => (
-                    template::render(text, with_marker)
-                        .map_err(|e| describe("prompt_template", &e))?,
+                    render_template(problems, TemplateSite::PromptTemplate, text, &with_marker),
                     text.as_str(),
                 ),
                 PromptSource::CommandFile(text) => (text.clone(), ""),
@@ -171,16 +186,19 @@ pub fn render_launch(
             prompt
         }
     };
-    let (command, command_field) = match (resume, &task.command) {
-        (Some(_), _) => (profile.resume.clone(), "the profile's resume command"),
-        (None, Some(command)) => (command.clone(), "command"),
-        (None, None) => (profile.command.clone(), "the profile's command"),
+    let (command, site): (Vec<String>, fn(usize) -> TemplateSite) = match (resume, &task.command) {
+        (Some(_), _) => (profile.resume.clone(), |index| {
+            TemplateSite::ResumeCommand { index }
+        }),
+        (None, Some(command)) => (command.clone(), |index| TemplateSite::Command { index }),
+        (None, None) => (profile.command.clone(), |index| {
+            TemplateSite::ProfileCommand { index }
+        }),
     };
     if command.is_empty() {
-        return Err(format!(
-            "agent \"{}\" has no command of its own: give the task a \"command\" array, e.g. [\"./run.sh\", \"{{task_id}}\"]",
-            profile.name
-        ));
+        problems.push(LaunchError::NoCommand {
+            profile: profile.name.clone(),
+        });
     }
     let full = |name: &str| -> Option<String> {
         if name == "rendered_prompt" {
@@ -196,16 +214,18 @@ pub fn render_launch(
         .then(|| ctx.agent_log_file());
     let mut argv = Vec::with_capacity(command.len());
     for (i, part) in command.iter().enumerate() {
-        let rendered = template::render(part, full)
-            .map_err(|e| describe(&format!("{command_field} [{i}]"), &e))?;
-        argv.push(rendered);
+        argv.push(render_template(problems, site(i), part, &full));
     }
     let mut env = BTreeMap::new();
     env.insert("TERM".to_string(), "xterm-256color".to_string());
     env.insert("COLORTERM".to_string(), "truecolor".to_string());
     for (key, value) in profile.env.iter().chain(task.env.iter()) {
-        let rendered =
-            template::render(value, full).map_err(|e| describe(&format!("env {key}"), &e))?;
+        let rendered = render_template(
+            problems,
+            TemplateSite::Env { key: key.clone() },
+            value,
+            &full,
+        );
         env.insert(key.clone(), rendered);
     }
     env.insert("HERD_TASK_ID".to_string(), task.task_id.clone());
@@ -218,7 +238,11 @@ pub fn render_launch(
     if let Some(path) = &signal_file {
         env.insert("HERD_SIGNAL_FILE".to_string(), path.display().to_string());
     }
-    Ok(LaunchPlan {
+    if profile.protocol == crate::core::profile::Protocol::Acp {
+        let log = acp::log_path(ctx.run_dir, ctx.attempt);
+        argv = acp::wrap(argv, &mut env, task, profile, &prompt, &log);
+    }
+    LaunchPlan {
         argv,
         cwd,
         env,
@@ -228,6 +252,20 @@ pub fn render_launch(
         resumed_session: resume.map(|r| r.session_id.clone()),
         signal_file,
         agent_log,
+    }
+}
+
+/// `text` with its placeholders filled from `values`; empty, and the problem added to
+/// `problems`, when it cannot be.
+fn render_template(
+    problems: &mut Vec<LaunchError>,
+    site: TemplateSite,
+    text: &str,
+    values: &dyn Fn(&str) -> Option<String>,
+) -> String {
+    template::render(text, values).unwrap_or_else(|error| {
+        problems.push(LaunchError::Template { site, error });
+        String::new()
     })
 }
 
@@ -245,12 +283,12 @@ fn previous_failure(task: &TaskSpec, attempt: u32) -> Option<String> {
 }
 
 /// Everything about a task that can be known before launching it. The attempt number and run
-/// folder only fill placeholders here.
+/// folder only fill placeholders here. The first problem, if any (`problems` lists them all).
 pub fn prepare(
     task: &TaskSpec,
     profiles: &ProfileSet,
     ctx: &LaunchContext<'_>,
-) -> Result<LaunchPlan, String> {
+) -> Result<LaunchPlan, LaunchError> {
     let mut plan = render(task, profiles, ctx)?;
     check_launch(&mut plan)?;
     Ok(plan)
@@ -262,33 +300,105 @@ pub fn render(
     task: &TaskSpec,
     profiles: &ProfileSet,
     ctx: &LaunchContext<'_>,
-) -> Result<LaunchPlan, String> {
-    let profile = profiles.get(&task.agent).ok_or_else(|| {
-        let known: Vec<&str> = profiles.names().collect();
-        format!(
-            "agent \"{}\" is not a known profile; use one of {} or add it with --profiles",
-            task.agent,
-            known.join(", ")
-        )
-    })?;
+) -> Result<LaunchPlan, LaunchError> {
+    let profile = profiles
+        .get(&task.agent)
+        .ok_or_else(|| unknown_agent(task, profiles))?;
     let source = prompt::prompt_source(task, ctx.base_dir)?;
     let resume = prompt::resume_request(task, profile, ctx.attempt);
     render_launch(task, profile, &source, resume.as_ref(), ctx)
 }
 
+/// Every problem that keeps the task from being launched, each independent of the others: one
+/// bad field does not hide another (a folder that is missing and a placeholder without a value
+/// are both listed). Empty when `prepare` would succeed.
+pub fn problems(
+    task: &TaskSpec,
+    profiles: &ProfileSet,
+    ctx: &LaunchContext<'_>,
+) -> Vec<LaunchError> {
+    let mut problems = Vec::new();
+    // A task on another host finds its folder and program there.
+    let local = task.host.is_none();
+    let folder = if local {
+        check_folder(&task_cwd(task, ctx.base_dir))
+    } else {
+        Ok(())
+    };
+    let source = match prompt::prompt_source(task, ctx.base_dir) {
+        Ok(source) => Some(source),
+        // A missing folder explains an unreadable prompt file.
+        Err(LaunchError::PromptFileUnreadable { .. }) if folder.is_err() => None,
+        Err(e) => {
+            problems.push(e);
+            None
+        }
+    };
+    let plan = match profiles.get(&task.agent) {
+        Some(profile) => {
+            let resume = prompt::resume_request(task, profile, ctx.attempt);
+            // An unreadable prompt stands in as empty, so the command and env are still checked.
+            let source = source.unwrap_or_else(|| PromptSource::CommandFile(String::new()));
+            Some(render_all(
+                task,
+                profile,
+                &source,
+                resume.as_ref(),
+                ctx,
+                &mut problems,
+            ))
+        }
+        None => {
+            problems.push(unknown_agent(task, profiles));
+            None
+        }
+    };
+    if let Err(e) = folder {
+        problems.push(e);
+    } else if let Some(mut plan) =
+        plan.filter(|p| local && p.argv.first().is_some_and(|a| !a.is_empty()))
+    {
+        // The program is looked for when its own name rendered (its other items need not).
+        if let Err(e) = resolve_program(&mut plan) {
+            problems.push(e);
+        }
+    }
+    problems
+}
+
+fn unknown_agent(task: &TaskSpec, profiles: &ProfileSet) -> LaunchError {
+    LaunchError::UnknownAgent {
+        agent: task.agent.clone(),
+        known: profiles.names().map(str::to_string).collect(),
+    }
+}
+
 /// Checks the folder exists and the program can be found; resolves `herd` to this executable
 /// (the simulator profile runs `herd sim`).
-pub fn check_launch(plan: &mut LaunchPlan) -> Result<(), String> {
-    if !plan.cwd.is_dir() {
-        return Err(format!(
-            "cwd {} does not exist or is not a folder; create it or fix \"cwd\"",
-            plan.cwd.display()
-        ));
+pub fn check_launch(plan: &mut LaunchPlan) -> Result<(), LaunchError> {
+    check_folder(&plan.cwd)?;
+    resolve_program(plan)
+}
+
+fn check_folder(cwd: &Path) -> Result<(), LaunchError> {
+    if cwd.is_dir() {
+        Ok(())
+    } else {
+        Err(LaunchError::NoFolder {
+            path: cwd.to_path_buf(),
+        })
     }
-    let program = plan.argv[0].clone();
+}
+
+/// Finds the program on the agent's own PATH and puts its full path in `argv[0]`.
+fn resolve_program(plan: &mut LaunchPlan) -> Result<(), LaunchError> {
+    let Some(program) = plan.argv.first().cloned() else {
+        return Ok(());
+    };
     if program == "herd" {
-        let exe = std::env::current_exe()
-            .map_err(|e| format!("cannot find herd's own executable for \"herd\": {e}"))?;
+        let exe = std::env::current_exe().map_err(|e| LaunchError::OwnExecutable {
+            reason: e.to_string(),
+        })?;
         plan.argv[0] = exe.display().to_string();
         return Ok(());
     }
@@ -302,9 +412,7 @@ pub fn check_launch(plan: &mut LaunchPlan) -> Result<(), String> {
             plan.argv[0] = path.display().to_string();
             Ok(())
         }
-        None => Err(format!(
-            "command \"{program}\" is not installed (not found on PATH); install it or set the task's \"command\""
-        )),
+        None => Err(LaunchError::NotInstalled { program }),
     }
 }
 
@@ -419,7 +527,9 @@ command = []
         let p = profiles();
         let t =
             task(r#"{"task_id": "t", "agent": "a", "prompt_template": "Do {doc} and {other}"}"#);
-        let err = render_launch(&t, p.get("a").unwrap(), &tpl(&t), None, &ctx()).unwrap_err();
+        let err = render_launch(&t, p.get("a").unwrap(), &tpl(&t), None, &ctx())
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             err,
             "prompt_template: no value for {doc}, {other}; add them to \"inputs\" (or write {{ }} for literal braces)"
@@ -438,6 +548,7 @@ command = []
         assert!(
             render_launch(&t, p.get("bare").unwrap(), &text("x"), None, &ctx())
                 .unwrap_err()
+                .to_string()
                 .contains("has no command")
         );
     }
@@ -449,6 +560,7 @@ command = []
         assert!(
             prepare(&t, &p, &ctx())
                 .unwrap_err()
+                .to_string()
                 .contains("not a known profile; use one of a, bare")
         );
         let t = task(
@@ -457,6 +569,7 @@ command = []
         assert!(
             prepare(&t, &p, &ctx())
                 .unwrap_err()
+                .to_string()
                 .contains("does not exist")
         );
         let dir = tempfile::tempdir().unwrap();
@@ -468,6 +581,7 @@ command = []
         assert!(
             prepare(&t, &p, &c)
                 .unwrap_err()
+                .to_string()
                 .contains("command \"agent\" is not installed")
         );
     }

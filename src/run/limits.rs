@@ -29,6 +29,50 @@ pub fn raise_open_file_limit() -> (Option<u64>, Option<u64>) {
     }
 }
 
+/// Descriptors herd keeps for its own files while agents run: the tasks file's atomic write (a
+/// temporary file and its folder), an attempt's facts and transcripts, a sweep's `/proc` scan and
+/// a `git status`. Starting an agent that would eat into them could leave herd unable to record
+/// what its agents did.
+pub const OWN_FILES_RESERVE: u64 = 16;
+
+/// Descriptors one agent's start needs at once: the terminal's two sides, a reader and a writer.
+pub const AGENT_START_FILES: u64 = 4;
+
+/// Whether `open` descriptors under a soft `limit` (`None`: unlimited) leave room to start one
+/// more agent and keep [`OWN_FILES_RESERVE`].
+pub fn room_for_an_agent(open: u64, limit: Option<u64>) -> bool {
+    limit.is_none_or(|limit| open + AGENT_START_FILES + OWN_FILES_RESERVE <= limit)
+}
+
+/// Checks there are descriptors to start an agent with, and fails with `EMFILE` (a shortage: the
+/// task waits for a slot, no attempt spent) when starting one would leave herd short of its own.
+pub fn check_room_for_an_agent() -> std::io::Result<()> {
+    let Some(limit) = getrlimit(Resource::Nofile).current else {
+        return Ok(());
+    };
+    let Ok(entries) = std::fs::read_dir("/proc/self/fd") else {
+        // No /proc: the spawn itself tells a shortage.
+        return Ok(());
+    };
+    // The read_dir's own descriptor is counted too, which errs on the safe side.
+    let open = entries.count() as u64;
+    if room_for_an_agent(open, Some(limit)) {
+        Ok(())
+    } else {
+        Err(std::io::Error::other(ShortOfFiles { open, limit }))
+    }
+}
+
+/// The error of [`check_room_for_an_agent`]: says how many are open and kept.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{open} of {limit} open files in use; starting an agent now would leave fewer than {OWN_FILES_RESERVE} for herd's own files: Too many open files"
+)]
+pub struct ShortOfFiles {
+    open: u64,
+    limit: u64,
+}
+
 /// The OS errors that mean "not now" (files, processes or memory ran out), not "never".
 const SHORTAGES: [Errno; 4] = [Errno::MFILE, Errno::NFILE, Errno::AGAIN, Errno::NOMEM];
 
@@ -74,6 +118,27 @@ mod tests {
         ))
         .wrap_err("cannot start x");
         assert!(!is_resource_shortage(&missing.unwrap_err()));
+    }
+
+    #[test]
+    fn an_agent_starts_only_with_herds_own_reserve_left() {
+        let need = AGENT_START_FILES + OWN_FILES_RESERVE;
+        assert!(room_for_an_agent(10, None));
+        assert!(room_for_an_agent(10, Some(10 + need)));
+        assert!(!room_for_an_agent(11, Some(10 + need)));
+        assert!(!room_for_an_agent(40, Some(40)));
+    }
+
+    #[test]
+    fn a_reserve_shortage_is_a_shortage() {
+        let short: color_eyre::Result<()> = Err(std::io::Error::other(ShortOfFiles {
+            open: 30,
+            limit: 40,
+        }))
+        .wrap_err("cannot start x");
+        let error = short.unwrap_err();
+        assert!(is_resource_shortage(&error), "{error:#}");
+        assert!(format!("{error:#}").contains("30 of 40 open files in use"));
     }
 
     #[test]

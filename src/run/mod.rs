@@ -1,6 +1,7 @@
 //! The shell around the core: the tasks file on disk, agent processes in PTYs, the
 //! recorder and the event loop that drives attempts.
 
+pub mod acp;
 pub mod agent_log;
 pub mod engine;
 pub mod failure_report;
@@ -15,7 +16,9 @@ pub mod pty;
 pub mod recorder;
 pub mod remote;
 pub mod safe_fs;
+pub mod spawn;
 pub mod store;
 pub mod summary;
 pub mod transcripts;
+pub mod validate;
 pub mod worktree;

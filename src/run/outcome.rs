@@ -1,19 +1,24 @@
-//! The JSON written at the end of an attempt: the task's `result` (SPEC) and the attempt's facts
-//! file (`attempt_<n>.json`). Building values only; writing is the store's and recorder's.
+//! What is written at the end of an attempt, typed: the task's `result` (SPEC) and the attempt's
+//! facts file (`attempt_<n>.json`), both made from one `AttemptOutcome`. Building values only;
+//! writing is the store's and recorder's.
 
 use std::path::Path;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 use time::macros::format_description;
 
 pub mod agent_facts;
 
+use super::hygiene::EndedProcess;
 use super::launch::LaunchPlan;
 use crate::core::approval::Approval;
 use crate::core::attempt::AutoInput;
 use crate::core::classify::{ExitStatus, Verdict};
+use crate::core::stream::StreamFacts;
+use crate::core::transcript::TranscriptFacts;
 
 /// `2026-02-24T12:00:00Z`
 pub fn utc_timestamp(at: OffsetDateTime) -> String {
@@ -31,80 +36,228 @@ pub fn relative_to(path: &Path, base: &Path) -> String {
         .to_string()
 }
 
-/// What an attempt produced, gathered by the engine.
+/// What an attempt produced, gathered once by the engine; the task's `result` and the facts file
+/// are both made from it.
 #[derive(Debug, Clone)]
-pub struct AttemptOutcome<'a> {
+pub struct AttemptOutcome {
     pub attempt: u32,
-    pub verdict: &'a Verdict,
+    pub verdict: Verdict,
     pub marker_seen: bool,
-    pub exit: &'a ExitStatus,
+    pub exit: ExitStatus,
     pub log_file: String,
     pub auto_counts: Vec<(String, u32)>,
-    pub auto_inputs: &'a [AutoInput],
+    pub auto_inputs: Vec<AutoInput>,
     /// Every answer to a prompt, automatic or by the operator, with what it approved.
-    pub approvals: &'a [Approval],
+    pub approvals: Vec<Approval>,
     pub started_at: OffsetDateTime,
     pub ended_at: OffsetDateTime,
     pub duration: Duration,
 }
 
-/// The task's `result` object.
-pub fn result_json(o: &AttemptOutcome<'_>) -> Value {
-    json!({
-        "completed_at": utc_timestamp(o.ended_at),
-        "completion_marker_seen": o.marker_seen,
-        "exit_code": o.exit.code,
-        "failure_type": o.verdict.failure.map(|f| f.as_str()),
-        "failure_evidence": o.verdict.evidence,
-        "log_file": o.log_file,
-        "auto_inputs": o.auto_counts.iter().map(|(key, count)| json!({"key": key, "count": count})).collect::<Vec<_>>(),
-        "approvals": o.approvals.iter().map(approval_compact).collect::<Vec<_>>(),
-        "attempt": o.attempt,
-        "duration_sec": (o.duration.as_secs_f64() * 10.0).round() / 10.0,
-    })
+/// The task's `result` (SPEC): the attempt's outcome, then what the shell knows about it, then
+/// what the agent itself reported. Field order is the order written.
+#[derive(Debug, Clone, Serialize)]
+pub struct AttemptResult {
+    pub completed_at: String,
+    pub completion_marker_seen: bool,
+    pub exit_code: Option<i32>,
+    pub failure_type: Option<&'static str>,
+    pub failure_evidence: Option<String>,
+    pub log_file: String,
+    pub auto_inputs: Vec<AutoInputCount>,
+    pub approvals: Vec<ApprovalLine>,
+    pub attempt: u32,
+    pub duration_sec: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<WorktreeState>,
+    /// The operator stopped the attempt.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
+    /// What went wrong, for the next attempt's `{previous_failure}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure_summary: Option<String>,
+    /// The profile's account the attempt used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub account: Option<String>,
+    /// The host the attempt ran on, when not here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// The agent's own report: its events, its signal file, its transcript, its session
+    /// (`agent_facts`).
+    #[serde(flatten)]
+    pub agent: Map<String, Value>,
+    /// The task's cost over all its attempts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_cost_usd: Option<f64>,
+    /// Survivors of the task's interrupted attempt that herd ended at start.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub survivors_ended: Option<Value>,
 }
 
-/// The attempt's facts file.
-pub fn facts_json(
-    o: &AttemptOutcome<'_>,
-    plan: &LaunchPlan,
-    cols: u16,
-    rows: u16,
-    agent: &str,
-) -> Value {
-    json!({
-        "attempt": o.attempt,
-        "agent": agent,
-        "argv": plan.argv,
-        "cwd": plan.cwd.display().to_string(),
-        "env_keys": plan.env.keys().collect::<Vec<_>>(),
-        "size": {"cols": cols, "rows": rows},
-        "started_at": utc_timestamp(o.started_at),
-        "ended_at": utc_timestamp(o.ended_at),
-        "duration_sec": o.duration.as_secs_f64(),
-        "exit_code": o.exit.code,
-        "exit_signal": o.exit.signal,
-        "completion_marker": plan.marker,
-        "completion_marker_seen": o.marker_seen,
-        "verdict": o.verdict.label(),
-        "failure_type": o.verdict.failure.map(|f| f.as_str()),
-        "failure_evidence": o.verdict.evidence,
-        "auto_inputs": o.auto_inputs.iter().map(|a| json!({
-            "at_sec": (a.at.as_secs_f64() * 1000.0).round() / 1000.0,
-            "rule": a.rule,
-            "keys": a.keys,
-        })).collect::<Vec<_>>(),
-        "approvals": o.approvals.iter().map(|a| approval_full(a, o.started_at)).collect::<Vec<_>>(),
-    })
+/// How often an automatic answer was sent.
+#[derive(Debug, Clone, Serialize)]
+pub struct AutoInputCount {
+    pub key: String,
+    pub count: u32,
 }
 
-/// `{"by", "request", "decision"}` for the task's `result`: what was approved, in one line each.
-fn approval_compact(a: &Approval) -> Value {
-    json!({
-        "by": a.by.as_str(),
-        "request": a.request.as_ref().map(ToString::to_string),
-        "decision": a.decision.as_ref().map(|d| d.name()),
-    })
+/// What was approved, in one line.
+#[derive(Debug, Clone, Serialize)]
+pub struct ApprovalLine {
+    pub by: &'static str,
+    pub request: Option<String>,
+    pub decision: Option<&'static str>,
+}
+
+/// A task's worktree after an attempt.
+#[derive(Debug, Clone, Serialize)]
+pub struct WorktreeState {
+    pub path: String,
+    pub state: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_files: Option<Vec<String>>,
+}
+
+impl AttemptResult {
+    /// The result of `o`, with nothing from the shell or the agent yet.
+    pub fn new(o: &AttemptOutcome) -> AttemptResult {
+        AttemptResult {
+            completed_at: utc_timestamp(o.ended_at),
+            completion_marker_seen: o.marker_seen,
+            exit_code: o.exit.code,
+            failure_type: o.verdict.failure.map(|f| f.as_str()),
+            failure_evidence: o.verdict.evidence.clone(),
+            log_file: o.log_file.clone(),
+            auto_inputs: o
+                .auto_counts
+                .iter()
+                .map(|(key, count)| AutoInputCount {
+                    key: key.clone(),
+                    count: *count,
+                })
+                .collect(),
+            approvals: o
+                .approvals
+                .iter()
+                .map(|a| ApprovalLine {
+                    by: a.by.as_str(),
+                    request: a.request.as_ref().map(ToString::to_string),
+                    decision: a.decision.as_ref().map(|d| d.name()),
+                })
+                .collect(),
+            attempt: o.attempt,
+            duration_sec: (o.duration.as_secs_f64() * 10.0).round() / 10.0,
+            worktree: None,
+            interrupted: false,
+            failure_summary: None,
+            account: None,
+            host: None,
+            agent: Map::new(),
+            total_cost_usd: None,
+            survivors_ended: None,
+        }
+    }
+}
+
+/// The attempt's facts file (`attempt_<n>.json`): everything about the attempt, for the replay
+/// and for the operator's questions later. Field order is the order written.
+#[derive(Debug, Clone, Serialize)]
+pub struct AttemptFacts<'a> {
+    pub attempt: u32,
+    pub agent: &'a str,
+    pub argv: &'a [String],
+    pub cwd: String,
+    pub env_keys: Vec<&'a String>,
+    pub size: Size,
+    pub started_at: String,
+    pub ended_at: String,
+    pub duration_sec: f64,
+    pub exit_code: Option<i32>,
+    pub exit_signal: Option<String>,
+    pub completion_marker: &'a str,
+    pub completion_marker_seen: bool,
+    pub verdict: &'static str,
+    pub failure_type: Option<&'static str>,
+    pub failure_evidence: Option<String>,
+    pub auto_inputs: Vec<Value>,
+    pub approvals: Vec<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub account: Option<String>,
+    pub completion: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resumed_session: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream: Option<&'a StreamFacts>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<TranscriptRef<'a>>,
+    pub ended_processes: &'a [EndedProcess],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<&'a str>,
+}
+
+/// (cols, rows) of the terminal the agent started in.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Size {
+    pub cols: u16,
+    pub rows: u16,
+}
+
+/// A Claude transcript: where it is and what it says.
+#[derive(Debug, Clone, Serialize)]
+pub struct TranscriptRef<'a> {
+    pub path: &'a str,
+    pub facts: &'a TranscriptFacts,
+}
+
+impl<'a> AttemptFacts<'a> {
+    /// The facts of `o`, run by `plan` in a terminal of `size` for `agent`; the agent's report and
+    /// what the shell knows are filled by the caller.
+    pub fn new(o: &'a AttemptOutcome, plan: &'a LaunchPlan, size: Size, agent: &'a str) -> Self {
+        AttemptFacts {
+            attempt: o.attempt,
+            agent,
+            argv: &plan.argv,
+            cwd: plan.cwd.display().to_string(),
+            env_keys: plan.env.keys().collect(),
+            size,
+            started_at: utc_timestamp(o.started_at),
+            ended_at: utc_timestamp(o.ended_at),
+            duration_sec: o.duration.as_secs_f64(),
+            exit_code: o.exit.code,
+            exit_signal: o.exit.signal.clone(),
+            completion_marker: &plan.marker,
+            completion_marker_seen: o.marker_seen,
+            verdict: o.verdict.label(),
+            failure_type: o.verdict.failure.map(|f| f.as_str()),
+            failure_evidence: o.verdict.evidence.clone(),
+            auto_inputs: o
+                .auto_inputs
+                .iter()
+                .map(|a| {
+                    json!({
+                        "at_sec": (a.at.as_secs_f64() * 1000.0).round() / 1000.0,
+                        "rule": a.rule,
+                        "keys": a.keys,
+                    })
+                })
+                .collect(),
+            approvals: o
+                .approvals
+                .iter()
+                .map(|a| approval_full(a, o.started_at))
+                .collect(),
+            account: None,
+            completion: plan.completion.completion.as_str(),
+            resumed_session: plan.resumed_session.as_deref(),
+            stream: None,
+            signal: None,
+            transcript: None,
+            ended_processes: &[],
+            host: None,
+        }
+    }
 }
 
 /// Everything about one answer, for the attempt's facts file.
@@ -158,6 +311,82 @@ mod tests {
         assert_eq!(
             relative_to(Path::new("/b/x.log"), Path::new("/a")),
             "/b/x.log"
+        );
+    }
+
+    fn outcome() -> AttemptOutcome {
+        let at = OffsetDateTime::from_unix_timestamp(1_771_934_400).unwrap();
+        AttemptOutcome {
+            attempt: 2,
+            verdict: Verdict::failed(crate::core::task::FailureType::Timeout, "timeout after 5 s"),
+            marker_seen: false,
+            exit: ExitStatus {
+                code: Some(3),
+                signal: None,
+            },
+            log_file: "runs/t/attempt_2.log".into(),
+            auto_counts: vec![("press_y".into(), 1)],
+            auto_inputs: Vec::new(),
+            approvals: Vec::new(),
+            started_at: at,
+            ended_at: at + Duration::from_millis(5_040),
+            duration: Duration::from_millis(5_040),
+        }
+    }
+
+    #[test]
+    fn a_result_writes_the_spec_fields_first_then_the_shells_then_the_agents() {
+        let mut agent = Map::new();
+        agent.insert("session_id".into(), json!("s1"));
+        let result = AttemptResult {
+            worktree: Some(WorktreeState {
+                path: "/w".into(),
+                state: "kept".into(),
+                changed_files: None,
+            }),
+            interrupted: true,
+            failure_summary: Some("it timed out".into()),
+            account: Some("a0".into()),
+            agent,
+            total_cost_usd: Some(0.5),
+            survivors_ended: Some(json!([])),
+            ..AttemptResult::new(&outcome())
+        };
+        let text = serde_json::to_string(&result).unwrap();
+        assert_eq!(
+            text,
+            concat!(
+                r#"{"completed_at":"2026-02-24T12:00:05Z","completion_marker_seen":false,"#,
+                r#""exit_code":3,"failure_type":"failed_timeout","#,
+                r#""failure_evidence":"timeout after 5 s","log_file":"runs/t/attempt_2.log","#,
+                r#""auto_inputs":[{"key":"press_y","count":1}],"approvals":[],"attempt":2,"#,
+                r#""duration_sec":5.0,"worktree":{"path":"/w","state":"kept"},"#,
+                r#""interrupted":true,"failure_summary":"it timed out","account":"a0","#,
+                r#""session_id":"s1","total_cost_usd":0.5,"survivors_ended":[]}"#
+            )
+        );
+        let bare = serde_json::to_value(AttemptResult::new(&outcome())).unwrap();
+        let keys: Vec<&str> = bare
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "completed_at",
+                "completion_marker_seen",
+                "exit_code",
+                "failure_type",
+                "failure_evidence",
+                "log_file",
+                "auto_inputs",
+                "approvals",
+                "attempt",
+                "duration_sec"
+            ],
+            "nothing optional is written when it is not there"
         );
     }
 }

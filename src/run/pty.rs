@@ -1,6 +1,6 @@
 //! One agent process in its own pseudo-terminal.
 //!
-//! The child leads its own session and process group (portable-pty calls setsid), so signals go
+//! The child leads its own session and process group (`spawn` starts it with setsid), so signals go
 //! to the whole group; what left the group is found and ended by `hygiene`. Reads, writes and the
 //! wait for the child each run on their own thread ("some programs deadlock if you write to their
 //! stdin while reading their stdout"); the reader feeds a bounded channel so a flooding agent is
@@ -10,11 +10,12 @@ use std::io::{Read, Write};
 use std::sync::mpsc as std_mpsc;
 
 use color_eyre::eyre::{Result, WrapErr, eyre};
-use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
+use portable_pty::{MasterPty, PtySize, native_pty_system};
 use rustix::process::{Pid, Signal, kill_process_group};
 use tokio::sync::mpsc;
 
 use super::launch::LaunchPlan;
+use super::spawn::{self, SpawnRequest};
 use crate::core::attempt::StopSignal;
 use crate::core::classify::ExitStatus;
 
@@ -95,6 +96,8 @@ impl AgentProcess {
         key: u64,
         reports: mpsc::Sender<PtyReport>,
     ) -> Result<AgentProcess> {
+        crate::run::limits::check_room_for_an_agent()
+            .wrap_err_with(|| format!("cannot start {}", plan.argv[0]))?;
         let pty = native_pty_system()
             .openpty(PtySize {
                 rows,
@@ -103,21 +106,20 @@ impl AgentProcess {
                 pixel_height: 0,
             })
             .map_err(|e| eyre!("cannot open a pseudo-terminal: {e:#}"))?;
-        let mut command = CommandBuilder::new(&plan.argv[0]);
-        command.args(&plan.argv[1..]);
-        command.cwd(&plan.cwd);
-        for (k, v) in &plan.env {
-            command.env(k, v);
-        }
-        let mut child = pty
-            .slave
-            .spawn_command(command)
-            .map_err(|e| eyre!("cannot start {}: {e:#}", plan.argv[0]))?;
+        let terminal = pty
+            .master
+            .tty_name()
+            .ok_or_else(|| eyre!("cannot find the pseudo-terminal's device name"))?;
+        let pid = spawn::spawn_in_terminal(&SpawnRequest {
+            program: std::path::Path::new(&plan.argv[0]),
+            argv: &plan.argv,
+            cwd: &plan.cwd,
+            env: spawn::agent_environment(&plan.env),
+            terminal: &terminal,
+        })
+        .wrap_err_with(|| format!("cannot start {}", plan.argv[0]))?;
         // Without dropping our copy of the slave side the reader never sees end of file.
         drop(pty.slave);
-        let pid = child
-            .process_id()
-            .ok_or_else(|| eyre!("{} started but has no process id", plan.argv[0]))?;
         let mut reader = pty
             .master
             .try_clone_reader()
@@ -170,13 +172,7 @@ impl AgentProcess {
         std::thread::Builder::new()
             .name(format!("pty-wait-{key}"))
             .spawn(move || {
-                let status = match child.wait() {
-                    Ok(status) => ExitStatus {
-                        code: status.signal().is_none().then(|| status.exit_code() as i32),
-                        signal: status.signal().map(str::to_string),
-                    },
-                    Err(_) => ExitStatus::default(),
-                };
+                let status = spawn::wait_for_exit(pid);
                 let _ = reports.blocking_send(PtyReport::Exited { key, status });
             })
             .wrap_err("cannot start the child waiter thread")?;

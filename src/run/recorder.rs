@@ -13,7 +13,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use thiserror::Error;
 
 use super::safe_fs::{self, SafeFsError};
@@ -161,7 +161,11 @@ impl Recorder {
     }
 
     /// Writes the attempt's facts and flushes everything.
-    pub fn finish(&mut self, at: Duration, facts: &Value) -> Result<(), RecordingError> {
+    pub fn finish(
+        &mut self,
+        at: Duration,
+        facts: &impl serde::Serialize,
+    ) -> Result<(), RecordingError> {
         if !self.carry.is_empty() {
             let rest = String::from_utf8_lossy(&std::mem::take(&mut self.carry)).into_owned();
             self.event(at, "o", &rest)?;
@@ -250,7 +254,7 @@ mod tests {
         rec.finish(Duration::from_millis(60), &json!({"exit_code": 0}))
             .unwrap();
         let cast = fs::read_to_string(&paths.cast).unwrap();
-        let lines: Vec<Value> = cast
+        let lines: Vec<serde_json::Value> = cast
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();

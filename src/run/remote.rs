@@ -80,10 +80,13 @@ pub fn wrap(
     let words = |argv: &[String]| argv.iter().map(|a| quote(a)).collect::<Vec<_>>().join(" ");
     let log_q = quote(&log_text);
     // ssh writes its own errors to the log (-E); an exec launcher's go there by redirection.
+    // The script leaves the environment before anything runs: no launcher inherits it.
     let wrapper = format!(
-        "printf '%s' \"${SCRIPT_VAR}\" | {upload} 2>>{log_q}\n\
-         rc=$?\n\
+        "script=\"${SCRIPT_VAR}\"\n\
          unset {SCRIPT_VAR}\n\
+         printf '%s' \"$script\" | {upload} 2>>{log_q}\n\
+         rc=$?\n\
+         unset script\n\
          if [ \"$rc\" -ne 0 ]; then echo \"{UPLOAD_FAILED} (exit $rc)\" >>{log_q}; exit 255; fi\n\
          exec {run}\n",
         upload = words(&upload),
@@ -236,6 +239,20 @@ pub fn host_problem(name: &str, hosts: &HostSet) -> Option<String> {
         format!(
             "host \"{name}\": the launcher program is not installed here ({}); install it or fix the hosts file",
             missing.join(", ")
+        )
+    })
+}
+
+/// What keeps a task from running on its host: `host_problem`, or a feature not supported
+/// there yet.
+pub fn task_problem(task: &crate::core::task::TaskSpec, hosts: &HostSet) -> Option<String> {
+    let name = task.host.as_deref()?;
+    if let Some(problem) = host_problem(name, hosts) {
+        return Some(problem);
+    }
+    task.worktree.then(|| {
+        format!(
+            "\"worktree\" is not supported for tasks on a host yet (host \"{name}\"); run the task here, or prepare the worktree on the host and set \"cwd\""
         )
     })
 }

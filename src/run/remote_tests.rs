@@ -187,3 +187,43 @@ fn relative_folders_go_under_the_hosts_workdir() {
     assert_eq!(remote_cwd(None, &with, local), "/srv/w/");
     assert_eq!(remote_cwd(Some("sub"), &without, local), "/home/me/repo");
 }
+
+#[test]
+fn task_hosts_are_checked_by_name_and_launcher_program() {
+    let set = HostSet::parse(
+        "[hosts.a]\nexec = [\"sh\"]\ngroups = [\"g\"]\n[hosts.b]\nexec = [\"surely-no-such-launcher\"]\ngroups = [\"g\"]\n",
+    )
+    .unwrap();
+    assert_eq!(host_problem("a", &set), None);
+    assert_eq!(
+        host_problem("g", &set).unwrap(),
+        "host \"g\": the launcher program is not installed here (b needs \"surely-no-such-launcher\"); install it or fix the hosts file"
+    );
+    assert!(
+        host_problem("zz", &set)
+            .unwrap()
+            .contains("not a known host or group")
+    );
+    let task = |json: &str| {
+        let text = format!("{{\"tasks\": [{json}]}}");
+        crate::core::taskfile::TaskFile::parse(&text)
+            .unwrap()
+            .tasks()[0]
+            .clone()
+    };
+    let here = task(r#"{"task_id": "t", "agent": "a", "prompt_template": "p"}"#);
+    assert_eq!(task_problem(&here, &set), None);
+    let tree = task(
+        r#"{"task_id": "t", "agent": "a", "prompt_template": "p", "host": "a", "worktree": true}"#,
+    );
+    assert!(
+        task_problem(&tree, &set)
+            .unwrap()
+            .contains("\"worktree\" is not supported")
+    );
+    assert!(
+        host_problem("zz", &HostSet::default())
+            .unwrap()
+            .contains("no hosts file was given")
+    );
+}

@@ -141,6 +141,7 @@ pub(super) fn pane<'a>(
         note: None,
         scrolled: 0,
         ending: false,
+        host: None,
     }
 }
 

@@ -80,6 +80,13 @@ fn title(pane: &PaneView<'_>, takeover: bool) -> Line<'static> {
         Span::raw(" "),
         Span::styled(pane.task_id.clone(), name),
         Span::styled(
+            pane.host
+                .as_ref()
+                .map(|h| format!(" @{h}"))
+                .unwrap_or_default(),
+            Style::new().fg(Color::Yellow),
+        ),
+        Span::styled(
             format!(
                 " · {}/{} · {} ",
                 pane.attempt,
@@ -164,4 +171,20 @@ pub fn banner(prompt: &PromptView) -> Line<'static> {
         spans.push(note);
     }
     Line::from(spans)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_agent_on_another_host_says_which_in_its_title() {
+        let screen = crate::core::screen::Screen::new(5, 40);
+        let mut pane = crate::ui::frames::pane("fix-7", &screen, true, None);
+        let text =
+            |line: Line<'_>| -> String { line.spans.iter().map(|s| s.content.as_ref()).collect() };
+        assert!(text(title(&pane, false)).starts_with(" ▶ fix-7 · 1/2"));
+        pane.host = Some("box1".into());
+        assert!(text(title(&pane, false)).starts_with(" ▶ fix-7 @box1 · 1/2"));
+    }
 }

@@ -60,7 +60,7 @@ pub(super) fn read_task(
         false,
     );
     if !object.contains_key("agent") {
-        r.missing("missing \"agent\": name the agent profile that runs this task, e.g. \"agent\": \"claude\"");
+        r.missing("agent", "missing \"agent\": name the agent profile that runs this task, e.g. \"agent\": \"claude\"");
     }
     let prompt_template = r.string("prompt_template", "a string", true);
     r.template("prompt_template", prompt_template.as_deref());
@@ -74,6 +74,7 @@ pub(super) fn read_task(
         object.contains_key("prompt_file"),
     ) {
         (false, false) => r.missing(
+            "prompt_template",
             "missing \"prompt_template\": give the prompt to send, or \"prompt_file\" with the \
              path of a file holding it",
         ),
@@ -154,6 +155,11 @@ pub(super) fn read_task(
             "the name of the host the latest attempt ran on",
             false,
         ),
+        lost_on: r.string(
+            "lost_on",
+            "the name of a host herd lost the connection to",
+            false,
+        ),
         status: r.status().unwrap_or(TaskStatus::Pending),
         attempts: r
             .count(
@@ -182,31 +188,41 @@ impl Reader<'_> {
             .or_else(|| positions.value(self.ctx.pointer))
     }
 
-    fn push(&mut self, location: Option<Location>, message: String) {
+    /// `pointer`: where in the document the problem is; the task's field it names is kept.
+    fn push(&mut self, pointer: &str, location: Option<Location>, message: String) {
+        let field = pointer
+            .strip_prefix(self.ctx.pointer)
+            .and_then(|rest| rest.strip_prefix('/'))
+            .and_then(|rest| rest.split('/').next())
+            .filter(|key| !key.is_empty())
+            .map(|key| key.replace("~1", "/").replace("~0", "~"));
         self.problems.push(Problem {
             location,
             task_id: self.ctx.task_id.map(str::to_string),
+            field,
             message: format!("{}: {message}", self.ctx.label),
         });
     }
 
-    /// A problem about the whole task, at its `{`.
-    fn missing(&mut self, message: &str) {
+    /// A problem about the whole task, at its `{`: `key` is missing.
+    fn missing(&mut self, key: &str, message: &str) {
         let location = self.ctx.positions.value(self.ctx.pointer);
-        self.push(location, message.to_string());
+        let pointer = format!("{}/{}", self.ctx.pointer, pointer_token(key));
+        self.push(&pointer, location, message.to_string());
     }
 
     /// A problem at the value of `key`.
     fn at_field(&mut self, key: &str, message: String) {
         let pointer = format!("{}/{}", self.ctx.pointer, pointer_token(key));
         let location = self.location(&pointer);
-        self.push(location, message);
+        self.push(&pointer, location, message);
     }
 
     /// A problem at `pointer` inside the task, named `shown` (`"inputs.url"`, `"command" item 2`).
     fn wrong(&mut self, pointer: &str, shown: &str, expected: &str, got: &Value) {
         let location = self.location(pointer);
         self.push(
+            pointer,
             location,
             format!("{shown} must be {expected}, got {}", describe(got)),
         );
@@ -338,7 +354,7 @@ impl Reader<'_> {
             if let Err(error) = template::placeholders(value) {
                 let pointer = format!("{}/env/{}", self.ctx.pointer, pointer_token(name));
                 let location = self.location(&pointer);
-                self.push(location, format!("\"env.{name}\": {error}"));
+                self.push(&pointer, location, format!("\"env.{name}\": {error}"));
             }
         }
         env
@@ -396,7 +412,11 @@ impl Reader<'_> {
                 *list = items;
                 for (at, message) in problems {
                     let location = self.location(&at);
-                    self.push(location, format!("\"permission_policy.{name}\": {message}"));
+                    self.push(
+                        &at,
+                        location,
+                        format!("\"permission_policy.{name}\": {message}"),
+                    );
                 }
                 continue;
             }
@@ -407,6 +427,7 @@ impl Reader<'_> {
                     .key(&pointer)
                     .or_else(|| self.location(&pointer));
                 self.push(
+                    &pointer,
                     location,
                     format!(
                         "\"permission_policy\" switch \"{name}\" does nothing: switches are named \
@@ -476,7 +497,11 @@ impl Reader<'_> {
             if let Some(Err(error)) = arg.as_deref().map(template::placeholders) {
                 let pointer = format!("{}/command/{i}", self.ctx.pointer);
                 let location = self.location(&pointer);
-                self.push(location, format!("\"command\" item {}: {error}", i + 1));
+                self.push(
+                    &pointer,
+                    location,
+                    format!("\"command\" item {}: {error}", i + 1),
+                );
             }
         }
         items.into_iter().collect()

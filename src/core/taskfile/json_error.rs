@@ -44,6 +44,7 @@ pub(super) fn problem(text: &str, error: &serde_json::Error) -> Problem {
     Problem {
         location,
         task_id: None,
+        field: None,
         message: format!("not valid JSON: {readable}"),
     }
 }

@@ -416,6 +416,7 @@ fn defaults_and_typed_fields() {
         worktree: false,
         host: None,
         ran_on: None,
+        lost_on: None,
     };
     assert_eq!(d, &expected);
 }

@@ -1,12 +1,12 @@
 //! What the agent reported besides its verdict: its events, its signal file and its Claude
 //! transcript, read at the end of an attempt and written into its result.
 
-use serde_json::json;
+use serde_json::{Map, Value, json};
 
 use super::{Engine, LiveAttempt};
 
 use crate::run::launch::LaunchPlan;
-use crate::run::outcome;
+use crate::run::outcome::{self, AttemptFacts, TranscriptRef, agent_facts};
 
 /// What the agent reported besides its verdict: its events, its signal file, its transcript.
 #[derive(Default)]
@@ -52,36 +52,51 @@ impl Engine {
     }
 }
 
-/// The agent's own report into `result`: structured fields, the signal file, the transcript's
-/// summary, the session to resume and the cost over all attempts.
-pub(super) fn add_agent_report(
-    result: &mut serde_json::Map<String, serde_json::Value>,
-    agent: &AgentReport,
-    plan: &LaunchPlan,
-    previous: Option<&serde_json::Value>,
-) {
-    use outcome::agent_facts;
-    if let Some(stream) = &agent.stream {
-        agent_facts::stream_result_fields(stream, result);
-    }
-    if let Some(signal) = &agent.signal {
-        agent_facts::signal_result_fields(signal, result);
-    }
-    if let Some((path, transcript)) = &agent.transcript {
-        result.insert(
-            "transcript".into(),
-            agent_facts::transcript_summary(path, transcript),
-        );
-        if let Some(id) = &transcript.session_id {
-            result.entry("session_id").or_insert_with(|| json!(id));
+impl AgentReport {
+    /// The agent's own report as fields of `result`: structured fields, the signal file, the
+    /// transcript's summary and the session to resume.
+    pub(super) fn result_fields(&self, plan: &LaunchPlan) -> Map<String, Value> {
+        let mut result = Map::new();
+        if let Some(stream) = &self.stream {
+            agent_facts::stream_result_fields(stream, &mut result);
         }
+        if let Some(signal) = &self.signal {
+            agent_facts::signal_result_fields(signal, &mut result);
+        }
+        if let Some((path, transcript)) = &self.transcript {
+            result.insert(
+                "transcript".into(),
+                agent_facts::transcript_summary(path, transcript),
+            );
+            if let Some(id) = &transcript.session_id {
+                result.entry("session_id").or_insert_with(|| json!(id));
+            }
+        }
+        if let Some(id) = &plan.resumed_session {
+            result.entry("session_id").or_insert_with(|| json!(id));
+            result.insert("resumed".into(), json!(true));
+        }
+        result
     }
-    if let Some(id) = &plan.resumed_session {
-        result.entry("session_id").or_insert_with(|| json!(id));
-        result.insert("resumed".into(), json!(true));
+
+    /// The task's cost over all attempts: `previous` (its result so far) and this attempt's.
+    pub(super) fn total_cost(&self, previous: Option<&Value>) -> Option<f64> {
+        let cost = self.stream.as_ref().and_then(|s| s.cost_usd);
+        agent_facts::total_cost(previous, cost).map(|total| (total * 1e6).round() / 1e6)
     }
-    let cost = agent.stream.as_ref().and_then(|s| s.cost_usd);
-    if let Some(total) = agent_facts::total_cost(previous, cost) {
-        result.insert("total_cost_usd".into(), json!((total * 1e6).round() / 1e6));
+
+    /// The agent's report into the attempt's facts: its events, its signal file and its
+    /// transcript whole.
+    pub(super) fn fill_facts<'a>(&'a self, facts: &mut AttemptFacts<'a>) {
+        facts.stream = self.stream.as_ref();
+        facts.signal = self.signal.as_ref().map(|signal| {
+            let mut fields = Map::new();
+            agent_facts::signal_result_fields(signal, &mut fields);
+            fields.remove("signal").unwrap_or_default()
+        });
+        facts.transcript = self
+            .transcript
+            .as_ref()
+            .map(|(path, facts)| TranscriptRef { path, facts });
     }
 }

@@ -1,49 +1,42 @@
 //! How an attempt ends: once its agent exited, its leftovers were swept and its terminal
-//! drained, the verdict becomes the task's next status, a retry or a hold, its result and its
-//! recording's facts.
+//! drained, the attempt's outcome is gathered, `core::outcome::decide` says what follows (next
+//! status, retry, account rest, quota hold), and this carries it out: the task's `result`, the
+//! recording's facts, the account book, the holds and the retry.
 
 use std::time::{Duration, Instant};
 
-use color_eyre::eyre::Result;
+use color_eyre::eyre::{Result, WrapErr};
 use serde_json::json;
 use time::OffsetDateTime;
 
-use super::agent_report::{AgentReport, add_agent_report};
+use super::agent_report::AgentReport;
 use super::{DRAIN_AFTER_EXIT, Engine, EngineEvent, note_label};
 
-use crate::core::accounts::Choice;
 use crate::core::attempt::{Attempt, Event, Note};
-use crate::core::classify::{ExitStatus, Verdict};
-use crate::core::retry;
+use crate::core::classify::Verdict;
+use crate::core::outcome::{AttemptEnd, RetryRules, decide};
 use crate::core::task::{FailureType, TaskStatus};
 use crate::run::hygiene::EndedProcess;
 use crate::run::launch::LaunchPlan;
-use crate::run::outcome::{self, AttemptOutcome};
+use crate::run::outcome::{self, AttemptFacts, AttemptOutcome, AttemptResult, Size, WorktreeState};
 use crate::run::recorder::Recorder;
 use crate::run::{failure_report, worktree};
 
-/// An attempt that ended (or could not start), as `conclude` records it.
+/// An attempt that ended (or could not start), as `conclude` records it: which task's attempt
+/// it was, its outcome, and what the shell found around it.
 pub(super) struct Ended<'a> {
     pub(super) index: usize,
     pub(super) task_id: &'a str,
-    pub(super) number: u32,
     pub(super) plan: &'a LaunchPlan,
     /// (cols, rows) the PTY started at.
     pub(super) size: (u16, u16),
-    pub(super) verdict: &'a Verdict,
-    pub(super) exit: &'a ExitStatus,
-    pub(super) marker_seen: bool,
-    pub(super) auto_inputs: &'a [crate::core::attempt::AutoInput],
-    pub(super) approvals: &'a [crate::core::approval::Approval],
-    pub(super) auto_counts: Vec<(String, u32)>,
-    pub(super) started: Instant,
-    pub(super) started_at: OffsetDateTime,
+    pub(super) account: Option<usize>,
     pub(super) stopped_by_operator: bool,
+    pub(super) outcome: AttemptOutcome,
     /// What went wrong, for the next attempt's `{previous_failure}`.
     pub(super) failure_summary: Option<String>,
     /// A quota failure's reset time, when the task waits for it.
     pub(super) quota_reset: Option<OffsetDateTime>,
-    pub(super) account: Option<usize>,
     pub(super) agent: AgentReport,
     /// Leftover processes herd ended after the agent exited.
     pub(super) ended_processes: Vec<EndedProcess>,
@@ -52,29 +45,6 @@ pub(super) struct Ended<'a> {
 }
 
 impl Engine {
-    /// An account that hit its quota waits for the reset it named (or half an hour); one whose
-    /// login failed is not used again in this run.
-    pub(super) fn exhaust_account(
-        &mut self,
-        profile: &crate::core::profile::Profile,
-        index: usize,
-        failure: FailureType,
-        reset: Option<OffsetDateTime>,
-        ended_at: OffsetDateTime,
-        now: Instant,
-    ) {
-        let wait = match (failure, reset) {
-            (FailureType::Quota, Some(at)) => {
-                Duration::try_from((at - ended_at).max(time::Duration::ZERO)).unwrap_or_default()
-            }
-            (FailureType::Quota, None) => Duration::from_secs(30 * 60),
-            _ => Duration::from_secs(24 * 60 * 60),
-        };
-        let name = profile.accounts.get(index).map_or("?", |a| a.name.as_str());
-        tracing::info!(profile = %profile.name, account = name, wait_sec = wait.as_secs(), "account exhausted");
-        self.accounts.mark_exhausted(profile, index, now + wait);
-    }
-
     /// The reset time a quota failure names, when its task waits for quota resets.
     pub(super) fn quota_reset(
         &self,
@@ -136,10 +106,6 @@ impl Engine {
             .verdict()
             .cloned()
             .unwrap_or_else(Verdict::success);
-        let counts = live.attempt.auto_input_counts();
-        let inputs = live.attempt.auto_inputs().to_vec();
-        let approvals = live.attempt.approvals().to_vec();
-        let marker_seen = live.attempt.marker_seen();
         let failure_summary = (verdict.failure.is_some() && !live.stopped_by_operator).then(|| {
             let rows = live
                 .attempt
@@ -169,24 +135,29 @@ impl Engine {
         });
         let quota_reset = self.quota_reset(live.task, &verdict, &mut live.attempt);
         let agent = self.agent_report(&live);
+        let outcome = AttemptOutcome {
+            attempt: live.number,
+            marker_seen: live.attempt.marker_seen(),
+            exit,
+            log_file: outcome::relative_to(&live.recorder.paths().log, self.store.base_dir()),
+            auto_counts: live.attempt.auto_input_counts(),
+            auto_inputs: live.attempt.auto_inputs().to_vec(),
+            approvals: live.attempt.approvals().to_vec(),
+            started_at: live.started_at,
+            ended_at: OffsetDateTime::now_utc(),
+            duration: now.saturating_duration_since(live.started),
+            verdict,
+        };
         let ended = Ended {
             index: live.task,
             task_id: &live.task_id,
-            number: live.number,
             plan: &live.plan,
             size: live.size,
-            verdict: &verdict,
-            exit: &exit,
-            marker_seen,
-            auto_inputs: &inputs,
-            approvals: &approvals,
-            auto_counts: counts,
-            started: live.started,
-            started_at: live.started_at,
+            account: live.account,
             stopped_by_operator: live.stopped_by_operator,
+            outcome,
             failure_summary,
             quota_reset,
-            account: live.account,
             agent,
             ended_processes: live.swept.take().unwrap_or_default(),
             host: live.host().map(str::to_string),
@@ -194,6 +165,7 @@ impl Engine {
         self.conclude(ended, &mut live.recorder, now)
     }
 
+    /// Carries out the end of `ended`: the decision, the result, the facts, the retry.
     pub(super) fn conclude(
         &mut self,
         ended: Ended<'_>,
@@ -203,153 +175,77 @@ impl Engine {
         let Ended {
             index,
             task_id,
-            number,
             plan,
-            size: (cols, rows),
-            verdict,
-            exit,
-            marker_seen,
-            auto_inputs,
-            approvals,
-            auto_counts,
-            started,
-            started_at,
-            stopped_by_operator,
-            failure_summary,
-            quota_reset,
-            account,
-            agent,
-            ended_processes,
-            host,
+            mut outcome,
+            ..
         } = ended;
+        let number = outcome.attempt;
         let task = self.store.file().tasks()[index].clone();
-        let mut verdict = verdict.clone();
-        let ended_at = OffsetDateTime::now_utc();
+        let ended_at = outcome.ended_at;
         let profile = self.profiles.get(&task.agent).cloned();
-        let account_name = account
+        let quota_reset_in = ended.quota_reset.map(|at| {
+            Duration::try_from((at - ended_at).max(time::Duration::ZERO)).unwrap_or_default()
+        });
+        let end = AttemptEnd {
+            verdict: &outcome.verdict,
+            attempt: number,
+            account: ended.account,
+            stopped_by_operator: ended.stopped_by_operator,
+            quota_reset_in,
+            jitter: random_spread(index, number),
+        };
+        let decision = decide(
+            &end,
+            RetryRules::of(&task),
+            profile.as_ref(),
+            &self.accounts,
+            now,
+        );
+        if let (Some(rest), Some(profile)) = (decision.rest, &profile) {
+            let name = profile
+                .accounts
+                .get(rest.account)
+                .map_or("?", |a| a.name.as_str());
+            tracing::info!(profile = %profile.name, account = name, wait_sec = rest.wait.as_secs(), "account exhausted");
+            self.accounts
+                .mark_exhausted(profile, rest.account, now + rest.wait);
+        }
+        if let Some(wait) = decision.hold_profile {
+            self.quota_holds.insert(task.agent.clone(), now + wait);
+        }
+        if let Some(evidence) = decision.evidence {
+            outcome.verdict.evidence = Some(evidence.into());
+        }
+        let status = decision.status;
+        let account_name = ended
+            .account
             .and_then(|i| profile.as_ref().and_then(|p| p.accounts.get(i)))
             .map(|a| a.name.clone());
-        let account_retry = match (account, &profile, verdict.failure) {
-            (Some(i), Some(p), Some(failure @ (FailureType::Quota | FailureType::Auth)))
-                if !stopped_by_operator =>
-            {
-                self.exhaust_account(p, i, failure, quota_reset, ended_at, now);
-                match self.accounts.peek(p, now) {
-                    Choice::Use(_) => Some(Duration::from_secs(1)),
-                    Choice::AllExhausted { until }
-                        if failure == FailureType::Quota && task.wait_for_quota_reset =>
-                    {
-                        Some(until.saturating_duration_since(now))
-                    }
-                    _ => None,
-                }
-            }
-            _ => None,
+        let result = AttemptResult {
+            worktree: task.worktree.then(|| worktree_state(&plan.cwd, status)),
+            interrupted: ended.stopped_by_operator,
+            failure_summary: ended.failure_summary,
+            account: account_name.clone(),
+            host: ended.host.clone(),
+            agent: ended.agent.result_fields(plan),
+            total_cost_usd: ended.agent.total_cost(task.result.as_ref()),
+            survivors_ended: self.survivors.remove(&index),
+            ..AttemptResult::new(&outcome)
         };
-        // With accounts the exhausted account waits, not the whole profile.
-        let quota_reset = if account.is_none() && task.wait_for_quota_reset {
-            quota_reset
-        } else {
-            None
-        };
-        let status = if account_retry.is_some() || (quota_reset.is_some() && !stopped_by_operator) {
-            TaskStatus::Retryable
-        } else if stopped_by_operator {
-            verdict.evidence = Some("stopped by the operator; the task will run again".into());
-            TaskStatus::Retryable
-        } else if verdict.cancelled {
-            TaskStatus::Cancelled
-        } else if verdict.needs_operator() {
-            TaskStatus::NeedsInput
-        } else {
-            retry::status_after(
-                verdict.failure,
-                number,
-                task.max_retries,
-                task.retry_on.as_deref(),
-            )
-        };
-        let o = AttemptOutcome {
-            attempt: number,
-            verdict: &verdict,
-            marker_seen,
-            exit,
-            log_file: outcome::relative_to(&recorder.paths().log, self.store.base_dir()),
-            auto_counts,
-            auto_inputs,
-            approvals,
-            started_at,
-            ended_at,
-            duration: now.saturating_duration_since(started),
-        };
-        let mut result = outcome::result_json(&o);
-        if task.worktree
-            && let Some(obj) = result.as_object_mut()
-        {
-            obj.insert("worktree".into(), worktree_state(&plan.cwd, status));
-        }
-        if let Some(obj) = result.as_object_mut() {
-            if stopped_by_operator {
-                obj.insert("interrupted".into(), json!(true));
-            }
-            if let Some(summary) = failure_summary {
-                obj.insert("failure_summary".into(), json!(summary));
-            }
-            if let Some(name) = &account_name {
-                obj.insert("account".into(), json!(name));
-            }
-            if let Some(host) = &host {
-                obj.insert("host".into(), json!(host));
-            }
-            add_agent_report(obj, &agent, plan, task.result.as_ref());
-            if let Some(survivors) = self.survivors.remove(&index) {
-                obj.insert("survivors_ended".into(), survivors);
-            }
-        }
-        let mut facts = outcome::facts_json(&o, plan, cols, rows, &task.agent);
-        if let Some(obj) = facts.as_object_mut() {
-            if let Some(name) = &account_name {
-                obj.insert("account".into(), json!(name));
-            }
-            obj.insert(
-                "completion".into(),
-                json!(plan.completion.completion.as_str()),
-            );
-            if let Some(session) = &plan.resumed_session {
-                obj.insert("resumed_session".into(), json!(session));
-            }
-            if let Some(stream) = &agent.stream {
-                obj.insert("stream".into(), json!(stream));
-            }
-            if let Some(signal) = &agent.signal {
-                let mut fields = serde_json::Map::new();
-                outcome::agent_facts::signal_result_fields(signal, &mut fields);
-                obj.insert("signal".into(), fields.remove("signal").unwrap_or_default());
-            }
-            if let Some((path, transcript)) = &agent.transcript {
-                obj.insert(
-                    "transcript".into(),
-                    json!({"path": path, "facts": transcript}),
-                );
-            }
-            obj.insert("ended_processes".into(), json!(ended_processes));
-            if let Some(host) = &host {
-                obj.insert("host".into(), json!(host));
-            }
-        }
-        recorder.marker(o.duration, &note_label(&Note::Verdict(verdict.clone())))?;
-        recorder.finish(o.duration, &facts)?;
-        let retry_after = match (account_retry, quota_reset) {
-            (Some(wait), _) => Some(wait),
-            (None, Some(at)) => {
-                let wait = Duration::try_from((at - ended_at).max(time::Duration::ZERO))
-                    .unwrap_or_default();
-                self.quota_holds.insert(task.agent.clone(), now + wait);
-                Some(wait)
-            }
-            (None, None) => (status == TaskStatus::Retryable && !stopped_by_operator)
-                .then(|| retry::backoff_with_jitter(number, random_spread(index, number))),
-        };
+        let (cols, rows) = ended.size;
+        let mut facts = AttemptFacts::new(&outcome, plan, Size { cols, rows }, &task.agent);
+        facts.account = account_name;
+        ended.agent.fill_facts(&mut facts);
+        facts.ended_processes = &ended.ended_processes;
+        facts.host = ended.host.as_deref();
+        let verdict = outcome.verdict.clone();
+        recorder.marker(
+            outcome.duration,
+            &note_label(&Note::Verdict(verdict.clone())),
+        )?;
+        recorder.finish(outcome.duration, &facts)?;
+        let retry_after = decision.retry_after;
+        let result = serde_json::to_value(&result).wrap_err("cannot build the task's result")?;
         let file = self.store.file_mut();
         file.set_result(index, result);
         file.set_status(index, status);
@@ -382,18 +278,25 @@ impl Engine {
     }
 }
 
-fn worktree_state(path: &std::path::Path, status: TaskStatus) -> serde_json::Value {
-    let shown = path.display().to_string();
+/// A task's worktree after an attempt: removed when the task completed with a clean tree, kept
+/// (with its changed files) otherwise.
+fn worktree_state(path: &std::path::Path, status: TaskStatus) -> WorktreeState {
+    let path_shown = path.display().to_string();
+    let state = |state: String, changed_files| WorktreeState {
+        path: path_shown.clone(),
+        state,
+        changed_files,
+    };
     if status != TaskStatus::Completed {
-        return json!({"path": shown, "state": "kept"});
+        return state("kept".into(), None);
     }
     match worktree::finish(path) {
-        Ok(worktree::Cleanup::Removed) => json!({"path": shown, "state": "removed"}),
+        Ok(worktree::Cleanup::Removed) => state("removed".into(), None),
         Ok(worktree::Cleanup::KeptDirty { files }) => {
-            tracing::info!(path = %shown, changed = files.len(), "kept a dirty worktree");
-            json!({"path": shown, "state": "kept: it has changes", "changed_files": files})
+            tracing::info!(path = %path_shown, changed = files.len(), "kept a dirty worktree");
+            state("kept: it has changes".into(), Some(files))
         }
-        Err(error) => json!({"path": shown, "state": format!("kept: {error}")}),
+        Err(error) => state(format!("kept: {error}"), None),
     }
 }
 

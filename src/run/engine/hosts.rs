@@ -24,6 +24,8 @@ use crate::run::{outcome, remote};
 
 /// The task field that says which host a task's latest attempt ran on (kept after it ends).
 pub const RAN_ON_FIELD: &str = "ran_on";
+/// The task field that names a host left unswept after a lost connection (until swept).
+const LOST_ON_FIELD: &str = "lost_on";
 
 /// What the engine keeps of an attempt that runs on a host.
 pub struct RemoteState {
@@ -131,6 +133,12 @@ impl Engine {
             format!("host {host} cannot be reached: {reason}")
         };
         let for_how_long = Duration::from_secs(remote.host.out_of_rotation_sec);
+        if lost {
+            // What it left on the host may still run (an agent that ignores SIGHUP) and the
+            // sweep could not reach it: swept again once the host is back.
+            self.unswept
+                .push((remote.host.clone(), live.cookie.clone()));
+        }
         self.rotation
             .take_out(&host, reason.clone(), now, for_how_long);
         // The attempt's recording is kept under another name: the next attempt takes its number.
@@ -163,6 +171,9 @@ impl Engine {
             );
         }
         file.set_result(index, result);
+        if lost {
+            file.set_field(index, LOST_ON_FIELD, json!(host));
+        }
         file.set_status(index, TaskStatus::Retryable);
         file.set_attempts(index, live.number.saturating_sub(1));
         tracing::warn!(task = %live.task_id, attempt = live.number, "{what}; the task goes back to the queue (not counted) and {host} is out of rotation for {} s", for_how_long.as_secs());
@@ -175,18 +186,45 @@ impl Engine {
         Ok(true)
     }
 
-    /// The survivors on hosts of a herd that died: the hosts its interrupted tasks ran on are
-    /// swept for this file's cookies, in parallel.
-    pub(super) fn remote_survivors(&self) -> Vec<EndedProcess> {
+    /// Sweeps again, on a worker, the attempts whose connection was lost once their host is
+    /// back in rotation.
+    pub(super) fn sweep_hosts_back(&mut self, now: Instant) {
+        let (back, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.unswept)
+            .into_iter()
+            .partition(|(host, _)| self.rotation.is_in(&host.name, now));
+        self.unswept = waiting;
+        for (host, cookie) in back {
+            std::thread::spawn(move || {
+                match remote::sweep(&host, SweepScope::Attempt(&cookie), hygiene::SWEEP_GRACE) {
+                    Ok(found) => {
+                        for process in remote::as_ended(&host, found) {
+                            tracing::warn!(host = %host.name, "ended a process of an attempt whose connection was lost: {}", hygiene::describe(&process));
+                        }
+                    }
+                    Err(why) => {
+                        tracing::warn!(host = %host.name, "cannot sweep the host after a lost connection: {why}")
+                    }
+                }
+            });
+        }
+    }
+
+    /// The survivors on hosts of a herd that died: the hosts its interrupted tasks ran on, and
+    /// those that went away while a task ran there, are swept for this file's cookies, in
+    /// parallel.
+    pub(super) fn remote_survivors(&mut self) -> Vec<EndedProcess> {
         let mut hosts: Vec<Host> = Vec::new();
         for task in self.store.file().tasks() {
-            if task.status != TaskStatus::Running {
-                continue;
-            }
-            if let Some(host) = task.ran_on.as_deref().and_then(|n| self.opts.hosts.get(n))
-                && !hosts.iter().any(|h| h.name == host.name)
-            {
-                hosts.push(host.clone());
+            let troubled = task.lost_on.as_deref();
+            let ran_on = (task.status == TaskStatus::Running)
+                .then_some(task.ran_on.as_deref())
+                .flatten();
+            for name in [ran_on, troubled].into_iter().flatten() {
+                if let Some(host) = self.opts.hosts.get(name)
+                    && !hosts.iter().any(|h| h.name == host.name)
+                {
+                    hosts.push(host.clone());
+                }
             }
         }
         let tag = self.file_tag.clone();
@@ -203,7 +241,10 @@ impl Engine {
         let mut ended = Vec::new();
         for sweep in sweeps {
             match sweep.join() {
-                Ok((host, Ok(found))) => ended.extend(remote::as_ended(&host, found)),
+                Ok((host, Ok(found))) => {
+                    ended.extend(remote::as_ended(&host, found));
+                    self.forget_lost_on(&host.name);
+                }
                 Ok((host, Err(why))) => {
                     tracing::warn!(host = %host.name, "cannot end the survivors on the host: {why}");
                 }
@@ -211,6 +252,18 @@ impl Engine {
             }
         }
         ended
+    }
+}
+
+impl Engine {
+    /// `lost_on` of every task that names `host` is cleared: the host was swept.
+    fn forget_lost_on(&mut self, host: &str) {
+        let indexes: Vec<usize> = (0..self.store.file().tasks().len())
+            .filter(|&i| self.store.file().tasks()[i].lost_on.as_deref() == Some(host))
+            .collect();
+        for index in indexes {
+            self.store.file_mut().remove_field(index, LOST_ON_FIELD);
+        }
     }
 }
 

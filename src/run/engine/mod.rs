@@ -191,6 +191,8 @@ pub struct Engine {
     survivors: HashMap<usize, serde_json::Value>,
     /// Hosts out of rotation after they could not be reached.
     rotation: crate::core::host_choice::Rotation,
+    /// Attempts whose connection was lost: swept on their host once it is back.
+    unswept: Vec<(crate::core::hosts::Host, String)>,
 }
 
 impl Engine {
@@ -219,6 +221,7 @@ impl Engine {
             file_tag: String::new(),
             survivors: HashMap::new(),
             rotation: Default::default(),
+            unswept: Vec::new(),
         };
         engine.file_tag = hygiene::file_tag(engine.store.path());
         engine.end_survivors()?;

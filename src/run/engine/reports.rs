@@ -109,6 +109,9 @@ impl Engine {
             }
             self.conclude_if_drained(key, now)?;
         }
+        if !self.unswept.is_empty() {
+            self.sweep_hosts_back(now);
+        }
         self.fill_slots(now)?;
         self.flush()
     }

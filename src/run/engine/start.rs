@@ -19,6 +19,7 @@ use crate::core::classify::{ExitStatus, Verdict};
 use crate::core::task::{FailureType, TaskSpec, TaskStatus};
 use crate::run::guard_context::guard_setup;
 use crate::run::launch::{self, LaunchContext, LaunchPlan};
+use crate::run::outcome::AttemptOutcome;
 use crate::run::pty::AgentProcess;
 use crate::run::recorder::{AttemptPaths, Recorder};
 use crate::run::{failure_report, hygiene, outcome, worktree};
@@ -54,19 +55,12 @@ impl Engine {
             run_dir: &run_dir,
         };
         match &task.host {
-            None => launch::prepare(task, &self.profiles, &ctx),
+            None => launch::prepare(task, &self.profiles, &ctx).map_err(|e| e.to_string()),
             // The folder and the program are the host's: not looked for here.
-            Some(name) => {
-                if let Some(problem) = crate::run::remote::host_problem(name, &self.opts.hosts) {
-                    return Err(problem);
-                }
-                if task.worktree {
-                    return Err(format!(
-                        "\"worktree\" is not supported for tasks on a host yet (host \"{name}\"); run the task here or prepare the worktree on the host and set \"cwd\""
-                    ));
-                }
-                launch::render(task, &self.profiles, &ctx)
-            }
+            Some(_) => match crate::run::remote::task_problem(task, &self.opts.hosts) {
+                Some(problem) => Err(problem),
+                None => launch::render(task, &self.profiles, &ctx).map_err(|e| e.to_string()),
+            },
         }
     }
 
@@ -374,25 +368,29 @@ impl Engine {
                 // Could not even start: a process failure of this attempt, with the reason.
                 let verdict = Verdict::failed(FailureType::Process, format!("{error:#}"));
                 let mut recorder = recorder;
-                let exit = ExitStatus::default();
+                let outcome = AttemptOutcome {
+                    attempt: number,
+                    verdict,
+                    marker_seen: false,
+                    exit: ExitStatus::default(),
+                    log_file: outcome::relative_to(&recorder.paths().log, self.store.base_dir()),
+                    auto_counts: Vec::new(),
+                    auto_inputs: Vec::new(),
+                    approvals: Vec::new(),
+                    started_at,
+                    ended_at: OffsetDateTime::now_utc(),
+                    duration: Duration::ZERO,
+                };
                 let ended = Ended {
                     index,
                     task_id: &task.task_id,
-                    number,
                     plan: &plan,
                     size: (cols, rows),
-                    verdict: &verdict,
-                    exit: &exit,
-                    marker_seen: false,
-                    auto_inputs: &[],
-                    approvals: &[],
-                    auto_counts: Vec::new(),
-                    started: now,
-                    started_at,
+                    account,
                     stopped_by_operator: false,
+                    outcome,
                     failure_summary: None,
                     quota_reset: None,
-                    account,
                     agent: AgentReport::default(),
                     ended_processes: Vec::new(),
                     host: host_name,

@@ -10,7 +10,7 @@ use crate::core::command_file;
 use crate::core::profile::{OutputKind, Profile};
 use crate::core::task::{Completion, RetryMode, TaskSpec};
 
-use super::task_cwd;
+use super::{LaunchError, task_cwd};
 
 /// Where the prompt comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,24 +24,22 @@ pub enum PromptSource {
 
 /// The task's prompt source; a command file is read (relative to the task's folder) and its
 /// arguments filled. Errors are the task's config problems.
-pub fn prompt_source(task: &TaskSpec, base_dir: &Path) -> Result<PromptSource, String> {
+pub fn prompt_source(task: &TaskSpec, base_dir: &Path) -> Result<PromptSource, LaunchError> {
     if let Some(template) = &task.prompt_template {
         return Ok(PromptSource::Template(template.clone()));
     }
     let Some(file) = &task.prompt_file else {
-        return Err("no prompt_template and no prompt_file".to_string());
+        return Err(LaunchError::NoPrompt);
     };
     let path = task_cwd(task, base_dir).join(file);
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        format!(
-            "prompt_file {}: cannot read it ({e}); the path is relative to the task's cwd",
-            path.display()
-        )
+    let text = std::fs::read_to_string(&path).map_err(|e| LaunchError::PromptFileUnreadable {
+        path: path.clone(),
+        reason: e.to_string(),
     })?;
     let body = command_file::strip_front_matter(&text);
     command_file::expand(body, &task.args)
         .map(PromptSource::CommandFile)
-        .map_err(|e| format!("{e} ({})", path.display()))
+        .map_err(|error| LaunchError::PromptFileArguments { path, error })
 }
 
 /// The completion rule of an attempt.
@@ -57,7 +55,7 @@ pub struct CompletionRule {
 /// structured ones included, the marker is required unless the task opts out with
 /// `"completion": "result"` or `"signal_file"`; a structured agent's events still decide its
 /// failures).
-pub fn completion_rule(task: &TaskSpec, profile: &Profile) -> Result<CompletionRule, String> {
+pub fn completion_rule(task: &TaskSpec, profile: &Profile) -> Result<CompletionRule, LaunchError> {
     let structured = profile.output == OutputKind::StreamJson;
     let completion = task.completion.unwrap_or(Completion::Marker);
     let marker_required = match completion {
@@ -66,12 +64,9 @@ pub fn completion_rule(task: &TaskSpec, profile: &Profile) -> Result<CompletionR
         Completion::SignalFile => false,
     };
     if completion == Completion::Result && !structured {
-        return Err(format!(
-            "\"completion\": \"result\" needs an agent that prints JSON events, but profile \
-             \"{}\" reads the screen; use \"marker\" or \"signal_file\", or a profile with \
-             output = \"stream-json\" (e.g. claude-json)",
-            profile.name
-        ));
+        return Err(LaunchError::ResultNeedsEvents {
+            profile: profile.name.clone(),
+        });
     }
     Ok(CompletionRule {
         completion,
@@ -237,7 +232,7 @@ command = ["agent"]
         let result = task(
             r#"{"task_id": "t", "agent": "x", "prompt_template": "x", "completion": "result"}"#,
         );
-        let err = completion_rule(&result, screen).unwrap_err();
+        let err = completion_rule(&result, screen).unwrap_err().to_string();
         assert!(err.contains("reads the screen"), "{err}");
     }
 
@@ -320,13 +315,13 @@ command = ["agent"]
         let t = task(
             r#"{"task_id": "t", "agent": "x", "prompt_file": "three.md", "args": ["1", "2"]}"#,
         );
-        let err = prompt_source(&t, dir.path()).unwrap_err();
+        let err = prompt_source(&t, dir.path()).unwrap_err().to_string();
         assert!(
             err.starts_with("prompt_file uses $3 but \"args\" has 2 values"),
             "{err}"
         );
         let t = task(r#"{"task_id": "t", "agent": "x", "prompt_file": "missing.md"}"#);
-        let err = prompt_source(&t, dir.path()).unwrap_err();
+        let err = prompt_source(&t, dir.path()).unwrap_err().to_string();
         assert!(err.contains("missing.md: cannot read it"), "{err}");
     }
 }

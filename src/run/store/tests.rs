@@ -166,6 +166,7 @@ fn problems_print_with_the_file_name() {
     let placed = Problem {
         location: Some(crate::core::taskfile::Location { line: 3, column: 7 }),
         task_id: None,
+        field: None,
         message: "m".into(),
     };
     let unplaced = Problem {

@@ -68,6 +68,7 @@ fn pane<'a>(
             .and_then(|_| state.scroll.get(&task).copied())
             .unwrap_or(0),
         ending: live.attempt.is_ending(),
+        host: live.host().map(str::to_string),
     })
 }
 

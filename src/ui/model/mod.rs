@@ -110,6 +110,8 @@ pub struct PaneView<'a> {
     /// How far the view is scrolled back into history (0: live).
     pub scrolled: usize,
     pub ending: bool,
+    /// The host the agent runs on, when not here.
+    pub host: Option<String>,
 }
 
 /// Details of the selected task.

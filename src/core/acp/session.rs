@@ -1,0 +1,405 @@
+//! One ACP session as a state machine: `initialize`, `authenticate` when the agent asks for it,
+//! `session/new` (or `session/load`) in the task's folder, `session/prompt` with the rendered
+//! prompt, the agent's permission requests judged by the guard, follow-up prompts, and the end
+//! as facts (stop reason, JSON-RPC errors, denials, the agent's text).
+//!
+//! `handle` takes one message and returns what to send, what to show and, once, the outcome.
+//! Pure: no I/O, no clock (elapsed time is passed in); the shell (`run::acp`) carries it out.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::outcome::Outcome;
+use super::permission::{self, PermissionOption, PermissionPolicy};
+use super::rpc::{self, Message, RpcError};
+use super::transcript::{Shown, ToolCalls};
+
+mod asking;
+use crate::core::guard::{Decision, Request};
+
+/// ACP's version herd speaks.
+pub const PROTOCOL_VERSION: u64 = 1;
+
+/// What a session needs from its attempt.
+#[derive(Debug, Clone, Default)]
+pub struct SessionSetup {
+    pub cwd: String,
+    pub prompt: String,
+    /// The `authenticate` method to use when the agent says authentication is required.
+    pub auth_method: Option<String>,
+    pub policy: PermissionPolicy,
+    /// How long the agent has to answer `initialize`.
+    pub init_timeout: Duration,
+}
+
+/// What to do after a message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    Send(Value),
+    Show(Shown),
+    /// The session is over; the attempt's facts. Given once.
+    Finish(Outcome),
+}
+
+/// What one of herd's requests was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Asked {
+    Initialize,
+    Authenticate,
+    NewSession,
+    Prompt,
+}
+
+/// A permission request waiting for the operator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Waiting {
+    pub id: Value,
+    pub request: Option<Request>,
+    pub decision: Decision,
+    /// In the order shown (`permission::ordered`): the operator's key `n` picks the n-th.
+    pub options: Vec<PermissionOption>,
+}
+
+/// An answer given to a permission request, for the audit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub at: Duration,
+    /// `auto` or `operator`.
+    pub by: &'static str,
+    pub request: Option<Request>,
+    pub decision: Decision,
+    /// The option's kind (`allow_once`…) or `cancelled`.
+    pub option: String,
+}
+
+#[derive(Debug)]
+pub struct Session {
+    setup: SessionSetup,
+    next_id: u64,
+    asked: BTreeMap<u64, Asked>,
+    session_id: Option<String>,
+    /// `agentCapabilities`, `agentInfo` and `authMethods` as the agent gave them.
+    pub capabilities: Option<Value>,
+    authenticated: bool,
+    tools: ToolCalls,
+    text: String,
+    denials: Vec<Request>,
+    answers: Vec<Answer>,
+    waiting: Option<Waiting>,
+    queued: VecDeque<String>,
+    prompting: bool,
+    initialized: bool,
+    cancelled: bool,
+    finished: bool,
+}
+
+impl Session {
+    pub fn new(setup: SessionSetup) -> Session {
+        Session {
+            setup,
+            next_id: 0,
+            asked: BTreeMap::new(),
+            session_id: None,
+            capabilities: None,
+            authenticated: false,
+            tools: ToolCalls::default(),
+            text: String::new(),
+            denials: Vec::new(),
+            answers: Vec::new(),
+            waiting: None,
+            queued: VecDeque::new(),
+            prompting: false,
+            initialized: false,
+            cancelled: false,
+            finished: false,
+        }
+    }
+
+    pub fn waiting(&self) -> Option<&Waiting> {
+        self.waiting.as_ref()
+    }
+
+    pub fn answers(&self) -> &[Answer] {
+        &self.answers
+    }
+
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// The first message: `initialize`.
+    pub fn start(&mut self) -> Vec<Action> {
+        let params = json!({
+            "protocolVersion": PROTOCOL_VERSION,
+            "clientCapabilities": {"fs": {"readTextFile": false, "writeTextFile": false}, "terminal": false},
+            "clientInfo": {"name": "herd", "version": env!("CARGO_PKG_VERSION")},
+        });
+        vec![
+            Action::Show(Shown::Note("initialize".into())),
+            self.ask(Asked::Initialize, "initialize", params),
+        ]
+    }
+
+    /// Time passed: an agent that has not answered `initialize` in time has failed.
+    pub fn tick(&mut self, elapsed: Duration) -> Vec<Action> {
+        if self.initialized || self.finished || elapsed < self.setup.init_timeout {
+            return Vec::new();
+        }
+        let message = format!(
+            "the agent did not answer initialize within {} s",
+            self.setup.init_timeout.as_secs()
+        );
+        vec![self.finish(Outcome::failed("no_initialize", &message))]
+    }
+
+    /// A line that is not a JSON-RPC message.
+    pub fn garbage(&mut self, excerpt: &str, why: &str) -> Vec<Action> {
+        vec![Action::Show(Shown::Note(format!(
+            "ignored a line from the agent: {why}: {excerpt}"
+        )))]
+    }
+
+    /// The agent's process ended; `stderr` is the end of what it printed there.
+    pub fn exited(&mut self, how: &str, stderr: &[String]) -> Vec<Action> {
+        if self.finished {
+            return Vec::new();
+        }
+        let mut message = format!("the agent exited ({how}) before the turn ended");
+        if !stderr.is_empty() {
+            message.push_str(": ");
+            message.push_str(&stderr.join(" | "));
+        }
+        vec![self.finish(Outcome::failed("agent_exited", &message))]
+    }
+
+    /// herd ends the session (timeout, stop): `session/cancel`, and any waiting request is
+    /// answered `cancelled`.
+    pub fn cancel(&mut self) -> Vec<Action> {
+        let mut actions = Vec::new();
+        if self.cancelled || self.finished {
+            return actions;
+        }
+        self.cancelled = true;
+        if let Some(waiting) = self.waiting.take() {
+            actions.push(Action::Send(rpc::response(
+                &waiting.id,
+                permission::cancelled(),
+            )));
+        }
+        if let (true, Some(id)) = (self.prompting, &self.session_id) {
+            let cancel = rpc::notification("session/cancel", json!({"sessionId": id}));
+            actions.push(Action::Send(cancel));
+            actions.push(Action::Show(Shown::Note("session/cancel".into())));
+        }
+        actions
+    }
+
+    /// A follow-up prompt from the operator: sent now if the agent is idle, else after its turn.
+    pub fn follow_up(&mut self, text: &str) -> Vec<Action> {
+        if self.finished || text.trim().is_empty() {
+            return Vec::new();
+        }
+        self.queued.push_back(text.to_string());
+        if self.prompting || self.session_id.is_none() {
+            return vec![Action::Show(Shown::Note(
+                "follow-up queued until the turn ends".into(),
+            ))];
+        }
+        self.next_prompt()
+    }
+
+    /// The operator's key for a waiting request: `1`… picks that option.
+    pub fn operator_key(&mut self, key: char, at: Duration) -> Vec<Action> {
+        let Some(index) = key.to_digit(10).and_then(|d| (d as usize).checked_sub(1)) else {
+            return Vec::new();
+        };
+        let Some(waiting) = self.waiting.take_if(|w| index < w.options.len()) else {
+            return Vec::new();
+        };
+        let option = waiting.options[index].clone();
+        self.answer(
+            waiting.id,
+            waiting.request,
+            waiting.decision,
+            Some(option),
+            "operator",
+            at,
+        )
+    }
+
+    /// The operator's "no" to a waiting request: its first reject option, else `cancelled`.
+    pub fn operator_reject(&mut self, at: Duration) -> Vec<Action> {
+        let Some(waiting) = self.waiting.take() else {
+            return Vec::new();
+        };
+        let reject = waiting
+            .options
+            .iter()
+            .find(|o| o.kind.starts_with("reject"))
+            .cloned();
+        self.answer(
+            waiting.id,
+            waiting.request,
+            waiting.decision,
+            reject,
+            "operator",
+            at,
+        )
+    }
+
+    pub fn handle(&mut self, message: Message, at: Duration) -> Vec<Action> {
+        if self.finished {
+            return Vec::new();
+        }
+        match message {
+            Message::Response { id, outcome } => self.on_response(&id, outcome),
+            Message::Notification { method, params } => match method.as_str() {
+                "session/update" => params
+                    .get("update")
+                    .and_then(|update| self.tools.read(update))
+                    .map(|shown| {
+                        if let Shown::Text(text) = &shown {
+                            self.text.push_str(text);
+                        }
+                        vec![Action::Show(shown)]
+                    })
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            },
+            Message::Request { id, method, params } => match method.as_str() {
+                "session/request_permission" => self.on_permission(id, &params, at),
+                _ => vec![
+                    Action::Send(rpc::error_response(
+                        &id,
+                        rpc::METHOD_NOT_FOUND,
+                        &format!("herd does not offer {method}"),
+                    )),
+                    Action::Show(Shown::Note(format!("refused unknown request {method}"))),
+                ],
+            },
+        }
+    }
+
+    fn ask(&mut self, what: Asked, method: &str, params: Value) -> Action {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.asked.insert(id, what);
+        Action::Send(rpc::request(id, method, params))
+    }
+
+    fn finish(&mut self, mut outcome: Outcome) -> Action {
+        self.finished = true;
+        self.waiting = None;
+        outcome.session_id = self.session_id.clone();
+        outcome.denials = self.denials.clone();
+        if outcome.text.is_empty() {
+            outcome.text = self.text.clone();
+        }
+        Action::Finish(outcome)
+    }
+
+    fn on_response(&mut self, id: &Value, outcome: Result<Value, RpcError>) -> Vec<Action> {
+        let Some(asked) = id.as_u64().and_then(|id| self.asked.remove(&id)) else {
+            return vec![Action::Show(Shown::Note(format!(
+                "ignored an answer to no request of herd's (id {id})"
+            )))];
+        };
+        match (asked, outcome) {
+            (Asked::Initialize, Ok(result)) => {
+                self.initialized = true;
+                let info = result.get("agentInfo").cloned().unwrap_or(Value::Null);
+                let name = info.get("name").and_then(Value::as_str).unwrap_or("agent");
+                let version = info.get("version").and_then(Value::as_str).unwrap_or("?");
+                self.capabilities = Some(result);
+                vec![
+                    Action::Show(Shown::Note(format!("{name} {version} initialized"))),
+                    self.new_session(),
+                ]
+            }
+            (Asked::Authenticate, Ok(_)) => {
+                self.authenticated = true;
+                vec![self.new_session()]
+            }
+            (Asked::NewSession, Ok(result)) => {
+                let Some(id) = result.get("sessionId").and_then(Value::as_str) else {
+                    let outcome = Outcome::failed("bad_response", "session/new gave no sessionId");
+                    return vec![self.finish(outcome)];
+                };
+                self.session_id = Some(id.to_string());
+                self.queued.push_front(self.setup.prompt.clone());
+                let mut actions = vec![Action::Show(Shown::Note(format!("session {id}")))];
+                actions.extend(self.next_prompt());
+                actions
+            }
+            (Asked::Prompt, Ok(result)) => {
+                self.prompting = false;
+                let stop = result
+                    .get("stopReason")
+                    .and_then(Value::as_str)
+                    .unwrap_or("?");
+                let mut actions = vec![Action::Show(Shown::Note(format!("turn ended: {stop}")))];
+                if stop == "end_turn" && !self.queued.is_empty() && !self.cancelled {
+                    actions.extend(self.next_prompt());
+                    return actions;
+                }
+                actions.push(self.finish(Outcome::stopped(stop)));
+                actions
+            }
+            (Asked::NewSession, Err(error)) if needs_auth(&error) && !self.authenticated => {
+                match self.setup.auth_method.clone() {
+                    Some(method) => vec![
+                        Action::Show(Shown::Note(format!("authenticate with {method}"))),
+                        self.ask(
+                            Asked::Authenticate,
+                            "authenticate",
+                            json!({"methodId": method}),
+                        ),
+                    ],
+                    None => vec![self.finish(Outcome::from_error("session/new", &error))],
+                }
+            }
+            (asked, Err(error)) => {
+                let during = match asked {
+                    Asked::Initialize => "initialize",
+                    Asked::Authenticate => "authenticate",
+                    Asked::NewSession => "session/new",
+                    Asked::Prompt => "session/prompt",
+                };
+                vec![self.finish(Outcome::from_error(during, &error))]
+            }
+        }
+    }
+
+    fn new_session(&mut self) -> Action {
+        let params = json!({"cwd": self.setup.cwd, "mcpServers": []});
+        self.ask(Asked::NewSession, "session/new", params)
+    }
+
+    fn next_prompt(&mut self) -> Vec<Action> {
+        let (Some(text), Some(id)) = (self.queued.pop_front(), self.session_id.clone()) else {
+            return Vec::new();
+        };
+        self.prompting = true;
+        let params = json!({"sessionId": id, "prompt": [{"type": "text", "text": text}]});
+        vec![
+            Action::Show(Shown::Prompt(text)),
+            self.ask(Asked::Prompt, "session/prompt", params),
+        ]
+    }
+}
+
+/// `session/new` failed because the agent wants `authenticate` first (ACP's `auth_required`).
+fn needs_auth(error: &RpcError) -> bool {
+    let message = error.message.to_ascii_lowercase();
+    message.contains("auth") && message.contains("required")
+}
+
+#[cfg(test)]
+#[path = "session_tests.rs"]
+mod tests;

@@ -1,0 +1,102 @@
+//! The agent's permission requests within a session: each judged by the guard and answered at
+//! once, or kept waiting for the operator's key; every answer recorded for the audit, and the
+//! refused ones kept as the session's denials.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::{Action, Answer, Session, Waiting};
+use crate::core::acp::permission::{self, Choice, PermissionOption};
+use crate::core::acp::rpc;
+use crate::core::acp::transcript::Shown;
+use crate::core::guard::{Decision, Request};
+
+impl Session {
+    pub(super) fn on_permission(&mut self, id: Value, params: &Value, at: Duration) -> Vec<Action> {
+        let tool_call = params.get("toolCall").cloned().unwrap_or(Value::Null);
+        let request = permission::request_of(&tool_call);
+        let options = permission::ordered(&permission::options_of(params));
+        let (decision, choice) = permission::decide(request.as_ref(), &options, &self.setup.policy);
+        match choice {
+            Choice::Select(option) => self.answer(id, request, decision, Some(option), "auto", at),
+            Choice::Cancel => self.answer(id, request, decision, None, "auto", at),
+            Choice::Wait => {
+                if let Some(old) = self.waiting.take() {
+                    // A new request replaces one the agent no longer waits for.
+                    self.answer(old.id, old.request, old.decision, None, "auto", at);
+                }
+                let shown = Shown::Permission {
+                    request: describe(request.as_ref(), &tool_call),
+                    decision: decision.to_string(),
+                    options: options.iter().map(option_label).collect(),
+                };
+                self.waiting = Some(Waiting {
+                    id,
+                    request,
+                    decision,
+                    options,
+                });
+                vec![Action::Show(shown)]
+            }
+        }
+    }
+
+    pub(super) fn answer(
+        &mut self,
+        id: Value,
+        request: Option<Request>,
+        decision: Decision,
+        option: Option<PermissionOption>,
+        by: &'static str,
+        at: Duration,
+    ) -> Vec<Action> {
+        let reply = match &option {
+            Some(option) => permission::selected(&option.id),
+            None => permission::cancelled(),
+        };
+        let kind = option.as_ref().map_or("cancelled", |o| o.kind.as_str());
+        let refused_by_guard = by == "auto" && matches!(decision, Decision::Refuse { .. });
+        let refused_by_operator = by == "operator" && kind.starts_with("reject");
+        if let (true, Some(request)) = (refused_by_guard || refused_by_operator, &request) {
+            self.denials.push(request.clone());
+        }
+        let answer = format!("{by}: {kind} — {decision}");
+        self.answers.push(Answer {
+            at,
+            by,
+            request: request.clone(),
+            decision,
+            option: kind.to_string(),
+        });
+        let request = request.map_or_else(|| "(unread request)".to_string(), |r| r.to_string());
+        vec![
+            Action::Send(rpc::response(&id, reply)),
+            Action::Show(Shown::Answered { request, answer }),
+        ]
+    }
+}
+
+/// The request as the dialog shows it: the guard's reading, else the agent's title.
+fn describe(request: Option<&Request>, tool_call: &Value) -> String {
+    match request {
+        Some(request) => request.to_string(),
+        None => tool_call
+            .get("title")
+            .and_then(Value::as_str)
+            .unwrap_or("(a request herd cannot read)")
+            .to_string(),
+    }
+}
+
+/// `Allow once (Allow)`: herd's name for the kind, then the agent's.
+fn option_label(option: &PermissionOption) -> String {
+    let ours = match option.kind.as_str() {
+        "allow_once" => "Allow once",
+        "allow_always" => "Allow always",
+        "reject_once" => "Reject once",
+        "reject_always" => "Reject always",
+        other => other,
+    };
+    format!("{ours} ({})", option.name)
+}
