@@ -235,6 +235,9 @@ fn real_clis_end_as_a_careful_person_concludes() {
     let bin = setup::cli_bin_dir();
     let cases = cases();
     assert!(!cases.is_empty(), "HERD_CONFORMANCE_ONLY matched no case");
+    if cases.iter().any(|c| c.cli == Cli::Aider) {
+        setup::require_aider();
+    }
     let api = MockApi::start().unwrap();
     let dir = tempfile::Builder::new()
         .prefix("herd-conformance-")

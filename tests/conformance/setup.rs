@@ -60,20 +60,30 @@ pub fn cli_bin_dir() -> PathBuf {
         (root, "scripts/test (or `npm ci` in tests/conformance)")
     };
     let bin = dir.join("node_modules/.bin");
-    for cli in Cli::ALL {
-        let folder = if cli == Cli::Aider {
-            aider_bin_dir()
-        } else {
-            bin.clone()
-        };
+    for cli in [Cli::Claude, Cli::Codex, Cli::Gemini] {
         assert!(
-            folder.join(cli.name()).exists(),
+            bin.join(cli.name()).exists(),
             "{} is not installed in {}; run {how}",
             cli.package(),
-            folder.display()
+            bin.display()
         );
     }
     bin
+}
+
+/// Fails, with the command that fixes it, when Aider is not installed (for suites that run it).
+pub fn require_aider() {
+    let how = if latest() {
+        "HERD_CONFORMANCE_LATEST=1 scripts/test -- --test conformance"
+    } else {
+        "scripts/test"
+    };
+    assert!(
+        aider_bin_dir().join("aider").exists(),
+        "{} is not installed in {}; run {how}",
+        Cli::Aider.package(),
+        aider_bin_dir().display()
+    );
 }
 
 /// The `bin` folder of Aider's virtual environment (its own Python: it goes on Aider's tasks'
