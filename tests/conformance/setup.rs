@@ -1,8 +1,9 @@
 //! One isolated config folder per task, as a new user would have it after the CLI's onboarding
 //! (and nothing pre-approved: no tool, command or folder is allowed in advance): HOME for Claude
 //! Code and Gemini CLI, CODEX_HOME for Codex CLI, each pointed at the mock model API by its own
-//! documented setting. Also where the pinned CLIs are found (`tests/conformance/node_modules`, or
-//! `tests/conformance/latest/node_modules` for the drift check).
+//! documented setting. Also where the pinned CLIs are found (`tests/conformance/node_modules`,
+//! Aider in the virtual environment `tests/conformance/aider`; under `tests/conformance/latest/`
+//! for the drift check).
 
 use std::path::{Path, PathBuf};
 
@@ -16,16 +17,18 @@ pub enum Cli {
     Claude,
     Codex,
     Gemini,
+    Aider,
 }
 
 impl Cli {
-    pub const ALL: [Cli; 3] = [Cli::Claude, Cli::Codex, Cli::Gemini];
+    pub const ALL: [Cli; 4] = [Cli::Claude, Cli::Codex, Cli::Gemini, Cli::Aider];
 
     pub fn name(self) -> &'static str {
         match self {
             Cli::Claude => "claude",
             Cli::Codex => "codex",
             Cli::Gemini => "gemini",
+            Cli::Aider => "aider",
         }
     }
 
@@ -35,6 +38,7 @@ impl Cli {
             Cli::Claude => "@anthropic-ai/claude-code",
             Cli::Codex => "@openai/codex",
             Cli::Gemini => "@google/gemini-cli",
+            Cli::Aider => "aider-chat (PyPI)",
         }
     }
 }
@@ -56,7 +60,7 @@ pub fn cli_bin_dir() -> PathBuf {
         (root, "scripts/test (or `npm ci` in tests/conformance)")
     };
     let bin = dir.join("node_modules/.bin");
-    for cli in Cli::ALL {
+    for cli in [Cli::Claude, Cli::Codex, Cli::Gemini] {
         assert!(
             bin.join(cli.name()).exists(),
             "{} is not installed in {}; run {how}",
@@ -67,18 +71,58 @@ pub fn cli_bin_dir() -> PathBuf {
     bin
 }
 
+/// Fails, with the command that fixes it, when Aider is not installed (for suites that run it).
+pub fn require_aider() {
+    let how = if latest() {
+        "HERD_CONFORMANCE_LATEST=1 scripts/test -- --test conformance"
+    } else {
+        "scripts/test"
+    };
+    assert!(
+        aider_bin_dir().join("aider").exists(),
+        "{} is not installed in {}; run {how}",
+        Cli::Aider.package(),
+        aider_bin_dir().display()
+    );
+}
+
+/// The `bin` folder of Aider's virtual environment (its own Python: it goes on Aider's tasks'
+/// PATH only).
+pub fn aider_bin_dir() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance");
+    let root = if latest() { root.join("latest") } else { root };
+    root.join("aider/bin")
+}
+
 pub fn latest() -> bool {
     std::env::var_os("HERD_CONFORMANCE_LATEST").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
-/// The installed version of a CLI, from its package.json.
+/// The installed version of a CLI, from its package.json (Aider: its dist-info folder).
 pub fn version(bin: &Path, cli: Cli) -> String {
+    if cli == Cli::Aider {
+        return aider_version().unwrap_or_else(|| "?".into());
+    }
     let manifest = bin.join(format!("../{}/package.json", cli.package()));
     std::fs::read_to_string(manifest)
         .ok()
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
         .and_then(|v| v["version"].as_str().map(str::to_string))
         .unwrap_or_else(|| "?".into())
+}
+
+fn aider_version() -> Option<String> {
+    let lib = aider_bin_dir().join("../lib");
+    let site = std::fs::read_dir(lib).ok()?.flatten().next()?.path();
+    std::fs::read_dir(site.join("site-packages"))
+        .ok()?
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .find_map(|name| {
+            name.strip_prefix("aider_chat-")?
+                .strip_suffix(".dist-info")
+                .map(str::to_string)
+        })
 }
 
 /// Writes the CLI's config under `home` for a task working in `cwd` and returns the task's
@@ -184,6 +228,27 @@ pub fn prepare(
             }
             env.push(("GOOGLE_GEMINI_BASE_URL".into(), base_url.into()));
             env.push(("GEMINI_API_KEY".into(), API_KEY.into()));
+        }
+        Cli::Aider => {
+            // Aider's settings as environment variables (`AIDER_<OPTION>`): an OpenAI-compatible
+            // API at the mock, no analytics question, no update check or release notes.
+            let path = format!(
+                "{}:{}",
+                aider_bin_dir().display(),
+                std::env::var("PATH").unwrap_or_default()
+            );
+            for (key, value) in [
+                ("PATH", path.as_str()),
+                ("OPENAI_API_KEY", API_KEY),
+                ("OPENAI_API_BASE", &format!("{base_url}/v1")),
+                ("AIDER_MODEL", "openai/gpt-4o"),
+                ("AIDER_ANALYTICS_DISABLE", "true"),
+                ("AIDER_CHECK_UPDATE", "false"),
+                ("AIDER_SHOW_RELEASE_NOTES", "false"),
+                ("AIDER_SHOW_MODEL_WARNINGS", "false"),
+            ] {
+                env.push((key.to_string(), value.to_string()));
+            }
         }
     }
     Ok(env)

@@ -96,7 +96,9 @@ pub fn last_session(task: &TaskSpec) -> Option<String> {
 /// resume; otherwise the attempt starts afresh (and an operator's message goes into its prompt,
 /// see `fresh_prompt_addition`).
 pub fn resume_request(task: &TaskSpec, profile: &Profile, attempt: u32) -> Option<Resume> {
-    if profile.resume.is_empty() {
+    // An ACP agent continues a session through its client (`session/load`), not an argv.
+    let acp = profile.protocol == crate::core::profile::Protocol::Acp;
+    if profile.resume.is_empty() && !acp {
         return None;
     }
     let session_id = last_session(task)?;

@@ -1,6 +1,6 @@
-//! A local stand-in for the three model APIs the real agent CLIs call: the Anthropic Messages API
-//! (Claude Code), the OpenAI Responses API (Codex CLI) and the Gemini API (Gemini CLI), over plain
-//! HTTP/1.1 with chunked server-sent events. std only: a `TcpListener` and a thread per connection.
+//! A local stand-in for the model APIs the real agent CLIs call: the Anthropic Messages API
+//! (Claude Code), the OpenAI Responses API (Codex CLI), the OpenAI Chat Completions API (Aider)
+//! and the Gemini API (Gemini CLI), over plain HTTP/1.1 with chunked server-sent events. std only: a `TcpListener` and a thread per connection.
 //!
 //! Every base URL a task gets is `http://127.0.0.1:PORT/t/<task_id>/<scenario>`: the scenario
 //! decides the answers, the task id gives the completion marker the model "prints". Answers are
@@ -8,6 +8,7 @@
 //! (method, path, status) so a run can show what each CLI asked for, unknown paths included.
 
 pub mod anthropic;
+pub mod chat;
 pub mod gemini;
 pub mod http;
 pub mod openai;
@@ -236,6 +237,8 @@ fn route(request: &Request) -> (String, Outcome) {
         Outcome::Answer(Response::json(200, &serde_json::json!({})))
     } else if rest.starts_with("/v1/messages") {
         anthropic::answer(&call)
+    } else if rest.ends_with("/chat/completions") {
+        chat::answer(&call)
     } else if rest.ends_with("/responses") {
         openai::answer(&call)
     } else if rest.contains(":streamGenerateContent")
