@@ -83,6 +83,10 @@ pub fn coalesce(reports: impl IntoIterator<Item = PtyReport>) -> Vec<PtyReport> 
 /// A running agent: its process group and the writer/resizer of its terminal.
 pub struct AgentProcess {
     pub pid: u32,
+    /// At or before the agent's start time (clock ticks since boot, as `/proc/PID/stat`):
+    /// nothing older can carry its attempt's cookie, which spares a sweep reading older
+    /// processes' environments.
+    pub start_time: Option<u64>,
     writer: std_mpsc::Sender<Vec<u8>>,
     master: Box<dyn MasterPty + Send>,
 }
@@ -110,6 +114,7 @@ impl AgentProcess {
             .master
             .tty_name()
             .ok_or_else(|| eyre!("cannot find the pseudo-terminal's device name"))?;
+        let started_by = super::hygiene::start_time_now();
         let pid = spawn::spawn_in_terminal(&SpawnRequest {
             program: std::path::Path::new(&plan.argv[0]),
             argv: &plan.argv,
@@ -179,6 +184,7 @@ impl AgentProcess {
 
         Ok(AgentProcess {
             pid,
+            start_time: Some(started_by),
             writer: writer_tx,
             master: pty.master,
         })

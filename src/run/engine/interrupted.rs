@@ -120,7 +120,12 @@ impl Engine {
             })
             .collect();
         for live in self.live.values() {
-            let ended = hygiene::end_attempt(&live.cookie, &live.known_processes, Duration::ZERO);
+            let ended = hygiene::end_attempt(
+                &live.cookie,
+                &live.known_processes,
+                live.process.start_time,
+                Duration::ZERO,
+            );
             for process in &ended {
                 tracing::info!(task = %live.task_id, attempt = live.number, "killed on leaving: {}", hygiene::describe(process));
             }

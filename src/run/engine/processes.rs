@@ -108,11 +108,12 @@ pub(super) fn sweep_in_background(
 ) {
     let cookie = live.cookie.clone();
     let known = live.known_processes.clone();
+    let since = live.process.start_time;
     let on_host = super::hosts::sweep_on_host(live);
     let spawned = std::thread::Builder::new()
         .name(format!("sweep-{key}"))
         .spawn(move || {
-            let mut ended = hygiene::end_attempt(&cookie, &known, hygiene::SWEEP_GRACE);
+            let mut ended = hygiene::end_attempt(&cookie, &known, since, hygiene::SWEEP_GRACE);
             if let Some(sweep) = on_host {
                 ended.extend(sweep());
             }
@@ -121,7 +122,12 @@ pub(super) fn sweep_in_background(
     if let Err(error) = spawned {
         // No thread to spare: kill them at once here rather than leave them.
         tracing::warn!("cannot start the sweep of attempt {key}: {error}");
-        let mut ended = hygiene::end_attempt(&live.cookie, &live.known_processes, Duration::ZERO);
+        let mut ended = hygiene::end_attempt(
+            &live.cookie,
+            &live.known_processes,
+            live.process.start_time,
+            Duration::ZERO,
+        );
         if let Some(sweep) = super::hosts::sweep_on_host(live) {
             ended.extend(sweep());
         }
