@@ -8,9 +8,16 @@
 //!
 //! This file holds the engine's state, its options and events, and what the frontends read.
 //! The steps live beside it: `start` (a task's next attempt, from plan to spawn), `reports`
-//! (PTY output, timers, signal files fed to the attempts), `conclude` (how an attempt ends),
-//! `agent_report` (what the agent said besides its verdict), `interrupted` (recovery, stop,
-//! abandon), `processes` (process hygiene), `control` and `session` (operator actions).
+//! (PTY output, timers, signal files fed to the attempts), `conclude` (carries out
+//! `core::outcome::decide` at an attempt's end), `gather` (the end's git, transcript and
+//! worktree work, on a worker), `agent_report` (what the agent said besides its verdict),
+//! `interrupted` (recovery, stop, abandon), `processes` (process hygiene), `hosts` (remote
+//! hosts), `control` and `session` (operator actions).
+//!
+//! Still on the loop thread, small and bounded: the tasks-file write (it must be on disk before
+//! the agents it marks `running` start, so `fill_slots` writes before it launches), signal-file
+//! and agent-log reads (a stat and at most 1 MiB), and `git worktree add` when a worktree task
+//! starts.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
