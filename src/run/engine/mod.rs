@@ -15,9 +15,9 @@
 //! hosts), `control` and `session` (operator actions).
 //!
 //! Still on the loop thread, small and bounded: the tasks-file write (it must be on disk before
-//! the agents it marks `running` start, so `fill_slots` writes before it launches), signal-file
-//! and agent-log reads (a stat and at most 1 MiB), and `git worktree add` when a worktree task
-//! starts.
+//! the agents it marks `running` start, so `fill_slots` writes before it launches), the
+//! signal-file reads (a stat, at most 1 MiB) and agent-log tails each second, and
+//! `git worktree add` when a worktree task starts.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
