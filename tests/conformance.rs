@@ -60,19 +60,21 @@ const EXPECTED_FAILURES: &[ExpectedFailure] = &[];
 fn cases() -> Vec<Case> {
     let mut cases = Vec::new();
     for cli in Cli::ALL {
-        let interactive = cli.name();
-        let json = match cli {
-            Cli::Claude => "claude-json",
-            Cli::Codex => "codex-json",
-            Cli::Gemini => "gemini-json",
+        let profiles: &[&'static str] = match cli {
+            Cli::Claude => &["claude", "claude-json"],
+            Cli::Codex => &["codex", "codex-json"],
+            Cli::Gemini => &["gemini", "gemini-json"],
+            // Aider has no structured mode; it works in a git repository (no trust question).
+            Cli::Aider => &["aider"],
         };
-        for profile in [interactive, json] {
+        for &profile in profiles {
             let structured = profile.ends_with("-json");
             // Interactive Claude and Codex ask to trust a new folder (herd's trust rules answer);
             // Gemini's folder and the headless ones' are trusted beforehand, as a user would
             // set them up. Separate cases cover Gemini's trust dialog and the untrusted
             // headless runs.
-            let trusted = cli == Cli::Gemini || (structured && cli == Cli::Codex);
+            let trusted =
+                matches!(cli, Cli::Gemini | Cli::Aider) || (structured && cli == Cli::Codex);
             let mut add = |scenario: Scenario, expect: &'static str| {
                 cases.push(Case {
                     cli,
@@ -233,6 +235,9 @@ fn real_clis_end_as_a_careful_person_concludes() {
     let bin = setup::cli_bin_dir();
     let cases = cases();
     assert!(!cases.is_empty(), "HERD_CONFORMANCE_ONLY matched no case");
+    if cases.iter().any(|c| c.cli == Cli::Aider) {
+        setup::require_aider();
+    }
     let api = MockApi::start().unwrap();
     let dir = tempfile::Builder::new()
         .prefix("herd-conformance-")

@@ -16,9 +16,10 @@ use super::guard::{Decision, Request};
 use super::marker::{CONTEXT_ROWS, MarkerWatch};
 use super::profile::{OutputKind, Profile};
 use super::screen::Screen;
+use super::screen_retry::ScreenRetryWatch;
 use super::signal_file::SignalFile;
 use super::stream::{self, StreamFacts, StreamParser};
-use super::task::Completion;
+use super::task::{Completion, FailureType};
 
 /// Automatic answers per key before a prompt that keeps coming back blocks the attempt.
 pub const DEFAULT_ANSWER_CAP: u32 = 5;
@@ -259,6 +260,10 @@ pub struct Attempt {
     /// The agent's own log, read live (the profile's `agent_log`).
     agent_log: Option<AgentLogParser>,
     log_retries: RetryWatch,
+    screen_retries: ScreenRetryWatch,
+    /// The agent waits for input below an auth or quota text: the idle end comes at this time
+    /// (`PROMPT_SETTLE` after it was first seen, so the screen is whole), not `idle_sec` later.
+    hopeless_idle_at: Option<Duration>,
 }
 
 impl std::fmt::Debug for Attempt {
@@ -295,6 +300,8 @@ impl Attempt {
             signal: None,
             agent_log: setup.profile.agent_log.map(AgentLogParser::new),
             log_retries: RetryWatch::default(),
+            screen_retries: ScreenRetryWatch::default(),
+            hopeless_idle_at: None,
             herd_ended: false,
             setup,
         }
@@ -407,6 +414,9 @@ impl Attempt {
                 }
                 if self.could_be_idle() {
                     next = next.min(self.last_change + self.setup.idle);
+                }
+                if let Some(at) = self.hopeless_idle_at {
+                    next = next.min(at);
                 }
                 if let Some(u) = &self.unconfirmed {
                     next = next.min(u.sent_at + RESEND_AFTER);
@@ -588,6 +598,37 @@ impl Attempt {
             }
         }
         self.update_prompts(now, effects);
+        self.judge_screen_retries(now, effects);
+    }
+
+    /// Errors that do not heal by waiting, on screen: the agent waits for input below an auth
+    /// or quota text (the idle end comes at once: waiting `idle_sec` would give the same verdict,
+    /// and a spinner left running beside a question would keep it from ever coming); or it
+    /// retries a failed request beside the cause (the profile's `retrying` texts): auth, quota
+    /// or lasting server errors end the attempt now.
+    fn judge_screen_retries(&mut self, now: Duration, effects: &mut Vec<Effect>) {
+        let profile = &self.setup.profile;
+        if self.marker_seen || self.phase != Phase::Running {
+            return;
+        }
+        let hopeless_idle = self.could_be_idle() && {
+            let tail = detect::tail_rows(&self.screen.visible_rows(), profile.tail_rows);
+            super::classify::failure_text(&tail, profile)
+                .is_some_and(|(f, _)| matches!(f, FailureType::Auth | FailureType::Quota))
+        };
+        if !hopeless_idle {
+            self.hopeless_idle_at = None;
+        } else if self.hopeless_idle_at.is_none() {
+            self.hopeless_idle_at = Some(now + PROMPT_SETTLE);
+        }
+        if profile.retrying.is_empty() {
+            return;
+        }
+        let rows = self.screen.rows_with_history(profile.tail_rows);
+        let tail = detect::tail_rows(&rows, profile.tail_rows);
+        if let Some((failure, evidence)) = self.screen_retries.check(profile, &tail, now) {
+            self.begin_ending(EndCause::HopelessRetry { failure, evidence }, now, effects);
+        }
     }
 
     /// SPEC: success is the marker AND a normal end. An interactive agent (a profile with exit
@@ -634,7 +675,10 @@ impl Attempt {
                     .is_some_and(|settle| now >= self.last_change + settle)
                 {
                     self.begin_ending(EndCause::AfterMarker, now, effects);
-                } else if self.could_be_idle() && now >= self.last_change + self.setup.idle {
+                } else if self.could_be_idle()
+                    && (now >= self.last_change + self.setup.idle
+                        || self.hopeless_idle_at.is_some_and(|at| now >= at))
+                {
                     let rows = self.screen.visible_rows();
                     self.idle_tail = Some(detect::tail_rows(&rows, self.setup.profile.tail_rows));
                     self.begin_ending(EndCause::Idle, now, effects);

@@ -198,14 +198,31 @@ fn the_operator_can_answer_a_waiting_prompt() {
 }
 
 #[test]
-fn idle_at_the_ready_prompt_ends_with_the_screen_verdict() {
+fn idle_at_the_ready_prompt_ends_after_idle_sec() {
     let mut a = Attempt::new(setup(false));
-    a.handle(
+    a.handle(Event::Output("  ⎿  Done.\r\n❯ \r\n".as_bytes()), secs(1));
+    assert_eq!(a.next_deadline(), Some(secs(6)));
+    let fx = a.handle(Event::Tick, secs(6));
+    assert_eq!(writes(&fx), ["/exit\r"]);
+    a.handle(Event::Exited(exit0()), secs(7));
+    assert_eq!(a.verdict().unwrap().failure, Some(FailureType::Incomplete));
+}
+
+/// An auth error does not heal by waiting: below one, the ready prompt ends the attempt at once
+/// (once the screen is whole; the verdict `idle_sec` later would be the same).
+#[test]
+fn idle_at_the_ready_prompt_below_an_auth_error_ends_at_once_with_the_screen_verdict() {
+    let mut a = Attempt::new(setup(false));
+    let fx = a.handle(
         Event::Output("  ⎿  Not logged in · Please run /login\r\n❯ \r\n".as_bytes()),
         secs(1),
     );
-    assert_eq!(a.next_deadline(), Some(secs(6)));
-    let fx = a.handle(Event::Tick, secs(6));
+    assert!(writes(&fx).is_empty());
+    let settled = secs(1) + PROMPT_SETTLE;
+    assert_eq!(a.next_deadline(), Some(settled));
+    // A spinner redrawn beside it does not put the end off.
+    a.handle(Event::Output(b"\r\n"), secs(1) + PROMPT_SETTLE / 2);
+    let fx = a.handle(Event::Tick, settled);
     assert_eq!(writes(&fx), ["/exit\r"]);
     // The agent prints something else on its way out; the verdict uses the idle screen.
     a.handle(Event::Output(b"\x1b[2J\x1b[HBye"), secs(6));

@@ -266,6 +266,13 @@ fn by_text<'a>(lines: impl Iterator<Item = &'a str> + Clone, profile: &Profile) 
     None
 }
 
+/// The failure the profile's auth, quota, set-up or transient texts name on these rows (logical
+/// lines, as for the verdict), with the line: for judging an agent's retries as they happen.
+pub fn failure_text(rows: &[String], profile: &Profile) -> Option<(FailureType, String)> {
+    let verdict = by_text(rows.iter().map(String::as_str), profile)?;
+    Some((verdict.failure?, verdict.evidence?))
+}
+
 /// The first row a pattern matches; else a row joined with the next one where a match starts in
 /// the row and ends in the next (so a row is never blamed for its neighbour's text, and a text
 /// that fits on one row is reported as that row).

@@ -26,6 +26,7 @@ pub mod quota_reset;
 pub mod remote_script;
 pub mod retry;
 pub mod screen;
+pub mod screen_retry;
 pub mod signal_file;
 pub mod stream;
 pub mod task;

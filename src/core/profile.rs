@@ -138,6 +138,10 @@ pub struct Profile {
     pub exit_grace_sec: f64,
     pub ready: Option<Regex>,
     pub busy: Vec<Regex>,
+    /// Texts the agent shows while it retries a failed request by itself (`Retrying in 4.0
+    /// seconds...`): with an auth, quota or transient text beside them, the retries are judged
+    /// as they happen instead of waited out.
+    pub retrying: Vec<Regex>,
     pub idle_sec: f64,
     pub auth: Vec<Regex>,
     pub quota: Vec<Regex>,
@@ -191,6 +195,7 @@ pub struct ProfileSource {
     pub exit_grace_sec: Option<f64>,
     pub ready: Option<String>,
     pub busy: Option<Vec<String>>,
+    pub retrying: Option<Vec<String>>,
     pub idle_sec: Option<f64>,
     pub auth: Option<Vec<String>>,
     pub quota: Option<Vec<String>>,
@@ -374,6 +379,7 @@ fn overlay(base: ProfileSource, top: ProfileSource) -> ProfileSource {
         exit_grace_sec: top.exit_grace_sec.or(base.exit_grace_sec),
         ready: top.ready.or(base.ready),
         busy: top.busy.or(base.busy),
+        retrying: top.retrying.or(base.retrying),
         idle_sec: top.idle_sec.or(base.idle_sec),
         auth: top.auth.or(base.auth),
         quota: top.quota.or(base.quota),
@@ -458,6 +464,7 @@ fn compile(
     let command = source.command.unwrap_or_default();
     let ready = source.ready.as_deref().and_then(|p| c.regex("ready", p));
     let busy = c.regexes("busy", &source.busy.unwrap_or_default());
+    let retrying = c.regexes("retrying", &source.retrying.unwrap_or_default());
     let auth = c.regexes("auth", &source.auth.unwrap_or_default());
     let quota = c.regexes("quota", &source.quota.unwrap_or_default());
     let transient = c.regexes("transient", &source.transient.unwrap_or_default());
@@ -607,6 +614,7 @@ fn compile(
         exit_grace_sec,
         ready,
         busy,
+        retrying,
         idle_sec,
         auth,
         quota,

@@ -186,12 +186,14 @@ fn render_all(
             prompt
         }
     };
+    // An ACP agent resumes through its client (`session/load`), with its usual command.
+    let acp = profile.protocol == crate::core::profile::Protocol::Acp;
     let (command, site): (Vec<String>, fn(usize) -> TemplateSite) = match (resume, &task.command) {
-        (Some(_), _) => (profile.resume.clone(), |index| {
+        (Some(_), _) if !acp => (profile.resume.clone(), |index| {
             TemplateSite::ResumeCommand { index }
         }),
-        (None, Some(command)) => (command.clone(), |index| TemplateSite::Command { index }),
-        (None, None) => (profile.command.clone(), |index| {
+        (_, Some(command)) => (command.clone(), |index| TemplateSite::Command { index }),
+        (_, None) => (profile.command.clone(), |index| {
             TemplateSite::ProfileCommand { index }
         }),
     };
@@ -241,6 +243,9 @@ fn render_all(
     if profile.protocol == crate::core::profile::Protocol::Acp {
         let log = acp::log_path(ctx.run_dir, ctx.attempt);
         argv = acp::wrap(argv, &mut env, task, profile, &prompt, &log);
+        if let Some(resume) = resume {
+            env.insert("HERD_ACP_LOAD_SESSION".into(), resume.session_id.clone());
+        }
     }
     LaunchPlan {
         argv,
@@ -663,5 +668,43 @@ resume = ["agent", "--resume", "{session_id}", "-p", "{rendered_prompt}"]
             ]
         );
         assert_eq!(plan.resumed_session.as_deref(), Some("s-1"));
+    }
+
+    #[test]
+    fn an_acp_agent_runs_under_herds_client_and_resumes_by_loading_its_session() {
+        let text = r#"
+[profiles.x]
+command = ["agent-acp", "--stdio"]
+protocol = "acp"
+"#;
+        let p = ProfileSet::build(&[text], None).unwrap();
+        let profile = p.get("x").unwrap();
+        assert_eq!(profile.output, crate::core::profile::OutputKind::StreamJson);
+        let t = task(
+            r#"{"task_id": "t", "agent": "x", "prompt_template": "Do {task_id}",
+                "permission_policy": {"auto_press_1": true, "deny": ["Bash(git push:*)"]}}"#,
+        );
+        let plan = render_launch(&t, profile, &tpl(&t), None, &ctx()).unwrap();
+        assert_eq!(
+            plan.argv,
+            ["herd", "acp-client", "--", "agent-acp", "--stdio"]
+        );
+        assert_eq!(plan.env["HERD_ACP_PROMPT"], plan.prompt);
+        assert!(plan.env["HERD_ACP_LOG"].ends_with("attempt_2.acp.jsonl"));
+        let policy: serde_json::Value = serde_json::from_str(&plan.env["HERD_ACP_POLICY"]).unwrap();
+        assert_eq!(policy["auto_press_1"], true);
+        assert_eq!(policy["deny"][0], "Bash(git push:*)");
+        assert!(!plan.env.contains_key("HERD_ACP_LOAD_SESSION"));
+        let resume = Resume {
+            session_id: "s-1".into(),
+            message: "Go on".into(),
+        };
+        let plan = render_launch(&t, profile, &tpl(&t), Some(&resume), &ctx()).unwrap();
+        assert_eq!(
+            plan.argv,
+            ["herd", "acp-client", "--", "agent-acp", "--stdio"]
+        );
+        assert_eq!(plan.env["HERD_ACP_LOAD_SESSION"], "s-1");
+        assert_eq!(plan.env["HERD_ACP_PROMPT"], "Go on");
     }
 }

@@ -1,8 +1,12 @@
 //! One isolated config folder per task, as a new user would have it after the CLI's onboarding
 //! (and nothing pre-approved: no tool, command or folder is allowed in advance): HOME for Claude
 //! Code and Gemini CLI, CODEX_HOME for Codex CLI, each pointed at the mock model API by its own
-//! documented setting. Also where the pinned CLIs are found (`tests/conformance/node_modules`, or
-//! `tests/conformance/latest/node_modules` for the drift check).
+//! documented setting. Also where the pinned CLIs are found (`tests/conformance/node_modules`,
+//! Aider in the virtual environment `tests/conformance/aider`; under `tests/conformance/latest/`
+//! for the drift check).
+
+// Test helper module: its pub items are the test crate's own.
+#![allow(unreachable_pub)]
 
 use std::path::{Path, PathBuf};
 
@@ -12,40 +16,43 @@ use super::mock_api::Scenario;
 
 /// The agent CLIs under test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Cli {
+pub enum Cli {
     Claude,
     Codex,
     Gemini,
+    Aider,
 }
 
 impl Cli {
-    pub(crate) const ALL: [Cli; 3] = [Cli::Claude, Cli::Codex, Cli::Gemini];
+    pub const ALL: [Cli; 4] = [Cli::Claude, Cli::Codex, Cli::Gemini, Cli::Aider];
 
-    pub(crate) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Cli::Claude => "claude",
             Cli::Codex => "codex",
             Cli::Gemini => "gemini",
+            Cli::Aider => "aider",
         }
     }
 
     /// The npm package that provides it.
-    pub(crate) fn package(self) -> &'static str {
+    pub fn package(self) -> &'static str {
         match self {
             Cli::Claude => "@anthropic-ai/claude-code",
             Cli::Codex => "@openai/codex",
             Cli::Gemini => "@google/gemini-cli",
+            Cli::Aider => "aider-chat (PyPI)",
         }
     }
 }
 
 /// The key every CLI is given; the mock accepts any.
-pub(crate) const API_KEY: &str = "sk-mock-conformance-0123456789abcdefghij";
+pub const API_KEY: &str = "sk-mock-conformance-0123456789abcdefghij";
 
 /// The folder whose `node_modules/.bin` holds the CLIs: the pinned ones, or `@latest` for the
 /// drift check (`HERD_CONFORMANCE_LATEST=1`). Missing is a failure with the command that fixes
 /// it, never a skip.
-pub(crate) fn cli_bin_dir() -> PathBuf {
+pub fn cli_bin_dir() -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance");
     let (dir, how) = if latest() {
         (
@@ -56,7 +63,7 @@ pub(crate) fn cli_bin_dir() -> PathBuf {
         (root, "scripts/test (or `npm ci` in tests/conformance)")
     };
     let bin = dir.join("node_modules/.bin");
-    for cli in Cli::ALL {
+    for cli in [Cli::Claude, Cli::Codex, Cli::Gemini] {
         assert!(
             bin.join(cli.name()).exists(),
             "{} is not installed in {}; run {how}",
@@ -67,12 +74,38 @@ pub(crate) fn cli_bin_dir() -> PathBuf {
     bin
 }
 
-pub(crate) fn latest() -> bool {
+/// Fails, with the command that fixes it, when Aider is not installed (for suites that run it).
+pub fn require_aider() {
+    let how = if latest() {
+        "HERD_CONFORMANCE_LATEST=1 scripts/test -- --test conformance"
+    } else {
+        "scripts/test"
+    };
+    assert!(
+        aider_bin_dir().join("aider").exists(),
+        "{} is not installed in {}; run {how}",
+        Cli::Aider.package(),
+        aider_bin_dir().display()
+    );
+}
+
+/// The `bin` folder of Aider's virtual environment (its own Python: it goes on Aider's tasks'
+/// PATH only).
+pub fn aider_bin_dir() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance");
+    let root = if latest() { root.join("latest") } else { root };
+    root.join("aider/bin")
+}
+
+pub fn latest() -> bool {
     std::env::var_os("HERD_CONFORMANCE_LATEST").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
-/// The installed version of a CLI, from its package.json.
-pub(crate) fn version(bin: &Path, cli: Cli) -> String {
+/// The installed version of a CLI, from its package.json (Aider: its dist-info folder).
+pub fn version(bin: &Path, cli: Cli) -> String {
+    if cli == Cli::Aider {
+        return aider_version().unwrap_or_else(|| "?".into());
+    }
     let manifest = bin.join(format!("../{}/package.json", cli.package()));
     std::fs::read_to_string(manifest)
         .ok()
@@ -81,10 +114,24 @@ pub(crate) fn version(bin: &Path, cli: Cli) -> String {
         .unwrap_or_else(|| "?".into())
 }
 
+fn aider_version() -> Option<String> {
+    let lib = aider_bin_dir().join("../lib");
+    let site = std::fs::read_dir(lib).ok()?.flatten().next()?.path();
+    std::fs::read_dir(site.join("site-packages"))
+        .ok()?
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .find_map(|name| {
+            name.strip_prefix("aider_chat-")?
+                .strip_suffix(".dist-info")
+                .map(str::to_string)
+        })
+}
+
 /// Writes the CLI's config under `home` for a task working in `cwd` and returns the task's
 /// extra environment. `trusted`: the folder is trusted in advance (Gemini; Claude and Codex ask,
 /// and herd's built-in trust rules answer).
-pub(crate) fn prepare(
+pub fn prepare(
     cli: Cli,
     home: &Path,
     cwd: &Path,
@@ -184,6 +231,27 @@ pub(crate) fn prepare(
             }
             env.push(("GOOGLE_GEMINI_BASE_URL".into(), base_url.into()));
             env.push(("GEMINI_API_KEY".into(), API_KEY.into()));
+        }
+        Cli::Aider => {
+            // Aider's settings as environment variables (`AIDER_<OPTION>`): an OpenAI-compatible
+            // API at the mock, no analytics question, no update check or release notes.
+            let path = format!(
+                "{}:{}",
+                aider_bin_dir().display(),
+                std::env::var("PATH").unwrap_or_default()
+            );
+            for (key, value) in [
+                ("PATH", path.as_str()),
+                ("OPENAI_API_KEY", API_KEY),
+                ("OPENAI_API_BASE", &format!("{base_url}/v1")),
+                ("AIDER_MODEL", "openai/gpt-4o"),
+                ("AIDER_ANALYTICS_DISABLE", "true"),
+                ("AIDER_CHECK_UPDATE", "false"),
+                ("AIDER_SHOW_RELEASE_NOTES", "false"),
+                ("AIDER_SHOW_MODEL_WARNINGS", "false"),
+            ] {
+                env.push((key.to_string(), value.to_string()));
+            }
         }
     }
     Ok(env)

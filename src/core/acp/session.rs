@@ -32,6 +32,9 @@ pub struct SessionSetup {
     pub policy: PermissionPolicy,
     /// How long the agent has to answer `initialize`.
     pub init_timeout: Duration,
+    /// A session to continue (`session/load`) when the agent can load sessions; the prompt is
+    /// then the message that continues it.
+    pub load_session: Option<String>,
 }
 
 /// What to do after a message.
@@ -49,6 +52,7 @@ enum Asked {
     Initialize,
     Authenticate,
     NewSession,
+    LoadSession,
     Prompt,
 }
 
@@ -316,11 +320,37 @@ impl Session {
                 let info = result.get("agentInfo").cloned().unwrap_or(Value::Null);
                 let name = info.get("name").and_then(Value::as_str).unwrap_or("agent");
                 let version = info.get("version").and_then(Value::as_str).unwrap_or("?");
+                let can_load = result["agentCapabilities"]["loadSession"] == Value::Bool(true);
                 self.capabilities = Some(result);
-                vec![
-                    Action::Show(Shown::Note(format!("{name} {version} initialized"))),
-                    self.new_session(),
-                ]
+                let mut actions = vec![Action::Show(Shown::Note(format!(
+                    "{name} {version} initialized"
+                )))];
+                match self.setup.load_session.clone() {
+                    Some(id) if can_load => {
+                        let params =
+                            json!({"sessionId": id, "cwd": self.setup.cwd, "mcpServers": []});
+                        actions.push(Action::Show(Shown::Note(format!("session/load {id}"))));
+                        actions.push(self.ask(Asked::LoadSession, "session/load", params));
+                    }
+                    Some(_) => {
+                        let note = "the agent cannot load sessions: a new one".to_string();
+                        actions.push(Action::Show(Shown::Note(note)));
+                        actions.push(self.new_session());
+                    }
+                    None => actions.push(self.new_session()),
+                }
+                actions
+            }
+            (Asked::LoadSession, Ok(_)) => {
+                // The history the agent replayed while loading is not this attempt's answer.
+                self.text.clear();
+                self.session_id = self.setup.load_session.clone();
+                self.queued.push_front(self.setup.prompt.clone());
+                self.next_prompt()
+            }
+            (Asked::LoadSession, Err(error)) => {
+                let note = format!("session/load failed ({}): a new session", error.describe());
+                vec![Action::Show(Shown::Note(note)), self.new_session()]
             }
             (Asked::Authenticate, Ok(_)) => {
                 self.authenticated = true;
@@ -369,6 +399,7 @@ impl Session {
                     Asked::Initialize => "initialize",
                     Asked::Authenticate => "authenticate",
                     Asked::NewSession => "session/new",
+                    Asked::LoadSession => "session/load",
                     Asked::Prompt => "session/prompt",
                 };
                 vec![self.finish(Outcome::from_error(during, &error))]

@@ -23,6 +23,7 @@ fn setup(auto_once: bool) -> SessionSetup {
             auto_always: false,
         },
         init_timeout: Duration::from_secs(30),
+        load_session: None,
     }
 }
 
@@ -218,4 +219,38 @@ fn cancel_sends_session_cancel_and_follow_ups_wait_for_the_turn() {
     assert_eq!(cancel[0]["result"]["outcome"]["outcome"], "cancelled");
     assert_eq!(cancel[1]["method"], "session/cancel");
     assert!(s.cancel().is_empty());
+}
+
+#[test]
+fn a_resumed_attempt_loads_its_session_when_the_agent_can() {
+    let mut s = Session::new(SessionSetup {
+        load_session: Some("old-1".into()),
+        ..setup(false)
+    });
+    let first = sent(&s.start());
+    let init = json!({"jsonrpc": "2.0", "id": first[0]["id"], "result": {"agentCapabilities": {"loadSession": true}}});
+    let load = sent(&s.handle(msg(init), T));
+    assert_eq!(load[0]["method"], "session/load");
+    assert_eq!(load[0]["params"]["sessionId"], "old-1");
+    // History replayed while loading does not count as this attempt's text.
+    s.handle(update("old answer TASK_COMPLETE"), T);
+    let prompt = sent(&s.handle(
+        msg(json!({"jsonrpc": "2.0", "id": load[0]["id"], "result": {}})),
+        T,
+    ));
+    assert_eq!(prompt[0]["method"], "session/prompt");
+    assert_eq!(prompt[0]["params"]["sessionId"], "old-1");
+    let end = s.handle(
+        msg(json!({"jsonrpc": "2.0", "id": prompt[0]["id"], "result": {"stopReason": "end_turn"}})),
+        T,
+    );
+    assert_eq!(finished(&end).unwrap().text, "");
+    // An agent that cannot load sessions gets a new one.
+    let mut s = Session::new(SessionSetup {
+        load_session: Some("old-1".into()),
+        ..setup(false)
+    });
+    let first = sent(&s.start());
+    let init = json!({"jsonrpc": "2.0", "id": first[0]["id"], "result": {"agentCapabilities": {}}});
+    assert_eq!(sent(&s.handle(msg(init), T))[0]["method"], "session/new");
 }

@@ -65,12 +65,14 @@ pub fn run(args: ClientArgs) -> i32 {
                 .filter(|v| v.is_finite() && *v > 0.0)
                 .unwrap_or(60.0),
         ),
+        load_session: var("HERD_ACP_LOAD_SESSION"),
     };
     let (events, inbox) = mpsc::channel();
     let child = match Command::new(program)
         .args(&args.command[1..])
         .env_remove("HERD_ACP_PROMPT")
         .env_remove("HERD_ACP_POLICY")
+        .env_remove("HERD_ACP_LOAD_SESSION")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

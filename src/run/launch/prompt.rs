@@ -24,7 +24,7 @@ pub enum PromptSource {
 
 /// The task's prompt source; a command file is read (relative to the task's folder) and its
 /// arguments filled. Errors are the task's config problems.
-pub(super) fn prompt_source(task: &TaskSpec, base_dir: &Path) -> Result<PromptSource, LaunchError> {
+pub(crate) fn prompt_source(task: &TaskSpec, base_dir: &Path) -> Result<PromptSource, LaunchError> {
     if let Some(template) = &task.prompt_template {
         return Ok(PromptSource::Template(template.clone()));
     }
@@ -55,7 +55,7 @@ pub struct CompletionRule {
 /// structured ones included, the marker is required unless the task opts out with
 /// `"completion": "result"` or `"signal_file"`; a structured agent's events still decide its
 /// failures).
-pub(super) fn completion_rule(
+pub(crate) fn completion_rule(
     task: &TaskSpec,
     profile: &Profile,
 ) -> Result<CompletionRule, LaunchError> {
@@ -98,8 +98,10 @@ pub fn last_session(task: &TaskSpec) -> Option<String> {
 /// the task retries with `"retry_mode": "resume"`. Needs a session id and a profile that can
 /// resume; otherwise the attempt starts afresh (and an operator's message goes into its prompt,
 /// see `fresh_prompt_addition`).
-pub(super) fn resume_request(task: &TaskSpec, profile: &Profile, attempt: u32) -> Option<Resume> {
-    if profile.resume.is_empty() {
+pub(crate) fn resume_request(task: &TaskSpec, profile: &Profile, attempt: u32) -> Option<Resume> {
+    // An ACP agent continues a session through its client (`session/load`), not an argv.
+    let acp = profile.protocol == crate::core::profile::Protocol::Acp;
+    if profile.resume.is_empty() && !acp {
         return None;
     }
     let session_id = last_session(task)?;
@@ -133,7 +135,7 @@ fn continuation_message(task: &TaskSpec) -> String {
 
 /// For an attempt that starts afresh although the operator left a message (no session to
 /// resume): the message, with the agent's questions when it asked some, added to the prompt.
-pub(super) fn fresh_prompt_addition(task: &TaskSpec) -> Option<String> {
+pub(crate) fn fresh_prompt_addition(task: &TaskSpec) -> Option<String> {
     let message = task.resume_message.as_ref()?;
     let questions: Vec<&str> = task
         .result
@@ -157,12 +159,12 @@ pub(super) fn fresh_prompt_addition(task: &TaskSpec) -> Option<String> {
 }
 
 /// The line that tells the agent how to finish, for prompts that do not say it themselves.
-pub(super) fn marker_instruction(marker: &str) -> String {
+pub(crate) fn marker_instruction(marker: &str) -> String {
     format!("When the task is complete, print exactly: {marker}")
 }
 
 /// How to write the signal file, for prompts that do not place `{signal_file}` themselves.
-pub(super) fn signal_instruction(path: &Path) -> String {
+pub(crate) fn signal_instruction(path: &Path) -> String {
     format!(
         "When you finish, write a JSON file at {} (its path is also in $HERD_SIGNAL_FILE): \
          {{\"status\": \"done\", \"result\": \"<what you did>\"}} when the task is done, \

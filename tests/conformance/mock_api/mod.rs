@@ -1,16 +1,20 @@
-//! A local stand-in for the three model APIs the real agent CLIs call: the Anthropic Messages API
-//! (Claude Code), the OpenAI Responses API (Codex CLI) and the Gemini API (Gemini CLI), over plain
-//! HTTP/1.1 with chunked server-sent events. std only: a `TcpListener` and a thread per connection.
+//! A local stand-in for the model APIs the real agent CLIs call: the Anthropic Messages API
+//! (Claude Code), the OpenAI Responses API (Codex CLI), the OpenAI Chat Completions API (Aider)
+//! and the Gemini API (Gemini CLI), over plain HTTP/1.1 with chunked server-sent events. std only: a `TcpListener` and a thread per connection.
 //!
 //! Every base URL a task gets is `http://127.0.0.1:PORT/t/<task_id>/<scenario>`: the scenario
 //! decides the answers, the task id gives the completion marker the model "prints". Answers are
 //! stateless: a request that carries a tool result gets the final text. Every request is logged
 //! (method, path, status) so a run can show what each CLI asked for, unknown paths included.
 
-pub(crate) mod anthropic;
-pub(crate) mod gemini;
-pub(crate) mod http;
-pub(crate) mod openai;
+// Test helper module: its pub items are the test crate's own.
+#![allow(unreachable_pub)]
+
+pub mod anthropic;
+pub mod chat;
+pub mod gemini;
+pub mod http;
+pub mod openai;
 
 use std::io::BufReader;
 use std::net::{TcpListener, TcpStream};
@@ -22,7 +26,7 @@ use http::{Request, Response};
 
 /// What the mock model does for a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Scenario {
+pub enum Scenario {
     /// A text answer with the completion marker.
     Text,
     /// A shell tool call first; the marker after the tool result.
@@ -46,7 +50,7 @@ pub(crate) enum Scenario {
 }
 
 impl Scenario {
-    pub(crate) const ALL: [Scenario; 10] = [
+    pub const ALL: [Scenario; 10] = [
         Scenario::Text,
         Scenario::Tool,
         Scenario::Auth,
@@ -59,7 +63,7 @@ impl Scenario {
         Scenario::NoMarker,
     ];
 
-    pub(crate) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Scenario::Text => "text",
             Scenario::Tool => "tool",
@@ -74,17 +78,17 @@ impl Scenario {
         }
     }
 
-    pub(crate) fn from_name(name: &str) -> Option<Scenario> {
+    pub fn from_name(name: &str) -> Option<Scenario> {
         Scenario::ALL.into_iter().find(|s| s.name() == name)
     }
 }
 
 /// The shell command every tool scenario asks for: it leaves a file the test can look for.
-pub(crate) const TOOL_COMMAND: &str = "touch conformance_tool_ran.txt";
-pub(crate) const TOOL_FILE: &str = "conformance_tool_ran.txt";
+pub const TOOL_COMMAND: &str = "touch conformance_tool_ran.txt";
+pub const TOOL_FILE: &str = "conformance_tool_ran.txt";
 
 /// What the scenario's answer needs from the request.
-pub(crate) struct Call<'a> {
+pub struct Call<'a> {
     pub scenario: Scenario,
     pub task_id: &'a str,
     /// The rest of the path after `/t/<task>/<scenario>`, without the query.
@@ -93,11 +97,11 @@ pub(crate) struct Call<'a> {
 }
 
 impl Call<'_> {
-    pub(crate) fn marker(&self) -> String {
+    pub fn marker(&self) -> String {
         format!("TASK_COMPLETE:{}", self.task_id)
     }
 
-    pub(crate) fn final_text(&self) -> String {
+    pub fn final_text(&self) -> String {
         match self.scenario {
             Scenario::NoMarker => "I looked at it and I am done here.".to_string(),
             _ => format!("All done.\n{}", self.marker()),
@@ -107,7 +111,7 @@ impl Call<'_> {
 
 /// One request as the mock saw it.
 #[derive(Debug, Clone)]
-pub(crate) struct Logged {
+pub struct Logged {
     pub task_id: String,
     pub method: String,
     pub path: String,
@@ -116,14 +120,14 @@ pub(crate) struct Logged {
     pub at: std::time::SystemTime,
 }
 
-pub(crate) struct MockApi {
+pub struct MockApi {
     pub port: u16,
     log: Arc<Mutex<Vec<Logged>>>,
     stop: Arc<AtomicBool>,
 }
 
 impl MockApi {
-    pub(crate) fn start() -> std::io::Result<MockApi> {
+    pub fn start() -> std::io::Result<MockApi> {
         let listener = TcpListener::bind("127.0.0.1:0")?;
         let port = listener.local_addr()?.port();
         let log = Arc::new(Mutex::new(Vec::new()));
@@ -143,7 +147,7 @@ impl MockApi {
     }
 
     /// The base URL a task's CLI is given (no trailing slash).
-    pub(crate) fn base_url(&self, task_id: &str, scenario: Scenario) -> String {
+    pub fn base_url(&self, task_id: &str, scenario: Scenario) -> String {
         format!(
             "http://127.0.0.1:{}/t/{task_id}/{}",
             self.port,
@@ -151,7 +155,7 @@ impl MockApi {
         )
     }
 
-    pub(crate) fn requests(&self) -> Vec<Logged> {
+    pub fn requests(&self) -> Vec<Logged> {
         self.log.lock().map(|l| l.clone()).unwrap_or_default()
     }
 }
@@ -204,7 +208,7 @@ fn serve(stream: TcpStream, log: &Mutex<Vec<Logged>>, stop: &AtomicBool) {
     }
 }
 
-pub(crate) enum Outcome {
+pub enum Outcome {
     Answer(Response),
     Hang,
 }
@@ -236,6 +240,8 @@ fn route(request: &Request) -> (String, Outcome) {
         Outcome::Answer(Response::json(200, &serde_json::json!({})))
     } else if rest.starts_with("/v1/messages") {
         anthropic::answer(&call)
+    } else if rest.ends_with("/chat/completions") {
+        chat::answer(&call)
     } else if rest.ends_with("/responses") {
         openai::answer(&call)
     } else if rest.contains(":streamGenerateContent")
