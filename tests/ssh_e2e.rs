@@ -277,9 +277,22 @@ fn a_timeout_leaves_no_remote_process() {
         "hang",
         "hang_ignore_term",
         "box1",
-        r#", "timeout_sec": 3, "max_retries": 0"#,
+        r#", "timeout_sec": 8, "max_retries": 0"#,
     )]);
-    let out = lab.run(&path, &[]).output().unwrap();
+    let child = lab
+        .run(&path, &[])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The agent and its two TERM-ignoring workers run on the host before the timeout.
+    wait_until(
+        "the agent and its workers on box1",
+        Duration::from_secs(8),
+        || lab.remote_processes().len() >= 3,
+        || format!("{:#?}", lab.remote_processes()),
+    );
+    let out = child.wait_with_output().unwrap();
     let doc = read_doc(&path);
     assert_eq!(out.status.code(), Some(1), "{}\n{doc:#}", describe(&out));
     let t = task(&doc, "hang");

@@ -36,7 +36,7 @@ async fn drive(engine: &mut Engine, mut reports: mpsc::Receiver<PtyReport>) -> R
     engine.fill_slots(Instant::now())?;
     print_events(engine, &mut out)?;
     while !engine.is_done() {
-        let wake = engine.next_wakeup();
+        let wake = engine.next_wakeup(Instant::now());
         tokio::select! {
             report = reports.recv() => {
                 if let Some(report) = report {

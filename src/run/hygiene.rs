@@ -120,37 +120,82 @@ fn cookie_in(environ: &[u8]) -> Option<String> {
         .map(|value| String::from_utf8_lossy(value).into_owned())
 }
 
-/// One live process (zombies are already dead and are left to their parent).
-fn read_process(pid: u32) -> Option<ProcessInfo> {
+/// Whose environment a scan reads for a cookie. Reading `/proc/PID/environ` (and `cmdline`)
+/// walks the other process's memory, which costs far more than its `stat`: a sweep reads it only
+/// for the processes that can hold the cookie it looks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CookieScan {
+    /// Every process (a survivor of a herd that died can be of any age).
+    Everyone,
+    /// Processes started at or after this start time (clock ticks since boot): an attempt's
+    /// cookie is new, so only what started with or after its agent can carry it.
+    StartedSince(u64),
+    /// No process (only the process tree is needed).
+    Nobody,
+}
+
+impl CookieScan {
+    fn reads(self, start_time: u64) -> bool {
+        match self {
+            CookieScan::Everyone => true,
+            CookieScan::StartedSince(since) => start_time >= since,
+            CookieScan::Nobody => false,
+        }
+    }
+}
+
+/// One live process (zombies are already dead and are left to their parent), its cookie read
+/// when `cookies` says so. Its argv is left empty: see [`read_argv`].
+fn read_process(pid: u32, cookies: CookieScan) -> Option<ProcessInfo> {
     let dir = Path::new("/proc").join(pid.to_string());
     let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
     let (ppid, sid, start_time, state) = parse_stat(&stat)?;
     if matches!(state, 'Z' | 'X') {
         return None;
     }
-    let argv = std::fs::read(dir.join("cmdline"))
-        .map(|bytes| {
-            split_nul(&bytes)
-                .map(|a| String::from_utf8_lossy(a).into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
     // Another user's environment is unreadable: it cannot be one of ours anyway.
-    let cookie = std::fs::read(dir.join("environ"))
-        .ok()
+    let cookie = cookies
+        .reads(start_time)
+        .then(|| std::fs::read(dir.join("environ")).ok())
+        .flatten()
         .and_then(|e| cookie_in(&e));
     Some(ProcessInfo {
         pid,
         ppid,
         sid,
         start_time,
-        argv,
+        argv: Vec::new(),
         cookie,
     })
 }
 
-/// Every live process but herd itself.
-pub fn scan() -> Vec<ProcessInfo> {
+/// A process's command line, for the record of what was ended (empty once it is gone).
+fn read_argv(pid: u32) -> Vec<String> {
+    std::fs::read(Path::new("/proc").join(pid.to_string()).join("cmdline"))
+        .map(|bytes| {
+            split_nul(&bytes)
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Now on the clock of `/proc/PID/stat`'s start times (clock ticks since boot): taken before
+/// an agent is spawned, it is at or before the agent's start time, whatever happens to the agent
+/// next (a quick one may be gone before its `stat` could be read).
+pub fn start_time_now() -> u64 {
+    let now = rustix::time::clock_gettime(rustix::time::ClockId::Boottime);
+    let ticks = rustix::param::clock_ticks_per_second();
+    let whole = u64::try_from(now.tv_sec).unwrap_or(0).saturating_mul(ticks);
+    let part = u64::try_from(now.tv_nsec)
+        .unwrap_or(0)
+        .saturating_mul(ticks)
+        / 1_000_000_000;
+    whole + part
+}
+
+/// Every live process but herd itself, with the cookies `cookies` asks for.
+pub fn scan(cookies: CookieScan) -> Vec<ProcessInfo> {
     let me = std::process::id();
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -159,7 +204,7 @@ pub fn scan() -> Vec<ProcessInfo> {
         .flatten()
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| *pid != me)
-        .filter_map(read_process)
+        .filter_map(|pid| read_process(pid, cookies))
         .collect()
 }
 
@@ -194,7 +239,7 @@ pub fn select(
 
 /// Whether `pid` is still the process first seen (same start time) and alive.
 fn still_same(pid: u32, start_time: u64) -> bool {
-    read_process(pid).is_some_and(|p| p.start_time == start_time)
+    read_process(pid, CookieScan::Nobody).is_some_and(|p| p.start_time == start_time)
 }
 
 fn send(pid: u32, signal: Signal) {
@@ -209,13 +254,14 @@ fn send(pid: u32, signal: Signal) {
 /// the next look. Returns what was ended. Blocks for up to `grace` and a little more.
 pub fn end_processes(
     owned: &dyn Fn(&ProcessInfo) -> bool,
+    cookies: CookieScan,
     roots: &[u32],
     grace: Duration,
 ) -> Vec<EndedProcess> {
     let deadline = Instant::now() + grace;
     let mut ended: BTreeMap<(u32, u64), EndedProcess> = BTreeMap::new();
     for _ in 0..MAX_ROUNDS {
-        let found = select(&scan(), owned, roots);
+        let found = select(&scan(cookies), owned, roots);
         if found.is_empty() {
             break;
         }
@@ -233,7 +279,7 @@ pub fn end_processes(
             let first_look = !ended.contains_key(&id);
             let entry = ended.entry(id).or_insert_with(|| EndedProcess {
                 pid: p.pid,
-                argv: p.argv.clone(),
+                argv: read_argv(p.pid),
                 signal: "TERM",
                 cookie: p.cookie.clone(),
             });
@@ -258,26 +304,33 @@ pub fn end_processes(
 /// they find the children that cleared their environment after the agent is gone.
 pub fn descendants_of(pid: u32) -> Vec<(u32, u64)> {
     let none = |_: &ProcessInfo| false;
-    select(&scan(), &none, &[pid])
+    select(&scan(CookieScan::Nobody), &none, &[pid])
         .into_iter()
         .map(|p| (p.pid, p.start_time))
         .collect()
 }
 
 /// Ends the processes of attempt `cookie`, and the `known` ones (pid, start time) seen earlier
-/// under its agent.
-pub fn end_attempt(cookie: &str, known: &[(u32, u64)], grace: Duration) -> Vec<EndedProcess> {
+/// under its agent. `since` is the agent's start time when known: nothing older can be the
+/// attempt's, so older processes' environments are not read.
+pub fn end_attempt(
+    cookie: &str,
+    known: &[(u32, u64)],
+    since: Option<u64>,
+    grace: Duration,
+) -> Vec<EndedProcess> {
     let owned = |p: &ProcessInfo| {
         p.cookie.as_deref() == Some(cookie) || known.contains(&(p.pid, p.start_time))
     };
-    end_processes(&owned, &[], grace)
+    let cookies = since.map_or(CookieScan::Everyone, CookieScan::StartedSince);
+    end_processes(&owned, cookies, &[], grace)
 }
 
 /// The survivors of every attempt on the tasks file tagged `tag` (a herd that died).
 pub fn end_survivors(tag: &str, grace: Duration) -> Vec<EndedProcess> {
     let prefix = format!("{tag}.");
     let owned = |p: &ProcessInfo| p.cookie.as_deref().is_some_and(|c| c.starts_with(&prefix));
-    end_processes(&owned, &[], grace)
+    end_processes(&owned, CookieScan::Everyone, &[], grace)
 }
 
 /// `pid argv… (SIGNAL)` for logs.

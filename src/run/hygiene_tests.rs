@@ -80,7 +80,7 @@ fn wait_for(what: &str, mut check: impl FnMut() -> bool) {
 }
 
 fn with_cookie(cookie: &str) -> Vec<ProcessInfo> {
-    scan()
+    scan(CookieScan::Everyone)
         .into_iter()
         .filter(|p| p.cookie.as_deref() == Some(cookie))
         .collect()
@@ -121,7 +121,7 @@ fn every_escaping_process_of_an_attempt_is_ended() {
 
     let known = descendants_of(agent_pid);
     assert!(known.len() >= 3, "{known:?}");
-    let ended = end_attempt(&cookie, &known, Duration::from_millis(500));
+    let ended = end_attempt(&cookie, &known, None, Duration::from_millis(500));
     let _ = agent.wait();
     assert!(
         with_cookie(&cookie).is_empty(),
@@ -161,4 +161,36 @@ fn survivors_of_a_tasks_file_are_found_by_its_tag() {
             .iter()
             .all(|e| e.cookie.as_deref().is_none_or(|c| c == cookie))
     );
+}
+
+#[test]
+fn a_scan_reads_cookies_only_of_processes_started_since_its_bound() {
+    let before = start_time_now();
+    let cookie = new_cookie("feed", "bound", 1);
+    let mut child = Command::new("sleep")
+        .arg("30")
+        .env(COOKIE_VAR, &cookie)
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let found = |cookies| {
+        scan(cookies)
+            .into_iter()
+            .find(|p| p.pid == pid)
+            .expect("the child is listed")
+    };
+    let seen = found(CookieScan::StartedSince(before));
+    assert!(seen.start_time >= before, "{seen:?} vs {before}");
+    assert_eq!(seen.cookie.as_deref(), Some(cookie.as_str()));
+    assert_eq!(
+        found(CookieScan::StartedSince(seen.start_time + 1)).cookie,
+        None
+    );
+    assert_eq!(found(CookieScan::Nobody).cookie, None);
+    assert_eq!(
+        found(CookieScan::Everyone).cookie.as_deref(),
+        Some(cookie.as_str())
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
 }

@@ -39,6 +39,11 @@ pub enum PtyReport {
         key: u64,
         ended: Vec<super::hygiene::EndedProcess>,
     },
+    /// What the attempt's end needed from git and the disk was gathered (see `engine::gather`).
+    Gathered {
+        key: u64,
+        gathered: Box<super::engine::gather::Gathered>,
+    },
 }
 
 /// Most reports the loop takes off the channel at once: a flood of output still lets timers
@@ -71,7 +76,8 @@ pub fn coalesce(reports: impl IntoIterator<Item = PtyReport>) -> Vec<PtyReport> 
             }
             PtyReport::Closed { key }
             | PtyReport::Exited { key, .. }
-            | PtyReport::Swept { key, .. } => {
+            | PtyReport::Swept { key, .. }
+            | PtyReport::Gathered { key, .. } => {
                 open.remove(&key);
                 out.push(report);
             }
@@ -83,6 +89,10 @@ pub fn coalesce(reports: impl IntoIterator<Item = PtyReport>) -> Vec<PtyReport> 
 /// A running agent: its process group and the writer/resizer of its terminal.
 pub struct AgentProcess {
     pub pid: u32,
+    /// At or before the agent's start time (clock ticks since boot, as `/proc/PID/stat`):
+    /// nothing older can carry its attempt's cookie, which spares a sweep reading older
+    /// processes' environments.
+    pub start_time: Option<u64>,
     writer: std_mpsc::Sender<Vec<u8>>,
     master: Box<dyn MasterPty + Send>,
 }
@@ -110,6 +120,7 @@ impl AgentProcess {
             .master
             .tty_name()
             .ok_or_else(|| eyre!("cannot find the pseudo-terminal's device name"))?;
+        let started_by = super::hygiene::start_time_now();
         let pid = spawn::spawn_in_terminal(&SpawnRequest {
             program: std::path::Path::new(&plan.argv[0]),
             argv: &plan.argv,
@@ -179,6 +190,7 @@ impl AgentProcess {
 
         Ok(AgentProcess {
             pid,
+            start_time: Some(started_by),
             writer: writer_tx,
             master: pty.master,
         })
@@ -240,6 +252,7 @@ mod tests {
                 PtyReport::Closed { key } => (*key, "closed".into()),
                 PtyReport::Exited { key, .. } => (*key, "exited".into()),
                 PtyReport::Swept { key, .. } => (*key, "swept".into()),
+                PtyReport::Gathered { key, .. } => (*key, "gathered".into()),
             })
             .collect()
     }

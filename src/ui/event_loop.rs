@@ -97,7 +97,7 @@ async fn drive(
         // After a hang-up there is no terminal to draw on; the agents are still stopped properly.
         let frame_at = (dirty && events.is_some()).then(|| last_draw.map_or(now, |t| t + FRAME));
         let replay_at = state.replay.as_ref().and_then(|r| r.view.next_wakeup(now));
-        let wake = [engine.next_wakeup(), replay_at]
+        let wake = [engine.next_wakeup(now), replay_at]
             .into_iter()
             .flatten()
             .min();

@@ -3,10 +3,12 @@
 
 use serde_json::{Map, Value, json};
 
+use super::gather::TranscriptJob;
 use super::{Engine, LiveAttempt};
+use crate::core::attempt::Attempt;
 
 use crate::run::launch::LaunchPlan;
-use crate::run::outcome::{self, AttemptFacts, TranscriptRef, agent_facts};
+use crate::run::outcome::{AttemptFacts, TranscriptRef, agent_facts};
 
 /// What the agent reported besides its verdict: its events, its signal file, its transcript.
 #[derive(Default)]
@@ -18,41 +20,45 @@ pub(super) struct AgentReport {
 }
 
 impl Engine {
-    /// What the agent reported: its events and signal file (from the attempt), and a Claude
-    /// session's transcript when the profile leaves them.
-    pub(super) fn agent_report(&self, live: &LiveAttempt) -> AgentReport {
-        let stream = live.attempt.stream_facts().cloned();
-        let signal = live.attempt.signal().cloned();
+    /// Where a Claude session's transcript is looked for, when the profile leaves them; the
+    /// worker looks (`gather`).
+    pub(super) fn transcript_job(&self, live: &LiveAttempt) -> Option<TranscriptJob> {
         let wants_transcript = self
             .profiles
             .get(&self.store.file().tasks()[live.task].agent)
             .is_some_and(|p| p.transcripts.is_some());
-        let transcript = wants_transcript
-            .then(|| {
-                let session = stream
-                    .as_ref()
-                    .and_then(|s| s.session_id.clone())
-                    .or_else(|| live.plan.resumed_session.clone());
-                let since = std::time::SystemTime::from(live.started_at);
-                let path = crate::run::transcripts::find(
-                    &live.plan.env,
-                    &live.plan.cwd,
-                    session.as_deref(),
-                    since,
-                )?;
-                let facts = crate::run::transcripts::read(&path)?;
-                Some((outcome::relative_to(&path, self.store.base_dir()), facts))
-            })
-            .flatten();
-        AgentReport {
-            stream,
-            signal,
-            transcript,
+        if !wants_transcript {
+            return None;
         }
+        let session = live
+            .attempt
+            .stream_facts()
+            .and_then(|s| s.session_id.clone())
+            .or_else(|| live.plan.resumed_session.clone());
+        Some(TranscriptJob {
+            env: live.plan.env.clone(),
+            cwd: live.plan.cwd.clone(),
+            session,
+            since: std::time::SystemTime::from(live.started_at),
+            base_dir: self.store.base_dir().to_path_buf(),
+        })
     }
 }
 
 impl AgentReport {
+    /// What the agent reported: its events and signal file (from the attempt), and the
+    /// transcript the worker found.
+    pub(super) fn of(
+        attempt: &Attempt,
+        transcript: Option<(String, crate::core::transcript::TranscriptFacts)>,
+    ) -> AgentReport {
+        AgentReport {
+            stream: attempt.stream_facts().cloned(),
+            signal: attempt.signal().cloned(),
+            transcript,
+        }
+    }
+
     /// The agent's own report as fields of `result`: structured fields, the signal file, the
     /// transcript's summary and the session to resume.
     pub(super) fn result_fields(&self, plan: &LaunchPlan) -> Map<String, Value> {

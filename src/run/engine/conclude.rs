@@ -10,7 +10,8 @@ use serde_json::json;
 use time::OffsetDateTime;
 
 use super::agent_report::AgentReport;
-use super::{DRAIN_AFTER_EXIT, Engine, EngineEvent, note_label};
+use super::gather::{self, FailureJob, GatherJob, Gathered};
+use super::{DRAIN_AFTER_EXIT, Engine, EngineEvent, LiveAttempt, note_label};
 
 use crate::core::attempt::{Attempt, Event, Note};
 use crate::core::classify::Verdict;
@@ -42,6 +43,8 @@ pub(super) struct Ended<'a> {
     pub(super) ended_processes: Vec<EndedProcess>,
     /// The host it ran on, when not here.
     pub(super) host: Option<String>,
+    /// A completed task's worktree after its removal was tried (on the worker).
+    pub(super) worktree: Option<Result<worktree::Cleanup, String>>,
 }
 
 impl Engine {
@@ -72,6 +75,9 @@ impl Engine {
         Some(reset.at)
     }
 
+    /// Once attempt `key`'s agent exited, its leftovers were swept and its terminal drained:
+    /// the attempt takes its verdict, leaves the live attempts, and what its end needs from git
+    /// and the disk is gathered off the loop (`gather`); `conclude_gathered` follows.
     pub(super) fn conclude_if_drained(&mut self, key: u64, now: Instant) -> Result<()> {
         let ready = self.live.get(&key).is_some_and(|live| {
             live.exit.is_some()
@@ -93,52 +99,63 @@ impl Engine {
         }
         // The last lines of the agent's log (a Codex refusal the model talked past).
         self.poll_agent_log(key, now)?;
+        // It keeps its task and its slot until it is concluded.
         let Some(mut live) = self.live.remove(&key) else {
             return Ok(());
         };
-        self.live_by_task.remove(&live.task);
         let at = now.saturating_duration_since(live.started);
         let exit = live.exit.clone().unwrap_or_default();
         // The verdict note is recorded by `conclude`, with the status it leads to.
-        let _ = live.attempt.handle(Event::Exited(exit.clone()), at);
+        let _ = live.attempt.handle(Event::Exited(exit), at);
         let verdict = live
             .attempt
             .verdict()
             .cloned()
             .unwrap_or_else(Verdict::success);
-        let failure_summary = (verdict.failure.is_some() && !live.stopped_by_operator).then(|| {
-            let rows = live
-                .attempt
-                .screen_mut()
-                .rows_with_history(failure_report::TAIL_ROWS);
-            let tail = match live.attempt.stream_facts().filter(|f| f.events > 0) {
-                // A structured agent's screen is JSON: its own error texts say more.
-                Some(facts) => failure_report::stream_lines(facts),
-                None => crate::core::detect::tail_rows(&rows, failure_report::TAIL_ROWS),
-            };
-            // The agent's own error in its signal file comes first.
-            let tail = match live.attempt.signal() {
-                Some(Ok(file)) => match &file.signal {
-                    crate::core::signal_file::Signal::Error { error } => {
-                        let mut lines = vec![format!("Error: {error}")];
-                        lines.extend(tail);
-                        lines
-                    }
-                    _ => tail,
-                },
-                _ => tail,
-            };
-            let before = live.git_before.take();
-            let changed = failure_report::changed_since(before.as_ref(), &live.plan.cwd);
-            let errors_path = live.recorder.paths().log.with_extension("errors.json");
-            failure_report::report(&tail, changed, &errors_path)
-        });
+        let failure =
+            (verdict.failure.is_some() && !live.stopped_by_operator).then(|| FailureJob {
+                tail: failure_tail(&mut live.attempt),
+                before: std::mem::take(&mut live.git_before),
+                cwd: live.plan.cwd.clone(),
+                errors_path: live.recorder.paths().log.with_extension("errors.json"),
+            });
+        let task = &self.store.file().tasks()[live.task];
+        // Only a completed task's worktree is removed; `conclude` says so again.
+        let finish_worktree = (task.worktree && verdict.is_success() && !live.stopped_by_operator)
+            .then(|| live.plan.cwd.clone());
+        let job = GatherJob {
+            failure,
+            transcript: self.transcript_job(&live),
+            finish_worktree,
+        };
+        match gather::gather_in_background(key, job, self.reports.clone()) {
+            Some(gathered) => self.conclude_gathered(live, gathered, now),
+            None => {
+                self.ending.insert(key, live);
+                Ok(())
+            }
+        }
+    }
+
+    /// Concludes an ended attempt with what was gathered for it.
+    pub(super) fn conclude_gathered(
+        &mut self,
+        mut live: LiveAttempt,
+        gathered: Gathered,
+        now: Instant,
+    ) -> Result<()> {
+        self.live_by_task.remove(&live.task);
+        let verdict = live
+            .attempt
+            .verdict()
+            .cloned()
+            .unwrap_or_else(Verdict::success);
         let quota_reset = self.quota_reset(live.task, &verdict, &mut live.attempt);
-        let agent = self.agent_report(&live);
+        let agent = AgentReport::of(&live.attempt, gathered.transcript);
         let outcome = AttemptOutcome {
             attempt: live.number,
             marker_seen: live.attempt.marker_seen(),
-            exit,
+            exit: live.exit.clone().unwrap_or_default(),
             log_file: outcome::relative_to(&live.recorder.paths().log, self.store.base_dir()),
             auto_counts: live.attempt.auto_input_counts(),
             auto_inputs: live.attempt.auto_inputs().to_vec(),
@@ -156,11 +173,12 @@ impl Engine {
             account: live.account,
             stopped_by_operator: live.stopped_by_operator,
             outcome,
-            failure_summary,
+            failure_summary: gathered.failure_summary,
             quota_reset,
             agent,
             ended_processes: live.swept.take().unwrap_or_default(),
             host: live.host().map(str::to_string),
+            worktree: gathered.worktree,
         };
         self.conclude(ended, &mut live.recorder, now)
     }
@@ -222,7 +240,9 @@ impl Engine {
             .and_then(|i| profile.as_ref().and_then(|p| p.accounts.get(i)))
             .map(|a| a.name.clone());
         let result = AttemptResult {
-            worktree: task.worktree.then(|| worktree_state(&plan.cwd, status)),
+            worktree: task
+                .worktree
+                .then(|| worktree_state(&plan.cwd, status, ended.worktree)),
             interrupted: ended.stopped_by_operator,
             failure_summary: ended.failure_summary,
             account: account_name.clone(),
@@ -280,7 +300,13 @@ impl Engine {
 
 /// A task's worktree after an attempt: removed when the task completed with a clean tree, kept
 /// (with its changed files) otherwise.
-fn worktree_state(path: &std::path::Path, status: TaskStatus) -> WorktreeState {
+/// `cleanup` is what the worker's removal found; a completed task whose removal was not tried
+/// (not expected) tries here.
+fn worktree_state(
+    path: &std::path::Path,
+    status: TaskStatus,
+    cleanup: Option<Result<worktree::Cleanup, String>>,
+) -> WorktreeState {
     let path_shown = path.display().to_string();
     let state = |state: String, changed_files| WorktreeState {
         path: path_shown.clone(),
@@ -290,7 +316,7 @@ fn worktree_state(path: &std::path::Path, status: TaskStatus) -> WorktreeState {
     if status != TaskStatus::Completed {
         return state("kept".into(), None);
     }
-    match worktree::finish(path) {
+    match cleanup.unwrap_or_else(|| worktree::finish(path)) {
         Ok(worktree::Cleanup::Removed) => state("removed".into(), None),
         Ok(worktree::Cleanup::KeptDirty { files }) => {
             tracing::info!(path = %path_shown, changed = files.len(), "kept a dirty worktree");
@@ -305,4 +331,28 @@ fn random_spread(index: usize, attempt: u32) -> f64 {
     use std::hash::BuildHasher;
     let hash = std::collections::hash_map::RandomState::new().hash_one((index, attempt));
     hash as f64 / u64::MAX as f64
+}
+
+/// The last lines a failed attempt showed, for its summary: a structured agent's own error
+/// texts (its screen is JSON), else the screen's last rows; the agent's error in its signal file
+/// first.
+fn failure_tail(attempt: &mut Attempt) -> Vec<String> {
+    let rows = attempt
+        .screen_mut()
+        .rows_with_history(failure_report::TAIL_ROWS);
+    let tail = match attempt.stream_facts().filter(|f| f.events > 0) {
+        Some(facts) => failure_report::stream_lines(facts),
+        None => crate::core::detect::tail_rows(&rows, failure_report::TAIL_ROWS),
+    };
+    match attempt.signal() {
+        Some(Ok(file)) => match &file.signal {
+            crate::core::signal_file::Signal::Error { error } => {
+                let mut lines = vec![format!("Error: {error}")];
+                lines.extend(tail);
+                lines
+            }
+            _ => tail,
+        },
+        _ => tail,
+    }
 }

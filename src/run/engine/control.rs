@@ -96,7 +96,8 @@ impl super::Engine {
             PtyReport::Output { key, .. }
             | PtyReport::Closed { key }
             | PtyReport::Exited { key, .. }
-            | PtyReport::Swept { key, .. } => key,
+            | PtyReport::Swept { key, .. }
+            | PtyReport::Gathered { key, .. } => key,
         };
         self.live.get(key).map(|live| live.task)
     }

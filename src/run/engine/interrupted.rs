@@ -78,7 +78,9 @@ impl Engine {
         self.stopping = true;
         self.kill_all();
         let ended_at = outcome::utc_timestamp(OffsetDateTime::now_utc());
-        let in_flight: Vec<(usize, u32)> = self.live.values().map(|l| (l.task, l.number)).collect();
+        let in_flight: Vec<(usize, u32)> = (self.live.values().chain(self.ending.values()))
+            .map(|l| (l.task, l.number))
+            .collect();
         let file = self.store.file_mut();
         for (index, attempt) in in_flight {
             // Like a crash (`recover_interrupted`): what the result already holds is kept.
@@ -120,7 +122,12 @@ impl Engine {
             })
             .collect();
         for live in self.live.values() {
-            let ended = hygiene::end_attempt(&live.cookie, &live.known_processes, Duration::ZERO);
+            let ended = hygiene::end_attempt(
+                &live.cookie,
+                &live.known_processes,
+                live.process.start_time,
+                Duration::ZERO,
+            );
             for process in &ended {
                 tracing::info!(task = %live.task_id, attempt = live.number, "killed on leaving: {}", hygiene::describe(process));
             }

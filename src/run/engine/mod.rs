@@ -8,9 +8,16 @@
 //!
 //! This file holds the engine's state, its options and events, and what the frontends read.
 //! The steps live beside it: `start` (a task's next attempt, from plan to spawn), `reports`
-//! (PTY output, timers, signal files fed to the attempts), `conclude` (how an attempt ends),
-//! `agent_report` (what the agent said besides its verdict), `interrupted` (recovery, stop,
-//! abandon), `processes` (process hygiene), `control` and `session` (operator actions).
+//! (PTY output, timers, signal files fed to the attempts), `conclude` (carries out
+//! `core::outcome::decide` at an attempt's end), `gather` (the end's git, transcript and
+//! worktree work, on a worker), `agent_report` (what the agent said besides its verdict),
+//! `interrupted` (recovery, stop, abandon), `processes` (process hygiene), `hosts` (remote
+//! hosts), `control` and `session` (operator actions).
+//!
+//! Still on the loop thread, small and bounded: the tasks-file write (it must be on disk before
+//! the agents it marks `running` start, so `fill_slots` writes before it launches), the
+//! signal-file reads (a stat, at most 1 MiB) and agent-log tails each second, and
+//! `git worktree add` when a worktree task starts.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -37,6 +44,7 @@ mod conclude;
 pub mod control;
 #[cfg(test)]
 mod control_tests;
+pub mod gather;
 mod hosts;
 mod interrupted;
 mod processes;
@@ -173,6 +181,8 @@ pub struct Engine {
     profiles: ProfileSet,
     opts: EngineOptions,
     live: BTreeMap<u64, LiveAttempt>,
+    /// Attempts that ended and wait for their end to be gathered off the loop (`gather`).
+    ending: BTreeMap<u64, LiveAttempt>,
     live_by_task: HashMap<usize, u64>,
     next_key: u64,
     retry_at: HashMap<usize, Instant>,
@@ -209,6 +219,7 @@ impl Engine {
             profiles,
             opts,
             live: BTreeMap::new(),
+            ending: BTreeMap::new(),
             live_by_task: HashMap::new(),
             next_key: 1,
             retry_at: HashMap::new(),
@@ -255,11 +266,13 @@ impl Engine {
     }
 
     pub fn live(&self) -> impl Iterator<Item = &LiveAttempt> {
-        self.live.values()
+        self.live.values().chain(self.ending.values())
     }
 
     pub fn live_for_task(&self, index: usize) -> Option<&LiveAttempt> {
-        self.live_by_task.get(&index).and_then(|k| self.live.get(k))
+        self.live_by_task
+            .get(&index)
+            .and_then(|k| self.live.get(k).or_else(|| self.ending.get(k)))
     }
 
     pub fn retry_at(&self, index: usize) -> Option<Instant> {
@@ -289,6 +302,7 @@ impl Engine {
     /// Nothing runs and nothing in scope is left to start.
     pub fn is_done(&self) -> bool {
         self.live.is_empty()
+            && self.ending.is_empty()
             && (self.stopping
                 || !self
                     .scope()

@@ -77,7 +77,8 @@ impl Engine {
             file.set_field(index, "resume_message", json!(message));
         }
         self.store.save().wrap_err("cannot write the tasks file")?;
-        self.opts.concurrency = self.live.len().max(1).min(self.opts.concurrency);
+        let running = self.live.len() + self.ending.len();
+        self.opts.concurrency = running.max(1).min(self.opts.concurrency);
         self.retry_at.insert(index, now + SPAWN_RETRY_AFTER);
         tracing::warn!(task = %before.task_id, concurrency = self.opts.concurrency, "cannot start the agent for lack of resources, the task waits: {reason}");
         self.events.push(EngineEvent::SpawnDeferred {
@@ -108,11 +109,12 @@ pub(super) fn sweep_in_background(
 ) {
     let cookie = live.cookie.clone();
     let known = live.known_processes.clone();
+    let since = live.process.start_time;
     let on_host = super::hosts::sweep_on_host(live);
     let spawned = std::thread::Builder::new()
         .name(format!("sweep-{key}"))
         .spawn(move || {
-            let mut ended = hygiene::end_attempt(&cookie, &known, hygiene::SWEEP_GRACE);
+            let mut ended = hygiene::end_attempt(&cookie, &known, since, hygiene::SWEEP_GRACE);
             if let Some(sweep) = on_host {
                 ended.extend(sweep());
             }
@@ -121,7 +123,12 @@ pub(super) fn sweep_in_background(
     if let Err(error) = spawned {
         // No thread to spare: kill them at once here rather than leave them.
         tracing::warn!("cannot start the sweep of attempt {key}: {error}");
-        let mut ended = hygiene::end_attempt(&live.cookie, &live.known_processes, Duration::ZERO);
+        let mut ended = hygiene::end_attempt(
+            &live.cookie,
+            &live.known_processes,
+            live.process.start_time,
+            Duration::ZERO,
+        );
         if let Some(sweep) = super::hosts::sweep_on_host(live) {
             ended.extend(sweep());
         }

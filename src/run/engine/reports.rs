@@ -47,6 +47,11 @@ impl Engine {
                 }
                 self.conclude_if_drained(key, now)?;
             }
+            PtyReport::Gathered { key, gathered } => {
+                if let Some(live) = self.ending.remove(&key) {
+                    self.conclude_gathered(live, *gathered, now)?;
+                }
+            }
             PtyReport::Closed { key } => {
                 if let Some(live) = self.live.get_mut(&key) {
                     live.closed = true;
@@ -178,8 +183,8 @@ impl Engine {
         self.apply(key, effects, at)
     }
 
-    /// When `on_tick` should run next.
-    pub fn next_wakeup(&self) -> Option<Instant> {
+    /// When `on_tick` should run next, seen at `now`.
+    pub fn next_wakeup(&self, now: Instant) -> Option<Instant> {
         let attempts = self.live.values().filter_map(|live| {
             let attempt = live.attempt.next_deadline().map(|d| live.started + d);
             let drain = live.exited_at.map(|t| t + DRAIN_AFTER_EXIT);
@@ -197,7 +202,6 @@ impl Engine {
         let retries = if self.paused || self.stopping {
             None
         } else {
-            let now = Instant::now();
             let holds = self.quota_holds.values().filter(|at| **at > now);
             let accounts = self.accounts.next_release(now);
             self.retry_at

@@ -100,7 +100,8 @@ impl Engine {
         // before any of their agents is launched.
         let mut starting = Vec::new();
         for index in self.scope() {
-            if self.live.len() + starting.len() >= self.opts.concurrency {
+            // An attempt being concluded still holds its slot.
+            if self.live.len() + self.ending.len() + starting.len() >= self.opts.concurrency {
                 break;
             }
             let task = &self.store.file().tasks()[index];
@@ -394,6 +395,7 @@ impl Engine {
                     agent: AgentReport::default(),
                     ended_processes: Vec::new(),
                     host: host_name,
+                    worktree: None,
                 };
                 self.conclude(ended, &mut recorder, now)
             }
