@@ -19,10 +19,11 @@ use serde_json::Value;
 use super::stream::{self, Retry};
 use super::task::FailureType;
 
-/// Server errors (5xx, overloaded) retried in a row for this long are not waited out further:
-/// the attempt ends as failed_process and herd's own retries take over. CLIs back off up to
-/// 30 s between tries, so this is two to four tries.
-pub const SERVER_ERROR_PATIENCE: Duration = Duration::from_secs(30);
+/// Server errors (5xx, overloaded) retried in a row for this long (and at least
+/// `SERVER_ERROR_TRIES` times) are not waited out further: the attempt ends as failed_process and
+/// herd's own retries take over. Gemini's third try comes 10 to 20 s after its first, Claude's
+/// sixth about 10 s after.
+pub const SERVER_ERROR_PATIENCE: Duration = Duration::from_secs(10);
 /// A pause this long between two server errors means the agent got answers in between: the
 /// run of errors starts again.
 const SERVER_ERROR_GAP: Duration = Duration::from_secs(60);

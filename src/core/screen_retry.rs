@@ -124,10 +124,10 @@ transient = ['servers are down or overloaded']
         let shown =
             rows("The API provider's servers are down or overloaded.\nRetrying in 1.0 seconds...");
         assert_eq!(watch.check(&p, &shown, Duration::from_secs(5)), None);
-        assert_eq!(watch.check(&p, &shown, Duration::from_secs(20)), None);
-        let (failure, evidence) = watch.check(&p, &shown, Duration::from_secs(35)).unwrap();
+        assert_eq!(watch.check(&p, &shown, Duration::from_secs(12)), None);
+        let (failure, evidence) = watch.check(&p, &shown, Duration::from_secs(15)).unwrap();
         assert_eq!(failure, FailureType::Process);
-        assert!(evidence.ends_with("(retried for 30 s)"), "{evidence}");
+        assert!(evidence.ends_with("(retried for 10 s)"), "{evidence}");
         // Answers came: the retries left the screen, the clock starts again.
         assert_eq!(
             watch.check(&p, &rows("All done."), Duration::from_secs(36)),
