@@ -429,7 +429,14 @@ idle = "claude"
         },
         || format!("{:#?}", lab.remote_processes()),
     );
-    std::thread::sleep(Duration::from_millis(500));
+    // Past its ignore_signals step: the agent has printed the line after it.
+    let log = lab.path().join("runs/k/attempt_1.log");
+    wait_until(
+        "the remote agent to ignore signals",
+        Duration::from_secs(30),
+        || std::fs::read_to_string(&log).is_ok_and(|l| l.contains("working")),
+        || std::fs::read_to_string(&log).unwrap_or_default(),
+    );
     first.kill().unwrap();
     first.wait().unwrap();
     let survivors: Vec<u32> = lab.remote_processes().iter().map(|(p, _, _)| *p).collect();

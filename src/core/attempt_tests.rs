@@ -42,11 +42,7 @@ guard = false
 "#;
 
 fn profile_from(text: &str) -> Profile {
-    ProfileSet::build(&[text], None)
-        .unwrap()
-        .get("t")
-        .unwrap()
-        .clone()
+    ProfileSet::test_profile(text)
 }
 
 fn setup(auto: bool) -> AttemptSetup {

@@ -378,11 +378,7 @@ transient = ['529 Overloaded']
 config = ['not running in a trusted directory']
 config_exit_codes = [55]
 "#;
-        ProfileSet::build(&[text], None)
-            .unwrap()
-            .get("t")
-            .unwrap()
-            .clone()
+        ProfileSet::test_profile(text)
     }
 
     /// A screen agent's attempt that exited 0 with nothing on screen; tests change what matters.

@@ -162,11 +162,7 @@ pattern = 'Run shell command\? \(Y\)es/\(N\)o.*\[Yes\]:'
 anchor = "cursor"
 send = "y\r"
 "#;
-        ProfileSet::build(&[text], None)
-            .unwrap()
-            .get("t")
-            .unwrap()
-            .clone()
+        ProfileSet::test_profile(text)
     }
 
     fn rows(text: &str) -> Vec<String> {

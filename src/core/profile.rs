@@ -644,6 +644,18 @@ fn compile(
 }
 
 #[cfg(test)]
+impl ProfileSet {
+    /// Profile `t` of a profiles file's text (built-ins included), for tests.
+    pub(crate) fn test_profile(text: &str) -> Profile {
+        ProfileSet::build(&[text], None)
+            .unwrap()
+            .get("t")
+            .unwrap()
+            .clone()
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -75,11 +75,7 @@ auth = ['not able to authenticate you']
 quota = ['rate limited you']
 transient = ['servers are down or overloaded']
 "#;
-        ProfileSet::build(&[text], None)
-            .unwrap()
-            .get("t")
-            .unwrap()
-            .clone()
+        ProfileSet::test_profile(text)
     }
 
     fn rows(text: &str) -> Vec<String> {

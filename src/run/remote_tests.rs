@@ -139,8 +139,15 @@ fn a_sweep_ends_what_carries_the_cookie_even_when_it_ignores_term() {
         .spawn()
         .unwrap();
     let host = local_host("");
-    // Let the shell start its sleep.
-    std::thread::sleep(Duration::from_millis(200));
+    // Until the shell has started its sleep.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while crate::run::hygiene::descendants_of(child.id()).is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the shell never started its sleep"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
     let ended = sweep(&host, SweepScope::Attempt(&cookie), Duration::from_secs(1)).unwrap();
     let status = child.wait().unwrap();
     assert!(status.code().is_none(), "the shell was killed: {status:?}");
