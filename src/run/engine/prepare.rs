@@ -270,7 +270,8 @@ impl Engine {
                 return self.unreachable_at_start(planned, reason, now);
             }
         }
-        let starting = self.begin(planned, now, git_before)?;
+        let size = self.launch_size_at(self.live.len() + self.ending.len());
+        let starting = self.begin(planned, now, git_before, size)?;
         self.store.save().wrap_err("cannot write the tasks file")?;
         self.launch(starting, now)
     }

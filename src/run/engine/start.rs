@@ -36,6 +36,8 @@ pub(super) struct Starting {
     key: u64,
     account: Option<usize>,
     started_at: OffsetDateTime,
+    /// (rows, cols) its PTY starts at.
+    size: (u16, u16),
     /// The host it runs on, when not here.
     host: Option<crate::core::hosts::Host>,
     /// `git status` of a remote attempt's folder as it started.
@@ -99,7 +101,10 @@ impl Engine {
                 continue;
             };
             if let Some(planned) = self.starts_now(planned) {
-                starting.push(self.begin(planned, now, None)?);
+                // Its slot among the agents running once it started: the frontend's size for it.
+                let size =
+                    self.launch_size_at(self.live.len() + self.ending.len() + starting.len());
+                starting.push(self.begin(planned, now, None, size)?);
             }
         }
         if starting.is_empty() {
@@ -120,6 +125,7 @@ impl Engine {
         planned: Planned,
         now: Instant,
         git_before: RemoteGitBefore,
+        size: (u16, u16),
     ) -> Result<Starting> {
         let Planned {
             key,
@@ -139,7 +145,7 @@ impl Engine {
             }
             Choice::NoAccounts | Choice::AllExhausted { .. } => None,
         };
-        let (rows, cols) = (self.opts.rows, self.opts.cols);
+        let (rows, cols) = size;
         let started_at = OffsetDateTime::now_utc();
         let paths = AttemptPaths::new(&self.opts.runs_dir.join(&task.task_id), number);
         let recorder = Recorder::create(
@@ -172,6 +178,7 @@ impl Engine {
             key,
             account,
             started_at,
+            size,
             host,
             git_before,
         })
@@ -189,10 +196,10 @@ impl Engine {
             key,
             account,
             started_at,
+            size: (rows, cols),
             host,
             git_before,
         } = starting;
-        let (rows, cols) = (self.opts.rows, self.opts.cols);
         let profile_rules = profile.rules.clone();
         let auto_rules = profile
             .prompts
