@@ -209,6 +209,9 @@ fn final_result(facts: &mut StreamFacts, event: &Object) {
                 .map(describe_denial),
         );
     }
+    if facts.client_approvals.is_none() {
+        facts.client_approvals = crate::core::acp::audit::read(event);
+    }
     if !success {
         facts.errors.push(result_error(event, subtype));
     }

@@ -18,13 +18,25 @@ impl Session {
         let request = permission::request_of(&tool_call);
         let options = permission::ordered(&permission::options_of(params));
         let (decision, choice) = permission::decide(request.as_ref(), &options, &self.setup.policy);
+        let title = tool_call
+            .get("title")
+            .and_then(Value::as_str)
+            .map(str::to_string);
         match choice {
-            Choice::Select(option) => self.answer(id, request, decision, Some(option), "auto", at),
-            Choice::Cancel => self.answer(id, request, decision, None, "auto", at),
+            Choice::Select(option) => {
+                let asking = Asking { id, request, title };
+                self.answer(asking, decision, Some(option), "auto", at)
+            }
+            Choice::Cancel => {
+                let asking = Asking { id, request, title };
+                self.answer(asking, decision, None, "auto", at)
+            }
             Choice::Wait => {
+                let mut actions = Vec::new();
                 if let Some(old) = self.waiting.take() {
-                    // A new request replaces one the agent no longer waits for.
-                    self.answer(old.id, old.request, old.decision, None, "auto", at);
+                    // A new request replaces the one waiting: that one is answered `cancelled`.
+                    let (asking, decision) = old.into_parts();
+                    actions.extend(self.answer(asking, decision, None, "auto", at));
                 }
                 let shown = Shown::Permission {
                     request: describe(request.as_ref(), &tool_call),
@@ -36,21 +48,23 @@ impl Session {
                     request,
                     decision,
                     options,
+                    title,
                 });
-                vec![Action::Show(shown)]
+                actions.push(Action::Show(shown));
+                actions
             }
         }
     }
 
     pub(super) fn answer(
         &mut self,
-        id: Value,
-        request: Option<Request>,
+        asking: Asking,
         decision: Decision,
         option: Option<PermissionOption>,
         by: &'static str,
         at: Duration,
     ) -> Vec<Action> {
+        let Asking { id, request, title } = asking;
         let reply = match &option {
             Some(option) => permission::selected(&option.id),
             None => permission::cancelled(),
@@ -68,12 +82,32 @@ impl Session {
             request: request.clone(),
             decision,
             option: kind.to_string(),
+            title,
         });
         let request = request.map_or_else(|| "(unread request)".to_string(), |r| r.to_string());
         vec![
             Action::Send(rpc::response(&id, reply)),
             Action::Show(Shown::Answered { request, answer }),
         ]
+    }
+}
+
+/// A request being answered: its JSON-RPC id, what herd read in it and the agent's title.
+pub(super) struct Asking {
+    pub(super) id: Value,
+    pub(super) request: Option<Request>,
+    pub(super) title: Option<String>,
+}
+
+impl Waiting {
+    /// The request and the guard's decision on it, to answer it.
+    pub(super) fn into_parts(self) -> (Asking, Decision) {
+        let asking = Asking {
+            id: self.id,
+            request: self.request,
+            title: self.title,
+        };
+        (asking, self.decision)
     }
 }
 
