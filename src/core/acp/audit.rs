@@ -129,7 +129,8 @@ mod tests {
                 "allow_always",
             ),
         ];
-        let event = json!({"type": "result", FIELD: answers.iter().map(to_value).collect::<Vec<_>>()});
+        let event =
+            json!({"type": "result", FIELD: answers.iter().map(to_value).collect::<Vec<_>>()});
         let back = read(event.as_object().unwrap()).unwrap();
         assert_eq!(back.len(), 3);
         for (a, b) in answers.iter().zip(&back) {

@@ -137,7 +137,10 @@ fn the_operators_answer_in_the_dashboard_is_recorded_as_the_client_gave_it() {
         at += Duration::from_millis(250);
         a.handle(Event::Tick, at);
     }
-    let rule = a.waiting().map(|w| w.rule).expect("the dialog waits for the operator");
+    let rule = a
+        .waiting()
+        .map(|w| w.rule)
+        .expect("the dialog waits for the operator");
     let fx = a.handle(Event::OperatorAnswer { rule }, at);
     let keys: Vec<u8> = fx
         .iter()
@@ -174,7 +177,10 @@ fn automatic_answers_and_guard_refusals_reach_the_attempts_approvals() {
     let mut actions = s.handle(permission(7, "touch x"), Duration::from_secs(2));
     actions.extend(s.handle(permission(8, "rm -rf ~"), Duration::from_secs(3)));
     actions.extend(end_turn(&mut s, &prompt));
-    a.handle(Event::Output(&draw(&mut r, &actions)), Duration::from_secs(9));
+    a.handle(
+        Event::Output(&draw(&mut r, &actions)),
+        Duration::from_secs(9),
+    );
     let lines: Vec<String> = a.approvals().iter().map(|a| a.summary()).collect();
     assert_eq!(lines.len(), 2, "{lines:?}");
     assert_eq!(
@@ -186,4 +192,12 @@ fn automatic_answers_and_guard_refusals_reach_the_attempts_approvals() {
         "{lines:?}"
     );
     assert!(a.approvals().iter().all(|a| a.by == AnsweredBy::Herd));
+    // The refusal is the verdict's evidence, with the floor's reason.
+    let facts = a.stream_facts().expect("a structured stream");
+    assert_eq!(facts.permission_denials.len(), 1);
+    assert!(
+        facts.permission_denials[0].starts_with("Bash(rm -rf ~) — refuse: "),
+        "{:?}",
+        facts.permission_denials
+    );
 }

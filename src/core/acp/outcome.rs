@@ -87,7 +87,23 @@ impl Outcome {
 
     /// The event the engine's stream reader takes as the attempt's final result.
     pub fn event(&self) -> Value {
-        let denials: Vec<Value> = self.denials.iter().map(as_denial).collect();
+        // Each refusal with its reason, so the verdict's evidence says why.
+        let denials: Vec<Value> = self
+            .denials
+            .iter()
+            .map(|request| {
+                let mut denial = as_denial(request);
+                let reason = self
+                    .answers
+                    .iter()
+                    .filter(|a| a.request.as_ref() == Some(request))
+                    .find_map(Answer::refusal);
+                if let Some(reason) = reason {
+                    denial["reason"] = json!(reason);
+                }
+                denial
+            })
+            .collect();
         let mut event = json!({
             "type": "result",
             "subtype": if self.success { "success" } else { self.kind.as_str() },

@@ -70,25 +70,38 @@ impl Session {
             None => permission::cancelled(),
         };
         let kind = option.as_ref().map_or("cancelled", |o| o.kind.as_str());
-        let refused_by_guard = by == "auto" && matches!(decision, Decision::Refuse { .. });
-        let refused_by_operator = by == "operator" && kind.starts_with("reject");
-        if let (true, Some(request)) = (refused_by_guard || refused_by_operator, &request) {
-            self.denials.push(request.clone());
-        }
         let answer = format!("{by}: {kind} — {decision}");
-        self.answers.push(Answer {
+        let record = Answer {
             at,
             by,
             request: request.clone(),
             decision,
             option: kind.to_string(),
             title,
-        });
+        };
+        if let (Some(_), Some(request)) = (record.refusal(), &request) {
+            self.denials.push(request.clone());
+        }
+        self.answers.push(record);
         let request = request.map_or_else(|| "(unread request)".to_string(), |r| r.to_string());
         vec![
             Action::Send(rpc::response(&id, reply)),
             Action::Show(Shown::Answered { request, answer }),
         ]
+    }
+}
+
+impl Answer {
+    /// Why the request was refused, when it was: the guard's refusal (herd's own answer), or
+    /// the operator's reject option.
+    pub fn refusal(&self) -> Option<String> {
+        match (self.by, &self.decision) {
+            ("auto", Decision::Refuse { .. }) => Some(self.decision.to_string()),
+            ("operator", _) if self.option.starts_with("reject") => {
+                Some(format!("{} by the operator", self.option))
+            }
+            _ => None,
+        }
     }
 }
 
