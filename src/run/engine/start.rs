@@ -35,6 +35,8 @@ struct Starting {
     key: u64,
     account: Option<usize>,
     started_at: OffsetDateTime,
+    /// (rows, cols) its PTY starts at.
+    size: (u16, u16),
     /// The host it runs on, when not here.
     host: Option<crate::core::hosts::Host>,
 }
@@ -142,7 +144,9 @@ impl Engine {
                     }
                 }
             };
-            if let Some(prepared) = self.prepare_start(index, now, host)? {
+            // Its slot among the agents running once it started: the frontend's size for it.
+            let size = self.launch_size_at(self.live.len() + self.ending.len() + starting.len());
+            if let Some(prepared) = self.prepare_start(index, now, host, size)? {
                 starting.push(prepared);
             }
         }
@@ -164,6 +168,7 @@ impl Engine {
         index: usize,
         now: Instant,
         host: Option<crate::core::hosts::Host>,
+        size: (u16, u16),
     ) -> Result<Option<Starting>> {
         self.retry_at.remove(&index);
         let task = self.store.file().tasks()[index].clone();
@@ -203,7 +208,7 @@ impl Engine {
             }
             Choice::NoAccounts | Choice::AllExhausted { .. } => None,
         };
-        let (rows, cols) = (self.opts.rows, self.opts.cols);
+        let (rows, cols) = size;
         let started_at = OffsetDateTime::now_utc();
         let paths = AttemptPaths::new(&self.opts.runs_dir.join(&task.task_id), number);
         let recorder = Recorder::create(
@@ -246,6 +251,7 @@ impl Engine {
             key,
             account,
             started_at,
+            size,
             host,
         }))
     }
@@ -262,9 +268,9 @@ impl Engine {
             key,
             account,
             started_at,
+            size: (rows, cols),
             host,
         } = starting;
-        let (rows, cols) = (self.opts.rows, self.opts.cols);
         let profile_rules = profile.rules.clone();
         let auto_rules = profile
             .prompts
