@@ -44,6 +44,16 @@ pub enum PtyReport {
         key: u64,
         gathered: Box<super::engine::gather::Gathered>,
     },
+    /// The attempt's signal file or agent log was read (see `attempt_files`).
+    Files {
+        key: u64,
+        report: super::attempt_files::FilesReport,
+    },
+    /// What an attempt needed before its agent starts was made (see `attempt_files`).
+    Prepared {
+        key: u64,
+        preparation: Box<super::attempt_files::Preparation>,
+    },
 }
 
 /// Most reports the loop takes off the channel at once: a flood of output still lets timers
@@ -77,7 +87,9 @@ pub fn coalesce(reports: impl IntoIterator<Item = PtyReport>) -> Vec<PtyReport> 
             PtyReport::Closed { key }
             | PtyReport::Exited { key, .. }
             | PtyReport::Swept { key, .. }
-            | PtyReport::Gathered { key, .. } => {
+            | PtyReport::Gathered { key, .. }
+            | PtyReport::Files { key, .. }
+            | PtyReport::Prepared { key, .. } => {
                 open.remove(&key);
                 out.push(report);
             }
@@ -253,6 +265,8 @@ mod tests {
                 PtyReport::Exited { key, .. } => (*key, "exited".into()),
                 PtyReport::Swept { key, .. } => (*key, "swept".into()),
                 PtyReport::Gathered { key, .. } => (*key, "gathered".into()),
+                PtyReport::Files { key, .. } => (*key, "files".into()),
+                PtyReport::Prepared { key, .. } => (*key, "prepared".into()),
             })
             .collect()
     }

@@ -81,7 +81,9 @@ impl super::Engine {
             | PtyReport::Closed { key }
             | PtyReport::Exited { key, .. }
             | PtyReport::Swept { key, .. }
-            | PtyReport::Gathered { key, .. } => key,
+            | PtyReport::Gathered { key, .. }
+            | PtyReport::Files { key, .. }
+            | PtyReport::Prepared { key, .. } => key,
         };
         self.live.get(key).map(|live| live.task)
     }

@@ -9,7 +9,8 @@ use time::OffsetDateTime;
 
 use super::agent_report::AgentReport;
 use super::conclude::Ended;
-use super::{Engine, EngineEvent, LiveAttempt, SIGNAL_POLL};
+use super::prepare::{Planned, RemoteGitBefore};
+use super::{Engine, EngineEvent, LiveAttempt};
 
 use crate::core::accounts::Choice;
 use crate::core::attempt::{
@@ -18,14 +19,14 @@ use crate::core::attempt::{
 use crate::core::classify::{ExitStatus, Verdict};
 use crate::core::task::{FailureType, TaskSpec, TaskStatus};
 use crate::run::guard_context::guard_setup;
-use crate::run::launch::{self, LaunchContext, LaunchPlan};
+use crate::run::launch::LaunchPlan;
 use crate::run::outcome::AttemptOutcome;
 use crate::run::pty::AgentProcess;
 use crate::run::recorder::{AttemptPaths, Recorder};
-use crate::run::{failure_report, hygiene, outcome, worktree};
+use crate::run::{failure_report, hygiene, outcome};
 
-/// A task's next attempt between `prepare_start` and `launch`.
-struct Starting {
+/// A task's next attempt between `begin` and `launch`.
+pub(super) struct Starting {
     index: usize,
     task: TaskSpec,
     number: u32,
@@ -39,60 +40,11 @@ struct Starting {
     size: (u16, u16),
     /// The host it runs on, when not here.
     host: Option<crate::core::hosts::Host>,
+    /// `git status` of a remote attempt's folder as it started.
+    git_before: RemoteGitBefore,
 }
 
 impl Engine {
-    /// The launch plan of a task's next attempt, or its config problem.
-    pub(super) fn plan_for(
-        &self,
-        index: usize,
-        attempt: u32,
-    ) -> std::result::Result<LaunchPlan, String> {
-        let task = &self.store.file().tasks()[index];
-        let run_dir = self.opts.runs_dir.join(&task.task_id);
-        let ctx = LaunchContext {
-            base_dir: self.store.base_dir(),
-            run_id: self.store.file().run_id(),
-            attempt,
-            run_dir: &run_dir,
-        };
-        match &task.host {
-            None => launch::prepare(task, &self.profiles, &ctx).map_err(|e| e.to_string()),
-            // The folder and the program are the host's: not looked for here.
-            Some(_) => match crate::run::remote::task_problem(task, &self.opts.hosts) {
-                Some(problem) => Err(problem),
-                None => launch::render(task, &self.profiles, &ctx).map_err(|e| e.to_string()),
-            },
-        }
-    }
-
-    pub(super) fn fail_config_problems(&mut self) -> Result<()> {
-        for index in self.scope() {
-            let task = &self.store.file().tasks()[index];
-            if !task.status.is_runnable() {
-                continue;
-            }
-            if let Err(evidence) = self.plan_for(index, task.attempts + 1) {
-                self.fail_config(index, evidence)?;
-            }
-        }
-        Ok(())
-    }
-
-    pub(super) fn fail_config(&mut self, index: usize, evidence: String) -> Result<()> {
-        let task_id = self.store.file().tasks()[index].task_id.clone();
-        let file = self.store.file_mut();
-        file.set_status(index, TaskStatus::Failed);
-        file.set_result(
-            index,
-            outcome::config_failure_json(&evidence, OffsetDateTime::now_utc()),
-        );
-        self.store.save().wrap_err("cannot write the tasks file")?;
-        self.events
-            .push(EngineEvent::ConfigFailed { task_id, evidence });
-        Ok(())
-    }
-
     /// Starts tasks while there is room.
     pub fn fill_slots(&mut self, now: Instant) -> Result<()> {
         if self.paused || self.stopping {
@@ -103,7 +55,8 @@ impl Engine {
         let mut starting = Vec::new();
         for index in self.scope() {
             // An attempt being concluded still holds its slot.
-            if self.live.len() + self.ending.len() + starting.len() >= self.opts.concurrency {
+            let taken = self.live.len() + self.ending.len() + self.preparing.len();
+            if taken + starting.len() >= self.opts.concurrency {
                 break;
             }
             let task = &self.store.file().tasks()[index];
@@ -144,10 +97,14 @@ impl Engine {
                     }
                 }
             };
-            // Its slot among the agents running once it started: the frontend's size for it.
-            let size = self.launch_size_at(self.live.len() + self.ending.len() + starting.len());
-            if let Some(prepared) = self.prepare_start(index, now, host, size)? {
-                starting.push(prepared);
+            let Some(planned) = self.plan_start(index, host)? else {
+                continue;
+            };
+            if let Some(planned) = self.starts_now(planned) {
+                // Its slot among the agents running once it started: the frontend's size for it.
+                let size =
+                    self.launch_size_at(self.live.len() + self.ending.len() + starting.len());
+                starting.push(self.begin(planned, now, None, size)?);
             }
         }
         if starting.is_empty() {
@@ -160,45 +117,25 @@ impl Engine {
         Ok(())
     }
 
-    /// Everything a task's next attempt needs before its agent runs, with the task marked
-    /// `running` in the document (not yet written: the caller writes before `launch`). `None`
-    /// when the task failed its configuration instead.
-    fn prepare_start(
+    /// A planned attempt about to launch, with its task marked `running` in the document (not
+    /// yet written: the caller writes before `launch`). `git_before`: `git status` of a remote
+    /// attempt's folder as it starts.
+    pub(super) fn begin(
         &mut self,
-        index: usize,
+        planned: Planned,
         now: Instant,
-        host: Option<crate::core::hosts::Host>,
+        git_before: RemoteGitBefore,
         size: (u16, u16),
-    ) -> Result<Option<Starting>> {
-        self.retry_at.remove(&index);
-        let task = self.store.file().tasks()[index].clone();
-        let number = task.attempts + 1;
-        let mut plan = match self.plan_for(index, number) {
-            Ok(plan) => plan,
-            Err(evidence) => return self.fail_config(index, evidence).map(|()| None),
-        };
-        if task.worktree {
-            match worktree::prepare(&plan.cwd, &task.task_id) {
-                Ok(path) => {
-                    plan.env
-                        .insert("HERD_WORKTREE".into(), path.display().to_string());
-                    plan.cwd = path;
-                }
-                Err(evidence) => return self.fail_config(index, evidence).map(|()| None),
-            }
-        }
-        if let Some(host) = &host {
-            let cwd = crate::run::remote::remote_cwd(task.cwd.as_deref(), host, &plan.cwd);
-            plan.cwd = cwd.into();
-        }
-        let Some(profile) = self.profiles.get(&task.agent).cloned() else {
-            return self
-                .fail_config(
-                    index,
-                    format!("agent \"{}\" is not a known profile", task.agent),
-                )
-                .map(|()| None);
-        };
+    ) -> Result<Starting> {
+        let Planned {
+            key,
+            index,
+            task,
+            number,
+            mut plan,
+            profile,
+            host,
+        } = planned;
         let account = match self.accounts.take(&profile, now) {
             Choice::Use(i) => {
                 let chosen = &profile.accounts[i];
@@ -218,16 +155,6 @@ impl Engine {
             started_at.unix_timestamp().max(0) as u64,
             &task.task_id,
         )?;
-        let key = self.next_key;
-        self.next_key += 1;
-        if let Some(path) = &plan.signal_file {
-            // Cleared before every attempt: only what this attempt's agent writes counts.
-            if let Err(e) = std::fs::remove_file(path)
-                && e.kind() != std::io::ErrorKind::NotFound
-            {
-                tracing::warn!(task = %task.task_id, "cannot clear the signal file {}: {e}", path.display());
-            }
-        }
         let file = self.store.file_mut();
         file.set_status(index, TaskStatus::Running);
         file.set_attempts(index, number);
@@ -241,7 +168,7 @@ impl Engine {
                 serde_json::json!(host.name),
             );
         }
-        Ok(Some(Starting {
+        Ok(Starting {
             index,
             task,
             number,
@@ -253,11 +180,12 @@ impl Engine {
             started_at,
             size,
             host,
-        }))
+            git_before,
+        })
     }
 
     /// Launches a prepared attempt's agent; its `running` state is already on disk.
-    fn launch(&mut self, starting: Starting, now: Instant) -> Result<()> {
+    pub(super) fn launch(&mut self, starting: Starting, now: Instant) -> Result<()> {
         let Starting {
             index,
             task,
@@ -270,6 +198,7 @@ impl Engine {
             started_at,
             size: (rows, cols),
             host,
+            git_before,
         } = starting;
         let profile_rules = profile.rules.clone();
         let auto_rules = profile
@@ -297,15 +226,7 @@ impl Engine {
             marker_required: plan.completion.marker_required,
             guard: guard_setup(&task, &profile_rules, &plan.cwd),
         };
-        let agent_log = setup.profile.agent_log.map(|kind| {
-            super::super::agent_log::AgentLogTail::new(
-                kind,
-                plan.agent_log.clone(),
-                &plan.env,
-                &plan.cwd,
-                std::time::SystemTime::from(started_at),
-            )
-        });
+        let agent_log = setup.profile.agent_log;
         let command = plan.argv.join(" ");
         tracing::info!(task = %task.task_id, attempt = number, cwd = %plan.cwd.display(), "starting {command}");
         self.events.push(EngineEvent::Started {
@@ -313,9 +234,10 @@ impl Engine {
             attempt: number,
             command,
         });
-        let git_before = match host {
-            None => failure_report::GitSnapshot::start(&plan.cwd),
-            Some(_) => failure_report::GitSnapshot::default(),
+        let git_before = match (&host, git_before) {
+            (None, _) => failure_report::GitSnapshot::start(&plan.cwd),
+            (Some(_), Some(before)) => failure_report::GitSnapshot::known(before),
+            (Some(_), None) => failure_report::GitSnapshot::default(),
         };
         let cookie = hygiene::new_cookie(&self.file_tag, &task.task_id, number);
         plan.env.insert(hygiene::COOKIE_VAR.into(), cookie.clone());
@@ -337,6 +259,8 @@ impl Engine {
         let host_name = remote.as_ref().map(|r| r.host.name.clone());
         match spawned {
             Ok(process) => {
+                let files =
+                    self.watch_files(key, &task, number, &plan, agent_log, &remote, started_at);
                 self.live.insert(
                     key,
                     LiveAttempt {
@@ -357,8 +281,9 @@ impl Engine {
                         git_before,
                         account,
                         signal_text: None,
-                        next_signal_poll: now + SIGNAL_POLL,
-                        agent_log,
+                        files,
+                        files_asked: false,
+                        files_trouble: None,
                         cookie,
                         known_processes: Vec::new(),
                         swept: None,
