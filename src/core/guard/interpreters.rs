@@ -3,8 +3,10 @@
 //! known only at run time, and inline code (`python -c`, `perl -e`, `node -e`) by its literals.
 
 use super::credentials::credential_findings;
-use super::floor::{DOWNLOADERS, Finding, SHELLS, check_script, is_fork_bomb, program, unwrap};
+use super::finding::Finding;
+use super::floor::check_script;
 use super::paths::GuardContext;
+use super::programs::{DOWNLOADERS, SHELLS, is_fork_bomb, program, unwrap};
 use super::shell::{self, Word};
 
 pub(super) fn mentions_download(word: &Word) -> bool {
