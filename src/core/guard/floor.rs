@@ -116,7 +116,7 @@ fn downloaded_files(words: &[Word], command: &SimpleCommand, ctx: &GuardContext)
     files
 }
 
-pub(super) fn check_script(script: &Script, ctx: &GuardContext, depth: usize) -> Vec<Finding> {
+fn check_script(script: &Script, ctx: &GuardContext, depth: usize) -> Vec<Finding> {
     let mut out = Vec::new();
     // Files downloaded earlier in the line: running one is running remote code.
     let mut fetched: Vec<String> = Vec::new();
@@ -344,7 +344,7 @@ fn check_simple(command: &SimpleCommand, ctx: &GuardContext, depth: usize, out: 
                     "it feeds code downloaded from the network to `{n}` (remote code runs unseen)"
                 )));
             }
-            check_interpreter(n, args, ctx, depth, out);
+            check_interpreter(n, args, ctx, depth, &check_script, out);
         }
         _ => {}
     }
