@@ -224,12 +224,17 @@ pub struct RemoteEnd<'a> {
     /// The attempt's folder under `$HOME`, and the files in it to remove (copied back already).
     pub run_dir: &'a str,
     pub remove: &'a [String],
+    /// Files of the attempt's folder sent back (their last bytes, up to `fetch_max`), then
+    /// removed (the ACP client's log).
+    pub fetch: &'a [String],
+    pub fetch_max: u64,
     /// The stamp file (in the attempt's folder) that says when the attempt started.
     pub stamp: &'a str,
 }
 
 /// Prints `git-status`, `transcript` (its last bytes) and `transcript-path`,
-/// `worktree-removed`, `worktree-dirty` (its `git status`) or `worktree-error`, then `end`.
+/// `worktree-removed`, `worktree-dirty` (its `git status`) or `worktree-error`, a
+/// `fetched-name` and `fetched` pair per file sent back, then `end`.
 pub fn end_script(e: &RemoteEnd<'_>) -> String {
     let mut s = String::from(PREAMBLE);
     s.push_str(&format!(
@@ -282,7 +287,15 @@ else say worktree-error "git status failed: $(tail -n 3 "$t/err")"; fi
 "#,
         );
     }
-    for name in e.remove.iter().map(String::as_str).chain([e.stamp]) {
+    for name in e.fetch {
+        let name = quote(name);
+        s.push_str(&format!(
+            "if [ -f \"$run\"/{name} ]; then tail -c {max} \"$run\"/{name} > \"$t/file\" && say fetched-name {name} && frame fetched \"$t/file\"; fi\n",
+            max = e.fetch_max
+        ));
+    }
+    let removed = e.remove.iter().chain(e.fetch).map(String::as_str);
+    for name in removed.chain([e.stamp]) {
         s.push_str(&format!("rm -f \"$run\"/{}\n", quote(name)));
     }
     s.push_str("say end ok\n");

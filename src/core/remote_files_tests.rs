@@ -45,6 +45,8 @@ fn scripts_quote_what_they_are_given_and_hold_no_unquoted_input() {
         finish_worktree: false,
         run_dir: ".herd/runs/ab/t1",
         remove: &clear,
+        fetch: &[],
+        fetch_max: 10,
         stamp: "attempt_1.start",
     });
     assert!(

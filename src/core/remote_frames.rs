@@ -169,6 +169,8 @@ pub struct EndBack {
     /// The transcript's path on the host and its (last) bytes.
     pub transcript: Option<(String, Vec<u8>)>,
     pub worktree: Option<WorktreeEnd>,
+    /// The files sent back: name, bytes.
+    pub fetched: Vec<(String, Vec<u8>)>,
     pub complete: bool,
 }
 
@@ -179,12 +181,19 @@ pub fn parse_end(output: &[u8]) -> EndBack {
         ..EndBack::default()
     };
     let mut transcript = None;
+    let mut name = None;
     for frame in frames {
         match frame.kind.as_str() {
             "git-status" => back.git_after = Some(status_files(&frame.text())),
             "transcript" => transcript = Some(frame.body),
             "transcript-path" => {
                 back.transcript = transcript.take().map(|bytes| (frame.text(), bytes));
+            }
+            "fetched-name" => name = Some(frame.text()),
+            "fetched" => {
+                if let Some(name) = name.take() {
+                    back.fetched.push((name, frame.body));
+                }
             }
             "worktree-removed" => back.worktree = Some(WorktreeEnd::Removed),
             "worktree-dirty" => {

@@ -118,6 +118,13 @@ fn the_end_gives_git_facts_the_transcript_and_the_worktree() {
         None,
     ));
     out.extend(frame("worktree-dirty", b" M a.txt\n", None));
+    out.extend(frame("fetched-name", b"attempt_1.acp.jsonl", None));
+    out.extend(frame("fetched", b"{\"jsonrpc\":\"2.0\"}\n", None));
+    out.extend(frame(
+        "fetched",
+        b"a body without its name is not taken",
+        None,
+    ));
     out.extend(frame("end", b"ok", None));
     assert_eq!(
         parse_end(&out),
@@ -130,6 +137,10 @@ fn the_end_gives_git_facts_the_transcript_and_the_worktree() {
             worktree: Some(WorktreeEnd::KeptDirty {
                 files: vec!["a.txt".into()]
             }),
+            fetched: vec![(
+                "attempt_1.acp.jsonl".into(),
+                b"{\"jsonrpc\":\"2.0\"}\n".to_vec()
+            )],
             complete: true,
         }
     );

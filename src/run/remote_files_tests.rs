@@ -138,6 +138,15 @@ fn a_worktree_is_made_read_and_removed_on_the_host() {
         "attempt_1.signal.json".to_string(),
         "attempt_1.agent.log".into(),
     ];
+    let fetch = vec![
+        "attempt_1.acp.jsonl".to_string(),
+        "attempt_1.none.jsonl".into(),
+    ];
+    std::fs::write(
+        home.join(&run_dir).join("attempt_1.acp.jsonl"),
+        "0123456789",
+    )
+    .unwrap();
     let end = |session, finish| RemoteEnd {
         cwd: &wt,
         git_status: true,
@@ -150,6 +159,8 @@ fn a_worktree_is_made_read_and_removed_on_the_host() {
         finish_worktree: finish,
         run_dir: &run_dir,
         remove: &remove,
+        fetch: &fetch,
+        fetch_max: 4,
         stamp: "attempt_1.start",
     };
     let back = super::end(&host, &end(None, true)).unwrap();
@@ -158,10 +169,16 @@ fn a_worktree_is_made_read_and_removed_on_the_host() {
     assert!(path.ends_with("s-1.jsonl"), "{path}");
     assert_eq!(bytes, b"{\"type\":\"user\"}\n");
     assert_eq!(back.worktree, Some(WorktreeEnd::Removed));
+    assert_eq!(
+        back.fetched,
+        vec![("attempt_1.acp.jsonl".to_string(), b"6789".to_vec())],
+        "its last bytes, only the files that are there"
+    );
     assert!(!Path::new(&wt).exists());
     for name in [
         "attempt_1.signal.json",
         "attempt_1.agent.log",
+        "attempt_1.acp.jsonl",
         "attempt_1.start",
     ] {
         assert!(!home.join(&run_dir).join(name).exists(), "{name} removed");
@@ -198,6 +215,8 @@ fn a_dirty_worktree_is_kept_and_a_folder_outside_git_is_refused() {
             finish_worktree: true,
             run_dir: &run_dir,
             remove: &[],
+            fetch: &[],
+            fetch_max: 0,
             stamp: "attempt_1.start",
         },
     )

@@ -91,6 +91,8 @@ impl Engine {
             host: remote.host.clone(),
             run_dir: crate::core::remote_files::run_dir_under_home(&self.file_tag, &live.task_id),
             remove: attempt_file_names(&live.plan),
+            fetch: vec![format!("attempt_{}.acp.jsonl", live.number)],
+            runs_dir: self.opts.runs_dir.join(&live.task_id),
             stamp: remote_stamp(live.number),
             transcript_copy: self
                 .opts
