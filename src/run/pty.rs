@@ -44,6 +44,11 @@ pub enum PtyReport {
         key: u64,
         gathered: Box<super::engine::gather::Gathered>,
     },
+    /// The tasks file's writer finished a write (see `store::writer`): a wakeup, the writer's
+    /// state says what is on disk.
+    TasksFileWritten {
+        generation: u64,
+    },
 }
 
 /// Most reports the loop takes off the channel at once: a flood of output still lets timers
@@ -81,6 +86,7 @@ pub fn coalesce(reports: impl IntoIterator<Item = PtyReport>) -> Vec<PtyReport> 
                 open.remove(&key);
                 out.push(report);
             }
+            PtyReport::TasksFileWritten { .. } => out.push(report),
         }
     }
     out
@@ -253,6 +259,7 @@ mod tests {
                 PtyReport::Exited { key, .. } => (*key, "exited".into()),
                 PtyReport::Swept { key, .. } => (*key, "swept".into()),
                 PtyReport::Gathered { key, .. } => (*key, "gathered".into()),
+                PtyReport::TasksFileWritten { generation } => (0, format!("written {generation}")),
             })
             .collect()
     }

@@ -276,6 +276,9 @@ fn a_click_selects_a_task_or_focuses_a_pane_and_the_wheel_scrolls() {
     use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
     let mut f = fixture(&[("a", "pending"), ("b", "pending"), ("c", "failed")]);
     f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine
+        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .expect("written");
     let area = Rect::new(0, 0, 160, 48);
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
     let now = Instant::now();
@@ -335,6 +338,9 @@ fn q_leaves_at_once_when_the_batch_is_done_and_asks_while_agents_run() {
 
     let mut f = fixture(&[("a", "pending")]);
     f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine
+        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .expect("written");
     f.key(KeyCode::Char('q'));
     assert!(matches!(f.state.mode, Mode::ConfirmQuit));
     f.key(KeyCode::Char('n'));
@@ -356,6 +362,9 @@ fn size_of(engine: &Engine, task: usize) -> Option<(u16, u16)> {
 fn each_visible_pane_gets_a_pty_of_the_size_it_is_drawn_at() {
     let mut f = fixture(&[("a", "pending"), ("b", "pending"), ("c", "pending")]);
     f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine
+        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .expect("written");
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
     let now = Instant::now();
     let visible = render::frame(&mut terminal, &mut f.engine, &mut f.state, now).expect("frame");

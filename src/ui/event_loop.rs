@@ -196,7 +196,7 @@ async fn drive(
         }
     }
     tracing::info!(code = engine.exit_code(), "dashboard left");
-    engine.flush()?;
+    engine.settle_writes(Instant::now(), crate::run::engine::LAST_WRITE_WAIT)?;
     Ok(engine.exit_code())
 }
 
@@ -214,12 +214,12 @@ fn start_at_pane_sizes(engine: &mut Engine, area: Rect) -> Result<()> {
     let panes = startable.min(concurrency);
     let mut started = Ok(());
     for _ in 0..panes {
-        let running = engine.live().count();
+        let running = engine.attempts_in_flight();
         engine.set_concurrency(running + 1);
         let (rows, cols) = layout::slot_pty_size(area, false, panes, running);
         engine.set_launch_size(rows, cols);
         started = engine.fill_slots(now);
-        if started.is_err() || engine.live().count() == running {
+        if started.is_err() || engine.attempts_in_flight() == running {
             break;
         }
     }

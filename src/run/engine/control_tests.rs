@@ -72,7 +72,11 @@ pub(crate) fn fixture_with(tasks: &str, profiles: &str) -> Fixture {
 }
 
 impl Fixture {
-    fn on_disk(&self, index: usize, field: &str) -> Value {
+    /// Task `index`'s `field` in the file, once every change made so far is written.
+    fn on_disk(&mut self, index: usize, field: &str) -> Value {
+        self.engine
+            .settle_writes(Instant::now(), Duration::from_secs(10))
+            .expect("written");
         let text = std::fs::read_to_string(&self.path).expect("read tasks");
         let doc: Value = serde_json::from_str(&text).expect("json");
         doc["tasks"][index][field].clone()
@@ -236,6 +240,9 @@ fn agents_start_at_the_launch_size_and_the_cast_header_says_so() {
     f.engine.set_launch_size(rows, cols);
     assert_eq!(f.engine.launch_size(), (36, 76));
     f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine
+        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .expect("written");
     let live = f.engine.live_for_task(0).expect("running");
     assert_eq!(live.attempt.screen().size(), (36, 76));
     let cast = f.engine.runs_dir().join("a").join("attempt_1.cast");
@@ -266,6 +273,9 @@ fn cancelling_a_running_task_ends_its_agent() {
         r#", "command": ["sleep", "30"], "max_retries": 3"#,
     )]));
     f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine
+        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .expect("written");
     assert!(f.engine.live_for_task(0).is_some());
     assert!(
         !f.engine
@@ -295,6 +305,9 @@ fn cancelling_a_running_task_ends_its_agent() {
 fn switching_auto_answer_on_answers_the_waiting_prompt() {
     let mut f = fixture(&tasks(&[task("a", "pending", "")]));
     f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine
+        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .expect("written");
     f.pump_until("the prompt to wait", |e| {
         e.live_for_task(0)
             .is_some_and(|l| l.attempt.waiting().is_some())

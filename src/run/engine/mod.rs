@@ -14,10 +14,10 @@
 //! `interrupted` (recovery, stop, abandon), `processes` (process hygiene), `hosts` (remote
 //! hosts), `control` and `session` (operator actions).
 //!
-//! Still on the loop thread, small and bounded: the tasks-file write (it must be on disk before
-//! the agents it marks `running` start, so `fill_slots` writes before it launches), the
-//! signal-file reads (a stat, at most 1 MiB) and agent-log tails each second, and
-//! `git worktree add` when a worktree task starts.
+//! The tasks file is written by `commit` on a writer thread, pipelined: an agent is launched
+//! once the write that marks its task `running` is on disk (`commit` says why that is enough).
+//! Still on the loop thread, small and bounded: the signal-file reads (a stat, at most 1 MiB)
+//! and agent-log tails each second, and `git worktree add` when a worktree task starts.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -40,6 +40,9 @@ use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
 
 mod agent_report;
+mod commit;
+#[cfg(test)]
+mod commit_tests;
 mod conclude;
 pub mod control;
 #[cfg(test)]
@@ -47,10 +50,13 @@ mod control_tests;
 pub mod gather;
 mod hosts;
 mod interrupted;
+mod launch_agent;
 mod processes;
 mod reports;
 pub mod session;
 mod start;
+
+pub use commit::LAST_WRITE_WAIT;
 
 /// How long to wait for the terminal to close after the agent exited (its process group is
 /// killed at exit, so only a process that left the group can hold it longer).
@@ -203,6 +209,11 @@ pub struct Engine {
     rotation: crate::core::host_choice::Rotation,
     /// Attempts whose connection was lost: swept on their host once it is back.
     unswept: Vec<(crate::core::hosts::Host, String)>,
+    /// The tasks file's writer and the generations handed to it.
+    commits: commit::Commits,
+    /// Starts prepared (their task `running` in the document) that wait for the write that
+    /// records it before their agents launch; each holds a slot.
+    awaiting: Vec<start::Starting>,
 }
 
 impl Engine {
@@ -214,6 +225,7 @@ impl Engine {
         opts: EngineOptions,
         reports: mpsc::Sender<PtyReport>,
     ) -> Result<Engine> {
+        let commits = commit::Commits::start(reports.clone())?;
         let mut engine = Engine {
             store,
             profiles,
@@ -233,12 +245,16 @@ impl Engine {
             survivors: HashMap::new(),
             rotation: Default::default(),
             unswept: Vec::new(),
+            commits,
+            awaiting: Vec::new(),
         };
         engine.file_tag = hygiene::file_tag(engine.store.path());
         engine.end_survivors()?;
         engine.recover_interrupted()?;
         engine.restore_retry_times(Instant::now(), OffsetDateTime::now_utc());
         engine.fail_config_problems()?;
+        // What was found at the start is on disk before anything runs.
+        engine.write_last(LAST_WRITE_WAIT)?;
         Ok(engine)
     }
 
@@ -267,6 +283,17 @@ impl Engine {
 
     pub fn live(&self) -> impl Iterator<Item = &LiveAttempt> {
         self.live.values().chain(self.ending.values())
+    }
+
+    /// Attempts that hold a slot: running, ending, or starting (waiting for the write that
+    /// records their start).
+    pub fn attempts_in_flight(&self) -> usize {
+        self.live.len() + self.ending.len() + self.awaiting.len()
+    }
+
+    /// Whether task `index` has an attempt: starting, running or ending.
+    pub fn has_attempt(&self, index: usize) -> bool {
+        self.live_by_task.contains_key(&index) || self.awaiting.iter().any(|s| s.index == index)
     }
 
     pub fn live_for_task(&self, index: usize) -> Option<&LiveAttempt> {
@@ -303,6 +330,7 @@ impl Engine {
     pub fn is_done(&self) -> bool {
         self.live.is_empty()
             && self.ending.is_empty()
+            && self.awaiting.is_empty()
             && (self.stopping
                 || !self
                     .scope()

@@ -1,42 +1,37 @@
-//! A task's next attempt, from its launch plan to its agent's spawn: the tasks that are due
-//! start while there is room, each marked `running` on disk before its agent launches; a task
-//! whose configuration cannot launch fails here.
+//! A task's next attempt, from its launch plan to a prepared start: the tasks that are due
+//! start while there is room, each marked `running` in the document; its agent launches once
+//! that is on disk (`commit`, `launch_agent`). A task whose configuration cannot launch fails
+//! here.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use color_eyre::eyre::{Result, WrapErr};
+use color_eyre::eyre::Result;
 use time::OffsetDateTime;
 
-use super::agent_report::AgentReport;
-use super::conclude::Ended;
-use super::{Engine, EngineEvent, LiveAttempt, SIGNAL_POLL};
+use super::{Engine, EngineEvent};
 
 use crate::core::accounts::Choice;
-use crate::core::attempt::{
-    Attempt, AttemptSetup, DEFAULT_ANSWER_CAP, DEFAULT_PERMISSION_WAIT_SEC,
-};
-use crate::core::classify::{ExitStatus, Verdict};
-use crate::core::task::{FailureType, TaskSpec, TaskStatus};
-use crate::run::guard_context::guard_setup;
+use crate::core::task::{TaskSpec, TaskStatus};
 use crate::run::launch::{self, LaunchContext, LaunchPlan};
-use crate::run::outcome::AttemptOutcome;
-use crate::run::pty::AgentProcess;
-use crate::run::recorder::{AttemptPaths, Recorder};
-use crate::run::{failure_report, hygiene, outcome, worktree};
+use crate::run::{outcome, worktree};
 
-/// A task's next attempt between `prepare_start` and `launch`.
-struct Starting {
-    index: usize,
-    task: TaskSpec,
-    number: u32,
-    plan: LaunchPlan,
-    profile: crate::core::profile::Profile,
-    recorder: Recorder,
-    key: u64,
-    account: Option<usize>,
-    started_at: OffsetDateTime,
+/// A task's next attempt between `prepare_start` and `launch`: its task is `running` in the
+/// document, and its agent launches once generation `generation` is on disk.
+pub(super) struct Starting {
+    pub(super) index: usize,
+    /// The task as it was before this start changed it.
+    pub(super) task: TaskSpec,
+    pub(super) number: u32,
+    pub(super) plan: LaunchPlan,
+    pub(super) profile: crate::core::profile::Profile,
+    pub(super) key: u64,
+    pub(super) account: Option<usize>,
     /// The host it runs on, when not here.
-    host: Option<crate::core::hosts::Host>,
+    pub(super) host: Option<crate::core::hosts::Host>,
+    /// (rows, cols) the agent starts at: the launch size when it was prepared.
+    pub(super) size: (u16, u16),
+    /// The write that records this start.
+    pub(super) generation: u64,
 }
 
 impl Engine {
@@ -85,7 +80,7 @@ impl Engine {
             index,
             outcome::config_failure_json(&evidence, OffsetDateTime::now_utc()),
         );
-        self.store.save().wrap_err("cannot write the tasks file")?;
+        // Written with the rest of this turn's changes (`commit`): nothing follows from it.
         self.events
             .push(EngineEvent::ConfigFailed { task_id, evidence });
         Ok(())
@@ -96,12 +91,12 @@ impl Engine {
         if self.paused || self.stopping {
             return Ok(());
         }
-        // Group commit: every task started in this turn is marked `running` in one write, made
-        // before any of their agents is launched.
+        // Group commit: every task started in this turn is marked `running` in the same
+        // generation, and their agents launch once it is on disk (`commit`).
         let mut starting = Vec::new();
         for index in self.scope() {
-            // An attempt being concluded still holds its slot.
-            if self.live.len() + self.ending.len() + starting.len() >= self.opts.concurrency {
+            // An attempt being concluded, or waiting for its start's write, holds its slot.
+            if self.attempts_in_flight() + starting.len() >= self.opts.concurrency {
                 break;
             }
             let task = &self.store.file().tasks()[index];
@@ -124,8 +119,7 @@ impl Engine {
             let host = match task.host.clone() {
                 None => None,
                 Some(name) => {
-                    let taken: Vec<&str> = starting
-                        .iter()
+                    let taken: Vec<&str> = (starting.iter().chain(&self.awaiting))
                         .filter_map(|s: &Starting| s.host.as_ref().map(|h| h.name.as_str()))
                         .collect();
                     match self.choose_host(&name, &taken, now) {
@@ -149,16 +143,14 @@ impl Engine {
         if starting.is_empty() {
             return Ok(());
         }
-        self.store.save().wrap_err("cannot write the tasks file")?;
-        for prepared in starting {
-            self.launch(prepared, now)?;
-        }
-        Ok(())
+        self.awaiting.extend(starting);
+        // Handed over now: a frontend may wait for reports right after this call.
+        self.commit(now)
     }
 
     /// Everything a task's next attempt needs before its agent runs, with the task marked
-    /// `running` in the document (not yet written: the caller writes before `launch`). `None`
-    /// when the task failed its configuration instead.
+    /// `running` in the document (not yet written: `launch` waits for the write). `None` when
+    /// the task failed its configuration instead.
     fn prepare_start(
         &mut self,
         index: usize,
@@ -203,16 +195,6 @@ impl Engine {
             }
             Choice::NoAccounts | Choice::AllExhausted { .. } => None,
         };
-        let (rows, cols) = (self.opts.rows, self.opts.cols);
-        let started_at = OffsetDateTime::now_utc();
-        let paths = AttemptPaths::new(&self.opts.runs_dir.join(&task.task_id), number);
-        let recorder = Recorder::create(
-            paths,
-            cols,
-            rows,
-            started_at.unix_timestamp().max(0) as u64,
-            &task.task_id,
-        )?;
         let key = self.next_key;
         self.next_key += 1;
         if let Some(path) = &plan.signal_file {
@@ -242,163 +224,11 @@ impl Engine {
             number,
             plan,
             profile,
-            recorder,
             key,
             account,
-            started_at,
             host,
+            size: (self.opts.rows, self.opts.cols),
+            generation: self.next_generation(),
         }))
-    }
-
-    /// Launches a prepared attempt's agent; its `running` state is already on disk.
-    fn launch(&mut self, starting: Starting, now: Instant) -> Result<()> {
-        let Starting {
-            index,
-            task,
-            number,
-            mut plan,
-            profile,
-            recorder,
-            key,
-            account,
-            started_at,
-            host,
-        } = starting;
-        let (rows, cols) = (self.opts.rows, self.opts.cols);
-        let profile_rules = profile.rules.clone();
-        let auto_rules = profile
-            .prompts
-            .iter()
-            .map(|rule| task.policy_for(&rule.name).unwrap_or(rule.auto_by_default))
-            .collect();
-        let setup = AttemptSetup {
-            idle: Duration::from_secs_f64(task.idle_sec.unwrap_or(profile.idle_sec)),
-            permission_wait: (!self.opts.operator_present).then(|| {
-                Duration::from_secs_f64(
-                    task.permission_wait_sec
-                        .unwrap_or(DEFAULT_PERMISSION_WAIT_SEC),
-                )
-            }),
-            profile,
-            marker: plan.marker.clone(),
-            prompt: plan.prompt.clone(),
-            rows,
-            cols,
-            timeout: Duration::from_secs(task.timeout_sec),
-            auto_rules,
-            answer_cap: DEFAULT_ANSWER_CAP,
-            completion: plan.completion.completion,
-            marker_required: plan.completion.marker_required,
-            guard: guard_setup(&task, &profile_rules, &plan.cwd),
-        };
-        let agent_log = setup.profile.agent_log.map(|kind| {
-            super::super::agent_log::AgentLogTail::new(
-                kind,
-                plan.agent_log.clone(),
-                &plan.env,
-                &plan.cwd,
-                std::time::SystemTime::from(started_at),
-            )
-        });
-        let command = plan.argv.join(" ");
-        tracing::info!(task = %task.task_id, attempt = number, cwd = %plan.cwd.display(), "starting {command}");
-        self.events.push(EngineEvent::Started {
-            task_id: task.task_id.clone(),
-            attempt: number,
-            command,
-        });
-        let git_before = match host {
-            None => failure_report::GitSnapshot::start(&plan.cwd),
-            Some(_) => failure_report::GitSnapshot::default(),
-        };
-        let cookie = hygiene::new_cookie(&self.file_tag, &task.task_id, number);
-        plan.env.insert(hygiene::COOKIE_VAR.into(), cookie.clone());
-        // On a host, the local terminal carries the launcher (ssh -tt, an exec with -t).
-        let (spawned, remote) = match host {
-            None => (
-                AgentProcess::spawn(&plan, rows, cols, key, self.reports.clone()),
-                None,
-            ),
-            Some(host) => {
-                let run_dir = self.opts.runs_dir.join(&task.task_id);
-                let log = crate::run::remote::log_path(&run_dir, number);
-                let cwd = plan.cwd.display().to_string();
-                let local = crate::run::remote::wrap(&plan, &host, &cwd, &cookie, &log, &run_dir);
-                let spawned = AgentProcess::spawn(&local, rows, cols, key, self.reports.clone());
-                (spawned, Some(super::hosts::RemoteState::new(host, log)))
-            }
-        };
-        let host_name = remote.as_ref().map(|r| r.host.name.clone());
-        match spawned {
-            Ok(process) => {
-                self.live.insert(
-                    key,
-                    LiveAttempt {
-                        task: index,
-                        task_id: task.task_id.clone(),
-                        number,
-                        attempt: Attempt::new(setup),
-                        process,
-                        recorder,
-                        plan,
-                        started: now,
-                        started_at,
-                        exit: None,
-                        exited_at: None,
-                        closed: false,
-                        stopped_by_operator: false,
-                        size: (cols, rows),
-                        git_before,
-                        account,
-                        signal_text: None,
-                        next_signal_poll: now + SIGNAL_POLL,
-                        agent_log,
-                        cookie,
-                        known_processes: Vec::new(),
-                        swept: None,
-                        remote,
-                    },
-                );
-                self.live_by_task.insert(index, key);
-                Ok(())
-            }
-            Err(error) if crate::run::limits::is_resource_shortage(&error) => {
-                self.defer_spawn(index, &task, format!("{error:#}"), now)
-            }
-            Err(error) => {
-                // Could not even start: a process failure of this attempt, with the reason.
-                let verdict = Verdict::failed(FailureType::Process, format!("{error:#}"));
-                let mut recorder = recorder;
-                let outcome = AttemptOutcome {
-                    attempt: number,
-                    verdict,
-                    marker_seen: false,
-                    exit: ExitStatus::default(),
-                    log_file: outcome::relative_to(&recorder.paths().log, self.store.base_dir()),
-                    auto_counts: Vec::new(),
-                    auto_inputs: Vec::new(),
-                    approvals: Vec::new(),
-                    started_at,
-                    ended_at: OffsetDateTime::now_utc(),
-                    duration: Duration::ZERO,
-                };
-                let ended = Ended {
-                    index,
-                    task_id: &task.task_id,
-                    plan: &plan,
-                    size: (cols, rows),
-                    account,
-                    stopped_by_operator: false,
-                    outcome,
-                    failure_summary: None,
-                    quota_reset: None,
-                    agent: AgentReport::default(),
-                    ended_processes: Vec::new(),
-                    host: host_name,
-                    worktree: None,
-                };
-                self.conclude(ended, &mut recorder, now)
-            }
-        }
     }
 }
