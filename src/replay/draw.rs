@@ -30,6 +30,14 @@ impl<R: std::io::BufRead + std::io::Seek> ReplayView<R> {
     }
 }
 
+impl<R> ReplayView<R> {
+    /// Draws the view at `now`, reading only: the caller marks it drawn (`mark_drawn`) once
+    /// the frame is out.
+    pub fn render(&self, frame: &mut Frame<'_>, area: Rect, now: Instant) {
+        draw(self, frame, area, now);
+    }
+}
+
 /// Rows under the pane: ticks, bar, event readout, marker readout, keys.
 const CONTROL_ROWS: u16 = 5;
 

@@ -237,7 +237,7 @@ impl<R: BufRead + Seek> ReplayView<R> {
     }
 
     /// Notes that the view was drawn at `now` (see `draw`), so nothing redraws until it changes.
-    pub(super) fn mark_drawn(&mut self, now: Instant) {
+    pub fn mark_drawn(&mut self, now: Instant) {
         self.dirty = false;
         self.drawn_tenths = self.tenths(now);
     }

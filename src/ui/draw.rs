@@ -77,16 +77,11 @@ pub fn regions(area: Rect, zoomed: bool, shown: Option<&DetailView>) -> Regions 
 }
 
 /// Draws the player over the panes region of a dashboard already drawn (`zoomed`: its layout),
-/// the queue and the status bar left in view. Marks the player drawn.
-pub fn replay<R: std::io::BufRead + std::io::Seek>(
-    frame: &mut Frame<'_>,
-    zoomed: bool,
-    view: &mut ReplayView<R>,
-    now: Instant,
-) {
+/// the queue and the status bar left in view. The caller marks the player drawn.
+pub fn replay<R>(frame: &mut Frame<'_>, zoomed: bool, view: &ReplayView<R>, now: Instant) {
     let area = layout::regions(frame.area(), zoomed).panes;
     frame.render_widget(Clear, area);
-    view.draw_at(frame, area, now);
+    view.render(frame, area, now);
 }
 
 /// The panes region when no agent runs: why, and the selected task's last screen (or, on

@@ -10,9 +10,9 @@ use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 
 use super::engine_tests::{Fixture, fixture_from};
+use super::frame;
 use super::model;
 use super::model::{MessageTarget, Overlay, RowStatus};
-use super::render;
 use super::state::{Filter, Mode};
 use crate::core::task::TaskStatus;
 
@@ -48,7 +48,7 @@ fn tasks() -> Fixture {
 
 fn screen_text(f: &mut Fixture) -> String {
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
-    render::frame(&mut terminal, &mut f.engine, &mut f.state, Instant::now()).expect("frame");
+    frame::frame(&mut terminal, &mut f.engine, &mut f.state, Instant::now()).expect("frame");
     format!("{}", terminal.backend())
 }
 

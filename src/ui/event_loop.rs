@@ -13,10 +13,10 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
 use super::actions;
+use super::frame;
 use super::layout;
 use super::model::agent;
 use super::notify::notify;
-use super::render;
 use super::state::{Leaving, Mode, UiState};
 use crate::core::attempt::Note;
 use crate::core::task::TaskStatus;
@@ -176,7 +176,17 @@ async fn drive(
             _ => {}
         }
         if dirty && events.is_some() && last_draw.is_none_or(|t| now >= t + FRAME) {
-            match render::frame(&mut session.terminal, engine, &mut state, now) {
+            // Laid out first: the engine gets the layout's sizes, then the frame is drawn from
+            // what it reads.
+            let drawn =
+                frame::lay_out(&session.terminal, engine, &mut state, now).and_then(|layout| {
+                    // Resizing panes can change what the detectors see (a prompt redrawn).
+                    for event in engine.drain_events() {
+                        on_engine_event(engine, &mut state, session, &event, now)?;
+                    }
+                    frame::draw(&mut session.terminal, engine, &mut state, &layout, now)
+                });
+            match drawn {
                 Ok(shown) => visible = shown,
                 // Mostly a terminal that hung up before its signal arrived: without a screen,
                 // the run stops the way the operator would stop it.
@@ -188,11 +198,6 @@ async fn drive(
             }
             dirty = false;
             last_draw = Some(now);
-            // Resizing panes can change what the detectors see (a prompt redrawn).
-            for event in engine.drain_events() {
-                on_engine_event(engine, &mut state, session, &event, now)?;
-                dirty = true;
-            }
         }
     }
     tracing::info!(code = engine.exit_code(), "dashboard left");
@@ -200,31 +205,18 @@ async fn drive(
     Ok(engine.exit_code())
 }
 
-/// Starts the first agents one at a time, each at the size of the pane it will be drawn in once
+/// Starts the first agents together, each at the size of the pane it will be drawn in once
 /// they all run (the first one focused, the others tiled in start order).
-fn start_at_pane_sizes(engine: &mut Engine, area: Rect) -> Result<()> {
+pub(super) fn start_at_pane_sizes(engine: &mut Engine, area: Rect) -> Result<()> {
     let now = Instant::now();
-    let concurrency = engine.concurrency();
     let tasks = engine.store().file().tasks();
     let startable = engine
         .scoped_tasks()
         .into_iter()
         .filter(|&i| tasks[i].status.is_runnable() && engine.retry_at(i).is_none_or(|at| at <= now))
         .count();
-    let panes = startable.min(concurrency);
-    let mut started = Ok(());
-    for _ in 0..panes {
-        let running = engine.attempts_in_flight();
-        engine.set_concurrency(running + 1);
-        let (rows, cols) = layout::slot_pty_size(area, false, panes, running);
-        engine.set_launch_size(rows, cols);
-        started = engine.fill_slots(now);
-        if started.is_err() || engine.attempts_in_flight() == running {
-            break;
-        }
-    }
-    engine.set_concurrency(concurrency);
-    started?;
+    let panes = startable.min(engine.concurrency());
+    engine.set_launch_sizes(layout::first_launch_sizes(area, false, panes));
     engine.fill_slots(now)
 }
 
@@ -299,7 +291,6 @@ fn on_engine_event(
     match event {
         EngineEvent::Started { task_id, .. } => {
             if let Some(i) = index(task_id) {
-                state.attempt_started.insert(i, now);
                 state.settle(i, format!("{task_id} started"), now);
             }
         }
@@ -328,11 +319,6 @@ fn on_engine_event(
             task_id, status, ..
         } => {
             if let Some(i) = index(task_id) {
-                if let Some(start) = state.attempt_started.remove(&i) {
-                    state
-                        .durations
-                        .insert(i, now.saturating_duration_since(start));
-                }
                 tracing::debug!(task_id, %status, "attempt finished");
                 let failure = engine
                     .store()

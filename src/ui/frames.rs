@@ -486,13 +486,13 @@ fn replay_over_the_panes_120x40() {
     let busy = screen(24, 80, SESSION);
     let mut view = dashboard(vec![pane("long-session-004", &busy, true, None)], None, &[]);
     view.status.keys = super::render::replay_keys();
-    let mut replay = recording();
+    let replay = recording();
     let now = Instant::now();
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
     terminal
         .draw(|f| {
             draw(f, &view);
-            draw::replay(f, view.zoomed, &mut replay, now);
+            draw::replay(f, view.zoomed, &replay, now);
         })
         .expect("draw");
     let text = format!("{}", terminal.backend());

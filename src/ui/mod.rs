@@ -2,8 +2,10 @@
 //! prompts waiting for the operator, and the keys that act on tasks.
 //!
 //! It drives the same `Engine` as the headless mode and owns no run state of its own: the event
-//! loop feeds the engine and asks it to act; `model` turns the engine's state into a plain view
-//! model and `draw` renders that, reading only. Layout and key maps are pure functions.
+//! loop feeds the engine and asks it to act. A frame (`frame`) is first laid out (`settle`: the
+//! dashboard's view state, and the PTY sizes the layout asks the engine for, sent before
+//! drawing); then `model` turns the engine's state into a plain view model and `draw` renders
+//! that, reading only (`render`). Layout and key maps are pure functions.
 
 pub mod actions;
 pub mod answers;
@@ -11,6 +13,7 @@ pub mod attempts;
 pub mod details_box;
 pub mod draw;
 pub mod event_loop;
+pub mod frame;
 pub mod keys;
 pub mod layout;
 pub mod model;
@@ -22,12 +25,16 @@ pub mod pane;
 pub mod prompt;
 pub mod queue;
 pub mod render;
+pub mod settle;
 pub mod state;
 pub mod status;
 pub mod style;
+pub mod tiles;
 
 #[cfg(test)]
 mod engine_message_tests;
+#[cfg(test)]
+mod engine_pane_tests;
 #[cfg(test)]
 mod engine_tests;
 #[cfg(test)]

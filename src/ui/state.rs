@@ -1,6 +1,7 @@
 //! What the dashboard itself remembers between frames: the selection, the queue filter, which
 //! pane is focused or zoomed, scroll offsets, brief notes, the open overlay. It owns no run
-//! state: tasks and agents live in the engine.
+//! state: tasks and agents live in the engine, and so do their times (when an attempt started,
+//! how long the last one took).
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -170,11 +171,10 @@ pub struct UiState {
     pub message_about: Option<usize>,
     /// Esc was pressed once in an editor holding typed text: the next Esc discards it.
     pub discard_armed: bool,
-    /// The terminal's size at the last frame: agents get narrower only when it changes.
+    /// The terminal's size at the last layout: agents get narrower only when it changes.
     pub drawn_area: Option<ratatui::layout::Rect>,
-    /// Per task: when its running attempt started, and how long its last attempt took.
-    pub attempt_started: HashMap<usize, Instant>,
-    pub durations: HashMap<usize, Duration>,
+    /// The terminal's size and zoom the engine's launch sizes were last laid out for.
+    pub launch_sized_for: Option<(ratatui::layout::Rect, bool)>,
     /// Per task: the screen its last attempt ended with (this run), and that attempt's number.
     pub final_screens: HashMap<usize, (u32, vt100::Screen)>,
     pub leaving: Leaving,

@@ -281,6 +281,7 @@ impl Engine {
         // at the latest, and always before the next agent starts (`start` saves first).
         // Nothing here acts on the new state before then: a retry waits for `start`.
         tracing::info!(task = task_id, attempt = number, verdict = verdict.label(), evidence = ?verdict.evidence, status = %status, "attempt ended");
+        self.last_durations.insert(index, outcome.duration);
         self.events.push(EngineEvent::Finished {
             task_id: task_id.to_string(),
             attempt: number,

@@ -70,22 +70,6 @@ impl super::Engine {
         &self.opts.runs_dir
     }
 
-    /// The PTY size (rows, cols) the next agents start at; the cast header states it.
-    pub fn launch_size(&self) -> (u16, u16) {
-        (self.opts.rows, self.opts.cols)
-    }
-
-    /// Starts the next agents at `rows` x `cols`: the dashboard passes the size their pane will
-    /// be drawn at, so an agent draws its first screen at the right width (headless keeps
-    /// `--pty-size`). Running agents are not touched; the dashboard resizes those itself.
-    pub fn set_launch_size(&mut self, rows: u16, cols: u16) {
-        let size = (rows.max(1), cols.max(1));
-        if size != self.launch_size() {
-            tracing::debug!(rows = size.0, cols = size.1, "launch size");
-            (self.opts.rows, self.opts.cols) = size;
-        }
-    }
-
     /// Whether task `index` belongs to this run (enabled, and picked by `--only` if given).
     pub fn task_in_scope(&self, index: usize) -> bool {
         index < self.store.file().tasks().len() && self.in_scope(index)

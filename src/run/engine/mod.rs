@@ -12,7 +12,8 @@
 //! `core::outcome::decide` at an attempt's end), `gather` (the end's git, transcript and
 //! worktree work, on a worker), `agent_report` (what the agent said besides its verdict),
 //! `interrupted` (recovery, stop, abandon), `processes` (process hygiene), `hosts` (remote
-//! hosts), `control` and `session` (operator actions).
+//! hosts), `control` and `session` (operator actions), `sizes` (the size each next agent
+//! starts at).
 //!
 //! The tasks file is written by `commit` on a writer thread, pipelined: an agent is launched
 //! once the write that marks its task `running` is on disk (`commit` says why that is enough).
@@ -54,6 +55,7 @@ mod launch_agent;
 mod processes;
 mod reports;
 pub mod session;
+mod sizes;
 mod start;
 
 pub use commit::LAST_WRITE_WAIT;
@@ -207,6 +209,11 @@ pub struct Engine {
     survivors: HashMap<usize, serde_json::Value>,
     /// Hosts out of rotation after they could not be reached.
     rotation: crate::core::host_choice::Rotation,
+    /// The size of each next agent's PTY by how many run when it starts (`sizes`); empty: the
+    /// options' size.
+    launch_sizes: Vec<(u16, u16)>,
+    /// Per task: how long its last attempt of this run took.
+    last_durations: HashMap<usize, Duration>,
     /// Attempts whose connection was lost: swept on their host once it is back.
     unswept: Vec<(crate::core::hosts::Host, String)>,
     /// The tasks file's writer and the generations handed to it.
@@ -245,6 +252,8 @@ impl Engine {
             survivors: HashMap::new(),
             rotation: Default::default(),
             unswept: Vec::new(),
+            launch_sizes: Vec::new(),
+            last_durations: HashMap::new(),
             commits,
             awaiting: Vec::new(),
         };
@@ -323,7 +332,7 @@ impl Engine {
     }
 
     pub fn set_concurrency(&mut self, n: usize) {
-        self.opts.concurrency = n.clamp(1, 256);
+        self.opts.concurrency = n.clamp(1, Self::MAX_CONCURRENCY);
     }
 
     /// Nothing runs and nothing in scope is left to start.

@@ -28,7 +28,7 @@ pub(super) struct Starting {
     pub(super) account: Option<usize>,
     /// The host it runs on, when not here.
     pub(super) host: Option<crate::core::hosts::Host>,
-    /// (rows, cols) the agent starts at: the launch size when it was prepared.
+    /// (rows, cols) its PTY starts at: its slot's size when it was prepared.
     pub(super) size: (u16, u16),
     /// The write that records this start.
     pub(super) generation: u64,
@@ -136,7 +136,9 @@ impl Engine {
                     }
                 }
             };
-            if let Some(prepared) = self.prepare_start(index, now, host)? {
+            // Its slot among the agents running once it started: the frontend's size for it.
+            let size = self.launch_size_at(self.attempts_in_flight() + starting.len());
+            if let Some(prepared) = self.prepare_start(index, now, host, size)? {
                 starting.push(prepared);
             }
         }
@@ -156,6 +158,7 @@ impl Engine {
         index: usize,
         now: Instant,
         host: Option<crate::core::hosts::Host>,
+        size: (u16, u16),
     ) -> Result<Option<Starting>> {
         self.retry_at.remove(&index);
         let task = self.store.file().tasks()[index].clone();
@@ -227,7 +230,7 @@ impl Engine {
             key,
             account,
             host,
-            size: (self.opts.rows, self.opts.cols),
+            size,
             generation: self.next_generation(),
         }))
     }

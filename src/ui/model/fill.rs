@@ -131,7 +131,7 @@ fn task_row(
         max_attempts: max_attempts(task.max_retries, live.map_or(task.attempts, |l| l.number)),
         elapsed: live
             .map(|l| now.saturating_duration_since(l.started))
-            .or_else(|| state.durations.get(&index).copied()),
+            .or_else(|| engine.last_attempt_duration(index)),
         // A task running again shows what it does now, not how its last attempt failed.
         failure: (status != RowStatus::Completed && live.is_none())
             .then(|| failure_of(task))

@@ -1,0 +1,140 @@
+//! The view state of the next frame, settled before it is drawn: the focus and the selection
+//! after agents came and went, the pane order and rectangles, the queue's window, the screens of
+//! panes scrolled back, and what the layout asks of the engine (PTY sizes of the visible panes,
+//! the size the next agents start at) as a plain list the event loop carries out afterwards.
+//! It reads the engine and writes only the dashboard's own state; it sends nothing and draws
+//! nothing.
+
+use ratatui::layout::Rect;
+
+use super::draw;
+use super::layout;
+use super::model::{self, live_tasks, matching, pane_order, window_offset};
+use super::queue;
+use super::state::{Filter, Mode, UiState};
+use crate::run::engine::Engine;
+
+/// One running agent's PTY to resize to the pane it is drawn in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PaneResize {
+    pub task: usize,
+    pub rows: u16,
+    pub cols: u16,
+}
+
+/// The next frame's layout and what it asks of the engine.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FrameLayout {
+    /// The terminal's area.
+    pub area: Rect,
+    /// The running tasks in pane order: the focused one first.
+    pub order: Vec<usize>,
+    /// The tasks whose panes are drawn (the first ones of `order`).
+    pub visible: Vec<usize>,
+    /// PTYs whose size differs from their pane's.
+    pub resizes: Vec<PaneResize>,
+    /// New sizes for the next agents (`Engine::set_launch_sizes`), when the layout changed.
+    pub launch_sizes: Option<Vec<(u16, u16)>>,
+}
+
+/// Settles the dashboard's state for a frame drawn in `area` and lays it out.
+pub fn settle(engine: &Engine, state: &mut UiState, area: Rect) -> FrameLayout {
+    let live = live_tasks(engine);
+    if let Mode::TakeOver { task, was_zoomed } = state.mode
+        && !live.contains(&task)
+    {
+        state.mode = Mode::Normal;
+        state.zoomed = was_zoomed;
+    }
+    let listed = keep_selection_listed(engine, state);
+    state.resolve_focus(&live);
+    let order = pane_order(state.focus, &live);
+    let regions = layout::regions(area, state.zoomed);
+    let plan = layout::panes(regions.panes, order.len(), state.zoomed);
+    let visible: Vec<usize> = order.iter().copied().take(plan.slots.len()).collect();
+    // TUIs draw their boxes at the width they have and nothing reflows them: an agent is made
+    // narrower only when the operator's terminal changed size, never because the focus moved
+    // (a tile then shows part of a wider screen).
+    let terminal_resized = state.drawn_area != Some(area);
+    state.drawn_area = Some(area);
+    let resizes = visible
+        .iter()
+        .zip(&plan.slots)
+        .filter_map(|(&task, slot)| {
+            let current = engine.live_for_task(task)?.attempt.screen().size();
+            let (rows, slot_cols) = layout::pty_size(*slot);
+            let cols = if terminal_resized {
+                slot_cols
+            } else {
+                slot_cols.max(current.1)
+            };
+            (current != (rows, cols)).then_some(PaneResize { task, rows, cols })
+        })
+        .collect();
+    let sized_for = (area, state.zoomed);
+    let launch_sizes = (state.launch_sized_for != Some(sized_for)).then(|| {
+        state.launch_sized_for = Some(sized_for);
+        layout::launch_sizes(area, state.zoomed, Engine::MAX_CONCURRENCY)
+    });
+    scroll_views(engine, state, &live, &visible);
+    settle_queue_window(engine, state, area, listed);
+    FrameLayout {
+        area,
+        order,
+        visible,
+        resizes,
+        launch_sizes,
+    }
+}
+
+/// Panes scrolled back show a view rebuilt from the agent's history (the live screens are only
+/// read); offsets are clamped to the history there is.
+fn scroll_views(engine: &Engine, state: &mut UiState, live: &[usize], visible: &[usize]) {
+    state.scroll.retain(|task, _| live.contains(task));
+    state.scrolled_screens.clear();
+    for &task in visible {
+        let wanted = state.scroll.get(&task).copied().unwrap_or(0);
+        if wanted == 0 {
+            continue;
+        }
+        if let Some(live) = engine.live_for_task(task) {
+            let (view, actual) = live.attempt.screen().scrolled_view(wanted);
+            state.scroll.insert(task, actual);
+            if actual > 0 {
+                state.scrolled_screens.insert(task, view);
+            }
+        }
+    }
+}
+
+/// The queue's first visible row, so that the selection is in view (`listed`: the tasks the
+/// queue lists, when already known).
+fn settle_queue_window(
+    engine: &Engine,
+    state: &mut UiState,
+    area: Rect,
+    listed: Option<Vec<usize>>,
+) {
+    let detail = model::detail(engine, state.selected);
+    let regions = draw::regions(area, state.zoomed, detail.as_ref());
+    let height = regions.queue.map_or(0, queue::visible_rows);
+    let list = listed.unwrap_or_else(|| matching(engine, state));
+    let selected = list.iter().position(|&i| i == state.selected);
+    state.queue_offset = window_offset(state.queue_offset, selected, height, list.len());
+}
+
+/// A task that left the filtered list (it finished, say) is not left selected out of sight:
+/// the selection moves to the next listed task. Returns the list when it was read.
+fn keep_selection_listed(engine: &Engine, state: &mut UiState) -> Option<Vec<usize>> {
+    if state.filter == Filter::All {
+        return None;
+    }
+    let list = matching(engine, state);
+    if !list.contains(&state.selected) {
+        let next = list.iter().find(|&&i| i > state.selected).or(list.last());
+        if let Some(&next) = next {
+            state.selected = next;
+        }
+    }
+    Some(list)
+}
