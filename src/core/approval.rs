@@ -51,12 +51,20 @@ pub struct Approval {
     /// The guard's decision on it (`None` for prompts that approve nothing, such as trust
     /// dialogs).
     pub decision: Option<Decision>,
+    /// The option an ACP agent's request was answered with (`allow_once`, `reject_once`,
+    /// `cancelled`…); `None` for keys typed on a screen.
+    pub option: Option<String>,
+    /// The title the ACP agent gave its tool call, when it gave one.
+    pub title: Option<String>,
 }
 
 impl Approval {
     /// One line: `auto press_1 "1": Bash(npm test) — allow (by auto_press_1)`.
     pub fn summary(&self) -> String {
-        let mut line = format!("{} {} {:?}", self.by.as_str(), self.rule, self.keys);
+        let mut line = match &self.option {
+            Some(option) => format!("{} {}", self.by.as_str(), option),
+            None => format!("{} {} {:?}", self.by.as_str(), self.rule, self.keys),
+        };
         if let Some(request) = &self.request {
             line.push_str(&format!(": {request}"));
         }

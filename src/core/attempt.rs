@@ -535,6 +535,14 @@ impl Attempt {
             effects.push(Effect::Note(Note::ResultEvent {
                 success: result.success,
             }));
+            // herd's ACP client's record of its answers is exact (the request as data, the
+            // option sent): it replaces what the screen read of the dialogs it drew.
+            if let Some(client) = &parser.facts().client_approvals {
+                for approval in client {
+                    effects.push(Effect::Note(Note::Approval(approval.clone())));
+                }
+                self.approvals.clone_from(client);
+            }
             if self.setup.completion != Completion::SignalFile {
                 self.begin_ending(EndCause::AfterResult, now, effects);
             }

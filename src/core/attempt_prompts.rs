@@ -203,6 +203,8 @@ impl Attempt {
             keys: keys.clone(),
             request,
             decision,
+            option: None,
+            title: None,
         };
         self.approvals.push(record.clone());
         effects.push(Effect::Note(Note::Approval(record)));
@@ -288,6 +290,8 @@ impl Attempt {
             keys: keys.clone(),
             request,
             decision,
+            option: None,
+            title: None,
         };
         self.approvals.push(record.clone());
         effects.push(Effect::Note(Note::Approval(record)));

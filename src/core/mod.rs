@@ -23,6 +23,7 @@ pub mod outcome;
 pub mod profile;
 pub mod queries;
 pub mod quota_reset;
+pub mod remote_files;
 pub mod remote_script;
 pub mod retry;
 pub mod screen;

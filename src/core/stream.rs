@@ -205,6 +205,10 @@ pub struct StreamFacts {
     pub retries: Vec<Retry>,
     /// In the order seen.
     pub errors: Vec<StreamError>,
+    /// herd's ACP client's answers to the agent's permission requests, from its `result` event
+    /// (the first one); the attempt's approvals are these.
+    #[serde(skip)]
+    pub client_approvals: Option<Vec<crate::core::approval::Approval>>,
     /// The stream ended inside a JSON line, or without a final event (or fatal error) after
     /// events began. Set by [`StreamParser::finish`].
     pub cut_short: bool,

@@ -47,6 +47,8 @@ pub fn in_repository(cwd: &Path) -> bool {
 #[derive(Debug, Default)]
 pub struct GitSnapshot {
     worker: Option<std::thread::JoinHandle<Option<BTreeSet<String>>>>,
+    /// Taken already (on a host, through its launcher).
+    known: Option<BTreeSet<String>>,
 }
 
 impl GitSnapshot {
@@ -59,12 +61,26 @@ impl GitSnapshot {
             .name("git-status".into())
             .spawn(move || git_changes(&cwd))
             .ok();
-        GitSnapshot { worker }
+        GitSnapshot {
+            worker,
+            known: None,
+        }
+    }
+
+    /// A snapshot taken elsewhere (`None`: outside a repository).
+    pub fn known(files: Option<BTreeSet<String>>) -> GitSnapshot {
+        GitSnapshot {
+            worker: None,
+            known: files,
+        }
     }
 
     /// The files git reported changed when the attempt started. Only a failed attempt asks,
     /// at its end, when the worker finished long ago.
     pub fn take(&mut self) -> Option<BTreeSet<String>> {
+        if let Some(files) = self.known.take() {
+            return Some(files);
+        }
         self.worker.take()?.join().ok().flatten()
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod acp;
 pub mod agent_log;
+pub mod attempt_files;
 pub mod engine;
 pub mod failure_report;
 pub mod guard_context;
@@ -15,6 +16,7 @@ pub mod outcome;
 pub mod pty;
 pub mod recorder;
 pub mod remote;
+pub mod remote_files;
 pub mod safe_fs;
 pub mod spawn;
 pub mod store;

@@ -49,6 +49,16 @@ pub enum PtyReport {
     TasksFileWritten {
         generation: u64,
     },
+    /// The attempt's signal file or agent log was read (see `attempt_files`).
+    Files {
+        key: u64,
+        report: super::attempt_files::FilesReport,
+    },
+    /// What an attempt needed before its agent starts was made (see `attempt_files`).
+    Prepared {
+        key: u64,
+        preparation: Box<super::attempt_files::Preparation>,
+    },
 }
 
 /// Most reports the loop takes off the channel at once: a flood of output still lets timers
@@ -82,7 +92,9 @@ pub fn coalesce(reports: impl IntoIterator<Item = PtyReport>) -> Vec<PtyReport> 
             PtyReport::Closed { key }
             | PtyReport::Exited { key, .. }
             | PtyReport::Swept { key, .. }
-            | PtyReport::Gathered { key, .. } => {
+            | PtyReport::Gathered { key, .. }
+            | PtyReport::Files { key, .. }
+            | PtyReport::Prepared { key, .. } => {
                 open.remove(&key);
                 out.push(report);
             }
@@ -260,6 +272,8 @@ mod tests {
                 PtyReport::Swept { key, .. } => (*key, "swept".into()),
                 PtyReport::Gathered { key, .. } => (*key, "gathered".into()),
                 PtyReport::TasksFileWritten { generation } => (0, format!("written {generation}")),
+                PtyReport::Files { key, .. } => (*key, "files".into()),
+                PtyReport::Prepared { key, .. } => (*key, "prepared".into()),
             })
             .collect()
     }

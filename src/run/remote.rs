@@ -131,12 +131,40 @@ pub struct PlainRun {
 /// Runs shell code on `host` without a terminal for up to `timeout`. The code goes on the
 /// launcher's stdin (`sh -s`), never on a command line: it may hold the host's `env`.
 pub fn run_plain(host: &Host, script: &str, timeout: Duration) -> std::io::Result<PlainRun> {
+    let run = run_plain_bytes(host, script, timeout)?;
+    Ok(PlainRun {
+        code: run.code,
+        stdout: String::from_utf8_lossy(&run.stdout).into_owned(),
+        stderr: run.stderr,
+        timed_out: run.timed_out,
+    })
+}
+
+/// What a launcher run without a terminal printed, its output as bytes (file contents).
+#[derive(Debug, Clone)]
+pub struct PlainBytes {
+    pub code: Option<i32>,
+    pub stdout: Vec<u8>,
+    pub stderr: String,
+    pub timed_out: bool,
+}
+
+/// [`run_plain`], its output kept as bytes.
+pub fn run_plain_bytes(
+    host: &Host,
+    script: &str,
+    timeout: Duration,
+) -> std::io::Result<PlainBytes> {
+    use std::os::unix::process::CommandExt;
     let argv = launcher_argv(host, false, None, "exec sh -s");
+    // Its own process group: on a time-out the whole launcher goes, and with it whatever holds
+    // its output open.
     let mut child = Command::new(&argv[0])
         .args(&argv[1..])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        .process_group(0)
         .spawn()?;
     if let Some(mut stdin) = child.stdin.take() {
         let script = script.to_string();
@@ -154,27 +182,30 @@ pub fn run_plain(host: &Host, script: &str, timeout: Duration) -> std::io::Resul
             break (Some(status), false);
         }
         if Instant::now() >= deadline {
+            if let Some(group) = rustix::process::Pid::from_raw(child.id() as i32) {
+                let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+            }
             let _ = child.kill();
             break (child.wait().ok(), true);
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    let join = |h: Option<std::thread::JoinHandle<String>>| {
+    let join = |h: Option<std::thread::JoinHandle<Vec<u8>>>| {
         h.and_then(|h| h.join().ok()).unwrap_or_default()
     };
-    Ok(PlainRun {
+    Ok(PlainBytes {
         code: status.and_then(|s| s.code()),
         stdout: join(out),
-        stderr: join(err),
+        stderr: String::from_utf8_lossy(&join(err)).into_owned(),
         timed_out,
     })
 }
 
-fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
+fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
     std::thread::spawn(move || {
         let mut bytes = Vec::new();
         let _ = pipe.read_to_end(&mut bytes);
-        String::from_utf8_lossy(&bytes).into_owned()
+        bytes
     })
 }
 
@@ -243,18 +274,9 @@ pub fn host_problem(name: &str, hosts: &HostSet) -> Option<String> {
     })
 }
 
-/// What keeps a task from running on its host: `host_problem`, or a feature not supported
-/// there yet.
+/// What keeps a task from running on its host: `host_problem`.
 pub fn task_problem(task: &crate::core::task::TaskSpec, hosts: &HostSet) -> Option<String> {
-    let name = task.host.as_deref()?;
-    if let Some(problem) = host_problem(name, hosts) {
-        return Some(problem);
-    }
-    task.worktree.then(|| {
-        format!(
-            "\"worktree\" is not supported for tasks on a host yet (host \"{name}\"); run the task here, or prepare the worktree on the host and set \"cwd\""
-        )
-    })
+    host_problem(task.host.as_deref()?, hosts)
 }
 
 /// Whether the launcher program can be found on herd's PATH.

@@ -213,6 +213,13 @@ impl UiState {
         }
     }
 
+    /// Shows an operator action's result (the engine's `ControlOutcome`: `message()` and
+    /// `is_done()`), and logs it.
+    pub fn report(&mut self, message: &str, done: bool, now: Instant) {
+        tracing::info!(message, done, "operator action");
+        self.say(message, now);
+    }
+
     pub fn note(&mut self, task: usize, text: impl Into<String>, now: Instant) {
         self.notes.insert(task, (text.into(), now + NOTE_TIME));
     }

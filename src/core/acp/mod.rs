@@ -8,6 +8,7 @@
 //! schemars, anyhow) and owns the I/O, where herd needs every raw line (recorded both ways,
 //! garbage and oversized lines survived, not fatal) and a state machine it can test by table.
 
+pub mod audit;
 pub mod outcome;
 pub mod permission;
 pub mod render;
@@ -18,3 +19,7 @@ pub mod transcript;
 pub use outcome::Outcome;
 pub use session::{Action, Session, SessionSetup};
 pub use transcript::Shown;
+
+#[cfg(test)]
+#[path = "audit_flow_tests.rs"]
+mod audit_flow_tests;

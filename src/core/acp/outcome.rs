@@ -1,7 +1,7 @@
 //! How an ACP session ended, as facts, and those facts as the one structured event herd's
 //! stream reader already judges (a Claude-style `result`): success with the agent's text (the
 //! engine looks for the marker in it), or an error with its kind and HTTP status, plus the
-//! requests refused on the way (`permission_denials`).
+//! requests refused on the way (`permission_denials`) and every answer given (`audit`).
 //!
 //! Owns the mapping from stop reasons and JSON-RPC errors to those facts; the verdict itself
 //! stays `classify`'s and `stream::judge`'s, as for every structured agent. Pure.
@@ -9,8 +9,10 @@
 use regex::Regex;
 use serde_json::{Value, json};
 
+use super::audit;
 use super::permission::as_denial;
 use super::rpc::RpcError;
+use super::session::Answer;
 use crate::core::guard::Request;
 
 /// The facts of a finished session.
@@ -27,6 +29,8 @@ pub struct Outcome {
     pub status: Option<u16>,
     pub session_id: Option<String>,
     pub denials: Vec<Request>,
+    /// Every answer to a permission request, automatic or by the operator.
+    pub answers: Vec<Answer>,
 }
 
 impl Outcome {
@@ -83,7 +87,23 @@ impl Outcome {
 
     /// The event the engine's stream reader takes as the attempt's final result.
     pub fn event(&self) -> Value {
-        let denials: Vec<Value> = self.denials.iter().map(as_denial).collect();
+        // Each refusal with its reason, so the verdict's evidence says why.
+        let denials: Vec<Value> = self
+            .denials
+            .iter()
+            .map(|request| {
+                let mut denial = as_denial(request);
+                let reason = self
+                    .answers
+                    .iter()
+                    .filter(|a| a.request.as_ref() == Some(request))
+                    .find_map(Answer::refusal);
+                if let Some(reason) = reason {
+                    denial["reason"] = json!(reason);
+                }
+                denial
+            })
+            .collect();
         let mut event = json!({
             "type": "result",
             "subtype": if self.success { "success" } else { self.kind.as_str() },
@@ -91,6 +111,7 @@ impl Outcome {
             "result": if self.success { &self.text } else { &self.message },
             "permission_denials": denials,
         });
+        event[audit::FIELD] = self.answers.iter().map(audit::to_value).collect();
         if let Some(id) = &self.session_id {
             event["session_id"] = json!(id);
         }

@@ -64,6 +64,8 @@ pub struct Waiting {
     pub decision: Decision,
     /// In the order shown (`permission::ordered`): the operator's key `n` picks the n-th.
     pub options: Vec<PermissionOption>,
+    /// The tool call's title, as the agent gave it.
+    pub title: Option<String>,
 }
 
 /// An answer given to a permission request, for the audit.
@@ -76,6 +78,8 @@ pub struct Answer {
     pub decision: Decision,
     /// The option's kind (`allow_once`…) or `cancelled`.
     pub option: String,
+    /// The tool call's title, as the agent gave it.
+    pub title: Option<String>,
 }
 
 #[derive(Debug)]
@@ -227,14 +231,8 @@ impl Session {
             return Vec::new();
         };
         let option = waiting.options[index].clone();
-        self.answer(
-            waiting.id,
-            waiting.request,
-            waiting.decision,
-            Some(option),
-            "operator",
-            at,
-        )
+        let (asking, decision) = waiting.into_parts();
+        self.answer(asking, decision, Some(option), "operator", at)
     }
 
     /// The operator's "no" to a waiting request: its first reject option, else `cancelled`.
@@ -247,14 +245,8 @@ impl Session {
             .iter()
             .find(|o| o.kind.starts_with("reject"))
             .cloned();
-        self.answer(
-            waiting.id,
-            waiting.request,
-            waiting.decision,
-            reject,
-            "operator",
-            at,
-        )
+        let (asking, decision) = waiting.into_parts();
+        self.answer(asking, decision, reject, "operator", at)
     }
 
     pub fn handle(&mut self, message: Message, at: Duration) -> Vec<Action> {
@@ -302,6 +294,7 @@ impl Session {
         self.waiting = None;
         outcome.session_id = self.session_id.clone();
         outcome.denials = self.denials.clone();
+        outcome.answers = self.answers.clone();
         if outcome.text.is_empty() {
             outcome.text = self.text.clone();
         }

@@ -125,6 +125,9 @@ fn permissions_are_judged_by_the_guard_and_refusals_recorded() {
         event["permission_denials"][0]["tool_input"]["command"],
         "rm -rf ~"
     );
+    // With the guard's reason, so the verdict's evidence says why.
+    let reason = event["permission_denials"][0]["reason"].as_str().unwrap();
+    assert!(reason.starts_with("refuse: "), "{reason}");
 }
 
 #[test]

@@ -209,6 +209,9 @@ fn final_result(facts: &mut StreamFacts, event: &Object) {
                 .map(describe_denial),
         );
     }
+    if facts.client_approvals.is_none() {
+        facts.client_approvals = crate::core::acp::audit::read(event);
+    }
     if !success {
         facts.errors.push(result_error(event, subtype));
     }
@@ -246,9 +249,15 @@ fn result_error(event: &Object, subtype: Option<&str>) -> StreamError {
 
 /// `Bash(touch x)`: the tool's name and its command, file path or first text input, read as
 /// the guard reads permission requests.
+/// `Bash(rm -rf ~)`, with herd's ACP client's reason when it gives one
+/// (`Bash(rm -rf ~) — refuse: it deletes …`).
 fn describe_denial(denial: &Object) -> String {
     let tool = text(denial, "tool_name").unwrap_or("tool");
-    Request::from_tool_use(tool, denial.get("tool_input")).to_string()
+    let request = Request::from_tool_use(tool, denial.get("tool_input")).to_string();
+    match text(denial, "reason") {
+        Some(reason) => format!("{request} — {reason}"),
+        None => request,
+    }
 }
 
 /// A `tool_use` block or event, as a request (its name under `name` or `tool_name`, its input

@@ -87,18 +87,28 @@ impl Engine {
         if !ready {
             return Ok(());
         }
-        if self.conclude_on_host_trouble(key, now)? {
+        if self.conclude_on_host_trouble(key, now, None)? {
             return Ok(());
         }
-        if self
-            .live
-            .get(&key)
-            .is_some_and(|l| l.plan.signal_file.is_some())
-        {
-            self.poll_signal(key, now, true)?;
+        // The last read of its signal file and agent log, on their worker: it concludes once
+        // that is in (`on_files`), whatever the worker found.
+        if let Some(live) = self.live.get_mut(&key) {
+            if let Some(files) = &live.files {
+                if !live.files_asked {
+                    live.files_asked = true;
+                    if files.ask_last() {
+                        return Ok(());
+                    }
+                    live.files = None;
+                } else {
+                    return Ok(());
+                }
+            }
+            if let Some(why) = live.files_trouble.take() {
+                self.conclude_on_host_trouble(key, now, Some(why))?;
+                return Ok(());
+            }
         }
-        // The last lines of the agent's log (a Codex refusal the model talked past).
-        self.poll_agent_log(key, now)?;
         // It keeps its task and its slot until it is concluded.
         let Some(mut live) = self.live.remove(&key) else {
             return Ok(());
@@ -127,6 +137,7 @@ impl Engine {
             failure,
             transcript: self.transcript_job(&live),
             finish_worktree,
+            remote: self.remote_end_job(&live),
         };
         match gather::gather_in_background(key, job, self.reports.clone()) {
             Some(gathered) => self.conclude_gathered(live, gathered, now),

@@ -82,7 +82,9 @@ impl super::Engine {
             | PtyReport::Closed { key }
             | PtyReport::Exited { key, .. }
             | PtyReport::Swept { key, .. }
-            | PtyReport::Gathered { key, .. } => key,
+            | PtyReport::Gathered { key, .. }
+            | PtyReport::Files { key, .. }
+            | PtyReport::Prepared { key, .. } => key,
             PtyReport::TasksFileWritten { .. } => return None,
         };
         self.live.get(key).map(|live| live.task)

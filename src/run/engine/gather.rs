@@ -1,7 +1,9 @@
 //! What an ended attempt needs from git and the disk, gathered on a worker thread so the event
 //! loop never waits for it: `git status` for a failure's changed files (and its `errors.json`),
-//! a Claude session's transcript, and the removal of a completed task's clean worktree. The
-//! worker posts a `PtyReport::Gathered`; the attempt concludes on it. It decides nothing.
+//! a Claude session's transcript, and the removal of a completed task's clean worktree. For an
+//! attempt on a host all of it is done there, through the launcher, in one run with a time
+//! limit (the transcript is copied into the recordings; the attempt's files there are removed).
+//! The worker posts a `PtyReport::Gathered`; the attempt concludes on it. It decides nothing.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -9,6 +11,8 @@ use std::time::SystemTime;
 
 use tokio::sync::mpsc;
 
+use crate::core::hosts::Host;
+use crate::core::remote_files::{RemoteEnd, RemoteTranscript, WorktreeEnd};
 use crate::core::transcript::TranscriptFacts;
 use crate::run::failure_report::{self, GitSnapshot};
 use crate::run::pty::PtyReport;
@@ -40,6 +44,19 @@ pub(super) struct GatherJob {
     pub(super) transcript: Option<TranscriptJob>,
     /// The worktree to remove when it is clean (the task completed).
     pub(super) finish_worktree: Option<PathBuf>,
+    /// The attempt ran on a host: all of the above is done there.
+    pub(super) remote: Option<RemoteEndJob>,
+}
+
+/// Where an attempt on a host left its files.
+pub(super) struct RemoteEndJob {
+    pub(super) host: Host,
+    /// The attempt's folder under the host's `$HOME`, the files in it to remove, its stamp.
+    pub(super) run_dir: String,
+    pub(super) remove: Vec<String>,
+    pub(super) stamp: String,
+    /// Where the transcript's copy goes, in the recordings.
+    pub(super) transcript_copy: PathBuf,
 }
 
 /// What the worker found.
@@ -51,7 +68,14 @@ pub struct Gathered {
 }
 
 impl GatherJob {
-    fn run(self) -> Gathered {
+    fn run(mut self) -> Gathered {
+        match self.remote.take() {
+            Some(remote) => self.run_on_host(remote),
+            None => self.run_here(),
+        }
+    }
+
+    fn run_here(self) -> Gathered {
         let failure_summary = self.failure.map(|mut job| {
             let before = job.before.take();
             let changed = failure_report::changed_since(before.as_ref(), &job.cwd);
@@ -63,6 +87,81 @@ impl GatherJob {
             Some((outcome::relative_to(&path, &job.base_dir), facts))
         });
         let worktree = self.finish_worktree.map(|path| worktree::finish(&path));
+        Gathered {
+            failure_summary,
+            transcript,
+            worktree,
+        }
+    }
+}
+
+impl GatherJob {
+    /// The end of an attempt on its host, in one run of its launcher.
+    fn run_on_host(self, job: RemoteEndJob) -> Gathered {
+        let cwd = self
+            .failure
+            .as_ref()
+            .map(|f| &f.cwd)
+            .or(self.finish_worktree.as_ref())
+            .or(self.transcript.as_ref().map(|t| &t.cwd))
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        let transcript = self.transcript.as_ref().map(|t| RemoteTranscript {
+            config_dir: t.env.get("CLAUDE_CONFIG_DIR").map(String::as_str),
+            project: crate::core::transcript::project_dir_name(&t.cwd.to_string_lossy()),
+            session: t.session.as_deref(),
+            max_bytes: transcripts::MAX_READ_BYTES,
+        });
+        let end = RemoteEnd {
+            cwd: &cwd,
+            git_status: self.failure.is_some(),
+            transcript,
+            finish_worktree: self.finish_worktree.is_some(),
+            run_dir: &job.run_dir,
+            remove: &job.remove,
+            stamp: &job.stamp,
+        };
+        let back = crate::run::remote_files::end(&job.host, &end);
+        if let Err(why) = &back {
+            tracing::warn!(host = %job.host.name, "cannot gather the attempt's end on the host: {why}");
+        }
+        let back = back.as_ref().ok();
+        let failure_summary = self.failure.map(|mut job| {
+            let before = job.before.take();
+            let changed = match (before, back.and_then(|b| b.git_after.clone())) {
+                (Some(before), Some(after)) => after.difference(&before).cloned().collect(),
+                (None, Some(after)) => after.into_iter().collect(),
+                _ => Vec::new(),
+            };
+            failure_report::report(&job.tail, changed, &job.errors_path)
+        });
+        let transcript = self
+            .transcript
+            .zip(back.and_then(|b| b.transcript.as_ref()));
+        let transcript = transcript.and_then(|(t, (_, bytes))| {
+            let copy = &job.transcript_copy;
+            let written = crate::run::safe_fs::create_file(copy)
+                .map_err(|e| e.to_string())
+                .and_then(|mut f| {
+                    std::io::Write::write_all(&mut f, bytes).map_err(|e| e.to_string())
+                });
+            if let Err(error) = written {
+                tracing::warn!(path = %copy.display(), "cannot keep the transcript: {error}");
+                return None;
+            }
+            let facts = transcripts::read(copy)?;
+            Some((outcome::relative_to(copy, &t.base_dir), facts))
+        });
+        let worktree = self
+            .finish_worktree
+            .map(|_| match back.map(|b| b.worktree.clone()) {
+                Some(Some(WorktreeEnd::Removed)) => Ok(worktree::Cleanup::Removed),
+                Some(Some(WorktreeEnd::KeptDirty { files })) => {
+                    Ok(worktree::Cleanup::KeptDirty { files })
+                }
+                Some(Some(WorktreeEnd::Failed { error })) => Err(error),
+                _ => Err(format!("host {} did not answer", job.host.name)),
+            });
         Gathered {
             failure_summary,
             transcript,

@@ -78,6 +78,11 @@ impl Engine {
                 *load.entry(remote.host.name.clone()).or_default() += 1;
             }
         }
+        for planned in self.preparing.values() {
+            if let Some(host) = &planned.host {
+                *load.entry(host.name.clone()).or_default() += 1;
+            }
+        }
         for host in starting {
             *load.entry((*host).to_string()).or_default() += 1;
         }
@@ -106,7 +111,14 @@ impl Engine {
 
     /// Whether attempt `key` ended through its host rather than its agent; if so the task goes
     /// back to the queue (not counted), the host out of rotation, and `true` is returned.
-    pub(super) fn conclude_on_host_trouble(&mut self, key: u64, now: Instant) -> Result<bool> {
+    /// `lost`: the host could not be read at the attempt's end (its signal file, which decides
+    /// the verdict), whatever the launcher said.
+    pub(super) fn conclude_on_host_trouble(
+        &mut self,
+        key: u64,
+        now: Instant,
+        lost: Option<String>,
+    ) -> Result<bool> {
         let Some(live) = self.live.get(&key) else {
             return Ok(false);
         };
@@ -114,7 +126,11 @@ impl Engine {
             return Ok(false);
         };
         let exit_code = live.exit.as_ref().and_then(|e| e.code);
-        let (lost, reason) = match remote.end(exit_code, live.stopped_by_operator) {
+        let end = match lost {
+            Some(reason) => LauncherEnd::Lost { reason },
+            None => remote.end(exit_code, live.stopped_by_operator),
+        };
+        let (lost, reason) = match end {
             LauncherEnd::Agent => return Ok(false),
             LauncherEnd::Unreachable { reason } => (false, reason),
             LauncherEnd::Lost { reason } => (true, reason),
@@ -184,6 +200,48 @@ impl Engine {
             out_for: for_how_long,
         });
         Ok(true)
+    }
+
+    /// The host of a planned attempt could not be reached to prepare it: the attempt did not
+    /// happen (the task keeps its status and attempts) and the host goes out of rotation.
+    pub(super) fn unreachable_at_start(
+        &mut self,
+        planned: super::prepare::Planned,
+        reason: String,
+        now: Instant,
+    ) -> Result<()> {
+        let Some(host) = planned.host else {
+            return Ok(());
+        };
+        let name = host.name.clone();
+        let what = format!("host {name} cannot be reached: {reason}");
+        let for_how_long = Duration::from_secs(host.out_of_rotation_sec);
+        self.rotation.take_out(&name, reason, now, for_how_long);
+        let index = planned.index;
+        let file = self.store.file_mut();
+        let mut result = file.tasks()[index]
+            .result
+            .clone()
+            .unwrap_or_else(|| json!({}));
+        if let Some(obj) = result.as_object_mut() {
+            obj.insert(
+                "host_trouble".into(),
+                json!({
+                    "host": name,
+                    "at": outcome::utc_timestamp(OffsetDateTime::now_utc()),
+                    "evidence": what,
+                }),
+            );
+        }
+        file.set_result(index, result);
+        tracing::warn!(task = %planned.task.task_id, "{what}; the task waits (not counted) and {name} is out of rotation for {} s", for_how_long.as_secs());
+        self.events.push(EngineEvent::HostTrouble {
+            task_id: planned.task.task_id.clone(),
+            host: name,
+            evidence: what,
+            out_for: for_how_long,
+        });
+        Ok(())
     }
 
     /// Sweeps again, on a worker, the attempts whose connection was lost once their host is

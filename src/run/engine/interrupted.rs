@@ -58,6 +58,11 @@ impl Engine {
     /// `retryable`; nothing new starts.
     pub fn stop(&mut self, now: Instant) -> Result<()> {
         self.stopping = true;
+        // Not started yet (nothing marked them `running`): they stay as they are.
+        for planned in std::mem::take(&mut self.preparing).into_values() {
+            self.live_by_task.remove(&planned.index);
+        }
+        // Prepared, waiting for the write that marks them `running`: back to what they were.
         self.withdraw_starts(None);
         let keys: Vec<u64> = self.live.keys().copied().collect();
         for key in keys {

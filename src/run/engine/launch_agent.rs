@@ -11,7 +11,7 @@ use time::OffsetDateTime;
 use super::agent_report::AgentReport;
 use super::conclude::Ended;
 use super::start::Starting;
-use super::{Engine, EngineEvent, LiveAttempt, SIGNAL_POLL};
+use super::{Engine, EngineEvent, LiveAttempt};
 
 use crate::core::attempt::{
     Attempt, AttemptSetup, DEFAULT_ANSWER_CAP, DEFAULT_PERMISSION_WAIT_SEC,
@@ -56,6 +56,7 @@ impl Engine {
             key,
             account,
             host,
+            git_before,
             ..
         } = starting;
         let profile_rules = profile.rules.clone();
@@ -84,15 +85,7 @@ impl Engine {
             marker_required: plan.completion.marker_required,
             guard: guard_setup(&task, &profile_rules, &plan.cwd),
         };
-        let agent_log = setup.profile.agent_log.map(|kind| {
-            super::super::agent_log::AgentLogTail::new(
-                kind,
-                plan.agent_log.clone(),
-                &plan.env,
-                &plan.cwd,
-                std::time::SystemTime::from(started_at),
-            )
-        });
+        let agent_log = setup.profile.agent_log;
         let command = plan.argv.join(" ");
         tracing::info!(task = %task.task_id, attempt = number, cwd = %plan.cwd.display(), "starting {command}");
         self.events.push(EngineEvent::Started {
@@ -100,9 +93,10 @@ impl Engine {
             attempt: number,
             command,
         });
-        let git_before = match host {
-            None => failure_report::GitSnapshot::start(&plan.cwd),
-            Some(_) => failure_report::GitSnapshot::default(),
+        let git_before = match (&host, git_before) {
+            (None, _) => failure_report::GitSnapshot::start(&plan.cwd),
+            (Some(_), Some(before)) => failure_report::GitSnapshot::known(before),
+            (Some(_), None) => failure_report::GitSnapshot::default(),
         };
         let cookie = hygiene::new_cookie(&self.file_tag, &task.task_id, number);
         plan.env.insert(hygiene::COOKIE_VAR.into(), cookie.clone());
@@ -124,6 +118,8 @@ impl Engine {
         let host_name = remote.as_ref().map(|r| r.host.name.clone());
         match spawned {
             Ok(process) => {
+                let files =
+                    self.watch_files(key, &task, number, &plan, agent_log, &remote, started_at);
                 self.live.insert(
                     key,
                     LiveAttempt {
@@ -144,8 +140,9 @@ impl Engine {
                         git_before,
                         account,
                         signal_text: None,
-                        next_signal_poll: now + SIGNAL_POLL,
-                        agent_log,
+                        files,
+                        files_asked: false,
+                        files_trouble: None,
                         cookie,
                         known_processes: Vec::new(),
                         swept: None,

@@ -7,8 +7,10 @@
 //! and drain its `EngineEvent`s; they change nothing directly.
 //!
 //! This file holds the engine's state, its options and events, and what the frontends read.
-//! The steps live beside it: `start` (a task's next attempt, from plan to spawn), `reports`
-//! (PTY output, timers, signal files fed to the attempts), `conclude` (carries out
+//! The steps live beside it: `prepare` (a task's plan, and its worktree, signal file or host
+//! folder made on a worker before it starts), `start` (from plan to spawn), `files` (the
+//! attempt's signal file and agent log read on a worker, here or on its host), `reports` (PTY
+//! output, timers, what the workers read fed to the attempts), `conclude` (carries out
 //! `core::outcome::decide` at an attempt's end), `gather` (the end's git, transcript and
 //! worktree work, on a worker), `agent_report` (what the agent said besides its verdict),
 //! `interrupted` (recovery, stop, abandon), `processes` (process hygiene), `hosts` (remote
@@ -17,8 +19,6 @@
 //!
 //! The tasks file is written by `commit` on a writer thread, pipelined: an agent is launched
 //! once the write that marks its task `running` is on disk (`commit` says why that is enough).
-//! Still on the loop thread, small and bounded: the signal-file reads (a stat, at most 1 MiB)
-//! and agent-log tails each second, and `git worktree add` when a worktree task starts.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -48,10 +48,12 @@ mod conclude;
 pub mod control;
 #[cfg(test)]
 mod control_tests;
+mod files;
 pub mod gather;
 mod hosts;
 mod interrupted;
 mod launch_agent;
+mod prepare;
 mod processes;
 mod reports;
 pub mod session;
@@ -63,12 +65,12 @@ pub use commit::LAST_WRITE_WAIT;
 /// How long to wait for the terminal to close after the agent exited (its process group is
 /// killed at exit, so only a process that left the group can hold it longer).
 const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
-/// How often a running agent's signal file is looked for.
+/// How often a running agent's signal file and log are read here.
 const SIGNAL_POLL: Duration = Duration::from_secs(1);
+/// How often they are read on a host (each read is one run of its launcher).
+const REMOTE_POLL: Duration = Duration::from_secs(2);
 /// A task whose agent could not start for lack of resources tries again after this.
 const SPAWN_RETRY_AFTER: Duration = Duration::from_secs(5);
-/// A signal file larger than this is not read (it is not a verdict).
-const SIGNAL_MAX_BYTES: u64 = 1024 * 1024;
 
 #[derive(Debug, Clone)]
 pub struct EngineOptions {
@@ -158,9 +160,13 @@ pub struct LiveAttempt {
     /// The signal file's text as last read, so an unchanged file is not read into the attempt
     /// again.
     signal_text: Option<String>,
-    next_signal_poll: Instant,
-    /// The agent's own log (the profile's `agent_log`), read every `SIGNAL_POLL`.
-    agent_log: Option<super::agent_log::AgentLogTail>,
+    /// The worker that reads the signal file and the agent's own log (the profile's
+    /// `agent_log`); gone once its last read came in.
+    files: Option<super::attempt_files::FileWatch>,
+    /// The last read was asked for (the attempt ends once it is in).
+    files_asked: bool,
+    /// Why the host could not be read at the end, when the signal file decides the verdict.
+    files_trouble: Option<String>,
     /// `HERD_ATTEMPT_ID` of this attempt: every process it starts carries it.
     cookie: String,
     /// Processes seen under the agent before herd signalled it (found again by identity, for
@@ -191,6 +197,8 @@ pub struct Engine {
     live: BTreeMap<u64, LiveAttempt>,
     /// Attempts that ended and wait for their end to be gathered off the loop (`gather`).
     ending: BTreeMap<u64, LiveAttempt>,
+    /// Attempts whose worktree, signal file or host folder is being made (`prepare`).
+    preparing: BTreeMap<u64, prepare::Planned>,
     live_by_task: HashMap<usize, u64>,
     next_key: u64,
     retry_at: HashMap<usize, Instant>,
@@ -239,6 +247,7 @@ impl Engine {
             opts,
             live: BTreeMap::new(),
             ending: BTreeMap::new(),
+            preparing: BTreeMap::new(),
             live_by_task: HashMap::new(),
             next_key: 1,
             retry_at: HashMap::new(),
@@ -294,10 +303,10 @@ impl Engine {
         self.live.values().chain(self.ending.values())
     }
 
-    /// Attempts that hold a slot: running, ending, or starting (waiting for the write that
-    /// records their start).
+    /// Attempts that hold a slot: being prepared, waiting for the write that records their
+    /// start, running or ending.
     pub fn attempts_in_flight(&self) -> usize {
-        self.live.len() + self.ending.len() + self.awaiting.len()
+        self.preparing.len() + self.awaiting.len() + self.live.len() + self.ending.len()
     }
 
     /// Whether task `index` has an attempt: starting, running or ending.
@@ -340,6 +349,7 @@ impl Engine {
         self.live.is_empty()
             && self.ending.is_empty()
             && self.awaiting.is_empty()
+            && self.preparing.is_empty()
             && (self.stopping
                 || !self
                     .scope()

@@ -5,9 +5,10 @@ use std::time::{Duration, Instant};
 
 use color_eyre::eyre::Result;
 
-use super::{DRAIN_AFTER_EXIT, Engine, EngineEvent, SIGNAL_MAX_BYTES, SIGNAL_POLL, note_label};
+use super::{DRAIN_AFTER_EXIT, Engine, EngineEvent, note_label};
 
 use crate::core::attempt::{Effect, Event};
+use crate::run::attempt_files::{FilesReport, SignalText};
 use crate::run::hygiene;
 use crate::run::pty::PtyReport;
 
@@ -51,6 +52,10 @@ impl Engine {
                 if let Some(live) = self.ending.remove(&key) {
                     self.conclude_gathered(live, *gathered, now)?;
                 }
+            }
+            PtyReport::Files { key, report } => self.on_files(key, report, now)?,
+            PtyReport::Prepared { key, preparation } => {
+                self.on_prepared(key, *preparation, now)?;
             }
             PtyReport::Closed { key } => {
                 if let Some(live) = self.live.get_mut(&key) {
@@ -110,12 +115,6 @@ impl Engine {
                 let effects = live.attempt.handle(Event::Tick, at);
                 self.apply(key, effects, at)?;
             }
-            if self.live.get(&key).is_some_and(|l| {
-                (l.plan.signal_file.is_some() || l.agent_log.is_some()) && now >= l.next_signal_poll
-            }) {
-                self.poll_agent_log(key, now)?;
-                self.poll_signal(key, now, false)?;
-            }
             self.conclude_if_drained(key, now)?;
         }
         if !self.unswept.is_empty() {
@@ -125,31 +124,54 @@ impl Engine {
         self.commit(now)
     }
 
-    /// Reads attempt `key`'s signal file into its attempt when it changed. While the agent runs
-    /// only a valid file counts (it may be half written); `last` (the agent exited) hands over
+    /// What the worker read of attempt `key`'s signal file and agent log (`attempt_files`).
+    fn on_files(&mut self, key: u64, report: FilesReport, now: Instant) -> Result<()> {
+        match report {
+            FilesReport::Signal(text) => self.take_signal(key, text, now, false),
+            FilesReport::AgentLog(bytes) => self.take_agent_log(key, &bytes, now),
+            FilesReport::Last {
+                signal,
+                log,
+                trouble,
+            } => {
+                let Some(live) = self.live.get_mut(&key) else {
+                    return Ok(());
+                };
+                live.files = None;
+                match trouble {
+                    // Without its signal file the attempt has no verdict: its host's trouble.
+                    Some(why) if live.plan.signal_file.is_some() => {
+                        live.files_trouble = Some(why);
+                    }
+                    _ => {
+                        if let Some(text) = signal {
+                            self.take_signal(key, text, now, true)?;
+                        }
+                        // The last lines of the agent's log (a Codex refusal the model talked
+                        // past).
+                        if !log.is_empty() {
+                            self.take_agent_log(key, &log, now)?;
+                        }
+                    }
+                }
+                self.conclude_if_drained(key, now)
+            }
+        }
+    }
+
+    /// Hands attempt `key` its signal file's text when it changed. While the agent runs only a
+    /// valid file counts (it may be half written); `last` (the agent exited) hands over
     /// whatever is there.
-    pub(super) fn poll_signal(&mut self, key: u64, now: Instant, last: bool) -> Result<()> {
+    fn take_signal(&mut self, key: u64, text: SignalText, now: Instant, last: bool) -> Result<()> {
         let Some(live) = self.live.get_mut(&key) else {
             return Ok(());
         };
-        live.next_signal_poll = now + SIGNAL_POLL;
-        let Some(path) = live.plan.signal_file.clone() else {
-            return Ok(());
-        };
-        let text = match std::fs::metadata(&path) {
-            Ok(meta) if meta.len() > SIGNAL_MAX_BYTES => Some(Err(format!(
-                "it is {} bytes; a signal file is a small JSON object",
-                meta.len()
-            ))),
-            Ok(_) => std::fs::read_to_string(&path).ok().map(Ok),
-            Err(_) => None,
-        };
-        let Some(text) = text else {
-            return Ok(());
-        };
         let (read, raw) = match text {
-            Ok(raw) => (crate::core::signal_file::parse(&raw), raw),
-            Err(problem) => (Err(problem.clone()), problem),
+            SignalText::Text(raw) => (crate::core::signal_file::parse(&raw), raw),
+            SignalText::TooLarge(bytes) => {
+                let problem = format!("it is {bytes} bytes; a signal file is a small JSON object");
+                (Err(problem.clone()), problem)
+            }
         };
         if live.signal_text.as_deref() == Some(raw.as_str()) || (read.is_err() && !last) {
             return Ok(());
@@ -160,21 +182,13 @@ impl Engine {
         self.apply(key, effects, at)
     }
 
-    /// Hands attempt `key` what its agent added to its own log since the last read.
-    pub(super) fn poll_agent_log(&mut self, key: u64, now: Instant) -> Result<()> {
+    /// Hands attempt `key` what its agent added to its own log.
+    fn take_agent_log(&mut self, key: u64, bytes: &[u8], now: Instant) -> Result<()> {
         let Some(live) = self.live.get_mut(&key) else {
             return Ok(());
         };
-        live.next_signal_poll = now + SIGNAL_POLL;
-        let Some(tail) = live.agent_log.as_mut() else {
-            return Ok(());
-        };
-        let bytes = tail.read_new();
-        if bytes.is_empty() {
-            return Ok(());
-        }
         let at = now.saturating_duration_since(live.started);
-        let effects = live.attempt.handle(Event::AgentLog(&bytes), at);
+        let effects = live.attempt.handle(Event::AgentLog(bytes), at);
         self.apply(key, effects, at)
     }
 
@@ -183,16 +197,8 @@ impl Engine {
         let attempts = self.live.values().filter_map(|live| {
             let attempt = live.attempt.next_deadline().map(|d| live.started + d);
             let drain = live.exited_at.map(|t| t + DRAIN_AFTER_EXIT);
-            let signal = ((live.plan.signal_file.is_some() || live.agent_log.is_some())
-                && live.exit.is_none())
-            .then_some(live.next_signal_poll);
             let flush = live.recorder.flush_due().map(|d| live.started + d);
-            attempt
-                .into_iter()
-                .chain(drain)
-                .chain(signal)
-                .chain(flush)
-                .min()
+            attempt.into_iter().chain(drain).chain(flush).min()
         });
         let retries = if self.paused || self.stopping {
             None

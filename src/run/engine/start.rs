@@ -1,22 +1,20 @@
-//! A task's next attempt, from its launch plan to a prepared start: the tasks that are due
-//! start while there is room, each marked `running` in the document; its agent launches once
-//! that is on disk (`commit`, `launch_agent`). A task whose configuration cannot launch fails
-//! here.
+//! A task's next attempt, from its plan (`prepare`) to a start that waits for its write: the
+//! tasks that are due start while there is room, each marked `running` in the document; its
+//! agent launches once that is on disk (`commit`, `launch_agent`).
 
 use std::time::Instant;
 
 use color_eyre::eyre::Result;
-use time::OffsetDateTime;
 
-use super::{Engine, EngineEvent};
+use super::Engine;
+use super::prepare::{Planned, RemoteGitBefore};
 
 use crate::core::accounts::Choice;
 use crate::core::task::{TaskSpec, TaskStatus};
-use crate::run::launch::{self, LaunchContext, LaunchPlan};
-use crate::run::{outcome, worktree};
+use crate::run::launch::LaunchPlan;
 
-/// A task's next attempt between `prepare_start` and `launch`: its task is `running` in the
-/// document, and its agent launches once generation `generation` is on disk.
+/// A task's next attempt between `begin` and `launch`: its task is `running` in the document,
+/// and its agent launches once generation `generation` is on disk.
 pub(super) struct Starting {
     pub(super) index: usize,
     /// The task as it was before this start changed it.
@@ -26,66 +24,17 @@ pub(super) struct Starting {
     pub(super) profile: crate::core::profile::Profile,
     pub(super) key: u64,
     pub(super) account: Option<usize>,
-    /// The host it runs on, when not here.
-    pub(super) host: Option<crate::core::hosts::Host>,
     /// (rows, cols) its PTY starts at: its slot's size when it was prepared.
     pub(super) size: (u16, u16),
+    /// The host it runs on, when not here.
+    pub(super) host: Option<crate::core::hosts::Host>,
+    /// `git status` of a remote attempt's folder as it started.
+    pub(super) git_before: RemoteGitBefore,
     /// The write that records this start.
     pub(super) generation: u64,
 }
 
 impl Engine {
-    /// The launch plan of a task's next attempt, or its config problem.
-    pub(super) fn plan_for(
-        &self,
-        index: usize,
-        attempt: u32,
-    ) -> std::result::Result<LaunchPlan, String> {
-        let task = &self.store.file().tasks()[index];
-        let run_dir = self.opts.runs_dir.join(&task.task_id);
-        let ctx = LaunchContext {
-            base_dir: self.store.base_dir(),
-            run_id: self.store.file().run_id(),
-            attempt,
-            run_dir: &run_dir,
-        };
-        match &task.host {
-            None => launch::prepare(task, &self.profiles, &ctx).map_err(|e| e.to_string()),
-            // The folder and the program are the host's: not looked for here.
-            Some(_) => match crate::run::remote::task_problem(task, &self.opts.hosts) {
-                Some(problem) => Err(problem),
-                None => launch::render(task, &self.profiles, &ctx).map_err(|e| e.to_string()),
-            },
-        }
-    }
-
-    pub(super) fn fail_config_problems(&mut self) -> Result<()> {
-        for index in self.scope() {
-            let task = &self.store.file().tasks()[index];
-            if !task.status.is_runnable() {
-                continue;
-            }
-            if let Err(evidence) = self.plan_for(index, task.attempts + 1) {
-                self.fail_config(index, evidence)?;
-            }
-        }
-        Ok(())
-    }
-
-    pub(super) fn fail_config(&mut self, index: usize, evidence: String) -> Result<()> {
-        let task_id = self.store.file().tasks()[index].task_id.clone();
-        let file = self.store.file_mut();
-        file.set_status(index, TaskStatus::Failed);
-        file.set_result(
-            index,
-            outcome::config_failure_json(&evidence, OffsetDateTime::now_utc()),
-        );
-        // Written with the rest of this turn's changes (`commit`): nothing follows from it.
-        self.events
-            .push(EngineEvent::ConfigFailed { task_id, evidence });
-        Ok(())
-    }
-
     /// Starts tasks while there is room.
     pub fn fill_slots(&mut self, now: Instant) -> Result<()> {
         if self.paused || self.stopping {
@@ -95,7 +44,8 @@ impl Engine {
         // generation, and their agents launch once it is on disk (`commit`).
         let mut starting = Vec::new();
         for index in self.scope() {
-            // An attempt being concluded, or waiting for its start's write, holds its slot.
+            // An attempt being prepared, waiting for its start's write, or being concluded
+            // holds its slot.
             if self.attempts_in_flight() + starting.len() >= self.opts.concurrency {
                 break;
             }
@@ -136,10 +86,13 @@ impl Engine {
                     }
                 }
             };
-            // Its slot among the agents running once it started: the frontend's size for it.
-            let size = self.launch_size_at(self.attempts_in_flight() + starting.len());
-            if let Some(prepared) = self.prepare_start(index, now, host, size)? {
-                starting.push(prepared);
+            let Some(planned) = self.plan_start(index, host)? else {
+                continue;
+            };
+            if let Some(planned) = self.starts_now(planned) {
+                // Its slot among the agents running once it started: the frontend's size for it.
+                let size = self.launch_size_at(self.attempts_in_flight() + starting.len());
+                starting.push(self.begin(planned, now, None, size)?);
             }
         }
         if starting.is_empty() {
@@ -150,45 +103,25 @@ impl Engine {
         self.commit(now)
     }
 
-    /// Everything a task's next attempt needs before its agent runs, with the task marked
-    /// `running` in the document (not yet written: `launch` waits for the write). `None` when
-    /// the task failed its configuration instead.
-    fn prepare_start(
+    /// A planned attempt about to launch, with its task marked `running` in the document (not
+    /// yet written: it waits in `awaiting` for the write). `git_before`: `git status` of a
+    /// remote attempt's folder as it starts.
+    pub(super) fn begin(
         &mut self,
-        index: usize,
+        planned: Planned,
         now: Instant,
-        host: Option<crate::core::hosts::Host>,
+        git_before: RemoteGitBefore,
         size: (u16, u16),
-    ) -> Result<Option<Starting>> {
-        self.retry_at.remove(&index);
-        let task = self.store.file().tasks()[index].clone();
-        let number = task.attempts + 1;
-        let mut plan = match self.plan_for(index, number) {
-            Ok(plan) => plan,
-            Err(evidence) => return self.fail_config(index, evidence).map(|()| None),
-        };
-        if task.worktree {
-            match worktree::prepare(&plan.cwd, &task.task_id) {
-                Ok(path) => {
-                    plan.env
-                        .insert("HERD_WORKTREE".into(), path.display().to_string());
-                    plan.cwd = path;
-                }
-                Err(evidence) => return self.fail_config(index, evidence).map(|()| None),
-            }
-        }
-        if let Some(host) = &host {
-            let cwd = crate::run::remote::remote_cwd(task.cwd.as_deref(), host, &plan.cwd);
-            plan.cwd = cwd.into();
-        }
-        let Some(profile) = self.profiles.get(&task.agent).cloned() else {
-            return self
-                .fail_config(
-                    index,
-                    format!("agent \"{}\" is not a known profile", task.agent),
-                )
-                .map(|()| None);
-        };
+    ) -> Result<Starting> {
+        let Planned {
+            key,
+            index,
+            task,
+            number,
+            mut plan,
+            profile,
+            host,
+        } = planned;
         let account = match self.accounts.take(&profile, now) {
             Choice::Use(i) => {
                 let chosen = &profile.accounts[i];
@@ -198,16 +131,6 @@ impl Engine {
             }
             Choice::NoAccounts | Choice::AllExhausted { .. } => None,
         };
-        let key = self.next_key;
-        self.next_key += 1;
-        if let Some(path) = &plan.signal_file {
-            // Cleared before every attempt: only what this attempt's agent writes counts.
-            if let Err(e) = std::fs::remove_file(path)
-                && e.kind() != std::io::ErrorKind::NotFound
-            {
-                tracing::warn!(task = %task.task_id, "cannot clear the signal file {}: {e}", path.display());
-            }
-        }
         let file = self.store.file_mut();
         file.set_status(index, TaskStatus::Running);
         file.set_attempts(index, number);
@@ -221,7 +144,7 @@ impl Engine {
                 serde_json::json!(host.name),
             );
         }
-        Ok(Some(Starting {
+        Ok(Starting {
             index,
             task,
             number,
@@ -229,9 +152,10 @@ impl Engine {
             profile,
             key,
             account,
-            host,
             size,
+            host,
+            git_before,
             generation: self.next_generation(),
-        }))
+        })
     }
 }

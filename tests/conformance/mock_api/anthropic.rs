@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::http::{Response, sse};
-use super::{Call, Outcome, Scenario, TOOL_COMMAND};
+use super::{Call, Outcome, Scenario};
 
 pub(crate) fn answer(call: &Call<'_>) -> Outcome {
     if call.path.starts_with("/v1/messages/count_tokens") {
@@ -32,10 +32,10 @@ pub(crate) fn answer(call: &Call<'_>) -> Outcome {
         Scenario::Overloaded => {
             error(529, "overloaded_error", "Overloaded").with_header("x-should-retry", "false")
         }
-        Scenario::Tool if offers_bash(call.body) && !answers_tool(call.body) => {
-            message(call.body, &[tool_use()], "tool_use")
+        _ if call.asks_for_tool() && offers_bash(call.body) && !answers_tool(call.body) => {
+            message(call.body, &[tool_use(call.tool_command())], "tool_use")
         }
-        Scenario::Text | Scenario::Tool | Scenario::NoMarker => {
+        Scenario::Text | Scenario::Tool | Scenario::Dangerous | Scenario::NoMarker => {
             message(call.body, &[text_block(&call.final_text())], "end_turn")
         }
     };
@@ -73,9 +73,9 @@ fn text_block(text: &str) -> Value {
     json!({"type": "text", "text": text})
 }
 
-fn tool_use() -> Value {
+fn tool_use(command: &str) -> Value {
     json!({"type": "tool_use", "id": "toolu_mock_1", "name": "Bash",
-           "input": {"command": TOOL_COMMAND, "description": "Create the marker file"}})
+           "input": {"command": command, "description": "Create the marker file"}})
 }
 
 fn message(request: &Value, blocks: &[Value], stop_reason: &str) -> Response {

@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::http::{Response, sse};
-use super::{Call, Outcome, Scenario, TOOL_COMMAND};
+use super::{Call, Outcome, Scenario};
 
 pub(crate) fn answer(call: &Call<'_>) -> Outcome {
     if call.path.contains(":countTokens") {
@@ -37,19 +37,21 @@ pub(crate) fn answer(call: &Call<'_>) -> Outcome {
         ),
         // The shell call comes even when the request does not offer the tool (headless Gemini
         // leaves it out): a model may ask for it anyway, and Gemini then refuses it.
-        Scenario::Tool if !answers_tool(call.body) && schema(call.body).is_none() => reply(
-            call,
-            json!({"functionCall": {"name": "run_shell_command",
-                                    "args": {"command": TOOL_COMMAND,
+        _ if call.asks_for_tool() && !answers_tool(call.body) && schema(call.body).is_none() => {
+            reply(
+                call,
+                json!({"functionCall": {"name": "run_shell_command",
+                                    "args": {"command": call.tool_command(),
                                              "description": "Create the marker file"}}}),
-        ),
+            )
+        }
         // Gemini CLI's own helpers (the model router's classifier, the next-speaker check) ask
         // for JSON by a schema: a valid object, so they go on as with the real API.
         _ if schema(call.body).is_some() => {
             let object = fill(schema(call.body).unwrap_or(&Value::Null));
             reply(call, json!({"text": object.to_string()}))
         }
-        Scenario::Text | Scenario::Tool | Scenario::NoMarker => {
+        Scenario::Text | Scenario::Tool | Scenario::Dangerous | Scenario::NoMarker => {
             reply(call, json!({"text": call.final_text()}))
         }
     };

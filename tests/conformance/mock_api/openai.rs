@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use super::http::{Response, sse};
-use super::{Call, Outcome, Scenario, TOOL_COMMAND};
+use super::{Call, Outcome, Scenario};
 
 pub(crate) fn answer(call: &Call<'_>) -> Outcome {
     let error = |status: u16, kind: &str, code: &str, message: &str| {
@@ -37,11 +37,11 @@ pub(crate) fn answer(call: &Call<'_>) -> Outcome {
             "server_is_overloaded",
             "The server is overloaded or not ready yet.",
         ),
-        Scenario::Tool if !answers_tool(call.body) => match shell_call(call.body) {
+        _ if call.asks_for_tool() && !answers_tool(call.body) => match shell_call(call) {
             Some(item) => stream(&[item]),
             None => stream(&[text_item(&call.final_text())]),
         },
-        Scenario::Text | Scenario::Tool | Scenario::NoMarker => {
+        Scenario::Text | Scenario::Tool | Scenario::Dangerous | Scenario::NoMarker => {
             stream(&[text_item(&call.final_text())])
         }
     };
@@ -64,12 +64,13 @@ fn offers(body: &Value, name: &str) -> bool {
 
 /// A call of the request's shell tool that asks to run outside the sandbox, so Codex asks for
 /// approval (interactive) or refuses it (`exec`, approval policy never).
-fn shell_call(body: &Value) -> Option<Value> {
+fn shell_call(call: &Call<'_>) -> Option<Value> {
+    let (body, command) = (call.body, call.tool_command());
     let arguments = if offers(body, "exec_command") {
-        json!({"cmd": TOOL_COMMAND, "sandbox_permissions": "require_escalated",
+        json!({"cmd": command, "sandbox_permissions": "require_escalated",
                "justification": "Create the marker file the task asks for"})
     } else if offers(body, "shell") {
-        json!({"command": ["bash", "-lc", TOOL_COMMAND], "with_escalated_permissions": true,
+        json!({"command": ["bash", "-lc", command], "with_escalated_permissions": true,
                "justification": "Create the marker file the task asks for"})
     } else {
         return None;

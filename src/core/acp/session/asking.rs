@@ -18,13 +18,25 @@ impl Session {
         let request = permission::request_of(&tool_call);
         let options = permission::ordered(&permission::options_of(params));
         let (decision, choice) = permission::decide(request.as_ref(), &options, &self.setup.policy);
+        let title = tool_call
+            .get("title")
+            .and_then(Value::as_str)
+            .map(str::to_string);
         match choice {
-            Choice::Select(option) => self.answer(id, request, decision, Some(option), "auto", at),
-            Choice::Cancel => self.answer(id, request, decision, None, "auto", at),
+            Choice::Select(option) => {
+                let asking = Asking { id, request, title };
+                self.answer(asking, decision, Some(option), "auto", at)
+            }
+            Choice::Cancel => {
+                let asking = Asking { id, request, title };
+                self.answer(asking, decision, None, "auto", at)
+            }
             Choice::Wait => {
+                let mut actions = Vec::new();
                 if let Some(old) = self.waiting.take() {
-                    // A new request replaces one the agent no longer waits for.
-                    self.answer(old.id, old.request, old.decision, None, "auto", at);
+                    // A new request replaces the one waiting: that one is answered `cancelled`.
+                    let (asking, decision) = old.into_parts();
+                    actions.extend(self.answer(asking, decision, None, "auto", at));
                 }
                 let shown = Shown::Permission {
                     request: describe(request.as_ref(), &tool_call),
@@ -36,44 +48,79 @@ impl Session {
                     request,
                     decision,
                     options,
+                    title,
                 });
-                vec![Action::Show(shown)]
+                actions.push(Action::Show(shown));
+                actions
             }
         }
     }
 
     pub(super) fn answer(
         &mut self,
-        id: Value,
-        request: Option<Request>,
+        asking: Asking,
         decision: Decision,
         option: Option<PermissionOption>,
         by: &'static str,
         at: Duration,
     ) -> Vec<Action> {
+        let Asking { id, request, title } = asking;
         let reply = match &option {
             Some(option) => permission::selected(&option.id),
             None => permission::cancelled(),
         };
         let kind = option.as_ref().map_or("cancelled", |o| o.kind.as_str());
-        let refused_by_guard = by == "auto" && matches!(decision, Decision::Refuse { .. });
-        let refused_by_operator = by == "operator" && kind.starts_with("reject");
-        if let (true, Some(request)) = (refused_by_guard || refused_by_operator, &request) {
-            self.denials.push(request.clone());
-        }
         let answer = format!("{by}: {kind} — {decision}");
-        self.answers.push(Answer {
+        let record = Answer {
             at,
             by,
             request: request.clone(),
             decision,
             option: kind.to_string(),
-        });
+            title,
+        };
+        if let (Some(_), Some(request)) = (record.refusal(), &request) {
+            self.denials.push(request.clone());
+        }
+        self.answers.push(record);
         let request = request.map_or_else(|| "(unread request)".to_string(), |r| r.to_string());
         vec![
             Action::Send(rpc::response(&id, reply)),
             Action::Show(Shown::Answered { request, answer }),
         ]
+    }
+}
+
+impl Answer {
+    /// Why the request was refused, when it was: the guard's refusal (herd's own answer), or
+    /// the operator's reject option.
+    pub fn refusal(&self) -> Option<String> {
+        match (self.by, &self.decision) {
+            ("auto", Decision::Refuse { .. }) => Some(self.decision.to_string()),
+            ("operator", _) if self.option.starts_with("reject") => {
+                Some(format!("{} by the operator", self.option))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A request being answered: its JSON-RPC id, what herd read in it and the agent's title.
+pub(super) struct Asking {
+    pub(super) id: Value,
+    pub(super) request: Option<Request>,
+    pub(super) title: Option<String>,
+}
+
+impl Waiting {
+    /// The request and the guard's decision on it, to answer it.
+    pub(super) fn into_parts(self) -> (Asking, Decision) {
+        let asking = Asking {
+            id: self.id,
+            request: self.request,
+            title: self.title,
+        };
+        (asking, self.decision)
     }
 }
 

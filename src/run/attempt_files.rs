@@ -1,0 +1,315 @@
+//! A running attempt's signal file and its agent's own log, read on a worker thread so the event
+//! loop never touches them: every poll interval the worker reads both (here, or on the host
+//! through its launcher) and hands over only what changed — the signal file's text when it
+//! differs from the last handed over, the log's new bytes. Asked for the last read (the agent
+//! ended), it reads once more and hands over whatever is there, then stops. It decides nothing:
+//! whether a text counts is the engine's business.
+//!
+//! For an attempt on a host, what is read is also copied into the attempt's recordings here
+//! (`attempt_<n>.agent.log`, `attempt_<n>.signal.json`), so `runs/` stays the record.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
+
+use super::agent_log::AgentLogTail;
+use crate::core::hosts::Host;
+use crate::core::remote_files::RemoteRead;
+
+/// A signal file larger than this is not read (it is not a verdict).
+pub const SIGNAL_MAX_BYTES: u64 = 1024 * 1024;
+/// The most of a remote agent log read at once (more comes with the next read).
+const REMOTE_LOG_MAX_BYTES: u64 = 4 * 1024 * 1024;
+/// The last read of a remote attempt's files may take this long; the polls, `READ_TIMEOUT`.
+const LAST_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What a signal file held when read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SignalText {
+    Text(String),
+    /// Too large to be a signal file: its size in bytes.
+    TooLarge(u64),
+}
+
+/// What the worker hands over.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FilesReport {
+    /// The signal file changed.
+    Signal(SignalText),
+    /// The agent's log grew.
+    AgentLog(Vec<u8>),
+    /// The last read, asked for at the attempt's end: whatever is there. `trouble` says why the
+    /// host could not be read.
+    Last {
+        signal: Option<SignalText>,
+        log: Vec<u8>,
+        trouble: Option<String>,
+    },
+}
+
+/// What was made before an attempt's agent starts, off the loop.
+#[derive(Debug)]
+pub enum Preparation {
+    /// Here: the task's worktree (when it has one) made, its signal file cleared.
+    Local {
+        worktree: Option<Result<PathBuf, String>>,
+    },
+    /// On a host, through its launcher (`run::remote_files::prepare`).
+    Remote(super::remote_files::PrepareOutcome),
+}
+
+/// Where the files are.
+pub enum FileSource {
+    Local {
+        signal: Option<PathBuf>,
+        log: Option<AgentLogTail>,
+    },
+    /// On a host: absolute paths there, and the local copies kept in the recordings.
+    Remote {
+        host: Host,
+        signal: Option<String>,
+        log: Option<String>,
+        copy_signal: Option<PathBuf>,
+        copy_log: Option<PathBuf>,
+    },
+}
+
+/// The worker of one attempt; dropping it ends the worker.
+pub struct FileWatch {
+    last: mpsc::Sender<()>,
+}
+
+impl FileWatch {
+    /// Starts the worker; `post` hands a report to the event loop and says whether it is still
+    /// there.
+    pub fn start(
+        name: String,
+        source: FileSource,
+        every: Duration,
+        post: impl Fn(FilesReport) -> bool + Send + 'static,
+    ) -> std::io::Result<FileWatch> {
+        let (last, asked) = mpsc::channel();
+        std::thread::Builder::new().name(name).spawn(move || {
+            let mut reader = Reader {
+                source,
+                offset: 0,
+                handed: None,
+            };
+            loop {
+                match asked.recv_timeout(every) {
+                    Ok(()) => {
+                        let (signal, log, trouble) = reader.read(true);
+                        post(FilesReport::Last {
+                            signal,
+                            log,
+                            trouble,
+                        });
+                        return;
+                    }
+                    Err(RecvTimeoutError::Timeout) => {
+                        let (signal, log, _) = reader.read(false);
+                        let changed = signal.filter(|s| reader.handed.as_ref() != Some(s));
+                        if let Some(signal) = changed {
+                            reader.handed = Some(signal.clone());
+                            if !post(FilesReport::Signal(signal)) {
+                                return;
+                            }
+                        }
+                        if !log.is_empty() && !post(FilesReport::AgentLog(log)) {
+                            return;
+                        }
+                    }
+                    Err(RecvTimeoutError::Disconnected) => return,
+                }
+            }
+        })?;
+        Ok(FileWatch { last })
+    }
+
+    /// Asks for the last read; `false` when the worker is gone (nothing will come).
+    pub fn ask_last(&self) -> bool {
+        self.last.send(()).is_ok()
+    }
+}
+
+struct Reader {
+    source: FileSource,
+    /// How much of a remote log was read.
+    offset: u64,
+    /// The signal text last handed over.
+    handed: Option<SignalText>,
+}
+
+impl Reader {
+    /// The signal file and the log's new bytes; on a host, why it could not be read.
+    fn read(&mut self, last: bool) -> (Option<SignalText>, Vec<u8>, Option<String>) {
+        match &mut self.source {
+            FileSource::Local { signal, log } => {
+                let text = signal
+                    .as_ref()
+                    .and_then(|path| match std::fs::metadata(path) {
+                        Ok(meta) if meta.len() > SIGNAL_MAX_BYTES => {
+                            Some(SignalText::TooLarge(meta.len()))
+                        }
+                        Ok(_) => std::fs::read_to_string(path).ok().map(SignalText::Text),
+                        Err(_) => None,
+                    });
+                let bytes = log.as_mut().map(AgentLogTail::read_new).unwrap_or_default();
+                (text, bytes, None)
+            }
+            FileSource::Remote {
+                host,
+                signal,
+                log,
+                copy_signal,
+                copy_log,
+            } => {
+                let read = RemoteRead {
+                    signal: signal.as_deref(),
+                    log: log.as_deref().map(|path| (path, self.offset)),
+                    signal_max: SIGNAL_MAX_BYTES,
+                    log_max: REMOTE_LOG_MAX_BYTES,
+                };
+                let timeout = if last {
+                    LAST_READ_TIMEOUT
+                } else {
+                    super::remote_files::READ_TIMEOUT
+                };
+                let back = match super::remote_files::read(host, &read, timeout) {
+                    Ok(back) => back,
+                    Err(why) => {
+                        tracing::debug!(host = %host.name, "cannot read the attempt's files: {why}");
+                        return (None, Vec::new(), Some(why));
+                    }
+                };
+                let text = back.signal.and_then(|found| match found {
+                    Ok(bytes) => String::from_utf8(bytes).ok().map(SignalText::Text),
+                    Err(size) => Some(SignalText::TooLarge(size)),
+                });
+                let mut bytes = Vec::new();
+                if let Some((from, new)) = back.log {
+                    self.offset = from + new.len() as u64;
+                    bytes = new;
+                }
+                if let (Some(path), false) = (copy_log.as_ref(), bytes.is_empty()) {
+                    copy(path, &bytes, true);
+                }
+                if let (Some(path), true, Some(SignalText::Text(text))) =
+                    (copy_signal.as_ref(), last, text.as_ref())
+                {
+                    copy(path, text.as_bytes(), false);
+                }
+                (text, bytes, None)
+            }
+        }
+    }
+}
+
+/// Keeps what was read from a host in the recordings (best effort: the attempt goes on).
+fn copy(path: &std::path::Path, bytes: &[u8], append: bool) {
+    let file = if append {
+        super::safe_fs::append_file(path)
+    } else {
+        super::safe_fs::create_file(path)
+    };
+    let written = file
+        .map_err(|e| e.to_string())
+        .and_then(|mut f| f.write_all(bytes).map_err(|e| e.to_string()));
+    if let Err(error) = written {
+        tracing::warn!(path = %path.display(), "cannot keep a copy of the host's file: {error}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    fn collect() -> (
+        Arc<Mutex<Vec<FilesReport>>>,
+        impl Fn(FilesReport) -> bool + Send + 'static,
+    ) {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        (seen, move |r| {
+            sink.lock().unwrap().push(r);
+            true
+        })
+    }
+
+    fn wait_for(seen: &Mutex<Vec<FilesReport>>, n: usize) -> Vec<FilesReport> {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while std::time::Instant::now() < deadline {
+            if seen.lock().unwrap().len() >= n {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        seen.lock().unwrap().clone()
+    }
+
+    #[test]
+    fn only_changes_are_handed_over_and_the_last_read_hands_over_whatever_is_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let signal = dir.path().join("s.json");
+        let log = dir.path().join("a.log");
+        let tail = AgentLogTail::new(
+            crate::core::agent_log::AgentLogKind::ClaudeDebug,
+            Some(log.clone()),
+            &Default::default(),
+            dir.path(),
+            std::time::SystemTime::now(),
+        );
+        let (seen, post) = collect();
+        let source = FileSource::Local {
+            signal: Some(signal.clone()),
+            log: Some(tail),
+        };
+        let watch = FileWatch::start("t".into(), source, Duration::from_millis(20), post).unwrap();
+        std::fs::write(&signal, "{half").unwrap();
+        std::fs::write(&log, "one\n").unwrap();
+        let got = wait_for(&seen, 2);
+        assert!(
+            got.contains(&FilesReport::Signal(SignalText::Text("{half".into()))),
+            "{got:?}"
+        );
+        assert!(
+            got.contains(&FilesReport::AgentLog(b"one\n".to_vec())),
+            "{got:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(
+            seen.lock().unwrap().len(),
+            2,
+            "nothing changed, nothing handed over"
+        );
+        assert!(watch.ask_last());
+        let got = wait_for(&seen, 3);
+        assert_eq!(
+            got[2],
+            FilesReport::Last {
+                signal: Some(SignalText::Text("{half".into())),
+                log: Vec::new(),
+                trouble: None
+            },
+            "the last read hands over the unchanged text again"
+        );
+        std::fs::write(&signal, vec![b' '; SIGNAL_MAX_BYTES as usize + 1]).unwrap();
+        let (seen, post) = collect();
+        let source = FileSource::Local {
+            signal: Some(signal),
+            log: None,
+        };
+        let watch = FileWatch::start("t".into(), source, Duration::from_secs(60), post).unwrap();
+        assert!(watch.ask_last());
+        assert_eq!(
+            wait_for(&seen, 1)[0],
+            FilesReport::Last {
+                signal: Some(SignalText::TooLarge(SIGNAL_MAX_BYTES + 1)),
+                log: Vec::new(),
+                trouble: None
+            }
+        );
+    }
+}

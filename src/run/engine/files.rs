@@ -1,0 +1,102 @@
+//! Where an attempt's files are read, beside the engine so it reaches its state: the worker
+//! that reads the signal file and the agent's log while the attempt runs (here, or on its host
+//! through the launcher, see `run::attempt_files`), and what the end of an attempt on a host
+//! needs to find its files there (`gather`).
+
+use std::time::SystemTime;
+
+use time::OffsetDateTime;
+
+use super::gather::RemoteEndJob;
+use super::hosts::RemoteState;
+use super::prepare::{attempt_file_names, remote_stamp};
+use super::{Engine, LiveAttempt, REMOTE_POLL, SIGNAL_POLL};
+use crate::core::agent_log::AgentLogKind;
+use crate::core::task::TaskSpec;
+use crate::run::agent_log::AgentLogTail;
+use crate::run::attempt_files::{FileSource, FileWatch};
+use crate::run::launch::LaunchPlan;
+use crate::run::pty::PtyReport;
+
+impl Engine {
+    /// Starts the worker that reads attempt `key`'s signal file and its agent's log, when it has
+    /// either. On a host, the log is the one herd named (`{agent_log}`); a Codex rollout there is
+    /// not looked for.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn watch_files(
+        &self,
+        key: u64,
+        task: &TaskSpec,
+        number: u32,
+        plan: &LaunchPlan,
+        agent_log: Option<AgentLogKind>,
+        remote: &Option<RemoteState>,
+        started_at: OffsetDateTime,
+    ) -> Option<FileWatch> {
+        if plan.signal_file.is_none() && agent_log.is_none() {
+            return None;
+        }
+        let (source, every) = match remote {
+            None => {
+                let log = agent_log.map(|kind| {
+                    AgentLogTail::new(
+                        kind,
+                        plan.agent_log.clone(),
+                        &plan.env,
+                        &plan.cwd,
+                        SystemTime::from(started_at),
+                    )
+                });
+                let signal = plan.signal_file.clone();
+                (FileSource::Local { signal, log }, SIGNAL_POLL)
+            }
+            Some(remote) => {
+                let log = agent_log.and(plan.agent_log.as_ref());
+                if plan.signal_file.is_none() && log.is_none() {
+                    return None;
+                }
+                let here = self.opts.runs_dir.join(&task.task_id);
+                let source = FileSource::Remote {
+                    host: remote.host.clone(),
+                    signal: plan.signal_file.as_ref().map(|p| p.display().to_string()),
+                    log: log.map(|p| p.display().to_string()),
+                    copy_signal: plan
+                        .signal_file
+                        .as_ref()
+                        .map(|_| here.join(format!("attempt_{number}.signal.json"))),
+                    copy_log: log.map(|_| here.join(format!("attempt_{number}.agent.log"))),
+                };
+                (source, REMOTE_POLL)
+            }
+        };
+        let reports = self.reports.clone();
+        let post = move |report| {
+            reports
+                .blocking_send(PtyReport::Files { key, report })
+                .is_ok()
+        };
+        match FileWatch::start(format!("files-{key}"), source, every, post) {
+            Ok(watch) => Some(watch),
+            Err(error) => {
+                tracing::warn!(task = %task.task_id, "cannot read the signal file and agent log on a worker: {error}");
+                None
+            }
+        }
+    }
+
+    /// Where the end of attempt `live`, when it ran on a host, finds its files there.
+    pub(super) fn remote_end_job(&self, live: &LiveAttempt) -> Option<RemoteEndJob> {
+        let remote = live.remote.as_ref()?;
+        Some(RemoteEndJob {
+            host: remote.host.clone(),
+            run_dir: crate::core::remote_files::run_dir_under_home(&self.file_tag, &live.task_id),
+            remove: attempt_file_names(&live.plan),
+            stamp: remote_stamp(live.number),
+            transcript_copy: self
+                .opts
+                .runs_dir
+                .join(&live.task_id)
+                .join(format!("attempt_{}.transcript.jsonl", live.number)),
+        })
+    }
+}

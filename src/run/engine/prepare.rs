@@ -1,0 +1,288 @@
+//! A task's next attempt before its agent starts: its launch plan (a config problem fails the
+//! task here), and what must exist before the agent runs, made on a worker so the loop never
+//! waits for git or a host: the task's worktree (`git worktree add`), its signal file cleared,
+//! and for an attempt on a host, all that through the launcher plus the attempt's folder there
+//! and `git status` as it starts. The worker posts a `PtyReport::Prepared`; the attempt starts
+//! (or its task fails its configuration, or its host goes out of rotation) on it.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use color_eyre::eyre::Result;
+use time::OffsetDateTime;
+
+use super::{Engine, EngineEvent};
+use crate::core::hosts::Host;
+use crate::core::remote_files::{self, Prepared, RemotePrepare};
+use crate::core::task::{TaskSpec, TaskStatus};
+use crate::run::attempt_files::Preparation;
+use crate::run::launch::{self, LaunchContext, LaunchPlan};
+use crate::run::pty::PtyReport;
+use crate::run::remote_files::PrepareOutcome;
+use crate::run::{outcome, remote, worktree};
+
+/// A task's next attempt, planned, not yet started.
+pub(super) struct Planned {
+    pub(super) key: u64,
+    pub(super) index: usize,
+    pub(super) task: TaskSpec,
+    pub(super) number: u32,
+    pub(super) plan: LaunchPlan,
+    pub(super) profile: crate::core::profile::Profile,
+    /// The host it runs on, when not here.
+    pub(super) host: Option<Host>,
+}
+
+impl Planned {
+    /// Whether something must be made before the agent starts (off the loop).
+    fn needs_preparation(&self) -> bool {
+        self.task.worktree || self.host.is_some() || self.plan.signal_file.is_some()
+    }
+}
+
+/// The stamp file, in a remote attempt's folder, whose time is the attempt's start.
+pub(super) fn remote_stamp(number: u32) -> String {
+    format!("attempt_{number}.start")
+}
+
+/// The file names of a plan's signal file and agent log (cleared before, removed after).
+pub(super) fn attempt_file_names(plan: &LaunchPlan) -> Vec<String> {
+    [&plan.signal_file, &plan.agent_log]
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect()
+}
+
+impl Engine {
+    /// The launch plan of a task's next attempt, or its config problem.
+    pub(super) fn plan_for(
+        &self,
+        index: usize,
+        attempt: u32,
+    ) -> std::result::Result<LaunchPlan, String> {
+        let task = &self.store.file().tasks()[index];
+        let run_dir = self.opts.runs_dir.join(&task.task_id);
+        match &task.host {
+            None => self.plan_in(index, attempt, &run_dir),
+            // The folder and the program are the host's: not looked for here.
+            Some(_) => match remote::task_problem(task, &self.opts.hosts) {
+                Some(problem) => Err(problem),
+                None => self.plan_in(index, attempt, &run_dir),
+            },
+        }
+    }
+
+    /// The plan with its attempt's files in `run_dir` (the recordings' folder here, the
+    /// attempt's folder on a host).
+    fn plan_in(
+        &self,
+        index: usize,
+        attempt: u32,
+        run_dir: &Path,
+    ) -> std::result::Result<LaunchPlan, String> {
+        let task = &self.store.file().tasks()[index];
+        let ctx = LaunchContext {
+            base_dir: self.store.base_dir(),
+            run_id: self.store.file().run_id(),
+            attempt,
+            run_dir,
+        };
+        match &task.host {
+            None => launch::prepare(task, &self.profiles, &ctx).map_err(|e| e.to_string()),
+            Some(_) => launch::render(task, &self.profiles, &ctx).map_err(|e| e.to_string()),
+        }
+    }
+
+    pub(super) fn fail_config_problems(&mut self) -> Result<()> {
+        for index in self.scope() {
+            let task = &self.store.file().tasks()[index];
+            if !task.status.is_runnable() {
+                continue;
+            }
+            if let Err(evidence) = self.plan_for(index, task.attempts + 1) {
+                self.fail_config(index, evidence)?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn fail_config(&mut self, index: usize, evidence: String) -> Result<()> {
+        let task_id = self.store.file().tasks()[index].task_id.clone();
+        let file = self.store.file_mut();
+        file.set_status(index, TaskStatus::Failed);
+        file.set_result(
+            index,
+            outcome::config_failure_json(&evidence, OffsetDateTime::now_utc()),
+        );
+        // Written with the rest of this turn's changes (`commit`): nothing follows from it.
+        self.events
+            .push(EngineEvent::ConfigFailed { task_id, evidence });
+        Ok(())
+    }
+
+    /// Plans task `index`'s next attempt on `host`; `None` when the task failed its
+    /// configuration instead.
+    pub(super) fn plan_start(
+        &mut self,
+        index: usize,
+        host: Option<Host>,
+    ) -> Result<Option<Planned>> {
+        self.retry_at.remove(&index);
+        let task = self.store.file().tasks()[index].clone();
+        let number = task.attempts + 1;
+        let plan = match self.plan_for(index, number) {
+            Ok(plan) => plan,
+            Err(evidence) => return self.fail_config(index, evidence).map(|()| None),
+        };
+        let Some(profile) = self.profiles.get(&task.agent).cloned() else {
+            let problem = format!("agent \"{}\" is not a known profile", task.agent);
+            return self.fail_config(index, problem).map(|()| None);
+        };
+        let key = self.next_key;
+        self.next_key += 1;
+        Ok(Some(Planned {
+            key,
+            index,
+            task,
+            number,
+            plan,
+            profile,
+            host,
+        }))
+    }
+
+    /// Whether `planned` starts now: otherwise what it needs is made on a worker and it waits
+    /// in `preparing` (holding its slot) for `on_prepared`.
+    pub(super) fn starts_now(&mut self, planned: Planned) -> Option<Planned> {
+        if !planned.needs_preparation() {
+            return Some(planned);
+        }
+        let job = self.preparation_job(&planned);
+        let (key, reports) = (planned.key, self.reports.clone());
+        self.live_by_task.insert(planned.index, key);
+        self.preparing.insert(key, planned);
+        let spawned = std::thread::Builder::new()
+            .name(format!("prepare-{key}"))
+            .spawn(move || {
+                let preparation = Box::new(job());
+                let _ = reports.blocking_send(PtyReport::Prepared { key, preparation });
+            });
+        if let Err(error) = spawned {
+            tracing::warn!("cannot prepare attempt {key} on a worker: {error}");
+            let planned = self.preparing.remove(&key)?;
+            self.live_by_task.remove(&planned.index);
+        }
+        None
+    }
+
+    /// The blocking work `planned` needs, for a worker.
+    fn preparation_job(&self, planned: &Planned) -> impl FnOnce() -> Preparation + Send + 'static {
+        let task_id = planned.task.task_id.clone();
+        let worktree = planned.task.worktree;
+        let cwd = planned.plan.cwd.clone();
+        let signal = planned.plan.signal_file.clone();
+        let remote = planned.host.clone().map(|host| {
+            let cwd = remote::remote_cwd(planned.task.cwd.as_deref(), &host, &cwd);
+            let run_dir = remote_files::run_dir_under_home(&self.file_tag, &task_id);
+            let clear = attempt_file_names(&planned.plan);
+            (host, cwd, run_dir, clear, remote_stamp(planned.number))
+        });
+        move || match remote {
+            Some((host, cwd, run_dir, clear, stamp)) => {
+                Preparation::Remote(crate::run::remote_files::prepare(
+                    &host,
+                    &RemotePrepare {
+                        cwd: &cwd,
+                        run_dir: &run_dir,
+                        clear: &clear,
+                        stamp: &stamp,
+                        worktree: worktree.then_some(task_id.as_str()),
+                        host: &host.name,
+                    },
+                ))
+            }
+            None => {
+                if let Some(path) = &signal {
+                    // Only what this attempt's agent writes counts.
+                    if let Err(e) = std::fs::remove_file(path)
+                        && e.kind() != std::io::ErrorKind::NotFound
+                    {
+                        tracing::warn!("cannot clear the signal file {}: {e}", path.display());
+                    }
+                }
+                Preparation::Local {
+                    worktree: worktree.then(|| worktree::prepare(&cwd, &task_id)),
+                }
+            }
+        }
+    }
+
+    /// What an attempt needed was made (or not): it starts, its task fails its configuration,
+    /// or its host goes out of rotation and the task waits.
+    pub(super) fn on_prepared(
+        &mut self,
+        key: u64,
+        preparation: Preparation,
+        now: Instant,
+    ) -> Result<()> {
+        let Some(mut planned) = self.preparing.remove(&key) else {
+            return Ok(());
+        };
+        self.live_by_task.remove(&planned.index);
+        if self.stopping {
+            return Ok(());
+        }
+        let index = planned.index;
+        let mut git_before = None;
+        match preparation {
+            Preparation::Local { worktree: None } => {}
+            Preparation::Local {
+                worktree: Some(made),
+            } => match made {
+                Ok(path) => set_worktree(&mut planned.plan, path),
+                Err(problem) => return self.fail_config(index, problem),
+            },
+            Preparation::Remote(PrepareOutcome::Ready(Prepared::Ready {
+                run_dir,
+                cwd,
+                git_before: before,
+            })) => {
+                let plan = self.plan_in(index, planned.number, Path::new(&run_dir));
+                planned.plan = match plan {
+                    Ok(plan) => plan,
+                    Err(problem) => return self.fail_config(index, problem),
+                };
+                planned.plan.cwd = PathBuf::from(&cwd);
+                if planned.task.worktree {
+                    set_worktree(&mut planned.plan, PathBuf::from(cwd));
+                }
+                git_before = Some(before);
+            }
+            Preparation::Remote(PrepareOutcome::Refused(problem)) => {
+                return self.fail_config(index, problem);
+            }
+            Preparation::Remote(PrepareOutcome::Ready(_)) => {
+                return self.unreachable_at_start(planned, "no answer".into(), now);
+            }
+            Preparation::Remote(PrepareOutcome::Unreachable(reason)) => {
+                return self.unreachable_at_start(planned, reason, now);
+            }
+        }
+        let size = self.launch_size_at(self.awaiting.len() + self.live.len() + self.ending.len());
+        let starting = self.begin(planned, now, git_before, size)?;
+        // Launched once the write that marks it `running` is on disk.
+        self.awaiting.push(starting);
+        self.commit(now)
+    }
+}
+
+fn set_worktree(plan: &mut LaunchPlan, path: PathBuf) {
+    plan.env
+        .insert("HERD_WORKTREE".into(), path.display().to_string());
+    plan.cwd = path;
+}
+
+/// `git status` of a remote attempt's folder as it started, for its `GitSnapshot`.
+pub(super) type RemoteGitBefore = Option<Option<BTreeSet<String>>>;

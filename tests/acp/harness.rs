@@ -1,0 +1,271 @@
+//! What the ACP end-to-end tests share: running a tasks file headless through the real binary,
+//! a real agent's task against the mock model API (its own config folder, a git repository as
+//! its folder), and checking each task's verdict, evidence, approvals, the tool's file and the
+//! processes left, with a table of what was measured.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::mock_api::{self, MockApi, Scenario};
+use crate::setup::{self, Cli};
+
+pub(crate) const PROMPT: &str = "Create the file conformance_tool_ran.txt with a shell command, \
+                                 then print exactly: TASK_COMPLETE:{task_id}";
+
+/// Runs the tasks headless in one batch; returns the tasks file after the run and herd's output.
+pub(crate) fn run_batch(
+    dir: &Path,
+    tasks: Vec<Value>,
+    path: &str,
+    concurrency: usize,
+) -> (Value, String) {
+    let tasks_file = dir.join("tasks.json");
+    let doc = json!({"run_id": "acp", "tasks": tasks});
+    std::fs::write(&tasks_file, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_herd"))
+        .args([
+            "run",
+            "--headless",
+            "--concurrency",
+            &concurrency.to_string(),
+            "--tasks",
+        ])
+        .arg(&tasks_file)
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let said = format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = serde_json::from_str(&std::fs::read_to_string(&tasks_file).unwrap()).unwrap();
+    (doc, said)
+}
+
+pub(crate) fn task<'a>(doc: &'a Value, id: &str) -> &'a Value {
+    doc["tasks"]
+        .as_array()
+        .and_then(|tasks| tasks.iter().find(|t| t["task_id"] == id))
+        .unwrap_or(&Value::Null)
+}
+
+pub(crate) fn verdict(task: &Value) -> String {
+    match task["status"].as_str() {
+        Some("completed") => "completed".into(),
+        _ => task["result"]["failure_type"]
+            .as_str()
+            .map_or_else(|| format!("status {}", task["status"]), str::to_string),
+    }
+}
+
+/// The time of the recording's last event: how long the attempt took.
+pub(crate) fn seconds(dir: &Path, id: &str) -> f64 {
+    let cast = dir.join(format!("runs/{id}/attempt_1.cast"));
+    std::fs::read_to_string(cast)
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .rev()
+                .find_map(|line| serde_json::from_str::<Value>(line).ok()?[0].as_f64())
+        })
+        .unwrap_or(f64::NAN)
+}
+
+pub(crate) fn acp_log(dir: &Path, id: &str) -> String {
+    std::fs::read_to_string(dir.join(format!("runs/{id}/attempt_1.acp.jsonl"))).unwrap_or_default()
+}
+
+/// Processes whose environment names `needle` (a task's own folder), killed after a short wait.
+pub(crate) fn leftovers(needle: &str) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+                continue;
+            };
+            if String::from_utf8_lossy(&environ).contains(needle) {
+                let cmd = std::fs::read_to_string(entry.path().join("cmdline")).unwrap_or_default();
+                found.push((pid, cmd.replace('\0', " ")));
+            }
+        }
+        if found.is_empty() || Instant::now() >= deadline {
+            for (pid, _) in &found {
+                let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            }
+            return found
+                .into_iter()
+                .map(|(p, c)| format!("{p}: {c}"))
+                .collect();
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// One case: the task, what a careful person concludes, and what else must hold.
+pub(crate) struct Case {
+    pub(crate) id: String,
+    pub(crate) task: Value,
+    pub(crate) expect: &'static str,
+    /// Words the evidence must contain.
+    pub(crate) evidence: &'static str,
+    /// Whether the mock's tool must have run (Some(true)) or must not have (Some(false)).
+    pub(crate) tool_ran: Option<bool>,
+    /// An answer `result.approvals` must hold: (decision, option, words of the request).
+    pub(crate) approval: Option<(&'static str, &'static str, &'static str)>,
+}
+
+pub(crate) fn check(dir: &Path, doc: &Value, cases: &[Case], said: &str) {
+    let mut problems = Vec::new();
+    println!(
+        "\n{:<34} {:<26} {:<26} {:>6} {:>5}",
+        "task", "expected", "verdict", "secs", "procs"
+    );
+    for case in cases {
+        let task = task(doc, &case.id);
+        let got = verdict(task);
+        let evidence = task["result"]["failure_evidence"].as_str().unwrap_or("");
+        let left = leftovers(&format!("/{}", case.id));
+        let ran = dir
+            .join("work")
+            .join(&case.id)
+            .join(mock_api::TOOL_FILE)
+            .exists();
+        println!(
+            "{:<34} {:<26} {:<26} {:>6.1} {:>5}",
+            case.id,
+            case.expect,
+            got,
+            seconds(dir, &case.id),
+            left.len()
+        );
+        let log = acp_log(dir, &case.id);
+        let mut wrong = Vec::new();
+        if got != case.expect {
+            wrong.push(format!("verdict {got}"));
+        }
+        if !evidence.contains(case.evidence) {
+            wrong.push(format!("evidence {evidence:?} lacks {:?}", case.evidence));
+        }
+        if case.tool_ran.is_some_and(|want| want != ran) {
+            wrong.push(format!("tool ran: {ran}"));
+        }
+        if !left.is_empty() {
+            wrong.push(format!("processes left: {left:?}"));
+        }
+        if !evidence.is_empty() {
+            println!("    evidence: {evidence}");
+        }
+        let approvals = task["result"]["approvals"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        for a in &approvals {
+            let field = |k: &str| a[k].as_str().unwrap_or("-").to_string();
+            println!(
+                "    approval: {} {} {} — {}: {}",
+                field("by"),
+                field("option"),
+                field("request"),
+                field("decision"),
+                field("why")
+            );
+        }
+        if let Some((decision, option, words)) = case.approval {
+            let found = approvals.iter().any(|a| {
+                a["decision"] == decision
+                    && a["option"] == option
+                    && a["request"].as_str().is_some_and(|r| r.contains(words))
+                    && a["why"].as_str().is_some_and(|w| !w.is_empty())
+            });
+            if !found {
+                wrong.push(format!(
+                    "no {decision} / {option} answer to a request with {words:?} in result.approvals {approvals:?}"
+                ));
+            }
+        }
+        if !wrong.is_empty() {
+            let tail: Vec<&str> = log.lines().rev().take(12).collect();
+            problems.push(format!(
+                "{}: {} (evidence: {evidence})\n  acp log tail:\n    {}",
+                case.id,
+                wrong.join("; "),
+                tail.into_iter().rev().collect::<Vec<_>>().join("\n    ")
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}\n\n{said}", problems.join("\n\n"));
+}
+
+pub(crate) fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
+        s.lines()
+            .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"))
+    })
+}
+
+/// A real agent's task against the mock API: its own config folder (HOME) and a git repository
+/// as its folder, both named after `id`.
+pub(crate) fn real_task(
+    dir: &Path,
+    api: &MockApi,
+    cli: Cli,
+    profile: &str,
+    id: &str,
+    scenario: Scenario,
+) -> Value {
+    let home = dir.join("homes").join(id);
+    let cwd = dir.join("work").join(id);
+    let base_url = api.base_url(id, scenario);
+    let env = setup::prepare(cli, &home, &cwd, &base_url, scenario, true).unwrap();
+    let git = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&cwd)
+        .status();
+    assert!(git.is_ok_and(|s| s.success()));
+    let mut env: serde_json::Map<String, Value> = env
+        .into_iter()
+        .map(|(k, v)| (k, Value::String(v)))
+        .collect();
+    if cli == Cli::Claude && profile.ends_with("-acp") && is_root() {
+        // Claude Code refuses to start its SDK session as root outside a sandbox
+        // (claude-agent-acp's session/new fails: "Query closed before response
+        // received"); CI runs as a user, this machine may not.
+        env.insert("IS_SANDBOX".into(), "1".into());
+    }
+    json!({
+        "task_id": id, "agent": profile, "cwd": cwd.display().to_string(), "env": env,
+        "timeout_sec": if scenario == Scenario::Hang { 30 } else { 120 },
+        "max_retries": 0, "permission_wait_sec": 10, "prompt_template": PROMPT,
+        "permission_policy": {"auto_press_1": true},
+    })
+}
+
+/// The adapters and CLIs of the real-agent tests are installed.
+pub(crate) fn real_agents_bin() -> std::path::PathBuf {
+    let bin = setup::cli_bin_dir();
+    for adapter in ["claude-agent-acp", "codex-acp"] {
+        assert!(
+            bin.join(adapter).exists(),
+            "{adapter} is not installed in {}; run scripts/test (or `npm ci` in tests/conformance)",
+            bin.display()
+        );
+    }
+    bin
+}
+
+/// PATH with the real CLIs first.
+pub(crate) fn path_with(bin: &Path) -> String {
+    format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
