@@ -7,7 +7,8 @@ use std::process::Command;
 
 use super::*;
 use crate::core::hosts::Launcher;
-use crate::core::remote_files::{RemoteTranscript, WorktreeEnd};
+use crate::core::remote_files::RemoteTranscript;
+use crate::core::remote_frames::WorktreeEnd;
 
 fn here(home: &Path) -> Host {
     Host {

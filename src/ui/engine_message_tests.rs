@@ -12,7 +12,7 @@ use ratatui::layout::Rect;
 use super::engine_tests::{Fixture, fixture_from};
 use super::frame;
 use super::model;
-use super::model::{MessageTarget, Overlay, RowStatus};
+use super::model::{MessageTarget, Overlay, PaneSetup, RowStatus};
 use super::state::{Filter, Mode};
 use crate::core::task::TaskStatus;
 
@@ -57,7 +57,8 @@ fn a_task_with_questions_shows_them_in_its_row_details_and_the_status_bar() {
     let mut f = tasks();
     f.state.selected = 1;
     let area = Rect::new(0, 0, 120, 40);
-    let view = model::dashboard(&f.engine, &f.state, area, Instant::now(), &[]);
+    let panes = PaneSetup::default();
+    let view = model::dashboard(&f.engine, &f.state, area, Instant::now(), &panes);
     let ask = &view.queue.rows[1];
     assert_eq!(ask.status, RowStatus::NeedsInput);
     assert_eq!(ask.questions, 2);
@@ -110,14 +111,9 @@ fn m_on_a_task_with_questions_answers_them_in_its_session() {
     f.state.selected = 1;
     f.key(KeyCode::Char('m'));
     assert!(matches!(f.state.mode, Mode::Message { task: 1, .. }));
-    let overlay = model::dashboard(
-        &f.engine,
-        &f.state,
-        Rect::new(0, 0, 120, 40),
-        Instant::now(),
-        &[],
-    )
-    .overlay;
+    let panes = PaneSetup::default();
+    let area = Rect::new(0, 0, 120, 40);
+    let overlay = model::dashboard(&f.engine, &f.state, area, Instant::now(), &panes).overlay;
     match overlay {
         Some(Overlay::Message { target, .. }) => assert_eq!(
             target,
@@ -231,7 +227,11 @@ fn a_running_structured_attempt_adds_its_cost_so_far() {
             .is_some_and(|facts| facts.cost_usd.is_some())
     });
     let area = Rect::new(0, 0, 120, 40);
-    let view = model::dashboard(&f.engine, &f.state, area, Instant::now(), &[0]);
+    let panes = PaneSetup {
+        order: vec![0],
+        ..PaneSetup::default()
+    };
+    let view = model::dashboard(&f.engine, &f.state, area, Instant::now(), &panes);
     let row = &view.queue.rows[0];
     assert_eq!(row.status, RowStatus::Running);
     assert_eq!(

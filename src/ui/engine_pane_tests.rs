@@ -199,7 +199,7 @@ fn a_later_agent_starts_at_the_size_of_the_tile_it_joins() {
     // Drawn with the focus on a, c is that tile.
     f.key(KeyCode::Home);
     let layout = settle::settle(&f.engine, &mut f.state, area);
-    assert_eq!(layout.order.len(), 3);
+    assert_eq!(layout.panes.order.len(), 3);
     assert!(
         layout.resizes.iter().all(|r| r.task != 2),
         "{:?}",

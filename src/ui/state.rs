@@ -159,9 +159,6 @@ pub struct UiState {
     pub mode: Mode,
     /// Per task: rows scrolled back into its pane's history.
     pub scroll: HashMap<usize, usize>,
-    /// Per task scrolled back: its screen as it looked that far back, rebuilt for each frame
-    /// from the agent's history.
-    pub scrolled_screens: HashMap<usize, vt100::Screen>,
     /// Per task: a brief note and when it goes away.
     pub notes: HashMap<usize, (String, Instant)>,
     /// The last action's result and when it goes away.

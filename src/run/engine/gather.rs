@@ -12,7 +12,8 @@ use std::time::SystemTime;
 use tokio::sync::mpsc;
 
 use crate::core::hosts::Host;
-use crate::core::remote_files::{RemoteEnd, RemoteTranscript, WorktreeEnd};
+use crate::core::remote_files::{RemoteEnd, RemoteTranscript};
+use crate::core::remote_frames::WorktreeEnd;
 use crate::core::transcript::TranscriptFacts;
 use crate::run::failure_report::{self, GitSnapshot};
 use crate::run::pty::PtyReport;

@@ -14,7 +14,8 @@ use time::OffsetDateTime;
 
 use super::{Engine, EngineEvent};
 use crate::core::hosts::Host;
-use crate::core::remote_files::{self, Prepared, RemotePrepare};
+use crate::core::remote_files::{self, RemotePrepare};
+use crate::core::remote_frames::Prepared;
 use crate::core::task::{TaskSpec, TaskStatus};
 use crate::run::attempt_files::Preparation;
 use crate::run::launch::{self, LaunchContext, LaunchPlan};
