@@ -324,3 +324,45 @@ fn switching_auto_answer_on_answers_the_waiting_prompt() {
         json!({"auto_press_y": true})
     );
 }
+
+#[test]
+fn a_task_cancelled_while_its_worktree_is_made_does_not_start() {
+    let repo = tempfile::tempdir().expect("temp dir");
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &[
+            "-c",
+            "user.email=t@e",
+            "-c",
+            "user.name=t",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "1",
+        ],
+    ] {
+        let ok = std::process::Command::new("git")
+            .arg("-C")
+            .arg(repo.path())
+            .args(args)
+            .status()
+            .expect("git");
+        assert!(ok.success());
+    }
+    let extra = format!(r#", "worktree": true, "cwd": "{}""#, repo.path().display());
+    let mut f = fixture(&tasks(&[task("a", "pending", &extra)]));
+    let now = Instant::now();
+    f.engine.on_tick(now).expect("tick");
+    assert!(f.engine.live().next().is_none(), "made off the loop first");
+    assert!(!f.engine.is_done(), "the task holds its slot meanwhile");
+    assert!(f.engine.cancel_task(0, now).expect("cancel").is_done());
+    f.pump_until("the preparation to come back", Engine::is_done);
+    assert_eq!(f.status(0), TaskStatus::Cancelled);
+    assert_eq!(f.on_disk(0, "status"), json!("cancelled"));
+    assert_eq!(
+        f.engine.store().file().tasks()[0].attempts,
+        0,
+        "no attempt started"
+    );
+}

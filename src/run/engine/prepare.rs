@@ -232,7 +232,9 @@ impl Engine {
             return Ok(());
         };
         self.live_by_task.remove(&planned.index);
-        if self.stopping {
+        // Stopped, or the operator cancelled the task meanwhile: it does not start.
+        let task = &self.store.file().tasks()[planned.index];
+        if self.stopping || !task.status.is_runnable() {
             return Ok(());
         }
         let index = planned.index;
