@@ -168,8 +168,9 @@ fn queue_10000_tasks_200x60(bencher: Bencher<'_, '_>) {
     state.selected = 5_000;
     let mut terminal = Terminal::new(TestBackend::new(200, 60)).expect("terminal");
     let area = ratatui::layout::Rect::new(0, 0, 200, 60);
+    let panes = herd::ui::model::PaneSetup::default();
     bencher.bench_local(|| {
-        let view = herd::ui::model::dashboard(&engine, &state, area, Instant::now(), &[]);
+        let view = herd::ui::model::dashboard(&engine, &state, area, Instant::now(), &panes);
         terminal.draw(|f| draw(f, &view)).expect("draw");
     });
 }

@@ -96,7 +96,15 @@ fn a_hosts_worktree_signal_file_and_git_facts_are_reached_through_its_launcher()
         ),
         // Fails after changing a file: the failure's context names it.
         generic("broken", "echo made > made.txt; exit 3", ""),
+        // Its own log on the host says its key is refused: ended at once, not at the timeout.
+        format!(
+            r#"{{"task_id": "keylog", "agent": "logger", "host": "box1", "cwd": "repo",
+  "command": ["sh", "-c", {script}, "agent", "{{agent_log}}"], "prompt_template": "p",
+  "max_retries": 0, "timeout_sec": 60}}"#,
+            script = serde_json::to_string(REFUSED_KEY).unwrap()
+        ),
     ];
+    std::fs::write(local.join("profiles.toml"), LOGGER).unwrap();
     let tasks_path = local.join("tasks.json");
     std::fs::write(
         &tasks_path,
@@ -108,6 +116,8 @@ fn a_hosts_worktree_signal_file_and_git_facts_are_reached_through_its_launcher()
         .arg(&tasks_path)
         .arg("--hosts")
         .arg(local.join("hosts.toml"))
+        .arg("--profiles")
+        .arg(local.join("profiles.toml"))
         .output()
         .unwrap();
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&tasks_path).unwrap()).unwrap();
@@ -188,4 +198,39 @@ fn a_hosts_worktree_signal_file_and_git_facts_are_reached_through_its_launcher()
     );
     let errors = std::fs::read_to_string(runs.join("broken/attempt_1.errors.json")).unwrap();
     assert!(errors.contains("made.txt"), "{errors}");
+
+    let keylog = task(&doc, "keylog");
+    assert_eq!(
+        keylog["result"]["failure_type"],
+        "failed_auth",
+        "{}",
+        seen()
+    );
+    assert!(
+        keylog["result"]["failure_evidence"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("authentication_error"),
+        "{}",
+        seen()
+    );
+    let copy = std::fs::read_to_string(runs.join("keylog/attempt_1.agent.log")).unwrap();
+    assert!(
+        copy.contains("invalid x-api-key"),
+        "the host's log is kept: {copy}"
+    );
 }
+
+/// An interactive agent whose own log (Claude's debug log) names its failed requests.
+const LOGGER: &str = r#"
+[profiles.logger]
+command = ["sh"]
+exit_keys = "/exit\r"
+ready = '(?m)^❯\s*$'
+agent_log = "claude_debug"
+"#;
+
+/// Says on screen that it retries, logs a refused key, then waits far longer than the test.
+const REFUSED_KEY: &str = r#"printf '✻ API error · Retrying in 2s · attempt 2/10\n'
+printf '%s\n' '2026-11-25T03:39:04Z [ERROR] API error (attempt 1/11): 401 401 {{"type":"error","error":{{"type":"authentication_error","message":"invalid x-api-key"}}}}' >> "$1"
+sleep 50"#;

@@ -24,6 +24,7 @@ pub mod profile;
 pub mod queries;
 pub mod quota_reset;
 pub mod remote_files;
+pub mod remote_frames;
 pub mod remote_script;
 pub mod retry;
 pub mod screen;

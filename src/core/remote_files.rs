@@ -5,13 +5,12 @@
 //! worktree's removal, the attempt's files cleared); and how herd reads back what that code
 //! printed.
 //!
-//! Everything comes back in frames that cannot be confused with anything else the host prints
-//! (a login banner, a git message): a header line `herd-frame KIND LENGTH [NUMBER]`, then exactly
-//! LENGTH bytes, then a newline. A body is copied into a private temporary folder first, so the
-//! length is that of what is sent, even when the file grows meanwhile. The last frame is `end`:
-//! without it the host did not finish (lost, timed out). Pure: text in, text out.
-
-use std::collections::BTreeSet;
+//! Everything comes back in frames (read by `core::remote_frames`) that cannot be confused with
+//! anything else the host prints (a login banner, a git message): a header line
+//! `herd-frame KIND LENGTH [NUMBER]`, then exactly LENGTH bytes, then a newline. A body is
+//! copied into a private temporary folder first, so the length is that of what is sent, even
+//! when the file grows meanwhile. The last frame is `end`: without it the host did not finish
+//! (lost, timed out). Pure: text in, text out.
 
 use super::remote_script::quote;
 
@@ -112,6 +111,41 @@ pub struct RemoteRead<'a> {
     pub signal_max: u64,
     /// The most of the log sent in one read.
     pub log_max: u64,
+    /// Without a known log: the Codex rollouts to look for.
+    pub rollouts: Option<RolloutSearch<'a>>,
+}
+
+/// Where a Codex session's rollout is looked for on the host: `<home>/sessions/**/rollout-
+/// *.jsonl` written since the attempt started (its stamp file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RolloutSearch<'a> {
+    /// `CODEX_HOME` of the attempt, when it set one (else the host's, else `~/.codex`).
+    pub codex_home: Option<&'a str>,
+    /// The attempt's stamp file (absolute).
+    pub stamp: &'a str,
+    /// The task's folder, also sent back resolved (`cwd-real`): Codex names the resolved one.
+    pub cwd: &'a str,
+}
+
+/// The most of a rollout's first line (`session_meta`) sent to learn its folder.
+const ROLLOUT_META_BYTES: u64 = 64 * 1024;
+
+/// Prints the task's folder resolved (`cwd-real`) and a `rollout` frame per candidate: its
+/// path, a newline, its first line.
+fn rollout_search(search: &RolloutSearch<'_>) -> String {
+    let home = match search.codex_home {
+        Some(home) => quote(home),
+        None => "\"${CODEX_HOME:-${HOME:-/tmp}/.codex}\"".into(),
+    };
+    format!(
+        r#"say cwd-real "$(cd {cwd} 2>/dev/null && pwd -P)"
+find {home}/sessions -name 'rollout-*.jsonl' -type f -newer {stamp} 2>/dev/null | while IFS= read -r f; do
+  {{ printf '%s\n' "$f"; head -c {ROLLOUT_META_BYTES} "$f" | head -n 1; }} > "$t/cand" && frame rollout "$t/cand"
+done
+"#,
+        stamp = quote(search.stamp),
+        cwd = quote(search.cwd),
+    )
 }
 
 /// Prints the signal file (`signal`, or `signal-large` with its size in the body) and the log's
@@ -146,7 +180,59 @@ fi
             max = r.log_max,
         ));
     }
+    if let (None, Some(search)) = (r.log, &r.rollouts) {
+        s.push_str(&rollout_search(search));
+    }
     s.push_str("say end ok\n");
+    s
+}
+
+/// Like [`read_script`] every `every_sec` seconds until the connection goes, on one run of the
+/// launcher: the signal file only when it changed, the log's new bytes, then a `tick` frame
+/// that closes each round (and ends the script once nobody reads it).
+pub fn follow_script(r: &RemoteRead<'_>, every_sec: u32) -> String {
+    let mut s = String::from(PREAMBLE);
+    s.push_str(": > \"$t/prev\"\n");
+    if let Some((_, offset)) = r.log {
+        s.push_str(&format!("off={offset}\n"));
+    }
+    s.push_str("while :; do\n");
+    if let Some(signal) = r.signal {
+        s.push_str(&format!(
+            r#"s={path}
+if [ -f "$s" ]; then
+  n=$(wc -c < "$s" | tr -d ' ')
+  if [ "$n" -gt {max} ]; then printf 'large %s' "$n" > "$t/sig"; else head -c {max} "$s" > "$t/sig" 2>/dev/null; fi
+  if ! cmp -s "$t/sig" "$t/prev"; then
+    cp "$t/sig" "$t/prev"
+    if [ "$n" -gt {max} ]; then say signal-large "$n"; else frame signal "$t/sig"; fi
+  fi
+fi
+"#,
+            path = quote(signal),
+            max = r.signal_max,
+        ));
+    }
+    if let Some((log, _)) = r.log {
+        s.push_str(&format!(
+            r#"l={path}
+if [ -f "$l" ]; then
+  n=$(wc -c < "$l" | tr -d ' ')
+  [ "$n" -lt "$off" ] && off=0
+  if [ "$n" -gt "$off" ]; then
+    tail -c +$((off + 1)) "$l" | head -c {max} > "$t/log" && frame log "$t/log" "$off"
+    off=$((off + $(wc -c < "$t/log" | tr -d ' ')))
+  fi
+fi
+"#,
+            path = quote(log),
+            max = r.log_max,
+        ));
+    }
+    if let (None, Some(search)) = (r.log, &r.rollouts) {
+        s.push_str(&rollout_search(search));
+    }
+    s.push_str(&format!("say tick ok || exit 0\nsleep {every_sec}\ndone\n"));
     s
 }
 
@@ -179,12 +265,17 @@ pub struct RemoteEnd<'a> {
     /// The attempt's folder under `$HOME`, and the files in it to remove (copied back already).
     pub run_dir: &'a str,
     pub remove: &'a [String],
+    /// Files of the attempt's folder sent back (their last bytes, up to `fetch_max`), then
+    /// removed (the ACP client's log).
+    pub fetch: &'a [String],
+    pub fetch_max: u64,
     /// The stamp file (in the attempt's folder) that says when the attempt started.
     pub stamp: &'a str,
 }
 
 /// Prints `git-status`, `transcript` (its last bytes) and `transcript-path`,
-/// `worktree-removed`, `worktree-dirty` (its `git status`) or `worktree-error`, then `end`.
+/// `worktree-removed`, `worktree-dirty` (its `git status`) or `worktree-error`, a
+/// `fetched-name` and `fetched` pair per file sent back, then `end`.
 pub fn end_script(e: &RemoteEnd<'_>) -> String {
     let mut s = String::from(PREAMBLE);
     s.push_str(&format!(
@@ -237,7 +328,15 @@ else say worktree-error "git status failed: $(tail -n 3 "$t/err")"; fi
 "#,
         );
     }
-    for name in e.remove.iter().map(String::as_str).chain([e.stamp]) {
+    for name in e.fetch {
+        let name = quote(name);
+        s.push_str(&format!(
+            "if [ -f \"$run\"/{name} ]; then tail -c {max} \"$run\"/{name} > \"$t/file\" && say fetched-name {name} && frame fetched \"$t/file\"; fi\n",
+            max = e.fetch_max
+        ));
+    }
+    let removed = e.remove.iter().chain(e.fetch).map(String::as_str);
+    for name in removed.chain([e.stamp]) {
         s.push_str(&format!("rm -f \"$run\"/{}\n", quote(name)));
     }
     s.push_str("say end ok\n");
@@ -249,186 +348,6 @@ fn is_plain_name(id: &str) -> bool {
         && id
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-}
-
-/// One frame of a script's output.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Frame {
-    pub kind: String,
-    pub number: Option<u64>,
-    pub body: Vec<u8>,
-}
-
-impl Frame {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-}
-
-/// The frames of a script's output, and whether it got to its `end` frame. Anything between
-/// frames (a banner, a message) is skipped; a frame cut short ends the reading.
-pub fn parse_frames(output: &[u8]) -> (Vec<Frame>, bool) {
-    const HEADER: &[u8] = b"herd-frame ";
-    let mut frames = Vec::new();
-    let mut at = 0;
-    while let Some(start) = find_header(&output[at..], HEADER).map(|i| at + i) {
-        let Some(eol) = output[start..].iter().position(|b| *b == b'\n') else {
-            break;
-        };
-        let header = String::from_utf8_lossy(&output[start + HEADER.len()..start + eol]);
-        let mut words = header.split(' ');
-        let (Some(kind), Some(Ok(len))) = (words.next(), words.next().map(str::parse::<usize>))
-        else {
-            at = start + eol + 1;
-            continue;
-        };
-        let number = words.next().and_then(|n| n.parse().ok());
-        let body_at = start + eol + 1;
-        let Some(body) = output.get(body_at..body_at + len) else {
-            break;
-        };
-        if kind == "end" {
-            return (frames, true);
-        }
-        frames.push(Frame {
-            kind: kind.to_string(),
-            number,
-            body: body.to_vec(),
-        });
-        at = body_at + len;
-    }
-    (frames, false)
-}
-
-/// A header at the start of `bytes` or of one of its lines.
-fn find_header(bytes: &[u8], header: &[u8]) -> Option<usize> {
-    if bytes.starts_with(header) {
-        return Some(0);
-    }
-    bytes
-        .windows(header.len() + 1)
-        .position(|w| w[0] == b'\n' && &w[1..] == header)
-        .map(|i| i + 1)
-}
-
-/// The paths a `git status --porcelain=v1` output lists.
-fn status_files(text: &str) -> BTreeSet<String> {
-    text.lines()
-        .filter_map(|l| l.get(3..))
-        .map(str::to_string)
-        .collect()
-}
-
-/// What the prepare script found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Prepared {
-    Ready {
-        /// The attempt's folder on the host (absolute).
-        run_dir: String,
-        /// The folder the agent runs in (the worktree, for a worktree task).
-        cwd: String,
-        /// `git status` of that folder; `None` outside a repository.
-        git_before: Option<BTreeSet<String>>,
-    },
-    /// The task cannot run there (its configuration).
-    Refused { problem: String },
-    /// The script did not finish (the host was lost or timed out).
-    Unfinished,
-}
-
-pub fn parse_prepare(output: &[u8]) -> Prepared {
-    let (frames, ended) = parse_frames(output);
-    let get = |kind: &str| frames.iter().find(|f| f.kind == kind).map(Frame::text);
-    if let Some(problem) = get("worktree-error") {
-        return Prepared::Refused { problem };
-    }
-    match (ended, get("run-dir"), get("cwd")) {
-        (true, Some(run_dir), Some(cwd)) => Prepared::Ready {
-            run_dir,
-            cwd,
-            git_before: get("git-status").map(|s| status_files(&s)),
-        },
-        _ => Prepared::Unfinished,
-    }
-}
-
-/// What one read of the running attempt's files found.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ReadBack {
-    /// The signal file's bytes, or `Err(size)` when it is too large to be one.
-    pub signal: Option<Result<Vec<u8>, u64>>,
-    /// The log's new bytes and the offset they start at.
-    pub log: Option<(u64, Vec<u8>)>,
-    /// The script got to its end (the host answered).
-    pub complete: bool,
-}
-
-pub fn parse_read(output: &[u8]) -> ReadBack {
-    let (frames, complete) = parse_frames(output);
-    let mut back = ReadBack {
-        complete,
-        ..ReadBack::default()
-    };
-    for frame in frames {
-        match frame.kind.as_str() {
-            "signal" => back.signal = Some(Ok(frame.body)),
-            "signal-large" => {
-                back.signal = Some(Err(frame.text().trim().parse().unwrap_or(u64::MAX)));
-            }
-            "log" => back.log = Some((frame.number.unwrap_or(0), frame.body)),
-            _ => {}
-        }
-    }
-    back
-}
-
-/// A worktree after its task completed, as the host's `git` left it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WorktreeEnd {
-    Removed,
-    KeptDirty { files: Vec<String> },
-    Failed { error: String },
-}
-
-/// What the end script found.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct EndBack {
-    pub git_after: Option<BTreeSet<String>>,
-    /// The transcript's path on the host and its (last) bytes.
-    pub transcript: Option<(String, Vec<u8>)>,
-    pub worktree: Option<WorktreeEnd>,
-    pub complete: bool,
-}
-
-pub fn parse_end(output: &[u8]) -> EndBack {
-    let (frames, complete) = parse_frames(output);
-    let mut back = EndBack {
-        complete,
-        ..EndBack::default()
-    };
-    let mut transcript = None;
-    for frame in frames {
-        match frame.kind.as_str() {
-            "git-status" => back.git_after = Some(status_files(&frame.text())),
-            "transcript" => transcript = Some(frame.body),
-            "transcript-path" => {
-                back.transcript = transcript.take().map(|bytes| (frame.text(), bytes));
-            }
-            "worktree-removed" => back.worktree = Some(WorktreeEnd::Removed),
-            "worktree-dirty" => {
-                back.worktree = Some(WorktreeEnd::KeptDirty {
-                    files: status_files(&frame.text()).into_iter().collect(),
-                });
-            }
-            "worktree-error" => {
-                back.worktree = Some(WorktreeEnd::Failed {
-                    error: frame.text(),
-                });
-            }
-            _ => {}
-        }
-    }
-    back
 }
 
 #[cfg(test)]

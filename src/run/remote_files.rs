@@ -5,12 +5,14 @@
 //!
 //! Blocking: called on worker threads only, never on the event loop.
 
+use std::io::Read;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
 use std::time::Duration;
 
-use crate::core::hosts::Host;
-use crate::core::remote_files::{
-    self, EndBack, Prepared, ReadBack, RemoteEnd, RemotePrepare, RemoteRead,
-};
+use crate::core::hosts::{Host, launcher_argv};
+use crate::core::remote_files::{self, RemoteEnd, RemotePrepare, RemoteRead};
+use crate::core::remote_frames::{self, EndBack, FollowReader, Prepared, ReadBack};
 use crate::run::remote::{PlainBytes, run_plain_bytes};
 
 /// Longest a prepare may take (`git worktree add` of a large repository included).
@@ -37,7 +39,7 @@ pub fn prepare(host: &Host, p: &RemotePrepare<'_>) -> PrepareOutcome {
         Err(error) => {
             PrepareOutcome::Unreachable(format!("cannot run {}: {error}", host.program()))
         }
-        Ok(run) => match remote_files::parse_prepare(&run.stdout) {
+        Ok(run) => match remote_frames::parse_prepare(&run.stdout) {
             ready @ Prepared::Ready { .. } => PrepareOutcome::Ready(ready),
             Prepared::Refused { problem } => PrepareOutcome::Refused(problem),
             Prepared::Unfinished => PrepareOutcome::Unreachable(why(&run)),
@@ -49,7 +51,7 @@ pub fn prepare(host: &Host, p: &RemotePrepare<'_>) -> PrepareOutcome {
 pub fn read(host: &Host, r: &RemoteRead<'_>, timeout: Duration) -> Result<ReadBack, String> {
     let run = run_plain_bytes(host, &remote_files::read_script(r), timeout)
         .map_err(|e| format!("cannot run {}: {e}", host.program()))?;
-    let back = remote_files::parse_read(&run.stdout);
+    let back = remote_frames::parse_read(&run.stdout);
     if back.complete {
         Ok(back)
     } else {
@@ -57,11 +59,101 @@ pub fn read(host: &Host, r: &RemoteRead<'_>, timeout: Duration) -> Result<ReadBa
     }
 }
 
+/// What a [`Follower`] saw.
+#[derive(Debug)]
+pub enum FollowEvent {
+    /// One round of reads.
+    Round(ReadBack),
+    /// The launcher ended (the connection went, the host is gone): why.
+    Gone(String),
+}
+
+/// A long-lived read of a running attempt's files on its host: one run of the launcher whose
+/// script reads them every interval (`core::remote_files::follow_script`), instead of one run
+/// per read. Ends with its launcher's process group when dropped.
+pub struct Follower {
+    child: Child,
+    events: mpsc::Receiver<FollowEvent>,
+}
+
+impl Follower {
+    pub fn start(host: &Host, r: &RemoteRead<'_>, every: Duration) -> std::io::Result<Follower> {
+        use std::os::unix::process::CommandExt;
+        let every_sec = u32::try_from(every.as_secs().max(1)).unwrap_or(u32::MAX);
+        let script = remote_files::follow_script(r, every_sec);
+        let argv = launcher_argv(host, false, None, "exec sh -s");
+        let mut child = Command::new(&argv[0])
+            .args(&argv[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()?;
+        if let Some(mut stdin) = child.stdin.take() {
+            std::thread::spawn(move || {
+                use std::io::Write;
+                let _ = stdin.write_all(script.as_bytes());
+            });
+        }
+        let stderr = child.stderr.take().map(|mut pipe| {
+            std::thread::spawn(move || {
+                let mut text = Vec::new();
+                let _ = pipe.by_ref().take(64 * 1024).read_to_end(&mut text);
+                String::from_utf8_lossy(&text).into_owned()
+            })
+        });
+        let (send, events) = mpsc::channel();
+        if let Some(mut stdout) = child.stdout.take() {
+            std::thread::spawn(move || {
+                let mut reader = FollowReader::default();
+                let mut chunk = vec![0u8; 64 * 1024];
+                loop {
+                    match stdout.read(&mut chunk) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => {
+                            for round in reader.feed(&chunk[..n]) {
+                                if send.send(FollowEvent::Round(round)).is_err() {
+                                    return;
+                                }
+                            }
+                        }
+                    }
+                }
+                let said = stderr
+                    .and_then(|h| h.join().ok())
+                    .unwrap_or_default()
+                    .lines()
+                    .map(str::trim)
+                    .rfind(|l| !l.is_empty())
+                    .unwrap_or("the connection closed")
+                    .to_string();
+                let _ = send.send(FollowEvent::Gone(said));
+            });
+        }
+        Ok(Follower { child, events })
+    }
+
+    /// What it saw since last asked, without waiting.
+    pub fn seen(&self) -> Vec<FollowEvent> {
+        self.events.try_iter().collect()
+    }
+}
+
+impl Drop for Follower {
+    fn drop(&mut self) {
+        if let Some(group) = rustix::process::Pid::from_raw(self.child.id() as i32) {
+            let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// The end of an attempt on its host; `Err` says why the host did not answer.
 pub fn end(host: &Host, e: &RemoteEnd<'_>) -> Result<EndBack, String> {
     let run = run_plain_bytes(host, &remote_files::end_script(e), END_TIMEOUT)
         .map_err(|err| format!("cannot run {}: {err}", host.program()))?;
-    let back = remote_files::parse_end(&run.stdout);
+    let back = remote_frames::parse_end(&run.stdout);
     if back.complete {
         Ok(back)
     } else {

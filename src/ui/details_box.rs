@@ -9,8 +9,8 @@ use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 use unicode_width::UnicodeWidthStr;
 
 use super::model::{DetailView, RowStatus};
-use super::queue::wrap;
 use super::style;
+use super::text_fit::wrap;
 
 /// Most rows one detail value wraps to; the rest is cut with an ellipsis (the tasks file has
 /// it all).

@@ -2,7 +2,7 @@
 //! (their rows, details, the status bar, `w`), and `m` on a task that is not running, which
 //! answers its questions or continues its session through `Engine::resume_with_message`.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crossterm::event::KeyCode;
 use ratatui::Terminal;
@@ -12,7 +12,7 @@ use ratatui::layout::Rect;
 use super::engine_tests::{Fixture, fixture_from};
 use super::frame;
 use super::model;
-use super::model::{MessageTarget, Overlay, RowStatus};
+use super::model::{MessageTarget, Overlay, PaneSetup, RowStatus};
 use super::state::{Filter, Mode};
 use crate::core::task::TaskStatus;
 
@@ -57,7 +57,8 @@ fn a_task_with_questions_shows_them_in_its_row_details_and_the_status_bar() {
     let mut f = tasks();
     f.state.selected = 1;
     let area = Rect::new(0, 0, 120, 40);
-    let view = model::dashboard(&f.engine, &f.state, area, Instant::now(), &[]);
+    let panes = PaneSetup::default();
+    let view = model::dashboard(&f.engine, &f.state, area, Instant::now(), &panes);
     let ask = &view.queue.rows[1];
     assert_eq!(ask.status, RowStatus::NeedsInput);
     assert_eq!(ask.questions, 2);
@@ -110,14 +111,9 @@ fn m_on_a_task_with_questions_answers_them_in_its_session() {
     f.state.selected = 1;
     f.key(KeyCode::Char('m'));
     assert!(matches!(f.state.mode, Mode::Message { task: 1, .. }));
-    let overlay = model::dashboard(
-        &f.engine,
-        &f.state,
-        Rect::new(0, 0, 120, 40),
-        Instant::now(),
-        &[],
-    )
-    .overlay;
+    let panes = PaneSetup::default();
+    let area = Rect::new(0, 0, 120, 40);
+    let overlay = model::dashboard(&f.engine, &f.state, area, Instant::now(), &panes).overlay;
     match overlay {
         Some(Overlay::Message { target, .. }) => assert_eq!(
             target,
@@ -139,6 +135,10 @@ fn m_on_a_task_with_questions_answers_them_in_its_session() {
     assert!(matches!(f.state.mode, Mode::Normal));
     let said = f.state.message_now(Instant::now()).unwrap_or_default();
     assert!(said.contains("resuming session s-1"), "{said}");
+    // Its agent launches once the write that records the start is on disk.
+    f.engine
+        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .expect("written");
     let live = f
         .engine
         .live_for_task(1)
@@ -169,6 +169,9 @@ fn m_on_a_finished_task_without_a_session_to_continue_starts_afresh() {
     f.key(KeyCode::Char('m'));
     f.type_text("add a test");
     f.ctrl('s');
+    f.engine
+        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .expect("written");
     let live = f.engine.live_for_task(0).expect("a fresh attempt");
     assert_eq!(live.plan().resumed_session, None);
     assert!(
@@ -192,6 +195,9 @@ fn m_on_a_running_task_types_into_its_agent() {
     let said = f.state.message_now(Instant::now()).unwrap_or_default();
     assert!(said.contains("later has not run yet"), "{said}");
     f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine
+        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .expect("written");
     assert!(f.engine.live_for_task(2).is_some());
     f.key(KeyCode::Char('m'));
     let text = screen_text(&mut f);
@@ -211,6 +217,9 @@ fn a_running_structured_attempt_adds_its_cost_so_far() {
 ]}"#;
     let mut f = fixture_from(text, Some(RESUMABLE));
     f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine
+        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .expect("written");
     f.feed_until("the agent's result", |engine| {
         engine
             .live_for_task(0)
@@ -218,7 +227,11 @@ fn a_running_structured_attempt_adds_its_cost_so_far() {
             .is_some_and(|facts| facts.cost_usd.is_some())
     });
     let area = Rect::new(0, 0, 120, 40);
-    let view = model::dashboard(&f.engine, &f.state, area, Instant::now(), &[0]);
+    let panes = PaneSetup {
+        order: vec![0],
+        ..PaneSetup::default()
+    };
+    let view = model::dashboard(&f.engine, &f.state, area, Instant::now(), &panes);
     let row = &view.queue.rows[0];
     assert_eq!(row.status, RowStatus::Running);
     assert_eq!(

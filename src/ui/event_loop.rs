@@ -178,14 +178,16 @@ async fn drive(
         if dirty && events.is_some() && last_draw.is_none_or(|t| now >= t + FRAME) {
             // Laid out first: the engine gets the layout's sizes, then the frame is drawn from
             // what it reads.
-            let drawn =
-                frame::lay_out(&session.terminal, engine, &mut state, now).and_then(|layout| {
+            let drawn = match frame::lay_out(&session.terminal, engine, &mut state, now) {
+                Ok(layout) => {
                     // Resizing panes can change what the detectors see (a prompt redrawn).
                     for event in engine.drain_events() {
                         on_engine_event(engine, &mut state, session, &event, now)?;
                     }
                     frame::draw(&mut session.terminal, engine, &mut state, &layout, now)
-                });
+                }
+                Err(error) => Err(error),
+            };
             match drawn {
                 Ok(shown) => visible = shown,
                 // Mostly a terminal that hung up before its signal arrived: without a screen,
@@ -201,7 +203,7 @@ async fn drive(
         }
     }
     tracing::info!(code = engine.exit_code(), "dashboard left");
-    engine.flush()?;
+    engine.settle_writes(Instant::now(), crate::run::engine::LAST_WRITE_WAIT)?;
     Ok(engine.exit_code())
 }
 

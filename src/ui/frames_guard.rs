@@ -4,7 +4,8 @@
 
 use std::time::Duration;
 
-use super::frames::{dashboard, frame, pane};
+use super::frames::frame;
+use super::frames_fixtures::{dashboard, pane};
 use super::model::DetailView;
 use crate::core::approval::GuardSetup;
 use crate::core::attempt::{Attempt, AttemptSetup, Event};

@@ -6,7 +6,8 @@
 use ratatui_textarea::TextArea;
 use serde_json::{Value, json};
 
-use super::frames::{SESSION, dashboard, frame, pane, row, rows, screen, status};
+use super::frames::frame;
+use super::frames_fixtures::{SESSION, dashboard, pane, row, rows, screen, status};
 use super::model::agent;
 use super::model::{
     Dashboard, DetailView, FinalScreen, MessageTarget, Overlay, PaneView, RowStatus, TaskRow,

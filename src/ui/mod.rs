@@ -7,11 +7,13 @@
 //! drawing); then `model` turns the engine's state into a plain view model and `draw` renders
 //! that, reading only (`render`). Layout and key maps are pure functions.
 
+pub mod act;
 pub mod actions;
 pub mod answers;
 pub mod attempts;
 pub mod details_box;
 pub mod draw;
+pub mod editors;
 pub mod event_loop;
 pub mod frame;
 pub mod keys;
@@ -29,6 +31,8 @@ pub mod settle;
 pub mod state;
 pub mod status;
 pub mod style;
+pub mod takeover_keys;
+pub mod text_fit;
 pub mod tiles;
 
 #[cfg(test)]
@@ -39,6 +43,8 @@ mod engine_pane_tests;
 mod engine_tests;
 #[cfg(test)]
 mod frames;
+#[cfg(test)]
+mod frames_fixtures;
 #[cfg(test)]
 mod frames_guard;
 #[cfg(test)]

@@ -8,7 +8,7 @@ use std::time::Instant;
 use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
-use super::actions::select_step;
+use super::act::select_step;
 use super::model::{self, live_tasks, matching, pane_order, window_offset};
 use super::state::{Mode, UiState};
 use super::{draw, layout, queue};

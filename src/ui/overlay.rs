@@ -11,8 +11,8 @@ use ratatui_textarea::TextArea;
 use super::keys::HELP;
 use super::layout::centered;
 use super::model::{AttemptsMenu, AutoMenu, MessageTarget, Overlay, RowStatus};
-use super::queue::wrap;
 use super::style;
+use super::text_fit::wrap;
 
 pub fn render(frame: &mut Frame<'_>, overlay: &Overlay<'_>) {
     let area = frame.area();

@@ -127,7 +127,7 @@ fn bottom_title(pane: &PaneView<'_>, takeover: bool) -> Option<Line<'static>> {
     if takeover {
         return Some(Line::from(vec![
             Span::styled(
-                format!(" {} ", super::keys::LEAVE_CHORD),
+                format!(" {} ", super::takeover_keys::LEAVE_CHORD),
                 style::BANNER.bg(Color::LightGreen),
             ),
             Span::styled(" leaves take-over ", Style::new().fg(Color::LightGreen)),
@@ -180,7 +180,7 @@ mod tests {
     #[test]
     fn an_agent_on_another_host_says_which_in_its_title() {
         let screen = crate::core::screen::Screen::new(5, 40);
-        let mut pane = crate::ui::frames::pane("fix-7", &screen, true, None);
+        let mut pane = crate::ui::frames_fixtures::pane("fix-7", &screen, true, None);
         let text =
             |line: Line<'_>| -> String { line.spans.iter().map(|s| s.content.as_ref()).collect() };
         assert!(text(title(&pane, false)).starts_with(" ▶ fix-7 · 1/2"));

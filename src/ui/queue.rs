@@ -12,6 +12,7 @@ use unicode_width::UnicodeWidthStr;
 use super::model::{QueueView, RowStatus, TaskRow};
 use super::numbers::{cost_short, turns_short};
 use super::style;
+use super::text_fit::fit;
 
 /// Rows of tasks the queue shows in `area` (its border removed).
 pub fn visible_rows(area: Rect) -> usize {
@@ -212,91 +213,9 @@ fn note_text(row: &TaskRow) -> (String, Style) {
     }
 }
 
-/// `text` in exactly `width` display columns, the last one a blank separating it from the next
-/// column: padded, or cut with an ellipsis.
-pub fn fit(text: &str, width: usize) -> String {
-    if width == 0 {
-        return String::new();
-    }
-    let room = width - 1;
-    let mut out = String::new();
-    let mut used = 0;
-    if text.width() <= room {
-        out.push_str(text);
-        used = text.width();
-    } else {
-        for ch in text.chars() {
-            let w = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
-            if used + w + 1 > room {
-                break;
-            }
-            out.push(ch);
-            used += w;
-        }
-        if room > 0 {
-            out.push('…');
-            used += 1;
-        }
-    }
-    out.extend(std::iter::repeat_n(' ', width.saturating_sub(used)));
-    out
-}
-
-/// `text` in rows of at most `width` display columns, broken at spaces where possible.
-pub fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut rows = vec![String::new()];
-    let mut used = 0;
-    // A path breaks after a `/` rather than anywhere: its parts wrap like words.
-    for word in text
-        .split_inclusive(' ')
-        .flat_map(|word| word.split_inclusive('/'))
-    {
-        let w = word.width();
-        if used + w.min(width) > width && used > 0 {
-            rows.push(String::new());
-            used = 0;
-        }
-        for ch in word.chars() {
-            let cw = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
-            if used + cw > width {
-                rows.push(String::new());
-                used = 0;
-            }
-            if let Some(row) = rows.last_mut() {
-                row.push(ch);
-            }
-            used += cw;
-        }
-    }
-    rows.into_iter().map(|r| r.trim_end().to_string()).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn paths_wrap_after_a_slash() {
-        assert_eq!(
-            wrap("runs/fix-issue-142/attempt_1.log", 20),
-            ["runs/fix-issue-142/", "attempt_1.log"]
-        );
-        assert_eq!(
-            wrap("see runs/a/b.log now", 12),
-            ["see runs/a/", "b.log now"]
-        );
-    }
-
-    #[test]
-    fn text_is_cut_with_an_ellipsis_or_padded() {
-        assert_eq!(fit("abc", 6), "abc   ");
-        assert_eq!(fit("abcdefgh", 6), "abcd… ");
-        assert_eq!(fit("abcdef", 6), "abcd… ");
-        assert_eq!(fit("abcde", 6), "abcde ");
-        assert_eq!(fit("界界界界", 5), "界…  ");
-        assert_eq!(fit("x", 0), "");
-        assert_eq!(fit("xy", 1), " ");
-    }
 
     fn task(id: &str, cost: Option<f64>, turns: Option<u64>) -> TaskRow {
         TaskRow {
@@ -425,15 +344,5 @@ mod tests {
         };
         let line = alone(&one, WIDTH_AT_80);
         assert!(line.contains("? 1 question "), "{line}");
-    }
-
-    #[test]
-    fn long_values_wrap_at_spaces() {
-        assert_eq!(
-            wrap("Fix issue #142 and run the tests.", 16),
-            ["Fix issue #142", "and run the", "tests."]
-        );
-        assert_eq!(wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
-        assert_eq!(wrap("", 4), [""]);
     }
 }

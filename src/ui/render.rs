@@ -25,7 +25,7 @@ pub fn draw_frame<B: Backend>(
 where
     B::Error: std::error::Error + Send + Sync + 'static,
 {
-    let mut view = model::dashboard(engine, state, layout.area, now, &layout.order);
+    let mut view = model::dashboard(engine, state, layout.area, now, &layout.panes);
     let replay = state.replay.as_deref();
     if replay.is_some() {
         view.status.keys = replay_keys();

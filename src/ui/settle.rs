@@ -5,11 +5,13 @@
 //! It reads the engine and writes only the dashboard's own state; it sends nothing and draws
 //! nothing.
 
+use std::collections::HashMap;
+
 use ratatui::layout::Rect;
 
 use super::draw;
 use super::layout;
-use super::model::{self, live_tasks, matching, pane_order, window_offset};
+use super::model::{self, PaneSetup, live_tasks, matching, pane_order, window_offset};
 use super::queue;
 use super::state::{Filter, Mode, UiState};
 use crate::run::engine::Engine;
@@ -23,13 +25,14 @@ pub struct PaneResize {
 }
 
 /// The next frame's layout and what it asks of the engine.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Default)]
 pub struct FrameLayout {
     /// The terminal's area.
     pub area: Rect,
-    /// The running tasks in pane order: the focused one first.
-    pub order: Vec<usize>,
-    /// The tasks whose panes are drawn (the first ones of `order`).
+    /// The running tasks in pane order (the focused one first), and the screens of those
+    /// scrolled back.
+    pub panes: PaneSetup,
+    /// The tasks whose panes are drawn (the first ones of `panes.order`).
     pub visible: Vec<usize>,
     /// PTYs whose size differs from their pane's.
     pub resizes: Vec<PaneResize>,
@@ -76,11 +79,11 @@ pub fn settle(engine: &Engine, state: &mut UiState, area: Rect) -> FrameLayout {
         state.launch_sized_for = Some(sized_for);
         layout::launch_sizes(area, state.zoomed, Engine::MAX_CONCURRENCY)
     });
-    scroll_views(engine, state, &live, &visible);
+    let scrolled = scroll_views(engine, state, &live, &visible);
     settle_queue_window(engine, state, area, listed);
     FrameLayout {
         area,
-        order,
+        panes: PaneSetup { order, scrolled },
         visible,
         resizes,
         launch_sizes,
@@ -89,9 +92,14 @@ pub fn settle(engine: &Engine, state: &mut UiState, area: Rect) -> FrameLayout {
 
 /// Panes scrolled back show a view rebuilt from the agent's history (the live screens are only
 /// read); offsets are clamped to the history there is.
-fn scroll_views(engine: &Engine, state: &mut UiState, live: &[usize], visible: &[usize]) {
+fn scroll_views(
+    engine: &Engine,
+    state: &mut UiState,
+    live: &[usize],
+    visible: &[usize],
+) -> HashMap<usize, vt100::Screen> {
     state.scroll.retain(|task, _| live.contains(task));
-    state.scrolled_screens.clear();
+    let mut views = HashMap::new();
     for &task in visible {
         let wanted = state.scroll.get(&task).copied().unwrap_or(0);
         if wanted == 0 {
@@ -101,10 +109,11 @@ fn scroll_views(engine: &Engine, state: &mut UiState, live: &[usize], visible: &
             let (view, actual) = live.attempt.screen().scrolled_view(wanted);
             state.scroll.insert(task, actual);
             if actual > 0 {
-                state.scrolled_screens.insert(task, view);
+                views.insert(task, view);
             }
         }
     }
+    views
 }
 
 /// The queue's first visible row, so that the selection is in view (`listed`: the tasks the

@@ -159,9 +159,6 @@ pub struct UiState {
     pub mode: Mode,
     /// Per task: rows scrolled back into its pane's history.
     pub scroll: HashMap<usize, usize>,
-    /// Per task scrolled back: its screen as it looked that far back, rebuilt for each frame
-    /// from the agent's history.
-    pub scrolled_screens: HashMap<usize, vt100::Screen>,
     /// Per task: a brief note and when it goes away.
     pub notes: HashMap<usize, (String, Instant)>,
     /// The last action's result and when it goes away.
@@ -211,6 +208,13 @@ impl UiState {
         if self.message_about == Some(task) && self.message_now(now).is_some() {
             self.say(outcome, now);
         }
+    }
+
+    /// Shows an operator action's result (the engine's `ControlOutcome`: `message()` and
+    /// `is_done()`), and logs it.
+    pub fn report(&mut self, message: &str, done: bool, now: Instant) {
+        tracing::info!(message, done, "operator action");
+        self.say(message, now);
     }
 
     pub fn note(&mut self, task: usize, text: impl Into<String>, now: Instant) {

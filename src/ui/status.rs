@@ -368,7 +368,7 @@ mod tests {
 
     #[test]
     fn hosts_out_of_rotation_are_on_the_right_side() {
-        let mut status = crate::ui::frames::status(&[("q", "quit")]);
+        let mut status = crate::ui::frames_fixtures::status(&[("q", "quit")]);
         let plain =
             |line: Line<'_>| -> String { line.spans.iter().map(|s| s.content.as_ref()).collect() };
         assert!(!plain(right_side(&status)).contains("host out"));

@@ -312,8 +312,8 @@ impl Engine {
 
 /// A task's worktree after an attempt: removed when the task completed with a clean tree, kept
 /// (with its changed files) otherwise.
-/// `cleanup` is what the worker's removal found; a completed task whose removal was not tried
-/// (not expected) tries here.
+/// `cleanup` is what the worker's removal found (a completed task's removal is always tried
+/// there: git never runs on the loop).
 fn worktree_state(
     path: &std::path::Path,
     status: TaskStatus,
@@ -328,7 +328,7 @@ fn worktree_state(
     if status != TaskStatus::Completed {
         return state("kept".into(), None);
     }
-    match cleanup.unwrap_or_else(|| worktree::finish(path)) {
+    match cleanup.unwrap_or_else(|| Err("its removal was not tried".into())) {
         Ok(worktree::Cleanup::Removed) => state("removed".into(), None),
         Ok(worktree::Cleanup::KeptDirty { files }) => {
             tracing::info!(path = %path_shown, changed = files.len(), "kept a dirty worktree");

@@ -7,7 +7,7 @@ use std::time::Instant;
 use ratatui::layout::Rect;
 
 use super::tasks::{failure_of, matching, max_attempts, row_status, window_offset};
-use super::{Dashboard, FinalScreen, PaneView, QueueView, RowStatus, TaskRow};
+use super::{Dashboard, FinalScreen, PaneSetup, PaneView, QueueView, RowStatus, TaskRow};
 use super::{agent, detail, overlay, status};
 use crate::core::task::TaskSpec;
 use crate::run::engine::Engine;
@@ -19,8 +19,9 @@ pub fn dashboard<'a>(
     state: &'a UiState,
     area: Rect,
     now: Instant,
-    order: &[usize],
+    panes: &'a PaneSetup,
 ) -> Dashboard<'a> {
+    let order = &panes.order;
     let detail = detail(engine, state.selected);
     let regions = draw::regions(area, state.zoomed, detail.as_ref());
     let plan = layout::panes(regions.panes, order.len(), state.zoomed);
@@ -29,7 +30,7 @@ pub fn dashboard<'a>(
     let panes = order
         .iter()
         .take(plan.slots.len())
-        .filter_map(|&task| pane(engine, state, task, now))
+        .filter_map(|&task| pane(engine, state, panes, task, now))
         .collect::<Vec<_>>();
     let hidden_panes = order.len() - panes.len();
     Dashboard {
@@ -48,12 +49,13 @@ pub fn dashboard<'a>(
 fn pane<'a>(
     engine: &'a Engine,
     state: &'a UiState,
+    panes: &'a PaneSetup,
     task: usize,
     now: Instant,
 ) -> Option<PaneView<'a>> {
     let live = engine.live_for_task(task)?;
     let spec = engine.store().file().tasks().get(task)?;
-    let scrolled_view = state.scrolled_screens.get(&task);
+    let scrolled_view = panes.scrolled.get(&task);
     let screen = scrolled_view.unwrap_or_else(|| live.attempt.screen().vt());
     Some(PaneView {
         task_id: live.task_id.clone(),

@@ -18,6 +18,7 @@ pub use tasks::{
     window_offset,
 };
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use ratatui_textarea::TextArea;
@@ -224,6 +225,14 @@ pub enum MessageTarget {
     Session { id: String },
     /// No session to continue: a fresh attempt gets the message in its prompt.
     FreshAttempt,
+}
+
+/// The panes as the frame's layout settled them: their order (the focused one first) and the
+/// screens of those scrolled back, rebuilt from their agents' history for this frame.
+#[derive(Default)]
+pub struct PaneSetup {
+    pub order: Vec<usize>,
+    pub scrolled: HashMap<usize, vt100::Screen>,
 }
 
 /// Everything one frame shows.

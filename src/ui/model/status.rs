@@ -8,10 +8,10 @@ use super::tasks::{failure_of, row_status, waiting_tasks};
 use crate::core::task::FailureType;
 use crate::run::engine::Engine;
 use crate::run::outcome::agent_facts;
-use crate::ui::keys::LEAVE_CHORD;
 use crate::ui::model::{MessageTarget, RetryView, RowStatus, StatusView};
 use crate::ui::prompt;
 use crate::ui::state::{Leaving, Mode, UiState};
+use crate::ui::takeover_keys::LEAVE_CHORD;
 
 pub(super) fn status(engine: &Engine, state: &UiState, now: Instant) -> StatusView {
     let tasks = engine.store().file().tasks();

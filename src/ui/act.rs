@@ -1,0 +1,301 @@
+//! What the dashboard's actions do in its normal mode (`keys::Action`): moves in its own
+//! state (selection, focus, zoom, scroll, filter) and operator actions carried out through the
+//! engine (answers, cancel, retry, pause, concurrency, leaving). Nothing here draws.
+
+use std::time::Instant;
+
+use color_eyre::eyre::Result;
+use ratatui::layout::Rect;
+
+use super::keys::Action;
+use super::model::RowStatus;
+use super::model::{live_tasks, matching, waiting_tasks};
+use super::state::{Filter, Leaving, Mode, UiState};
+use super::{attempts, editors, layout, queue};
+use crate::core::attempt::Event;
+use crate::run::engine::Engine;
+
+/// Carries out `action`; `area` is the terminal's size (for page sizes).
+pub fn act(
+    engine: &mut Engine,
+    state: &mut UiState,
+    action: Action,
+    area: Rect,
+    now: Instant,
+) -> Result<()> {
+    let focus = state.focus.filter(|f| engine.live_for_task(*f).is_some());
+    match action {
+        Action::Up => select_step(engine, state, -1),
+        Action::Down => select_step(engine, state, 1),
+        Action::PageUp => select_step(engine, state, -page(state, area)),
+        Action::PageDown => select_step(engine, state, page(state, area)),
+        Action::Top => select_step(engine, state, isize::MIN),
+        Action::Bottom => select_step(engine, state, isize::MAX),
+        Action::NextPane | Action::PrevPane => {
+            let live = live_tasks(engine);
+            if !live.is_empty() {
+                let at = focus.and_then(|f| live.iter().position(|&t| t == f));
+                let next = match (at, action == Action::NextPane) {
+                    (Some(at), true) => (at + 1) % live.len(),
+                    (Some(at), false) => (at + live.len() - 1) % live.len(),
+                    (None, _) => 0,
+                };
+                focus_task(state, live[next]);
+            }
+        }
+        Action::NextWaiting => {
+            let waiting = waiting_tasks(engine);
+            let next = waiting
+                .iter()
+                .find(|&&t| t > state.selected)
+                .or(waiting.first());
+            match next {
+                Some(&task) if engine.live_for_task(task).is_some() => focus_task(state, task),
+                Some(&task) => select_task(state, task, RowStatus::NeedsInput),
+                None => state.say("no task is waiting for you", now),
+            }
+        }
+        Action::Zoom => state.zoomed = !state.zoomed,
+        Action::Unzoom => state.zoomed = false,
+        Action::TakeOver => match focus {
+            Some(task) => {
+                state.mode = Mode::TakeOver {
+                    task,
+                    was_zoomed: state.zoomed,
+                };
+                state.zoomed = true;
+            }
+            None => state.say("no running agent to take over", now),
+        },
+        Action::ScrollBack | Action::ScrollForward => {
+            let Some(task) = focus else {
+                state.say("no agent pane to scroll: nothing runs", now);
+                return Ok(());
+            };
+            // Rows that went off the top of the agent's screen: its history.
+            let history = engine
+                .live_for_task(task)
+                .map_or(0, |l| l.attempt.screen().history_len());
+            let step = usize::from(area.height / 2).max(1);
+            let offset = state.scroll.entry(task).or_insert(0);
+            let before = *offset;
+            *offset = if action == Action::ScrollBack {
+                offset.saturating_add(step)
+            } else {
+                offset.saturating_sub(step)
+            };
+            if history == 0 {
+                *offset = 0;
+                state.say(
+                    format!("{}: no history yet to scroll", task_name(engine, task)),
+                    now,
+                );
+            } else if action == Action::ScrollForward && before == 0 {
+                state.say("already at the live screen", now);
+            }
+        }
+        Action::Filter { forward } => {
+            state.filter = state.filter.step(forward);
+            state.queue_offset = 0;
+            let list = matching(engine, state);
+            if !list.contains(&state.selected)
+                && let Some(&first) = list.first()
+            {
+                state.selected = first;
+            }
+        }
+        Action::Pause => {
+            let paused = !engine.is_paused();
+            engine.set_paused(paused);
+            let text = if paused {
+                "queue paused: running agents go on, nothing new starts"
+            } else {
+                "queue resumed"
+            };
+            state.say(text, now);
+        }
+        Action::Cancel => {
+            let task = state.selected;
+            if engine.live_for_task(task).is_some() {
+                state.mode = Mode::ConfirmCancel { task };
+            } else {
+                let outcome = engine.cancel_task(task, now)?;
+                state.report(outcome.message(), outcome.is_done(), now);
+            }
+        }
+        Action::Retry => {
+            let task = state.selected;
+            let outcome = engine.retry_now(task, now)?;
+            state.report(outcome.message(), outcome.is_done(), now);
+            if outcome.is_done() {
+                state.message_about = Some(task);
+            }
+        }
+        Action::AutoMenu => {
+            state.mode = Mode::Auto {
+                task: state.selected,
+            }
+        }
+        Action::EditPrompt => editors::edit_prompt(engine, state, now),
+        Action::Message => editors::open_message(engine, state, focus, now),
+        Action::Concurrency { delta } => {
+            let n = engine
+                .concurrency()
+                .saturating_add_signed(isize::from(delta))
+                .max(1);
+            engine.set_concurrency(n);
+            state.say(format!("{} agents at once", engine.concurrency()), now);
+        }
+        Action::Help => state.mode = Mode::Help { offset: 0 },
+        Action::Details => state.mode = Mode::Details,
+        Action::Answers => {
+            let task = state.selected;
+            if let Some(spec) = engine.store().file().tasks().get(task) {
+                let live = engine
+                    .live_for_task(task)
+                    .map(|l| (l.number, l.attempt.approvals()));
+                let lines = super::answers::lines(&engine.runs_dir().join(&spec.task_id), live);
+                state.mode = Mode::Answers {
+                    task,
+                    lines,
+                    offset: 0,
+                };
+            }
+        }
+        Action::Replay => {
+            let task = state.selected;
+            if let Some(spec) = engine.store().file().tasks().get(task) {
+                let list = attempts::list(&engine.runs_dir().join(&spec.task_id));
+                state.mode = Mode::Attempts {
+                    task,
+                    list,
+                    selected: 0,
+                };
+            }
+        }
+        Action::Quit => quit(engine, state, now)?,
+        Action::Answer { rule } => {
+            if let Some(task) = focus {
+                let sent = answer_description(engine, task, rule);
+                engine.send_to_task(task, Event::OperatorAnswer { rule }, now)?;
+                state.say_about(task, format!("{sent} → {}", task_name(engine, task)), now);
+            }
+        }
+        Action::Dismiss => {
+            if let Some(task) = focus {
+                let reply = Event::OperatorReply {
+                    name: "Esc".into(),
+                    keys: b"\x1b".to_vec(),
+                };
+                engine.send_to_task(task, reply, now)?;
+                state.say(format!("sent Esc (no) → {}", task_name(engine, task)), now);
+            }
+        }
+        Action::Accept => {
+            if let Some(task) = focus {
+                let reply = Event::OperatorReply {
+                    name: "Enter".into(),
+                    keys: b"\r".to_vec(),
+                };
+                engine.send_to_task(task, reply, now)?;
+                state.say(
+                    format!(
+                        "sent Enter (the highlighted option) → {}",
+                        task_name(engine, task)
+                    ),
+                    now,
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `q`: leave at once when nothing runs, else ask first; while stopping, kill the agents.
+pub fn quit(engine: &mut Engine, state: &mut UiState, now: Instant) -> Result<()> {
+    match state.leaving {
+        Leaving::Stopping => {
+            engine.kill_all();
+            state.say("killing the agents' process groups", now);
+        }
+        _ if engine.live().next().is_some() => state.mode = Mode::ConfirmQuit,
+        _ if engine.is_done() => state.leaving = Leaving::Now,
+        _ => stop(engine, state, now)?,
+    }
+    Ok(())
+}
+
+pub fn stop(engine: &mut Engine, state: &mut UiState, now: Instant) -> Result<()> {
+    engine.stop(now)?;
+    state.leaving = Leaving::Stopping;
+    state.say(
+        "stopping: ending the running agents (q again kills them now)",
+        now,
+    );
+    Ok(())
+}
+
+/// Moves the selection `delta` rows through the queue as filtered.
+pub fn select_step(engine: &Engine, state: &mut UiState, delta: isize) {
+    let list = matching(engine, state);
+    if list.is_empty() {
+        return;
+    }
+    let at = list.iter().position(|&i| i == state.selected);
+    let next = match at {
+        Some(at) => at.saturating_add_signed(delta).min(list.len() - 1),
+        None => 0,
+    };
+    state.selected = list[next];
+}
+
+fn page(state: &UiState, area: Rect) -> isize {
+    let regions = layout::regions(area, state.zoomed);
+    regions.queue.map_or(10, queue::visible_rows).max(1) as isize
+}
+
+/// A task's id for a status message.
+fn task_name(engine: &Engine, task: usize) -> String {
+    engine
+        .store()
+        .file()
+        .tasks()
+        .get(task)
+        .map_or_else(|| format!("task #{task}"), |t| t.task_id.clone())
+}
+
+/// What answering with `rule` sends, for the status message: "sent 1 (Yes)".
+fn answer_description(engine: &Engine, task: usize, rule: usize) -> String {
+    let Some(prompt) = engine
+        .live_for_task(task)
+        .and_then(|live| live.attempt.profile().prompts.get(rule).cloned())
+    else {
+        return "answered".into();
+    };
+    let key = super::keys::answer_key(&prompt.send)
+        .map_or_else(|| prompt.send.escape_debug().to_string(), |(_, k)| k);
+    let label = if prompt.label.is_empty() {
+        prompt.name
+    } else {
+        prompt.label
+    };
+    format!("sent {key} ({label})")
+}
+
+/// Focuses a running task's pane and selects it in the queue (showing every task if the
+/// filter hides it).
+fn focus_task(state: &mut UiState, task: usize) {
+    state.selected = task;
+    state.focus = Some(task);
+    if !matches!(state.filter, Filter::All | Filter::Active) {
+        state.filter = Filter::All;
+    }
+}
+
+/// Selects a task that is not running (showing every task if the filter hides it).
+fn select_task(state: &mut UiState, task: usize, status: RowStatus) {
+    state.selected = task;
+    if !state.filter.matches(status) {
+        state.filter = Filter::All;
+    }
+}

@@ -1,0 +1,139 @@
+//! The two editors: the selected task's prompt (`e`) and a message to a task's agent (`m`), each
+//! opened with what it edits and saying where the text goes, their keys, and saving or sending
+//! through the engine. Nothing here draws (`overlay` does).
+
+use std::time::Instant;
+
+use color_eyre::eyre::Result;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui_textarea::TextArea;
+
+use super::model::{MessageTarget, message_target};
+use super::state::{Mode, UiState};
+use crate::core::task::TaskStatus;
+use crate::run::engine::Engine;
+
+/// A key in an open editor: Ctrl-S (or Alt-Enter) saves the prompt or sends the message, Esc
+/// closes it (asking first when typed text would be lost), any other key edits.
+pub fn on_key(
+    engine: &mut Engine,
+    state: &mut UiState,
+    key: &KeyEvent,
+    now: Instant,
+) -> Result<()> {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    let (Mode::EditPrompt { task, editor } | Mode::Message { task, editor }) = &mut state.mode
+    else {
+        return Ok(());
+    };
+    let task = *task;
+    let submit = (ctrl && key.code == KeyCode::Char('s'))
+        || (key.modifiers.contains(KeyModifiers::ALT) && key.code == KeyCode::Enter);
+    if submit {
+        let text = editor.lines().join("\n");
+        let editing = matches!(state.mode, Mode::EditPrompt { .. });
+        state.mode = Mode::Normal;
+        let outcome = if editing {
+            engine.set_prompt_template(task, &text)?
+        } else if engine.live_for_task(task).is_some() {
+            engine.send_message(task, &text, now)?
+        } else {
+            // Answers to its questions, or a follow-up: its session is resumed (or a
+            // fresh attempt gets the message).
+            engine.resume_with_message(task, &text, now)?
+        };
+        state.report(outcome.message(), outcome.is_done(), now);
+    } else if key.code == KeyCode::Esc {
+        let text = editor.lines().join("\n");
+        let before = match &state.mode {
+            Mode::EditPrompt { .. } => engine
+                .store()
+                .file()
+                .tasks()
+                .get(task)
+                .and_then(|t| t.prompt_template.clone())
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        // Typed text is not thrown away by one stray key: Esc asks, Esc again discards.
+        if text.trim_end() == before.trim_end() || state.discard_armed {
+            state.discard_armed = false;
+            state.mode = Mode::Normal;
+            if text.trim_end() != before.trim_end() {
+                state.say("discarded what you typed", now);
+            }
+        } else {
+            state.discard_armed = true;
+            state.say("Esc again discards what you typed; Ctrl-S saves it", now);
+        }
+    } else {
+        state.discard_armed = false;
+        editor.input(*key);
+    }
+    Ok(())
+}
+
+/// `m`: the message editor for the selected task, saying where the message goes: into its
+/// running agent, as answers to its questions, or into its session once it ended. A task that
+/// has not run yet leaves the message to the focused agent, as before.
+pub fn open_message(engine: &Engine, state: &mut UiState, focus: Option<usize>, now: Instant) {
+    let selected = state.selected;
+    let (task, target) = match (message_target(engine, selected), focus) {
+        (Some(target), _) => (selected, target),
+        (None, Some(task)) => (task, MessageTarget::Running),
+        (None, None) => {
+            let id = engine
+                .store()
+                .file()
+                .tasks()
+                .get(selected)
+                .map_or("the selected task", |t| t.task_id.as_str());
+            state.say(
+                format!("{id} has not run yet: no agent to message (e edits its prompt)"),
+                now,
+            );
+            return;
+        }
+    };
+    let placeholder = match target {
+        MessageTarget::Running => "Type a message for the agent…",
+        MessageTarget::Answers { .. } => {
+            "Type your answers: the agent gets them as its next message…"
+        }
+        MessageTarget::Session { .. } => {
+            "Type a follow-up: the agent continues its session with it…"
+        }
+        MessageTarget::FreshAttempt => {
+            "Type a message: a fresh attempt gets it after the task's prompt…"
+        }
+    };
+    let mut editor = TextArea::default();
+    editor.set_placeholder_text(placeholder);
+    editor.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
+    state.mode = Mode::Message {
+        task,
+        editor: Box::new(editor),
+    };
+}
+
+/// `e`: the prompt editor for the selected task, holding its `prompt_template`.
+pub fn edit_prompt(engine: &Engine, state: &mut UiState, now: Instant) {
+    let task = state.selected;
+    let Some(spec) = engine.store().file().tasks().get(task) else {
+        return;
+    };
+    if spec.status == TaskStatus::Completed {
+        state.say(
+            format!("{} is completed; it never runs again", spec.task_id),
+            now,
+        );
+        return;
+    }
+    let text = spec.prompt_template.clone().unwrap_or_default();
+    let mut editor = TextArea::new(text.lines().map(str::to_string).collect());
+    editor.set_wrap_mode(ratatui_textarea::WrapMode::WordOrGlyph);
+    state.mode = Mode::EditPrompt {
+        task,
+        editor: Box::new(editor),
+    };
+}
