@@ -234,6 +234,7 @@ impl Client {
                 Key::Digit(digit) => self.session.operator_key(digit, at),
                 Key::Line(text) => self.session.follow_up(&text),
                 Key::Reject => self.session.operator_reject(at),
+                Key::Accept => self.session.operator_accept(at),
             };
             self.apply(actions);
         }

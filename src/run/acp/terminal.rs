@@ -111,6 +111,9 @@ pub(super) enum Key {
     Line(String),
     /// Esc alone while a request waits: the dashboard's "No".
     Reject,
+    /// Enter on an empty line while a request waits: the dashboard's "highlighted option",
+    /// allow once.
+    Accept,
 }
 
 /// Keys to lines: bracketed paste kept whole, Enter ends a line, Backspace edits it.
@@ -156,6 +159,8 @@ impl KeyInput {
                     let line = std::mem::take(&mut self.line);
                     if !line.trim().is_empty() {
                         keys.push(Key::Line(line));
+                    } else if waiting && c == '\r' {
+                        keys.push(Key::Accept);
                     }
                 }
                 '\x7f' | '\x08' => {
@@ -237,5 +242,9 @@ mod tests {
         assert!(keys.feed(b"\x1b[A", false).is_empty());
         assert_eq!(keys.feed(b"\x1b", true), [Key::Reject]);
         assert!(keys.feed(b"\x1b", false).is_empty());
+        // Enter alone answers a waiting request (allow once); it ends a typed line otherwise.
+        assert_eq!(keys.feed(b"\r", true), [Key::Accept]);
+        assert!(keys.feed(b"\r", false).is_empty());
+        assert_eq!(keys.feed(b"go\r", true), [Key::Line("go".into())]);
     }
 }
