@@ -12,7 +12,7 @@
 //! when the file grows meanwhile. The last frame is `end`: without it the host did not finish
 //! (lost, timed out). Pure: text in, text out.
 
-use super::remote_script::quote;
+use super::shell_words::quote;
 
 /// Where an attempt's files live on the host, under its `$HOME`.
 pub fn run_dir_under_home(file_tag: &str, task_id: &str) -> String {
