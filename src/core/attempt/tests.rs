@@ -4,6 +4,7 @@
 //! answers; what it may approve is `attempt_guard_tests`'.
 
 use super::*;
+use crate::core::classify::ExitStatus;
 use crate::core::profile::ProfileSet;
 use crate::core::task::FailureType;
 

@@ -2,7 +2,8 @@
 
 use super::*;
 use crate::core::approval::AnsweredBy;
-use crate::core::guard::{GuardContext, RuleSet};
+use crate::core::classify::ExitStatus;
+use crate::core::guard::{Decision, GuardContext, RuleSet};
 use crate::core::profile::ProfileSet;
 use crate::core::task::FailureType;
 

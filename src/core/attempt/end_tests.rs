@@ -4,6 +4,7 @@
 //! signal after the marker is `failed_process`; a profile without `exit_keys` is left to finish.
 
 use super::*;
+use crate::core::classify::ExitStatus;
 use crate::core::profile::ProfileSet;
 use crate::core::task::FailureType;
 

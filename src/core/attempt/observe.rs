@@ -1,0 +1,178 @@
+//! What the agent shows: its output fed to the screen (query replies, the bell, the marker), a
+//! structured agent's stream, its own log and its signal file, and the errors on screen that do
+//! not heal by waiting. A child of `attempt` so it shares its state; it decides nothing about
+//! prompts (`prompts`) or how the attempt ends (`end`).
+
+use std::time::Duration;
+
+use super::{Attempt, Effect, InputReason, Note, PROMPT_SETTLE, Phase};
+use crate::core::classify::EndCause;
+use crate::core::detect;
+use crate::core::marker::CONTEXT_ROWS;
+use crate::core::signal_file::{Signal, SignalFile};
+use crate::core::stream;
+use crate::core::task::{Completion, FailureType};
+
+impl Attempt {
+    pub(super) fn on_signal_file(
+        &mut self,
+        read: Result<SignalFile, String>,
+        now: Duration,
+        effects: &mut Vec<Effect>,
+    ) {
+        if self.setup.completion != Completion::SignalFile {
+            return;
+        }
+        let valid = read.is_ok();
+        if let Ok(file) = &read {
+            let already = matches!(&self.signal, Some(Ok(old)) if old == file);
+            if !already {
+                effects.push(Effect::Note(Note::SignalRead {
+                    status: signal_status(&file.signal).to_string(),
+                }));
+            }
+        }
+        self.signal = Some(read);
+        if valid {
+            self.begin_ending(EndCause::AfterSignal, now, effects);
+        }
+    }
+
+    pub(super) fn feed_stream(&mut self, bytes: &[u8], now: Duration, effects: &mut Vec<Effect>) {
+        let Some(parser) = self.stream.as_mut() else {
+            return;
+        };
+        let had_result = parser.facts().result.is_some();
+        parser.feed(bytes);
+        if had_result {
+            return;
+        }
+        if let Some((failure, evidence)) = stream::hopeless_retry(parser.facts()) {
+            self.begin_ending(EndCause::HopelessRetry { failure, evidence }, now, effects);
+            return;
+        }
+        if let Some(result) = &parser.facts().result {
+            effects.push(Effect::Note(Note::ResultEvent {
+                success: result.success,
+            }));
+            // herd's ACP client's record of its answers is exact (the request as data, the
+            // option sent): it replaces what the screen read of the dialogs it drew.
+            if let Some(client) = &parser.facts().client_approvals {
+                for approval in client {
+                    effects.push(Effect::Note(Note::Approval(approval.clone())));
+                }
+                self.approvals.clone_from(client);
+            }
+            if self.setup.completion != Completion::SignalFile {
+                self.begin_ending(EndCause::AfterResult, now, effects);
+            }
+        }
+    }
+
+    /// The agent's log grew: a request it keeps retrying in vain (a rejected key from the first
+    /// retry, a spent quota from the second in a row, server errors for `SERVER_ERROR_PATIENCE`)
+    /// ends the attempt now; refusals are kept for the verdict.
+    pub(super) fn on_agent_log(&mut self, bytes: &[u8], now: Duration, effects: &mut Vec<Effect>) {
+        let Some(parser) = self.agent_log.as_mut() else {
+            return;
+        };
+        parser.feed(bytes);
+        if self.marker_seen {
+            return;
+        }
+        if let Some((failure, evidence)) = self.log_retries.check(&parser.facts().retries, now) {
+            self.begin_ending(EndCause::HopelessRetry { failure, evidence }, now, effects);
+        }
+    }
+
+    pub(super) fn on_output(&mut self, bytes: &[u8], now: Duration, effects: &mut Vec<Effect>) {
+        let outcome = self.screen.feed(bytes, CONTEXT_ROWS);
+        if !outcome.replies.is_empty() {
+            effects.push(Effect::Write {
+                bytes: outcome.replies,
+                reason: InputReason::QueryReply,
+            });
+        }
+        if outcome.bell {
+            effects.push(Effect::Note(Note::Bell));
+        }
+        self.feed_stream(bytes, now, effects);
+        if self.watches_screen_marker()
+            && !self.marker_seen
+            && self
+                .watch
+                .find(&outcome.scrolled_rows, outcome.context_rows)
+                .is_some()
+        {
+            self.saw_marker(now, effects);
+        }
+        self.after_screen_change(now, effects);
+    }
+
+    pub(super) fn after_screen_change(&mut self, now: Duration, effects: &mut Vec<Effect>) {
+        let text = self.screen.text();
+        if text == self.last_text {
+            return;
+        }
+        self.last_change = now;
+        self.ready = detect::is_ready(&self.setup.profile, &text);
+        self.busy = detect::is_busy(&self.setup.profile, &text);
+        self.last_text = text;
+        if self.watches_screen_marker() && !self.marker_seen {
+            let rows = self.screen.rows_with_history(CONTEXT_ROWS);
+            let history = rows.len() - usize::from(self.screen.size().0);
+            if self.watch.find(&rows, history).is_some() {
+                self.saw_marker(now, effects);
+            }
+        }
+        self.update_prompts(now, effects);
+        self.judge_screen_retries(now, effects);
+    }
+
+    /// Errors that do not heal by waiting, on screen: the agent waits for input below an auth
+    /// or quota text (the idle end comes at once: waiting `idle_sec` would give the same verdict,
+    /// and a spinner left running beside a question would keep it from ever coming); or it
+    /// retries a failed request beside the cause (the profile's `retrying` texts): auth, quota
+    /// or lasting server errors end the attempt now.
+    pub(super) fn judge_screen_retries(&mut self, now: Duration, effects: &mut Vec<Effect>) {
+        let profile = &self.setup.profile;
+        if self.marker_seen || self.phase != Phase::Running {
+            return;
+        }
+        let hopeless_idle = self.could_be_idle() && {
+            let tail = detect::tail_rows(&self.screen.visible_rows(), profile.tail_rows);
+            crate::core::classify::failure_text(&tail, profile)
+                .is_some_and(|(f, _)| matches!(f, FailureType::Auth | FailureType::Quota))
+        };
+        if !hopeless_idle {
+            self.hopeless_idle_at = None;
+        } else if self.hopeless_idle_at.is_none() {
+            self.hopeless_idle_at = Some(now + PROMPT_SETTLE);
+        }
+        if profile.retrying.is_empty() {
+            return;
+        }
+        let rows = self.screen.rows_with_history(profile.tail_rows);
+        let tail = detect::tail_rows(&rows, profile.tail_rows);
+        if let Some((failure, evidence)) = self.screen_retries.check(profile, &tail, now) {
+            self.begin_ending(EndCause::HopelessRetry { failure, evidence }, now, effects);
+        }
+    }
+
+    /// SPEC: success is the marker AND a normal end. An interactive agent (a profile with exit
+    /// keys) is ended by herd once its turn is over (see `on_tick`); any other agent is left to
+    /// finish by itself, up to the timeout.
+    pub(super) fn saw_marker(&mut self, _now: Duration, effects: &mut Vec<Effect>) {
+        self.marker_seen = true;
+        effects.push(Effect::Note(Note::MarkerSeen));
+    }
+}
+
+/// The signal's `status` as the agent wrote it.
+pub fn signal_status(signal: &Signal) -> &'static str {
+    match signal {
+        Signal::Done { .. } => "done",
+        Signal::Questions { .. } => "questions",
+        Signal::Error { .. } => "error",
+    }
+}

@@ -1,0 +1,249 @@
+//! A profile's TOML source compiled into a `Profile`: regexes built, values checked against
+//! their bounds, every problem collected with its place in the user's text. It parses no TOML
+//! itself (`source`).
+
+use regex::Regex;
+
+use super::source::{ProfileSource, locate_literal};
+use super::*;
+
+struct Compiler<'a> {
+    profile: &'a str,
+    text: &'a str,
+    errors: Vec<ProfileError>,
+}
+
+impl Compiler<'_> {
+    fn regex(&mut self, field: &str, pattern: &str) -> Option<Regex> {
+        match Regex::new(pattern) {
+            Ok(re) => Some(re),
+            Err(e) => {
+                let detail = e.to_string();
+                let detail = detail
+                    .lines()
+                    .last()
+                    .unwrap_or("invalid")
+                    .trim()
+                    .to_string();
+                self.errors.push(ProfileError {
+                    location: locate_literal(self.text, pattern),
+                    message: format!(
+                        "profile '{}': {field} is not a valid regular expression ({detail}): {pattern}",
+                        self.profile
+                    ),
+                });
+                None
+            }
+        }
+    }
+
+    fn regexes(&mut self, field: &str, patterns: &[String]) -> Vec<Regex> {
+        patterns
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| self.regex(&format!("{field}[{i}]"), p))
+            .collect()
+    }
+
+    fn fail(&mut self, message: String, literal: &str) {
+        self.errors.push(ProfileError {
+            location: locate_literal(self.text, literal),
+            message: format!("profile '{}': {message}", self.profile),
+        });
+    }
+}
+
+pub(super) fn compile(
+    name: &str,
+    source: ProfileSource,
+    origin: ProfileOrigin,
+    text: &str,
+) -> Result<Profile, Vec<ProfileError>> {
+    let mut c = Compiler {
+        profile: name,
+        text,
+        errors: Vec::new(),
+    };
+    // An empty command is allowed: every task using the profile must then give its own
+    // `command` (the `generic` profile); the task check reports it otherwise.
+    let command = source.command.unwrap_or_default();
+    let ready = source.ready.as_deref().and_then(|p| c.regex("ready", p));
+    let busy = c.regexes("busy", &source.busy.unwrap_or_default());
+    let retrying = c.regexes("retrying", &source.retrying.unwrap_or_default());
+    let auth = c.regexes("auth", &source.auth.unwrap_or_default());
+    let quota = c.regexes("quota", &source.quota.unwrap_or_default());
+    let transient = c.regexes("transient", &source.transient.unwrap_or_default());
+    let config = c.regexes("config", &source.config.unwrap_or_default());
+    let mut prompts = Vec::new();
+    let mut seen = Vec::new();
+    for (i, rule) in source.prompts.unwrap_or_default().into_iter().enumerate() {
+        if rule.name.is_empty()
+            || !rule
+                .name
+                .chars()
+                .all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+        {
+            c.fail(
+                format!(
+                    "prompt rule {} has name {:?}; use letters, digits and _ (it becomes the policy key auto_<name>)",
+                    i + 1,
+                    rule.name
+                ),
+                &rule.name,
+            );
+        }
+        if seen.contains(&rule.name) {
+            c.fail(
+                format!("prompt rule name {:?} is used twice", rule.name),
+                &rule.name,
+            );
+        }
+        seen.push(rule.name.clone());
+        if rule.send.is_empty() {
+            c.fail(
+                format!(
+                    "prompt rule {:?} sends nothing; set send = \"1\" or similar",
+                    rule.name
+                ),
+                &rule.name,
+            );
+        }
+        let pattern = c.regex(&format!("prompts.{}.pattern", rule.name), &rule.pattern);
+        let unless = c.regexes(&format!("prompts.{}.unless", rule.name), &rule.unless);
+        if let Some(pattern) = pattern {
+            let label = rule.label.unwrap_or_else(|| rule.name.clone());
+            prompts.push(PromptRule {
+                name: rule.name,
+                pattern,
+                unless,
+                send: rule.send,
+                auto_by_default: rule.auto,
+                anchor: rule.anchor,
+                label,
+                guarded: rule.guard,
+            });
+        }
+    }
+    let mut requests = Vec::new();
+    for (i, capture) in source.requests.unwrap_or_default().into_iter().enumerate() {
+        let Some(pattern) = c.regex(&format!("requests[{i}].pattern"), &capture.pattern) else {
+            continue;
+        };
+        if !pattern.capture_names().any(|n| n == Some("text")) {
+            c.fail(
+                format!("requests[{i}].pattern has no (?P<text>…) group for the request's text"),
+                &capture.pattern,
+            );
+            continue;
+        }
+        requests.push(RequestCapture {
+            kind: capture.kind,
+            pattern,
+            drop_last_line: capture.drop_last_line,
+        });
+    }
+    let rules = match crate::core::guard::RuleSet::parse(
+        &source.allow.unwrap_or_default(),
+        &source.ask.unwrap_or_default(),
+        &source.deny.unwrap_or_default(),
+    ) {
+        Ok(rules) => rules,
+        Err(errors) => {
+            for e in errors {
+                c.fail(e.to_string(), &e.rule);
+            }
+            crate::core::guard::RuleSet::default()
+        }
+    };
+    let idle_sec = source.idle_sec.unwrap_or(DEFAULT_IDLE_SEC);
+    if !(idle_sec.is_finite() && idle_sec > 0.0 && idle_sec <= MAX_WAIT_SEC) {
+        c.fail(
+            format!(
+                "idle_sec must be above 0 and at most {MAX_WAIT_SEC} seconds (30 days), got {idle_sec}"
+            ),
+            "idle_sec",
+        );
+    }
+    let exit_grace_sec = source.exit_grace_sec.unwrap_or(DEFAULT_EXIT_GRACE_SEC);
+    if !(exit_grace_sec.is_finite() && (0.0..=MAX_EXIT_GRACE_SEC).contains(&exit_grace_sec)) {
+        c.fail(
+            format!(
+                "exit_grace_sec must be from 0 to {MAX_EXIT_GRACE_SEC} seconds, got {exit_grace_sec}"
+            ),
+            "exit_grace_sec",
+        );
+    }
+    for (key, rows) in [
+        ("tail_rows", source.tail_rows),
+        ("prompt_region_rows", source.prompt_region_rows),
+    ] {
+        if let Some(rows) = rows
+            && !(1..=MAX_ROWS).contains(&rows)
+        {
+            c.fail(
+                format!("{key} must be from 1 to {MAX_ROWS}, got {rows}"),
+                key,
+            );
+        }
+    }
+    let accounts = source.accounts.unwrap_or_default();
+    for (i, account) in accounts.iter().enumerate() {
+        if account.name.trim().is_empty() {
+            c.fail(format!("account {} has no name", i + 1), "accounts");
+        } else if accounts[..i].iter().any(|a| a.name == account.name) {
+            c.fail(
+                format!("account name {:?} is used twice", account.name),
+                &account.name,
+            );
+        }
+    }
+    let protocol = source.protocol.unwrap_or_default();
+    let resume = source.resume.unwrap_or_default();
+    if !resume.is_empty() && !resume.iter().any(|part| part.contains("{session_id}")) {
+        c.fail(
+            "resume has no {session_id}; write the argv that continues a session, e.g. \
+             [\"claude\", \"--resume\", \"{session_id}\", \"-p\", \"{rendered_prompt}\"]"
+                .to_string(),
+            "resume",
+        );
+    }
+    if !c.errors.is_empty() {
+        return Err(c.errors);
+    }
+    Ok(Profile {
+        name: name.to_string(),
+        description: source.description.unwrap_or_default(),
+        command,
+        env: source.env.unwrap_or_default(),
+        exit_keys: source.exit_keys.filter(|k| !k.is_empty()),
+        exit_grace_sec,
+        ready,
+        busy,
+        retrying,
+        idle_sec,
+        auth,
+        quota,
+        transient,
+        config,
+        config_exit_codes: source.config_exit_codes.unwrap_or_default(),
+        prompts,
+        requests,
+        rules,
+        tail_rows: source.tail_rows.unwrap_or(DEFAULT_TAIL_ROWS).max(1),
+        prompt_region_rows: source
+            .prompt_region_rows
+            .unwrap_or(DEFAULT_PROMPT_REGION_ROWS)
+            .max(1),
+        accounts,
+        // An ACP session ends with one structured result event from herd's client.
+        output: match protocol {
+            Protocol::Acp => OutputKind::StreamJson,
+            Protocol::Terminal => source.output.unwrap_or_default(),
+        },
+        protocol,
+        resume,
+        transcripts: source.transcripts,
+        agent_log: source.agent_log,
+        origin,
+    })
+}

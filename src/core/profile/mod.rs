@@ -1,0 +1,297 @@
+//! Agent profiles: how to start an agent CLI and how to read its screen (prompt rules, ready,
+//! busy, auth, quota and transient error texts).
+//!
+//! Built-in profiles are TOML texts handed in by the shell (from `assets/profiles/`); a user file
+//! adds profiles or overrides fields of built-in ones. This module parses, merges and compiles
+//! them; it never reads files itself.
+//!
+//! This file holds the compiled types and the set; `source` the TOML side and the overlay,
+//! `compile` the checks and regexes.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use regex::Regex;
+use serde::Deserialize;
+use thiserror::Error;
+
+use compile::compile;
+use source::{overlay, parse_file};
+
+use super::task::MAX_WAIT_SEC;
+
+/// Seconds a stable ready screen must last before an interactive agent counts as idle.
+pub const DEFAULT_IDLE_SEC: f64 = 20.0;
+/// Seconds between the exit keys and a TERM signal once herd decided to end an agent.
+pub const DEFAULT_EXIT_GRACE_SEC: f64 = 5.0;
+/// Non-blank rows at the bottom of the final screen that auth/quota/transient texts are matched on.
+pub const DEFAULT_TAIL_ROWS: usize = 12;
+/// Non-blank rows at the bottom of the screen a dialog prompt must end within.
+pub const DEFAULT_PROMPT_REGION_ROWS: usize = 12;
+/// Upper bounds of a profile's numbers (README, "Numbers"); `idle_sec` shares the tasks file's
+/// `MAX_WAIT_SEC`.
+pub const MAX_EXIT_GRACE_SEC: f64 = 3600.0;
+pub const MAX_ROWS: usize = 10_000;
+
+/// Where the prompt rules came from, shown by `herd profiles`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProfileOrigin {
+    BuiltIn,
+    UserFile,
+    /// A built-in profile with fields overridden by the user's file.
+    BuiltInOverridden,
+}
+
+impl fmt::Display for ProfileOrigin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ProfileOrigin::BuiltIn => "built-in",
+            ProfileOrigin::UserFile => "user",
+            ProfileOrigin::BuiltInOverridden => "built-in, overridden",
+        })
+    }
+}
+
+/// Where on the screen a prompt rule looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum PromptAnchor {
+    /// A dialog: the match must end within the last `region_rows` non-blank rows. One appearance
+    /// lasts while the rule keeps matching.
+    #[default]
+    Bottom,
+    /// A question on the cursor's line (`Run shell command? (Y)es/(N)o [Yes]:`): the match must
+    /// end on the cursor row; a question on a new line is a new appearance.
+    Cursor,
+}
+
+/// What an agent prints: a screen to read, or a JSON-lines event stream to parse first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum OutputKind {
+    /// A terminal UI or plain text: herd reads the rendered screen.
+    #[default]
+    Screen,
+    /// JSON lines (Claude `-p --output-format stream-json`, Codex `exec --json`, Gemini
+    /// `--output-format stream-json`): the events decide the verdict, the screen rules second.
+    StreamJson,
+}
+
+/// How herd talks to the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Protocol {
+    /// A terminal program in a PTY: herd reads its screen (or its JSON lines) and types keys.
+    #[default]
+    Terminal,
+    /// The Agent Client Protocol on the agent's stdio: herd's ACP client (`herd acp-client`)
+    /// runs it in the attempt's PTY, draws the session there and ends with a structured result,
+    /// so the profile reads as `output = "stream-json"`.
+    Acp,
+}
+
+/// Session transcripts an agent leaves behind that herd can read after an attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TranscriptKind {
+    /// Claude Code's `<config dir>/projects/<cwd>/<session>.jsonl`.
+    Claude,
+}
+
+/// One permission prompt an agent can show, and the keys that answer it.
+#[derive(Debug, Clone)]
+pub struct PromptRule {
+    pub name: String,
+    pub pattern: Regex,
+    /// Texts that, when on screen, mean this is not the prompt (a quota menu with `1.` options).
+    pub unless: Vec<Regex>,
+    /// The bytes to send, e.g. `"1"`, `"\r"`, `"y\r"`.
+    pub send: String,
+    /// Answered without a policy switch (a folder-trust dialog); `auto_<name>: false` still turns
+    /// it off for a task.
+    pub auto_by_default: bool,
+    pub anchor: PromptAnchor,
+    /// A label for the operator's key banner, e.g. `Yes`.
+    pub label: String,
+    /// The prompt asks permission for a request (a command, an edit, …) that the guard judges
+    /// before herd answers by itself. `guard = false` for prompts that approve nothing an agent
+    /// does (a folder-trust dialog, adding `.aider*` to `.gitignore`).
+    pub guarded: bool,
+}
+
+/// How to read the request a permission prompt asks about, from the screen.
+#[derive(Debug, Clone)]
+pub struct RequestCapture {
+    /// `shell`, `edit`, `write`, `read`, `fetch` or a tool name.
+    pub kind: String,
+    /// Matched on the prompt's rows (box borders `│` stripped, hard-wrapped rows joined); the
+    /// group `text` is the request's text, an optional group `tool` names the tool.
+    pub pattern: Regex,
+    /// The last line of `text` is a description, not part of the request (Claude's Bash dialog).
+    pub drop_last_line: bool,
+}
+
+/// A compiled agent profile.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    pub name: String,
+    pub description: String,
+    pub command: Vec<String>,
+    pub env: BTreeMap<String, String>,
+    /// Keys that end the agent once it is done (`/exit\r`); `None` for agents that exit by
+    /// themselves.
+    pub exit_keys: Option<String>,
+    pub exit_grace_sec: f64,
+    pub ready: Option<Regex>,
+    pub busy: Vec<Regex>,
+    /// Texts the agent shows while it retries a failed request by itself (`Retrying in 4.0
+    /// seconds...`): with an auth, quota or transient text beside them, the retries are judged
+    /// as they happen instead of waited out.
+    pub retrying: Vec<Regex>,
+    pub idle_sec: f64,
+    pub auth: Vec<Regex>,
+    pub quota: Vec<Regex>,
+    /// Texts of transient errors (overloaded, network): `failed_process`, retried.
+    pub transient: Vec<Regex>,
+    /// Texts of set-up problems (an untrusted folder, a missing flag): `failed_config`, not
+    /// retried, since the next attempt would meet the same set-up.
+    pub config: Vec<Regex>,
+    /// Exit codes the agent uses for a set-up problem (headless Gemini's 55: untrusted folder).
+    pub config_exit_codes: Vec<i32>,
+    pub prompts: Vec<PromptRule>,
+    /// How to read what the prompts ask, first match wins.
+    pub requests: Vec<RequestCapture>,
+    /// Permission rules every task of the profile gets after its own (Claude Code syntax).
+    pub rules: crate::core::guard::RuleSet,
+    pub tail_rows: usize,
+    pub prompt_region_rows: usize,
+    /// Accounts to rotate through: each a set of environment variables (a config folder, an API
+    /// key variable). Empty: the agent's own environment.
+    pub accounts: Vec<Account>,
+    pub output: OutputKind,
+    pub protocol: Protocol,
+    /// How to continue a session: an argv with `{session_id}` and `{rendered_prompt}` (the
+    /// message to continue with); empty when the agent cannot resume.
+    pub resume: Vec<String>,
+    pub transcripts: Option<TranscriptKind>,
+    /// A file the agent writes while it runs that herd reads live (Claude's debug log, Codex's
+    /// rollout): failed requests it keeps retrying, tool calls it refused by itself.
+    pub agent_log: Option<crate::core::agent_log::AgentLogKind>,
+    pub origin: ProfileOrigin,
+}
+
+/// One account of a profile. Its variables reach the agent only; they are never written to the
+/// tasks file, the recordings or the screen (only the name is).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Account {
+    pub name: String,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+/// A problem with a profile text, located in its file where possible.
+#[derive(Debug, Clone, Error, PartialEq)]
+#[error("{}{message}", location.map(|(l, c)| format!("{l}:{c}: ")).unwrap_or_default())]
+pub struct ProfileError {
+    /// 1-based line and column in the TOML text.
+    pub location: Option<(usize, usize)>,
+    pub message: String,
+}
+
+/// Every profile in effect, by name.
+#[derive(Debug, Clone, Default)]
+pub struct ProfileSet {
+    profiles: BTreeMap<String, Profile>,
+}
+
+impl ProfileSet {
+    /// Builds the set from built-in TOML texts and an optional user TOML text. Collects every
+    /// problem rather than stopping at the first.
+    pub fn build(built_in: &[&str], user: Option<&str>) -> Result<ProfileSet, Vec<ProfileError>> {
+        let mut errors = Vec::new();
+        let mut sources: BTreeMap<String, (ProfileSource, ProfileOrigin)> = BTreeMap::new();
+        for text in built_in {
+            match parse_file(text) {
+                Ok(file) => {
+                    for (name, source) in file.profiles {
+                        sources.insert(name, (source, ProfileOrigin::BuiltIn));
+                    }
+                }
+                Err(e) => errors.push(e),
+            }
+        }
+        let user_text = user.unwrap_or_default();
+        if let Some(text) = user {
+            match parse_file(text) {
+                Ok(file) => {
+                    for (name, source) in file.profiles {
+                        match sources.remove(&name) {
+                            Some((base, _)) => {
+                                sources.insert(
+                                    name,
+                                    (overlay(base, source), ProfileOrigin::BuiltInOverridden),
+                                );
+                            }
+                            None => {
+                                sources.insert(name, (source, ProfileOrigin::UserFile));
+                            }
+                        }
+                    }
+                }
+                Err(e) => errors.push(e),
+            }
+        }
+        let mut profiles = BTreeMap::new();
+        for (name, (source, origin)) in sources {
+            let text_for_positions = if origin == ProfileOrigin::BuiltIn {
+                ""
+            } else {
+                user_text
+            };
+            match compile(&name, source, origin, text_for_positions) {
+                Ok(profile) => {
+                    profiles.insert(name, profile);
+                }
+                Err(mut e) => errors.append(&mut e),
+            }
+        }
+        if errors.is_empty() {
+            Ok(ProfileSet { profiles })
+        } else {
+            Err(errors)
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Profile> {
+        self.profiles.get(name)
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.profiles.keys().map(String::as_str)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Profile> {
+        self.profiles.values()
+    }
+}
+
+#[cfg(test)]
+impl ProfileSet {
+    /// Profile `t` of a profiles file's text (built-ins included), for tests.
+    pub(crate) fn test_profile(text: &str) -> Profile {
+        ProfileSet::build(&[text], None)
+            .unwrap()
+            .get("t")
+            .unwrap()
+            .clone()
+    }
+}
+
+mod compile;
+mod source;
+
+pub use source::{ProfileSource, PromptRuleSource, RequestCaptureSource};
+
+#[cfg(test)]
+mod tests;

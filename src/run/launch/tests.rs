@@ -1,0 +1,265 @@
+use super::*;
+use crate::core::taskfile::TaskFile;
+
+fn profiles() -> ProfileSet {
+    let text = r#"
+[profiles.a]
+command = ["agent", "--prompt", "{rendered_prompt}", "--id={task_id}"]
+env = { A_HOME = "/tmp/{task_id}" }
+[profiles.bare]
+command = []
+"#;
+    ProfileSet::build(&[text], None).unwrap()
+}
+
+fn task(json: &str) -> TaskSpec {
+    let text = format!("{{\"tasks\": [{json}]}}");
+    TaskFile::parse(&text).unwrap().tasks()[0].clone()
+}
+
+fn tpl(t: &TaskSpec) -> PromptSource {
+    PromptSource::Template(t.prompt_template.clone().unwrap())
+}
+
+fn text(template: &str) -> PromptSource {
+    PromptSource::Template(template.to_string())
+}
+
+fn ctx() -> LaunchContext<'static> {
+    LaunchContext {
+        base_dir: Path::new("/base"),
+        run_id: Some("r1"),
+        attempt: 2,
+        run_dir: Path::new("/base/runs/t"),
+    }
+}
+
+#[test]
+fn renders_prompt_marker_command_and_env() {
+    let p = profiles();
+    let t = task(
+        r#"{"task_id": "t", "agent": "a", "inputs": {"doc": "D", "n": 3}, "prompt_template": "Do {doc} x{n} #{attempt} then print {completion_marker}"}"#,
+    );
+    let plan = render_launch(&t, p.get("a").unwrap(), &tpl(&t), None, &ctx()).unwrap();
+    assert_eq!(plan.prompt, "Do D x3 #2 then print TASK_COMPLETE:t");
+    assert_eq!(
+        plan.argv,
+        [
+            "agent",
+            "--prompt",
+            "Do D x3 #2 then print TASK_COMPLETE:t",
+            "--id=t"
+        ]
+    );
+    assert_eq!(plan.marker, "TASK_COMPLETE:t");
+    assert_eq!(plan.env["A_HOME"], "/tmp/t");
+    assert_eq!(plan.env["HERD_ATTEMPT"], "2");
+    assert_eq!(plan.cwd, Path::new("/base"));
+}
+
+#[test]
+fn a_retry_carries_the_previous_failure() {
+    let p = profiles();
+    let json = r#"{"task_id": "t", "agent": "a", "prompt_template": "Fix it.", "attempts": 1,
+        "result": {"failure_summary": "The previous attempt failed. error[E0308] at src/main.rs:4"}}"#;
+    let t = task(json);
+    let first = LaunchContext {
+        attempt: 1,
+        ..ctx()
+    };
+    let plan = render_launch(&t, p.get("a").unwrap(), &text("Fix it."), None, &first).unwrap();
+    assert_eq!(plan.prompt, "Fix it.");
+    let plan = render_launch(&t, p.get("a").unwrap(), &text("Fix it."), None, &ctx()).unwrap();
+    assert_eq!(
+        plan.prompt,
+        "Fix it.\n\nThe previous attempt failed. error[E0308] at src/main.rs:4"
+    );
+    let placed = "Fix it. Last time: {previous_failure}";
+    let plan = render_launch(&t, p.get("a").unwrap(), &text(placed), None, &ctx()).unwrap();
+    assert_eq!(
+        plan.prompt,
+        "Fix it. Last time: The previous attempt failed. error[E0308] at src/main.rs:4"
+    );
+    let plan = render_launch(&t, p.get("a").unwrap(), &text(placed), None, &first).unwrap();
+    assert_eq!(plan.prompt, "Fix it. Last time: ");
+}
+
+#[test]
+fn missing_placeholders_are_named() {
+    let p = profiles();
+    let t = task(r#"{"task_id": "t", "agent": "a", "prompt_template": "Do {doc} and {other}"}"#);
+    let err = render_launch(&t, p.get("a").unwrap(), &tpl(&t), None, &ctx())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        "prompt_template: no value for {doc}, {other}; add them to \"inputs\" (or write {{ }} for literal braces)"
+    );
+}
+
+#[test]
+fn a_task_command_replaces_the_profile_and_bare_profiles_need_one() {
+    let p = profiles();
+    let t = task(
+        r#"{"task_id": "t", "agent": "bare", "prompt_template": "x", "command": ["./go", "{rendered_prompt}"]}"#,
+    );
+    let plan = render_launch(&t, p.get("bare").unwrap(), &text("x"), None, &ctx()).unwrap();
+    assert_eq!(plan.argv, ["./go", "x"]);
+    let t = task(r#"{"task_id": "t", "agent": "bare", "prompt_template": "x"}"#);
+    assert!(
+        render_launch(&t, p.get("bare").unwrap(), &text("x"), None, &ctx())
+            .unwrap_err()
+            .to_string()
+            .contains("has no command")
+    );
+}
+
+#[test]
+fn unknown_agents_missing_folders_and_programs_are_config_errors() {
+    let p = profiles();
+    let t = task(r#"{"task_id": "t", "agent": "nope", "prompt_template": "x"}"#);
+    assert!(
+        prepare(&t, &p, &ctx())
+            .unwrap_err()
+            .to_string()
+            .contains("not a known profile; use one of a, bare")
+    );
+    let t = task(
+        r#"{"task_id": "t", "agent": "a", "prompt_template": "x", "cwd": "/definitely/not/here"}"#,
+    );
+    assert!(
+        prepare(&t, &p, &ctx())
+            .unwrap_err()
+            .to_string()
+            .contains("does not exist")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let c = LaunchContext {
+        base_dir: dir.path(),
+        ..ctx()
+    };
+    let t = task(r#"{"task_id": "t", "agent": "a", "prompt_template": "x"}"#);
+    assert!(
+        prepare(&t, &p, &c)
+            .unwrap_err()
+            .to_string()
+            .contains("command \"agent\" is not installed")
+    );
+}
+
+#[test]
+fn the_program_is_looked_up_on_the_tasks_own_path() {
+    use std::os::unix::fs::PermissionsExt;
+    let p = profiles();
+    let bin = tempfile::tempdir().unwrap();
+    let program = bin.path().join("agent");
+    std::fs::write(&program, "#!/bin/sh\n").unwrap();
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let json = format!(
+        r#"{{"task_id": "t", "agent": "a", "prompt_template": "x", "env": {{"PATH": "{}"}}}}"#,
+        bin.path().display()
+    );
+    let c = LaunchContext {
+        base_dir: bin.path(),
+        ..ctx()
+    };
+    let plan = prepare(&task(&json), &p, &c).unwrap();
+    assert_eq!(plan.argv[0], program.display().to_string());
+}
+
+#[test]
+fn a_signal_file_task_gets_the_path_and_how_to_write_it() {
+    let p = profiles();
+    let t = task(
+        r#"{"task_id": "t", "agent": "a", "prompt_template": "Fix it.", "completion": "signal_file"}"#,
+    );
+    let plan = render_launch(&t, p.get("a").unwrap(), &tpl(&t), None, &ctx()).unwrap();
+    let path = "/base/runs/t/attempt_2.signal.json";
+    assert_eq!(plan.env["HERD_SIGNAL_FILE"], path);
+    assert_eq!(plan.signal_file.as_deref(), Some(Path::new(path)));
+    assert!(plan.prompt.starts_with(
+        "Fix it.\n\nWhen you finish, write a JSON file at /base/runs/t/attempt_2.signal.json"
+    ));
+    assert!(!plan.completion.marker_required);
+    let placed = "Fix it, then report to {signal_file}.";
+    let plan = render_launch(&t, p.get("a").unwrap(), &text(placed), None, &ctx()).unwrap();
+    assert_eq!(plan.prompt, format!("Fix it, then report to {path}."));
+}
+
+#[test]
+fn a_command_file_prompt_is_not_templated_and_learns_the_marker() {
+    let p = profiles();
+    let t = task(r#"{"task_id": "t", "agent": "a", "prompt_file": "x.md"}"#);
+    let source = PromptSource::CommandFile("Keep {this} and $HOME.".into());
+    let plan = render_launch(&t, p.get("a").unwrap(), &source, None, &ctx()).unwrap();
+    assert_eq!(
+        plan.prompt,
+        "Keep {this} and $HOME.\n\nWhen the task is complete, print exactly: TASK_COMPLETE:t"
+    );
+    assert_eq!(plan.argv[2], plan.prompt);
+}
+
+#[test]
+fn a_resumed_attempt_runs_the_resume_command_with_the_message() {
+    let text_profiles = r#"
+[profiles.r]
+command = ["agent", "{rendered_prompt}"]
+resume = ["agent", "--resume", "{session_id}", "-p", "{rendered_prompt}"]
+"#;
+    let p = ProfileSet::build(&[text_profiles], None).unwrap();
+    let t = task(r#"{"task_id": "t", "agent": "r", "prompt_template": "Original {task_id}"}"#);
+    let resume = Resume {
+        session_id: "s-1".into(),
+        message: "Use Postgres; \"quoted\" $1".into(),
+    };
+    let plan = render_launch(&t, p.get("r").unwrap(), &tpl(&t), Some(&resume), &ctx()).unwrap();
+    assert_eq!(
+        plan.argv,
+        [
+            "agent",
+            "--resume",
+            "s-1",
+            "-p",
+            "Use Postgres; \"quoted\" $1"
+        ]
+    );
+    assert_eq!(plan.resumed_session.as_deref(), Some("s-1"));
+}
+
+#[test]
+fn an_acp_agent_runs_under_herds_client_and_resumes_by_loading_its_session() {
+    let text = r#"
+[profiles.x]
+command = ["agent-acp", "--stdio"]
+protocol = "acp"
+"#;
+    let p = ProfileSet::build(&[text], None).unwrap();
+    let profile = p.get("x").unwrap();
+    assert_eq!(profile.output, crate::core::profile::OutputKind::StreamJson);
+    let t = task(
+        r#"{"task_id": "t", "agent": "x", "prompt_template": "Do {task_id}",
+            "permission_policy": {"auto_press_1": true, "deny": ["Bash(git push:*)"]}}"#,
+    );
+    let plan = render_launch(&t, profile, &tpl(&t), None, &ctx()).unwrap();
+    assert_eq!(
+        plan.argv,
+        ["herd", "acp-client", "--", "agent-acp", "--stdio"]
+    );
+    assert_eq!(plan.env["HERD_ACP_PROMPT"], plan.prompt);
+    assert!(plan.env["HERD_ACP_LOG"].ends_with("attempt_2.acp.jsonl"));
+    let policy: serde_json::Value = serde_json::from_str(&plan.env["HERD_ACP_POLICY"]).unwrap();
+    assert_eq!(policy["auto_press_1"], true);
+    assert_eq!(policy["deny"][0], "Bash(git push:*)");
+    assert!(!plan.env.contains_key("HERD_ACP_LOAD_SESSION"));
+    let resume = Resume {
+        session_id: "s-1".into(),
+        message: "Go on".into(),
+    };
+    let plan = render_launch(&t, profile, &tpl(&t), Some(&resume), &ctx()).unwrap();
+    assert_eq!(
+        plan.argv,
+        ["herd", "acp-client", "--", "agent-acp", "--stdio"]
+    );
+    assert_eq!(plan.env["HERD_ACP_LOAD_SESSION"], "s-1");
+    assert_eq!(plan.env["HERD_ACP_PROMPT"], "Go on");
+}
