@@ -191,6 +191,23 @@ fn status_in_file(tasks: &Path) -> String {
         .to_string()
 }
 
+/// Waits until the file says `want` (an attempt's end is shown as soon as it is decided, and
+/// written a moment later by the tasks file's writer).
+fn wait_for_status(tasks: &Path, want: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let seen = status_in_file(tasks);
+        if seen == want {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the tasks file still says {seen:?}, not {want:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn a_prompt_is_answered_with_one_key_and_the_task_completes() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -225,7 +242,7 @@ fn a_prompt_is_answered_with_one_key_and_the_task_completes() {
         let text = s.contents();
         text.contains("✔ ask-first") && text.contains("DONE")
     });
-    assert_eq!(status_in_file(&tasks), "completed");
+    wait_for_status(&tasks, "completed");
 
     ui.press("q");
     let code = ui.wait_for_exit(Duration::from_secs(10));
@@ -280,7 +297,7 @@ fn a_finished_attempt_is_replayed_inside_the_dashboard_and_q_comes_back() {
         let text = s.contents();
         text.contains("✔ ask-first") && text.contains("DONE")
     });
-    assert_eq!(status_in_file(&tasks), "completed");
+    wait_for_status(&tasks, "completed");
     let before = ui.text();
 
     ui.press("v");
@@ -356,7 +373,7 @@ fn questions_are_answered_with_m_and_the_session_resumes_to_completion() {
         text.contains("? Which database should I use?")
             && text.contains("? May I drop the old table?")
     });
-    assert_eq!(status_in_file(&tasks), "needs_input");
+    wait_for_status(&tasks, "needs_input");
     let notification = b"\x07\x1b]9;herd: ask-db has 2 questions for you\x07";
     let rang = ui
         .raw

@@ -12,7 +12,7 @@
 //! when the file grows meanwhile. The last frame is `end`: without it the host did not finish
 //! (lost, timed out). Pure: text in, text out.
 
-use super::remote_script::quote;
+use super::shell_words::quote;
 
 /// Where an attempt's files live on the host, under its `$HOME`.
 pub fn run_dir_under_home(file_tag: &str, task_id: &str) -> String {
@@ -111,6 +111,41 @@ pub struct RemoteRead<'a> {
     pub signal_max: u64,
     /// The most of the log sent in one read.
     pub log_max: u64,
+    /// Without a known log: the Codex rollouts to look for.
+    pub rollouts: Option<RolloutSearch<'a>>,
+}
+
+/// Where a Codex session's rollout is looked for on the host: `<home>/sessions/**/rollout-
+/// *.jsonl` written since the attempt started (its stamp file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RolloutSearch<'a> {
+    /// `CODEX_HOME` of the attempt, when it set one (else the host's, else `~/.codex`).
+    pub codex_home: Option<&'a str>,
+    /// The attempt's stamp file (absolute).
+    pub stamp: &'a str,
+    /// The task's folder, also sent back resolved (`cwd-real`): Codex names the resolved one.
+    pub cwd: &'a str,
+}
+
+/// The most of a rollout's first line (`session_meta`) sent to learn its folder.
+const ROLLOUT_META_BYTES: u64 = 64 * 1024;
+
+/// Prints the task's folder resolved (`cwd-real`) and a `rollout` frame per candidate: its
+/// path, a newline, its first line.
+fn rollout_search(search: &RolloutSearch<'_>) -> String {
+    let home = match search.codex_home {
+        Some(home) => quote(home),
+        None => "\"${CODEX_HOME:-${HOME:-/tmp}/.codex}\"".into(),
+    };
+    format!(
+        r#"say cwd-real "$(cd {cwd} 2>/dev/null && pwd -P)"
+find {home}/sessions -name 'rollout-*.jsonl' -type f -newer {stamp} 2>/dev/null | while IFS= read -r f; do
+  {{ printf '%s\n' "$f"; head -c {ROLLOUT_META_BYTES} "$f" | head -n 1; }} > "$t/cand" && frame rollout "$t/cand"
+done
+"#,
+        stamp = quote(search.stamp),
+        cwd = quote(search.cwd),
+    )
 }
 
 /// Prints the signal file (`signal`, or `signal-large` with its size in the body) and the log's
@@ -144,6 +179,9 @@ fi
             path = quote(log),
             max = r.log_max,
         ));
+    }
+    if let (None, Some(search)) = (r.log, &r.rollouts) {
+        s.push_str(&rollout_search(search));
     }
     s.push_str("say end ok\n");
     s
@@ -191,6 +229,9 @@ fi
             max = r.log_max,
         ));
     }
+    if let (None, Some(search)) = (r.log, &r.rollouts) {
+        s.push_str(&rollout_search(search));
+    }
     s.push_str(&format!("say tick ok || exit 0\nsleep {every_sec}\ndone\n"));
     s
 }
@@ -224,12 +265,17 @@ pub struct RemoteEnd<'a> {
     /// The attempt's folder under `$HOME`, and the files in it to remove (copied back already).
     pub run_dir: &'a str,
     pub remove: &'a [String],
+    /// Files of the attempt's folder sent back (their last bytes, up to `fetch_max`), then
+    /// removed (the ACP client's log).
+    pub fetch: &'a [String],
+    pub fetch_max: u64,
     /// The stamp file (in the attempt's folder) that says when the attempt started.
     pub stamp: &'a str,
 }
 
 /// Prints `git-status`, `transcript` (its last bytes) and `transcript-path`,
-/// `worktree-removed`, `worktree-dirty` (its `git status`) or `worktree-error`, then `end`.
+/// `worktree-removed`, `worktree-dirty` (its `git status`) or `worktree-error`, a
+/// `fetched-name` and `fetched` pair per file sent back, then `end`.
 pub fn end_script(e: &RemoteEnd<'_>) -> String {
     let mut s = String::from(PREAMBLE);
     s.push_str(&format!(
@@ -282,7 +328,15 @@ else say worktree-error "git status failed: $(tail -n 3 "$t/err")"; fi
 "#,
         );
     }
-    for name in e.remove.iter().map(String::as_str).chain([e.stamp]) {
+    for name in e.fetch {
+        let name = quote(name);
+        s.push_str(&format!(
+            "if [ -f \"$run\"/{name} ]; then tail -c {max} \"$run\"/{name} > \"$t/file\" && say fetched-name {name} && frame fetched \"$t/file\"; fi\n",
+            max = e.fetch_max
+        ));
+    }
+    let removed = e.remove.iter().chain(e.fetch).map(String::as_str);
+    for name in removed.chain([e.stamp]) {
         s.push_str(&format!("rm -f \"$run\"/{}\n", quote(name)));
     }
     s.push_str("say end ok\n");

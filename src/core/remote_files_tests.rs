@@ -28,6 +28,7 @@ fn scripts_quote_what_they_are_given_and_hold_no_unquoted_input() {
         log: Some(("/h/x y.log", 12)),
         signal_max: 1024,
         log_max: 4096,
+        rollouts: None,
     });
     assert!(read.contains("l='/h/x y.log'\noff=12\n"), "{read}");
     assert!(read.contains("-gt 1024"), "{read}");
@@ -45,6 +46,8 @@ fn scripts_quote_what_they_are_given_and_hold_no_unquoted_input() {
         finish_worktree: false,
         run_dir: ".herd/runs/ab/t1",
         remove: &clear,
+        fetch: &[],
+        fetch_max: 10,
         stamp: "attempt_1.start",
     });
     assert!(
@@ -67,6 +70,7 @@ fn the_follow_script_sends_the_signal_only_when_it_changed_and_ticks_each_round(
             log: Some(("/h/a.log", 3)),
             signal_max: 10,
             log_max: 20,
+            rollouts: None,
         },
         2,
     );

@@ -125,6 +125,10 @@ pub struct ReadBack {
     pub signal: Option<Result<Vec<u8>, u64>>,
     /// The log's new bytes and the offset they start at.
     pub log: Option<(u64, Vec<u8>)>,
+    /// Codex rollouts written since the attempt started: path, first line.
+    pub rollouts: Vec<(String, String)>,
+    /// The task's folder with its links resolved (sent with the rollouts).
+    pub cwd_real: Option<String>,
     /// The script got to its end (the host answered).
     pub complete: bool,
 }
@@ -149,6 +153,13 @@ impl ReadBack {
                 self.signal = Some(Err(frame.text().trim().parse().unwrap_or(u64::MAX)));
             }
             "log" => self.log = Some((frame.number.unwrap_or(0), frame.body)),
+            "cwd-real" => self.cwd_real = Some(frame.text()).filter(|c| !c.is_empty()),
+            "rollout" => {
+                let text = frame.text();
+                let (path, first) = text.split_once('\n').unwrap_or((text.as_str(), ""));
+                self.rollouts
+                    .push((path.to_string(), first.trim_end().to_string()));
+            }
             _ => {}
         }
     }
@@ -169,6 +180,8 @@ pub struct EndBack {
     /// The transcript's path on the host and its (last) bytes.
     pub transcript: Option<(String, Vec<u8>)>,
     pub worktree: Option<WorktreeEnd>,
+    /// The files sent back: name, bytes.
+    pub fetched: Vec<(String, Vec<u8>)>,
     pub complete: bool,
 }
 
@@ -179,12 +192,19 @@ pub fn parse_end(output: &[u8]) -> EndBack {
         ..EndBack::default()
     };
     let mut transcript = None;
+    let mut name = None;
     for frame in frames {
         match frame.kind.as_str() {
             "git-status" => back.git_after = Some(status_files(&frame.text())),
             "transcript" => transcript = Some(frame.body),
             "transcript-path" => {
                 back.transcript = transcript.take().map(|bytes| (frame.text(), bytes));
+            }
+            "fetched-name" => name = Some(frame.text()),
+            "fetched" => {
+                if let Some(name) = name.take() {
+                    back.fetched.push((name, frame.body));
+                }
             }
             "worktree-removed" => back.worktree = Some(WorktreeEnd::Removed),
             "worktree-dirty" => {
@@ -201,6 +221,22 @@ pub fn parse_end(output: &[u8]) -> EndBack {
         }
     }
     back
+}
+
+/// The one rollout among `candidates` (path, first line) whose `session_meta` names one of
+/// `folders` (the task's folder as given and as resolved); none when several do, since another
+/// session's file is never taken for this one.
+pub fn choose_rollout(candidates: &[(String, String)], folders: &[&str]) -> Option<String> {
+    let mut found = candidates.iter().filter(|(_, first)| {
+        serde_json::from_str::<serde_json::Value>(first)
+            .ok()
+            .and_then(|meta| meta["payload"]["cwd"].as_str().map(str::to_string))
+            .is_some_and(|cwd| folders.contains(&cwd.as_str()))
+    });
+    match (found.next(), found.next()) {
+        (Some((path, _)), None) => Some(path.clone()),
+        _ => None,
+    }
 }
 
 /// Reads the output of `core::remote_files::follow_script` as it comes, in pieces cut anywhere: one [`ReadBack`]

@@ -72,7 +72,8 @@ fn a_read_gives_the_signal_file_its_size_when_too_large_and_the_log_offset() {
         ReadBack {
             signal: Some(Err(2_097_152)),
             log: Some((7, b"abc".to_vec())),
-            complete: true
+            complete: true,
+            ..ReadBack::default()
         }
     );
     assert_eq!(
@@ -118,6 +119,13 @@ fn the_end_gives_git_facts_the_transcript_and_the_worktree() {
         None,
     ));
     out.extend(frame("worktree-dirty", b" M a.txt\n", None));
+    out.extend(frame("fetched-name", b"attempt_1.acp.jsonl", None));
+    out.extend(frame("fetched", b"{\"jsonrpc\":\"2.0\"}\n", None));
+    out.extend(frame(
+        "fetched",
+        b"a body without its name is not taken",
+        None,
+    ));
     out.extend(frame("end", b"ok", None));
     assert_eq!(
         parse_end(&out),
@@ -130,6 +138,10 @@ fn the_end_gives_git_facts_the_transcript_and_the_worktree() {
             worktree: Some(WorktreeEnd::KeptDirty {
                 files: vec!["a.txt".into()]
             }),
+            fetched: vec![(
+                "attempt_1.acp.jsonl".into(),
+                b"{\"jsonrpc\":\"2.0\"}\n".to_vec()
+            )],
             complete: true,
         }
     );
@@ -148,11 +160,13 @@ fn a_followed_stream_cut_anywhere_gives_the_same_rounds() {
             signal: Some(Ok(b"{\"status\":\"done\"}".to_vec())),
             log: Some((0, b"a\nb\n".to_vec())),
             complete: true,
+            ..ReadBack::default()
         },
         ReadBack {
             signal: None,
             log: Some((4, b"c\n".to_vec())),
             complete: true,
+            ..ReadBack::default()
         },
     ];
     for cut in 0..out.len() {
@@ -164,4 +178,42 @@ fn a_followed_stream_cut_anywhere_gives_the_same_rounds() {
     let mut reader = FollowReader::default();
     let rounds: Vec<ReadBack> = out.iter().flat_map(|b| reader.feed(&[*b])).collect();
     assert_eq!(rounds, want, "byte by byte");
+}
+
+#[test]
+fn the_rollout_of_the_tasks_folder_is_chosen_only_when_it_is_the_one() {
+    let meta =
+        |cwd: &str| format!(r#"{{"type":"session_meta","payload":{{"id":"s","cwd":"{cwd}"}}}}"#);
+    let mut out = frame("cwd-real", b"/real/w", None);
+    out.extend(frame(
+        "rollout",
+        format!("/h/a.jsonl\n{}", meta("/other")).as_bytes(),
+        None,
+    ));
+    out.extend(frame(
+        "rollout",
+        format!("/h/b.jsonl\n{}", meta("/real/w")).as_bytes(),
+        None,
+    ));
+    out.extend(frame("rollout", b"/h/c.jsonl\nnot json", None));
+    out.extend(frame("end", b"ok", None));
+    let back = parse_read(&out);
+    assert_eq!(back.cwd_real.as_deref(), Some("/real/w"));
+    assert_eq!(back.rollouts.len(), 3);
+    assert_eq!(
+        choose_rollout(&back.rollouts, &["/w", "/real/w"]),
+        Some("/h/b.jsonl".to_string())
+    );
+    assert_eq!(
+        choose_rollout(&back.rollouts, &["/w"]),
+        None,
+        "none names it"
+    );
+    let mut two = back.rollouts.clone();
+    two.push(("/h/d.jsonl".into(), meta("/real/w")));
+    assert_eq!(
+        choose_rollout(&two, &["/real/w"]),
+        None,
+        "another session's file is never taken"
+    );
 }

@@ -347,6 +347,11 @@ impl TaskFile {
         self.text.as_str()
     }
 
+    /// `text()` shared without copying it: a snapshot for a writer, unchanged by later splices.
+    pub fn shared_text(&self) -> std::sync::Arc<String> {
+        self.text.shared()
+    }
+
     fn note_change(&mut self, index: usize, key: &str) {
         if let Some(&slot) = self.slots.get(index) {
             self.changes

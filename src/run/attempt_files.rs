@@ -17,8 +17,8 @@ use std::time::Duration;
 use super::agent_log::AgentLogTail;
 use super::remote_files::{FollowEvent, Follower};
 use crate::core::hosts::Host;
-use crate::core::remote_files::RemoteRead;
-use crate::core::remote_frames::ReadBack;
+use crate::core::remote_files::{RemoteRead, RolloutSearch};
+use crate::core::remote_frames::{ReadBack, choose_rollout};
 
 /// A signal file larger than this is not read (it is not a verdict).
 pub const SIGNAL_MAX_BYTES: u64 = 1024 * 1024;
@@ -70,12 +70,24 @@ pub enum FileSource {
     },
     /// On a host: absolute paths there, and the local copies kept in the recordings.
     Remote {
-        host: Host,
+        host: Box<Host>,
         signal: Option<String>,
         log: Option<String>,
         copy_signal: Option<PathBuf>,
         copy_log: Option<PathBuf>,
+        /// Without a known log: the Codex rollout to look for there (`log` once found).
+        rollouts: Option<RemoteRollouts>,
     },
+}
+
+/// Where a remote attempt's Codex rollout is looked for.
+pub struct RemoteRollouts {
+    /// `CODEX_HOME` of the attempt, when it set one.
+    pub codex_home: Option<String>,
+    /// The attempt's stamp file on the host (absolute).
+    pub stamp: String,
+    /// The task's folder on the host.
+    pub cwd: String,
 }
 
 /// The worker of one attempt; dropping it ends the worker.
@@ -158,6 +170,26 @@ impl FileWatch {
 
 type Found = (Option<SignalText>, Vec<u8>);
 
+/// The read of a remote source's files, the log from `offset`.
+fn remote_read<'a>(
+    signal: &'a Option<String>,
+    log: &'a Option<String>,
+    rollouts: &'a Option<RemoteRollouts>,
+    offset: u64,
+) -> RemoteRead<'a> {
+    RemoteRead {
+        signal: signal.as_deref(),
+        log: log.as_deref().map(|path| (path, offset)),
+        signal_max: SIGNAL_MAX_BYTES,
+        log_max: REMOTE_LOG_MAX_BYTES,
+        rollouts: rollouts.as_ref().map(|r| RolloutSearch {
+            codex_home: r.codex_home.as_deref(),
+            stamp: &r.stamp,
+            cwd: &r.cwd,
+        }),
+    }
+}
+
 struct Reader {
     source: FileSource,
     every: Duration,
@@ -176,7 +208,11 @@ impl Reader {
     /// (started, or started again a little after it went away).
     fn poll(&mut self) -> Vec<Found> {
         let FileSource::Remote {
-            host, signal, log, ..
+            host,
+            signal,
+            log,
+            rollouts,
+            ..
         } = &self.source
         else {
             let (signal, log, _) = self.read_once(false);
@@ -184,12 +220,7 @@ impl Reader {
         };
         let now = std::time::Instant::now();
         if self.follower.is_none() && now >= self.follow_after {
-            let read = RemoteRead {
-                signal: signal.as_deref(),
-                log: log.as_deref().map(|path| (path, self.offset)),
-                signal_max: SIGNAL_MAX_BYTES,
-                log_max: REMOTE_LOG_MAX_BYTES,
-            };
+            let read = remote_read(signal, log, rollouts, self.offset);
             match Follower::start(host, &read, self.every) {
                 Ok(follower) => self.follower = Some(follower),
                 Err(error) => {
@@ -206,7 +237,16 @@ impl Reader {
         let mut found = Vec::new();
         for event in events {
             match event {
-                FollowEvent::Round(back) => found.push(self.absorb(back, false)),
+                FollowEvent::Round(back) => {
+                    let (text, bytes, rollout) = self.absorb(back, false);
+                    found.push((text, bytes));
+                    if rollout {
+                        // Followed again, now with its log.
+                        self.follower = None;
+                        self.follow_after = now;
+                        break;
+                    }
+                }
                 FollowEvent::Gone(why) => {
                     tracing::debug!("the read of the attempt's files on its host went: {why}");
                     self.follower = None;
@@ -227,7 +267,10 @@ impl Reader {
         events
             .into_iter()
             .filter_map(|event| match event {
-                FollowEvent::Round(back) => Some(self.absorb(back, false)),
+                FollowEvent::Round(back) => {
+                    let (text, bytes, _) = self.absorb(back, false);
+                    Some((text, bytes))
+                }
                 FollowEvent::Gone(_) => None,
             })
             .collect()
@@ -250,24 +293,24 @@ impl Reader {
                 (text, bytes, None)
             }
             FileSource::Remote {
-                host, signal, log, ..
+                host,
+                signal,
+                log,
+                rollouts,
+                ..
             } => {
-                let read = RemoteRead {
-                    signal: signal.as_deref(),
-                    log: log.as_deref().map(|path| (path, self.offset)),
-                    signal_max: SIGNAL_MAX_BYTES,
-                    log_max: REMOTE_LOG_MAX_BYTES,
-                };
+                let read = remote_read(signal, log, rollouts, self.offset);
                 let timeout = if last {
                     LAST_READ_TIMEOUT
                 } else {
                     super::remote_files::READ_TIMEOUT
                 };
                 match super::remote_files::read(host, &read, timeout) {
-                    Ok(back) => {
-                        let (text, bytes) = self.absorb(back, last);
-                        (text, bytes, None)
-                    }
+                    Ok(back) => match self.absorb(back, last) {
+                        // Found just now: read it too.
+                        (_, _, true) => self.read_once(last),
+                        (text, bytes, false) => (text, bytes, None),
+                    },
                     Err(why) => {
                         tracing::debug!(host = %host.name, "cannot read the attempt's files: {why}");
                         (None, Vec::new(), Some(why))
@@ -277,8 +320,9 @@ impl Reader {
         }
     }
 
-    /// What a read on the host found, as handed over; the copies kept in the recordings.
-    fn absorb(&mut self, back: ReadBack, last: bool) -> Found {
+    /// What a read on the host found, as handed over; the copies kept in the recordings; and
+    /// whether the Codex rollout was found just now (the log is that file from now on).
+    fn absorb(&mut self, back: ReadBack, last: bool) -> (Option<SignalText>, Vec<u8>, bool) {
         let text = back.signal.and_then(|found| match found {
             Ok(bytes) => String::from_utf8(bytes).ok().map(SignalText::Text),
             Err(size) => Some(SignalText::TooLarge(size)),
@@ -287,6 +331,21 @@ impl Reader {
         if let Some((from, new)) = back.log {
             self.offset = from + new.len() as u64;
             bytes = new;
+        }
+        let mut found_rollout = false;
+        if let FileSource::Remote {
+            log: log @ None,
+            rollouts: Some(search),
+            ..
+        } = &mut self.source
+        {
+            let mut folders = vec![search.cwd.as_str()];
+            folders.extend(back.cwd_real.as_deref());
+            if let Some(path) = choose_rollout(&back.rollouts, &folders) {
+                *log = Some(path);
+                self.offset = 0;
+                found_rollout = true;
+            }
         }
         if let FileSource::Remote {
             copy_signal,
@@ -303,7 +362,7 @@ impl Reader {
                 copy(path, text.as_bytes(), false);
             }
         }
-        (text, bytes)
+        (text, bytes, found_rollout)
     }
 }
 
@@ -323,94 +382,5 @@ fn copy(path: &std::path::Path, bytes: &[u8], append: bool) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::sync::{Arc, Mutex};
-
-    fn collect() -> (
-        Arc<Mutex<Vec<FilesReport>>>,
-        impl Fn(FilesReport) -> bool + Send + 'static,
-    ) {
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let sink = seen.clone();
-        (seen, move |r| {
-            sink.lock().unwrap().push(r);
-            true
-        })
-    }
-
-    fn wait_for(seen: &Mutex<Vec<FilesReport>>, n: usize) -> Vec<FilesReport> {
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        while std::time::Instant::now() < deadline {
-            if seen.lock().unwrap().len() >= n {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        seen.lock().unwrap().clone()
-    }
-
-    #[test]
-    fn only_changes_are_handed_over_and_the_last_read_hands_over_whatever_is_there() {
-        let dir = tempfile::tempdir().unwrap();
-        let signal = dir.path().join("s.json");
-        let log = dir.path().join("a.log");
-        let tail = AgentLogTail::new(
-            crate::core::agent_log::AgentLogKind::ClaudeDebug,
-            Some(log.clone()),
-            &Default::default(),
-            dir.path(),
-            std::time::SystemTime::now(),
-        );
-        let (seen, post) = collect();
-        let source = FileSource::Local {
-            signal: Some(signal.clone()),
-            log: Some(tail),
-        };
-        let watch = FileWatch::start("t".into(), source, Duration::from_millis(20), post).unwrap();
-        std::fs::write(&signal, "{half").unwrap();
-        std::fs::write(&log, "one\n").unwrap();
-        let got = wait_for(&seen, 2);
-        assert!(
-            got.contains(&FilesReport::Signal(SignalText::Text("{half".into()))),
-            "{got:?}"
-        );
-        assert!(
-            got.contains(&FilesReport::AgentLog(b"one\n".to_vec())),
-            "{got:?}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-        assert_eq!(
-            seen.lock().unwrap().len(),
-            2,
-            "nothing changed, nothing handed over"
-        );
-        assert!(watch.ask_last());
-        let got = wait_for(&seen, 3);
-        assert_eq!(
-            got[2],
-            FilesReport::Last {
-                signal: Some(SignalText::Text("{half".into())),
-                log: Vec::new(),
-                trouble: None
-            },
-            "the last read hands over the unchanged text again"
-        );
-        std::fs::write(&signal, vec![b' '; SIGNAL_MAX_BYTES as usize + 1]).unwrap();
-        let (seen, post) = collect();
-        let source = FileSource::Local {
-            signal: Some(signal),
-            log: None,
-        };
-        let watch = FileWatch::start("t".into(), source, Duration::from_secs(60), post).unwrap();
-        assert!(watch.ask_last());
-        assert_eq!(
-            wait_for(&seen, 1)[0],
-            FilesReport::Last {
-                signal: Some(SignalText::TooLarge(SIGNAL_MAX_BYTES + 1)),
-                log: Vec::new(),
-                trouble: None
-            }
-        );
-    }
-}
+#[path = "attempt_files_tests.rs"]
+mod tests;

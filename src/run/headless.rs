@@ -67,11 +67,12 @@ async fn drive(engine: &mut Engine, mut reports: mpsc::Receiver<PtyReport>) -> R
         engine.on_tick(Instant::now())?;
         print_events(engine, &mut out)?;
     }
+    // The summary shows what is on disk.
+    engine.settle_writes(Instant::now(), super::engine::LAST_WRITE_WAIT)?;
     print_events(engine, &mut out)?;
     writeln!(out)?;
     write!(out, "{}", summary::table(engine))?;
     out.flush()?;
-    engine.flush()?;
     Ok(engine.exit_code())
 }
 

@@ -42,7 +42,12 @@ pub enum PtyReport {
     /// What the attempt's end needed from git and the disk was gathered (see `engine::gather`).
     Gathered {
         key: u64,
-        gathered: Box<super::engine::gather::Gathered>,
+        gathered: Box<super::engine::gathered::Gathered>,
+    },
+    /// The tasks file's writer finished a write (see `store::writer`): a wakeup, the writer's
+    /// state says what is on disk.
+    TasksFileWritten {
+        generation: u64,
     },
     /// The attempt's signal file or agent log was read (see `attempt_files`).
     Files {
@@ -93,6 +98,7 @@ pub fn coalesce(reports: impl IntoIterator<Item = PtyReport>) -> Vec<PtyReport> 
                 open.remove(&key);
                 out.push(report);
             }
+            PtyReport::TasksFileWritten { .. } => out.push(report),
         }
     }
     out
@@ -265,6 +271,7 @@ mod tests {
                 PtyReport::Exited { key, .. } => (*key, "exited".into()),
                 PtyReport::Swept { key, .. } => (*key, "swept".into()),
                 PtyReport::Gathered { key, .. } => (*key, "gathered".into()),
+                PtyReport::TasksFileWritten { generation } => (0, format!("written {generation}")),
                 PtyReport::Files { key, .. } => (*key, "files".into()),
                 PtyReport::Prepared { key, .. } => (*key, "prepared".into()),
             })

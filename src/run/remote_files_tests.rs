@@ -108,6 +108,7 @@ fn a_worktree_is_made_read_and_removed_on_the_host() {
         log: Some((&log, offset)),
         signal_max: 64,
         log_max: 5,
+        rollouts: None,
     };
     let back = super::read(&host, &read(0), READ_TIMEOUT).unwrap();
     assert_eq!((back.signal, back.log), (None, None), "nothing yet");
@@ -138,6 +139,15 @@ fn a_worktree_is_made_read_and_removed_on_the_host() {
         "attempt_1.signal.json".to_string(),
         "attempt_1.agent.log".into(),
     ];
+    let fetch = vec![
+        "attempt_1.acp.jsonl".to_string(),
+        "attempt_1.none.jsonl".into(),
+    ];
+    std::fs::write(
+        home.join(&run_dir).join("attempt_1.acp.jsonl"),
+        "0123456789",
+    )
+    .unwrap();
     let end = |session, finish| RemoteEnd {
         cwd: &wt,
         git_status: true,
@@ -150,6 +160,8 @@ fn a_worktree_is_made_read_and_removed_on_the_host() {
         finish_worktree: finish,
         run_dir: &run_dir,
         remove: &remove,
+        fetch: &fetch,
+        fetch_max: 4,
         stamp: "attempt_1.start",
     };
     let back = super::end(&host, &end(None, true)).unwrap();
@@ -158,10 +170,16 @@ fn a_worktree_is_made_read_and_removed_on_the_host() {
     assert!(path.ends_with("s-1.jsonl"), "{path}");
     assert_eq!(bytes, b"{\"type\":\"user\"}\n");
     assert_eq!(back.worktree, Some(WorktreeEnd::Removed));
+    assert_eq!(
+        back.fetched,
+        vec![("attempt_1.acp.jsonl".to_string(), b"6789".to_vec())],
+        "its last bytes, only the files that are there"
+    );
     assert!(!Path::new(&wt).exists());
     for name in [
         "attempt_1.signal.json",
         "attempt_1.agent.log",
+        "attempt_1.acp.jsonl",
         "attempt_1.start",
     ] {
         assert!(!home.join(&run_dir).join(name).exists(), "{name} removed");
@@ -198,6 +216,8 @@ fn a_dirty_worktree_is_kept_and_a_folder_outside_git_is_refused() {
             finish_worktree: true,
             run_dir: &run_dir,
             remove: &[],
+            fetch: &[],
+            fetch_max: 0,
             stamp: "attempt_1.start",
         },
     )
@@ -236,6 +256,7 @@ fn a_host_that_does_not_answer_is_said_so() {
         log: None,
         signal_max: 1,
         log_max: 1,
+        rollouts: None,
     };
     let why = super::read(&host, &read, READ_TIMEOUT).unwrap_err();
     assert_eq!(why, "exit 255: ssh: connect: refused");
@@ -253,5 +274,128 @@ fn a_host_that_does_not_answer_is_said_so() {
     assert!(
         started.elapsed() < Duration::from_secs(10),
         "a hung host does not hold herd"
+    );
+}
+
+#[test]
+fn a_codex_rollout_of_the_tasks_folder_is_found_on_the_host_and_followed() {
+    use crate::core::remote_files::RolloutSearch;
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let real = tmp.path().join("real");
+    std::fs::create_dir_all(&real).unwrap();
+    let link = tmp.path().join("link");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let stamp = tmp.path().join("attempt_1.start");
+    let day = home.join(".codex/sessions/2026/11/25");
+    std::fs::create_dir_all(&day).unwrap();
+    let old = day.join("rollout-old.jsonl");
+    std::fs::write(&old, "{}\n").unwrap();
+    let touched = Command::new("touch")
+        .args(["-d", "2000-01-01"])
+        .arg(&old)
+        .status()
+        .unwrap();
+    assert!(touched.success());
+    std::fs::write(&stamp, "").unwrap();
+    std::thread::sleep(Duration::from_millis(20));
+    let meta = format!(
+        "{{\"type\":\"session_meta\",\"payload\":{{\"cwd\":\"{}\"}}}}\n",
+        real.display()
+    );
+    let mine = day.join("rollout-mine.jsonl");
+    std::fs::write(&mine, format!("{meta}{{\"x\":1}}\n")).unwrap();
+    let host = here(&home);
+    let (stamp_text, cwd) = (stamp.display().to_string(), link.display().to_string());
+    let read = RemoteRead {
+        signal: None,
+        log: None,
+        signal_max: 1,
+        log_max: 1 << 20,
+        rollouts: Some(RolloutSearch {
+            codex_home: None,
+            stamp: &stamp_text,
+            cwd: &cwd,
+        }),
+    };
+    let back = super::read(&host, &read, READ_TIMEOUT).unwrap();
+    assert_eq!(back.cwd_real, Some(real.display().to_string()));
+    assert_eq!(
+        back.rollouts,
+        vec![(mine.display().to_string(), meta.trim_end().to_string())],
+        "only what was written since the stamp"
+    );
+
+    // The worker finds it, then follows it.
+    use crate::run::attempt_files::{FileSource, FileWatch, FilesReport, RemoteRollouts};
+    use std::sync::{Arc, Mutex};
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let copy = tmp.path().join("attempt_1.agent.log");
+    let source = FileSource::Remote {
+        host: Box::new(host),
+        signal: None,
+        log: None,
+        copy_signal: None,
+        copy_log: Some(copy.clone()),
+        rollouts: Some(RemoteRollouts {
+            codex_home: None,
+            stamp: stamp_text.clone(),
+            cwd: cwd.clone(),
+        }),
+    };
+    let watch = FileWatch::start("t".into(), source, Duration::from_secs(1), move |r| {
+        sink.lock().unwrap().push(r);
+        true
+    })
+    .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let joined = |seen: &Mutex<Vec<FilesReport>>| -> Vec<u8> {
+        seen.lock()
+            .unwrap()
+            .iter()
+            .flat_map(|r| match r {
+                FilesReport::AgentLog(bytes) => bytes.clone(),
+                _ => Vec::new(),
+            })
+            .collect()
+    };
+    while std::time::Instant::now() < deadline && !joined(&seen).ends_with(b"{\"x\":1}\n") {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        joined(&seen).ends_with(b"{\"x\":1}\n"),
+        "{:?}",
+        seen.lock().unwrap()
+    );
+    std::fs::write(&mine, format!("{meta}{{\"x\":1}}\n{{\"y\":2}}\n")).unwrap();
+    assert!(watch.ask_last());
+    while std::time::Instant::now() < deadline
+        && !seen
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|r| matches!(r, FilesReport::Last { .. }))
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let all = joined(&seen);
+    let last = seen.lock().unwrap().iter().find_map(|r| match r {
+        FilesReport::Last { log, trouble, .. } => Some((log.clone(), trouble.clone())),
+        _ => None,
+    });
+    let (last_log, trouble) = last.expect("the last read came");
+    assert_eq!(trouble, None);
+    let mut whole = all;
+    whole.extend(last_log);
+    assert_eq!(
+        String::from_utf8_lossy(&whole),
+        format!("{meta}{{\"x\":1}}\n{{\"y\":2}}\n"),
+        "every byte once, in order"
+    );
+    assert_eq!(
+        std::fs::read(&copy).unwrap(),
+        whole,
+        "kept in the recordings"
     );
 }

@@ -1,6 +1,9 @@
 //! The tasks file on disk: read it, own it (one herd per file, through a lock file beside it),
 //! and write it back atomically after every change.
 //!
+//! `save` writes on the caller's thread (the `message` command); the engine takes a `snapshot`
+//! and hands it to `writer::StoreWriter`, which writes it on its own thread.
+//!
 //! Owns the file I/O around `core::taskfile`; must not decide anything about tasks (that is the
 //! core's). A write goes to a temporary file in the same folder which is then renamed over the
 //! original, so the file on disk is always either the old or the new version, never half of one.
@@ -171,10 +174,20 @@ impl TaskStore {
     }
 
     /// Writes the file if its text changed since the last read or save, rewriting only the text
-    /// of the fields that changed: to a temporary file in the same folder with the original's
-    /// permissions, synced, renamed over the original, and the folder synced. On any error the
-    /// original is left as it was (and the next save tries again).
+    /// of the fields that changed (`snapshot`, then `Snapshot::write`), on the caller's thread.
+    /// On any error the original is left as it was (and the next save tries again). The engine
+    /// writes through `StoreWriter` instead, off its loop.
     pub fn save(&mut self) -> Result<(), StoreError> {
+        let Some(snapshot) = self.snapshot()? else {
+            return Ok(());
+        };
+        snapshot.write().inspect_err(|_| self.mark_unsaved())
+    }
+
+    /// The text to write, when it changed since the last snapshot (the changes are spliced in
+    /// first): an immutable copy-free view of it, with what a write needs to know. From here on
+    /// the text counts as saved; `mark_unsaved` says a write of it failed.
+    pub fn snapshot(&mut self) -> Result<Option<Snapshot>, StoreError> {
         if self.lock.is_none() {
             return Err(StoreError::ReadOnly {
                 path: self.path.clone(),
@@ -184,9 +197,39 @@ impl TaskStore {
             self.unsaved = true;
         }
         if !self.unsaved {
-            return Ok(());
+            return Ok(None);
         }
-        let text = self.file.text();
+        self.unsaved = false;
+        Ok(Some(Snapshot {
+            text: self.file.shared_text(),
+            byte_order_mark: self.byte_order_mark,
+            path: self.path.clone(),
+            target: self.target.clone(),
+        }))
+    }
+
+    /// A snapshot's write failed: the text is not on disk, and the next snapshot carries it.
+    pub fn mark_unsaved(&mut self) {
+        self.unsaved = true;
+    }
+}
+
+/// One version of the tasks file's text, ready to be written (on any thread).
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    text: std::sync::Arc<String>,
+    byte_order_mark: bool,
+    /// As the user gave it, for messages.
+    path: PathBuf,
+    /// The file written to (symlinks resolved).
+    target: PathBuf,
+}
+
+impl Snapshot {
+    /// Writes the text atomically: to a temporary file in the same folder with the original's
+    /// permissions, synced, renamed over the original, and the folder synced. On any error the
+    /// original is left as it was.
+    pub fn write(&self) -> Result<(), StoreError> {
         let path = self.path.as_path();
         let dir = self.target.parent().unwrap_or(Path::new("."));
         let name = self
@@ -209,7 +252,7 @@ impl TaskStore {
             temp.write_all("\u{feff}".as_bytes())
                 .map_err(io_error("write", path))?;
         }
-        temp.write_all(text.as_bytes())
+        temp.write_all(self.text.as_bytes())
             .map_err(io_error("write", path))?;
         temp.as_file().sync_all().map_err(io_error("write", path))?;
         temp.persist(&self.target)
@@ -221,7 +264,6 @@ impl TaskStore {
                 .sync_all()
                 .map_err(io_error("sync the folder of", path))?;
         }
-        self.unsaved = false;
         Ok(())
     }
 }
@@ -308,6 +350,8 @@ fn lock(path: &Path, target: &Path) -> Result<File, StoreError> {
         .map_err(io_error("write the lock file", &lock_file))?;
     Ok(file)
 }
+
+pub mod writer;
 
 #[cfg(test)]
 mod tests;

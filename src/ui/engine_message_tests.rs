@@ -2,7 +2,7 @@
 //! (their rows, details, the status bar, `w`), and `m` on a task that is not running, which
 //! answers its questions or continues its session through `Engine::resume_with_message`.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crossterm::event::KeyCode;
 use ratatui::Terminal;
@@ -135,6 +135,10 @@ fn m_on_a_task_with_questions_answers_them_in_its_session() {
     assert!(matches!(f.state.mode, Mode::Normal));
     let said = f.state.message_now(Instant::now()).unwrap_or_default();
     assert!(said.contains("resuming session s-1"), "{said}");
+    // Its agent launches once the write that records the start is on disk.
+    f.engine
+        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .expect("written");
     let live = f
         .engine
         .live_for_task(1)
@@ -165,6 +169,9 @@ fn m_on_a_finished_task_without_a_session_to_continue_starts_afresh() {
     f.key(KeyCode::Char('m'));
     f.type_text("add a test");
     f.ctrl('s');
+    f.engine
+        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .expect("written");
     let live = f.engine.live_for_task(0).expect("a fresh attempt");
     assert_eq!(live.plan().resumed_session, None);
     assert!(
@@ -188,6 +195,9 @@ fn m_on_a_running_task_types_into_its_agent() {
     let said = f.state.message_now(Instant::now()).unwrap_or_default();
     assert!(said.contains("later has not run yet"), "{said}");
     f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine
+        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .expect("written");
     assert!(f.engine.live_for_task(2).is_some());
     f.key(KeyCode::Char('m'));
     let text = screen_text(&mut f);
@@ -207,6 +217,9 @@ fn a_running_structured_attempt_adds_its_cost_so_far() {
 ]}"#;
     let mut f = fixture_from(text, Some(RESUMABLE));
     f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine
+        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .expect("written");
     f.feed_until("the agent's result", |engine| {
         engine
             .live_for_task(0)

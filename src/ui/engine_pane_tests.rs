@@ -18,6 +18,9 @@ fn a_click_selects_a_task_or_focuses_a_pane_and_the_wheel_scrolls() {
     use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
     let mut f = fixture(&[("a", "pending"), ("b", "pending"), ("c", "failed")]);
     f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine
+        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .expect("written");
     let area = Rect::new(0, 0, 160, 48);
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
     let now = Instant::now();
@@ -66,6 +69,9 @@ fn size_of(engine: &Engine, task: usize) -> Option<(u16, u16)> {
 fn each_visible_pane_gets_a_pty_of_the_size_it_is_drawn_at() {
     let mut f = fixture(&[("a", "pending"), ("b", "pending"), ("c", "pending")]);
     f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine
+        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .expect("written");
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
     let now = Instant::now();
     let visible = frame::frame(&mut terminal, &mut f.engine, &mut f.state, now).expect("frame");
@@ -147,6 +153,9 @@ fn the_first_agents_start_together_at_the_sizes_of_their_panes() {
     let mut f = fixture(&[("a", "pending"), ("b", "pending"), ("c", "pending")]);
     let area = Rect::new(0, 0, 160, 48);
     super::event_loop::start_at_pane_sizes(&mut f.engine, area).expect("start");
+    f.engine
+        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .expect("written");
     let plan = layout::panes(layout::regions(area, false).panes, 3, false);
     for task in 0..3 {
         assert_eq!(
@@ -171,6 +180,9 @@ fn a_later_agent_starts_at_the_size_of_the_tile_it_joins() {
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
     let area = Rect::new(0, 0, 160, 48);
     super::event_loop::start_at_pane_sizes(&mut f.engine, area).expect("start");
+    f.engine
+        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .expect("written");
     frame::frame(&mut terminal, &mut f.engine, &mut f.state, Instant::now()).expect("frame");
     // The launch sizes are sent once for a terminal size and zoom.
     let again = settle::settle(&f.engine, &mut f.state, area);
@@ -179,6 +191,9 @@ fn a_later_agent_starts_at_the_size_of_the_tile_it_joins() {
     f.key(KeyCode::Down);
     f.key(KeyCode::Down);
     f.key(KeyCode::Char('r'));
+    f.engine
+        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .expect("written");
     let plan = layout::panes(layout::regions(area, false).panes, 3, false);
     assert_eq!(size_of(&f.engine, 2), Some(layout::pty_size(plan.slots[2])));
     // Drawn with the focus on a, c is that tile.

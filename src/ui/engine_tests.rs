@@ -289,6 +289,9 @@ fn q_leaves_at_once_when_the_batch_is_done_and_asks_while_agents_run() {
 
     let mut f = fixture(&[("a", "pending")]);
     f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine
+        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .expect("written");
     f.key(KeyCode::Char('q'));
     assert!(matches!(f.state.mode, Mode::ConfirmQuit));
     f.key(KeyCode::Char('n'));

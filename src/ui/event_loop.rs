@@ -203,7 +203,7 @@ async fn drive(
         }
     }
     tracing::info!(code = engine.exit_code(), "dashboard left");
-    engine.flush()?;
+    engine.settle_writes(Instant::now(), crate::run::engine::LAST_WRITE_WAIT)?;
     Ok(engine.exit_code())
 }
 

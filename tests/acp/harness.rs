@@ -79,8 +79,11 @@ pub(crate) fn acp_log(dir: &Path, id: &str) -> String {
     std::fs::read_to_string(dir.join(format!("runs/{id}/attempt_1.acp.jsonl"))).unwrap_or_default()
 }
 
-/// Processes whose environment names `needle` (a task's own folder), killed after a short wait.
-pub(crate) fn leftovers(needle: &str) -> Vec<String> {
+/// Processes whose environment names a task's own folder (`<dir>/…/<id>`: this run's temporary
+/// folder, so another run's processes with the same task id are never touched), killed after a
+/// short wait.
+pub(crate) fn leftovers(dir: &Path, id: &str) -> Vec<String> {
+    let (root, name) = (dir.display().to_string(), format!("/{id}"));
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         let mut found = Vec::new();
@@ -91,7 +94,8 @@ pub(crate) fn leftovers(needle: &str) -> Vec<String> {
             let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
                 continue;
             };
-            if String::from_utf8_lossy(&environ).contains(needle) {
+            let environ = String::from_utf8_lossy(&environ);
+            if environ.contains(&root) && environ.contains(&name) {
                 let cmd = std::fs::read_to_string(entry.path().join("cmdline")).unwrap_or_default();
                 found.push((pid, cmd.replace('\0', " ")));
             }
@@ -132,7 +136,7 @@ pub(crate) fn check(dir: &Path, doc: &Value, cases: &[Case], said: &str) {
         let task = task(doc, &case.id);
         let got = verdict(task);
         let evidence = task["result"]["failure_evidence"].as_str().unwrap_or("");
-        let left = leftovers(&format!("/{}", case.id));
+        let left = leftovers(dir, &case.id);
         let ran = dir
             .join("work")
             .join(&case.id)

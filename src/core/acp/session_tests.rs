@@ -150,6 +150,34 @@ fn a_request_the_guard_leaves_open_waits_for_the_operators_key() {
     let rejected = sent(&s.operator_reject(T));
     assert_eq!(rejected[0]["result"]["outcome"]["optionId"], "r");
     assert!(s.operator_reject(T).is_empty());
+    // Enter: allow once.
+    s.handle(permission(11, "npm run build"), T);
+    let accepted = sent(&s.operator_accept(T));
+    assert_eq!(accepted[0]["id"], 11);
+    assert_eq!(accepted[0]["result"]["outcome"]["optionId"], "a");
+    assert_eq!(
+        s.answers().last().map(|a| a.option.as_str()),
+        Some("allow_once")
+    );
+    assert!(s.operator_accept(T).is_empty(), "nothing waits");
+}
+
+#[test]
+fn enter_never_picks_a_broader_option_than_allow_once() {
+    let mut s = Session::new(setup(false));
+    open(&mut s);
+    let ask = json!({"jsonrpc": "2.0", "id": 12, "method": "session/request_permission", "params": {
+        "sessionId": "s1",
+        "toolCall": {"toolCallId": "t1", "title": "npm test", "kind": "execute", "rawInput": {"command": "npm test"}},
+        "options": [
+            {"optionId": "always", "name": "Always", "kind": "allow_always"},
+            {"optionId": "r", "name": "Reject", "kind": "reject_once"}]}});
+    s.handle(msg(ask), T);
+    assert!(s.operator_accept(T).is_empty());
+    assert!(
+        s.waiting().is_some(),
+        "still the operator's to answer with a digit"
+    );
 }
 
 #[test]

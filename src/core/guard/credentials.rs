@@ -1,7 +1,7 @@
 //! Credential stores and keys: a path that names one (`~/.ssh`, `~/.aws`, `*.pem`, `id_rsa`,
 //! keychains, …) is refused, whether it is read, written or sent.
 
-use super::floor::Finding;
+use super::finding::Finding;
 use super::paths::GuardContext;
 
 /// A refusal when `text` names a credential store.

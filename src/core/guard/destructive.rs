@@ -3,8 +3,9 @@
 //! A target outside the task's folder, the folder itself, `~` or `/` is refused; a target only
 //! known at run time is doubted.
 
-use super::floor::{Finding, base_name};
+use super::finding::Finding;
 use super::paths::{GuardContext, Place};
+use super::programs::base_name;
 use super::shell::Word;
 
 pub(super) fn check_rm(name: &str, args: &[Word], ctx: &GuardContext, out: &mut Vec<Finding>) {

@@ -6,82 +6,15 @@
 
 use super::credentials::credential_findings;
 use super::destructive::{check_find, check_git, check_recursive_owner, check_rm};
+use super::finding::Finding;
 use super::interpreters::{check_interpreter, mentions_download};
 use super::paths::{GuardContext, Place};
+use super::programs::{
+    DISK_TOOLS, DOWNLOADERS, INTERPRETERS, POWER, PRIVILEGE, SENDERS, SHELLS, base_name,
+    is_fork_bomb, is_raw_device, program, unwrap,
+};
 use super::request::{Request, RequestKind};
 use super::shell::{self, Script, SimpleCommand, Word};
-
-/// What the floor found wrong with a request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Finding {
-    /// Dangerous: never answered automatically.
-    Refuse(String),
-    /// Cannot be judged (unparsable, dynamic): the operator decides.
-    Doubt(String),
-}
-
-/// Programs that fetch from the network.
-pub(super) const DOWNLOADERS: &[&str] = &[
-    "curl",
-    "wget",
-    "fetch",
-    "http",
-    "https",
-    "aria2c",
-    "lwp-download",
-    "invoke-webrequest",
-    "iwr",
-];
-/// Programs that run code they are given.
-pub(super) const INTERPRETERS: &[&str] = &[
-    "sh",
-    "bash",
-    "zsh",
-    "dash",
-    "ksh",
-    "fish",
-    "csh",
-    "tcsh",
-    "python",
-    "python2",
-    "python3",
-    "perl",
-    "ruby",
-    "node",
-    "nodejs",
-    "deno",
-    "bun",
-    "php",
-    "pwsh",
-    "powershell",
-    "source",
-    ".",
-    "eval",
-    "exec",
-];
-pub(super) const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "fish"];
-/// Programs that send data over the network.
-const SENDERS: &[&str] = &[
-    "curl", "wget", "nc", "ncat", "netcat", "socat", "scp", "sftp", "rsync", "ssh", "telnet",
-    "ftp", "http", "https",
-];
-const PRIVILEGE: &[&str] = &["sudo", "su", "doas", "pkexec", "runas", "run0"];
-const DISK_TOOLS: &[&str] = &[
-    "fdisk",
-    "sfdisk",
-    "cfdisk",
-    "gdisk",
-    "sgdisk",
-    "parted",
-    "wipefs",
-    "mkswap",
-    "blkdiscard",
-    "mke2fs",
-    "diskutil",
-    "format",
-    "shred",
-];
-const POWER: &[&str] = &["shutdown", "reboot", "halt", "poweroff"];
 
 /// Floor findings for a request.
 pub fn check(request: &Request, ctx: &GuardContext) -> Vec<Finding> {
@@ -135,27 +68,6 @@ pub fn check_command_line(text: &str, ctx: &GuardContext) -> Vec<Finding> {
     }
 }
 
-/// `name(){ name|name& };name` and the like: a function that pipes into or backgrounds itself.
-pub(super) fn is_fork_bomb(text: &str) -> bool {
-    static DEFINITION: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"([A-Za-z_:][A-Za-z0-9_:-]*)\s*\(\s*\)\s*\{").ok()
-    });
-    let Some(definition) = DEFINITION.as_ref() else {
-        return false;
-    };
-    definition.captures_iter(text).any(|caps| {
-        let (Some(whole), Some(name)) = (caps.get(0), caps.get(1)) else {
-            return false;
-        };
-        let name = name.as_str();
-        let body: String = text[whole.end()..]
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .collect();
-        body.contains(&format!("{name}|{name}")) || body.contains(&format!("{name}&"))
-    })
-}
-
 /// Files a downloader command writes (`curl -o F`, `wget -O F`, `> F`, or the URL's last
 /// segment for `curl -O` / a bare `wget URL`), as absolute paths.
 fn downloaded_files(words: &[Word], command: &SimpleCommand, ctx: &GuardContext) -> Vec<String> {
@@ -204,7 +116,7 @@ fn downloaded_files(words: &[Word], command: &SimpleCommand, ctx: &GuardContext)
     files
 }
 
-pub(super) fn check_script(script: &Script, ctx: &GuardContext, depth: usize) -> Vec<Finding> {
+fn check_script(script: &Script, ctx: &GuardContext, depth: usize) -> Vec<Finding> {
     let mut out = Vec::new();
     // Files downloaded earlier in the line: running one is running remote code.
     let mut fetched: Vec<String> = Vec::new();
@@ -276,66 +188,6 @@ pub(super) fn check_script(script: &Script, ctx: &GuardContext, depth: usize) ->
     }
     out.dedup();
     out
-}
-
-/// The words of a command with privilege-free wrappers (`env`, `nohup`, `timeout`, `nice`,
-/// `xargs`, `command`, `exec`, `time`, `stdbuf`) taken off.
-pub fn unwrap(command: &SimpleCommand) -> Vec<Word> {
-    let mut words: &[Word] = &command.words;
-    loop {
-        let Some(first) = words.first() else {
-            return Vec::new();
-        };
-        let name = base_name(&first.text);
-        let skip_options = |rest: &[Word], takes_value: &[&str]| -> usize {
-            let mut i = 0;
-            while i < rest.len() {
-                let t = &rest[i].text;
-                if t == "--" {
-                    return i + 1;
-                }
-                if t.starts_with('-') && t.len() > 1 {
-                    i += if takes_value.contains(&t.as_str()) {
-                        2
-                    } else {
-                        1
-                    };
-                } else {
-                    break;
-                }
-            }
-            i
-        };
-        let rest = &words[1..];
-        let skip = match name {
-            "env" => {
-                let mut i = skip_options(rest, &["-u", "-C", "-S"]);
-                while i < rest.len() && rest[i].text.contains('=') {
-                    i += 1;
-                }
-                i
-            }
-            "nohup" | "command" | "builtin" | "exec" | "time" | "chronic" => {
-                skip_options(rest, &[])
-            }
-            "nice" | "ionice" | "stdbuf" | "caffeinate" => skip_options(rest, &["-n", "-c"]),
-            "timeout" | "gtimeout" => {
-                let i = skip_options(rest, &["-s", "-k", "--signal", "--kill-after"]);
-                i + 1
-            }
-            "xargs" => skip_options(rest, &["-I", "-n", "-P", "-d", "-L", "-s", "-E", "-a"]),
-            _ => return words.to_vec(),
-        };
-        words = rest.get(skip.min(rest.len())..).unwrap_or_default();
-    }
-}
-
-pub(super) fn base_name(text: &str) -> &str {
-    text.rsplit('/').next().unwrap_or(text)
-}
-
-pub(super) fn program(words: &[Word]) -> Option<&str> {
-    words.first().map(|w| base_name(&w.text))
 }
 
 fn reads_credentials_upstream(
@@ -492,25 +344,8 @@ fn check_simple(command: &SimpleCommand, ctx: &GuardContext, depth: usize, out: 
                     "it feeds code downloaded from the network to `{n}` (remote code runs unseen)"
                 )));
             }
-            check_interpreter(n, args, ctx, depth, out);
+            check_interpreter(n, args, ctx, depth, &check_script, out);
         }
         _ => {}
     }
-}
-
-fn is_raw_device(path: &str) -> bool {
-    path.starts_with("/dev/")
-        && !matches!(
-            path,
-            "/dev/null"
-                | "/dev/zero"
-                | "/dev/stdout"
-                | "/dev/stderr"
-                | "/dev/stdin"
-                | "/dev/tty"
-                | "/dev/random"
-                | "/dev/urandom"
-        )
-        && !path.starts_with("/dev/fd/")
-        && !path.starts_with("/dev/pts/")
 }

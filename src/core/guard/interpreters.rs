@@ -3,9 +3,14 @@
 //! known only at run time, and inline code (`python -c`, `perl -e`, `node -e`) by its literals.
 
 use super::credentials::credential_findings;
-use super::floor::{DOWNLOADERS, Finding, SHELLS, check_script, is_fork_bomb, program, unwrap};
+use super::finding::Finding;
 use super::paths::GuardContext;
-use super::shell::{self, Word};
+use super::programs::{DOWNLOADERS, SHELLS, is_fork_bomb, program, unwrap};
+use super::shell::{self, Script, Word};
+
+/// How a command line found inside another is judged: the floor's own check, handed in so this
+/// file does not depend on `floor` (which calls it).
+pub(super) type JudgeScript<'a> = &'a dyn Fn(&Script, &GuardContext, usize) -> Vec<Finding>;
 
 pub(super) fn mentions_download(word: &Word) -> bool {
     word.inner.iter().any(|script| {
@@ -21,6 +26,7 @@ pub(super) fn check_interpreter(
     args: &[Word],
     ctx: &GuardContext,
     depth: usize,
+    judge: JudgeScript<'_>,
     out: &mut Vec<Finding>,
 ) {
     if args.iter().any(mentions_download) {
@@ -50,7 +56,7 @@ pub(super) fn check_interpreter(
                 return;
             }
             match shell::parse_at(&code.text, depth + 1) {
-                Ok(script) => out.extend(check_script(&script, ctx, depth + 1)),
+                Ok(script) => out.extend(judge(&script, ctx, depth + 1)),
                 Err(e) => out.push(Finding::Doubt(format!(
                     "herd cannot read the command `{name} -c` runs ({e})"
                 ))),
@@ -61,7 +67,7 @@ pub(super) fn check_interpreter(
         // literals are judged (a path, or a command handed to the shell).
         if !is_shell && matches!(t.as_str(), "-c" | "-e" | "-E" | "--eval" | "-r") {
             if let Some(code) = args.get(i + 1) {
-                check_inline_code(name, &code.text, ctx, depth, out);
+                check_inline_code(name, &code.text, ctx, depth, judge, out);
             }
             return;
         }
@@ -111,6 +117,7 @@ fn check_inline_code(
     code: &str,
     ctx: &GuardContext,
     depth: usize,
+    judge: JudgeScript<'_>,
     out: &mut Vec<Finding>,
 ) {
     let literals = string_literals(code);
@@ -123,7 +130,7 @@ fn check_inline_code(
         for literal in &literals {
             if let Ok(script) = shell::parse_at(literal, depth + 1) {
                 out.extend(
-                    check_script(&script, ctx, depth + 1)
+                    judge(&script, ctx, depth + 1)
                         .into_iter()
                         .filter(|f| matches!(f, Finding::Refuse(_))),
                 );

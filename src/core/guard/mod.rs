@@ -9,14 +9,16 @@
 pub mod capture;
 pub mod credentials;
 mod destructive;
+mod finding;
 pub mod floor;
 mod interpreters;
 pub mod paths;
+mod programs;
 pub mod request;
 pub mod rules;
 pub mod shell;
 
-pub use floor::Finding;
+pub use finding::Finding;
 pub use paths::GuardContext;
 pub use request::{Request, RequestKind};
 pub use rules::{Rule, RuleError, RuleSet};
@@ -167,7 +169,7 @@ fn rule_units(request: &Request) -> Option<Vec<String>> {
             .all_commands()
             .into_iter()
             .map(|c| {
-                let words = floor::unwrap(c);
+                let words = programs::unwrap(c);
                 words
                     .iter()
                     .map(|w| w.text.as_str())

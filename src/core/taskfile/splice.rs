@@ -11,6 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -20,7 +21,9 @@ pub type Changes = BTreeMap<usize, BTreeSet<String>>;
 /// The text of a tasks file (without a byte order mark) and where each task object is in it.
 #[derive(Debug, Clone)]
 pub struct TaskText {
-    text: String,
+    /// Shared, so a writer can hold one version while the next is spliced (a new `String` is
+    /// built per splice anyway; the old one lives on as long as a writer holds it).
+    text: Arc<String>,
     /// `tasks[slot]` spans `spans[slot]` (from its `{` to just past its `}`; other values too).
     /// `None` when the text is not a JSON object with a `tasks` list: nothing can be spliced.
     spans: Option<Vec<Range<usize>>>,
@@ -30,11 +33,19 @@ impl TaskText {
     /// Keeps `text` and finds the tasks in it.
     pub fn new(text: String) -> TaskText {
         let spans = task_spans(text.as_bytes());
-        TaskText { text, spans }
+        TaskText {
+            text: Arc::new(text),
+            spans,
+        }
     }
 
     pub fn as_str(&self) -> &str {
         &self.text
+    }
+
+    /// The text itself, shared without copying it.
+    pub fn shared(&self) -> Arc<String> {
+        Arc::clone(&self.text)
     }
 
     /// Writes the current value in `doc` of every changed key into the text (a key gone from the
@@ -72,7 +83,7 @@ impl TaskText {
         let changed = rewritten
             .iter()
             .any(|(span, fresh)| self.text[span.clone()] != **fresh);
-        self.text = text;
+        self.text = Arc::new(text);
         Some(changed)
     }
 }

@@ -9,7 +9,10 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use unicode_width::UnicodeWidthStr;
 
-use super::client::EXIT_GRACE_PUB as EXIT_GRACE;
+use super::inbox::Event;
+
+/// How long the agent has to exit once the session is over.
+const EXIT_GRACE: Duration = Duration::from_secs(2);
 
 /// The attempt's terminal (the client's stdout).
 pub(super) struct Screen {
@@ -108,6 +111,9 @@ pub(super) enum Key {
     Line(String),
     /// Esc alone while a request waits: the dashboard's "No".
     Reject,
+    /// Enter on an empty line while a request waits: the dashboard's "highlighted option",
+    /// allow once.
+    Accept,
 }
 
 /// Keys to lines: bracketed paste kept whole, Enter ends a line, Backspace edits it.
@@ -153,6 +159,8 @@ impl KeyInput {
                     let line = std::mem::take(&mut self.line);
                     if !line.trim().is_empty() {
                         keys.push(Key::Line(line));
+                    } else if waiting && c == '\r' {
+                        keys.push(Key::Accept);
                     }
                 }
                 '\x7f' | '\x08' => {
@@ -180,12 +188,12 @@ pub(super) fn describe_exit(status: ExitStatus) -> String {
 }
 
 /// The agent's stdin is closed; it gets `EXIT_GRACE` to exit, then TERM, then KILL.
-pub(super) fn end_agent(pid: u32, inbox: &Receiver<super::client::Event>) {
-    let exited = |inbox: &Receiver<super::client::Event>, within: Duration| {
+pub(super) fn end_agent(pid: u32, inbox: &Receiver<Event>) {
+    let exited = |inbox: &Receiver<Event>, within: Duration| {
         let by = Instant::now() + within;
         while let Some(left) = by.checked_duration_since(Instant::now()) {
             match inbox.recv_timeout(left) {
-                Ok(super::client::Event::Exited(_)) | Err(_) => return true,
+                Ok(Event::Exited(_)) | Err(_) => return true,
                 Ok(_) => {}
             }
         }
@@ -234,5 +242,9 @@ mod tests {
         assert!(keys.feed(b"\x1b[A", false).is_empty());
         assert_eq!(keys.feed(b"\x1b", true), [Key::Reject]);
         assert!(keys.feed(b"\x1b", false).is_empty());
+        // Enter alone answers a waiting request (allow once); it ends a typed line otherwise.
+        assert_eq!(keys.feed(b"\r", true), [Key::Accept]);
+        assert!(keys.feed(b"\r", false).is_empty());
+        assert_eq!(keys.feed(b"go\r", true), [Key::Line("go".into())]);
     }
 }

@@ -2,13 +2,14 @@
 //!
 //! Cancel, retry now (or skip a retry's wait), auto-answer switches, prompt edits and messages to
 //! a running agent. Each action checks the status transition against `TaskStatus::can_become`,
-//! writes the change to the tasks file like every other engine change, and says what it did in a
-//! `ControlOutcome` for the status line. Nothing here draws or waits.
+//! changes the document (the loop's turn hands it to the tasks file's writer, like every other
+//! engine change: `commit`), and says what it did in a `ControlOutcome` for the status line.
+//! Nothing here draws or waits.
 
 use std::path::Path;
 use std::time::Instant;
 
-use color_eyre::eyre::{Result, WrapErr};
+use color_eyre::eyre::Result;
 use serde_json::{Value, json};
 
 use super::LiveAttempt;
@@ -84,6 +85,7 @@ impl super::Engine {
             | PtyReport::Gathered { key, .. }
             | PtyReport::Files { key, .. }
             | PtyReport::Prepared { key, .. } => key,
+            PtyReport::TasksFileWritten { .. } => return None,
         };
         self.live.get(key).map(|live| live.task)
     }
@@ -101,6 +103,8 @@ impl super::Engine {
     /// Cancels a task: a running agent is ended (its process group gets TERM, then KILL) and the
     /// task becomes `cancelled` when it is gone; a pending or retryable task is cancelled now.
     pub fn cancel_task(&mut self, index: usize, now: Instant) -> Result<ControlOutcome> {
+        // Its agent has not launched yet: the start is withdrawn and the task cancelled.
+        self.withdraw_starts(Some(index));
         let Some((task_id, status)) = self.task_label(index) else {
             return refused("no such task");
         };
@@ -118,7 +122,6 @@ impl super::Engine {
         self.store
             .file_mut()
             .set_status(index, TaskStatus::Cancelled);
-        self.store.save().wrap_err("cannot write the tasks file")?;
         done(format!("{task_id} cancelled"))
     }
 
@@ -128,7 +131,7 @@ impl super::Engine {
         let Some((task_id, status)) = self.task_label(index) else {
             return refused("no such task");
         };
-        if self.live_by_task.contains_key(&index) {
+        if self.has_attempt(index) {
             return refused(format!("{task_id} is running"));
         }
         if !self.in_scope(index) {
@@ -151,13 +154,12 @@ impl super::Engine {
             _ if status.can_become(TaskStatus::Pending) => {
                 self.retry_at.remove(&index);
                 self.store.file_mut().set_status(index, TaskStatus::Pending);
-                self.store.save().wrap_err("cannot write the tasks file")?;
                 format!("{task_id} is pending again")
             }
             _ => return refused(format!("{task_id} is {status}; it does not run again")),
         };
         self.fill_slots(now)?;
-        let started = self.live_by_task.contains_key(&index);
+        let started = self.has_attempt(index);
         let suffix = if started {
             "; started"
         } else if self.paused {
@@ -228,7 +230,6 @@ impl super::Engine {
         self.store
             .file_mut()
             .set_field(index, "permission_policy", Value::Object(policy));
-        self.store.save().wrap_err("cannot write the tasks file")?;
         let state = if auto { "on" } else { "off" };
         let extra = if answered {
             "; the waiting prompt was answered"
@@ -249,8 +250,7 @@ impl super::Engine {
         self.store
             .file_mut()
             .set_field(index, "prompt_template", json!(text));
-        self.store.save().wrap_err("cannot write the tasks file")?;
-        let when = if self.live_by_task.contains_key(&index) {
+        let when = if self.has_attempt(index) {
             "from its next attempt"
         } else {
             "for its next attempt"

@@ -72,7 +72,11 @@ pub(crate) fn fixture_with(tasks: &str, profiles: &str) -> Fixture {
 }
 
 impl Fixture {
-    fn on_disk(&self, index: usize, field: &str) -> Value {
+    /// Task `index`'s `field` in the file, once every change made so far is written.
+    fn on_disk(&mut self, index: usize, field: &str) -> Value {
+        self.engine
+            .settle_writes(Instant::now(), Duration::from_secs(10))
+            .expect("written");
         let text = std::fs::read_to_string(&self.path).expect("read tasks");
         let doc: Value = serde_json::from_str(&text).expect("json");
         doc["tasks"][index][field].clone()
@@ -236,6 +240,9 @@ fn agents_start_at_the_launch_size_and_the_cast_header_says_so() {
     f.engine.set_launch_sizes(vec![(rows, cols)]);
     assert_eq!(f.engine.launch_size_at(0), (36, 76));
     f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine
+        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .expect("written");
     let live = f.engine.live_for_task(0).expect("running");
     assert_eq!(live.attempt.screen().size(), (36, 76));
     let cast = f.engine.runs_dir().join("a").join("attempt_1.cast");
@@ -266,6 +273,9 @@ fn cancelling_a_running_task_ends_its_agent() {
         r#", "command": ["sleep", "30"], "max_retries": 3"#,
     )]));
     f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine
+        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .expect("written");
     assert!(f.engine.live_for_task(0).is_some());
     assert!(
         !f.engine
@@ -295,6 +305,9 @@ fn cancelling_a_running_task_ends_its_agent() {
 fn switching_auto_answer_on_answers_the_waiting_prompt() {
     let mut f = fixture(&tasks(&[task("a", "pending", "")]));
     f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine
+        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .expect("written");
     f.pump_until("the prompt to wait", |e| {
         e.live_for_task(0)
             .is_some_and(|l| l.attempt.waiting().is_some())
@@ -309,5 +322,47 @@ fn switching_auto_answer_on_answers_the_waiting_prompt() {
     assert_eq!(
         f.on_disk(0, "permission_policy"),
         json!({"auto_press_y": true})
+    );
+}
+
+#[test]
+fn a_task_cancelled_while_its_worktree_is_made_does_not_start() {
+    let repo = tempfile::tempdir().expect("temp dir");
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &[
+            "-c",
+            "user.email=t@e",
+            "-c",
+            "user.name=t",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "1",
+        ],
+    ] {
+        let ok = std::process::Command::new("git")
+            .arg("-C")
+            .arg(repo.path())
+            .args(args)
+            .status()
+            .expect("git");
+        assert!(ok.success());
+    }
+    let extra = format!(r#", "worktree": true, "cwd": "{}""#, repo.path().display());
+    let mut f = fixture(&tasks(&[task("a", "pending", &extra)]));
+    let now = Instant::now();
+    f.engine.on_tick(now).expect("tick");
+    assert!(f.engine.live().next().is_none(), "made off the loop first");
+    assert!(!f.engine.is_done(), "the task holds its slot meanwhile");
+    assert!(f.engine.cancel_task(0, now).expect("cancel").is_done());
+    f.pump_until("the preparation to come back", Engine::is_done);
+    assert_eq!(f.status(0), TaskStatus::Cancelled);
+    assert_eq!(f.on_disk(0, "status"), json!("cancelled"));
+    assert_eq!(
+        f.engine.store().file().tasks()[0].attempts,
+        0,
+        "no attempt started"
     );
 }

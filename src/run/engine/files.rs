@@ -11,17 +11,17 @@ use super::gather::RemoteEndJob;
 use super::hosts::RemoteState;
 use super::prepare::{attempt_file_names, remote_stamp};
 use super::{Engine, LiveAttempt, REMOTE_POLL, SIGNAL_POLL};
-use crate::core::agent_log::AgentLogKind;
+use crate::core::profile::AgentLogKind;
 use crate::core::task::TaskSpec;
 use crate::run::agent_log::AgentLogTail;
-use crate::run::attempt_files::{FileSource, FileWatch};
+use crate::run::attempt_files::{FileSource, FileWatch, RemoteRollouts};
 use crate::run::launch::LaunchPlan;
 use crate::run::pty::PtyReport;
 
 impl Engine {
     /// Starts the worker that reads attempt `key`'s signal file and its agent's log, when it has
-    /// either. On a host, the log is the one herd named (`{agent_log}`); a Codex rollout there is
-    /// not looked for.
+    /// either. On a host, the log is the one herd named (`{agent_log}`), or the Codex rollout
+    /// written there since the attempt started for the task's folder.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn watch_files(
         &self,
@@ -52,19 +52,37 @@ impl Engine {
             }
             Some(remote) => {
                 let log = agent_log.and(plan.agent_log.as_ref());
-                if plan.signal_file.is_none() && log.is_none() {
+                // A Codex rollout is looked for on the host, in its CODEX_HOME.
+                let rollouts = (agent_log == Some(AgentLogKind::CodexRollout) && log.is_none())
+                    .then(|| RemoteRollouts {
+                        codex_home: plan
+                            .env
+                            .get("CODEX_HOME")
+                            .or(remote.host.env.get("CODEX_HOME"))
+                            .filter(|home| !home.is_empty())
+                            .cloned(),
+                        stamp: plan
+                            .env
+                            .get("HERD_RUN_DIR")
+                            .map(|dir| format!("{dir}/{}", remote_stamp(number)))
+                            .unwrap_or_default(),
+                        cwd: plan.cwd.display().to_string(),
+                    });
+                if plan.signal_file.is_none() && log.is_none() && rollouts.is_none() {
                     return None;
                 }
+                let copies_log = log.is_some() || rollouts.is_some();
                 let here = self.opts.runs_dir.join(&task.task_id);
                 let source = FileSource::Remote {
-                    host: remote.host.clone(),
+                    host: Box::new(remote.host.clone()),
                     signal: plan.signal_file.as_ref().map(|p| p.display().to_string()),
                     log: log.map(|p| p.display().to_string()),
                     copy_signal: plan
                         .signal_file
                         .as_ref()
                         .map(|_| here.join(format!("attempt_{number}.signal.json"))),
-                    copy_log: log.map(|_| here.join(format!("attempt_{number}.agent.log"))),
+                    copy_log: copies_log.then(|| here.join(format!("attempt_{number}.agent.log"))),
+                    rollouts,
                 };
                 (source, REMOTE_POLL)
             }
@@ -91,6 +109,8 @@ impl Engine {
             host: remote.host.clone(),
             run_dir: crate::core::remote_files::run_dir_under_home(&self.file_tag, &live.task_id),
             remove: attempt_file_names(&live.plan),
+            fetch: vec![format!("attempt_{}.acp.jsonl", live.number)],
+            runs_dir: self.opts.runs_dir.join(&live.task_id),
             stamp: remote_stamp(live.number),
             transcript_copy: self
                 .opts

@@ -14,9 +14,10 @@ use tokio::sync::mpsc;
 use crate::core::hosts::Host;
 use crate::core::remote_files::{RemoteEnd, RemoteTranscript};
 use crate::core::remote_frames::WorktreeEnd;
-use crate::core::transcript::TranscriptFacts;
 use crate::run::failure_report::{self, GitSnapshot};
 use crate::run::pty::PtyReport;
+
+use super::gathered::Gathered;
 use crate::run::{outcome, transcripts, worktree};
 
 /// What a failed attempt's summary needs.
@@ -55,17 +56,12 @@ pub(super) struct RemoteEndJob {
     /// The attempt's folder under the host's `$HOME`, the files in it to remove, its stamp.
     pub(super) run_dir: String,
     pub(super) remove: Vec<String>,
+    /// Files of that folder copied back into `runs_dir` (the ACP client's log).
+    pub(super) fetch: Vec<String>,
+    pub(super) runs_dir: PathBuf,
     pub(super) stamp: String,
     /// Where the transcript's copy goes, in the recordings.
     pub(super) transcript_copy: PathBuf,
-}
-
-/// What the worker found.
-#[derive(Debug, Default)]
-pub struct Gathered {
-    pub(super) failure_summary: Option<String>,
-    pub(super) transcript: Option<(String, TranscriptFacts)>,
-    pub(super) worktree: Option<Result<worktree::Cleanup, String>>,
 }
 
 impl GatherJob {
@@ -120,6 +116,8 @@ impl GatherJob {
             finish_worktree: self.finish_worktree.is_some(),
             run_dir: &job.run_dir,
             remove: &job.remove,
+            fetch: &job.fetch,
+            fetch_max: FETCH_MAX_BYTES,
             stamp: &job.stamp,
         };
         let back = crate::run::remote_files::end(&job.host, &end);
@@ -127,6 +125,9 @@ impl GatherJob {
             tracing::warn!(host = %job.host.name, "cannot gather the attempt's end on the host: {why}");
         }
         let back = back.as_ref().ok();
+        for (name, bytes) in back.map(|b| b.fetched.as_slice()).unwrap_or_default() {
+            keep(&job.runs_dir.join(name), bytes);
+        }
         let failure_summary = self.failure.map(|mut job| {
             let before = job.before.take();
             let changed = match (before, back.and_then(|b| b.git_after.clone())) {
@@ -141,13 +142,7 @@ impl GatherJob {
             .zip(back.and_then(|b| b.transcript.as_ref()));
         let transcript = transcript.and_then(|(t, (_, bytes))| {
             let copy = &job.transcript_copy;
-            let written = crate::run::safe_fs::create_file(copy)
-                .map_err(|e| e.to_string())
-                .and_then(|mut f| {
-                    std::io::Write::write_all(&mut f, bytes).map_err(|e| e.to_string())
-                });
-            if let Err(error) = written {
-                tracing::warn!(path = %copy.display(), "cannot keep the transcript: {error}");
+            if !keep(copy, bytes) {
                 return None;
             }
             let facts = transcripts::read(copy)?;
@@ -169,6 +164,21 @@ impl GatherJob {
             worktree,
         }
     }
+}
+
+/// The most of a file of a remote attempt's folder copied back.
+const FETCH_MAX_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Writes what came back from a host into the recordings; false (said in the log) when it
+/// cannot.
+fn keep(path: &std::path::Path, bytes: &[u8]) -> bool {
+    let written = crate::run::safe_fs::create_file(path)
+        .map_err(|e| e.to_string())
+        .and_then(|mut f| std::io::Write::write_all(&mut f, bytes).map_err(|e| e.to_string()));
+    if let Err(error) = &written {
+        tracing::warn!(path = %path.display(), "cannot keep what came back from the host: {error}");
+    }
+    written.is_ok()
 }
 
 /// Runs `job` on a worker thread that reports back with a `PtyReport::Gathered` for attempt

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use color_eyre::eyre::{Result, WrapErr};
+use color_eyre::eyre::Result;
 use serde_json::json;
 use time::OffsetDateTime;
 
@@ -39,7 +39,6 @@ impl Engine {
             file.set_result(index, result);
             self.events.push(EngineEvent::Resumed { task_id, attempt });
         }
-        self.store.save().wrap_err("cannot write the tasks file")?;
         Ok(())
     }
 
@@ -63,6 +62,8 @@ impl Engine {
         for planned in std::mem::take(&mut self.preparing).into_values() {
             self.live_by_task.remove(&planned.index);
         }
+        // Prepared, waiting for the write that marks them `running`: back to what they were.
+        self.withdraw_starts(None);
         let keys: Vec<u64> = self.live.keys().copied().collect();
         for key in keys {
             if let Some(live) = self.live.get_mut(&key) {
@@ -81,6 +82,7 @@ impl Engine {
     pub fn abandon(&mut self, reason: &str) {
         self.stopping = true;
         self.kill_all();
+        self.withdraw_starts(None);
         let ended_at = outcome::utc_timestamp(OffsetDateTime::now_utc());
         let in_flight: Vec<(usize, u32)> = (self.live.values().chain(self.ending.values()))
             .map(|l| (l.task, l.number))
@@ -105,8 +107,8 @@ impl Engine {
             file.set_status(index, TaskStatus::Retryable);
             file.set_result(index, result);
         }
-        if let Err(error) = self.store.save() {
-            tracing::error!("cannot write the tasks in flight back as retryable: {error}");
+        if let Err(error) = self.write_last(super::LAST_WRITE_WAIT) {
+            tracing::error!("cannot write the tasks in flight back as retryable: {error:#}");
         }
     }
 

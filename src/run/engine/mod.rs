@@ -17,8 +17,8 @@
 //! hosts), `control` and `session` (operator actions), `sizes` (the size each next agent
 //! starts at).
 //!
-//! Still on the loop thread, small and bounded: the tasks-file write (it must be on disk before
-//! the agents it marks `running` start, so `fill_slots` writes before it launches).
+//! The tasks file is written by `commit` on a writer thread, pipelined: an agent is launched
+//! once the write that marks its task `running` is on disk (`commit` says why that is enough).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -41,20 +41,27 @@ use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
 
 mod agent_report;
+mod commit;
+#[cfg(test)]
+mod commit_tests;
 mod conclude;
 pub mod control;
 #[cfg(test)]
 mod control_tests;
 mod files;
 pub mod gather;
+pub mod gathered;
 mod hosts;
 mod interrupted;
+mod launch_agent;
 mod prepare;
 mod processes;
 mod reports;
 pub mod session;
 mod sizes;
 mod start;
+
+pub use commit::LAST_WRITE_WAIT;
 
 /// How long to wait for the terminal to close after the agent exited (its process group is
 /// killed at exit, so only a process that left the group can hold it longer).
@@ -218,6 +225,11 @@ pub struct Engine {
     last_durations: HashMap<usize, Duration>,
     /// Attempts whose connection was lost: swept on their host once it is back.
     unswept: Vec<(crate::core::hosts::Host, String)>,
+    /// The tasks file's writer and the generations handed to it.
+    commits: commit::Commits,
+    /// Starts prepared (their task `running` in the document) that wait for the write that
+    /// records it before their agents launch; each holds a slot.
+    awaiting: Vec<start::Starting>,
 }
 
 impl Engine {
@@ -229,6 +241,7 @@ impl Engine {
         opts: EngineOptions,
         reports: mpsc::Sender<PtyReport>,
     ) -> Result<Engine> {
+        let commits = commit::Commits::start(reports.clone())?;
         let mut engine = Engine {
             store,
             profiles,
@@ -251,12 +264,16 @@ impl Engine {
             unswept: Vec::new(),
             launch_sizes: Vec::new(),
             last_durations: HashMap::new(),
+            commits,
+            awaiting: Vec::new(),
         };
         engine.file_tag = hygiene::file_tag(engine.store.path());
         engine.end_survivors()?;
         engine.recover_interrupted()?;
         engine.restore_retry_times(Instant::now(), OffsetDateTime::now_utc());
         engine.fail_config_problems()?;
+        // What was found at the start is on disk before anything runs.
+        engine.write_last(LAST_WRITE_WAIT)?;
         Ok(engine)
     }
 
@@ -285,6 +302,17 @@ impl Engine {
 
     pub fn live(&self) -> impl Iterator<Item = &LiveAttempt> {
         self.live.values().chain(self.ending.values())
+    }
+
+    /// Attempts that hold a slot: being prepared, waiting for the write that records their
+    /// start, running or ending.
+    pub fn attempts_in_flight(&self) -> usize {
+        self.preparing.len() + self.awaiting.len() + self.live.len() + self.ending.len()
+    }
+
+    /// Whether task `index` has an attempt: starting, running or ending.
+    pub fn has_attempt(&self, index: usize) -> bool {
+        self.live_by_task.contains_key(&index) || self.awaiting.iter().any(|s| s.index == index)
     }
 
     pub fn live_for_task(&self, index: usize) -> Option<&LiveAttempt> {
@@ -321,6 +349,7 @@ impl Engine {
     pub fn is_done(&self) -> bool {
         self.live.is_empty()
             && self.ending.is_empty()
+            && self.awaiting.is_empty()
             && self.preparing.is_empty()
             && (self.stopping
                 || !self

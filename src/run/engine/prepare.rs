@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use color_eyre::eyre::{Result, WrapErr};
+use color_eyre::eyre::Result;
 use time::OffsetDateTime;
 
 use super::{Engine, EngineEvent};
@@ -117,7 +117,7 @@ impl Engine {
             index,
             outcome::config_failure_json(&evidence, OffsetDateTime::now_utc()),
         );
-        self.store.save().wrap_err("cannot write the tasks file")?;
+        // Written with the rest of this turn's changes (`commit`): nothing follows from it.
         self.events
             .push(EngineEvent::ConfigFailed { task_id, evidence });
         Ok(())
@@ -232,7 +232,9 @@ impl Engine {
             return Ok(());
         };
         self.live_by_task.remove(&planned.index);
-        if self.stopping {
+        // Stopped, or the operator cancelled the task meanwhile: it does not start.
+        let task = &self.store.file().tasks()[planned.index];
+        if self.stopping || !task.status.is_runnable() {
             return Ok(());
         }
         let index = planned.index;
@@ -271,10 +273,11 @@ impl Engine {
                 return self.unreachable_at_start(planned, reason, now);
             }
         }
-        let size = self.launch_size_at(self.live.len() + self.ending.len());
+        let size = self.launch_size_at(self.awaiting.len() + self.live.len() + self.ending.len());
         let starting = self.begin(planned, now, git_before, size)?;
-        self.store.save().wrap_err("cannot write the tasks file")?;
-        self.launch(starting, now)
+        // Launched once the write that marks it `running` is on disk.
+        self.awaiting.push(starting);
+        self.commit(now)
     }
 }
 

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use color_eyre::eyre::{Result, WrapErr};
+use color_eyre::eyre::Result;
 use serde_json::json;
 use tokio::sync::mpsc;
 
@@ -57,7 +57,6 @@ impl Engine {
             self.survivors.insert(index, json!(processes));
             self.store.file_mut().set_result(index, result);
         }
-        self.store.save().wrap_err("cannot write the tasks file")?;
         Ok(())
     }
 
@@ -70,13 +69,7 @@ impl Engine {
         reason: String,
         now: Instant,
     ) -> Result<()> {
-        let file = self.store.file_mut();
-        file.set_status(index, before.status);
-        file.set_attempts(index, before.attempts);
-        if let Some(message) = &before.resume_message {
-            file.set_field(index, "resume_message", json!(message));
-        }
-        self.store.save().wrap_err("cannot write the tasks file")?;
+        self.revert_start(index, before);
         let running = self.live.len() + self.ending.len();
         self.opts.concurrency = running.max(1).min(self.opts.concurrency);
         self.retry_at.insert(index, now + SPAWN_RETRY_AFTER);

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use color_eyre::eyre::{Result, WrapErr};
+use color_eyre::eyre::Result;
 
 use super::{DRAIN_AFTER_EXIT, Engine, EngineEvent, note_label};
 
@@ -63,6 +63,7 @@ impl Engine {
                 }
                 self.conclude_if_drained(key, now)?;
             }
+            PtyReport::TasksFileWritten { .. } => self.take_writes(now)?,
         }
         Ok(())
     }
@@ -98,8 +99,11 @@ impl Engine {
         Ok(())
     }
 
-    /// Deadlines that passed: attempt timers, drains, retries.
+    /// Deadlines that passed: attempt timers, drains, retries; then this turn's changes go to
+    /// the tasks file's writer (`commit`).
     pub fn on_tick(&mut self, now: Instant) -> Result<()> {
+        // Writes the writer finished whose wakeup is still queued behind other reports.
+        self.take_writes(now)?;
         let keys: Vec<u64> = self.live.keys().copied().collect();
         for key in keys {
             let Some(live) = self.live.get_mut(&key) else {
@@ -117,16 +121,7 @@ impl Engine {
             self.sweep_hosts_back(now);
         }
         self.fill_slots(now)?;
-        self.flush()
-    }
-
-    /// Writes the state changes not yet on disk (the ends of attempts since the last write), in
-    /// one write. Called at the end of every turn of the event loop (`on_tick`).
-    pub fn flush(&mut self) -> Result<()> {
-        if self.store.has_changes() {
-            self.store.save().wrap_err("cannot write the tasks file")?;
-        }
-        Ok(())
+        self.commit(now)
     }
 
     /// What the worker read of attempt `key`'s signal file and agent log (`attempt_files`).

@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use color_eyre::eyre::{Result, WrapErr};
+use color_eyre::eyre::Result;
 use serde_json::json;
 
 use super::control::{ControlOutcome, done, refused};
@@ -36,7 +36,7 @@ impl super::Engine {
         let Some((task_id, status)) = self.task_label(index) else {
             return refused("no such task");
         };
-        if self.live_by_task.contains_key(&index) {
+        if self.has_attempt(index) {
             return refused(format!(
                 "{task_id} is running: its agent gets messages directly (m)"
             ));
@@ -61,14 +61,13 @@ impl super::Engine {
         file.set_field(index, "resume_message", json!(text));
         file.set_status(index, TaskStatus::Retryable);
         file.remove_field(index, "retry_at");
-        self.store.save().wrap_err("cannot write the tasks file")?;
         tracing::info!(task = %task_id, session = ?session, "operator message queued");
         self.fill_slots(now)?;
         let how = match session {
             Some(id) => format!("resuming session {id}"),
             None => "no session to resume: a fresh attempt gets the message".to_string(),
         };
-        let when = if self.live_by_task.contains_key(&index) {
+        let when = if self.has_attempt(index) {
             "started"
         } else if self.paused {
             "the queue is paused"
@@ -108,7 +107,10 @@ exit_grace_sec = 1
     }
 
     impl Fixture {
-        fn result(&self) -> Value {
+        fn result(&mut self) -> Value {
+            self.engine
+                .settle_writes(std::time::Instant::now(), Duration::from_secs(10))
+                .expect("written");
             let text = std::fs::read_to_string(&self.path).expect("read tasks");
             let doc: Value = serde_json::from_str(&text).expect("json");
             doc["tasks"][0]["result"].clone()
@@ -123,7 +125,7 @@ exit_grace_sec = 1
             self.engine
                 .fill_slots(std::time::Instant::now())
                 .expect("fill");
-            while self.engine.live().next().is_some() || self.first_status() == TaskStatus::Pending
+            while self.engine.attempts_in_flight() > 0 || self.first_status() == TaskStatus::Pending
             {
                 assert!(
                     std::time::Instant::now() < deadline,

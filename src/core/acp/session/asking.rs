@@ -56,6 +56,24 @@ impl Session {
         }
     }
 
+    /// The operator's Enter on a waiting request: its `allow_once` option, when it offers one
+    /// (never a broader one by default).
+    pub fn operator_accept(&mut self, at: Duration) -> Vec<Action> {
+        let Some(waiting) = self
+            .waiting
+            .take_if(|w| w.options.iter().any(|o| o.kind == "allow_once"))
+        else {
+            return Vec::new();
+        };
+        let once = waiting
+            .options
+            .iter()
+            .find(|o| o.kind == "allow_once")
+            .cloned();
+        let (asking, decision) = waiting.into_parts();
+        self.answer(asking, decision, once, "operator", at)
+    }
+
     pub(super) fn answer(
         &mut self,
         asking: Asking,

@@ -1,0 +1,11 @@
+//! What the floor finds wrong with a request: a refusal or a doubt, each with a reason a person
+//! understands. Data only; the checks that produce findings live in `floor` and its helpers.
+
+/// What the floor found wrong with a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Finding {
+    /// Dangerous: never answered automatically.
+    Refuse(String),
+    /// Cannot be judged (unparsable, dynamic): the operator decides.
+    Doubt(String),
+}

@@ -1,0 +1,173 @@
+//! The tasks file's group commit, pipelined: the engine changes the document in memory, hands
+//! the writer (`store::writer`, its own thread) an immutable snapshot of the text tagged with a
+//! generation number, and goes on; the writer reports back when that generation is durable.
+//! While a write is in flight, changes pile up in memory and the next write carries all of
+//! them, so the number of writes adapts to what a write costs.
+//!
+//! Owns the generation bookkeeping and the starts waiting for their generation. Must not write
+//! itself (the writer does) nor decide task states (the other engine steps do).
+//!
+//! Never acting on a state that is not on disk, case by case:
+//! - A start marks its task `running` (attempt number, cleared `retry_at`) in generation G =
+//!   `next_generation()`, and its agent is launched only once G is durable (`launch_ready`);
+//!   until then the start waits in `awaiting` and holds its slot. Every snapshot holds every
+//!   change made before it, and generations reach the disk in order, so "G durable" means every
+//!   earlier change is durable too.
+//! - A conclusion (status, result, `retry_at`) is only written to memory; what follows from it
+//!   is another task's start (or the same task's retry, after its backoff), which is marked in
+//!   a generation at least as new and waits for it: the conclusion is on disk before anything
+//!   starts in its slot. The recording's facts are written before the conclusion, as before:
+//!   a crash in between leaves the task `running` on disk, and the next herd calls that attempt
+//!   interrupted, which is true. Account rests and quota holds are in memory only.
+//! - Operator actions (cancel, retry now, prompt edits, policy switches, messages) change the
+//!   document and reach the disk with the next write; what they lead to is a start, which waits.
+//! - A config failure only records itself; nothing follows from it.
+//! - The ends of a run (its start, its end, a stop, herd giving up) wait for the last write,
+//!   bounded (`settle_writes`); a write that fails stops the run with the store's message.
+
+use std::time::{Duration, Instant};
+
+use color_eyre::eyre::{Result, WrapErr};
+use tokio::sync::mpsc;
+
+use super::Engine;
+use crate::run::pty::PtyReport;
+use crate::run::store::writer::{StoreWriter, WriteError};
+
+/// What every failed write says first.
+pub(super) const CANNOT_WRITE: &str = "cannot write the tasks file";
+
+/// How long the ends of a run wait for the last write of the tasks file.
+pub const LAST_WRITE_WAIT: Duration = Duration::from_secs(30);
+
+/// The writer and the generations handed to it.
+pub(super) struct Commits {
+    writer: StoreWriter,
+    /// The newest generation handed to the writer (0: none).
+    handed: u64,
+    /// The newest generation the engine knows is on disk.
+    durable: u64,
+}
+
+impl Commits {
+    pub(super) fn start(reports: mpsc::Sender<PtyReport>) -> Result<Commits> {
+        let writer = StoreWriter::start(reports).wrap_err(CANNOT_WRITE)?;
+        Ok(Commits {
+            writer,
+            handed: 0,
+            durable: 0,
+        })
+    }
+
+    fn in_flight(&self) -> bool {
+        self.handed > self.durable
+    }
+}
+
+impl Engine {
+    /// The generation that carries a change made now: the next one handed to the writer.
+    pub(super) fn next_generation(&self) -> u64 {
+        self.commits.handed + 1
+    }
+
+    /// Hands the changes made so far to the writer, unless a write is in flight: then the
+    /// write that follows it carries them (`take_writes` hands it over).
+    pub(super) fn commit(&mut self, now: Instant) -> Result<()> {
+        if self.commits.in_flight() {
+            return Ok(());
+        }
+        match self.store.snapshot().wrap_err(CANNOT_WRITE)? {
+            Some(snapshot) => {
+                self.commits.handed += 1;
+                self.commits.writer.submit(self.commits.handed, snapshot);
+                Ok(())
+            }
+            // The text is what is on disk: starts waiting for the next generation may go.
+            None if self
+                .awaiting
+                .iter()
+                .any(|s| s.generation > self.commits.durable) =>
+            {
+                self.commits.handed += 1;
+                self.commits.durable = self.commits.handed;
+                self.launch_ready(now)
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Takes in what the writer finished: the starts whose generation is on disk launch, and
+    /// the changes made meanwhile are handed over. A failed write stops the run.
+    pub(super) fn take_writes(&mut self, now: Instant) -> Result<()> {
+        let status = self.commits.writer.status();
+        if let Some((_, error)) = status.failed {
+            self.store.mark_unsaved();
+            return Err(WriteError::Failed(error)).wrap_err(CANNOT_WRITE);
+        }
+        if status.durable > self.commits.durable {
+            self.commits.durable = status.durable;
+            self.launch_ready(now)?;
+            self.commit(now)?;
+        }
+        Ok(())
+    }
+
+    /// Launches the prepared starts whose generation is on disk, in the order they were made.
+    fn launch_ready(&mut self, now: Instant) -> Result<()> {
+        let durable = self.commits.durable;
+        if !self.awaiting.iter().any(|s| s.generation <= durable) {
+            return Ok(());
+        }
+        let (ready, waiting) = std::mem::take(&mut self.awaiting)
+            .into_iter()
+            .partition(|s| s.generation <= durable);
+        self.awaiting = waiting;
+        for starting in ready {
+            self.launch(starting, now)?;
+        }
+        Ok(())
+    }
+
+    /// Waits until every change made so far is on disk (at most `timeout` per write), then
+    /// launches what waited for it. For the ends of a run, where the loop has nothing else to
+    /// do; while it runs, `take_writes` does this without waiting.
+    pub fn settle_writes(&mut self, now: Instant, timeout: Duration) -> Result<()> {
+        self.take_writes(now)?;
+        self.write_last(timeout)?;
+        self.launch_ready(now)
+    }
+
+    /// Writes what is not on disk yet and waits for it (at most `timeout` per write), whatever
+    /// happened to the writes before: herd giving up writes its tasks back this way.
+    pub(super) fn write_last(&mut self, timeout: Duration) -> Result<()> {
+        if self.commits.in_flight() {
+            // A newer snapshot follows when this one failed; its own result is what counts.
+            let _ = self.wait_for(self.commits.handed, timeout);
+        }
+        if let Some(snapshot) = self.store.snapshot().wrap_err(CANNOT_WRITE)? {
+            self.commits.handed += 1;
+            self.commits.writer.submit(self.commits.handed, snapshot);
+            self.wait_for(self.commits.handed, timeout)?;
+        }
+        Ok(())
+    }
+
+    fn wait_for(&mut self, generation: u64, timeout: Duration) -> Result<()> {
+        match self.commits.writer.wait(generation, timeout) {
+            Ok(()) => {
+                self.commits.durable = self.commits.durable.max(generation);
+                Ok(())
+            }
+            Err(error) => {
+                self.store.mark_unsaved();
+                Err(error).wrap_err(CANNOT_WRITE)
+            }
+        }
+    }
+
+    /// (handed, durable) generations, for tests.
+    #[cfg(test)]
+    pub(super) fn generations(&self) -> (u64, u64) {
+        (self.commits.handed, self.commits.durable)
+    }
+}

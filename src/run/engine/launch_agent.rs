@@ -1,0 +1,220 @@
+//! A prepared start's agent, launched once the write that marks its task `running` is on disk
+//! (`commit`), or withdrawn when herd stops first: then its task goes back to what it was, as
+//! if the attempt had never been prepared.
+
+use std::time::{Duration, Instant};
+
+use color_eyre::eyre::Result;
+use serde_json::json;
+use time::OffsetDateTime;
+
+use super::agent_report::AgentReport;
+use super::conclude::Ended;
+use super::start::Starting;
+use super::{Engine, EngineEvent, LiveAttempt};
+
+use crate::core::attempt::{
+    Attempt, AttemptSetup, DEFAULT_ANSWER_CAP, DEFAULT_PERMISSION_WAIT_SEC,
+};
+use crate::core::classify::{ExitStatus, Verdict};
+use crate::core::task::{FailureType, TaskSpec};
+use crate::run::guard_context::guard_setup;
+use crate::run::outcome::AttemptOutcome;
+use crate::run::pty::AgentProcess;
+use crate::run::recorder::{AttemptPaths, Recorder};
+use crate::run::{failure_report, hygiene, outcome};
+
+impl Engine {
+    /// Launches a prepared attempt's agent; its `running` state is on disk (`commit`).
+    pub(super) fn launch(&mut self, starting: Starting, now: Instant) -> Result<()> {
+        let started_at = OffsetDateTime::now_utc();
+        let (rows, cols) = starting.size;
+        let paths = AttemptPaths::new(
+            &self.opts.runs_dir.join(&starting.task.task_id),
+            starting.number,
+        );
+        let recorder = match Recorder::create(
+            paths,
+            cols,
+            rows,
+            started_at.unix_timestamp().max(0) as u64,
+            &starting.task.task_id,
+        ) {
+            Ok(recorder) => recorder,
+            Err(error) => {
+                // herd stops: the attempt did not happen.
+                self.revert_start(starting.index, &starting.task);
+                return Err(error.into());
+            }
+        };
+        let Starting {
+            index,
+            task,
+            number,
+            mut plan,
+            profile,
+            key,
+            account,
+            host,
+            git_before,
+            ..
+        } = starting;
+        let profile_rules = profile.rules.clone();
+        let auto_rules = profile
+            .prompts
+            .iter()
+            .map(|rule| task.policy_for(&rule.name).unwrap_or(rule.auto_by_default))
+            .collect();
+        let setup = AttemptSetup {
+            idle: Duration::from_secs_f64(task.idle_sec.unwrap_or(profile.idle_sec)),
+            permission_wait: (!self.opts.operator_present).then(|| {
+                Duration::from_secs_f64(
+                    task.permission_wait_sec
+                        .unwrap_or(DEFAULT_PERMISSION_WAIT_SEC),
+                )
+            }),
+            profile,
+            marker: plan.marker.clone(),
+            prompt: plan.prompt.clone(),
+            rows,
+            cols,
+            timeout: Duration::from_secs(task.timeout_sec),
+            auto_rules,
+            answer_cap: DEFAULT_ANSWER_CAP,
+            completion: plan.completion.completion,
+            marker_required: plan.completion.marker_required,
+            guard: guard_setup(&task, &profile_rules, &plan.cwd),
+        };
+        let agent_log = setup.profile.agent_log;
+        let command = plan.argv.join(" ");
+        tracing::info!(task = %task.task_id, attempt = number, cwd = %plan.cwd.display(), "starting {command}");
+        self.events.push(EngineEvent::Started {
+            task_id: task.task_id.clone(),
+            attempt: number,
+            command,
+        });
+        let git_before = match (&host, git_before) {
+            (None, _) => failure_report::GitSnapshot::start(&plan.cwd),
+            (Some(_), Some(before)) => failure_report::GitSnapshot::known(before),
+            (Some(_), None) => failure_report::GitSnapshot::default(),
+        };
+        let cookie = hygiene::new_cookie(&self.file_tag, &task.task_id, number);
+        plan.env.insert(hygiene::COOKIE_VAR.into(), cookie.clone());
+        // On a host, the local terminal carries the launcher (ssh -tt, an exec with -t).
+        let (spawned, remote) = match host {
+            None => (
+                AgentProcess::spawn(&plan, rows, cols, key, self.reports.clone()),
+                None,
+            ),
+            Some(host) => {
+                let run_dir = self.opts.runs_dir.join(&task.task_id);
+                let log = crate::run::remote::log_path(&run_dir, number);
+                let cwd = plan.cwd.display().to_string();
+                let local = crate::run::remote::wrap(&plan, &host, &cwd, &cookie, &log, &run_dir);
+                let spawned = AgentProcess::spawn(&local, rows, cols, key, self.reports.clone());
+                (spawned, Some(super::hosts::RemoteState::new(host, log)))
+            }
+        };
+        let host_name = remote.as_ref().map(|r| r.host.name.clone());
+        match spawned {
+            Ok(process) => {
+                let files =
+                    self.watch_files(key, &task, number, &plan, agent_log, &remote, started_at);
+                self.live.insert(
+                    key,
+                    LiveAttempt {
+                        task: index,
+                        task_id: task.task_id.clone(),
+                        number,
+                        attempt: Attempt::new(setup),
+                        process,
+                        recorder,
+                        plan,
+                        started: now,
+                        started_at,
+                        exit: None,
+                        exited_at: None,
+                        closed: false,
+                        stopped_by_operator: false,
+                        size: (cols, rows),
+                        git_before,
+                        account,
+                        signal_text: None,
+                        files,
+                        files_asked: false,
+                        files_trouble: None,
+                        cookie,
+                        known_processes: Vec::new(),
+                        swept: None,
+                        remote,
+                    },
+                );
+                self.live_by_task.insert(index, key);
+                Ok(())
+            }
+            Err(error) if crate::run::limits::is_resource_shortage(&error) => {
+                self.defer_spawn(index, &task, format!("{error:#}"), now)
+            }
+            Err(error) => {
+                // Could not even start: a process failure of this attempt, with the reason.
+                let verdict = Verdict::failed(FailureType::Process, format!("{error:#}"));
+                let mut recorder = recorder;
+                let outcome = AttemptOutcome {
+                    attempt: number,
+                    verdict,
+                    marker_seen: false,
+                    exit: ExitStatus::default(),
+                    log_file: outcome::relative_to(&recorder.paths().log, self.store.base_dir()),
+                    auto_counts: Vec::new(),
+                    auto_inputs: Vec::new(),
+                    approvals: Vec::new(),
+                    started_at,
+                    ended_at: OffsetDateTime::now_utc(),
+                    duration: Duration::ZERO,
+                };
+                let ended = Ended {
+                    index,
+                    task_id: &task.task_id,
+                    plan: &plan,
+                    size: (cols, rows),
+                    account,
+                    stopped_by_operator: false,
+                    outcome,
+                    failure_summary: None,
+                    quota_reset: None,
+                    agent: AgentReport::default(),
+                    ended_processes: Vec::new(),
+                    host: host_name,
+                    worktree: None,
+                };
+                self.conclude(ended, &mut recorder, now)
+            }
+        }
+    }
+
+    /// Puts task `index` back to what it was before a start that did not happen (`before`).
+    pub(super) fn revert_start(&mut self, index: usize, before: &TaskSpec) {
+        let file = self.store.file_mut();
+        file.set_status(index, before.status);
+        file.set_attempts(index, before.attempts);
+        if let Some(message) = &before.resume_message {
+            file.set_field(index, "resume_message", json!(message));
+        }
+        if let Some(at) = before.retry_at {
+            file.set_field(index, "retry_at", json!(outcome::utc_timestamp(at)));
+        }
+    }
+
+    /// Withdraws the starts still waiting for their write (`only`: that task's, or all): their
+    /// tasks go back to what they were; nothing was launched or recorded for them.
+    pub(super) fn withdraw_starts(&mut self, only: Option<usize>) {
+        let (withdrawn, kept) = std::mem::take(&mut self.awaiting)
+            .into_iter()
+            .partition(|s| only.is_none_or(|i| i == s.index));
+        self.awaiting = kept;
+        for starting in withdrawn {
+            tracing::info!(task = %starting.task.task_id, attempt = starting.number, "start withdrawn before its agent launched");
+            self.revert_start(starting.index, &starting.task);
+        }
+    }
+}
