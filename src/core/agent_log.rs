@@ -13,9 +13,10 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
+use super::profile::AgentLogKind;
 use super::stream::{self, Retry};
 use super::task::FailureType;
 
@@ -29,19 +30,6 @@ pub const SERVER_ERROR_PATIENCE: Duration = Duration::from_secs(10);
 const SERVER_ERROR_GAP: Duration = Duration::from_secs(60);
 /// Server-error retries a run needs before it counts, however long it lasted.
 const SERVER_ERROR_TRIES: u32 = 3;
-
-/// Which file an agent keeps, and so how to read it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AgentLogKind {
-    /// Claude Code's `--debug-file {agent_log}`: herd names the file.
-    ClaudeDebug,
-    /// Gemini CLI's `GEMINI_DEBUG_LOG_FILE={agent_log}`: herd names the file.
-    GeminiDebug,
-    /// Codex CLI's session rollout under `$CODEX_HOME/sessions` (`~/.codex` without it): the
-    /// agent names the file, herd finds the one its session started.
-    CodexRollout,
-}
 
 /// Characters of a tool's output kept in the evidence.
 const OUTPUT_CHARS: usize = 200;

@@ -18,6 +18,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Deserialize;
 use thiserror::Error;
 
+use super::shell_words::{is_env_name, quote};
+
 /// The placeholder of an exec template replaced by `-t` when a terminal is wanted and dropped
 /// when not (the upload of the launch script, probes, sweeps).
 pub const TTY_PLACEHOLDER: &str = "{tty}";
@@ -288,15 +290,6 @@ fn compile(name: &str, s: HostSource) -> Result<Host, String> {
     })
 }
 
-/// A name a POSIX shell accepts in `export NAME=...`.
-pub fn is_env_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() + 1;
@@ -364,7 +357,7 @@ fn ssh_argv(target: &SshTarget, tty: bool, log_file: Option<&str>, script: &str)
     argv.extend([
         "--".into(),
         target.destination.clone(),
-        format!("sh -c {}", crate::core::remote_script::quote(script)),
+        format!("sh -c {}", quote(script)),
     ]);
     argv
 }

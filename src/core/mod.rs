@@ -29,6 +29,7 @@ pub mod remote_script;
 pub mod retry;
 pub mod screen;
 pub mod screen_retry;
+pub mod shell_words;
 pub mod signal_file;
 pub mod stream;
 pub mod task;

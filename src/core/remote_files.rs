@@ -12,7 +12,7 @@
 //! when the file grows meanwhile. The last frame is `end`: without it the host did not finish
 //! (lost, timed out). Pure: text in, text out.
 
-use super::remote_script::quote;
+use super::shell_words::quote;
 
 /// Where an attempt's files live on the host, under its `$HOME`.
 pub fn run_dir_under_home(file_tag: &str, task_id: &str) -> String {
@@ -339,6 +339,8 @@ else say worktree-error "git status failed: $(tail -n 3 "$t/err")"; fi
     for name in removed.chain([e.stamp]) {
         s.push_str(&format!("rm -f \"$run\"/{}\n", quote(name)));
     }
+    // The task's folder goes once empty (its parent may be another task's to fill now).
+    s.push_str("rmdir \"$run\" 2>/dev/null\n");
     s.push_str("say end ok\n");
     s
 }

@@ -9,6 +9,8 @@
 
 use std::collections::BTreeMap;
 
+use super::shell_words::{is_env_name, quote};
+
 /// The OSC sequence the launch script prints after the agent ended, with its exit code:
 /// terminals ignore it, and its absence at an exit of 255 means the connection was lost.
 pub const TRAILER_PREFIX: &[u8] = b"\x1b]777;herd-exit;";
@@ -16,19 +18,6 @@ pub const TRAILER_PREFIX: &[u8] = b"\x1b]777;herd-exit;";
 const TRAILER_MAX: usize = TRAILER_PREFIX.len() + 4;
 /// The variable that marks an attempt's processes (as `run::hygiene::COOKIE_VAR`).
 const COOKIE_VAR: &str = "HERD_ATTEMPT_ID";
-
-/// `text` as one shell word: single-quoted, a `'` written as `'\''`.
-pub fn quote(text: &str) -> String {
-    if !text.is_empty()
-        && text.chars().all(|c| {
-            c.is_ascii_alphanumeric()
-                || matches!(c, '/' | '.' | '_' | '-' | '=' | ':' | '@' | '+' | ',')
-        })
-    {
-        return text.to_string();
-    }
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
 
 /// Where the launch script of attempt `cookie` lives on the host (cookies are safe file names).
 fn script_path(cookie: &str) -> String {
@@ -65,7 +54,7 @@ pub fn launch_script(launch: &RemoteLaunch<'_>) -> String {
     s.push_str(&format!("export {COOKIE_VAR}={}\n", quote(launch.cookie)));
     for (key, value) in launch.env {
         // Names are checked where they are read; an odd one is skipped rather than run.
-        if super::hosts::is_env_name(key) && key != COOKIE_VAR {
+        if is_env_name(key) && key != COOKIE_VAR {
             s.push_str(&format!("export {key}={}\n", quote(value)));
         }
     }

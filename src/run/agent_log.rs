@@ -15,7 +15,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::core::agent_log::AgentLogKind;
+use crate::core::profile::AgentLogKind;
 
 /// The most read in one poll: a log that grows faster is read over several polls.
 const MAX_READ_BYTES: u64 = 4 * 1024 * 1024;

@@ -30,7 +30,7 @@ fn only_changes_are_handed_over_and_the_last_read_hands_over_whatever_is_there()
     let signal = dir.path().join("s.json");
     let log = dir.path().join("a.log");
     let tail = AgentLogTail::new(
-        crate::core::agent_log::AgentLogKind::ClaudeDebug,
+        crate::core::profile::AgentLogKind::ClaudeDebug,
         Some(log.clone()),
         &Default::default(),
         dir.path(),

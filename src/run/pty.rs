@@ -42,7 +42,7 @@ pub enum PtyReport {
     /// What the attempt's end needed from git and the disk was gathered (see `engine::gather`).
     Gathered {
         key: u64,
-        gathered: Box<super::engine::gather::Gathered>,
+        gathered: Box<super::engine::gathered::Gathered>,
     },
     /// The tasks file's writer finished a write (see `store::writer`): a wakeup, the writer's
     /// state says what is on disk.

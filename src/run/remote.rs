@@ -24,8 +24,9 @@ use super::hygiene::{COOKIE_VAR, EndedProcess};
 use super::launch::LaunchPlan;
 use crate::core::hosts::{Host, HostSet, Target, launcher_argv};
 use crate::core::remote_script::{
-    self, ProbeFacts, RemoteEnded, RemoteLaunch, SweepScope, UPLOAD_FAILED, quote,
+    self, ProbeFacts, RemoteEnded, RemoteLaunch, SweepScope, UPLOAD_FAILED,
 };
+use crate::core::shell_words::quote;
 
 /// The variable of the local wrapper that holds the launch script.
 const SCRIPT_VAR: &str = "HERD_REMOTE_SCRIPT";
@@ -295,7 +296,7 @@ pub fn probe(host: &Host, programs: &[&str]) -> Result<ProbeFacts, String> {
     // With the host's environment, as its agents have it (its PATH finds their programs).
     let mut script = String::new();
     for (key, value) in &host.env {
-        if crate::core::hosts::is_env_name(key) {
+        if crate::core::shell_words::is_env_name(key) {
             script.push_str(&format!("export {key}={}\n", quote(value)));
         }
     }

@@ -10,9 +10,22 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::permission::as_denial;
-use super::session::Answer;
 use crate::core::approval::{AnsweredBy, Approval};
 use crate::core::guard::{Decision, Request};
+
+/// An answer given to a permission request, for the audit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub at: Duration,
+    /// `auto` or `operator`.
+    pub by: &'static str,
+    pub request: Option<Request>,
+    pub decision: Decision,
+    /// The option's kind (`allow_once`…) or `cancelled`.
+    pub option: String,
+    /// The tool call's title, as the agent gave it.
+    pub title: Option<String>,
+}
 
 /// The field of the client's `result` event that carries the answers.
 pub const FIELD: &str = "herd_approvals";

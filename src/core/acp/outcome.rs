@@ -10,9 +10,9 @@ use regex::Regex;
 use serde_json::{Value, json};
 
 use super::audit;
+use super::audit::Answer;
 use super::permission::as_denial;
 use super::rpc::RpcError;
-use super::session::Answer;
 use crate::core::guard::Request;
 
 /// The facts of a finished session.

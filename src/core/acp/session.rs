@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::audit::Answer;
 use super::outcome::Outcome;
 use super::permission::{self, PermissionOption, PermissionPolicy};
 use super::rpc::{self, Message, RpcError};
@@ -64,20 +65,6 @@ pub struct Waiting {
     pub decision: Decision,
     /// In the order shown (`permission::ordered`): the operator's key `n` picks the n-th.
     pub options: Vec<PermissionOption>,
-    /// The tool call's title, as the agent gave it.
-    pub title: Option<String>,
-}
-
-/// An answer given to a permission request, for the audit.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Answer {
-    pub at: Duration,
-    /// `auto` or `operator`.
-    pub by: &'static str,
-    pub request: Option<Request>,
-    pub decision: Decision,
-    /// The option's kind (`allow_once`…) or `cancelled`.
-    pub option: String,
     /// The tool call's title, as the agent gave it.
     pub title: Option<String>,
 }

@@ -98,6 +98,19 @@ pub enum TranscriptKind {
     Claude,
 }
 
+/// Which file an agent keeps, and so how to read it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentLogKind {
+    /// Claude Code's `--debug-file {agent_log}`: herd names the file.
+    ClaudeDebug,
+    /// Gemini CLI's `GEMINI_DEBUG_LOG_FILE={agent_log}`: herd names the file.
+    GeminiDebug,
+    /// Codex CLI's session rollout under `$CODEX_HOME/sessions` (`~/.codex` without it): the
+    /// agent names the file, herd finds the one its session started.
+    CodexRollout,
+}
+
 /// One permission prompt an agent can show, and the keys that answer it.
 #[derive(Debug, Clone)]
 pub struct PromptRule {
@@ -176,7 +189,7 @@ pub struct Profile {
     pub transcripts: Option<TranscriptKind>,
     /// A file the agent writes while it runs that herd reads live (Claude's debug log, Codex's
     /// rollout): failed requests it keeps retrying, tool calls it refused by itself.
-    pub agent_log: Option<crate::core::agent_log::AgentLogKind>,
+    pub agent_log: Option<AgentLogKind>,
     pub origin: ProfileOrigin,
 }
 

@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::{Account, OutputKind, ProfileError, PromptAnchor, Protocol, TranscriptKind};
+use super::{
+    Account, AgentLogKind, OutputKind, ProfileError, PromptAnchor, Protocol, TranscriptKind,
+};
 
 /// A profile as written in TOML, every field optional so a user file can override a few.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -38,7 +40,7 @@ pub struct ProfileSource {
     pub protocol: Option<Protocol>,
     pub resume: Option<Vec<String>>,
     pub transcripts: Option<TranscriptKind>,
-    pub agent_log: Option<crate::core::agent_log::AgentLogKind>,
+    pub agent_log: Option<AgentLogKind>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::inbox::Event;
 use super::lines::AgentLine;
 use super::log::AcpLog;
 use super::spawn::{policy, start_threads};
@@ -20,8 +21,6 @@ use crate::core::acp::{Action, Session, SessionSetup, Shown, rpc};
 pub(super) const EXIT_CANNOT_START: i32 = 78;
 /// How long a cancelled session has to end its turn before the agent is ended.
 const CANCEL_GRACE: Duration = Duration::from_secs(3);
-/// How long the agent has to exit once the session is over.
-pub(super) const EXIT_GRACE_PUB: Duration = Duration::from_secs(2);
 /// Lines of the agent's stderr shown in the transcript (all are recorded).
 const SHOWN_STDERR: u32 = 40;
 /// Garbage lines shown in the transcript (all are recorded).
@@ -31,13 +30,6 @@ const SHOWN_GARBAGE: u32 = 20;
 #[derive(Debug, Clone)]
 pub struct ClientArgs {
     pub command: Vec<String>,
-}
-
-pub(super) enum Event {
-    Line(AgentLine),
-    Stderr(String),
-    Keys(Vec<u8>),
-    Exited(String),
 }
 
 /// Runs one session; the exit code for the attempt's PTY.

@@ -11,6 +11,7 @@
 //! `session/cancel`, then the agent is ended.
 
 mod client;
+mod inbox;
 mod lines;
 mod log;
 mod spawn;

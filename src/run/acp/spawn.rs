@@ -9,7 +9,7 @@ use std::sync::mpsc::{self, Sender};
 
 use serde_json::Value;
 
-use super::client::Event;
+use super::inbox::Event;
 use super::lines::{self, AgentLine};
 use super::terminal::describe_exit;
 use crate::core::acp::permission::PermissionPolicy;

@@ -9,7 +9,10 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use unicode_width::UnicodeWidthStr;
 
-use super::client::EXIT_GRACE_PUB as EXIT_GRACE;
+use super::inbox::Event;
+
+/// How long the agent has to exit once the session is over.
+const EXIT_GRACE: Duration = Duration::from_secs(2);
 
 /// The attempt's terminal (the client's stdout).
 pub(super) struct Screen {
@@ -185,12 +188,12 @@ pub(super) fn describe_exit(status: ExitStatus) -> String {
 }
 
 /// The agent's stdin is closed; it gets `EXIT_GRACE` to exit, then TERM, then KILL.
-pub(super) fn end_agent(pid: u32, inbox: &Receiver<super::client::Event>) {
-    let exited = |inbox: &Receiver<super::client::Event>, within: Duration| {
+pub(super) fn end_agent(pid: u32, inbox: &Receiver<Event>) {
+    let exited = |inbox: &Receiver<Event>, within: Duration| {
         let by = Instant::now() + within;
         while let Some(left) = by.checked_duration_since(Instant::now()) {
             match inbox.recv_timeout(left) {
-                Ok(super::client::Event::Exited(_)) | Err(_) => return true,
+                Ok(Event::Exited(_)) | Err(_) => return true,
                 Ok(_) => {}
             }
         }

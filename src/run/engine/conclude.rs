@@ -10,7 +10,8 @@ use serde_json::json;
 use time::OffsetDateTime;
 
 use super::agent_report::AgentReport;
-use super::gather::{self, FailureJob, GatherJob, Gathered};
+use super::gather::{self, FailureJob, GatherJob};
+use super::gathered::Gathered;
 use super::{DRAIN_AFTER_EXIT, Engine, EngineEvent, LiveAttempt, note_label};
 
 use crate::core::attempt::{Attempt, Event, Note};

@@ -11,7 +11,7 @@ use super::gather::RemoteEndJob;
 use super::hosts::RemoteState;
 use super::prepare::{attempt_file_names, remote_stamp};
 use super::{Engine, LiveAttempt, REMOTE_POLL, SIGNAL_POLL};
-use crate::core::agent_log::AgentLogKind;
+use crate::core::profile::AgentLogKind;
 use crate::core::task::TaskSpec;
 use crate::run::agent_log::AgentLogTail;
 use crate::run::attempt_files::{FileSource, FileWatch, RemoteRollouts};

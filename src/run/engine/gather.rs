@@ -14,9 +14,10 @@ use tokio::sync::mpsc;
 use crate::core::hosts::Host;
 use crate::core::remote_files::{RemoteEnd, RemoteTranscript};
 use crate::core::remote_frames::WorktreeEnd;
-use crate::core::transcript::TranscriptFacts;
 use crate::run::failure_report::{self, GitSnapshot};
 use crate::run::pty::PtyReport;
+
+use super::gathered::Gathered;
 use crate::run::{outcome, transcripts, worktree};
 
 /// What a failed attempt's summary needs.
@@ -61,14 +62,6 @@ pub(super) struct RemoteEndJob {
     pub(super) stamp: String,
     /// Where the transcript's copy goes, in the recordings.
     pub(super) transcript_copy: PathBuf,
-}
-
-/// What the worker found.
-#[derive(Debug, Default)]
-pub struct Gathered {
-    pub(super) failure_summary: Option<String>,
-    pub(super) transcript: Option<(String, TranscriptFacts)>,
-    pub(super) worktree: Option<Result<worktree::Cleanup, String>>,
 }
 
 impl GatherJob {

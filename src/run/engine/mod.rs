@@ -50,6 +50,7 @@ pub mod control;
 mod control_tests;
 mod files;
 pub mod gather;
+pub mod gathered;
 mod hosts;
 mod interrupted;
 mod launch_agent;

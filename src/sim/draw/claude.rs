@@ -4,19 +4,14 @@
 //! `CSI nG` column moves, as Claude Code's renderer does.
 
 use super::super::text::{Row, truncate, width_of, wrap, wrap_isolating};
+use super::claude_palette::{
+    DIALOG_BLUE, DONE_GREEN, ECHO_BACKGROUND, ECHO_PROMPT, ERROR_PINK, GREY, ORANGE, RULE_GREY,
+    WHITE,
+};
 use super::{Region, SPINNER_GLYPHS, hanging, rule};
 
 pub(crate) use super::claude_welcome::header;
 
-pub(super) const ORANGE: u8 = 174;
-pub(super) const GREY: u8 = 246;
-const RULE_GREY: u8 = 244;
-const DIALOG_BLUE: u8 = 153;
-const ERROR_PINK: u8 = 211;
-const WHITE: u8 = 231;
-const DONE_GREEN: u8 = 114;
-const ECHO_BACKGROUND: u8 = 237;
-const ECHO_PROMPT: u8 = 239;
 /// `⎿` and a no-break space, as Claude Code writes it.
 const RESULT_PREFIX: &str = "  ⎿ \u{a0}";
 /// `❯` and a no-break space: the input prompt.

@@ -3,7 +3,7 @@
 //! Claude Code 2.1.
 
 use super::super::text::{Row, truncate, width_of};
-use super::claude::{GREY, ORANGE};
+use super::claude_palette::{GREY, ORANGE};
 
 /// The left panel of the wide welcome box ends with a divider in this column.
 const LEFT_DIVIDER_COLUMN: usize = 54;

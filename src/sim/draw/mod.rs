@@ -4,6 +4,7 @@
 //! Nothing here writes to the terminal or reads the clock.
 
 pub(super) mod claude;
+mod claude_palette;
 mod claude_welcome;
 pub(super) mod codex;
 

@@ -1,0 +1,14 @@
+//! What the gathering worker found at an attempt's end (see `gather`), as it travels back to the
+//! loop inside a `PtyReport`. Data only: its own file so the report type (`run::pty`) does not
+//! depend on the worker that fills it.
+
+use crate::core::transcript::TranscriptFacts;
+use crate::run::worktree;
+
+/// What the worker found.
+#[derive(Debug, Default)]
+pub struct Gathered {
+    pub(super) failure_summary: Option<String>,
+    pub(super) transcript: Option<(String, TranscriptFacts)>,
+    pub(super) worktree: Option<Result<worktree::Cleanup, String>>,
+}

@@ -1,0 +1,402 @@
+//! No import cycle between the files of `src/`.
+//!
+//! Walks the module tree from `src/lib.rs` (following `mod x;` and `#[path]`), reads every
+//! `crate::…`, `super::…` and `self::…` path of each file (`use` trees and paths in code), maps
+//! each to the file of the deepest module it names, and fails on any group of files that import
+//! each other, printing the group and the lines that close it.
+//!
+//! How strict, and why:
+//! - A module and its own descendants may import each other. A child file is its parent's
+//!   implementation split across files: the parent declares it, and Rust's privacy gives it the
+//!   parent's private state (`impl Attempt` blocks in `core/attempt/`), so the two are one unit.
+//!   Cycles between siblings, cousins or folders are errors.
+//! - Test modules (declared under `#[cfg(test)]`, and inline `mod … {` blocks after a
+//!   `#[cfg(test)]`) are left out: tests reach into everything by design.
+//! - A path to an item re-exported by a parent (`use super::Thing`) counts as an import of the
+//!   parent, not of the file that defines it: the checker does not resolve `pub use`. Breaking a
+//!   cycle by re-exporting is therefore possible and is left to review (there is none today).
+//! - `main.rs` is a separate crate (it uses `herd::`), so it is not walked.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// One module backed by its own file.
+struct Module {
+    path: Vec<String>,
+    file: PathBuf,
+}
+
+fn source_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// The file's text with comments and string literals blanked, and everything from the first
+/// `#[cfg(test)]` inline module on cut off.
+fn code_of(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    // Skips to just past `close`, keeping the line breaks in between.
+    let skip_to = |from: usize, close: &str, escapes: bool, out: &mut String| -> usize {
+        let close: Vec<char> = close.chars().collect();
+        let mut k = from;
+        while k < chars.len() {
+            if escapes && chars[k] == '\\' {
+                k += 2;
+                continue;
+            }
+            if chars[k..].starts_with(&close) {
+                return k + close.len();
+            }
+            if chars[k] == '\n' {
+                out.push('\n');
+            }
+            k += 1;
+        }
+        k
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            i = skip_to(i, "\n", false, &mut out);
+            out.push('\n');
+        } else if c == 'r'
+            && (next == Some('"') || next == Some('#'))
+            && (i == 0 || !(chars[i - 1].is_alphanumeric() || chars[i - 1] == '_'))
+        {
+            let hashes = chars[i + 1..].iter().take_while(|h| **h == '#').count();
+            if chars.get(i + 1 + hashes) == Some(&'"') {
+                let close = format!("\"{}", "#".repeat(hashes));
+                i = skip_to(i + 2 + hashes, &close, false, &mut out);
+                out.push_str("\"\"");
+            } else {
+                out.push(c);
+                i += 1;
+            }
+        } else if c == '"' {
+            i = skip_to(i + 1, "\"", true, &mut out);
+            out.push_str("\"\"");
+        } else if c == '\'' && next == Some('\\') {
+            i = skip_to(i + 3, "'", false, &mut out);
+        } else if c == '\'' && chars.get(i + 2) == Some(&'\'') {
+            i += 3;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    let lines: Vec<&str> = out.lines().collect();
+    let mut kept = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i].trim();
+        if line.starts_with("#[cfg(test)]")
+            && lines
+                .get(i + 1)
+                .is_some_and(|next| next.trim_start().starts_with("mod ") && next.ends_with('{'))
+        {
+            break;
+        }
+        kept.push(lines[i]);
+        i += 1;
+    }
+    kept.join("\n")
+}
+
+/// `mod name;` declarations of a file that are not under `#[cfg(test)]`, with their `#[path]`.
+fn child_modules(text: &str) -> Vec<(String, Option<String>)> {
+    let mut out = Vec::new();
+    let mut test = false;
+    let mut path_attr = None;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with("#[cfg(test)]") {
+            test = true;
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("#[path = \"") {
+            path_attr = rest.strip_suffix("\"]").map(str::to_string);
+            continue;
+        }
+        if line.starts_with("#[") {
+            continue;
+        }
+        let decl = line
+            .strip_prefix("pub(crate) ")
+            .or_else(|| line.strip_prefix("pub(super) "))
+            .or_else(|| line.strip_prefix("pub "))
+            .unwrap_or(line);
+        if let Some(name) = decl.strip_prefix("mod ").and_then(|n| n.strip_suffix(';'))
+            && !test
+        {
+            out.push((name.trim().to_string(), path_attr.clone()));
+        }
+        test = false;
+        path_attr = None;
+    }
+    out
+}
+
+fn walk(file: &Path, path: Vec<String>, out: &mut Vec<Module>) {
+    let text = fs::read_to_string(file).unwrap_or_default();
+    let dir = file.parent().unwrap_or(Path::new("")).to_path_buf();
+    let owns_dir = matches!(
+        file.file_name().and_then(|n| n.to_str()),
+        Some("mod.rs" | "lib.rs")
+    );
+    let child_dir = if owns_dir {
+        dir.clone()
+    } else {
+        dir.join(file.file_stem().unwrap_or_default())
+    };
+    for (name, attr) in child_modules(&text) {
+        let child = match attr {
+            Some(p) => dir.join(p),
+            None if child_dir.join(format!("{name}.rs")).exists() => {
+                child_dir.join(format!("{name}.rs"))
+            }
+            None => child_dir.join(&name).join("mod.rs"),
+        };
+        let mut child_path = path.clone();
+        child_path.push(name);
+        walk(&child, child_path, out);
+    }
+    out.push(Module {
+        path,
+        file: file.to_path_buf(),
+    });
+}
+
+/// Every path starting with `crate::`, `super::` or `self::` in the code, expanded through `use`
+/// braces, as module-relative segments with the line it is on.
+fn paths_in(code: &str) -> Vec<(Vec<String>, usize)> {
+    let bytes: Vec<char> = code.chars().collect();
+    let mut out = Vec::new();
+    let mut line = 1;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == '\n' {
+            line += 1;
+        }
+        let starts_word = i == 0 || !(bytes[i - 1].is_alphanumeric() || bytes[i - 1] == '_');
+        let at = |word: &str| bytes[i..].iter().take(word.len()).copied().eq(word.chars());
+        if starts_word && (at("crate::") || at("super::") || at("self::")) {
+            let (paths, end) = use_tree(&bytes, i);
+            out.extend(paths.into_iter().map(|p| (p, line)));
+            line += bytes[i..end].iter().filter(|c| **c == '\n').count();
+            i = end;
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Parses `a::b::{c, d::{e}}` from `start`: the full paths and where parsing stopped.
+fn use_tree(chars: &[char], start: usize) -> (Vec<Vec<String>>, usize) {
+    let mut prefix = Vec::new();
+    let mut i = start;
+    loop {
+        while i < chars.len() && chars[i].is_whitespace() {
+            i += 1;
+        }
+        if i < chars.len() && chars[i] == '{' {
+            let mut all = Vec::new();
+            i += 1;
+            loop {
+                while i < chars.len() && (chars[i].is_whitespace() || chars[i] == ',') {
+                    i += 1;
+                }
+                if i >= chars.len() || chars[i] == '}' {
+                    i += 1;
+                    break;
+                }
+                let (inner, end) = use_tree(chars, i);
+                for p in inner {
+                    let mut full = prefix.clone();
+                    full.extend(p);
+                    all.push(full);
+                }
+                if end == i {
+                    i += 1;
+                } else {
+                    i = end;
+                }
+            }
+            return (all, i);
+        }
+        let word_start = i;
+        while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+            i += 1;
+        }
+        if i == word_start {
+            return (vec![prefix], i);
+        }
+        prefix.push(chars[word_start..i].iter().collect());
+        if chars.get(i) == Some(&':') && chars.get(i + 1) == Some(&':') {
+            i += 2;
+        } else {
+            return (vec![prefix], i);
+        }
+    }
+}
+
+/// The module a path written in module `here` names, as an absolute path.
+fn absolute(here: &[String], path: &[String]) -> Vec<String> {
+    let mut base: Vec<String> = Vec::new();
+    let mut rest = path;
+    match path.first().map(String::as_str) {
+        Some("crate") => rest = &path[1..],
+        Some("self" | "super") => {
+            base = here.to_vec();
+            while let Some(first) = rest.first() {
+                match first.as_str() {
+                    "self" => {}
+                    "super" => {
+                        base.pop();
+                    }
+                    _ => break,
+                }
+                rest = &rest[1..];
+            }
+        }
+        _ => {}
+    }
+    base.extend(rest.iter().cloned());
+    base
+}
+
+fn is_prefix(a: &[String], b: &[String]) -> bool {
+    a.len() <= b.len() && a == &b[..a.len()]
+}
+
+/// Strongly connected groups of more than one module (Tarjan).
+fn cycles(edges: &BTreeMap<usize, BTreeSet<usize>>, n: usize) -> Vec<Vec<usize>> {
+    struct State<'a> {
+        edges: &'a BTreeMap<usize, BTreeSet<usize>>,
+        index: Vec<Option<usize>>,
+        low: Vec<usize>,
+        on_stack: Vec<bool>,
+        stack: Vec<usize>,
+        next: usize,
+        groups: Vec<Vec<usize>>,
+    }
+    fn visit(s: &mut State<'_>, v: usize) {
+        s.index[v] = Some(s.next);
+        s.low[v] = s.next;
+        s.next += 1;
+        s.stack.push(v);
+        s.on_stack[v] = true;
+        let targets: Vec<usize> = s.edges.get(&v).into_iter().flatten().copied().collect();
+        for w in targets {
+            match s.index[w] {
+                None => {
+                    visit(s, w);
+                    s.low[v] = s.low[v].min(s.low[w]);
+                }
+                Some(iw) if s.on_stack[w] => s.low[v] = s.low[v].min(iw),
+                Some(_) => {}
+            }
+        }
+        if Some(s.low[v]) == s.index[v] {
+            let mut group = Vec::new();
+            while let Some(w) = s.stack.pop() {
+                s.on_stack[w] = false;
+                group.push(w);
+                if w == v {
+                    break;
+                }
+            }
+            if group.len() > 1 {
+                group.sort_unstable();
+                s.groups.push(group);
+            }
+        }
+    }
+    let mut s = State {
+        edges,
+        index: vec![None; n],
+        low: vec![0; n],
+        on_stack: vec![false; n],
+        stack: Vec::new(),
+        next: 0,
+        groups: Vec::new(),
+    };
+    for v in 0..n {
+        if s.index[v].is_none() {
+            visit(&mut s, v);
+        }
+    }
+    s.groups
+}
+
+#[test]
+fn no_import_cycle_between_files() {
+    let src = source_dir();
+    let mut modules = Vec::new();
+    walk(&src.join("lib.rs"), Vec::new(), &mut modules);
+    let by_path: BTreeMap<Vec<String>, usize> = modules
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.path.clone(), i))
+        .collect();
+    let mut edges: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
+    let mut evidence: BTreeMap<(usize, usize), (usize, String)> = BTreeMap::new();
+    for (from, module) in modules.iter().enumerate() {
+        let text = fs::read_to_string(&module.file).unwrap_or_default();
+        for (path, line) in paths_in(&code_of(&text)) {
+            let mut target = absolute(&module.path, &path);
+            // The deepest module the path names (the rest is an item inside it).
+            let to = loop {
+                if let Some(&to) = by_path.get(&target) {
+                    break Some(to);
+                }
+                if target.pop().is_none() {
+                    break None;
+                }
+            };
+            let Some(to) = to else { continue };
+            let there = &modules[to].path;
+            if to == from || is_prefix(there, &module.path) || is_prefix(&module.path, there) {
+                continue;
+            }
+            edges.entry(from).or_default().insert(to);
+            evidence
+                .entry((from, to))
+                .or_insert((line, path.join("::")));
+        }
+    }
+    let name = |i: usize| {
+        modules[i]
+            .file
+            .strip_prefix(&src)
+            .unwrap_or(&modules[i].file)
+            .display()
+            .to_string()
+    };
+    let groups = cycles(&edges, modules.len());
+    let mut report = String::new();
+    for group in &groups {
+        report.push_str("files that import each other:\n");
+        for &a in group {
+            for &b in group {
+                if let Some((line, path)) = evidence.get(&(a, b)) {
+                    report.push_str(&format!(
+                        "  src/{}:{line} -> src/{} ({path})\n",
+                        name(a),
+                        name(b)
+                    ));
+                }
+            }
+        }
+    }
+    println!(
+        "{} modules in files, {} imports between files, {} cycles",
+        modules.len(),
+        edges.values().map(BTreeSet::len).sum::<usize>(),
+        groups.len()
+    );
+    assert!(groups.is_empty(), "{report}");
+}
