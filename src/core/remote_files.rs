@@ -339,6 +339,8 @@ else say worktree-error "git status failed: $(tail -n 3 "$t/err")"; fi
     for name in removed.chain([e.stamp]) {
         s.push_str(&format!("rm -f \"$run\"/{}\n", quote(name)));
     }
+    // The task's folder goes once empty (its parent may be another task's to fill now).
+    s.push_str("rmdir \"$run\" 2>/dev/null\n");
     s.push_str("say end ok\n");
     s
 }

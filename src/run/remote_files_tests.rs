@@ -184,6 +184,7 @@ fn a_worktree_is_made_read_and_removed_on_the_host() {
     ] {
         assert!(!home.join(&run_dir).join(name).exists(), "{name} removed");
     }
+    assert!(!home.join(&run_dir).exists(), "the empty folder too");
 }
 
 #[test]
