@@ -56,7 +56,7 @@ pub enum FilesReport {
 pub enum Preparation {
     /// Here: the task's worktree (when it has one) made, its signal file cleared.
     Local {
-        worktree: Option<Result<PathBuf, String>>,
+        worktree: Option<Result<PathBuf, crate::run::worktree::WorktreeError>>,
     },
     /// On a host, through its launcher (`run::remote_files::prepare`).
     Remote(super::remote_files::PrepareOutcome),

@@ -244,7 +244,7 @@ impl Engine {
                 worktree: Some(made),
             } => match made {
                 Ok(path) => set_worktree(&mut planned.plan, path),
-                Err(problem) => return self.fail_config(index, problem),
+                Err(problem) => return self.fail_config(index, problem.to_string()),
             },
             Preparation::Remote(PrepareOutcome::Ready(Prepared::Ready {
                 run_dir,
