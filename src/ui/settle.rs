@@ -58,8 +58,8 @@ pub fn settle(engine: &Engine, state: &mut UiState, area: Rect) -> FrameLayout {
     // TUIs draw their boxes at the width they have and nothing reflows them: an agent is made
     // narrower only when the operator's terminal changed size, never because the focus moved
     // (a tile then shows part of a wider screen).
-    let terminal_resized = state.drawn_area != Some(area);
-    state.drawn_area = Some(area);
+    let terminal_resized = state.laid_out_area != Some(area);
+    state.laid_out_area = Some(area);
     let resizes = visible
         .iter()
         .zip(&plan.slots)

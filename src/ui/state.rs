@@ -169,7 +169,7 @@ pub struct UiState {
     /// Esc was pressed once in an editor holding typed text: the next Esc discards it.
     pub discard_armed: bool,
     /// The terminal's size at the last layout: agents get narrower only when it changes.
-    pub drawn_area: Option<ratatui::layout::Rect>,
+    pub laid_out_area: Option<ratatui::layout::Rect>,
     /// The terminal's size and zoom the engine's launch sizes were last laid out for.
     pub launch_sized_for: Option<(ratatui::layout::Rect, bool)>,
     /// Per task: the screen its last attempt ended with (this run), and that attempt's number.
