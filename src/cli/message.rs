@@ -67,7 +67,7 @@ pub(super) fn message(args: &MessageArgs) -> Result<i32> {
     }
     let resumable = profiles
         .get(&task.agent)
-        .is_some_and(|p| !p.resume.is_empty());
+        .is_some_and(crate::core::profile::Profile::can_resume);
     let session = last_session(&task).filter(|_| resumable);
     let file = store.file_mut();
     file.set_field(index, "resume_message", json!(text));

@@ -78,7 +78,9 @@ pub(super) fn describe_full(p: &Profile) -> String {
         }
     };
     let _ = writeln!(out, "  output          {output}");
-    if p.resume.is_empty() {
+    if p.protocol == crate::core::profile::Protocol::Acp {
+        let _ = writeln!(out, "  resume          session/load (by herd's ACP client)");
+    } else if p.resume.is_empty() {
         let _ = writeln!(
             out,
             "  resume          (none: sessions cannot be continued)"

@@ -193,6 +193,14 @@ pub struct Profile {
     pub origin: ProfileOrigin,
 }
 
+impl Profile {
+    /// Whether a session of this agent can be continued: by its `resume` argv, or, for an ACP
+    /// agent, by its client's `session/load`.
+    pub fn can_resume(&self) -> bool {
+        !self.resume.is_empty() || self.protocol == Protocol::Acp
+    }
+}
+
 /// One account of a profile. Its variables reach the agent only; they are never written to the
 /// tasks file, the recordings or the screen (only the name is).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]

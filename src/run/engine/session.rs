@@ -1,7 +1,8 @@
 //! The operator's messages to an agent's session once its attempt ended: answers to the
 //! questions of a task that `needs_input`, or a follow-up to a finished task. The message is
 //! kept in the task (`resume_message`, so a crash does not lose it) and delivered by the task's
-//! next attempt, which continues the session with the profile's `resume` command, or, with no
+//! next attempt, which continues the session with the profile's `resume` command (an ACP
+//! agent: its client's `session/load`), or, with no
 //! session to continue, starts afresh with the message in its prompt.
 
 use std::time::Instant;
@@ -19,7 +20,7 @@ impl super::Engine {
     pub fn resumable_session(&self, index: usize) -> Option<String> {
         let task = self.store.file().tasks().get(index)?;
         let profile = self.profiles.get(&task.agent)?;
-        if profile.resume.is_empty() {
+        if !profile.can_resume() {
             return None;
         }
         last_session(task)
@@ -100,6 +101,9 @@ exit_grace_sec = 1
 command = ["sh", "-c", "printf '{{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"%s\"}}\n' \"$1\" | tr '\n' ' '; echo", "sh", "{rendered_prompt}"]
 output = "stream-json"
 exit_grace_sec = 1
+[profiles.acp]
+command = ["some-acp-agent"]
+protocol = "acp"
 "#;
 
     fn fixture(tasks: &str) -> Fixture {
@@ -204,5 +208,14 @@ exit_grace_sec = 1
             // The test agent cannot escape newlines in JSON, so it prints them as spaces.
             "base  A message from the operator: more please"
         );
+    }
+
+    #[test]
+    fn an_acp_agents_finished_session_can_take_a_message() {
+        // Its client continues it with session/load: `m` resumes it, not a fresh attempt.
+        let f = fixture(
+            r#"{"tasks": [{"task_id": "t", "agent": "acp", "prompt_template": "base", "status": "failed", "attempts": 1, "result": {"session_id": "s-9"}}]}"#,
+        );
+        assert_eq!(f.engine.resumable_session(0).as_deref(), Some("s-9"));
     }
 }

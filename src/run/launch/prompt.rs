@@ -100,8 +100,7 @@ pub fn last_session(task: &TaskSpec) -> Option<String> {
 /// see `fresh_prompt_addition`).
 pub(crate) fn resume_request(task: &TaskSpec, profile: &Profile, attempt: u32) -> Option<Resume> {
     // An ACP agent continues a session through its client (`session/load`), not an argv.
-    let acp = profile.protocol == crate::core::profile::Protocol::Acp;
-    if profile.resume.is_empty() && !acp {
+    if !profile.can_resume() {
         return None;
     }
     let session_id = last_session(task)?;
