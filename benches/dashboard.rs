@@ -5,6 +5,7 @@
 // Test code: a failed `expect` is the test failing, with its message.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+use herd::run::clock::Now;
 use std::time::{Duration, Instant};
 
 use divan::Bencher;
@@ -163,7 +164,7 @@ fn queue_10000_tasks_200x60(bencher: Bencher<'_, '_>) {
         hosts: Default::default(),
     };
     let (tx, _rx) = tokio::sync::mpsc::channel(16);
-    let engine = Engine::new(store, profiles, opts, tx).expect("engine");
+    let engine = Engine::new(store, profiles, opts, tx, Now::read()).expect("engine");
     let mut state = UiState::new(Instant::now());
     state.selected = 5_000;
     let mut terminal = Terminal::new(TestBackend::new(200, 60)).expect("terminal");

@@ -489,7 +489,9 @@ fn an_ordinary_bash_dialog_is_approved_and_recorded() {
         json!([{
             "by": "auto",
             "request": "Bash(rm -rf build)",
-            "decision": "allow"
+            "decision": "allow",
+            // The switch that allowed it: the audit says why, not only what.
+            "why": "auto_press_1"
         }]),
         "{}",
         run.context()

@@ -405,6 +405,7 @@ fn questions_are_answered_with_m_and_the_session_resumes_to_completion() {
             text.contains("✔ ask-db") && text.contains("DONE")
         },
     );
+    wait_for_status(&tasks, "completed");
     let task = first_task_in_file(&tasks);
     assert_eq!(task["status"], "completed", "{task:#}");
     assert_eq!(task["attempts"], 2, "{task:#}");

@@ -420,10 +420,7 @@ fn the_retry_time_is_written_and_a_resumed_batch_keeps_it() {
 
     // A retry time 3 s ahead is honoured by the next run.
     let text = std::fs::read_to_string(&tasks).unwrap();
-    let later = time::OffsetDateTime::now_utc() + time::Duration::seconds(3);
-    let later = later
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap();
+    let later = (jiff::Timestamp::now() + jiff::SignedDuration::from_secs(3)).to_string();
     let mut doc: Value = serde_json::from_str(&text).unwrap();
     doc["tasks"][0]["retry_at"] = Value::String(later);
     doc["tasks"][0]["inputs"]["scenario"] = Value::String("plain_success".into());
@@ -567,12 +564,12 @@ exit = 0
     let when = |path: &str, field: &str| {
         let facts = read_json(&dir.path().join(path));
         let text = facts[field].as_str().unwrap().to_string();
-        time::OffsetDateTime::parse(&text, &time::format_description::well_known::Rfc3339).unwrap()
+        text.parse::<jiff::Timestamp>().unwrap()
     };
     let failed = when("runs/limited/attempt_1.json", "ended_at");
     let other = when("runs/same-profile/attempt_1.json", "started_at");
     assert!(
-        other - failed >= time::Duration::seconds(2),
+        other.duration_since(failed) >= jiff::SignedDuration::from_secs(2),
         "{failed} -> {other}\n{}",
         describe(&out)
     );

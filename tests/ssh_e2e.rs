@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used)]
 
+use herd::run::clock::Now;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -545,8 +546,8 @@ fn a_resize_reaches_the_remote_terminal() {
         herd::core::profile::ProfileSet::build(&herd::assets::built_in_profile_texts(), None)
             .unwrap();
     let (tx, mut reports) = tokio::sync::mpsc::channel(64);
-    let mut engine = Engine::new(store, profiles, opts, tx).unwrap();
-    engine.fill_slots(Instant::now()).unwrap();
+    let mut engine = Engine::new(store, profiles, opts, tx, Now::read()).unwrap();
+    engine.fill_slots(Now::read()).unwrap();
     let mut feed_until = |engine: &mut Engine, what: &str| {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
@@ -562,7 +563,7 @@ fn a_resize_reaches_the_remote_terminal() {
                 "no {what:?} on the screen:\n{text}"
             );
             match reports.try_recv() {
-                Ok(report) => engine.on_report(report, Instant::now()).unwrap(),
+                Ok(report) => engine.on_report(report, Now::read()).unwrap(),
                 Err(_) => std::thread::sleep(Duration::from_millis(20)),
             }
         }
@@ -576,7 +577,7 @@ fn a_resize_reaches_the_remote_terminal() {
                 rows: 30,
                 cols: 100,
             },
-            Instant::now(),
+            Now::read(),
         )
         .unwrap();
     feed_until(&mut engine, "30 100");

@@ -86,7 +86,7 @@ pub(super) fn run(args: &RunArgs) -> Result<i32> {
         .wrap_err("cannot start the async runtime")?;
     let outcome = runtime.block_on(async move {
         let (tx, rx) = mpsc::channel(1024);
-        let engine = Engine::new(store, profiles, opts, tx)?;
+        let engine = Engine::new(store, profiles, opts, tx, crate::run::clock::Now::read())?;
         if headless {
             crate::run::headless::run(engine, rx).await
         } else {

@@ -20,7 +20,7 @@
 
 use jiff::civil;
 use jiff::tz::TimeZone;
-use time::{Duration, OffsetDateTime, UtcOffset};
+use jiff::{SignedDuration, Timestamp, Zoned};
 
 mod convert;
 mod patterns;
@@ -38,7 +38,8 @@ use patterns::{
 /// When a quota resets, and the text that said so.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reset {
-    pub at: OffsetDateTime,
+    /// In the zone the text named (or the local one), for display.
+    pub at: Zoned,
     /// The matched text, plus a note when an unknown zone name was read as local time.
     pub evidence: String,
 }
@@ -59,7 +60,7 @@ struct Candidate {
 }
 
 /// Finds the reset time in `text`, reading clock times in `local` unless a zone is named.
-pub fn parse_reset(text: &str, now: OffsetDateTime, local: UtcOffset) -> Option<Reset> {
+pub fn parse_reset(text: &str, now: Timestamp, local: TimeZone) -> Option<Reset> {
     let ctx = Context { text, now, local };
     let mut found = Vec::new();
     ctx.unix_times(&mut found);
@@ -79,8 +80,8 @@ const KEYWORD_WINDOW: usize = 48;
 
 struct Context<'a> {
     text: &'a str,
-    now: OffsetDateTime,
-    local: UtcOffset,
+    now: Timestamp,
+    local: TimeZone,
 }
 
 /// What follows a time: `tomorrow` and a zone name.
@@ -107,7 +108,7 @@ impl Context<'_> {
 
     fn suffix(&self, end: usize) -> Suffix {
         let rest = &self.text[end..];
-        let local = fixed_zone(self.local);
+        let local = self.local.clone();
         let Some(caps) = SUFFIX.captures(rest) else {
             return Suffix {
                 end,
@@ -145,7 +146,7 @@ impl Context<'_> {
         found: &mut Vec<Candidate>,
         rank: Rank,
         span: (usize, usize),
-        at: OffsetDateTime,
+        at: Zoned,
         note: Option<String>,
     ) {
         let mut end = span.1;
@@ -176,7 +177,7 @@ impl Context<'_> {
             } else {
                 value
             };
-            if let Ok(at) = OffsetDateTime::from_unix_timestamp(secs) {
+            if let Ok(at) = Timestamp::from_second(secs).map(|t| t.to_zoned(TimeZone::UTC)) {
                 self.push(found, Rank::Exact, (all.start(), all.end()), at, None);
             }
         }
@@ -194,8 +195,7 @@ impl Context<'_> {
                 "+0000"
             };
             let full = format!("{} {zone}", d.as_str());
-            let format = time::format_description::well_known::Rfc2822;
-            if let Ok(at) = OffsetDateTime::parse(&full, &format) {
+            if let Ok(at) = jiff::fmt::rfc2822::DateTimeParser::new().parse_zoned(&full) {
                 self.push(found, Rank::Exact, (all.start(), all.end()), at, None);
             }
         }
@@ -264,7 +264,8 @@ impl Context<'_> {
                                 i8::try_from(day).ok()?,
                             )
                             .ok()?;
-                            in_zone(dt.to_datetime(time), &suffix.zone).filter(|at| *at > self.now)
+                            in_zone(dt.to_datetime(time), &suffix.zone)
+                                .filter(|at| at.timestamp() > self.now)
                         })
                     })
                 }
@@ -333,33 +334,29 @@ impl Context<'_> {
         }
     }
 
-    fn after(&self, ms: f64) -> Option<OffsetDateTime> {
+    fn after(&self, ms: f64) -> Option<Zoned> {
         // Anything beyond ~30 years is noise, and keeps the cast below in range.
         if !(0.0..1e12).contains(&ms) {
             return None;
         }
         self.now
-            .checked_add(Duration::milliseconds(ms.round() as i64))
+            .checked_add(SignedDuration::from_millis(ms.round() as i64))
+            .ok()
+            .map(|t| t.to_zoned(TimeZone::UTC))
     }
 
     fn now_in(&self, zone: &TimeZone) -> Option<jiff::Zoned> {
-        let ts = jiff::Timestamp::from_second(self.now.unix_timestamp()).ok()?;
-        Some(ts.to_zoned(zone.clone()))
+        Some(self.now.to_zoned(zone.clone()))
     }
 
     /// The first `time` in `zone` after now; with `tomorrow`, the one on tomorrow's date.
-    fn next_occurrence(
-        &self,
-        time: civil::Time,
-        zone: &TimeZone,
-        tomorrow: bool,
-    ) -> Option<OffsetDateTime> {
+    fn next_occurrence(&self, time: civil::Time, zone: &TimeZone, tomorrow: bool) -> Option<Zoned> {
         let today = self.now_in(zone)?.date();
         if tomorrow {
             return in_zone(today.tomorrow().ok()?.to_datetime(time), zone);
         }
         let at = in_zone(today.to_datetime(time), zone)?;
-        if at > self.now {
+        if at.timestamp() > self.now {
             return Some(at);
         }
         in_zone(today.tomorrow().ok()?.to_datetime(time), zone)

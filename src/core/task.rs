@@ -276,7 +276,7 @@ pub struct TaskSpec {
     pub result: Option<serde_json::Value>,
     /// When a `retryable` task may start its next attempt (written by herd after a failure, so a
     /// resumed batch keeps the backoff).
-    pub retry_at: Option<time::OffsetDateTime>,
+    pub retry_at: Option<jiff::Timestamp>,
 }
 
 impl TaskSpec {

@@ -6,11 +6,10 @@ use std::io::Write;
 use std::time::Instant;
 
 use color_eyre::eyre::Result;
-use time::OffsetDateTime;
-use time::macros::format_description;
 use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::mpsc;
 
+use super::clock::Now;
 use super::engine::{Engine, EngineEvent, note_label};
 use super::pty::PtyReport;
 use super::summary;
@@ -21,7 +20,7 @@ pub async fn run(mut engine: Engine, reports: mpsc::Receiver<PtyReport>) -> Resu
     let outcome = drive(&mut engine, reports).await;
     if let Err(error) = &outcome {
         tracing::error!("herd cannot go on: {error:#}");
-        engine.abandon(&format!("{error:#}"));
+        engine.abandon(&format!("{error:#}"), Now::read());
     }
     outcome
 }
@@ -33,43 +32,56 @@ async fn drive(engine: &mut Engine, mut reports: mpsc::Receiver<PtyReport>) -> R
     let mut interrupt = signal(SignalKind::interrupt())?;
     let mut terminate = signal(SignalKind::terminate())?;
     let mut hangup = signal(SignalKind::hangup())?;
-    engine.fill_slots(Instant::now())?;
-    print_events(engine, &mut out)?;
+    // The time of each turn, read once when it starts.
+    let mut now = Now::read();
+    engine.fill_slots(now)?;
+    print_events(engine, &mut out, now)?;
     while !engine.is_done() {
-        let wake = engine.next_wakeup(Instant::now());
-        tokio::select! {
+        let wake = engine.next_wakeup(now.at);
+        let woke = tokio::select! {
             report = reports.recv() => {
-                if let Some(report) = report {
-                    // Take everything already waiting before drawing conclusions, each
-                    // terminal's output in one piece.
-                    let mut batch = vec![report];
-                    while batch.len() < crate::run::pty::BATCH_MAX
-                        && let Ok(report) = reports.try_recv()
-                    {
-                        batch.push(report);
-                    }
-                    for report in super::pty::coalesce(batch) {
-                        engine.on_report(report, Instant::now())?;
-                    }
+                // Take everything already waiting before drawing conclusions, each terminal's
+                // output in one piece.
+                let mut batch: Vec<PtyReport> = report.into_iter().collect();
+                while !batch.is_empty()
+                    && batch.len() < crate::run::pty::BATCH_MAX
+                    && let Ok(report) = reports.try_recv()
+                {
+                    batch.push(report);
+                }
+                Some(batch)
+            }
+            () = sleep_until(wake) => Some(Vec::new()),
+            _ = stop_signal(&mut interrupt, &mut terminate, &mut hangup) => None,
+        };
+        now = Now::read();
+        match woke {
+            Some(batch) => {
+                for report in super::pty::coalesce(batch) {
+                    engine.on_report(report, now)?;
                 }
             }
-            () = sleep_until(wake) => {}
-            _ = stop_signal(&mut interrupt, &mut terminate, &mut hangup) => {
+            None => {
                 interrupts += 1;
                 if interrupts == 1 {
-                    writeln!(out, "{}  stopping: ending running agents (Ctrl-C again to kill them now)", clock())?;
-                    engine.stop(Instant::now())?;
+                    writeln!(
+                        out,
+                        "{}  stopping: ending running agents (Ctrl-C again to kill them now)",
+                        clock(now)
+                    )?;
+                    engine.stop(now)?;
                 } else {
                     engine.kill_all();
                 }
             }
         }
-        engine.on_tick(Instant::now())?;
-        print_events(engine, &mut out)?;
+        engine.on_tick(now)?;
+        print_events(engine, &mut out, now)?;
     }
     // The summary shows what is on disk.
-    engine.settle_writes(Instant::now(), super::engine::LAST_WRITE_WAIT)?;
-    print_events(engine, &mut out)?;
+    let now = Now::read();
+    engine.settle_writes(now, super::engine::LAST_WRITE_WAIT)?;
+    print_events(engine, &mut out, now)?;
     writeln!(out)?;
     write!(out, "{}", summary::table(engine))?;
     out.flush()?;
@@ -94,16 +106,18 @@ async fn sleep_until(at: Option<Instant>) {
     }
 }
 
-fn clock() -> String {
-    let format = format_description!("[hour]:[minute]:[second]");
-    let now = OffsetDateTime::now_local().unwrap_or_else(|_| OffsetDateTime::now_utc());
-    now.format(&format).unwrap_or_default()
+/// `now` as the local time of day, for the start of each line.
+fn clock(now: Now) -> String {
+    now.wall
+        .to_zoned(jiff::tz::TimeZone::system())
+        .strftime("%H:%M:%S")
+        .to_string()
 }
 
-fn print_events(engine: &mut Engine, out: &mut impl Write) -> Result<()> {
+fn print_events(engine: &mut Engine, out: &mut impl Write, now: Now) -> Result<()> {
     for event in engine.drain_events() {
         if let Some(line) = describe(&event) {
-            writeln!(out, "{}  {line}", clock())?;
+            writeln!(out, "{}  {line}", clock(now))?;
         }
     }
     out.flush()?;

@@ -5,10 +5,9 @@
 use std::path::Path;
 use std::time::Duration;
 
+use jiff::Timestamp;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
-use time::OffsetDateTime;
-use time::macros::format_description;
 
 pub mod agent_facts;
 
@@ -21,11 +20,8 @@ use crate::core::stream::StreamFacts;
 use crate::core::transcript::TranscriptFacts;
 
 /// `2026-02-24T12:00:00Z`
-pub fn utc_timestamp(at: OffsetDateTime) -> String {
-    let format = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]Z");
-    at.to_offset(time::UtcOffset::UTC)
-        .format(&format)
-        .unwrap_or_else(|_| at.unix_timestamp().to_string())
+pub fn utc_timestamp(at: Timestamp) -> String {
+    at.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// `path` relative to `base` when it lies below it, else as it is.
@@ -49,8 +45,8 @@ pub struct AttemptOutcome {
     pub auto_inputs: Vec<AutoInput>,
     /// Every answer to a prompt, automatic or by the operator, with what it approved.
     pub approvals: Vec<Approval>,
-    pub started_at: OffsetDateTime,
-    pub ended_at: OffsetDateTime,
+    pub started_at: Timestamp,
+    pub ended_at: Timestamp,
     pub duration: Duration,
 }
 
@@ -273,7 +269,7 @@ impl<'a> AttemptFacts<'a> {
 }
 
 /// Everything about one answer, for the attempt's facts file.
-fn approval_full(a: &Approval, started_at: OffsetDateTime) -> Value {
+fn approval_full(a: &Approval, started_at: Timestamp) -> Value {
     let at = started_at + a.at;
     json!({
         "at": utc_timestamp(at),
@@ -294,7 +290,7 @@ fn approval_full(a: &Approval, started_at: OffsetDateTime) -> Value {
 }
 
 /// `result` for an attempt that never ran: a config problem found before launch.
-pub fn config_failure_json(evidence: &str, at: OffsetDateTime) -> Value {
+pub fn config_failure_json(evidence: &str, at: Timestamp) -> Value {
     json!({
         "completed_at": utc_timestamp(at),
         "completion_marker_seen": false,
@@ -312,7 +308,7 @@ mod tests {
 
     #[test]
     fn timestamps_are_utc_seconds() {
-        let at = OffsetDateTime::from_unix_timestamp(1_771_934_400).unwrap();
+        let at = Timestamp::from_second(1_771_934_400).unwrap();
         assert_eq!(utc_timestamp(at), "2026-02-24T12:00:00Z");
     }
 
@@ -329,7 +325,7 @@ mod tests {
     }
 
     fn outcome() -> AttemptOutcome {
-        let at = OffsetDateTime::from_unix_timestamp(1_771_934_400).unwrap();
+        let at = Timestamp::from_second(1_771_934_400).unwrap();
         AttemptOutcome {
             attempt: 2,
             verdict: Verdict::failed(crate::core::task::FailureType::Timeout, "timeout after 5 s"),

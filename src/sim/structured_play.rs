@@ -5,9 +5,6 @@
 
 use std::io::{self, Write};
 
-use time::OffsetDateTime;
-use time::macros::format_description;
-
 use super::player::Player;
 use super::signal_file;
 use super::stream_json::StreamSession;
@@ -122,9 +119,7 @@ impl<W: Write> Player<W> {
 
 /// Now, as tool results carry it: `2026-11-21T00:15:06.577Z`.
 fn timestamp_now() -> String {
-    let format =
-        format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
-    OffsetDateTime::now_utc()
-        .format(&format)
-        .unwrap_or_default()
+    jiff::Timestamp::now()
+        .strftime("%Y-%m-%dT%H:%M:%S%.3fZ")
+        .to_string()
 }

@@ -2,8 +2,6 @@
 //! state (selection, focus, zoom, scroll, filter) and operator actions carried out through the
 //! engine (answers, cancel, retry, pause, concurrency, leaving). Nothing here draws.
 
-use std::time::Instant;
-
 use color_eyre::eyre::Result;
 use ratatui::layout::Rect;
 
@@ -13,6 +11,7 @@ use super::model::{live_tasks, matching, waiting_tasks};
 use super::state::{Filter, Leaving, Mode, UiState};
 use super::{attempts, editors, layout, queue};
 use crate::core::attempt::Event;
+use crate::run::clock::Now;
 use crate::run::engine::Engine;
 
 /// Carries out `action`; `area` is the terminal's size (for page sizes).
@@ -21,8 +20,9 @@ pub fn act(
     state: &mut UiState,
     action: Action,
     area: Rect,
-    now: Instant,
+    clock: Now,
 ) -> Result<()> {
+    let now = clock.at;
     let focus = state.focus.filter(|f| engine.live_for_task(*f).is_some());
     match action {
         Action::Up => select_step(engine, state, -1),
@@ -119,13 +119,13 @@ pub fn act(
             if engine.live_for_task(task).is_some() {
                 state.mode = Mode::ConfirmCancel { task };
             } else {
-                let outcome = engine.cancel_task(task, now)?;
+                let outcome = engine.cancel_task(task, clock)?;
                 state.report(outcome.message(), outcome.is_done(), now);
             }
         }
         Action::Retry => {
             let task = state.selected;
-            let outcome = engine.retry_now(task, now)?;
+            let outcome = engine.retry_now(task, clock)?;
             state.report(outcome.message(), outcome.is_done(), now);
             if outcome.is_done() {
                 state.message_about = Some(task);
@@ -173,11 +173,11 @@ pub fn act(
                 };
             }
         }
-        Action::Quit => quit(engine, state, now)?,
+        Action::Quit => quit(engine, state, clock)?,
         Action::Answer { rule } => {
             if let Some(task) = focus {
                 let sent = answer_description(engine, task, rule);
-                engine.send_to_task(task, Event::OperatorAnswer { rule }, now)?;
+                engine.send_to_task(task, Event::OperatorAnswer { rule }, clock)?;
                 state.say_about(task, format!("{sent} → {}", task_name(engine, task)), now);
             }
         }
@@ -187,7 +187,7 @@ pub fn act(
                     name: "Esc".into(),
                     keys: b"\x1b".to_vec(),
                 };
-                engine.send_to_task(task, reply, now)?;
+                engine.send_to_task(task, reply, clock)?;
                 state.say(format!("sent Esc (no) → {}", task_name(engine, task)), now);
             }
         }
@@ -197,7 +197,7 @@ pub fn act(
                     name: "Enter".into(),
                     keys: b"\r".to_vec(),
                 };
-                engine.send_to_task(task, reply, now)?;
+                engine.send_to_task(task, reply, clock)?;
                 state.say(
                     format!(
                         "sent Enter (the highlighted option) → {}",
@@ -212,7 +212,8 @@ pub fn act(
 }
 
 /// `q`: leave at once when nothing runs, else ask first; while stopping, kill the agents.
-pub fn quit(engine: &mut Engine, state: &mut UiState, now: Instant) -> Result<()> {
+pub fn quit(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
+    let now = clock.at;
     match state.leaving {
         Leaving::Stopping => {
             engine.kill_all();
@@ -220,13 +221,14 @@ pub fn quit(engine: &mut Engine, state: &mut UiState, now: Instant) -> Result<()
         }
         _ if engine.live().next().is_some() => state.mode = Mode::ConfirmQuit,
         _ if engine.is_done() => state.leaving = Leaving::Now,
-        _ => stop(engine, state, now)?,
+        _ => stop(engine, state, clock)?,
     }
     Ok(())
 }
 
-pub fn stop(engine: &mut Engine, state: &mut UiState, now: Instant) -> Result<()> {
-    engine.stop(now)?;
+pub fn stop(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
+    let now = clock.at;
+    engine.stop(clock)?;
     state.leaving = Leaving::Stopping;
     state.say(
         "stopping: ending the running agents (q again kills them now)",

@@ -2,8 +2,6 @@
 //! the overlays and confirmations, the editors (`editors`) and the normal mode, whose actions
 //! `act` carries out. Nothing here draws.
 
-use std::time::Instant;
-
 use color_eyre::eyre::Result;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
@@ -15,6 +13,7 @@ use super::state::{Mode, UiState};
 use super::{attempts, editors, prompt, takeover_keys};
 use crate::core::attempt::Event;
 use crate::replay::Handled;
+use crate::run::clock::Now;
 use crate::run::engine::Engine;
 
 /// Handles one key press. `area` is the terminal's size (for page sizes).
@@ -23,8 +22,9 @@ pub fn on_key(
     state: &mut UiState,
     key: &KeyEvent,
     area: Rect,
-    now: Instant,
+    clock: Now,
 ) -> Result<()> {
+    let now = clock.at;
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     let yes = matches!(key.code, KeyCode::Char('y' | 'Y' | 'q') | KeyCode::Enter)
         || (ctrl && key.code == KeyCode::Char('c'));
@@ -46,7 +46,7 @@ pub fn on_key(
                 let app_cursor = live.attempt.screen().vt().application_cursor();
                 if let Some(bytes) = takeover_keys::to_bytes(key, app_cursor) {
                     state.scroll.remove(&task);
-                    engine.send_to_task(task, Event::OperatorKeys(bytes), now)?;
+                    engine.send_to_task(task, Event::OperatorKeys(bytes), clock)?;
                 }
             }
         }
@@ -58,12 +58,12 @@ pub fn on_key(
         Mode::Details => state.mode = Mode::Normal,
         Mode::ConfirmQuit if yes => {
             state.mode = Mode::Normal;
-            stop(engine, state, now)?;
+            stop(engine, state, clock)?;
         }
         Mode::ConfirmCancel { task } if yes => {
             let task = *task;
             state.mode = Mode::Normal;
-            let outcome = engine.cancel_task(task, now)?;
+            let outcome = engine.cancel_task(task, clock)?;
             state.report(outcome.message(), outcome.is_done(), now);
             if outcome.is_done() {
                 state.message_about = Some(task);
@@ -86,7 +86,7 @@ pub fn on_key(
                             .map(|i| (i, m.rules[i].on))
                     });
                     if let Some((rule, on)) = found {
-                        let outcome = engine.set_auto_answer(task, rule, !on, now)?;
+                        let outcome = engine.set_auto_answer(task, rule, !on, clock)?;
                         state.report(outcome.message(), outcome.is_done(), now);
                     }
                 }
@@ -129,7 +129,9 @@ pub fn on_key(
             _ if no || matches!(key.code, KeyCode::Char('v' | 'q')) => state.mode = Mode::Normal,
             _ => {}
         },
-        Mode::EditPrompt { .. } | Mode::Message { .. } => editors::on_key(engine, state, key, now)?,
+        Mode::EditPrompt { .. } | Mode::Message { .. } => {
+            editors::on_key(engine, state, key, clock)?
+        }
         Mode::Normal => {
             let answers = state
                 .focus
@@ -137,7 +139,7 @@ pub fn on_key(
                 .map(|live| prompt::answer_keys(&live.attempt))
                 .unwrap_or_default();
             if let Some(action) = keys::normal(key, &answers) {
-                act(engine, state, action, area, now)?;
+                act(engine, state, action, area, clock)?;
             }
         }
     }
@@ -145,7 +147,7 @@ pub fn on_key(
 }
 
 /// Pasted text: to the agent in take-over mode, into an open editor, else nowhere.
-pub fn on_paste(engine: &mut Engine, state: &mut UiState, text: &str, now: Instant) -> Result<()> {
+pub fn on_paste(engine: &mut Engine, state: &mut UiState, text: &str, clock: Now) -> Result<()> {
     match &mut state.mode {
         Mode::TakeOver { task, .. } => {
             let task = *task;
@@ -158,7 +160,7 @@ pub fn on_paste(engine: &mut Engine, state: &mut UiState, text: &str, now: Insta
             } else {
                 text.into_bytes()
             };
-            engine.send_to_task(task, Event::OperatorKeys(bytes), now)?;
+            engine.send_to_task(task, Event::OperatorKeys(bytes), clock)?;
         }
         Mode::EditPrompt { editor, .. } | Mode::Message { editor, .. } => {
             editor.insert_str(text);

@@ -11,16 +11,13 @@ use ratatui_textarea::TextArea;
 use super::model::{MessageTarget, message_target};
 use super::state::{Mode, UiState};
 use crate::core::task::TaskStatus;
+use crate::run::clock::Now;
 use crate::run::engine::Engine;
 
 /// A key in an open editor: Ctrl-S (or Alt-Enter) saves the prompt or sends the message, Esc
 /// closes it (asking first when typed text would be lost), any other key edits.
-pub fn on_key(
-    engine: &mut Engine,
-    state: &mut UiState,
-    key: &KeyEvent,
-    now: Instant,
-) -> Result<()> {
+pub fn on_key(engine: &mut Engine, state: &mut UiState, key: &KeyEvent, clock: Now) -> Result<()> {
+    let now = clock.at;
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     let (Mode::EditPrompt { task, editor } | Mode::Message { task, editor }) = &mut state.mode
     else {
@@ -36,11 +33,11 @@ pub fn on_key(
         let outcome = if editing {
             engine.set_prompt_template(task, &text)?
         } else if engine.live_for_task(task).is_some() {
-            engine.send_message(task, &text, now)?
+            engine.send_message(task, &text, clock)?
         } else {
             // Answers to its questions, or a follow-up: its session is resumed (or a
             // fresh attempt gets the message).
-            engine.resume_with_message(task, &text, now)?
+            engine.resume_with_message(task, &text, clock)?
         };
         state.report(outcome.message(), outcome.is_done(), now);
     } else if key.code == KeyCode::Esc {

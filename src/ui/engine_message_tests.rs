@@ -2,6 +2,7 @@
 //! (their rows, details, the status bar, `w`), and `m` on a task that is not running, which
 //! answers its questions or continues its session through `Engine::resume_with_message`.
 
+use crate::run::clock::Now;
 use std::time::{Duration, Instant};
 
 use crossterm::event::KeyCode;
@@ -48,7 +49,7 @@ fn tasks() -> Fixture {
 
 fn screen_text(f: &mut Fixture) -> String {
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
-    frame::frame(&mut terminal, &mut f.engine, &mut f.state, Instant::now()).expect("frame");
+    frame::frame(&mut terminal, &mut f.engine, &mut f.state, Now::read()).expect("frame");
     format!("{}", terminal.backend())
 }
 
@@ -137,7 +138,7 @@ fn m_on_a_task_with_questions_answers_them_in_its_session() {
     assert!(said.contains("resuming session s-1"), "{said}");
     // Its agent launches once the write that records the start is on disk.
     f.engine
-        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .settle_writes(Now::read(), Duration::from_secs(10))
         .expect("written");
     let live = f
         .engine
@@ -170,7 +171,7 @@ fn m_on_a_finished_task_without_a_session_to_continue_starts_afresh() {
     f.type_text("add a test");
     f.ctrl('s');
     f.engine
-        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .settle_writes(Now::read(), Duration::from_secs(10))
         .expect("written");
     let live = f.engine.live_for_task(0).expect("a fresh attempt");
     assert_eq!(live.plan().resumed_session, None);
@@ -194,9 +195,9 @@ fn m_on_a_running_task_types_into_its_agent() {
     );
     let said = f.state.message_now(Instant::now()).unwrap_or_default();
     assert!(said.contains("later has not run yet"), "{said}");
-    f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine.fill_slots(Now::read()).expect("start");
     f.engine
-        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .settle_writes(Now::read(), Duration::from_secs(10))
         .expect("written");
     assert!(f.engine.live_for_task(2).is_some());
     f.key(KeyCode::Char('m'));
@@ -216,9 +217,9 @@ fn a_running_structured_attempt_adds_its_cost_so_far() {
   {"task_id": "off", "agent": "generic", "command": ["true"], "prompt_template": "p", "enabled": false}
 ]}"#;
     let mut f = fixture_from(text, Some(RESUMABLE));
-    f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine.fill_slots(Now::read()).expect("start");
     f.engine
-        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .settle_writes(Now::read(), Duration::from_secs(10))
         .expect("written");
     f.feed_until("the agent's result", |engine| {
         engine

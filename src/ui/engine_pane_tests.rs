@@ -2,6 +2,7 @@
 //! the queue and the panes, frames drawn into a `TestBackend`, and PTY sizes following the
 //! panes (agents start at their pane's size and follow it when the terminal changes size).
 
+use crate::run::clock::Now;
 use std::time::{Duration, Instant};
 
 use crossterm::event::KeyCode;
@@ -17,14 +18,14 @@ use crate::run::engine::Engine;
 fn a_click_selects_a_task_or_focuses_a_pane_and_the_wheel_scrolls() {
     use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
     let mut f = fixture(&[("a", "pending"), ("b", "pending"), ("c", "failed")]);
-    f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine.fill_slots(Now::read()).expect("start");
     f.engine
-        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .settle_writes(Now::read(), Duration::from_secs(10))
         .expect("written");
     let area = Rect::new(0, 0, 160, 48);
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
     let now = Instant::now();
-    frame::frame(&mut terminal, &mut f.engine, &mut f.state, now).expect("frame");
+    frame::frame(&mut terminal, &mut f.engine, &mut f.state, Now::read()).expect("frame");
     let mouse = |kind, column, row| MouseEvent {
         kind,
         column,
@@ -54,7 +55,7 @@ fn a_click_selects_a_task_or_focuses_a_pane_and_the_wheel_scrolls() {
     // The wheel over a pane scrolls its history.
     let focus_slot = plan.slots[0];
     let wheel = mouse(MouseEventKind::ScrollUp, focus_slot.x + 2, focus_slot.y + 2);
-    frame::frame(&mut terminal, &mut f.engine, &mut f.state, now).expect("frame");
+    frame::frame(&mut terminal, &mut f.engine, &mut f.state, Now::read()).expect("frame");
     super::mouse::on_mouse(&f.engine, &mut f.state, &wheel, area, now);
     assert_eq!(f.state.scroll.get(&focused), Some(&3));
 }
@@ -68,13 +69,14 @@ fn size_of(engine: &Engine, task: usize) -> Option<(u16, u16)> {
 #[test]
 fn each_visible_pane_gets_a_pty_of_the_size_it_is_drawn_at() {
     let mut f = fixture(&[("a", "pending"), ("b", "pending"), ("c", "pending")]);
-    f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine.fill_slots(Now::read()).expect("start");
     f.engine
-        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .settle_writes(Now::read(), Duration::from_secs(10))
         .expect("written");
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
     let now = Instant::now();
-    let visible = frame::frame(&mut terminal, &mut f.engine, &mut f.state, now).expect("frame");
+    let visible =
+        frame::frame(&mut terminal, &mut f.engine, &mut f.state, Now::read()).expect("frame");
     assert_eq!(visible.len(), 3);
     let regions = layout::regions(Rect::new(0, 0, 160, 48), false);
     let plan = layout::panes(regions.panes, 3, false);
@@ -98,7 +100,10 @@ fn each_visible_pane_gets_a_pty_of_the_size_it_is_drawn_at() {
         &mut terminal,
         &mut f.engine,
         &mut f.state,
-        now + Duration::from_millis(20),
+        Now {
+            at: now + Duration::from_millis(20),
+            wall: jiff::Timestamp::now(),
+        },
     )
     .expect("frame");
     assert_eq!(size_of(&f.engine, 0), Some((44, 158)));
@@ -111,7 +116,10 @@ fn each_visible_pane_gets_a_pty_of_the_size_it_is_drawn_at() {
         &mut terminal,
         &mut f.engine,
         &mut f.state,
-        now + Duration::from_millis(40),
+        Now {
+            at: now + Duration::from_millis(40),
+            wall: jiff::Timestamp::now(),
+        },
     )
     .expect("frame");
     let focused = f.state.focus.expect("a focused pane");
@@ -135,7 +143,10 @@ fn each_visible_pane_gets_a_pty_of_the_size_it_is_drawn_at() {
         &mut smaller,
         &mut f.engine,
         &mut f.state,
-        now + Duration::from_millis(60),
+        Now {
+            at: now + Duration::from_millis(60),
+            wall: jiff::Timestamp::now(),
+        },
     )
     .expect("frame");
     let regions = layout::regions(Rect::new(0, 0, 140, 48), false);
@@ -152,9 +163,9 @@ fn each_visible_pane_gets_a_pty_of_the_size_it_is_drawn_at() {
 fn the_first_agents_start_together_at_the_sizes_of_their_panes() {
     let mut f = fixture(&[("a", "pending"), ("b", "pending"), ("c", "pending")]);
     let area = Rect::new(0, 0, 160, 48);
-    super::event_loop::start_at_pane_sizes(&mut f.engine, area).expect("start");
+    super::event_loop::start_at_pane_sizes(&mut f.engine, area, Now::read()).expect("start");
     f.engine
-        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .settle_writes(Now::read(), Duration::from_secs(10))
         .expect("written");
     let plan = layout::panes(layout::regions(area, false).panes, 3, false);
     for task in 0..3 {
@@ -179,11 +190,11 @@ fn a_later_agent_starts_at_the_size_of_the_tile_it_joins() {
     let mut f = fixture(&[("a", "pending"), ("b", "pending"), ("c", "failed")]);
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
     let area = Rect::new(0, 0, 160, 48);
-    super::event_loop::start_at_pane_sizes(&mut f.engine, area).expect("start");
+    super::event_loop::start_at_pane_sizes(&mut f.engine, area, Now::read()).expect("start");
     f.engine
-        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .settle_writes(Now::read(), Duration::from_secs(10))
         .expect("written");
-    frame::frame(&mut terminal, &mut f.engine, &mut f.state, Instant::now()).expect("frame");
+    frame::frame(&mut terminal, &mut f.engine, &mut f.state, Now::read()).expect("frame");
     // The launch sizes are sent once for a terminal size and zoom.
     let again = settle::settle(&f.engine, &mut f.state, area);
     assert_eq!(again.launch_sizes, None);
@@ -192,7 +203,7 @@ fn a_later_agent_starts_at_the_size_of_the_tile_it_joins() {
     f.key(KeyCode::Down);
     f.key(KeyCode::Char('r'));
     f.engine
-        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .settle_writes(Now::read(), Duration::from_secs(10))
         .expect("written");
     let plan = layout::panes(layout::regions(area, false).panes, 3, false);
     assert_eq!(size_of(&f.engine, 2), Some(layout::pty_size(plan.slots[2])));

@@ -1,6 +1,7 @@
 //! The dashboard against a real engine (agents are plain shell commands): the fixture the other
 //! engine tests share, and the keys. Panes and their sizes are in `engine_pane_tests`.
 
+use crate::run::clock::Now;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -54,7 +55,7 @@ pub(super) fn fixture_from(text: &str, profiles: Option<&str>) -> Fixture {
         hosts: Default::default(),
     };
     let (tx, reports) = mpsc::channel(64);
-    let engine = Engine::new(store, profiles, opts, tx).expect("engine");
+    let engine = Engine::new(store, profiles, opts, tx, Now::read()).expect("engine");
     Fixture {
         _dir: dir,
         engine,
@@ -67,14 +68,7 @@ impl Fixture {
     pub(super) fn key(&mut self, code: KeyCode) {
         let key = KeyEvent::new(code, KeyModifiers::NONE);
         let area = Rect::new(0, 0, 120, 40);
-        on_key(
-            &mut self.engine,
-            &mut self.state,
-            &key,
-            area,
-            Instant::now(),
-        )
-        .expect("key");
+        on_key(&mut self.engine, &mut self.state, &key, area, Now::read()).expect("key");
     }
 
     /// Types `text` into whatever has the keyboard, one key at a time.
@@ -87,14 +81,7 @@ impl Fixture {
     pub(super) fn ctrl(&mut self, c: char) {
         let key = KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
         let area = Rect::new(0, 0, 120, 40);
-        on_key(
-            &mut self.engine,
-            &mut self.state,
-            &key,
-            area,
-            Instant::now(),
-        )
-        .expect("key");
+        on_key(&mut self.engine, &mut self.state, &key, area, Now::read()).expect("key");
     }
 
     /// Feeds the agents' output to the engine (without its timers: nothing is ended by time)
@@ -104,10 +91,7 @@ impl Fixture {
         while !done(&self.engine) {
             assert!(Instant::now() < deadline, "timed out waiting for {what}");
             match self.reports.try_recv() {
-                Ok(report) => self
-                    .engine
-                    .on_report(report, Instant::now())
-                    .expect("report"),
+                Ok(report) => self.engine.on_report(report, Now::read()).expect("report"),
                 Err(_) => std::thread::sleep(Duration::from_millis(10)),
             }
         }
@@ -183,7 +167,7 @@ fn actions_reach_the_engine_and_the_tasks_file() {
     f.key(KeyCode::Char('!'));
     let save = KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL);
     let area = Rect::new(0, 0, 120, 40);
-    on_key(&mut f.engine, &mut f.state, &save, area, Instant::now()).expect("save");
+    on_key(&mut f.engine, &mut f.state, &save, area, Now::read()).expect("save");
     let prompt = f.engine.store().file().tasks()[1].prompt_template.clone();
     assert_eq!(prompt.as_deref(), Some("!p"));
 }
@@ -288,9 +272,9 @@ fn q_leaves_at_once_when_the_batch_is_done_and_asks_while_agents_run() {
     assert_eq!(f.state.leaving, Leaving::Now);
 
     let mut f = fixture(&[("a", "pending")]);
-    f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine.fill_slots(Now::read()).expect("start");
     f.engine
-        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .settle_writes(Now::read(), Duration::from_secs(10))
         .expect("written");
     f.key(KeyCode::Char('q'));
     assert!(matches!(f.state.mode, Mode::ConfirmQuit));

@@ -20,6 +20,7 @@ use super::notify::notify;
 use super::state::{Leaving, Mode, UiState};
 use crate::core::attempt::Note;
 use crate::core::task::TaskStatus;
+use crate::run::clock::Now;
 use crate::run::engine::{Engine, EngineEvent};
 use crate::run::headless::describe;
 use crate::run::pty::PtyReport;
@@ -49,7 +50,7 @@ pub async fn run(
         Ok(_) => print!("{}", crate::run::summary::table(&engine)),
         Err(error) => {
             tracing::error!("dashboard failed: {error:#}");
-            engine.abandon(&format!("{error:#}"));
+            engine.abandon(&format!("{error:#}"), Now::read());
         }
     }
     outcome
@@ -69,6 +70,19 @@ async fn next_event(events: &mut Option<EventStream>) -> Option<std::io::Result<
     }
 }
 
+/// What woke a turn of the loop.
+enum Woke {
+    Reports(Vec<PtyReport>),
+    Terminal(Option<std::io::Result<TermEvent>>),
+    /// The engine's next wakeup, or a frame to draw.
+    Timer,
+    /// The status bar's clock or a message's expiry.
+    Redraw,
+    /// INT or TERM.
+    Signal,
+    HangUp,
+}
+
 async fn drive(
     engine: &mut Engine,
     reports: &mut mpsc::Receiver<PtyReport>,
@@ -82,14 +96,16 @@ async fn drive(
         listen(SignalKind::terminate())?,
     );
     let mut hangup = listen(SignalKind::hangup())?;
-    let mut state = UiState::new(Instant::now());
+    // The time of each turn, read once when it starts, for the engine and the dashboard alike.
+    let mut clock = Now::read();
+    let mut state = UiState::new(clock.at);
     let mut visible: HashSet<usize> = HashSet::new();
     let mut dirty = true;
     let mut last_draw: Option<Instant> = None;
     let size = session.terminal.size().unwrap_or_default();
-    start_at_pane_sizes(engine, Rect::new(0, 0, size.width, size.height))?;
+    start_at_pane_sizes(engine, Rect::new(0, 0, size.width, size.height), clock)?;
     loop {
-        let now = Instant::now();
+        let now = clock.at;
         let expiry = state.expire(now);
         let ticking = state.finished.is_none() && state.leaving != Leaving::Now;
         let tick = ticking.then(|| state.next_second(now));
@@ -101,55 +117,67 @@ async fn drive(
             .into_iter()
             .flatten()
             .min();
-        tokio::select! {
+        let woke = tokio::select! {
             report = reports.recv() => {
-                if let Some(report) = report {
-                    // Take everything already waiting before drawing, each terminal's output
-                    // in one piece.
-                    let mut batch = vec![report];
-                    while batch.len() < crate::run::pty::BATCH_MAX
-                        && let Ok(report) = reports.try_recv()
-                    {
-                        batch.push(report);
-                    }
-                    for report in crate::run::pty::coalesce(batch) {
-                        dirty |= on_report(engine, &mut state, report, &visible)?;
-                    }
+                // Take everything already waiting before drawing, each terminal's output in one
+                // piece.
+                let mut batch: Vec<PtyReport> = report.into_iter().collect();
+                while !batch.is_empty()
+                    && batch.len() < crate::run::pty::BATCH_MAX
+                    && let Ok(report) = reports.try_recv()
+                {
+                    batch.push(report);
+                }
+                Woke::Reports(batch)
+            }
+            event = next_event(&mut events) => Woke::Terminal(event),
+            () = sleep_until(wake) => Woke::Timer,
+            () = sleep_until(redraw_at) => Woke::Redraw,
+            () = sleep_until(frame_at) => Woke::Timer,
+            _ = interrupt.recv() => Woke::Signal,
+            _ = terminate.recv() => Woke::Signal,
+            _ = hangup.recv() => Woke::HangUp,
+        };
+        clock = Now::read();
+        let now = clock.at;
+        match woke {
+            Woke::Reports(batch) => {
+                for report in crate::run::pty::coalesce(batch) {
+                    dirty |= on_report(engine, &mut state, report, &visible, clock)?;
                 }
             }
-            event = next_event(&mut events) => {
+            Woke::Terminal(event) => {
                 // The pointer moving over the dashboard changes nothing on it.
                 let moved = matches!(
                     &event,
                     Some(Ok(TermEvent::Mouse(m))) if m.kind == crossterm::event::MouseEventKind::Moved
                 );
                 match event {
-                    Some(Ok(event)) => on_terminal_event(engine, &mut state, session, event)?,
+                    Some(Ok(event)) => {
+                        on_terminal_event(engine, &mut state, session, event, clock)?;
+                    }
                     // The terminal is gone: stop as if the operator had confirmed.
                     Some(Err(error)) => {
                         tracing::warn!("cannot read the keyboard: {error}");
                         events = None;
-                        stop_for_good(engine, &mut state)?;
+                        stop_for_good(engine, &mut state, clock)?;
                     }
                     None => {
                         events = None;
-                        stop_for_good(engine, &mut state)?;
+                        stop_for_good(engine, &mut state, clock)?;
                     }
                 }
                 dirty |= !moved;
             }
-            () = sleep_until(wake) => {}
-            () = sleep_until(redraw_at) => dirty = true,
-            () = sleep_until(frame_at) => {}
-            _ = interrupt.recv() => stop_for_good(engine, &mut state)?,
-            _ = terminate.recv() => stop_for_good(engine, &mut state)?,
-            _ = hangup.recv() => {
+            Woke::Timer => {}
+            Woke::Redraw => dirty = true,
+            Woke::Signal => stop_for_good(engine, &mut state, clock)?,
+            Woke::HangUp => {
                 events = None;
-                stop_for_good(engine, &mut state)?;
+                stop_for_good(engine, &mut state, clock)?;
             }
         }
-        let now = Instant::now();
-        engine.on_tick(now)?;
+        engine.on_tick(clock)?;
         if let Some(replay) = state.replay.as_mut()
             && replay.view.tick(now)
         {
@@ -178,7 +206,7 @@ async fn drive(
         if dirty && events.is_some() && last_draw.is_none_or(|t| now >= t + FRAME) {
             // Laid out first: the engine gets the layout's sizes, then the frame is drawn from
             // what it reads.
-            let drawn = match frame::lay_out(&session.terminal, engine, &mut state, now) {
+            let drawn = match frame::lay_out(&session.terminal, engine, &mut state, clock) {
                 Ok(layout) => {
                     // Resizing panes can change what the detectors see (a prompt redrawn).
                     for event in engine.drain_events() {
@@ -195,7 +223,7 @@ async fn drive(
                 Err(error) => {
                     tracing::warn!("{error:#}; stopping the run");
                     events = None;
-                    stop_for_good(engine, &mut state)?;
+                    stop_for_good(engine, &mut state, clock)?;
                 }
             }
             dirty = false;
@@ -203,14 +231,14 @@ async fn drive(
         }
     }
     tracing::info!(code = engine.exit_code(), "dashboard left");
-    engine.settle_writes(Instant::now(), crate::run::engine::LAST_WRITE_WAIT)?;
+    engine.settle_writes(Now::read(), crate::run::engine::LAST_WRITE_WAIT)?;
     Ok(engine.exit_code())
 }
 
 /// Starts the first agents together, each at the size of the pane it will be drawn in once
 /// they all run (the first one focused, the others tiled in start order).
-pub(super) fn start_at_pane_sizes(engine: &mut Engine, area: Rect) -> Result<()> {
-    let now = Instant::now();
+pub(super) fn start_at_pane_sizes(engine: &mut Engine, area: Rect, clock: Now) -> Result<()> {
+    let now = clock.at;
     let tasks = engine.store().file().tasks();
     let startable = engine
         .scoped_tasks()
@@ -219,7 +247,7 @@ pub(super) fn start_at_pane_sizes(engine: &mut Engine, area: Rect) -> Result<()>
         .count();
     let panes = startable.min(engine.concurrency());
     engine.set_launch_sizes(layout::first_launch_sizes(area, false, panes));
-    engine.fill_slots(now)
+    engine.fill_slots(clock)
 }
 
 /// Feeds a PTY report to the engine; true when it changed something on screen.
@@ -228,6 +256,7 @@ fn on_report(
     state: &mut UiState,
     report: PtyReport,
     visible: &HashSet<usize>,
+    clock: Now,
 ) -> Result<bool> {
     let task = engine.task_of_report(&report);
     let output = matches!(report, PtyReport::Output { .. });
@@ -235,21 +264,20 @@ fn on_report(
     if !output && let Some(live) = task.and_then(|t| engine.live_for_task(t)) {
         state.keep_final_screen(live.task, live.number, live.attempt.screen().vt());
     }
-    engine.on_report(report, Instant::now())?;
+    engine.on_report(report, clock)?;
     Ok(!output || task.is_some_and(|t| visible.contains(&t)))
 }
 
 /// A signal (INT, TERM, HUP) or a lost keyboard: stop the run as if the operator had confirmed;
 /// a second time kills the agents at once.
-fn stop_for_good(engine: &mut Engine, state: &mut UiState) -> Result<()> {
-    let now = Instant::now();
+fn stop_for_good(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
     if state.leaving == Leaving::Stopping {
         engine.kill_all();
     } else if engine.is_done() {
         state.leaving = Leaving::Now;
     } else {
         state.mode = Mode::Normal;
-        engine.stop(now)?;
+        engine.stop(clock)?;
         state.leaving = Leaving::Stopping;
     }
     Ok(())
@@ -260,15 +288,16 @@ fn on_terminal_event(
     state: &mut UiState,
     session: &mut Session,
     event: TermEvent,
+    clock: Now,
 ) -> Result<()> {
-    let now = Instant::now();
+    let now = clock.at;
     match event {
         TermEvent::Key(key) if super::keys::is_press(&key) => {
             let size = session.terminal.size().unwrap_or_default();
             let area = Rect::new(0, 0, size.width, size.height);
-            actions::on_key(engine, state, &key, area, now)
+            actions::on_key(engine, state, &key, area, clock)
         }
-        TermEvent::Paste(text) => actions::on_paste(engine, state, &text, now),
+        TermEvent::Paste(text) => actions::on_paste(engine, state, &text, clock),
         TermEvent::Mouse(mouse) => {
             let size = session.terminal.size().unwrap_or_default();
             let area = Rect::new(0, 0, size.width, size.height);

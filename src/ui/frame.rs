@@ -14,6 +14,7 @@ use super::render;
 use super::settle::{FrameLayout, settle};
 use super::state::UiState;
 use crate::core::attempt::Event;
+use crate::run::clock::Now;
 use crate::run::engine::Engine;
 
 /// Lays out and draws a frame; returns the tasks whose panes are visible (their output
@@ -22,13 +23,13 @@ pub fn frame<B: Backend>(
     terminal: &mut Terminal<B>,
     engine: &mut Engine,
     state: &mut UiState,
-    now: Instant,
+    now: Now,
 ) -> Result<HashSet<usize>>
 where
     B::Error: std::error::Error + Send + Sync + 'static,
 {
     let layout = lay_out(terminal, engine, state, now)?;
-    draw(terminal, engine, state, &layout, now)
+    draw(terminal, engine, state, &layout, now.at)
 }
 
 /// Settles the state for the terminal's size and sends the engine the layout's commands.
@@ -36,7 +37,7 @@ pub fn lay_out<B: Backend>(
     terminal: &Terminal<B>,
     engine: &mut Engine,
     state: &mut UiState,
-    now: Instant,
+    now: Now,
 ) -> Result<FrameLayout>
 where
     B::Error: std::error::Error + Send + Sync + 'static,
@@ -73,7 +74,7 @@ where
 
 /// Carries out what the layout asks of the engine: agents resized to their panes, the sizes
 /// the next agents start at.
-pub fn apply(engine: &mut Engine, layout: &FrameLayout, now: Instant) -> Result<()> {
+pub fn apply(engine: &mut Engine, layout: &FrameLayout, now: Now) -> Result<()> {
     for resize in &layout.resizes {
         let (task, rows, cols) = (resize.task, resize.rows, resize.cols);
         tracing::debug!(task, rows, cols, "pane resized");

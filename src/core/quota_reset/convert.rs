@@ -1,11 +1,12 @@
-//! Turns matched pieces (numbers, am/pm, offsets, units) into `jiff` and `time` values.
+//! Turns matched pieces (numbers, am/pm, offsets, units) into `jiff` values.
 //!
 //! Every conversion is checked and returns `None` on out-of-range input; nothing here panics.
 
+use jiff::Zoned;
 use jiff::civil;
+use jiff::tz::Offset;
 use jiff::tz::TimeZone;
 use regex::Captures;
-use time::{OffsetDateTime, UtcOffset};
 
 pub(super) fn num(caps: &Captures<'_>, name: &str) -> Option<i32> {
     caps.name(name)?.as_str().parse().ok()
@@ -67,28 +68,28 @@ pub(super) fn month_number(name: &str) -> Option<i32> {
 }
 
 /// `Z`, `+03:00` or `-0500`.
-pub(super) fn parse_offset(text: &str) -> Option<UtcOffset> {
+pub(super) fn parse_offset(text: &str) -> Option<Offset> {
     if text.eq_ignore_ascii_case("z") {
-        return Some(UtcOffset::UTC);
+        return Some(Offset::UTC);
     }
     let sign = if text.starts_with('-') { -1 } else { 1 };
     let digits: String = text.chars().filter(char::is_ascii_digit).collect();
-    let h: i8 = digits.get(0..2)?.parse().ok()?;
-    let m: i8 = digits.get(2..4)?.parse().ok()?;
-    UtcOffset::from_hms(sign * h, sign * m, 0).ok()
+    let h: i32 = digits.get(0..2)?.parse().ok()?;
+    let m: i32 = digits.get(2..4)?.parse().ok()?;
+    if h > 25 || m > 59 {
+        return None;
+    }
+    Offset::from_seconds(sign * (h * 3600 + m * 60)).ok()
 }
 
-pub(super) fn fixed_zone(offset: UtcOffset) -> TimeZone {
-    jiff::tz::Offset::from_seconds(offset.whole_seconds()).map_or(TimeZone::UTC, TimeZone::fixed)
+pub(super) fn fixed_zone(offset: Offset) -> TimeZone {
+    TimeZone::fixed(offset)
 }
 
 /// `dt` read in `zone`; a time skipped by a DST change moves forward, a repeated one takes the
 /// first occurrence (jiff's "compatible" rule, as in RFC 5545 and JavaScript's Temporal).
-pub(super) fn in_zone(dt: civil::DateTime, zone: &TimeZone) -> Option<OffsetDateTime> {
-    let zoned = zone.to_ambiguous_zoned(dt).compatible().ok()?;
-    let at = OffsetDateTime::from_unix_timestamp(zoned.timestamp().as_second()).ok()?;
-    let offset = UtcOffset::from_whole_seconds(zoned.offset().seconds()).ok()?;
-    at.checked_to_offset(offset)
+pub(super) fn in_zone(dt: civil::DateTime, zone: &TimeZone) -> Option<Zoned> {
+    zone.to_ambiguous_zoned(dt).compatible().ok()
 }
 
 pub(super) fn duration_ms(n: &str, unit: &str) -> Option<f64> {

@@ -245,10 +245,10 @@ impl Reader<'_> {
     }
 
     /// An RFC 3339 time such as `2026-02-24T12:00:00Z`.
-    fn timestamp(&mut self, key: &str) -> Option<time::OffsetDateTime> {
+    fn timestamp(&mut self, key: &str) -> Option<jiff::Timestamp> {
         let expected = "a time like \"2026-02-24T12:00:00Z\"";
         let text = self.string(key, expected, false)?;
-        match time::OffsetDateTime::parse(&text, &time::format_description::well_known::Rfc3339) {
+        match text.parse::<jiff::Timestamp>() {
             Ok(at) => Some(at),
             Err(_) => {
                 let value = Value::String(text);

@@ -575,7 +575,7 @@ fn retry_at_is_read_as_a_time_and_checked() {
     )
     .unwrap();
     assert_eq!(
-        file.tasks()[0].retry_at.map(|t| t.unix_timestamp()),
+        file.tasks()[0].retry_at.map(|t| t.as_second()),
         Some(1_771_934_405)
     );
     let file = TaskFile::parse(

@@ -31,6 +31,7 @@ use color_eyre::eyre::{Result, WrapErr};
 use tokio::sync::mpsc;
 
 use super::Engine;
+use crate::run::clock::Now;
 use crate::run::pty::PtyReport;
 use crate::run::store::writer::{StoreWriter, WriteError};
 
@@ -131,7 +132,8 @@ impl Engine {
     /// Waits until every change made so far is on disk (at most `timeout` per write), then
     /// launches what waited for it. For the ends of a run, where the loop has nothing else to
     /// do; while it runs, `take_writes` does this without waiting.
-    pub fn settle_writes(&mut self, now: Instant, timeout: Duration) -> Result<()> {
+    pub fn settle_writes(&mut self, now: Now, timeout: Duration) -> Result<()> {
+        let now = self.turn(now);
         self.take_writes(now)?;
         self.write_last(timeout)?;
         self.launch_ready(now)

@@ -2,6 +2,7 @@
 //! marks its task `running` is on disk, a failed write stops the run with the store's message,
 //! and a stop withdraws the starts still waiting.
 
+use crate::run::clock::Now;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -41,8 +42,7 @@ fn next_report(f: &mut Fixture) -> PtyReport {
 #[test]
 fn an_agent_launches_only_once_its_running_state_is_on_disk() {
     let mut f = fixture(2);
-    let now = Instant::now();
-    f.engine.fill_slots(now).expect("fill");
+    f.engine.fill_slots(Now::read()).expect("fill");
     // Prepared and handed to the writer, not launched: no report was taken in yet.
     assert_eq!(f.engine.attempts_in_flight(), 2);
     assert!(f.engine.live_for_task(0).is_none());
@@ -63,7 +63,7 @@ fn an_agent_launches_only_once_its_running_state_is_on_disk() {
     f.engine
         .on_report(
             PtyReport::TasksFileWritten { generation: handed },
-            Instant::now(),
+            Now::read(),
         )
         .expect("written");
     assert!(f.engine.live_for_task(0).is_some());
@@ -73,8 +73,8 @@ fn an_agent_launches_only_once_its_running_state_is_on_disk() {
     while !f.engine.is_done() {
         assert!(Instant::now() < deadline, "the agents did not finish");
         let report = next_report(&mut f);
-        f.engine.on_report(report, Instant::now()).expect("report");
-        f.engine.on_tick(Instant::now()).expect("tick");
+        f.engine.on_report(report, Now::read()).expect("report");
+        f.engine.on_tick(Now::read()).expect("tick");
     }
     for task in ["t0", "t1"] {
         let log = f.engine.runs_dir().join(task).join("attempt_1.log");
@@ -88,15 +88,15 @@ fn an_agent_launches_only_once_its_running_state_is_on_disk() {
 fn a_failed_write_stops_the_run_with_the_store_message() {
     let mut f = fixture(1);
     f.engine
-        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .settle_writes(Now::read(), Duration::from_secs(10))
         .expect("nothing to write yet");
     // The folder is gone: no temporary file can be made beside the tasks file.
     let folder = f.path.parent().expect("folder").to_path_buf();
     std::fs::remove_dir_all(&folder).expect("remove");
-    f.engine.fill_slots(Instant::now()).expect("fill");
+    f.engine.fill_slots(Now::read()).expect("fill");
     let error = f
         .engine
-        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .settle_writes(Now::read(), Duration::from_secs(10))
         .expect_err("the write fails");
     let message = format!("{error:#}");
     assert!(
@@ -106,23 +106,23 @@ fn a_failed_write_stops_the_run_with_the_store_message() {
     assert!(message.contains("tasks.json"), "{message}");
     // Its agent never launched, and the loop's next look says the same.
     assert!(f.engine.live_for_task(0).is_none());
-    let error = f.engine.on_tick(Instant::now()).expect_err("still failed");
+    let error = f.engine.on_tick(Now::read()).expect_err("still failed");
     assert!(format!("{error:#}").contains("cannot write the tasks file"));
 }
 
 #[test]
 fn a_stop_withdraws_the_starts_that_wait_for_their_write() {
     let mut f = fixture(1);
-    f.engine.fill_slots(Instant::now()).expect("fill");
+    f.engine.fill_slots(Now::read()).expect("fill");
     assert_eq!(
         f.engine.store().file().tasks()[0].status,
         TaskStatus::Running
     );
-    f.engine.stop(Instant::now()).expect("stop");
+    f.engine.stop(Now::read()).expect("stop");
     assert_eq!(f.engine.attempts_in_flight(), 0);
     assert!(f.engine.is_done());
     f.engine
-        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .settle_writes(Now::read(), Duration::from_secs(10))
         .expect("written");
     assert!(f.engine.live_for_task(0).is_none());
     let doc = on_disk(&f);

@@ -7,7 +7,6 @@ use std::time::{Duration, Instant};
 
 use color_eyre::eyre::{Result, WrapErr};
 use serde_json::json;
-use time::OffsetDateTime;
 
 use super::agent_report::AgentReport;
 use super::gather::{self, FailureJob, GatherJob};
@@ -38,7 +37,7 @@ pub(super) struct Ended<'a> {
     /// What went wrong, for the next attempt's `{previous_failure}`.
     pub(super) failure_summary: Option<String>,
     /// A quota failure's reset time, when the task waits for it.
-    pub(super) quota_reset: Option<OffsetDateTime>,
+    pub(super) quota_reset: Option<jiff::Timestamp>,
     pub(super) agent: AgentReport,
     /// Leftover processes herd ended after the agent exited.
     pub(super) ended_processes: Vec<EndedProcess>,
@@ -55,7 +54,7 @@ impl Engine {
         index: usize,
         verdict: &Verdict,
         attempt: &mut Attempt,
-    ) -> Option<OffsetDateTime> {
+    ) -> Option<jiff::Timestamp> {
         let task = &self.store.file().tasks()[index];
         let has_accounts = self
             .profiles
@@ -70,10 +69,10 @@ impl Engine {
             .screen_mut()
             .rows_with_history(failure_report::TAIL_ROWS);
         let text = crate::core::detect::tail_rows(&rows, failure_report::TAIL_ROWS).join("\n");
-        let local = time::UtcOffset::current_local_offset().unwrap_or(time::UtcOffset::UTC);
-        let reset = crate::core::quota_reset::parse_reset(&text, OffsetDateTime::now_utc(), local)?;
+        let local = jiff::tz::TimeZone::system();
+        let reset = crate::core::quota_reset::parse_reset(&text, self.clock.wall, local)?;
         tracing::info!(task = %task.task_id, at = %reset.at, evidence = %reset.evidence, "waiting for the quota reset");
-        Some(reset.at)
+        Some(reset.at.timestamp())
     }
 
     /// Once attempt `key`'s agent exited, its leftovers were swept and its terminal drained:
@@ -173,7 +172,7 @@ impl Engine {
             auto_inputs: live.attempt.auto_inputs().to_vec(),
             approvals: live.attempt.approvals().to_vec(),
             started_at: live.started_at,
-            ended_at: OffsetDateTime::now_utc(),
+            ended_at: self.clock.wall,
             duration: now.saturating_duration_since(live.started),
             verdict,
         };
@@ -213,9 +212,9 @@ impl Engine {
         let task = self.store.file().tasks()[index].clone();
         let ended_at = outcome.ended_at;
         let profile = self.profiles.get(&task.agent).cloned();
-        let quota_reset_in = ended.quota_reset.map(|at| {
-            Duration::try_from((at - ended_at).max(time::Duration::ZERO)).unwrap_or_default()
-        });
+        let quota_reset_in = ended
+            .quota_reset
+            .map(|at| Duration::try_from(at.duration_since(ended_at)).unwrap_or_default());
         let end = AttemptEnd {
             verdict: &outcome.verdict,
             attempt: number,

@@ -7,7 +7,6 @@
 //! Nothing here draws or waits.
 
 use std::path::Path;
-use std::time::Instant;
 
 use color_eyre::eyre::Result;
 use serde_json::{Value, json};
@@ -15,6 +14,7 @@ use serde_json::{Value, json};
 use super::LiveAttempt;
 use crate::core::attempt::Event;
 use crate::core::task::TaskStatus;
+use crate::run::clock::Now;
 use crate::run::pty::PtyReport;
 
 /// What an operator action did, in words for the status line.
@@ -102,7 +102,8 @@ impl super::Engine {
 
     /// Cancels a task: a running agent is ended (its process group gets TERM, then KILL) and the
     /// task becomes `cancelled` when it is gone; a pending or retryable task is cancelled now.
-    pub fn cancel_task(&mut self, index: usize, now: Instant) -> Result<ControlOutcome> {
+    pub fn cancel_task(&mut self, index: usize, now: Now) -> Result<ControlOutcome> {
+        let now = self.turn(now);
         // Its agent has not launched yet: the start is withdrawn and the task cancelled.
         self.withdraw_starts(Some(index));
         let Some((task_id, status)) = self.task_label(index) else {
@@ -112,7 +113,7 @@ impl super::Engine {
             if live.attempt.is_ending() {
                 return refused(format!("{task_id} is already ending"));
             }
-            self.send_to_task(index, Event::Cancel, now)?;
+            self.send(index, Event::Cancel, now)?;
             return done(format!("cancelling {task_id}: ending its agent"));
         }
         if !status.can_become(TaskStatus::Cancelled) {
@@ -127,7 +128,8 @@ impl super::Engine {
 
     /// Runs a task again as soon as there is room: a failed or cancelled task goes back to
     /// `pending`; a retryable task waiting for its backoff skips the rest of the wait.
-    pub fn retry_now(&mut self, index: usize, now: Instant) -> Result<ControlOutcome> {
+    pub fn retry_now(&mut self, index: usize, now: Now) -> Result<ControlOutcome> {
+        let now = self.turn(now);
         let Some((task_id, status)) = self.task_label(index) else {
             return refused("no such task");
         };
@@ -158,7 +160,7 @@ impl super::Engine {
             }
             _ => return refused(format!("{task_id} is {status}; it does not run again")),
         };
-        self.fill_slots(now)?;
+        self.fill(now)?;
         let started = self.has_attempt(index);
         let suffix = if started {
             "; started"
@@ -179,8 +181,9 @@ impl super::Engine {
         index: usize,
         rule: usize,
         auto: bool,
-        now: Instant,
+        now: Now,
     ) -> Result<ControlOutcome> {
+        let now = self.turn(now);
         let Some(task) = self.store.file().tasks().get(index) else {
             return refused("no such task");
         };
@@ -225,7 +228,7 @@ impl super::Engine {
                 });
         }
         if answered {
-            self.send_to_task(index, Event::OperatorAnswer { rule }, now)?;
+            self.send(index, Event::OperatorAnswer { rule }, now)?;
         }
         self.store
             .file_mut()
@@ -259,12 +262,8 @@ impl super::Engine {
     }
 
     /// Types a (multi-line) message into a running agent and submits it.
-    pub fn send_message(
-        &mut self,
-        index: usize,
-        text: &str,
-        now: Instant,
-    ) -> Result<ControlOutcome> {
+    pub fn send_message(&mut self, index: usize, text: &str, now: Now) -> Result<ControlOutcome> {
+        let now = self.turn(now);
         let Some((task_id, _)) = self.task_label(index) else {
             return refused("no such task");
         };
@@ -275,7 +274,7 @@ impl super::Engine {
             return refused("empty message not sent");
         }
         let bytes = message_bytes(text, live.attempt.screen().vt().bracketed_paste());
-        self.send_to_task(index, Event::OperatorKeys(bytes), now)?;
+        self.send(index, Event::OperatorKeys(bytes), now)?;
         done(format!("message sent to {task_id}"))
     }
 }

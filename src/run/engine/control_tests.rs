@@ -1,6 +1,7 @@
 //! Tests of the operator actions (`control`), and the hand-driven engine fixture the session
 //! tests share.
 
+use crate::run::clock::Now;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
@@ -57,7 +58,7 @@ pub(crate) fn fixture_with(tasks: &str, profiles: &str) -> Fixture {
         hosts: Default::default(),
     };
     let (tx, reports) = mpsc::channel(256);
-    let engine = Engine::new(store, profiles, opts, tx).expect("engine");
+    let engine = Engine::new(store, profiles, opts, tx, Now::read()).expect("engine");
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -75,7 +76,7 @@ impl Fixture {
     /// Task `index`'s `field` in the file, once every change made so far is written.
     fn on_disk(&mut self, index: usize, field: &str) -> Value {
         self.engine
-            .settle_writes(Instant::now(), Duration::from_secs(10))
+            .settle_writes(Now::read(), Duration::from_secs(10))
             .expect("written");
         let text = std::fs::read_to_string(&self.path).expect("read tasks");
         let doc: Value = serde_json::from_str(&text).expect("json");
@@ -103,11 +104,9 @@ impl Fixture {
                 tokio::time::timeout(Duration::from_millis(50), reports.recv()).await
             });
             if let Ok(Some(report)) = next {
-                self.engine
-                    .on_report(report, Instant::now())
-                    .expect("report");
+                self.engine.on_report(report, Now::read()).expect("report");
             }
-            self.engine.on_tick(Instant::now()).expect("tick");
+            self.engine.on_tick(Now::read()).expect("tick");
         }
     }
 }
@@ -133,11 +132,20 @@ fn cancel_moves_waiting_tasks_to_cancelled_and_refuses_finished_ones() {
     f.engine
         .retry_at
         .insert(1, Instant::now() + Duration::from_secs(60));
-    let now = Instant::now();
-    assert!(f.engine.cancel_task(0, now).expect("cancel").is_done());
-    assert!(f.engine.cancel_task(1, now).expect("cancel").is_done());
+    assert!(
+        f.engine
+            .cancel_task(0, Now::read())
+            .expect("cancel")
+            .is_done()
+    );
+    assert!(
+        f.engine
+            .cancel_task(1, Now::read())
+            .expect("cancel")
+            .is_done()
+    );
     assert_eq!(f.engine.retry_at(1), None);
-    let outcome = f.engine.cancel_task(2, now).expect("cancel");
+    let outcome = f.engine.cancel_task(2, Now::read()).expect("cancel");
     assert!(!outcome.is_done(), "{outcome:?}");
     assert_eq!(f.status(0), TaskStatus::Cancelled);
     assert_eq!(f.on_disk(0, "status"), json!("cancelled"));
@@ -157,9 +165,8 @@ fn retry_now_requeues_failed_and_cancelled_tasks_and_skips_waits() {
     f.engine
         .retry_at
         .insert(2, Instant::now() + Duration::from_secs(60));
-    let now = Instant::now();
     for index in 0..3 {
-        let outcome = f.engine.retry_now(index, now).expect("retry");
+        let outcome = f.engine.retry_now(index, Now::read()).expect("retry");
         assert!(outcome.is_done(), "{outcome:?}");
         assert!(outcome.message().contains("paused"), "{outcome:?}");
     }
@@ -168,7 +175,7 @@ fn retry_now_requeues_failed_and_cancelled_tasks_and_skips_waits() {
     assert_eq!(f.on_disk(1, "status"), json!("pending"));
     assert_eq!(f.status(2), TaskStatus::Retryable);
     assert_eq!(f.engine.retry_at(2), None);
-    assert!(!f.engine.retry_now(3, now).expect("retry").is_done());
+    assert!(!f.engine.retry_now(3, Now::read()).expect("retry").is_done());
     assert_eq!(f.on_disk(3, "status"), json!("completed"));
 }
 
@@ -179,7 +186,6 @@ fn prompt_edits_and_policy_switches_are_written_to_the_file() {
         task("b", "completed", ""),
     ]));
     f.engine.set_paused(true);
-    let now = Instant::now();
     assert!(
         f.engine
             .set_prompt_template(0, "new\nprompt")
@@ -195,7 +201,7 @@ fn prompt_edits_and_policy_switches_are_written_to_the_file() {
     );
     assert!(
         f.engine
-            .set_auto_answer(0, 0, true, now)
+            .set_auto_answer(0, 0, true, Now::read())
             .expect("auto")
             .is_done()
     );
@@ -209,7 +215,7 @@ fn prompt_edits_and_policy_switches_are_written_to_the_file() {
     );
     assert!(
         f.engine
-            .set_auto_answer(0, 0, false, now)
+            .set_auto_answer(0, 0, false, Now::read())
             .expect("auto")
             .is_done()
     );
@@ -219,7 +225,7 @@ fn prompt_edits_and_policy_switches_are_written_to_the_file() {
     );
     assert!(
         !f.engine
-            .set_auto_answer(0, 7, true, now)
+            .set_auto_answer(0, 7, true, Now::read())
             .expect("auto")
             .is_done()
     );
@@ -239,9 +245,9 @@ fn agents_start_at_the_launch_size_and_the_cast_header_says_so() {
     assert_eq!((rows, cols), (36, 76));
     f.engine.set_launch_sizes(vec![(rows, cols)]);
     assert_eq!(f.engine.launch_size_at(0), (36, 76));
-    f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine.fill_slots(Now::read()).expect("start");
     f.engine
-        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .settle_writes(Now::read(), Duration::from_secs(10))
         .expect("written");
     let live = f.engine.live_for_task(0).expect("running");
     assert_eq!(live.attempt.screen().size(), (36, 76));
@@ -272,24 +278,19 @@ fn cancelling_a_running_task_ends_its_agent() {
         "pending",
         r#", "command": ["sleep", "30"], "max_retries": 3"#,
     )]));
-    f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine.fill_slots(Now::read()).expect("start");
     f.engine
-        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .settle_writes(Now::read(), Duration::from_secs(10))
         .expect("written");
     assert!(f.engine.live_for_task(0).is_some());
-    assert!(
-        !f.engine
-            .retry_now(0, Instant::now())
-            .expect("retry")
-            .is_done()
-    );
+    assert!(!f.engine.retry_now(0, Now::read()).expect("retry").is_done());
     assert!(
         f.engine
-            .send_message(0, "hello", Instant::now())
+            .send_message(0, "hello", Now::read())
             .expect("send")
             .is_done()
     );
-    let outcome = f.engine.cancel_task(0, Instant::now()).expect("cancel");
+    let outcome = f.engine.cancel_task(0, Now::read()).expect("cancel");
     assert!(outcome.is_done(), "{outcome:?}");
     f.pump_until("the task to be cancelled", |e| e.live_for_task(0).is_none());
     assert_eq!(f.status(0), TaskStatus::Cancelled);
@@ -304,9 +305,9 @@ fn cancelling_a_running_task_ends_its_agent() {
 #[test]
 fn switching_auto_answer_on_answers_the_waiting_prompt() {
     let mut f = fixture(&tasks(&[task("a", "pending", "")]));
-    f.engine.fill_slots(Instant::now()).expect("start");
+    f.engine.fill_slots(Now::read()).expect("start");
     f.engine
-        .settle_writes(Instant::now(), Duration::from_secs(10))
+        .settle_writes(Now::read(), Duration::from_secs(10))
         .expect("written");
     f.pump_until("the prompt to wait", |e| {
         e.live_for_task(0)
@@ -314,7 +315,7 @@ fn switching_auto_answer_on_answers_the_waiting_prompt() {
     });
     let outcome = f
         .engine
-        .set_auto_answer(0, 0, true, Instant::now())
+        .set_auto_answer(0, 0, true, Now::read())
         .expect("auto");
     assert!(outcome.message().contains("answered"), "{outcome:?}");
     f.pump_until("the task to finish", |e| e.live_for_task(0).is_none());
@@ -352,11 +353,15 @@ fn a_task_cancelled_while_its_worktree_is_made_does_not_start() {
     }
     let extra = format!(r#", "worktree": true, "cwd": "{}""#, repo.path().display());
     let mut f = fixture(&tasks(&[task("a", "pending", &extra)]));
-    let now = Instant::now();
-    f.engine.on_tick(now).expect("tick");
+    f.engine.on_tick(Now::read()).expect("tick");
     assert!(f.engine.live().next().is_none(), "made off the loop first");
     assert!(!f.engine.is_done(), "the task holds its slot meanwhile");
-    assert!(f.engine.cancel_task(0, now).expect("cancel").is_done());
+    assert!(
+        f.engine
+            .cancel_task(0, Now::read())
+            .expect("cancel")
+            .is_done()
+    );
     f.pump_until("the preparation to come back", Engine::is_done);
     assert_eq!(f.status(0), TaskStatus::Cancelled);
     assert_eq!(f.on_disk(0, "status"), json!("cancelled"));

@@ -5,8 +5,6 @@
 
 use std::time::SystemTime;
 
-use time::OffsetDateTime;
-
 use super::gather::RemoteEndJob;
 use super::hosts::RemoteState;
 use super::prepare::{attempt_file_names, remote_stamp};
@@ -31,7 +29,7 @@ impl Engine {
         plan: &LaunchPlan,
         agent_log: Option<AgentLogKind>,
         remote: &Option<RemoteState>,
-        started_at: OffsetDateTime,
+        started_at: jiff::Timestamp,
     ) -> Option<FileWatch> {
         if plan.signal_file.is_none() && agent_log.is_none() {
             return None;

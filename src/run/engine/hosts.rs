@@ -12,7 +12,6 @@ use std::time::{Duration, Instant};
 
 use color_eyre::eyre::Result;
 use serde_json::json;
-use time::OffsetDateTime;
 
 use super::{Engine, EngineEvent, LiveAttempt};
 use crate::core::host_choice::{self, HostChoice};
@@ -169,7 +168,11 @@ impl Engine {
             "ended_processes": live.swept.take().unwrap_or_default(),
         });
         live.recorder.finish(at, &facts)?;
-        set_aside(live.recorder.paths(), live.number);
+        set_aside(
+            live.recorder.paths(),
+            live.number,
+            self.clock.wall.as_second(),
+        );
         let index = live.task;
         let file = self.store.file_mut();
         let mut result = file.tasks()[index]
@@ -181,7 +184,7 @@ impl Engine {
                 "host_trouble".into(),
                 json!({
                     "host": host,
-                    "at": outcome::utc_timestamp(OffsetDateTime::now_utc()),
+                    "at": outcome::utc_timestamp(self.clock.wall),
                     "evidence": what,
                 }),
             );
@@ -228,7 +231,7 @@ impl Engine {
                 "host_trouble".into(),
                 json!({
                     "host": name,
-                    "at": outcome::utc_timestamp(OffsetDateTime::now_utc()),
+                    "at": outcome::utc_timestamp(self.clock.wall),
                     "evidence": what,
                 }),
             );
@@ -327,8 +330,8 @@ impl Engine {
 
 /// Renames a lost attempt's recordings (`attempt_3.cast` → `attempt_3.host-lost-<time>.cast`):
 /// kept for the operator, and out of the way of the attempt that takes its number.
-fn set_aside(paths: &crate::run::recorder::AttemptPaths, number: u32) {
-    let stamp = OffsetDateTime::now_utc().unix_timestamp();
+/// `stamp`: now, in seconds since the epoch.
+fn set_aside(paths: &crate::run::recorder::AttemptPaths, number: u32, stamp: i64) {
     for path in [&paths.log, &paths.cast, &paths.facts] {
         let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
             continue;

@@ -2,13 +2,13 @@
 //! resumed batch keeps its backoff, and the operator's stop, herd giving up and the last
 //! kill end the agents that run.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use color_eyre::eyre::Result;
 use serde_json::json;
-use time::OffsetDateTime;
 
 use super::{Engine, EngineEvent};
+use crate::run::clock::Now;
 
 use crate::core::attempt::Event;
 use crate::core::task::TaskStatus;
@@ -16,7 +16,7 @@ use crate::run::{hygiene, outcome};
 
 impl Engine {
     pub(super) fn recover_interrupted(&mut self) -> Result<()> {
-        let now = OffsetDateTime::now_utc();
+        let now = self.clock.wall;
         for index in self.scope() {
             let task = &self.store.file().tasks()[index];
             if task.status != TaskStatus::Running {
@@ -43,20 +43,20 @@ impl Engine {
     }
 
     /// A resumed batch keeps the backoff: `retry_at` in the file becomes the wait.
-    pub(super) fn restore_retry_times(&mut self, now: Instant, now_utc: OffsetDateTime) {
+    pub(super) fn restore_retry_times(&mut self, now: Now) {
         for index in self.scope() {
             let task = &self.store.file().tasks()[index];
             if let (TaskStatus::Retryable, Some(at)) = (task.status, task.retry_at) {
-                let wait = (at - now_utc).max(time::Duration::ZERO);
-                let wait = Duration::try_from(wait).unwrap_or_default();
-                self.retry_at.insert(index, now + wait);
+                let wait = Duration::try_from(at.duration_since(now.wall)).unwrap_or_default();
+                self.retry_at.insert(index, now.at + wait);
             }
         }
     }
 
     /// The operator stops herd: every running agent is ended and its task goes back to
     /// `retryable`; nothing new starts.
-    pub fn stop(&mut self, now: Instant) -> Result<()> {
+    pub fn stop(&mut self, now: Now) -> Result<()> {
+        let now = self.turn(now);
         self.stopping = true;
         // Not started yet (nothing marked them `running`): they stay as they are.
         for planned in std::mem::take(&mut self.preparing).into_values() {
@@ -79,11 +79,12 @@ impl Engine {
     /// herd cannot go on (`reason`: a write of the tasks file or of a recording failed): every
     /// agent is killed and its task written back as `retryable`, where the file can still be
     /// written (the write is atomic either way, so the file stays valid).
-    pub fn abandon(&mut self, reason: &str) {
+    pub fn abandon(&mut self, reason: &str, now: Now) {
+        self.turn(now);
         self.stopping = true;
         self.kill_all();
         self.withdraw_starts(None);
-        let ended_at = outcome::utc_timestamp(OffsetDateTime::now_utc());
+        let ended_at = outcome::utc_timestamp(self.clock.wall);
         let in_flight: Vec<(usize, u32)> = (self.live.values().chain(self.ending.values()))
             .map(|l| (l.task, l.number))
             .collect();

@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 
 use color_eyre::eyre::Result;
 use serde_json::json;
-use time::OffsetDateTime;
 
 use super::agent_report::AgentReport;
 use super::conclude::Ended;
@@ -27,7 +26,7 @@ use crate::run::{failure_report, hygiene, outcome};
 impl Engine {
     /// Launches a prepared attempt's agent; its `running` state is on disk (`commit`).
     pub(super) fn launch(&mut self, starting: Starting, now: Instant) -> Result<()> {
-        let started_at = OffsetDateTime::now_utc();
+        let started_at = self.clock.wall;
         let (rows, cols) = starting.size;
         let paths = AttemptPaths::new(
             &self.opts.runs_dir.join(&starting.task.task_id),
@@ -37,7 +36,7 @@ impl Engine {
             paths,
             cols,
             rows,
-            started_at.unix_timestamp().max(0) as u64,
+            started_at.as_second().max(0) as u64,
             &starting.task.task_id,
         ) {
             Ok(recorder) => recorder,
@@ -169,7 +168,7 @@ impl Engine {
                     auto_inputs: Vec::new(),
                     approvals: Vec::new(),
                     started_at,
-                    ended_at: OffsetDateTime::now_utc(),
+                    ended_at: self.clock.wall,
                     duration: Duration::ZERO,
                 };
                 let ended = Ended {

@@ -25,9 +25,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use color_eyre::eyre::Result;
-use time::OffsetDateTime;
 use tokio::sync::mpsc;
 
+use super::clock::Now;
 use super::failure_report;
 use super::hygiene::{self, EndedProcess};
 use super::launch::LaunchPlan;
@@ -145,7 +145,7 @@ pub struct LiveAttempt {
     recorder: Recorder,
     plan: LaunchPlan,
     pub started: Instant,
-    started_at: OffsetDateTime,
+    started_at: jiff::Timestamp,
     exit: Option<ExitStatus>,
     exited_at: Option<Instant>,
     closed: bool,
@@ -230,16 +230,21 @@ pub struct Engine {
     /// Starts prepared (their task `running` in the document) that wait for the write that
     /// records it before their agents launch; each holds a slot.
     awaiting: Vec<start::Starting>,
+    /// The time of the current turn, as the frontend gave it: every timestamp written in the
+    /// turn is its `wall`. The engine reads no clock.
+    clock: Now,
 }
 
 impl Engine {
-    /// Takes over the store: tasks left `running` by a herd that died become `retryable` with the
-    /// interruption recorded; tasks with config problems fail now, before anything starts.
+    /// Takes over the store at `now`: tasks left `running` by a herd that died become
+    /// `retryable` with the interruption recorded; tasks with config problems fail now, before
+    /// anything starts.
     pub fn new(
         store: TaskStore,
         profiles: ProfileSet,
         opts: EngineOptions,
         reports: mpsc::Sender<PtyReport>,
+        now: Now,
     ) -> Result<Engine> {
         let commits = commit::Commits::start(reports.clone())?;
         let mut engine = Engine {
@@ -266,11 +271,12 @@ impl Engine {
             last_durations: HashMap::new(),
             commits,
             awaiting: Vec::new(),
+            clock: now,
         };
         engine.file_tag = hygiene::file_tag(engine.store.path());
         engine.end_survivors()?;
         engine.recover_interrupted()?;
-        engine.restore_retry_times(Instant::now(), OffsetDateTime::now_utc());
+        engine.restore_retry_times(now);
         engine.fail_config_problems()?;
         // What was found at the start is on disk before anything runs.
         engine.write_last(LAST_WRITE_WAIT)?;
@@ -286,6 +292,12 @@ impl Engine {
         (0..self.store.file().tasks().len())
             .filter(|&i| self.in_scope(i))
             .collect()
+    }
+
+    /// Takes the time of a turn from the frontend; its instant, for deadlines.
+    fn turn(&mut self, now: Now) -> Instant {
+        self.clock = now;
+        now.at
     }
 
     pub fn drain_events(&mut self) -> Vec<EngineEvent> {

@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use color_eyre::eyre::Result;
-use time::OffsetDateTime;
 
 use super::{Engine, EngineEvent};
 use crate::core::hosts::Host;
@@ -115,7 +114,7 @@ impl Engine {
         file.set_status(index, TaskStatus::Failed);
         file.set_result(
             index,
-            outcome::config_failure_json(&evidence, OffsetDateTime::now_utc()),
+            outcome::config_failure_json(&evidence, self.clock.wall),
         );
         // Written with the rest of this turn's changes (`commit`): nothing follows from it.
         self.events

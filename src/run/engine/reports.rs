@@ -9,12 +9,14 @@ use super::{DRAIN_AFTER_EXIT, Engine, EngineEvent, note_label};
 
 use crate::core::attempt::{Effect, Event};
 use crate::run::attempt_files::{FilesReport, SignalText};
+use crate::run::clock::Now;
 use crate::run::hygiene;
 use crate::run::pty::PtyReport;
 
 impl Engine {
     /// Handles one report from a PTY thread.
-    pub fn on_report(&mut self, report: PtyReport, now: Instant) -> Result<()> {
+    pub fn on_report(&mut self, report: PtyReport, now: Now) -> Result<()> {
+        let now = self.turn(now);
         match report {
             PtyReport::Output { key, bytes } => {
                 let Some(live) = self.live.get_mut(&key) else {
@@ -101,7 +103,8 @@ impl Engine {
 
     /// Deadlines that passed: attempt timers, drains, retries; then this turn's changes go to
     /// the tasks file's writer (`commit`).
-    pub fn on_tick(&mut self, now: Instant) -> Result<()> {
+    pub fn on_tick(&mut self, now: Now) -> Result<()> {
+        let now = self.turn(now);
         // Writes the writer finished whose wakeup is still queued behind other reports.
         self.take_writes(now)?;
         let keys: Vec<u64> = self.live.keys().copied().collect();
@@ -120,7 +123,7 @@ impl Engine {
         if !self.unswept.is_empty() {
             self.sweep_hosts_back(now);
         }
-        self.fill_slots(now)?;
+        self.fill(now)?;
         self.commit(now)
     }
 
@@ -217,7 +220,13 @@ impl Engine {
     }
 
     /// Sends an event to a live attempt (operator answers, keys, cancel, resize).
-    pub fn send_to_task(&mut self, index: usize, event: Event<'_>, now: Instant) -> Result<()> {
+    pub fn send_to_task(&mut self, index: usize, event: Event<'_>, now: Now) -> Result<()> {
+        let now = self.turn(now);
+        self.send(index, event, now)
+    }
+
+    /// `send_to_task` within a turn.
+    pub(super) fn send(&mut self, index: usize, event: Event<'_>, now: Instant) -> Result<()> {
         let Some(&key) = self.live_by_task.get(&index) else {
             return Ok(());
         };

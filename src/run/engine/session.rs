@@ -5,7 +5,7 @@
 //! agent: its client's `session/load`), or, with no
 //! session to continue, starts afresh with the message in its prompt.
 
-use std::time::Instant;
+use crate::run::clock::Now;
 
 use color_eyre::eyre::Result;
 use serde_json::json;
@@ -32,8 +32,9 @@ impl super::Engine {
         &mut self,
         index: usize,
         text: &str,
-        now: Instant,
+        now: Now,
     ) -> Result<ControlOutcome> {
+        let now = self.turn(now);
         let Some((task_id, status)) = self.task_label(index) else {
             return refused("no such task");
         };
@@ -63,7 +64,7 @@ impl super::Engine {
         file.set_status(index, TaskStatus::Retryable);
         file.remove_field(index, "retry_at");
         tracing::info!(task = %task_id, session = ?session, "operator message queued");
-        self.fill_slots(now)?;
+        self.fill(now)?;
         let how = match session {
             Some(id) => format!("resuming session {id}"),
             None => "no session to resume: a fresh attempt gets the message".to_string(),
@@ -86,6 +87,7 @@ mod tests {
     use serde_json::Value;
 
     use crate::core::task::TaskStatus;
+    use crate::run::clock::Now;
     use crate::run::engine::control_tests::{Fixture, fixture_with};
 
     /// (Braces are doubled: commands are templates.)
@@ -113,7 +115,7 @@ protocol = "acp"
     impl Fixture {
         fn result(&mut self) -> Value {
             self.engine
-                .settle_writes(std::time::Instant::now(), Duration::from_secs(10))
+                .settle_writes(Now::read(), Duration::from_secs(10))
                 .expect("written");
             let text = std::fs::read_to_string(&self.path).expect("read tasks");
             let doc: Value = serde_json::from_str(&text).expect("json");
@@ -126,9 +128,7 @@ protocol = "acp"
 
         fn run_until_idle(&mut self) {
             let deadline = std::time::Instant::now() + Duration::from_secs(10);
-            self.engine
-                .fill_slots(std::time::Instant::now())
-                .expect("fill");
+            self.engine.fill_slots(Now::read()).expect("fill");
             while self.engine.attempts_in_flight() > 0 || self.first_status() == TaskStatus::Pending
             {
                 assert!(
@@ -140,13 +140,9 @@ protocol = "acp"
                     tokio::time::timeout(Duration::from_millis(50), reports.recv()).await
                 });
                 if let Ok(Some(report)) = next {
-                    self.engine
-                        .on_report(report, std::time::Instant::now())
-                        .expect("report");
+                    self.engine.on_report(report, Now::read()).expect("report");
                 }
-                self.engine
-                    .on_tick(std::time::Instant::now())
-                    .expect("tick");
+                self.engine.on_tick(Now::read()).expect("tick");
             }
         }
     }
@@ -166,7 +162,7 @@ protocol = "acp"
 
         let outcome = f
             .engine
-            .resume_with_message(0, "add a test", std::time::Instant::now())
+            .resume_with_message(0, "add a test", Now::read())
             .expect("resume");
         assert!(outcome.is_done(), "{outcome:?}");
         assert!(
@@ -190,12 +186,14 @@ protocol = "acp"
         let mut f = fixture(
             r#"{"tasks": [{"task_id": "t", "agent": "fresh", "completion": "result", "prompt_template": "base", "status": "completed", "attempts": 1}]}"#,
         );
-        let now = std::time::Instant::now();
-        let refused = f.engine.resume_with_message(0, "  ", now).expect("resume");
+        let refused = f
+            .engine
+            .resume_with_message(0, "  ", Now::read())
+            .expect("resume");
         assert!(!refused.is_done());
         let outcome = f
             .engine
-            .resume_with_message(0, "more please", now)
+            .resume_with_message(0, "more please", Now::read())
             .expect("resume");
         assert!(
             outcome.message().contains("no session to resume"),

@@ -8,6 +8,7 @@ use color_eyre::eyre::Result;
 
 use super::Engine;
 use super::prepare::{Planned, RemoteGitBefore};
+use crate::run::clock::Now;
 
 use crate::core::accounts::Choice;
 use crate::core::task::{TaskSpec, TaskStatus};
@@ -36,7 +37,13 @@ pub(super) struct Starting {
 
 impl Engine {
     /// Starts tasks while there is room.
-    pub fn fill_slots(&mut self, now: Instant) -> Result<()> {
+    pub fn fill_slots(&mut self, now: Now) -> Result<()> {
+        let now = self.turn(now);
+        self.fill(now)
+    }
+
+    /// `fill_slots` within a turn.
+    pub(super) fn fill(&mut self, now: Instant) -> Result<()> {
         if self.paused || self.stopping {
             return Ok(());
         }
