@@ -19,7 +19,7 @@ use super::marker::MarkerWatch;
 use super::profile::{OutputKind, Profile};
 use super::screen::Screen;
 use super::screen_retry::ScreenRetryWatch;
-use super::signal_file::SignalFile;
+use super::signal_file::{SignalFile, SignalFileError};
 use super::stream::{StreamFacts, StreamParser};
 use super::task::Completion;
 
@@ -127,7 +127,7 @@ pub struct Attempt {
     /// herd has acted to end the agent (exit keys written or a signal sent): an exit from now
     /// on is herd's doing, not the agent's own.
     herd_ended: bool,
-    signal: Option<Result<SignalFile, String>>,
+    signal: Option<Result<SignalFile, SignalFileError>>,
     /// The agent's own log, read live (the profile's `agent_log`).
     agent_log: Option<AgentLogParser>,
     log_retries: RetryWatch,
@@ -189,7 +189,7 @@ impl Attempt {
     }
 
     /// The signal file as last read.
-    pub fn signal(&self) -> Option<&Result<SignalFile, String>> {
+    pub fn signal(&self) -> Option<&Result<SignalFile, SignalFileError>> {
         self.signal.as_ref()
     }
 
