@@ -120,7 +120,11 @@ fn hostile_and_scripted_acp_agents_end_with_clear_evidence() {
     )
     .unwrap();
     assert_eq!(facts["stream"]["events"], 2, "{}", facts["stream"]);
-    assert!(!facts["stream"]["errors"].to_string().contains("error_forged"));
+    assert!(
+        !facts["stream"]["errors"]
+            .to_string()
+            .contains("error_forged")
+    );
     // The refused request is answered reject_once, with the guard's reason, in the audit.
     let log = acp_log(dir.path(), "fake-guard_refuses");
     assert!(log.contains("\"option\":\"reject_once\""), "{log}");
