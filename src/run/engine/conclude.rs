@@ -105,7 +105,7 @@ impl Engine {
                 }
             }
             if let Some(why) = live.files_trouble.take() {
-                self.conclude_on_host_trouble(key, now, Some(why))?;
+                self.conclude_on_host_trouble(key, now, Some(why.to_string()))?;
                 return Ok(());
             }
         }

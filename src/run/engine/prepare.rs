@@ -269,7 +269,7 @@ impl Engine {
                 return self.unreachable_at_start(planned, "no answer".into(), now);
             }
             Preparation::Remote(PrepareOutcome::Unreachable(reason)) => {
-                return self.unreachable_at_start(planned, reason, now);
+                return self.unreachable_at_start(planned, reason.to_string(), now);
             }
         }
         let size = self.launch_size_at(self.awaiting.len() + self.live.len() + self.ending.len());
