@@ -147,8 +147,14 @@ impl std::fmt::Debug for Attempt {
 }
 
 impl Attempt {
-    pub fn new(setup: AttemptSetup) -> Attempt {
+    pub fn new(mut setup: AttemptSetup) -> Attempt {
         let rules = setup.profile.prompts.len();
+        if setup.profile.protocol == super::profile::Protocol::Acp {
+            // herd's ACP client draws a dialog only for what its own guard, on the exact
+            // request, left to the operator: a reading of that dialog is never answered by
+            // herd itself, whatever the task's switches (the client applies those).
+            setup.auto_rules = vec![false; rules];
+        }
         Attempt {
             screen: Screen::new(setup.rows, setup.cols),
             watch: MarkerWatch::new(&setup.marker, &setup.prompt),
@@ -250,6 +256,10 @@ impl Attempt {
     }
 
     pub fn set_auto(&mut self, rule: usize, auto: bool) {
+        // An ACP client's switches are read at its launch; its dialogs stay the operator's.
+        if self.setup.profile.protocol == super::profile::Protocol::Acp {
+            return;
+        }
         if let Some(slot) = self.setup.auto_rules.get_mut(rule) {
             *slot = auto;
         }
