@@ -1,5 +1,6 @@
 //! The scripts run for real, through an exec launcher that is this machine (`env HOME=...`), on
-//! a temporary repository: what the hosts' `sh` and `git` do with them.
+//! a temporary repository: what the hosts' `sh` and `git` do with them. Longer than ~400 lines
+//! on purpose: one scenario per script, each readable top to bottom.
 
 use std::collections::BTreeSet;
 use std::path::Path;
