@@ -289,9 +289,13 @@ impl Engine {
     }
 
     fn scope(&self) -> Vec<usize> {
-        (0..self.store.file().tasks().len())
-            .filter(|&i| self.in_scope(i))
-            .collect()
+        self.scope_iter().collect()
+    }
+
+    /// `scope` without collecting it: the checks made every turn of the loop walk the whole
+    /// file, which must not cost an allocation per task.
+    fn scope_iter(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.store.file().tasks().len()).filter(|&i| self.in_scope(i))
     }
 
     /// Takes the time of a turn from the frontend; its instant, for deadlines.
@@ -365,15 +369,13 @@ impl Engine {
             && self.preparing.is_empty()
             && (self.stopping
                 || !self
-                    .scope()
-                    .into_iter()
+                    .scope_iter()
                     .any(|i| self.store.file().tasks()[i].status.is_runnable()))
     }
 
     /// Whether a task of this run waits for the operator's answers to its questions.
     pub fn any_needs_input(&self) -> bool {
-        self.scope()
-            .into_iter()
+        self.scope_iter()
             .any(|i| self.store.file().tasks()[i].status == TaskStatus::NeedsInput)
     }
 
@@ -383,8 +385,7 @@ impl Engine {
             return 130;
         }
         let all_done = self
-            .scope()
-            .into_iter()
+            .scope_iter()
             .all(|i| self.store.file().tasks()[i].status == TaskStatus::Completed);
         if all_done { 0 } else { 1 }
     }
