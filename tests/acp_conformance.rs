@@ -114,6 +114,17 @@ fn hostile_and_scripted_acp_agents_end_with_clear_evidence() {
     ] {
         assert!(log.contains(needle), "{needle} not in the acp log:\n{log}");
     }
+    // The result line in its message was text: the session's own events only (init, result).
+    let facts: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("runs/fake-hostile/attempt_1.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(facts["stream"]["events"], 2, "{}", facts["stream"]);
+    assert!(
+        !facts["stream"]["errors"]
+            .to_string()
+            .contains("error_forged")
+    );
     // The refused request is answered reject_once, with the guard's reason, in the audit.
     let log = acp_log(dir.path(), "fake-guard_refuses");
     assert!(log.contains("\"option\":\"reject_once\""), "{log}");

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use thiserror::Error;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -269,41 +270,55 @@ pub struct ReplayArgs {
     pub idle_limit: Option<f64>,
 }
 
+/// A value clap could not take, with the text as given (clap names the option).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+enum ValueError {
+    #[error("expected a speed such as 0.5, 1 or 4, got {0:?}")]
+    Speed(String),
+    #[error("expected a number of seconds (0 or more), got {0:?}")]
+    Seconds(String),
+    #[error("expected COLSxROWS such as 120x40, got {0:?}")]
+    SizeShape(String),
+    #[error("bad column count in {0:?}")]
+    SizeColumns(String),
+    #[error("bad row count in {0:?}")]
+    SizeRows(String),
+    #[error("size {0:?} is out of range (20..1000 x 5..500)")]
+    SizeRange(String),
+}
+
 /// A playback speed: a finite number above zero.
-fn speed_factor(text: &str) -> Result<f64, String> {
+fn speed_factor(text: &str) -> Result<f64, ValueError> {
     match text.trim().parse::<f64>() {
         Ok(n) if n.is_finite() && n > 0.0 => Ok(n),
-        _ => Err(format!(
-            "expected a speed such as 0.5, 1 or 4, got {text:?}"
-        )),
+        _ => Err(ValueError::Speed(text.to_string())),
     }
 }
 
 /// A finite number of seconds, zero or more.
-fn non_negative_seconds(text: &str) -> Result<f64, String> {
+fn non_negative_seconds(text: &str) -> Result<f64, ValueError> {
     match text.trim().parse::<f64>() {
         Ok(n) if n.is_finite() && n >= 0.0 => Ok(n),
-        _ => Err(format!(
-            "expected a number of seconds (0 or more), got {text:?}"
-        )),
+        _ => Err(ValueError::Seconds(text.to_string())),
     }
 }
 
 /// Parses `120x40` into (cols, rows).
-fn parse_size(text: &str) -> Result<(u16, u16), String> {
+fn parse_size(text: &str) -> Result<(u16, u16), ValueError> {
+    let owned = || text.to_string();
     let (cols, rows) = text
         .split_once(['x', 'X'])
-        .ok_or_else(|| format!("expected COLSxROWS such as 120x40, got {text:?}"))?;
+        .ok_or_else(|| ValueError::SizeShape(owned()))?;
     let cols: u16 = cols
         .trim()
         .parse()
-        .map_err(|_| format!("bad column count in {text:?}"))?;
+        .map_err(|_| ValueError::SizeColumns(owned()))?;
     let rows: u16 = rows
         .trim()
         .parse()
-        .map_err(|_| format!("bad row count in {text:?}"))?;
+        .map_err(|_| ValueError::SizeRows(owned()))?;
     if !(20..=1000).contains(&cols) || !(5..=500).contains(&rows) {
-        return Err(format!("size {text:?} is out of range (20..1000 x 5..500)"));
+        return Err(ValueError::SizeRange(owned()));
     }
     Ok((cols, rows))
 }

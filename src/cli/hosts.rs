@@ -115,7 +115,9 @@ fn hosts_check(args: &HostsCheckArgs) -> Result<i32> {
                 let result = if remote::launcher_installed(&host) {
                     remote::probe(&host, &names)
                 } else {
-                    Err(format!("\"{}\" is not installed here", host.program()))
+                    Err(remote::ProbeError::NoLauncher {
+                        launcher: host.program().to_string(),
+                    })
                 };
                 (host, result)
             })
@@ -167,7 +169,7 @@ fn hosts_check(args: &HostsCheckArgs) -> Result<i32> {
                     "no".into(),
                     "-".into(),
                     "-".into(),
-                    why,
+                    why.to_string(),
                 ]);
             }
         }

@@ -86,6 +86,29 @@ pub struct HostsError {
     pub message: String,
 }
 
+/// What is wrong with one host's table, and which field.
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+pub enum HostError {
+    #[error("a host name may hold letters, digits, '-', '_' and '.' only")]
+    BadName,
+    #[error("give either \"ssh\" or \"exec\", not both")]
+    SshAndExec,
+    #[error(
+        "give \"ssh\" (\"user@host\") or \"exec\" (an argv such as [\"docker\", \"exec\", \"-i\", \"{{tty}}\", \"box\"])"
+    )]
+    NoLauncher,
+    #[error("ssh destination \"{destination}\" must be user@host or a host alias")]
+    BadDestination { destination: String },
+    #[error("\"exec\" must start with the launcher program")]
+    ExecWithoutProgram,
+    #[error("port, identity and ssh_options apply to \"ssh\" hosts only")]
+    SshFieldsOnExec,
+    #[error("max_agents must be from 1 to {MAX_AGENTS_LIMIT}")]
+    MaxAgentsOutOfRange,
+    #[error("env name \"{key}\" is not a valid variable name")]
+    BadEnvName { key: String },
+}
+
 #[derive(Debug, Deserialize)]
 struct HostsText {
     #[serde(default)]
@@ -226,27 +249,22 @@ fn only_hosts(text: &str) -> String {
     }
 }
 
-fn compile(name: &str, s: HostSource) -> Result<Host, String> {
+fn compile(name: &str, s: HostSource) -> Result<Host, HostError> {
     if name.is_empty()
         || !name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
     {
-        return Err("a host name may hold letters, digits, '-', '_' and '.' only".into());
+        return Err(HostError::BadName);
     }
     let launcher = match (s.ssh, s.exec) {
-        (Some(_), Some(_)) => return Err("give either \"ssh\" or \"exec\", not both".into()),
+        (Some(_), Some(_)) => return Err(HostError::SshAndExec),
         (None, None) => {
-            return Err(
-                "give \"ssh\" (\"user@host\") or \"exec\" (an argv such as [\"docker\", \"exec\", \"-i\", \"{tty}\", \"box\"])"
-                    .into(),
-            );
+            return Err(HostError::NoLauncher);
         }
         (Some(destination), None) => {
             if destination.is_empty() || destination.starts_with('-') {
-                return Err(format!(
-                    "ssh destination \"{destination}\" must be user@host or a host alias"
-                ));
+                return Err(HostError::BadDestination { destination });
             }
             Launcher::Ssh(SshTarget {
                 destination,
@@ -258,10 +276,10 @@ fn compile(name: &str, s: HostSource) -> Result<Host, String> {
         }
         (None, Some(template)) => {
             if template.first().is_none_or(|p| p.is_empty()) {
-                return Err("\"exec\" must start with the launcher program".into());
+                return Err(HostError::ExecWithoutProgram);
             }
             if s.port.is_some() || s.identity.is_some() || !s.ssh_options.is_empty() {
-                return Err("port, identity and ssh_options apply to \"ssh\" hosts only".into());
+                return Err(HostError::SshFieldsOnExec);
             }
             Launcher::Exec { template }
         }
@@ -269,11 +287,11 @@ fn compile(name: &str, s: HostSource) -> Result<Host, String> {
     if let Some(max) = s.max_agents
         && !(1..=MAX_AGENTS_LIMIT).contains(&max)
     {
-        return Err(format!("max_agents must be from 1 to {MAX_AGENTS_LIMIT}"));
+        return Err(HostError::MaxAgentsOutOfRange);
     }
     for key in s.env.keys() {
         if !is_env_name(key) {
-            return Err(format!("env name \"{key}\" is not a valid variable name"));
+            return Err(HostError::BadEnvName { key: key.clone() });
         }
     }
     Ok(Host {

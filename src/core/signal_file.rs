@@ -8,6 +8,7 @@
 
 use serde::Serialize;
 use serde_json::{Map, Value};
+use thiserror::Error;
 
 /// What the agent says about its task.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -32,30 +33,61 @@ pub struct SignalFile {
 const EXPECTED: &str = r#"expected a JSON object like {"status": "done"}, {"status": "questions", "questions": ["..."]} or {"status": "error", "error": "..."}"#;
 const STATUSES: &str = r#""done", "questions" or "error""#;
 
+/// Why a signal file cannot be used, in one line for the operator: what is wrong, which field,
+/// and what is expected.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SignalFileError {
+    #[error("the signal file is empty (is the agent still writing it?); {EXPECTED}")]
+    Empty,
+    #[error("the signal file is not valid JSON ({detail}); {EXPECTED}")]
+    NotJson { detail: String },
+    #[error("the signal file holds {kind}, not a JSON object; {EXPECTED}")]
+    NotAnObject { kind: &'static str },
+    #[error("the signal file has no \"status\"; expected {STATUSES}")]
+    NoStatus,
+    #[error("\"status\" is {kind}, not a string; expected {STATUSES}")]
+    StatusNotAString { kind: &'static str },
+    #[error("unknown \"status\" {}; expected {STATUSES}", Value::String(.status.clone()))]
+    UnknownStatus { status: String },
+    #[error("\"questions\" is {kind}; expected a string or an array of strings")]
+    QuestionsNotAList { kind: &'static str },
+    #[error(
+        "questions[{index}] is an object without a \"question\" string; expected a string or an \
+         object with a \"question\" string"
+    )]
+    QuestionWithoutText { index: usize },
+    #[error(
+        "questions[{index}] is {kind}; expected a string or an object with a \"question\" string"
+    )]
+    QuestionNotText { index: usize, kind: &'static str },
+    #[error(
+        "status \"questions\" needs at least one question in \"questions\" (a string or an array \
+         of strings)"
+    )]
+    NoQuestions,
+    #[error("status \"error\" needs an \"error\" message (a non-empty string)")]
+    NoErrorMessage,
+    /// The shell did not read it: too large to be a signal.
+    #[error("it is {bytes} bytes; a signal file is a small JSON object")]
+    TooLarge { bytes: u64 },
+}
+
 /// Parses the file's text. Errors are one-line messages for the operator that say what is wrong
 /// and what is expected.
 ///
 /// Accepted beyond the plain shape: a leading BOM and whitespace; `status` in any letter case;
 /// `questions` as one string, or an array of strings or of objects with a `question` (or `text`)
 /// string; for `error`, the message under `result` or `message` when `error` is absent.
-pub fn parse(text: &str) -> Result<SignalFile, String> {
+pub fn parse(text: &str) -> Result<SignalFile, SignalFileError> {
     let text = text.trim_start_matches('\u{feff}').trim();
     if text.is_empty() {
-        return Err(format!(
-            "the signal file is empty (is the agent still writing it?); {EXPECTED}"
-        ));
+        return Err(SignalFileError::Empty);
     }
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        format!(
-            "the signal file is not valid JSON ({}); {EXPECTED}",
-            one_line(&e.to_string())
-        )
+    let value: Value = serde_json::from_str(text).map_err(|e| SignalFileError::NotJson {
+        detail: one_line(&e.to_string()),
     })?;
     let Value::Object(object) = value else {
-        return Err(format!(
-            "the signal file holds {}, not a JSON object; {EXPECTED}",
-            kind(&value)
-        ));
+        return Err(SignalFileError::NotAnObject { kind: kind(&value) });
     };
     let signal = match status(&object)?.as_str() {
         "done" => Signal::Done {
@@ -68,10 +100,9 @@ pub fn parse(text: &str) -> Result<SignalFile, String> {
             error: error_message(&object)?,
         },
         other => {
-            return Err(format!(
-                "unknown \"status\" {}; expected {STATUSES}",
-                Value::String(other.to_string())
-            ));
+            return Err(SignalFileError::UnknownStatus {
+                status: other.to_string(),
+            });
         }
     };
     let session_id = object
@@ -83,31 +114,21 @@ pub fn parse(text: &str) -> Result<SignalFile, String> {
     Ok(SignalFile { signal, session_id })
 }
 
-fn status(object: &Map<String, Value>) -> Result<String, String> {
+fn status(object: &Map<String, Value>) -> Result<String, SignalFileError> {
     match object.get("status") {
         Some(Value::String(s)) => Ok(s.trim().to_ascii_lowercase()),
-        None => Err(format!(
-            "the signal file has no \"status\"; expected {STATUSES}"
-        )),
-        Some(other) => Err(format!(
-            "\"status\" is {}, not a string; expected {STATUSES}",
-            kind(other)
-        )),
+        None => Err(SignalFileError::NoStatus),
+        Some(other) => Err(SignalFileError::StatusNotAString { kind: kind(other) }),
     }
 }
 
-fn questions(value: Option<&Value>) -> Result<Vec<String>, String> {
-    const NEEDS: &str = "status \"questions\" needs at least one question in \"questions\" \
-                         (a string or an array of strings)";
+fn questions(value: Option<&Value>) -> Result<Vec<String>, SignalFileError> {
     let items: Vec<&Value> = match value {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items.iter().collect(),
         Some(one @ Value::String(_)) => vec![one],
         Some(other) => {
-            return Err(format!(
-                "\"questions\" is {}; expected a string or an array of strings",
-                kind(other)
-            ));
+            return Err(SignalFileError::QuestionsNotAList { kind: kind(other) });
         }
     };
     let mut out = Vec::new();
@@ -117,18 +138,12 @@ fn questions(value: Option<&Value>) -> Result<Vec<String>, String> {
             Value::Object(o) => ["question", "text"]
                 .iter()
                 .find_map(|key| o.get(*key).and_then(Value::as_str))
-                .ok_or_else(|| {
-                    format!(
-                        "questions[{i}] is an object without a \"question\" string; expected a \
-                         string or an object with a \"question\" string"
-                    )
-                })?,
+                .ok_or(SignalFileError::QuestionWithoutText { index: i })?,
             other => {
-                return Err(format!(
-                    "questions[{i}] is {}; expected a string or an object with a \"question\" \
-                     string",
-                    kind(other)
-                ));
+                return Err(SignalFileError::QuestionNotText {
+                    index: i,
+                    kind: kind(other),
+                });
             }
         };
         let text = text.trim();
@@ -137,12 +152,12 @@ fn questions(value: Option<&Value>) -> Result<Vec<String>, String> {
         }
     }
     if out.is_empty() {
-        return Err(NEEDS.to_string());
+        return Err(SignalFileError::NoQuestions);
     }
     Ok(out)
 }
 
-fn error_message(object: &Map<String, Value>) -> Result<String, String> {
+fn error_message(object: &Map<String, Value>) -> Result<String, SignalFileError> {
     ["error", "result", "message"]
         .iter()
         .find_map(|key| {
@@ -153,7 +168,7 @@ fn error_message(object: &Map<String, Value>) -> Result<String, String> {
                 .filter(|s| !s.is_empty())
         })
         .map(str::to_string)
-        .ok_or_else(|| "status \"error\" needs an \"error\" message (a non-empty string)".into())
+        .ok_or(SignalFileError::NoErrorMessage)
 }
 
 /// How a JSON value is named in a message.

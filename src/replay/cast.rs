@@ -93,7 +93,7 @@ pub enum ProblemKind {
     #[error("cut short: the recording ends in the middle of an event (was the recorder killed?)")]
     CutShort,
     #[error("not an event, skipped: {0}")]
-    NotAnEvent(String),
+    NotAnEvent(EventLineError),
     #[error("invalid UTF-8; the bad bytes are dropped")]
     InvalidUtf8,
     #[error("the time goes backwards ({time:.3} s after {before:.3} s); kept in order")]
@@ -102,6 +102,20 @@ pub enum ProblemKind {
     BadResize(String),
     #[error("{0}")]
     Header(String),
+}
+
+/// Why a line is not an event `[time, code, data]`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EventLineError {
+    /// serde_json's own words.
+    #[error("{0}")]
+    NotJson(String),
+    #[error("not a JSON array")]
+    NotAnArray,
+    #[error("the first item is not a time")]
+    NoTime,
+    #[error("the second item is not an event code")]
+    NoCode,
 }
 
 /// Why a file cannot be replayed at all.
@@ -323,7 +337,7 @@ impl<R: BufRead> CastReader<R> {
 }
 
 /// Parses one event line into (time, code, data, had invalid UTF-8).
-fn parse_event(line: &[u8]) -> Result<(f64, String, String, bool), String> {
+fn parse_event(line: &[u8]) -> Result<(f64, String, String, bool), EventLineError> {
     if let Ok(RawEvent(time, code, data)) = serde_json::from_slice::<RawEvent>(line) {
         return Ok((time, code, data, false));
     }
@@ -331,18 +345,19 @@ fn parse_event(line: &[u8]) -> Result<(f64, String, String, bool), String> {
         Ok(text) => (std::borrow::Cow::Borrowed(text), false),
         Err(_) => (String::from_utf8_lossy(line), true),
     };
-    let value: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let value: Value =
+        serde_json::from_str(&text).map_err(|e| EventLineError::NotJson(e.to_string()))?;
     let Value::Array(items) = value else {
-        return Err("not a JSON array".to_string());
+        return Err(EventLineError::NotAnArray);
     };
     let time = items
         .first()
         .and_then(Value::as_f64)
-        .ok_or("the first item is not a time")?;
+        .ok_or(EventLineError::NoTime)?;
     let code = items
         .get(1)
         .and_then(Value::as_str)
-        .ok_or("the second item is not an event code")?
+        .ok_or(EventLineError::NoCode)?
         .to_string();
     let data = match items.get(2) {
         Some(Value::String(s)) => s.clone(),

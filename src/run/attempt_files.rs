@@ -15,7 +15,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
 use super::agent_log::AgentLogTail;
-use super::remote_files::{FollowEvent, Follower};
+use super::remote_files::{FollowEvent, Follower, NoAnswer};
 use crate::core::hosts::Host;
 use crate::core::remote_files::{RemoteRead, RolloutSearch};
 use crate::core::remote_frames::{ReadBack, choose_rollout};
@@ -47,7 +47,7 @@ pub enum FilesReport {
     Last {
         signal: Option<SignalText>,
         log: Vec<u8>,
-        trouble: Option<String>,
+        trouble: Option<NoAnswer>,
     },
 }
 
@@ -56,7 +56,7 @@ pub enum FilesReport {
 pub enum Preparation {
     /// Here: the task's worktree (when it has one) made, its signal file cleared.
     Local {
-        worktree: Option<Result<PathBuf, String>>,
+        worktree: Option<Result<PathBuf, crate::run::worktree::WorktreeError>>,
     },
     /// On a host, through its launcher (`run::remote_files::prepare`).
     Remote(super::remote_files::PrepareOutcome),
@@ -277,7 +277,7 @@ impl Reader {
     }
 
     /// The signal file and the log's new bytes, read now; on a host, why it could not be read.
-    fn read_once(&mut self, last: bool) -> (Option<SignalText>, Vec<u8>, Option<String>) {
+    fn read_once(&mut self, last: bool) -> (Option<SignalText>, Vec<u8>, Option<NoAnswer>) {
         match &mut self.source {
             FileSource::Local { signal, log } => {
                 let text = signal

@@ -290,9 +290,24 @@ pub fn launcher_installed(host: &Host) -> bool {
         .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
 }
 
+/// Why a host could not be probed.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    #[error("\"{launcher}\" is not installed here")]
+    NoLauncher { launcher: String },
+    #[error("cannot run {launcher}: {source}")]
+    CannotRun {
+        launcher: String,
+        source: std::io::Error,
+    },
+    /// The launcher ran but the probe did not: its exit and its last words.
+    #[error("exit {code}: {why}")]
+    NoAnswer { code: String, why: String },
+}
+
 /// Probes `host`: reachable, the agent programs, Node's version. `Err` says why it could not be
 /// reached.
-pub fn probe(host: &Host, programs: &[&str]) -> Result<ProbeFacts, String> {
+pub fn probe(host: &Host, programs: &[&str]) -> Result<ProbeFacts, ProbeError> {
     // With the host's environment, as its agents have it (its PATH finds their programs).
     let mut script = String::new();
     for (key, value) in &host.env {
@@ -301,8 +316,10 @@ pub fn probe(host: &Host, programs: &[&str]) -> Result<ProbeFacts, String> {
         }
     }
     script.push_str(&remote_script::probe_script(programs));
-    let run = run_plain(host, &script, PLAIN_TIMEOUT)
-        .map_err(|e| format!("cannot run {}: {e}", host.program()))?;
+    let run = run_plain(host, &script, PLAIN_TIMEOUT).map_err(|source| ProbeError::CannotRun {
+        launcher: host.program().to_string(),
+        source,
+    })?;
     let facts = remote_script::parse_probe(&run.stdout);
     if facts.ran {
         return Ok(facts);
@@ -316,11 +333,12 @@ pub fn probe(host: &Host, programs: &[&str]) -> Result<ProbeFacts, String> {
             "timed out"
         } else {
             "no answer"
-        });
+        })
+        .to_string();
     let code = run
         .code
         .map_or("by a signal".to_string(), |c| c.to_string());
-    Err(format!("exit {code}: {why}"))
+    Err(ProbeError::NoAnswer { code, why })
 }
 
 #[cfg(test)]

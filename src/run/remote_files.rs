@@ -30,15 +30,44 @@ pub enum PrepareOutcome {
     /// The task cannot run there as configured (not a repository for a worktree).
     Refused(String),
     /// The host could not be reached or did not finish: the host's trouble, not the task's.
-    Unreachable(String),
+    Unreachable(NoAnswer),
+}
+
+/// Why a host did not answer a script.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoAnswer {
+    /// The launcher program could not be started here.
+    #[error("cannot run {program}: {cause}")]
+    Launcher { program: String, cause: String },
+    /// It ran without finishing the script: how it ended and the launcher's last message.
+    #[error("{}{}", ended, said.as_deref().map(|s| format!(": {s}")).unwrap_or_default())]
+    Unfinished { ended: Ended, said: Option<String> },
+}
+
+/// How a launcher that did not finish its script ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Ended {
+    #[error("timed out")]
+    TimedOut,
+    #[error("exit {0}")]
+    Exit(i32),
+    #[error("ended by a signal")]
+    Signal,
+}
+
+impl NoAnswer {
+    fn launcher(host: &Host, error: &std::io::Error) -> NoAnswer {
+        NoAnswer::Launcher {
+            program: host.program().to_string(),
+            cause: error.to_string(),
+        }
+    }
 }
 
 pub fn prepare(host: &Host, p: &RemotePrepare<'_>) -> PrepareOutcome {
     let script = remote_files::prepare_script(p);
     match run_plain_bytes(host, &script, PREPARE_TIMEOUT) {
-        Err(error) => {
-            PrepareOutcome::Unreachable(format!("cannot run {}: {error}", host.program()))
-        }
+        Err(error) => PrepareOutcome::Unreachable(NoAnswer::launcher(host, &error)),
         Ok(run) => match remote_frames::parse_prepare(&run.stdout) {
             ready @ Prepared::Ready { .. } => PrepareOutcome::Ready(ready),
             Prepared::Refused { problem } => PrepareOutcome::Refused(problem),
@@ -48,9 +77,9 @@ pub fn prepare(host: &Host, p: &RemotePrepare<'_>) -> PrepareOutcome {
 }
 
 /// One read of a running attempt's signal file and log; `Err` says why the host did not answer.
-pub fn read(host: &Host, r: &RemoteRead<'_>, timeout: Duration) -> Result<ReadBack, String> {
+pub fn read(host: &Host, r: &RemoteRead<'_>, timeout: Duration) -> Result<ReadBack, NoAnswer> {
     let run = run_plain_bytes(host, &remote_files::read_script(r), timeout)
-        .map_err(|e| format!("cannot run {}: {e}", host.program()))?;
+        .map_err(|e| NoAnswer::launcher(host, &e))?;
     let back = remote_frames::parse_read(&run.stdout);
     if back.complete {
         Ok(back)
@@ -150,9 +179,9 @@ impl Drop for Follower {
 }
 
 /// The end of an attempt on its host; `Err` says why the host did not answer.
-pub fn end(host: &Host, e: &RemoteEnd<'_>) -> Result<EndBack, String> {
+pub fn end(host: &Host, e: &RemoteEnd<'_>) -> Result<EndBack, NoAnswer> {
     let run = run_plain_bytes(host, &remote_files::end_script(e), END_TIMEOUT)
-        .map_err(|err| format!("cannot run {}: {err}", host.program()))?;
+        .map_err(|err| NoAnswer::launcher(host, &err))?;
     let back = remote_frames::parse_end(&run.stdout);
     if back.complete {
         Ok(back)
@@ -161,25 +190,20 @@ pub fn end(host: &Host, e: &RemoteEnd<'_>) -> Result<EndBack, String> {
     }
 }
 
-/// Why a script did not finish on `host`: its exit (or a time-out) and the launcher's last
-/// message.
-fn why(run: &PlainBytes) -> String {
+/// Why a script did not finish: how the launcher ended and its last message.
+fn why(run: &PlainBytes) -> NoAnswer {
     let said = run
         .stderr
         .lines()
         .map(str::trim)
         .rfind(|l| !l.is_empty())
-        .unwrap_or("");
-    let exit = match (run.timed_out, run.code) {
-        (true, _) => "timed out".to_string(),
-        (false, Some(code)) => format!("exit {code}"),
-        (false, None) => "ended by a signal".to_string(),
+        .map(str::to_string);
+    let ended = match (run.timed_out, run.code) {
+        (true, _) => Ended::TimedOut,
+        (false, Some(code)) => Ended::Exit(code),
+        (false, None) => Ended::Signal,
     };
-    if said.is_empty() {
-        exit
-    } else {
-        format!("{exit}: {said}")
-    }
+    NoAnswer::Unfinished { ended, said }
 }
 
 #[cfg(test)]

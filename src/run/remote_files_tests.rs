@@ -1,5 +1,6 @@
 //! The scripts run for real, through an exec launcher that is this machine (`env HOME=...`), on
-//! a temporary repository: what the hosts' `sh` and `git` do with them.
+//! a temporary repository: what the hosts' `sh` and `git` do with them. Longer than ~400 lines
+//! on purpose: one scenario per script, each readable top to bottom.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -260,7 +261,23 @@ fn a_host_that_does_not_answer_is_said_so() {
         rollouts: None,
     };
     let why = super::read(&host, &read, READ_TIMEOUT).unwrap_err();
-    assert_eq!(why, "exit 255: ssh: connect: refused");
+    assert_eq!(
+        why,
+        NoAnswer::Unfinished {
+            ended: Ended::Exit(255),
+            said: Some("ssh: connect: refused".into())
+        }
+    );
+    assert_eq!(why.to_string(), "exit 255: ssh: connect: refused");
+    let mut missing = host.clone();
+    missing.launcher = Launcher::Exec {
+        template: vec!["/nonexistent/launcher".into()],
+    };
+    let why = super::read(&missing, &read, READ_TIMEOUT).unwrap_err();
+    assert!(
+        matches!(&why, NoAnswer::Launcher { program, .. } if program == "/nonexistent/launcher"),
+        "{why}"
+    );
     host.launcher = Launcher::Exec {
         template: vec![
             "sh".into(),
@@ -271,7 +288,16 @@ fn a_host_that_does_not_answer_is_said_so() {
     };
     let started = std::time::Instant::now();
     let why = super::read(&host, &read, Duration::from_millis(300)).unwrap_err();
-    assert!(why.contains("timed out"), "{why}");
+    assert!(
+        matches!(
+            why,
+            NoAnswer::Unfinished {
+                ended: Ended::TimedOut,
+                ..
+            }
+        ),
+        "{why}"
+    );
     assert!(
         started.elapsed() < Duration::from_secs(10),
         "a hung host does not hold herd"

@@ -180,7 +180,10 @@ fn a_probe_finds_programs_and_says_why_a_host_is_unreachable() {
     .get("gone")
     .unwrap()
     .clone();
-    assert_eq!(probe(&broken, &["sh"]).unwrap_err(), "exit 255: refused");
+    assert_eq!(
+        probe(&broken, &["sh"]).unwrap_err().to_string(),
+        "exit 255: refused"
+    );
     assert!(launcher_installed(&local_host("")));
 }
 

@@ -6,35 +6,52 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
+use thiserror::Error;
+
+/// Why a task's worktree could not be made or removed.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum WorktreeError {
+    #[error("cannot run git: {0}")]
+    NoGit(String),
+    #[error("git {args} failed: {stderr}")]
+    GitFailed { args: String, stderr: String },
+    #[error("\"worktree\": true needs a git repository, and {} is not in one", .cwd.display())]
+    NotARepository { cwd: PathBuf },
+    /// The host's own account of its failure.
+    #[error("{0}")]
+    OnHost(String),
+    #[error("host {host} did not answer")]
+    HostSilent { host: String },
+    #[error("its removal was not tried")]
+    NotTried,
+}
+
+fn git(dir: &Path, args: &[&str]) -> Result<String, WorktreeError> {
     let output = Command::new("git")
         .arg("-C")
         .arg(dir)
         .args(args)
         .stdin(Stdio::null())
         .output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
+        .map_err(|e| WorktreeError::NoGit(e.to_string()))?;
     if output.status.success() {
         Ok(String::from_utf8_lossy(&output.stdout)
             .trim_end()
             .to_string())
     } else {
-        Err(format!(
-            "git {} failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&output.stderr).trim()
-        ))
+        Err(WorktreeError::GitFailed {
+            args: args.join(" "),
+            stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
+        })
     }
 }
 
 /// The worktree of `task_id` for the repository holding `cwd`, created if it is not there yet.
-pub fn prepare(cwd: &Path, task_id: &str) -> Result<PathBuf, String> {
-    let top = git(cwd, &["rev-parse", "--show-toplevel"]).map_err(|_| {
-        format!(
-            "\"worktree\": true needs a git repository, and {} is not in one",
-            cwd.display()
-        )
-    })?;
+pub fn prepare(cwd: &Path, task_id: &str) -> Result<PathBuf, WorktreeError> {
+    let top =
+        git(cwd, &["rev-parse", "--show-toplevel"]).map_err(|_| WorktreeError::NotARepository {
+            cwd: cwd.to_path_buf(),
+        })?;
     let top = PathBuf::from(top);
     let path = top.join(".herd").join("worktrees").join(task_id);
     if path.join(".git").exists() {
@@ -70,7 +87,7 @@ pub enum Cleanup {
 }
 
 /// Removes a clean worktree; keeps a dirty one.
-pub fn finish(path: &Path) -> Result<Cleanup, String> {
+pub fn finish(path: &Path) -> Result<Cleanup, WorktreeError> {
     let status = git(path, &["status", "--porcelain=v1", "--untracked-files=all"])?;
     let files: Vec<String> = status
         .lines()
@@ -148,6 +165,6 @@ mod tests {
     fn outside_a_repository_is_a_clear_error() {
         let dir = tempfile::tempdir().unwrap();
         let err = prepare(dir.path(), "t").unwrap_err();
-        assert!(err.contains("needs a git repository"), "{err}");
+        assert!(err.to_string().contains("needs a git repository"), "{err}");
     }
 }

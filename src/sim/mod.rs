@@ -15,6 +15,7 @@ mod parse;
 mod player;
 mod scenario;
 mod signal_file;
+mod step_error;
 mod stream_json;
 mod structured;
 mod structured_play;

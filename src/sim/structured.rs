@@ -5,6 +5,8 @@
 
 use serde::Deserialize;
 
+use super::step_error::StructuredError;
+
 /// Result subtypes Claude Code's print mode uses.
 pub(super) const RESULT_SUBTYPES: &[&str] = &[
     "success",
@@ -119,47 +121,46 @@ pub(super) struct Signal {
 
 impl JsonResult {
     /// Range and consistency checks.
-    pub(super) fn check(&self) -> Result<(), String> {
+    pub(super) fn check(&self) -> Result<(), StructuredError> {
         if !RESULT_SUBTYPES.contains(&self.subtype.as_str()) {
-            return Err(format!(
-                "subtype {:?} is not one of {}",
-                self.subtype,
-                RESULT_SUBTYPES.join(", ")
-            ));
+            return Err(StructuredError::UnknownSubtype {
+                subtype: self.subtype.clone(),
+                known: RESULT_SUBTYPES.join(", "),
+            });
         }
         if !(self.cost_usd.is_finite() && self.cost_usd >= 0.0) {
-            return Err(format!("cost_usd {} must be >= 0", self.cost_usd));
+            return Err(StructuredError::NegativeCost(self.cost_usd));
         }
         if let Some(status) = self.api_error_status
             && !(100..=599).contains(&status)
         {
-            return Err(format!(
-                "api_error_status {status} is not an HTTP status (100..=599)"
-            ));
+            return Err(StructuredError::NotAnHttpStatus(status));
         }
         if self.assistant_error.as_deref() == Some("") {
-            return Err("assistant_error must not be empty (or leave it out)".to_string());
+            return Err(StructuredError::EmptyAssistantError);
         }
         if let Some(denial) = self.denials.iter().find(|denial| denial.command.is_empty()) {
-            return Err(format!("the {} denial has an empty command", denial.tool));
+            return Err(StructuredError::EmptyDenial {
+                tool: denial.tool.clone(),
+            });
         }
         Ok(())
     }
 }
 
 impl JsonTool {
-    pub(super) fn check(&self) -> Result<(), String> {
+    pub(super) fn check(&self) -> Result<(), StructuredError> {
         if self.name.trim().is_empty() {
-            return Err("name must not be empty".to_string());
+            return Err(StructuredError::EmptyToolName);
         }
         Ok(())
     }
 }
 
 impl JsonError {
-    pub(super) fn check(&self) -> Result<(), String> {
+    pub(super) fn check(&self) -> Result<(), StructuredError> {
         if self.kind.trim().is_empty() {
-            return Err("type must not be empty, e.g. \"overloaded_error\"".to_string());
+            return Err(StructuredError::EmptyErrorType);
         }
         Ok(())
     }
@@ -167,7 +168,7 @@ impl JsonError {
 
 impl Signal {
     /// A signal says what its status needs, and only that; `text` stands alone.
-    pub(super) fn check(&self) -> Result<(), String> {
+    pub(super) fn check(&self) -> Result<(), StructuredError> {
         if self.text.is_some() {
             let others = [
                 ("status", self.status.is_some()),
@@ -177,34 +178,27 @@ impl Signal {
                 ("session_id", self.session_id.is_some()),
             ];
             return match others.iter().find(|(_, given)| *given) {
-                Some((name, _)) => Err(format!(
-                    "text is the file's whole content; leave out `{name}`"
-                )),
+                Some((name, _)) => Err(StructuredError::TextWithField { field: name }),
                 None => Ok(()),
             };
         }
         let Some(status) = self.status else {
-            return Err(
-                "give a status (\"done\", \"questions\" or \"error\") or the file's text"
-                    .to_string(),
-            );
+            return Err(StructuredError::NoStatus);
         };
-        let misplaced = |field: &str| {
-            Err(format!(
-                "`{field}` does not belong to status {}",
-                status_name(status)
-            ))
+        let misplaced = |field: &'static str| {
+            Err(StructuredError::Misplaced {
+                field,
+                status: status_name(status),
+            })
         };
         match status {
             SignalStatus::Done if self.questions.is_some() => misplaced("questions"),
             SignalStatus::Done if self.error.is_some() => misplaced("error"),
             SignalStatus::Questions if self.questions.as_ref().is_none_or(Vec::is_empty) => {
-                Err("status \"questions\" needs questions = [\"...\"]".to_string())
+                Err(StructuredError::NoQuestions)
             }
             SignalStatus::Questions if self.error.is_some() => misplaced("error"),
-            SignalStatus::Error if self.error.is_none() => {
-                Err("status \"error\" needs error = \"what went wrong\"".to_string())
-            }
+            SignalStatus::Error if self.error.is_none() => Err(StructuredError::NoError),
             SignalStatus::Error if self.questions.is_some() => misplaced("questions"),
             _ => Ok(()),
         }

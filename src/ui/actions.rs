@@ -122,7 +122,7 @@ pub fn on_key(
                             state.mode = Mode::Normal;
                             state.replay = Some(Box::new(replaying));
                         }
-                        Err(error) => state.say(error, now),
+                        Err(error) => state.say(error.to_string(), now),
                     }
                 }
             }

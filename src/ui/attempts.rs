@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::replay::cast::CastError;
 use crate::replay::{ReplayOptions, ReplayView};
 
 /// What an attempt's facts file says about it.
@@ -104,16 +105,27 @@ pub struct Replaying {
     pub view: ReplayView,
 }
 
+/// Why an attempt's recording could not be opened in the player.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot replay attempt {attempt}: {source}")]
+pub struct OpenError {
+    pub attempt: u32,
+    pub source: CastError,
+}
+
 /// Opens the player on `entry` of task `task` (`task_id`), playing from the start. A recording
 /// still being written is opened as far as it goes.
-pub fn open(task: usize, task_id: &str, entry: &AttemptEntry) -> Result<Replaying, String> {
+pub fn open(task: usize, task_id: &str, entry: &AttemptEntry) -> Result<Replaying, OpenError> {
     let name = format!("{task_id} · attempt {}", entry.number);
     let options = ReplayOptions {
         autoplay: true,
         ..ReplayOptions::default()
     };
-    let view = ReplayView::open(&entry.cast, name, options, &mut |_| {})
-        .map_err(|error| format!("cannot replay attempt {}: {error}", entry.number))?;
+    let view =
+        ReplayView::open(&entry.cast, name, options, &mut |_| {}).map_err(|source| OpenError {
+            attempt: entry.number,
+            source,
+        })?;
     Ok(Replaying {
         task,
         attempt: entry.number,

@@ -28,12 +28,24 @@ fn attempt() -> Attempt {
         timeout: Duration::from_secs(100),
         idle: Duration::from_secs(50),
         permission_wait: None,
-        auto_rules: vec![false; rules],
+        // The task's switches on: they are the client's to apply, never the screen's.
+        auto_rules: vec![true; rules],
         answer_cap: 5,
         completion: crate::core::task::Completion::Marker,
         marker_required: true,
-        guard: GuardSetup::default(),
+        guard: guard(),
     })
+}
+
+fn guard() -> GuardSetup {
+    GuardSetup {
+        rules: RuleSet::default(),
+        context: GuardContext {
+            task_dir: "/work/task".into(),
+            home: "/home/u".into(),
+            ..GuardContext::default()
+        },
+    }
 }
 
 fn session(auto_once: bool) -> Session {
@@ -41,14 +53,7 @@ fn session(auto_once: bool) -> Session {
         cwd: "/work/task".into(),
         prompt: "do it".into(),
         policy: PermissionPolicy {
-            guard: GuardSetup {
-                rules: RuleSet::default(),
-                context: GuardContext {
-                    task_dir: "/work/task".into(),
-                    home: "/home/u".into(),
-                    ..GuardContext::default()
-                },
-            },
+            guard: guard(),
             auto_once,
             auto_always: false,
         },
@@ -137,6 +142,8 @@ fn the_operators_answer_in_the_dashboard_is_recorded_as_the_client_gave_it() {
         at += Duration::from_millis(250);
         a.handle(Event::Tick, at);
     }
+    // herd never answers the client's dialog by itself, whatever the switches.
+    assert!(a.approvals().is_empty(), "{:?}", a.approvals());
     let rule = a
         .waiting()
         .map(|w| w.rule)

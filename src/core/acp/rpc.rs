@@ -5,6 +5,7 @@
 //! JSON-RPC message is reported as such, for the shell to record and skip. No I/O.
 
 use serde_json::{Map, Value, json};
+use thiserror::Error;
 
 /// JSON-RPC's "method not found".
 pub const METHOD_NOT_FOUND: i64 = -32601;
@@ -54,17 +55,31 @@ pub enum Message {
     },
 }
 
-/// Reads one line. `Err` says in a few words why it is not a JSON-RPC message.
-pub fn parse_line(line: &str) -> Result<Message, String> {
-    let value: Value = serde_json::from_str(line.trim())
-        .map_err(|e| format!("not JSON ({})", e.to_string().replace('\n', " ")))?;
+/// Why a line from the agent is not a JSON-RPC message, in a few words.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum LineError {
+    #[error("not JSON ({detail})")]
+    NotJson { detail: String },
+    #[error("JSON but not an object")]
+    NotAnObject,
+    #[error("a response with neither result nor error")]
+    EmptyResponse,
+    #[error("JSON without method or id")]
+    NoMethodOrId,
+}
+
+/// Reads one line. `Err` says why it is not a JSON-RPC message.
+pub fn parse_line(line: &str) -> Result<Message, LineError> {
+    let value: Value = serde_json::from_str(line.trim()).map_err(|e| LineError::NotJson {
+        detail: e.to_string().replace('\n', " "),
+    })?;
     let Value::Object(object) = value else {
-        return Err("JSON but not an object".into());
+        return Err(LineError::NotAnObject);
     };
     from_object(object)
 }
 
-fn from_object(mut object: Map<String, Value>) -> Result<Message, String> {
+fn from_object(mut object: Map<String, Value>) -> Result<Message, LineError> {
     let method = object
         .get("method")
         .and_then(Value::as_str)
@@ -92,10 +107,10 @@ fn from_object(mut object: Map<String, Value>) -> Result<Message, String> {
                     outcome: Ok(result),
                 })
             } else {
-                Err("a response with neither result nor error".into())
+                Err(LineError::EmptyResponse)
             }
         }
-        (None, None) => Err("JSON without method or id".into()),
+        (None, None) => Err(LineError::NoMethodOrId),
     }
 }
 

@@ -8,7 +8,7 @@ use crate::core::approval::{self, Approval};
 use crate::core::classify::{ExitStatus, Verdict};
 use crate::core::detect::PromptSighting;
 use crate::core::guard::{Decision, Request};
-use crate::core::signal_file::SignalFile;
+use crate::core::signal_file::{SignalFile, SignalFileError};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event<'a> {
@@ -38,7 +38,7 @@ pub enum Event<'a> {
     Cancel,
     /// The signal file as the shell read it: a valid signal ends the attempt; a file that is
     /// not valid (yet: the agent may be writing it) is only remembered.
-    SignalFile(Result<SignalFile, String>),
+    SignalFile(Result<SignalFile, SignalFileError>),
     /// Bytes the agent added to its own log (the profile's `agent_log`) since the last read.
     AgentLog(&'a [u8]),
 }

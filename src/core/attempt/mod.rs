@@ -19,7 +19,7 @@ use super::marker::MarkerWatch;
 use super::profile::{OutputKind, Profile};
 use super::screen::Screen;
 use super::screen_retry::ScreenRetryWatch;
-use super::signal_file::SignalFile;
+use super::signal_file::{SignalFile, SignalFileError};
 use super::stream::{StreamFacts, StreamParser};
 use super::task::Completion;
 
@@ -127,7 +127,7 @@ pub struct Attempt {
     /// herd has acted to end the agent (exit keys written or a signal sent): an exit from now
     /// on is herd's doing, not the agent's own.
     herd_ended: bool,
-    signal: Option<Result<SignalFile, String>>,
+    signal: Option<Result<SignalFile, SignalFileError>>,
     /// The agent's own log, read live (the profile's `agent_log`).
     agent_log: Option<AgentLogParser>,
     log_retries: RetryWatch,
@@ -147,8 +147,14 @@ impl std::fmt::Debug for Attempt {
 }
 
 impl Attempt {
-    pub fn new(setup: AttemptSetup) -> Attempt {
+    pub fn new(mut setup: AttemptSetup) -> Attempt {
         let rules = setup.profile.prompts.len();
+        if setup.profile.protocol == super::profile::Protocol::Acp {
+            // herd's ACP client draws a dialog only for what its own guard, on the exact
+            // request, left to the operator: a reading of that dialog is never answered by
+            // herd itself, whatever the task's switches (the client applies those).
+            setup.auto_rules = vec![false; rules];
+        }
         Attempt {
             screen: Screen::new(setup.rows, setup.cols),
             watch: MarkerWatch::new(&setup.marker, &setup.prompt),
@@ -189,7 +195,7 @@ impl Attempt {
     }
 
     /// The signal file as last read.
-    pub fn signal(&self) -> Option<&Result<SignalFile, String>> {
+    pub fn signal(&self) -> Option<&Result<SignalFile, SignalFileError>> {
         self.signal.as_ref()
     }
 
@@ -250,6 +256,10 @@ impl Attempt {
     }
 
     pub fn set_auto(&mut self, rule: usize, auto: bool) {
+        // An ACP client's switches are read at its launch; its dialogs stay the operator's.
+        if self.setup.profile.protocol == super::profile::Protocol::Acp {
+            return;
+        }
         if let Some(slot) = self.setup.auto_rules.get_mut(rule) {
             *slot = auto;
         }

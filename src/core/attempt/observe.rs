@@ -9,14 +9,14 @@ use super::{Attempt, Effect, InputReason, Note, PROMPT_SETTLE, Phase};
 use crate::core::classify::EndCause;
 use crate::core::detect;
 use crate::core::marker::CONTEXT_ROWS;
-use crate::core::signal_file::{Signal, SignalFile};
+use crate::core::signal_file::{Signal, SignalFile, SignalFileError};
 use crate::core::stream;
 use crate::core::task::{Completion, FailureType};
 
 impl Attempt {
     pub(super) fn on_signal_file(
         &mut self,
-        read: Result<SignalFile, String>,
+        read: Result<SignalFile, SignalFileError>,
         now: Duration,
         effects: &mut Vec<Effect>,
     ) {

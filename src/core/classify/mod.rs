@@ -6,7 +6,7 @@
 
 use super::agent_log::AgentLogFacts;
 use super::profile::Profile;
-use super::signal_file::{Signal, SignalFile};
+use super::signal_file::{Signal, SignalFile, SignalFileError};
 use super::stream::{self, StreamFacts};
 use super::task::{Completion, FailureType};
 
@@ -75,7 +75,7 @@ pub struct EndFacts<'a> {
     /// A structured agent's events.
     pub stream: Option<&'a StreamFacts>,
     /// The signal file as last read: its content, or why it is not valid.
-    pub signal: Option<&'a Result<SignalFile, String>>,
+    pub signal: Option<&'a Result<SignalFile, SignalFileError>>,
     /// What an interactive agent's own log said (Claude's debug log, Codex's rollout).
     pub agent_log: Option<&'a AgentLogFacts>,
 }

@@ -1,5 +1,6 @@
 //! The guard's table: several hundred requests with the decision expected under
 //! `auto_press_1` (allow what the guard does not refuse), in the folder `/home/dev/proj`.
+//! Longer than ~400 lines on purpose: a table reads best whole.
 
 use super::*;
 use std::collections::BTreeMap;

@@ -8,7 +8,7 @@ fn ok(text: &str) -> SignalFile {
 fn err(text: &str) -> String {
     match parse(text) {
         Ok(parsed) => panic!("{text:?} should be refused, got {parsed:?}"),
-        Err(e) => e,
+        Err(e) => e.to_string(),
     }
 }
 

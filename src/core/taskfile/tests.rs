@@ -1,3 +1,6 @@
+//! The tasks file read and written back: every field, every problem with its place, and the
+//! text kept byte for byte. Longer than ~400 lines on purpose: a table of cases reads best whole.
+
 use serde_json::json;
 
 use super::*;

@@ -1,3 +1,6 @@
+//! Transcripts read from the captures: the facts of each. Longer than ~400 lines on purpose:
+//! one case per capture, a table that reads best whole.
+
 use super::*;
 use serde_json::json;
 

@@ -200,6 +200,7 @@ impl Client {
                 self.apply(actions);
             }
             Err(why) => {
+                let why = why.to_string();
                 self.log
                     .record("in", json!({"garbage": excerpt(line), "why": why}));
                 self.garbage += 1;

@@ -14,7 +14,12 @@ use crate::run::outcome::{AttemptFacts, TranscriptRef, agent_facts};
 #[derive(Default)]
 pub(super) struct AgentReport {
     pub(super) stream: Option<crate::core::stream::StreamFacts>,
-    pub(super) signal: Option<std::result::Result<crate::core::signal_file::SignalFile, String>>,
+    pub(super) signal: Option<
+        std::result::Result<
+            crate::core::signal_file::SignalFile,
+            crate::core::signal_file::SignalFileError,
+        >,
+    >,
     /// The transcript's path (relative to the tasks file where below it) and facts.
     pub(super) transcript: Option<(String, crate::core::transcript::TranscriptFacts)>,
 }

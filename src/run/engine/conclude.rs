@@ -44,7 +44,7 @@ pub(super) struct Ended<'a> {
     /// The host it ran on, when not here.
     pub(super) host: Option<String>,
     /// A completed task's worktree after its removal was tried (on the worker).
-    pub(super) worktree: Option<Result<worktree::Cleanup, String>>,
+    pub(super) worktree: Option<Result<worktree::Cleanup, worktree::WorktreeError>>,
 }
 
 impl Engine {
@@ -105,7 +105,7 @@ impl Engine {
                 }
             }
             if let Some(why) = live.files_trouble.take() {
-                self.conclude_on_host_trouble(key, now, Some(why))?;
+                self.conclude_on_host_trouble(key, now, Some(why.to_string()))?;
                 return Ok(());
             }
         }
@@ -317,7 +317,7 @@ impl Engine {
 fn worktree_state(
     path: &std::path::Path,
     status: TaskStatus,
-    cleanup: Option<Result<worktree::Cleanup, String>>,
+    cleanup: Option<Result<worktree::Cleanup, worktree::WorktreeError>>,
 ) -> WorktreeState {
     let path_shown = path.display().to_string();
     let state = |state: String, changed_files| WorktreeState {
@@ -328,7 +328,7 @@ fn worktree_state(
     if status != TaskStatus::Completed {
         return state("kept".into(), None);
     }
-    match cleanup.unwrap_or_else(|| Err("its removal was not tried".into())) {
+    match cleanup.unwrap_or(Err(worktree::WorktreeError::NotTried)) {
         Ok(worktree::Cleanup::Removed) => state("removed".into(), None),
         Ok(worktree::Cleanup::KeptDirty { files }) => {
             tracing::info!(path = %path_shown, changed = files.len(), "kept a dirty worktree");

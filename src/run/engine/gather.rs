@@ -155,8 +155,12 @@ impl GatherJob {
                 Some(Some(WorktreeEnd::KeptDirty { files })) => {
                     Ok(worktree::Cleanup::KeptDirty { files })
                 }
-                Some(Some(WorktreeEnd::Failed { error })) => Err(error),
-                _ => Err(format!("host {} did not answer", job.host.name)),
+                Some(Some(WorktreeEnd::Failed { error })) => {
+                    Err(worktree::WorktreeError::OnHost(error))
+                }
+                _ => Err(worktree::WorktreeError::HostSilent {
+                    host: job.host.name.clone(),
+                }),
             });
         Gathered {
             failure_summary,

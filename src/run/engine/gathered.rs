@@ -10,5 +10,5 @@ use crate::run::worktree;
 pub struct Gathered {
     pub(super) failure_summary: Option<String>,
     pub(super) transcript: Option<(String, TranscriptFacts)>,
-    pub(super) worktree: Option<Result<worktree::Cleanup, String>>,
+    pub(super) worktree: Option<Result<worktree::Cleanup, worktree::WorktreeError>>,
 }

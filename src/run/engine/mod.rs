@@ -169,7 +169,7 @@ pub struct LiveAttempt {
     /// The last read was asked for (the attempt ends once it is in).
     files_asked: bool,
     /// Why the host could not be read at the end, when the signal file decides the verdict.
-    files_trouble: Option<String>,
+    files_trouble: Option<super::remote_files::NoAnswer>,
     /// `HERD_ATTEMPT_ID` of this attempt: every process it starts carries it.
     cookie: String,
     /// Processes seen under the agent before herd signalled it (found again by identity, for

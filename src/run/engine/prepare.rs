@@ -55,20 +55,30 @@ pub(super) fn attempt_file_names(plan: &LaunchPlan) -> Vec<String> {
         .collect()
 }
 
+/// Why a task's next attempt has no launch plan: its own configuration (`failed_config`).
+#[derive(Debug, thiserror::Error)]
+pub(super) enum PlanError {
+    #[error(transparent)]
+    Launch(#[from] launch::LaunchError),
+    /// Its host is unknown or unusable (`remote::task_problem`'s words).
+    #[error("{0}")]
+    Host(String),
+}
+
 impl Engine {
     /// The launch plan of a task's next attempt, or its config problem.
     pub(super) fn plan_for(
         &self,
         index: usize,
         attempt: u32,
-    ) -> std::result::Result<LaunchPlan, String> {
+    ) -> std::result::Result<LaunchPlan, PlanError> {
         let task = &self.store.file().tasks()[index];
         let run_dir = self.opts.runs_dir.join(&task.task_id);
         match &task.host {
             None => self.plan_in(index, attempt, &run_dir),
             // The folder and the program are the host's: not looked for here.
             Some(_) => match remote::task_problem(task, &self.opts.hosts) {
-                Some(problem) => Err(problem),
+                Some(problem) => Err(PlanError::Host(problem)),
                 None => self.plan_in(index, attempt, &run_dir),
             },
         }
@@ -81,7 +91,7 @@ impl Engine {
         index: usize,
         attempt: u32,
         run_dir: &Path,
-    ) -> std::result::Result<LaunchPlan, String> {
+    ) -> std::result::Result<LaunchPlan, PlanError> {
         let task = &self.store.file().tasks()[index];
         let ctx = LaunchContext {
             base_dir: self.store.base_dir(),
@@ -90,8 +100,8 @@ impl Engine {
             run_dir,
         };
         match &task.host {
-            None => launch::prepare(task, &self.profiles, &ctx).map_err(|e| e.to_string()),
-            Some(_) => launch::render(task, &self.profiles, &ctx).map_err(|e| e.to_string()),
+            None => Ok(launch::prepare(task, &self.profiles, &ctx)?),
+            Some(_) => Ok(launch::render(task, &self.profiles, &ctx)?),
         }
     }
 
@@ -102,7 +112,7 @@ impl Engine {
                 continue;
             }
             if let Err(evidence) = self.plan_for(index, task.attempts + 1) {
-                self.fail_config(index, evidence)?;
+                self.fail_config(index, evidence.to_string())?;
             }
         }
         Ok(())
@@ -134,7 +144,9 @@ impl Engine {
         let number = task.attempts + 1;
         let plan = match self.plan_for(index, number) {
             Ok(plan) => plan,
-            Err(evidence) => return self.fail_config(index, evidence).map(|()| None),
+            Err(evidence) => {
+                return self.fail_config(index, evidence.to_string()).map(|()| None);
+            }
         };
         let Some(profile) = self.profiles.get(&task.agent).cloned() else {
             let problem = format!("agent \"{}\" is not a known profile", task.agent);
@@ -244,7 +256,7 @@ impl Engine {
                 worktree: Some(made),
             } => match made {
                 Ok(path) => set_worktree(&mut planned.plan, path),
-                Err(problem) => return self.fail_config(index, problem),
+                Err(problem) => return self.fail_config(index, problem.to_string()),
             },
             Preparation::Remote(PrepareOutcome::Ready(Prepared::Ready {
                 run_dir,
@@ -254,7 +266,7 @@ impl Engine {
                 let plan = self.plan_in(index, planned.number, Path::new(&run_dir));
                 planned.plan = match plan {
                     Ok(plan) => plan,
-                    Err(problem) => return self.fail_config(index, problem),
+                    Err(problem) => return self.fail_config(index, problem.to_string()),
                 };
                 planned.plan.cwd = PathBuf::from(&cwd);
                 if planned.task.worktree {
@@ -269,7 +281,7 @@ impl Engine {
                 return self.unreachable_at_start(planned, "no answer".into(), now);
             }
             Preparation::Remote(PrepareOutcome::Unreachable(reason)) => {
-                return self.unreachable_at_start(planned, reason, now);
+                return self.unreachable_at_start(planned, reason.to_string(), now);
             }
         }
         let size = self.launch_size_at(self.awaiting.len() + self.live.len() + self.ending.len());

@@ -172,8 +172,9 @@ impl Engine {
         let (read, raw) = match text {
             SignalText::Text(raw) => (crate::core::signal_file::parse(&raw), raw),
             SignalText::TooLarge(bytes) => {
-                let problem = format!("it is {bytes} bytes; a signal file is a small JSON object");
-                (Err(problem.clone()), problem)
+                let problem = crate::core::signal_file::SignalFileError::TooLarge { bytes };
+                let raw = problem.to_string();
+                (Err(problem), raw)
             }
         };
         if live.signal_text.as_deref() == Some(raw.as_str()) || (read.is_err() && !last) {

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::core::attempt::signal_status;
-use crate::core::signal_file::{Signal, SignalFile};
+use crate::core::signal_file::{Signal, SignalFile, SignalFileError};
 use crate::core::stream::StreamFacts;
 use crate::core::transcript::TranscriptFacts;
 
@@ -63,11 +63,17 @@ pub fn stream_result_fields(facts: &StreamFacts, into: &mut Map<String, Value>) 
 }
 
 /// Fields of `result` from the signal file.
-pub fn signal_result_fields(read: &Result<SignalFile, String>, into: &mut Map<String, Value>) {
+pub fn signal_result_fields(
+    read: &Result<SignalFile, SignalFileError>,
+    into: &mut Map<String, Value>,
+) {
     let file = match read {
         Ok(file) => file,
         Err(problem) => {
-            into.insert("signal".into(), json!({"status": null, "problem": problem}));
+            into.insert(
+                "signal".into(),
+                json!({"status": null, "problem": problem.to_string()}),
+            );
             return;
         }
     };
@@ -186,8 +192,11 @@ mod tests {
         assert_eq!(map["signal"]["status"], json!("questions"));
         assert_eq!(map["session_id"], json!("s2"));
         let mut map = Map::new();
-        signal_result_fields(&Err("not JSON".into()), &mut map);
-        assert_eq!(map["signal"]["problem"], json!("not JSON"));
+        signal_result_fields(&Err(SignalFileError::NoStatus), &mut map);
+        assert_eq!(
+            map["signal"]["problem"],
+            json!(r#"the signal file has no "status"; expected "done", "questions" or "error""#)
+        );
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The real captures (copied from the shared fixtures into `tests/streams/`) and the claudeless
 //! recordings: the exact facts and verdict of each, and the same facts for every split of the
-//! bytes.
+//! bytes. Longer than ~400 lines on purpose: one expected-facts table per capture, read whole.
 
 use proptest::prelude::*;
 

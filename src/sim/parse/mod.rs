@@ -19,6 +19,7 @@ use serde::de::DeserializeOwned;
 use thiserror::Error;
 
 use super::scenario::{Action, AttemptRange, Repeat, Scenario, Step};
+use super::step_error::{ActionError, StepError};
 
 /// A scenario file that cannot be played.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -97,7 +98,7 @@ pub(super) fn parse_scenario(origin: &str, text: &str) -> Result<Scenario, Scena
     for (index, spanned) in file.step.into_iter().enumerate() {
         let line = line_of(text, spanned.span().start);
         let step = parse_step(spanned.into_inner())
-            .map_err(|message| error_at(Some(line), format!("step {}: {message}", index + 1)))?;
+            .map_err(|problem| error_at(Some(line), format!("step {}: {problem}", index + 1)))?;
         steps.push(step);
     }
     Ok(Scenario {
@@ -106,7 +107,7 @@ pub(super) fn parse_scenario(origin: &str, text: &str) -> Result<Scenario, Scena
     })
 }
 
-fn parse_step(mut table: toml::Table) -> Result<Step, String> {
+fn parse_step(mut table: toml::Table) -> Result<Step, StepError> {
     let attempts = AttemptRange {
         below: take_attempt(&mut table, "when_attempt_below")?,
         at_least: take_attempt(&mut table, "when_attempt_at_least")?,
@@ -114,21 +115,25 @@ fn parse_step(mut table: toml::Table) -> Result<Step, String> {
     let resumed = take_resumed(&mut table)?;
     let mut keys = table.keys();
     let (key, value) = match (keys.next(), keys.next()) {
-        (Some(_), None) => table.into_iter().next().ok_or("empty step")?,
-        (None, _) => return Err(format!("no action; use one of {}", action_names())),
+        (Some(_), None) => table.into_iter().next().ok_or(StepError::Empty)?,
+        (None, _) => {
+            return Err(StepError::NoAction {
+                actions: action_names(),
+            });
+        }
         (Some(first), Some(second)) => {
-            return Err(format!(
-                "one action per step, found `{first}` and `{second}`; put them in separate \
-                 [[step]] tables"
-            ));
+            return Err(StepError::TwoActions {
+                first: first.clone(),
+                second: second.clone(),
+            });
         }
     };
     let Some(&(_, shorthand)) = ACTIONS.iter().find(|(name, _)| *name == key) else {
-        return Err(format!(
-            "unknown action `{key}`; use one of {} (conditions: {})",
-            action_names(),
-            CONDITION_KEYS.join(", ")
-        ));
+        return Err(StepError::UnknownAction {
+            key,
+            actions: action_names(),
+            conditions: CONDITION_KEYS.join(", "),
+        });
     };
     let value = match (shorthand, value) {
         (Some(field), value) if !value.is_table() => {
@@ -136,8 +141,9 @@ fn parse_step(mut table: toml::Table) -> Result<Step, String> {
         }
         (_, value) => value,
     };
-    let action = action_from(&key, value).map_err(|message| format!("`{key}`: {message}"))?;
-    check(&action).map_err(|message| format!("`{key}`: {message}"))?;
+    let action = action_from(&key, value)
+        .and_then(|action| check(&action).map(|()| action))
+        .map_err(|problem| StepError::Action { key, problem })?;
     Ok(Step {
         action,
         attempts,
@@ -145,7 +151,7 @@ fn parse_step(mut table: toml::Table) -> Result<Step, String> {
     })
 }
 
-fn action_from(key: &str, value: toml::Value) -> Result<Action, String> {
+fn action_from(key: &str, value: toml::Value) -> Result<Action, ActionError> {
     Ok(match key {
         "title" => Action::Title(typed(value)?),
         "claude_header" => Action::ClaudeHeader(typed(value)?),
@@ -174,17 +180,17 @@ fn action_from(key: &str, value: toml::Value) -> Result<Action, String> {
         "json_error" => Action::JsonError(typed(value)?),
         "raw" => Action::Raw(typed(value)?),
         "signal" => Action::Signal(typed(value)?),
-        other => return Err(format!("unknown action `{other}`")),
+        other => return Err(ActionError::Unknown(other.to_string())),
     })
 }
 
 /// Range and sanity checks serde cannot express.
-fn check(action: &Action) -> Result<(), String> {
-    let positive = |seconds: f64, what: &str| {
+fn check(action: &Action) -> Result<(), ActionError> {
+    let positive = |seconds: f64, field: &'static str| {
         if seconds.is_finite() && seconds >= 0.0 {
             Ok(())
         } else {
-            Err(format!("{what} must be a number of seconds >= 0"))
+            Err(ActionError::NegativeSeconds { field })
         }
     };
     match action {
@@ -192,81 +198,79 @@ fn check(action: &Action) -> Result<(), String> {
         Action::Spinner(spinner) => spinner
             .seconds
             .map_or(Ok(()), |seconds| positive(seconds, "seconds")),
-        Action::Retry(retry) if retry.delays.is_empty() => {
-            Err("delays needs at least one entry, e.g. delays = [3, 1]".to_string())
+        Action::Retry(retry) if retry.delays.is_empty() => Err(ActionError::NoDelays),
+        Action::Query(query) if !query.cursor_position && !query.device_attributes => {
+            Err(ActionError::EmptyQuery)
         }
-        Action::Query(query) if !query.cursor_position && !query.device_attributes => Err(
-            "ask for something: cursor_position = true and/or device_attributes = true".to_string(),
-        ),
         Action::Query(query) => positive(query.timeout, "timeout"),
         Action::Dialog(dialog) if dialog.command.trim().is_empty() => {
-            Err("command must not be empty".to_string())
+            Err(ActionError::EmptyCommand)
         }
         Action::Dialog(dialog) if dialog.repeat == Some(Repeat::Times(0)) => {
-            Err("repeat must be at least 1 (or \"forever\")".to_string())
+            Err(ActionError::ZeroRepeat)
         }
         Action::Dialog(dialog) => positive(dialog.gap, "gap"),
-        Action::Exit(code) if !(0..=255).contains(code) => {
-            Err(format!("exit code {code} is outside 0..=255"))
-        }
+        Action::Exit(code) if !(0..=255).contains(code) => Err(ActionError::ExitCode(*code)),
         Action::Spawn(spawn) if !(1..=16).contains(&spawn.count) => {
-            Err(format!("count {} is outside 1..=16", spawn.count))
+            Err(ActionError::SpawnCount(spawn.count))
         }
         Action::Flood(flood) if !(flood.megabytes > 0.0 && flood.megabytes <= 100.0) => {
-            Err(format!("megabytes {} is outside (0, 100]", flood.megabytes))
+            Err(ActionError::FloodSize(flood.megabytes))
         }
-        Action::JsonTool(tool) => tool.check(),
-        Action::JsonResult(result) => result.check(),
-        Action::JsonError(error) => error.check(),
-        Action::Signal(signal) => signal.check(),
+        Action::JsonTool(tool) => Ok(tool.check()?),
+        Action::JsonResult(result) => Ok(result.check()?),
+        Action::JsonError(error) => Ok(error.check()?),
+        Action::Signal(signal) => Ok(signal.check()?),
         _ => Ok(()),
     }
 }
 
-fn typed<T: DeserializeOwned>(value: toml::Value) -> Result<T, String> {
+fn typed<T: DeserializeOwned>(value: toml::Value) -> Result<T, ActionError> {
     value
         .try_into()
-        .map_err(|error: toml::de::Error| error.message().trim().to_string())
+        .map_err(|error: toml::de::Error| ActionError::Shape(error.message().trim().to_string()))
 }
 
-fn number(value: toml::Value) -> Result<f64, String> {
+fn number(value: toml::Value) -> Result<f64, ActionError> {
     match value {
         toml::Value::Integer(whole) => Ok(whole as f64),
         toml::Value::Float(seconds) => Ok(seconds),
-        other => Err(format!(
-            "expected a number of seconds, found {}",
-            other.type_str()
-        )),
+        other => Err(ActionError::NotSeconds {
+            found: other.type_str(),
+        }),
     }
 }
 
 /// Actions that are only switched on: `hang = true`.
-fn switch(value: toml::Value, action: Action) -> Result<Action, String> {
+fn switch(value: toml::Value, action: Action) -> Result<Action, ActionError> {
     match value {
         toml::Value::Boolean(true) => Ok(action),
-        _ => Err("write `= true` (or leave the step out)".to_string()),
+        _ => Err(ActionError::NotTrue),
     }
 }
 
-fn take_attempt(table: &mut toml::Table, key: &str) -> Result<Option<u32>, String> {
+fn take_attempt(table: &mut toml::Table, key: &str) -> Result<Option<u32>, StepError> {
     match table.remove(key) {
         None => Ok(None),
         Some(toml::Value::Integer(attempt)) if attempt >= 1 => u32::try_from(attempt)
             .map(Some)
-            .map_err(|_| format!("`{key}` is too large")),
-        Some(other) => Err(format!(
-            "`{key}` must be an attempt number >= 1, found {other}"
-        )),
+            .map_err(|_| StepError::AttemptTooLarge {
+                key: key.to_string(),
+            }),
+        Some(other) => Err(StepError::NotAnAttempt {
+            key: key.to_string(),
+            found: other.to_string(),
+        }),
     }
 }
 
-fn take_resumed(table: &mut toml::Table) -> Result<Option<bool>, String> {
+fn take_resumed(table: &mut toml::Table) -> Result<Option<bool>, StepError> {
     match table.remove("when_resumed") {
         None => Ok(None),
         Some(toml::Value::Boolean(resumed)) => Ok(Some(resumed)),
-        Some(other) => Err(format!(
-            "`when_resumed` must be true or false, found {other}"
-        )),
+        Some(other) => Err(StepError::NotAResumeSwitch {
+            found: other.to_string(),
+        }),
     }
 }
 
@@ -288,127 +292,4 @@ fn line_of(text: &str, byte_offset: usize) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn error_of(text: &str) -> ScenarioError {
-        match parse_scenario("bad.toml", text) {
-            Ok(scenario) => panic!("expected an error, got {scenario:?}"),
-            Err(error) => error,
-        }
-    }
-
-    #[test]
-    fn shorthand_values_fill_the_main_field() {
-        let scenario = parse_scenario(
-            "t.toml",
-            "[[step]]\necho = \"codex\"\n[[step]]\nsay = \"hi\"\nwhen_attempt_below = 2\n\
-             [[step]]\nsleep = 1\n[[step]]\nhang = true\n",
-        )
-        .expect("parses");
-        assert_eq!(scenario.steps.len(), 4);
-        assert!(
-            matches!(&scenario.steps[0].action, Action::Echo(echo) if echo.style == crate::sim::scenario::Style::Codex)
-        );
-        assert!(matches!(&scenario.steps[1].action, Action::Say(say) if say.text == "hi"));
-        assert_eq!(scenario.steps[1].attempts.below, Some(2));
-        assert!(scenario.steps[1].attempts.includes(1));
-        assert!(!scenario.steps[1].attempts.includes(2));
-        assert!(matches!(scenario.steps[2].action, Action::Sleep(s) if s == 1.0));
-    }
-
-    #[test]
-    fn unknown_action_names_the_file_line_and_step() {
-        let error = error_of("description = \"x\"\n\n[[step]]\nsleep = 1\n\n[[step]]\nslep = 2\n");
-        assert_eq!(error.origin, "bad.toml");
-        assert_eq!(
-            error.line,
-            Some(6),
-            "the line of the step's [[step]] header"
-        );
-        let shown = error.to_string();
-        assert!(
-            shown.starts_with("bad.toml:6: step 2: unknown action `slep`"),
-            "{shown}"
-        );
-        assert!(shown.contains("sleep"), "{shown}");
-    }
-
-    #[test]
-    fn unknown_field_is_named() {
-        let shown = error_of("[[step]]\ndialog = { comand = \"ls\" }\n").to_string();
-        assert!(shown.contains("step 1: `dialog`"), "{shown}");
-        assert!(shown.contains("comand"), "{shown}");
-    }
-
-    #[test]
-    fn two_actions_in_one_step_are_refused() {
-        let shown = error_of("[[step]]\nsleep = 1\nexit = 0\n").to_string();
-        assert!(shown.contains("one action per step"), "{shown}");
-    }
-
-    #[test]
-    fn range_checks_explain_themselves() {
-        assert!(
-            error_of("[[step]]\nexit = 300\n")
-                .to_string()
-                .contains("outside 0..=255")
-        );
-        assert!(
-            error_of("[[step]]\nquery = {}\n")
-                .to_string()
-                .contains("ask for something")
-        );
-        assert!(
-            error_of("[[step]]\nretry = { delays = [] }\n")
-                .to_string()
-                .contains("delays")
-        );
-        assert!(
-            error_of("[[step]]\nhang = false\n")
-                .to_string()
-                .contains("= true")
-        );
-        assert!(
-            error_of("[[step]]\nsleep = -1\n")
-                .to_string()
-                .contains(">= 0")
-        );
-        let repeat = error_of("[[step]]\ndialog = { command = \"ls\", repeat = \"often\" }\n");
-        assert!(repeat.to_string().contains("forever"), "{repeat}");
-        let attempt = error_of("[[step]]\nsleep = 1\nwhen_attempt_below = 0\n");
-        assert!(
-            attempt.to_string().contains("when_attempt_below"),
-            "{attempt}"
-        );
-    }
-
-    #[test]
-    fn syntax_errors_and_empty_files_name_the_file() {
-        let syntax = error_of("[[step]\nsleep = 1\n");
-        assert_eq!(syntax.origin, "bad.toml");
-        assert_eq!(syntax.line, Some(1));
-        assert!(
-            error_of("description = \"x\"\n")
-                .to_string()
-                .contains("no steps")
-        );
-        assert!(
-            error_of("descripton = \"x\"\n")
-                .to_string()
-                .contains("descripton")
-        );
-    }
-
-    #[test]
-    fn dialog_repeat_forever_parses() {
-        let scenario = parse_scenario(
-            "t.toml",
-            "[[step]]\ndialog = { command = \"ls\", repeat = \"forever\" }\n",
-        )
-        .expect("parses");
-        assert!(
-            matches!(&scenario.steps[0].action, Action::Dialog(d) if d.repeat == Some(Repeat::Forever))
-        );
-    }
-}
+mod tests;

@@ -2,22 +2,22 @@
 //! Codex (`thread.started`, `item.completed`, `turn.completed`, `turn.failed`, `error`), Gemini
 //! (`init`, `message`, `tool_use`, `result`) and claudeless (`error` with an error object).
 //! Fields missing or of another shape are skipped, never an error.
+//!
+//! This file dispatches and holds Claude Code's and the shared readers; `codex` and `gemini`
+//! their own events.
 
 use serde_json::{Map, Value};
 
 use super::{FinalResult, Retry, StreamError, StreamFacts, Tokens};
 use crate::core::guard::Request;
 
-type Object = Map<String, Value>;
+mod codex;
+mod gemini;
 
-/// Codex item types that are tool calls.
-const CODEX_TOOL_ITEMS: [&str; 5] = [
-    "command_execution",
-    "file_change",
-    "mcp_tool_call",
-    "web_search",
-    "collab_tool_call",
-];
+use codex::{codex_item, codex_turn_completed, codex_turn_failed};
+use gemini::{gemini_message, gemini_tool_result};
+
+type Object = Map<String, Value>;
 
 pub(super) fn apply(facts: &mut StreamFacts, event: &Object) {
     match text(event, "type").unwrap_or_default() {
@@ -68,32 +68,6 @@ fn claude_retry(facts: &mut StreamFacts, event: &Object) {
         fatal: false,
     });
     facts.retries.push(retry);
-}
-
-/// Gemini error types of a tool call that was refused rather than run.
-const GEMINI_REFUSALS: [&str; 3] = ["tool_not_registered", "permission_denied", "tool_denied"];
-
-/// Gemini `tool_result`: status `error` with `error {type, message}`. Headless Gemini leaves
-/// the tools that need approval (the shell, edits) out of its registry, so a call of one ends
-/// as `tool_not_registered`: a refusal, like Claude's permission denials.
-fn gemini_tool_result(facts: &mut StreamFacts, event: &Object) {
-    if text(event, "status") != Some("error") {
-        return;
-    }
-    let error = object(event, "error");
-    let kind = error.and_then(|e| text(e, "type")).unwrap_or_default();
-    let message = error.and_then(|e| text(e, "message")).unwrap_or_default();
-    let lower = message.to_ascii_lowercase();
-    let refused = GEMINI_REFUSALS.contains(&kind)
-        || ["not allowed", "denied", "rejected", "requires approval"]
-            .iter()
-            .any(|t| lower.contains(t));
-    if refused {
-        let tool = text(event, "tool_id").unwrap_or("tool");
-        facts
-            .refused_tools
-            .push(format!("{tool}: {message} ({kind})"));
-    }
 }
 
 /// A line that is not an event. Codex's tracing lines report a command refused under its
@@ -303,82 +277,6 @@ fn message_error(message: &str, fatal: bool) -> StreamError {
         status: status_in_text(message),
         message: message.to_string(),
         fatal,
-    }
-}
-
-fn codex_item(facts: &mut StreamFacts, event: &Object) {
-    let Some(item) = object(event, "item") else {
-        return;
-    };
-    // Codex before 0.40 named the field `item_type` and the message `assistant_message`.
-    match text(item, "type").or_else(|| text(item, "item_type")) {
-        Some("agent_message" | "assistant_message") => {
-            if let Some(said) = text(item, "text") {
-                facts.result_text = Some(said.to_string());
-            }
-        }
-        // A warning such as missing model metadata; the turn goes on.
-        Some("error") => facts.errors.push(message_error(
-            text(item, "message").unwrap_or_default(),
-            false,
-        )),
-        Some(kind) if CODEX_TOOL_ITEMS.contains(&kind) => {
-            facts.tool_calls = facts.tool_calls.saturating_add(1);
-            // The shell command a command item ran, as a request (file changes name no single
-            // path; the rest keep their kind).
-            if let Some(command) = text(item, "command") {
-                facts
-                    .tool_requests
-                    .push(Request::from_parts("shell", command));
-            }
-        }
-        _ => {}
-    }
-}
-
-fn codex_turn_completed(facts: &mut StreamFacts, event: &Object) {
-    facts.result = Some(FinalResult {
-        success: true,
-        subtype: None,
-    });
-    facts.num_turns = Some(facts.num_turns.unwrap_or(0).saturating_add(1));
-    if let Some(usage) = object(event, "usage") {
-        let tokens = &mut facts.tokens;
-        add(&mut tokens.input, number(usage, "input_tokens"));
-        add(&mut tokens.output, number(usage, "output_tokens"));
-        add(&mut tokens.cache_read, number(usage, "cached_input_tokens"));
-        add(
-            &mut tokens.cache_creation,
-            number(usage, "cache_write_input_tokens"),
-        );
-    }
-}
-
-fn codex_turn_failed(facts: &mut StreamFacts, event: &Object) {
-    facts.result = Some(FinalResult {
-        success: false,
-        subtype: None,
-    });
-    let error = match object(event, "error") {
-        Some(error) => error_object(error, true),
-        None => message_error(text(event, "message").unwrap_or_default(), true),
-    };
-    facts.errors.push(error);
-}
-
-/// Gemini `message`: a user message starts a new answer; assistant contents make it up.
-fn gemini_message(facts: &mut StreamFacts, event: &Object) {
-    match text(event, "role") {
-        Some("user") => facts.result_text = None,
-        Some("assistant") => {
-            let content = text(event, "content").unwrap_or_default();
-            let delta = event.get("delta").and_then(Value::as_bool) == Some(true);
-            match &mut facts.result_text {
-                Some(said) if delta => said.push_str(content),
-                _ => facts.result_text = Some(content.to_string()),
-            }
-        }
-        _ => {}
     }
 }
 
