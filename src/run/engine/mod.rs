@@ -6,7 +6,8 @@
 //! reports and on `next_wakeup`, then calls `on_report` / `on_tick`. Frontends read its state
 //! and drain its `EngineEvent`s; they change nothing directly.
 //!
-//! This file holds the engine's state, its options and events, and what the frontends read.
+//! This file holds the engine's state, its options and events; `queries` what the frontends
+//! read.
 //! The steps live beside it: `prepare` (a task's plan, and its worktree, signal file or host
 //! folder made on a worker before it starts), `start` (from plan to spawn), `files` (the
 //! attempt's signal file and agent log read on a worker, here or on its host), `reports` (PTY
@@ -56,6 +57,7 @@ mod interrupted;
 mod launch_agent;
 mod prepare;
 mod processes;
+mod queries;
 mod reports;
 pub mod session;
 mod sizes;
@@ -289,109 +291,19 @@ impl Engine {
     }
 
     fn scope(&self) -> Vec<usize> {
-        (0..self.store.file().tasks().len())
-            .filter(|&i| self.in_scope(i))
-            .collect()
+        self.scope_iter().collect()
+    }
+
+    /// `scope` without collecting it: the checks made every turn of the loop walk the whole
+    /// file, which must not cost an allocation per task.
+    fn scope_iter(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.store.file().tasks().len()).filter(|&i| self.in_scope(i))
     }
 
     /// Takes the time of a turn from the frontend; its instant, for deadlines.
     fn turn(&mut self, now: Now) -> Instant {
         self.clock = now;
         now.at
-    }
-
-    pub fn drain_events(&mut self) -> Vec<EngineEvent> {
-        std::mem::take(&mut self.events)
-    }
-
-    pub fn store(&self) -> &TaskStore {
-        &self.store
-    }
-
-    pub fn profiles(&self) -> &ProfileSet {
-        &self.profiles
-    }
-
-    pub fn live(&self) -> impl Iterator<Item = &LiveAttempt> {
-        self.live.values().chain(self.ending.values())
-    }
-
-    /// Attempts that hold a slot: being prepared, waiting for the write that records their
-    /// start, running or ending.
-    pub fn attempts_in_flight(&self) -> usize {
-        self.preparing.len() + self.awaiting.len() + self.live.len() + self.ending.len()
-    }
-
-    /// Whether task `index` has an attempt: starting, running or ending.
-    pub fn has_attempt(&self, index: usize) -> bool {
-        self.live_by_task.contains_key(&index) || self.awaiting.iter().any(|s| s.index == index)
-    }
-
-    pub fn live_for_task(&self, index: usize) -> Option<&LiveAttempt> {
-        self.live_by_task
-            .get(&index)
-            .and_then(|k| self.live.get(k).or_else(|| self.ending.get(k)))
-    }
-
-    pub fn retry_at(&self, index: usize) -> Option<Instant> {
-        self.retry_at.get(&index).copied()
-    }
-
-    pub fn is_stopping(&self) -> bool {
-        self.stopping
-    }
-
-    pub fn set_paused(&mut self, paused: bool) {
-        self.paused = paused;
-    }
-
-    pub fn is_paused(&self) -> bool {
-        self.paused
-    }
-
-    pub fn concurrency(&self) -> usize {
-        self.opts.concurrency
-    }
-
-    pub fn set_concurrency(&mut self, n: usize) {
-        self.opts.concurrency = n.clamp(1, Self::MAX_CONCURRENCY);
-    }
-
-    /// Nothing runs and nothing in scope is left to start.
-    pub fn is_done(&self) -> bool {
-        self.live.is_empty()
-            && self.ending.is_empty()
-            && self.awaiting.is_empty()
-            && self.preparing.is_empty()
-            && (self.stopping
-                || !self
-                    .scope()
-                    .into_iter()
-                    .any(|i| self.store.file().tasks()[i].status.is_runnable()))
-    }
-
-    /// Whether a task of this run waits for the operator's answers to its questions.
-    pub fn any_needs_input(&self) -> bool {
-        self.scope()
-            .into_iter()
-            .any(|i| self.store.file().tasks()[i].status == TaskStatus::NeedsInput)
-    }
-
-    /// Exit status of `herd run`: 0 every task in scope completed, 1 otherwise, 130 stopped.
-    pub fn exit_code(&self) -> i32 {
-        if self.stopping {
-            return 130;
-        }
-        let all_done = self
-            .scope()
-            .into_iter()
-            .all(|i| self.store.file().tasks()[i].status == TaskStatus::Completed);
-        if all_done { 0 } else { 1 }
-    }
-
-    /// The tasks in scope, for summaries.
-    pub fn scoped_tasks(&self) -> Vec<usize> {
-        self.scope()
     }
 }
 

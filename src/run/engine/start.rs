@@ -50,11 +50,15 @@ impl Engine {
         // Group commit: every task started in this turn is marked `running` in the same
         // generation, and their agents launch once it is on disk (`commit`).
         let mut starting = Vec::new();
-        for index in self.scope() {
+        // Indices, not `scope()`: most of a large file is done, and this runs every turn.
+        for index in 0..self.store.file().tasks().len() {
             // An attempt being prepared, waiting for its start's write, or being concluded
             // holds its slot.
             if self.attempts_in_flight() + starting.len() >= self.opts.concurrency {
                 break;
+            }
+            if !self.in_scope(index) {
+                continue;
             }
             let task = &self.store.file().tasks()[index];
             // Most of a large file is done or running: skip those before any lookup.

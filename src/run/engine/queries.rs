@@ -1,0 +1,103 @@
+//! What the frontends read of the engine (its store, attempts, queue and whether the run is
+//! done), and the few switches they flip (pause, concurrency). Nothing here starts, ends or
+//! writes anything.
+
+use std::time::Instant;
+
+use super::{Engine, EngineEvent, LiveAttempt};
+use crate::core::profile::ProfileSet;
+use crate::core::task::TaskStatus;
+use crate::run::store::TaskStore;
+
+impl Engine {
+    pub fn drain_events(&mut self) -> Vec<EngineEvent> {
+        std::mem::take(&mut self.events)
+    }
+
+    pub fn store(&self) -> &TaskStore {
+        &self.store
+    }
+
+    pub fn profiles(&self) -> &ProfileSet {
+        &self.profiles
+    }
+
+    pub fn live(&self) -> impl Iterator<Item = &LiveAttempt> {
+        self.live.values().chain(self.ending.values())
+    }
+
+    /// Attempts that hold a slot: being prepared, waiting for the write that records their
+    /// start, running or ending.
+    pub fn attempts_in_flight(&self) -> usize {
+        self.preparing.len() + self.awaiting.len() + self.live.len() + self.ending.len()
+    }
+
+    /// Whether task `index` has an attempt: starting, running or ending.
+    pub fn has_attempt(&self, index: usize) -> bool {
+        self.live_by_task.contains_key(&index) || self.awaiting.iter().any(|s| s.index == index)
+    }
+
+    pub fn live_for_task(&self, index: usize) -> Option<&LiveAttempt> {
+        self.live_by_task
+            .get(&index)
+            .and_then(|k| self.live.get(k).or_else(|| self.ending.get(k)))
+    }
+
+    pub fn retry_at(&self, index: usize) -> Option<Instant> {
+        self.retry_at.get(&index).copied()
+    }
+
+    pub fn is_stopping(&self) -> bool {
+        self.stopping
+    }
+
+    pub fn set_paused(&mut self, paused: bool) {
+        self.paused = paused;
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.paused
+    }
+
+    pub fn concurrency(&self) -> usize {
+        self.opts.concurrency
+    }
+
+    pub fn set_concurrency(&mut self, n: usize) {
+        self.opts.concurrency = n.clamp(1, Self::MAX_CONCURRENCY);
+    }
+
+    /// Nothing runs and nothing in scope is left to start.
+    pub fn is_done(&self) -> bool {
+        self.live.is_empty()
+            && self.ending.is_empty()
+            && self.awaiting.is_empty()
+            && self.preparing.is_empty()
+            && (self.stopping
+                || !self
+                    .scope_iter()
+                    .any(|i| self.store.file().tasks()[i].status.is_runnable()))
+    }
+
+    /// Whether a task of this run waits for the operator's answers to its questions.
+    pub fn any_needs_input(&self) -> bool {
+        self.scope_iter()
+            .any(|i| self.store.file().tasks()[i].status == TaskStatus::NeedsInput)
+    }
+
+    /// Exit status of `herd run`: 0 every task in scope completed, 1 otherwise, 130 stopped.
+    pub fn exit_code(&self) -> i32 {
+        if self.stopping {
+            return 130;
+        }
+        let all_done = self
+            .scope_iter()
+            .all(|i| self.store.file().tasks()[i].status == TaskStatus::Completed);
+        if all_done { 0 } else { 1 }
+    }
+
+    /// The tasks in scope, for summaries.
+    pub fn scoped_tasks(&self) -> Vec<usize> {
+        self.scope()
+    }
+}
