@@ -105,8 +105,9 @@ fn code_of(text: &str) -> String {
     kept.join("\n")
 }
 
-/// `mod name;` declarations of a file that are not under `#[cfg(test)]`, with their `#[path]`.
-fn child_modules(text: &str) -> Vec<(String, Option<String>)> {
+/// `mod name;` declarations of a file, with their `#[path]` and whether they are under
+/// `#[cfg(test)]`.
+fn child_modules(text: &str) -> Vec<(String, Option<String>, bool)> {
     let mut out = Vec::new();
     let mut test = false;
     let mut path_attr = None;
@@ -123,15 +124,16 @@ fn child_modules(text: &str) -> Vec<(String, Option<String>)> {
         if line.starts_with("#[") {
             continue;
         }
-        let decl = line
-            .strip_prefix("pub(crate) ")
-            .or_else(|| line.strip_prefix("pub(super) "))
-            .or_else(|| line.strip_prefix("pub "))
-            .unwrap_or(line);
-        if let Some(name) = decl.strip_prefix("mod ").and_then(|n| n.strip_suffix(';'))
-            && !test
-        {
-            out.push((name.trim().to_string(), path_attr.clone()));
+        // `pub`, `pub(crate)`, `pub(super)`, `pub(in …)`.
+        let decl = match line.strip_prefix("pub") {
+            Some(rest) if rest.starts_with('(') => {
+                rest.split_once(") ").map_or(line, |(_, after)| after)
+            }
+            Some(rest) => rest.trim_start(),
+            None => line,
+        };
+        if let Some(name) = decl.strip_prefix("mod ").and_then(|n| n.strip_suffix(';')) {
+            out.push((name.trim().to_string(), path_attr.clone(), test));
         }
         test = false;
         path_attr = None;
@@ -139,7 +141,8 @@ fn child_modules(text: &str) -> Vec<(String, Option<String>)> {
     out
 }
 
-fn walk(file: &Path, path: Vec<String>, out: &mut Vec<Module>) {
+/// Walks the modules from `file`; files of test modules go to `tests` (not walked).
+fn walk(file: &Path, path: Vec<String>, out: &mut Vec<Module>, tests: &mut Vec<PathBuf>) {
     let text = fs::read_to_string(file).unwrap_or_default();
     let dir = file.parent().unwrap_or(Path::new("")).to_path_buf();
     let owns_dir = matches!(
@@ -151,7 +154,7 @@ fn walk(file: &Path, path: Vec<String>, out: &mut Vec<Module>) {
     } else {
         dir.join(file.file_stem().unwrap_or_default())
     };
-    for (name, attr) in child_modules(&text) {
+    for (name, attr, test) in child_modules(&text) {
         let child = match attr {
             Some(p) => dir.join(p),
             None if child_dir.join(format!("{name}.rs")).exists() => {
@@ -159,9 +162,13 @@ fn walk(file: &Path, path: Vec<String>, out: &mut Vec<Module>) {
             }
             None => child_dir.join(&name).join("mod.rs"),
         };
+        if test {
+            tests.push(child);
+            continue;
+        }
         let mut child_path = path.clone();
         child_path.push(name);
-        walk(&child, child_path, out);
+        walk(&child, child_path, out, tests);
     }
     out.push(Module {
         path,
@@ -336,7 +343,36 @@ fn cycles(edges: &BTreeMap<usize, BTreeSet<usize>>, n: usize) -> Vec<Vec<usize>>
 fn no_import_cycle_between_files() {
     let src = source_dir();
     let mut modules = Vec::new();
-    walk(&src.join("lib.rs"), Vec::new(), &mut modules);
+    let mut tests = Vec::new();
+    walk(&src.join("lib.rs"), Vec::new(), &mut modules, &mut tests);
+    // Every file is seen: walked, a test module, inside a test module's folder, or `main.rs`.
+    let mut unseen = Vec::new();
+    let mut pending = vec![src.clone()];
+    while let Some(dir) = pending.pop() {
+        for entry in fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs")
+                && path != src.join("main.rs")
+                && !modules.iter().any(|m| m.file == path)
+                && !tests.iter().any(|t| {
+                    let folder = if t.ends_with("mod.rs") {
+                        t.parent().map(Path::to_path_buf).unwrap_or_default()
+                    } else {
+                        t.with_extension("")
+                    };
+                    path == *t || path.starts_with(folder)
+                })
+            {
+                unseen.push(path.display().to_string());
+            }
+        }
+    }
+    assert!(
+        unseen.is_empty(),
+        "files the checker did not reach (a `mod` it cannot read?): {unseen:?}"
+    );
     let by_path: BTreeMap<Vec<String>, usize> = modules
         .iter()
         .enumerate()
