@@ -155,6 +155,7 @@ pub fn check(file: &TaskFile, checks: &Checks<'_>) -> Vec<Problem> {
             run_id: file.run_id(),
             attempt: task.attempts + 1,
             run_dir: &run_dir,
+            cwd: None,
         };
         for error in launch::problems(task, profiles, &ctx) {
             if error.field().is_some_and(|f| reported.contains(f)) {

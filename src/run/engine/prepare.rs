@@ -75,22 +75,23 @@ impl Engine {
         let task = &self.store.file().tasks()[index];
         let run_dir = self.opts.runs_dir.join(&task.task_id);
         match &task.host {
-            None => self.plan_in(index, attempt, &run_dir),
+            None => self.plan_in(index, attempt, &run_dir, None),
             // The folder and the program are the host's: not looked for here.
             Some(_) => match remote::task_problem(task, &self.opts.hosts) {
                 Some(problem) => Err(PlanError::Host(problem)),
-                None => self.plan_in(index, attempt, &run_dir),
+                None => self.plan_in(index, attempt, &run_dir, None),
             },
         }
     }
 
     /// The plan with its attempt's files in `run_dir` (the recordings' folder here, the
-    /// attempt's folder on a host).
+    /// attempt's folder on a host) and, on a host, the agent in `cwd` there.
     fn plan_in(
         &self,
         index: usize,
         attempt: u32,
         run_dir: &Path,
+        cwd: Option<&Path>,
     ) -> std::result::Result<LaunchPlan, PlanError> {
         let task = &self.store.file().tasks()[index];
         let ctx = LaunchContext {
@@ -98,6 +99,7 @@ impl Engine {
             run_id: self.store.file().run_id(),
             attempt,
             run_dir,
+            cwd,
         };
         match &task.host {
             None => Ok(launch::prepare(task, &self.profiles, &ctx)?),
@@ -263,7 +265,12 @@ impl Engine {
                 cwd,
                 git_before: before,
             })) => {
-                let plan = self.plan_in(index, planned.number, Path::new(&run_dir));
+                let plan = self.plan_in(
+                    index,
+                    planned.number,
+                    Path::new(&run_dir),
+                    Some(Path::new(&cwd)),
+                );
                 planned.plan = match plan {
                     Ok(plan) => plan,
                     Err(problem) => return self.fail_config(index, problem.to_string()),

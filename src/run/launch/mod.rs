@@ -45,6 +45,9 @@ pub struct LaunchContext<'a> {
     pub attempt: u32,
     /// Where this attempt's recordings go (`HERD_RUN_DIR`).
     pub run_dir: &'a Path,
+    /// The folder the agent runs in when it is not the task's own here: the folder on its host.
+    /// `{cwd}` names it, so a prompt points the agent at where it really is.
+    pub cwd: Option<&'a Path>,
 }
 
 impl LaunchContext<'_> {

@@ -27,7 +27,9 @@ pub(super) fn render_all(
         }
     });
     let signal_file = (completion.completion == Completion::SignalFile).then(|| ctx.signal_file());
-    let cwd = task_cwd(task, ctx.base_dir);
+    let cwd = ctx
+        .cwd
+        .map_or_else(|| task_cwd(task, ctx.base_dir), Path::to_path_buf);
     let cwd_text = cwd.display().to_string();
     let signal_text = signal_file.as_ref().map(|p| p.display().to_string());
     let agent_log_text = ctx.agent_log_file().display().to_string();

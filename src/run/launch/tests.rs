@@ -31,6 +31,7 @@ fn ctx() -> LaunchContext<'static> {
         run_id: Some("r1"),
         attempt: 2,
         run_dir: Path::new("/base/runs/t"),
+        cwd: None,
     }
 }
 
@@ -262,4 +263,23 @@ protocol = "acp"
     );
     assert_eq!(plan.env["HERD_ACP_LOAD_SESSION"], "s-1");
     assert_eq!(plan.env["HERD_ACP_PROMPT"], "Go on");
+}
+
+#[test]
+fn cwd_names_the_folder_the_agent_runs_in_on_its_host() {
+    let p = profiles();
+    let t = task(r#"{"task_id": "t", "agent": "a", "prompt_template": "Work in {cwd}."}"#);
+    let here = render_launch(&t, p.get("a").unwrap(), &tpl(&t), None, &ctx()).unwrap();
+    assert!(here.prompt.starts_with("Work in /base."), "{}", here.prompt);
+    let on_host = LaunchContext {
+        cwd: Some(Path::new("/srv/work/t")),
+        ..ctx()
+    };
+    let there = render_launch(&t, p.get("a").unwrap(), &tpl(&t), None, &on_host).unwrap();
+    assert!(
+        there.prompt.starts_with("Work in /srv/work/t."),
+        "{}",
+        there.prompt
+    );
+    assert_eq!(there.cwd, Path::new("/srv/work/t"));
 }
