@@ -1,8 +1,8 @@
 //! End to end: the real `herd run` dashboard in a pseudo-terminal with an ACP agent (the
 //! scripted fake agent of `acp/fake_agent.rs`, played by this test binary) whose permission
 //! request the task's policy leaves to the operator. The pane shows the client's numbered
-//! dialog and the banner offers its keys; the operator's Enter (the banner's "highlighted"
-//! option) allows once, Esc rejects; each task ends as answered, with the answer in
+//! dialog and the banner offers its keys; the operator's Enter (the banner's "Allow once")
+//! allows once, Esc rejects; each task ends as answered, with the answer in
 //! `result.approvals` as the client gave it (by the operator, the option sent).
 
 // Test code: a failed `expect` is the test failing, with its message.
@@ -163,7 +163,7 @@ fn the_operator_answers_an_acp_request_from_the_dashboard_with_enter_or_esc() {
             |s| {
                 s.contains(&format!("⚠ {id}"))
                     && s.contains("Request: Bash(npm test)")
-                    && s.contains("[Enter]")
+                    && s.contains("[Enter] Allow once")
                     && s.contains("[Esc] No")
             },
         );

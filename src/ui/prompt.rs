@@ -8,6 +8,7 @@ use crate::core::approval;
 use crate::core::attempt::Attempt;
 use crate::core::detect::PromptSighting;
 use crate::core::guard::Decision;
+use crate::core::profile::Protocol;
 
 /// The sightings that make up the waiting prompt: the one on hold, and every other rule
 /// matching the screen now (one dialog often matches several).
@@ -60,9 +61,14 @@ pub fn view(attempt: &Attempt) -> Option<PromptView> {
         (named, !digit, c.key.clone())
     });
     if !choices.iter().any(|c| c.key == "Enter") {
+        // herd's own ACP dialog takes Enter as "allow once", never a broader option.
+        let label = match profile.protocol {
+            Protocol::Acp => "Allow once",
+            _ => "highlighted",
+        };
         choices.push(Choice {
             key: "Enter".into(),
-            label: "highlighted".into(),
+            label: label.into(),
         });
     }
     if !choices.iter().any(|c| c.key == "Esc") {
