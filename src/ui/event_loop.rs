@@ -13,16 +13,12 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
 use super::actions;
+use super::engine_events::on_engine_event;
 use super::frame;
 use super::layout;
-use super::model::agent;
-use super::notify::notify;
 use super::state::{Leaving, Mode, UiState};
-use crate::core::attempt::Note;
-use crate::core::task::TaskStatus;
 use crate::run::clock::Now;
-use crate::run::engine::{Engine, EngineEvent};
-use crate::run::headless::describe;
+use crate::run::engine::Engine;
 use crate::run::pty::PtyReport;
 use crate::term::Session;
 
@@ -306,111 +302,4 @@ fn on_terminal_event(
         }
         _ => Ok(()),
     }
-}
-
-fn on_engine_event(
-    engine: &Engine,
-    state: &mut UiState,
-    session: &mut Session,
-    event: &EngineEvent,
-    now: Instant,
-) -> Result<()> {
-    if let Some(line) = describe(event) {
-        tracing::info!("{line}");
-    }
-    let index = |id: &str| engine.store().file().task_index(id);
-    match event {
-        EngineEvent::Started { task_id, .. } => {
-            if let Some(i) = index(task_id) {
-                state.settle(i, format!("{task_id} started"), now);
-            }
-        }
-        EngineEvent::Note { task_id, note } => match note {
-            Note::AutoAnswered { rule, keys } => {
-                if let Some(i) = index(task_id) {
-                    state.note(i, format!("auto {rule}"), now);
-                    tracing::debug!(task_id, rule, keys, "automatic answer");
-                }
-            }
-            Note::OperatorAnswered { rule, .. } => {
-                if let Some(i) = index(task_id) {
-                    state.note(i, format!("answered {rule}"), now);
-                }
-            }
-            Note::WaitingForOperator { rule, .. } => {
-                let body = format!("{task_id} is waiting for you ({rule})");
-                // A bell that cannot ring is not worth stopping the run for.
-                if let Err(error) = notify(session.terminal.backend_mut(), "herd", &body) {
-                    tracing::warn!("cannot ring the bell: {error}");
-                }
-            }
-            _ => {}
-        },
-        EngineEvent::Finished {
-            task_id, status, ..
-        } => {
-            if let Some(i) = index(task_id) {
-                tracing::debug!(task_id, %status, "attempt finished");
-                let failure = engine
-                    .store()
-                    .file()
-                    .tasks()
-                    .get(i)
-                    .and_then(|t| t.result.as_ref())
-                    .and_then(|r| r.get("failure_type"))
-                    .and_then(serde_json::Value::as_str)
-                    .filter(|_| *status != TaskStatus::Completed)
-                    .map(|f| format!(" ({f})"))
-                    .unwrap_or_default();
-                state.settle(i, format!("{task_id}: {status}{failure}"), now);
-            }
-            if *status == TaskStatus::NeedsInput {
-                let asked = index(task_id)
-                    .and_then(|i| engine.store().file().tasks().get(i))
-                    .map_or(0, |t| agent::questions(t.result.as_ref()).len());
-                let what = match asked {
-                    0 => "needs your input".to_string(),
-                    1 => "has a question for you".to_string(),
-                    n => format!("has {n} questions for you"),
-                };
-                state.say(format!("{task_id} {what}: select it, m answers"), now);
-                let body = format!("{task_id} {what}");
-                if let Err(error) = notify(session.terminal.backend_mut(), "herd", &body) {
-                    tracing::warn!("cannot ring the bell: {error}");
-                }
-            }
-        }
-        EngineEvent::ConfigFailed { task_id, .. } => {
-            state.say(
-                format!("{task_id}: failed_config (d shows its details)"),
-                now,
-            );
-        }
-        EngineEvent::SpawnDeferred {
-            task_id,
-            concurrency,
-            ..
-        } => {
-            state.say(
-                format!("{task_id} waits: out of resources to start it; concurrency {concurrency}"),
-                now,
-            );
-        }
-        EngineEvent::HostTrouble {
-            task_id,
-            host,
-            out_for,
-            ..
-        } => {
-            state.say(
-                format!(
-                    "{task_id} back to the queue: host {host} unreachable, out of rotation for {} s",
-                    out_for.as_secs()
-                ),
-                now,
-            );
-        }
-        EngineEvent::Resumed { .. } | EngineEvent::RetryScheduled { .. } => {}
-    }
-    Ok(())
 }

@@ -14,6 +14,7 @@ pub mod attempts;
 pub mod details_box;
 pub mod draw;
 pub mod editors;
+pub mod engine_events;
 pub mod event_loop;
 pub mod frame;
 pub mod keys;
