@@ -150,16 +150,12 @@ pub struct PlainBytes {
     pub timed_out: bool,
 }
 
-/// [`run_plain`], its output kept as bytes.
-pub fn run_plain_bytes(
-    host: &Host,
-    script: &str,
-    timeout: Duration,
-) -> std::io::Result<PlainBytes> {
+/// Starts `script` on `host` through its launcher (`sh -s`, the script on stdin), with its
+/// stdout and stderr piped. Its own process group: on a time-out the whole launcher goes, and
+/// with it whatever holds its output open.
+pub fn spawn_script(host: &Host, script: &str) -> std::io::Result<std::process::Child> {
     use std::os::unix::process::CommandExt;
     let argv = launcher_argv(host, false, None, "exec sh -s");
-    // Its own process group: on a time-out the whole launcher goes, and with it whatever holds
-    // its output open.
     let mut child = Command::new(&argv[0])
         .args(&argv[1..])
         .stdin(Stdio::piped())
@@ -175,6 +171,16 @@ pub fn run_plain_bytes(
             let _ = stdin.write_all(script.as_bytes());
         });
     }
+    Ok(child)
+}
+
+/// [`run_plain`], its output kept as bytes.
+pub fn run_plain_bytes(
+    host: &Host,
+    script: &str,
+    timeout: Duration,
+) -> std::io::Result<PlainBytes> {
+    let mut child = spawn_script(host, script)?;
     let out = child.stdout.take().map(drain);
     let err = child.stderr.take().map(drain);
     let deadline = Instant::now() + timeout;

@@ -6,14 +6,14 @@
 //! Blocking: called on worker threads only, never on the event loop.
 
 use std::io::Read;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use crate::core::hosts::{Host, launcher_argv};
+use crate::core::hosts::Host;
 use crate::core::remote_files::{self, RemoteEnd, RemotePrepare, RemoteRead};
 use crate::core::remote_frames::{self, EndBack, FollowReader, Prepared, ReadBack};
-use crate::run::remote::{PlainBytes, run_plain_bytes};
+use crate::run::remote::{PlainBytes, run_plain_bytes, spawn_script};
 
 /// Longest a prepare may take (`git worktree add` of a large repository included).
 pub const PREPARE_TIMEOUT: Duration = Duration::from_secs(120);
@@ -107,23 +107,9 @@ pub struct Follower {
 
 impl Follower {
     pub fn start(host: &Host, r: &RemoteRead<'_>, every: Duration) -> std::io::Result<Follower> {
-        use std::os::unix::process::CommandExt;
         let every_sec = u32::try_from(every.as_secs().max(1)).unwrap_or(u32::MAX);
         let script = remote_files::follow_script(r, every_sec);
-        let argv = launcher_argv(host, false, None, "exec sh -s");
-        let mut child = Command::new(&argv[0])
-            .args(&argv[1..])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()?;
-        if let Some(mut stdin) = child.stdin.take() {
-            std::thread::spawn(move || {
-                use std::io::Write;
-                let _ = stdin.write_all(script.as_bytes());
-            });
-        }
+        let mut child = spawn_script(host, &script)?;
         let stderr = child.stderr.take().map(|mut pipe| {
             std::thread::spawn(move || {
                 let mut text = Vec::new();

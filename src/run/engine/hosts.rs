@@ -174,22 +174,8 @@ impl Engine {
             self.clock.wall.as_second(),
         );
         let index = live.task;
+        self.note_host_trouble(index, &host, &what);
         let file = self.store.file_mut();
-        let mut result = file.tasks()[index]
-            .result
-            .clone()
-            .unwrap_or_else(|| json!({}));
-        if let Some(obj) = result.as_object_mut() {
-            obj.insert(
-                "host_trouble".into(),
-                json!({
-                    "host": host,
-                    "at": outcome::utc_timestamp(self.clock.wall),
-                    "evidence": what,
-                }),
-            );
-        }
-        file.set_result(index, result);
         if lost {
             file.set_field(index, LOST_ON_FIELD, json!(host));
         }
@@ -220,23 +206,7 @@ impl Engine {
         let what = format!("host {name} cannot be reached: {reason}");
         let for_how_long = Duration::from_secs(host.out_of_rotation_sec);
         self.rotation.take_out(&name, reason, now, for_how_long);
-        let index = planned.index;
-        let file = self.store.file_mut();
-        let mut result = file.tasks()[index]
-            .result
-            .clone()
-            .unwrap_or_else(|| json!({}));
-        if let Some(obj) = result.as_object_mut() {
-            obj.insert(
-                "host_trouble".into(),
-                json!({
-                    "host": name,
-                    "at": outcome::utc_timestamp(self.clock.wall),
-                    "evidence": what,
-                }),
-            );
-        }
-        file.set_result(index, result);
+        self.note_host_trouble(planned.index, &name, &what);
         tracing::warn!(task = %planned.task.task_id, "{what}; the task waits (not counted) and {name} is out of rotation for {} s", for_how_long.as_secs());
         self.events.push(EngineEvent::HostTrouble {
             task_id: planned.task.task_id.clone(),
@@ -245,6 +215,23 @@ impl Engine {
             out_for: for_how_long,
         });
         Ok(())
+    }
+
+    /// Adds `host_trouble` (which host, when, what happened) to task `index`'s result.
+    fn note_host_trouble(&mut self, index: usize, host: &str, what: &str) {
+        let at = outcome::utc_timestamp(self.clock.wall);
+        let file = self.store.file_mut();
+        let mut result = file.tasks()[index]
+            .result
+            .clone()
+            .unwrap_or_else(|| json!({}));
+        if let Some(obj) = result.as_object_mut() {
+            obj.insert(
+                "host_trouble".into(),
+                json!({"host": host, "at": at, "evidence": what}),
+            );
+        }
+        file.set_result(index, result);
     }
 
     /// Sweeps again, on a worker, the attempts whose connection was lost once their host is
