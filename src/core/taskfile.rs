@@ -20,7 +20,7 @@ mod json_error;
 mod read;
 pub mod splice;
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 
 use serde_json::Value;
@@ -29,7 +29,7 @@ pub use crate::core::json_pos::Location;
 use crate::core::json_pos::{self, PositionIndex, pointer_token};
 use crate::core::task::{TaskSpec, TaskStatus, is_safe_task_id};
 use fields::{TaskContext, describe, read_task};
-use splice::{Changes, TaskText};
+use splice::{Changes, SharedText, TaskText};
 
 /// One thing wrong with the tasks file, for `FILE:LINE:COL: message` output.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,6 +57,9 @@ pub struct TaskFile {
     /// The root object, exactly as read plus herd's updates.
     doc: Value,
     tasks: Vec<TaskSpec>,
+    /// The indices of the tasks that may start (`TaskSpec::is_runnable`): a scheduler walks
+    /// these, not the whole file, most of which is done in a long batch.
+    runnable: BTreeSet<usize>,
     /// `tasks[i]` is element `slots[i]` of the document's `tasks` list.
     slots: Vec<usize>,
     positions: PositionIndex,
@@ -81,6 +84,11 @@ impl TaskFile {
     /// The tasks with a usable id, in file order. Indexes below refer to this list.
     pub fn tasks(&self) -> &[TaskSpec] {
         &self.tasks
+    }
+
+    /// The first task at `from` or after it that may start (`TaskSpec::is_runnable`).
+    pub fn next_runnable(&self, from: usize) -> Option<usize> {
+        self.runnable.range(from..).next().copied()
     }
 
     pub fn task_index(&self, task_id: &str) -> Option<usize> {
@@ -114,6 +122,7 @@ impl TaskFile {
     pub fn set_status(&mut self, index: usize, status: TaskStatus) {
         if self.write(index, "status", Value::from(status.as_str())) {
             self.tasks[index].status = status;
+            self.index_runnable(index);
         }
     }
 
@@ -191,13 +200,9 @@ impl TaskFile {
         !self.changes.is_empty()
     }
 
-    /// The file's text as of the last `splice_changes` (without a byte order mark).
-    pub fn text(&self) -> &str {
-        self.text.as_str()
-    }
-
-    /// `text()` shared without copying it: a snapshot for a writer, unchanged by later splices.
-    pub fn shared_text(&self) -> std::sync::Arc<String> {
+    /// The file's text as of the last `splice_changes` (without a byte order mark), shared
+    /// without copying it: a snapshot for a writer, unchanged by later splices.
+    pub fn shared_text(&self) -> SharedText {
         self.text.shared()
     }
 
@@ -249,6 +254,15 @@ impl TaskFile {
         };
         let (spec, _problems_reported_by_the_next_parse) = read_task(&context, object);
         self.tasks[index] = spec;
+        self.index_runnable(index);
+    }
+
+    fn index_runnable(&mut self, index: usize) {
+        if self.tasks[index].is_runnable() {
+            self.runnable.insert(index);
+        } else {
+            self.runnable.remove(&index);
+        }
     }
 }
 

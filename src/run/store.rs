@@ -10,13 +10,14 @@
 
 use std::fmt;
 use std::fs::{self, File, TryLockError};
-use std::io::{self, Read, Seek, Write};
+use std::io::{self, IoSlice, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use thiserror::Error;
 
 use super::safe_fs::{self, SafeFsError};
+use crate::core::taskfile::splice::SharedText;
 use crate::core::taskfile::{Problem, TaskFile};
 
 #[derive(Debug, Error)]
@@ -217,7 +218,7 @@ impl TaskStore {
 /// One version of the tasks file's text, ready to be written (on any thread).
 #[derive(Debug, Clone)]
 pub struct Snapshot {
-    text: std::sync::Arc<String>,
+    text: SharedText,
     byte_order_mark: bool,
     /// As the user gave it, for messages.
     path: PathBuf,
@@ -252,8 +253,7 @@ impl Snapshot {
             temp.write_all("\u{feff}".as_bytes())
                 .map_err(io_error("write", path))?;
         }
-        temp.write_all(self.text.as_bytes())
-            .map_err(io_error("write", path))?;
+        write_pieces(temp.as_file_mut(), self.text.pieces()).map_err(io_error("write", path))?;
         temp.as_file().sync_all().map_err(io_error("write", path))?;
         temp.persist(&self.target)
             .map_err(|e| io_error("replace", path)(e.error))?;
@@ -266,6 +266,25 @@ impl Snapshot {
         }
         Ok(())
     }
+}
+
+/// Writes `pieces` one after the other, in as few system calls as the kernel allows.
+fn write_pieces<'a>(file: &mut File, pieces: impl Iterator<Item = &'a str>) -> io::Result<()> {
+    let mut slices: Vec<IoSlice<'_>> = pieces.map(|p| IoSlice::new(p.as_bytes())).collect();
+    let mut left = slices.as_mut_slice();
+    // Empty pieces would make a write of nothing look like the end.
+    IoSlice::advance_slices(&mut left, 0);
+    while !left.is_empty() {
+        // At most `IOV_MAX` (1024 on Linux) slices a call; more is an error, not a short write.
+        let some = left.len().min(1024);
+        match file.write_vectored(&left[..some]) {
+            Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
+            Ok(written) => IoSlice::advance_slices(&mut left, written),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// The temporary files `save` writes beside `target`: `.<name>.XXXXXX.tmp`.

@@ -149,8 +149,12 @@ impl TaskFile {
         problems.extend(duplicate_key_problems(&positions, &labels, &tasks, &slots));
         // Stable: problems without a place come last, the others in the order of the text.
         problems.sort_by_key(|p| (p.location.is_none(), p.location));
+        let runnable = (0..tasks.len())
+            .filter(|&i| tasks[i].is_runnable())
+            .collect();
         Ok(TaskFile {
             doc,
+            runnable,
             tasks,
             slots,
             positions,

@@ -549,6 +549,33 @@ fn set_field_keeps_the_typed_task_in_step() {
 }
 
 #[test]
+fn the_tasks_that_may_start_follow_every_change() {
+    let text = r#"{"tasks": [
+        {"task_id": "a", "agent": "x", "prompt_template": "p", "status": "completed"},
+        {"task_id": "b", "agent": "x", "prompt_template": "p"},
+        {"task_id": "c", "agent": "x", "prompt_template": "p", "enabled": false},
+        {"task_id": "d", "agent": "x", "prompt_template": "p", "status": "retryable"}
+    ]}"#;
+    let mut file = TaskFile::parse(text).expect("valid");
+    let runnable = |file: &TaskFile| {
+        std::iter::successors(file.next_runnable(0), |&i| file.next_runnable(i + 1))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(runnable(&file), [1, 3]);
+    assert_eq!(file.next_runnable(2), Some(3));
+    file.set_status(1, TaskStatus::Running);
+    assert_eq!(runnable(&file), [3]);
+    file.set_field(2, "enabled", json!(true));
+    file.set_status(0, TaskStatus::Retryable);
+    assert_eq!(runnable(&file), [0, 2, 3]);
+    file.set_field(3, "enabled", json!(false));
+    file.remove_field(2, "enabled");
+    assert_eq!(runnable(&file), [0, 2]);
+    file.set_status(0, TaskStatus::Failed);
+    assert_eq!(runnable(&file), [2]);
+}
+
+#[test]
 fn repeated_keys_anywhere_are_problems() {
     let text = "{\"tasks\": [\n{\"task_id\": \"t\", \"agent\": \"a\", \"prompt_template\": \"p\", \
                 \"inputs\": {\"u\": 1, \"u\": 2}}\n], \"tasks\": [], \"x\": {\"a/b\": 1, \"a/b\": 2}}";

@@ -50,8 +50,11 @@ impl Engine {
         // Group commit: every task started in this turn is marked `running` in the same
         // generation, and their agents launch once it is on disk (`commit`).
         let mut starting = Vec::new();
-        // Indices, not `scope()`: most of a large file is done, and this runs every turn.
-        for index in 0..self.store.file().tasks().len() {
+        // Only the tasks that may start, not `scope()`: most of a large file is done, and this
+        // runs every turn.
+        let mut from = 0;
+        while let Some(index) = self.store.file().next_runnable(from) {
+            from = index + 1;
             // An attempt being prepared, waiting for its start's write, or being concluded
             // holds its slot.
             if self.attempts_in_flight() + starting.len() >= self.opts.concurrency {
@@ -61,8 +64,7 @@ impl Engine {
                 continue;
             }
             let task = &self.store.file().tasks()[index];
-            // Most of a large file is done or running: skip those before any lookup.
-            if !task.status.is_runnable() || self.live_by_task.contains_key(&index) {
+            if self.live_by_task.contains_key(&index) {
                 continue;
             }
             let agent = task.agent.clone();

@@ -250,3 +250,26 @@ fn a_run_does_not_hold_the_positions_of_the_text() {
     assert_eq!(store.file().location(0, None), None);
     assert_eq!(store.file().tasks()[0].task_id, "t");
 }
+
+#[test]
+fn pieces_are_written_whole_and_in_order_however_many() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("pieces");
+    // More pieces than one system call takes (1024), some of them empty.
+    let pieces: Vec<String> = (0..3000)
+        .map(|i| {
+            if i % 7 == 0 {
+                String::new()
+            } else {
+                format!("{i},")
+            }
+        })
+        .collect();
+    let mut file = File::create(&path).expect("create");
+    write_pieces(&mut file, pieces.iter().map(String::as_str)).expect("written");
+    drop(file);
+    assert_eq!(fs::read_to_string(&path).expect("read"), pieces.concat());
+    let mut file = File::create(&path).expect("create");
+    write_pieces(&mut file, ["", ""].into_iter()).expect("nothing to write");
+    assert_eq!(fs::read_to_string(&path).expect("read"), "");
+}

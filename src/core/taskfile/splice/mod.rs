@@ -3,15 +3,17 @@
 //! the style around them (indentation, line ends, an inline `{ ... }` task stays inline), and a
 //! new field is written the way its siblings are separated.
 //!
-//! Owns the byte layout (where each task object is) and the splicing. Pure: no file I/O. Copying
-//! the text once per write is its only cost that grows with the file; finding a task is an index
-//! lookup, and only the changed tasks' own text is scanned. Must not decide what a valid tasks
+//! Owns the byte layout (where each task object is) and the splicing. Pure: no file I/O. The text is
+//! kept in pieces of a few tasks each, so a splice copies only the pieces of the changed tasks;
+//! finding a task is an index lookup, and only the changed tasks' own text is scanned. Writing
+//! the text out (the writer's copy) is the only cost that grows with the file. Must not decide what a valid tasks
 //! file is (that is `taskfile`): it works on text serde_json already accepted, and when it cannot
 //! make sense of the text it says so and the caller writes the document in full instead.
 //!
 //! This file holds the text and finds the task objects; `rewrite` rewrites one object.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -20,34 +22,107 @@ use serde_json::Value;
 /// The keys changed per task, by the task's position in the document's `tasks` list.
 pub type Changes = BTreeMap<usize, BTreeSet<String>>;
 
+/// How many tasks share a piece of the text. A splice copies the pieces that hold a changed
+/// task and shares the others with the versions before it, so its cost is that of a few tasks'
+/// text, whatever the length of the file.
+const TASKS_PER_PIECE: usize = 64;
+
 /// The text of a tasks file (without a byte order mark) and where each task object is in it.
+///
+/// The text is kept in pieces: piece `p` holds tasks `p * TASKS_PER_PIECE` up to the next
+/// piece's first task, piece 0 also what comes before the first task, and the last piece what
+/// comes after the last. Put together in order they are the file's text.
 #[derive(Debug, Clone)]
 pub struct TaskText {
-    /// Shared, so a writer can hold one version while the next is spliced (a new `String` is
-    /// built per splice anyway; the old one lives on as long as a writer holds it).
-    text: Arc<String>,
-    /// `tasks[slot]` spans `spans[slot]` (from its `{` to just past its `}`; other values too).
-    /// `None` when the text is not a JSON object with a `tasks` list: nothing can be spliced.
+    /// Each shared, so a writer holds one version (`SharedText`) while the next is spliced.
+    pieces: Vec<Arc<String>>,
+    /// `tasks[slot]` spans `spans[slot]` of its piece `slot / TASKS_PER_PIECE` (from its `{`
+    /// to just past its `}`; other values too). `None` when the text is not a JSON object
+    /// with a `tasks` list: nothing can be spliced, and the text is one piece.
     spans: Option<Vec<Range<usize>>>,
+    /// `TASKS_PER_PIECE`, smaller in tests.
+    tasks_per_piece: usize,
+}
+
+/// One version of the text, shared with the `TaskText` it came from: unchanged by later
+/// splices, and cheap to make (the pieces are shared, not copied).
+#[derive(Debug, Clone, Default)]
+pub struct SharedText {
+    pieces: Vec<Arc<String>>,
+}
+
+impl SharedText {
+    /// The text in order, as pieces to write one after the other.
+    pub fn pieces(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.pieces.iter().map(|piece| piece.as_str())
+    }
+
+    /// The length of the whole text in bytes.
+    pub fn len(&self) -> usize {
+        self.pieces.iter().map(|piece| piece.len()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl fmt::Display for SharedText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.pieces().try_for_each(|piece| f.write_str(piece))
+    }
 }
 
 impl TaskText {
     /// Keeps `text` and finds the tasks in it.
     pub fn new(text: String) -> TaskText {
-        let spans = task_spans(text.as_bytes());
+        TaskText::in_pieces_of(TASKS_PER_PIECE, text)
+    }
+
+    fn in_pieces_of(tasks_per_piece: usize, text: String) -> TaskText {
+        let Some(whole) = task_spans(text.as_bytes()) else {
+            return TaskText {
+                pieces: vec![Arc::new(text)],
+                spans: None,
+                tasks_per_piece,
+            };
+        };
+        // Each piece but the first starts at its first task's `{`.
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(
+                whole
+                    .iter()
+                    .step_by(tasks_per_piece)
+                    .skip(1)
+                    .map(|s| s.start),
+            )
+            .collect();
+        let ends = starts.iter().skip(1).copied().chain([text.len()]);
+        let pieces = starts
+            .iter()
+            .zip(ends)
+            .map(|(&start, end)| Arc::new(text[start..end].to_string()))
+            .collect();
+        let spans = whole
+            .iter()
+            .enumerate()
+            .map(|(slot, span)| {
+                let start = starts[slot / tasks_per_piece];
+                span.start - start..span.end - start
+            })
+            .collect();
         TaskText {
-            text: Arc::new(text),
-            spans,
+            pieces,
+            spans: Some(spans),
+            tasks_per_piece,
         }
     }
 
-    pub fn as_str(&self) -> &str {
-        &self.text
-    }
-
-    /// The text itself, shared without copying it.
-    pub fn shared(&self) -> Arc<String> {
-        Arc::clone(&self.text)
+    /// The text as it is now, shared without copying it.
+    pub fn shared(&self) -> SharedText {
+        SharedText {
+            pieces: self.pieces.clone(),
+        }
     }
 
     /// Writes the current value in `doc` of every changed key into the text (a key gone from the
@@ -55,38 +130,55 @@ impl TaskText {
     /// was, when a changed task is not an object in the text or in `doc`.
     pub fn apply(&mut self, doc: &Value, changes: &Changes) -> Option<bool> {
         let tasks = doc.get("tasks")?.as_array()?;
+        let per_piece = self.tasks_per_piece;
         let spans = self.spans.as_mut()?;
+        // Every rewrite first: a task that cannot be rewritten leaves the text as it was.
         let mut rewritten = Vec::with_capacity(changes.len());
         for (&slot, keys) in changes {
             let span = spans.get(slot)?.clone();
+            let piece = &self.pieces[slot / per_piece];
             let object = tasks.get(slot)?.as_object()?;
-            let fresh = rewrite_object(&self.text[span.clone()], object, keys)?;
-            rewritten.push((span, fresh));
+            let fresh = rewrite_object(&piece[span.clone()], object, keys)?;
+            rewritten.push((slot, fresh));
         }
-        let grown: usize = rewritten.iter().map(|(_, f)| f.len()).sum();
-        let mut text = String::with_capacity(self.text.len() + grown);
-        let mut copied = 0;
-        for (span, fresh) in &rewritten {
-            text.push_str(&self.text[copied..span.start]);
-            text.push_str(fresh);
-            copied = span.end;
-        }
-        text.push_str(&self.text[copied..]);
-        // Every task after a rewritten one moves by the growth of those before it.
-        let mut shift: isize = 0;
-        let mut next = rewritten.iter().zip(changes.keys()).peekable();
-        for (slot, span) in spans.iter_mut().enumerate() {
-            let start = span.start.saturating_add_signed(shift);
-            if let Some(((old, fresh), _)) = next.next_if(|(_, s)| **s == slot) {
-                shift += fresh.len() as isize - old.len() as isize;
+        let mut changed = false;
+        // `changes` is ordered by slot, so the rewrites of one piece are next to each other.
+        for in_piece in rewritten.chunk_by(|(a, _), (b, _)| a / per_piece == b / per_piece) {
+            let piece = in_piece[0].0 / per_piece;
+            let old = &self.pieces[piece];
+            let grown: usize = in_piece.iter().map(|(_, fresh)| fresh.len()).sum();
+            let mut text = String::with_capacity(old.len() + grown);
+            let mut copied = 0;
+            for (slot, fresh) in in_piece {
+                let span = &spans[*slot];
+                changed |= old[span.clone()] != **fresh;
+                text.push_str(&old[copied..span.start]);
+                text.push_str(fresh);
+                copied = span.end;
             }
-            *span = start..span.end.saturating_add_signed(shift);
+            text.push_str(&old[copied..]);
+            // Every task of the piece after a rewritten one moves by the growth of those
+            // before it; the other pieces do not move.
+            let first = piece * per_piece;
+            let last = (first + per_piece).min(spans.len());
+            let mut shift: isize = 0;
+            let mut next = in_piece.iter().peekable();
+            for (slot, span) in spans[first..last].iter_mut().enumerate() {
+                let start = span.start.saturating_add_signed(shift);
+                if let Some((_, fresh)) = next.next_if(|(s, _)| *s == first + slot) {
+                    shift += fresh.len() as isize - span.len() as isize;
+                }
+                *span = start..span.end.saturating_add_signed(shift);
+            }
+            self.pieces[piece] = Arc::new(text);
         }
-        let changed = rewritten
-            .iter()
-            .any(|(span, fresh)| self.text[span.clone()] != **fresh);
-        self.text = Arc::new(text);
         Some(changed)
+    }
+}
+
+impl fmt::Display for TaskText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.pieces.iter().try_for_each(|piece| f.write_str(piece))
     }
 }
 

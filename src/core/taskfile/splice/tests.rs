@@ -17,9 +17,9 @@ fn splice(text: &str, slot: usize, edits: &[(&str, Option<Value>)]) -> String {
     }
     let mut spliced = TaskText::new(text.to_string());
     spliced.apply(&doc, &changes).expect("spliced");
-    let again: Value = serde_json::from_str(spliced.as_str()).expect("still valid JSON");
-    assert_eq!(again, doc, "{}", spliced.as_str());
-    spliced.as_str().to_string()
+    let again: Value = serde_json::from_str(&spliced.to_string()).expect("still valid JSON");
+    assert_eq!(again, doc, "{spliced}");
+    spliced.to_string()
 }
 
 const HAND_WRITTEN: &str = "{\n    \"run_id\" : \"mine\",   // not JSON comments, just spaces below\n    \"tasks\": [\n        { \"task_id\": \"a\", \"agent\": \"generic\", \"prompt_template\": \"x\", \"status\": \"pending\" },\n        {\n            \"task_id\": \"b\",\n            \"agent\":\"generic\",\n            \"prompt_template\": \"y\",\n            \"inputs\": {\"k\": [1,2,3]},\n            \"result\": null\n        }\n    ]\n}\n";
@@ -98,10 +98,49 @@ fn later_tasks_are_found_after_a_task_grows_or_shrinks() {
     let changes = Changes::from([(2, ["n".to_string()].into())]);
     assert_eq!(spliced.apply(&doc, &changes), Some(true));
     assert_eq!(
-        serde_json::from_str::<Value>(spliced.as_str()).expect("json"),
+        serde_json::from_str::<Value>(&spliced.to_string()).expect("json"),
         doc
     );
     assert_eq!(spliced.apply(&doc, &changes), Some(false), "same value");
+}
+
+#[test]
+fn a_splice_copies_only_the_piece_of_the_changed_task() {
+    let tasks: Vec<String> = (0..300)
+        .map(|i| format!(r#"  {{"task_id": "t{i}", "n": 0}}"#))
+        .collect();
+    let text = format!("{{\"tasks\": [\n{}\n]}}\n", tasks.join(",\n"));
+    let mut doc: Value = serde_json::from_str(&text).expect("json");
+    let mut spliced = TaskText::new(text.clone());
+    let before = spliced.shared();
+    assert_eq!(before.to_string(), text);
+    assert_eq!(before.len(), text.len());
+    assert_eq!(before.pieces().len(), 300usize.div_ceil(TASKS_PER_PIECE));
+    doc["tasks"][150]["n"] = json!("a longer value");
+    let changes = Changes::from([(150, ["n".to_string()].into())]);
+    assert_eq!(spliced.apply(&doc, &changes), Some(true));
+    let after = spliced.shared();
+    let shared: Vec<bool> = (before.pieces.iter().zip(&after.pieces))
+        .map(|(a, b)| Arc::ptr_eq(a, b))
+        .collect();
+    let changed = 150 / TASKS_PER_PIECE;
+    for (piece, same) in shared.iter().enumerate() {
+        assert_eq!(*same, piece != changed, "piece {piece}");
+    }
+    // The snapshot taken before is unchanged; the new text is the whole document.
+    assert_eq!(before.to_string(), text);
+    let again: Value = serde_json::from_str(&after.to_string()).expect("json");
+    assert_eq!(again, doc);
+    // The tasks after the changed one, in its piece and the next, are still found.
+    doc["tasks"][151]["n"] = json!(1);
+    doc["tasks"][299]["n"] = json!(2);
+    let changes = Changes::from([
+        (151, ["n".to_string()].into()),
+        (299, ["n".to_string()].into()),
+    ]);
+    assert_eq!(spliced.apply(&doc, &changes), Some(true));
+    let again: Value = serde_json::from_str(&spliced.to_string()).expect("json");
+    assert_eq!(again, doc);
 }
 
 #[test]
@@ -109,7 +148,7 @@ fn text_that_is_not_a_tasks_object_cannot_be_spliced() {
     let mut text = TaskText::new("[1, 2]".to_string());
     let changes = Changes::from([(0, ["n".to_string()].into())]);
     assert_eq!(text.apply(&json!({"tasks": [{}]}), &changes), None);
-    assert_eq!(text.as_str(), "[1, 2]");
+    assert_eq!(text.to_string(), "[1, 2]");
 }
 
 // ---- property: random styles, random changes ----
@@ -261,10 +300,12 @@ proptest! {
         fields in prop::collection::vec(prop::collection::vec(value(), 1..4), 1..6),
         edits in prop::collection::vec(edit(), 1..8),
         batches in 1usize..3,
+        // Small pieces, so that changes fall in several and one piece holds several tasks.
+        per_piece in 1usize..4,
     ) {
         let text = write_file(&layout, &fields);
         let mut doc: Value = serde_json::from_str(&text).expect("generated JSON");
-        let mut spliced = TaskText::new(text.clone());
+        let mut spliced = TaskText::in_pieces_of(per_piece, text.clone());
         let mut touched: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
         let per_batch = edits.len().div_ceil(batches);
         for batch in edits.chunks(per_batch) {
@@ -282,17 +323,18 @@ proptest! {
                 touched.entry(task).or_default().insert(key);
             }
             prop_assert!(spliced.apply(&doc, &changes).is_some());
-            let parsed: Value = serde_json::from_str(spliced.as_str()).expect("valid JSON");
+            let parsed: Value = serde_json::from_str(&spliced.to_string()).expect("valid JSON");
             prop_assert_eq!(&parsed, &doc);
         }
         prop_assert_eq!(
-            without_members(spliced.as_str(), &touched),
+            without_members(&spliced.to_string(), &touched),
             without_members(&text, &touched)
         );
         // A task that stays inline stays on one line.
-        for (slot, span) in task_spans(spliced.as_str().as_bytes()).expect("laid out").iter().enumerate() {
+        let spliced = spliced.to_string();
+        for (slot, span) in task_spans(spliced.as_bytes()).expect("laid out").iter().enumerate() {
             if layout.inline_tasks[slot % layout.inline_tasks.len()] {
-                prop_assert!(!spliced.as_str()[span.clone()].contains('\n'));
+                prop_assert!(!spliced[span.clone()].contains('\n'));
             }
         }
     }
