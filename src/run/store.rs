@@ -5,12 +5,13 @@
 //! and hands it to `writer::StoreWriter`, which writes it on its own thread.
 //!
 //! Owns the file I/O around `core::taskfile`; must not decide anything about tasks (that is the
-//! core's). A write goes to a temporary file in the same folder which is then renamed over the
-//! original, so the file on disk is always either the old or the new version, never half of one.
+//! core's). A write puts the whole new text in a file beside the original and then gives it the
+//! original's name in one rename (`atomic_write`), so the file on disk is always either the old or
+//! the new version, never half of one.
 
 use std::fmt;
 use std::fs::{self, File, TryLockError};
-use std::io::{self, IoSlice, Read, Seek, Write};
+use std::io::{self, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -226,67 +227,6 @@ pub struct Snapshot {
     target: PathBuf,
 }
 
-impl Snapshot {
-    /// Writes the text atomically: to a temporary file in the same folder with the original's
-    /// permissions, synced, renamed over the original, and the folder synced. On any error the
-    /// original is left as it was.
-    pub fn write(&self) -> Result<(), StoreError> {
-        let path = self.path.as_path();
-        let dir = self.target.parent().unwrap_or(Path::new("."));
-        let name = self
-            .target
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy();
-        let mut temp = tempfile::Builder::new()
-            .prefix(&format!(".{name}."))
-            .suffix(".tmp")
-            .tempfile_in(dir)
-            .map_err(io_error("create a temporary file beside", path))?;
-        let permissions = fs::metadata(&self.target)
-            .map_err(io_error("read", path))?
-            .permissions();
-        temp.as_file()
-            .set_permissions(permissions)
-            .map_err(io_error("set permissions for", path))?;
-        if self.byte_order_mark {
-            temp.write_all("\u{feff}".as_bytes())
-                .map_err(io_error("write", path))?;
-        }
-        write_pieces(temp.as_file_mut(), self.text.pieces()).map_err(io_error("write", path))?;
-        temp.as_file().sync_all().map_err(io_error("write", path))?;
-        temp.persist(&self.target)
-            .map_err(|e| io_error("replace", path)(e.error))?;
-        // Makes the rename itself durable. Not every platform can open a folder; the rename has
-        // happened either way.
-        if let Ok(folder) = File::open(dir) {
-            folder
-                .sync_all()
-                .map_err(io_error("sync the folder of", path))?;
-        }
-        Ok(())
-    }
-}
-
-/// Writes `pieces` one after the other, in as few system calls as the kernel allows.
-fn write_pieces<'a>(file: &mut File, pieces: impl Iterator<Item = &'a str>) -> io::Result<()> {
-    let mut slices: Vec<IoSlice<'_>> = pieces.map(|p| IoSlice::new(p.as_bytes())).collect();
-    let mut left = slices.as_mut_slice();
-    // Empty pieces would make a write of nothing look like the end.
-    IoSlice::advance_slices(&mut left, 0);
-    while !left.is_empty() {
-        // At most `IOV_MAX` (1024 on Linux) slices a call; more is an error, not a short write.
-        let some = left.len().min(1024);
-        match file.write_vectored(&left[..some]) {
-            Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
-            Ok(written) => IoSlice::advance_slices(&mut left, written),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
-}
-
 /// The temporary files `save` writes beside `target`: `.<name>.XXXXXX.tmp`.
 fn is_own_temp_file(file_name: &str, target_name: &str) -> bool {
     file_name
@@ -370,7 +310,11 @@ fn lock(path: &Path, target: &Path) -> Result<File, StoreError> {
     Ok(file)
 }
 
+mod atomic_write;
+mod lease;
 pub mod writer;
+
+pub use atomic_write::WriteAhead;
 
 #[cfg(test)]
 mod tests;

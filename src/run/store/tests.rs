@@ -266,10 +266,10 @@ fn pieces_are_written_whole_and_in_order_however_many() {
         })
         .collect();
     let mut file = File::create(&path).expect("create");
-    write_pieces(&mut file, pieces.iter().map(String::as_str)).expect("written");
+    atomic_write::write_pieces(&mut file, pieces.iter().map(|p| p.as_bytes())).expect("written");
     drop(file);
     assert_eq!(fs::read_to_string(&path).expect("read"), pieces.concat());
     let mut file = File::create(&path).expect("create");
-    write_pieces(&mut file, ["", ""].into_iter()).expect("nothing to write");
+    atomic_write::write_pieces(&mut file, [&b""[..], b""].into_iter()).expect("nothing to write");
     assert_eq!(fs::read_to_string(&path).expect("read"), "");
 }

@@ -11,7 +11,9 @@
 //! loop with a `PtyReport::TasksFileWritten`; the report carries nothing the loop needs, the
 //! state does (`status`), so a wakeup that cannot be queued (the channel is full: the loop is
 //! busy and looks at the state on its next turn anyway) loses nothing and never blocks the
-//! writer. Dropping the writer lets the thread finish the snapshot it was handed, then end.
+//! writer. Between writes the thread does what a write need not wait for (`WriteAhead`).
+//! Dropping the writer lets the thread finish the snapshot it was handed, then end; the drop
+//! waits a few seconds for that, so that no temporary file is left beside the tasks file.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
@@ -20,7 +22,7 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 use tokio::sync::mpsc;
 
-use super::{Snapshot, StoreError};
+use super::{Snapshot, StoreError, WriteAhead};
 use crate::run::pty::PtyReport;
 
 /// Why a generation is not known to be on disk.
@@ -53,6 +55,8 @@ struct State {
     status: WriterStatus,
     /// The writer was dropped: the thread ends once `next` is written.
     closing: bool,
+    /// The thread has ended, its temporary file removed.
+    ended: bool,
 }
 
 #[derive(Default)]
@@ -136,17 +140,37 @@ impl StoreWriter {
     }
 }
 
+/// How long dropping the writer waits for its thread to end. Not joined: a write stuck on a
+/// dead disk must not hang herd's exit (the thread ends on its own after its last write).
+/// Waited for at all so that herd does not exit before the thread has removed the temporary
+/// file it made for a next write.
+const ENDING: Duration = Duration::from_secs(5);
+
 impl Drop for StoreWriter {
     fn drop(&mut self) {
-        self.shared.lock().closing = true;
+        let deadline = Instant::now() + ENDING;
+        let mut state = self.shared.lock();
+        state.closing = true;
         self.shared.changed.notify_all();
-        // Not joined: a write stuck on a dead disk must not hang herd's exit. The thread ends
-        // on its own after its last write.
+        while !state.ended {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            state = self
+                .shared
+                .changed
+                .wait_timeout(state, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        drop(state);
         drop(self.thread.take());
     }
 }
 
 fn write_loop(shared: &Shared, reports: &mpsc::Sender<PtyReport>) {
+    let mut ahead = WriteAhead::default();
     loop {
         let (generation, snapshot) = {
             let mut state = shared.lock();
@@ -155,6 +179,10 @@ fn write_loop(shared: &Shared, reports: &mpsc::Sender<PtyReport>) {
                     break job;
                 }
                 if state.closing {
+                    // The temporary file made for a next write goes with it.
+                    drop(ahead);
+                    state.ended = true;
+                    shared.changed.notify_all();
                     return;
                 }
                 state = shared
@@ -163,7 +191,7 @@ fn write_loop(shared: &Shared, reports: &mpsc::Sender<PtyReport>) {
                     .unwrap_or_else(PoisonError::into_inner);
             }
         };
-        let result = snapshot.write();
+        let result = snapshot.write_with(&mut ahead);
         {
             let mut state = shared.lock();
             match result {
@@ -177,6 +205,8 @@ fn write_loop(shared: &Shared, reports: &mpsc::Sender<PtyReport>) {
         shared.changed.notify_all();
         // Only a wakeup (see the module header): a full channel means the loop looks anyway.
         let _ = reports.try_send(PtyReport::TasksFileWritten { generation });
+        // The agents waiting for this write are on their way: now the work a write need not wait for.
+        ahead.prepare(&snapshot);
     }
 }
 

@@ -65,6 +65,61 @@ impl SharedText {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// How many bytes at the start of `self` and `other` are the same. Pieces the two versions
+    /// share are skipped without reading them, so this reads only from the first changed piece.
+    pub fn common_prefix_len(&self, other: &SharedText) -> usize {
+        let shared = self
+            .pieces
+            .iter()
+            .zip(&other.pieces)
+            .take_while(|(a, b)| Arc::ptr_eq(a, b))
+            .count();
+        let skipped: usize = self.pieces[..shared].iter().map(|p| p.len()).sum();
+        let mut mine = self.pieces[shared..].iter().map(|p| p.as_bytes());
+        let mut theirs = other.pieces[shared..].iter().map(|p| p.as_bytes());
+        let (mut a, mut b): (&[u8], &[u8]) = (&[], &[]);
+        let mut same = skipped;
+        loop {
+            if a.is_empty() {
+                match mine.next() {
+                    Some(next) => a = next,
+                    None => return same,
+                }
+                continue;
+            }
+            if b.is_empty() {
+                match theirs.next() {
+                    Some(next) => b = next,
+                    None => return same,
+                }
+                continue;
+            }
+            let n = a.len().min(b.len());
+            let equal = a[..n]
+                .iter()
+                .zip(&b[..n])
+                .take_while(|(x, y)| x == y)
+                .count();
+            same += equal;
+            if equal < n {
+                return same;
+            }
+            (a, b) = (&a[n..], &b[n..]);
+        }
+    }
+
+    /// The text from byte `offset` on, as pieces of bytes (the first may start inside a
+    /// character).
+    pub fn bytes_from(&self, offset: usize) -> impl Iterator<Item = &[u8]> {
+        let mut skip = offset;
+        self.pieces.iter().filter_map(move |piece| {
+            let bytes = piece.as_bytes();
+            let from = skip.min(bytes.len());
+            skip -= from;
+            (from < bytes.len()).then(|| &bytes[from..])
+        })
+    }
 }
 
 impl fmt::Display for SharedText {

@@ -322,7 +322,18 @@ proptest! {
                 changes.entry(task).or_default().insert(key.clone());
                 touched.entry(task).or_default().insert(key);
             }
+            let before = spliced.shared();
             prop_assert!(spliced.apply(&doc, &changes).is_some());
+            // What a writer that holds `before` has to write again: from the first change on.
+            let after = spliced.shared();
+            let (old, new) = (before.to_string(), after.to_string());
+            let same = old.bytes().zip(new.bytes()).take_while(|(a, b)| a == b).count();
+            prop_assert_eq!(after.common_prefix_len(&before), same);
+            prop_assert_eq!(before.common_prefix_len(&after), same);
+            for from in [0, same, new.len() / 2, new.len()] {
+                let tail: Vec<u8> = after.bytes_from(from).flatten().copied().collect();
+                prop_assert_eq!(tail, new.as_bytes()[from..].to_vec());
+            }
             let parsed: Value = serde_json::from_str(&spliced.to_string()).expect("valid JSON");
             prop_assert_eq!(&parsed, &doc);
         }

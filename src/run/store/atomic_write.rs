@@ -1,0 +1,303 @@
+//! Writing one version of the tasks file atomically: the whole new text is in a file beside it
+//! (same folder, the original's permissions), synced, and then takes the file's name in one
+//! rename; the folder is synced. On any error the file is left as it was, and a reader only
+//! ever sees a whole version.
+//!
+//! A writer that writes again and again (the engine's thread, `writer`) keeps a `WriteAhead`,
+//! so that a write costs little more than the bytes that changed:
+//! - **A spare.** The new version is written into a spare file that holds an older version
+//!   (the one before the last write), from the first byte that differs, and the spare and the
+//!   file swap names (`renameat2` `RENAME_EXCHANGE`): the old version becomes the next spare.
+//!   No file is created or deleted, and the bytes before the first change (on average half of a
+//!   batch's file) are neither copied nor synced again.
+//! - **Never under a reader.** A spare is overwritten only under a write lease (`lease`), which
+//!   the kernel grants only when nobody else has the file open, so a program still reading an
+//!   old version (`less`, `tail -f`, a script) keeps it whole. When the spare is busy, that
+//!   write makes a fresh file instead; a spare with another hard link is given up.
+//! - **Otherwise a fresh file** (the first write, a busy spare, a file system without
+//!   `RENAME_EXCHANGE` or leases): a temporary file made beforehand (`prepare`) is renamed over
+//!   the file, and the version it replaces is held open until `prepare` closes it, so a large
+//!   file's space is freed between writes and not inside the rename.
+
+use std::fs::{self, File, Permissions};
+use std::io::{self, IoSlice, Seek, SeekFrom, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+use rustix::fs::{CWD, RenameFlags, renameat_with};
+use tempfile::{NamedTempFile, TempPath};
+
+use super::lease::{self, Lease};
+use super::{Snapshot, StoreError, io_error};
+use crate::core::taskfile::splice::SharedText;
+
+const BYTE_ORDER_MARK: &[u8] = "\u{feff}".as_bytes();
+
+/// What a writer keeps between two writes of the same file.
+#[derive(Debug, Default)]
+pub struct WriteAhead {
+    /// An empty temporary file beside the file, with the permissions set on it.
+    temp: Option<(NamedTempFile, Permissions)>,
+    /// The version the last fresh-file write put in place, held open: once a later write
+    /// replaces it, its space is freed when it is closed (`prepare`), not inside that rename.
+    in_place: Option<File>,
+    /// A replaced version, closed by `prepare`.
+    replaced: Option<File>,
+    /// The spare and what it holds, once a write made one.
+    spare: Option<Spare>,
+    /// The text the file holds, when this writer wrote it.
+    in_file: Option<SharedText>,
+    /// Names cannot be exchanged or leases had here: every write makes a fresh file.
+    fresh_only: bool,
+}
+
+/// A file beside the tasks file that is not the tasks file: the version before the last write.
+#[derive(Debug)]
+struct Spare {
+    /// Open for writing, on the file named `path`.
+    file: File,
+    /// Named like a temporary file (`.<name>.XXXXXX.tmp`), so a herd killed mid-run leaves
+    /// one that the next removes; dropped, the name is removed.
+    path: TempPath,
+    /// Its text, when known (`None`: written in full).
+    holds: Option<SharedText>,
+}
+
+impl Spare {
+    fn new(temp: NamedTempFile) -> Spare {
+        let (file, path) = temp.into_parts();
+        Spare {
+            file,
+            path,
+            holds: None,
+        }
+    }
+}
+
+impl WriteAhead {
+    /// Between writes: frees the version the last write replaced and makes the temporary file
+    /// for the next. A failure here is left for the write itself to meet and report.
+    pub fn prepare(&mut self, snapshot: &Snapshot) {
+        drop(self.replaced.take());
+        if self.temp.is_none() {
+            self.temp = snapshot.new_temp().ok();
+        }
+    }
+}
+
+impl Snapshot {
+    /// Writes the text atomically (see the module header).
+    pub fn write(&self) -> Result<(), StoreError> {
+        self.write_with(&mut WriteAhead::default())
+    }
+
+    /// `write`, keeping in `ahead` what the next write can use.
+    pub fn write_with(&self, ahead: &mut WriteAhead) -> Result<(), StoreError> {
+        if !ahead.fresh_only && self.write_through_spare(ahead)? {
+            return self.sync_folder();
+        }
+        self.write_fresh(ahead)?;
+        self.sync_folder()
+    }
+
+    /// Writes the text into the spare (made now if there is none) and swaps it with the file;
+    /// false, with the file untouched, when this write must make a fresh file instead.
+    fn write_through_spare(&self, ahead: &mut WriteAhead) -> Result<bool, StoreError> {
+        let path = self.path.as_path();
+        let mut spare = match ahead.spare.take() {
+            Some(spare) => spare,
+            None => match ahead.temp.take() {
+                Some((temp, _)) => Spare::new(temp),
+                None => Spare::new(self.new_temp()?.0),
+            },
+        };
+        let file = &spare.file;
+        // Another name for the same file (a hard link the user made to the tasks file): what
+        // is written into it would show there. Given up, and this write makes a fresh file.
+        if file.metadata().map_err(io_error("read", path))?.nlink() != 1 {
+            return Ok(false);
+        }
+        match lease::take(file) {
+            Lease::Held => {}
+            Lease::Busy => {
+                ahead.spare = Some(spare);
+                return Ok(false);
+            }
+            Lease::Unavailable(error) => {
+                tracing::debug!("no lease on the spare of {}: {error}", path.display());
+                ahead.fresh_only = true;
+                return Ok(false);
+            }
+        }
+        let written = self.overwrite(&mut spare);
+        let released = lease::release(&spare.file);
+        written.and(released).map_err(io_error("write", path))?;
+        let permissions = self.permissions()?;
+        let file = &spare.file;
+        if file
+            .metadata()
+            .map_err(io_error("read", path))?
+            .permissions()
+            != permissions
+        {
+            file.set_permissions(permissions)
+                .map_err(io_error("set permissions for", path))?;
+        }
+        match renameat_with(CWD, &*spare.path, CWD, &self.target, RenameFlags::EXCHANGE) {
+            Ok(()) => {}
+            Err(error) if is_not_supported(error) => {
+                tracing::debug!("cannot exchange names beside {}: {error}", path.display());
+                ahead.fresh_only = true;
+                return Ok(false);
+            }
+            Err(error) => return Err(io_error("replace", path)(error.into())),
+        }
+        let previous = ahead.in_file.take();
+        // The spare's name is now on the version the file had, and the file that was written
+        // is the tasks file: the spare is opened again by its name.
+        ahead.in_file = Some(self.text.clone());
+        spare.file = File::options()
+            .read(true)
+            .write(true)
+            .open(&spare.path)
+            .map_err(io_error("open the spare beside", path))?;
+        spare.holds = previous;
+        ahead.spare = Some(spare);
+        // A fresh file held open since an earlier write is the spare now: it must be closed,
+        // or the next lease would find it open.
+        ahead.replaced = ahead.in_place.take();
+        Ok(true)
+    }
+
+    /// Writes the text into `spare` from the first byte that differs from what it holds, cuts
+    /// what is left over, and syncs.
+    fn overwrite(&self, spare: &mut Spare) -> io::Result<()> {
+        let mark = if self.byte_order_mark {
+            BYTE_ORDER_MARK
+        } else {
+            &[]
+        };
+        let (from, rest) = match &spare.holds {
+            Some(held) => {
+                let same = held.common_prefix_len(&self.text);
+                (mark.len() + same, self.text.bytes_from(same))
+            }
+            None => (0, self.text.bytes_from(0)),
+        };
+        // Whatever fails from here on, the spare's text is not known any more.
+        spare.holds = None;
+        let file = &mut spare.file;
+        file.seek(SeekFrom::Start(from as u64))?;
+        if from == 0 {
+            file.write_all(mark)?;
+        }
+        write_pieces(file, rest)?;
+        file.set_len((mark.len() + self.text.len()) as u64)?;
+        file.sync_data()
+    }
+
+    /// Writes the text into a new file and renames it over the file.
+    fn write_fresh(&self, ahead: &mut WriteAhead) -> Result<(), StoreError> {
+        let path = self.path.as_path();
+        let (mut temp, made_with) = match ahead.temp.take() {
+            Some(made) => made,
+            None => self.new_temp()?,
+        };
+        // The user may have changed them since the temporary file was made.
+        let permissions = self.permissions()?;
+        if permissions != made_with {
+            temp.as_file()
+                .set_permissions(permissions)
+                .map_err(io_error("set permissions for", path))?;
+        }
+        if self.byte_order_mark {
+            temp.write_all(BYTE_ORDER_MARK)
+                .map_err(io_error("write", path))?;
+        }
+        write_pieces(temp.as_file_mut(), self.text.bytes_from(0))
+            .map_err(io_error("write", path))?;
+        // The data and the length; the rename is made durable by syncing the folder.
+        temp.as_file()
+            .sync_data()
+            .map_err(io_error("write", path))?;
+        let in_place = temp
+            .persist(&self.target)
+            .map_err(|e| io_error("replace", path)(e.error))?;
+        ahead.replaced = ahead.in_place.replace(in_place);
+        ahead.in_file = Some(self.text.clone());
+        Ok(())
+    }
+
+    /// Makes the last rename durable. Not every platform can open a folder; the rename has
+    /// happened either way.
+    fn sync_folder(&self) -> Result<(), StoreError> {
+        if let Ok(folder) = File::open(self.folder()) {
+            folder
+                .sync_all()
+                .map_err(io_error("sync the folder of", &self.path))?;
+        }
+        Ok(())
+    }
+
+    fn folder(&self) -> &Path {
+        self.target.parent().unwrap_or(Path::new("."))
+    }
+
+    fn permissions(&self) -> Result<Permissions, StoreError> {
+        Ok(fs::metadata(&self.target)
+            .map_err(io_error("read", &self.path))?
+            .permissions())
+    }
+
+    /// An empty temporary file beside the file (`.<name>.XXXXXX.tmp`) with its permissions.
+    fn new_temp(&self) -> Result<(NamedTempFile, Permissions), StoreError> {
+        let path = self.path.as_path();
+        let name = self
+            .target
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy();
+        let temp = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".tmp")
+            .tempfile_in(self.folder())
+            .map_err(io_error("create a temporary file beside", path))?;
+        let permissions = self.permissions()?;
+        temp.as_file()
+            .set_permissions(permissions.clone())
+            .map_err(io_error("set permissions for", path))?;
+        Ok((temp, permissions))
+    }
+}
+
+/// `renameat2` cannot exchange names here (an old kernel, a file system without it).
+fn is_not_supported(error: rustix::io::Errno) -> bool {
+    use rustix::io::Errno;
+    [Errno::INVAL, Errno::NOSYS, Errno::NOTSUP, Errno::OPNOTSUPP].contains(&error)
+}
+
+/// Writes `pieces` one after the other, in as few system calls as the kernel allows.
+pub(super) fn write_pieces<'a>(
+    file: &mut File,
+    pieces: impl Iterator<Item = &'a [u8]>,
+) -> io::Result<()> {
+    let mut slices: Vec<IoSlice<'_>> = pieces.map(IoSlice::new).collect();
+    let mut left = slices.as_mut_slice();
+    // Empty pieces would make a write of nothing look like the end.
+    IoSlice::advance_slices(&mut left, 0);
+    while !left.is_empty() {
+        // At most `IOV_MAX` (1024 on Linux) slices a call; more is an error, not a short write.
+        let some = left.len().min(1024);
+        match file.write_vectored(&left[..some]) {
+            Ok(0) => return Err(io::Error::from(io::ErrorKind::WriteZero)),
+            Ok(written) => IoSlice::advance_slices(&mut left, written),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+#[path = "atomic_write_tests.rs"]
+mod tests;
