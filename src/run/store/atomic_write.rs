@@ -76,10 +76,12 @@ impl Spare {
 
 impl WriteAhead {
     /// Between writes: frees the version the last write replaced and makes the temporary file
-    /// for the next. A failure here is left for the write itself to meet and report.
+    /// for the next, if it will need one. A failure here is left for the write itself to meet
+    /// and report.
     pub fn prepare(&mut self, snapshot: &Snapshot) {
         drop(self.replaced.take());
-        if self.temp.is_none() {
+        // With a spare, a fresh file is needed only when it is busy: made then.
+        if self.temp.is_none() && (self.spare.is_none() || self.fresh_only) {
             self.temp = snapshot.new_temp().ok();
         }
     }
@@ -156,13 +158,13 @@ impl Snapshot {
         // The spare's name is now on the version the file had, and the file that was written
         // is the tasks file: the spare is opened again by its name.
         ahead.in_file = Some(self.text.clone());
-        spare.file = File::options()
-            .read(true)
-            .write(true)
-            .open(&spare.path)
-            .map_err(io_error("open the spare beside", path))?;
-        spare.holds = previous;
-        ahead.spare = Some(spare);
+        // The write is done. A version that cannot be opened for writing (the user's own file,
+        // read-only) is no spare: its name is removed and the next write makes another.
+        if let Ok(file) = File::options().read(true).write(true).open(&spare.path) {
+            spare.file = file;
+            spare.holds = previous;
+            ahead.spare = Some(spare);
+        }
         // A fresh file held open since an earlier write is the spare now: it must be closed,
         // or the next lease would find it open.
         ahead.replaced = ahead.in_place.take();
