@@ -25,6 +25,18 @@ fn here(home: &Path) -> Host {
     }
 }
 
+/// Dates `path` a few seconds ahead, so it is newer than an attempt's start stamp made just
+/// before it, whatever the file system's timestamp granularity (a sleep would only make it
+/// likely).
+fn written_after_the_stamp(path: &Path) {
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    std::fs::File::options()
+        .append(true)
+        .open(path)
+        .and_then(|file| file.set_modified(later))
+        .unwrap();
+}
+
 fn git(dir: &Path, args: &[&str]) {
     let ok = Command::new("git")
         .arg("-C")
@@ -134,8 +146,8 @@ fn a_worktree_is_made_read_and_removed_on_the_host() {
     let project = crate::core::transcript::project_dir_name(&wt);
     let projects = home.join(".claude/projects").join(&project);
     std::fs::create_dir_all(&projects).unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(20));
     std::fs::write(projects.join("s-1.jsonl"), "{\"type\":\"user\"}\n").unwrap();
+    written_after_the_stamp(&projects.join("s-1.jsonl"));
     let remove = vec![
         "attempt_1.signal.json".to_string(),
         "attempt_1.agent.log".into(),
@@ -325,13 +337,13 @@ fn a_codex_rollout_of_the_tasks_folder_is_found_on_the_host_and_followed() {
         .unwrap();
     assert!(touched.success());
     std::fs::write(&stamp, "").unwrap();
-    std::thread::sleep(Duration::from_millis(20));
     let meta = format!(
         "{{\"type\":\"session_meta\",\"payload\":{{\"cwd\":\"{}\"}}}}\n",
         real.display()
     );
     let mine = day.join("rollout-mine.jsonl");
     std::fs::write(&mine, format!("{meta}{{\"x\":1}}\n")).unwrap();
+    written_after_the_stamp(&mine);
     let host = here(&home);
     let (stamp_text, cwd) = (stamp.display().to_string(), link.display().to_string());
     let read = RemoteRead {
