@@ -1,12 +1,13 @@
 use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::json;
 
 use super::*;
 use crate::run::store::TaskStore;
+use crate::run::store::tests::names_in;
 
 /// A tasks file of `n` tasks (with a byte order mark if `mark`), opened as a store.
 fn store_of(n: usize, mark: bool) -> (tempfile::TempDir, PathBuf, TaskStore) {
@@ -28,15 +29,6 @@ fn change(store: &mut TaskStore, index: usize, len: usize) -> Snapshot {
         .file_mut()
         .set_field(index, "n", json!("x".repeat(len)));
     store.snapshot().expect("snapshot").expect("changed")
-}
-
-fn names_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .expect("list")
-        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 fn expected(snapshot: &Snapshot) -> Vec<u8> {

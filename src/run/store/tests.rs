@@ -14,7 +14,7 @@ fn tasks_file(text: &str) -> (tempfile::TempDir, PathBuf) {
     (dir, path)
 }
 
-fn names_in(dir: &Path) -> Vec<String> {
+pub(super) fn names_in(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
         .expect("list")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
