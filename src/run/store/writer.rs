@@ -71,6 +71,27 @@ impl Shared {
         // A panic on the writer thread leaves the state as it was: still usable.
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
+
+    /// Waits until `done` holds of the state or `deadline` passed; the state as it is then.
+    fn wait_until(
+        &self,
+        deadline: Instant,
+        done: impl Fn(&State) -> bool,
+    ) -> MutexGuard<'_, State> {
+        let mut state = self.lock();
+        while !done(&state) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            state = self
+                .changed
+                .wait_timeout(state, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        state
+    }
 }
 
 /// The handle the engine keeps; one thread per handle.
@@ -115,27 +136,22 @@ impl StoreWriter {
     /// Blocks until `generation` is on disk, its write failed, or `timeout` passed. Only for
     /// the ends of a run (and its start), where there is nothing else to do.
     pub fn wait(&self, generation: u64, timeout: Duration) -> Result<(), WriteError> {
-        let deadline = Instant::now() + timeout;
-        let mut state = self.shared.lock();
-        loop {
-            if state.status.durable >= generation {
-                return Ok(());
+        let state = self.shared.wait_until(Instant::now() + timeout, |state| {
+            state.status.durable >= generation
+                || state
+                    .status
+                    .failed
+                    .as_ref()
+                    .is_some_and(|(g, _)| *g >= generation)
+        });
+        if state.status.durable >= generation {
+            return Ok(());
+        }
+        match &state.status.failed {
+            Some((failed, error)) if *failed >= generation => {
+                Err(WriteError::Failed(Arc::clone(error)))
             }
-            if let Some((failed, error)) = &state.status.failed
-                && *failed >= generation
-            {
-                return Err(WriteError::Failed(Arc::clone(error)));
-            }
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(WriteError::TimedOut { waited: timeout });
-            }
-            state = self
-                .shared
-                .changed
-                .wait_timeout(state, left)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
+            _ => Err(WriteError::TimedOut { waited: timeout }),
         }
     }
 }
@@ -149,22 +165,9 @@ const ENDING: Duration = Duration::from_secs(5);
 impl Drop for StoreWriter {
     fn drop(&mut self) {
         let deadline = Instant::now() + ENDING;
-        let mut state = self.shared.lock();
-        state.closing = true;
+        self.shared.lock().closing = true;
         self.shared.changed.notify_all();
-        while !state.ended {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                break;
-            }
-            state = self
-                .shared
-                .changed
-                .wait_timeout(state, left)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
-        }
-        drop(state);
+        drop(self.shared.wait_until(deadline, |state| state.ended));
         drop(self.thread.take());
     }
 }
