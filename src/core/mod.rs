@@ -13,6 +13,7 @@ pub mod attempt;
 pub mod classify;
 pub mod command_file;
 pub mod detect;
+pub mod dialog;
 pub mod failure_context;
 pub mod guard;
 pub mod host_choice;
