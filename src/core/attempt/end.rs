@@ -15,6 +15,7 @@ impl Attempt {
         self.expire_gone_prompts(now);
         if self.phase == Phase::Running {
             self.resend_untaken_answer(now, effects);
+            self.recheck_operator_answer(now, effects);
         }
         match self.phase.clone() {
             Phase::Running => {

@@ -285,3 +285,44 @@ fn a_new_dialog_drawn_in_place_is_judged_not_resent() {
     let waiting = a.waiting().expect("held");
     assert!(matches!(waiting.decision, Some(Decision::Refuse { .. })));
 }
+
+#[test]
+fn a_dialog_still_on_screen_after_the_operators_answer_waits_again() {
+    let mut a = Attempt::new(setup(false, false, &[]));
+    a.handle(Event::Output(&dialog("make deploy")), secs(1));
+    let reply = Event::OperatorReply {
+        name: "Enter".into(),
+        keys: b"\r".to_vec(),
+    };
+    let fx = a.handle(reply, secs(2));
+    assert_eq!(writes(&fx), ["\r"]);
+    assert!(a.waiting().is_none(), "answered");
+    assert_eq!(a.next_deadline(), Some(secs(2) + ANSWER_RECHECK));
+    // The agent did not take it: a moment later the dialog waits for the operator again,
+    // nothing is sent by itself, and the bell rings again.
+    let fx = a.handle(Event::Tick, secs(2) + ANSWER_RECHECK);
+    assert!(writes(&fx).is_empty(), "{fx:?}");
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::Note(Note::WaitingForOperator { .. }))),
+        "{fx:?}"
+    );
+    let waiting = a.waiting().expect("waiting again");
+    assert!(
+        waiting
+            .guard_note()
+            .contains("stayed after your answer Enter"),
+        "{}",
+        waiting.guard_note()
+    );
+    assert_eq!(
+        waiting.request.as_ref().map(|r| r.text()),
+        Some("make deploy")
+    );
+    // Taken this time: the dialog goes, nothing waits.
+    let fx = a.handle(Event::OperatorAnswer { rule: 2 }, secs(5));
+    assert_eq!(writes(&fx), ["1"]);
+    a.handle(Event::Output(b"\x1b[2J\x1b[H ok\r\n"), secs(5));
+    a.handle(Event::Tick, secs(10));
+    assert!(a.waiting().is_none());
+}

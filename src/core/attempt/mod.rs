@@ -39,6 +39,10 @@ pub const PROMPT_SETTLE: Duration = Duration::from_millis(300);
 /// is sent again, up to `MAX_RESENDS` times; it counts as one answer.
 pub const RESEND_AFTER: Duration = Duration::from_secs(2);
 pub const MAX_RESENDS: u32 = 2;
+/// An operator's answer whose dialog is still on screen this long after (the agent did not
+/// take the key: Enter on a question that highlights nothing) leaves the dialog waiting for the
+/// operator again, instead of the task looking busy until its timeout.
+pub const ANSWER_RECHECK: Duration = Duration::from_secs(2);
 
 /// What the attempt needs to know up front.
 #[derive(Debug, Clone)]
@@ -69,6 +73,16 @@ struct Unconfirmed {
     appearance: u64,
     sent_at: Duration,
     resends: u32,
+}
+
+/// An operator's answer not yet seen taken: the dialog it answered, by rule and appearance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct OperatorAnswered {
+    rule: usize,
+    appearance: u64,
+    /// What the operator sent ("Enter", "press_1"), for the note when it was not taken.
+    name: String,
+    sent_at: Duration,
 }
 
 /// A prompt rule's current appearance on screen.
@@ -120,6 +134,7 @@ pub struct Attempt {
     /// Every answer given, automatic or by the operator.
     approvals: Vec<Approval>,
     unconfirmed: Option<Unconfirmed>,
+    operator_answered: Option<OperatorAnswered>,
     /// The screen's tail when the agent was found idle (before the exit keys changed it).
     idle_tail: Option<Vec<String>>,
     /// A structured agent's events, parsed from its output.
@@ -172,6 +187,7 @@ impl Attempt {
             auto_inputs: Vec::new(),
             approvals: Vec::new(),
             unconfirmed: None,
+            operator_answered: None,
             idle_tail: None,
             stream: (setup.profile.output == OutputKind::StreamJson).then(StreamParser::new),
             signal: None,
@@ -301,6 +317,9 @@ impl Attempt {
                 }
                 if let Some(u) = &self.unconfirmed {
                     next = next.min(u.sent_at + RESEND_AFTER);
+                }
+                if let Some(a) = &self.operator_answered {
+                    next = next.min(a.sent_at + ANSWER_RECHECK);
                 }
                 if let Some(settle) = self.turn_settle() {
                     next = next.min(self.last_change + settle);

@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use super::{
-    Attempt, Effect, InputReason, MAX_RESENDS, Note, PROMPT_SETTLE, Phase, RESEND_AFTER, Showing,
-    Unconfirmed, WaitingPrompt,
+    ANSWER_RECHECK, Attempt, Effect, InputReason, MAX_RESENDS, Note, OperatorAnswered,
+    PROMPT_SETTLE, Phase, RESEND_AFTER, Showing, Unconfirmed, WaitingPrompt,
 };
 use crate::core::approval::{self, AnsweredBy, Approval};
 use crate::core::attempt::AutoInput;
@@ -234,8 +234,12 @@ impl Attempt {
         // The operator answers the dialog on screen: the one held, else whatever shows now.
         // Every key the dashboard offers answers the held dialog, whichever of its rules.
         let (request, decision) = match self.waiting.take() {
-            Some(w) => (w.request, w.decision),
+            Some(w) => {
+                self.watch_operator_answer(w.rule, &name, now);
+                (w.request, w.decision)
+            }
             None => {
+                self.watch_operator_answer(rule, &name, now);
                 let rows = self.screen.visible_rows();
                 let sighting = self.sightings.iter().find(|s| s.rule == rule);
                 let request = sighting.and_then(|s| {
@@ -268,6 +272,7 @@ impl Attempt {
             });
             return;
         };
+        self.watch_operator_answer(waiting.rule, &name, now);
         let text = String::from_utf8_lossy(&keys).into_owned();
         self.record_operator_answer(name, text, waiting.request, waiting.decision, now, effects);
     }
@@ -300,6 +305,69 @@ impl Attempt {
             reason: InputReason::OperatorAnswer { rule: name.clone() },
         });
         effects.push(Effect::Note(Note::OperatorAnswered { rule: name, keys }));
+    }
+
+    /// Remembers the dialog of rule `rule` on screen now as answered by the operator with
+    /// `name`, to see whether the agent takes the answer.
+    fn watch_operator_answer(&mut self, rule: usize, name: &str, now: Duration) {
+        self.operator_answered = self
+            .showing
+            .get(rule)
+            .copied()
+            .flatten()
+            .filter(|s| s.gone_since.is_none())
+            .map(|s| OperatorAnswered {
+                rule,
+                appearance: s.appearance,
+                name: name.to_string(),
+                sent_at: now,
+            });
+    }
+
+    /// The dialog the operator answered is still on screen `ANSWER_RECHECK` later: the agent
+    /// did not take the answer, and the dialog waits for the operator again (never resent: the
+    /// operator chooses again).
+    pub(super) fn recheck_operator_answer(&mut self, now: Duration, effects: &mut Vec<Effect>) {
+        let Some(answered) = self.operator_answered.clone() else {
+            return;
+        };
+        if now < answered.sent_at + ANSWER_RECHECK {
+            return;
+        }
+        self.operator_answered = None;
+        let still_there = self
+            .showing
+            .get(answered.rule)
+            .copied()
+            .flatten()
+            .is_some_and(|s| s.appearance == answered.appearance && s.gone_since.is_none());
+        let sighting = self
+            .sightings
+            .iter()
+            .find(|s| s.rule == answered.rule)
+            .cloned();
+        let (true, Some(sighting), None) = (still_there, sighting, &self.waiting) else {
+            return;
+        };
+        let prompt = &self.setup.profile.prompts[answered.rule];
+        let text = format!(
+            "{} (still on screen after your answer {})",
+            sighting.text, answered.name
+        );
+        effects.push(Effect::Note(Note::WaitingForOperator {
+            rule: prompt.name.clone(),
+            text,
+        }));
+        let last = self.approvals.last().and_then(|a| a.request.clone());
+        self.waiting = Some(WaitingPrompt {
+            rule: answered.rule,
+            since: now,
+            request: last,
+            decision: Some(Decision::Ask {
+                reason: format!("the dialog stayed after your answer {}", answered.name),
+            }),
+            sighting,
+        });
     }
 
     /// Sends an automatic answer again when its dialog is still there (the agent did not take
