@@ -80,6 +80,7 @@ fn view(screens: &[Screen]) -> Dashboard<'_> {
             elapsed: Duration::from_secs(60 + i as u64),
             screen: s.vt(),
             focused: i == 0,
+            selected: i == 0,
             prompt: None,
             note: None,
             scrolled: 0,

@@ -216,7 +216,7 @@ fn a_prompt_is_answered_with_one_key_and_the_task_completes() {
     let mut ui = Dashboard::start(&tasks);
 
     ui.wait_until("the prompt's banner", Duration::from_secs(30), |s| {
-        s.contents().contains("[1] Yes") && s.contents().contains("[Esc] No")
+        s.contents().contains("⚠ ask-first: [1/Enter] Yes") && s.contents().contains("/n] No")
     });
     ui.wait_until(
         "the prompt's row to be highlighted",
@@ -279,7 +279,7 @@ fn a_finished_attempt_is_replayed_inside_the_dashboard_and_q_comes_back() {
     let mut ui = Dashboard::start(&tasks);
 
     ui.wait_until("the prompt's banner", Duration::from_secs(30), |s| {
-        s.contents().contains("[1] Yes")
+        s.contents().contains("[1/Enter] Yes")
     });
     // Enter takes the option the dialog highlights (`1. Yes`), and says so; it does not take
     // over the agent.
@@ -287,10 +287,7 @@ fn a_finished_attempt_is_replayed_inside_the_dashboard_and_q_comes_back() {
     ui.wait_until(
         "the status line to say what was sent",
         Duration::from_secs(10),
-        |s| {
-            s.contents()
-                .contains("sent Enter (the highlighted option) → ask-first")
-        },
+        |s| s.contents().contains("sent Enter (Yes) → ask-first"),
     );
     assert!(!ui.text().contains("TAKE-OVER"), "{}", ui.text());
     ui.wait_until("the task to complete", Duration::from_secs(30), |s| {

@@ -5,10 +5,10 @@
 use color_eyre::eyre::Result;
 use ratatui::layout::Rect;
 
-use super::keys::Action;
+use super::keys::{Action, Reply, key_name};
 use super::model::RowStatus;
 use super::model::{live_tasks, matching, waiting_tasks};
-use super::state::{Filter, Leaving, Mode, UiState};
+use super::state::{AnswerHold, Filter, Leaving, Mode, UiState};
 use super::{attempts, editors, layout, queue};
 use crate::core::attempt::Event;
 use crate::run::clock::Now;
@@ -174,37 +174,22 @@ pub fn act(
             }
         }
         Action::Quit => quit(engine, state, clock)?,
-        Action::Answer { rule } => {
+        Action::Answer(answer) => {
             if let Some(task) = focus {
-                let sent = answer_description(engine, task, rule);
-                engine.send_to_task(task, Event::OperatorAnswer { rule }, clock)?;
+                let event = match answer.reply {
+                    Reply::Rule(rule) => Event::OperatorAnswer { rule },
+                    Reply::Keys { name, bytes } => Event::OperatorReply { name, keys: bytes },
+                };
+                engine.send_to_task(task, event, clock)?;
+                state.hold_answers(AnswerHold::JustAnswered, now);
+                let sent = format!("sent {} ({})", key_name(answer.code), answer.label);
                 state.say_about(task, format!("{sent} → {}", task_name(engine, task)), now);
             }
         }
-        Action::Dismiss => {
+        Action::NotOffered { key } => {
             if let Some(task) = focus {
-                let reply = Event::OperatorReply {
-                    name: "Esc".into(),
-                    keys: b"\x1b".to_vec(),
-                };
-                engine.send_to_task(task, reply, clock)?;
-                state.say(format!("sent Esc (no) → {}", task_name(engine, task)), now);
-            }
-        }
-        Action::Accept => {
-            if let Some(task) = focus {
-                let reply = Event::OperatorReply {
-                    name: "Enter".into(),
-                    keys: b"\r".to_vec(),
-                };
-                engine.send_to_task(task, reply, clock)?;
-                state.say(
-                    format!(
-                        "sent Enter (the highlighted option) → {}",
-                        task_name(engine, task)
-                    ),
-                    now,
-                );
+                let text = not_offered(engine, task, &key);
+                state.say(text, now);
             }
         }
     }
@@ -257,7 +242,7 @@ fn page(state: &UiState, area: Rect) -> isize {
 }
 
 /// A task's id for a status message.
-fn task_name(engine: &Engine, task: usize) -> String {
+pub(super) fn task_name(engine: &Engine, task: usize) -> String {
     engine
         .store()
         .file()
@@ -266,22 +251,22 @@ fn task_name(engine: &Engine, task: usize) -> String {
         .map_or_else(|| format!("task #{task}"), |t| t.task_id.clone())
 }
 
-/// What answering with `rule` sends, for the status message: "sent 1 (Yes)".
-fn answer_description(engine: &Engine, task: usize, rule: usize) -> String {
-    let Some(prompt) = engine
+/// Why a key the dialog does not take was not sent, and the keys it takes.
+fn not_offered(engine: &Engine, task: usize, key: &str) -> String {
+    let keys = engine
         .live_for_task(task)
-        .and_then(|live| live.attempt.profile().prompts.get(rule).cloned())
-    else {
-        return "answered".into();
+        .map(|live| super::prompt::answer_keys(&live.attempt))
+        .unwrap_or_default();
+    let list: Vec<String> = keys
+        .iter()
+        .map(|k| format!("{} {}", key_name(k.code), k.label))
+        .collect();
+    let name = task_name(engine, task);
+    let why = match key {
+        "Enter" => format!("{name}'s dialog highlights no option, so Enter is not sent"),
+        _ => format!("{name}'s dialog has no option {key}"),
     };
-    let key = super::keys::answer_key(&prompt.send)
-        .map_or_else(|| prompt.send.escape_debug().to_string(), |(_, k)| k);
-    let label = if prompt.label.is_empty() {
-        prompt.name
-    } else {
-        prompt.label
-    };
-    format!("sent {key} ({label})")
+    format!("{why}; it takes: {}", list.join(" · "))
 }
 
 /// Focuses a running task's pane and selects it in the queue (showing every task if the

@@ -7,10 +7,11 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 
 use super::act::{act, stop};
+use super::answer_target::{self, Target};
 use super::keys;
 use super::model::auto_menu;
 use super::state::{Mode, UiState};
-use super::{attempts, editors, prompt, takeover_keys};
+use super::{attempts, editors, takeover_keys};
 use crate::core::attempt::Event;
 use crate::replay::Handled;
 use crate::run::clock::Now;
@@ -133,17 +134,49 @@ pub fn on_key(
             editors::on_key(engine, state, key, clock)?
         }
         Mode::Normal => {
-            let answers = state
-                .focus
-                .and_then(|f| engine.live_for_task(f))
-                .map(|live| prompt::answer_keys(&live.attempt))
-                .unwrap_or_default();
-            if let Some(action) = keys::normal(key, &answers) {
+            if let Some(action) = normal_action(engine, state, key, now) {
                 act(engine, state, action, area, clock)?;
             }
         }
     }
+    state.operator_chose();
     Ok(())
+}
+
+/// A key's action in normal mode, given where answer keys go now (`answer_target`): a key the
+/// held dialog would take, or a dialog's key with no dialog to take it, gets a word instead.
+fn normal_action(
+    engine: &Engine,
+    state: &mut UiState,
+    key: &KeyEvent,
+    now: std::time::Instant,
+) -> Option<keys::Action> {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    match answer_target::target(engine, state, now) {
+        Target::Ready { keys, .. } => keys::normal(key, &keys),
+        Target::Held { keys, why }
+            if !ctrl
+                && (keys.iter().any(|k| k.code == key.code) || keys::is_dialog_like(key.code)) =>
+        {
+            state.say(why, now);
+            None
+        }
+        Target::Held { .. } => keys::normal(key, &[]),
+        Target::Nothing => {
+            let action = keys::normal(key, &[]);
+            if action.is_none() && !ctrl && keys::is_dialog_like(key.code) {
+                let name = super::act::task_name(engine, state.selected);
+                state.say(
+                    format!(
+                        "{} went nowhere: no dialog waits in {name}'s pane",
+                        keys::key_name(key.code)
+                    ),
+                    now,
+                );
+            }
+            action
+        }
+    }
 }
 
 /// Pasted text: to the agent in take-over mode, into an open editor, else nowhere.

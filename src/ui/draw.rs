@@ -29,17 +29,24 @@ pub fn draw(frame: &mut Frame<'_>, view: &Dashboard<'_>) {
     if view.panes.is_empty() {
         no_agents(view, regions.panes, regions.detail.is_none(), frame);
     }
-    for (pane_view, slot) in view.panes.iter().zip(&plan.slots) {
+    let more = format!(" +{} more · Tab cycles ", plan.hidden);
+    let more_width = more.chars().count() as u16;
+    for (i, (pane_view, slot)) in view.panes.iter().zip(&plan.slots).enumerate() {
         let takeover = view.takeover && pane_view.focused;
-        if let Some(at) = pane::render(pane_view, *slot, frame.buffer_mut(), takeover) {
+        // The last slot's bottom border also says how many panes are hidden.
+        let reserve = match plan.hidden > 0 && i + 1 == plan.slots.len() {
+            true => more_width + 1,
+            false => 0,
+        };
+        if let Some(at) = pane::render(pane_view, *slot, frame.buffer_mut(), takeover, reserve) {
             cursor = Some(at);
         }
     }
     if plan.hidden > 0
         && let Some(last) = plan.slots.last()
     {
-        let text = format!(" +{} more · Tab cycles ", plan.hidden);
-        let width = text.chars().count() as u16;
+        let text = more;
+        let width = more_width;
         let x = last.right().saturating_sub(width + 1).max(last.x);
         frame
             .buffer_mut()

@@ -176,7 +176,7 @@ fn the_first_agents_start_together_at_the_sizes_of_their_panes() {
         );
     }
     // Drawn where they started: the first frame resizes nobody.
-    let layout = settle::settle(&f.engine, &mut f.state, area);
+    let layout = settle::settle(&f.engine, &mut f.state, area, Instant::now());
     assert_eq!(layout.visible, vec![0, 1, 2]);
     assert_eq!(layout.resizes, Vec::new());
     assert!(
@@ -196,7 +196,7 @@ fn a_later_agent_starts_at_the_size_of_the_tile_it_joins() {
         .expect("written");
     frame::frame(&mut terminal, &mut f.engine, &mut f.state, Now::read()).expect("frame");
     // The launch sizes are sent once for a terminal size and zoom.
-    let again = settle::settle(&f.engine, &mut f.state, area);
+    let again = settle::settle(&f.engine, &mut f.state, area, Instant::now());
     assert_eq!(again.launch_sizes, None);
     // c runs again, third: the last tile of three panes.
     f.key(KeyCode::Down);
@@ -209,7 +209,7 @@ fn a_later_agent_starts_at_the_size_of_the_tile_it_joins() {
     assert_eq!(size_of(&f.engine, 2), Some(layout::pty_size(plan.slots[2])));
     // Drawn with the focus on a, c is that tile.
     f.key(KeyCode::Home);
-    let layout = settle::settle(&f.engine, &mut f.state, area);
+    let layout = settle::settle(&f.engine, &mut f.state, area, Instant::now());
     assert_eq!(layout.panes.order.len(), 3);
     assert!(
         layout.resizes.iter().all(|r| r.task != 2),

@@ -45,7 +45,12 @@ where
     let size = terminal
         .size()
         .map_err(|e| eyre!("cannot read the terminal size: {e}"))?;
-    let layout = settle(engine, state, Rect::new(0, 0, size.width, size.height));
+    let layout = settle(
+        engine,
+        state,
+        Rect::new(0, 0, size.width, size.height),
+        now.at,
+    );
     apply(engine, &layout, now)?;
     Ok(layout)
 }

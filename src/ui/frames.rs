@@ -69,7 +69,7 @@ fn prompt_rows_are_highlighted_and_the_banner_names_the_keys() {
         .map(|x| buffer[(x, 37)].symbol().to_string())
         .collect();
     assert!(
-        bottom.contains("[1] Yes  [p] Yes, don't ask again  [Esc] No"),
+        bottom.contains("⚠ fix-issue-142: [1/Enter] Yes  [2/p] Yes, don't ask again  [3/n] No"),
         "{bottom}"
     );
 }

@@ -107,9 +107,9 @@ pub(super) fn prompt() -> PromptView {
         rule: "press_1".into(),
         rows: (6, 7),
         choices: vec![
-            choice("1", "Yes"),
-            choice("p", "Yes, don't ask again"),
-            choice("Esc", "No"),
+            choice("1/Enter", "Yes"),
+            choice("2/p", "Yes, don't ask again"),
+            choice("3/n", "No"),
         ],
         guard: None,
         guard_objects: false,
@@ -129,6 +129,7 @@ pub(super) fn pane<'a>(
         elapsed: Duration::from_secs(31),
         screen: screen.vt(),
         focused,
+        selected: focused,
         prompt,
         note: None,
         scrolled: 0,
@@ -176,9 +177,9 @@ pub(super) fn dashboard<'a>(
 }
 
 pub(super) const PROMPT_KEYS: &[(&str, &str)] = &[
-    ("1", "Yes"),
-    ("p", "Yes, don't ask again"),
-    ("Esc", "No"),
+    ("1/Enter", "Yes"),
+    ("2/p", "Yes, don't ask again"),
+    ("3/n", "No"),
     ("?", "help"),
     ("q", "quit"),
 ];

@@ -59,7 +59,11 @@ fn a_refused_dialog_waits_with_the_request_and_the_reason_120x40() {
     let mut view = dashboard(
         vec![pane("fix-issue-142", attempt.screen(), true, Some(prompt))],
         None,
-        &[("1", "Yes"), ("p", "Yes, don't ask again"), ("Esc", "No")],
+        &[
+            ("1/Enter", "Yes"),
+            ("2/p", "Yes, don't ask again"),
+            ("3/n", "No"),
+        ],
     );
     view.detail = Some(DetailView {
         task_id: "fix-issue-142".into(),

@@ -38,25 +38,50 @@ pub enum Action {
     Quit,
     /// List the selected task's recorded attempts, to replay one.
     Replay,
-    /// Answer the focused agent's waiting prompt with rule `rule`'s keys.
-    Answer {
-        rule: usize,
+    /// Answer the dialog waiting in the focused (and selected) pane with one of its keys.
+    Answer(AnswerKey),
+    /// A key a dialog could take (a digit, Enter) that the waiting dialog does not offer: the
+    /// status line says which keys it takes.
+    NotOffered {
+        key: String,
     },
-    /// Send Esc to the focused agent's waiting prompt (no / dismiss).
-    Dismiss,
-    /// Send Enter to the focused agent's waiting prompt: the option the dialog highlights.
-    Accept,
     /// The selected task's details in a window.
     Details,
     /// The selected task's answered prompts, attempt by attempt.
     Answers,
 }
 
-/// A key that answers a waiting prompt, and the rule it answers with.
+/// What an answer key sends to the waiting dialog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reply {
+    /// The keys of the profile's prompt rule `0` (recorded under the rule's name).
+    Rule(usize),
+    /// Keys of no rule: an option's own key (`2`, `y`), Enter for the highlighted option, Esc
+    /// for no; recorded under `name`.
+    Keys { name: String, bytes: Vec<u8> },
+}
+
+/// A key that answers the waiting dialog: the key, what it says on the banner, what it sends.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AnswerKey {
     pub code: KeyCode,
-    pub rule: usize,
+    /// The option it picks, as the banner says it ("Yes", "No").
+    pub label: String,
+    pub reply: Reply,
+}
+
+/// The key that says No to a dialog (it sends Esc, which every dialog herd knows takes as
+/// no): a key of its own, so that Esc only ever leaves zoom and windows.
+pub const NO_KEY: char = 'n';
+
+/// The key's name on the banner: `1`, `y`, `Enter`.
+pub fn key_name(code: KeyCode) -> String {
+    match code {
+        KeyCode::Char(c) => c.to_string(),
+        KeyCode::Enter => "Enter".into(),
+        KeyCode::Esc => "Esc".into(),
+        other => format!("{other:?}"),
+    }
 }
 
 /// The one key that sends a rule's `send` text, and its label for the banner: `1` for "1",
@@ -79,20 +104,20 @@ pub fn is_press(key: &KeyEvent) -> bool {
     key.kind != KeyEventKind::Release
 }
 
-/// The dashboard's action for a key in normal mode; `answers` are the keys of the focused
-/// agent's waiting prompt, which come first.
+/// The dashboard's action for a key in normal mode; `answers` are the keys of the dialog
+/// waiting in the focused pane when the operator may answer it, which come first. Esc never
+/// answers: it leaves zoom.
 pub fn normal(key: &KeyEvent, answers: &[AnswerKey]) -> Option<Action> {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     let shift = key.modifiers.contains(KeyModifiers::SHIFT);
-    if !ctrl {
+    if !ctrl && !answers.is_empty() {
         if let Some(answer) = answers.iter().find(|a| a.code == key.code) {
-            return Some(Action::Answer { rule: answer.rule });
+            return Some(Action::Answer(answer.clone()));
         }
-        if key.code == KeyCode::Esc && !answers.is_empty() {
-            return Some(Action::Dismiss);
-        }
-        if key.code == KeyCode::Enter && !answers.is_empty() {
-            return Some(Action::Accept);
+        if is_dialog_like(key.code) {
+            return Some(Action::NotOffered {
+                key: key_name(key.code),
+            });
         }
     }
     if ctrl {
@@ -139,6 +164,13 @@ pub fn normal(key: &KeyEvent, answers: &[AnswerKey]) -> Option<Action> {
     })
 }
 
+/// Keys a dialog might take and the dashboard has no use for (a digit, Enter, `y`, the No
+/// key): pressed where no dialog takes them, they are answered with a word, never dropped.
+pub fn is_dialog_like(code: KeyCode) -> bool {
+    matches!(code, KeyCode::Enter)
+        || matches!(code, KeyCode::Char(c) if c.is_ascii_digit() || c == 'y' || c == NO_KEY)
+}
+
 /// Every key of the help overlay: (keys, what they do).
 pub const HELP: &[(&str, &str)] = &[
     (
@@ -152,18 +184,17 @@ pub const HELP: &[(&str, &str)] = &[
         "jump to the next task waiting for you (a prompt, or questions to answer)",
     ),
     (
-        "1 p y …",
-        "answer the focused prompt (the keys on its banner)",
+        "1 2 p y …",
+        "answer the dialog of the selected task's pane (the keys on its banner, which names \
+         the task); the keys wait a second after an answer or a pane that came by itself",
     ),
     (
         "Enter",
-        "answer the focused prompt with its highlighted option",
+        "the option the dialog highlights (only where it highlights one)",
     ),
-    (
-        "Esc",
-        "answer the focused prompt with Esc (no); else leave zoom",
-    ),
+    ("n", "say No to the dialog (sends it Esc)"),
     ("z", "zoom the focused pane to the full screen"),
+    ("Esc", "leave zoom (never answers a dialog)"),
     ("i", "take over the focused agent: every key goes to it"),
     (LEAVE_CHORD, "leave take-over"),
     (
@@ -227,34 +258,86 @@ mod tests {
         assert_eq!(answer_key(""), None);
     }
 
+    fn answer(code: KeyCode, label: &str, reply: Reply) -> AnswerKey {
+        AnswerKey {
+            code,
+            label: label.into(),
+            reply,
+        }
+    }
+
     #[test]
-    fn a_waiting_prompt_takes_its_keys_first() {
+    fn a_waiting_dialog_takes_its_keys_first_and_esc_never_answers() {
+        let keys_of = |name: &str, bytes: &[u8]| Reply::Keys {
+            name: name.into(),
+            bytes: bytes.to_vec(),
+        };
         let answers = [
-            AnswerKey {
-                code: KeyCode::Char('p'),
-                rule: 0,
-            },
-            AnswerKey {
-                code: KeyCode::Char('1'),
-                rule: 1,
-            },
+            answer(KeyCode::Char('1'), "Yes", Reply::Rule(1)),
+            answer(KeyCode::Char('p'), "Yes, don't ask again", Reply::Rule(0)),
+            answer(KeyCode::Char('3'), "No", keys_of("3", b"3")),
+            answer(KeyCode::Enter, "Yes", keys_of("Enter", b"\r")),
+            answer(KeyCode::Char(NO_KEY), "No", keys_of("No", b"\x1b")),
         ];
-        let p = key(KeyCode::Char('p'));
-        assert_eq!(normal(&p, &answers), Some(Action::Answer { rule: 0 }));
+        // (key, with the dialog, without one)
+        let table = [
+            (
+                KeyCode::Char('1'),
+                Some(Action::Answer(answers[0].clone())),
+                None,
+            ),
+            (
+                KeyCode::Char('p'),
+                Some(Action::Answer(answers[1].clone())),
+                None,
+            ),
+            (
+                KeyCode::Char('3'),
+                Some(Action::Answer(answers[2].clone())),
+                None,
+            ),
+            (
+                KeyCode::Enter,
+                Some(Action::Answer(answers[3].clone())),
+                None,
+            ),
+            (
+                KeyCode::Char('n'),
+                Some(Action::Answer(answers[4].clone())),
+                None,
+            ),
+            // Esc leaves zoom, dialog or not: No is a key of its own.
+            (KeyCode::Esc, Some(Action::Unzoom), Some(Action::Unzoom)),
+            // A digit the dialog does not offer is answered with a word.
+            (
+                KeyCode::Char('4'),
+                Some(Action::NotOffered { key: "4".into() }),
+                None,
+            ),
+            (
+                KeyCode::Char('y'),
+                Some(Action::NotOffered { key: "y".into() }),
+                None,
+            ),
+            (KeyCode::Char('z'), Some(Action::Zoom), Some(Action::Zoom)),
+            (
+                KeyCode::Char('i'),
+                Some(Action::TakeOver),
+                Some(Action::TakeOver),
+            ),
+        ];
+        for (code, with_dialog, without) in table {
+            assert_eq!(normal(&key(code), &answers), with_dialog, "{code:?}");
+            assert_eq!(normal(&key(code), &[]), without, "{code:?} with no dialog");
+        }
+        // Enter on a dialog that highlights nothing is not sent.
+        let plain = [answer(KeyCode::Char('p'), "press p", Reply::Rule(2))];
         assert_eq!(
-            normal(&key(KeyCode::Char('1')), &answers),
-            Some(Action::Answer { rule: 1 })
+            normal(&key(KeyCode::Enter), &plain),
+            Some(Action::NotOffered {
+                key: "Enter".into()
+            })
         );
-        assert_eq!(normal(&key(KeyCode::Esc), &answers), Some(Action::Dismiss));
-        assert_eq!(normal(&key(KeyCode::Esc), &[]), Some(Action::Unzoom));
-        // Enter accepts what the dialog highlights; it never takes over the agent.
-        assert_eq!(normal(&key(KeyCode::Enter), &answers), Some(Action::Accept));
-        assert_eq!(normal(&key(KeyCode::Enter), &[]), None);
-        assert_eq!(
-            normal(&key(KeyCode::Char('i')), &[]),
-            Some(Action::TakeOver)
-        );
-        assert_eq!(normal(&key(KeyCode::Char('1')), &[]), None);
         let ctrl_c = with(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert_eq!(normal(&ctrl_c, &answers), Some(Action::Quit));
     }

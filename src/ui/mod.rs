@@ -9,6 +9,7 @@
 
 pub mod act;
 pub mod actions;
+pub mod answer_target;
 pub mod answers;
 pub mod attempts;
 pub mod details_box;

@@ -103,4 +103,5 @@ pub fn on_mouse(
         }
         _ => {}
     }
+    state.operator_chose();
 }

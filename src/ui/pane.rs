@@ -7,16 +7,19 @@ use ratatui::layout::{Position, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Widget};
+use unicode_width::UnicodeWidthStr;
 
 use super::model::{PaneView, PromptView};
 use super::style;
 
-/// Draws `pane` into `area`. Returns where the real cursor goes (focused pane in take-over).
+/// Draws `pane` into `area`, its bottom border's last `reserve` columns left to the caller.
+/// Returns where the real cursor goes (focused pane in take-over).
 pub fn render(
     pane: &PaneView<'_>,
     area: Rect,
     buf: &mut Buffer,
     takeover: bool,
+    reserve: u16,
 ) -> Option<Position> {
     let border = if takeover {
         style::TAKEOVER_BORDER
@@ -34,7 +37,8 @@ pub fn render(
         .title(right_title(pane).right_aligned());
     // A tile's top border is too short for its title and a note: the note goes below.
     let note_below = !pane.focused && pane.prompt.is_none() && !takeover;
-    let block = match bottom_title(pane, takeover) {
+    let room = usize::from(area.width.saturating_sub(2).saturating_sub(reserve));
+    let block = match bottom_title(pane, takeover, room) {
         Some(line) => block.title_bottom(line),
         None if note_below => match &pane.note {
             Some(note) => block.title_bottom(Span::styled(format!(" {note} "), style::NOTE)),
@@ -123,7 +127,9 @@ fn right_title(pane: &PaneView<'_>) -> Line<'static> {
     Line::from(spans)
 }
 
-fn bottom_title(pane: &PaneView<'_>, takeover: bool) -> Option<Line<'static>> {
+/// The pane's bottom border: take-over's chord, or the waiting dialog's banner in `room`
+/// columns.
+fn bottom_title(pane: &PaneView<'_>, takeover: bool, room: usize) -> Option<Line<'static>> {
     if takeover {
         return Some(Line::from(vec![
             Span::styled(
@@ -140,30 +146,47 @@ fn bottom_title(pane: &PaneView<'_>, takeover: bool) -> Option<Line<'static>> {
             Span::styled(" w: go to it ", style::WAITING_BORDER),
         ]));
     }
-    Some(banner(prompt))
+    if !pane.selected {
+        // Focused because the selected task ended: its keys would answer a dialog the operator
+        // has not chosen.
+        return Some(Line::from(vec![
+            Span::styled(format!(" ⚠ {} waits ", pane.task_id), style::BANNER),
+            Span::styled(" w or Tab selects it to answer ", style::WAITING_BORDER),
+        ]));
+    }
+    Some(banner(prompt, &pane.task_id, room))
 }
 
-/// `[1] Yes  [p] Yes, don't ask again  [Esc] No`, then what the guard said, if anything.
-pub fn banner(prompt: &PromptView) -> Line<'static> {
-    let mut spans = vec![Span::styled(" ⚠ ", style::BANNER)];
+/// `⚠ fix-7: [1/Enter] Yes  [2/p] Yes, don't ask again  [3/n] No`: the task the keys answer,
+/// then the keys, and what the guard said, if anything. Where `room` is short, the options'
+/// labels are cut before any key is lost.
+pub fn banner(prompt: &PromptView, task_id: &str, room: usize) -> Line<'static> {
+    let head = format!(" ⚠ {task_id}: ");
+    let mut spans = vec![Span::styled(head.clone(), style::BANNER)];
     // Why herd did not answer: the request and the guard's reason (in full in the details,
     // `d`); before the keys when the guard objects, so a narrow pane still shows it.
     let note = prompt
         .guard
         .as_ref()
         .map(|note| Span::styled(format!("⛔ {note} "), style::BANNER));
+    let mut fixed = head.width();
     if prompt.guard_objects
         && let Some(note) = note.clone()
     {
+        fixed += note.content.width() + 1;
         spans.push(note);
         spans.push(Span::raw(" "));
     }
-    for choice in &prompt.choices {
+    fixed += prompt
+        .choices
+        .iter()
+        .map(|c| c.key.width() + 5)
+        .sum::<usize>();
+    let labels: Vec<&str> = prompt.choices.iter().map(|c| c.label.as_str()).collect();
+    let labels = fit_labels(&labels, room.saturating_sub(fixed));
+    for (choice, label) in prompt.choices.iter().zip(labels) {
         spans.push(Span::styled(format!("[{}]", choice.key), style::BANNER));
-        spans.push(Span::styled(
-            format!(" {}  ", choice.label),
-            style::WAITING_BORDER,
-        ));
+        spans.push(Span::styled(format!(" {label}  "), style::WAITING_BORDER));
     }
     if !prompt.guard_objects
         && let Some(note) = note
@@ -173,9 +196,46 @@ pub fn banner(prompt: &PromptView) -> Line<'static> {
     Line::from(spans)
 }
 
+/// The labels in `room` columns altogether: each cut (with an ellipsis) to the longest length
+/// that fits, never below a few letters.
+fn fit_labels(labels: &[&str], room: usize) -> Vec<String> {
+    const SHORTEST: usize = 4;
+    let total = |cap: usize| -> usize { labels.iter().map(|l| l.width().min(cap)).sum() };
+    let longest = labels.iter().map(|l| l.width()).max().unwrap_or(0);
+    let cap = (SHORTEST..=longest)
+        .rev()
+        .find(|&cap| total(cap) <= room)
+        .unwrap_or(SHORTEST);
+    labels
+        .iter()
+        .map(|label| {
+            if label.width() <= cap {
+                label.to_string()
+            } else {
+                super::text_fit::fit(label, cap + 1).trim_end().to_string()
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_narrow_banner_cuts_labels_before_it_loses_a_key() {
+        let labels = ["Yes", "Yes, don't ask again", "No"];
+        assert_eq!(fit_labels(&labels, 40), labels);
+        assert_eq!(fit_labels(&labels, 15), ["Yes", "Yes, don'…", "No"]);
+        assert_eq!(fit_labels(&labels, 0), ["Yes", "Yes…", "No"]);
+        let prompt = crate::ui::frames_fixtures::prompt();
+        let text =
+            |line: Line<'_>| -> String { line.spans.iter().map(|s| s.content.as_ref()).collect() };
+        let narrow = text(banner(&prompt, "fix-7", 50));
+        assert!(narrow.width() <= 50, "{narrow}");
+        assert!(narrow.contains("[3/n] No"), "{narrow}");
+        assert!(text(banner(&prompt, "fix-7", 120)).contains("Yes, don't ask again"));
+    }
 
     #[test]
     fn an_agent_on_another_host_says_which_in_its_title() {

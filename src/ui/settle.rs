@@ -6,6 +6,7 @@
 //! nothing.
 
 use std::collections::HashMap;
+use std::time::Instant;
 
 use ratatui::layout::Rect;
 
@@ -41,7 +42,7 @@ pub struct FrameLayout {
 }
 
 /// Settles the dashboard's state for a frame drawn in `area` and lays it out.
-pub fn settle(engine: &Engine, state: &mut UiState, area: Rect) -> FrameLayout {
+pub fn settle(engine: &Engine, state: &mut UiState, area: Rect, now: Instant) -> FrameLayout {
     let live = live_tasks(engine);
     if let Mode::TakeOver { task, was_zoomed } = state.mode
         && !live.contains(&task)
@@ -50,6 +51,7 @@ pub fn settle(engine: &Engine, state: &mut UiState, area: Rect) -> FrameLayout {
         state.zoomed = was_zoomed;
     }
     let listed = keep_selection_listed(engine, state);
+    state.notice_selection(now);
     state.resolve_focus(&live);
     let order = pane_order(state.focus, &live);
     let regions = layout::regions(area, state.zoomed);

@@ -17,6 +17,20 @@ pub const FINAL_SCREENS_KEPT: usize = 64;
 /// How long notes (automatic answers, action results) stay on screen.
 pub const NOTE_TIME: Duration = Duration::from_secs(4);
 
+/// After an answer, or after the selection moved by itself, keys that answer a dialog wait
+/// this long: a double tap, or a key meant for the pane that just went, answers nothing.
+pub const ANSWER_GRACE: Duration = Duration::from_secs(1);
+
+/// Why answer keys wait for a moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnswerHold {
+    /// The operator just answered a dialog.
+    JustAnswered,
+    /// The selection (and with it the focused pane) moved by itself: a task ended, or left the
+    /// filtered queue.
+    CameByItself,
+}
+
 /// Which tasks the queue lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Filter {
@@ -178,6 +192,11 @@ pub struct UiState {
     /// A recorded attempt replayed over the panes; it takes the keys until the operator leaves
     /// it, and the dashboard is as it was then.
     pub replay: Option<Box<Replaying>>,
+    /// The selection as the operator's last key or click left it: found different at the next
+    /// frame, it moved by itself.
+    pub chosen: Option<usize>,
+    /// Answer keys wait until then, and why.
+    pub answers_held: Option<(Instant, AnswerHold)>,
     /// When the run started and, once the batch is done, when it finished.
     pub started: Option<Instant>,
     pub finished: Option<Instant>,
@@ -293,6 +312,37 @@ impl UiState {
         self.final_screens.insert(task, (attempt, copy));
     }
 
+    /// The operator's key or click was handled: the selection is theirs. One they moved
+    /// themselves (`w`, Tab, a click) is a deliberate choice: its dialog takes keys at once.
+    pub fn operator_chose(&mut self) {
+        if self.chosen.is_some_and(|chosen| chosen != self.selected) {
+            self.answers_held = None;
+        }
+        self.chosen = Some(self.selected);
+    }
+
+    /// At each frame: a selection that moved by itself since the operator's last key holds the
+    /// answer keys for `ANSWER_GRACE`.
+    pub fn notice_selection(&mut self, now: Instant) {
+        if self.chosen != Some(self.selected) {
+            if self.chosen.is_some() {
+                self.hold_answers(AnswerHold::CameByItself, now);
+            }
+            self.chosen = Some(self.selected);
+        }
+    }
+
+    pub fn hold_answers(&mut self, why: AnswerHold, now: Instant) {
+        self.answers_held = Some((now + ANSWER_GRACE, why));
+    }
+
+    /// Why answer keys wait now, if they do.
+    pub fn answers_held_now(&self, now: Instant) -> Option<AnswerHold> {
+        self.answers_held
+            .filter(|(until, _)| *until > now)
+            .map(|(_, why)| why)
+    }
+
     pub fn takeover_task(&self) -> Option<usize> {
         match self.mode {
             Mode::TakeOver { task, .. } => Some(task),
@@ -333,6 +383,32 @@ mod tests {
         assert_eq!(s.focus, Some(2));
         s.resolve_focus(&[]);
         assert_eq!(s.focus, None);
+    }
+
+    #[test]
+    fn a_selection_that_moved_by_itself_holds_the_answer_keys_a_moment() {
+        let t0 = Instant::now();
+        let mut s = UiState::new(t0);
+        s.notice_selection(t0);
+        assert_eq!(s.answers_held_now(t0), None, "the first frame is no move");
+        s.selected = 2;
+        s.operator_chose();
+        s.notice_selection(t0);
+        assert_eq!(s.answers_held_now(t0), None, "the operator moved it");
+        s.selected = 3;
+        let t1 = t0 + Duration::from_secs(5);
+        s.notice_selection(t1);
+        assert_eq!(s.answers_held_now(t1), Some(AnswerHold::CameByItself));
+        assert_eq!(s.answers_held_now(t1 + ANSWER_GRACE), None);
+        s.hold_answers(AnswerHold::JustAnswered, t1);
+        assert_eq!(s.answers_held_now(t1), Some(AnswerHold::JustAnswered));
+        // A key that leaves the selection where it was keeps the hold (a double tap) ...
+        s.operator_chose();
+        assert_eq!(s.answers_held_now(t1), Some(AnswerHold::JustAnswered));
+        // ... one that moves it (`w`, Tab, a click) is a choice: the keys work at once.
+        s.selected = 4;
+        s.operator_chose();
+        assert_eq!(s.answers_held_now(t1), None);
     }
 
     #[test]

@@ -87,7 +87,7 @@ impl Renderer {
                     out.push_str(&format!("  {}. {option}\r\n", n + 1));
                 }
                 out.push_str(&format!(
-                    "Press 1-{} to answer (Enter: allow once, Esc: reject).\r\n",
+                    "Press 1-{} to answer (Enter: allow once, Esc or the dashboard's n: reject).\r\n",
                     options.len()
                 ));
             }
@@ -238,7 +238,7 @@ mod tests {
             out.push_str(&r.draw(&shown));
         }
         let screen = plain(&out);
-        let expected = "▶ prompt\n  Say hi\nthinking\n◆ agent\nHello\nworld\n⚙ npm test [completed]\n  │ 3 passed\n☰ plan\n  [x] write it\n herd: the agent asks permission \nRequest: Bash(rm -rf build)\nGuard: ask: no rule allows it\n  1. Allow once (Allow)\n  2. Reject once (Reject)\nPress 1-2 to answer (Enter: allow once, Esc: reject).";
+        let expected = "▶ prompt\n  Say hi\nthinking\n◆ agent\nHello\nworld\n⚙ npm test [completed]\n  │ 3 passed\n☰ plan\n  [x] write it\n herd: the agent asks permission \nRequest: Bash(rm -rf build)\nGuard: ask: no rule allows it\n  1. Allow once (Allow)\n  2. Reject once (Reject)\nPress 1-2 to answer (Enter: allow once, Esc or the dashboard's n: reject).";
         assert_eq!(screen.trim_end(), expected);
         // An agent's escape sequence is shown as text, not obeyed.
         let hostile = r.draw(&Shown::Note("x\x1b[2Jy".into()));

@@ -64,6 +64,7 @@ fn pane<'a>(
         elapsed: now.saturating_duration_since(live.started),
         screen,
         focused: state.focus == Some(task),
+        selected: state.selected == task,
         prompt: prompt::view(&live.attempt),
         note: state.note_for(task, now).map(str::to_string),
         scrolled: scrolled_view

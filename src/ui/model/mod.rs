@@ -105,6 +105,9 @@ pub struct PaneView<'a> {
     pub elapsed: Duration,
     pub screen: &'a vt100::Screen,
     pub focused: bool,
+    /// The task is the queue's selected one: a dialog in the focused pane takes its keys only
+    /// then (the selected row and the focused pane agree).
+    pub selected: bool,
     pub prompt: Option<PromptView>,
     /// A brief note (an automatic answer just given).
     pub note: Option<String>,

@@ -119,7 +119,11 @@ fn hints(engine: &Engine, state: &UiState) -> Vec<(String, String)> {
         return vec![pair("q", "kill the agents now")];
     }
     let mut keys = Vec::new();
-    if let Some(live) = state.focus.and_then(|f| engine.live_for_task(f))
+    // The dialog's keys only where they answer it: the focused pane is the selected task's.
+    if let Some(live) = state
+        .focus
+        .filter(|f| *f == state.selected)
+        .and_then(|f| engine.live_for_task(f))
         && let Some(view) = prompt::view(&live.attempt)
     {
         keys.extend(

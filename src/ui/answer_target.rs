@@ -1,0 +1,59 @@
+//! Which dialog an answer key goes to: the one waiting in the focused pane, and only when that
+//! pane is the selected task's (the queue's highlighted row and the pane agree) and no answer
+//! or automatic move happened a moment ago. A key for a dialog that may not be answered now is
+//! answered with a word on the status line, never sent. Reads the engine and the dashboard's
+//! state; acts on nothing.
+
+use std::time::Instant;
+
+use super::act::task_name;
+use super::keys::AnswerKey;
+use super::prompt;
+use super::state::{AnswerHold, UiState};
+use crate::run::engine::Engine;
+
+/// Where the operator's answer keys go now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// No dialog waits in the focused pane.
+    Nothing,
+    /// The focused, selected task's dialog takes these keys.
+    Ready { task: usize, keys: Vec<AnswerKey> },
+    /// A dialog waits in the focused pane, but a key now would not be the operator's answer to
+    /// it: `why` says so and what to do.
+    Held { keys: Vec<AnswerKey>, why: String },
+}
+
+/// Where an answer key pressed at `now` goes.
+pub fn target(engine: &Engine, state: &UiState, now: Instant) -> Target {
+    let Some(task) = state.focus else {
+        return Target::Nothing;
+    };
+    let Some(live) = engine.live_for_task(task) else {
+        return Target::Nothing;
+    };
+    let keys = prompt::answer_keys(&live.attempt);
+    if keys.is_empty() {
+        return Target::Nothing;
+    }
+    let name = task_name(engine, task);
+    let why = if state.selected != task {
+        format!(
+            "not sent: {} is selected, not {name}: Tab or w selects {name} to answer its dialog",
+            task_name(engine, state.selected)
+        )
+    } else {
+        match state.answers_held_now(now) {
+            None => return Target::Ready { task, keys },
+            Some(AnswerHold::JustAnswered) => format!(
+                "not sent: a second key right after your answer; press it again to answer \
+                 {name}'s dialog"
+            ),
+            Some(AnswerHold::CameByItself) => format!(
+                "not sent: {name}'s pane came into focus by itself a moment ago; press it again \
+                 to answer its dialog"
+            ),
+        }
+    };
+    Target::Held { keys, why }
+}
