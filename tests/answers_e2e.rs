@@ -270,7 +270,7 @@ fn a_double_tap_answers_one_dialog_of_one_task() {
     ui.wait_until(
         "the refusal on the status line",
         Duration::from_secs(5),
-        |t| t.contains("not sent: a-test is selected, not b-deploy"),
+        |t| t.contains("not sent: a-test is selected; w selects b-deploy"),
     );
     ui.holds_for(
         "b-deploy's dialog stays unanswered",

@@ -39,7 +39,7 @@ pub fn target(engine: &Engine, state: &UiState, now: Instant) -> Target {
     let name = task_name(engine, task);
     let why = if state.selected != task {
         format!(
-            "not sent: {} is selected, not {name}: Tab or w selects {name} to answer its dialog",
+            "not sent: {} is selected; w selects {name} to answer its dialog",
             task_name(engine, state.selected)
         )
     } else {

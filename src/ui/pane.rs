@@ -188,10 +188,15 @@ pub fn banner(prompt: &PromptView, task_id: &str, room: usize) -> Line<'static> 
         spans.push(Span::styled(format!("[{}]", choice.key), style::BANNER));
         spans.push(Span::styled(format!(" {label}  "), style::WAITING_BORDER));
     }
+    // After the keys, the note takes what room is left (the details have it whole).
+    let used: usize = spans.iter().map(|s| s.content.width()).sum();
+    let left = room.saturating_sub(used);
     if !prompt.guard_objects
         && let Some(note) = note
+        && left >= 8
     {
-        spans.push(note);
+        let text = super::text_fit::fit(&note.content, left);
+        spans.push(Span::styled(text.trim_end().to_string(), note.style));
     }
     Line::from(spans)
 }
@@ -235,6 +240,18 @@ mod tests {
         assert!(narrow.width() <= 50, "{narrow}");
         assert!(narrow.contains("[3/n] No"), "{narrow}");
         assert!(text(banner(&prompt, "fix-7", 120)).contains("Yes, don't ask again"));
+        // The guard's note after the keys takes only the room left.
+        let mut noted = prompt.clone();
+        noted.guard = Some("Bash(npm test) — ask: no rule allows it".into());
+        let line = text(banner(&noted, "fix-7", 80));
+        assert!(line.width() <= 80, "{line}");
+        assert!(line.contains("[3/n] No  ⛔ Bash(npm"), "{line}");
+        assert!(line.ends_with('…'), "{line}");
+        let line = text(banner(&noted, "fix-7", 58));
+        assert!(
+            !line.contains('⛔'),
+            "no room for a note worth reading: {line}"
+        );
     }
 
     #[test]
