@@ -359,7 +359,7 @@ fn enter_is_not_sent_where_no_option_is_highlighted_and_an_untaken_answer_waits_
     assert!(!ui.text().contains("[Enter]"), "{}", ui.text());
     ui.press("\r");
     ui.wait_until("Enter refused with a word", Duration::from_secs(5), |t| {
-        t.contains("highlights no option, so Enter is not sent")
+        t.contains("Enter not sent: plain's dialog highlights no option")
     });
     // `1`, then Enter as a double tap: whether the next question is up yet or not, the Enter
     // is not sent.
@@ -372,7 +372,7 @@ fn enter_is_not_sent_where_no_option_is_highlighted_and_an_untaken_answer_waits_
         |t| {
             t.contains("not sent: a second key right after your answer")
                 || t.contains("Enter went nowhere")
-                || t.contains("highlights no option, so Enter is not sent")
+                || t.contains("Enter not sent: plain's dialog highlights no option")
         },
     );
     ui.wait_until("the second question", Duration::from_secs(10), |t| {
@@ -381,7 +381,7 @@ fn enter_is_not_sent_where_no_option_is_highlighted_and_an_untaken_answer_waits_
     ui.holds_for("the dashboard runs", Duration::from_millis(1100), |_| true);
     ui.press("\r");
     ui.wait_until("Enter refused with a word", Duration::from_secs(5), |t| {
-        t.contains("highlights no option, so Enter is not sent")
+        t.contains("Enter not sent: plain's dialog highlights no option")
     });
     // No (Esc) is not what this question takes: still on screen a moment later, it waits for
     // the operator again instead of looking like it runs.
@@ -421,7 +421,7 @@ fn the_dialogs_own_keys_are_passed_to_it_and_recorded() {
     ui.wait_until(
         "a key the dialog does not offer",
         Duration::from_secs(5),
-        |t| t.contains("codex-y's dialog has no option 7; it takes:"),
+        |t| t.contains("7 not sent: codex-y's dialog has no option 7"),
     );
     ui.holds_for("the dashboard runs", Duration::from_millis(1100), |_| true);
     ui.press("y");

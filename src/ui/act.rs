@@ -251,22 +251,13 @@ pub(super) fn task_name(engine: &Engine, task: usize) -> String {
         .map_or_else(|| format!("task #{task}"), |t| t.task_id.clone())
 }
 
-/// Why a key the dialog does not take was not sent, and the keys it takes.
+/// Why a key the dialog does not take was not sent (the banner lists the keys it takes).
 fn not_offered(engine: &Engine, task: usize, key: &str) -> String {
-    let keys = engine
-        .live_for_task(task)
-        .map(|live| super::prompt::answer_keys(&live.attempt))
-        .unwrap_or_default();
-    let list: Vec<String> = keys
-        .iter()
-        .map(|k| format!("{} {}", key_name(k.code), k.label))
-        .collect();
     let name = task_name(engine, task);
-    let why = match key {
-        "Enter" => format!("{name}'s dialog highlights no option, so Enter is not sent"),
-        _ => format!("{name}'s dialog has no option {key}"),
-    };
-    format!("{why}; it takes: {}", list.join(" · "))
+    match key {
+        "Enter" => format!("Enter not sent: {name}'s dialog highlights no option"),
+        _ => format!("{key} not sent: {name}'s dialog has no option {key}"),
+    }
 }
 
 /// Focuses a running task's pane and selects it in the queue (showing every task if the

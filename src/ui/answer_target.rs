@@ -45,14 +45,12 @@ pub fn target(engine: &Engine, state: &UiState, now: Instant) -> Target {
     } else {
         match state.answers_held_now(now) {
             None => return Target::Ready { task, keys },
-            Some(AnswerHold::JustAnswered) => format!(
-                "not sent: a second key right after your answer; press it again to answer \
-                 {name}'s dialog"
-            ),
-            Some(AnswerHold::CameByItself) => format!(
-                "not sent: {name}'s pane came into focus by itself a moment ago; press it again \
-                 to answer its dialog"
-            ),
+            Some(AnswerHold::JustAnswered) => {
+                format!("not sent: a second key right after your answer (press again for {name})")
+            }
+            Some(AnswerHold::CameByItself) => {
+                format!("not sent: {name} came into focus by itself (press again to answer it)")
+            }
         }
     };
     Target::Held { keys, why }
