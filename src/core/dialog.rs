@@ -27,11 +27,15 @@ pub struct DialogKeys {
     pub options: Vec<DialogOption>,
     /// The highlighted option's label, when the dialog highlights one: Enter picks it.
     pub highlighted: Option<String>,
+    /// A typed question (`(Y)es/(N)o … [Yes]:`, Aider's): it is answered with a letter and
+    /// Enter, and No is `n` + Enter rather than Esc.
+    pub typed_yes_no: bool,
 }
 
 /// Reads the dialog drawn on `rows` (the dialog's rows, and a few above it).
 pub fn read(rows: &[String]) -> DialogKeys {
     let mut keys = DialogKeys::default();
+    let typed_yes_no = rows.iter().any(|row| row.contains("(Y)es/(N)o"));
     for row in rows {
         let text = row.trim().trim_matches('│').trim();
         let (glyph, rest) = match text.strip_prefix(CURSOR_GLYPHS) {
@@ -62,6 +66,7 @@ pub fn read(rows: &[String]) -> DialogKeys {
             });
         }
     }
+    keys.typed_yes_no = typed_yes_no;
     keys
 }
 
@@ -137,7 +142,12 @@ mod tests {
             let dialog = read(&rows(screen));
             assert_eq!(keys(&dialog), want, "{screen}");
             assert_eq!(dialog.highlighted.as_deref(), highlighted, "{screen}");
+            assert!(!dialog.typed_yes_no, "{screen}");
         }
+        let aider = read(&rows(
+            "Run shell command? (Y)es/(N)o/(D)on't ask again [Yes]: ",
+        ));
+        assert_eq!((keys(&aider).as_str(), aider.typed_yes_no), ("", true));
     }
 
     #[test]

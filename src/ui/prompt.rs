@@ -116,7 +116,11 @@ fn groups(attempt: &Attempt) -> Vec<Group> {
     }
     add_enter(&mut groups, drawn.highlighted.as_deref(), profile.protocol);
     if !groups.iter().any(|g| g.has(KeyCode::Char(NO_KEY))) {
-        let no = own_key(KeyCode::Char(NO_KEY), "No (Esc)", b"\x1b");
+        // Dialogs take Esc as no; a typed `(Y)es/(N)o` question takes `n` and Enter.
+        let no = match drawn.typed_yes_no {
+            true => own_key(KeyCode::Char(NO_KEY), "No (n)", b"n\r"),
+            false => own_key(KeyCode::Char(NO_KEY), "No (Esc)", b"\x1b"),
+        };
         match groups.iter_mut().find(|g| g.label == "No") {
             Some(group) => group.keys.push(no),
             None => groups.push(Group {
@@ -210,10 +214,15 @@ mod tests {
 
     /// A simulator attempt (nothing answered by herd) that has drawn `screen`.
     fn waiting_on(screen: &str) -> Attempt {
+        waiting_in("sim", screen)
+    }
+
+    /// An attempt of profile `name` (nothing answered by herd) that has drawn `screen`.
+    fn waiting_in(name: &str, screen: &str) -> Attempt {
         let profile = ProfileSet::build(&crate::assets::built_in_profile_texts(), None)
             .expect("profiles")
-            .get("sim")
-            .expect("sim")
+            .get(name)
+            .expect("profile")
             .clone();
         let auto_rules = vec![false; profile.prompts.len()];
         let mut attempt = Attempt::new(AttemptSetup {
@@ -314,5 +323,27 @@ mod tests {
         assert_eq!(reply(KeyCode::Char('n')), own("No (Esc)", b"\x1b"));
         assert_eq!(reply(KeyCode::Esc), None, "Esc never answers");
         assert_eq!(reply(KeyCode::Char('4')), None);
+    }
+
+    #[test]
+    fn no_to_a_typed_yes_no_question_is_n_and_enter() {
+        let aider =
+            "\x1b[2J\x1b[H$ make test\r\nRun shell command? (Y)es/(N)o/(D)on't ask again [Yes]: ";
+        let attempt = waiting_in("aider", aider);
+        assert!(attempt.waiting().is_some());
+        let keys = answer_keys(&attempt);
+        let no = keys.iter().find(|k| k.code == KeyCode::Char(NO_KEY));
+        assert_eq!(
+            no.map(|k| k.reply.clone()),
+            Some(Reply::Keys {
+                name: "No (n)".into(),
+                bytes: b"n\r".to_vec()
+            })
+        );
+        assert!(
+            keys.iter().any(|k| k.code == KeyCode::Char('y')),
+            "{keys:?}"
+        );
+        assert!(!keys.iter().any(|k| k.code == KeyCode::Enter), "{keys:?}");
     }
 }
