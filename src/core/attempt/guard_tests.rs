@@ -326,3 +326,35 @@ fn a_dialog_still_on_screen_after_the_operators_answer_waits_again() {
     a.handle(Event::Tick, secs(10));
     assert!(a.waiting().is_none());
 }
+
+#[test]
+fn a_dialog_that_went_and_came_back_after_the_operators_answer_is_a_new_one() {
+    let mut a = Attempt::new(setup(false, false, &["Bash(npm run lint:*)"]));
+    a.handle(Event::Output(&dialog("make deploy")), secs(1));
+    assert!(a.waiting().is_some());
+    a.handle(
+        Event::OperatorAnswer { rule: 2 },
+        Duration::from_millis(2000),
+    );
+    // Taken: the dialog goes for longer than the settle time, and the next one, which the
+    // task's rules allow, comes and is answered by herd.
+    a.handle(
+        Event::Output(b"\x1b[2J\x1b[H working\r\n"),
+        Duration::from_millis(2000),
+    );
+    a.handle(Event::Tick, Duration::from_millis(2000) + PROMPT_SETTLE);
+    let fx = a.handle(
+        Event::Output(&dialog("npm run lint")),
+        Duration::from_millis(2500),
+    );
+    assert_eq!(writes(&fx), ["1"], "herd answers the new dialog");
+    // The agent is slow to take it: at the operator's recheck it still shows, and it is
+    // herd's answer to wait for (resent), not the operator's dialog waiting again.
+    let fx = a.handle(Event::Tick, secs(2) + ANSWER_RECHECK);
+    assert!(a.waiting().is_none(), "{:?}", a.waiting());
+    assert!(
+        !fx.iter()
+            .any(|e| matches!(e, Effect::Note(Note::WaitingForOperator { .. }))),
+        "{fx:?}"
+    );
+}

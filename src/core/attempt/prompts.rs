@@ -142,6 +142,15 @@ impl Attempt {
                 if self.waiting.as_ref().is_some_and(|w| w.rule == rule) {
                     self.waiting = None;
                 }
+                // The dialog the operator answered went away: the answer was taken (a dialog
+                // drawn there later is a new one, judged as such).
+                if self
+                    .operator_answered
+                    .as_ref()
+                    .is_some_and(|a| a.rule == rule)
+                {
+                    self.operator_answered = None;
+                }
             }
         }
     }
@@ -346,7 +355,9 @@ impl Attempt {
             .iter()
             .find(|s| s.rule == answered.rule)
             .cloned();
-        let (true, Some(sighting), None) = (still_there, sighting, &self.waiting) else {
+        // Held again, or answered by herd since: nothing to do.
+        let settled = self.waiting.is_some() || self.unconfirmed.is_some();
+        let (true, Some(sighting), false) = (still_there, sighting, settled) else {
             return;
         };
         let prompt = &self.setup.profile.prompts[answered.rule];
