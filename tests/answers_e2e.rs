@@ -306,7 +306,7 @@ fn a_double_tap_answers_one_dialog_of_one_task() {
 }
 
 #[test]
-fn esc_leaves_zoom_and_says_nothing_to_the_agent() {
+fn esc_leaves_zoom_and_windows_and_says_nothing_to_the_agent() {
     let dir = tempfile::tempdir().expect("temp dir");
     let scenario = dir.path().join("rm_build.toml");
     std::fs::write(&scenario, dialog_scenario("rm -rf build")).expect("scenario");
@@ -326,6 +326,15 @@ fn esc_leaves_zoom_and_says_nothing_to_the_agent() {
     });
     ui.press("\x1b");
     ui.wait_until("zoom left", Duration::from_secs(5), queue_shown);
+    // Esc closes a window the same way, and says nothing to the agent either.
+    ui.press("?");
+    ui.wait_until("the help", Duration::from_secs(5), |t| {
+        t.contains("herd · keys")
+    });
+    ui.press("\x1b");
+    ui.wait_until("the help closed", Duration::from_secs(5), |t| {
+        !t.contains("herd · keys")
+    });
     // The agent got nothing: its dialog is still there and still waits (past the moment a
     // dialog still on screen after an answer would be held again).
     ui.holds_for(
