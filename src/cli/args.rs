@@ -161,7 +161,9 @@ pub struct TasksArgs {
 #[command(
     after_help = "The tasks file is the batch's state: herd rewrites it after every state change \
 (only the fields that changed), so a run that stops for any reason resumes where it was with the \
-same command. Completed tasks never run again.\n\nExit status: 0 every enabled task completed; \
+same command. Completed tasks never run again.\n\nRecordings under runs/ are private \
+(folders 0700, files 0600). Keys typed in take-over mode are recorded as a count and a time, \
+not their text, unless --record-input is given.\n\nExit status: 0 every enabled task completed; \
 1 some task ended otherwise; 2 the tasks file, a profile or an argument is invalid (nothing was \
 started or written); 3 herd could not write the tasks file or its recordings; 130 stopped by the \
 operator (running tasks go back to retryable)."
@@ -178,6 +180,11 @@ pub struct RunArgs {
     /// Run only this task (repeat for several); the others are left as they are
     #[arg(long = "only", value_name = "TASK_ID")]
     pub only: Vec<String>,
+    /// Record the keys typed in take-over mode (`i` in the dashboard) in the attempt's .cast.
+    /// Off by default: they may be a password typed at a prompt that does not echo, so only
+    /// how many keys were typed, and when, is recorded
+    #[arg(long)]
+    pub record_input: bool,
     /// No dashboard: one line per event on stdout, a summary table at the end
     #[arg(long)]
     pub headless: bool,

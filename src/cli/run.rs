@@ -65,6 +65,20 @@ pub(super) fn run(args: &RunArgs) -> Result<i32> {
         None => default_runs_dir(store.path()),
     };
     let runs_dir = std::path::absolute(&runs_dir).unwrap_or(runs_dir);
+    // From here on the input is accepted: runs/ is made (private).
+    let tightened = crate::run::runs_dir::prepare(
+        &runs_dir,
+        store.file().tasks().iter().map(|t| t.task_id.as_str()),
+    );
+    let _log_guard = crate::run::logging::init(&runs_dir);
+    tracing::info!(tasks = %args.tasks.tasks.display(), concurrency = args.concurrency, "herd run starts");
+    match tightened {
+        Ok(0) => {}
+        Ok(n) => {
+            tracing::info!(runs = %runs_dir.display(), "made {n} recordings of an older herd private (no group or other access)")
+        }
+        Err(error) => tracing::warn!("cannot make the recordings folder private: {error}"),
+    }
     let headless = args.headless || !std::io::stdout().is_terminal();
     let mouse = !args.no_mouse;
     let (cols, rows) = args.pty_size;
@@ -76,9 +90,8 @@ pub(super) fn run(args: &RunArgs) -> Result<i32> {
         only: args.only.clone(),
         operator_present: !headless,
         hosts,
+        record_input: args.record_input,
     };
-    let _log_guard = crate::run::logging::init(&opts.runs_dir);
-    tracing::info!(tasks = %args.tasks.tasks.display(), concurrency = opts.concurrency, "herd run starts");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

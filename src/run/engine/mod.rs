@@ -88,6 +88,9 @@ pub struct EngineOptions {
     pub operator_present: bool,
     /// The hosts a task's `host` may name (empty: every task runs here).
     pub hosts: crate::core::hosts::HostSet,
+    /// Record the keys the operator types in take-over mode (`--record-input`); otherwise only
+    /// how many and when.
+    pub record_input: bool,
 }
 
 /// What happened, for the frontends to show.
