@@ -186,7 +186,7 @@ pub struct RunArgs {
     /// so at the start, with what to do
     #[arg(long = "only", value_name = "TASK_ID")]
     pub only: Vec<String>,
-    /// Run these tasks again: `failed` (every enabled failed task) or task ids (failed,
+    /// Run these tasks again: `failed` (every enabled failed task of this run) or task ids (failed,
     /// cancelled or retryable ones), repeatable or comma-separated. Each goes back to pending
     /// with a fresh retry budget (max_retries counts again from here); recorded in the tasks
     /// file and runs/herd.log

@@ -62,7 +62,7 @@ pub(super) fn run(args: &RunArgs) -> Result<i32> {
             return Ok(EXIT_INVALID);
         }
     }
-    let retries = match rerun::plan_retries(store.file().tasks(), &args.retry) {
+    let retries = match rerun::plan_retries(store.file().tasks(), &args.retry, &args.only) {
         Ok(plan) => plan,
         Err(problems) => {
             for problem in &problems {

@@ -43,9 +43,15 @@ pub struct RetryPlan {
     pub notes: Vec<String>,
 }
 
-/// Plans `--retry` for `requested` (task ids, or `failed` for every enabled failed task).
-/// Errors: one message per task that cannot be retried (nothing is started then).
-pub fn plan_retries(tasks: &[TaskSpec], requested: &[String]) -> Result<RetryPlan, Vec<String>> {
+/// Plans `--retry` for `requested` (task ids, or `failed` for every enabled failed task) in a
+/// run limited to `only` (empty: every task). Errors: one message per task that cannot be
+/// retried (nothing is started then).
+pub fn plan_retries(
+    tasks: &[TaskSpec],
+    requested: &[String],
+    only: &[String],
+) -> Result<RetryPlan, Vec<String>> {
+    let in_run = |task: &TaskSpec| only.is_empty() || only.contains(&task.task_id);
     let mut plan = RetryPlan::default();
     let mut errors = Vec::new();
     let mut chosen: Vec<usize> = Vec::new();
@@ -53,6 +59,7 @@ pub fn plan_retries(tasks: &[TaskSpec], requested: &[String]) -> Result<RetryPla
         if word == RETRY_FAILED {
             let failed: Vec<usize> = (0..tasks.len())
                 .filter(|&i| tasks[i].enabled && tasks[i].status == TaskStatus::Failed)
+                .filter(|&i| in_run(&tasks[i]))
                 .collect();
             if failed.is_empty() {
                 plan.notes
@@ -65,6 +72,13 @@ pub fn plan_retries(tasks: &[TaskSpec], requested: &[String]) -> Result<RetryPla
             errors.push(format!("--retry {word}: no task has this task_id"));
             continue;
         };
+        if !in_run(&tasks[index]) {
+            errors.push(format!(
+                "--retry {word}: it is not part of this run (--only names other tasks); add \
+                 --only {word}"
+            ));
+            continue;
+        }
         match refusal(&tasks[index]) {
             Some(why) => errors.push(format!("--retry {word}: {why}")),
             None if tasks[index].status == TaskStatus::Pending => {

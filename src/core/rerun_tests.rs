@@ -40,7 +40,7 @@ fn reset_ids(plan: &RetryPlan) -> Vec<(&str, TaskStatus, u32)> {
 
 #[test]
 fn retry_failed_takes_every_enabled_failed_task_once() {
-    let plan = plan_retries(&tasks(), &words(&["failed", "fail"])).expect("a plan");
+    let plan = plan_retries(&tasks(), &words(&["failed", "fail"]), &[]).expect("a plan");
     assert_eq!(
         reset_ids(&plan),
         [
@@ -57,7 +57,7 @@ fn retry_failed_takes_every_enabled_failed_task_once() {
 
 #[test]
 fn retry_by_id_takes_failed_cancelled_and_retryable_tasks() {
-    let plan = plan_retries(&tasks(), &words(&["cancel", "retry", "pend"])).expect("a plan");
+    let plan = plan_retries(&tasks(), &words(&["cancel", "retry", "pend"]), &[]).expect("a plan");
     assert_eq!(
         reset_ids(&plan),
         [
@@ -87,10 +87,28 @@ fn retry_refuses_what_cannot_run_again_and_says_why() {
         ),
     ];
     for (id, expected) in cases {
-        let errors = plan_retries(&tasks(), &words(&["fail", id])).expect_err(id);
+        let errors = plan_retries(&tasks(), &words(&["fail", id]), &[]).expect_err(id);
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert!(errors[0].starts_with(expected), "{id}: {}", errors[0]);
     }
+}
+
+#[test]
+fn with_only_retry_failed_keeps_to_the_run_and_a_named_task_outside_it_is_refused() {
+    let only = words(&["fail2", "cancel"]);
+    let plan = plan_retries(&tasks(), &words(&["failed", "cancel"]), &only).expect("a plan");
+    assert_eq!(
+        reset_ids(&plan),
+        [
+            ("fail2", TaskStatus::Failed, 2),
+            ("cancel", TaskStatus::Cancelled, 2)
+        ]
+    );
+    let errors = plan_retries(&tasks(), &words(&["fail"]), &only).expect_err("outside");
+    assert_eq!(
+        errors,
+        ["--retry fail: it is not part of this run (--only names other tasks); add --only fail"]
+    );
 }
 
 #[test]
@@ -99,7 +117,7 @@ fn retry_failed_with_nothing_failed_is_a_note() {
         .into_iter()
         .filter(|t| t.status != TaskStatus::Failed || !t.enabled)
         .collect();
-    let plan = plan_retries(&none, &words(&["failed"])).expect("a plan");
+    let plan = plan_retries(&none, &words(&["failed"]), &[]).expect("a plan");
     assert!(plan.resets.is_empty());
     assert_eq!(plan.notes, ["--retry failed: no enabled task is failed"]);
 }
