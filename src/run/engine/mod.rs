@@ -197,6 +197,9 @@ impl LiveAttempt {
 }
 
 pub struct Engine {
+    /// The tasks file's writer and the generations handed to it. First, so it is dropped (its
+    /// last write and the spare's removal waited for) before `store` gives the lock up.
+    commits: commit::Commits,
     store: TaskStore,
     profiles: ProfileSet,
     opts: EngineOptions,
@@ -230,8 +233,6 @@ pub struct Engine {
     last_durations: HashMap<usize, Duration>,
     /// Attempts whose connection was lost: swept on their host once it is back.
     unswept: Vec<(crate::core::hosts::Host, String)>,
-    /// The tasks file's writer and the generations handed to it.
-    commits: commit::Commits,
     /// Starts prepared (their task `running` in the document) that wait for the write that
     /// records it before their agents launch; each holds a slot.
     awaiting: Vec<start::Starting>,
