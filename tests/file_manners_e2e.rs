@@ -2,7 +2,8 @@
 //! tasks again. A read-only file is refused (exit 2, nothing started, nothing written); the lock
 //! does not outlive the run, holds whatever `--runs-dir` each herd is given, and a refused run
 //! writes nothing under `runs/`; `--only` says why a task it names will not run; `--retry` runs
-//! a failed task again with a fresh budget, recorded in the file and in `runs/herd.log`.
+//! a failed task again with a fresh budget, recorded in the file and in `runs/herd.log`. The
+//! recordings are private, and those an older herd left readable are tightened.
 
 #![allow(clippy::unwrap_used)]
 
@@ -207,4 +208,46 @@ fn run_help_answers_how_to_run_failed_tasks_again() {
     ] {
         assert!(help.contains(needle), "{needle} missing from:\n{help}");
     }
+}
+
+fn mode(path: &Path) -> u32 {
+    std::fs::symlink_metadata(path)
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777
+}
+
+#[test]
+fn recordings_are_private_and_an_older_herds_are_tightened() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = write_tasks(dir.path(), FAILS_ONCE);
+    // As an older herd left them: 0755 folders, 0644 files; and a file of the user's.
+    let runs = dir.path().join("runs");
+    std::fs::create_dir_all(runs.join("flaky")).unwrap();
+    let old = [
+        runs.join("herd.log"),
+        runs.join("flaky/attempt_0.log"),
+        runs.join("notes.txt"),
+    ];
+    for file in &old {
+        std::fs::write(file, "old").unwrap();
+        std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    for folder in [&runs, &runs.join("flaky")] {
+        std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let out = run(&tasks, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert_eq!(mode(&runs), 0o700);
+    assert_eq!(mode(&runs.join("flaky")), 0o700);
+    let written: Vec<PathBuf> = std::fs::read_dir(runs.join("flaky"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(written.len() >= 4, "{written:?}");
+    for file in written.iter().chain(&old[..2]) {
+        assert_eq!(mode(file), 0o600, "{}", file.display());
+    }
+    assert_eq!(mode(&old[2]), 0o644, "not herd's: left as it was");
 }
