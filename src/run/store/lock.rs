@@ -118,3 +118,27 @@ fn write_holder(mut file: File, lock_file: PathBuf) -> Result<FileLock, StoreErr
         path: lock_file,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lock_counts_only_while_its_file_still_has_the_name() {
+        // A herd that opened the lock file just before its holder removed it holds a file
+        // nobody else can find: `lock` must see that and take the lock again.
+        let dir = tempfile::tempdir().expect("temp dir");
+        let name = dir.path().join("tasks.json.lock");
+        let opened = File::create(&name).expect("create");
+        assert!(still_named(&opened, &name));
+        fs::remove_file(&name).expect("removed by the holder");
+        assert!(!still_named(&opened, &name), "removed");
+        let replaced = File::create(&name).expect("made anew by a third herd");
+        assert!(!still_named(&opened, &name), "replaced by another file");
+        assert!(still_named(&replaced, &name));
+        // A link planted in its place is not the file either.
+        fs::remove_file(&name).expect("remove");
+        std::os::unix::fs::symlink(dir.path().join("elsewhere"), &name).expect("symlink");
+        assert!(!still_named(&replaced, &name));
+    }
+}
