@@ -35,13 +35,17 @@ pub fn lock_path(path: &Path) -> PathBuf {
 /// The lock on one tasks file; dropping it removes the lock file, then releases the lock.
 #[derive(Debug)]
 pub(super) struct FileLock {
-    /// Held, never read: closing it releases the lock.
-    _file: File,
+    /// Closing it releases the lock.
+    file: File,
     path: PathBuf,
 }
 
 impl Drop for FileLock {
     fn drop(&mut self) {
+        // Someone removed it during the run and another herd may hold the new one: not ours.
+        if !still_named(&self.file, &self.path) {
+            return;
+        }
         // Removed while still held: a herd that opens the name from now on makes a new file.
         if let Err(error) = fs::remove_file(&self.path) {
             tracing::warn!(path = %self.path.display(), "cannot remove the lock file: {error}");
@@ -114,7 +118,7 @@ fn write_holder(mut file: File, lock_file: PathBuf) -> Result<FileLock, StoreErr
         .and_then(|()| file.flush())
         .map_err(io_error("write the lock file", &lock_file))?;
     Ok(FileLock {
-        _file: file,
+        file,
         path: lock_file,
     })
 }

@@ -119,6 +119,20 @@ fn a_lock_file_left_by_a_killed_herd_is_taken_over_and_removed() {
 }
 
 #[test]
+fn a_lock_file_that_is_no_longer_ours_is_not_removed() {
+    let (_dir, path) = tasks_file(TASKS);
+    let store = TaskStore::open(&path).expect("opens");
+    // Someone removed the lock file during the run and another herd made its own.
+    fs::remove_file(lock_path(&path)).expect("removed");
+    fs::write(lock_path(&path), "pid 1\n").expect("another herd's lock file");
+    drop(store);
+    assert_eq!(
+        fs::read_to_string(lock_path(&path)).expect("still there"),
+        "pid 1\n"
+    );
+}
+
+#[test]
 fn a_read_only_file_is_refused_before_anything_is_written() {
     let (dir, path) = tasks_file(TASKS);
     fs::set_permissions(&path, fs::Permissions::from_mode(0o444)).expect("chmod");
