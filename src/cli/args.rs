@@ -161,7 +161,10 @@ pub struct TasksArgs {
 #[command(
     after_help = "The tasks file is the batch's state: herd rewrites it after every state change \
 (only the fields that changed), so a run that stops for any reason resumes where it was with the \
-same command. Completed tasks never run again.\n\nRunning failed tasks again: `herd run \
+same command. Completed tasks never run again. One herd at a time runs a file (a second exits \
+2; the lock is FILE.lock beside it, removed when the run ends), and a file herd cannot write \
+back (read-only, or in a folder where it cannot be replaced) is refused before anything \
+starts.\n\nRunning failed tasks again: `herd run \
 --tasks FILE --retry failed` runs every failed task again (and whatever else is pending), each \
 with a fresh retry budget; `--retry ID` names tasks; `--only ID --retry ID` runs just that one. \
 Attempt numbers go on (the earlier recordings are kept); the task's \"attempts_before_retry\" \
