@@ -6,7 +6,8 @@
 //! aside (`attempts_before_retry`), so `max_retries` counts from there, and attempt numbers (and
 //! the recordings named after them) go on from where they were.
 
-use super::task::{TaskSpec, TaskStatus};
+use super::retry::DEFAULT_RETRY_ON;
+use super::task::{FailureType, TaskSpec, TaskStatus};
 
 /// The word that stands for every failed task in `--retry`.
 pub const RETRY_FAILED: &str = "failed";
@@ -155,10 +156,14 @@ pub fn why_it_will_not_run(task: &TaskSpec) -> Option<String> {
             "{id} is completed, and completed tasks never run again"
         )),
         TaskStatus::Failed => Some(format!(
-            "{id} failed{} after {} and is out of retries, so it does not run again; add \
-             --retry {id} to run it with a fresh retry budget",
+            "{id} failed{} after {} and {}, so it does not run again; add --retry {id} to run \
+             it with a fresh retry budget",
             failure.map(|f| format!(" ({f})")).unwrap_or_default(),
             attempts(task.attempts),
+            match failure.and_then(FailureType::parse) {
+                Some(kind) if !retried(task, kind) => format!("{kind} is not retried"),
+                _ => "is out of retries".to_string(),
+            },
         )),
         TaskStatus::Cancelled => Some(format!(
             "{id} was cancelled, so it does not run; add --retry {id} to run it again"
@@ -169,6 +174,14 @@ pub fn why_it_will_not_run(task: &TaskSpec) -> Option<String> {
         )),
         TaskStatus::Pending | TaskStatus::Retryable | TaskStatus::Running => None,
     }
+}
+
+/// Whether a failure of `kind` is retried for `task` (its `retry_on`, else the default list).
+fn retried(task: &TaskSpec, kind: FailureType) -> bool {
+    task.retry_on
+        .as_deref()
+        .unwrap_or(&DEFAULT_RETRY_ON)
+        .contains(&kind)
 }
 
 fn attempts(n: u32) -> String {

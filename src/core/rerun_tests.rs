@@ -16,7 +16,11 @@ fn tasks() -> Vec<TaskSpec> {
             "failed",
             r#", "result": {"failure_type": "failed_timeout"}"#,
         ),
-        task("fail2", "failed", ""),
+        task(
+            "fail2",
+            "failed",
+            r#", "result": {"failure_type": "failed_auth"}"#,
+        ),
         task("off", "failed", r#", "enabled": false"#),
         task("done", "completed", ""),
         task("cancel", "cancelled", ""),
@@ -140,7 +144,8 @@ fn only_says_why_a_task_will_not_run() {
         ),
         (
             "fail2",
-            "fail2 failed after 2 attempts and is out of retries",
+            "fail2 failed (failed_auth) after 2 attempts and failed_auth is not retried, so \
+             it does not run again; add --retry fail2",
         ),
         (
             "off",
