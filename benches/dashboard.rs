@@ -163,6 +163,7 @@ fn queue_10000_tasks_200x60(bencher: Bencher<'_, '_>) {
         only: Vec::new(),
         operator_present: true,
         hosts: Default::default(),
+        record_input: false,
     };
     let (tx, _rx) = tokio::sync::mpsc::channel(16);
     let engine = Engine::new(store, profiles, opts, tx, Now::read()).expect("engine");

@@ -161,7 +161,16 @@ pub struct TasksArgs {
 #[command(
     after_help = "The tasks file is the batch's state: herd rewrites it after every state change \
 (only the fields that changed), so a run that stops for any reason resumes where it was with the \
-same command. Completed tasks never run again.\n\nExit status: 0 every enabled task completed; \
+same command. Completed tasks never run again. One herd at a time runs a file (a second exits \
+2; the lock is FILE.lock beside it, removed when the run ends), and a file herd cannot write \
+back (read-only, or in a folder where it cannot be replaced) is refused before anything \
+starts.\n\nRunning failed tasks again: `herd run \
+--tasks FILE --retry failed` runs every failed task again (and whatever else is pending), each \
+with a fresh retry budget; `--retry ID` names tasks; `--only ID --retry ID` runs just that one. \
+Attempt numbers go on (the earlier recordings are kept); the task's \"attempts_before_retry\" \
+field says where the new budget starts.\n\nRecordings under runs/ are private (folders 0700, \
+files 0600). Keys typed in take-over mode are recorded as a count and a time, not their text, \
+unless --record-input is given.\n\nExit status: 0 every enabled task completed; \
 1 some task ended otherwise; 2 the tasks file, a profile or an argument is invalid (nothing was \
 started or written); 3 herd could not write the tasks file or its recordings; 130 stopped by the \
 operator (running tasks go back to retryable)."
@@ -175,9 +184,22 @@ pub struct RunArgs {
     /// How many agents run at once
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub concurrency: u16,
-    /// Run only this task (repeat for several); the others are left as they are
+    /// Run only this task (repeat for several); the others are left as they are. A task named
+    /// here that will not run (completed, disabled, failed out of retries, cancelled) is said
+    /// so at the start, with what to do
     #[arg(long = "only", value_name = "TASK_ID")]
     pub only: Vec<String>,
+    /// Run these tasks again: `failed` (every enabled failed task of this run) or task ids (failed,
+    /// cancelled or retryable ones), repeatable or comma-separated. Each goes back to pending
+    /// with a fresh retry budget (max_retries counts again from here); recorded in the tasks
+    /// file and runs/herd.log
+    #[arg(long = "retry", value_name = "failed|TASK_ID", value_delimiter = ',', num_args = 1..)]
+    pub retry: Vec<String>,
+    /// Record the keys typed in take-over mode (`i` in the dashboard) in the attempt's .cast.
+    /// Off by default: they may be a password typed at a prompt that does not echo, so only
+    /// how many keys were typed, and when, is recorded
+    #[arg(long)]
+    pub record_input: bool,
     /// No dashboard: one line per event on stdout, a summary table at the end
     #[arg(long)]
     pub headless: bool,

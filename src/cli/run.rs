@@ -11,6 +11,8 @@ use super::inputs::{
     EXIT_CANNOT_GO_ON, EXIT_INVALID, default_runs_dir, load_profiles, print_problems,
     store_problems,
 };
+use crate::core::rerun::{self, RetryPlan};
+use crate::core::task::TaskStatus;
 use crate::run::engine::{Engine, EngineOptions};
 use crate::run::store::TaskStore;
 use crate::run::validate;
@@ -60,11 +62,38 @@ pub(super) fn run(args: &RunArgs) -> Result<i32> {
             return Ok(EXIT_INVALID);
         }
     }
+    let retries = match rerun::plan_retries(store.file().tasks(), &args.retry, &args.only) {
+        Ok(plan) => plan,
+        Err(problems) => {
+            for problem in &problems {
+                eprintln!("herd: {problem}");
+            }
+            eprintln!("herd: nothing was started and the tasks file is unchanged");
+            return Ok(EXIT_INVALID);
+        }
+    };
     let runs_dir = match &args.runs_dir {
         Some(dir) => dir.clone(),
         None => default_runs_dir(store.path()),
     };
     let runs_dir = std::path::absolute(&runs_dir).unwrap_or(runs_dir);
+    // From here on the input is accepted: runs/ is made (private) and the tasks file changes.
+    let tightened = crate::run::runs_dir::prepare(
+        &runs_dir,
+        store.file().tasks().iter().map(|t| t.task_id.as_str()),
+    );
+    let _log_guard = crate::run::logging::init(&runs_dir);
+    tracing::info!(tasks = %args.tasks.tasks.display(), concurrency = args.concurrency, "herd run starts");
+    match tightened {
+        Ok(0) => {}
+        Ok(n) => {
+            tracing::info!(runs = %runs_dir.display(), "made {n} recordings of an older herd private (no group or other access)")
+        }
+        Err(error) => tracing::warn!("cannot make the recordings folder private: {error}"),
+    }
+    let mut store = store;
+    apply_retries(&mut store, &retries);
+    explain_only(&store, &args.only);
     let headless = args.headless || !std::io::stdout().is_terminal();
     let mouse = !args.no_mouse;
     let (cols, rows) = args.pty_size;
@@ -76,9 +105,8 @@ pub(super) fn run(args: &RunArgs) -> Result<i32> {
         only: args.only.clone(),
         operator_present: !headless,
         hosts,
+        record_input: args.record_input,
     };
-    let _log_guard = crate::run::logging::init(&opts.runs_dir);
-    tracing::info!(tasks = %args.tasks.tasks.display(), concurrency = opts.concurrency, "herd run starts");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -99,6 +127,45 @@ pub(super) fn run(args: &RunArgs) -> Result<i32> {
         Err(error) => {
             eprintln!("herd: {error:#}");
             Ok(EXIT_CANNOT_GO_ON)
+        }
+    }
+}
+
+/// `--retry`: each task goes back to `pending` with its attempts so far set aside (a fresh
+/// retry budget) and its retry wait dropped, in the tasks file (written with the run's first
+/// write) and in `runs/herd.log`; the notes go to stderr.
+fn apply_retries(store: &mut TaskStore, plan: &RetryPlan) {
+    for note in &plan.notes {
+        eprintln!("herd: {note}");
+    }
+    for reset in &plan.resets {
+        let file = store.file_mut();
+        file.set_status(reset.index, TaskStatus::Pending);
+        file.set_field(
+            reset.index,
+            "attempts_before_retry",
+            serde_json::json!(reset.attempts),
+        );
+        file.remove_field(reset.index, "retry_at");
+        let what = reset.describe();
+        tracing::info!(task = %reset.task_id, "--retry {what}");
+        eprintln!("herd: --retry {what}");
+    }
+}
+
+/// `--only`: says which of the tasks it names will not run, and why, before the run starts.
+fn explain_only(store: &TaskStore, only: &[String]) {
+    for id in only {
+        let Some(task) = store
+            .file()
+            .task_index(id)
+            .map(|i| &store.file().tasks()[i])
+        else {
+            continue;
+        };
+        if let Some(why) = rerun::why_it_will_not_run(task) {
+            tracing::info!(task = %id, "--only: {why}");
+            eprintln!("herd: --only {id}: {why}");
         }
     }
 }

@@ -27,6 +27,7 @@ pub mod quota_reset;
 pub mod remote_files;
 pub mod remote_frames;
 pub mod remote_script;
+pub mod rerun;
 pub mod retry;
 pub mod screen;
 pub mod screen_retry;

@@ -15,6 +15,8 @@ use super::task::{FailureType, TaskSpec, TaskStatus};
 /// What a task says about its retries.
 #[derive(Debug, Clone, Copy)]
 pub struct RetryRules<'a> {
+    /// The last attempt whose retryable failure is retried (`max_retries`, counted after the
+    /// attempts an operator's `--retry` set aside).
     pub max_retries: u32,
     pub retry_on: Option<&'a [FailureType]>,
     pub wait_for_quota_reset: bool,
@@ -23,7 +25,7 @@ pub struct RetryRules<'a> {
 impl<'a> RetryRules<'a> {
     pub fn of(task: &'a TaskSpec) -> RetryRules<'a> {
         RetryRules {
-            max_retries: task.max_retries,
+            max_retries: task.last_retried_attempt(),
             retry_on: task.retry_on.as_deref(),
             wait_for_quota_reset: task.wait_for_quota_reset,
         }

@@ -273,6 +273,9 @@ pub struct TaskSpec {
     pub lost_on: Option<String>,
     pub status: TaskStatus,
     pub attempts: u32,
+    /// Attempts set aside by the operator's `herd run --retry` (written by herd): the retry
+    /// budget (`max_retries`) counts the attempts after them.
+    pub attempts_before_retry: u32,
     pub result: Option<serde_json::Value>,
     /// When a `retryable` task may start its next attempt (written by herd after a failure, so a
     /// resumed batch keeps the backoff).
@@ -285,6 +288,12 @@ impl TaskSpec {
         self.permission_policy
             .get(&format!("auto_{rule_name}"))
             .copied()
+    }
+
+    /// The last attempt whose retryable failure is retried: `max_retries` after the attempts
+    /// the operator's `--retry` set aside.
+    pub fn last_retried_attempt(&self) -> u32 {
+        self.attempts_before_retry.saturating_add(self.max_retries)
     }
 
     /// Tasks a run would start now.

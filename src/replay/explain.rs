@@ -150,6 +150,8 @@ fn marker_kind(label: &str) -> (&'static str, String) {
         ("ending", "ending"),
         ("verdict", "verdict"),
         ("bell", "bell"),
+        // Take-over keys, counted but not recorded (`run::recorder`).
+        ("operator typed", "typed"),
     ];
     let kind = kinds
         .iter()

@@ -9,7 +9,8 @@ use tracing_subscriber::EnvFilter;
 /// Starts logging to `runs_dir/herd.log`; keep the guard alive for the run so lines are flushed.
 /// Logging is best effort: a folder that cannot be written means no log, not a failed run.
 pub fn init(runs_dir: &Path) -> Option<WorkerGuard> {
-    std::fs::create_dir_all(runs_dir).ok()?;
+    // Private, as everything under it (`runs_dir`).
+    super::safe_fs::private_dir(runs_dir).ok()?;
     // Never through a link planted as `herd.log` (see `safe_fs`).
     let file = super::safe_fs::append_file(&runs_dir.join("herd.log")).ok()?;
     let (writer, guard) = tracing_appender::non_blocking(file);

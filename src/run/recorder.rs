@@ -6,7 +6,15 @@
 //! still plays up to a moment shortly before it, without a write per read. Output is split into
 //! valid UTF-8 for the cast (a multi-byte character split across two reads is carried to the
 //! next event); the `.log` keeps the bytes exactly as received. Every file is opened without
-//! following symbolic links (`safe_fs`), and every error names the file it was about.
+//! following symbolic links (`safe_fs`, which makes them 0600), and every error names the file it
+//! was about.
+//!
+//! Keys the operator types in take-over mode are recorded as what they were for, not as their
+//! text (they may be a password typed where nothing echoes; asciinema leaves input out unless
+//! asked too): a run of them becomes one marker, `operator typed 7 keys from 2.470 s (not
+//! recorded)`, written when they pause for `TYPING_PAUSE` or something else is recorded.
+//! herd's own input (answers, exit keys, replies to terminal queries, the operator's answers
+//! to dialogs and messages) is recorded in full: it is the audit.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -20,6 +28,9 @@ use super::safe_fs::{self, SafeFsError};
 
 /// The longest a write waits in memory before it is flushed to the recording files.
 pub const FLUSH_EVERY: Duration = Duration::from_millis(250);
+
+/// A pause after which the operator's typing so far is written as one marker.
+pub const TYPING_PAUSE: Duration = Duration::from_secs(2);
 
 /// Room for a burst of output between flushes, so bursts are written in a few large writes.
 const BUFFER_BYTES: usize = 64 * 1024;
@@ -63,6 +74,32 @@ pub struct Recorder {
     carry: Vec<u8>,
     /// When the oldest write not yet flushed was made (attempt time), if there is one.
     unflushed_since: Option<Duration>,
+    /// The operator's take-over keys not yet written as a marker.
+    typing: Option<Typing>,
+}
+
+/// A run of keys the operator typed, counted, never kept.
+#[derive(Debug, Clone, Copy)]
+struct Typing {
+    since: Duration,
+    last: Duration,
+    keys: usize,
+    bytes: usize,
+}
+
+impl Typing {
+    fn label(&self) -> String {
+        let plural = |n: usize, one: &str| match n {
+            1 => format!("1 {one}"),
+            n => format!("{n} {one}s"),
+        };
+        format!(
+            "operator typed {} ({}) from {:.3} s (not recorded)",
+            plural(self.keys, "key"),
+            plural(self.bytes, "byte"),
+            round_time(self.since)
+        )
+    }
 }
 
 impl Recorder {
@@ -100,6 +137,7 @@ impl Recorder {
             cast,
             carry: Vec::new(),
             unflushed_since: None,
+            typing: None,
         })
     }
 
@@ -127,26 +165,73 @@ impl Recorder {
         self.flush_if_due(at)
     }
 
+    /// herd's own input to the agent, or the operator's with `--record-input`: in full.
     pub fn input(&mut self, at: Duration, bytes: &[u8]) -> Result<(), RecordingError> {
+        self.end_typing(at)?;
         self.event(at, "i", &String::from_utf8_lossy(bytes))
     }
 
+    /// Keys the operator typed in take-over mode: counted into the current run of typing (a
+    /// marker once it pauses), their text never written.
+    pub fn operator_typed(&mut self, at: Duration, bytes: &[u8]) -> Result<(), RecordingError> {
+        if self
+            .typing
+            .is_some_and(|t| at.saturating_sub(t.last) >= TYPING_PAUSE)
+        {
+            self.end_typing(at)?;
+        }
+        let typing = self.typing.get_or_insert(Typing {
+            since: at,
+            last: at,
+            keys: 0,
+            bytes: 0,
+        });
+        typing.last = at;
+        typing.keys += 1;
+        typing.bytes += bytes.len();
+        Ok(())
+    }
+
+    /// Writes the operator's typing so far as one marker, at `at` (never earlier than what is
+    /// already written, so the cast stays in time order).
+    fn end_typing(&mut self, at: Duration) -> Result<(), RecordingError> {
+        match self.typing.take() {
+            Some(typing) => self.event(at, "m", &typing.label()),
+            None => Ok(()),
+        }
+    }
+
     pub fn resize(&mut self, at: Duration, cols: u16, rows: u16) -> Result<(), RecordingError> {
+        self.end_typing(at)?;
         self.event(at, "r", &format!("{cols}x{rows}"))
     }
 
     pub fn marker(&mut self, at: Duration, label: &str) -> Result<(), RecordingError> {
+        self.end_typing(at)?;
         self.event(at, "m", label)
     }
 
-    /// When (attempt time) the writes held in memory must be flushed, if any are.
+    /// When (attempt time) the writes held in memory must be flushed, or the operator's typing
+    /// written, if either is pending.
     pub fn flush_due(&self) -> Option<Duration> {
-        self.unflushed_since.map(|since| since + FLUSH_EVERY)
+        let flush = self.unflushed_since.map(|since| since + FLUSH_EVERY);
+        let typing = self.typing.map(|t| t.last + TYPING_PAUSE);
+        match (flush, typing) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
-    /// Flushes the buffered writes if the oldest of them waited `FLUSH_EVERY`.
+    /// Writes the operator's typing once it paused for `TYPING_PAUSE`, and flushes the buffered
+    /// writes if the oldest of them waited `FLUSH_EVERY`.
     pub fn flush_if_due(&mut self, at: Duration) -> Result<(), RecordingError> {
-        match self.flush_due() {
+        if self
+            .typing
+            .is_some_and(|t| at.saturating_sub(t.last) >= TYPING_PAUSE)
+        {
+            self.end_typing(at)?;
+        }
+        match self.unflushed_since.map(|since| since + FLUSH_EVERY) {
             Some(due) if at >= due => self.flush(),
             _ => Ok(()),
         }
@@ -170,6 +255,7 @@ impl Recorder {
             let rest = String::from_utf8_lossy(&std::mem::take(&mut self.carry)).into_owned();
             self.event(at, "o", &rest)?;
         }
+        self.end_typing(at)?;
         self.flush()?;
         let text = serde_json::to_string_pretty(facts).unwrap_or_default();
         let mut file = safe_fs::create_file(&self.paths.facts)?;
@@ -289,6 +375,66 @@ mod tests {
         rec.output(start * 2, b"!").unwrap();
         rec.output(start * 2 + FLUSH_EVERY, b"?").unwrap();
         assert_eq!(fs::read(&paths.log).unwrap(), b"first second!?");
+    }
+
+    #[test]
+    fn the_operators_keys_are_counted_never_kept_and_the_cast_stays_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = AttemptPaths::new(&dir.path().join("t1"), 1);
+        let mut rec = Recorder::create(paths.clone(), 80, 24, 1_700_000_000, "t1").unwrap();
+        let ms = Duration::from_millis;
+        // A password at a prompt that does not echo: the keys, then Enter.
+        for (i, key) in "s3cret!\r".bytes().enumerate() {
+            rec.operator_typed(ms(1000 + 100 * i as u64), &[key])
+                .unwrap();
+        }
+        // The agent's output meanwhile does not end the run of typing.
+        rec.output(ms(1850), b"\r\n").unwrap();
+        assert_eq!(
+            rec.flush_due(),
+            Some(ms(2100)),
+            "the output's flush comes first"
+        );
+        rec.flush_if_due(ms(2100)).unwrap();
+        let typing_due = ms(1700) + TYPING_PAUSE;
+        assert_eq!(rec.flush_due(), Some(typing_due));
+        rec.flush_if_due(typing_due).unwrap();
+        // A second run, ended by herd's own answer, which is kept in full.
+        rec.operator_typed(ms(5000), b"\x1b[A").unwrap();
+        rec.input(ms(5100), b"1").unwrap();
+        rec.operator_typed(ms(6000), b"y").unwrap();
+        rec.finish(ms(6500), &json!({})).unwrap();
+        let cast = fs::read_to_string(&paths.cast).unwrap();
+        assert!(!cast.contains("s3cret"), "{cast}");
+        let events: Vec<serde_json::Value> = cast
+            .lines()
+            .skip(1)
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(
+            events,
+            [
+                json!([1.85, "o", "\r\n"]),
+                json!([
+                    3.7,
+                    "m",
+                    "operator typed 8 keys (8 bytes) from 1.000 s (not recorded)"
+                ]),
+                json!([
+                    5.1,
+                    "m",
+                    "operator typed 1 key (3 bytes) from 5.000 s (not recorded)"
+                ]),
+                json!([5.1, "i", "1"]),
+                json!([
+                    6.5,
+                    "m",
+                    "operator typed 1 key (1 byte) from 6.000 s (not recorded)"
+                ]),
+            ]
+        );
+        let times: Vec<f64> = events.iter().map(|e| e[0].as_f64().unwrap()).collect();
+        assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
     }
 
     #[test]

@@ -5,10 +5,14 @@
 //! Owns only how such files and folders are opened; what goes into them is the caller's. The
 //! runs folder itself may be a link the user set up (e.g. to a bigger disk); a task's folder
 //! inside it and every file herd writes may not.
+//!
+//! What goes there is private (everything the agents printed, what was typed to them): files
+//! are made 0600 and folders 0700, as a shell history is, and one made by an older herd with
+//! group or other access is tightened when herd opens it again.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
@@ -44,9 +48,17 @@ fn no_follow() -> i32 {
     rustix::fs::OFlags::NOFOLLOW.bits() as i32
 }
 
-/// Opens `path` with `options`, never through a symbolic link.
+/// The mode of the files herd makes under `runs/`: the owner's alone.
+pub const PRIVATE_FILE: u32 = 0o600;
+/// The mode of the folders herd makes under `runs/`.
+pub const PRIVATE_DIR: u32 = 0o700;
+/// Group and other permission bits.
+const SHARED_BITS: u32 = 0o077;
+
+/// Opens `path` with `options`, never through a symbolic link; a file it creates is 0600.
 pub fn open_no_follow(options: &mut OpenOptions, path: &Path) -> Result<File, SafeFsError> {
     options
+        .mode(PRIVATE_FILE)
         .custom_flags(no_follow())
         .open(path)
         .map_err(|source| match source.raw_os_error() {
@@ -62,21 +74,69 @@ pub fn open_no_follow(options: &mut OpenOptions, path: &Path) -> Result<File, Sa
         })
 }
 
-/// Creates (or truncates) `path` for writing, never through a symbolic link.
+/// Creates (or truncates) `path` for writing, never through a symbolic link; 0600.
 pub fn create_file(path: &Path) -> Result<File, SafeFsError> {
-    open_no_follow(
+    let file = open_no_follow(
         OpenOptions::new().write(true).create(true).truncate(true),
         path,
-    )
+    )?;
+    keep_private(&file, path)?;
+    Ok(file)
 }
 
-/// Opens `path` for appending (created if missing), never through a symbolic link.
+/// Opens `path` for appending (created if missing), never through a symbolic link; 0600.
 pub fn append_file(path: &Path) -> Result<File, SafeFsError> {
-    open_no_follow(OpenOptions::new().append(true).create(true), path)
+    let file = open_no_follow(OpenOptions::new().append(true).create(true), path)?;
+    keep_private(&file, path)?;
+    Ok(file)
 }
 
-/// Creates the folder `dir` (and its parents) and checks that `dir` itself is a real folder,
-/// not a link to one elsewhere.
+/// Takes group and other access away from an open file that had them (made by an older herd).
+fn keep_private(file: &File, path: &Path) -> Result<(), SafeFsError> {
+    let mode = file
+        .metadata()
+        .map_err(io_error("read", path))?
+        .permissions()
+        .mode();
+    if mode & SHARED_BITS != 0 {
+        file.set_permissions(fs::Permissions::from_mode(mode & 0o7700))
+            .map_err(io_error("make private", path))?;
+    }
+    Ok(())
+}
+
+/// Takes group and other access away from the file or folder at `path` (never through a
+/// link: a link is left alone). Returns whether it had any.
+pub fn make_private(path: &Path) -> Result<bool, SafeFsError> {
+    let meta = fs::symlink_metadata(path).map_err(io_error("read", path))?;
+    let mode = meta.permissions().mode();
+    if meta.file_type().is_symlink() || mode & SHARED_BITS == 0 {
+        return Ok(false);
+    }
+    fs::set_permissions(path, fs::Permissions::from_mode(mode & 0o7700))
+        .map_err(io_error("make private", path))?;
+    Ok(true)
+}
+
+/// Creates the folder `dir` (0700, with any missing parents) or takes group and other access
+/// away from it; `dir` may be a link the user made (the runs folder on another disk).
+pub fn private_dir(dir: &Path) -> Result<(), SafeFsError> {
+    DirBuilder::new()
+        .recursive(true)
+        .mode(PRIVATE_DIR)
+        .create(dir)
+        .map_err(io_error("create the folder", dir))?;
+    let meta = fs::metadata(dir).map_err(io_error("read", dir))?;
+    let mode = meta.permissions().mode();
+    if mode & SHARED_BITS != 0 {
+        fs::set_permissions(dir, fs::Permissions::from_mode(mode & 0o7700))
+            .map_err(io_error("make private", dir))?;
+    }
+    Ok(())
+}
+
+/// Creates the folder `dir` (and its parents, 0700) and checks that `dir` itself is a real
+/// folder, not a link to one elsewhere; one that exists loses group and other access.
 pub fn create_real_dir(dir: &Path) -> Result<(), SafeFsError> {
     if let Ok(meta) = fs::symlink_metadata(dir)
         && meta.file_type().is_symlink()
@@ -86,7 +146,11 @@ pub fn create_real_dir(dir: &Path) -> Result<(), SafeFsError> {
             kind: "folder",
         });
     }
-    fs::create_dir_all(dir).map_err(io_error("create the folder", dir))?;
+    DirBuilder::new()
+        .recursive(true)
+        .mode(PRIVATE_DIR)
+        .create(dir)
+        .map_err(io_error("create the folder", dir))?;
     let meta = fs::symlink_metadata(dir).map_err(io_error("read", dir))?;
     if meta.file_type().is_symlink() {
         return Err(SafeFsError::Link {
@@ -94,6 +158,7 @@ pub fn create_real_dir(dir: &Path) -> Result<(), SafeFsError> {
             kind: "folder",
         });
     }
+    make_private(dir)?;
     Ok(())
 }
 
@@ -133,5 +198,50 @@ mod tests {
         let real = dir.path().join("runs").join("t2");
         create_real_dir(&real).expect("a real folder is made");
         create_file(&real.join("a.log")).expect("a real file is created");
+    }
+
+    fn mode(path: &Path) -> u32 {
+        fs::symlink_metadata(path)
+            .expect("meta")
+            .permissions()
+            .mode()
+            & 0o7777
+    }
+
+    #[test]
+    fn what_herd_makes_is_private_and_older_files_are_tightened() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let runs = dir.path().join("runs");
+        let task = runs.join("t1");
+        create_real_dir(&task).expect("made");
+        assert_eq!((mode(&runs), mode(&task)), (0o700, 0o700));
+        let log = task.join("attempt_1.log");
+        create_file(&log).expect("created");
+        append_file(&runs.join("herd.log")).expect("created");
+        assert_eq!((mode(&log), mode(&runs.join("herd.log"))), (0o600, 0o600));
+
+        // As an older herd left them: 0755 folders, 0644 files.
+        for (path, old) in [(&runs, 0o755), (&task, 0o755), (&log, 0o644)] {
+            fs::set_permissions(path, fs::Permissions::from_mode(old)).expect("chmod");
+        }
+        fs::set_permissions(runs.join("herd.log"), fs::Permissions::from_mode(0o664))
+            .expect("chmod");
+        private_dir(&runs).expect("tightened");
+        create_real_dir(&task).expect("tightened");
+        create_file(&log).expect("reopened");
+        append_file(&runs.join("herd.log")).expect("reopened");
+        assert_eq!(mode(&runs), 0o700);
+        assert_eq!(mode(&task), 0o700);
+        assert_eq!(mode(&log), 0o600);
+        assert_eq!(mode(&runs.join("herd.log")), 0o600);
+
+        // A link is never followed, so its target keeps its mode.
+        let outside = dir.path().join("outside.txt");
+        fs::write(&outside, "x").expect("write");
+        fs::set_permissions(&outside, fs::Permissions::from_mode(0o644)).expect("chmod");
+        let link = task.join("linked");
+        std::os::unix::fs::symlink(&outside, &link).expect("symlink");
+        assert!(!make_private(&link).expect("a link is left alone"));
+        assert_eq!(mode(&outside), 0o644);
     }
 }

@@ -1,4 +1,5 @@
-//! The tasks file on disk: read it, own it (one herd per file, through a lock file beside it),
+//! The tasks file on disk: read it, own it (one herd per file, through a lock file beside it for
+//! as long as the run lasts, `lock`), refuse it when it cannot be written back (`writable`),
 //! and write it back atomically after every change.
 //!
 //! `save` writes on the caller's thread (the `message` command); the engine takes a `snapshot`
@@ -10,14 +11,13 @@
 //! the new version, never half of one.
 
 use std::fmt;
-use std::fs::{self, File, TryLockError};
-use std::io::{self, Read, Seek, Write};
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use thiserror::Error;
 
-use super::safe_fs::{self, SafeFsError};
+use super::safe_fs::SafeFsError;
 use crate::core::taskfile::splice::SharedText;
 use crate::core::taskfile::{Problem, TaskFile};
 
@@ -47,6 +47,8 @@ pub enum StoreError {
         path: PathBuf,
         problems: Vec<Problem>,
     },
+    #[error("{}: {why}", path.display())]
+    NotWritable { path: PathBuf, why: NotWritable },
     #[error("{} was opened read-only and cannot be written", path.display())]
     ReadOnly { path: PathBuf },
     #[error(transparent)]
@@ -77,13 +79,6 @@ impl fmt::Display for ProblemList<'_> {
     }
 }
 
-/// `tasks.json` → `tasks.json.lock`, in the same folder.
-pub fn lock_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".lock");
-    path.with_file_name(name)
-}
-
 /// One tasks file, read and (unless read-only) locked by this process.
 #[derive(Debug)]
 pub struct TaskStore {
@@ -97,8 +92,8 @@ pub struct TaskStore {
     byte_order_mark: bool,
     /// The text has changes that are not on disk yet (a save failed, or none was made).
     unsaved: bool,
-    /// Held for as long as the store lives; dropping it releases the lock.
-    lock: Option<File>,
+    /// Held for as long as the store lives; dropping it removes the lock file and releases it.
+    lock: Option<lock::FileLock>,
 }
 
 fn io_error(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> StoreError + use<> {
@@ -115,7 +110,11 @@ impl TaskStore {
     /// `Invalid` if it cannot be used at all; per-task problems are in `file().problems()`.
     pub fn open(path: &Path) -> Result<TaskStore, StoreError> {
         let target = fs::canonicalize(path).map_err(io_error("read", path))?;
-        let lock = lock(path, &target)?;
+        writable::check(&target).map_err(|why| StoreError::NotWritable {
+            path: path.to_path_buf(),
+            why,
+        })?;
+        let lock = lock::lock(path, &target)?;
         remove_stale_temp_files(&target);
         let mut store = TaskStore::read(path, target)?;
         store.file.forget_positions();
@@ -266,55 +265,15 @@ fn remove_stale_temp_files(target: &Path) {
     }
 }
 
-/// Takes the exclusive lock beside `target` and writes who holds it.
-fn lock(path: &Path, target: &Path) -> Result<File, StoreError> {
-    let lock_file = lock_path(target);
-    let mut file = safe_fs::open_no_follow(
-        File::options()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false),
-        &lock_file,
-    )?;
-    match file.try_lock() {
-        Ok(()) => {}
-        Err(TryLockError::WouldBlock) => {
-            let mut text = String::new();
-            // Best effort: the holder may be between taking the lock and writing its pid.
-            let _ = file.read_to_string(&mut text);
-            let holder = text
-                .lines()
-                .next()
-                .map(str::trim)
-                .filter(|l| l.starts_with("pid "))
-                .map(str::to_string);
-            return Err(StoreError::Locked {
-                path: path.to_path_buf(),
-                holder,
-            });
-        }
-        Err(TryLockError::Error(source)) => {
-            return Err(io_error("lock", &lock_file)(source));
-        }
-    }
-    let started = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let note = format!("pid {}\nstarted {started}\n", std::process::id());
-    file.set_len(0)
-        .and_then(|()| file.rewind())
-        .and_then(|()| file.write_all(note.as_bytes()))
-        .and_then(|()| file.flush())
-        .map_err(io_error("write the lock file", &lock_file))?;
-    Ok(file)
-}
-
 mod atomic_write;
 mod lease;
+mod lock;
+mod writable;
 pub mod writer;
 
 pub use atomic_write::WriteAhead;
+pub use lock::lock_path;
+pub use writable::NotWritable;
 
 #[cfg(test)]
 mod tests;

@@ -25,7 +25,7 @@ pub fn row(task: &TaskSpec) -> Value {
         "status": task.status.as_str(),
         "attempts": task.attempts,
         // Retried by hand past its budget, a task had more attempts than it was given.
-        "max_attempts": task.max_retries.saturating_add(1).max(task.attempts),
+        "max_attempts": task.last_retried_attempt().saturating_add(1).max(task.attempts),
         "failure_type": field("failure_type"),
         "failure_evidence": field("failure_evidence"),
         "log_file": field("log_file"),

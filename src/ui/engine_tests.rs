@@ -53,6 +53,7 @@ pub(super) fn fixture_from(text: &str, profiles: Option<&str>) -> Fixture {
         only: Vec::new(),
         operator_present: true,
         hosts: Default::default(),
+        record_input: false,
     };
     let (tx, reports) = mpsc::channel(64);
     let engine = Engine::new(store, profiles, opts, tx, Now::read()).expect("engine");

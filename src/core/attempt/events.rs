@@ -29,8 +29,10 @@ pub enum Event<'a> {
         name: String,
         keys: Vec<u8>,
     },
-    /// The operator typed or pasted into the agent.
+    /// The operator typed or pasted into the agent (take-over mode).
     OperatorKeys(Vec<u8>),
+    /// A message the operator wrote for the agent (`m`), typed into it and submitted.
+    OperatorMessage(Vec<u8>),
     Resize {
         rows: u16,
         cols: u16,
@@ -47,10 +49,18 @@ pub enum Event<'a> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InputReason {
     QueryReply,
-    AutoAnswer { rule: String },
-    OperatorAnswer { rule: String },
+    AutoAnswer {
+        rule: String,
+    },
+    OperatorAnswer {
+        rule: String,
+    },
     ExitKeys,
+    /// Keys the operator typed in take-over mode: what they are is the operator's (a password
+    /// at a prompt that does not echo); only their count is recorded unless asked for.
     Operator,
+    /// A message the operator wrote for the agent: recorded like a prompt.
+    OperatorMessage,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

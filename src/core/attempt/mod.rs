@@ -383,6 +383,10 @@ impl Attempt {
                 bytes,
                 reason: InputReason::Operator,
             }),
+            Event::OperatorMessage(bytes) => effects.push(Effect::Write {
+                bytes,
+                reason: InputReason::OperatorMessage,
+            }),
             Event::Resize { rows, cols } => {
                 self.screen.resize(rows, cols);
                 self.after_screen_change(now, &mut effects);

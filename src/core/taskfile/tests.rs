@@ -413,6 +413,7 @@ fn defaults_and_typed_fields() {
         permission_wait_sec: None,
         status: TaskStatus::Pending,
         attempts: 0,
+        attempts_before_retry: 0,
         result: None,
         retry_at: None,
         wait_for_quota_reset: false,

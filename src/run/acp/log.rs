@@ -2,7 +2,8 @@
 //! were not messages, herd's answers to permission requests and the outcome, one JSON object a
 //! line with the seconds since the attempt started (`t`) and the direction (`dir`: `out` to the
 //! agent, `in` from it, `stderr`, `herd`). Writing never fails the session: a log that cannot be
-//! written is dropped with one note.
+//! written is dropped with one note. Like every recording it is private (0600, never through a
+//! link: `safe_fs`).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -18,7 +19,9 @@ pub(super) struct AcpLog {
 
 impl AcpLog {
     pub(super) fn open(path: Option<&Path>, started: Instant) -> AcpLog {
-        let out = path.and_then(|p| File::create(p).ok()).map(BufWriter::new);
+        let out = path
+            .and_then(|p| crate::run::safe_fs::create_file(p).ok())
+            .map(BufWriter::new);
         AcpLog { out, started }
     }
 

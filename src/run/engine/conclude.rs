@@ -138,6 +138,12 @@ impl Engine {
             transcript: self.transcript_job(&live),
             finish_worktree,
             remote: self.remote_end_job(&live),
+            recordings: live
+                .recorder
+                .paths()
+                .log
+                .parent()
+                .map(|dir| (dir.to_path_buf(), live.number)),
         };
         match gather::gather_in_background(key, job, self.reports.clone()) {
             Some(gathered) => self.conclude_gathered(live, gathered, now),

@@ -274,7 +274,7 @@ impl super::Engine {
             return refused("empty message not sent");
         }
         let bytes = message_bytes(text, live.attempt.screen().vt().bracketed_paste());
-        self.send(index, Event::OperatorKeys(bytes), now)?;
+        self.send(index, Event::OperatorMessage(bytes), now)?;
         done(format!("message sent to {task_id}"))
     }
 }

@@ -56,6 +56,7 @@ pub(crate) fn fixture_with(tasks: &str, profiles: &str) -> Fixture {
         only: Vec::new(),
         operator_present: true,
         hosts: Default::default(),
+        record_input: false,
     };
     let (tx, reports) = mpsc::channel(256);
     let engine = Engine::new(store, profiles, opts, tx, Now::read()).expect("engine");

@@ -3,7 +3,8 @@
 //! a Claude session's transcript, and the removal of a completed task's clean worktree. For an
 //! attempt on a host all of it is done there, through the launcher, in one run with a time
 //! limit (the transcript is copied into the recordings; the attempt's files there are removed).
-//! The worker posts a `PtyReport::Gathered`; the attempt concludes on it. It decides nothing.
+//! The attempt's files in `runs/` (the ones its agent wrote too) are made private. The worker
+//! posts a `PtyReport::Gathered`; the attempt concludes on it. It decides nothing.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -48,6 +49,9 @@ pub(super) struct GatherJob {
     pub(super) finish_worktree: Option<PathBuf>,
     /// The attempt ran on a host: all of the above is done there.
     pub(super) remote: Option<RemoteEndJob>,
+    /// The attempt's recordings folder and number: its files, the agent's own included, are
+    /// made private (`runs_dir::tighten_attempt`).
+    pub(super) recordings: Option<(PathBuf, u32)>,
 }
 
 /// Where an attempt on a host left its files.
@@ -66,10 +70,15 @@ pub(super) struct RemoteEndJob {
 
 impl GatherJob {
     fn run(mut self) -> Gathered {
-        match self.remote.take() {
+        let recordings = self.recordings.take();
+        let gathered = match self.remote.take() {
             Some(remote) => self.run_on_host(remote),
             None => self.run_here(),
+        };
+        if let Some((dir, attempt)) = recordings {
+            crate::run::runs_dir::tighten_attempt(&dir, attempt);
         }
+        gathered
     }
 
     fn run_here(self) -> Gathered {

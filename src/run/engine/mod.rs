@@ -88,6 +88,9 @@ pub struct EngineOptions {
     pub operator_present: bool,
     /// The hosts a task's `host` may name (empty: every task runs here).
     pub hosts: crate::core::hosts::HostSet,
+    /// Record the keys the operator types in take-over mode (`--record-input`); otherwise only
+    /// how many and when.
+    pub record_input: bool,
 }
 
 /// What happened, for the frontends to show.
@@ -194,6 +197,9 @@ impl LiveAttempt {
 }
 
 pub struct Engine {
+    /// The tasks file's writer and the generations handed to it. First, so it is dropped (its
+    /// last write and the spare's removal waited for) before `store` gives the lock up.
+    commits: commit::Commits,
     store: TaskStore,
     profiles: ProfileSet,
     opts: EngineOptions,
@@ -227,8 +233,6 @@ pub struct Engine {
     last_durations: HashMap<usize, Duration>,
     /// Attempts whose connection was lost: swept on their host once it is back.
     unswept: Vec<(crate::core::hosts::Host, String)>,
-    /// The tasks file's writer and the generations handed to it.
-    commits: commit::Commits,
     /// Starts prepared (their task `running` in the document) that wait for the write that
     /// records it before their agents launch; each holds a slot.
     awaiting: Vec<start::Starting>,

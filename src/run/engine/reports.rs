@@ -7,7 +7,7 @@ use color_eyre::eyre::Result;
 
 use super::{DRAIN_AFTER_EXIT, Engine, EngineEvent, note_label};
 
-use crate::core::attempt::{Effect, Event};
+use crate::core::attempt::{Effect, Event, InputReason};
 use crate::run::attempt_files::{FilesReport, SignalText};
 use crate::run::clock::Now;
 use crate::run::hygiene;
@@ -76,8 +76,12 @@ impl Engine {
         };
         for effect in effects {
             match effect {
-                Effect::Write { bytes, .. } => {
-                    live.recorder.input(at, &bytes)?;
+                Effect::Write { bytes, reason } => {
+                    if reason == InputReason::Operator && !self.opts.record_input {
+                        live.recorder.operator_typed(at, &bytes)?;
+                    } else {
+                        live.recorder.input(at, &bytes)?;
+                    }
                     live.process.write(bytes);
                 }
                 Effect::Signal(signal) => {

@@ -1,3 +1,4 @@
+use std::fs::File;
 use std::os::unix::fs::PermissionsExt;
 
 use serde_json::json;
@@ -38,8 +39,14 @@ fn save_writes_valid_json_atomically_and_keeps_data() {
     assert_eq!(doc["tasks"][0]["status"], json!("running"));
     assert_eq!(doc["tasks"][0]["mine"], json!(1));
     assert_eq!(doc["run_id"], json!("r"));
-    // No temporary file is left behind.
+    // No temporary file is left behind; the lock file is there while the store is open.
     assert_eq!(names_in(dir.path()), ["tasks.json", "tasks.json.lock"]);
+    drop(store);
+    assert_eq!(
+        names_in(dir.path()),
+        ["tasks.json"],
+        "the lock file is removed at the end"
+    );
 }
 
 #[test]
@@ -91,7 +98,62 @@ fn a_second_open_fails_naming_the_holder_and_drop_releases() {
     drop(first);
     let again = TaskStore::open(&path).expect("lock released on drop");
     drop(again);
-    assert!(lock_path(&path).exists(), "the lock file stays");
+    assert!(
+        !lock_path(&path).exists(),
+        "the lock file is removed with the lock"
+    );
+}
+
+#[test]
+fn a_lock_file_left_by_a_killed_herd_is_taken_over_and_removed() {
+    let (dir, path) = tasks_file(TASKS);
+    fs::write(lock_path(&path), "pid 999999\nstarted 1\n").expect("a stale lock file");
+    let store = TaskStore::open(&path).expect("an unlocked lock file is taken over");
+    let note = fs::read_to_string(lock_path(&path)).expect("lock file");
+    assert!(
+        note.starts_with(&format!("pid {}\n", std::process::id())),
+        "{note}"
+    );
+    drop(store);
+    assert_eq!(names_in(dir.path()), ["tasks.json"]);
+}
+
+#[test]
+fn a_lock_file_that_is_no_longer_ours_is_not_removed() {
+    let (_dir, path) = tasks_file(TASKS);
+    let store = TaskStore::open(&path).expect("opens");
+    // Someone removed the lock file during the run and another herd made its own.
+    fs::remove_file(lock_path(&path)).expect("removed");
+    fs::write(lock_path(&path), "pid 1\n").expect("another herd's lock file");
+    drop(store);
+    assert_eq!(
+        fs::read_to_string(lock_path(&path)).expect("still there"),
+        "pid 1\n"
+    );
+}
+
+#[test]
+fn a_read_only_file_is_refused_before_anything_is_written() {
+    let (dir, path) = tasks_file(TASKS);
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o444)).expect("chmod");
+    let error = TaskStore::open(&path).expect_err("refused");
+    let message = error.to_string();
+    assert!(
+        message.starts_with(&format!("{}: is read-only (mode 0444)", path.display())),
+        "{message}"
+    );
+    assert_eq!(
+        names_in(dir.path()),
+        ["tasks.json"],
+        "no lock file, nothing else"
+    );
+    assert_eq!(fs::read_to_string(&path).expect("read"), TASKS);
+    assert_eq!(
+        fs::metadata(&path).expect("meta").permissions().mode() & 0o777,
+        0o444
+    );
+    // Reading it is fine (status, validate).
+    assert!(TaskStore::read_only(&path).is_ok());
 }
 
 #[test]
@@ -232,6 +294,7 @@ fn stale_temporary_files_of_this_file_are_removed_at_open_and_nothing_else() {
     let _store = TaskStore::open(&path).expect("opens");
     let mut expected: Vec<String> = kept.iter().map(|s| s.to_string()).collect();
     expected.extend(["tasks.json".into(), "tasks.json.lock".into()]);
+    // (the lock file is there while the store is open)
     expected.sort();
     assert_eq!(names_in(dir.path()), expected);
 }

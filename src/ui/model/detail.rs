@@ -27,7 +27,7 @@ pub fn detail(engine: &Engine, index: usize) -> Option<DetailView> {
         "attempts".to_string(),
         format!(
             "{attempts} of {} · agent {}",
-            max_attempts(task.max_retries, attempts),
+            max_attempts(task.last_retried_attempt(), attempts),
             task.agent
         ),
     ));

@@ -60,7 +60,7 @@ fn pane<'a>(
     Some(PaneView {
         task_id: live.task_id.clone(),
         attempt: live.number,
-        max_attempts: max_attempts(spec.max_retries, live.number),
+        max_attempts: max_attempts(spec.last_retried_attempt(), live.number),
         elapsed: now.saturating_duration_since(live.started),
         screen,
         focused: state.focus == Some(task),
@@ -131,7 +131,10 @@ fn task_row(
         agent: task.agent.clone(),
         status,
         attempts: live.map_or(task.attempts, |l| l.number),
-        max_attempts: max_attempts(task.max_retries, live.map_or(task.attempts, |l| l.number)),
+        max_attempts: max_attempts(
+            task.last_retried_attempt(),
+            live.map_or(task.attempts, |l| l.number),
+        ),
         elapsed: live
             .map(|l| now.saturating_duration_since(l.started))
             .or_else(|| engine.last_attempt_duration(index)),

@@ -167,6 +167,13 @@ pub(super) fn read_task(
                 &format!("a whole number from 0 to {MAX_ATTEMPTS}"),
             )
             .unwrap_or(0),
+        attempts_before_retry: r
+            .count(
+                "attempts_before_retry",
+                MAX_ATTEMPTS,
+                &format!("a whole number from 0 to {MAX_ATTEMPTS}"),
+            )
+            .unwrap_or(0),
         result: r.result(),
         retry_at: r.timestamp("retry_at"),
     };

@@ -1,0 +1,157 @@
+//! The recordings folder (`runs/`) is the owner's alone: made 0700 at the start of a run, and
+//! when an older herd made it readable by others (0755 with 0644 files), herd's own entries in
+//! it (`herd.log` and the folders of the file's tasks, with everything in them) lose group and
+//! other access too. An attempt's files that its agent wrote itself (a signal file, a debug log)
+//! are tightened when the attempt ends. Never through a symbolic link (`safe_fs`), and nothing
+//! that is not herd's is touched: the folder may be one the user chose (`--runs-dir`).
+//!
+//! Owns permissions only; the files' contents are the recorder's.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use super::safe_fs::{self, SafeFsError};
+
+/// Makes `runs_dir` private (creating it if missing) and, when it was not, the entries of it
+/// that are herd's: `herd.log` and the folders of `task_ids`. Returns how many files and
+/// folders inside it lost group or other access.
+pub fn prepare<'a>(
+    runs_dir: &Path,
+    task_ids: impl IntoIterator<Item = &'a str>,
+) -> Result<usize, SafeFsError> {
+    let was_shared = fs::metadata(runs_dir)
+        .map(|m| m.permissions().mode() & 0o077 != 0)
+        .unwrap_or(false);
+    safe_fs::private_dir(runs_dir)?;
+    if !was_shared {
+        return Ok(0);
+    }
+    let mut tightened = usize::from(tighten(&runs_dir.join("herd.log")));
+    for id in task_ids {
+        // A task id is safe as a folder name (validated); never `..` or a path.
+        if !id.is_empty() && !id.contains('/') && id != "." && id != ".." {
+            tightened += tighten_tree(&runs_dir.join(id));
+        }
+    }
+    Ok(tightened)
+}
+
+/// Takes group and other access away from the files of attempt `attempt` in `task_dir`
+/// (`attempt_<n>.*`), including the ones its agent wrote. Returns how many had it.
+pub fn tighten_attempt(task_dir: &Path, attempt: u32) -> usize {
+    let prefix = format!("attempt_{attempt}.");
+    let Ok(entries) = fs::read_dir(task_dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|e| usize::from(tighten(&e.path())))
+        .sum()
+}
+
+/// `make_private`, with a failure noted in the log (a file herd cannot chmod is not a reason to
+/// stop a run: the folder above it is private already).
+fn tighten(path: &Path) -> bool {
+    match safe_fs::make_private(path) {
+        Ok(changed) => changed,
+        Err(error) => {
+            if fs::symlink_metadata(path).is_ok() {
+                tracing::warn!("{error}");
+            }
+            false
+        }
+    }
+}
+
+/// `tighten` on `path` and, for a real folder, everything below it (links are not followed).
+fn tighten_tree(path: &Path) -> usize {
+    let Ok(meta) = fs::symlink_metadata(path) else {
+        return 0;
+    };
+    let mut count = usize::from(tighten(path));
+    if meta.is_dir()
+        && let Ok(entries) = fs::read_dir(path)
+    {
+        for entry in entries.flatten() {
+            count += tighten_tree(&entry.path());
+        }
+    }
+    count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mode(path: &Path) -> u32 {
+        fs::symlink_metadata(path)
+            .expect("meta")
+            .permissions()
+            .mode()
+            & 0o777
+    }
+
+    fn chmod(path: &Path, mode: u32) {
+        fs::set_permissions(path, fs::Permissions::from_mode(mode)).expect("chmod");
+    }
+
+    #[test]
+    fn an_older_runs_folder_is_tightened_and_nothing_else() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let runs = dir.path().join("runs");
+        let task = runs.join("t1");
+        let deeper = task.join("sub");
+        fs::create_dir_all(&deeper).expect("mkdir");
+        let files = [
+            runs.join("herd.log"),
+            task.join("attempt_1.cast"),
+            deeper.join("x"),
+        ];
+        for file in &files {
+            fs::write(file, "x").expect("write");
+            chmod(file, 0o644);
+        }
+        let users = runs.join("notes.txt");
+        fs::write(&users, "mine").expect("write");
+        chmod(&users, 0o644);
+        let other_task = runs.join("not-a-task");
+        fs::create_dir(&other_task).expect("mkdir");
+        for folder in [&runs, &task, &deeper, &other_task] {
+            chmod(folder, 0o755);
+        }
+        let outside = dir.path().join("outside");
+        fs::write(&outside, "x").expect("write");
+        chmod(&outside, 0o644);
+        std::os::unix::fs::symlink(&outside, task.join("link")).expect("symlink");
+
+        let tightened = prepare(&runs, ["t1", "missing"]).expect("prepared");
+        assert_eq!(tightened, 5, "herd.log, t1, t1/sub and two files in them");
+        assert_eq!(mode(&runs), 0o700);
+        for folder in [&task, &deeper] {
+            assert_eq!(mode(folder), 0o700, "{}", folder.display());
+        }
+        for file in &files {
+            assert_eq!(mode(file), 0o600, "{}", file.display());
+        }
+        // Not herd's, or behind a link: left as they were (runs/ is closed to others anyway).
+        assert_eq!((mode(&users), mode(&other_task)), (0o644, 0o755));
+        assert_eq!(mode(&outside), 0o644);
+
+        // Once private, a run does not walk it again.
+        chmod(&files[1], 0o644);
+        assert_eq!(prepare(&runs, ["t1"]).expect("prepared"), 0);
+        assert_eq!(tighten_attempt(&task, 2), 0);
+        assert_eq!(tighten_attempt(&task, 1), 1);
+        assert_eq!(mode(&files[1]), 0o600);
+    }
+
+    #[test]
+    fn a_missing_runs_folder_is_made_private() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let runs = dir.path().join("a").join("runs");
+        assert_eq!(prepare(&runs, ["t"]).expect("made"), 0);
+        assert_eq!(mode(&runs), 0o700);
+    }
+}
