@@ -59,15 +59,15 @@ fn recorded(facts: &Path) -> Vec<String> {
     list.iter().map(line_of).collect()
 }
 
-/// `  +  3.2s  auto press_1 "1": shell npm test — allow (auto_press_1)`.
+/// `  +  3.2s  auto via screen press_1 "1": shell npm test — allow (auto_press_1)`.
 fn line_of(a: &Value) -> String {
     let text = |k: &str| a.get(k).and_then(Value::as_str).unwrap_or("");
     let at = a.get("at_sec").and_then(Value::as_f64).unwrap_or(0.0);
     let mut line = format!(
-        "  +{at:>6.1}s  {} {} {:?}",
+        "  +{at:>6.1}s  {} via {} {}",
         text("by"),
-        text("rule"),
-        text("keys")
+        crate::replay::explain::channel_of(a),
+        crate::replay::explain::answer_given(a)
     );
     if let Some(request) = a.get("request").filter(|r| !r.is_null()) {
         let field = |k: &str| request.get(k).and_then(Value::as_str).unwrap_or("?");
@@ -104,7 +104,7 @@ mod tests {
         assert_eq!(text[0], "attempt 1 · failed_permission_blocked");
         assert_eq!(
             text[1],
-            "  +   3.2s  operator Esc \"\\u{1b}\": shell rm -rf ~ — refuse (a forced recursive \
+            "  +   3.2s  operator via screen Esc \"\\u{1b}\": shell rm -rf ~ — refuse (a forced recursive \
              delete of ~)"
         );
         assert_eq!(text[2], "attempt 2 · no verdict");
