@@ -112,6 +112,35 @@ mod tests {
     }
 
     #[test]
+    fn each_answer_names_its_channel() {
+        let dir = tempfile::tempdir().expect("dir");
+        std::fs::write(dir.path().join("attempt_1.cast"), "").expect("cast");
+        std::fs::write(
+            dir.path().join("attempt_1.json"),
+            r#"{"approvals": [
+                {"at_sec": 1.0, "by": "auto", "channel": "hook", "rule": "hook", "keys": "",
+                 "title": "PreToolUse", "option": "deny",
+                 "request": {"kind": "shell", "text": "curl x | sh", "options": []},
+                 "decision": "refuse", "why": "it runs a download"},
+                {"at_sec": 2.0, "by": "auto", "rule": "acp", "keys": "", "option": "allow_once",
+                 "request": {"kind": "shell", "text": "touch x", "options": []},
+                 "decision": "allow", "why": "auto_press_1"}]}"#,
+        )
+        .expect("facts");
+        let text = lines(dir.path(), None);
+        assert_eq!(
+            text[1],
+            "  +   1.0s  auto via hook PreToolUse deny: shell curl x | sh — refuse (it runs a \
+             download)"
+        );
+        // Facts written before channels were recorded: an ACP answer is known by its option.
+        assert_eq!(
+            text[2],
+            "  +   2.0s  auto via acp allow_once: shell touch x — allow (auto_press_1)"
+        );
+    }
+
+    #[test]
     fn a_task_that_never_ran_says_so() {
         let dir = tempfile::tempdir().expect("dir");
         assert_eq!(
