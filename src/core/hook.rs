@@ -74,9 +74,13 @@ pub fn read(input: &Value) -> HookCall {
         "PreToolUse" => tool(ToolStage::PreToolUse),
         "PermissionRequest" => tool(ToolStage::PermissionRequest),
         "Stop" => HookCall::TurnEnded,
+        // 2.1.332 sends the error's text as the turn's last message (`Invalid API key · Fix
+        // external API key`), `error_details` when it has more.
         "StopFailure" => HookCall::TurnFailed {
             error: text("error").unwrap_or_else(|| "unknown".into()),
-            details: text("error_details").filter(|d| !d.is_empty()),
+            details: text("error_details")
+                .filter(|d| !d.is_empty())
+                .or_else(|| text("last_assistant_message").filter(|m| !m.is_empty())),
         },
         _ => HookCall::Other { event },
     }
@@ -193,6 +197,17 @@ mod tests {
             HookCall::TurnFailed {
                 error: "rate_limit".into(),
                 details: Some("429 rate_limit_error".into())
+            }
+        );
+        // As 2.1.332 sends it.
+        assert_eq!(
+            read(
+                &json!({"hook_event_name": "StopFailure", "error": "authentication_failed",
+                         "last_assistant_message": "Invalid API key · Fix external API key"})
+            ),
+            HookCall::TurnFailed {
+                error: "authentication_failed".into(),
+                details: Some("Invalid API key · Fix external API key".into())
             }
         );
         assert_eq!(
