@@ -488,6 +488,8 @@ fn an_ordinary_bash_dialog_is_approved_and_recorded() {
         approvals,
         json!([{
             "by": "auto",
+            // claudeless calls no hooks: the dialog on its screen was answered.
+            "channel": "screen",
             "request": "Bash(rm -rf build)",
             "decision": "allow",
             // The switch that allowed it: the audit says why, not only what.

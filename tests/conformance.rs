@@ -37,13 +37,19 @@ struct Case {
     scenario: Scenario,
     /// The folder is trusted in the CLI's config beforehand.
     trusted: bool,
+    /// The task says `"trust_folder": true`: herd trusts the folder in the CLI's config.
+    trust_folder: bool,
     /// What a careful person concludes: `completed` or a failure type.
     expect: &'static str,
 }
 
 impl Case {
     fn id(&self) -> String {
-        let trust = if self.trusted { "" } else { "-untrusted" };
+        let trust = match (self.trusted, self.trust_folder) {
+            (_, true) => "-trust_folder",
+            (true, false) => "",
+            (false, false) => "-untrusted",
+        };
         format!("{}-{}{trust}", self.profile, self.scenario.name())
     }
 }
@@ -81,6 +87,7 @@ fn cases() -> Vec<Case> {
                     profile,
                     scenario,
                     trusted,
+                    trust_folder: false,
                     expect,
                 });
             };
@@ -108,6 +115,9 @@ fn cases() -> Vec<Case> {
                 add(Scenario::Credit, "failed_quota");
                 add(Scenario::AuthRetryLoop, "failed_auth");
                 add(Scenario::QuotaRetryLoop, "failed_quota");
+                // `curl … | sh; touch …` with the task's auto_press_1 on: herd's guard refuses
+                // it through the hook (the floor), the file never appears.
+                add(Scenario::Dangerous, "failed_permission_blocked");
             }
         }
     }
@@ -123,9 +133,21 @@ fn cases() -> Vec<Case> {
             profile,
             scenario: Scenario::Text,
             trusted: false,
+            trust_folder: false,
             expect,
         });
     }
+    // Interactive Claude in a folder the task trusts (`"trust_folder": true`): herd writes the
+    // trust into the CLI's config before it starts, so no trust dialog comes (the other
+    // interactive Claude cases answer 2.1.332's new one on screen).
+    cases.push(Case {
+        cli: Cli::Claude,
+        profile: "claude",
+        scenario: Scenario::Tool,
+        trusted: false,
+        trust_folder: true,
+        expect: "completed",
+    });
     // Interactive Codex in a trusted repository asks before an escalated command: herd answers
     // its approval dialog (auto_press_1), the command runs, then the marker. `herd explain`
     // must show that timeline (see `explain_shows_the_codex_approval`).
@@ -134,6 +156,7 @@ fn cases() -> Vec<Case> {
         profile: "codex",
         scenario: Scenario::Tool,
         trusted: true,
+        trust_folder: false,
         expect: "completed",
     });
     let only = std::env::var("HERD_CONFORMANCE_ONLY").unwrap_or_default();
@@ -191,8 +214,13 @@ fn task_json(case: &Case, dir: &Path, api: &MockApi) -> Value {
         "prompt_template": "Create the file conformance_tool_ran.txt with a shell command, then \
                             print exactly: TASK_COMPLETE:{task_id}",
     });
-    if case.scenario == Scenario::Tool && !case.profile.ends_with("-json") {
+    if matches!(case.scenario, Scenario::Tool | Scenario::Dangerous)
+        && !case.profile.ends_with("-json")
+    {
         task["permission_policy"] = json!({"auto_press_1": true});
+    }
+    if case.trust_folder {
+        task["trust_folder"] = json!(true);
     }
     task
 }
@@ -206,6 +234,13 @@ struct Outcome {
     after_error: f64,
     leftovers: Vec<String>,
     tool_ran: bool,
+    /// The channel of each answer to a tool request in `result.approvals` (`hook`, `screen`,
+    /// `acp`…; answers that approve nothing, such as folder trust, are left out).
+    channels: Vec<String>,
+    /// `result.trusted_folder`: herd trusted the folder in the CLI's config.
+    trusted_folder: bool,
+    /// Answers that approve nothing (a trust dialog's).
+    dialog_answers: usize,
 }
 
 impl Outcome {
@@ -226,7 +261,25 @@ impl Outcome {
                 | Scenario::Overloaded
         );
         let in_time = !hopeless || self.after_error <= 60.0;
-        self.verdict == case.expect && self.leftovers.is_empty() && tool_ok && in_time
+        // A dangerous request never runs, through any channel.
+        let refused = case.scenario != Scenario::Dangerous || !self.tool_ran;
+        self.verdict == case.expect
+            && self.leftovers.is_empty()
+            && tool_ok
+            && in_time
+            && refused
+            && self.channels_ok(case)
+            && self.trusted_folder == case.trust_folder
+            // A trusted folder draws no trust dialog.
+            && !(case.trust_folder && self.dialog_answers > 0)
+    }
+
+    /// Interactive Claude decides its tool calls through herd's hooks: every answer of its
+    /// tool cases came from the `hook` channel, and there is one.
+    fn channels_ok(&self, case: &Case) -> bool {
+        let hooked = case.profile == "claude"
+            && matches!(case.scenario, Scenario::Tool | Scenario::Dangerous);
+        !hooked || (!self.channels.is_empty() && self.channels.iter().all(|c| c == "hook"))
     }
 }
 
@@ -289,6 +342,11 @@ fn real_clis_end_as_a_careful_person_concludes() {
         versions.join(", ")
     );
     println!("{}", report::table(&rows(&cases, &outcomes)));
+    for (case, outcome) in cases.iter().zip(&outcomes) {
+        if !outcome.channels.is_empty() {
+            println!("answers of {}: {}", case.id(), outcome.channels.join(", "));
+        }
+    }
 
     let mut problems = Vec::new();
     for (case, outcome) in cases.iter().zip(&outcomes) {
@@ -315,9 +373,13 @@ fn real_clis_end_as_a_careful_person_concludes() {
                     && case.expect == "completed"
                     && !outcome.tool_ran
                 {
-                    "; the tool never ran"
+                    "; the tool never ran".to_string()
+                } else if case.scenario == Scenario::Dangerous && outcome.tool_ran {
+                    "; the dangerous command ran".to_string()
+                } else if !outcome.channels_ok(case) {
+                    format!("; answers not all through the hook: {:?}", outcome.channels)
                 } else {
-                    ""
+                    String::new()
                 },
                 report::drift(case.profile, case.expect, &last_screen(dir.path(), &id)),
                 requests_of(&api, &id),
@@ -472,6 +534,19 @@ fn outcome_of(case: &Case, doc: &Value, dir: &Path, api: &MockApi) -> Outcome {
         seconds: cast_seconds(&cast),
         after_error: first_error.map_or(f64::NAN, |at| seconds_after(&cast, at)),
         leftovers: leftovers(&home),
+        channels: task["result"]["approvals"]
+            .as_array()
+            .map(|list| {
+                list.iter()
+                    .filter(|a| a["request"].is_string())
+                    .map(|a| a["channel"].as_str().unwrap_or("?").to_string())
+                    .collect()
+            })
+            .unwrap_or_default(),
+        trusted_folder: task["result"]["trusted_folder"].is_string(),
+        dialog_answers: task["result"]["approvals"].as_array().map_or(0, |list| {
+            list.iter().filter(|a| a["request"].is_null()).count()
+        }),
         tool_ran: dir
             .join("work")
             .join(&id)

@@ -364,6 +364,32 @@ const EXPECTED: &[Expected] = &[
         ],
     },
     Expected {
+        // 2.1.332's trust dialog focuses `❯ No, exit`: herd moves down (trust_select), then the
+        // focused `❯ Yes, I trust this folder` is confirmed (trust). Enter never lands on "No".
+        capture: "claude/m_trust_v2_1_332",
+        rules_seen: &["trust_select", "trust"],
+        looks: &[
+            look(Step(1), false, false, &["trust_select"]),
+            look(Step(2), false, false, &["trust"]),
+            look(Step(3), true, false, &[]),
+        ],
+        conclusions: &[],
+    },
+    Expected {
+        // 2.1.332's Bash dialog in the `default` permission mode: both "yes" rules see it.
+        capture: "claude/m_tool_dialog_v2_1_332",
+        rules_seen: &["press_p", "press_1"],
+        looks: &[look(Step(1), false, false, &["press_p", "press_1"])],
+        conclusions: &[],
+    },
+    Expected {
+        // 2.1.332's auto mode behind a gateway: its own question, not a "yes" of a tool dialog.
+        capture: "claude/m_auto_mode_v2_1_332",
+        rules_seen: &["auto_mode"],
+        looks: &[look(Step(1), false, false, &["auto_mode"])],
+        conclusions: &[],
+    },
+    Expected {
         // Bash dialog `Do you want to proceed?` / `❯ 1. Yes` / `2. Yes, and always allow ...`.
         capture: "claude/m_tool_permission",
         rules_seen: &["press_p", "press_1"],
@@ -717,9 +743,18 @@ fn the_four_profiles_follow_the_spec() {
     let cases: [Case; 4] = [
         (
             "claude",
-            &["claude", "--debug-file", "{agent_log}", "{rendered_prompt}"],
+            &[
+                "claude",
+                "--settings",
+                "{hook_settings}",
+                "--permission-mode",
+                "{permission_mode}",
+                "--debug-file",
+                "{agent_log}",
+                "{rendered_prompt}",
+            ],
             Some("/exit\r"),
-            &["trust", "press_p", "press_1"],
+            &["trust_select", "trust", "auto_mode", "press_p", "press_1"],
         ),
         (
             "codex",
@@ -752,9 +787,10 @@ fn the_four_profiles_follow_the_spec() {
             "{name}"
         );
         for rule in &p.prompts {
-            // Folder trust and aider's gitignore question are answered unless a task says no;
-            // permission prompts only when a task's policy says yes.
-            let auto = matches!(rule.name.as_str(), "trust" | "gitignore");
+            // Folder trust (with Claude's move to its "Yes" option) and aider's gitignore
+            // question are answered unless a task says no; permission prompts (and Claude's
+            // auto-mode question) only when a task's policy says yes.
+            let auto = matches!(rule.name.as_str(), "trust" | "trust_select" | "gitignore");
             assert_eq!(rule.auto_by_default, auto, "{name}.{}", rule.name);
             assert!(
                 !rule.label.is_empty() && rule.label != rule.name,
@@ -783,7 +819,9 @@ fn the_four_profiles_follow_the_spec() {
     assert_eq!(
         keys("claude"),
         [
+            ("trust_select".into(), "\u{1b}[B".into()),
             ("trust".into(), "\r".into()),
+            ("auto_mode".into(), "\r".into()),
             ("press_p".into(), "2".into()),
             ("press_1".into(), "1".into())
         ]
@@ -1121,6 +1159,7 @@ impl AttemptLog {
                 }
                 Effect::Signal(signal) => format!("signal {signal:?}"),
                 Effect::Note(note) => format!("{note:?}"),
+                Effect::HookReply { output } => format!("hook reply {output}"),
             };
             self.decisions
                 .push(format!("{:>8.3} {line}", at.as_secs_f64()));
@@ -1224,6 +1263,16 @@ const ATTEMPT_ANSWERS: &[AttemptAnswers] = &[
         &[("press_1", "1")],
         Some(Incomplete),
     ),
+    // 2.1.332: Down to "Yes, I trust this folder", then Enter on it.
+    (
+        "claude/m_trust_v2_1_332",
+        &[("trust_select", "\u{1b}[B"), ("trust", "\r")],
+        None,
+    ),
+    // 2.1.332's Bash dialog: its command read from the dashed box, allowed by auto_press_1.
+    ("claude/m_tool_dialog_v2_1_332", &[("press_1", "1")], None),
+    // Auto mode's question is the operator's: nothing typed.
+    ("claude/m_auto_mode_v2_1_332", &[], None),
     // Busy retrying until the recorder's timeout killed it (exit 143): no cause on screen.
     ("claude/m_auth401", &[], Some(Process)),
     // Idle for 29 s after the error: ended as idle, then classified by the idle screen.
@@ -1268,6 +1317,31 @@ fn auto_answers(log: &AttemptLog) -> Vec<String> {
         .filter(|d| d.contains("AutoAnswered"))
         .map(|d| d[9..].to_string())
         .collect()
+}
+
+/// 2.1.332's Bash dialog draws the description first and the command in a dashed box: the
+/// request read is the command alone.
+#[test]
+fn the_2_1_332_bash_dialog_reads_as_its_command() {
+    let dir = fixtures_or_skip!();
+    let set = profiles();
+    let p = profile(&set, "claude");
+    let capture = Capture::load(&dir, "claude/m_tool_dialog_v2_1_332");
+    let readings = replay(&capture, &p);
+    let reading = reading_at(&capture, &readings, Step(1));
+    let (_, _, rows) = reading
+        .prompts
+        .iter()
+        .find(|(name, ..)| name == "press_1")
+        .unwrap_or_else(|| panic!("no press_1 on\n{}", reading.text));
+    let request = herd::core::approval::read_request(&p, &reading.rows, usize::from(COLS), *rows)
+        .unwrap_or_else(|| panic!("no request read on\n{}", reading.text));
+    assert_eq!(
+        request.to_string(),
+        "Bash(touch conformance_tool_ran.txt)",
+        "{}",
+        reading.text
+    );
 }
 
 /// Fed in the recorded reads, the attempt answers the prompts the README names with the

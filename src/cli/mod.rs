@@ -28,6 +28,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::AcpClient(args) => Ok(crate::run::acp::run(crate::run::acp::ClientArgs {
             command: args.command,
         })),
+        Command::Hook => Ok(crate::run::hook_server::run_client()),
         other => {
             color_eyre::install()?;
             match other {
@@ -40,7 +41,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
                 Command::Message(args) => message::message(&args),
                 Command::Policy(args) => policy::policy(&args),
                 Command::Hosts(args) => hosts::hosts(&args),
-                Command::Sim(_) | Command::AcpClient(_) => Ok(0),
+                Command::Sim(_) | Command::AcpClient(_) | Command::Hook => Ok(0),
             }
         }
     }

@@ -37,12 +37,51 @@ impl AnsweredBy {
     }
 }
 
+/// The channel a decision came through: the CLI's own structured channel (its hooks, ACP, a
+/// JSON event stream) or keys typed on its screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Channel {
+    /// Keys typed into a dialog on the agent's screen.
+    #[default]
+    Screen,
+    /// The CLI asked herd through a hook (Claude Code's `PreToolUse` / `PermissionRequest`).
+    Hook,
+    /// An ACP agent's `session/request_permission`.
+    Acp,
+    /// A structured agent's event stream.
+    Stream,
+}
+
+impl Channel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::Screen => "screen",
+            Channel::Hook => "hook",
+            Channel::Acp => "acp",
+            Channel::Stream => "stream",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Channel> {
+        [
+            Channel::Screen,
+            Channel::Hook,
+            Channel::Acp,
+            Channel::Stream,
+        ]
+        .into_iter()
+        .find(|c| c.as_str() == name)
+    }
+}
+
 /// One answer to a prompt, for the record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Approval {
     /// Since the attempt started.
     pub at: Duration,
     pub by: AnsweredBy,
+    /// Where the request was read and answered.
+    pub channel: Channel,
     /// The prompt rule answered.
     pub rule: String,
     pub keys: String,
@@ -59,11 +98,17 @@ pub struct Approval {
 }
 
 impl Approval {
-    /// One line: `auto press_1 "1": Bash(npm test) — allow (by auto_press_1)`.
+    /// One line naming who answered and through which channel:
+    /// `auto via screen press_1 "1": Bash(npm test) — allow (by auto_press_1)`,
+    /// `auto via hook PreToolUse allow: Bash(npm test) — …`, `operator via acp allow_once: …`.
     pub fn summary(&self) -> String {
-        let mut line = match &self.option {
-            Some(option) => format!("{} {}", self.by.as_str(), option),
-            None => format!("{} {} {:?}", self.by.as_str(), self.rule, self.keys),
+        let by = format!("{} via {}", self.by.as_str(), self.channel.as_str());
+        let mut line = match (&self.option, &self.title) {
+            (Some(option), Some(hook)) if self.channel == Channel::Hook => {
+                format!("{by} {hook} {option}")
+            }
+            (Some(option), _) => format!("{by} {option}"),
+            (None, _) => format!("{by} {} {:?}", self.rule, self.keys),
         };
         if let Some(request) = &self.request {
             line.push_str(&format!(": {request}"));

@@ -262,6 +262,9 @@ pub struct TaskSpec {
     /// A `failed_quota` attempt whose output names a reset time makes the task `retryable` at
     /// that time (and holds the profile's other tasks until then) instead of failing it.
     pub wait_for_quota_reset: bool,
+    /// The operator trusts the task's folder: herd writes that into the CLI's config before the
+    /// agent starts (no trust dialog). `None`: as the profile says.
+    pub trust_folder: Option<bool>,
     /// Run in its own git worktree of `cwd` (`.herd/worktrees/<task_id>`, branch `herd/<task_id>`).
     pub worktree: bool,
     /// The host or host group (of the hosts file) to run on; `None`: this machine.

@@ -188,14 +188,36 @@ fn answers(facts: &Value) -> Vec<String> {
             (d, "") => format!(" — {d}"),
             (d, why) => format!(" — {d}: {why}"),
         };
+        let channel = channel_of(a);
         out.push(format!(
-            "{at:>9.3}  {} {} {:?}: {request}{decision}",
+            "{at:>9.3}  {} via {channel} {}: {request}{decision}",
             text("by"),
-            text("rule"),
-            text("keys")
+            answer_given(a)
         ));
     }
     out
+}
+
+/// What was answered, from a facts file's answer: the option sent over a structured channel
+/// (with the hook that asked: `PreToolUse allow`), else the rule and the keys typed.
+pub fn answer_given(answer: &Value) -> String {
+    let text = |k: &str| answer.get(k).and_then(Value::as_str).unwrap_or("");
+    match (text("option"), channel_of(answer)) {
+        ("", _) => format!("{} {:?}", text("rule"), text("keys")),
+        (option, "hook") if !text("title").is_empty() => format!("{} {option}", text("title")),
+        (option, _) => option.to_string(),
+    }
+}
+
+/// The channel an answer of a facts file came through. Older facts files name none: their
+/// answers were typed on the screen, or (with an option) given over ACP.
+pub fn channel_of(answer: &Value) -> &str {
+    let option = answer.get("option").is_some_and(|o| !o.is_null());
+    match answer.get("channel").and_then(Value::as_str) {
+        Some(channel) => channel,
+        None if option => "acp",
+        None => "screen",
+    }
 }
 
 /// Processes herd ended at the attempt's end (process hygiene), from the facts file.

@@ -57,6 +57,8 @@ pub enum Preparation {
     /// Here: the task's worktree (when it has one) made, its signal file cleared.
     Local {
         worktree: Option<Result<PathBuf, crate::run::worktree::WorktreeError>>,
+        /// `trust_folder`: the folder trusted in the CLI's config, or why it could not be.
+        trusted: Option<Result<PathBuf, String>>,
     },
     /// On a host, through its launcher (`run::remote_files::prepare`).
     Remote(super::remote_files::PrepareOutcome),

@@ -66,6 +66,9 @@ pub struct AttemptResult {
     pub duration_sec: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub worktree: Option<WorktreeState>,
+    /// The folder herd trusted in the CLI's config before the start (`trust_folder`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trusted_folder: Option<String>,
     /// The operator stopped the attempt.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
@@ -101,6 +104,8 @@ pub struct AutoInputCount {
 #[derive(Debug, Clone, Serialize)]
 pub struct ApprovalLine {
     pub by: &'static str,
+    /// Where the request was read and answered: `hook`, `screen`, `acp`, `stream`.
+    pub channel: &'static str,
     pub request: Option<String>,
     pub decision: Option<&'static str>,
     /// The allow rule or switch, or the reason for asking or refusing.
@@ -146,6 +151,7 @@ impl AttemptResult {
                 .iter()
                 .map(|a| ApprovalLine {
                     by: a.by.as_str(),
+                    channel: a.channel.as_str(),
                     request: a.request.as_ref().map(ToString::to_string),
                     decision: a.decision.as_ref().map(|d| d.name()),
                     why: a.decision.as_ref().map(|d| d.why().to_string()),
@@ -156,6 +162,7 @@ impl AttemptResult {
             attempt: o.attempt,
             duration_sec: (o.duration.as_secs_f64() * 10.0).round() / 10.0,
             worktree: None,
+            trusted_folder: None,
             interrupted: false,
             failure_summary: None,
             account: None,
@@ -275,6 +282,7 @@ fn approval_full(a: &Approval, started_at: Timestamp) -> Value {
         "at": utc_timestamp(at),
         "at_sec": (a.at.as_secs_f64() * 1000.0).round() / 1000.0,
         "by": a.by.as_str(),
+        "channel": a.channel.as_str(),
         "rule": a.rule,
         "keys": a.keys,
         "request": a.request.as_ref().map(|r| json!({

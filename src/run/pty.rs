@@ -59,6 +59,12 @@ pub enum PtyReport {
         key: u64,
         preparation: Box<super::attempt_files::Preparation>,
     },
+    /// The agent's CLI called herd's hook (see `hook_server`): `reply` takes the answer.
+    Hook {
+        key: u64,
+        input: serde_json::Value,
+        reply: std::sync::mpsc::Sender<String>,
+    },
 }
 
 /// Most reports the loop takes off the channel at once: a flood of output still lets timers
@@ -94,7 +100,8 @@ pub fn coalesce(reports: impl IntoIterator<Item = PtyReport>) -> Vec<PtyReport> 
             | PtyReport::Swept { key, .. }
             | PtyReport::Gathered { key, .. }
             | PtyReport::Files { key, .. }
-            | PtyReport::Prepared { key, .. } => {
+            | PtyReport::Prepared { key, .. }
+            | PtyReport::Hook { key, .. } => {
                 open.remove(&key);
                 out.push(report);
             }
@@ -274,6 +281,7 @@ mod tests {
                 PtyReport::TasksFileWritten { generation } => (0, format!("written {generation}")),
                 PtyReport::Files { key, .. } => (*key, "files".into()),
                 PtyReport::Prepared { key, .. } => (*key, "prepared".into()),
+                PtyReport::Hook { key, .. } => (*key, "hook".into()),
             })
             .collect()
     }

@@ -28,6 +28,7 @@ fn plan(argv: &[&str], env: &[(&str, &str)]) -> LaunchPlan {
         resumed_session: None,
         signal_file: None,
         agent_log: None,
+        trust_folder: None,
     }
 }
 

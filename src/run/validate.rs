@@ -156,6 +156,7 @@ pub fn check(file: &TaskFile, checks: &Checks<'_>) -> Vec<Problem> {
             attempt: task.attempts + 1,
             run_dir: &run_dir,
             cwd: None,
+            hook_settings: None,
         };
         for error in launch::problems(task, profiles, &ctx) {
             if error.field().is_some_and(|f| reported.contains(f)) {

@@ -59,15 +59,15 @@ fn recorded(facts: &Path) -> Vec<String> {
     list.iter().map(line_of).collect()
 }
 
-/// `  +  3.2s  auto press_1 "1": shell npm test — allow (auto_press_1)`.
+/// `  +  3.2s  auto via screen press_1 "1": shell npm test — allow (auto_press_1)`.
 fn line_of(a: &Value) -> String {
     let text = |k: &str| a.get(k).and_then(Value::as_str).unwrap_or("");
     let at = a.get("at_sec").and_then(Value::as_f64).unwrap_or(0.0);
     let mut line = format!(
-        "  +{at:>6.1}s  {} {} {:?}",
+        "  +{at:>6.1}s  {} via {} {}",
         text("by"),
-        text("rule"),
-        text("keys")
+        crate::replay::explain::channel_of(a),
+        crate::replay::explain::answer_given(a)
     );
     if let Some(request) = a.get("request").filter(|r| !r.is_null()) {
         let field = |k: &str| request.get(k).and_then(Value::as_str).unwrap_or("?");
@@ -104,11 +104,40 @@ mod tests {
         assert_eq!(text[0], "attempt 1 · failed_permission_blocked");
         assert_eq!(
             text[1],
-            "  +   3.2s  operator Esc \"\\u{1b}\": shell rm -rf ~ — refuse (a forced recursive \
+            "  +   3.2s  operator via screen Esc \"\\u{1b}\": shell rm -rf ~ — refuse (a forced recursive \
              delete of ~)"
         );
         assert_eq!(text[2], "attempt 2 · no verdict");
         assert_eq!(text[3], "  no prompt answered");
+    }
+
+    #[test]
+    fn each_answer_names_its_channel() {
+        let dir = tempfile::tempdir().expect("dir");
+        std::fs::write(dir.path().join("attempt_1.cast"), "").expect("cast");
+        std::fs::write(
+            dir.path().join("attempt_1.json"),
+            r#"{"approvals": [
+                {"at_sec": 1.0, "by": "auto", "channel": "hook", "rule": "hook", "keys": "",
+                 "title": "PreToolUse", "option": "deny",
+                 "request": {"kind": "shell", "text": "curl x | sh", "options": []},
+                 "decision": "refuse", "why": "it runs a download"},
+                {"at_sec": 2.0, "by": "auto", "rule": "acp", "keys": "", "option": "allow_once",
+                 "request": {"kind": "shell", "text": "touch x", "options": []},
+                 "decision": "allow", "why": "auto_press_1"}]}"#,
+        )
+        .expect("facts");
+        let text = lines(dir.path(), None);
+        assert_eq!(
+            text[1],
+            "  +   1.0s  auto via hook PreToolUse deny: shell curl x | sh — refuse (it runs a \
+             download)"
+        );
+        // Facts written before channels were recorded: an ACP answer is known by its option.
+        assert_eq!(
+            text[2],
+            "  +   2.0s  auto via acp allow_once: shell touch x — allow (auto_press_1)"
+        );
     }
 
     #[test]

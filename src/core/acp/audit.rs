@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::permission::as_denial;
-use crate::core::approval::{AnsweredBy, Approval};
+use crate::core::approval::{AnsweredBy, Approval, Channel};
 use crate::core::guard::{Decision, Request};
 
 /// An answer given to a permission request, for the audit.
@@ -82,6 +82,7 @@ fn from_value(value: &Value) -> Option<Approval> {
     Some(Approval {
         at,
         by,
+        channel: Channel::Acp,
         rule: RULE.to_string(),
         keys: String::new(),
         request,
@@ -154,10 +155,11 @@ mod tests {
             assert_eq!(b.title.as_deref(), Some("the title"));
             assert_eq!(b.at, Duration::from_millis(1500));
             assert_eq!(b.rule, RULE);
+            assert_eq!(b.channel, Channel::Acp);
         }
         assert_eq!(
             back[1].summary(),
-            "auto reject_once: Bash(rm -rf ~) — refuse: it deletes your home folder"
+            "auto via acp reject_once: Bash(rm -rf ~) — refuse: it deletes your home folder"
         );
     }
 

@@ -192,10 +192,10 @@ fn automatic_answers_and_guard_refusals_reach_the_attempts_approvals() {
     assert_eq!(lines.len(), 2, "{lines:?}");
     assert_eq!(
         lines[0],
-        "auto allow_once: Bash(touch x) — allow (by auto_press_1)"
+        "auto via acp allow_once: Bash(touch x) — allow (by auto_press_1)"
     );
     assert!(
-        lines[1].starts_with("auto reject_once: Bash(rm -rf ~) — refuse: "),
+        lines[1].starts_with("auto via acp reject_once: Bash(rm -rf ~) — refuse: "),
         "{lines:?}"
     );
     assert!(a.approvals().iter().all(|a| a.by == AnsweredBy::Herd));

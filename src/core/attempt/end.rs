@@ -16,6 +16,9 @@ impl Attempt {
         if self.phase == Phase::Running {
             self.resend_untaken_answer(now, effects);
             self.recheck_operator_answer(now, effects);
+            if self.prompt_due_at().is_some_and(|due| now >= due) {
+                self.update_prompts(now, effects);
+            }
         }
         match self.phase.clone() {
             Phase::Running => {

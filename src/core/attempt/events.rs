@@ -43,6 +43,9 @@ pub enum Event<'a> {
     SignalFile(Result<SignalFile, SignalFileError>),
     /// Bytes the agent added to its own log (the profile's `agent_log`) since the last read.
     AgentLog(&'a [u8]),
+    /// The CLI called one of herd's hooks (see `core::hook`) with this input; the answer goes
+    /// back as `Effect::HookReply`.
+    Hook(&'a serde_json::Value),
 }
 
 /// Why herd writes to the agent.
@@ -119,9 +122,16 @@ pub enum Note {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
-    Write { bytes: Vec<u8>, reason: InputReason },
+    Write {
+        bytes: Vec<u8>,
+        reason: InputReason,
+    },
     Signal(StopSignal),
     Note(Note),
+    /// The text to answer the hook call of `Event::Hook` with (JSON; `{}` is no decision).
+    HookReply {
+        output: String,
+    },
 }
 
 /// One automatic answer, for the attempt's facts.

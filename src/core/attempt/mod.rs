@@ -91,6 +91,21 @@ struct Showing {
     appearance: u64,
     /// When it left the screen, if it did; it is gone once `PROMPT_SETTLE` has passed.
     gone_since: Option<Duration>,
+    /// When this appearance was first seen.
+    since: Duration,
+    /// Its rule's `wait_sec` has not passed yet: herd has not looked at answering it.
+    pending: bool,
+}
+
+impl Showing {
+    fn new(appearance: u64, now: Duration, wait: Duration) -> Showing {
+        Showing {
+            appearance,
+            gone_since: None,
+            since: now,
+            pending: !wait.is_zero(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,6 +165,9 @@ pub struct Attempt {
     /// The agent waits for input below an auth or quota text: the idle end comes at this time
     /// (`PROMPT_SETTLE` after it was first seen, so the screen is whole), not `idle_sec` later.
     hopeless_idle_at: Option<Duration>,
+    /// The CLI has called herd's hooks in this attempt: its tool calls are decided there, and
+    /// a tool dialog still on screen is one the hook left to the operator.
+    hooks_seen: bool,
 }
 
 impl std::fmt::Debug for Attempt {
@@ -196,6 +214,7 @@ impl Attempt {
             screen_retries: ScreenRetryWatch::default(),
             hopeless_idle_at: None,
             herd_ended: false,
+            hooks_seen: false,
             setup,
         }
     }
@@ -333,6 +352,9 @@ impl Attempt {
                 {
                     next = next.min(gone + PROMPT_SETTLE);
                 }
+                if let Some(due) = self.prompt_due_at() {
+                    next = next.min(due);
+                }
                 Some(next)
             }
         }
@@ -369,6 +391,11 @@ impl Attempt {
     pub fn handle(&mut self, event: Event<'_>, now: Duration) -> Vec<Effect> {
         let mut effects = Vec::new();
         if matches!(self.phase, Phase::Done(_)) {
+            if matches!(event, Event::Hook(_)) {
+                effects.push(Effect::HookReply {
+                    output: crate::core::hook::NO_DECISION.to_string(),
+                });
+            }
             return effects;
         }
         match event {
@@ -394,6 +421,7 @@ impl Attempt {
             Event::Cancel => self.begin_ending(EndCause::Cancelled, now, &mut effects),
             Event::SignalFile(read) => self.on_signal_file(read, now, &mut effects),
             Event::AgentLog(bytes) => self.on_agent_log(bytes, now, &mut effects),
+            Event::Hook(input) => self.on_hook(input, now, &mut effects),
         }
         effects
     }
@@ -401,6 +429,7 @@ impl Attempt {
 
 mod end;
 mod events;
+mod hooks;
 mod observe;
 mod prompts;
 
@@ -414,3 +443,5 @@ mod tests;
 mod end_tests;
 #[cfg(test)]
 mod guard_tests;
+#[cfg(test)]
+mod hooks_tests;

@@ -9,7 +9,7 @@ use super::{
     ANSWER_RECHECK, Attempt, Effect, InputReason, MAX_RESENDS, Note, OperatorAnswered,
     PROMPT_SETTLE, Phase, RESEND_AFTER, Showing, Unconfirmed, WaitingPrompt,
 };
-use crate::core::approval::{self, AnsweredBy, Approval};
+use crate::core::approval::{self, AnsweredBy, Approval, Channel};
 use crate::core::attempt::AutoInput;
 use crate::core::classify::EndCause;
 use crate::core::detect::{self, PromptSighting, ScreenView};
@@ -33,25 +33,35 @@ impl Attempt {
         let mut appeared = Vec::new();
         for rule in 0..self.showing.len() {
             let current = self.sightings.iter().find(|s| s.rule == rule).cloned();
+            let wait = self.setup.profile.prompts[rule].wait;
             match (self.showing[rule], current) {
                 (Some(showing), Some(sighting)) if showing.appearance == sighting.appearance => {
                     let settled_away = showing
                         .gone_since
                         .is_some_and(|gone| now >= gone + PROMPT_SETTLE);
-                    self.showing[rule] = Some(Showing {
-                        appearance: sighting.appearance,
-                        gone_since: None,
-                    });
                     if settled_away {
-                        appeared.push(sighting);
+                        self.showing[rule] = Some(Showing::new(sighting.appearance, now, wait));
+                        if wait.is_zero() {
+                            appeared.push(sighting);
+                        }
+                    } else {
+                        // A rule with `wait_sec` is looked at once its dialog stayed that long.
+                        let due = showing.pending && now >= showing.since + wait;
+                        self.showing[rule] = Some(Showing {
+                            gone_since: None,
+                            pending: showing.pending && !due,
+                            ..showing
+                        });
+                        if due {
+                            appeared.push(sighting);
+                        }
                     }
                 }
                 (_, Some(sighting)) => {
-                    self.showing[rule] = Some(Showing {
-                        appearance: sighting.appearance,
-                        gone_since: None,
-                    });
-                    appeared.push(sighting);
+                    self.showing[rule] = Some(Showing::new(sighting.appearance, now, wait));
+                    if wait.is_zero() {
+                        appeared.push(sighting);
+                    }
                 }
                 (Some(showing), None) if showing.gone_since.is_none() => {
                     self.showing[rule] = Some(Showing {
@@ -98,13 +108,17 @@ impl Attempt {
         let judged: Vec<(bool, Option<Decision>)> = appeared
             .iter()
             .map(|s| {
-                approval::judge_rule(
+                let (auto, decision) = approval::judge_rule(
                     &self.setup.profile,
                     s.rule,
                     self.is_auto(s.rule),
                     request.as_ref(),
                     &self.setup.guard,
-                )
+                );
+                // Once the CLI asks herd through its hooks, a tool dialog on screen is one the
+                // hook left to the operator: a key from herd would answer it a second time.
+                let hook_owned = self.hooks_seen && self.setup.profile.prompts[s.rule].guarded;
+                (auto && !hook_owned, decision)
             })
             .collect();
         // Several rules can match one dialog (`1. Yes` and `don't ask again`): answer it once,
@@ -127,6 +141,19 @@ impl Attempt {
         }
         let auto = chosen.is_some();
         self.prompt_appeared(sighting, auto, request, decision, now, effects);
+    }
+
+    /// When the next dialog on screen whose rule has a `wait_sec` is due to be looked at.
+    pub(super) fn prompt_due_at(&self) -> Option<Duration> {
+        self.showing
+            .iter()
+            .enumerate()
+            .filter_map(|(rule, s)| {
+                let s = (*s)?;
+                (s.pending && s.gone_since.is_none())
+                    .then(|| s.since + self.setup.profile.prompts[rule].wait)
+            })
+            .min()
     }
 
     /// Forgets prompts that have stayed off the screen for the settle time.
@@ -208,6 +235,7 @@ impl Attempt {
         let record = Approval {
             at: now,
             by: AnsweredBy::Herd,
+            channel: Channel::Screen,
             rule: name.clone(),
             keys: keys.clone(),
             request,
@@ -300,6 +328,7 @@ impl Attempt {
         let record = Approval {
             at: now,
             by: AnsweredBy::Operator,
+            channel: Channel::Screen,
             rule: name.clone(),
             keys: keys.clone(),
             request,

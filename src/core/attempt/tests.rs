@@ -386,3 +386,32 @@ fn a_structured_agent_retrying_a_rejected_key_is_ended_at_once_as_failed_auth() 
         "{verdict:?}"
     );
 }
+
+/// A rule with `wait_sec` is answered once its dialog has stayed that long (a CLI that drops
+/// keys typed while it still starts), at the tick that deadline asks for; a dialog that went
+/// away before is never answered.
+#[test]
+fn a_rule_with_a_wait_answers_once_the_dialog_stayed() {
+    let waiting_rule = PROFILE.replace("guard = false", "guard = false\nwait_sec = 1.5");
+    let mut s = setup(true);
+    s.profile = profile_from(&waiting_rule);
+    let mut a = Attempt::new(s.clone());
+    let dialog = "\x1b[2J\x1b[HTrust?\r\n ❯ 1. Yes\r\n   2. No\r\n";
+    assert!(writes(&a.handle(Event::Output(dialog.as_bytes()), secs(1))).is_empty());
+    assert_eq!(a.next_deadline(), Some(Duration::from_millis(2500)));
+    assert!(writes(&a.handle(Event::Tick, Duration::from_millis(2000))).is_empty());
+    assert_eq!(
+        writes(&a.handle(Event::Tick, Duration::from_millis(2500))),
+        ["1"]
+    );
+    // Gone before its wait: nothing typed.
+    let mut b = Attempt::new(s);
+    b.handle(Event::Output(dialog.as_bytes()), secs(1));
+    b.handle(
+        Event::Output(b"\x1b[2J\x1b[Hworking"),
+        Duration::from_millis(1200),
+    );
+    for at in [1500, 2500, 4000] {
+        assert!(writes(&b.handle(Event::Tick, Duration::from_millis(at))).is_empty());
+    }
+}

@@ -112,6 +112,7 @@ pub(super) fn compile(
         let unless = c.regexes(&format!("prompts.{}.unless", rule.name), &rule.unless);
         if let Some(pattern) = pattern {
             let label = rule.label.unwrap_or_else(|| rule.name.clone());
+            let wait = wait_of(&mut c, &rule.name, rule.wait_sec);
             prompts.push(PromptRule {
                 name: rule.name,
                 pattern,
@@ -121,6 +122,7 @@ pub(super) fn compile(
                 anchor: rule.anchor,
                 label,
                 guarded: rule.guard,
+                wait,
             });
         }
     }
@@ -243,7 +245,26 @@ pub(super) fn compile(
         protocol,
         resume,
         transcripts: source.transcripts,
+        hooks: source.hooks,
+        trust_folder: source.trust_folder.unwrap_or(false),
         agent_log: source.agent_log,
         origin,
     })
+}
+
+/// A prompt rule's `wait_sec`: from 0 to a minute.
+fn wait_of(c: &mut Compiler<'_>, rule: &str, wait_sec: Option<f64>) -> std::time::Duration {
+    match wait_sec {
+        None => std::time::Duration::ZERO,
+        Some(sec) if sec.is_finite() && (0.0..=60.0).contains(&sec) => {
+            std::time::Duration::from_secs_f64(sec)
+        }
+        Some(sec) => {
+            c.fail(
+                format!("prompts {rule}: wait_sec must be from 0 to 60 seconds"),
+                &sec.to_string(),
+            );
+            std::time::Duration::ZERO
+        }
+    }
 }

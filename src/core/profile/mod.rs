@@ -98,6 +98,14 @@ pub enum TranscriptKind {
     Claude,
 }
 
+/// Hooks an agent CLI calls that herd can answer (see `core::hook`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HookKind {
+    /// Claude Code's hooks, given as inline settings: `--settings {hook_settings}`.
+    Claude,
+}
+
 /// Which file an agent keeps, and so how to read it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -130,6 +138,9 @@ pub struct PromptRule {
     /// before herd answers by itself. `guard = false` for prompts that approve nothing an agent
     /// does (a folder-trust dialog, adding `.aider*` to `.gitignore`).
     pub guarded: bool,
+    /// herd answers by itself only once the dialog has stayed on screen this long (`wait_sec`):
+    /// for CLIs that drop or undo keys typed while they are still starting up.
+    pub wait: std::time::Duration,
 }
 
 /// How to read the request a permission prompt asks about, from the screen.
@@ -187,6 +198,11 @@ pub struct Profile {
     /// message to continue with); empty when the agent cannot resume.
     pub resume: Vec<String>,
     pub transcripts: Option<TranscriptKind>,
+    /// The CLI's hooks herd answers (its command places `{hook_settings}`).
+    pub hooks: Option<HookKind>,
+    /// Its tasks' folders are trusted in the CLI's config before they start (a task's own
+    /// `trust_folder` wins).
+    pub trust_folder: bool,
     /// A file the agent writes while it runs that herd reads live (Claude's debug log, Codex's
     /// rollout): failed requests it keeps retrying, tool calls it refused by itself.
     pub agent_log: Option<AgentLogKind>,

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use super::{
-    Account, AgentLogKind, OutputKind, ProfileError, PromptAnchor, Protocol, TranscriptKind,
+    Account, AgentLogKind, HookKind, OutputKind, ProfileError, PromptAnchor, Protocol,
+    TranscriptKind,
 };
 
 /// A profile as written in TOML, every field optional so a user file can override a few.
@@ -40,6 +41,8 @@ pub struct ProfileSource {
     pub protocol: Option<Protocol>,
     pub resume: Option<Vec<String>>,
     pub transcripts: Option<TranscriptKind>,
+    pub hooks: Option<HookKind>,
+    pub trust_folder: Option<bool>,
     pub agent_log: Option<AgentLogKind>,
 }
 
@@ -58,6 +61,7 @@ pub struct PromptRuleSource {
     pub label: Option<String>,
     #[serde(default = "yes")]
     pub guard: bool,
+    pub wait_sec: Option<f64>,
 }
 
 fn yes() -> bool {
@@ -137,6 +141,8 @@ pub(super) fn overlay(base: ProfileSource, top: ProfileSource) -> ProfileSource 
         protocol: top.protocol.or(base.protocol),
         resume: top.resume.or(base.resume),
         transcripts: top.transcripts.or(base.transcripts),
+        hooks: top.hooks.or(base.hooks),
+        trust_folder: top.trust_folder.or(base.trust_folder),
         agent_log: top.agent_log.or(base.agent_log),
     }
 }

@@ -417,6 +417,7 @@ fn defaults_and_typed_fields() {
         result: None,
         retry_at: None,
         wait_for_quota_reset: false,
+        trust_folder: None,
         worktree: false,
         host: None,
         ran_on: None,

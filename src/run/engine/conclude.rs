@@ -260,6 +260,7 @@ impl Engine {
             worktree: task
                 .worktree
                 .then(|| worktree_state(&plan.cwd, status, ended.worktree)),
+            trusted_folder: plan.trust_folder.as_ref().map(|p| p.display().to_string()),
             interrupted: ended.stopped_by_operator,
             failure_summary: ended.failure_summary,
             account: account_name.clone(),

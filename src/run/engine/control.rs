@@ -84,7 +84,8 @@ impl super::Engine {
             | PtyReport::Swept { key, .. }
             | PtyReport::Gathered { key, .. }
             | PtyReport::Files { key, .. }
-            | PtyReport::Prepared { key, .. } => key,
+            | PtyReport::Prepared { key, .. }
+            | PtyReport::Hook { key, .. } => key,
             PtyReport::TasksFileWritten { .. } => return None,
         };
         self.live.get(key).map(|live| live.task)

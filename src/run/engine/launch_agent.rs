@@ -24,6 +24,25 @@ use crate::run::recorder::{AttemptPaths, Recorder};
 use crate::run::{failure_report, hygiene, outcome};
 
 impl Engine {
+    /// The listener for the hooks of a profile that has them, for an agent on this machine; a
+    /// listener that cannot start leaves the screen in charge (and says so in the log).
+    fn hook_server(
+        &self,
+        key: u64,
+        task: &TaskSpec,
+        setup: &AttemptSetup,
+        here: bool,
+    ) -> Option<crate::run::hook_server::HookServer> {
+        setup.profile.hooks.filter(|_| here)?;
+        match crate::run::hook_server::HookServer::start(key, self.reports.clone()) {
+            Ok(server) => Some(server),
+            Err(error) => {
+                tracing::warn!(task = %task.task_id, "herd's hooks could not listen ({error}): the screen decides");
+                None
+            }
+        }
+    }
+
     /// Launches a prepared attempt's agent; its `running` state is on disk (`commit`).
     pub(super) fn launch(&mut self, starting: Starting, now: Instant) -> Result<()> {
         let started_at = self.clock.wall;
@@ -99,6 +118,10 @@ impl Engine {
         };
         let cookie = hygiene::new_cookie(&self.file_tag, &task.task_id, number);
         plan.env.insert(hygiene::COOKIE_VAR.into(), cookie.clone());
+        let hooks = self.hook_server(key, &task, &setup, host.is_none());
+        if let Some(server) = &hooks {
+            plan.env.extend(server.env());
+        }
         // On a host, the local terminal carries the launcher (ssh -tt, an exec with -t).
         let (spawned, remote) = match host {
             None => (
@@ -138,6 +161,7 @@ impl Engine {
                         size: (cols, rows),
                         git_before,
                         account,
+                        _hooks: hooks,
                         signal_text: None,
                         files,
                         files_asked: false,

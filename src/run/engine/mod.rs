@@ -182,6 +182,9 @@ pub struct LiveAttempt {
     swept: Option<Vec<EndedProcess>>,
     /// The host it runs on, when not here.
     remote: Option<hosts::RemoteState>,
+    /// The listener of the CLI's hooks (profiles with `hooks`, agents here), gone with the
+    /// attempt.
+    _hooks: Option<super::hook_server::HookServer>,
 }
 
 impl LiveAttempt {

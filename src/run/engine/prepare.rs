@@ -37,7 +37,10 @@ pub(super) struct Planned {
 impl Planned {
     /// Whether something must be made before the agent starts (off the loop).
     fn needs_preparation(&self) -> bool {
-        self.task.worktree || self.host.is_some() || self.plan.signal_file.is_some()
+        self.task.worktree
+            || self.host.is_some()
+            || self.plan.signal_file.is_some()
+            || self.plan.trust_folder.is_some()
     }
 }
 
@@ -94,16 +97,30 @@ impl Engine {
         cwd: Option<&Path>,
     ) -> std::result::Result<LaunchPlan, PlanError> {
         let task = &self.store.file().tasks()[index];
+        // herd's hooks reach only a herd on this machine: an agent on a host is left to the
+        // screen.
+        let hooks = self
+            .profiles
+            .get(&task.agent)
+            .and_then(|p| p.hooks)
+            .filter(|_| task.host.is_none());
+        let hook_settings = hooks.and_then(crate::run::hook_server::settings);
         let ctx = LaunchContext {
             base_dir: self.store.base_dir(),
             run_id: self.store.file().run_id(),
             attempt,
             run_dir,
             cwd,
+            hook_settings: hook_settings.as_deref(),
         };
         match &task.host {
             None => Ok(launch::prepare(task, &self.profiles, &ctx)?),
-            Some(_) => Ok(launch::render(task, &self.profiles, &ctx)?),
+            Some(_) => {
+                let mut plan = launch::render(task, &self.profiles, &ctx)?;
+                // The CLI's config on a host is the host's: herd trusts folders here only.
+                plan.trust_folder = None;
+                Ok(plan)
+            }
         }
     }
 
@@ -197,6 +214,11 @@ impl Engine {
         let worktree = planned.task.worktree;
         let cwd = planned.plan.cwd.clone();
         let signal = planned.plan.signal_file.clone();
+        let trust = planned
+            .plan
+            .trust_folder
+            .is_some()
+            .then(|| planned.plan.env.clone());
         let remote = planned.host.clone().map(|host| {
             let cwd = remote::remote_cwd(planned.task.cwd.as_deref(), &host, &cwd);
             let run_dir = remote_files::run_dir_under_home(&self.file_tag, &task_id);
@@ -226,9 +248,16 @@ impl Engine {
                         tracing::warn!("cannot clear the signal file {}: {e}", path.display());
                     }
                 }
-                Preparation::Local {
-                    worktree: worktree.then(|| worktree::prepare(&cwd, &task_id)),
-                }
+                let worktree = worktree.then(|| worktree::prepare(&cwd, &task_id));
+                // The folder the agent will run in: its worktree, when it has one.
+                let folder = match &worktree {
+                    Some(Ok(path)) => path.clone(),
+                    _ => cwd,
+                };
+                let trusted = trust.map(|env| {
+                    crate::run::folder_trust::trust_claude_folder(&env, &folder).map(|_| folder)
+                });
+                Preparation::Local { worktree, trusted }
             }
         }
     }
@@ -253,13 +282,18 @@ impl Engine {
         let index = planned.index;
         let mut git_before = None;
         match preparation {
-            Preparation::Local { worktree: None } => {}
-            Preparation::Local {
-                worktree: Some(made),
-            } => match made {
-                Ok(path) => set_worktree(&mut planned.plan, path),
-                Err(problem) => return self.fail_config(index, problem.to_string()),
-            },
+            Preparation::Local { worktree, trusted } => {
+                match worktree {
+                    Some(Ok(path)) => set_worktree(&mut planned.plan, path),
+                    Some(Err(problem)) => return self.fail_config(index, problem.to_string()),
+                    None => {}
+                }
+                match trusted {
+                    Some(Ok(folder)) => planned.plan.trust_folder = Some(folder),
+                    Some(Err(problem)) => return self.fail_config(index, problem),
+                    None => {}
+                }
+            }
             Preparation::Remote(PrepareOutcome::Ready(Prepared::Ready {
                 run_dir,
                 cwd,

@@ -66,8 +66,34 @@ impl Engine {
                 self.conclude_if_drained(key, now)?;
             }
             PtyReport::TasksFileWritten { .. } => self.take_writes(now)?,
+            PtyReport::Hook { key, input, reply } => self.on_hook(key, &input, &reply, now)?,
         }
         Ok(())
+    }
+
+    /// A hook call of attempt `key`'s CLI: its attempt decides, the answer goes back at once
+    /// (no decision when the attempt is gone).
+    fn on_hook(
+        &mut self,
+        key: u64,
+        input: &serde_json::Value,
+        reply: &std::sync::mpsc::Sender<String>,
+        now: Instant,
+    ) -> Result<()> {
+        let Some(live) = self.live.get_mut(&key) else {
+            let _ = reply.send(crate::core::hook::NO_DECISION.to_string());
+            return Ok(());
+        };
+        let at = now.saturating_duration_since(live.started);
+        let mut effects = live.attempt.handle(Event::Hook(input), at);
+        effects.retain(|effect| match effect {
+            Effect::HookReply { output } => {
+                let _ = reply.send(output.clone());
+                false
+            }
+            _ => true,
+        });
+        self.apply(key, effects, at)
     }
 
     pub(super) fn apply(&mut self, key: u64, effects: Vec<Effect>, at: Duration) -> Result<()> {
@@ -100,6 +126,8 @@ impl Engine {
                         note,
                     });
                 }
+                // Carried back to the waiting call by `on_hook`; no call waits for any other.
+                Effect::HookReply { .. } => {}
             }
         }
         Ok(())

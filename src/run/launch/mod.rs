@@ -34,6 +34,9 @@ pub struct LaunchPlan {
     /// The file `{agent_log}` names (the attempt's, beside its recordings), when the command
     /// places it: herd reads it live as the profile's `agent_log` says.
     pub agent_log: Option<PathBuf>,
+    /// The folder herd trusts in the CLI's config before the agent starts (the task's or its
+    /// profile's `trust_folder`, for a CLI whose config herd knows: Claude Code).
+    pub trust_folder: Option<PathBuf>,
 }
 
 /// What the task's fields and the run contribute to placeholders.
@@ -48,6 +51,9 @@ pub struct LaunchContext<'a> {
     /// The folder the agent runs in when it is not the task's own here: the folder on its host.
     /// `{cwd}` names it, so a prompt points the agent at where it really is.
     pub cwd: Option<&'a Path>,
+    /// The inline settings `{hook_settings}` gives the CLI (herd's hooks, `core::hook`);
+    /// `None`: no hooks (`{}`), as for an agent on another host.
+    pub hook_settings: Option<&'a str>,
 }
 
 impl LaunchContext<'_> {

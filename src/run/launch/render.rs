@@ -48,6 +48,14 @@ pub(super) fn render_all(
             "previous_failure" => Some(previous_failure(task, ctx.attempt).unwrap_or_default()),
             "signal_file" => signal_text.clone(),
             "agent_log" => Some(agent_log_text.clone()),
+            // A CLI's permission mode: the task's `inputs.permission_mode` (found above), else
+            // the mode in which the CLI asks before it acts.
+            "permission_mode" => Some("default".to_string()),
+            "hook_settings" => Some(
+                ctx.hook_settings
+                    .unwrap_or(crate::core::hook::NO_SETTINGS)
+                    .to_string(),
+            ),
             "session_id" => resume.map(|r| r.session_id.clone()),
             _ => None,
         }
@@ -169,6 +177,7 @@ pub(super) fn render_all(
             env.insert("HERD_ACP_LOAD_SESSION".into(), resume.session_id.clone());
         }
     }
+    let trust_folder = trusts_folder(task, profile).then(|| cwd.clone());
     LaunchPlan {
         argv,
         cwd,
@@ -179,7 +188,15 @@ pub(super) fn render_all(
         resumed_session: resume.map(|r| r.session_id.clone()),
         signal_file,
         agent_log,
+        trust_folder,
     }
+}
+
+/// The task (or, unless it says otherwise, its profile) trusts its folder, and herd knows where
+/// its CLI keeps that (Claude Code's config).
+fn trusts_folder(task: &TaskSpec, profile: &Profile) -> bool {
+    task.trust_folder.unwrap_or(profile.trust_folder)
+        && profile.hooks == Some(crate::core::profile::HookKind::Claude)
 }
 
 /// `text` with its placeholders filled from `values`; empty, and the problem added to

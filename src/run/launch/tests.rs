@@ -32,6 +32,7 @@ fn ctx() -> LaunchContext<'static> {
         attempt: 2,
         run_dir: Path::new("/base/runs/t"),
         cwd: None,
+        hook_settings: None,
     }
 }
 

@@ -147,6 +147,7 @@ pub(super) fn read_task(
         idle_sec: r.seconds("idle_sec"),
         permission_wait_sec: r.seconds("permission_wait_sec"),
         wait_for_quota_reset: r.boolean("wait_for_quota_reset").unwrap_or(false),
+        trust_folder: r.boolean("trust_folder"),
         worktree: r.boolean("worktree").unwrap_or(false),
         host: r.string("host", "a host or group name of the hosts file", false),
         ran_on: r.string(
