@@ -136,6 +136,33 @@ fn cases() -> Vec<Case> {
         trusted: true,
         expect: "completed",
     });
+    // Codex's edit dialog (`Would you like to make the following edits?`, `-s read-only` so
+    // that every edit asks): read as an edit of its destination, allowed by the task's
+    // auto_press_1, answered `y`; the file is written, then the marker.
+    cases.push(Case {
+        cli: Cli::Codex,
+        profile: "codex",
+        scenario: Scenario::Edit,
+        trusted: true,
+        expect: "completed",
+    });
+    // A download piped into a shell (`curl … | sh; touch …`), on screen and in the structured
+    // modes: refused (herd's floor on a dialog, the CLI itself where nothing is pre-approved),
+    // and the file it would touch never appears.
+    for (cli, profile) in [
+        (Cli::Codex, "codex"),
+        (Cli::Codex, "codex-json"),
+        (Cli::Gemini, "gemini"),
+        (Cli::Gemini, "gemini-json"),
+    ] {
+        cases.push(Case {
+            cli,
+            profile,
+            scenario: Scenario::Dangerous,
+            trusted: true,
+            expect: "failed_permission_blocked",
+        });
+    }
     let only = std::env::var("HERD_CONFORMANCE_ONLY").unwrap_or_default();
     cases.retain(|c| only.is_empty() || only.split(',').any(|o| c.id().contains(o)));
     cases
@@ -191,8 +218,27 @@ fn task_json(case: &Case, dir: &Path, api: &MockApi) -> Value {
         "prompt_template": "Create the file conformance_tool_ran.txt with a shell command, then \
                             print exactly: TASK_COMPLETE:{task_id}",
     });
-    if case.scenario == Scenario::Tool && !case.profile.ends_with("-json") {
+    let asks = matches!(
+        case.scenario,
+        Scenario::Tool | Scenario::Dangerous | Scenario::Edit
+    );
+    if asks && !case.profile.ends_with("-json") {
         task["permission_policy"] = json!({"auto_press_1": true});
+    }
+    if case.scenario == Scenario::Edit && case.cli == Cli::Codex {
+        // In a read-only sandbox every edit asks (in the default workspace-write one an edit
+        // of the task's folder needs no approval).
+        task["command"] = json!([
+            "codex",
+            "--no-daemon",
+            "-s",
+            "read-only",
+            "{rendered_prompt}"
+        ]);
+        task["prompt_template"] = json!(
+            "Create the file conformance_edit.txt with an edit, then print exactly: \
+             TASK_COMPLETE:{task_id}"
+        );
     }
     task
 }
@@ -206,12 +252,24 @@ struct Outcome {
     after_error: f64,
     leftovers: Vec<String>,
     tool_ran: bool,
+    edit_made: bool,
 }
 
 impl Outcome {
     fn conforms(&self, case: &Case) -> bool {
-        let tool_ok =
-            !(case.expect == "completed" && case.scenario == Scenario::Tool) || self.tool_ran;
+        // An allowed tool or edit took effect; a dangerous request never did.
+        let tool_ok = match case.scenario {
+            Scenario::Tool => case.expect != "completed" || self.tool_ran,
+            Scenario::Edit => case.expect != "completed" || self.edit_made,
+            // Never ran. On screen herd's floor refused it, and the evidence names the command;
+            // a structured CLI refuses it by itself (nothing is pre-approved) and the evidence
+            // is its refusal, which does not always name the command.
+            Scenario::Dangerous => {
+                !self.tool_ran
+                    && (case.profile.ends_with("-json") || self.evidence.contains("curl"))
+            }
+            _ => true,
+        };
         // Auth and quota never heal by retrying, and an API that keeps failing is not waited
         // on for minutes: the verdict comes within 60 s of the first error, even when the CLI
         // keeps retrying. Measured from the mock API's first error answer to the attempt's end
@@ -311,13 +369,15 @@ fn real_clis_end_as_a_careful_person_concludes() {
                 } else {
                     format!("; processes left: {:#?}", outcome.leftovers)
                 },
-                if case.scenario == Scenario::Tool
-                    && case.expect == "completed"
-                    && !outcome.tool_ran
-                {
-                    "; the tool never ran"
-                } else {
-                    ""
+                match case.scenario {
+                    Scenario::Tool if case.expect == "completed" && !outcome.tool_ran => {
+                        "; the tool never ran"
+                    }
+                    Scenario::Edit if case.expect == "completed" && !outcome.edit_made => {
+                        "; the edit was never made"
+                    }
+                    Scenario::Dangerous if outcome.tool_ran => "; THE DANGEROUS COMMAND RAN",
+                    _ => "",
                 },
                 report::drift(case.profile, case.expect, &last_screen(dir.path(), &id)),
                 requests_of(&api, &id),
@@ -326,6 +386,9 @@ fn real_clis_end_as_a_careful_person_concludes() {
     }
     if let Some(case) = cases.iter().find(|c| c.id() == EXPLAINED_APPROVAL) {
         problems.extend(explain_shows_the_codex_approval(case, dir.path()));
+    }
+    if let Some(case) = cases.iter().find(|c| c.id() == EXPLAINED_EDIT) {
+        problems.extend(explain_shows_the_codex_edit(case, dir.path()));
     }
     let unknown: Vec<String> = api
         .requests()
@@ -431,6 +494,60 @@ fn explain_shows_the_codex_approval(case: &Case, dir: &Path) -> Vec<String> {
     Vec::new()
 }
 
+/// The case whose `herd explain` timeline shows Codex's edit dialog read as an edit.
+const EXPLAINED_EDIT: &str = "codex-edit";
+
+/// `herd explain` on the real Codex edit dialog: read as an edit of its destination (the task's
+/// file), allowed by the task's auto_press_1, answered with `y`, taken. Returns what is missing.
+fn explain_shows_the_codex_edit(case: &Case, dir: &Path) -> Vec<String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_herd"))
+        .arg("explain")
+        .arg(dir.join("runs").join(case.id()))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = |kind: &str, needles: &[&str]| {
+        text.lines().any(|l| {
+            l.split_whitespace().nth(1) == Some(kind) && needles.iter().all(|n| l.contains(n))
+        })
+    };
+    let destination = format!("{}/{}", case.id(), mock_api::EDIT_FILE);
+    let expected: [(&str, bool); 4] = [
+        (
+            "a `prompt` line naming rule press_1 on the edit dialog",
+            line("prompt", &["press_1", "Yes, proceed"]),
+        ),
+        (
+            "a `decision` line: the edit of the destination allowed by the task's auto_press_1",
+            line("decision", &["press_1", "Edit(", &destination, "allow"]),
+        ),
+        (
+            "a `taken` line: the dialog left the screen after herd's answer",
+            line("taken", &["press_1"]),
+        ),
+        (
+            "the verdict and why",
+            text.contains("verdict: completed (marker seen, exit code 0)"),
+        ),
+    ];
+    let missing: Vec<&str> = expected
+        .iter()
+        .filter(|(_, seen)| !seen)
+        .map(|(what, _)| *what)
+        .collect();
+    if !out.status.success() || !missing.is_empty() {
+        return vec![format!(
+            "herd explain {} ({}) lacks: {}\n{text}{}",
+            case.id(),
+            out.status,
+            missing.join("; "),
+            String::from_utf8_lossy(&out.stderr)
+        )];
+    }
+    println!("herd explain {}:\n{text}", case.id());
+    Vec::new()
+}
+
 /// What the task's CLI asked the mock API, in order.
 fn requests_of(api: &MockApi, id: &str) -> String {
     let seen: Vec<String> = api
@@ -476,6 +593,11 @@ fn outcome_of(case: &Case, doc: &Value, dir: &Path, api: &MockApi) -> Outcome {
             .join("work")
             .join(&id)
             .join(mock_api::TOOL_FILE)
+            .exists(),
+        edit_made: dir
+            .join("work")
+            .join(&id)
+            .join(mock_api::EDIT_FILE)
             .exists(),
     }
 }
