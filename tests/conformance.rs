@@ -251,6 +251,9 @@ struct Outcome {
     /// From the mock API's first error answer to the end of the attempt (NaN without one).
     after_error: f64,
     leftovers: Vec<String>,
+    /// Shared background servers the CLI started (Codex's `app-server --managed-daemon`), which
+    /// herd had to end with the attempt: the task's session ran outside its own process.
+    daemons: Vec<String>,
     tool_ran: bool,
     edit_made: bool,
 }
@@ -284,7 +287,11 @@ impl Outcome {
                 | Scenario::Overloaded
         );
         let in_time = !hopeless || self.after_error <= 60.0;
-        self.verdict == case.expect && self.leftovers.is_empty() && tool_ok && in_time
+        self.verdict == case.expect
+            && self.leftovers.is_empty()
+            && self.daemons.is_empty()
+            && tool_ok
+            && in_time
     }
 }
 
@@ -364,10 +371,13 @@ fn real_clis_end_as_a_careful_person_concludes() {
                 case.expect,
                 outcome.verdict,
                 outcome.evidence,
-                if outcome.leftovers.is_empty() {
+                if outcome.leftovers.is_empty() && outcome.daemons.is_empty() {
                     String::new()
                 } else {
-                    format!("; processes left: {:#?}", outcome.leftovers)
+                    format!(
+                        "; processes left: {:#?}; background servers started: {:#?}",
+                        outcome.leftovers, outcome.daemons
+                    )
                 },
                 match case.scenario {
                     Scenario::Tool if case.expect == "completed" && !outcome.tool_ran => {
@@ -589,6 +599,7 @@ fn outcome_of(case: &Case, doc: &Value, dir: &Path, api: &MockApi) -> Outcome {
         seconds: cast_seconds(&cast),
         after_error: first_error.map_or(f64::NAN, |at| seconds_after(&cast, at)),
         leftovers: leftovers(&home),
+        daemons: daemons_ended(&dir.join(format!("runs/{id}/attempt_1.json"))),
         tool_ran: dir
             .join("work")
             .join(&id)
@@ -600,6 +611,22 @@ fn outcome_of(case: &Case, doc: &Value, dir: &Path, api: &MockApi) -> Outcome {
             .join(mock_api::EDIT_FILE)
             .exists(),
     }
+}
+
+/// The CLI's shared background servers among the processes herd ended with the attempt (its
+/// facts file's `ended_processes`).
+fn daemons_ended(facts: &Path) -> Vec<String> {
+    let facts: Value = std::fs::read_to_string(facts)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or(Value::Null);
+    facts["ended_processes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| p["argv"].to_string())
+        .filter(|argv| argv.contains("--managed-daemon"))
+        .collect()
 }
 
 /// The time of the last event of a recording: how long the attempt took.
