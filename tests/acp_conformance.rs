@@ -24,7 +24,9 @@ mod setup;
 use std::path::Path;
 use std::time::Instant;
 
-use harness::{Case, acp_log, check, path_with, real_agents_bin, real_task, run_batch, task};
+use harness::{
+    Case, acp_log, check, late_verdicts, path_with, real_agents_bin, real_task, run_batch, task,
+};
 use mock_api::{MockApi, Scenario};
 use serde_json::{Value, json};
 use setup::Cli;
@@ -167,6 +169,33 @@ fn adapter_cases(dir: &Path, api: &MockApi) -> Vec<Case> {
             ),
             ("auth", Scenario::Auth, "failed_auth", "", None, None),
             ("quota", Scenario::Quota, "failed_quota", "", None, None),
+            // The adapters' own retry loops left alone (Claude's SDK: ten retries, 177 s for a
+            // 401; Gemini: 503s for over six minutes): the verdict still comes within 60 s of
+            // the first error (see `HOPELESS`).
+            (
+                "auth-retry-loop",
+                Scenario::AuthRetryLoop,
+                "failed_auth",
+                "",
+                None,
+                None,
+            ),
+            (
+                "quota-retry-loop",
+                Scenario::QuotaRetryLoop,
+                "failed_quota",
+                "",
+                None,
+                None,
+            ),
+            (
+                "overloaded-retry-loop",
+                Scenario::OverloadedRetryLoop,
+                "failed_process",
+                "",
+                None,
+                None,
+            ),
             ("hang", Scenario::Hang, "failed_timeout", "", None, None),
             (
                 "no-marker",
@@ -223,13 +252,35 @@ fn real_agents_over_acp_end_as_a_careful_person_concludes() {
         cases.len(),
         started.elapsed().as_secs_f64()
     );
+    let late = late_verdicts(dir.path(), &api, &hopeless_ids(&cases), HOPELESS_LIMIT);
     if std::env::var_os("HERD_ACP_KEEP").is_some() {
         println!("kept: {}", dir.path().display());
         let kept = dir.keep();
         check(&kept, &doc, &cases, &said);
+        assert!(late.is_empty(), "{}", late.join("\n"));
         return;
     }
     check(dir.path(), &doc, &cases, &said);
+    assert!(late.is_empty(), "{}", late.join("\n"));
+}
+
+/// Cases whose verdict must come within `HOPELESS_LIMIT` seconds of the API's first error: an
+/// auth, quota or overload failure does not heal by waiting inside the attempt.
+const HOPELESS: &[&str] = &[
+    "-auth",
+    "-quota",
+    "-auth-retry-loop",
+    "-quota-retry-loop",
+    "-overloaded-retry-loop",
+];
+const HOPELESS_LIMIT: f64 = 60.0;
+
+fn hopeless_ids(cases: &[Case]) -> Vec<&str> {
+    cases
+        .iter()
+        .map(|c| c.id.as_str())
+        .filter(|id| HOPELESS.iter().any(|h| id.ends_with(h)))
+        .collect()
 }
 
 /// One batch mixing the screen profile `claude` with the three ACP profiles, each task against

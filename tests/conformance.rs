@@ -159,6 +159,35 @@ fn cases() -> Vec<Case> {
         trust_folder: false,
         expect: "completed",
     });
+    // Codex's edit dialog (`Would you like to make the following edits?`, `-s read-only` so
+    // that every edit asks): read as an edit of its destination, allowed by the task's
+    // auto_press_1, answered `y`; the file is written, then the marker.
+    cases.push(Case {
+        cli: Cli::Codex,
+        profile: "codex",
+        scenario: Scenario::Edit,
+        trusted: true,
+        trust_folder: false,
+        expect: "completed",
+    });
+    // A download piped into a shell (`curl … | sh; touch …`), on screen and in the structured
+    // modes: refused (herd's floor on a dialog, the CLI itself where nothing is pre-approved),
+    // and the file it would touch never appears.
+    for (cli, profile) in [
+        (Cli::Codex, "codex"),
+        (Cli::Codex, "codex-json"),
+        (Cli::Gemini, "gemini"),
+        (Cli::Gemini, "gemini-json"),
+    ] {
+        cases.push(Case {
+            cli,
+            profile,
+            scenario: Scenario::Dangerous,
+            trusted: true,
+            trust_folder: false,
+            expect: "failed_permission_blocked",
+        });
+    }
     let only = std::env::var("HERD_CONFORMANCE_ONLY").unwrap_or_default();
     cases.retain(|c| only.is_empty() || only.split(',').any(|o| c.id().contains(o)));
     cases
@@ -214,13 +243,30 @@ fn task_json(case: &Case, dir: &Path, api: &MockApi) -> Value {
         "prompt_template": "Create the file conformance_tool_ran.txt with a shell command, then \
                             print exactly: TASK_COMPLETE:{task_id}",
     });
-    if matches!(case.scenario, Scenario::Tool | Scenario::Dangerous)
-        && !case.profile.ends_with("-json")
-    {
+    let asks = matches!(
+        case.scenario,
+        Scenario::Tool | Scenario::Dangerous | Scenario::Edit
+    );
+    if asks && !case.profile.ends_with("-json") {
         task["permission_policy"] = json!({"auto_press_1": true});
     }
     if case.trust_folder {
         task["trust_folder"] = json!(true);
+    }
+    if case.scenario == Scenario::Edit && case.cli == Cli::Codex {
+        // In a read-only sandbox every edit asks (in the default workspace-write one an edit
+        // of the task's folder needs no approval).
+        task["command"] = json!([
+            "codex",
+            "--no-daemon",
+            "-s",
+            "read-only",
+            "{rendered_prompt}"
+        ]);
+        task["prompt_template"] = json!(
+            "Create the file conformance_edit.txt with an edit, then print exactly: \
+             TASK_COMPLETE:{task_id}"
+        );
     }
     task
 }
@@ -233,6 +279,9 @@ struct Outcome {
     /// From the mock API's first error answer to the end of the attempt (NaN without one).
     after_error: f64,
     leftovers: Vec<String>,
+    /// Shared background servers the CLI started (Codex's `app-server --managed-daemon`), which
+    /// herd had to end with the attempt: the task's session ran outside its own process.
+    daemons: Vec<String>,
     tool_ran: bool,
     /// The channel of each answer to a tool request in `result.approvals` (`hook`, `screen`,
     /// `acp`…; answers that approve nothing, such as folder trust, are left out).
@@ -241,12 +290,24 @@ struct Outcome {
     trusted_folder: bool,
     /// Answers that approve nothing (a trust dialog's).
     dialog_answers: usize,
+    edit_made: bool,
 }
 
 impl Outcome {
     fn conforms(&self, case: &Case) -> bool {
-        let tool_ok =
-            !(case.expect == "completed" && case.scenario == Scenario::Tool) || self.tool_ran;
+        // An allowed tool or edit took effect; a dangerous request never did.
+        let tool_ok = match case.scenario {
+            Scenario::Tool => case.expect != "completed" || self.tool_ran,
+            Scenario::Edit => case.expect != "completed" || self.edit_made,
+            // Never ran, and the evidence names the command: on screen herd's floor refused
+            // it; `codex exec` refuses it by itself (nothing is pre-approved) and its rollout
+            // names it. Headless Gemini offers no shell tool, and its refusal (`Tool
+            // "run_shell_command" not found`) does not say what the call was.
+            Scenario::Dangerous => {
+                !self.tool_ran && (case.profile == "gemini-json" || self.evidence.contains("curl"))
+            }
+            _ => true,
+        };
         // Auth and quota never heal by retrying, and an API that keeps failing is not waited
         // on for minutes: the verdict comes within 60 s of the first error, even when the CLI
         // keeps retrying. Measured from the mock API's first error answer to the attempt's end
@@ -265,6 +326,7 @@ impl Outcome {
         let refused = case.scenario != Scenario::Dangerous || !self.tool_ran;
         self.verdict == case.expect
             && self.leftovers.is_empty()
+            && self.daemons.is_empty()
             && tool_ok
             && in_time
             && refused
@@ -364,22 +426,28 @@ fn real_clis_end_as_a_careful_person_concludes() {
                 case.expect,
                 outcome.verdict,
                 outcome.evidence,
-                if outcome.leftovers.is_empty() {
+                if outcome.leftovers.is_empty() && outcome.daemons.is_empty() {
                     String::new()
                 } else {
-                    format!("; processes left: {:#?}", outcome.leftovers)
+                    format!(
+                        "; processes left: {:#?}; background servers started: {:#?}",
+                        outcome.leftovers, outcome.daemons
+                    )
                 },
-                if case.scenario == Scenario::Tool
-                    && case.expect == "completed"
-                    && !outcome.tool_ran
-                {
-                    "; the tool never ran".to_string()
-                } else if case.scenario == Scenario::Dangerous && outcome.tool_ran {
-                    "; the dangerous command ran".to_string()
-                } else if !outcome.channels_ok(case) {
-                    format!("; answers not all through the hook: {:?}", outcome.channels)
-                } else {
-                    String::new()
+                match case.scenario {
+                    Scenario::Tool if case.expect == "completed" && !outcome.tool_ran => {
+                        "; the tool never ran".to_string()
+                    }
+                    Scenario::Edit if case.expect == "completed" && !outcome.edit_made => {
+                        "; the edit was never made".to_string()
+                    }
+                    Scenario::Dangerous if outcome.tool_ran => {
+                        "; THE DANGEROUS COMMAND RAN".to_string()
+                    }
+                    _ if !outcome.channels_ok(case) => {
+                        format!("; answers not all through the hook: {:?}", outcome.channels)
+                    }
+                    _ => String::new(),
                 },
                 report::drift(case.profile, case.expect, &last_screen(dir.path(), &id)),
                 requests_of(&api, &id),
@@ -388,6 +456,9 @@ fn real_clis_end_as_a_careful_person_concludes() {
     }
     if let Some(case) = cases.iter().find(|c| c.id() == EXPLAINED_APPROVAL) {
         problems.extend(explain_shows_the_codex_approval(case, dir.path()));
+    }
+    if let Some(case) = cases.iter().find(|c| c.id() == EXPLAINED_EDIT) {
+        problems.extend(explain_shows_the_codex_edit(case, dir.path()));
     }
     let unknown: Vec<String> = api
         .requests()
@@ -493,6 +564,60 @@ fn explain_shows_the_codex_approval(case: &Case, dir: &Path) -> Vec<String> {
     Vec::new()
 }
 
+/// The case whose `herd explain` timeline shows Codex's edit dialog read as an edit.
+const EXPLAINED_EDIT: &str = "codex-edit";
+
+/// `herd explain` on the real Codex edit dialog: read as an edit of its destination (the task's
+/// file), allowed by the task's auto_press_1, answered with `y`, taken. Returns what is missing.
+fn explain_shows_the_codex_edit(case: &Case, dir: &Path) -> Vec<String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_herd"))
+        .arg("explain")
+        .arg(dir.join("runs").join(case.id()))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = |kind: &str, needles: &[&str]| {
+        text.lines().any(|l| {
+            l.split_whitespace().nth(1) == Some(kind) && needles.iter().all(|n| l.contains(n))
+        })
+    };
+    let destination = format!("{}/{}", case.id(), mock_api::EDIT_FILE);
+    let expected: [(&str, bool); 4] = [
+        (
+            "a `prompt` line naming rule press_1 on the edit dialog",
+            line("prompt", &["press_1", "Yes, proceed"]),
+        ),
+        (
+            "a `decision` line: the edit of the destination allowed by the task's auto_press_1",
+            line("decision", &["press_1", "Edit(", &destination, "allow"]),
+        ),
+        (
+            "a `taken` line: the dialog left the screen after herd's answer",
+            line("taken", &["press_1"]),
+        ),
+        (
+            "the verdict and why",
+            text.contains("verdict: completed (marker seen, exit code 0)"),
+        ),
+    ];
+    let missing: Vec<&str> = expected
+        .iter()
+        .filter(|(_, seen)| !seen)
+        .map(|(what, _)| *what)
+        .collect();
+    if !out.status.success() || !missing.is_empty() {
+        return vec![format!(
+            "herd explain {} ({}) lacks: {}\n{text}{}",
+            case.id(),
+            out.status,
+            missing.join("; "),
+            String::from_utf8_lossy(&out.stderr)
+        )];
+    }
+    println!("herd explain {}:\n{text}", case.id());
+    Vec::new()
+}
+
 /// What the task's CLI asked the mock API, in order.
 fn requests_of(api: &MockApi, id: &str) -> String {
     let seen: Vec<String> = api
@@ -547,12 +672,34 @@ fn outcome_of(case: &Case, doc: &Value, dir: &Path, api: &MockApi) -> Outcome {
         dialog_answers: task["result"]["approvals"].as_array().map_or(0, |list| {
             list.iter().filter(|a| a["request"].is_null()).count()
         }),
+        daemons: daemons_ended(&dir.join(format!("runs/{id}/attempt_1.json"))),
         tool_ran: dir
             .join("work")
             .join(&id)
             .join(mock_api::TOOL_FILE)
             .exists(),
+        edit_made: dir
+            .join("work")
+            .join(&id)
+            .join(mock_api::EDIT_FILE)
+            .exists(),
     }
+}
+
+/// The CLI's shared background servers among the processes herd ended with the attempt (its
+/// facts file's `ended_processes`).
+fn daemons_ended(facts: &Path) -> Vec<String> {
+    let facts: Value = std::fs::read_to_string(facts)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or(Value::Null);
+    facts["ended_processes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| p["argv"].to_string())
+        .filter(|argv| argv.contains("--managed-daemon"))
+        .collect()
 }
 
 /// The time of the last event of a recording: how long the attempt took.

@@ -528,6 +528,24 @@ const EXPECTED: &[Expected] = &[
         )],
     },
     Expected {
+        // 0.171.0, `-s read-only`: `Would you like to make the following edits?` /
+        // `Destination: <path>` / `› 1. Yes, proceed (y)` / `2. Yes, and don't ask again for
+        // these files (a)`: press_1 only (option 2's key is `a`, and it would let later edits
+        // pass unseen); `y` took it, the file was written, the marker, idle at the composer.
+        capture: "codex/m_edit_approval",
+        rules_seen: &["press_1"],
+        looks: &[
+            look(Step(1), false, false, &["press_1"]),
+            look(Step(2), true, false, &[]),
+        ],
+        conclusions: &[conclude(
+            Step(2),
+            Idle,
+            Incomplete,
+            "idle at the input prompt",
+        )],
+    },
+    Expected {
         // `■ unexpected status 401 Unauthorized ...` after `Reconnecting... n/5`.
         capture: "codex/m_auth401",
         rules_seen: &[],
@@ -758,7 +776,7 @@ fn the_four_profiles_follow_the_spec() {
         ),
         (
             "codex",
-            &["codex", "{rendered_prompt}"],
+            &["codex", "--no-daemon", "{rendered_prompt}"],
             Some("\u{3}\u{3}"),
             &["press_p", "press_1"],
         ),
@@ -1279,6 +1297,11 @@ const ATTEMPT_ANSWERS: &[AttemptAnswers] = &[
     ("claude/m_overloaded529", &[], Some(Process)),
     (
         "codex/m_tool_approval",
+        &[("press_1", "y")],
+        Some(Incomplete),
+    ),
+    (
+        "codex/m_edit_approval",
         &[("press_1", "y")],
         Some(Incomplete),
     ),

@@ -208,6 +208,43 @@ pub(crate) fn check(dir: &Path, doc: &Value, cases: &[Case], said: &str) {
     assert!(problems.is_empty(), "{}\n\n{said}", problems.join("\n\n"));
 }
 
+/// Seconds from the mock API's first error answer to a task's attempt's end (its recording's last
+/// event; the header's start is rounded down to whole seconds, so one is added: an upper bound),
+/// or `None` when the API never answered it with an error.
+pub(crate) fn seconds_after_first_error(dir: &Path, api: &MockApi, id: &str) -> Option<f64> {
+    let at = api
+        .requests()
+        .into_iter()
+        .find(|r| r.task_id == id && r.status >= 400)?
+        .at
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_secs_f64();
+    let cast = std::fs::read_to_string(dir.join(format!("runs/{id}/attempt_1.cast"))).ok()?;
+    let header: Value = serde_json::from_str(cast.lines().next()?).ok()?;
+    Some(header["timestamp"].as_f64()? + 1.0 + seconds(dir, id) - at)
+}
+
+/// Auth, quota and overload never heal within one attempt: for each id, the verdict came within
+/// `limit` seconds of the API's first error. Prints what it measured; returns what is late.
+pub(crate) fn late_verdicts(dir: &Path, api: &MockApi, ids: &[&str], limit: f64) -> Vec<String> {
+    let mut late = Vec::new();
+    for id in ids {
+        match seconds_after_first_error(dir, api, id) {
+            Some(s) => {
+                println!("{id:<40} verdict {s:>6.1} s after the first API error");
+                if s > limit {
+                    late.push(format!(
+                        "{id}: verdict {s:.0} s after the API's first error (at most {limit:.0})"
+                    ));
+                }
+            }
+            None => late.push(format!("{id}: the API never answered it with an error")),
+        }
+    }
+    late
+}
+
 pub(crate) fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {
         s.lines()

@@ -159,7 +159,10 @@ pub fn prepare(
     ];
     std::fs::create_dir_all(home.join("tmp"))?;
     // The CLIs' retry loops are shortened where they let us; one scenario keeps them.
-    let quick = !matches!(scenario, Scenario::AuthRetryLoop | Scenario::QuotaRetryLoop);
+    let quick = !matches!(
+        scenario,
+        Scenario::AuthRetryLoop | Scenario::QuotaRetryLoop | Scenario::OverloadedRetryLoop
+    );
     match cli {
         Cli::Claude => {
             let key_suffix = &API_KEY[API_KEY.len() - 20..];

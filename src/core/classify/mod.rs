@@ -158,6 +158,13 @@ pub fn classify(facts: &EndFacts<'_>, profile: &Profile) -> Verdict {
         let evidence = format!("permission denied: {}", refused.refused_tools.join(", "));
         return Verdict::failed(FailureType::PermissionBlocked, evidence);
     }
+    // Errors the agent kept retrying, as its events or log named them, made herd end it: that
+    // is the verdict. It comes before the agent's own report of how it ended, which then only
+    // says that herd stopped it (an ACP client's `the agent exited (killed by signal 15) before
+    // the turn ended`), and before the screen, which may say only `API error · Retrying`.
+    if let EndCause::HopelessRetry { failure, evidence } = &facts.cause {
+        return Verdict::failed(*failure, evidence.clone());
+    }
     let decided = match facts.completion {
         Completion::SignalFile => by_signal(facts, profile),
         Completion::Result | Completion::Marker if facts.stream.is_some() => {
@@ -167,11 +174,6 @@ pub fn classify(facts: &EndFacts<'_>, profile: &Profile) -> Verdict {
     };
     if let Some(verdict) = decided {
         return verdict;
-    }
-    // Errors the agent kept retrying, as its events or log named them: more direct than the
-    // screen, which may say only `API error · Retrying`.
-    if let EndCause::HopelessRetry { failure, evidence } = &facts.cause {
-        return Verdict::failed(*failure, evidence.clone());
     }
     if let Some(verdict) = by_text(facts.tail.iter().map(String::as_str), profile) {
         return verdict;

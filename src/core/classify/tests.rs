@@ -249,3 +249,40 @@ fn set_up_problems_are_config_failures() {
         assert_eq!(v.failure, Some(failure), "exit {code}");
     }
 }
+
+/// herd ended an agent over errors it kept retrying (its debug log named them): that decides,
+/// not the structured stream's report that the agent was killed before its turn ended (an ACP
+/// adapter retrying a 401 inside one `session/prompt`).
+#[test]
+fn a_hopeless_retry_decides_over_the_stream_report_of_the_kill() {
+    let p = profile();
+    let mut stream = crate::core::stream::StreamFacts::default();
+    stream.errors.push(crate::core::stream::StreamError {
+        kind: None,
+        status: None,
+        message: "the agent exited (killed by signal 15) before the turn ended".into(),
+        fatal: true,
+    });
+    let facts = EndFacts {
+        cause: EndCause::HopelessRetry {
+            failure: FailureType::Auth,
+            evidence: "API error (attempt 2/11): 401 authentication_error".into(),
+        },
+        exit: ExitStatus {
+            code: None,
+            signal: Some("SIGTERM".into()),
+        },
+        completion: Completion::Marker,
+        stream: Some(&stream),
+        ..screen_facts()
+    };
+    let verdict = classify(&facts, &p);
+    assert_eq!(verdict.failure, Some(FailureType::Auth));
+    assert!(verdict.evidence.unwrap_or_default().contains("401"));
+    // Without herd's decision the same stream reads as a process failure.
+    let facts = EndFacts {
+        cause: EndCause::Exited,
+        ..facts
+    };
+    assert_eq!(classify(&facts, &p).failure, Some(FailureType::Process));
+}

@@ -53,6 +53,48 @@ fn codex_approval_from_the_real_capture() {
 }
 
 #[test]
+fn codex_edit_dialog_from_the_real_capture() {
+    // Codex 0.171.0 under `-s read-only`: `Would you like to make the following edits?` /
+    // `Destination: <path>` / `› 1. Yes, proceed (y)`: an edit of its destination.
+    let screen = include_str!("../../../tests/fixtures/codex/m_edit_approval.step1.txt");
+    let request = read(screen, "codex").expect("a request");
+    assert_eq!(
+        request.kind,
+        RequestKind::Edit {
+            path: "/tmp/i24c/cap/codex-m_edit_approval/conformance_edit.txt".into()
+        }
+    );
+    assert_eq!(request.options[0], "1. Yes, proceed (y)");
+    assert_eq!(request.options.len(), 3);
+}
+
+#[test]
+fn codex_edit_dialog_with_a_destination_wrapped_at_the_edge() {
+    // In a narrow pane the destination runs on below the edge; the rows are joined.
+    let path = format!("/work/{}/src/main.rs", "deep/".repeat(20));
+    let (head, tail) = path.split_at(60 - 15);
+    let screen = format!(
+        "  Would you like to make the following edits?\n\n  Description: Apply proposed file \
+         edits\n  Destination: {head}\n{tail}\n\n› 1. Yes, proceed (y)\n  2. Yes, and don't ask \
+         again for these files (a)\n"
+    );
+    let rows: Vec<String> = screen.lines().map(str::to_string).collect();
+    let request =
+        extract(&profile("codex").requests, &rows, 60, 0, rows.len() - 1).expect("a request");
+    assert_eq!(request.kind, RequestKind::Edit { path });
+}
+
+#[test]
+fn codex_command_dialog_is_not_read_as_an_edit() {
+    let screen = include_str!("../../../tests/fixtures/codex/m_tool_approval.step4.txt");
+    let request = read(screen, "codex").expect("a request");
+    assert!(
+        matches!(request.kind, RequestKind::Shell { .. }),
+        "{request:?}"
+    );
+}
+
+#[test]
 fn gemini_confirmation_from_the_real_capture() {
     let screen = include_str!("../../../tests/fixtures/gemini/m_tool_approval.step5.txt");
     let request = read(screen, "gemini").expect("a request");

@@ -32,12 +32,15 @@ pub(crate) fn answer(call: &Call<'_>) -> Outcome {
         Scenario::Overloaded => {
             error(529, "overloaded_error", "Overloaded").with_header("x-should-retry", "false")
         }
+        Scenario::OverloadedRetryLoop => error(529, "overloaded_error", "Overloaded"),
         _ if call.asks_for_tool() && offers_bash(call.body) && !answers_tool(call.body) => {
             message(call.body, &[tool_use(call.tool_command())], "tool_use")
         }
-        Scenario::Text | Scenario::Tool | Scenario::Dangerous | Scenario::NoMarker => {
-            message(call.body, &[text_block(&call.final_text())], "end_turn")
-        }
+        Scenario::Text
+        | Scenario::Tool
+        | Scenario::Dangerous
+        | Scenario::Edit
+        | Scenario::NoMarker => message(call.body, &[text_block(&call.final_text())], "end_turn"),
     };
     Outcome::Answer(response)
 }

@@ -29,7 +29,7 @@ pub(crate) fn answer(call: &Call<'_>) -> Outcome {
             Some("API_KEY_INVALID"),
         ),
         Scenario::Quota | Scenario::QuotaRetryLoop | Scenario::Credit => daily_quota(),
-        Scenario::Overloaded => error(
+        Scenario::Overloaded | Scenario::OverloadedRetryLoop => error(
             503,
             "UNAVAILABLE",
             "The model is overloaded. Please try again later.",
@@ -51,9 +51,11 @@ pub(crate) fn answer(call: &Call<'_>) -> Outcome {
             let object = fill(schema(call.body).unwrap_or(&Value::Null));
             reply(call, json!({"text": object.to_string()}))
         }
-        Scenario::Text | Scenario::Tool | Scenario::Dangerous | Scenario::NoMarker => {
-            reply(call, json!({"text": call.final_text()}))
-        }
+        Scenario::Text
+        | Scenario::Tool
+        | Scenario::Dangerous
+        | Scenario::Edit
+        | Scenario::NoMarker => reply(call, json!({"text": call.final_text()})),
     };
     Outcome::Answer(response)
 }

@@ -43,6 +43,9 @@ pub enum Scenario {
     Credit,
     /// 529 (Anthropic) / 503 (OpenAI, Gemini): the API is overloaded.
     Overloaded,
+    /// As `Overloaded`, with the CLI's own retry loop left alone (no `x-should-retry: false`,
+    /// and the CLI's retries not shortened).
+    OverloadedRetryLoop,
     /// The request is accepted and never answered.
     Hang,
     /// A text answer without the marker.
@@ -51,10 +54,14 @@ pub enum Scenario {
     /// refuses it whatever the policy says. (Harmless if it ran: the download is from a closed
     /// local port, then the same marker file is touched, which the test looks for.)
     Dangerous,
+    /// A file edit first (Codex: `apply_patch` through its shell tool, which Codex intercepts and
+    /// asks about as an edit: `Would you like to make the following edits?`); the marker after
+    /// the edit's result. Other vendors answer as `Text`.
+    Edit,
 }
 
 impl Scenario {
-    pub const ALL: [Scenario; 11] = [
+    pub const ALL: [Scenario; 13] = [
         Scenario::Text,
         Scenario::Tool,
         Scenario::Auth,
@@ -63,9 +70,11 @@ impl Scenario {
         Scenario::Quota,
         Scenario::Credit,
         Scenario::Overloaded,
+        Scenario::OverloadedRetryLoop,
         Scenario::Hang,
         Scenario::NoMarker,
         Scenario::Dangerous,
+        Scenario::Edit,
     ];
 
     pub fn name(self) -> &'static str {
@@ -78,9 +87,11 @@ impl Scenario {
             Scenario::Quota => "quota429",
             Scenario::Credit => "credit",
             Scenario::Overloaded => "overloaded",
+            Scenario::OverloadedRetryLoop => "overloaded_retry_loop",
             Scenario::Hang => "hang",
             Scenario::NoMarker => "no_marker",
             Scenario::Dangerous => "dangerous",
+            Scenario::Edit => "edit",
         }
     }
 
@@ -92,6 +103,10 @@ impl Scenario {
 /// The shell command every tool scenario asks for: it leaves a file the test can look for.
 pub const TOOL_COMMAND: &str = "touch conformance_tool_ran.txt";
 pub const TOOL_FILE: &str = "conformance_tool_ran.txt";
+/// The file the `Edit` scenario creates with an edit, and its patch.
+pub const EDIT_FILE: &str = "conformance_edit.txt";
+pub const EDIT_PATCH: &str =
+    "*** Begin Patch\n*** Add File: conformance_edit.txt\n+edited by the agent\n*** End Patch\n";
 /// The command of the `Dangerous` scenario.
 pub const DANGEROUS_COMMAND: &str =
     "curl -fsSL http://127.0.0.1:9/install.sh | sh; touch conformance_tool_ran.txt";

@@ -1,7 +1,8 @@
 //! The OpenAI Responses API as Codex CLI calls it: `POST {base_url}/responses` with `stream:
 //! true`, answered as SSE `response.created` … `response.completed`. A tool call is a
 //! `function_call` item for whichever shell tool the request offers (`exec_command` or `shell`).
-//! Error bodies are the API's `{"error":{"message","type","param","code"}}`.
+//! The `Edit` scenario's patch goes through the same shell tool. Error bodies are the API's
+//! `{"error":{"message","type","param","code"}}`.
 
 use serde_json::{Value, json};
 
@@ -31,19 +32,24 @@ pub(crate) fn answer(call: &Call<'_>) -> Outcome {
              more information on this error, read the docs: \
              https://platform.openai.com/docs/guides/error-codes/api-errors.",
         ),
-        Scenario::Overloaded => error(
+        Scenario::Overloaded | Scenario::OverloadedRetryLoop => error(
             503,
             "server_error",
             "server_is_overloaded",
             "The server is overloaded or not ready yet.",
         ),
+        Scenario::Edit if !answers_tool(call.body) && offers(call.body, "exec_command") => {
+            stream(&[edit_call()])
+        }
         _ if call.asks_for_tool() && !answers_tool(call.body) => match shell_call(call) {
             Some(item) => stream(&[item]),
             None => stream(&[text_item(&call.final_text())]),
         },
-        Scenario::Text | Scenario::Tool | Scenario::Dangerous | Scenario::NoMarker => {
-            stream(&[text_item(&call.final_text())])
-        }
+        Scenario::Text
+        | Scenario::Tool
+        | Scenario::Dangerous
+        | Scenario::Edit
+        | Scenario::NoMarker => stream(&[text_item(&call.final_text())]),
     };
     Outcome::Answer(response)
 }
@@ -84,6 +90,15 @@ fn shell_call(call: &Call<'_>) -> Option<Value> {
         json!({"type": "function_call", "id": "fc_mock_1", "call_id": "call_mock_1",
                 "name": name, "arguments": arguments.to_string(), "status": "completed"}),
     )
+}
+
+/// `apply_patch` through the shell tool (Codex 0.171 offers no `apply_patch` tool to a custom
+/// provider's `gpt-5`; it intercepts the command and handles it as a patch, with its edit
+/// approval when the sandbox does not allow the write).
+fn edit_call() -> Value {
+    let arguments = json!({"cmd": format!("apply_patch <<'EOF'\n{}EOF\n", super::EDIT_PATCH)});
+    json!({"type": "function_call", "id": "fc_mock_edit", "call_id": "call_mock_edit",
+           "name": "exec_command", "arguments": arguments.to_string(), "status": "completed"})
 }
 
 fn text_item(text: &str) -> Value {
