@@ -55,6 +55,18 @@ fn quick(id: &str, prompt: &str) -> Value {
     })
 }
 
+/// herd, ended if the test fails before it ends by itself.
+struct Running(Option<std::process::Child>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(child) = &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
 /// What the operator did, to check at the end.
 #[derive(Default)]
 struct Edits {
@@ -100,8 +112,11 @@ impl Operator {
         (meta.ino(), meta.mtime(), meta.mtime_nsec())
     }
 
+    /// The file as the operator reads it before an edit (never while writing it).
     fn read(&self) -> Value {
-        serde_json::from_str(&std::fs::read_to_string(&self.path).unwrap()).unwrap()
+        let text = std::fs::read_to_string(&self.path).unwrap();
+        serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("herd left a file that does not parse: {e}"))
     }
 }
 
@@ -222,13 +237,15 @@ fn edits_during_a_200_task_run_are_merged_never_lost_and_take_effect() {
     let start_doc = json!({"run_id": "edits", "tasks": tasks});
     std::fs::write(&path, serde_json::to_string_pretty(&start_doc).unwrap()).unwrap();
     let started = Instant::now();
-    let mut child = herd()
-        .args(["run", "--headless", "--concurrency", "6", "--tasks"])
-        .arg(&path)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut running = Running(Some(
+        herd()
+            .args(["run", "--headless", "--concurrency", "6", "--tasks"])
+            .arg(&path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    ));
     // The edits start once herd has read the file and started (the gate's folder is there).
     let deadline = Instant::now() + Duration::from_secs(20);
     while !dir.path().join("runs/gate").exists() {
@@ -269,6 +286,7 @@ fn edits_during_a_200_task_run_are_merged_never_lost_and_take_effect() {
     }
     let merged_last = wait_for_herd_to_write(&path, left);
     std::fs::write(dir.path().join("editor-done"), "").unwrap();
+    let mut child = running.0.take().unwrap();
     if !merged_last {
         let _ = child.kill();
     }
@@ -355,4 +373,147 @@ fn check_the_end(dir: &Path, edits: &Edits, stdout: &str) {
     }
     let expected = TASKS + edits.added.len() - edits.removed.len();
     assert_eq!(tasks.len(), expected, "tasks at the end");
+}
+
+/// Waits until `done` holds of the tasks file as read (a read that does not parse counts as not).
+fn wait_for_file(path: &Path, what: &str, done: impl Fn(&Value) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if serde_json::from_str::<Value>(&text).is_ok_and(|doc| done(&doc)) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "waited for {what}: {text}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn status_of<'a>(doc: &'a Value, id: &str) -> &'a Value {
+    &common::task(doc, id)["status"]
+}
+
+#[test]
+fn a_file_that_still_does_not_parse_at_the_end_is_left_alone_and_herds_version_goes_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tasks.json");
+    let doc = json!({"tasks": [
+        quick("a", "first"),
+        {"task_id": "b", "agent": "generic", "prompt_template": "x",
+         "command": ["sh", "-c", "while [ ! -e go ]; do sleep 0.05; done; echo TASK_COMPLETE:{task_id}"]},
+    ]});
+    std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    let running = Running(Some(
+        herd()
+            .args(["run", "--headless", "--tasks"])
+            .arg(&path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    ));
+    wait_for_file(&path, "a completed", |doc| {
+        status_of(doc, "a") == "completed"
+    });
+    // The operator's typo, never fixed; then b ends and so does the run.
+    let broken = std::fs::read_to_string(&path)
+        .unwrap()
+        .replacen("\"tasks\":", "\"tasks\"", 1);
+    std::fs::write(&path, &broken).unwrap();
+    std::fs::write(dir.path().join("go"), "").unwrap();
+    let mut running = running;
+    let out = running.0.take().unwrap().wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", common::describe(&out));
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        broken,
+        "their text is untouched"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Found at the end: the message that ends the run says where the error is.
+    assert!(
+        stderr.contains(&format!("{}:2:", path.display())) && stderr.contains("not valid JSON"),
+        "where the error is: {stderr}"
+    );
+    let beside: Vec<PathBuf> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().contains("tasks.json.herd-"))
+        .collect();
+    assert_eq!(beside.len(), 1, "{beside:?}");
+    assert!(
+        stderr.contains(&beside[0].display().to_string()),
+        "says where: {stderr}"
+    );
+    let herds: Value = serde_json::from_str(&std::fs::read_to_string(&beside[0]).unwrap()).unwrap();
+    assert_eq!(status_of(&herds, "a"), "completed");
+    assert_eq!(status_of(&herds, "b"), "completed", "{herds:#}");
+    // herd's version taken as the file: the run resumes with nothing left to do.
+    std::fs::rename(&beside[0], &path).unwrap();
+    let again = herd()
+        .args(["run", "--headless", "--tasks"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(0), "{}", common::describe(&again));
+    assert!(!dir.path().join("runs/b/attempt_2.log").exists());
+}
+
+#[test]
+fn a_task_removed_while_its_agent_runs_is_ended_and_recorded_not_written_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tasks.json");
+    let doc = json!({"tasks": [
+        {"task_id": "long", "agent": "generic", "prompt_template": "x",
+         "command": ["sh", "-c", "touch started; sleep 60; echo TASK_COMPLETE:{task_id}"]},
+        quick("kept", "kept"),
+    ]});
+    std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    let started = Instant::now();
+    let mut running = Running(Some(
+        herd()
+            .args(["run", "--headless", "--tasks"])
+            .arg(&path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    ));
+    wait_for_file(&path, "kept completed", |doc| {
+        status_of(doc, "kept") == "completed"
+    });
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !dir.path().join("started").exists() {
+        assert!(Instant::now() < deadline, "long did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Removed by rename, with a field of the operator's on the task that stays.
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let tasks = doc["tasks"].as_array_mut().unwrap();
+    tasks.retain(|t| t["task_id"] != "long");
+    tasks[0]["mine"] = json!(true);
+    let beside = dir.path().join("edited");
+    std::fs::write(&beside, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    std::fs::rename(&beside, &path).unwrap();
+    let out = running.0.take().unwrap().wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", common::describe(&out));
+    assert!(
+        started.elapsed() < Duration::from_secs(50),
+        "its agent was ended"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("tasks file changed: 1 task removed"),
+        "{stdout}"
+    );
+    let end: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(end["tasks"].as_array().unwrap().len(), 1, "{end:#}");
+    assert_eq!(status_of(&end, "kept"), "completed");
+    assert_eq!(common::task(&end, "kept")["mine"], true);
+    let log = std::fs::read_to_string(dir.path().join("runs/herd.log")).unwrap();
+    assert!(
+        log.contains("removed from the tasks file while it ran"),
+        "{log}"
+    );
+    assert!(dir.path().join("runs/long/attempt_1.log").exists());
 }

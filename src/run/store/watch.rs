@@ -234,9 +234,11 @@ impl Drop for Watcher {
 }
 
 /// Watches the folder of `target` and calls `changed` after writes to or renames onto its name
-/// (debounced, see `QUIET`). `None` when inotify is not available: the writer's periodic look
-/// is the fallback.
-pub fn watch(target: &Path, changed: impl Fn() + Send + 'static) -> Option<Watcher> {
+/// (debounced, see `QUIET`): with true when something wrote into the file under its name (herd
+/// never does: its text must be read), false when a file was only put in its place (herd's own
+/// writes do that: a `stat` tells). `None` when inotify is not available: the writer's periodic
+/// look is the fallback.
+pub fn watch(target: &Path, changed: impl Fn(bool) + Send + 'static) -> Option<Watcher> {
     let folder = target.parent()?.to_path_buf();
     let name = target.file_name()?.to_os_string();
     let fd = inotify::init(CreateFlags::CLOEXEC | CreateFlags::NONBLOCK)
@@ -257,6 +259,7 @@ pub fn watch(target: &Path, changed: impl Fn() + Send + 'static) -> Option<Watch
         .spawn(move || {
             let mut buffer = vec![std::mem::MaybeUninit::<u8>::uninit(); 8192];
             let mut pending: Option<Instant> = None;
+            let mut written = false;
             while !theirs.load(Ordering::Relaxed) {
                 let wait = if pending.is_some() {
                     QUIET
@@ -269,14 +272,17 @@ pub fn watch(target: &Path, changed: impl Fn() + Send + 'static) -> Option<Watch
                     tv_nsec: i64::from(wait.subsec_nanos()),
                 };
                 let ready = poll(&mut fds, Some(&timeout)).unwrap_or(0);
-                if ready > 0 && names_target(&fd, &mut buffer, &name) {
+                if ready > 0
+                    && let Some(wrote) = about_target(&fd, &mut buffer, &name)
+                {
                     pending.get_or_insert_with(Instant::now);
+                    written |= wrote;
                 }
                 if let Some(first) = pending
                     && (ready == 0 || first.elapsed() >= QUIET_AT_MOST)
                 {
                     pending = None;
-                    changed();
+                    changed(std::mem::take(&mut written));
                 }
             }
         })
@@ -285,23 +291,28 @@ pub fn watch(target: &Path, changed: impl Fn() + Send + 'static) -> Option<Watch
     Some(Watcher { ending })
 }
 
-/// Reads the waiting events; true if one is about `name`.
-fn names_target(
+/// Reads the waiting events: `None` if none is about `name`, else whether one wrote into it
+/// (or events were lost: then the text is read too).
+fn about_target(
     fd: &rustix::fd::OwnedFd,
     buffer: &mut [std::mem::MaybeUninit<u8>],
     name: &std::ffi::OsStr,
-) -> bool {
+) -> Option<bool> {
     use std::os::unix::ffi::OsStrExt;
     let mut reader = inotify::Reader::new(fd, buffer);
-    let mut about_target = false;
+    let mut found = None;
     while let Ok(event) = reader.next() {
-        let overflow = event.events().contains(ReadFlags::QUEUE_OVERFLOW);
+        let flags = event.events();
+        let overflow = flags.contains(ReadFlags::QUEUE_OVERFLOW);
         let named = event
             .file_name()
             .is_some_and(|n| n.to_bytes() == name.as_bytes());
-        about_target |= overflow || named;
+        if overflow || named {
+            let wrote = overflow || flags.intersects(ReadFlags::MODIFY | ReadFlags::CLOSE_WRITE);
+            found = Some(found.unwrap_or(false) || wrote);
+        }
     }
-    about_target
+    found
 }
 
 #[cfg(test)]

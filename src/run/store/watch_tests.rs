@@ -85,8 +85,8 @@ fn a_rename_keeps_the_content_identity_an_edit_does_not() {
 fn the_watcher_tells_of_writes_to_the_files_name_only() {
     let (dir, path, _guard) = guarded();
     let (tx, rx) = std::sync::mpsc::channel();
-    let Some(_watcher) = watch(&path, move || {
-        let _ = tx.send(Instant::now());
+    let Some(_watcher) = watch(&path, move |wrote| {
+        let _ = tx.send((Instant::now(), wrote));
     }) else {
         eprintln!("no inotify here: nothing to test");
         return;
@@ -94,7 +94,14 @@ fn the_watcher_tells_of_writes_to_the_files_name_only() {
     fs::write(dir.path().join("another"), "x").expect("write");
     let written = Instant::now();
     fs::write(&path, "{\"tasks\": [ ]}").expect("write");
-    let told = rx.recv_timeout(Duration::from_secs(5)).expect("told");
+    let (told, wrote) = rx.recv_timeout(Duration::from_secs(5)).expect("told");
     assert!(told >= written, "a write to another file does not count");
     assert!(told - written < Duration::from_secs(1));
+    assert!(wrote, "written in place: its text is to be read");
+    // A file renamed into its place (what herd's own writes do): a stat tells.
+    let other = dir.path().join("other");
+    fs::write(&other, "{\"tasks\": []}").expect("write");
+    fs::rename(&other, &path).expect("rename");
+    let (_, wrote) = rx.recv_timeout(Duration::from_secs(5)).expect("told");
+    assert!(!wrote, "renamed into place");
 }

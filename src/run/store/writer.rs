@@ -71,8 +71,9 @@ struct State {
     /// The version of the file `next` was merged from, when it was: from then on, the one it
     /// may replace.
     adopt: Option<DiskVersion>,
-    /// The watcher saw someone write the file: look at its text.
-    look: bool,
+    /// The watcher saw a change of the file: look at it (`Some(true)`: someone wrote into it,
+    /// read its text).
+    look: Option<bool>,
     /// The operator's version found and not yet taken by the engine.
     operator: Option<OperatorVersion>,
     /// The writer was dropped: the thread ends once `next` is written.
@@ -219,7 +220,7 @@ const LOOK_EVERY: Duration = Duration::from_secs(1);
 /// What the thread does next.
 enum Work {
     Write(u64, Box<Snapshot>, Option<DiskVersion>),
-    /// Look at the file, reading it when someone wrote it.
+    /// Look at the file, reading it when someone wrote into it.
     Look {
         read: bool,
     },
@@ -233,8 +234,8 @@ fn next_work(shared: &Shared) -> Work {
         if let Some((generation, snapshot)) = state.next.take() {
             return Work::Write(generation, Box::new(snapshot), state.adopt.take());
         }
-        if std::mem::take(&mut state.look) {
-            return Work::Look { read: true };
+        if let Some(read) = state.look.take() {
+            return Work::Look { read };
         }
         if state.closing {
             return Work::End;
@@ -254,8 +255,10 @@ fn next_work(shared: &Shared) -> Work {
 fn write_loop(shared: &Arc<Shared>, reports: &mpsc::Sender<PtyReport>, mut guard: Guard) {
     let mut ahead = WriteAhead::default();
     let looker = Arc::clone(shared);
-    let _watcher = watch::watch(guard.target(), move || {
-        looker.lock().look = true;
+    let _watcher = watch::watch(guard.target(), move |read| {
+        let mut state = looker.lock();
+        state.look = Some(read || state.look == Some(true));
+        drop(state);
         looker.changed.notify_all();
     });
     loop {
