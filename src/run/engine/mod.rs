@@ -50,6 +50,8 @@ pub mod control;
 #[cfg(test)]
 mod control_tests;
 mod edits;
+#[cfg(test)]
+mod edits_tests;
 mod files;
 pub mod gather;
 pub mod gathered;
