@@ -193,12 +193,7 @@ impl Snapshot {
             }
             Err(error) => return Err(io_error("replace", path)(error.into())),
         }
-        if let Some(over) = over
-            && !self.swapped_out(&spare, over)?
-        {
-            // Someone wrote or replaced the file since herd last looked: theirs goes back.
-            renameat_with(CWD, &*spare.path, CWD, &self.target, RenameFlags::EXCHANGE)
-                .map_err(|e| io_error("replace", path)(e.into()))?;
+        if !self.swapped_out(&spare, over)? {
             ahead.spare = Some(spare);
             return Ok(Some(Written::NotOurs));
         }
@@ -220,10 +215,20 @@ impl Snapshot {
         Ok(Some(Written::Done(now)))
     }
 
-    /// True when the version the exchange put under the spare's name is `over`.
-    fn swapped_out(&self, spare: &Spare, over: DiskVersion) -> Result<bool, StoreError> {
+    /// True when the version the exchange put under the spare's name is `over` (or there is
+    /// no `over` to check). Otherwise someone wrote or replaced the file since herd last looked:
+    /// the names are exchanged back, theirs is the file again, and false.
+    fn swapped_out(&self, spare: &Spare, over: Option<DiskVersion>) -> Result<bool, StoreError> {
+        let Some(over) = over else {
+            return Ok(true);
+        };
         let metadata = fs::symlink_metadata(&*spare.path).map_err(io_error("read", &self.path))?;
-        Ok(DiskVersion::of(&metadata).same_content(&over))
+        if DiskVersion::of(&metadata).same_content(&over) {
+            return Ok(true);
+        }
+        renameat_with(CWD, &*spare.path, CWD, &self.target, RenameFlags::EXCHANGE)
+            .map_err(|e| io_error("replace", &self.path)(e.into()))?;
+        Ok(false)
     }
 
     /// Writes the text into `spare` from the first byte that differs from what it holds, cuts
