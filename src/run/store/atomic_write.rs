@@ -168,14 +168,13 @@ impl Snapshot {
         let written = self.overwrite(&mut spare);
         let released = lease::release(&spare.file);
         written.and(released).map_err(io_error("write", path))?;
-        let permissions = self.permissions()?;
         let file = &spare.file;
-        if file
+        let current = file
             .metadata()
             .map_err(io_error("read", path))?
-            .permissions()
-            != permissions
-        {
+            .permissions();
+        let permissions = self.permissions_or(&current)?;
+        if current != permissions {
             file.set_permissions(permissions)
                 .map_err(io_error("set permissions for", path))?;
         }
@@ -270,7 +269,7 @@ impl Snapshot {
             None => self.new_temp()?,
         };
         // The user may have changed them since the temporary file was made.
-        let permissions = self.permissions()?;
+        let permissions = self.permissions_or(&made_with)?;
         if permissions != made_with {
             temp.as_file()
                 .set_permissions(permissions)
@@ -317,10 +316,14 @@ impl Snapshot {
         self.target.parent().unwrap_or(Path::new("."))
     }
 
-    fn permissions(&self) -> Result<Permissions, StoreError> {
-        Ok(fs::metadata(&self.target)
-            .map_err(io_error("read", &self.path))?
-            .permissions())
+    /// The file's permissions, or `otherwise` when there is no file (the operator removed it:
+    /// this write makes it again).
+    fn permissions_or(&self, otherwise: &Permissions) -> Result<Permissions, StoreError> {
+        match fs::metadata(&self.target) {
+            Ok(metadata) => Ok(metadata.permissions()),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(otherwise.clone()),
+            Err(error) => Err(io_error("read", &self.path)(error)),
+        }
     }
 
     /// An empty temporary file beside the file (`.<name>.XXXXXX.tmp`) with its permissions.
@@ -336,7 +339,12 @@ impl Snapshot {
             .suffix(".tmp")
             .tempfile_in(self.folder())
             .map_err(io_error("create a temporary file beside", path))?;
-        let permissions = self.permissions()?;
+        let made = temp
+            .as_file()
+            .metadata()
+            .map_err(io_error("create a temporary file beside", path))?
+            .permissions();
+        let permissions = self.permissions_or(&made)?;
         temp.as_file()
             .set_permissions(permissions.clone())
             .map_err(io_error("set permissions for", path))?;

@@ -502,4 +502,19 @@ mod tests {
         std::fs::write(dir.path().join("tasks.json"), &again).expect("in place");
         assert_eq!(operator_version(&writer).text, again.as_bytes());
     }
+
+    #[test]
+    fn a_removed_file_is_written_again() {
+        let (dir, mut store) = store();
+        let (tx, _rx) = mpsc::channel(8);
+        let writer = StoreWriter::start(tx, store.guard()).expect("writer");
+        store.file_mut().set_status(0, TaskStatus::Running);
+        writer.submit(1, store.snapshot().expect("snapshot").expect("changed"));
+        writer.wait(1, Duration::from_secs(10)).expect("written");
+        std::fs::remove_file(dir.path().join("tasks.json")).expect("remove");
+        store.file_mut().set_status(0, TaskStatus::Completed);
+        writer.submit(2, store.snapshot().expect("snapshot").expect("changed"));
+        writer.wait(2, Duration::from_secs(10)).expect("written");
+        assert_eq!(status_on_disk(&dir), "completed");
+    }
 }
