@@ -17,10 +17,11 @@
 
 mod fields;
 mod json_error;
+mod merge;
 mod read;
 pub mod splice;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 
 use serde_json::Value;
@@ -29,6 +30,7 @@ pub use crate::core::json_pos::Location;
 use crate::core::json_pos::{self, PositionIndex, pointer_token};
 use crate::core::task::{TaskSpec, TaskStatus, is_safe_task_id};
 use fields::{TaskContext, describe, read_task};
+pub use merge::{HERD_OWNED, Merged};
 use splice::{Changes, SharedText, TaskText};
 
 /// One thing wrong with the tasks file, for `FILE:LINE:COL: message` output.
@@ -60,8 +62,16 @@ pub struct TaskFile {
     /// The indices of the tasks that may start (`TaskSpec::is_runnable`): a scheduler walks
     /// these, not the whole file, most of which is done in a long batch.
     runnable: BTreeSet<usize>,
-    /// `tasks[i]` is element `slots[i]` of the document's `tasks` list.
-    slots: Vec<usize>,
+    /// `tasks[i]` is element `slots[i]` of the document's `tasks` list; `None` once the
+    /// operator removed it from the file during a run (`merge`): herd still knows the task (an
+    /// attempt of it may be ending) but writes nothing of it.
+    slots: Vec<Option<usize>>,
+    /// Per task, the fields of `HERD_OWNED` that herd set during this run: on a `merge`, its
+    /// values of these are put back into the operator's version.
+    touched: BTreeMap<usize, BTreeSet<String>>,
+    /// The objects of the tasks the operator removed, kept up to date in memory only: put
+    /// back into the file if the operator adds the task again.
+    held_out: HashMap<usize, serde_json::Map<String, Value>>,
     positions: PositionIndex,
     problems: Vec<Problem>,
     /// The text as read, with the changes written so far spliced in (without a byte order
@@ -98,7 +108,7 @@ impl TaskFile {
     /// Where task `index` (its `{`), or the value of one of its fields, was in the parsed text.
     /// Positions are those of the text given to `parse`; updates do not move them.
     pub fn location(&self, index: usize, field: Option<&str>) -> Option<Location> {
-        let slot = self.slots.get(index)?;
+        let slot = (*self.slots.get(index)?)?;
         let pointer = match field {
             Some(key) => format!("/tasks/{slot}/{}", pointer_token(key)),
             None => format!("/tasks/{slot}"),
@@ -108,7 +118,7 @@ impl TaskFile {
 
     /// Where the key `key` of the object field `field` of task `index` is written.
     pub fn key_location(&self, index: usize, field: &str, key: &str) -> Option<Location> {
-        let slot = self.slots.get(index)?;
+        let slot = (*self.slots.get(index)?)?;
         let pointer = format!(
             "/tasks/{slot}/{}/{}",
             pointer_token(field),
@@ -206,8 +216,19 @@ impl TaskFile {
         self.text.shared()
     }
 
+    /// True when the operator removed task `index` from the file during the run (`merge`).
+    pub fn is_removed(&self, index: usize) -> bool {
+        matches!(self.slots.get(index), Some(None))
+    }
+
     fn note_change(&mut self, index: usize, key: &str) {
-        if let Some(&slot) = self.slots.get(index) {
+        if HERD_OWNED.contains(&key) {
+            self.touched
+                .entry(index)
+                .or_default()
+                .insert(key.to_string());
+        }
+        if let Some(&Some(slot)) = self.slots.get(index) {
             self.changes
                 .entry(slot)
                 .or_default()
@@ -215,9 +236,19 @@ impl TaskFile {
         }
     }
 
+    /// Task `index`'s object: in the document, or held out of it (removed by the operator).
     fn task_object_mut(&mut self, index: usize) -> Option<&mut serde_json::Map<String, Value>> {
-        let slot = *self.slots.get(index)?;
-        self.doc.get_mut("tasks")?.get_mut(slot)?.as_object_mut()
+        match *self.slots.get(index)? {
+            Some(slot) => self.doc.get_mut("tasks")?.get_mut(slot)?.as_object_mut(),
+            None => self.held_out.get_mut(&index),
+        }
+    }
+
+    fn task_object(&self, index: usize) -> Option<&serde_json::Map<String, Value>> {
+        match *self.slots.get(index)? {
+            Some(slot) => self.doc.get("tasks")?.get(slot)?.as_object(),
+            None => self.held_out.get(&index),
+        }
     }
 
     /// Writes `key` into task `index`'s object; false if there is no such task.
@@ -234,14 +265,14 @@ impl TaskFile {
 
     /// Re-reads task `index` from the document into its `TaskSpec`.
     fn reread(&mut self, index: usize) {
-        let (Some(slot), Some(spec)) = (self.slots.get(index), self.tasks.get(index)) else {
+        let (Some(&Some(slot)), Some(spec)) = (self.slots.get(index), self.tasks.get(index)) else {
             return;
         };
         let pointer = format!("/tasks/{slot}");
         let Some(object) = self
             .doc
             .get("tasks")
-            .and_then(|t| t.get(*slot))
+            .and_then(|t| t.get(slot))
             .and_then(Value::as_object)
         else {
             return;
@@ -258,7 +289,7 @@ impl TaskFile {
     }
 
     fn index_runnable(&mut self, index: usize) {
-        if self.tasks[index].is_runnable() {
+        if self.tasks[index].is_runnable() && !self.is_removed(index) {
             self.runnable.insert(index);
         } else {
             self.runnable.remove(&index);

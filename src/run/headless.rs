@@ -184,6 +184,10 @@ pub fn describe(event: &EngineEvent) -> Option<String> {
             shorten(evidence, 120),
             out_for.as_secs()
         ),
+        EngineEvent::TasksFileChanged { summary } => summary.clone(),
+        EngineEvent::TasksFileInvalid { problem } => format!(
+            "tasks file changed and does not parse: {problem}; herd keeps its changes until it does"
+        ),
     })
 }
 

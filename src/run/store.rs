@@ -19,7 +19,8 @@ use thiserror::Error;
 
 use super::safe_fs::SafeFsError;
 use crate::core::taskfile::splice::SharedText;
-use crate::core::taskfile::{Problem, TaskFile};
+use crate::core::taskfile::{Merged, Problem, TaskFile};
+use watch::{DiskVersion, Guard, OperatorVersion};
 
 #[derive(Debug, Error)]
 pub enum StoreError {
@@ -94,6 +95,12 @@ pub struct TaskStore {
     unsaved: bool,
     /// Held for as long as the store lives; dropping it removes the lock file and releases it.
     lock: Option<lock::FileLock>,
+    /// The version of the file the text was read from.
+    read_as: Option<DiskVersion>,
+    /// The operator's version merged last, until a snapshot carries it to the writer.
+    adopted: Option<DiskVersion>,
+    /// Where `write_beside` wrote herd's version, once it did: later calls write there again.
+    beside: Option<PathBuf>,
 }
 
 fn io_error(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> StoreError + use<> {
@@ -129,7 +136,12 @@ impl TaskStore {
     }
 
     fn read(path: &Path, target: PathBuf) -> Result<TaskStore, StoreError> {
-        let text = fs::read_to_string(&target).map_err(io_error("read", path))?;
+        let mut opened = File::open(&target).map_err(io_error("read", path))?;
+        let mut text = String::new();
+        opened
+            .read_to_string(&mut text)
+            .map_err(io_error("read", path))?;
+        let read_as = opened.metadata().ok().map(|m| DiskVersion::of(&m));
         let byte_order_mark = text.starts_with('\u{feff}');
         let file = TaskFile::parse(&text).map_err(|problems| StoreError::Invalid {
             path: path.to_path_buf(),
@@ -147,7 +159,68 @@ impl TaskStore {
             byte_order_mark,
             unsaved: false,
             lock: None,
+            read_as,
+            adopted: None,
+            beside: None,
         })
+    }
+
+    /// What the writer thread needs to know the file on disk is the version this store holds.
+    pub fn guard(&self) -> Guard {
+        Guard::new(
+            self.target.clone(),
+            self.read_as,
+            self.file.shared_text(),
+            self.byte_order_mark,
+        )
+    }
+
+    /// Takes `theirs`, the operator's version of the file, as the base (`TaskFile::merge`);
+    /// the next snapshot may replace only that version. `Err`, with nothing changed, when it
+    /// cannot be used: the problems, `FILE:LINE:COL` with `format_problem`.
+    pub fn merge(&mut self, theirs: &OperatorVersion) -> Result<Merged, Vec<Problem>> {
+        let text = std::str::from_utf8(&theirs.text).map_err(|error| {
+            let before = &theirs.text[..error.valid_up_to()];
+            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+            let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+            vec![Problem {
+                location: Some(crate::core::taskfile::Location { line, column }),
+                task_id: None,
+                field: None,
+                message: "not valid UTF-8: save the file as UTF-8".to_string(),
+            }]
+        })?;
+        let merged = self.file.merge(text)?;
+        self.byte_order_mark = text.starts_with('\u{feff}');
+        self.adopted = Some(theirs.version);
+        // Written even when herd has nothing to put back: the writer learns the version.
+        self.unsaved = true;
+        Ok(merged)
+    }
+
+    /// Writes herd's whole version of the file beside it, as `<name>.herd-<time>`, when the
+    /// operator's version cannot be merged at the end of a run; its path.
+    pub fn write_beside(&mut self, at: jiff::Timestamp) -> Result<PathBuf, StoreError> {
+        self.file.splice_changes();
+        let beside = self.beside.clone().unwrap_or_else(|| {
+            let mut name = self.target.file_name().unwrap_or_default().to_os_string();
+            name.push(format!(".herd-{}", at.strftime("%Y%m%dT%H%M%SZ")));
+            self.target.with_file_name(name)
+        });
+        self.beside = Some(beside.clone());
+        let mut text = String::new();
+        if self.byte_order_mark {
+            text.push('\u{feff}');
+        }
+        text.push_str(&self.file.shared_text().to_string());
+        let mut file = safe_fs::open_no_follow(
+            File::options().write(true).create(true).truncate(true),
+            &beside,
+        )?;
+        file.write_all(text.as_bytes())
+            .and_then(|()| file.sync_all())
+            .map_err(io_error("write", &beside))?;
+        Ok(beside)
     }
 
     pub fn file(&self) -> &TaskFile {
@@ -203,6 +276,7 @@ impl TaskStore {
         self.unsaved = false;
         Ok(Some(Snapshot {
             text: self.file.shared_text(),
+            merged_from: self.adopted.take(),
             byte_order_mark: self.byte_order_mark,
             path: self.path.clone(),
             target: self.target.clone(),
@@ -219,6 +293,8 @@ impl TaskStore {
 #[derive(Debug, Clone)]
 pub struct Snapshot {
     text: SharedText,
+    /// The operator's version this text was merged from: the writer may replace only it.
+    merged_from: Option<DiskVersion>,
     byte_order_mark: bool,
     /// As the user gave it, for messages.
     path: PathBuf,
@@ -268,6 +344,7 @@ fn remove_stale_temp_files(target: &Path) {
 mod atomic_write;
 mod lease;
 mod lock;
+pub mod watch;
 mod writable;
 pub mod writer;
 

@@ -88,6 +88,11 @@ pub(super) fn on_engine_event(
                 }
             }
         }
+        EngineEvent::TasksFileChanged { summary } => state.say(summary.clone(), now),
+        EngineEvent::TasksFileInvalid { problem } => state.say(
+            format!("tasks file does not parse: {problem}; herd waits for it"),
+            now,
+        ),
         EngineEvent::ConfigFailed { task_id, .. } => {
             state.say(
                 format!("{task_id}: failed_config (d shows its details)"),

@@ -24,6 +24,11 @@
 //! - A config failure only records itself; nothing follows from it.
 //! - The ends of a run (its start, its end, a stop, herd giving up) wait for the last write,
 //!   bounded (`settle_writes`); a write that fails stops the run with the store's message.
+//! - A write *held* by the writer (someone else wrote the file since herd's last write) is not
+//!   on disk: the operator's version is merged (`edits`) and the next snapshot carries
+//!   everything, so the starts waiting for the held generation wait for that one. While their
+//!   version does not parse, nothing is handed over (and nothing new launches); at the end of
+//!   the run herd's version is written beside the file instead (`write_last`).
 
 use std::time::{Duration, Instant};
 
@@ -33,6 +38,7 @@ use tokio::sync::mpsc;
 use super::Engine;
 use crate::run::clock::Now;
 use crate::run::pty::PtyReport;
+use crate::run::store::watch::Guard;
 use crate::run::store::writer::{StoreWriter, WriteError};
 
 /// What every failed write says first.
@@ -41,6 +47,13 @@ pub(super) const CANNOT_WRITE: &str = "cannot write the tasks file";
 /// How long the ends of a run wait for the last write of the tasks file.
 pub const LAST_WRITE_WAIT: Duration = Duration::from_secs(30);
 
+/// How many times the last write is tried again after the operator wrote the file under it.
+const LAST_WRITE_ROUNDS: usize = 5;
+
+fn is_held(error: &color_eyre::eyre::Report) -> bool {
+    matches!(error.downcast_ref::<WriteError>(), Some(WriteError::Held))
+}
+
 /// The writer and the generations handed to it.
 pub(super) struct Commits {
     writer: StoreWriter,
@@ -48,20 +61,28 @@ pub(super) struct Commits {
     handed: u64,
     /// The newest generation the engine knows is on disk.
     durable: u64,
+    /// The newest generation the writer held (not written: the file was not herd's version).
+    held: u64,
 }
 
 impl Commits {
-    pub(super) fn start(reports: mpsc::Sender<PtyReport>) -> Result<Commits> {
-        let writer = StoreWriter::start(reports).wrap_err(CANNOT_WRITE)?;
+    pub(super) fn start(reports: mpsc::Sender<PtyReport>, guard: Guard) -> Result<Commits> {
+        let writer = StoreWriter::start(reports, guard).wrap_err(CANNOT_WRITE)?;
         Ok(Commits {
             writer,
             handed: 0,
             durable: 0,
+            held: 0,
         })
     }
 
     fn in_flight(&self) -> bool {
-        self.handed > self.durable
+        self.handed > self.durable.max(self.held)
+    }
+
+    /// The writer's, for the operator's version it found.
+    pub(super) fn writer(&self) -> &StoreWriter {
+        &self.writer
     }
 }
 
@@ -74,7 +95,8 @@ impl Engine {
     /// Hands the changes made so far to the writer, unless a write is in flight: then the
     /// write that follows it carries them (`take_writes` hands it over).
     pub(super) fn commit(&mut self, now: Instant) -> Result<()> {
-        if self.commits.in_flight() {
+        // While the operator's version does not parse, herd's changes wait in memory.
+        if self.commits.in_flight() || self.file_invalid.is_some() {
             return Ok(());
         }
         match self.store.snapshot().wrap_err(CANNOT_WRITE)? {
@@ -105,9 +127,17 @@ impl Engine {
             self.store.mark_unsaved();
             return Err(WriteError::Failed(error)).wrap_err(CANNOT_WRITE);
         }
+        let merged = self.take_operator_version()?;
+        if status.held > self.commits.held {
+            // Its text is not on disk: the next snapshot carries it again.
+            self.commits.held = status.held;
+            self.store.mark_unsaved();
+        }
         if status.durable > self.commits.durable {
             self.commits.durable = status.durable;
             self.launch_ready(now)?;
+        }
+        if merged || !self.commits.in_flight() {
             self.commit(now)?;
         }
         Ok(())
@@ -146,12 +176,27 @@ impl Engine {
             // A newer snapshot follows when this one failed; its own result is what counts.
             let _ = self.wait_for(self.commits.handed, timeout);
         }
-        if let Some(snapshot) = self.store.snapshot().wrap_err(CANNOT_WRITE)? {
+        // Each round merges the operator's version that held the last write; an operator who
+        // keeps writing faster than herd can merge is given up on after a few.
+        for _ in 0..LAST_WRITE_ROUNDS {
+            self.take_operator_version()?;
+            if self.file_invalid.is_some() {
+                return self.write_beside();
+            }
+            let Some(snapshot) = self.store.snapshot().wrap_err(CANNOT_WRITE)? else {
+                return Ok(());
+            };
             self.commits.handed += 1;
             self.commits.writer.submit(self.commits.handed, snapshot);
-            self.wait_for(self.commits.handed, timeout)?;
+            match self.wait_for(self.commits.handed, timeout) {
+                Err(error) if is_held(&error) => {
+                    self.commits.held = self.commits.handed;
+                    self.store.mark_unsaved();
+                }
+                other => return other,
+            }
         }
-        Ok(())
+        self.write_beside()
     }
 
     fn wait_for(&mut self, generation: u64, timeout: Duration) -> Result<()> {
@@ -160,6 +205,7 @@ impl Engine {
                 self.commits.durable = self.commits.durable.max(generation);
                 Ok(())
             }
+            Err(WriteError::Held) => Err(WriteError::Held).wrap_err(CANNOT_WRITE),
             Err(error) => {
                 self.store.mark_unsaved();
                 Err(error).wrap_err(CANNOT_WRITE)

@@ -49,6 +49,9 @@ mod conclude;
 pub mod control;
 #[cfg(test)]
 mod control_tests;
+mod edits;
+#[cfg(test)]
+mod edits_tests;
 mod files;
 pub mod gather;
 pub mod gathered;
@@ -137,6 +140,16 @@ pub enum EngineEvent {
         host: String,
         evidence: String,
         out_for: Duration,
+    },
+    /// The operator's version of the tasks file was merged: what was picked up
+    /// (`tasks file changed: 1 task added, 1 prompt changed`).
+    TasksFileChanged {
+        summary: String,
+    },
+    /// The operator's version does not parse: `FILE:LINE:COL: message`. herd writes nothing
+    /// until it does.
+    TasksFileInvalid {
+        problem: String,
     },
 }
 
@@ -242,6 +255,9 @@ pub struct Engine {
     /// The time of the current turn, as the frontend gave it: every timestamp written in the
     /// turn is its `wall`. The engine reads no clock.
     clock: Now,
+    /// The operator's version of the tasks file does not parse: where (`FILE:LINE:COL: ...`)
+    /// and since when. Nothing is written meanwhile (`edits`).
+    file_invalid: Option<(String, Instant)>,
 }
 
 impl Engine {
@@ -255,7 +271,7 @@ impl Engine {
         reports: mpsc::Sender<PtyReport>,
         now: Now,
     ) -> Result<Engine> {
-        let commits = commit::Commits::start(reports.clone())?;
+        let commits = commit::Commits::start(reports.clone(), store.guard())?;
         let mut engine = Engine {
             store,
             profiles,
@@ -281,6 +297,7 @@ impl Engine {
             commits,
             awaiting: Vec::new(),
             clock: now,
+            file_invalid: None,
         };
         engine.file_tag = hygiene::file_tag(engine.store.path());
         engine.end_survivors()?;
@@ -293,8 +310,11 @@ impl Engine {
     }
 
     fn in_scope(&self, index: usize) -> bool {
-        let task = &self.store.file().tasks()[index];
-        task.enabled && (self.opts.only.is_empty() || self.opts.only.contains(&task.task_id))
+        let file = self.store.file();
+        let task = &file.tasks()[index];
+        task.enabled
+            && !file.is_removed(index)
+            && (self.opts.only.is_empty() || self.opts.only.contains(&task.task_id))
     }
 
     fn scope(&self) -> Vec<usize> {

@@ -69,14 +69,15 @@ impl Engine {
 
     /// Nothing runs and nothing in scope is left to start.
     pub fn is_done(&self) -> bool {
-        self.live.is_empty()
-            && self.ending.is_empty()
-            && self.awaiting.is_empty()
-            && self.preparing.is_empty()
-            && (self.stopping
-                || !self
-                    .scope_iter()
-                    .any(|i| self.store.file().tasks()[i].status.is_runnable()))
+        self.gave_up_on_file()
+            || self.live.is_empty()
+                && self.ending.is_empty()
+                && self.awaiting.is_empty()
+                && self.preparing.is_empty()
+                && (self.stopping
+                    || !self
+                        .scope_iter()
+                        .any(|i| self.store.file().tasks()[i].status.is_runnable()))
     }
 
     /// Whether a task of this run waits for the operator's answers to its questions.

@@ -249,7 +249,10 @@ impl Engine {
                 .chain(self.next_host_return(now))
                 .min()
         };
-        attempts.chain(retries).min()
+        attempts
+            .chain(retries)
+            .chain(self.gives_up_on_file_at())
+            .min()
     }
 
     /// Sends an event to a live attempt (operator answers, keys, cancel, resize).

@@ -14,6 +14,11 @@
 //!   the kernel grants only when nobody else has the file open, so a program still reading an
 //!   old version (`less`, `tail -f`, a script) keeps it whole. When the spare is busy, that
 //!   write makes a fresh file instead; a spare with another hard link is given up.
+//! - **Never over someone else's version.** A write given the version herd accounts for
+//!   (`write_with`'s `over`) checks, after the exchange, that the version it swapped out is
+//!   that one (same inode and content); if someone wrote or replaced the file in between, the
+//!   names are swapped back and nothing was written (`Written::NotOurs`). A fresh-file write
+//!   checks just before its rename.
 //! - **Otherwise a fresh file** (the first write, a busy spare, a file system without
 //!   `RENAME_EXCHANGE` or leases): a temporary file made beforehand (`prepare`) is renamed over
 //!   the file, and the version it replaces is held open until `prepare` closes it, so a large
@@ -28,6 +33,7 @@ use rustix::fs::{CWD, RenameFlags, renameat_with};
 use tempfile::{NamedTempFile, TempPath};
 
 use super::lease::{self, Lease};
+use super::watch::DiskVersion;
 use super::{Snapshot, StoreError, io_error};
 use crate::core::taskfile::splice::SharedText;
 
@@ -74,7 +80,22 @@ impl Spare {
     }
 }
 
+/// What a write came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    /// The text is on disk; the file is now this version.
+    Done(DiskVersion),
+    /// The file was not the version the write was to replace: nothing was written.
+    NotOurs,
+}
+
 impl WriteAhead {
+    /// What the file holds is not known to this writer any more (the operator's version
+    /// was merged): a spare made of it is written in full.
+    pub fn forget_text(&mut self) {
+        self.in_file = None;
+    }
+
     /// Between writes: frees the version the last write replaced and makes the temporary file
     /// for the next, if it will need one. A failure here is left for the write itself to meet
     /// and report.
@@ -90,21 +111,34 @@ impl WriteAhead {
 impl Snapshot {
     /// Writes the text atomically (see the module header).
     pub fn write(&self) -> Result<(), StoreError> {
-        self.write_with(&mut WriteAhead::default())
+        self.write_with(&mut WriteAhead::default(), None).map(drop)
     }
 
-    /// `write`, keeping in `ahead` what the next write can use.
-    pub fn write_with(&self, ahead: &mut WriteAhead) -> Result<(), StoreError> {
-        if !ahead.fresh_only && self.write_through_spare(ahead)? {
-            return self.sync_folder();
+    /// `write`, keeping in `ahead` what the next write can use; with `over`, only over that
+    /// version of the file (see the module header).
+    pub fn write_with(
+        &self,
+        ahead: &mut WriteAhead,
+        over: Option<DiskVersion>,
+    ) -> Result<Written, StoreError> {
+        if !ahead.fresh_only
+            && let Some(written) = self.write_through_spare(ahead, over)?
+        {
+            self.sync_folder()?;
+            return Ok(written);
         }
-        self.write_fresh(ahead)?;
-        self.sync_folder()
+        let written = self.write_fresh(ahead, over)?;
+        self.sync_folder()?;
+        Ok(written)
     }
 
     /// Writes the text into the spare (made now if there is none) and swaps it with the file;
-    /// false, with the file untouched, when this write must make a fresh file instead.
-    fn write_through_spare(&self, ahead: &mut WriteAhead) -> Result<bool, StoreError> {
+    /// `None`, with the file untouched, when this write must make a fresh file instead.
+    fn write_through_spare(
+        &self,
+        ahead: &mut WriteAhead,
+        over: Option<DiskVersion>,
+    ) -> Result<Option<Written>, StoreError> {
         let path = self.path.as_path();
         let mut spare = match ahead.spare.take() {
             Some(spare) => spare,
@@ -117,31 +151,30 @@ impl Snapshot {
         // Another name for the same file (a hard link the user made to the tasks file): what
         // is written into it would show there. Given up, and this write makes a fresh file.
         if file.metadata().map_err(io_error("read", path))?.nlink() != 1 {
-            return Ok(false);
+            return Ok(None);
         }
         match lease::take(file) {
             Lease::Held => {}
             Lease::Busy => {
                 ahead.spare = Some(spare);
-                return Ok(false);
+                return Ok(None);
             }
             Lease::Unavailable(error) => {
                 tracing::debug!("no lease on the spare of {}: {error}", path.display());
                 ahead.fresh_only = true;
-                return Ok(false);
+                return Ok(None);
             }
         }
         let written = self.overwrite(&mut spare);
         let released = lease::release(&spare.file);
         written.and(released).map_err(io_error("write", path))?;
-        let permissions = self.permissions()?;
         let file = &spare.file;
-        if file
+        let current = file
             .metadata()
             .map_err(io_error("read", path))?
-            .permissions()
-            != permissions
-        {
+            .permissions();
+        let permissions = self.permissions_or(&current)?;
+        if current != permissions {
             file.set_permissions(permissions)
                 .map_err(io_error("set permissions for", path))?;
         }
@@ -150,10 +183,20 @@ impl Snapshot {
             Err(error) if is_not_supported(error) => {
                 tracing::debug!("cannot exchange names beside {}: {error}", path.display());
                 ahead.fresh_only = true;
-                return Ok(false);
+                return Ok(None);
+            }
+            // No file to exchange with (the operator removed it): a fresh file this time.
+            Err(rustix::io::Errno::NOENT) => {
+                ahead.spare = Some(spare);
+                return Ok(None);
             }
             Err(error) => return Err(io_error("replace", path)(error.into())),
         }
+        if !self.swapped_out(&spare, over)? {
+            ahead.spare = Some(spare);
+            return Ok(Some(Written::NotOurs));
+        }
+        let now = DiskVersion::of(&spare.file.metadata().map_err(io_error("read", path))?);
         let previous = ahead.in_file.take();
         // The spare's name is now on the version the file had, and the file that was written
         // is the tasks file: the spare is opened again by its name.
@@ -168,7 +211,23 @@ impl Snapshot {
         // A fresh file held open since an earlier write is the spare now: it must be closed,
         // or the next lease would find it open.
         ahead.replaced = ahead.in_place.take();
-        Ok(true)
+        Ok(Some(Written::Done(now)))
+    }
+
+    /// True when the version the exchange put under the spare's name is `over` (or there is
+    /// no `over` to check). Otherwise someone wrote or replaced the file since herd last looked:
+    /// the names are exchanged back, theirs is the file again, and false.
+    fn swapped_out(&self, spare: &Spare, over: Option<DiskVersion>) -> Result<bool, StoreError> {
+        let Some(over) = over else {
+            return Ok(true);
+        };
+        let metadata = fs::symlink_metadata(&*spare.path).map_err(io_error("read", &self.path))?;
+        if DiskVersion::of(&metadata).same_content(&over) {
+            return Ok(true);
+        }
+        renameat_with(CWD, &*spare.path, CWD, &self.target, RenameFlags::EXCHANGE)
+            .map_err(|e| io_error("replace", &self.path)(e.into()))?;
+        Ok(false)
     }
 
     /// Writes the text into `spare` from the first byte that differs from what it holds, cuts
@@ -198,15 +257,19 @@ impl Snapshot {
         file.sync_data()
     }
 
-    /// Writes the text into a new file and renames it over the file.
-    fn write_fresh(&self, ahead: &mut WriteAhead) -> Result<(), StoreError> {
+    /// Writes the text into a new file and renames it over the file (when it is `over`).
+    fn write_fresh(
+        &self,
+        ahead: &mut WriteAhead,
+        over: Option<DiskVersion>,
+    ) -> Result<Written, StoreError> {
         let path = self.path.as_path();
         let (mut temp, made_with) = match ahead.temp.take() {
             Some(made) => made,
             None => self.new_temp()?,
         };
         // The user may have changed them since the temporary file was made.
-        let permissions = self.permissions()?;
+        let permissions = self.permissions_or(&made_with)?;
         if permissions != made_with {
             temp.as_file()
                 .set_permissions(permissions)
@@ -222,12 +285,20 @@ impl Snapshot {
         temp.as_file()
             .sync_data()
             .map_err(io_error("write", path))?;
+        if let Some(over) = over {
+            let now = fs::metadata(&self.target).map_err(io_error("read", path))?;
+            if !DiskVersion::of(&now).same_content(&over) {
+                // Its text is written: of no use for the next write, which makes another.
+                return Ok(Written::NotOurs);
+            }
+        }
         let in_place = temp
             .persist(&self.target)
             .map_err(|e| io_error("replace", path)(e.error))?;
+        let now = DiskVersion::of(&in_place.metadata().map_err(io_error("read", path))?);
         ahead.replaced = ahead.in_place.replace(in_place);
         ahead.in_file = Some(self.text.clone());
-        Ok(())
+        Ok(Written::Done(now))
     }
 
     /// Makes the last rename durable. Not every platform can open a folder; the rename has
@@ -245,10 +316,14 @@ impl Snapshot {
         self.target.parent().unwrap_or(Path::new("."))
     }
 
-    fn permissions(&self) -> Result<Permissions, StoreError> {
-        Ok(fs::metadata(&self.target)
-            .map_err(io_error("read", &self.path))?
-            .permissions())
+    /// The file's permissions, or `otherwise` when there is no file (the operator removed it:
+    /// this write makes it again).
+    fn permissions_or(&self, otherwise: &Permissions) -> Result<Permissions, StoreError> {
+        match fs::metadata(&self.target) {
+            Ok(metadata) => Ok(metadata.permissions()),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(otherwise.clone()),
+            Err(error) => Err(io_error("read", &self.path)(error)),
+        }
     }
 
     /// An empty temporary file beside the file (`.<name>.XXXXXX.tmp`) with its permissions.
@@ -264,7 +339,12 @@ impl Snapshot {
             .suffix(".tmp")
             .tempfile_in(self.folder())
             .map_err(io_error("create a temporary file beside", path))?;
-        let permissions = self.permissions()?;
+        let made = temp
+            .as_file()
+            .metadata()
+            .map_err(io_error("create a temporary file beside", path))?
+            .permissions();
+        let permissions = self.permissions_or(&made)?;
         temp.as_file()
             .set_permissions(permissions.clone())
             .map_err(io_error("set permissions for", path))?;

@@ -56,7 +56,7 @@ fn every_write_leaves_exactly_the_new_text_however_it_grows_or_shrinks() {
             (0, 2),
         ] {
             let snapshot = change(&mut store, index, len);
-            snapshot.write_with(&mut ahead).expect("written");
+            snapshot.write_with(&mut ahead, None).expect("written");
             ahead.prepare(&snapshot);
             assert_eq!(fs::read(&path).expect("read"), expected(&snapshot));
         }
@@ -73,7 +73,7 @@ fn a_reader_of_an_old_version_keeps_it_whole() {
     let mut readers = Vec::new();
     for round in 0..6 {
         let snapshot = change(&mut store, round * 7, round + 1);
-        snapshot.write_with(&mut ahead).expect("written");
+        snapshot.write_with(&mut ahead, None).expect("written");
         ahead.prepare(&snapshot);
         // Each version is held open by a reader (`less`, `tail -f`) through later writes.
         let mut file = File::open(&path).expect("open");
@@ -99,7 +99,7 @@ fn another_name_of_the_tasks_file_keeps_the_original() {
     let mut ahead = WriteAhead::default();
     for round in 0..4 {
         let snapshot = change(&mut store, round, round + 3);
-        snapshot.write_with(&mut ahead).expect("written");
+        snapshot.write_with(&mut ahead, None).expect("written");
         ahead.prepare(&snapshot);
         assert_eq!(fs::read(&path).expect("read"), expected(&snapshot));
         assert_eq!(fs::read(&link).expect("read"), original, "round {round}");
@@ -113,9 +113,46 @@ fn permissions_changed_during_a_run_are_kept() {
     for (round, mode) in [0o644, 0o600, 0o640, 0o640, 0o604].into_iter().enumerate() {
         fs::set_permissions(&path, fs::Permissions::from_mode(mode)).expect("chmod");
         let snapshot = change(&mut store, round, round);
-        snapshot.write_with(&mut ahead).expect("written");
+        snapshot.write_with(&mut ahead, None).expect("written");
         ahead.prepare(&snapshot);
         let now = fs::metadata(&path).expect("stat").permissions().mode() & 0o777;
         assert_eq!(now, mode, "round {round}");
+    }
+}
+
+#[test]
+fn a_write_over_a_version_that_is_not_the_files_any_more_writes_nothing() {
+    for through_spare in [false, true] {
+        let (_dir, path, mut store) = store_of(3, false);
+        let mut ahead = WriteAhead::default();
+        let first = change(&mut store, 0, 1);
+        let Written::Done(version) = first.write_with(&mut ahead, None).expect("written") else {
+            panic!("no guard, no refusal");
+        };
+        ahead.prepare(&first);
+        if through_spare {
+            // A second write makes the spare the next one writes through.
+            let second = change(&mut store, 1, 1);
+            let Written::Done(_) = second.write_with(&mut ahead, None).expect("written") else {
+                panic!("no guard, no refusal");
+            };
+            ahead.prepare(&second);
+        }
+        let ours = fs::read(&path).expect("read");
+        // The operator writes the file in place; herd's write names the version it wrote.
+        let theirs = String::from_utf8(ours)
+            .expect("utf-8")
+            .replace("\"t2\"", "\"theirs\"");
+        fs::write(&path, &theirs).expect("in place");
+        let third = change(&mut store, 2, 5);
+        let written = third
+            .write_with(&mut ahead, Some(version))
+            .expect("no error");
+        assert_eq!(
+            written,
+            Written::NotOurs,
+            "through the spare: {through_spare}"
+        );
+        assert_eq!(fs::read_to_string(&path).expect("read"), theirs);
     }
 }

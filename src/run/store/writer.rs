@@ -14,6 +14,14 @@
 //! writer. Between writes the thread does what a write need not wait for (`WriteAhead`).
 //! Dropping the writer lets the thread finish the snapshot it was handed, then end; the drop
 //! waits a few seconds for that, so that no temporary file is left beside the tasks file.
+//!
+//! The thread also keeps the file's `watch::Guard`: before each write it checks that the file is
+//! still the version herd wrote (or merged); when someone else wrote it, that write is *held*
+//! (not done, `WriterStatus::held`) and their version waits in the state for the engine to merge
+//! (`take_operator_version`), with a wakeup like a write's. Their next merged snapshot carries
+//! the version it was merged from (`Snapshot::merged_from`), the one it may replace. Between
+//! writes the thread looks at the file when the inotify watcher says someone wrote it, and every
+//! `LOOK_EVERY` in case there is no inotify.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
@@ -22,6 +30,8 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 use tokio::sync::mpsc;
 
+use super::atomic_write::Written;
+use super::watch::{self, DiskVersion, Guard, OnDisk, OperatorVersion};
 use super::{Snapshot, StoreError, WriteAhead};
 use crate::run::pty::PtyReport;
 
@@ -37,6 +47,8 @@ pub enum WriteError {
     TimedOut { waited: Duration },
     #[error("cannot start the thread that writes it: {0}")]
     NoThread(std::io::Error),
+    #[error("someone else changed it since herd's last write: their version is merged first")]
+    Held,
 }
 
 /// What the writer has done so far.
@@ -46,6 +58,9 @@ pub struct WriterStatus {
     pub durable: u64,
     /// The last write that failed: its generation and why.
     pub failed: Option<(u64, Arc<StoreError>)>,
+    /// The newest generation not written because the file was not herd's version any more
+    /// (0: none): a merge of the operator's version replaces it.
+    pub held: u64,
 }
 
 #[derive(Default)]
@@ -53,6 +68,14 @@ struct State {
     /// The newest snapshot handed over and not yet taken by the thread.
     next: Option<(u64, Snapshot)>,
     status: WriterStatus,
+    /// The version of the file `next` was merged from, when it was: from then on, the one it
+    /// may replace.
+    adopt: Option<DiskVersion>,
+    /// The watcher saw a change of the file: look at it (`Some(true)`: someone wrote into it,
+    /// read its text).
+    look: Option<bool>,
+    /// The operator's version found and not yet taken by the engine.
+    operator: Option<OperatorVersion>,
     /// The writer was dropped: the thread ends once `next` is written.
     closing: bool,
     /// The thread has ended, its temporary file removed.
@@ -109,13 +132,17 @@ impl std::fmt::Debug for StoreWriter {
 }
 
 impl StoreWriter {
-    /// Starts the thread; it wakes the loop through `reports` after each write.
-    pub fn start(reports: mpsc::Sender<PtyReport>) -> Result<StoreWriter, WriteError> {
+    /// Starts the thread, guarding the file with `guard`; it wakes the loop through `reports`
+    /// after each write and when it finds the operator's version.
+    pub fn start(
+        reports: mpsc::Sender<PtyReport>,
+        guard: Guard,
+    ) -> Result<StoreWriter, WriteError> {
         let shared = Arc::new(Shared::default());
         let theirs = Arc::clone(&shared);
         let thread = std::thread::Builder::new()
             .name("tasks-file-writer".into())
-            .spawn(move || write_loop(&theirs, &reports))
+            .spawn(move || write_loop(&theirs, &reports, guard))
             .map_err(WriteError::NoThread)?;
         Ok(StoreWriter {
             shared,
@@ -125,19 +152,30 @@ impl StoreWriter {
 
     /// Hands over `snapshot` as generation `generation` (higher than any handed before).
     pub fn submit(&self, generation: u64, snapshot: Snapshot) {
-        self.shared.lock().next = Some((generation, snapshot));
+        let mut state = self.shared.lock();
+        if let Some(version) = snapshot.merged_from {
+            state.adopt = Some(version);
+        }
+        state.next = Some((generation, snapshot));
+        drop(state);
         self.shared.changed.notify_all();
+    }
+
+    /// The operator's version the thread found, once: for the engine to merge.
+    pub fn take_operator_version(&self) -> Option<OperatorVersion> {
+        self.shared.lock().operator.take()
     }
 
     pub fn status(&self) -> WriterStatus {
         self.shared.lock().status.clone()
     }
 
-    /// Blocks until `generation` is on disk, its write failed, or `timeout` passed. Only for
-    /// the ends of a run (and its start), where there is nothing else to do.
+    /// Blocks until `generation` is on disk, its write failed or was held, or `timeout`
+    /// passed. Only for the ends of a run (and its start), where there is nothing else to do.
     pub fn wait(&self, generation: u64, timeout: Duration) -> Result<(), WriteError> {
         let state = self.shared.wait_until(Instant::now() + timeout, |state| {
             state.status.durable >= generation
+                || state.status.held >= generation
                 || state
                     .status
                     .failed
@@ -146,6 +184,9 @@ impl StoreWriter {
         });
         if state.status.durable >= generation {
             return Ok(());
+        }
+        if state.status.held >= generation {
+            return Err(WriteError::Held);
         }
         match &state.status.failed {
             Some((failed, error)) if *failed >= generation => {
@@ -172,33 +213,88 @@ impl Drop for StoreWriter {
     }
 }
 
-fn write_loop(shared: &Shared, reports: &mpsc::Sender<PtyReport>) {
-    let mut ahead = WriteAhead::default();
+/// How often the thread looks at the file when nothing else happens (the fallback for a file
+/// system without inotify).
+const LOOK_EVERY: Duration = Duration::from_secs(1);
+
+/// What the thread does next.
+enum Work {
+    Write(u64, Box<Snapshot>, Option<DiskVersion>),
+    /// Look at the file, reading it when someone wrote into it.
+    Look {
+        read: bool,
+    },
+    End,
+}
+
+fn next_work(shared: &Shared) -> Work {
+    let mut state = shared.lock();
+    let deadline = Instant::now() + LOOK_EVERY;
     loop {
-        let (generation, snapshot) = {
-            let mut state = shared.lock();
-            loop {
-                if let Some(job) = state.next.take() {
-                    break job;
+        if let Some((generation, snapshot)) = state.next.take() {
+            return Work::Write(generation, Box::new(snapshot), state.adopt.take());
+        }
+        if let Some(read) = state.look.take() {
+            return Work::Look { read };
+        }
+        if state.closing {
+            return Work::End;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Work::Look { read: false };
+        }
+        state = shared
+            .changed
+            .wait_timeout(state, left)
+            .unwrap_or_else(PoisonError::into_inner)
+            .0;
+    }
+}
+
+fn write_loop(shared: &Arc<Shared>, reports: &mpsc::Sender<PtyReport>, mut guard: Guard) {
+    let mut ahead = WriteAhead::default();
+    let looker = Arc::clone(shared);
+    let _watcher = watch::watch(guard.target(), move |read| {
+        let mut state = looker.lock();
+        state.look = Some(read || state.look == Some(true));
+        drop(state);
+        looker.changed.notify_all();
+    });
+    loop {
+        let (generation, snapshot) = match next_work(shared) {
+            Work::End => {
+                // The temporary file made for a next write goes with it.
+                drop(ahead);
+                shared.lock().ended = true;
+                shared.changed.notify_all();
+                return;
+            }
+            Work::Look { read } => {
+                if let OnDisk::Changed(theirs) = guard.look(read) {
+                    hand_over(shared, reports, theirs);
                 }
-                if state.closing {
-                    // The temporary file made for a next write goes with it.
-                    drop(ahead);
-                    state.ended = true;
-                    shared.changed.notify_all();
-                    return;
+                continue;
+            }
+            Work::Write(generation, snapshot, adopt) => {
+                if let Some(version) = adopt {
+                    guard.adopt(version);
+                    ahead.forget_text();
                 }
-                state = shared
-                    .changed
-                    .wait(state)
-                    .unwrap_or_else(PoisonError::into_inner);
+                (generation, *snapshot)
             }
         };
-        let result = snapshot.write_with(&mut ahead);
+        let result = write_guarded(&snapshot, &mut ahead, &mut guard);
         {
             let mut state = shared.lock();
             match result {
-                Ok(()) => state.status.durable = state.status.durable.max(generation),
+                Ok(Some(theirs)) => {
+                    state.status.held = state.status.held.max(generation);
+                    if let Some(theirs) = theirs {
+                        state.operator = Some(theirs);
+                    }
+                }
+                Ok(None) => state.status.durable = state.status.durable.max(generation),
                 Err(error) => {
                     tracing::error!(generation, "cannot write the tasks file: {error}");
                     state.status.failed = Some((generation, Arc::new(error)));
@@ -211,6 +307,40 @@ fn write_loop(shared: &Shared, reports: &mpsc::Sender<PtyReport>) {
         // The agents waiting for this write are on their way: now the work a write need not wait for.
         ahead.prepare(&snapshot);
     }
+}
+
+/// Writes `snapshot` if the file is the version herd accounts for. `Ok(None)`: written;
+/// `Ok(Some(_))`: held, with the operator's version when it is new.
+fn write_guarded(
+    snapshot: &Snapshot,
+    ahead: &mut WriteAhead,
+    guard: &mut Guard,
+) -> Result<Option<Option<OperatorVersion>>, StoreError> {
+    let over = match guard.look(false) {
+        OnDisk::Expected => guard.expected(),
+        OnDisk::Missing => None,
+        OnDisk::Changed(theirs) => return Ok(Some(Some(theirs))),
+        OnDisk::Reported => return Ok(Some(None)),
+    };
+    match snapshot.write_with(ahead, over)? {
+        Written::Done(version) => {
+            guard.wrote(version, snapshot.text.clone(), snapshot.byte_order_mark);
+            Ok(None)
+        }
+        Written::NotOurs => {
+            ahead.forget_text();
+            match guard.look(true) {
+                OnDisk::Changed(theirs) => Ok(Some(Some(theirs))),
+                _ => Ok(Some(None)),
+            }
+        }
+    }
+}
+
+/// Leaves the operator's version for the engine and wakes it.
+fn hand_over(shared: &Shared, reports: &mpsc::Sender<PtyReport>, theirs: OperatorVersion) {
+    shared.lock().operator = Some(theirs);
+    let _ = reports.try_send(PtyReport::TasksFileWritten { generation: 0 });
 }
 
 #[cfg(test)]
@@ -239,7 +369,7 @@ mod tests {
     fn a_generation_is_reported_durable_once_its_text_is_on_disk() {
         let (dir, mut store) = store();
         let (tx, mut rx) = mpsc::channel(8);
-        let writer = StoreWriter::start(tx).expect("writer");
+        let writer = StoreWriter::start(tx, store.guard()).expect("writer");
         store.file_mut().set_status(0, TaskStatus::Running);
         let snapshot = store.snapshot().expect("snapshot").expect("changed");
         writer.submit(1, snapshot);
@@ -258,7 +388,7 @@ mod tests {
     fn a_snapshot_is_immutable_while_later_changes_are_spliced() {
         let (dir, mut store) = store();
         let (tx, _rx) = mpsc::channel(8);
-        let writer = StoreWriter::start(tx).expect("writer");
+        let writer = StoreWriter::start(tx, store.guard()).expect("writer");
         store.file_mut().set_status(0, TaskStatus::Running);
         let first = store.snapshot().expect("snapshot").expect("changed");
         store.file_mut().set_status(0, TaskStatus::Completed);
@@ -275,7 +405,7 @@ mod tests {
     fn a_failed_write_is_reported_with_the_store_message() {
         let (dir, mut store) = store();
         let (tx, _rx) = mpsc::channel(8);
-        let writer = StoreWriter::start(tx).expect("writer");
+        let writer = StoreWriter::start(tx, store.guard()).expect("writer");
         store.file_mut().set_status(0, TaskStatus::Running);
         let snapshot = store.snapshot().expect("snapshot").expect("changed");
         // The folder is gone: no temporary file can be made beside the file.
@@ -290,11 +420,101 @@ mod tests {
 
     #[test]
     fn a_generation_never_handed_over_times_out() {
+        let (_dir, store) = store();
         let (tx, _rx) = mpsc::channel(8);
-        let writer = StoreWriter::start(tx).expect("writer");
+        let writer = StoreWriter::start(tx, store.guard()).expect("writer");
         let error = writer
             .wait(1, Duration::from_millis(50))
             .expect_err("nothing was handed over");
         assert!(matches!(error, WriteError::TimedOut { .. }), "{error:?}");
+    }
+
+    /// Waits until the writer found the operator's version.
+    fn operator_version(writer: &StoreWriter) -> OperatorVersion {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(theirs) = writer.take_operator_version() {
+                return theirs;
+            }
+            assert!(Instant::now() < deadline, "no operator version found");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    const THEIRS: &str = r#"{"tasks": [{"task_id": "t", "agent": "a", "prompt_template": "p", "mine": 1}, {"task_id": "u", "agent": "a", "prompt_template": "q"}]}"#;
+
+    #[test]
+    fn an_edit_is_never_written_over_and_is_merged_first() {
+        for in_place in [true, false] {
+            let (dir, mut store) = store();
+            let path = dir.path().join("tasks.json");
+            let (tx, _rx) = mpsc::channel(8);
+            let writer = StoreWriter::start(tx, store.guard()).expect("writer");
+            store.file_mut().set_status(0, TaskStatus::Running);
+            writer.submit(1, store.snapshot().expect("snapshot").expect("changed"));
+            writer.wait(1, Duration::from_secs(10)).expect("written");
+            // The operator writes their version, in place or by rename.
+            if in_place {
+                std::fs::write(&path, THEIRS).expect("in place");
+            } else {
+                let beside = dir.path().join("theirs");
+                std::fs::write(&beside, THEIRS).expect("write");
+                std::fs::rename(&beside, &path).expect("rename");
+            }
+            store.file_mut().set_status(0, TaskStatus::Completed);
+            writer.submit(2, store.snapshot().expect("snapshot").expect("changed"));
+            let error = writer.wait(2, Duration::from_secs(10)).expect_err("held");
+            assert!(matches!(error, WriteError::Held), "{error:?}");
+            assert_eq!(std::fs::read_to_string(&path).expect("read"), THEIRS);
+            let theirs = operator_version(&writer);
+            let merged = store.merge(&theirs).expect("parses");
+            assert_eq!(
+                merged.to_string(),
+                "tasks file changed: 1 task added, 1 task's fields changed"
+            );
+            writer.submit(3, store.snapshot().expect("snapshot").expect("changed"));
+            writer.wait(3, Duration::from_secs(10)).expect("written");
+            assert_eq!(
+                std::fs::read_to_string(&path).expect("read"),
+                THEIRS.replace("\"mine\": 1}", "\"mine\": 1, \"status\": \"completed\"}"),
+                "in place: {in_place}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_edit_is_seen_within_a_second_with_nothing_to_write() {
+        let (dir, store) = store();
+        let (tx, _rx) = mpsc::channel(8);
+        let writer = StoreWriter::start(tx, store.guard()).expect("writer");
+        let started = Instant::now();
+        std::fs::write(dir.path().join("tasks.json"), THEIRS).expect("in place");
+        let theirs = operator_version(&writer);
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
+        assert_eq!(theirs.text, THEIRS.as_bytes());
+        // The same text again is not a new version; the next different one is.
+        std::fs::write(dir.path().join("tasks.json"), THEIRS).expect("in place");
+        let again = THEIRS.replace("\"q\"", "\"q2\"");
+        std::fs::write(dir.path().join("tasks.json"), &again).expect("in place");
+        assert_eq!(operator_version(&writer).text, again.as_bytes());
+    }
+
+    #[test]
+    fn a_removed_file_is_written_again() {
+        let (dir, mut store) = store();
+        let (tx, _rx) = mpsc::channel(8);
+        let writer = StoreWriter::start(tx, store.guard()).expect("writer");
+        store.file_mut().set_status(0, TaskStatus::Running);
+        writer.submit(1, store.snapshot().expect("snapshot").expect("changed"));
+        writer.wait(1, Duration::from_secs(10)).expect("written");
+        std::fs::remove_file(dir.path().join("tasks.json")).expect("remove");
+        store.file_mut().set_status(0, TaskStatus::Completed);
+        writer.submit(2, store.snapshot().expect("snapshot").expect("changed"));
+        writer.wait(2, Duration::from_secs(10)).expect("written");
+        assert_eq!(status_on_disk(&dir), "completed");
     }
 }

@@ -1,0 +1,158 @@
+//! The operator's edits of the tasks file during a run: the writer thread found a version herd
+//! did not write; this merges it (`TaskStore::merge`, the core's `TaskFile::merge`) and carries
+//! out what follows for the queue. A new task is checked like at the start (a bad one fails
+//! with `failed_config`, the rest of the edit stands); a task removed from the file while its
+//! agent runs is cancelled (its agent ended), and its end is recorded in `runs/` and
+//! `runs/herd.log` but not written to the file, which no longer has it. A disabled task is out of
+//! scope (`in_scope`), so it does not start; a changed prompt, inputs or switches apply to the
+//! next attempt, which reads the task then.
+//!
+//! A version that does not parse is not merged: `file_invalid` holds where the error is, and
+//! nothing is written (`commit`) until a version that parses comes, so no new agent launches
+//! (a start waits for the write that records it). Attempts already running go on. If nothing
+//! runs any more and the file still does not parse after `WAIT_FOR_VALID_FILE`, or the run ends
+//! for another reason first, `write_beside` writes herd's version next to the file and the run
+//! ends with exit code 3.
+
+use std::time::{Duration, Instant};
+
+use color_eyre::eyre::{Result, eyre};
+
+use super::{Engine, EngineEvent};
+use crate::core::task::TaskStatus;
+use crate::run::store::format_problem;
+
+/// How long a run with nothing left running waits for the tasks file to parse again before it
+/// ends (herd's version written beside it).
+const WAIT_FOR_VALID_FILE: Duration = Duration::from_secs(60);
+
+impl Engine {
+    /// Merges the operator's version the writer found, if there is one; true when one was
+    /// merged (its text is to be written).
+    pub(super) fn take_operator_version(&mut self) -> Result<bool> {
+        let Some(theirs) = self.commits.writer().take_operator_version() else {
+            return Ok(false);
+        };
+        match self.store.merge(&theirs) {
+            Ok(merged) => {
+                if self.file_invalid.take().is_some() {
+                    tracing::info!("the tasks file parses again");
+                }
+                let summary = merged.to_string();
+                tracing::info!(
+                    added = merged.added.len(),
+                    removed = merged.removed.len(),
+                    "{summary}"
+                );
+                self.events.push(EngineEvent::TasksFileChanged { summary });
+                self.carry_out(&merged)?;
+                Ok(true)
+            }
+            Err(problems) => {
+                let path = self.store.path().to_path_buf();
+                let said = problems
+                    .first()
+                    .map(|p| format_problem(&path, p))
+                    .unwrap_or_else(|| format!("{}: cannot be read", path.display()));
+                let (before, since) = match self.file_invalid.take() {
+                    Some((before, since)) => (Some(before), since),
+                    None => (None, self.clock.at),
+                };
+                if before.as_deref() != Some(said.as_str()) {
+                    self.say_invalid(&said);
+                }
+                self.file_invalid = Some((said, since));
+                Ok(false)
+            }
+        }
+    }
+
+    fn say_invalid(&mut self, said: &str) {
+        tracing::warn!("the tasks file does not parse; herd waits: {said}");
+        self.events.push(EngineEvent::TasksFileInvalid {
+            problem: said.to_string(),
+        });
+    }
+
+    /// When herd stops waiting for the tasks file to parse again, once nothing runs.
+    pub(super) fn gives_up_on_file_at(&self) -> Option<Instant> {
+        self.file_invalid
+            .as_ref()
+            .map(|(_, since)| *since + WAIT_FOR_VALID_FILE)
+    }
+
+    /// Nothing runs, and the file has not parsed for `WAIT_FOR_VALID_FILE`: the run ends.
+    pub(super) fn gave_up_on_file(&self) -> bool {
+        self.live.is_empty()
+            && self.ending.is_empty()
+            && self.preparing.is_empty()
+            && self
+                .gives_up_on_file_at()
+                .is_some_and(|at| self.clock.at >= at)
+    }
+
+    /// What a merged version means for the queue (see the module header).
+    fn carry_out(&mut self, merged: &crate::core::taskfile::Merged) -> Result<()> {
+        for &index in &merged.removed {
+            let task_id = self.store.file().tasks()[index].task_id.clone();
+            if self.has_attempt(index) {
+                tracing::warn!(
+                    task_id,
+                    "removed from the tasks file while it ran: its agent is ended"
+                );
+                self.cancel_task(index, self.clock)?;
+            } else {
+                tracing::info!(task_id, "removed from the tasks file");
+                self.retry_at.remove(&index);
+            }
+        }
+        let path = self.store.path().to_path_buf();
+        for problem in &merged.problems {
+            let index = problem
+                .task_id
+                .as_deref()
+                .and_then(|id| self.store.file().task_index(id));
+            let said = format_problem(&path, problem);
+            match index {
+                Some(index) if self.may_fail_config(index) => self.fail_config(index, said)?,
+                _ => tracing::warn!("tasks file: {said}"),
+            }
+        }
+        // New tasks are checked like the tasks at the start (agent, inputs, host).
+        for &index in &merged.added {
+            let task = &self.store.file().tasks()[index];
+            if self.in_scope(index)
+                && task.status.is_runnable()
+                && let Err(evidence) = self.plan_for(index, task.attempts + 1)
+            {
+                self.fail_config(index, evidence.to_string())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A task with a problem fails its configuration unless an attempt of it runs or it is done.
+    fn may_fail_config(&self, index: usize) -> bool {
+        let status = self.store.file().tasks()[index].status;
+        !self.has_attempt(index) && status.is_runnable() && status != TaskStatus::Running
+    }
+
+    /// The end of a run while the operator's version does not parse: their text stays, herd's
+    /// version goes beside it, and the run ends with the message (exit code 3).
+    pub(super) fn write_beside(&mut self) -> Result<()> {
+        let problem = self
+            .file_invalid
+            .as_ref()
+            .map_or_else(|| "it kept changing".to_string(), |(said, _)| said.clone());
+        let beside = self
+            .store
+            .write_beside(self.clock.wall)
+            .map_err(|e| eyre!("{e}"))?;
+        tracing::error!(beside = %beside.display(), "the tasks file does not parse at the end: {problem}");
+        Err(eyre!(
+            "the tasks file was changed and does not parse ({problem}): herd left it as it is \
+             and wrote its own version to {}; fix the file, or use that version, and run again",
+            beside.display()
+        ))
+    }
+}

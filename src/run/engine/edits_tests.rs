@@ -1,0 +1,141 @@
+//! Tests of taking in the operator's edits (`edits`) on a real engine and writer: a bad new
+//! task fails alone, a version that does not parse holds every write and launch until one
+//! parses.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::EngineEvent;
+use super::control_tests::{Fixture, fixture_with};
+use crate::core::task::TaskStatus;
+use crate::run::clock::Now;
+
+const PROFILE: &str = r#"
+[profiles.quick]
+command = ["sh", "-c", "echo TASK_COMPLETE:{task_id}"]
+"#;
+
+const ONE: &str = r#"{"tasks": [
+  {"task_id": "t0", "agent": "quick", "prompt_template": "p"}
+]}"#;
+
+fn on_disk(f: &Fixture) -> String {
+    std::fs::read_to_string(&f.path).expect("read tasks")
+}
+
+/// Takes in reports and ticks until `done` holds of the engine and the events so far (10 s).
+fn drive(
+    f: &mut Fixture,
+    events: &mut Vec<EngineEvent>,
+    done: impl Fn(&Fixture, &[EngineEvent]) -> bool,
+) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !done(f, events) {
+        assert!(
+            Instant::now() < deadline,
+            "waited in vain; events: {events:?}"
+        );
+        let reports = &mut f.reports;
+        let report = f.runtime.block_on(async {
+            tokio::time::timeout(Duration::from_millis(100), reports.recv()).await
+        });
+        if let Ok(Some(report)) = report {
+            f.engine.on_report(report, Now::read()).expect("report");
+        }
+        f.engine.on_tick(Now::read()).expect("tick");
+        events.extend(f.engine.drain_events());
+    }
+}
+
+fn changed(events: &[EngineEvent]) -> Option<&str> {
+    events.iter().find_map(|e| match e {
+        EngineEvent::TasksFileChanged { summary } => Some(summary.as_str()),
+        _ => None,
+    })
+}
+
+#[test]
+fn a_bad_new_task_fails_its_configuration_and_the_rest_of_the_edit_stands() {
+    let mut f = fixture_with(ONE, PROFILE);
+    let theirs = r#"{"tasks": [
+  {"task_id": "t0", "agent": "quick", "prompt_template": "p", "mine": 1},
+  {"task_id": "bad", "agent": "nope", "prompt_template": "p"},
+  {"task_id": "good", "agent": "quick", "prompt_template": "p"}
+]}"#;
+    std::fs::write(&f.path, theirs).expect("edit");
+    let mut events = Vec::new();
+    drive(&mut f, &mut events, |_, events| changed(events).is_some());
+    assert_eq!(
+        changed(&events),
+        Some("tasks file changed: 2 tasks added, 1 task's fields changed")
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, EngineEvent::ConfigFailed { task_id, .. } if task_id == "bad")),
+        "{events:?}"
+    );
+    f.engine.fill_slots(Now::read()).expect("fill");
+    drive(&mut f, &mut events, |f, _| f.engine.is_done());
+    f.engine
+        .settle_writes(Now::read(), Duration::from_secs(10))
+        .expect("settled");
+    let doc: Value = serde_json::from_str(&on_disk(&f)).expect("json");
+    assert_eq!(doc["tasks"][0]["mine"], 1);
+    assert_eq!(doc["tasks"][0]["status"], "completed");
+    assert_eq!(doc["tasks"][1]["status"], "failed");
+    assert_eq!(doc["tasks"][1]["result"]["failure_type"], "failed_config");
+    assert_eq!(doc["tasks"][2]["status"], "completed");
+}
+
+#[test]
+fn while_the_file_does_not_parse_nothing_is_written_and_no_agent_launches() {
+    let mut f = fixture_with(ONE, PROFILE);
+    let broken = ONE.replace(
+        "\"prompt_template\": \"p\"}",
+        "\"prompt_template\": \"p\",}",
+    );
+    std::fs::write(&f.path, &broken).expect("edit");
+    let mut events = Vec::new();
+    drive(&mut f, &mut events, |_, events| {
+        events
+            .iter()
+            .any(|e| matches!(e, EngineEvent::TasksFileInvalid { .. }))
+    });
+    let said = events
+        .iter()
+        .find_map(|e| match e {
+            EngineEvent::TasksFileInvalid { problem } => Some(problem.clone()),
+            _ => None,
+        })
+        .expect("said");
+    assert!(
+        said.starts_with(&format!("{}:2:", f.path.display())),
+        "{said}"
+    );
+    // The task is started in memory; its start waits for a write that cannot be made.
+    f.engine.fill_slots(Now::read()).expect("fill");
+    for _ in 0..5 {
+        f.engine.on_tick(Now::read()).expect("tick");
+    }
+    assert!(f.engine.live_for_task(0).is_none(), "no agent launches");
+    assert_eq!(on_disk(&f), broken, "their text is not written over");
+    // Fixed, with a field of theirs: merged, written, and the agent goes.
+    let fixed = ONE.replace(
+        "\"prompt_template\": \"p\"}",
+        "\"prompt_template\": \"p\", \"mine\": 2}",
+    );
+    std::fs::write(&f.path, &fixed).expect("fix");
+    drive(&mut f, &mut events, |f, _| f.engine.is_done());
+    f.engine
+        .settle_writes(Now::read(), Duration::from_secs(10))
+        .expect("settled");
+    let doc: Value = serde_json::from_str(&on_disk(&f)).expect("json");
+    assert_eq!(doc["tasks"][0]["mine"], 2);
+    assert_eq!(doc["tasks"][0]["status"], "completed");
+    assert_eq!(
+        f.engine.store().file().tasks()[0].status,
+        TaskStatus::Completed
+    );
+}
