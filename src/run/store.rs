@@ -11,13 +11,13 @@
 //! the new version, never half of one.
 
 use std::fmt;
-use std::fs;
-use std::io;
+use std::fs::{self, File};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use super::safe_fs::SafeFsError;
+use super::safe_fs::{self, SafeFsError};
 use crate::core::taskfile::splice::SharedText;
 use crate::core::taskfile::{Merged, Problem, TaskFile};
 use watch::{DiskVersion, Guard, OperatorVersion};
