@@ -34,7 +34,8 @@ pub fn render(
         .title(right_title(pane).right_aligned());
     // A tile's top border is too short for its title and a note: the note goes below.
     let note_below = !pane.focused && pane.prompt.is_none() && !takeover;
-    let block = match bottom_title(pane, takeover) {
+    let reason_rows = guard_reason_rows(pane, takeover, block.inner(area));
+    let block = match bottom_title(pane, takeover, reason_rows.is_empty()) {
         Some(line) => block.title_bottom(line),
         None if note_below => match &pane.note {
             Some(note) => block.title_bottom(Span::styled(format!(" {note} "), style::NOTE)),
@@ -42,14 +43,25 @@ pub fn render(
         },
         None => block,
     };
-    let inner = block.inner(area);
+    let mut inner = block.inner(area);
     block.render(area, buf);
+    // The guard's reason in rows of its own above the agent's screen, which keeps its bottom
+    // (where the dialog is) in the rows left.
+    for (i, row) in reason_rows.iter().enumerate() {
+        let line_area = Rect::new(inner.x, inner.y + i as u16, inner.width, 1);
+        buf.set_style(line_area, style::BANNER);
+        Line::from(Span::styled(row.clone(), style::BANNER)).render(line_area, buf);
+    }
+    let taken = u16::try_from(reason_rows.len()).unwrap_or(0);
+    inner.y += taken;
+    inner.height -= taken;
     let highlight = pane
         .prompt
         .as_ref()
         .filter(|_| pane.scrolled == 0)
         .map(|p| p.rows);
     let cursor = crate::term::paint::screen(pane.screen, inner, buf, highlight);
+    mark_cut_rows(pane.screen, inner, buf);
     let cursor = cursor.filter(|_| pane.scrolled == 0 && pane.focused);
     match cursor {
         Some(at) if takeover => Some(at),
@@ -60,6 +72,21 @@ pub fn render(
             None
         }
         None => None,
+    }
+}
+
+/// A screen wider than the pane is cut on the right (an agent keeps the width it drew its
+/// boxes at): each row with text past the edge gets `›` on the right border, as `less -S`
+/// marks a cut line, so hidden text is never mistaken for a short line.
+fn mark_cut_rows(screen: &vt100::Screen, inner: Rect, buf: &mut Buffer) {
+    if inner.width == 0 {
+        return;
+    }
+    for y in crate::term::paint::rows_cut_on_the_right(screen, inner) {
+        if let Some(cell) = buf.cell_mut((inner.right(), y)) {
+            cell.set_symbol("›");
+            cell.set_style(style::CUT_MARK);
+        }
     }
 }
 
@@ -123,7 +150,54 @@ fn right_title(pane: &PaneView<'_>) -> Line<'static> {
     Line::from(spans)
 }
 
-fn bottom_title(pane: &PaneView<'_>, takeover: bool) -> Option<Line<'static>> {
+/// Display columns the pane's bottom-border title takes (its banner), for what else goes on
+/// that border.
+pub fn bottom_width(pane: &PaneView<'_>, area: Rect, takeover: bool) -> usize {
+    let inner = Block::new().borders(Borders::ALL).inner(area);
+    let reason_on_banner = guard_reason_rows(pane, takeover, inner).is_empty();
+    bottom_title(pane, takeover, reason_on_banner).map_or(0, |line| line.width())
+}
+
+/// Rows at most the guard's reason takes above the agent's screen.
+const REASON_ROWS: usize = 3;
+
+/// The guard's reason for holding the focused pane's prompt, wrapped to the pane's width in
+/// rows of its own (on the border's banner it was cut even at 160 columns); none when the
+/// guard does not object or the pane is too short to give up the rows (then it stays on the
+/// banner).
+fn guard_reason_rows(pane: &PaneView<'_>, takeover: bool, inner: Rect) -> Vec<String> {
+    let Some(note) = pane
+        .prompt
+        .as_ref()
+        .filter(|p| p.guard_objects && pane.focused && !takeover)
+        .and_then(|p| p.guard.as_ref())
+    else {
+        return Vec::new();
+    };
+    let mut rows = super::text_fit::wrap(&format!("⛔ {note}"), usize::from(inner.width));
+    if rows.len() > REASON_ROWS {
+        rows.truncate(REASON_ROWS);
+        if let Some(last) = rows.last_mut() {
+            *last = super::text_fit::fit(last, usize::from(inner.width))
+                .trim_end()
+                .to_string();
+            if !last.ends_with('…') {
+                last.push('…');
+            }
+        }
+    }
+    // The agent's screen keeps at least its dialog's few rows.
+    if usize::from(inner.height) < rows.len() + 6 {
+        return Vec::new();
+    }
+    rows
+}
+
+fn bottom_title(
+    pane: &PaneView<'_>,
+    takeover: bool,
+    reason_on_banner: bool,
+) -> Option<Line<'static>> {
     if takeover {
         return Some(Line::from(vec![
             Span::styled(
@@ -140,11 +214,12 @@ fn bottom_title(pane: &PaneView<'_>, takeover: bool) -> Option<Line<'static>> {
             Span::styled(" w: go to it ", style::WAITING_BORDER),
         ]));
     }
-    Some(banner(prompt))
+    Some(banner(prompt, reason_on_banner))
 }
 
-/// `[1] Yes  [p] Yes, don't ask again  [Esc] No`, then what the guard said, if anything.
-pub fn banner(prompt: &PromptView) -> Line<'static> {
+/// `[1] Yes  [p] Yes, don't ask again  [Esc] No`, then what the guard said, if anything
+/// (an objection only when `reason_on_banner`: otherwise it has rows of its own in the pane).
+pub fn banner(prompt: &PromptView, reason_on_banner: bool) -> Line<'static> {
     let mut spans = vec![Span::styled(" ⚠ ", style::BANNER)];
     // Why herd did not answer: the request and the guard's reason (in full in the details,
     // `d`); before the keys when the guard objects, so a narrow pane still shows it.
@@ -153,6 +228,7 @@ pub fn banner(prompt: &PromptView) -> Line<'static> {
         .as_ref()
         .map(|note| Span::styled(format!("⛔ {note} "), style::BANNER));
     if prompt.guard_objects
+        && reason_on_banner
         && let Some(note) = note.clone()
     {
         spans.push(note);
