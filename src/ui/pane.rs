@@ -47,10 +47,16 @@ pub fn render(
     block.render(area, buf);
     // The guard's reason in rows of its own above the agent's screen, which keeps its bottom
     // (where the dialog is) in the rows left.
+    // An objection on the banner's black on yellow; a doubt (no rule allows it) in yellow.
+    let reason_style = if pane.prompt.as_ref().is_some_and(|p| p.guard_objects) {
+        style::BANNER
+    } else {
+        style::WAITING_BORDER
+    };
     for (i, row) in reason_rows.iter().enumerate() {
         let line_area = Rect::new(inner.x, inner.y + i as u16, inner.width, 1);
-        buf.set_style(line_area, style::BANNER);
-        Line::from(Span::styled(row.clone(), style::BANNER)).render(line_area, buf);
+        buf.set_style(line_area, reason_style);
+        Line::from(Span::styled(row.clone(), reason_style)).render(line_area, buf);
     }
     let taken = u16::try_from(reason_rows.len()).unwrap_or(0);
     inner.y += taken;
@@ -161,20 +167,19 @@ pub fn bottom_width(pane: &PaneView<'_>, area: Rect, takeover: bool) -> usize {
 /// Rows at most the guard's reason takes above the agent's screen.
 const REASON_ROWS: usize = 3;
 
-/// The guard's reason for holding the focused pane's prompt, wrapped to the pane's width in
-/// rows of its own (on the border's banner it was cut even at 160 columns); none when the
-/// guard does not object or the pane is too short to give up the rows (then it stays on the
-/// banner).
+/// What the guard said of the focused pane's prompt (its objection, or its doubt: no rule
+/// allows it), wrapped to the pane's width in rows of its own (on the border's banner it was
+/// cut even at 160 columns); none when it said nothing or the pane is too short to give up the
+/// rows (then it stays on the banner).
 fn guard_reason_rows(pane: &PaneView<'_>, takeover: bool, inner: Rect) -> Vec<String> {
-    let Some(note) = pane
-        .prompt
-        .as_ref()
-        .filter(|p| p.guard_objects && pane.focused && !takeover)
-        .and_then(|p| p.guard.as_ref())
-    else {
+    let Some(prompt) = pane.prompt.as_ref().filter(|_| pane.focused && !takeover) else {
         return Vec::new();
     };
-    let mut rows = super::text_fit::wrap(&format!("⛔ {note}"), usize::from(inner.width));
+    let Some(note) = prompt.guard.as_ref() else {
+        return Vec::new();
+    };
+    let sign = if prompt.guard_objects { "⛔" } else { "?" };
+    let mut rows = super::text_fit::wrap(&format!("{sign} {note}"), usize::from(inner.width));
     if rows.len() > REASON_ROWS {
         rows.truncate(REASON_ROWS);
         if let Some(last) = rows.last_mut() {
@@ -242,6 +247,7 @@ pub fn banner(prompt: &PromptView, reason_on_banner: bool) -> Line<'static> {
         ));
     }
     if !prompt.guard_objects
+        && reason_on_banner
         && let Some(note) = note
     {
         spans.push(note);
