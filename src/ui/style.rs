@@ -34,7 +34,8 @@ pub fn label(status: RowStatus) -> &'static str {
 
 pub fn color(status: RowStatus) -> Color {
     match status {
-        RowStatus::Pending => Color::Gray,
+        // The terminal's own colour: palette 7 (grey) is pale on a light background.
+        RowStatus::Pending => Color::Reset,
         RowStatus::Running => Color::Cyan,
         RowStatus::Waiting => Color::Yellow,
         RowStatus::Completed => Color::Green,
