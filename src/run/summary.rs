@@ -119,8 +119,8 @@ fn cells_of(r: &Value, task: &TaskSpec) -> (Vec<String>, String) {
 
 /// A plain text table of `indices` from `file`, then the counts by status. With `width` (a
 /// terminal's), every row fits on one line: shorter words (`skipped`, `process`, `TRIES`), the
-/// last column without the log path (it is `runs/<task>/` anyway) and cut, and the task column
-/// cut in the middle when the rest leaves the last column too little.
+/// last column without the log path (it is `runs/<task>/` anyway) and cut; when the rest leaves
+/// the last column too little, no agent column, then the task column cut in the middle.
 pub fn table_for(file: &TaskFile, indices: &[usize], width: Option<usize>) -> String {
     let rows: Vec<Value> = indices.iter().map(|&i| row(&file.tasks()[i])).collect();
     let with_cost = rows.iter().any(|r| r["cost_usd"].is_number());
@@ -205,24 +205,38 @@ fn column_widths(headers: &[String], cells: &[Vec<String>]) -> Vec<usize> {
 
 /// Makes every row of the table fit in `width` columns (see `table_for`).
 fn fit_to_width(
-    headers: &mut [String],
+    headers: &mut Vec<String>,
     cells: &mut [Vec<String>],
     shorts: &[String],
     width: usize,
 ) {
-    let last = headers.len() - 1;
-    let fixed = |widths: &[usize]| widths[..last].iter().sum::<usize>() + 2 * last;
+    let fixed = |widths: &[usize]| {
+        let last = widths.len() - 1;
+        widths[..last].iter().sum::<usize>() + 2 * last
+    };
     let widths = column_widths(headers, cells);
-    if fixed(&widths) + widths[last] <= width {
+    if fixed(&widths) + widths[widths.len() - 1] <= width {
         return;
     }
-    // Short words first: `skipped` says disabled already, `process` is `failed_process`.
+    let last = headers.len() - 1;
+    // Short words first: `skipped` says disabled already, `process` is `failed_process`,
+    // `blocked` is `failed_permission_blocked` (the dashboard's words).
     headers[last] = "EVIDENCE / OUTCOME".to_string();
     headers[3] = "TRIES".to_string();
     for (row, short) in cells.iter_mut().zip(shorts) {
         row[last] = short.replace(['\n', '\r'], " ");
         row[2] = row[2].replace(" (disabled)", "");
-        row[4] = row[4].trim_start_matches("failed_").to_string();
+        row[4] = row[4]
+            .trim_start_matches("failed_")
+            .replace("permission_blocked", "blocked");
+    }
+    // Too little room left: the agent column goes first (the task's id says which task it
+    // is), then the task column is cut in the middle.
+    if width.saturating_sub(fixed(&column_widths(headers, cells))) < LAST_COLUMN_MIN {
+        headers.remove(1);
+        for row in cells.iter_mut() {
+            row.remove(1);
+        }
     }
     let widths = column_widths(headers, cells);
     let room = width.saturating_sub(fixed(&widths));
@@ -234,8 +248,10 @@ fn fit_to_width(
             row[0] = clip_middle(&row[0], task);
         }
     }
-    let widths = column_widths(headers, cells);
-    let room = width.saturating_sub(fixed(&widths)).max(1);
+    let last = headers.len() - 1;
+    let room = width
+        .saturating_sub(fixed(&column_widths(headers, cells)))
+        .max(1);
     for row in cells.iter_mut() {
         row[last] = clip(&row[last], room);
     }
@@ -402,5 +418,25 @@ mod tests {
         assert_eq!(clip_middle("structured-auth-018", 12), "struct…h-018");
         assert_eq!(clip_middle("structured-denied-019", 12), "struct…d-019");
         assert_eq!(clip_middle("short", 12), "short");
+    }
+
+    #[test]
+    fn at_80_columns_the_evidence_keeps_room_even_with_costs() {
+        let file = TaskFile::parse(r#"{"tasks": [
+            {"task_id": "structured-denied-019", "agent": "sim-json", "prompt_template": "x", "status": "failed", "attempts": 1,
+             "result": {"failure_type": "failed_permission_blocked", "total_cost_usd": 0.0004,
+                        "failure_evidence": "permission denied: Bash(rm -rf build) refused by the deny rule",
+                        "log_file": "runs/structured-denied-019/attempt_1.log"}},
+            {"task_id": "asks-questions-021", "agent": "sim", "prompt_template": "x", "status": "needs_input", "attempts": 1,
+             "result": {"log_file": "runs/asks-questions-021/attempt_1.log"}}
+        ]}"#).unwrap();
+        let t = table_for(&file, &[0, 1], Some(80));
+        let row = t.lines().nth(1).unwrap();
+        assert!(row.chars().count() <= 80, "{t}");
+        assert!(row.contains("blocked"), "{t}");
+        assert!(
+            row.contains("permission denied: Bash"),
+            "the evidence keeps at least 24 columns:\n{t}"
+        );
     }
 }
