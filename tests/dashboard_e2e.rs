@@ -229,11 +229,14 @@ fn a_prompt_is_answered_with_one_key_and_the_task_completes() {
     );
     assert!(ui.text().contains("⚠ ask-first"), "{}", ui.text());
     assert_eq!(status_in_file(&tasks), "running");
-    let notification = b"\x07\x1b]9;herd: ask-first is waiting for you (press_1)\x07";
+    // It says what the prompt asks, not the rule's name (`press_1`).
+    let notification =
+        "\x07\x1b]9;herd: ask-first is waiting for you: Bash: touch created_by_agent.txt\x07"
+            .as_bytes();
     let rang = ui
         .raw
         .windows(notification.len())
-        .filter(|w| w == notification)
+        .filter(|w| *w == notification)
         .count();
     assert_eq!(rang, 1, "one bell and desktop notification for the wait");
 

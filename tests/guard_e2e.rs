@@ -210,14 +210,26 @@ fn validate_reports_a_misspelt_switch_where_it_is() {
     );
 }
 
+/// `herd policy check ARGS`'s output; its exit status must say the decision it prints (0 allow,
+/// 1 ask, 3 refuse).
 fn check(args: &[&str]) -> String {
     let out = herd()
         .args(["policy", "check"])
         .args(args)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let expected = if text.contains("decision: allow") {
+        0
+    } else if text.contains("decision: ask") {
+        1
+    } else if text.contains("decision: refuse") {
+        3
+    } else {
+        panic!("no decision printed: {}", describe(&out))
+    };
+    assert_eq!(out.status.code(), Some(expected), "{}", describe(&out));
+    text
 }
 
 #[test]
@@ -232,6 +244,17 @@ fn policy_check_says_what_and_why() {
     let out = check(&["--cwd", &cwd, "--auto", "Bash(rm -rf ~)"]);
     assert!(
         out.contains("decision: refuse") && out.contains("home folder"),
+        "{out}"
+    );
+    // A bare command is the shell command it looks like, not a tool named `rm -rf ~`.
+    let out = check(&["--cwd", &cwd, "--auto", "rm -rf ~"]);
+    assert!(
+        out.contains("request:  Bash(rm -rf ~)") && out.contains("decision: refuse"),
+        "{out}"
+    );
+    let out = check(&["--cwd", &cwd, "--auto", "make"]);
+    assert!(
+        out.contains("request:  Bash(make)") && out.contains("decision: allow"),
         "{out}"
     );
     let out = check(&[
@@ -287,7 +310,9 @@ fn policy_check_says_what_and_why() {
     let help = herd().args(["policy", "check", "--help"]).output().unwrap();
     let help = String::from_utf8_lossy(&help.stdout);
     assert!(
-        help.contains("Bash(npm test:*)") && help.contains("deny > ask > allow"),
+        help.contains("Bash(npm test:*)")
+            && help.contains("deny > ask > allow")
+            && help.contains("Exit status: 0 allow, 1 ask"),
         "{help}"
     );
 }

@@ -109,7 +109,8 @@ pub struct PolicyCheckArgs {
     #[arg(long, value_name = "COMMAND", conflicts_with = "request")]
     pub shell: Option<String>,
     /// The request, as rules write it: 'Bash(rm -rf build)', 'Edit(src/main.rs)',
-    /// 'Write(/etc/hosts)', 'Read(~/.ssh/id_rsa)', 'WebFetch(https://example.com)'
+    /// 'Write(/etc/hosts)', 'Read(~/.ssh/id_rsa)', 'WebFetch(https://example.com)'; anything
+    /// not written as a tool is a shell command ('rm -rf ~' is 'Bash(rm -rf ~)')
     #[arg(required_unless_present = "shell")]
     pub request: Option<String>,
 }
@@ -141,8 +142,12 @@ Rules (in permission_policy.allow / ask / deny, or a profile's allow / ask / den
   WebFetch(domain:example.com)   that host and its subdomains
   mcp__github__create_issue a tool by name, optionally Tool(glob on its input)
 
+Exit status: 0 allow, 1 ask (the operator decides), 3 refuse (never answered automatically),
+2 the request, a rule or the tasks file is invalid.
+
 Examples:
   herd policy check --auto 'Bash(rm -rf build)'
+  herd policy check --auto 'rm -rf ~'            (a shell command: refused, exit 3)
   herd policy check --allow 'Bash(npm test:*)' --shell 'npm test && git push --force'
   herd policy check --tasks tasks.json --task fix-042 'Edit(../other/main.rs)'";
 

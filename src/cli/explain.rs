@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::args::ExplainArgs;
 use super::inputs::{EXIT_INVALID, load_profiles, print_problems};
+use crate::core::failure_context::headline_of;
 use crate::replay::cast::{Step, read_header};
 use crate::replay::explain::{AttemptRecord, explain as explain_attempt};
 use crate::replay::print::resolve_cast;
@@ -63,12 +64,14 @@ pub(super) fn explain(args: &ExplainArgs) -> Result<i32> {
         .as_deref()
         .or(agent.as_deref())
         .and_then(|name| profiles.get(name));
+    let errors = read_facts(&cast.with_extension("errors.json"));
     println!("{}", cast.display());
     for line in explain_attempt(&AttemptRecord {
         header: &header,
         events: &events,
         facts: facts.as_ref(),
         profile,
+        failure_cause: errors.as_ref().and_then(headline),
     }) {
         println!("{line}");
     }
@@ -84,6 +87,16 @@ pub(super) fn explain(args: &ExplainArgs) -> Result<i32> {
         println!("recording problem: {problem}");
     }
     Ok(0)
+}
+
+/// The headline of an attempt's `errors.json` (its `lines`, each with `text` and `score`).
+fn headline(errors: &Value) -> Option<&str> {
+    let lines = errors.get("lines")?.as_array()?;
+    headline_of(lines.iter().filter_map(|line| {
+        let text = line.get("text")?.as_str()?;
+        let score = u8::try_from(line.get("score")?.as_u64()?).ok()?;
+        Some((text, score))
+    }))
 }
 
 /// The attempt's facts file beside the recording, when it is there and is JSON.

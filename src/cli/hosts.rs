@@ -174,6 +174,8 @@ fn hosts_check(args: &HostsCheckArgs) -> Result<i32> {
             }
         }
     }
+    // The probes (which write into the launchers' pipes) are done: a closed stdout may end us.
+    super::closed_pipe::end_quietly_when_stdout_closes();
     print!("{}", table(&rows));
     Ok(if unreachable == 0 { 0 } else { 1 })
 }

@@ -4,6 +4,7 @@
 //! exit codes. Nothing below `cli` imports it.
 
 mod args;
+mod closed_pipe;
 mod explain;
 pub mod hosts;
 pub mod inputs;
@@ -23,6 +24,9 @@ use color_eyre::eyre::Result;
 
 /// Runs the command; its exit code.
 pub fn dispatch(cli: Cli) -> Result<i32> {
+    if prints_only(&cli.command) {
+        closed_pipe::end_quietly_when_stdout_closes();
+    }
     match cli.command {
         Command::Sim(args) => crate::sim::run(&args),
         Command::AcpClient(args) => Ok(crate::run::acp::run(crate::run::acp::ClientArgs {
@@ -44,5 +48,21 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
                 Command::Sim(_) | Command::AcpClient(_) | Command::Hook => Ok(0),
             }
         }
+    }
+}
+
+/// Commands that start no agent and write into no child's pipe: a closed stdout may end them
+/// (`closed_pipe`). `hosts check` restores it itself once its probes are done.
+fn prints_only(command: &Command) -> bool {
+    match command {
+        Command::Validate(_)
+        | Command::Status(_)
+        | Command::Profiles(_)
+        | Command::Replay(_)
+        | Command::Explain(_)
+        | Command::Message(_)
+        | Command::Policy(_)
+        | Command::Sim(_) => true,
+        Command::Run(_) | Command::Hosts(_) | Command::AcpClient(_) | Command::Hook => false,
     }
 }

@@ -21,16 +21,7 @@ pub(super) fn policy(args: &PolicyArgs) -> Result<i32> {
 fn policy_check(args: &PolicyCheckArgs) -> i32 {
     let request = match (&args.shell, &args.request) {
         (Some(command), _) => Request::from_parts("shell", command),
-        (None, Some(text)) => match Request::parse(text) {
-            Some(request) => request,
-            None => {
-                eprintln!(
-                    "herd policy check: cannot read the request {text:?}; write it as rules do, \
-                     e.g. 'Bash(rm -rf build)' or 'Edit(src/main.rs)', or use --shell 'COMMAND'"
-                );
-                return EXIT_INVALID;
-            }
-        },
+        (None, Some(text)) => Request::parse_or_shell(text),
         (None, None) => {
             eprintln!("herd policy check: give a request, e.g. 'Bash(rm -rf build)'");
             return EXIT_INVALID;
@@ -80,7 +71,21 @@ fn policy_check(args: &PolicyCheckArgs) -> i32 {
             "why:      {reason}\n          never answered automatically; the operator may still approve it by hand"
         ),
     }
-    0
+    exit_code(&decision)
+}
+
+/// Exit status of `herd policy check` (also in its `--help` and the README): scripts can test
+/// the decision without reading the text. 2 stays "invalid input", as for every herd command.
+const EXIT_ALLOW: i32 = 0;
+const EXIT_ASK: i32 = 1;
+const EXIT_REFUSE: i32 = 3;
+
+fn exit_code(decision: &Decision) -> i32 {
+    match decision {
+        Decision::Allow { .. } => EXIT_ALLOW,
+        Decision::Ask { .. } => EXIT_ASK,
+        Decision::Refuse { .. } => EXIT_REFUSE,
+    }
 }
 
 struct TaskPolicy {

@@ -22,7 +22,10 @@ pub(super) fn status(args: &StatusArgs) -> Result<i32> {
         let rows: Vec<serde_json::Value> = file.tasks().iter().map(summary::row).collect();
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
-        print!("{}", summary::table_for(file, &all));
+        print!(
+            "{}",
+            summary::table_for(file, &all, summary::stdout_width())
+        );
     }
     Ok(0)
 }

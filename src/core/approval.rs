@@ -98,6 +98,30 @@ pub struct Approval {
 }
 
 impl Approval {
+    /// The operator said No to the agent: Esc on its dialog, a `No`/`n` answer, or an ACP
+    /// rejection.
+    pub fn is_operator_refusal(&self) -> bool {
+        let no_words = ["esc", "no", "n", "deny", "reject"];
+        self.by == AnsweredBy::Operator
+            && (self.keys == "\u{1b}"
+                || no_words.contains(&self.rule.to_ascii_lowercase().as_str())
+                || self
+                    .option
+                    .as_deref()
+                    .is_some_and(|o| o.starts_with("reject")))
+    }
+
+    /// `the operator refused Bash(npm test) (Esc)`: why an attempt the operator said No in
+    /// ended, before the verdict's own evidence.
+    pub fn refusal_text(&self) -> String {
+        let what = self
+            .request
+            .as_ref()
+            .map_or_else(|| "the agent's prompt".to_string(), ToString::to_string);
+        let how = self.option.as_deref().unwrap_or(&self.rule);
+        format!("the operator refused {what} ({how})")
+    }
+
     /// One line naming who answered and through which channel:
     /// `auto via screen press_1 "1": Bash(npm test) — allow (by auto_press_1)`,
     /// `auto via hook PreToolUse allow: Bash(npm test) — …`, `operator via acp allow_once: …`.

@@ -14,6 +14,8 @@ mod score;
 
 use serde::Serialize;
 
+use super::task::FailureType;
+
 pub use extract::extract;
 pub use score::{categorise, score};
 
@@ -29,6 +31,45 @@ pub const MAX_CHANGED_FILES: usize = 50;
 const SUMMARY_LINES: usize = 8;
 const SUMMARY_LINE_CHARS: usize = 300;
 const SUMMARY_FILES: usize = 10;
+
+/// Below this score a line is only an error word (`Error`, `failed`) or a wrapper, and says
+/// less than the verdict's own evidence.
+pub const HEADLINE_SCORE: u8 = 20;
+
+/// `FailureContext::headline` over `(text, score)` pairs in output order: also how readers of
+/// an `errors.json` pick it.
+pub fn headline_of<'a>(lines: impl Iterator<Item = (&'a str, u8)>) -> Option<&'a str> {
+    let mut best: Option<(&str, u8)> = None;
+    for (text, score) in lines {
+        if score >= HEADLINE_SCORE && best.is_none_or(|(_, top)| score > top) {
+            best = Some((text, score));
+        }
+    }
+    best.map(|(text, _)| text)
+}
+
+/// Failures whose evidence is a fact about the process (`exit code 101`, `timeout after 1800
+/// s`, no marker) rather than a text the agent printed: for these the output's headline says
+/// more. An auth, quota or permission verdict's evidence is already the deciding text.
+pub fn headline_says_more(failure: FailureType) -> bool {
+    matches!(
+        failure,
+        FailureType::Process | FailureType::Incomplete | FailureType::Timeout
+    )
+}
+
+/// What to say of a failure in one line: the headline of its output when there is one, with
+/// the verdict's evidence after it in parentheses (`error: could not find Cargo.toml (exit code
+/// 101)`), else the evidence alone.
+pub fn why_failed(evidence: Option<&str>, headline: Option<&str>) -> Option<String> {
+    match (headline, evidence) {
+        (Some(head), Some(evidence)) if head.contains(evidence) => Some(head.to_string()),
+        (Some(head), Some(evidence)) if evidence.contains(head) => Some(evidence.to_string()),
+        (Some(head), Some(evidence)) => Some(format!("{head} ({evidence})")),
+        (Some(head), None) => Some(head.to_string()),
+        (None, evidence) => evidence.map(str::to_string),
+    }
+}
 
 /// The kind of failure a line reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -105,6 +146,14 @@ impl FailureContext {
             aggregate_score,
             changed_files,
         }
+    }
+
+    /// The one line that says best why the attempt failed (`error: could not find Cargo.toml`,
+    /// a panic line), for the dashboard, `herd status` and `herd explain` beside the verdict's
+    /// evidence (which is often only `exit code 101`). The most actionable line, the first of
+    /// equals; `None` when no line says more than an error word.
+    pub fn headline(&self) -> Option<&str> {
+        headline_of(self.lines.iter().map(|l| (l.text.as_str(), l.score)))
     }
 
     /// The content of `attempt_<n>.errors.json`.

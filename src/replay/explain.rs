@@ -13,8 +13,10 @@ use serde_json::Value;
 use super::cast::{Event, EventKind, Header};
 use crate::core::classify;
 use crate::core::detect::{self, ScreenView};
+use crate::core::failure_context;
 use crate::core::profile::Profile;
 use crate::core::screen::Screen;
+use crate::core::task::FailureType;
 
 /// What one attempt's files hold, read by the caller.
 pub struct AttemptRecord<'a> {
@@ -24,6 +26,8 @@ pub struct AttemptRecord<'a> {
     pub facts: Option<&'a Value>,
     /// The profile the attempt ran with, when it is known and still defined.
     pub profile: Option<&'a Profile>,
+    /// The line of the output that says best why it failed (`errors.json`'s headline).
+    pub failure_cause: Option<&'a str>,
 }
 
 /// The explanation, a line each.
@@ -88,8 +92,17 @@ fn summary(record: &AttemptRecord<'_>) -> Vec<String> {
         None => "marker ?",
     };
     out.push(format!("verdict: {} ({marker}, {exit})", text("verdict")));
-    if let Some(evidence) = facts.get("failure_evidence").and_then(Value::as_str) {
-        out.push(format!("evidence: {}", shorten(evidence, 300)));
+    let evidence = facts.get("failure_evidence").and_then(Value::as_str);
+    let failure = facts
+        .get("failure_type")
+        .cloned()
+        .and_then(|f| serde_json::from_value::<FailureType>(f).ok());
+    let cause = record
+        .failure_cause
+        .filter(|_| evidence.is_some() && failure.is_some_and(failure_context::headline_says_more));
+    if let Some(why) = failure_context::why_failed(evidence, cause) {
+        let label = if cause.is_some() { "why" } else { "evidence" };
+        out.push(format!("{label}: {}", shorten(&why, 300)));
     }
     out
 }
@@ -378,6 +391,7 @@ mod tests {
             events: &events,
             facts: Some(&facts),
             profile: Some(profile),
+            failure_cause: None,
         });
         let text = lines.join("\n");
         for expected in [
@@ -417,6 +431,7 @@ mod tests {
             events: &events,
             facts: None,
             profile: profiles.get("sim"),
+            failure_cause: None,
         });
         let text = lines.join("\n");
         assert!(
@@ -424,5 +439,34 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("no facts file"), "{text}");
+    }
+
+    #[test]
+    fn the_output_s_headline_comes_before_a_bare_exit_code() {
+        let header = Header {
+            version: 2,
+            cols: 40,
+            rows: 5,
+            title: None,
+            timestamp: None,
+            idle_time_limit: None,
+        };
+        let facts: Value = serde_json::json!({
+            "attempt": 1, "agent": "generic", "exit_code": 101, "completion_marker_seen": false,
+            "verdict": "failed", "failure_type": "failed_process",
+            "failure_evidence": "exit code 101"
+        });
+        let lines = explain(&AttemptRecord {
+            header: &header,
+            events: &[],
+            facts: Some(&facts),
+            profile: None,
+            failure_cause: Some("error: could not find `Cargo.toml`"),
+        });
+        let text = lines.join("\n");
+        assert!(
+            text.contains("why: error: could not find `Cargo.toml` (exit code 101)"),
+            "{text}"
+        );
     }
 }

@@ -121,7 +121,18 @@ pub fn stream_lines(facts: &crate::core::stream::StreamFacts) -> Vec<String> {
     lines
 }
 
-pub fn report(tail: &[String], changed: Vec<String>, errors_path: &Path) -> String {
+/// What a failed attempt's output said, as the next attempt and the operator get it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FailureReport {
+    /// For the next attempt's `{previous_failure}`.
+    pub summary: String,
+    /// The line that says best why it failed (`result.failure_cause`).
+    pub headline: Option<String>,
+}
+
+/// Builds the failure context of `tail` (and the files `changed`), writes it to
+/// `errors_path` (`attempt_<n>.errors.json`) and returns its summary and headline.
+pub fn report(tail: &[String], changed: Vec<String>, errors_path: &Path) -> FailureReport {
     let context = FailureContext::build(tail, changed);
     let text = serde_json::to_string_pretty(&context.to_json()).unwrap_or_default();
     let written = super::safe_fs::create_file(errors_path)
@@ -133,7 +144,10 @@ pub fn report(tail: &[String], changed: Vec<String>, errors_path: &Path) -> Stri
     if let Err(error) = written {
         tracing::warn!(path = %errors_path.display(), %error, "cannot write the failure context");
     }
-    context.summary(SUMMARY_MAX_CHARS)
+    FailureReport {
+        summary: context.summary(SUMMARY_MAX_CHARS),
+        headline: context.headline().map(str::to_string),
+    }
 }
 
 #[cfg(test)]
@@ -181,8 +195,14 @@ mod tests {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let summary = report(&tail, Vec::new(), &path);
+        let found = report(&tail, Vec::new(), &path);
+        let summary = found.summary;
         assert!(summary.contains("E0308"), "{summary}");
+        assert_eq!(
+            found.headline.as_deref(),
+            Some("error[E0308]: mismatched types --> src/main.rs:4:18"),
+            "the most actionable line, with its location"
+        );
         let json: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert!(json["aggregate_score"].as_u64().unwrap() >= 50, "{json}");

@@ -83,7 +83,7 @@ async fn drive(engine: &mut Engine, mut reports: mpsc::Receiver<PtyReport>) -> R
     engine.settle_writes(now, super::engine::LAST_WRITE_WAIT)?;
     print_events(engine, &mut out, now)?;
     writeln!(out)?;
-    write!(out, "{}", summary::table(engine))?;
+    write!(out, "{}", summary::table(engine, summary::stdout_width()))?;
     out.flush()?;
     Ok(engine.exit_code())
 }

@@ -59,6 +59,10 @@ pub struct AttemptResult {
     pub exit_code: Option<i32>,
     pub failure_type: Option<&'static str>,
     pub failure_evidence: Option<String>,
+    /// The line of the output that says best why it failed (from `errors.json`), when the
+    /// evidence is only a fact about the process (`exit code 101`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure_cause: Option<String>,
     pub log_file: String,
     pub auto_inputs: Vec<AutoInputCount>,
     pub approvals: Vec<ApprovalLine>,
@@ -137,6 +141,7 @@ impl AttemptResult {
             exit_code: o.exit.code,
             failure_type: o.verdict.failure.map(|f| f.as_str()),
             failure_evidence: o.verdict.evidence.clone(),
+            failure_cause: None,
             log_file: o.log_file.clone(),
             auto_inputs: o
                 .auto_counts

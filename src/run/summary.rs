@@ -1,11 +1,11 @@
 //! Tables of tasks: the summary after a headless run and `herd status`.
 
-use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use serde_json::{Value, json};
 
 use super::engine::Engine;
+use crate::core::failure_context::why_failed;
 use crate::core::task::{TaskSpec, TaskStatus};
 use crate::core::taskfile::TaskFile;
 
@@ -28,6 +28,7 @@ pub fn row(task: &TaskSpec) -> Value {
         "max_attempts": task.last_retried_attempt().saturating_add(1).max(task.attempts),
         "failure_type": field("failure_type"),
         "failure_evidence": field("failure_evidence"),
+        "failure_cause": field("failure_cause"),
         "log_file": field("log_file"),
         "cost_usd": field("total_cost_usd"),
         "num_turns": field("num_turns"),
@@ -69,8 +70,58 @@ fn clip(s: &str, max: usize) -> String {
     }
 }
 
-/// A plain text table of `indices` from `file`, then the counts by status.
-pub fn table_for(file: &TaskFile, indices: &[usize]) -> String {
+/// The narrowest the last column (the log and the evidence) is made before the task column
+/// gives up room too.
+const LAST_COLUMN_MIN: usize = 24;
+/// The narrowest the task column is cut to (in the middle, so ids stay apart).
+const TASK_COLUMN_MIN: usize = 12;
+
+/// A task's status as the tables and the dashboard say it: a disabled task that would
+/// otherwise run is "skipped"; what a disabled task already reached stays as it is.
+fn status_word(task: &TaskSpec) -> String {
+    match (task.enabled, task.status) {
+        (false, TaskStatus::Pending | TaskStatus::Retryable) => "skipped".to_string(),
+        (_, status) => status.as_str().to_string(),
+    }
+}
+
+/// One row's cells; the last in two forms: in full (`log: why`) and short (`why`), for a
+/// narrow terminal.
+fn cells_of(r: &Value, task: &TaskSpec) -> (Vec<String>, String) {
+    let status = match (task.enabled, status_word(task)) {
+        (false, word) => format!("{word} (disabled)"),
+        (true, word) => word,
+    };
+    let why = why_failed(r["failure_evidence"].as_str(), r["failure_cause"].as_str());
+    let (last, short) = match (why, &r["log_file"]) {
+        (Some(why), Value::String(log)) => (format!("{log}: {}", clip(&why, 70)), why),
+        (Some(why), _) => (clip(&why, 90), why),
+        (None, _) => {
+            let outcome = outcome_text(r);
+            (outcome.clone(), outcome)
+        }
+    };
+    let cost = r["cost_usd"]
+        .as_f64()
+        .map(|c| format!("${c:.4}"))
+        .unwrap_or_else(|| "-".to_string());
+    let cells = vec![
+        text(&r["task_id"]),
+        text(&r["agent"]),
+        status,
+        format!("{}/{}", r["attempts"], r["max_attempts"]),
+        text(&r["failure_type"]),
+        cost,
+        last,
+    ];
+    (cells, short)
+}
+
+/// A plain text table of `indices` from `file`, then the counts by status. With `width` (a
+/// terminal's), every row fits on one line: shorter words (`skipped`, `process`, `TRIES`), the
+/// last column without the log path (it is `runs/<task>/` anyway) and cut; when the rest leaves
+/// the last column too little, no agent column, then the task column cut in the middle.
+pub fn table_for(file: &TaskFile, indices: &[usize], width: Option<usize>) -> String {
     let rows: Vec<Value> = indices.iter().map(|&i| row(&file.tasks()[i])).collect();
     let with_cost = rows.iter().any(|r| r["cost_usd"].is_number());
     let headers = [
@@ -82,50 +133,21 @@ pub fn table_for(file: &TaskFile, indices: &[usize]) -> String {
         "COST",
         "LAST LOG / EVIDENCE",
     ];
-    let cells: Vec<[String; 7]> = rows
-        .iter()
-        .map(|r| {
-            // One word with the dashboard: a disabled task that would otherwise run is
-            // "skipped"; what a disabled task already reached stays as it is.
-            let status = if r["enabled"] == json!(false) {
-                match text(&r["status"]).as_str() {
-                    "pending" | "retryable" => "skipped (disabled)".to_string(),
-                    other => format!("{other} (disabled)"),
-                }
-            } else {
-                text(&r["status"])
-            };
-            let last = match (&r["failure_evidence"], &r["log_file"]) {
-                (Value::String(e), Value::String(log)) => format!("{log}: {}", clip(e, 70)),
-                (Value::String(e), _) => clip(e, 90),
-                _ => outcome_text(r),
-            };
-            let cost = r["cost_usd"]
-                .as_f64()
-                .map(|c| format!("${c:.4}"))
-                .unwrap_or_else(|| "-".to_string());
-            [
-                text(&r["task_id"]),
-                text(&r["agent"]),
-                status,
-                format!("{}/{}", r["attempts"], r["max_attempts"]),
-                text(&r["failure_type"]),
-                cost,
-                last,
-            ]
-        })
-        .collect();
     // The cost column only when some agent reported a cost.
     let keep = |i: usize| with_cost || i != 5;
-    let headers: Vec<&str> = headers
+    let mut headers: Vec<String> = headers
         .iter()
         .enumerate()
         .filter(|(i, _)| keep(*i))
-        .map(|(_, h)| *h)
+        .map(|(_, h)| h.to_string())
         .collect();
-    let cells: Vec<Vec<String>> = cells
-        .into_iter()
-        .map(|row| {
+    let mut shorts = Vec::new();
+    let mut cells: Vec<Vec<String>> = rows
+        .iter()
+        .zip(indices)
+        .map(|(r, &i)| {
+            let (row, short) = cells_of(r, &file.tasks()[i]);
+            shorts.push(short);
             row.into_iter()
                 .enumerate()
                 .filter(|(i, _)| keep(*i))
@@ -133,12 +155,10 @@ pub fn table_for(file: &TaskFile, indices: &[usize]) -> String {
                 .collect()
         })
         .collect();
-    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
-    for row in &cells {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
+    if let Some(width) = width {
+        fit_to_width(&mut headers, &mut cells, &shorts, width);
     }
+    let widths = column_widths(&headers, &cells);
     let mut out = String::new();
     let line = |out: &mut String, cols: &[String]| {
         let mut parts = Vec::new();
@@ -151,29 +171,11 @@ pub fn table_for(file: &TaskFile, indices: &[usize]) -> String {
         }
         let _ = writeln!(out, "{}", parts.join("  ").trim_end());
     };
-    let header_cells: Vec<String> = headers.iter().map(|h| h.to_string()).collect();
-    line(&mut out, &header_cells);
+    line(&mut out, &headers);
     for row in &cells {
         line(&mut out, row);
     }
-    let mut counts: BTreeMap<TaskStatus, usize> = BTreeMap::new();
-    for &i in indices {
-        *counts.entry(file.tasks()[i].status).or_default() += 1;
-    }
-    let counts: Vec<String> = counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
-    let noun = if indices.len() == 1 { "task" } else { "tasks" };
-    let spent: f64 = rows.iter().filter_map(|r| r["cost_usd"].as_f64()).sum();
-    let spent = if with_cost {
-        format!("; ${spent:.4} spent")
-    } else {
-        String::new()
-    };
-    let _ = writeln!(
-        out,
-        "\n{} {noun}: {}{spent}",
-        indices.len(),
-        counts.join(", ")
-    );
+    out.push_str(&counts_line(file, indices, &rows, with_cost));
     let asking: Vec<&str> = indices
         .iter()
         .map(|&i| &file.tasks()[i])
@@ -191,9 +193,131 @@ pub fn table_for(file: &TaskFile, indices: &[usize]) -> String {
     out
 }
 
+fn column_widths(headers: &[String], cells: &[Vec<String>]) -> Vec<usize> {
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for row in cells {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    widths
+}
+
+/// Makes every row of the table fit in `width` columns (see `table_for`).
+fn fit_to_width(
+    headers: &mut Vec<String>,
+    cells: &mut [Vec<String>],
+    shorts: &[String],
+    width: usize,
+) {
+    let fixed = |widths: &[usize]| {
+        let last = widths.len() - 1;
+        widths[..last].iter().sum::<usize>() + 2 * last
+    };
+    let widths = column_widths(headers, cells);
+    if fixed(&widths) + widths[widths.len() - 1] <= width {
+        return;
+    }
+    let last = headers.len() - 1;
+    // Short words first: `skipped` says disabled already, `process` is `failed_process`,
+    // `blocked` is `failed_permission_blocked` (the dashboard's words).
+    headers[last] = "EVIDENCE / OUTCOME".to_string();
+    headers[3] = "TRIES".to_string();
+    for (row, short) in cells.iter_mut().zip(shorts) {
+        row[last] = short.replace(['\n', '\r'], " ");
+        row[2] = row[2].replace(" (disabled)", "");
+        row[4] = row[4]
+            .trim_start_matches("failed_")
+            .replace("permission_blocked", "blocked");
+    }
+    // Too little room left: the agent column goes first (the task's id says which task it
+    // is), then the task column is cut in the middle.
+    if width.saturating_sub(fixed(&column_widths(headers, cells))) < LAST_COLUMN_MIN {
+        headers.remove(1);
+        for row in cells.iter_mut() {
+            row.remove(1);
+        }
+    }
+    let widths = column_widths(headers, cells);
+    let room = width.saturating_sub(fixed(&widths));
+    if room < LAST_COLUMN_MIN {
+        let task = widths[0]
+            .saturating_sub(LAST_COLUMN_MIN - room)
+            .max(TASK_COLUMN_MIN.min(widths[0]));
+        for row in cells.iter_mut() {
+            row[0] = clip_middle(&row[0], task);
+        }
+    }
+    let last = headers.len() - 1;
+    let room = width
+        .saturating_sub(fixed(&column_widths(headers, cells)))
+        .max(1);
+    for row in cells.iter_mut() {
+        row[last] = clip(&row[last], room);
+    }
+    headers[last] = clip(&headers[last], room);
+}
+
+/// `text` in at most `max` chars, cut in the middle: task ids differ at their end.
+fn clip_middle(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max || max < 5 {
+        return clip(text, max.max(1));
+    }
+    let tail = (max - 1) / 2;
+    let head = max - 1 - tail;
+    let chars: Vec<char> = text.chars().collect();
+    let mut out: String = chars[..head].iter().collect();
+    out.push('…');
+    out.extend(&chars[count - tail..]);
+    out
+}
+
+/// `22 tasks: 3 completed, …, 1 skipped` counted as the rows say their status.
+fn counts_line(file: &TaskFile, indices: &[usize], rows: &[Value], with_cost: bool) -> String {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    let order = TaskStatus::ALL
+        .iter()
+        .map(|s| s.as_str().to_string())
+        .chain(std::iter::once("skipped".to_string()));
+    let words: Vec<String> = indices
+        .iter()
+        .map(|&i| status_word(&file.tasks()[i]))
+        .collect();
+    for word in order {
+        let n = words.iter().filter(|w| **w == word).count();
+        if n > 0 {
+            counts.push((word, n));
+        }
+    }
+    let counts: Vec<String> = counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
+    let noun = if indices.len() == 1 { "task" } else { "tasks" };
+    let spent: f64 = rows.iter().filter_map(|r| r["cost_usd"].as_f64()).sum();
+    let spent = if with_cost {
+        format!("; ${spent:.4} spent")
+    } else {
+        String::new()
+    };
+    format!("\n{} {noun}: {}{spent}\n", indices.len(), counts.join(", "))
+}
+
+/// The width of the terminal on stdout, for `table_for`; `None` when stdout is not a
+/// terminal (a script reads whole lines).
+pub fn stdout_width() -> Option<usize> {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    crossterm::terminal::size()
+        .ok()
+        .map(|(cols, _)| usize::from(cols))
+}
+
 /// The summary after a run, over the tasks it was asked to run.
-pub fn table(engine: &Engine) -> String {
-    table_for(engine.store().file(), &engine.scoped_tasks())
+/// The summary after a run: the tasks it was asked to run (every task of the file, or those of
+/// `--only`), disabled ones included as `skipped`, so it counts what `herd status` counts.
+pub fn table(engine: &Engine, width: Option<usize>) -> String {
+    table_for(engine.store().file(), &engine.reported_tasks(), width)
 }
 
 #[cfg(test)]
@@ -208,7 +332,7 @@ mod tests {
             {"task_id": "bb", "agent": "sim", "prompt_template": "x", "status": "failed", "attempts": 2,
              "result": {"failure_type": "failed_auth", "failure_evidence": "Invalid API key", "log_file": "runs/bb/attempt_2.log"}}
         ]}"#).unwrap();
-        let t = table_for(&file, &[0, 1]);
+        let t = table_for(&file, &[0, 1], None);
         assert!(
             t.contains("a     sim    completed  1/2       -            runs/a/attempt_1.log"),
             "{t}"
@@ -234,7 +358,7 @@ mod tests {
             {"task_id": "q", "agent": "sim", "prompt_template": "x", "status": "needs_input", "attempts": 1,
              "result": {"log_file": "runs/q/attempt_1.log", "questions": ["Which DB?", "Drop it?"]}}
         ]}"#).unwrap();
-        let t = table_for(&file, &[0, 1]);
+        let t = table_for(&file, &[0, 1], None);
         let lines: Vec<&str> = t.lines().collect();
         assert!(lines[0].contains("COST"), "{t}");
         assert!(
@@ -249,6 +373,70 @@ mod tests {
         assert!(
             t.ends_with("q needs input: answer with `herd message --tasks <file> q \"...\"`, then run again\n"),
             "{t}"
+        );
+    }
+
+    #[test]
+    fn a_narrow_terminal_gets_one_line_per_row_with_the_cause_kept() {
+        let file = TaskFile::parse(r#"{"tasks": [
+            {"task_id": "structured-auth-018", "agent": "sim-json", "prompt_template": "x", "status": "failed", "attempts": 2,
+             "result": {"failure_type": "failed_process", "failure_evidence": "exit code 101",
+                        "failure_cause": "error: could not find `Cargo.toml` in `/tmp/work/checkout` or any parent directory",
+                        "log_file": "runs/structured-auth-018/attempt_2.log"}},
+            {"task_id": "structured-denied-019", "agent": "sim-json", "prompt_template": "x", "status": "completed", "attempts": 1,
+             "result": {"log_file": "runs/structured-denied-019/attempt_1.log"}},
+            {"task_id": "later-016", "agent": "sim", "prompt_template": "x", "enabled": false}
+        ]}"#).unwrap();
+        let wide = table_for(&file, &[0, 1, 2], None);
+        assert!(
+            wide.contains(
+                "runs/structured-auth-018/attempt_2.log: error: could not find `Cargo.toml`"
+            ),
+            "{wide}"
+        );
+        let narrow = table_for(&file, &[0, 1, 2], Some(80));
+        let lines: Vec<&str> = narrow.lines().collect();
+        for line in &lines {
+            assert!(line.chars().count() <= 80, "{line:?} in:\n{narrow}");
+        }
+        assert_eq!(lines.len(), 1 + 3 + 2, "one line per row:\n{narrow}");
+        assert!(lines[1].contains("error: could not"), "{narrow}");
+        assert!(
+            lines[1].contains("-018") && lines[2].contains("-019"),
+            "ids stay apart: {narrow}"
+        );
+        assert!(lines[3].contains("skipped"), "{narrow}");
+        assert!(wide.contains("skipped (disabled)"), "{wide}");
+        assert!(
+            narrow.ends_with("3 tasks: 1 completed, 1 failed, 1 skipped\n"),
+            "a disabled task is counted as the rows say it: {narrow}"
+        );
+    }
+
+    #[test]
+    fn ids_cut_in_the_middle_keep_their_end() {
+        assert_eq!(clip_middle("structured-auth-018", 12), "struct…h-018");
+        assert_eq!(clip_middle("structured-denied-019", 12), "struct…d-019");
+        assert_eq!(clip_middle("short", 12), "short");
+    }
+
+    #[test]
+    fn at_80_columns_the_evidence_keeps_room_even_with_costs() {
+        let file = TaskFile::parse(r#"{"tasks": [
+            {"task_id": "structured-denied-019", "agent": "sim-json", "prompt_template": "x", "status": "failed", "attempts": 1,
+             "result": {"failure_type": "failed_permission_blocked", "total_cost_usd": 0.0004,
+                        "failure_evidence": "permission denied: Bash(rm -rf build) refused by the deny rule",
+                        "log_file": "runs/structured-denied-019/attempt_1.log"}},
+            {"task_id": "asks-questions-021", "agent": "sim", "prompt_template": "x", "status": "needs_input", "attempts": 1,
+             "result": {"log_file": "runs/asks-questions-021/attempt_1.log"}}
+        ]}"#).unwrap();
+        let t = table_for(&file, &[0, 1], Some(80));
+        let row = t.lines().nth(1).unwrap();
+        assert!(row.chars().count() <= 80, "{t}");
+        assert!(row.contains("blocked"), "{t}");
+        assert!(
+            row.contains("permission denied: Bash"),
+            "the evidence keeps at least 24 columns:\n{t}"
         );
     }
 }

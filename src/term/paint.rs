@@ -39,15 +39,7 @@ pub fn screen(
     let (rows, cols) = vt.size();
     let (rows, cols) = (rows.get(), cols.get());
     let (cursor_row, cursor_col) = vt.cursor_position();
-    // A screen taller than the pane (a small tile, or before the agent follows a resize):
-    // show its bottom, where prompts and progress are — the lower of the cursor and the last
-    // row with text — never the top-left corner of an empty screen.
-    let bottom = cursor_row.max(last_row_with_text(vt).unwrap_or(0));
-    let first = if vt.scrollback() == 0 && bottom >= area.height {
-        bottom + 1 - area.height
-    } else {
-        0
-    };
+    let first = first_shown_row(vt, area.height);
     let visible_rows = rows.saturating_sub(first).min(area.height);
     let visible_cols = cols.min(area.width);
     for r in 0..visible_rows {
@@ -94,6 +86,40 @@ pub fn screen(
         && cursor_row - first < visible_rows
         && cursor_col < visible_cols;
     visible.then(|| Position::new(area.x + cursor_col, area.y + cursor_row - first))
+}
+
+/// The screen's first row `screen` shows in `height` rows. A screen taller than the pane (a
+/// small tile, or before the agent follows a resize): its bottom, where prompts and progress
+/// are — the lower of the cursor and the last row with text — never the top-left corner of an
+/// empty screen.
+fn first_shown_row(vt: &vt100::Screen, height: u16) -> u16 {
+    let (cursor_row, _) = vt.cursor_position();
+    let bottom = cursor_row.max(last_row_with_text(vt).unwrap_or(0));
+    if vt.scrollback() == 0 && bottom >= height {
+        bottom + 1 - height
+    } else {
+        0
+    }
+}
+
+/// The rows of `area` (as `y`) where `screen` drew a screen wider than the area and text is
+/// hidden past its right edge: where the pane marks that it is cut.
+pub fn rows_cut_on_the_right(vt: &vt100::Screen, area: Rect) -> Vec<u16> {
+    let (rows, cols) = vt.size();
+    let (rows, cols) = (rows.get(), cols.get());
+    if cols <= area.width {
+        return Vec::new();
+    }
+    let first = first_shown_row(vt, area.height);
+    (0..rows.saturating_sub(first).min(area.height))
+        .filter(|r| {
+            (area.width..cols).any(|c| {
+                vt.cell(first + r, c)
+                    .is_some_and(|cell| cell.has_contents() && cell.contents() != " ")
+            })
+        })
+        .map(|r| area.y + r)
+        .collect()
 }
 
 fn cell_style(cell: &vt100::Cell) -> Style {

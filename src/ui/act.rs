@@ -95,15 +95,13 @@ pub fn act(
             }
         }
         Action::Filter { forward } => {
-            state.filter = state.filter.step(forward);
-            state.queue_offset = 0;
-            let list = matching(engine, state);
-            if !list.contains(&state.selected)
-                && let Some(&first) = list.first()
-            {
-                state.selected = first;
-            }
+            let counts = super::model::filter_counts(engine);
+            state.filter = state
+                .filter
+                .step_among(forward, |f| counts.iter().any(|(g, n)| *g == f && *n > 0));
+            select_a_match(engine, state);
         }
+        Action::Search => super::search::open(state),
         Action::Pause => {
             let paused = !engine.is_paused();
             engine.set_paused(paused);
@@ -144,7 +142,9 @@ pub fn act(
                 .saturating_add_signed(isize::from(delta))
                 .max(1);
             engine.set_concurrency(n);
-            state.say(format!("{} agents at once", engine.concurrency()), now);
+            let n = engine.concurrency();
+            let noun = if n == 1 { "agent" } else { "agents" };
+            state.say(format!("{n} {noun} at once"), now);
         }
         Action::Help => state.mode = Mode::Help { offset: 0 },
         Action::Details => state.mode = Mode::Details,
@@ -220,6 +220,18 @@ pub fn stop(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> 
         now,
     );
     Ok(())
+}
+
+/// After the filter or the search changed: the queue from its top, and the selection on a task
+/// it lists.
+pub fn select_a_match(engine: &Engine, state: &mut UiState) {
+    state.queue_offset = 0;
+    let list = matching(engine, state);
+    if !list.contains(&state.selected)
+        && let Some(&first) = list.first()
+    {
+        state.selected = first;
+    }
 }
 
 /// Moves the selection `delta` rows through the queue as filtered.

@@ -57,6 +57,11 @@ pub fn on_key(
             }
         }
         Mode::Details => state.mode = Mode::Normal,
+        Mode::Search => {
+            if super::search::on_key(state, key) {
+                super::act::select_a_match(engine, state);
+            }
+        }
         Mode::ConfirmQuit if yes => {
             state.mode = Mode::Normal;
             stop(engine, state, clock)?;

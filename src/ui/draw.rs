@@ -44,9 +44,9 @@ pub fn draw(frame: &mut Frame<'_>, view: &Dashboard<'_>) {
     }
     if plan.hidden > 0
         && let Some(last) = plan.slots.last()
+        && let Some(text) = more_panes_text(view, plan.hidden, plan.slots.len() - 1, *last)
     {
-        let text = more;
-        let width = more_width;
+        let width = text.chars().count() as u16;
         let x = last.right().saturating_sub(width + 1).max(last.x);
         frame
             .buffer_mut()
@@ -69,6 +69,38 @@ pub fn draw(frame: &mut Frame<'_>, view: &Dashboard<'_>) {
         overlay::render(frame, overlay);
     } else if let Some(at) = cursor {
         frame.set_cursor_position(at);
+    }
+}
+
+/// `+N more · Tab cycles` for the bottom border of the last pane slot (`slot`, in `area`),
+/// after that pane's banner: shortened to `+N more` or `+N` rather than written over the
+/// banner's keys, and left out when not even that fits.
+fn more_panes_text(view: &Dashboard<'_>, hidden: usize, slot: usize, area: Rect) -> Option<String> {
+    // The banner was drawn leaving room for the whole text (`reserve`), so that it fits where
+    // the pane is wide enough for the banner's keys.
+    let reserve = format!(" +{hidden} more · Tab cycles ").chars().count() as u16 + 1;
+    let banner = view.panes.get(slot).map_or(0, |pane| {
+        pane::bottom_width(pane, area, view.takeover && pane.focused, reserve)
+    });
+    let room = usize::from(area.width).saturating_sub(banner + 3);
+    [
+        format!(" +{hidden} more · Tab cycles "),
+        format!(" +{hidden} more "),
+        format!(" +{hidden} "),
+    ]
+    .into_iter()
+    .find(|t| t.chars().count() <= room)
+}
+
+/// `NO_COLOR`: every cell in the terminal's own colours, its attributes (reverse, bold, faint)
+/// kept. Done here rather than left to crossterm, whose `NO_COLOR` turns each colour change
+/// into a bare `ESC[m`, which also resets the attributes: the selected row lost its reverse
+/// video wherever a coloured span began.
+pub fn without_colours(buf: &mut ratatui::buffer::Buffer) {
+    for cell in &mut buf.content {
+        cell.fg = ratatui::style::Color::Reset;
+        cell.bg = ratatui::style::Color::Reset;
+        cell.underline_color = ratatui::style::Color::Reset;
     }
 }
 

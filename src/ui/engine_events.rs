@@ -30,7 +30,7 @@ pub(super) fn on_engine_event(
     match event {
         EngineEvent::Started { task_id, .. } => {
             if let Some(i) = index(task_id) {
-                state.settle(i, format!("{task_id} started"), now);
+                state.progress(i, format!("{task_id} started"), now);
             }
         }
         EngineEvent::Note { task_id, note } => match note {
@@ -45,8 +45,13 @@ pub(super) fn on_engine_event(
                     state.note(i, format!("answered {rule}"), now);
                 }
             }
-            Note::WaitingForOperator { rule, .. } => {
-                let body = format!("{task_id} is waiting for you ({rule})");
+            Note::WaitingForOperator { .. } => {
+                // What the prompt asks, not the rule's name (`press_1`, `always`).
+                let asks = index(task_id)
+                    .and_then(|i| engine.live_for_task(i))
+                    .and_then(|l| l.attempt.waiting().map(|w| w.asks()))
+                    .unwrap_or_else(|| "a prompt".to_string());
+                let body = format!("{task_id} is waiting for you: {asks}");
                 // A bell that cannot ring is not worth stopping the run for.
                 if let Err(error) = notify(session.terminal.backend_mut(), "herd", &body) {
                     tracing::warn!("cannot ring the bell: {error}");

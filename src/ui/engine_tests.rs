@@ -124,10 +124,8 @@ fn keys_move_the_selection_through_the_filtered_queue() {
     assert_eq!(f.selected_id(), "d");
     f.key(KeyCode::Up);
     assert_eq!(f.selected_id(), "c");
-    // `failed` is the sixth filter after `all`.
-    for _ in 0..5 {
-        f.key(KeyCode::Char('f'));
-    }
+    // `f` goes only through the statuses some task has: `failed` comes right after `all`.
+    f.key(KeyCode::Char('f'));
     assert_eq!(f.state.filter, Filter::Failed);
     assert_eq!(
         f.selected_id(),
@@ -138,6 +136,27 @@ fn keys_move_the_selection_through_the_filtered_queue() {
     assert_eq!(f.selected_id(), "d");
     f.key(KeyCode::Char('j'));
     assert_eq!(f.selected_id(), "d", "stays on the last row");
+    f.key(KeyCode::Char('f'));
+    assert_eq!(f.state.filter, Filter::Completed);
+    f.key(KeyCode::Char('f'));
+    assert_eq!(
+        f.state.filter,
+        Filter::All,
+        "back to all: no other status has a task"
+    );
+    // `/` narrows the queue as typed; Enter keeps it; `/` then Esc clears it.
+    f.key(KeyCode::Char('/'));
+    f.key(KeyCode::Char('B'));
+    assert_eq!(f.selected_id(), "b", "the selection moves onto the match");
+    f.key(KeyCode::Enter);
+    assert_eq!(f.state.search, "B");
+    f.key(KeyCode::Char('j'));
+    assert_eq!(f.selected_id(), "b", "the only task listed");
+    f.key(KeyCode::Char('/'));
+    f.key(KeyCode::Esc);
+    assert_eq!(f.state.search, "");
+    f.key(KeyCode::Char('j'));
+    assert_eq!(f.selected_id(), "c");
 }
 
 #[test]
@@ -286,4 +305,18 @@ fn q_leaves_at_once_when_the_batch_is_done_and_asks_while_agents_run() {
     f.key(KeyCode::Char('y'));
     assert_eq!(f.state.leaving, Leaving::Stopping);
     assert!(f.engine.is_stopping());
+}
+
+#[test]
+fn the_concurrency_message_says_agent_for_one() {
+    let mut f = fixture(&[("a", "failed")]);
+    for _ in 0..10 {
+        f.key(KeyCode::Char('-'));
+    }
+    assert_eq!(f.engine.concurrency(), 1);
+    let said = f.state.message.as_ref().map(|(text, _)| text.as_str());
+    assert_eq!(said, Some("1 agent at once"));
+    f.key(KeyCode::Char('+'));
+    let said = f.state.message.as_ref().map(|(text, _)| text.as_str());
+    assert_eq!(said, Some("2 agents at once"));
 }

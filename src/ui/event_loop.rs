@@ -43,7 +43,10 @@ pub async fn run(
     session.restore();
     match &outcome {
         // Back on the operator's screen: what the run did, as headless mode ends.
-        Ok(_) => print!("{}", crate::run::summary::table(&engine)),
+        Ok(_) => print!(
+            "{}",
+            crate::run::summary::table(&engine, crate::run::summary::stdout_width())
+        ),
         Err(error) => {
             tracing::error!("dashboard failed: {error:#}");
             engine.abandon(&format!("{error:#}"), Now::read());
@@ -95,6 +98,8 @@ async fn drive(
     // The time of each turn, read once when it starts, for the engine and the dashboard alike.
     let mut clock = Now::read();
     let mut state = UiState::new(clock.at);
+    // https://no-color.org: set and not empty.
+    state.no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let mut visible: HashSet<usize> = HashSet::new();
     let mut dirty = true;
     let mut last_draw: Option<Instant> = None;

@@ -41,7 +41,7 @@ pub(super) fn rows() -> Vec<TaskRow> {
     vec![
         row("docs-merge-001", RowStatus::Completed, 1, 95),
         TaskRow {
-            note: Some("press_1".into()),
+            note: Some("Bash: rm -rf build".into()),
             ..row("fix-issue-142", RowStatus::Waiting, 1, 31)
         },
         row("long-session-004", RowStatus::Running, 1, 184),
@@ -159,6 +159,7 @@ pub(super) fn dashboard<'a>(
     Dashboard {
         queue: QueueView {
             filter: "all",
+            search: None,
             total: 9,
             matching: 9,
             offset: 0,

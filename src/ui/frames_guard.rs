@@ -79,3 +79,48 @@ fn a_refused_dialog_waits_with_the_request_and_the_reason_120x40() {
     assert!(text.contains("Bash(rm -rf ~)"), "{text}");
     insta::assert_snapshot!(terminal.backend());
 }
+
+#[test]
+fn the_guard_s_doubt_is_read_whole_in_rows_of_its_own_at_160_and_80_columns() {
+    let attempt = held_attempt();
+    let mut prompt = crate::ui::prompt::view(&attempt).expect("a prompt view");
+    let doubt = "Bash(touch created_by_agent.txt) — ask: no rule allows it, and the task's \
+                 auto_press_1 switch is off; the operator decides";
+    prompt.guard_objects = false;
+    prompt.guard = Some(doubt.into());
+    for (cols, rows) in [(160, 45), (80, 24)] {
+        let view = dashboard(
+            vec![pane(
+                "fix-issue-142",
+                attempt.screen(),
+                true,
+                Some(prompt.clone()),
+            )],
+            None,
+            &[("1", "Yes"), ("Esc", "No")],
+        );
+        let terminal = frame(cols, rows, &view);
+        let buffer = terminal.backend().buffer();
+        let lines: Vec<String> = (0..rows)
+            .map(|y| {
+                (0..cols)
+                    .map(|x| buffer[(x, y)].symbol().to_string())
+                    .collect::<String>()
+            })
+            .collect();
+        // The pane's inside, its rows joined: the whole doubt is there, nothing cut.
+        let joined: String = lines
+            .iter()
+            .filter_map(|l| l.split('│').nth(3).or_else(|| l.split('│').nth(1)))
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            joined.contains("ask: no rule allows it, and the task's auto_press_1 switch is off; the operator decides"),
+            "{cols}x{rows}:\n{}",
+            lines.join("\n")
+        );
+        let banner = lines.iter().find(|l| l.contains("] Yes")).expect("banner");
+        assert!(!banner.contains("no rule allows"), "{banner}");
+    }
+}

@@ -49,6 +49,8 @@ pub enum Action {
     Details,
     /// The selected task's answered prompts, attempt by attempt.
     Answers,
+    /// `/`: search the queue.
+    Search,
 }
 
 /// What an answer key sends to the waiting dialog.
@@ -147,6 +149,7 @@ pub fn normal(key: &KeyEvent, answers: &[AnswerKey]) -> Option<Action> {
         KeyCode::Char(']') => Action::ScrollForward,
         KeyCode::Char('f') => Action::Filter { forward: true },
         KeyCode::Char('F') => Action::Filter { forward: false },
+        KeyCode::Char('/') => Action::Search,
         KeyCode::Char(' ') => Action::Pause,
         KeyCode::Char('c') => Action::Cancel,
         KeyCode::Char('r') => Action::Retry,
@@ -177,7 +180,14 @@ pub const HELP: &[(&str, &str)] = &[
         "↑ ↓  j k",
         "select a task (Ctrl-U/D, PgUp/PgDn: a page; g/G, Home/End: first/last)",
     ),
-    ("f  F", "filter the queue by status (next / previous)"),
+    (
+        "f  F",
+        "filter the queue by status (next / previous; only the statuses there are)",
+    ),
+    (
+        "/",
+        "search the queue by id or agent (Enter keeps it, Esc clears it)",
+    ),
     ("Tab  S-Tab", "focus the next / previous agent pane"),
     (
         "w",

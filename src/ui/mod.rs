@@ -29,6 +29,7 @@ pub mod pane;
 pub mod prompt;
 pub mod queue;
 pub mod render;
+pub mod search;
 pub mod settle;
 pub mod state;
 pub mod status;

@@ -89,7 +89,6 @@ fn boxed(title: &str, keys: &str) -> Block<'static> {
             Style::new().add_modifier(Modifier::BOLD),
         ))
         .title_bottom(Line::from(Span::styled(keys.to_string(), style::KEY)).right_aligned())
-        .style(Style::new().bg(Color::Indexed(234)))
 }
 
 fn help(frame: &mut Frame<'_>, area: Rect, offset: usize) {
@@ -148,11 +147,11 @@ fn scrolled_window(
     let last_start = lines.len().saturating_sub(inner);
     let offset = offset.min(last_start);
     let keys = if last_start == 0 {
-        " any key closes ".to_string()
+        " Esc or q closes ".to_string()
     } else {
         let more = if offset < last_start { " ↓ more" } else { "" };
         format!(
-            " {}-{} of {}{more} · ↑↓ PgUp PgDn scroll · any other key closes ",
+            " {}-{} of {}{more} · ↑↓ j k PgUp PgDn Space scroll · Esc or q closes ",
             offset + 1,
             (offset + inner).min(lines.len()),
             lines.len()

@@ -38,7 +38,8 @@ pub fn render(
     // A tile's top border is too short for its title and a note: the note goes below.
     let note_below = !pane.focused && pane.prompt.is_none() && !takeover;
     let room = usize::from(area.width.saturating_sub(2).saturating_sub(reserve));
-    let block = match bottom_title(pane, takeover, room) {
+    let reason_rows = guard_reason_rows(pane, takeover, block.inner(area));
+    let block = match bottom_title(pane, takeover, room, reason_rows.is_empty()) {
         Some(line) => block.title_bottom(line),
         None if note_below => match &pane.note {
             Some(note) => block.title_bottom(Span::styled(format!(" {note} "), style::NOTE)),
@@ -46,14 +47,31 @@ pub fn render(
         },
         None => block,
     };
-    let inner = block.inner(area);
+    let mut inner = block.inner(area);
     block.render(area, buf);
+    // The guard's reason in rows of its own above the agent's screen, which keeps its bottom
+    // (where the dialog is) in the rows left.
+    // An objection on the banner's black on yellow; a doubt (no rule allows it) in yellow.
+    let reason_style = if pane.prompt.as_ref().is_some_and(|p| p.guard_objects) {
+        style::BANNER
+    } else {
+        style::WAITING_BORDER
+    };
+    for (i, row) in reason_rows.iter().enumerate() {
+        let line_area = Rect::new(inner.x, inner.y + i as u16, inner.width, 1);
+        buf.set_style(line_area, reason_style);
+        Line::from(Span::styled(row.clone(), reason_style)).render(line_area, buf);
+    }
+    let taken = u16::try_from(reason_rows.len()).unwrap_or(0);
+    inner.y += taken;
+    inner.height -= taken;
     let highlight = pane
         .prompt
         .as_ref()
         .filter(|_| pane.scrolled == 0)
         .map(|p| p.rows);
     let cursor = crate::term::paint::screen(pane.screen, inner, buf, highlight);
+    mark_cut_rows(pane.screen, inner, buf);
     let cursor = cursor.filter(|_| pane.scrolled == 0 && pane.focused);
     match cursor {
         Some(at) if takeover => Some(at),
@@ -64,6 +82,21 @@ pub fn render(
             None
         }
         None => None,
+    }
+}
+
+/// A screen wider than the pane is cut on the right (an agent keeps the width it drew its
+/// boxes at): each row with text past the edge gets `›` on the right border, as `less -S`
+/// marks a cut line, so hidden text is never mistaken for a short line.
+fn mark_cut_rows(screen: &vt100::Screen, inner: Rect, buf: &mut Buffer) {
+    if inner.width == 0 {
+        return;
+    }
+    for y in crate::term::paint::rows_cut_on_the_right(screen, inner) {
+        if let Some(cell) = buf.cell_mut((inner.right(), y)) {
+            cell.set_symbol("›");
+            cell.set_style(style::CUT_MARK);
+        }
     }
 }
 
@@ -127,9 +160,57 @@ fn right_title(pane: &PaneView<'_>) -> Line<'static> {
     Line::from(spans)
 }
 
+/// Display columns the pane's bottom-border title takes (its banner), for what else goes on
+/// that border.
+pub fn bottom_width(pane: &PaneView<'_>, area: Rect, takeover: bool, reserve: u16) -> usize {
+    let inner = Block::new().borders(Borders::ALL).inner(area);
+    let reason_on_banner = guard_reason_rows(pane, takeover, inner).is_empty();
+    let room = usize::from(area.width.saturating_sub(2).saturating_sub(reserve));
+    bottom_title(pane, takeover, room, reason_on_banner).map_or(0, |line| line.width())
+}
+
+/// Rows at most the guard's reason takes above the agent's screen.
+const REASON_ROWS: usize = 3;
+
+/// What the guard said of the focused pane's prompt (its objection, or its doubt: no rule
+/// allows it), wrapped to the pane's width in rows of its own (on the border's banner it was
+/// cut even at 160 columns); none when it said nothing or the pane is too short to give up the
+/// rows (then it stays on the banner).
+fn guard_reason_rows(pane: &PaneView<'_>, takeover: bool, inner: Rect) -> Vec<String> {
+    let Some(prompt) = pane.prompt.as_ref().filter(|_| pane.focused && !takeover) else {
+        return Vec::new();
+    };
+    let Some(note) = prompt.guard.as_ref() else {
+        return Vec::new();
+    };
+    let sign = if prompt.guard_objects { "⛔" } else { "?" };
+    let mut rows = super::text_fit::wrap(&format!("{sign} {note}"), usize::from(inner.width));
+    if rows.len() > REASON_ROWS {
+        rows.truncate(REASON_ROWS);
+        if let Some(last) = rows.last_mut() {
+            *last = super::text_fit::fit(last, usize::from(inner.width))
+                .trim_end()
+                .to_string();
+            if !last.ends_with('…') {
+                last.push('…');
+            }
+        }
+    }
+    // The agent's screen keeps at least its dialog's few rows.
+    if usize::from(inner.height) < rows.len() + 6 {
+        return Vec::new();
+    }
+    rows
+}
+
 /// The pane's bottom border: take-over's chord, or the waiting dialog's banner in `room`
 /// columns.
-fn bottom_title(pane: &PaneView<'_>, takeover: bool, room: usize) -> Option<Line<'static>> {
+fn bottom_title(
+    pane: &PaneView<'_>,
+    takeover: bool,
+    room: usize,
+    reason_on_banner: bool,
+) -> Option<Line<'static>> {
     if takeover {
         return Some(Line::from(vec![
             Span::styled(
@@ -154,13 +235,19 @@ fn bottom_title(pane: &PaneView<'_>, takeover: bool, room: usize) -> Option<Line
             Span::styled(" w or Tab selects it to answer ", style::WAITING_BORDER),
         ]));
     }
-    Some(banner(prompt, &pane.task_id, room))
+    Some(banner(prompt, &pane.task_id, room, reason_on_banner))
 }
 
 /// `⚠ fix-7: [1/Enter] Yes  [2/p] Yes, don't ask again  [3/n] No`: the task the keys answer,
-/// then the keys, and what the guard said, if anything. Where `room` is short, the options'
-/// labels are cut before any key is lost.
-pub fn banner(prompt: &PromptView, task_id: &str, room: usize) -> Line<'static> {
+/// then the keys, and what the guard said, if anything (an objection only when
+/// `reason_on_banner`: otherwise it has rows of its own in the pane). Where `room` is short, the
+/// options' labels are cut before any key is lost.
+pub fn banner(
+    prompt: &PromptView,
+    task_id: &str,
+    room: usize,
+    reason_on_banner: bool,
+) -> Line<'static> {
     let head = format!(" ⚠ {task_id}: ");
     let mut spans = vec![Span::styled(head.clone(), style::BANNER)];
     // Why herd did not answer: the request and the guard's reason (in full in the details,
@@ -171,6 +258,7 @@ pub fn banner(prompt: &PromptView, task_id: &str, room: usize) -> Line<'static> 
         .map(|note| Span::styled(format!("⛔ {note} "), style::BANNER));
     let mut fixed = head.width();
     if prompt.guard_objects
+        && reason_on_banner
         && let Some(note) = note.clone()
     {
         fixed += note.content.width() + 1;
@@ -192,6 +280,7 @@ pub fn banner(prompt: &PromptView, task_id: &str, room: usize) -> Line<'static> 
     let used: usize = spans.iter().map(|s| s.content.width()).sum();
     let left = room.saturating_sub(used);
     if !prompt.guard_objects
+        && reason_on_banner
         && let Some(note) = note
         && left >= 8
     {
@@ -236,18 +325,18 @@ mod tests {
         let prompt = crate::ui::frames_fixtures::prompt();
         let text =
             |line: Line<'_>| -> String { line.spans.iter().map(|s| s.content.as_ref()).collect() };
-        let narrow = text(banner(&prompt, "fix-7", 50));
+        let narrow = text(banner(&prompt, "fix-7", 50, true));
         assert!(narrow.width() <= 50, "{narrow}");
         assert!(narrow.contains("[3/n] No"), "{narrow}");
-        assert!(text(banner(&prompt, "fix-7", 120)).contains("Yes, don't ask again"));
+        assert!(text(banner(&prompt, "fix-7", 120, true)).contains("Yes, don't ask again"));
         // The guard's note after the keys takes only the room left.
         let mut noted = prompt.clone();
         noted.guard = Some("Bash(npm test) — ask: no rule allows it".into());
-        let line = text(banner(&noted, "fix-7", 80));
+        let line = text(banner(&noted, "fix-7", 80, true));
         assert!(line.width() <= 80, "{line}");
         assert!(line.contains("[3/n] No  ⛔ Bash(npm"), "{line}");
         assert!(line.ends_with('…'), "{line}");
-        let line = text(banner(&noted, "fix-7", 58));
+        let line = text(banner(&noted, "fix-7", 58, true));
         assert!(
             !line.contains('⛔'),
             "no room for a note worth reading: {line}"

@@ -12,7 +12,7 @@ use unicode_width::UnicodeWidthStr;
 use super::model::{QueueView, RowStatus, TaskRow};
 use super::numbers::{cost_short, turns_short};
 use super::style;
-use super::text_fit::fit;
+use super::text_fit::{fit, fit_middle};
 
 /// Rows of tasks the queue shows in `area` (its border removed).
 pub fn visible_rows(area: Rect) -> usize {
@@ -27,6 +27,14 @@ pub fn render(queue: &QueueView, area: Rect, buf: &mut Buffer) {
         ),
         Span::styled(format!("· {} ", queue.filter), style::KEY),
     ]);
+    let title = match &queue.search {
+        Some(text) => {
+            let mut title = title;
+            title.push_span(Span::styled(format!("· /{text} "), style::KEY));
+            title
+        }
+        None => title,
+    };
     let position = if queue.matching == 0 {
         " none ".to_string()
     } else if queue.matching == queue.total {
@@ -45,7 +53,7 @@ pub fn render(queue: &QueueView, area: Rect, buf: &mut Buffer) {
         let text = if queue.total == 0 {
             "no tasks"
         } else {
-            "no task matches this filter (f: next filter)"
+            "no task matches this filter or search (f: next filter, / then Esc: no search)"
         };
         Paragraph::new(Span::styled(text, style::DIM)).render(inner, buf);
         return;
@@ -61,13 +69,18 @@ pub fn render(queue: &QueueView, area: Rect, buf: &mut Buffer) {
         let selected = queue.selected == Some(queue.offset + i);
         let line = columns.line(row);
         let line_area = Rect::new(inner.x, y, inner.width, 1);
-        let base = if selected {
-            style::SELECTED
+        if selected {
+            // One style for the whole row: coloured text reversed would be coloured blocks.
+            let plain: Vec<Span<'_>> = line
+                .spans
+                .into_iter()
+                .map(|s| Span::raw(s.content))
+                .collect();
+            buf.set_style(line_area, style::SELECTED);
+            Line::from(plain).render(line_area, buf);
         } else {
-            Style::new()
-        };
-        buf.set_style(line_area, base);
-        line.render(line_area, buf);
+            line.render(line_area, buf);
+        }
     }
     if queue.offset + queue.rows.len() < queue.matching || queue.offset > 0 {
         let last = queue.offset + queue.rows.len();
@@ -154,7 +167,7 @@ impl Columns {
         };
         let mut spans = vec![
             Span::styled(format!("{} ", style::glyph(row.status)), status),
-            Span::styled(fit(&row.task_id, self.id), id_style),
+            Span::styled(fit_middle(&row.task_id, self.id), id_style),
         ];
         if self.agent > 0 {
             spans.push(Span::styled(fit(&row.agent, self.agent), style::DIM));
@@ -244,6 +257,43 @@ mod tests {
 
     /// The queue's inside on an 80-column terminal.
     const WIDTH_AT_80: u16 = 78;
+
+    #[test]
+    fn the_selected_row_is_in_reverse_video_end_to_end() {
+        let rows = vec![
+            TaskRow {
+                status: RowStatus::Failed,
+                failure: Some(crate::core::task::FailureType::Process),
+                ..task("structured-output-cargo-build-017", None, None)
+            },
+            task("b", None, None),
+        ];
+        let view = QueueView {
+            filter: "all",
+            search: None,
+            total: 2,
+            matching: 2,
+            offset: 0,
+            selected: Some(0),
+            rows,
+        };
+        let area = Rect::new(0, 0, 34, 5);
+        let mut buf = Buffer::empty(area);
+        render(&view, area, &mut buf);
+        for x in 1..33 {
+            let cell = &buf[(x, 1)];
+            assert!(
+                cell.modifier.contains(ratatui::style::Modifier::REVERSED)
+                    && cell.fg == Color::Reset,
+                "column {x} of the selected row: {cell:?}"
+            );
+            assert!(
+                !buf[(x, 2)]
+                    .modifier
+                    .contains(ratatui::style::Modifier::REVERSED)
+            );
+        }
+    }
 
     #[test]
     fn rows_show_cost_and_turns_when_there_is_room() {

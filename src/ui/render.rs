@@ -36,6 +36,9 @@ where
             if let Some(replay) = replay {
                 draw::replay(f, state.zoomed, &replay.view, now);
             }
+            if state.no_color {
+                draw::without_colours(f.buffer_mut());
+            }
         })
         .map(|_| ())
         .map_err(|e| eyre!("cannot draw the dashboard: {e}"))

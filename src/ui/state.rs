@@ -48,7 +48,7 @@ pub enum Filter {
 }
 
 impl Filter {
-    const ORDER: [Filter; 9] = [
+    pub const ORDER: [Filter; 9] = [
         Filter::All,
         Filter::Active,
         Filter::Waiting,
@@ -92,14 +92,26 @@ impl Filter {
 
     /// The next filter (`forward`) or the previous one, wrapping around.
     pub fn step(self, forward: bool) -> Filter {
+        self.step_among(forward, |_| true)
+    }
+
+    /// As `step`, skipping the filters that would list no task (`lists_some` says which do):
+    /// `f` goes through the statuses there are, and `all`.
+    pub fn step_among(self, forward: bool, lists_some: impl Fn(Filter) -> bool) -> Filter {
         let n = Self::ORDER.len();
-        let at = Self::ORDER.iter().position(|f| *f == self).unwrap_or(0);
-        let next = if forward {
-            (at + 1) % n
-        } else {
-            (at + n - 1) % n
-        };
-        Self::ORDER[next]
+        let mut at = Self::ORDER.iter().position(|f| *f == self).unwrap_or(0);
+        for _ in 0..n {
+            at = if forward {
+                (at + 1) % n
+            } else {
+                (at + n - 1) % n
+            };
+            let next = Self::ORDER[at];
+            if next == Filter::All || lists_some(next) {
+                return next;
+            }
+        }
+        Filter::All
     }
 }
 
@@ -141,6 +153,8 @@ pub enum Mode {
         list: Vec<AttemptEntry>,
         selected: usize,
     },
+    /// `/`: the queue's search is typed (`search`).
+    Search,
     /// Every key goes to the focused agent until the leave chord; the pane is zoomed meanwhile.
     TakeOver {
         task: usize,
@@ -165,6 +179,8 @@ pub struct UiState {
     /// The selected task (index into the tasks file).
     pub selected: usize,
     pub filter: Filter,
+    /// The queue's search (`/`): only tasks whose id or agent contain it are listed.
+    pub search: String,
     /// Position of the queue's first visible row among the matching tasks.
     pub queue_offset: usize,
     /// The task whose pane is large.
@@ -197,6 +213,8 @@ pub struct UiState {
     pub chosen: Option<usize>,
     /// Answer keys wait until then, and why.
     pub answers_held: Option<(Instant, AnswerHold)>,
+    /// `NO_COLOR` is set: frames are drawn without colours (attributes only).
+    pub no_color: bool,
     /// When the run started and, once the batch is done, when it finished.
     pub started: Option<Instant>,
     pub finished: Option<Instant>,
@@ -226,6 +244,15 @@ impl UiState {
     pub fn settle(&mut self, task: usize, outcome: impl Into<String>, now: Instant) {
         if self.message_about == Some(task) && self.message_now(now).is_some() {
             self.say(outcome, now);
+        }
+    }
+
+    /// `task` moved on but its outcome is still to come (`fix-3 started` after a retry): like
+    /// `settle`, and the new message still waits for the outcome, so a task that fails again
+    /// at once never leaves `… started` on the status line.
+    pub fn progress(&mut self, task: usize, text: impl Into<String>, now: Instant) {
+        if self.message_about == Some(task) && self.message_now(now).is_some() {
+            self.say_about(task, text, now);
         }
     }
 
@@ -367,6 +394,13 @@ mod tests {
         assert!(!Filter::Waiting.matches(RowStatus::Running));
         // A skipped task is not pending: the bar would say 0 pending while the filter lists it.
         assert!(!Filter::Pending.matches(RowStatus::Skipped));
+        // Only the statuses there are, and all.
+        let there = |f: Filter| matches!(f, Filter::Failed | Filter::Completed);
+        assert_eq!(Filter::All.step_among(true, there), Filter::Failed);
+        assert_eq!(Filter::Failed.step_among(true, there), Filter::Completed);
+        assert_eq!(Filter::Completed.step_among(true, there), Filter::All);
+        assert_eq!(Filter::All.step_among(false, there), Filter::Completed);
+        assert_eq!(Filter::Failed.step_among(true, |_| false), Filter::All);
         assert!(Filter::Skipped.matches(RowStatus::Skipped));
     }
 
@@ -450,5 +484,23 @@ mod tests {
         s.say("queue resumed", t1);
         s.settle(3, "fix-3: failed", t1);
         assert_eq!(s.message_now(t1), Some("queue resumed"));
+    }
+
+    #[test]
+    fn a_retried_task_that_fails_at_once_does_not_stay_started() {
+        let t0 = Instant::now();
+        let mut s = UiState::new(t0);
+        s.say_about(13, "crashes-013: retrying now", t0);
+        s.progress(13, "crashes-013 started", t0 + Duration::from_millis(100));
+        assert_eq!(
+            s.message_now(t0 + Duration::from_millis(100)),
+            Some("crashes-013 started")
+        );
+        let t1 = t0 + Duration::from_millis(600);
+        s.settle(13, "crashes-013: retryable (failed_process)", t1);
+        assert_eq!(
+            s.message_now(t1),
+            Some("crashes-013: retryable (failed_process)")
+        );
     }
 }

@@ -22,8 +22,8 @@ pub fn render(status: &StatusView, area: Rect, buf: &mut Buffer) {
     if area.height == 0 {
         return;
     }
-    let bar = Style::new().bg(Color::Indexed(235));
-    buf.set_style(area, bar);
+    // No background of its own: a dark bar under the terminal's default foreground is
+    // unreadable on a light theme, and the panes' borders already set the bar apart.
     let top = Rect { height: 1, ..area };
     let right = right_side(status);
     let right_width = line_width(&right);

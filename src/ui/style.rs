@@ -34,24 +34,27 @@ pub fn label(status: RowStatus) -> &'static str {
 
 pub fn color(status: RowStatus) -> Color {
     match status {
-        RowStatus::Pending => Color::Gray,
+        // The terminal's own colour: palette 7 (grey) is pale on a light background.
+        RowStatus::Pending => Color::Reset,
         RowStatus::Running => Color::Cyan,
         RowStatus::Waiting => Color::Yellow,
         RowStatus::Completed => Color::Green,
         RowStatus::Retryable => Color::Magenta,
         RowStatus::Failed => Color::Red,
-        RowStatus::Cancelled => Color::DarkGray,
+        // Faint text in the terminal's own colour (`status_style`), not bright black, which is
+        // the background colour of Solarized Dark and vanishes there.
+        RowStatus::Cancelled => Color::Reset,
         RowStatus::NeedsInput => Color::LightYellow,
-        RowStatus::Skipped => Color::DarkGray,
+        RowStatus::Skipped => Color::Reset,
     }
 }
 
 pub fn status_style(status: RowStatus) -> Style {
     let style = Style::new().fg(color(status));
-    if matches!(status, RowStatus::Waiting | RowStatus::NeedsInput) {
-        style.add_modifier(Modifier::BOLD)
-    } else {
-        style
+    match status {
+        RowStatus::Waiting | RowStatus::NeedsInput => style.add_modifier(Modifier::BOLD),
+        RowStatus::Cancelled | RowStatus::Skipped => style.add_modifier(Modifier::DIM),
+        _ => style,
     }
 }
 
@@ -62,10 +65,10 @@ pub const WAITING_BORDER: Style = Style::new().fg(Color::Yellow).add_modifier(Mo
 pub const TAKEOVER_BORDER: Style = Style::new()
     .fg(Color::LightGreen)
     .add_modifier(Modifier::BOLD);
-/// The selected queue row.
-pub const SELECTED: Style = Style::new()
-    .bg(Color::Indexed(237))
-    .add_modifier(Modifier::BOLD);
+/// The selected queue row: reverse video, which every theme (light, dark, Solarized) and
+/// `NO_COLOR` show, where a forced dark background under the terminal's own foreground is
+/// unreadable on a light theme. The row's own colours are dropped under it (`queue`).
+pub const SELECTED: Style = Style::new().add_modifier(Modifier::REVERSED.union(Modifier::BOLD));
 /// Rows of an agent's screen that hold a waiting prompt.
 pub const PROMPT_ROWS: Style = crate::term::paint::HIGHLIGHT;
 /// The banner with the keys that answer a prompt.
@@ -74,7 +77,11 @@ pub const BANNER: Style = Style::new()
     .bg(Color::Yellow)
     .add_modifier(Modifier::BOLD);
 pub const KEY: Style = Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD);
-pub const DIM: Style = Style::new().fg(Color::DarkGray);
+/// Secondary text: faint in the terminal's own foreground, readable on any theme (bright black
+/// is Solarized Dark's background).
+pub const DIM: Style = Style::new().add_modifier(Modifier::DIM);
+/// The sign on a pane's right border where its agent's screen is cut.
+pub const CUT_MARK: Style = Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD);
 pub const NOTE: Style = Style::new()
     .fg(Color::LightBlue)
     .add_modifier(Modifier::ITALIC);

@@ -34,6 +34,43 @@ pub fn fit(text: &str, width: usize) -> String {
     out
 }
 
+/// As `fit`, but a cut text keeps its end (`structured-auth-018` in 9 columns is
+/// `str…-018 `): task ids differ most at their end (`-017`, `-018`), so ids cut this way stay
+/// apart where a cut end makes them all `structur…`.
+pub fn fit_middle(text: &str, width: usize) -> String {
+    let room = width.saturating_sub(1);
+    if text.width() <= room || room < 5 {
+        return fit(text, width);
+    }
+    let keep = room - 1; // one for the ellipsis
+    let tail_room = keep.div_ceil(2);
+    let mut tail: Vec<char> = Vec::new();
+    let mut tail_used = 0;
+    for ch in text.chars().rev() {
+        let w = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
+        if tail_used + w > tail_room {
+            break;
+        }
+        tail.push(ch);
+        tail_used += w;
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for ch in text.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
+        if used + w > keep - tail_used {
+            break;
+        }
+        out.push(ch);
+        used += w;
+    }
+    out.push('…');
+    out.extend(tail.iter().rev());
+    used += 1 + tail_used;
+    out.extend(std::iter::repeat_n(' ', width.saturating_sub(used)));
+    out
+}
+
 /// `text` in rows of at most `width` display columns, broken at spaces where possible.
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut rows = vec![String::new()];
@@ -88,6 +125,25 @@ mod tests {
         assert_eq!(fit("界界界界", 5), "界…  ");
         assert_eq!(fit("x", 0), "");
         assert_eq!(fit("xy", 1), " ");
+    }
+
+    #[test]
+    fn ids_cut_in_the_middle_stay_apart() {
+        let ids = [
+            "structured-017",
+            "structured-auth-018",
+            "structured-denied-019",
+        ];
+        let cut: Vec<String> = ids.iter().map(|id| fit_middle(id, 10)).collect();
+        assert_eq!(cut, ["stru…-017 ", "stru…-018 ", "stru…-019 "]);
+        assert_eq!(fit_middle("short", 10), "short     ");
+        assert_eq!(fit_middle("abcdefghij", 10), "abcd…ghij ");
+        assert_eq!(
+            fit_middle("abcdefgh", 4),
+            "ab… ",
+            "too narrow to keep both ends"
+        );
+        assert_eq!(fit_middle("界界界界界界", 8), "界界…界 ");
     }
 
     #[test]

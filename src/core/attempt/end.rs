@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use super::{Attempt, Effect, EndStage, InputReason, Note, Phase, StopSignal};
 use crate::core::agent_log::AgentLogParser;
-use crate::core::classify::{EndCause, EndFacts, ExitStatus, classify};
+use crate::core::classify::{EndCause, EndFacts, ExitStatus, Verdict, classify};
 use crate::core::detect;
 use crate::core::stream::{self, StreamParser};
+use crate::core::task::FailureType;
 
 impl Attempt {
     pub(super) fn on_tick(&mut self, now: Duration, effects: &mut Vec<Effect>) {
@@ -153,9 +154,34 @@ impl Attempt {
             signal: self.signal.as_ref(),
             agent_log: self.agent_log.as_ref().map(AgentLogParser::facts),
         };
-        let verdict = classify(&facts, &self.setup.profile);
+        let mut verdict = classify(&facts, &self.setup.profile);
+        self.name_the_operator_s_refusal(&mut verdict);
         effects.push(Effect::Note(Note::Verdict(verdict.clone())));
         self.phase = Phase::Done(verdict);
+    }
+}
+
+impl Attempt {
+    /// An attempt that failed after the operator's last answer said No to the agent ended
+    /// because of it: the evidence says so first (`the operator refused Bash(npm test) (Esc);
+    /// no completion marker …`), where it read as a bare `failed_incomplete`.
+    fn name_the_operator_s_refusal(&self, verdict: &mut Verdict) {
+        let after_refusal = matches!(
+            verdict.failure,
+            Some(FailureType::Incomplete | FailureType::Process | FailureType::PermissionBlocked)
+        );
+        let Some(refusal) = self
+            .approvals
+            .last()
+            .filter(|a| after_refusal && a.is_operator_refusal())
+        else {
+            return;
+        };
+        let refused = refusal.refusal_text();
+        verdict.evidence = Some(match verdict.evidence.take() {
+            Some(evidence) => format!("{refused}; {evidence}"),
+            None => refused,
+        });
     }
 }
 

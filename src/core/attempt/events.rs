@@ -155,6 +155,15 @@ pub struct WaitingPrompt {
 }
 
 impl WaitingPrompt {
+    /// What the prompt asks, in short (`Bash: npm test`), or `a prompt` when herd could not
+    /// read it: for the queue's note and the notification, where a rule's name (`press_1`)
+    /// says nothing to the operator.
+    pub fn asks(&self) -> String {
+        self.request
+            .as_ref()
+            .map_or_else(|| "a prompt".to_string(), Request::short)
+    }
+
     /// `Bash(rm -rf ~) — refuse: …`, or empty when there is nothing to say.
     pub fn guard_note(&self) -> String {
         approval::describe(self.request.as_ref(), self.decision.as_ref())

@@ -358,3 +358,32 @@ fn a_dialog_that_went_and_came_back_after_the_operators_answer_is_a_new_one() {
         "{fx:?}"
     );
 }
+
+#[test]
+fn an_attempt_the_operator_said_no_in_says_the_operator_refused() {
+    let mut a = Attempt::new(setup(true, false, &[]));
+    a.handle(Event::Output(&dialog("sudo make install")), secs(1));
+    let reply = Event::OperatorReply {
+        name: "Esc".into(),
+        keys: b"\x1b".to_vec(),
+    };
+    a.handle(reply, secs(2));
+    a.handle(
+        Event::Output(b"\x1b[2J\x1b[HInterrupted by user\r\n"),
+        secs(3),
+    );
+    a.handle(
+        Event::Exited(ExitStatus {
+            code: Some(0),
+            signal: None,
+        }),
+        secs(4),
+    );
+    let verdict = a.verdict().expect("ended");
+    assert_eq!(verdict.failure, Some(FailureType::Incomplete));
+    let evidence = verdict.evidence.as_deref().unwrap_or_default();
+    assert!(
+        evidence.starts_with("the operator refused Bash(sudo make install) (Esc); "),
+        "{evidence}"
+    );
+}

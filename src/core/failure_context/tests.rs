@@ -248,3 +248,62 @@ proptest! {
         let _ = categorise(&line);
     }
 }
+
+#[test]
+fn the_headline_is_the_line_that_says_why() {
+    let cargo = FailureContext::build(
+        &rows(
+            "Running cargo build\n\
+             error: could not find `Cargo.toml` in `/tmp/x` or any parent directory\n\
+             exit code 101",
+        ),
+        Vec::new(),
+    );
+    assert_eq!(
+        cargo.headline(),
+        Some("error: could not find `Cargo.toml` in `/tmp/x` or any parent directory")
+    );
+    let panic = FailureContext::build(
+        &rows(
+            "thread 'main' panicked at src/main.rs:3:5:\n\
+             attempt to divide by zero\n\
+             note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+        ),
+        Vec::new(),
+    );
+    assert!(
+        panic
+            .headline()
+            .is_some_and(|h| h.starts_with("thread 'main' panicked at src/main.rs:3:5")),
+        "{:?}",
+        panic.lines
+    );
+    let bare = FailureContext::build(&rows("Error"), Vec::new());
+    assert_eq!(bare.headline(), None, "a bare error word says nothing more");
+}
+
+#[test]
+fn why_failed_puts_the_headline_before_the_evidence() {
+    let table: [(Option<&str>, Option<&str>, Option<&str>); 5] = [
+        (
+            Some("exit code 101"),
+            Some("error: no Cargo.toml"),
+            Some("error: no Cargo.toml (exit code 101)"),
+        ),
+        (Some("exit code 101"), None, Some("exit code 101")),
+        (None, Some("error: x"), Some("error: x")),
+        (
+            Some("Invalid API key · run /login"),
+            Some("Invalid API key"),
+            Some("Invalid API key · run /login"),
+        ),
+        (None, None, None),
+    ];
+    for (evidence, headline, expected) in table {
+        assert_eq!(
+            why_failed(evidence, headline).as_deref(),
+            expected,
+            "{evidence:?} {headline:?}"
+        );
+    }
+}

@@ -68,6 +68,16 @@ impl Request {
         }
     }
 
+    /// `Bash: npm test`, `Edit: src/main.rs`, `mcp__x` (a tool with no input): what is asked,
+    /// in the words of a queue row or a notification.
+    pub fn short(&self) -> String {
+        match (&self.kind, self.text()) {
+            (RequestKind::Unknown, _) => "a prompt".to_string(),
+            (_, "") => self.tool().to_string(),
+            (_, text) => format!("{}: {text}", self.tool()),
+        }
+    }
+
     /// `shell`, `edit`, `write`, `read`, `fetch`, `tool` or `unknown`, for records.
     pub fn kind_name(&self) -> &'static str {
         match &self.kind {
@@ -141,21 +151,52 @@ impl Request {
         }))
     }
 
-    /// Reads `Bash(rm -rf build)`, `Edit(src/main.rs)`, `WebFetch(https://x)` or a bare tool name.
+    /// Reads `Bash(rm -rf build)`, `Edit(src/main.rs)`, `WebFetch(https://x)`, a tool rules
+    /// name (`Bash`, `Edit`, …) or an MCP tool (`mcp__github__create_issue`) as rules write
+    /// them. `None` for anything else: `rm -rf ~` is not a tool named `rm -rf ~`.
     pub fn parse(spec: &str) -> Option<Request> {
         let spec = spec.trim();
         match spec.split_once('(') {
             Some((tool, rest)) => {
                 let inner = rest.strip_suffix(')')?;
-                if tool.is_empty() {
-                    return None;
-                }
-                Some(Request::from_parts(tool, inner))
+                is_tool_name(tool).then(|| Request::from_parts(tool, inner))
             }
-            None if !spec.is_empty() => Some(Request::from_parts(spec, "")),
+            None if is_known_tool(spec) => Some(Request::from_parts(spec, "")),
             None => None,
         }
     }
+
+    /// As `parse`, and anything that is not written as a tool is the shell command it looks
+    /// like (`rm -rf ~` is `Bash(rm -rf ~)`, `make` is `Bash(make)`): what a person typing a
+    /// request on the command line means.
+    pub fn parse_or_shell(spec: &str) -> Request {
+        Request::parse(spec).unwrap_or_else(|| Request::from_parts("shell", spec.trim()))
+    }
+}
+
+/// A tool's name as rules write it: letters, digits, `_`, `-`, `.`; no spaces or shell syntax.
+fn is_tool_name(text: &str) -> bool {
+    text.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+/// A bare word that names a tool rather than a program: the kinds rules name, and MCP tools.
+fn is_known_tool(text: &str) -> bool {
+    const TOOLS: [&str; 10] = [
+        "Bash",
+        "Edit",
+        "MultiEdit",
+        "NotebookEdit",
+        "Write",
+        "Read",
+        "WebFetch",
+        "WebSearch",
+        "Glob",
+        "Grep",
+    ];
+    TOOLS.contains(&text) || (text.starts_with("mcp__") && is_tool_name(text))
 }
 
 impl fmt::Display for Request {
@@ -172,6 +213,52 @@ impl fmt::Display for Request {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_request_typed_on_the_command_line_is_a_tool_only_when_written_as_one() {
+        let shell = |command: &str| RequestKind::Shell {
+            command: command.into(),
+        };
+        let table: [(&str, RequestKind); 8] = [
+            ("rm -rf ~", shell("rm -rf ~")),
+            ("  make  ", shell("make")),
+            ("rm -rf $(pwd)", shell("rm -rf $(pwd)")),
+            ("echo (hi)", shell("echo (hi)")),
+            ("Bash(rm -rf build)", shell("rm -rf build")),
+            (
+                "Edit(src/main.rs)",
+                RequestKind::Edit {
+                    path: "src/main.rs".into(),
+                },
+            ),
+            ("Bash", shell("")),
+            (
+                "mcp__github__create_issue",
+                RequestKind::Tool {
+                    name: "mcp__github__create_issue".into(),
+                    input: String::new(),
+                },
+            ),
+        ];
+        for (typed, expected) in table {
+            assert_eq!(Request::parse_or_shell(typed).kind, expected, "{typed:?}");
+        }
+        assert_eq!(Request::parse("rm -rf ~"), None);
+    }
+
+    #[test]
+    fn a_request_in_short_says_the_tool_and_what_it_asks() {
+        assert_eq!(
+            Request::parse_or_shell("npm test").short(),
+            "Bash: npm test"
+        );
+        assert_eq!(
+            Request::from_parts("edit", "src/main.rs").short(),
+            "Edit: src/main.rs"
+        );
+        assert_eq!(Request::from_parts("mcp__x", "").short(), "mcp__x");
+        assert_eq!(Request::new(RequestKind::Unknown).short(), "a prompt");
+    }
 
     #[test]
     fn structured_tool_calls_become_requests() {

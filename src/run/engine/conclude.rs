@@ -15,8 +15,10 @@ use super::{DRAIN_AFTER_EXIT, Engine, EngineEvent, LiveAttempt, note_label};
 
 use crate::core::attempt::{Attempt, Event, Note};
 use crate::core::classify::Verdict;
+use crate::core::failure_context::headline_says_more;
 use crate::core::outcome::{AttemptEnd, RetryRules, decide};
 use crate::core::task::{FailureType, TaskStatus};
+use crate::run::failure_report::FailureReport;
 use crate::run::hygiene::EndedProcess;
 use crate::run::launch::LaunchPlan;
 use crate::run::outcome::{self, AttemptFacts, AttemptOutcome, AttemptResult, Size, WorktreeState};
@@ -34,8 +36,9 @@ pub(super) struct Ended<'a> {
     pub(super) account: Option<usize>,
     pub(super) stopped_by_operator: bool,
     pub(super) outcome: AttemptOutcome,
-    /// What went wrong, for the next attempt's `{previous_failure}`.
-    pub(super) failure_summary: Option<String>,
+    /// What went wrong: the summary for the next attempt's `{previous_failure}` and the
+    /// output's headline.
+    pub(super) failure: Option<FailureReport>,
     /// A quota failure's reset time, when the task waits for it.
     pub(super) quota_reset: Option<jiff::Timestamp>,
     pub(super) agent: AgentReport,
@@ -190,7 +193,7 @@ impl Engine {
             account: live.account,
             stopped_by_operator: live.stopped_by_operator,
             outcome,
-            failure_summary: gathered.failure_summary,
+            failure: gathered.failure,
             quota_reset,
             agent,
             ended_processes: live.swept.take().unwrap_or_default(),
@@ -262,7 +265,12 @@ impl Engine {
                 .then(|| worktree_state(&plan.cwd, status, ended.worktree)),
             trusted_folder: plan.trust_folder.as_ref().map(|p| p.display().to_string()),
             interrupted: ended.stopped_by_operator,
-            failure_summary: ended.failure_summary,
+            failure_cause: ended
+                .failure
+                .as_ref()
+                .and_then(|f| f.headline.clone())
+                .filter(|_| outcome.verdict.failure.is_some_and(headline_says_more)),
+            failure_summary: ended.failure.map(|f| f.summary),
             account: account_name.clone(),
             host: ended.host.clone(),
             agent: ended.agent.result_fields(plan),

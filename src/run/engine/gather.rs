@@ -82,7 +82,7 @@ impl GatherJob {
     }
 
     fn run_here(self) -> Gathered {
-        let failure_summary = self.failure.map(|mut job| {
+        let failure = self.failure.map(|mut job| {
             let before = job.before.take();
             let changed = failure_report::changed_since(before.as_ref(), &job.cwd);
             failure_report::report(&job.tail, changed, &job.errors_path)
@@ -94,7 +94,7 @@ impl GatherJob {
         });
         let worktree = self.finish_worktree.map(|path| worktree::finish(&path));
         Gathered {
-            failure_summary,
+            failure,
             transcript,
             worktree,
         }
@@ -137,7 +137,7 @@ impl GatherJob {
         for (name, bytes) in back.map(|b| b.fetched.as_slice()).unwrap_or_default() {
             keep(&job.runs_dir.join(name), bytes);
         }
-        let failure_summary = self.failure.map(|mut job| {
+        let failure = self.failure.map(|mut job| {
             let before = job.before.take();
             let changed = match (before, back.and_then(|b| b.git_after.clone())) {
                 (Some(before), Some(after)) => after.difference(&before).cloned().collect(),
@@ -172,7 +172,7 @@ impl GatherJob {
                 }),
             });
         Gathered {
-            failure_summary,
+            failure,
             transcript,
             worktree,
         }

@@ -8,7 +8,7 @@ use crate::run::worktree;
 /// What the worker found.
 #[derive(Debug, Default)]
 pub struct Gathered {
-    pub(super) failure_summary: Option<String>,
+    pub(super) failure: Option<crate::run::failure_report::FailureReport>,
     pub(super) transcript: Option<(String, TranscriptFacts)>,
     pub(super) worktree: Option<Result<worktree::Cleanup, worktree::WorktreeError>>,
 }

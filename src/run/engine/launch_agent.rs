@@ -203,7 +203,7 @@ impl Engine {
                     account,
                     stopped_by_operator: false,
                     outcome,
-                    failure_summary: None,
+                    failure: None,
                     quota_reset: None,
                     agent: AgentReport::default(),
                     ended_processes: Vec::new(),

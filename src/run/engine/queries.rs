@@ -97,8 +97,17 @@ impl Engine {
         if all_done { 0 } else { 1 }
     }
 
-    /// The tasks in scope, for summaries.
+    /// The tasks in scope (enabled, and of `--only` when given).
     pub fn scoped_tasks(&self) -> Vec<usize> {
         self.scope()
+    }
+
+    /// The tasks a run's summary reports: the file's, or those `--only` names, disabled ones
+    /// included (as `skipped`), so that it counts as `herd status` does.
+    pub fn reported_tasks(&self) -> Vec<usize> {
+        let only = &self.opts.only;
+        (0..self.store.file().tasks().len())
+            .filter(|&i| only.is_empty() || only.contains(&self.store.file().tasks()[i].task_id))
+            .collect()
     }
 }

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::agent;
 use super::tasks::{failure_of, max_attempts, row_status};
+use crate::core::failure_context::why_failed;
 use crate::run::engine::Engine;
 use crate::ui::model::{DetailView, RowStatus};
 use crate::ui::style;
@@ -33,14 +34,14 @@ pub fn detail(engine: &Engine, index: usize) -> Option<DetailView> {
     ));
     let result = task.result.as_ref();
     let text = |key: &str| result.and_then(|r| r.get(key)).and_then(Value::as_str);
-    if let Some(evidence) = text("failure_evidence") {
+    if let Some(why) = why_failed(text("failure_evidence"), text("failure_cause")) {
         // While the task runs again, the failure belongs to the attempt before.
         let label = if live.is_some() {
             "last failure"
         } else {
             "why"
         };
-        lines.push((label.to_string(), evidence.to_string()));
+        lines.push((label.to_string(), why));
     }
     if let Some(report) = agent::reported(result, live) {
         lines.extend(agent::lines(&report, live.is_some()));

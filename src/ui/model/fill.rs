@@ -88,6 +88,8 @@ fn queue_view(engine: &Engine, state: &UiState, height: usize, now: Instant) -> 
         .collect();
     QueueView {
         filter: state.filter.label(),
+        search: (!state.search.is_empty() || matches!(state.mode, Mode::Search))
+            .then(|| state.search.clone()),
         total: tasks.len(),
         matching: matching.len(),
         offset,
@@ -106,10 +108,7 @@ fn task_row(
     let status = row_status(engine, index, task);
     let live = engine.live_for_task(index);
     let note = if let Some(w) = live.and_then(|l| l.attempt.waiting()) {
-        let name = live
-            .and_then(|l| l.attempt.profile().prompts.get(w.rule))
-            .map_or("prompt", |r| r.name.as_str());
-        Some(name.to_string())
+        Some(w.asks())
     } else if let Some(note) = state.note_for(index, now) {
         Some(note.to_string())
     } else if status == RowStatus::Retryable {

@@ -14,8 +14,8 @@ pub use detail::detail;
 pub use fill::dashboard;
 pub use overlay::{auto_menu, message_target};
 pub use tasks::{
-    failure_of, live_tasks, matching, max_attempts, pane_order, row_status, waiting_tasks,
-    window_offset,
+    failure_of, filter_counts, live_tasks, matching, max_attempts, pane_order, row_status,
+    waiting_tasks, window_offset,
 };
 
 use std::collections::HashMap;
@@ -67,6 +67,8 @@ pub struct TaskRow {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct QueueView {
     pub filter: &'static str,
+    /// The search the queue is narrowed by (`/`), when there is one.
+    pub search: Option<String>,
     /// Tasks in the file, and how many pass the filter.
     pub total: usize,
     pub matching: usize,

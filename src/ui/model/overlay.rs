@@ -16,7 +16,7 @@ pub(super) fn overlay<'a>(engine: &Engine, state: &'a UiState) -> Option<Overlay
             .map_or_else(String::new, |t| t.task_id.clone())
     };
     Some(match &state.mode {
-        Mode::Normal | Mode::TakeOver { .. } => return None,
+        Mode::Normal | Mode::TakeOver { .. } | Mode::Search => return None,
         Mode::Help { offset } => Overlay::Help { offset: *offset },
         Mode::Details => Overlay::Details,
         Mode::Answers {

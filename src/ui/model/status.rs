@@ -106,6 +106,13 @@ fn hints(engine: &Engine, state: &UiState) -> Vec<(String, String)> {
             ];
         }
         Mode::Normal => {}
+        Mode::Search => {
+            return vec![
+                pair(&format!("/{}▏", state.search), ""),
+                pair("Enter", "keep"),
+                pair("Esc", "clear"),
+            ];
+        }
         Mode::Attempts { .. } => {
             return vec![
                 pair("↑↓", "choose"),

@@ -7,7 +7,8 @@ use serde_json::Value;
 use super::RowStatus;
 use crate::core::task::{FailureType, TaskSpec, TaskStatus};
 use crate::run::engine::Engine;
-use crate::ui::state::UiState;
+use crate::ui::search;
+use crate::ui::state::{Filter, UiState};
 
 /// How task `index` shows in the queue.
 pub fn row_status(engine: &Engine, index: usize, task: &TaskSpec) -> RowStatus {
@@ -44,8 +45,26 @@ pub fn matching(engine: &Engine, state: &UiState) -> Vec<usize> {
         .tasks()
         .iter()
         .enumerate()
-        .filter(|(i, t)| state.filter.matches(row_status(engine, *i, t)))
+        .filter(|(i, t)| {
+            state.filter.matches(row_status(engine, *i, t)) && search::matches(&state.search, t)
+        })
         .map(|(i, _)| i)
+        .collect()
+}
+
+/// How many tasks each status filter lists (the search aside), for `f` to skip empty ones.
+pub fn filter_counts(engine: &Engine) -> Vec<(Filter, usize)> {
+    let statuses: Vec<RowStatus> = engine
+        .store()
+        .file()
+        .tasks()
+        .iter()
+        .enumerate()
+        .map(|(i, t)| row_status(engine, i, t))
+        .collect();
+    Filter::ORDER
+        .iter()
+        .map(|f| (*f, statuses.iter().filter(|s| f.matches(**s)).count()))
         .collect()
 }
 
