@@ -207,6 +207,18 @@ pub(super) fn compile(
             "resume",
         );
     }
+    let notify = source.notify.unwrap_or_default();
+    if notify
+        .first()
+        .is_some_and(|program| program.trim().is_empty())
+    {
+        c.fail(
+            "notify must start with the program to run, e.g. [\"sh\", \"-c\", \"curl -d @- \
+             ntfy.sh/my-topic\"]"
+                .to_string(),
+            "notify",
+        );
+    }
     if !c.errors.is_empty() {
         return Err(c.errors);
     }
@@ -244,6 +256,7 @@ pub(super) fn compile(
         resume,
         transcripts: source.transcripts,
         agent_log: source.agent_log,
+        notify,
         origin,
     })
 }

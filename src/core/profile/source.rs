@@ -41,6 +41,7 @@ pub struct ProfileSource {
     pub resume: Option<Vec<String>>,
     pub transcripts: Option<TranscriptKind>,
     pub agent_log: Option<AgentLogKind>,
+    pub notify: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -138,5 +139,6 @@ pub(super) fn overlay(base: ProfileSource, top: ProfileSource) -> ProfileSource 
         resume: top.resume.or(base.resume),
         transcripts: top.transcripts.or(base.transcripts),
         agent_log: top.agent_log.or(base.agent_log),
+        notify: top.notify.or(base.notify),
     }
 }
