@@ -16,7 +16,7 @@
 //! worktree work, on a worker), `agent_report` (what the agent said besides its verdict),
 //! `interrupted` (recovery, stop, abandon), `processes` (process hygiene), `hosts` (remote
 //! hosts), `control` and `session` (operator actions), `sizes` (the size each next agent
-//! starts at).
+//! starts at), `notify` (the operator's `notify` command).
 //!
 //! The tasks file is written by `commit` on a writer thread, pipelined: an agent is launched
 //! once the write that marks its task `running` is on disk (`commit` says why that is enough).
@@ -55,6 +55,7 @@ pub mod gathered;
 mod hosts;
 mod interrupted;
 mod launch_agent;
+mod notify;
 mod prepare;
 mod processes;
 mod queries;
@@ -235,6 +236,8 @@ pub struct Engine {
     /// The time of the current turn, as the frontend gave it: every timestamp written in the
     /// turn is its `wall`. The engine reads no clock.
     clock: Now,
+    /// What the `notify` command was told, and its worker.
+    notify: notify::NotifyState,
 }
 
 impl Engine {
@@ -274,6 +277,7 @@ impl Engine {
             commits,
             awaiting: Vec::new(),
             clock: now,
+            notify: notify::NotifyState::default(),
         };
         engine.file_tag = hygiene::file_tag(engine.store.path());
         engine.end_survivors()?;

@@ -10,8 +10,12 @@ use crate::core::task::TaskStatus;
 use crate::run::store::TaskStore;
 
 impl Engine {
+    /// The events since last asked. Every event leaves the engine here, so this is also where
+    /// the `notify` command hears of them (and of the prompts waiting now).
     pub fn drain_events(&mut self) -> Vec<EngineEvent> {
-        std::mem::take(&mut self.events)
+        let events = std::mem::take(&mut self.events);
+        self.notify_turn(&events);
+        events
     }
 
     pub fn store(&self) -> &TaskStore {
