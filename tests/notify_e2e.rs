@@ -38,7 +38,8 @@ idle = "claude"
 }
 
 /// The batch: two waits for the operator (one the guard refuses, one nothing allows, which
-/// comes back in a second attempt), a crash, questions, and a success.
+/// comes back in a second attempt), a crash, questions, a task with a config error, and a
+/// success.
 fn batch(dir: &Path, notify: Value) -> PathBuf {
     let home = dialog_scenario(dir, "home", "rm -rf ~");
     let tasks = json!({
@@ -67,6 +68,9 @@ fn batch(dir: &Path, notify: Value) -> PathBuf {
                 "task_id": "asks", "agent": "sim", "timeout_sec": 60, "completion": "signal_file",
                 "inputs": {"scenario": "signal_questions"},
                 "prompt_template": "Migrate the users table."
+            },
+            {
+                "task_id": "config", "agent": "sim", "prompt_template": "Use {missing}"
             },
             {
                 "task_id": "ok", "agent": "sim", "timeout_sec": 60,
@@ -106,7 +110,7 @@ fn events(file: &Path) -> Vec<Value> {
 /// Status and failure type of every task: what a notify command must never change.
 fn outcome(tasks: &Path) -> Vec<(String, Value, Value)> {
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(tasks).unwrap()).unwrap();
-    ["home", "ask", "crash", "asks", "ok"]
+    ["home", "ask", "crash", "asks", "config", "ok"]
         .iter()
         .map(|id| {
             let t = task(&doc, id);
@@ -162,11 +166,12 @@ fn notify_hears_each_wait_once_questions_failures_and_the_batch_end() {
         .iter()
         .map(|e| (&e["task_id"], &e["failure_type"]))
         .collect();
-    assert_eq!(failed.len(), 3, "{all}");
+    assert_eq!(failed.len(), 4, "{all}");
     for (id, failure) in [
         ("home", "failed_permission_blocked"),
         ("ask", "failed_permission_blocked"),
         ("crash", "failed_process"),
+        ("config", "failed_config"),
     ] {
         assert!(
             failed.contains(&(&json!(id), &json!(failure))),
@@ -188,12 +193,12 @@ fn notify_hears_each_wait_once_questions_failures_and_the_batch_end() {
     assert_eq!(end["event"], "batch_ended", "{all}");
     assert_eq!(
         end["counts"],
-        json!({"completed": 1, "failed": 3, "needs_input": 1}),
+        json!({"completed": 1, "failed": 4, "needs_input": 1}),
         "{all}"
     );
     assert_eq!(end["exit_code"], 1);
     assert_eq!(of_kind(&events, "batch_ended", "").len(), 1, "{all}");
-    assert_eq!(events.len(), 8, "{all}");
+    assert_eq!(events.len(), 9, "{all}");
 }
 
 #[test]
@@ -205,7 +210,7 @@ fn the_flag_overrides_the_file_and_a_failing_notify_changes_nothing() {
     let flag = format!("cat >> '{}'", from_flag.display());
     let out = run(&tasks, &["--notify", &flag]);
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
-    assert_eq!(events(&from_flag).len(), 8);
+    assert_eq!(events(&from_flag).len(), 9);
     assert!(events(&from_file).is_empty());
     let heard = outcome(&tasks);
 
