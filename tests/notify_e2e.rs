@@ -294,16 +294,14 @@ fn validate_points_at_a_bad_notify_and_run_refuses_it() {
 }
 
 #[test]
-fn a_profile_s_notify_hears_its_tasks_and_the_batch_end() {
+fn a_profile_s_notify_hears_its_tasks_and_the_batch_end_in_the_tasks_folder() {
     let dir = tempfile::tempdir().unwrap();
     let got = dir.path().join("events.jsonl");
     let profiles = dir.path().join("profiles.toml");
+    // A relative path: the command runs in the tasks file's folder, wherever herd started.
     std::fs::write(
         &profiles,
-        format!(
-            "[profiles.sim]\nnotify = [\"sh\", \"-c\", \"cat >> '{}'\"]\n",
-            got.display()
-        ),
+        "[profiles.sim]\nnotify = [\"sh\", \"-c\", \"cat >> events.jsonl\"]\n",
     )
     .unwrap();
     let tasks = dir.path().join("tasks.json");

@@ -25,6 +25,9 @@ pub struct NotifyJob {
     pub payload: String,
     /// `HERD_EVENT`, `HERD_TASK_ID`, `HERD_MESSAGE`: the event's gist for one-line commands.
     pub env: Vec<(String, String)>,
+    /// Where it runs: the tasks file's folder, so a relative program or path in the file means
+    /// the same wherever herd was started.
+    pub cwd: Option<std::path::PathBuf>,
 }
 
 /// The worker that runs the jobs in order, one at a time.
@@ -177,7 +180,11 @@ fn spawn(job: &NotifyJob) -> std::io::Result<Child> {
         .argv
         .split_first()
         .ok_or_else(|| std::io::Error::other("the notify command is empty"))?;
-    Command::new(program)
+    let mut command = Command::new(program);
+    if let Some(cwd) = &job.cwd {
+        command.current_dir(cwd);
+    }
+    command
         .args(args)
         .envs(job.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdin(Stdio::piped())
@@ -227,6 +234,7 @@ mod tests {
             argv: vec!["sh".into(), "-c".into(), script.into()],
             payload: r#"{"event":"batch_ended"}"#.into(),
             env: vec![("HERD_EVENT".into(), "batch_ended".into())],
+            cwd: None,
         }
     }
 
@@ -242,6 +250,17 @@ mod tests {
         assert!(matches!(run(&job(&script), TIME_LIMIT), NotifyRun::Done));
         let got = std::fs::read_to_string(&out).expect("written");
         assert_eq!(got, "{\"event\":\"batch_ended\"}\nbatch_ended\n");
+    }
+
+    #[test]
+    fn the_command_runs_in_the_folder_it_is_given() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let here = NotifyJob {
+            cwd: Some(dir.path().to_path_buf()),
+            ..job("cat > got")
+        };
+        assert!(matches!(run(&here, TIME_LIMIT), NotifyRun::Done));
+        assert!(dir.path().join("got").exists());
     }
 
     #[test]

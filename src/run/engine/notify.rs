@@ -159,35 +159,28 @@ impl Engine {
             "at".into(),
             crate::run::outcome::utc_timestamp(self.clock.wall).into(),
         );
-        payload.insert(
-            "tasks_file".into(),
-            std::path::absolute(self.store.path())
-                .unwrap_or_else(|_| self.store.path().to_path_buf())
-                .display()
-                .to_string()
-                .into(),
-        );
+        let tasks_file = std::path::absolute(self.store.path())
+            .unwrap_or_else(|_| self.store.path().to_path_buf());
+        payload.insert("tasks_file".into(), tasks_file.display().to_string().into());
         if let Some(run_id) = self.store.file().run_id() {
             payload.insert("run_id".into(), run_id.into());
         }
-        let kind = payload
-            .get("event")
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
-            .to_string();
-        let message = payload
-            .get("message")
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
-            .to_string();
+        let field = |key: &str| {
+            payload
+                .get(key)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string()
+        };
         let mut env = vec![
-            ("HERD_EVENT".to_string(), kind),
-            ("HERD_MESSAGE".to_string(), message),
+            ("HERD_EVENT".to_string(), field("event")),
+            ("HERD_MESSAGE".to_string(), field("message")),
         ];
         if let Some(id) = task_id {
             env.push(("HERD_TASK_ID".to_string(), id.to_string()));
         }
         let payload = serde_json::Value::Object(payload).to_string();
+        let cwd = tasks_file.parent().map(std::path::Path::to_path_buf);
         let notifier = self
             .notify
             .notifier
@@ -197,6 +190,7 @@ impl Engine {
                 argv,
                 payload: payload.clone(),
                 env: env.clone(),
+                cwd: cwd.clone(),
             });
         }
     }
