@@ -1,6 +1,7 @@
 //! What the frontends read of the engine (its store, attempts, queue and whether the run is
 //! done), and the few switches they flip (pause, concurrency). Nothing here starts, ends or
-//! writes anything.
+//! writes anything, except that draining the events hands the `notify` command its events
+//! (`notify`: to a worker, never waited for).
 
 use std::time::Instant;
 
