@@ -6,7 +6,9 @@
 //! player's timeline and readout, and comes back with `q` to the dashboard as it was; the agent's
 //! PTY started at the size of its pane. A third runs a simulator agent that asks two questions
 //! through its signal file: the task needs input, the questions are on screen, `m` opens the
-//! editor that answers them, and the answer resumes the agent's session to completion.
+//! editor that answers them, and the answer resumes the agent's session to completion. A fourth
+//! has a `notify` command hear each wait of a dialog that comes back after its answer, once, and
+//! the batch's end.
 
 // Test code: a failed `expect` is the test failing, with its message.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
@@ -432,4 +434,109 @@ fn questions_are_answered_with_m_and_the_session_resumes_to_completion() {
         "the task completed; the screen was:\n{}",
         ui.text()
     );
+}
+
+/// The events the `notify` command appended to `file`, once `enough` holds of them; on
+/// timeout, fails showing them and the last screen.
+fn wait_for_events(
+    ui: &mut Dashboard,
+    file: &Path,
+    what: &str,
+    enough: impl Fn(&[serde_json::Value]) -> bool,
+) -> Vec<serde_json::Value> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let events: Vec<serde_json::Value> = std::fs::read_to_string(file)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        if enough(&events) {
+            return events;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}; the events were {events:#?}\nthe screen was:\n{}",
+            ui.text()
+        );
+        if let Ok(bytes) = ui.output.recv_timeout(Duration::from_millis(20)) {
+            ui.take(&bytes);
+        }
+    }
+}
+
+fn count(events: &[serde_json::Value], kind: &str) -> usize {
+    events.iter().filter(|e| e["event"] == kind).count()
+}
+
+#[test]
+fn notify_hears_each_wait_in_the_dashboard_once_and_the_batch_end() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let scenario = dir.path().join("again.toml");
+    std::fs::write(
+        &scenario,
+        r#"description = "a dialog that comes back once after its answer"
+[[step]]
+claude_header = {}
+[[step]]
+echo = "claude"
+[[step]]
+dialog = { style = "claude", command = "npm test", description = "Run the tests", repeat = 2, gap = 1.5 }
+[[step]]
+say = "Tests pass."
+[[step]]
+marker = "claude"
+[[step]]
+idle = "claude"
+"#,
+    )
+    .expect("write scenario");
+    let events = dir.path().join("events.jsonl");
+    let tasks = dir.path().join("tasks.json");
+    let doc = serde_json::json!({
+        "notify": ["sh", "-c", format!("cat >> '{}'", events.display())],
+        "tasks": [{
+            "task_id": "again", "agent": "sim", "timeout_sec": 120,
+            "inputs": {"scenario": scenario.display().to_string()},
+            "prompt_template": "Run the tests. When complete, print exactly: TASK_COMPLETE:{task_id}"
+        }]
+    });
+    std::fs::write(&tasks, doc.to_string()).expect("write tasks");
+    let mut ui = Dashboard::start(&tasks);
+
+    let dialog_shown = |s: &vt100::Screen| {
+        s.contents().contains("⚠ again: [1/Enter] Yes")
+            && row_of(s, "1. Yes")
+                .and_then(|row| s.cell(row, COLS - 10))
+                .is_some_and(|cell| cell.bgcolor() == vt100::Color::Idx(58))
+    };
+    ui.wait_until("the prompt", Duration::from_secs(30), dialog_shown);
+    let first = wait_for_events(&mut ui, &events, "the first wait", |e| {
+        count(e, "prompt_waiting") == 1
+    });
+    assert_eq!(first[0]["task_id"], "again");
+    assert_eq!(first[0]["request"], "Bash(npm test)", "{first:#?}");
+    ui.press("1");
+    // Answered, the dialog comes back: a new wait, told again.
+    let second = wait_for_events(&mut ui, &events, "the second wait", |e| {
+        count(e, "prompt_waiting") == 2
+    });
+    assert_ne!(first[0]["at"], serde_json::Value::Null);
+    assert_eq!(second[1]["request"], "Bash(npm test)", "{second:#?}");
+    // The key answers the dialog the operator sees: press it once the new one is drawn (the
+    // scenario's gap outlasts the dashboard's hold on keys right after an answer).
+    ui.wait_until("the prompt again", Duration::from_secs(10), dialog_shown);
+    ui.press("1");
+    ui.wait_until("the task to complete", Duration::from_secs(30), |s| {
+        s.contents().contains("✔ again")
+    });
+    let ended = wait_for_events(&mut ui, &events, "the batch's end", |e| {
+        count(e, "batch_ended") == 1
+    });
+    ui.press("q");
+    let code = ui.wait_for_exit(Duration::from_secs(20));
+    assert_eq!(code, 0, "the screen was:\n{}", ui.text());
+    let all = wait_for_events(&mut ui, &events, "nothing more", |_| true);
+    assert_eq!(all.len(), 3, "two waits and the end, each once: {all:#?}");
+    assert_eq!(ended[2]["counts"], serde_json::json!({"completed": 1}));
 }

@@ -219,6 +219,11 @@ pub struct RunArgs {
     /// Terminal size given to each agent's pseudo-terminal, as COLSxROWS
     #[arg(long, value_name = "COLSxROWS", default_value = "120x40", value_parser = parse_size)]
     pub pty_size: (u16, u16),
+    /// Run this shell command (by `sh -c`) with one JSON event on its stdin when a prompt
+    /// waits, a task needs input or fails for good, and when the batch ends; overrides the
+    /// tasks file's and the profiles' `notify`
+    #[arg(long, value_name = "CMD")]
+    pub notify: Option<String>,
 }
 
 #[derive(Debug, Args, Clone)]

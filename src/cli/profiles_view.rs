@@ -97,6 +97,9 @@ pub(super) fn describe_full(p: &Profile) -> String {
     if !p.env.is_empty() {
         let _ = writeln!(out, "  env             {:?}", p.env);
     }
+    if !p.notify.is_empty() {
+        let _ = writeln!(out, "  notify          {:?}", p.notify);
+    }
     let _ = writeln!(
         out,
         "  exit_keys       {:?}",

@@ -112,9 +112,14 @@ pub(super) fn run(args: &RunArgs) -> Result<i32> {
         .enable_all()
         .build()
         .wrap_err("cannot start the async runtime")?;
+    let notify = args
+        .notify
+        .as_ref()
+        .map(|line| vec!["sh".to_string(), "-c".to_string(), line.clone()]);
     let outcome = runtime.block_on(async move {
         let (tx, rx) = mpsc::channel(1024);
-        let engine = Engine::new(store, profiles, opts, tx, crate::run::clock::Now::read())?;
+        let mut engine = Engine::new(store, profiles, opts, tx, crate::run::clock::Now::read())?;
+        engine.set_notify_command(notify);
         if headless {
             crate::run::headless::run(engine, rx).await
         } else {

@@ -22,6 +22,7 @@ pub mod host_choice;
 pub mod hosts;
 pub mod json_pos;
 pub mod marker;
+pub mod notify;
 pub mod outcome;
 pub mod profile;
 pub mod queries;

@@ -91,6 +91,11 @@ impl TaskFile {
         self.doc.get("run_id").and_then(Value::as_str)
     }
 
+    /// The file's `notify` command (an argv), when it has a valid one.
+    pub fn notify_command(&self) -> Option<Vec<String>> {
+        crate::core::notify::command(self.doc.get("notify"))
+    }
+
     /// The tasks with a usable id, in file order. Indexes below refer to this list.
     pub fn tasks(&self) -> &[TaskSpec] {
         &self.tasks

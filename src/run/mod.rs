@@ -15,6 +15,7 @@ pub mod hygiene;
 pub mod launch;
 pub mod limits;
 pub mod logging;
+pub mod notify;
 pub mod outcome;
 pub mod pty;
 pub mod recorder;

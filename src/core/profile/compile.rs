@@ -209,6 +209,18 @@ pub(super) fn compile(
             "resume",
         );
     }
+    let notify = source.notify.unwrap_or_default();
+    if notify
+        .first()
+        .is_some_and(|program| program.trim().is_empty())
+    {
+        c.fail(
+            "notify must start with the program to run, e.g. [\"sh\", \"-c\", \"curl -d @- \
+             ntfy.sh/my-topic\"]"
+                .to_string(),
+            "notify",
+        );
+    }
     if !c.errors.is_empty() {
         return Err(c.errors);
     }
@@ -248,6 +260,7 @@ pub(super) fn compile(
         hooks: source.hooks,
         trust_folder: source.trust_folder.unwrap_or(false),
         agent_log: source.agent_log,
+        notify,
         origin,
     })
 }

@@ -206,6 +206,9 @@ pub struct Profile {
     /// A file the agent writes while it runs that herd reads live (Claude's debug log, Codex's
     /// rollout): failed requests it keeps retrying, tool calls it refused by itself.
     pub agent_log: Option<AgentLogKind>,
+    /// The command that hears of this profile's tasks' waits and failures (`notify`); empty:
+    /// the tasks file's.
+    pub notify: Vec<String>,
     pub origin: ProfileOrigin,
 }
 

@@ -44,6 +44,7 @@ pub struct ProfileSource {
     pub hooks: Option<HookKind>,
     pub trust_folder: Option<bool>,
     pub agent_log: Option<AgentLogKind>,
+    pub notify: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -144,5 +145,6 @@ pub(super) fn overlay(base: ProfileSource, top: ProfileSource) -> ProfileSource 
         hooks: top.hooks.or(base.hooks),
         trust_folder: top.trust_folder.or(base.trust_folder),
         agent_log: top.agent_log.or(base.agent_log),
+        notify: top.notify.or(base.notify),
     }
 }

@@ -85,3 +85,23 @@ fn toml_syntax_errors_have_a_position() {
     assert!(errors[0].to_string().contains("bogus"), "{errors:?}");
     assert_eq!(errors[0].location.map(|l| l.0), Some(3));
 }
+
+#[test]
+fn a_profile_may_name_its_notify_command() {
+    let user = "[profiles.mycli]\nnotify = [\"sh\", \"-c\", \"cat >> /tmp/x\"]\n";
+    let set = ProfileSet::build(&[BASE], Some(user)).unwrap();
+    assert_eq!(
+        set.get("mycli").unwrap().notify,
+        ["sh", "-c", "cat >> /tmp/x"]
+    );
+    let set = ProfileSet::build(&[BASE], None).unwrap();
+    assert!(set.get("mycli").unwrap().notify.is_empty());
+    let blank = "[profiles.mycli]\nnotify = [\" \", \"x\"]\n";
+    let errors = ProfileSet::build(&[BASE], Some(blank)).unwrap_err();
+    assert!(
+        errors[0]
+            .message
+            .contains("notify must start with the program"),
+        "{errors:?}"
+    );
+}

@@ -55,6 +55,17 @@ impl TaskFile {
                 message: format!("\"run_id\" must be a string, got {}", describe(run_id)),
             });
         }
+        if let Some(problem) = root
+            .get("notify")
+            .and_then(crate::core::notify::command_problem)
+        {
+            problems.push(Problem {
+                location: positions.value("/notify"),
+                task_id: None,
+                field: None,
+                message: problem,
+            });
+        }
         let mut tasks = Vec::new();
         let mut slots = Vec::new();
         let mut labels = Vec::new();

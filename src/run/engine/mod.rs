@@ -16,7 +16,7 @@
 //! worktree work, on a worker), `agent_report` (what the agent said besides its verdict),
 //! `interrupted` (recovery, stop, abandon), `processes` (process hygiene), `hosts` (remote
 //! hosts), `control` and `session` (operator actions), `sizes` (the size each next agent
-//! starts at).
+//! starts at), `notify` (the operator's `notify` command).
 //!
 //! The tasks file is written by `commit` on a writer thread, pipelined: an agent is launched
 //! once the write that marks its task `running` is on disk (`commit` says why that is enough).
@@ -58,6 +58,7 @@ pub mod gathered;
 mod hosts;
 mod interrupted;
 mod launch_agent;
+mod notify;
 mod prepare;
 mod processes;
 mod queries;
@@ -258,6 +259,8 @@ pub struct Engine {
     /// The operator's version of the tasks file does not parse: where (`FILE:LINE:COL: ...`)
     /// and since when. Nothing is written meanwhile (`edits`).
     file_invalid: Option<(String, Instant)>,
+    /// What the `notify` command was told, and its worker.
+    notify: notify::NotifyState,
 }
 
 impl Engine {
@@ -298,6 +301,7 @@ impl Engine {
             awaiting: Vec::new(),
             clock: now,
             file_invalid: None,
+            notify: notify::NotifyState::default(),
         };
         engine.file_tag = hygiene::file_tag(engine.store.path());
         engine.end_survivors()?;

@@ -1,6 +1,7 @@
 //! What the frontends read of the engine (its store, attempts, queue and whether the run is
 //! done), and the few switches they flip (pause, concurrency). Nothing here starts, ends or
-//! writes anything.
+//! writes anything, except that draining the events hands the `notify` command its events
+//! (`notify`: to a worker, never waited for).
 
 use std::time::Instant;
 
@@ -10,8 +11,12 @@ use crate::core::task::TaskStatus;
 use crate::run::store::TaskStore;
 
 impl Engine {
+    /// The events since last asked. Every event leaves the engine here, so this is also where
+    /// the `notify` command hears of them (and of the prompts waiting now).
     pub fn drain_events(&mut self) -> Vec<EngineEvent> {
-        std::mem::take(&mut self.events)
+        let events = std::mem::take(&mut self.events);
+        self.notify_turn(&events);
+        events
     }
 
     pub fn store(&self) -> &TaskStore {

@@ -1,0 +1,206 @@
+//! The `notify` command's side of the engine: each time the events of a turn leave the engine
+//! (`drain_events`), what the operator should hear of (`core::notify` decides) is handed to the
+//! notifier's worker, with the command in effect for it: `herd run --notify` first, then the
+//! task's profile's `notify`, then the tasks file's `notify` (read as the file is now, so an
+//! operator's edit applies to the next event).
+
+use std::collections::BTreeMap;
+
+use super::{Engine, EngineEvent};
+use crate::core::guard::Decision;
+use crate::core::notify::{BatchEnd, EndFact, NotifyEvent, Turn, WaitFact};
+use crate::core::task::TaskStatus;
+use crate::run::notify::{Notifier, NotifyJob, TIME_LIMIT};
+
+/// The `notify` state the engine holds.
+#[derive(Default)]
+pub(super) struct NotifyState {
+    /// `herd run --notify`, as an argv; overrides every other.
+    pub(super) command: Option<Vec<String>>,
+    pub(super) told: crate::core::notify::Notifications,
+    /// Started with the first event that has a command to run.
+    pub(super) notifier: Option<Notifier>,
+}
+
+impl Engine {
+    /// `herd run --notify CMD`: the argv that gets every event, whatever the file and profiles
+    /// say.
+    pub fn set_notify_command(&mut self, argv: Option<Vec<String>>) {
+        self.notify.command = argv;
+    }
+
+    /// Tells the `notify` command what this turn's events and waits call for.
+    pub(super) fn notify_turn(&mut self, events: &[EngineEvent]) {
+        let waits = self.wait_facts();
+        let ends = self.end_facts(events);
+        let batch_end = self.is_done().then(|| self.batch_end());
+        let told = self.notify.told.observe(Turn {
+            waits: &waits,
+            ends: &ends,
+            batch_end,
+        });
+        for event in told {
+            self.send_notification(&event);
+        }
+    }
+
+    fn wait_facts(&self) -> Vec<WaitFact> {
+        self.live
+            .values()
+            .filter_map(|live| {
+                let waiting = live.attempt.waiting()?;
+                let rule = live.attempt.profile().prompts.get(waiting.rule)?;
+                let judged = waiting.decision.as_ref().filter(|d| !d.is_allow());
+                Some(WaitFact {
+                    task_id: live.task_id.clone(),
+                    attempt: live.number,
+                    rule: rule.name.clone(),
+                    since: waiting.since,
+                    request: waiting.request.as_ref().map(ToString::to_string),
+                    decision: judged.map(Decision::name),
+                    reason: judged.map(|d| d.why().to_string()),
+                    prompt: waiting.sighting.text.clone(),
+                })
+            })
+            .collect()
+    }
+
+    fn end_facts(&self, events: &[EngineEvent]) -> Vec<EndFact> {
+        let attempts_of = |task_id: &str| {
+            let file = self.store.file();
+            file.task_index(task_id)
+                .map_or(0, |i| file.tasks()[i].attempts)
+        };
+        events
+            .iter()
+            .filter_map(|event| match event {
+                EngineEvent::Finished {
+                    task_id,
+                    attempt,
+                    verdict,
+                    status,
+                } => Some(EndFact {
+                    task_id: task_id.clone(),
+                    attempt: *attempt,
+                    status: *status,
+                    failure: verdict.failure,
+                    evidence: verdict.evidence.clone(),
+                    questions: verdict.questions.clone(),
+                }),
+                EngineEvent::ConfigFailed { task_id, evidence } => Some(EndFact {
+                    task_id: task_id.clone(),
+                    attempt: attempts_of(task_id),
+                    status: TaskStatus::Failed,
+                    failure: Some(crate::core::task::FailureType::Config),
+                    evidence: Some(evidence.clone()),
+                    questions: Vec::new(),
+                }),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn batch_end(&self) -> BatchEnd {
+        let mut counts = BTreeMap::new();
+        for index in self.scope_iter() {
+            let status = self.store.file().tasks()[index].status;
+            *counts.entry(status.as_str().to_string()).or_insert(0) += 1;
+        }
+        BatchEnd {
+            counts,
+            exit_code: self.exit_code(),
+        }
+    }
+
+    /// The commands for an event about `task_id`: the flag, else the task's profile's, else
+    /// the file's. The batch's end goes to the flag's or the file's, else to the command of
+    /// every profile the run's tasks use (each once), so a profile's `notify` hears it too.
+    fn notify_commands(&self, task_id: Option<&str>) -> Vec<Vec<String>> {
+        if let Some(argv) = &self.notify.command {
+            return vec![argv.clone()];
+        }
+        let file = self.store.file();
+        let profile_command = |index: usize| {
+            self.profiles
+                .get(&file.tasks()[index].agent)
+                .filter(|p| !p.notify.is_empty())
+                .map(|p| p.notify.clone())
+        };
+        let Some(task_id) = task_id else {
+            if let Some(argv) = file.notify_command() {
+                return vec![argv];
+            }
+            let mut commands: Vec<Vec<String>> = Vec::new();
+            for argv in self.scope_iter().filter_map(profile_command) {
+                if !commands.contains(&argv) {
+                    commands.push(argv);
+                }
+            }
+            return commands;
+        };
+        file.task_index(task_id)
+            .and_then(profile_command)
+            .or_else(|| file.notify_command())
+            .into_iter()
+            .collect()
+    }
+
+    fn send_notification(&mut self, event: &NotifyEvent) {
+        let task_id = event_task(event);
+        let commands = self.notify_commands(task_id);
+        if commands.is_empty() {
+            return;
+        }
+        let mut payload = match serde_json::to_value(event) {
+            Ok(serde_json::Value::Object(map)) => map,
+            _ => return,
+        };
+        payload.insert(
+            "at".into(),
+            crate::run::outcome::utc_timestamp(self.clock.wall).into(),
+        );
+        let tasks_file = std::path::absolute(self.store.path())
+            .unwrap_or_else(|_| self.store.path().to_path_buf());
+        payload.insert("tasks_file".into(), tasks_file.display().to_string().into());
+        if let Some(run_id) = self.store.file().run_id() {
+            payload.insert("run_id".into(), run_id.into());
+        }
+        let field = |key: &str| {
+            payload
+                .get(key)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string()
+        };
+        let mut env = vec![
+            ("HERD_EVENT".to_string(), field("event")),
+            ("HERD_MESSAGE".to_string(), field("message")),
+        ];
+        if let Some(id) = task_id {
+            env.push(("HERD_TASK_ID".to_string(), id.to_string()));
+        }
+        let payload = serde_json::Value::Object(payload).to_string();
+        let cwd = tasks_file.parent().map(std::path::Path::to_path_buf);
+        let notifier = self
+            .notify
+            .notifier
+            .get_or_insert_with(|| Notifier::start(TIME_LIMIT));
+        for argv in commands {
+            notifier.send(NotifyJob {
+                argv,
+                payload: payload.clone(),
+                env: env.clone(),
+                cwd: cwd.clone(),
+            });
+        }
+    }
+}
+
+fn event_task(event: &NotifyEvent) -> Option<&str> {
+    match event {
+        NotifyEvent::PromptWaiting { task_id, .. }
+        | NotifyEvent::NeedsInput { task_id, .. }
+        | NotifyEvent::TaskFailed { task_id, .. } => Some(task_id),
+        NotifyEvent::BatchEnded { .. } => None,
+    }
+}
