@@ -399,7 +399,8 @@ fn enter_is_not_sent_where_no_option_is_highlighted_and_an_untaken_answer_waits_
         t.contains("sent n (No) → plain") && !t.contains("⚠ plain:")
     });
     ui.wait_until("the question waiting again", Duration::from_secs(10), |t| {
-        t.contains("⚠ plain: [p]") && t.contains("⛔ ask: the dialog stayed after your answer")
+        // The guard's doubt has rows of its own above the agent's screen (`? ask: …`).
+        t.contains("⚠ plain: [p]") && t.contains("? ask: the dialog stayed after your answer")
     });
     ui.press("p");
     ui.wait_until("the task to complete", Duration::from_secs(30), |t| {
