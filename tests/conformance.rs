@@ -291,6 +291,9 @@ struct Outcome {
     /// Answers that approve nothing (a trust dialog's).
     dialog_answers: usize,
     edit_made: bool,
+    /// herd's hook was written into the user's own Gemini settings (it must only ever be in
+    /// the attempt's own copy).
+    hook_in_users_settings: bool,
 }
 
 impl Outcome {
@@ -331,16 +334,22 @@ impl Outcome {
             && in_time
             && refused
             && self.channels_ok(case)
+            && !self.hook_in_users_settings
             && self.trusted_folder == case.trust_folder
             // A trusted folder draws no trust dialog.
             && !(case.trust_folder && self.dialog_answers > 0)
     }
 
     /// Interactive Claude decides its tool calls through herd's hooks: every answer of its
-    /// tool cases came from the `hook` channel, and there is one.
+    /// tool cases came from the `hook` channel, and there is one. Interactive Gemini's
+    /// `BeforeTool` hook only refuses (its approvals stay on screen): its dangerous request is
+    /// refused there.
     fn channels_ok(&self, case: &Case) -> bool {
-        let hooked = case.profile == "claude"
-            && matches!(case.scenario, Scenario::Tool | Scenario::Dangerous);
+        let hooked = match case.profile {
+            "claude" => matches!(case.scenario, Scenario::Tool | Scenario::Dangerous),
+            "gemini" => case.scenario == Scenario::Dangerous,
+            _ => false,
+        };
         !hooked || (!self.channels.is_empty() && self.channels.iter().all(|c| c == "hook"))
     }
 }
@@ -443,6 +452,9 @@ fn real_clis_end_as_a_careful_person_concludes() {
                     }
                     Scenario::Dangerous if outcome.tool_ran => {
                         "; THE DANGEROUS COMMAND RAN".to_string()
+                    }
+                    _ if outcome.hook_in_users_settings => {
+                        "; herd's hook was written into the user's own Gemini settings".to_string()
                     }
                     _ if !outcome.channels_ok(case) => {
                         format!("; answers not all through the hook: {:?}", outcome.channels)
@@ -683,6 +695,8 @@ fn outcome_of(case: &Case, doc: &Value, dir: &Path, api: &MockApi) -> Outcome {
             .join(&id)
             .join(mock_api::EDIT_FILE)
             .exists(),
+        hook_in_users_settings: std::fs::read_to_string(home.join(".gemini/settings.json"))
+            .is_ok_and(|text| text.contains("BeforeTool")),
     }
 }
 
