@@ -39,6 +39,9 @@ struct Case {
     trusted: bool,
     /// The task says `"trust_folder": true`: herd trusts the folder in the CLI's config.
     trust_folder: bool,
+    /// The CLI runs every tool without asking (Gemini's `--approval-mode yolo`): nothing shows
+    /// on screen, only a hook can refuse.
+    yolo: bool,
     /// What a careful person concludes: `completed` or a failure type.
     expect: &'static str,
 }
@@ -50,7 +53,8 @@ impl Case {
             (true, false) => "",
             (false, false) => "-untrusted",
         };
-        format!("{}-{}{trust}", self.profile, self.scenario.name())
+        let yolo = if self.yolo { "-yolo" } else { "" };
+        format!("{}-{}{trust}{yolo}", self.profile, self.scenario.name())
     }
 }
 
@@ -88,6 +92,7 @@ fn cases() -> Vec<Case> {
                     scenario,
                     trusted,
                     trust_folder: false,
+                    yolo: false,
                     expect,
                 });
             };
@@ -134,6 +139,7 @@ fn cases() -> Vec<Case> {
             scenario: Scenario::Text,
             trusted: false,
             trust_folder: false,
+            yolo: false,
             expect,
         });
     }
@@ -146,6 +152,7 @@ fn cases() -> Vec<Case> {
         scenario: Scenario::Tool,
         trusted: false,
         trust_folder: true,
+        yolo: false,
         expect: "completed",
     });
     // Interactive Codex in a trusted repository asks before an escalated command: herd answers
@@ -157,6 +164,7 @@ fn cases() -> Vec<Case> {
         scenario: Scenario::Tool,
         trusted: true,
         trust_folder: false,
+        yolo: false,
         expect: "completed",
     });
     // Codex's edit dialog (`Would you like to make the following edits?`, `-s read-only` so
@@ -168,6 +176,7 @@ fn cases() -> Vec<Case> {
         scenario: Scenario::Edit,
         trusted: true,
         trust_folder: false,
+        yolo: false,
         expect: "completed",
     });
     // A download piped into a shell (`curl … | sh; touch …`), on screen and in the structured
@@ -185,9 +194,22 @@ fn cases() -> Vec<Case> {
             scenario: Scenario::Dangerous,
             trusted: true,
             trust_folder: false,
+            yolo: false,
             expect: "failed_permission_blocked",
         });
     }
+    // The same request to interactive Gemini in `--approval-mode yolo`, which runs every tool
+    // without a dialog: herd's BeforeTool hook alone refuses it (the hook runs before Gemini's
+    // own policy check).
+    cases.push(Case {
+        cli: Cli::Gemini,
+        profile: "gemini",
+        scenario: Scenario::Dangerous,
+        trusted: true,
+        trust_folder: false,
+        yolo: true,
+        expect: "failed_permission_blocked",
+    });
     let only = std::env::var("HERD_CONFORMANCE_ONLY").unwrap_or_default();
     cases.retain(|c| only.is_empty() || only.split(',').any(|o| c.id().contains(o)));
     cases
@@ -267,6 +289,15 @@ fn task_json(case: &Case, dir: &Path, api: &MockApi) -> Value {
             "Create the file conformance_edit.txt with an edit, then print exactly: \
              TASK_COMPLETE:{task_id}"
         );
+    }
+    if case.yolo {
+        task["command"] = json!([
+            "gemini",
+            "--approval-mode",
+            "yolo",
+            "-i",
+            "{rendered_prompt}"
+        ]);
     }
     task
 }
