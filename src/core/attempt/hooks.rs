@@ -88,7 +88,11 @@ impl Attempt {
             && self.setup.permission_wait.is_some()
         {
             let evidence = format!("refused through the hook: {evidence}");
-            self.begin_ending(EndCause::PermissionBlocked { evidence }, now, effects);
+            self.begin_ending_after_hook_answer(
+                EndCause::PermissionBlocked { evidence },
+                now,
+                effects,
+            );
         }
         Some(answer)
     }

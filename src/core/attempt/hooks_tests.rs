@@ -116,6 +116,21 @@ fn the_floor_refuses_whatever_the_switch_and_headless_ends_blocked() {
         .unwrap_or_default();
     assert!(why.contains("herd refused"), "{why}");
     assert!(attempt.is_ending());
+    // The CLI takes the refusal before herd stops it: a hook killed before it answers is no
+    // decision, and the CLI would go on with the call.
+    assert!(
+        !effects.iter().any(|e| matches!(e, Effect::Signal(_))),
+        "{effects:?}"
+    );
+    assert_eq!(attempt.next_deadline(), Some(at(2) + HOOK_SETTLE));
+    // A call it makes meanwhile is still judged.
+    let again = attempt.handle(Event::Hook(&bash("PreToolUse", command)), at(3));
+    assert_eq!(
+        reply(&again)["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
+    assert!(attempt.handle(Event::Tick, at(3)).is_empty());
+    let effects = attempt.handle(Event::Tick, at(2) + HOOK_SETTLE);
     assert!(effects.contains(&Effect::Signal(StopSignal::Term)));
     assert_eq!(
         attempt.approvals()[0].decision.as_ref().map(Decision::name),
@@ -126,7 +141,7 @@ fn the_floor_refuses_whatever_the_switch_and_headless_ends_blocked() {
             code: None,
             signal: Some("SIGTERM".into()),
         }),
-        at(3),
+        at(5),
     );
     let verdict = attempt.verdict().expect("verdict");
     assert_eq!(verdict.failure, Some(FailureType::PermissionBlocked));
