@@ -198,18 +198,20 @@ fn cases() -> Vec<Case> {
             expect: "failed_permission_blocked",
         });
     }
-    // The same request to interactive Gemini in `--approval-mode yolo`, which runs every tool
-    // without a dialog: herd's BeforeTool hook alone refuses it (the hook runs before Gemini's
-    // own policy check).
-    cases.push(Case {
-        cli: Cli::Gemini,
-        profile: "gemini",
-        scenario: Scenario::Dangerous,
-        trusted: true,
-        trust_folder: false,
-        yolo: true,
-        expect: "failed_permission_blocked",
-    });
+    // The same request to Gemini in `--approval-mode yolo`, which runs every tool without a
+    // dialog (headless too, where its shell tool is then on): herd's BeforeTool hook alone
+    // refuses it (the hook runs before Gemini's own policy check).
+    for profile in ["gemini", "gemini-json"] {
+        cases.push(Case {
+            cli: Cli::Gemini,
+            profile,
+            scenario: Scenario::Dangerous,
+            trusted: true,
+            trust_folder: false,
+            yolo: true,
+            expect: "failed_permission_blocked",
+        });
+    }
     let only = std::env::var("HERD_CONFORMANCE_ONLY").unwrap_or_default();
     cases.retain(|c| only.is_empty() || only.split(',').any(|o| c.id().contains(o)));
     cases
@@ -291,13 +293,25 @@ fn task_json(case: &Case, dir: &Path, api: &MockApi) -> Value {
         );
     }
     if case.yolo {
-        task["command"] = json!([
-            "gemini",
-            "--approval-mode",
-            "yolo",
-            "-i",
-            "{rendered_prompt}"
-        ]);
+        task["command"] = if case.profile == "gemini" {
+            json!([
+                "gemini",
+                "--approval-mode",
+                "yolo",
+                "-i",
+                "{rendered_prompt}"
+            ])
+        } else {
+            json!([
+                "gemini",
+                "--approval-mode",
+                "yolo",
+                "-p",
+                "{rendered_prompt}",
+                "--output-format",
+                "stream-json"
+            ])
+        };
     }
     task
 }
@@ -379,6 +393,8 @@ impl Outcome {
         let hooked = match case.profile {
             "claude" => matches!(case.scenario, Scenario::Tool | Scenario::Dangerous),
             "gemini" => case.scenario == Scenario::Dangerous,
+            // Headless Gemini has a shell tool to call only in yolo mode.
+            "gemini-json" => case.scenario == Scenario::Dangerous && case.yolo,
             _ => false,
         };
         !hooked || (!self.channels.is_empty() && self.channels.iter().all(|c| c == "hook"))
