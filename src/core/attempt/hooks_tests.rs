@@ -281,3 +281,26 @@ fn geminis_before_tool_only_refuses_and_leaves_its_dialogs_to_the_screen() {
     assert!(attempt.is_ending());
     assert_eq!(attempt.approvals()[0].title.as_deref(), Some("BeforeTool"));
 }
+
+#[test]
+fn geminis_before_tool_refuses_what_a_deny_rule_names_even_when_press_1_is_on() {
+    let deploy = json!({"hook_event_name": "BeforeTool", "tool_name": "run_shell_command",
+                        "tool_input": {"command": "make deploy"}});
+    // Without the rule the task's press_1 allows it: no decision, the screen asks.
+    let mut attempt = Attempt::new(setup(true, false));
+    assert_eq!(
+        reply(&attempt.handle(Event::Hook(&deploy), at(1))),
+        json!({})
+    );
+    let mut setup = setup(true, false);
+    setup.guard.rules =
+        RuleSet::parse(&[], &[], &["Bash(make deploy*)".to_string()]).expect("rules");
+    let mut attempt = Attempt::new(setup);
+    let answer = reply(&attempt.handle(Event::Hook(&deploy), at(1)));
+    assert_eq!(answer["decision"], "deny");
+    let why = answer["reason"].as_str().unwrap_or_default();
+    assert!(why.contains("herd refused"), "{why}");
+    assert_eq!(attempt.approvals()[0].channel, Channel::Hook);
+    // With the operator present the agent goes on, told why.
+    assert!(!attempt.is_ending());
+}
