@@ -3,6 +3,9 @@
 //! (run by the CLI) must present. Each call is handed to the engine as a `PtyReport::Hook`
 //! with a channel for the answer; the engine's attempt decides, this only carries bytes.
 //!
+//! For Gemini CLI the folder also holds the attempt's own Gemini home (`gemini_home`), whose
+//! settings carry the hook with the socket and token.
+//!
 //! The folder and socket go when the attempt ends (`HookServer` is dropped). A call that
 //! cannot be carried (a wrong token, herd busy past the wait, the attempt gone) is answered
 //! with no decision: the CLI then goes on as without the hook, and the screen is in charge.

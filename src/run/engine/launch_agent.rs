@@ -38,7 +38,7 @@ impl Engine {
         match crate::run::hook_server::HookServer::start(kind, key, self.reports.clone(), env) {
             Ok(server) => Some(server),
             Err(error) => {
-                tracing::warn!(task = %task.task_id, "herd's hooks could not listen ({error}): the screen decides");
+                tracing::warn!(task = %task.task_id, "herd's hooks could not be set up ({error}): the screen decides");
                 None
             }
         }
