@@ -175,7 +175,10 @@ pub fn gemini_settings(
 ) -> Result<String, String> {
     let mut doc: Value = match existing.map(str::trim).filter(|t| !t.is_empty()) {
         None => json!({}),
-        Some(text) => serde_json::from_str(text).map_err(|e| e.to_string())?,
+        // Gemini allows comments in its settings files.
+        Some(text) => {
+            serde_json::from_str(&super::jsonc::strip_comments(text)).map_err(|e| e.to_string())?
+        }
     };
     let env: serde_json::Map<String, Value> = hook_env
         .iter()
@@ -362,6 +365,11 @@ mod tests {
             "/run/h.sock"
         );
         assert!(gemini_settings(None, "/bin/herd", &env).is_ok());
+        let commented = "{\n  // the user's note\n  \"ui\": {\"theme\": \"ANSI\"} /* kept */\n}";
+        let text = gemini_settings(Some(commented), "/bin/herd", &env).unwrap();
+        let doc: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(doc["ui"]["theme"], "ANSI");
+        assert!(doc["hooks"]["BeforeTool"].is_array());
         assert!(gemini_settings(Some("[1]"), "/bin/herd", &env).is_err());
     }
 
