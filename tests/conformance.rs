@@ -39,6 +39,9 @@ struct Case {
     trusted: bool,
     /// The task says `"trust_folder": true`: herd trusts the folder in the CLI's config.
     trust_folder: bool,
+    /// The CLI runs every tool without asking (Gemini's `--approval-mode yolo`): nothing shows
+    /// on screen, only a hook can refuse.
+    yolo: bool,
     /// What a careful person concludes: `completed` or a failure type.
     expect: &'static str,
 }
@@ -50,7 +53,8 @@ impl Case {
             (true, false) => "",
             (false, false) => "-untrusted",
         };
-        format!("{}-{}{trust}", self.profile, self.scenario.name())
+        let yolo = if self.yolo { "-yolo" } else { "" };
+        format!("{}-{}{trust}{yolo}", self.profile, self.scenario.name())
     }
 }
 
@@ -88,6 +92,7 @@ fn cases() -> Vec<Case> {
                     scenario,
                     trusted,
                     trust_folder: false,
+                    yolo: false,
                     expect,
                 });
             };
@@ -134,6 +139,7 @@ fn cases() -> Vec<Case> {
             scenario: Scenario::Text,
             trusted: false,
             trust_folder: false,
+            yolo: false,
             expect,
         });
     }
@@ -146,6 +152,7 @@ fn cases() -> Vec<Case> {
         scenario: Scenario::Tool,
         trusted: false,
         trust_folder: true,
+        yolo: false,
         expect: "completed",
     });
     // Interactive Codex in a trusted repository asks before an escalated command: herd answers
@@ -157,6 +164,7 @@ fn cases() -> Vec<Case> {
         scenario: Scenario::Tool,
         trusted: true,
         trust_folder: false,
+        yolo: false,
         expect: "completed",
     });
     // Codex's edit dialog (`Would you like to make the following edits?`, `-s read-only` so
@@ -168,6 +176,7 @@ fn cases() -> Vec<Case> {
         scenario: Scenario::Edit,
         trusted: true,
         trust_folder: false,
+        yolo: false,
         expect: "completed",
     });
     // A download piped into a shell (`curl … | sh; touch …`), on screen and in the structured
@@ -185,6 +194,21 @@ fn cases() -> Vec<Case> {
             scenario: Scenario::Dangerous,
             trusted: true,
             trust_folder: false,
+            yolo: false,
+            expect: "failed_permission_blocked",
+        });
+    }
+    // The same request to Gemini in `--approval-mode yolo`, which runs every tool without a
+    // dialog (headless too, where its shell tool is then on): herd's BeforeTool hook alone
+    // refuses it (the hook runs before Gemini's own policy check).
+    for profile in ["gemini", "gemini-json"] {
+        cases.push(Case {
+            cli: Cli::Gemini,
+            profile,
+            scenario: Scenario::Dangerous,
+            trusted: true,
+            trust_folder: false,
+            yolo: true,
             expect: "failed_permission_blocked",
         });
     }
@@ -268,6 +292,27 @@ fn task_json(case: &Case, dir: &Path, api: &MockApi) -> Value {
              TASK_COMPLETE:{task_id}"
         );
     }
+    if case.yolo {
+        task["command"] = if case.profile == "gemini" {
+            json!([
+                "gemini",
+                "--approval-mode",
+                "yolo",
+                "-i",
+                "{rendered_prompt}"
+            ])
+        } else {
+            json!([
+                "gemini",
+                "--approval-mode",
+                "yolo",
+                "-p",
+                "{rendered_prompt}",
+                "--output-format",
+                "stream-json"
+            ])
+        };
+    }
     task
 }
 
@@ -291,6 +336,9 @@ struct Outcome {
     /// Answers that approve nothing (a trust dialog's).
     dialog_answers: usize,
     edit_made: bool,
+    /// herd's hook was written into the user's own Gemini settings (it must only ever be in
+    /// the attempt's own copy).
+    hook_in_users_settings: bool,
 }
 
 impl Outcome {
@@ -331,16 +379,24 @@ impl Outcome {
             && in_time
             && refused
             && self.channels_ok(case)
+            && !self.hook_in_users_settings
             && self.trusted_folder == case.trust_folder
             // A trusted folder draws no trust dialog.
             && !(case.trust_folder && self.dialog_answers > 0)
     }
 
     /// Interactive Claude decides its tool calls through herd's hooks: every answer of its
-    /// tool cases came from the `hook` channel, and there is one.
+    /// tool cases came from the `hook` channel, and there is one. Interactive Gemini's
+    /// `BeforeTool` hook only refuses (its approvals stay on screen): its dangerous request is
+    /// refused there.
     fn channels_ok(&self, case: &Case) -> bool {
-        let hooked = case.profile == "claude"
-            && matches!(case.scenario, Scenario::Tool | Scenario::Dangerous);
+        let hooked = match case.profile {
+            "claude" => matches!(case.scenario, Scenario::Tool | Scenario::Dangerous),
+            "gemini" => case.scenario == Scenario::Dangerous,
+            // Headless Gemini has a shell tool to call only in yolo mode.
+            "gemini-json" => case.scenario == Scenario::Dangerous && case.yolo,
+            _ => false,
+        };
         !hooked || (!self.channels.is_empty() && self.channels.iter().all(|c| c == "hook"))
     }
 }
@@ -443,6 +499,9 @@ fn real_clis_end_as_a_careful_person_concludes() {
                     }
                     Scenario::Dangerous if outcome.tool_ran => {
                         "; THE DANGEROUS COMMAND RAN".to_string()
+                    }
+                    _ if outcome.hook_in_users_settings => {
+                        "; herd's hook was written into the user's own Gemini settings".to_string()
                     }
                     _ if !outcome.channels_ok(case) => {
                         format!("; answers not all through the hook: {:?}", outcome.channels)
@@ -683,6 +742,8 @@ fn outcome_of(case: &Case, doc: &Value, dir: &Path, api: &MockApi) -> Outcome {
             .join(&id)
             .join(mock_api::EDIT_FILE)
             .exists(),
+        hook_in_users_settings: std::fs::read_to_string(home.join(".gemini/settings.json"))
+            .is_ok_and(|text| text.contains("BeforeTool")),
     }
 }
 

@@ -53,8 +53,8 @@ pub enum Command {
     /// `protocol = "acp"` profile: `herd acp-client -- <agent command>`
     #[command(name = "acp-client", hide = true)]
     AcpClient(AcpClientArgs),
-    /// A hook of an agent CLI (Claude Code's `--settings` hooks herd gives it): reads the
-    /// hook's input on stdin and prints the running herd's answer
+    /// A hook of an agent CLI (Claude Code's `--settings` hooks, Gemini CLI's `BeforeTool`):
+    /// reads the hook's input on stdin and prints the running herd's answer
     #[command(hide = true)]
     Hook,
 }

@@ -9,7 +9,13 @@
 //! `hookSpecificOutput.decision.behavior` (`allow` | `deny`, with a `message`); an empty object
 //! is no decision (the CLI goes on as without the hook). `StopFailure` carries `error`, one of
 //! `authentication_failed`, `billing_error`, `rate_limit`, `overloaded`, `server_error`, … and
-//! `error_details`. Pure: text and JSON in, text and JSON out.
+//! `error_details`.
+//!
+//! Gemini CLI's `BeforeTool` (checked against 0.61.0) has the same input (`hook_event_name`,
+//! `tool_name`, `tool_input`) and answers `{"decision": "deny", "reason": …}`; herd only ever
+//! denies there, its approvals stay on its screen. Its hooks come from a settings file
+//! (`gemini_settings`), whose hook entries carry their own environment. Pure: text and JSON
+//! in, text and JSON out.
 
 use serde_json::{Value, json};
 
@@ -32,6 +38,8 @@ pub enum ToolStage {
     PreToolUse,
     /// Behind a permission dialog the CLI is about to show.
     PermissionRequest,
+    /// Gemini CLI's hook before every tool call: herd only denies there.
+    BeforeTool,
 }
 
 impl ToolStage {
@@ -39,6 +47,7 @@ impl ToolStage {
         match self {
             ToolStage::PreToolUse => "PreToolUse",
             ToolStage::PermissionRequest => "PermissionRequest",
+            ToolStage::BeforeTool => "BeforeTool",
         }
     }
 }
@@ -73,6 +82,7 @@ pub fn read(input: &Value) -> HookCall {
     match event.as_str() {
         "PreToolUse" => tool(ToolStage::PreToolUse),
         "PermissionRequest" => tool(ToolStage::PermissionRequest),
+        "BeforeTool" => tool(ToolStage::BeforeTool),
         "Stop" => HookCall::TurnEnded,
         // 2.1.332 sends the error's text as the turn's last message (`Invalid API key · Fix
         // external API key`), `error_details` when it has more.
@@ -122,6 +132,11 @@ pub fn tool_answer(stage: ToolStage, decision: &Decision) -> Option<Value> {
             "hookSpecificOutput": {"hookEventName": event,
                                    "decision": {"behavior": "deny", "message": refusal(reason)}}
         })),
+        // Gemini's approvals stay on its screen: its hook only says no.
+        (ToolStage::BeforeTool, Decision::Allow { .. }) => None,
+        (ToolStage::BeforeTool, Decision::Refuse { reason }) => {
+            Some(json!({"decision": "deny", "reason": refusal(reason)}))
+        }
     }
 }
 
@@ -147,6 +162,44 @@ pub fn claude_settings(herd_exe: &str) -> String {
         "StopFailure": always,
     }})
     .to_string()
+}
+
+/// Gemini CLI's user settings for an attempt: `existing` (the user's own settings file, if
+/// any, kept whole) with herd's `BeforeTool` hook added. The hook's own environment carries
+/// the socket and token: Gemini clears variables whose names look secret (`TOKEN`, `KEY`…)
+/// from the environment it gives a hook, but not the ones its settings give it.
+pub fn gemini_settings(
+    existing: Option<&str>,
+    herd_exe: &str,
+    hook_env: &[(String, String)],
+) -> Result<String, String> {
+    let mut doc: Value = match existing.map(str::trim).filter(|t| !t.is_empty()) {
+        None => json!({}),
+        // Gemini allows comments in its settings files.
+        Some(text) => {
+            serde_json::from_str(&super::jsonc::strip_comments(text)).map_err(|e| e.to_string())?
+        }
+    };
+    let env: serde_json::Map<String, Value> = hook_env
+        .iter()
+        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+        .collect();
+    let command = format!("{} hook", shell_words::quote(herd_exe));
+    let ours = json!({"matcher": "*", "hooks": [{"name": "herd", "type": "command", "command": command,
+                      "timeout": HOOK_TIMEOUT_SEC * 1000, "env": env}]});
+    let root = doc
+        .as_object_mut()
+        .ok_or_else(|| "the settings are not a JSON object".to_string())?;
+    let hooks = root.entry("hooks").or_insert_with(|| json!({}));
+    let hooks = hooks
+        .as_object_mut()
+        .ok_or_else(|| "the settings' hooks are not an object".to_string())?;
+    let before = hooks.entry("BeforeTool").or_insert_with(|| json!([]));
+    before
+        .as_array_mut()
+        .ok_or_else(|| "the settings' BeforeTool hooks are not a list".to_string())?
+        .push(ours);
+    serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())
 }
 
 /// The settings for an attempt herd cannot reach by a hook (an agent on another host): none.
@@ -264,6 +317,60 @@ mod tests {
         assert_eq!(asked["hookSpecificOutput"]["decision"]["behavior"], "deny");
         assert_eq!(tool_answer(ToolStage::PreToolUse, &ask), None);
         assert_eq!(tool_answer(ToolStage::PermissionRequest, &ask), None);
+    }
+
+    #[test]
+    fn gemini_hears_a_refusal_and_nothing_else() {
+        let refuse = Decision::Refuse {
+            reason: "it runs a download".into(),
+        };
+        let answer = tool_answer(ToolStage::BeforeTool, &refuse).unwrap();
+        assert_eq!(answer["decision"], "deny");
+        assert!(
+            answer["reason"]
+                .as_str()
+                .unwrap()
+                .contains("it runs a download")
+        );
+        let allow = Decision::Allow {
+            rule: "auto_press_1".into(),
+        };
+        assert_eq!(tool_answer(ToolStage::BeforeTool, &allow), None);
+        let input = json!({"hook_event_name": "BeforeTool", "tool_name": "run_shell_command",
+                           "tool_input": {"command": "ls"}});
+        assert_eq!(
+            read(&input),
+            HookCall::Tool {
+                stage: ToolStage::BeforeTool,
+                request: Request::new(RequestKind::Shell {
+                    command: "ls".into()
+                }),
+            }
+        );
+    }
+
+    #[test]
+    fn gemini_settings_keep_the_users_own_and_add_the_hook() {
+        let env = [("HERD_HOOK_SOCKET".to_string(), "/run/h.sock".to_string())];
+        let existing = r#"{"security": {"auth": {"enforcedType": "gemini-api-key"}},
+            "hooks": {"BeforeTool": [{"matcher": "x", "hooks": []}]}}"#;
+        let text = gemini_settings(Some(existing), "/bin/herd", &env).unwrap();
+        let doc: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(doc["security"]["auth"]["enforcedType"], "gemini-api-key");
+        let list = doc["hooks"]["BeforeTool"].as_array().unwrap();
+        assert_eq!(list.len(), 2);
+        assert_eq!(list[1]["hooks"][0]["command"], "/bin/herd hook");
+        assert_eq!(
+            list[1]["hooks"][0]["env"]["HERD_HOOK_SOCKET"],
+            "/run/h.sock"
+        );
+        assert!(gemini_settings(None, "/bin/herd", &env).is_ok());
+        let commented = "{\n  // the user's note\n  \"ui\": {\"theme\": \"ANSI\"} /* kept */\n}";
+        let text = gemini_settings(Some(commented), "/bin/herd", &env).unwrap();
+        let doc: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(doc["ui"]["theme"], "ANSI");
+        assert!(doc["hooks"]["BeforeTool"].is_array());
+        assert!(gemini_settings(Some("[1]"), "/bin/herd", &env).is_err());
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub mod hook;
 pub mod host_choice;
 pub mod hosts;
 pub mod json_pos;
+pub mod jsonc;
 pub mod marker;
 pub mod notify;
 pub mod outcome;

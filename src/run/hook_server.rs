@@ -3,6 +3,9 @@
 //! (run by the CLI) must present. Each call is handed to the engine as a `PtyReport::Hook`
 //! with a channel for the answer; the engine's attempt decides, this only carries bytes.
 //!
+//! For Gemini CLI the folder also holds the attempt's own Gemini home (`gemini_home`), whose
+//! settings carry the hook with the socket and token.
+//!
 //! The folder and socket go when the attempt ends (`HookServer` is dropped). A call that
 //! cannot be carried (a wrong token, herd busy past the wait, the attempt gone) is answered
 //! with no decision: the CLI then goes on as without the hook, and the screen is in charge.
@@ -18,6 +21,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use super::gemini_home;
 use super::pty::PtyReport;
 use crate::core::hook;
 use crate::core::profile::HookKind;
@@ -35,21 +39,31 @@ pub fn settings(kind: HookKind) -> Option<String> {
     let exe = std::env::current_exe().ok()?;
     match kind {
         HookKind::Claude => Some(hook::claude_settings(&exe.display().to_string())),
+        // Gemini reads its hooks from a settings file (see `HookServer::start`).
+        HookKind::Gemini => None,
     }
 }
 
 /// A live listener for one attempt.
 pub struct HookServer {
     socket: PathBuf,
-    token: String,
+    /// The agent's environment for the hooks: the socket and token for Claude, whose hooks
+    /// inherit them; Gemini's home of the attempt's own, whose settings give them to the hook.
+    agent_env: Vec<(String, String)>,
     stop: Arc<AtomicBool>,
     /// Removed on drop, with the socket in it.
     _dir: tempfile::TempDir,
 }
 
 impl HookServer {
-    /// Listens for the hook calls of attempt `key`, reported on `reports`.
-    pub fn start(key: u64, reports: mpsc::Sender<PtyReport>) -> std::io::Result<HookServer> {
+    /// Listens for the hook calls of attempt `key`, reported on `reports`, for a CLI of `kind`
+    /// whose environment is `agent_env`.
+    pub fn start(
+        kind: HookKind,
+        key: u64,
+        reports: mpsc::Sender<PtyReport>,
+        agent_env: &std::collections::BTreeMap<String, String>,
+    ) -> std::io::Result<HookServer> {
         let base = std::env::var_os("XDG_RUNTIME_DIR")
             .map(PathBuf::from)
             .filter(|p| p.is_dir())
@@ -64,23 +78,31 @@ impl HookServer {
         let token = new_token()?;
         let stop = Arc::new(AtomicBool::new(false));
         let (thread_stop, thread_token) = (stop.clone(), token.clone());
+        let socket_env = vec![
+            (hook::SOCKET_ENV.to_string(), socket.display().to_string()),
+            (hook::TOKEN_ENV.to_string(), token),
+        ];
+        let agent_env = match kind {
+            HookKind::Claude => socket_env,
+            HookKind::Gemini => {
+                let exe = std::env::current_exe()?.display().to_string();
+                gemini_home::prepare(dir.path(), agent_env, &exe, &socket_env)?
+            }
+        };
         std::thread::Builder::new()
             .name(format!("hooks-{key}"))
             .spawn(move || accept_loop(listener, key, thread_token, reports, thread_stop))?;
         Ok(HookServer {
             socket,
-            token,
+            agent_env,
             stop,
             _dir: dir,
         })
     }
 
-    /// The environment `herd hook` finds the listener by.
-    pub fn env(&self) -> [(String, String); 2] {
-        [
-            (hook::SOCKET_ENV.into(), self.socket.display().to_string()),
-            (hook::TOKEN_ENV.into(), self.token.clone()),
-        ]
+    /// What the agent's environment needs for its hooks to reach this listener.
+    pub fn env(&self) -> &[(String, String)] {
+        &self.agent_env
     }
 
     pub fn socket(&self) -> &Path {
@@ -222,8 +244,9 @@ mod tests {
     fn a_call_with_the_token_reaches_the_engine_and_its_answer_comes_back() {
         let (tx, rx) = mpsc::channel(8);
         engine(rx, "answer ");
-        let server = HookServer::start(7, tx).expect("start");
-        let [(_, _), (_, token)] = server.env();
+        let server =
+            HookServer::start(HookKind::Claude, 7, tx, &Default::default()).expect("start");
+        let token = server.env()[1].1.clone();
         assert_eq!(call(&server, &token, r#"{"n": 1}"#), "answer 1");
         assert_eq!(call(&server, &token, r#"{"n": 2}"#), "answer 2");
     }
@@ -232,14 +255,54 @@ mod tests {
     fn a_wrong_token_gets_no_decision() {
         let (tx, rx) = mpsc::channel(8);
         engine(rx, "answer ");
-        let server = HookServer::start(7, tx).expect("start");
+        let server =
+            HookServer::start(HookKind::Claude, 7, tx, &Default::default()).expect("start");
         assert_eq!(call(&server, "not-the-token", r#"{"n": 1}"#), "{}");
+    }
+
+    #[test]
+    fn geminis_hook_gets_the_token_from_settings_of_the_attempts_own() {
+        let (tx, rx) = mpsc::channel(8);
+        engine(rx, "answer ");
+        let user = tempfile::tempdir().expect("home");
+        let history = user.path().join(".gemini/tmp/chats.json");
+        std::fs::create_dir_all(history.parent().expect("dir")).expect("dir");
+        std::fs::write(&history, "[]").expect("history");
+        let agent_env = std::collections::BTreeMap::from([(
+            "HOME".to_string(),
+            user.path().display().to_string(),
+        )]);
+        let server = HookServer::start(HookKind::Gemini, 7, tx, &agent_env).expect("start");
+        let env = server.env().to_vec();
+        assert!(env.iter().all(|(k, _)| k != hook::TOKEN_ENV), "{env:?}");
+        let (_, home) = env
+            .iter()
+            .find(|(k, _)| k == gemini_home::HOME_ENV)
+            .expect("Gemini's home");
+        let home = PathBuf::from(home);
+        assert!(home.starts_with(server.socket().parent().expect("dir")));
+        let settings = home.join(".gemini/settings.json");
+        let doc: Value =
+            serde_json::from_str(&std::fs::read_to_string(&settings).expect("read")).expect("json");
+        let hook_env = &doc["hooks"]["BeforeTool"][0]["hooks"][0]["env"];
+        assert_eq!(
+            hook_env[hook::SOCKET_ENV],
+            server.socket().display().to_string()
+        );
+        let token = hook_env[hook::TOKEN_ENV].as_str().expect("token");
+        assert_eq!(call(&server, token, r#"{"n": 3}"#), "answer 3");
+        assert!(home.join(".gemini/tmp/chats.json").exists());
+        drop(server);
+        assert!(!settings.exists());
+        // The links went with the attempt, the user's files they led to did not.
+        assert!(history.exists());
     }
 
     #[test]
     fn only_the_owner_can_reach_it_and_it_goes_with_the_attempt() {
         let (tx, _rx) = mpsc::channel(8);
-        let server = HookServer::start(7, tx).expect("start");
+        let server =
+            HookServer::start(HookKind::Claude, 7, tx, &Default::default()).expect("start");
         let socket = server.socket().to_path_buf();
         let mode = |p: &Path| std::fs::metadata(p).expect("metadata").permissions().mode() & 0o777;
         assert_eq!(mode(&socket), 0o600);

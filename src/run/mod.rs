@@ -8,6 +8,7 @@ pub mod clock;
 pub mod engine;
 pub mod failure_report;
 pub mod folder_trust;
+pub mod gemini_home;
 pub mod guard_context;
 pub mod headless;
 pub mod hook_server;

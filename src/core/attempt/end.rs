@@ -70,7 +70,7 @@ impl Attempt {
                 }
                 self.herd_ended = true;
                 let next = match stage {
-                    EndStage::Grace { .. } => {
+                    EndStage::Settle { .. } | EndStage::Grace { .. } => {
                         effects.push(Effect::Signal(StopSignal::Term));
                         EndStage::Term { at: now }
                     }
@@ -92,6 +92,27 @@ impl Attempt {
         now: Duration,
         effects: &mut Vec<Effect>,
     ) {
+        self.start_ending(cause, now, false, effects);
+    }
+
+    /// Ends the attempt after a refusal given through a hook, which the CLI has yet to read:
+    /// nothing is sent to it before `HOOK_SETTLE` (see `EndStage::Settle`).
+    pub(super) fn begin_ending_after_hook_answer(
+        &mut self,
+        cause: EndCause,
+        now: Duration,
+        effects: &mut Vec<Effect>,
+    ) {
+        self.start_ending(cause, now, true, effects);
+    }
+
+    fn start_ending(
+        &mut self,
+        cause: EndCause,
+        now: Duration,
+        settle: bool,
+        effects: &mut Vec<Effect>,
+    ) {
         if !matches!(self.phase, Phase::Running) {
             return;
         }
@@ -102,7 +123,10 @@ impl Attempt {
             cause,
             EndCause::AfterMarker | EndCause::Idle | EndCause::AfterResult | EndCause::AfterSignal
         );
-        let stage = if gentle {
+        let stage = if settle {
+            self.herd_ended = true;
+            EndStage::Settle { at: now }
+        } else if gentle {
             if let Some(keys) = &self.setup.profile.exit_keys {
                 effects.push(Effect::Write {
                     bytes: keys.clone().into_bytes(),

@@ -22,8 +22,19 @@ pub(super) const HOOK_RULE: &str = "hook";
 
 impl Attempt {
     pub(super) fn on_hook(&mut self, input: &Value, now: Duration, effects: &mut Vec<Effect>) {
-        self.hooks_seen = true;
-        let output = match hook::read(input) {
+        let call = hook::read(input);
+        // A CLI whose hooks decide approvals (Claude's): its dialogs on screen are the ones the
+        // hook left to the operator. Gemini's hook only refuses; its approvals stay on screen.
+        if !matches!(
+            call,
+            HookCall::Tool {
+                stage: ToolStage::BeforeTool,
+                ..
+            }
+        ) {
+            self.hooks_seen = true;
+        }
+        let output = match call {
             HookCall::Tool { stage, request } => self.on_tool_hook(stage, request, now, effects),
             HookCall::TurnFailed { error, details } => {
                 if let Some(failure) = hook::failure_of(&error) {
@@ -77,7 +88,11 @@ impl Attempt {
             && self.setup.permission_wait.is_some()
         {
             let evidence = format!("refused through the hook: {evidence}");
-            self.begin_ending(EndCause::PermissionBlocked { evidence }, now, effects);
+            self.begin_ending_after_hook_answer(
+                EndCause::PermissionBlocked { evidence },
+                now,
+                effects,
+            );
         }
         Some(answer)
     }

@@ -29,6 +29,8 @@ pub const DEFAULT_ANSWER_CAP: u32 = 5;
 pub const DEFAULT_PERMISSION_WAIT_SEC: f64 = 60.0;
 /// Between TERM and KILL to the process group.
 pub const KILL_AFTER: Duration = Duration::from_secs(3);
+/// How long a CLI is given to take herd's refusal through a hook before herd stops it.
+pub const HOOK_SETTLE: Duration = Duration::from_secs(2);
 /// After the marker, an interactive agent's turn is over once its `ready` screen has stayed
 /// unchanged this long (or `idle_sec`, if shorter): only then are its exit keys sent.
 pub const TURN_SETTLE: Duration = Duration::from_secs(1);
@@ -110,6 +112,12 @@ impl Showing {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum EndStage {
+    /// herd refused a tool call through a hook at `at` and waits for the CLI to take that
+    /// answer before any signal: a hook killed before it answers is no decision, and the CLI
+    /// would go on with the call (Gemini in yolo mode runs it).
+    Settle {
+        at: Duration,
+    },
     /// Exit keys sent (or a natural exit awaited) at `at`.
     Grace {
         at: Duration,
@@ -320,6 +328,7 @@ impl Attempt {
                 EndStage::Grace { at } => {
                     Some(*at + Duration::from_secs_f64(self.setup.profile.exit_grace_sec))
                 }
+                EndStage::Settle { at } => Some(*at + HOOK_SETTLE),
                 EndStage::Term { at } => Some(*at + KILL_AFTER),
                 EndStage::Kill => None,
             },

@@ -104,6 +104,10 @@ pub enum TranscriptKind {
 pub enum HookKind {
     /// Claude Code's hooks, given as inline settings: `--settings {hook_settings}`.
     Claude,
+    /// Gemini CLI's `BeforeTool` hook, in the settings of a Gemini home of the attempt's own
+    /// (`GEMINI_CLI_HOME`, the user's own folder seen through it): it denies what the guard
+    /// refuses; approvals stay on the screen.
+    Gemini,
 }
 
 /// Which file an agent keeps, and so how to read it.

@@ -31,13 +31,14 @@ impl Engine {
         key: u64,
         task: &TaskSpec,
         setup: &AttemptSetup,
+        env: &std::collections::BTreeMap<String, String>,
         here: bool,
     ) -> Option<crate::run::hook_server::HookServer> {
-        setup.profile.hooks.filter(|_| here)?;
-        match crate::run::hook_server::HookServer::start(key, self.reports.clone()) {
+        let kind = setup.profile.hooks.filter(|_| here)?;
+        match crate::run::hook_server::HookServer::start(kind, key, self.reports.clone(), env) {
             Ok(server) => Some(server),
             Err(error) => {
-                tracing::warn!(task = %task.task_id, "herd's hooks could not listen ({error}): the screen decides");
+                tracing::warn!(task = %task.task_id, "herd's hooks could not be set up ({error}): the screen decides");
                 None
             }
         }
@@ -118,9 +119,9 @@ impl Engine {
         };
         let cookie = hygiene::new_cookie(&self.file_tag, &task.task_id, number);
         plan.env.insert(hygiene::COOKIE_VAR.into(), cookie.clone());
-        let hooks = self.hook_server(key, &task, &setup, host.is_none());
+        let hooks = self.hook_server(key, &task, &setup, &plan.env, host.is_none());
         if let Some(server) = &hooks {
-            plan.env.extend(server.env());
+            plan.env.extend(server.env().iter().cloned());
         }
         // On a host, the local terminal carries the launcher (ssh -tt, an exec with -t).
         let (spawned, remote) = match host {
