@@ -14,8 +14,8 @@ pub use detail::detail;
 pub use fill::dashboard;
 pub use overlay::{auto_menu, message_target};
 pub use tasks::{
-    failure_of, live_tasks, matching, max_attempts, pane_order, row_status, waiting_tasks,
-    window_offset,
+    failure_of, is_listed, live_tasks, matching, max_attempts, pane_order, row_status,
+    waiting_tasks, window_offset,
 };
 
 use std::collections::HashMap;

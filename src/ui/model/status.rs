@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use super::overlay::message_target;
-use super::tasks::{failure_of, row_status, waiting_tasks};
+use super::tasks::{failure_of, is_listed, row_status, waiting_tasks};
 use crate::core::task::FailureType;
 use crate::run::engine::Engine;
 use crate::run::outcome::agent_facts;
@@ -31,6 +31,9 @@ pub(super) fn status(engine: &Engine, state: &UiState, now: Instant) -> StatusVi
     let mut retries = Vec::new();
     let mut cost: Option<f64> = None;
     for (i, task) in tasks.iter().enumerate() {
+        if !is_listed(engine, i) {
+            continue;
+        }
         if let Some(total) = agent_facts::total_cost(task.result.as_ref(), None) {
             *cost.get_or_insert(0.0) += total;
         }
