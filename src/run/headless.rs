@@ -185,6 +185,15 @@ pub fn describe(event: &EngineEvent) -> Option<String> {
             out_for.as_secs()
         ),
         EngineEvent::TasksFileChanged { summary } => summary.clone(),
+        EngineEvent::RecoveredFromRuns { summary, tasks } => {
+            let each: Vec<String> = tasks
+                .iter()
+                .map(|(task_id, attempt, status)| {
+                    format!("{task_id} {status} after attempt {attempt}")
+                })
+                .collect();
+            format!("{summary}: {}", each.join(", "))
+        }
         EngineEvent::TasksFileInvalid { problem } => format!(
             "tasks file changed and does not parse: {problem}; herd keeps its changes until it does"
         ),

@@ -89,6 +89,7 @@ pub(super) fn on_engine_event(
             }
         }
         EngineEvent::TasksFileChanged { summary } => state.say(summary.clone(), now),
+        EngineEvent::RecoveredFromRuns { summary, .. } => state.say(summary.clone(), now),
         EngineEvent::TasksFileInvalid { problem } => state.say(
             format!("tasks file does not parse: {problem}; herd waits for it"),
             now,

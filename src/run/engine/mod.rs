@@ -151,6 +151,12 @@ pub enum EngineEvent {
     TasksFileInvalid {
         problem: String,
     },
+    /// At the start: results `runs/` recorded and the tasks file did not have (`recovered 3
+    /// results from runs/`), each task with its attempt and status, now in the file.
+    RecoveredFromRuns {
+        summary: String,
+        tasks: Vec<(String, u32, TaskStatus)>,
+    },
 }
 
 /// One running attempt.
@@ -301,6 +307,7 @@ impl Engine {
         };
         engine.file_tag = hygiene::file_tag(engine.store.path());
         engine.end_survivors()?;
+        engine.recover_from_runs();
         engine.recover_interrupted()?;
         engine.restore_retry_times(now);
         engine.fail_config_problems()?;
