@@ -598,3 +598,105 @@ fn results_of_a_run_that_ended_while_the_file_did_not_parse_are_taken_from_runs_
     let log = std::fs::read_to_string(dir.path().join("runs/herd.log")).unwrap();
     assert!(log.contains("recovered 2 results from runs/"), "{log}");
 }
+
+/// The lines herd printed so far, read on a thread.
+fn collect_lines(
+    stream: impl std::io::Read + Send + 'static,
+) -> (
+    Arc<std::sync::Mutex<Vec<String>>>,
+    std::thread::JoinHandle<()>,
+) {
+    use std::io::BufRead;
+    let lines = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = Arc::clone(&lines);
+    let reading = std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stream).lines() {
+            let Ok(line) = line else { return };
+            kept.lock().unwrap().push(line);
+        }
+    });
+    (lines, reading)
+}
+
+/// Waits until `done` holds of the text of `path`.
+fn wait_for_text(path: &Path, what: &str, done: impl Fn(&str) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if done(&text) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "waited for {what}: {text}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn headless_says_once_that_the_file_does_not_parse_and_once_that_it_parses_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tasks.json");
+    let doc = json!({"tasks": [
+        quick("a", "first"),
+        {"task_id": "b", "agent": "generic", "prompt_template": "x",
+         "command": ["sh", "-c", "touch started; while [ ! -e go ]; do sleep 0.05; done; echo TASK_COMPLETE:{task_id}"]},
+    ]});
+    std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    let mut running = Running(Some(
+        herd()
+            .args(["run", "--headless", "--tasks"])
+            .arg(&path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    ));
+    let stdout = running.0.as_mut().unwrap().stdout.take().unwrap();
+    let (lines, reading) = collect_lines(stdout);
+    let printed = |what: &str| {
+        let lines = lines.lock().unwrap();
+        lines.iter().filter(|l| l.contains(what)).count()
+    };
+    let wait_for_line = |what: &str| {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while printed(what) == 0 {
+            assert!(
+                Instant::now() < deadline,
+                "waited for {what:?}: {:?}",
+                lines.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    wait_for_file(&path, "a completed", |doc| {
+        status_of(doc, "a") == "completed"
+    });
+    wait_for_path(&dir.path().join("started"));
+    let valid = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, valid.replacen("\"tasks\":", "\"tasks\"", 1)).unwrap();
+    wait_for_line(&format!("tasks file does not parse: {}:2:", path.display()));
+    // Another error, elsewhere: herd follows it (herd.log) without another line.
+    let log = dir.path().join("runs/herd.log");
+    std::fs::write(&path, format!("{valid}\n,")).unwrap();
+    wait_for_text(&log, "the second error read", |log| {
+        log.contains("the tasks file still does not parse")
+    });
+    let mut fixed: Value = serde_json::from_str(&valid).unwrap();
+    fixed["tasks"][0]["mine"] = json!(1);
+    std::fs::write(&path, serde_json::to_string_pretty(&fixed).unwrap()).unwrap();
+    wait_for_line("tasks file parses again: herd writes its changes");
+    std::fs::write(dir.path().join("go"), "").unwrap();
+    let out = running.0.take().unwrap().wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", common::describe(&out));
+    reading.join().unwrap();
+    let said: Vec<String> = lines.lock().unwrap().clone();
+    assert_eq!(printed("does not parse"), 1, "{said:#?}");
+    assert_eq!(printed("parses again"), 1, "{said:#?}");
+    assert!(
+        said.iter()
+            .any(|l| l.contains("herd holds its changes until it does")),
+        "{said:#?}"
+    );
+    let end: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(common::task(&end, "a")["mine"], 1);
+    assert_eq!(status_of(&end, "b"), "completed");
+}

@@ -194,9 +194,10 @@ pub fn describe(event: &EngineEvent) -> Option<String> {
                 .collect();
             format!("{summary}: {}", each.join(", "))
         }
-        EngineEvent::TasksFileInvalid { problem } => format!(
-            "tasks file changed and does not parse: {problem}; herd keeps its changes until it does"
-        ),
+        EngineEvent::TasksFileInvalid { problem } => {
+            crate::run::engine::edits::does_not_parse_notice(problem)
+        }
+        EngineEvent::TasksFileParses => crate::run::engine::edits::PARSES_AGAIN_NOTICE.to_string(),
     })
 }
 

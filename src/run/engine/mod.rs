@@ -49,7 +49,7 @@ mod conclude;
 pub mod control;
 #[cfg(test)]
 mod control_tests;
-mod edits;
+pub mod edits;
 #[cfg(test)]
 mod edits_tests;
 mod files;
@@ -151,6 +151,8 @@ pub enum EngineEvent {
     TasksFileInvalid {
         problem: String,
     },
+    /// The tasks file parses again after `TasksFileInvalid`: herd's changes are written.
+    TasksFileParses,
     /// At the start: results `runs/` recorded and the tasks file did not have (`recovered 3
     /// results from runs/`), each task with its attempt and status, now in the file.
     RecoveredFromRuns {

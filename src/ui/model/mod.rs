@@ -13,6 +13,8 @@ mod tasks;
 pub use detail::detail;
 pub use fill::dashboard;
 pub use overlay::{auto_menu, message_target};
+#[cfg(test)]
+pub(crate) use status::status_message;
 pub use tasks::{
     failure_of, is_listed, live_tasks, matching, max_attempts, pane_order, row_status,
     waiting_tasks, window_offset,

@@ -89,7 +89,7 @@ pub(super) fn status(engine: &Engine, state: &UiState, now: Instant) -> StatusVi
         cost_usd: cost,
         finished: state.finished.is_some(),
         stopping: state.leaving == Leaving::Stopping,
-        message: state.message_now(now).map(str::to_string),
+        message: status_message(state.message_now(now), engine.tasks_file_problem()),
         hosts_out: engine
             .hosts_out_of_rotation(now)
             .into_iter()
@@ -97,6 +97,14 @@ pub(super) fn status(engine: &Engine, state: &UiState, now: Instant) -> StatusVi
             .collect(),
         keys: hints(engine, state),
     }
+}
+
+/// The status line's message: a passing one (an operator action's result, an event) while it
+/// lasts, else the tasks file's problem for as long as the file does not parse.
+pub(crate) fn status_message(passing: Option<&str>, file_problem: Option<&str>) -> Option<String> {
+    passing
+        .map(str::to_string)
+        .or_else(|| file_problem.map(crate::run::engine::edits::does_not_parse_notice))
 }
 
 fn hints(engine: &Engine, state: &UiState) -> Vec<(String, String)> {
