@@ -517,3 +517,186 @@ fn a_task_removed_while_its_agent_runs_is_ended_and_recorded_not_written_back() 
     );
     assert!(dir.path().join("runs/long/attempt_1.log").exists());
 }
+
+/// Waits until `path` exists.
+fn wait_for_path(path: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !path.exists() {
+        assert!(Instant::now() < deadline, "waited for {}", path.display());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn results_of_a_run_that_ended_while_the_file_did_not_parse_are_taken_from_runs_when_it_is_fixed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tasks.json");
+    let gated = |id: &str| {
+        json!({"task_id": id, "agent": "generic", "prompt_template": "x",
+         "command": ["sh", "-c", "touch started_{task_id}; while [ ! -e go ]; do sleep 0.05; done; echo TASK_COMPLETE:{task_id}"]})
+    };
+    let doc = json!({"tasks": [quick("a", "first"), gated("b"), gated("c")]});
+    std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    let mut running = Running(Some(
+        herd()
+            .args(["run", "--headless", "--concurrency", "3", "--tasks"])
+            .arg(&path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    ));
+    wait_for_file(&path, "a completed", |doc| {
+        status_of(doc, "a") == "completed"
+    });
+    wait_for_path(&dir.path().join("started_b"));
+    wait_for_path(&dir.path().join("started_c"));
+    // The operator's copy says b and c run; their edit of it has a typo when the run ends.
+    let mut theirs: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(status_of(&theirs, "b"), "running", "{theirs:#}");
+    assert_eq!(status_of(&theirs, "c"), "running", "{theirs:#}");
+    let tasks = theirs["tasks"].as_array_mut().unwrap();
+    let b = tasks.iter_mut().find(|t| t["task_id"] == "b").unwrap();
+    b["mine"] = json!("kept");
+    let fixed = serde_json::to_string_pretty(&theirs).unwrap();
+    std::fs::write(&path, fixed.replacen("\"tasks\":", "\"tasks\"", 1)).unwrap();
+    std::fs::write(dir.path().join("go"), "").unwrap();
+    let out = running.0.take().unwrap().wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", common::describe(&out));
+    // The operator fixes their own file (herd's version beside it is not used) and runs again.
+    std::fs::write(&path, &fixed).unwrap();
+    let again = herd()
+        .args(["run", "--headless", "--tasks"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(0), "{}", common::describe(&again));
+    for id in ["b", "c"] {
+        assert!(
+            !dir.path().join(format!("runs/{id}/attempt_2.log")).exists(),
+            "{id} ran again"
+        );
+    }
+    let stdout = String::from_utf8_lossy(&again.stdout);
+    assert!(
+        stdout.contains(
+            "recovered 2 results from runs/: b completed after attempt 1, c completed after attempt 1"
+        ),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("was interrupted"), "{stdout}");
+    let end: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    for id in ["a", "b", "c"] {
+        let task = common::task(&end, id);
+        assert_eq!(task["status"], "completed", "{end:#}");
+        assert_eq!(task["attempts"], 1, "{end:#}");
+        assert_eq!(task["result"]["attempt"], 1, "{end:#}");
+        assert_eq!(task["result"]["completion_marker_seen"], true, "{end:#}");
+        assert_eq!(task["result"]["exit_code"], 0, "{end:#}");
+    }
+    assert_eq!(common::task(&end, "b")["mine"], "kept", "their edit stays");
+    let log = std::fs::read_to_string(dir.path().join("runs/herd.log")).unwrap();
+    assert!(log.contains("recovered 2 results from runs/"), "{log}");
+}
+
+/// The lines herd printed so far, read on a thread.
+fn collect_lines(
+    stream: impl std::io::Read + Send + 'static,
+) -> (
+    Arc<std::sync::Mutex<Vec<String>>>,
+    std::thread::JoinHandle<()>,
+) {
+    use std::io::BufRead;
+    let lines = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = Arc::clone(&lines);
+    let reading = std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stream).lines() {
+            let Ok(line) = line else { return };
+            kept.lock().unwrap().push(line);
+        }
+    });
+    (lines, reading)
+}
+
+/// Waits until `done` holds of the text of `path`.
+fn wait_for_text(path: &Path, what: &str, done: impl Fn(&str) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if done(&text) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "waited for {what}: {text}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn headless_says_once_that_the_file_does_not_parse_and_once_that_it_parses_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tasks.json");
+    let doc = json!({"tasks": [
+        quick("a", "first"),
+        {"task_id": "b", "agent": "generic", "prompt_template": "x",
+         "command": ["sh", "-c", "touch started; while [ ! -e go ]; do sleep 0.05; done; echo TASK_COMPLETE:{task_id}"]},
+    ]});
+    std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    let mut running = Running(Some(
+        herd()
+            .args(["run", "--headless", "--tasks"])
+            .arg(&path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    ));
+    let stdout = running.0.as_mut().unwrap().stdout.take().unwrap();
+    let (lines, reading) = collect_lines(stdout);
+    let printed = |what: &str| {
+        let lines = lines.lock().unwrap();
+        lines.iter().filter(|l| l.contains(what)).count()
+    };
+    let wait_for_line = |what: &str| {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while printed(what) == 0 {
+            assert!(
+                Instant::now() < deadline,
+                "waited for {what:?}: {:?}",
+                lines.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    wait_for_file(&path, "a completed", |doc| {
+        status_of(doc, "a") == "completed"
+    });
+    wait_for_path(&dir.path().join("started"));
+    let valid = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, valid.replacen("\"tasks\":", "\"tasks\"", 1)).unwrap();
+    wait_for_line(&format!("tasks file does not parse: {}:2:", path.display()));
+    // Another error, elsewhere: herd follows it (herd.log) without another line.
+    let log = dir.path().join("runs/herd.log");
+    std::fs::write(&path, format!("{valid}\n,")).unwrap();
+    wait_for_text(&log, "the second error read", |log| {
+        log.contains("the tasks file still does not parse")
+    });
+    let mut fixed: Value = serde_json::from_str(&valid).unwrap();
+    fixed["tasks"][0]["mine"] = json!(1);
+    std::fs::write(&path, serde_json::to_string_pretty(&fixed).unwrap()).unwrap();
+    wait_for_line("tasks file parses again: herd writes its changes");
+    std::fs::write(dir.path().join("go"), "").unwrap();
+    let out = running.0.take().unwrap().wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", common::describe(&out));
+    reading.join().unwrap();
+    let said: Vec<String> = lines.lock().unwrap().clone();
+    assert_eq!(printed("does not parse"), 1, "{said:#?}");
+    assert_eq!(printed("parses again"), 1, "{said:#?}");
+    assert!(
+        said.iter()
+            .any(|l| l.contains("herd holds its changes until it does")),
+        "{said:#?}"
+    );
+    let end: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(common::task(&end, "a")["mine"], 1);
+    assert_eq!(status_of(&end, "b"), "completed");
+}

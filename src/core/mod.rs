@@ -28,6 +28,7 @@ pub mod outcome;
 pub mod profile;
 pub mod queries;
 pub mod quota_reset;
+pub mod recovered;
 pub mod remote_files;
 pub mod remote_frames;
 pub mod remote_script;

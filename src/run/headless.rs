@@ -185,9 +185,19 @@ pub fn describe(event: &EngineEvent) -> Option<String> {
             out_for.as_secs()
         ),
         EngineEvent::TasksFileChanged { summary } => summary.clone(),
-        EngineEvent::TasksFileInvalid { problem } => format!(
-            "tasks file changed and does not parse: {problem}; herd keeps its changes until it does"
-        ),
+        EngineEvent::RecoveredFromRuns { summary, tasks } => {
+            let each: Vec<String> = tasks
+                .iter()
+                .map(|(task_id, attempt, status)| {
+                    format!("{task_id} {status} after attempt {attempt}")
+                })
+                .collect();
+            format!("{summary}: {}", each.join(", "))
+        }
+        EngineEvent::TasksFileInvalid { problem } => {
+            crate::run::engine::edits::does_not_parse_notice(problem)
+        }
+        EngineEvent::TasksFileParses => crate::run::engine::edits::PARSES_AGAIN_NOTICE.to_string(),
     })
 }
 

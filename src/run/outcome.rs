@@ -215,6 +215,12 @@ pub struct AttemptFacts<'a> {
     pub ended_processes: &'a [EndedProcess],
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<&'a str>,
+    /// The task's status this attempt's end decided, and the `result` it wrote: what a run
+    /// that could not write the tasks file leaves for the next one (`core::recovered`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task_status: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task_result: Option<Value>,
 }
 
 /// (cols, rows) of the terminal the agent started in.
@@ -276,6 +282,8 @@ impl<'a> AttemptFacts<'a> {
             transcript: None,
             ended_processes: &[],
             host: None,
+            task_status: None,
+            task_result: None,
         }
     }
 }

@@ -12,6 +12,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use super::safe_fs::{self, SafeFsError};
+use crate::core::recovered::RecordedEnd;
 
 /// Makes `runs_dir` private (creating it if missing) and, when it was not, the entries of it
 /// that are herd's: `herd.log` and the folders of `task_ids`. Returns how many files and
@@ -49,6 +50,44 @@ pub fn tighten_attempt(task_dir: &Path, attempt: u32) -> usize {
         .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
         .map(|e| usize::from(tighten(&e.path())))
         .sum()
+}
+
+/// The number of the last attempt of `task_id` that `runs/` has facts of (`attempt_<n>.json`
+/// with the highest `n`). Never through a symbolic link.
+pub fn last_recorded_attempt(runs_dir: &Path, task_id: &str) -> Option<u32> {
+    if task_id.is_empty() || task_id.contains('/') || task_id == "." || task_id == ".." {
+        return None;
+    }
+    let task_dir = runs_dir.join(task_id);
+    if !fs::symlink_metadata(&task_dir).is_ok_and(|m| m.is_dir()) {
+        return None;
+    }
+    fs::read_dir(&task_dir)
+        .ok()?
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name();
+            let number = name
+                .to_str()?
+                .strip_prefix("attempt_")?
+                .strip_suffix(".json")?;
+            number.parse::<u32>().ok()
+        })
+        .max()
+}
+
+/// The end of attempt `attempt` of `task_id` as its facts recorded it (`core::recovered`); a
+/// facts file that cannot be read, or has no end, is no record.
+pub fn recorded_end(runs_dir: &Path, task_id: &str, attempt: u32) -> Option<RecordedEnd> {
+    let path = runs_dir
+        .join(task_id)
+        .join(format!("attempt_{attempt}.json"));
+    if !fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let text = fs::read_to_string(&path).ok()?;
+    let facts: serde_json::Value = serde_json::from_str(&text).ok()?;
+    RecordedEnd::from_facts(&facts).filter(|end| end.attempt == attempt)
 }
 
 /// `make_private`, with a failure noted in the log (a file herd cannot chmod is not a reason to

@@ -94,10 +94,16 @@ pub(super) fn on_engine_event(
             }
         }
         EngineEvent::TasksFileChanged { summary } => state.say(summary.clone(), now),
-        EngineEvent::TasksFileInvalid { problem } => state.say(
-            format!("tasks file does not parse: {problem}; herd waits for it"),
-            now,
-        ),
+        EngineEvent::RecoveredFromRuns { summary, .. } => state.say(summary.clone(), now),
+        // The status line shows it while it lasts (`model::status`), from now on: a passing
+        // message gives way to it.
+        EngineEvent::TasksFileInvalid { .. } => {
+            state.message = None;
+            state.message_about = None;
+        }
+        EngineEvent::TasksFileParses => {
+            state.say(crate::run::engine::edits::PARSES_AGAIN_NOTICE, now);
+        }
         EngineEvent::ConfigFailed { task_id, .. } => {
             state.say(
                 format!("{task_id}: failed_config (d shows its details)"),

@@ -320,3 +320,40 @@ fn the_concurrency_message_says_agent_for_one() {
     let said = f.state.message.as_ref().map(|(text, _)| text.as_str());
     assert_eq!(said, Some("2 agents at once"));
 }
+
+/// A task the operator removes from the tasks file during the run leaves the queue, its count
+/// and the status line's counts (the engine holds it in memory only).
+#[test]
+fn a_task_removed_from_the_file_is_not_listed() {
+    use super::model::{dashboard, matching};
+    let mut f = fixture(&[("a", "completed"), ("gone", "failed"), ("c", "completed")]);
+    let path = f.engine.store().path().to_path_buf();
+    let theirs = r#"{"run_id": "r", "tasks": [
+  {"task_id": "a", "agent": "generic", "command": ["sleep", "20"], "prompt_template": "p", "status": "completed"},
+  {"task_id": "c", "agent": "generic", "command": ["sleep", "20"], "prompt_template": "p", "status": "completed"}
+]}"#;
+    assert_eq!(matching(&f.engine, &f.state), vec![0, 1, 2]);
+    let edited = path.with_file_name("edited");
+    std::fs::write(&edited, theirs).expect("edit");
+    std::fs::rename(&edited, &path).expect("rename");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !f.engine.store().file().is_removed(1) {
+        assert!(Instant::now() < deadline, "the edit was not taken in");
+        f.engine.on_tick(Now::read()).expect("tick");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(matching(&f.engine, &f.state), vec![0, 2]);
+    let panes = super::model::PaneSetup::default();
+    let area = Rect::new(0, 0, 120, 40);
+    let view = dashboard(&f.engine, &f.state, area, Instant::now(), &panes);
+    assert_eq!((view.queue.total, view.queue.matching), (2, 2));
+    let listed: Vec<&str> = view.queue.rows.iter().map(|r| r.task_id.as_str()).collect();
+    assert_eq!(listed, ["a", "c"]);
+    let failed = view
+        .status
+        .counts
+        .iter()
+        .find(|(s, _)| *s == super::model::RowStatus::Failed)
+        .map(|(_, n)| *n);
+    assert_eq!(failed, Some(0), "{:?}", view.status.counts);
+}

@@ -377,6 +377,45 @@ mod tests {
         assert!(text.starts_with("⚠ host out: box1 42s, box2 7s "), "{text}");
     }
 
+    /// While the tasks file does not parse, the status line says where, with the keys; a
+    /// passing message shows over it while it lasts.
+    #[test]
+    fn the_tasks_file_problem_is_on_the_status_line_while_it_lasts() {
+        use crate::ui::model::status_message;
+        let problem = "tasks.json:12:5: not valid JSON: expected `,` or `}` after an object entry";
+        let notice = status_message(None, Some(problem));
+        assert_eq!(
+            notice.as_deref(),
+            Some(
+                "tasks file does not parse: tasks.json:12:5: not valid JSON: expected `,` or `}` \
+                 after an object entry; herd holds its changes until it does"
+            )
+        );
+        assert_eq!(
+            status_message(Some("queue paused"), Some(problem)).as_deref(),
+            Some("queue paused")
+        );
+        assert_eq!(status_message(None, None), None);
+        let mut status =
+            crate::ui::frames_fixtures::status(&[("Space", "pause"), ("?", "help"), ("q", "quit")]);
+        status.message = notice;
+        for width in [160, 120, 80] {
+            let area = Rect::new(0, 0, width, 2);
+            let mut buf = Buffer::empty(area);
+            render(&status, area, &mut buf);
+            let rows: Vec<String> = (0..2)
+                .map(|y| {
+                    (0..width)
+                        .map(|x| buf[(x, y)].symbol())
+                        .collect::<String>()
+                        .trim_end()
+                        .to_string()
+                })
+                .collect();
+            insta::assert_snapshot!(format!("tasks_file_problem_{width}"), rows.join("\n"));
+        }
+    }
+
     #[test]
     fn ellipsis_respects_the_room() {
         assert_eq!(ellipsize("abcdef", 6), "abcdef");

@@ -278,12 +278,15 @@ impl Engine {
             survivors_ended: self.survivors.remove(&index),
             ..AttemptResult::new(&outcome)
         };
+        let result = serde_json::to_value(&result).wrap_err("cannot build the task's result")?;
         let (cols, rows) = ended.size;
         let mut facts = AttemptFacts::new(&outcome, plan, Size { cols, rows }, &task.agent);
         facts.account = account_name;
         ended.agent.fill_facts(&mut facts);
         facts.ended_processes = &ended.ended_processes;
         facts.host = ended.host.as_deref();
+        facts.task_status = Some(status.as_str());
+        facts.task_result = Some(result.clone());
         let verdict = outcome.verdict.clone();
         recorder.marker(
             outcome.duration,
@@ -291,7 +294,6 @@ impl Engine {
         )?;
         recorder.finish(outcome.duration, &facts)?;
         let retry_after = decision.retry_after;
-        let result = serde_json::to_value(&result).wrap_err("cannot build the task's result")?;
         let file = self.store.file_mut();
         file.set_result(index, result);
         file.set_status(index, status);

@@ -7,7 +7,9 @@
 //! scope (`in_scope`), so it does not start; a changed prompt, inputs or switches apply to the
 //! next attempt, which reads the task then.
 //!
-//! A version that does not parse is not merged: `file_invalid` holds where the error is, and
+//! A version that does not parse is not merged: `file_invalid` holds where the error is (said
+//! once when it breaks, `TasksFileInvalid`, and shown while it lasts, `tasks_file_problem`;
+//! `TasksFileParses` when a version parses again), and
 //! nothing is written (`commit`) until a version that parses comes, so no new agent launches
 //! (a start waits for the write that records it). Attempts already running go on. If nothing
 //! runs any more and the file still does not parse after `WAIT_FOR_VALID_FILE`, or the run ends
@@ -21,6 +23,15 @@ use color_eyre::eyre::{Result, eyre};
 use super::{Engine, EngineEvent};
 use crate::core::task::TaskStatus;
 use crate::run::store::format_problem;
+
+/// What the dashboard's status line and the headless output say while the tasks file does not
+/// parse (`problem`: `FILE:LINE:COL: message`).
+pub fn does_not_parse_notice(problem: &str) -> String {
+    format!("tasks file does not parse: {problem}; herd holds its changes until it does")
+}
+
+/// What they say once it parses again.
+pub const PARSES_AGAIN_NOTICE: &str = "tasks file parses again: herd writes its changes";
 
 /// How long a run with nothing left running waits for the tasks file to parse again before it
 /// ends (herd's version written beside it).
@@ -37,6 +48,7 @@ impl Engine {
             Ok(merged) => {
                 if self.file_invalid.take().is_some() {
                     tracing::info!("the tasks file parses again");
+                    self.events.push(EngineEvent::TasksFileParses);
                 }
                 let summary = merged.to_string();
                 tracing::info!(
@@ -54,13 +66,20 @@ impl Engine {
                     .first()
                     .map(|p| format_problem(&path, p))
                     .unwrap_or_else(|| format!("{}: cannot be read", path.display()));
-                let (before, since) = match self.file_invalid.take() {
-                    Some((before, since)) => (Some(before), since),
-                    None => (None, self.clock.at),
+                // Said once when it breaks; where the error is now stays readable through
+                // `tasks_file_problem` until a version parses.
+                let since = match self.file_invalid.take() {
+                    Some((before, since)) => {
+                        if before != said {
+                            tracing::info!("the tasks file still does not parse: {said}");
+                        }
+                        since
+                    }
+                    None => {
+                        self.say_invalid(&said);
+                        self.clock.at
+                    }
                 };
-                if before.as_deref() != Some(said.as_str()) {
-                    self.say_invalid(&said);
-                }
                 self.file_invalid = Some((said, since));
                 Ok(false)
             }
@@ -72,6 +91,12 @@ impl Engine {
         self.events.push(EngineEvent::TasksFileInvalid {
             problem: said.to_string(),
         });
+    }
+
+    /// Where the operator's version of the tasks file does not parse (`FILE:LINE:COL: ...`),
+    /// while it does not: the dashboard shows it until a version parses.
+    pub fn tasks_file_problem(&self) -> Option<&str> {
+        self.file_invalid.as_ref().map(|(said, _)| said.as_str())
     }
 
     /// When herd stops waiting for the tasks file to parse again, once nothing runs.

@@ -11,10 +11,49 @@ use super::{Engine, EngineEvent};
 use crate::run::clock::Now;
 
 use crate::core::attempt::Event;
+use crate::core::recovered;
 use crate::core::task::TaskStatus;
 use crate::run::{hygiene, outcome};
 
 impl Engine {
+    /// Results `runs/` kept and the tasks file does not have (a run that ended while the
+    /// operator's version did not parse): adopted into the file (`core::recovered`), before
+    /// the tasks found `running` are taken as interrupted.
+    pub(super) fn recover_from_runs(&mut self) {
+        let runs_dir = self.opts.runs_dir.clone();
+        let mut recovered = Vec::new();
+        for index in 0..self.store.file().tasks().len() {
+            let task = &self.store.file().tasks()[index];
+            if self.store.file().is_removed(index) {
+                continue;
+            }
+            let last = crate::run::runs_dir::last_recorded_attempt(&runs_dir, &task.task_id);
+            let Some(end) = last
+                .filter(|&n| recovered::is_newer(task, n))
+                .and_then(|n| crate::run::runs_dir::recorded_end(&runs_dir, &task.task_id, n))
+            else {
+                continue;
+            };
+            let task_id = task.task_id.clone();
+            tracing::info!(task = %task_id, attempt = end.attempt, status = %end.status, "the tasks file did not have this attempt's end: taken from runs/");
+            let file = self.store.file_mut();
+            file.set_status(index, end.status);
+            file.set_attempts(index, end.attempt);
+            file.set_result(index, end.result);
+            file.remove_field(index, "retry_at");
+            recovered.push((task_id, end.attempt, end.status));
+        }
+        if recovered.is_empty() {
+            return;
+        }
+        let summary = recovered::describe(recovered.len());
+        tracing::info!("{summary}");
+        self.events.push(EngineEvent::RecoveredFromRuns {
+            summary,
+            tasks: recovered,
+        });
+    }
+
     pub(super) fn recover_interrupted(&mut self) -> Result<()> {
         let now = self.clock.wall;
         for index in self.scope() {

@@ -49,7 +49,7 @@ mod conclude;
 pub mod control;
 #[cfg(test)]
 mod control_tests;
-mod edits;
+pub mod edits;
 #[cfg(test)]
 mod edits_tests;
 mod files;
@@ -151,6 +151,14 @@ pub enum EngineEvent {
     /// until it does.
     TasksFileInvalid {
         problem: String,
+    },
+    /// The tasks file parses again after `TasksFileInvalid`: herd's changes are written.
+    TasksFileParses,
+    /// At the start: results `runs/` recorded and the tasks file did not have (`recovered 3
+    /// results from runs/`), each task with its attempt and status, now in the file.
+    RecoveredFromRuns {
+        summary: String,
+        tasks: Vec<(String, u32, TaskStatus)>,
     },
 }
 
@@ -305,6 +313,7 @@ impl Engine {
         };
         engine.file_tag = hygiene::file_tag(engine.store.path());
         engine.end_survivors()?;
+        engine.recover_from_runs();
         engine.recover_interrupted()?;
         engine.restore_retry_times(now);
         engine.fail_config_problems()?;

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use ratatui::layout::Rect;
 
-use super::tasks::{failure_of, matching, max_attempts, row_status, window_offset};
+use super::tasks::{failure_of, is_listed, matching, max_attempts, row_status, window_offset};
 use super::{Dashboard, FinalScreen, PaneSetup, PaneView, QueueView, RowStatus, TaskRow};
 use super::{agent, detail, overlay, status};
 use crate::core::task::TaskSpec;
@@ -90,7 +90,7 @@ fn queue_view(engine: &Engine, state: &UiState, height: usize, now: Instant) -> 
         filter: state.filter.label(),
         search: (!state.search.is_empty() || matches!(state.mode, Mode::Search))
             .then(|| state.search.clone()),
-        total: tasks.len(),
+        total: (0..tasks.len()).filter(|&i| is_listed(engine, i)).count(),
         matching: matching.len(),
         offset,
         selected,

@@ -13,9 +13,11 @@ mod tasks;
 pub use detail::detail;
 pub use fill::dashboard;
 pub use overlay::{auto_menu, message_target};
+#[cfg(test)]
+pub(crate) use status::status_message;
 pub use tasks::{
-    failure_of, filter_counts, live_tasks, matching, max_attempts, pane_order, row_status,
-    waiting_tasks, window_offset,
+    failure_of, filter_counts, is_listed, live_tasks, matching, max_attempts, pane_order,
+    row_status, waiting_tasks, window_offset,
 };
 
 use std::collections::HashMap;

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use super::overlay::message_target;
-use super::tasks::{failure_of, row_status, waiting_tasks};
+use super::tasks::{failure_of, is_listed, row_status, waiting_tasks};
 use crate::core::task::FailureType;
 use crate::run::engine::Engine;
 use crate::run::outcome::agent_facts;
@@ -31,6 +31,9 @@ pub(super) fn status(engine: &Engine, state: &UiState, now: Instant) -> StatusVi
     let mut retries = Vec::new();
     let mut cost: Option<f64> = None;
     for (i, task) in tasks.iter().enumerate() {
+        if !is_listed(engine, i) {
+            continue;
+        }
         if let Some(total) = agent_facts::total_cost(task.result.as_ref(), None) {
             *cost.get_or_insert(0.0) += total;
         }
@@ -86,7 +89,7 @@ pub(super) fn status(engine: &Engine, state: &UiState, now: Instant) -> StatusVi
         cost_usd: cost,
         finished: state.finished.is_some(),
         stopping: state.leaving == Leaving::Stopping,
-        message: state.message_now(now).map(str::to_string),
+        message: status_message(state.message_now(now), engine.tasks_file_problem()),
         hosts_out: engine
             .hosts_out_of_rotation(now)
             .into_iter()
@@ -94,6 +97,14 @@ pub(super) fn status(engine: &Engine, state: &UiState, now: Instant) -> StatusVi
             .collect(),
         keys: hints(engine, state),
     }
+}
+
+/// The status line's message: a passing one (an operator action's result, an event) while it
+/// lasts, else the tasks file's problem for as long as the file does not parse.
+pub(crate) fn status_message(passing: Option<&str>, file_problem: Option<&str>) -> Option<String> {
+    passing
+        .map(str::to_string)
+        .or_else(|| file_problem.map(crate::run::engine::edits::does_not_parse_notice))
 }
 
 fn hints(engine: &Engine, state: &UiState) -> Vec<(String, String)> {

@@ -37,6 +37,12 @@ pub fn failure_of(task: &TaskSpec) -> Option<FailureType> {
         .and_then(FailureType::parse)
 }
 
+/// Whether the queue lists task `index`: a task the operator removed from the tasks file during
+/// the run is held in memory only (its fields come back if it is put back), not listed.
+pub fn is_listed(engine: &Engine, index: usize) -> bool {
+    !engine.store().file().is_removed(index)
+}
+
 /// The tasks the queue lists under the current filter, in file order.
 pub fn matching(engine: &Engine, state: &UiState) -> Vec<usize> {
     engine
@@ -46,7 +52,9 @@ pub fn matching(engine: &Engine, state: &UiState) -> Vec<usize> {
         .iter()
         .enumerate()
         .filter(|(i, t)| {
-            state.filter.matches(row_status(engine, *i, t)) && search::matches(&state.search, t)
+            is_listed(engine, *i)
+                && state.filter.matches(row_status(engine, *i, t))
+                && search::matches(&state.search, t)
         })
         .map(|(i, _)| i)
         .collect()
@@ -60,6 +68,7 @@ pub fn filter_counts(engine: &Engine) -> Vec<(Filter, usize)> {
         .tasks()
         .iter()
         .enumerate()
+        .filter(|(i, _)| is_listed(engine, *i))
         .map(|(i, t)| row_status(engine, i, t))
         .collect();
     Filter::ORDER
@@ -84,6 +93,7 @@ pub fn waiting_tasks(engine: &Engine) -> Vec<usize> {
         .tasks()
         .iter()
         .enumerate()
+        .filter(|(i, _)| is_listed(engine, *i))
         .filter(|(i, task)| match task.status {
             TaskStatus::NeedsInput => engine.task_in_scope(*i),
             TaskStatus::Running => engine
