@@ -18,16 +18,24 @@ pub fn trust_folder(
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .unwrap_or_default();
-    let var = |name: &str| env.get(name).map(String::as_str);
+    // The agent's environment is herd's own with the task's and profile's `env` over it.
+    let var = |name: &str| env.get(name).cloned().or_else(|| std::env::var(name).ok());
+    let env_home = var("HOME");
     let file = match trust.cli {
-        TrustedCli::Claude => {
-            folder_trust::claude_config_file(var("CLAUDE_CONFIG_DIR"), var("HOME"), &home)
-        }
-        TrustedCli::Codex => folder_trust::codex_config_file(var("CODEX_HOME"), var("HOME"), &home),
+        TrustedCli::Claude => folder_trust::claude_config_file(
+            var("CLAUDE_CONFIG_DIR").as_deref(),
+            env_home.as_deref(),
+            &home,
+        ),
+        TrustedCli::Codex => folder_trust::codex_config_file(
+            var("CODEX_HOME").as_deref(),
+            env_home.as_deref(),
+            &home,
+        ),
         TrustedCli::Gemini => folder_trust::gemini_trusted_folders_file(
-            var("GEMINI_CLI_TRUSTED_FOLDERS_PATH"),
-            var("GEMINI_CLI_HOME"),
-            var("HOME"),
+            var("GEMINI_CLI_TRUSTED_FOLDERS_PATH").as_deref(),
+            var("GEMINI_CLI_HOME").as_deref(),
+            env_home.as_deref(),
             &home,
         ),
     };
