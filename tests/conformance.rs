@@ -97,15 +97,15 @@ fn cases() -> Vec<Case> {
                 });
             };
             add(Scenario::Text, "completed");
-            // Interactive: the task allows the tool (auto_press_1), it runs, then the marker;
-            // but interactive Codex in a folder it does not trust (granular approval policy)
-            // refuses the escalated command itself, with no dialog, and its rollout says so
-            // (its trusted folder's approval dialog is a case of its own, below).
+            // Interactive: the task allows the tool (auto_press_1), it runs, then the marker.
+            // Interactive Codex too in a folder it does not trust: the profile names its
+            // approval policy (`on-request`), so it asks and herd answers, where its own default
+            // there (a granular policy) refused the escalated command itself, with no dialog.
             // Structured: nothing is pre-approved, so the tool is refused; the model's marker
             // after the refusal is not a success.
             add(
                 Scenario::Tool,
-                if structured || (cli == Cli::Codex && !trusted) {
+                if structured {
                     "failed_permission_blocked"
                 } else {
                     "completed"
@@ -155,6 +155,27 @@ fn cases() -> Vec<Case> {
         yolo: false,
         expect: "completed",
     });
+    // Codex and Gemini in a folder only the task trusts (`"trust_folder": true`, no git
+    // repository): herd writes the trust into Codex's config.toml / Gemini's trusted-folders file
+    // before the start. Interactive Codex asks before the escalated command (herd answers, it
+    // runs); headless Gemini starts instead of refusing the folder (failed_config in the
+    // untrusted case above); interactive Gemini shows no trust dialog. (`codex exec` 0.171.0
+    // refuses a folder outside a git repository whatever its trust level, so no such case.)
+    for (cli, profile, scenario) in [
+        (Cli::Codex, "codex", Scenario::Tool),
+        (Cli::Gemini, "gemini", Scenario::Text),
+        (Cli::Gemini, "gemini-json", Scenario::Text),
+    ] {
+        cases.push(Case {
+            cli,
+            profile,
+            scenario,
+            trusted: false,
+            trust_folder: true,
+            yolo: false,
+            expect: "completed",
+        });
+    }
     // Interactive Codex in a trusted repository asks before an escalated command: herd answers
     // its approval dialog (auto_press_1), the command runs, then the marker. `herd explain`
     // must show that timeline (see `explain_shows_the_codex_approval`).

@@ -1,18 +1,151 @@
 //! Trusting a task's folder in the CLI's own config before it starts (`"trust_folder": true` in
 //! the task or its profile): the operator's decision, written down, instead of an answer to a
-//! dialog whose wording and default change between versions. For Claude Code: the project entry
-//! `projects["<folder>"].hasTrustDialogAccepted = true` in `<config dir>/.claude.json`, every
-//! other key of the file kept. Pure: text in, text out; the shell reads and writes the file.
+//! dialog whose wording and default change between versions. Every other entry of the file is
+//! kept:
+//! - Claude Code: `projects["<folder>"].hasTrustDialogAccepted = true` in
+//!   `<config dir>/.claude.json`;
+//! - Codex CLI: `[projects."<folder>"] trust_level = "trusted"` in `$CODEX_HOME/config.toml`
+//!   (appended as a table of its own when the folder has none, so the user's text, comments
+//!   included, stays byte for byte);
+//! - Gemini CLI: `"<folder>": "TRUST_FOLDER"` in its trusted-folders file
+//!   (`GEMINI_CLI_TRUSTED_FOLDERS_PATH`, else `~/.gemini/trustedFolders.json`).
+//!
+//! Pure: text in, text out; the shell reads and writes the file.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
+
+use crate::core::profile::{AgentLogKind, HookKind};
 
 /// Why the config could not be updated.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TrustError {
     #[error("it is not a JSON object ({0})")]
     NotAnObject(String),
+    #[error("it is not a TOML document ({0})")]
+    NotToml(String),
+}
+
+/// A CLI whose folder trust herd knows how to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrustedCli {
+    Claude,
+    Codex,
+    Gemini,
+}
+
+/// The folder herd trusts in a CLI's config before the agent starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FolderTrust {
+    pub cli: TrustedCli,
+    pub folder: PathBuf,
+}
+
+/// The CLI a profile runs, as far as its folder trust goes: known from its hooks (Claude Code,
+/// Gemini CLI) or the log it keeps (Codex CLI's session rollout); `None` for any other.
+pub fn trusted_cli(hooks: Option<HookKind>, agent_log: Option<AgentLogKind>) -> Option<TrustedCli> {
+    match (hooks, agent_log) {
+        (Some(HookKind::Claude), _) => Some(TrustedCli::Claude),
+        (Some(HookKind::Gemini), _) => Some(TrustedCli::Gemini),
+        (None, Some(AgentLogKind::CodexRollout)) => Some(TrustedCli::Codex),
+        _ => None,
+    }
+}
+
+/// The first non-empty value.
+fn first_set<'a>(values: &[Option<&'a str>]) -> Option<&'a str> {
+    values.iter().flatten().copied().find(|v| !v.is_empty())
+}
+
+/// Codex CLI's config file: `$CODEX_HOME/config.toml`, else `<HOME>/.codex/config.toml` (the
+/// agent's `HOME`, else herd's `home`).
+pub fn codex_config_file(codex_home: Option<&str>, env_home: Option<&str>, home: &Path) -> PathBuf {
+    match (first_set(&[codex_home]), first_set(&[env_home])) {
+        (Some(dir), _) => Path::new(dir).join("config.toml"),
+        (None, Some(home)) => Path::new(home).join(".codex").join("config.toml"),
+        (None, None) => home.join(".codex").join("config.toml"),
+    }
+}
+
+/// Gemini CLI's trusted-folders file: `GEMINI_CLI_TRUSTED_FOLDERS_PATH`, else
+/// `<GEMINI_CLI_HOME or HOME>/.gemini/trustedFolders.json` (herd's `home` without either).
+pub fn gemini_trusted_folders_file(
+    trusted_folders_path: Option<&str>,
+    gemini_home: Option<&str>,
+    env_home: Option<&str>,
+    home: &Path,
+) -> PathBuf {
+    if let Some(path) = first_set(&[trusted_folders_path]) {
+        return PathBuf::from(path);
+    }
+    first_set(&[gemini_home, env_home])
+        .map_or_else(|| home.to_path_buf(), PathBuf::from)
+        .join(".gemini")
+        .join("trustedFolders.json")
+}
+
+/// `existing` Codex config (`None` when there is none yet) with `folder` trusted.
+pub fn codex_config_with_trust(existing: Option<&str>, folder: &str) -> Result<String, TrustError> {
+    let text = existing.unwrap_or("");
+    let mut doc: toml::Table =
+        toml::from_str(text).map_err(|e| TrustError::NotToml(e.to_string()))?;
+    let trusted = |doc: &toml::Table| {
+        doc.get("projects")
+            .and_then(|p| p.get(folder))
+            .and_then(|p| p.get("trust_level"))
+            .and_then(toml::Value::as_str)
+            == Some("trusted")
+    };
+    if trusted(&doc) {
+        return Ok(text.to_string());
+    }
+    // A table of its own after the user's text, which stays as it is.
+    let key = toml::Value::String(folder.to_string()).to_string();
+    let separator = if text.is_empty() || text.ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    };
+    let appended = format!("{text}{separator}\n[projects.{key}]\ntrust_level = \"trusted\"\n");
+    if toml::from_str::<toml::Table>(&appended).is_ok_and(|doc| trusted(&doc)) {
+        return Ok(appended);
+    }
+    // The folder has an entry already (or `projects` is written inline): the document is
+    // written anew, every key kept (its comments and layout are not).
+    let projects = doc
+        .entry("projects")
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    if !projects.is_table() {
+        *projects = toml::Value::Table(toml::Table::new());
+    }
+    if let Some(projects) = projects.as_table_mut() {
+        let project = projects
+            .entry(folder)
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        if !project.is_table() {
+            *project = toml::Value::Table(toml::Table::new());
+        }
+        if let Some(project) = project.as_table_mut() {
+            project.insert("trust_level".into(), toml::Value::String("trusted".into()));
+        }
+    }
+    toml::to_string(&doc).map_err(|e| TrustError::NotToml(e.to_string()))
+}
+
+/// `existing` Gemini trusted-folders file (`None` when there is none yet) with `folder` trusted.
+pub fn gemini_trusted_folders_with_trust(
+    existing: Option<&str>,
+    folder: &str,
+) -> Result<String, TrustError> {
+    let mut doc = match existing.map(str::trim).filter(|t| !t.is_empty()) {
+        None => Map::new(),
+        Some(text) => {
+            serde_json::from_str(text).map_err(|e| TrustError::NotAnObject(e.to_string()))?
+        }
+    };
+    doc.insert(folder.into(), Value::String("TRUST_FOLDER".into()));
+    serde_json::to_string_pretty(&doc).map_err(|e| TrustError::NotAnObject(e.to_string()))
 }
 
 /// Claude Code's config file for an agent with environment `env` (its own `CLAUDE_CONFIG_DIR`,
@@ -98,6 +231,145 @@ mod tests {
     fn a_file_that_is_not_an_object_is_left_alone() {
         assert!(claude_config_with_trust(Some("[1, 2]"), "/w/p").is_err());
         assert!(claude_config_with_trust(Some("{not json"), "/w/p").is_err());
+    }
+
+    #[test]
+    fn the_cli_is_known_from_the_profiles_hooks_or_log() {
+        let table = [
+            (Some(HookKind::Claude), None, Some(TrustedCli::Claude)),
+            (
+                Some(HookKind::Gemini),
+                Some(AgentLogKind::GeminiDebug),
+                Some(TrustedCli::Gemini),
+            ),
+            (
+                None,
+                Some(AgentLogKind::CodexRollout),
+                Some(TrustedCli::Codex),
+            ),
+            (None, Some(AgentLogKind::GeminiDebug), None),
+            (None, None, None),
+        ];
+        for (hooks, log, expected) in table {
+            assert_eq!(trusted_cli(hooks, log), expected, "{hooks:?} {log:?}");
+        }
+    }
+
+    #[test]
+    fn codex_trust_is_appended_and_the_users_text_kept_byte_for_byte() {
+        let existing = "# mine\nmodel = \"o3\" # pinned\n\n[projects.\"/other\"]\ntrust_level = \"untrusted\"\n";
+        let text = codex_config_with_trust(Some(existing), "/w/p").unwrap();
+        assert!(text.starts_with(existing), "{text}");
+        let doc: toml::Table = toml::from_str(&text).unwrap();
+        assert_eq!(
+            doc["projects"]["/w/p"]["trust_level"].as_str(),
+            Some("trusted")
+        );
+        assert_eq!(
+            doc["projects"]["/other"]["trust_level"].as_str(),
+            Some("untrusted")
+        );
+        assert_eq!(doc["model"].as_str(), Some("o3"));
+    }
+
+    #[test]
+    fn codex_trust_table() {
+        // (existing file, what must hold of the result)
+        let cases: [(Option<&str>, &str); 6] = [
+            (None, "a missing file"),
+            (Some(""), "an empty file"),
+            (Some("model = \"o3\""), "no newline at the end"),
+            (
+                Some("[projects.\"/w/p\"]\ntrust_level = \"untrusted\"\nx = 1\n"),
+                "an entry",
+            ),
+            (
+                Some("projects = { \"/a\" = { trust_level = \"trusted\" } }\n"),
+                "inline",
+            ),
+            (
+                Some("[projects.\"/w/p\"]\ntrust_level = \"trusted\"\n"),
+                "already",
+            ),
+        ];
+        for (existing, what) in cases {
+            let text = codex_config_with_trust(existing, "/w/p").unwrap();
+            let doc: toml::Table = toml::from_str(&text).unwrap();
+            assert_eq!(
+                doc["projects"]["/w/p"]["trust_level"].as_str(),
+                Some("trusted"),
+                "{what}"
+            );
+            if what == "an entry" {
+                assert_eq!(doc["projects"]["/w/p"]["x"].as_integer(), Some(1), "{what}");
+            }
+            if what == "inline" {
+                assert!(doc["projects"]["/a"].get("trust_level").is_some(), "{what}");
+            }
+            if what == "already" {
+                assert_eq!(Some(text.as_str()), existing, "{what}: unchanged");
+            }
+        }
+        assert!(codex_config_with_trust(Some("not = = toml"), "/w/p").is_err());
+    }
+
+    #[test]
+    fn a_folder_with_quotes_is_a_quoted_key() {
+        let text = codex_config_with_trust(None, "/w/a \"b\"").unwrap();
+        let doc: toml::Table = toml::from_str(&text).unwrap();
+        assert_eq!(
+            doc["projects"]["/w/a \"b\""]["trust_level"].as_str(),
+            Some("trusted")
+        );
+    }
+
+    #[test]
+    fn gemini_trust_is_added_and_the_other_folders_kept() {
+        let existing = r#"{"/other": "DO_NOT_TRUST", "/w/p": "DO_NOT_TRUST"}"#;
+        let text = gemini_trusted_folders_with_trust(Some(existing), "/w/p").unwrap();
+        let doc: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(doc["/other"], "DO_NOT_TRUST");
+        assert_eq!(doc["/w/p"], "TRUST_FOLDER");
+        for existing in [None, Some(""), Some(" \n")] {
+            let text = gemini_trusted_folders_with_trust(existing, "/w/p").unwrap();
+            let doc: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(doc, serde_json::json!({"/w/p": "TRUST_FOLDER"}));
+        }
+        assert!(gemini_trusted_folders_with_trust(Some("[1]"), "/w/p").is_err());
+        assert!(gemini_trusted_folders_with_trust(Some("{not json"), "/w/p").is_err());
+    }
+
+    #[test]
+    fn codex_and_gemini_files_follow_the_agents_environment() {
+        let home = Path::new("/home/me");
+        let codex = [
+            (Some("/ch"), Some("/h"), "/ch/config.toml"),
+            (Some(""), Some("/h"), "/h/.codex/config.toml"),
+            (None, None, "/home/me/.codex/config.toml"),
+        ];
+        for (codex_home, env_home, expected) in codex {
+            assert_eq!(
+                codex_config_file(codex_home, env_home, home),
+                Path::new(expected)
+            );
+        }
+        let gemini = [
+            (Some("/t.json"), Some("/g"), Some("/h"), "/t.json"),
+            (
+                None,
+                Some("/g"),
+                Some("/h"),
+                "/g/.gemini/trustedFolders.json",
+            ),
+            (None, None, Some("/h"), "/h/.gemini/trustedFolders.json"),
+            (None, None, None, "/home/me/.gemini/trustedFolders.json"),
+        ];
+        for (path, gemini_home, env_home, expected) in gemini {
+            assert_eq!(
+                gemini_trusted_folders_file(path, gemini_home, env_home, home),
+                Path::new(expected)
+            );
+        }
     }
 
     #[test]

@@ -58,7 +58,7 @@ pub enum Preparation {
     Local {
         worktree: Option<Result<PathBuf, crate::run::worktree::WorktreeError>>,
         /// `trust_folder`: the folder trusted in the CLI's config, or why it could not be.
-        trusted: Option<Result<PathBuf, String>>,
+        trusted: Option<Result<crate::core::folder_trust::FolderTrust, String>>,
     },
     /// On a host, through its launcher (`run::remote_files::prepare`).
     Remote(super::remote_files::PrepareOutcome),

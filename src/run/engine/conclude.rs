@@ -263,7 +263,10 @@ impl Engine {
             worktree: task
                 .worktree
                 .then(|| worktree_state(&plan.cwd, status, ended.worktree)),
-            trusted_folder: plan.trust_folder.as_ref().map(|p| p.display().to_string()),
+            trusted_folder: plan
+                .trust_folder
+                .as_ref()
+                .map(|trust| trust.folder.display().to_string()),
             interrupted: ended.stopped_by_operator,
             failure_cause: ended
                 .failure

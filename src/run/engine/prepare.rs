@@ -12,6 +12,7 @@ use std::time::Instant;
 use color_eyre::eyre::Result;
 
 use super::{Engine, EngineEvent};
+use crate::core::folder_trust::FolderTrust;
 use crate::core::hosts::Host;
 use crate::core::remote_files::{self, RemotePrepare};
 use crate::core::remote_frames::Prepared;
@@ -217,8 +218,8 @@ impl Engine {
         let trust = planned
             .plan
             .trust_folder
-            .is_some()
-            .then(|| planned.plan.env.clone());
+            .as_ref()
+            .map(|trust| (trust.cli, planned.plan.env.clone()));
         let remote = planned.host.clone().map(|host| {
             let cwd = remote::remote_cwd(planned.task.cwd.as_deref(), &host, &cwd);
             let run_dir = remote_files::run_dir_under_home(&self.file_tag, &task_id);
@@ -254,8 +255,9 @@ impl Engine {
                     Some(Ok(path)) => path.clone(),
                     _ => cwd,
                 };
-                let trusted = trust.map(|env| {
-                    crate::run::folder_trust::trust_claude_folder(&env, &folder).map(|_| folder)
+                let trusted = trust.map(|(cli, env)| {
+                    let trust = FolderTrust { cli, folder };
+                    crate::run::folder_trust::trust_folder(&env, &trust).map(|_| trust)
                 });
                 Preparation::Local { worktree, trusted }
             }
@@ -289,7 +291,7 @@ impl Engine {
                     None => {}
                 }
                 match trusted {
-                    Some(Ok(folder)) => planned.plan.trust_folder = Some(folder),
+                    Some(Ok(trust)) => planned.plan.trust_folder = Some(trust),
                     Some(Err(problem)) => return self.fail_config(index, problem),
                     None => {}
                 }

@@ -35,8 +35,9 @@ pub struct LaunchPlan {
     /// places it: herd reads it live as the profile's `agent_log` says.
     pub agent_log: Option<PathBuf>,
     /// The folder herd trusts in the CLI's config before the agent starts (the task's or its
-    /// profile's `trust_folder`, for a CLI whose config herd knows: Claude Code).
-    pub trust_folder: Option<PathBuf>,
+    /// profile's `trust_folder`, for a CLI whose config herd knows: Claude Code, Codex CLI,
+    /// Gemini CLI).
+    pub trust_folder: Option<crate::core::folder_trust::FolderTrust>,
 }
 
 /// What the task's fields and the run contribute to placeholders.

@@ -2,6 +2,7 @@
 //! resume command, each placeholder filled. Pure: every problem is collected, nothing is looked
 //! up on the file system (`check`).
 
+use crate::core::folder_trust::{FolderTrust, TrustedCli};
 use crate::core::profile::Profile;
 use crate::core::task::{Completion, TaskSpec};
 use crate::core::template;
@@ -49,8 +50,12 @@ pub(super) fn render_all(
             "signal_file" => signal_text.clone(),
             "agent_log" => Some(agent_log_text.clone()),
             // A CLI's permission mode: the task's `inputs.permission_mode` (found above), else
-            // the mode in which the CLI asks before it acts.
+            // the mode in which the CLI asks before it acts (Claude Code's and Gemini CLI's
+            // `default`; Codex CLI's approval policy `on-request` in the sandbox that lets it
+            // write in the task's folder).
             "permission_mode" => Some("default".to_string()),
+            "approval_policy" => Some("on-request".to_string()),
+            "sandbox_mode" => Some("workspace-write".to_string()),
             "hook_settings" => Some(
                 ctx.hook_settings
                     .unwrap_or(crate::core::hook::NO_SETTINGS)
@@ -177,7 +182,10 @@ pub(super) fn render_all(
             env.insert("HERD_ACP_LOAD_SESSION".into(), resume.session_id.clone());
         }
     }
-    let trust_folder = trusts_folder(task, profile).then(|| cwd.clone());
+    let trust_folder = trusted_cli(task, profile).map(|cli| FolderTrust {
+        cli,
+        folder: cwd.clone(),
+    });
     LaunchPlan {
         argv,
         cwd,
@@ -192,11 +200,13 @@ pub(super) fn render_all(
     }
 }
 
-/// The task (or, unless it says otherwise, its profile) trusts its folder, and herd knows where
-/// its CLI keeps that (Claude Code's config).
-fn trusts_folder(task: &TaskSpec, profile: &Profile) -> bool {
-    task.trust_folder.unwrap_or(profile.trust_folder)
-        && profile.hooks == Some(crate::core::profile::HookKind::Claude)
+/// The CLI whose config gets the trust, when the task (or, unless it says otherwise, its
+/// profile) trusts its folder and herd knows where that CLI keeps it.
+fn trusted_cli(task: &TaskSpec, profile: &Profile) -> Option<TrustedCli> {
+    if !task.trust_folder.unwrap_or(profile.trust_folder) {
+        return None;
+    }
+    crate::core::folder_trust::trusted_cli(profile.hooks, profile.agent_log)
 }
 
 /// `text` with its placeholders filled from `values`; empty, and the problem added to

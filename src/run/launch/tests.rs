@@ -284,3 +284,78 @@ fn cwd_names_the_folder_the_agent_runs_in_on_its_host() {
     );
     assert_eq!(there.cwd, Path::new("/srv/work/t"));
 }
+
+#[test]
+fn built_in_clis_start_in_a_named_mode_the_task_may_change() {
+    let p = ProfileSet::build(&crate::assets::built_in_profile_texts(), None).unwrap();
+    // (profile, task inputs, the mode arguments expected in its command)
+    let table: [(&str, &str, &[&str]); 6] = [
+        ("claude", "{}", &["--permission-mode", "default"]),
+        (
+            "claude",
+            r#"{"permission_mode": "acceptEdits"}"#,
+            &["--permission-mode", "acceptEdits"],
+        ),
+        (
+            "codex",
+            "{}",
+            &[
+                "--ask-for-approval",
+                "on-request",
+                "--sandbox",
+                "workspace-write",
+            ],
+        ),
+        (
+            "codex",
+            r#"{"approval_policy": "never", "sandbox_mode": "read-only"}"#,
+            &["--ask-for-approval", "never", "--sandbox", "read-only"],
+        ),
+        ("gemini", "{}", &["--approval-mode", "default"]),
+        (
+            "gemini-json",
+            r#"{"permission_mode": "auto_edit"}"#,
+            &["--approval-mode", "auto_edit"],
+        ),
+    ];
+    for (agent, inputs, expected) in table {
+        let t = task(&format!(
+            r#"{{"task_id": "t", "agent": "{agent}", "inputs": {inputs}, "prompt_template": "x"}}"#
+        ));
+        let plan = render_launch(&t, p.get(agent).unwrap(), &tpl(&t), None, &ctx()).unwrap();
+        assert!(
+            plan.argv.windows(expected.len()).any(|w| w == expected),
+            "{agent} {inputs}: {:?}",
+            plan.argv
+        );
+    }
+}
+
+#[test]
+fn trust_folder_names_the_cli_whose_config_gets_it() {
+    use crate::core::folder_trust::TrustedCli;
+    let p = ProfileSet::build(&crate::assets::built_in_profile_texts(), None).unwrap();
+    let table = [
+        ("claude", true, Some(TrustedCli::Claude)),
+        ("codex", true, Some(TrustedCli::Codex)),
+        ("codex-json", true, Some(TrustedCli::Codex)),
+        ("gemini", true, Some(TrustedCli::Gemini)),
+        ("gemini-json", true, Some(TrustedCli::Gemini)),
+        ("aider", true, None),
+        ("codex", false, None),
+    ];
+    for (agent, trust, expected) in table {
+        let t = task(&format!(
+            r#"{{"task_id": "t", "agent": "{agent}", "trust_folder": {trust}, "prompt_template": "x"}}"#
+        ));
+        let plan = render_launch(&t, p.get(agent).unwrap(), &tpl(&t), None, &ctx()).unwrap();
+        assert_eq!(
+            plan.trust_folder.as_ref().map(|f| f.cli),
+            expected,
+            "{agent}"
+        );
+        if let Some(trust) = &plan.trust_folder {
+            assert_eq!(trust.folder, plan.cwd, "{agent}");
+        }
+    }
+}
