@@ -212,6 +212,11 @@ fn a_scan_reads_cookies_only_of_processes_started_since_its_bound() {
             .find(|p| p.pid == pid)
             .expect("the child is listed")
     };
+    // Its environment is readable once the exec has settled (under load, a moment after
+    // `spawn` returns).
+    wait_for("the child's environment", || {
+        found(CookieScan::Everyone).cookie.is_some()
+    });
     let seen = found(CookieScan::StartedSince(before));
     assert!(seen.start_time >= before, "{seen:?} vs {before}");
     assert_eq!(seen.cookie.as_deref(), Some(cookie.as_str()));
