@@ -171,6 +171,18 @@ impl Drop for Dashboard {
     }
 }
 
+/// Whether the status line's last row shows no passing message (drawn on a light blue
+/// background, before the keys).
+fn no_message(screen: &vt100::Screen) -> bool {
+    let (rows, cols) = screen.size();
+    let last = rows.get() - 1;
+    (0..cols.get()).all(|col| {
+        screen
+            .cell(last, col)
+            .is_none_or(|cell| cell.bgcolor() != vt100::Color::Idx(12))
+    })
+}
+
 /// The screen row holding `needle`, if any.
 fn row_of(screen: &vt100::Screen, needle: &str) -> Option<u16> {
     let (_, cols) = screen.size();
@@ -294,12 +306,20 @@ fn a_finished_attempt_is_replayed_inside_the_dashboard_and_q_comes_back() {
         Duration::from_secs(10),
         |s| s.contents().contains("sent Enter (Yes) → ask-first"),
     );
+    assert!(
+        !no_message(ui.parser.screen()),
+        "a message is told by its background: {}",
+        ui.text()
+    );
     assert!(!ui.text().contains("TAKE-OVER"), "{}", ui.text());
     ui.wait_until("the task to complete", Duration::from_secs(30), |s| {
         let text = s.contents();
         text.contains("✔ ask-first") && text.contains("DONE")
     });
     wait_for_status(&tasks, "completed");
+    // A passing message on the status line (the answer sent, the task's outcome) expires on
+    // its own clock: the screens compared are taken once none is shown.
+    ui.wait_until("no passing message", Duration::from_secs(15), no_message);
     let before = ui.text();
 
     ui.press("v");
@@ -327,7 +347,7 @@ fn a_finished_attempt_is_replayed_inside_the_dashboard_and_q_comes_back() {
     ui.press("q");
     ui.wait_until("the dashboard again", Duration::from_secs(10), |s| {
         let text = s.contents();
-        !text.contains("space play") && text.contains("The batch is done")
+        !text.contains("space play") && text.contains("The batch is done") && no_message(s)
     });
     assert!(!ui.text().contains("rec "), "{}", ui.text());
     let keep = |t: &str| -> Vec<String> {

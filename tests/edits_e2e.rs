@@ -4,11 +4,13 @@
 //! adds fields of its own, and now and then leaves a syntax error that it fixes a moment later.
 //! A reader reads the file all along. At the end: herd never left a file that does not parse
 //! (every read that did not fall while the operator was writing or had left an error parsed),
-//! every edit is in the file and took effect (a changed prompt is what the agent got, a disabled
-//! or removed task never started, an added task ran), and every task herd ran has its result.
+//! every edit is in the file and took effect on every attempt that started after herd read it (a
+//! changed prompt is what the agent got, a disabled or removed task never started, an added task
+//! ran), and every task herd ran has its result. A task the operator saw not started may start
+//! while the edit is being made: herd's log (its merges and launches, in order) tells those.
 //!
-//! One task (`gate`) waits for the editor to be done, so the run outlasts the edits; the
-//! editor's last step waits until herd has written the file after its last edit (it merged it).
+//! One task (`gate`) waits for the editor to be done, so the run outlasts the edits; after each
+//! edit the editor waits until herd has written the file (it merged the edit).
 //! `HERD_EDITS_SEED` (default 1) varies the run; the figures are printed (`--nocapture`).
 
 #![allow(clippy::unwrap_used)]
@@ -78,6 +80,10 @@ struct Edits {
     in_place: usize,
     renamed: usize,
     syntax_errors: usize,
+    /// The task the edit being made targets (a prompt changed, disabled or removed).
+    target: Option<String>,
+    /// For each targeted task, when the operator began to write the edit that targeted it last.
+    written_at: BTreeMap<String, jiff::Timestamp>,
 }
 
 /// The operator's writes, in place (truncate and write) or by rename; `dirty` is set while
@@ -121,7 +127,8 @@ impl Operator {
 }
 
 /// Ids of tasks the operator can see have not started, from the later part of the queue (so
-/// that herd does not start them while the edit is being made).
+/// that herd seldom starts them while the edit is being made; when it does, the edit applies to
+/// the task's next attempt only: see `check_the_end`).
 fn untouched_late(doc: &Value, edits: &Edits) -> Vec<String> {
     let ids: Vec<String> = doc["tasks"]
         .as_array()
@@ -151,17 +158,20 @@ fn edit(doc: &mut Value, kind: usize, step: usize, random: &mut Seeded, edits: &
             let task = tasks.iter_mut().find(|t| t["task_id"] == **id).unwrap();
             task["prompt_template"] = json!(prompt);
             edits.prompts.insert(id.clone(), prompt);
+            edits.target = Some(id.clone());
         }
         2 => {
             let id = &late[random.below(late.len())];
             let task = tasks.iter_mut().find(|t| t["task_id"] == **id).unwrap();
             task["enabled"] = json!(false);
             edits.disabled.insert(id.clone());
+            edits.target = Some(id.clone());
         }
         3 => {
             let id = late[random.below(late.len())].clone();
             tasks.retain(|t| t["task_id"] != *id);
             edits.prompts.remove(&id);
+            edits.target = Some(id.clone());
             edits.removed.insert(id);
         }
         _ => {
@@ -265,7 +275,7 @@ fn edits_during_a_200_task_run_are_merged_never_lost_and_take_effect() {
     };
     let mut edits = Edits::default();
     let made = AtomicUsize::new(0);
-    let mut left = (0, 0, 0);
+    let mut merged_all = true;
     for step in 0..EDITS {
         // A random moment: herd goes on meanwhile.
         std::thread::sleep(Duration::from_millis(30 + random.next() % 150));
@@ -281,20 +291,29 @@ fn edits_during_a_200_task_run_are_merged_never_lost_and_take_effect() {
             edits.syntax_errors += 1;
             std::thread::sleep(Duration::from_millis(100 + random.next() % 400));
         }
-        left = operator.write(&good, &mut edits);
+        // Herd's merges of this edit are the ones it logs from now on until it writes again.
+        if let Some(id) = edits.target.take() {
+            edits.written_at.insert(id, jiff::Timestamp::now());
+        }
+        let left = operator.write(&good, &mut edits);
         dirty.store(false, Ordering::SeqCst);
+        // The next edit waits until herd has taken this one in (it writes after merging), so
+        // that what it logs tells which of its attempts started before it read which edit.
+        if !wait_for_herd_to_write(&path, left) {
+            merged_all = false;
+            break;
+        }
     }
-    let merged_last = wait_for_herd_to_write(&path, left);
     std::fs::write(dir.path().join("editor-done"), "").unwrap();
     let mut child = running.0.take().unwrap();
-    if !merged_last {
+    if !merged_all {
         let _ = child.kill();
     }
     let out = child.wait_with_output().unwrap();
     let log = std::fs::read_to_string(dir.path().join("runs/herd.log")).unwrap_or_default();
     assert!(
-        merged_last,
-        "herd did not take in the last edit: {}\nherd.log:\n{log}",
+        merged_all,
+        "herd did not take in an edit: {}\nherd.log:\n{log}",
         common::describe(&out)
     );
     let took = started.elapsed();
@@ -327,11 +346,62 @@ fn edits_during_a_200_task_run_are_merged_never_lost_and_take_effect() {
         bad.is_empty(),
         "herd left a file that does not parse: {bad:?}"
     );
-    check_the_end(dir.path(), &edits, &stdout);
+    let log = HerdLog::read(&log);
+    assert!(
+        log.merges.len() >= made.load(Ordering::SeqCst),
+        "herd.log has a merge for each edit"
+    );
+    check_the_end(dir.path(), &edits, &stdout, &log);
 }
 
-/// Every edit is in the file and took effect; every task herd ran has its result.
-fn check_the_end(dir: &Path, edits: &Edits, stdout: &str) {
+/// What herd's log says of the order of things: where it merged the operator's versions and
+/// where each agent launched (herd logs both from its engine, in the order they happen).
+struct HerdLog {
+    /// Each merge: its line and its time.
+    merges: Vec<(usize, jiff::Timestamp)>,
+    /// Each task's first launch: its line.
+    starts: BTreeMap<String, usize>,
+}
+
+impl HerdLog {
+    fn read(log: &str) -> HerdLog {
+        let mut read = HerdLog {
+            merges: Vec::new(),
+            starts: BTreeMap::new(),
+        };
+        for (line, text) in log.lines().enumerate() {
+            if text.contains(": tasks file changed: ") {
+                let at = text.split_whitespace().next().and_then(|t| t.parse().ok());
+                read.merges
+                    .push((line, at.unwrap_or_else(|| panic!("no time: {text}"))));
+            } else if text.contains(": starting ") {
+                let task = text
+                    .split_whitespace()
+                    .find_map(|field| field.strip_prefix("task="));
+                if let Some(task) = task {
+                    read.starts.entry(task.to_string()).or_insert(line);
+                }
+            }
+        }
+        read
+    }
+
+    /// Whether `task`'s agent launched before herd merged a version written at `written` or
+    /// later (the edit came too late for that attempt).
+    fn started_before_merge(&self, task: &str, written: jiff::Timestamp) -> bool {
+        let merged = self
+            .merges
+            .iter()
+            .find(|(_, at)| *at >= written)
+            .map_or(usize::MAX, |(line, _)| *line);
+        self.starts.get(task).is_some_and(|&line| line < merged)
+    }
+}
+
+/// Every edit is in the file and took effect on every attempt that started after herd read
+/// it (herd's promise: an edit applies to the next attempt, and a task the operator saw not
+/// started may have started meanwhile); every task herd ran has its result.
+fn check_the_end(dir: &Path, edits: &Edits, stdout: &str, log: &HerdLog) {
     let doc: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("tasks.json")).unwrap()).unwrap();
     let tasks: BTreeMap<String, &Value> = doc["tasks"]
@@ -341,28 +411,49 @@ fn check_the_end(dir: &Path, edits: &Edits, stdout: &str) {
         .map(|t| (t["task_id"].as_str().unwrap().to_string(), t))
         .collect();
     let ran = |id: &str| dir.join("runs").join(id).join("attempt_1.log").exists();
+    let too_late = |id: &str| log.started_before_merge(id, edits.written_at[id]);
+    let mut late = 0;
     for id in &edits.removed {
         assert!(!tasks.contains_key(id), "{id} was removed: {stdout}");
-        assert!(!ran(id), "{id} was removed before it started, yet it ran");
+        if too_late(id) {
+            late += 1;
+        } else {
+            assert!(!ran(id), "{id} was removed before it started, yet it ran");
+        }
     }
     for (id, task) in &tasks {
         if edits.disabled.contains(id) {
             assert_eq!(task["enabled"], false, "{id}");
-            assert!(task.get("status").is_none(), "{id} was disabled: {task}");
-            assert!(!ran(id), "{id} was disabled before it started, yet it ran");
-            continue;
+            if !too_late(id) {
+                // Never started: no status, or `pending` with no attempt when herd withdrew a
+                // start that was waiting for its write when the edit came.
+                let untouched = task.get("status").is_none()
+                    || (task["status"] == "pending" && task["attempts"] == 0);
+                assert!(untouched, "{id} was disabled: {task}");
+                assert!(!ran(id), "{id} was disabled before it started, yet it ran");
+                continue;
+            }
+            late += 1;
         }
         assert_eq!(task["status"], "completed", "{id}: {task}");
+        assert!(
+            log.starts.contains_key(id),
+            "herd.log says when {id} started"
+        );
         assert_eq!(task["attempts"], 1, "{id}: {task}");
         assert_eq!(task["result"]["exit_code"], 0, "{id}: {task}");
         if let Some(prompt) = edits.prompts.get(id) {
             assert_eq!(task["prompt_template"], prompt.as_str(), "{id}");
             let log =
                 std::fs::read_to_string(dir.join("runs").join(id).join("attempt_1.log")).unwrap();
-            assert!(
-                log.contains(&format!("prompt: {prompt}")),
-                "{id} ran with: {log}"
-            );
+            if too_late(id) {
+                late += 1;
+            } else {
+                assert!(
+                    log.contains(&format!("prompt: {prompt}")),
+                    "{id} ran with: {log}"
+                );
+            }
         }
         if let Some(note) = edits.fields.get(id) {
             assert_eq!(task["operator_note"], note.as_str(), "{id}");
@@ -373,6 +464,7 @@ fn check_the_end(dir: &Path, edits: &Edits, stdout: &str) {
     }
     let expected = TASKS + edits.added.len() - edits.removed.len();
     assert_eq!(tasks.len(), expected, "tasks at the end");
+    println!("{late} edits reached their task after its attempt had started");
 }
 
 /// Waits until `done` holds of the tasks file as read (a read that does not parse counts as not).

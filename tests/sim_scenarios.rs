@@ -207,6 +207,32 @@ fn processes_in_group(group: i32) -> Vec<i32> {
         .collect()
 }
 
+/// The signal mask `field` (`SigCgt:`, `SigPnd:`, ...) of `pid`'s `/proc/PID/status` (0 once
+/// it is gone).
+#[cfg(target_os = "linux")]
+fn signal_mask(pid: i32, field: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            let mask = status.lines().find_map(|l| l.strip_prefix(field))?;
+            u64::from_str_radix(mask.trim(), 16).ok()
+        })
+        .unwrap_or(0)
+}
+
+/// Polls until `done` holds; false after 10 s (the caller ends the group, then fails).
+#[cfg(target_os = "linux")]
+fn wait_for_group(done: impl Fn() -> bool) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !done() {
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    true
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn hang_ignore_term_survives_term_with_its_children_in_the_same_group() {
@@ -227,14 +253,28 @@ fn hang_ignore_term_survives_term_with_its_children_in_the_same_group() {
     while processes_in_group(group_id).len() < 3 && started.elapsed() < Duration::from_secs(5) {
         std::thread::sleep(Duration::from_millis(20));
     }
-    // Give the children a moment to register their handlers.
-    std::thread::sleep(Duration::from_millis(300));
+    // Each of them has its TERM handler in place.
+    let term = 1u64 << (Signal::TERM.as_raw() - 1);
+    let kill = 1u64 << (Signal::KILL.as_raw() - 1);
+    let all_in_group = |check: &dyn Fn(i32) -> bool| {
+        let pids = processes_in_group(group_id);
+        pids.len() == 3 && pids.iter().all(|&pid| check(pid))
+    };
+    let handlers = wait_for_group(|| all_in_group(&|pid| signal_mask(pid, "SigCgt:") & term != 0));
     let before = processes_in_group(group_id);
     let _ = kill_process_group(group, Signal::TERM);
-    std::thread::sleep(Duration::from_millis(300));
+    // Each has taken its TERM off the queue (a process it ended would have KILL queued).
+    let taken = wait_for_group(|| {
+        processes_in_group(group_id).iter().all(|&pid| {
+            let pending = signal_mask(pid, "SigPnd:") | signal_mask(pid, "ShdPnd:");
+            pending & (term | kill) == 0
+        })
+    });
     let after = processes_in_group(group_id);
     let _ = kill_process_group(group, Signal::KILL);
     let _ = child.wait();
+    assert!(handlers, "the 3 processes to catch TERM: {before:?}");
+    assert!(taken, "TERM to be taken off their queues");
     assert_eq!(before.len(), 3, "parent and 2 children: {before:?}");
     assert_eq!(after, before, "TERM was ignored by all of them");
 }

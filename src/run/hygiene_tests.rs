@@ -103,14 +103,44 @@ wait
         .unwrap()
 }
 
+/// Whether `pid` ignores TERM (its `SigIgn` mask in `/proc/PID/status`).
+fn ignores_term(pid: u32) -> bool {
+    let term_bit = 1u64 << (Signal::TERM.as_raw() - 1);
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            let mask = status.lines().find_map(|l| l.strip_prefix("SigIgn:"))?;
+            u64::from_str_radix(mask.trim(), 16).ok()
+        })
+        .is_some_and(|mask| mask & term_bit != 0)
+}
+
+/// Whether every process of `spawn_escaping` has taken its final shape: the setsid'd loop
+/// ignores TERM (its trap is set), the nohup'd loop runs, and the child with a cleared
+/// environment is `sleep 300` (exec'd, so its cookie is gone).
+fn escaping_in_place(cookie: &str, agent: u32) -> bool {
+    let holders = with_cookie(cookie);
+    let trapped = holders
+        .iter()
+        .any(|p| ignores_term(p.pid) && read_argv(p.pid).iter().any(|a| a.contains("trap")));
+    let looping = holders
+        .iter()
+        .any(|p| read_argv(p.pid) == ["sh", "-c", "while :; do sleep 1; done"]);
+    let cleared = descendants_of(agent).iter().any(|(pid, _)| {
+        read_argv(*pid) == ["sleep", "300"] && holders.iter().all(|p| p.pid != *pid)
+    });
+    trapped && looping && cleared
+}
+
 #[test]
 fn every_escaping_process_of_an_attempt_is_ended() {
     let cookie = new_cookie("test", "escape", 1);
     let mut agent = spawn_escaping(&cookie);
     let agent_pid = agent.id();
-    // The shell, the setsid'd loop and the nohup'd loop carry the cookie (each with a sleep).
-    wait_for("the escaping processes to start", || {
-        with_cookie(&cookie).len() >= 3
+    // The shell, the setsid'd loop and the nohup'd loop carry the cookie (each with a sleep);
+    // what the test checks needs each in its final shape, not only started.
+    wait_for("the escaping processes to take their shape", || {
+        escaping_in_place(&cookie, agent_pid)
     });
     let other = new_cookie("test", "bystander", 1);
     let mut bystander = Command::new("sleep")
@@ -152,7 +182,10 @@ fn survivors_of_a_tasks_file_are_found_by_its_tag() {
     let tag = file_tag(Path::new("/nonexistent/survivors.json"));
     let cookie = new_cookie(&tag, "t", 2);
     let mut agent = spawn_escaping(&cookie);
-    wait_for("the survivors to start", || with_cookie(&cookie).len() >= 3);
+    let agent_pid = agent.id();
+    wait_for("the survivors to take their shape", || {
+        escaping_in_place(&cookie, agent_pid)
+    });
     let ended = end_survivors(&tag, Duration::from_millis(300));
     let _ = agent.wait();
     assert!(with_cookie(&cookie).is_empty());
@@ -179,6 +212,11 @@ fn a_scan_reads_cookies_only_of_processes_started_since_its_bound() {
             .find(|p| p.pid == pid)
             .expect("the child is listed")
     };
+    // Its environment is readable once the exec has settled (under load, a moment after
+    // `spawn` returns).
+    wait_for("the child's environment", || {
+        found(CookieScan::Everyone).cookie.is_some()
+    });
     let seen = found(CookieScan::StartedSince(before));
     assert!(seen.start_time >= before, "{seen:?} vs {before}");
     assert_eq!(seen.cookie.as_deref(), Some(cookie.as_str()));

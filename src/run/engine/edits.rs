@@ -5,7 +5,9 @@
 //! agent runs is cancelled (its agent ended), and its end is recorded in `runs/` and
 //! `runs/herd.log` but not written to the file, which no longer has it. A disabled task is out of
 //! scope (`in_scope`), so it does not start; a changed prompt, inputs or switches apply to the
-//! next attempt, which reads the task then.
+//! next attempt, which reads the task then. A start still waiting for the write that marks it
+//! running (its agent not launched) is withdrawn when its task is disabled or changed, so the
+//! edit applies to every agent launched after herd read it.
 //!
 //! A version that does not parse is not merged: `file_invalid` holds where the error is (said
 //! once when it breaks, `TasksFileInvalid`, and shown while it lasts, `tasks_file_problem`;
@@ -130,6 +132,16 @@ impl Engine {
                 tracing::info!(task_id, "removed from the tasks file");
                 self.retry_at.remove(&index);
             }
+        }
+        // A start still waiting for the write that marks it running has launched nothing: the
+        // attempt that goes reads the task as the operator left it, or does not go.
+        for &index in merged
+            .disabled
+            .iter()
+            .chain(&merged.prompt_changed)
+            .chain(&merged.other_changed)
+        {
+            self.withdraw_starts(Some(index));
         }
         let path = self.store.path().to_path_buf();
         for problem in &merged.problems {

@@ -139,3 +139,54 @@ fn while_the_file_does_not_parse_nothing_is_written_and_no_agent_launches() {
         TaskStatus::Completed
     );
 }
+
+const SAYS_PROMPT: &str = r#"
+[profiles.says]
+command = ["sh", "-c", "echo \"prompt: $0\"; echo TASK_COMPLETE:{task_id}", "{rendered_prompt}"]
+"#;
+
+const TWO: &str = r#"{"tasks": [
+  {"task_id": "t0", "agent": "says", "prompt_template": "old"},
+  {"task_id": "t1", "agent": "says", "prompt_template": "old"}
+]}"#;
+
+#[test]
+fn a_start_waiting_for_its_write_is_withdrawn_when_the_edit_disables_or_changes_its_task() {
+    let mut f = fixture_with(TWO, SAYS_PROMPT);
+    // A version that does not parse holds the writes: both starts wait for theirs.
+    std::fs::write(&f.path, TWO.replace("]}", "],}")).expect("edit");
+    let mut events = Vec::new();
+    drive(&mut f, &mut events, |_, events| {
+        events
+            .iter()
+            .any(|e| matches!(e, EngineEvent::TasksFileInvalid { .. }))
+    });
+    f.engine.fill_slots(Now::read()).expect("fill");
+    assert!(f.engine.has_attempt(0) && f.engine.has_attempt(1));
+    assert!(f.engine.live_for_task(0).is_none() && f.engine.live_for_task(1).is_none());
+    // The operator's next version, read from before herd marked them running: t0 off, t1's
+    // prompt changed. Neither agent has launched, so the edit applies to both.
+    let edited = TWO
+        .replacen(
+            "\"prompt_template\": \"old\"}",
+            "\"prompt_template\": \"old\", \"enabled\": false}",
+            1,
+        )
+        .replace("\"old\"}", "\"new\"}");
+    std::fs::write(&f.path, &edited).expect("edit");
+    drive(&mut f, &mut events, |f, _| f.engine.is_done());
+    f.engine
+        .settle_writes(Now::read(), Duration::from_secs(10))
+        .expect("settled");
+    let doc: Value = serde_json::from_str(&on_disk(&f)).expect("json");
+    // Back to what it was, as a withdrawn start leaves it (`pending`, no attempt).
+    assert_eq!(doc["tasks"][0]["enabled"], false, "{doc}");
+    assert_eq!(doc["tasks"][0]["status"], "pending", "{doc}");
+    assert_eq!(doc["tasks"][0]["attempts"], 0, "{doc}");
+    assert_eq!(doc["tasks"][1]["status"], "completed", "{doc}");
+    assert_eq!(doc["tasks"][1]["attempts"], 1, "{doc}");
+    let runs = f.path.parent().expect("dir").join("runs");
+    assert!(!runs.join("t0").join("attempt_1.log").exists(), "t0 ran");
+    let log = std::fs::read_to_string(runs.join("t1").join("attempt_1.log")).expect("t1 log");
+    assert!(log.contains("prompt: new"), "t1 ran with: {log}");
+}
