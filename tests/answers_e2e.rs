@@ -11,13 +11,11 @@
 // Test code: a failed `expect` is the test failing, with its message.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use std::io::{Read, Write};
-use std::num::NonZeroU16;
 use std::path::Path;
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+mod common;
+use common::dashboard::{Dashboard, Launch};
 
 const ROWS: u16 = 40;
 const COLS: u16 = 120;
@@ -74,141 +72,11 @@ fn tasks_file(dir: &Path, tasks: &[(&str, &str)]) -> std::path::PathBuf {
     path
 }
 
-/// The dashboard as seen through a terminal emulator.
-struct Dashboard {
-    parser: vt100::Parser,
-    output: mpsc::Receiver<Vec<u8>>,
-    writer: Box<dyn Write + Send>,
-    child: Box<dyn Child + Send + Sync>,
-    /// Closing the terminal would hang up on herd: kept open until the test ends.
-    _master: Box<dyn MasterPty + Send>,
-}
-
-impl Dashboard {
-    fn start(tasks: &Path) -> Dashboard {
-        let pty = native_pty_system()
-            .openpty(PtySize {
-                rows: ROWS,
-                cols: COLS,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .expect("a pseudo-terminal");
-        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_herd"));
-        command.args(["run", "--tasks"]);
-        command.arg(tasks);
-        command.cwd(tasks.parent().expect("folder"));
-        command.env("TERM", "xterm-256color");
-        let child = pty.slave.spawn_command(command).expect("herd starts");
-        drop(pty.slave);
-        let mut reader = pty.master.try_clone_reader().expect("reader");
-        let writer = pty.master.take_writer().expect("writer");
-        let (tx, output) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 16 * 1024];
-            while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
-                    break;
-                }
-            }
-        });
-        let size = |n| NonZeroU16::new(n).expect("not zero");
-        Dashboard {
-            parser: vt100::Parser::new(size(ROWS), size(COLS), 0),
-            output,
-            writer,
-            child,
-            _master: pty.master,
-        }
-    }
-
-    fn text(&self) -> String {
-        self.parser.screen().contents()
-    }
-
-    /// Reads output until `done` holds; on timeout, fails showing the last screen.
-    fn wait_until(&mut self, what: &str, timeout: Duration, done: impl Fn(&str) -> bool) {
-        let deadline = Instant::now() + timeout;
-        while !done(&self.text()) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            assert!(
-                !left.is_zero(),
-                "timed out waiting for {what}; the screen was:\n{}",
-                self.text()
-            );
-            if let Ok(bytes) = self
-                .output
-                .recv_timeout(left.min(Duration::from_millis(100)))
-            {
-                self.parser.process(&bytes);
-            }
-        }
-    }
-
-    /// The screen keeps `holds` true for all of `time` (what must not happen, does not).
-    fn holds_for(&mut self, what: &str, time: Duration, holds: impl Fn(&str) -> bool) {
-        let end = Instant::now() + time;
-        loop {
-            assert!(
-                holds(&self.text()),
-                "{what}; the screen was:\n{}",
-                self.text()
-            );
-            let left = end.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return;
-            }
-            if let Ok(bytes) = self
-                .output
-                .recv_timeout(left.min(Duration::from_millis(50)))
-            {
-                self.parser.process(&bytes);
-            }
-        }
-    }
-
-    fn press(&mut self, keys: &str) {
-        self.writer.write_all(keys.as_bytes()).expect("write keys");
-        self.writer.flush().expect("flush keys");
-    }
-
-    /// Two presses of `key` a person's double tap apart (the screen read in between).
-    fn double_tap(&mut self, key: &str) {
-        self.press(key);
-        self.holds_for("the dashboard runs", DOUBLE_TAP, |_| true);
-        self.press(key);
-    }
-
-    /// Leaves with `q` (confirmed with `y` when agents run); herd's exit code.
-    fn quit(&mut self) -> u32 {
-        self.press("q");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let mut confirmed = false;
-        loop {
-            while let Ok(bytes) = self.output.recv_timeout(Duration::from_millis(50)) {
-                self.parser.process(&bytes);
-            }
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return status.exit_code();
-            }
-            if !confirmed && self.text().contains("and quit?") {
-                self.press("y");
-                confirmed = true;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "herd did not exit; the screen was:\n{}",
-                self.text()
-            );
-        }
-    }
-}
-
-impl Drop for Dashboard {
-    fn drop(&mut self) {
-        // Only if a check failed before herd left: do not leave it running.
-        let _ = self.child.kill();
-    }
+/// Two presses of `key` a person's double tap apart (the screen read in between).
+fn double_tap(ui: &mut Dashboard, key: &str) {
+    ui.press(key);
+    ui.holds_for("the dashboard runs", DOUBLE_TAP, |_| true);
+    ui.press(key);
 }
 
 /// The answers recorded in an ended attempt's facts file: (by, rule, request text).
@@ -246,28 +114,28 @@ fn a_double_tap_answers_one_dialog_of_one_task() {
             ("b-deploy", second.to_str().expect("path")),
         ],
     );
-    let mut ui = Dashboard::start(&tasks);
+    let mut ui = Dashboard::start(&tasks, Launch::size(ROWS, COLS));
     // The banner names the task its keys answer, and says which keys its dialog takes; the
     // other pane's dialog waits too.
-    ui.wait_until("both dialogs", Duration::from_secs(30), |t| {
+    ui.wait_until_text("both dialogs", Duration::from_secs(30), |t| {
         t.contains("⚠ a-test: [1/Enter] Yes") && t.contains("/n] No") && t.contains("w: go to it")
     });
 
     // Enter, and Enter again half a second later, as a person double-taps.
-    ui.double_tap("\r");
-    ui.wait_until("a-test to complete", Duration::from_secs(30), |t| {
+    double_tap(&mut ui, "\r");
+    ui.wait_until_text("a-test to complete", Duration::from_secs(30), |t| {
         t.contains("✔ a-test")
     });
     // a-test's pane closed and b-deploy's pane took the focus: a-test is still the selected
     // row, so b-deploy's banner says how to answer it instead of taking keys.
-    ui.wait_until(
+    ui.wait_until_text(
         "b-deploy's pane to say it is not selected",
         Duration::from_secs(10),
         |t| t.contains("⚠ b-deploy waits") && t.contains("w or Tab selects it to answer"),
     );
     // Enter with the completed task selected answers nothing, and says so.
     ui.press("\r");
-    ui.wait_until(
+    ui.wait_until_text(
         "the refusal on the status line",
         Duration::from_secs(5),
         |t| t.contains("not sent: a-test is selected; w selects b-deploy"),
@@ -280,11 +148,11 @@ fn a_double_tap_answers_one_dialog_of_one_task() {
 
     // Selected deliberately, its dialog takes the keys; `n` says No.
     ui.press("w");
-    ui.wait_until("b-deploy's banner", Duration::from_secs(5), |t| {
+    ui.wait_until_text("b-deploy's banner", Duration::from_secs(5), |t| {
         t.contains("⚠ b-deploy: [1/Enter] Yes")
     });
     ui.press("n");
-    ui.wait_until(
+    ui.wait_until_text(
         "b-deploy's dialog to be refused",
         Duration::from_secs(10),
         |t| t.contains("sent n (No) → b-deploy"),
@@ -314,25 +182,25 @@ fn esc_leaves_zoom_and_windows_and_says_nothing_to_the_agent() {
         dir.path(),
         &[("ask-first", scenario.to_str().expect("path"))],
     );
-    let mut ui = Dashboard::start(&tasks);
-    ui.wait_until("the banner", Duration::from_secs(30), |t| {
+    let mut ui = Dashboard::start(&tasks, Launch::size(ROWS, COLS));
+    ui.wait_until_text("the banner", Duration::from_secs(30), |t| {
         t.contains("⚠ ask-first: [1/Enter] Yes")
     });
     let queue_shown = |t: &str| t.contains("Queue");
     assert!(queue_shown(&ui.text()), "{}", ui.text());
     ui.press("z");
-    ui.wait_until("the pane zoomed", Duration::from_secs(5), |t| {
+    ui.wait_until_text("the pane zoomed", Duration::from_secs(5), |t| {
         !queue_shown(t)
     });
     ui.press("\x1b");
-    ui.wait_until("zoom left", Duration::from_secs(5), queue_shown);
+    ui.wait_until_text("zoom left", Duration::from_secs(5), queue_shown);
     // Esc closes a window the same way, and says nothing to the agent either.
     ui.press("?");
-    ui.wait_until("the help", Duration::from_secs(5), |t| {
+    ui.wait_until_text("the help", Duration::from_secs(5), |t| {
         t.contains("herd · keys")
     });
     ui.press("\x1b");
-    ui.wait_until("the help closed", Duration::from_secs(5), |t| {
+    ui.wait_until_text("the help closed", Duration::from_secs(5), |t| {
         !t.contains("herd · keys")
     });
     // The agent got nothing: its dialog is still there and still waits (past the moment a
@@ -344,7 +212,7 @@ fn esc_leaves_zoom_and_windows_and_says_nothing_to_the_agent() {
     );
     // `n` is the No key: the agent gets Esc and refuses the tool call.
     ui.press("n");
-    ui.wait_until("the refusal", Duration::from_secs(10), |t| {
+    ui.wait_until_text("the refusal", Duration::from_secs(10), |t| {
         t.contains("sent n (No) → ask-first") && !t.contains("⚠ ask-first:")
     });
     ui.quit();
@@ -359,15 +227,15 @@ fn esc_leaves_zoom_and_windows_and_says_nothing_to_the_agent() {
 fn enter_is_not_sent_where_no_option_is_highlighted_and_an_untaken_answer_waits_again() {
     let dir = tempfile::tempdir().expect("temp dir");
     let tasks = tasks_file(dir.path(), &[("plain", "press_keys")]);
-    let mut ui = Dashboard::start(&tasks);
-    ui.wait_until(
+    let mut ui = Dashboard::start(&tasks, Launch::size(ROWS, COLS));
+    ui.wait_until_text(
         "the first question's banner",
         Duration::from_secs(30),
         |t| t.contains("⚠ plain: [1] Continue  [n] No"),
     );
     assert!(!ui.text().contains("[Enter]"), "{}", ui.text());
     ui.press("\r");
-    ui.wait_until("Enter refused with a word", Duration::from_secs(5), |t| {
+    ui.wait_until_text("Enter refused with a word", Duration::from_secs(5), |t| {
         t.contains("Enter not sent: plain's dialog highlights no option")
     });
     // `1`, then Enter as a double tap: whether the next question is up yet or not, the Enter
@@ -375,7 +243,7 @@ fn enter_is_not_sent_where_no_option_is_highlighted_and_an_untaken_answer_waits_
     ui.press("1");
     ui.holds_for("the dashboard runs", DOUBLE_TAP, |_| true);
     ui.press("\r");
-    ui.wait_until(
+    ui.wait_until_text(
         "the second Enter answered with a word",
         Duration::from_secs(5),
         |t| {
@@ -384,26 +252,26 @@ fn enter_is_not_sent_where_no_option_is_highlighted_and_an_untaken_answer_waits_
                 || t.contains("Enter not sent: plain's dialog highlights no option")
         },
     );
-    ui.wait_until("the second question", Duration::from_secs(10), |t| {
+    ui.wait_until_text("the second question", Duration::from_secs(10), |t| {
         t.contains("⚠ plain: [p] press p  [n] No")
     });
     ui.holds_for("the dashboard runs", Duration::from_millis(1100), |_| true);
     ui.press("\r");
-    ui.wait_until("Enter refused with a word", Duration::from_secs(5), |t| {
+    ui.wait_until_text("Enter refused with a word", Duration::from_secs(5), |t| {
         t.contains("Enter not sent: plain's dialog highlights no option")
     });
     // No (Esc) is not what this question takes: still on screen a moment later, it waits for
     // the operator again instead of looking like it runs.
     ui.press("n");
-    ui.wait_until("the answer sent", Duration::from_secs(5), |t| {
+    ui.wait_until_text("the answer sent", Duration::from_secs(5), |t| {
         t.contains("sent n (No) → plain") && !t.contains("⚠ plain:")
     });
-    ui.wait_until("the question waiting again", Duration::from_secs(10), |t| {
+    ui.wait_until_text("the question waiting again", Duration::from_secs(10), |t| {
         // The guard's doubt has rows of its own above the agent's screen (`? ask: …`).
         t.contains("⚠ plain: [p]") && t.contains("? ask: the dialog stayed after your answer")
     });
     ui.press("p");
-    ui.wait_until("the task to complete", Duration::from_secs(30), |t| {
+    ui.wait_until_text("the task to complete", Duration::from_secs(30), |t| {
         t.contains("✔ plain")
     });
     assert_eq!(ui.quit(), 0, "{}", ui.text());
@@ -422,23 +290,23 @@ fn enter_is_not_sent_where_no_option_is_highlighted_and_an_untaken_answer_waits_
 fn the_dialogs_own_keys_are_passed_to_it_and_recorded() {
     let dir = tempfile::tempdir().expect("temp dir");
     let tasks = tasks_file(dir.path(), &[("codex-y", "codex_approval")]);
-    let mut ui = Dashboard::start(&tasks);
+    let mut ui = Dashboard::start(&tasks, Launch::size(ROWS, COLS));
     // Codex's `y` is the first option's own key; Enter picks the highlighted one.
-    ui.wait_until("the Codex dialog's banner", Duration::from_secs(30), |t| {
+    ui.wait_until_text("the Codex dialog's banner", Duration::from_secs(30), |t| {
         t.contains("⚠ codex-y: [1/y/Enter] Yes")
     });
     ui.press("7");
-    ui.wait_until(
+    ui.wait_until_text(
         "a key the dialog does not offer",
         Duration::from_secs(5),
         |t| t.contains("7 not sent: codex-y's dialog has no option 7"),
     );
     ui.holds_for("the dashboard runs", Duration::from_millis(1100), |_| true);
     ui.press("y");
-    ui.wait_until("the answer sent", Duration::from_secs(5), |t| {
+    ui.wait_until_text("the answer sent", Duration::from_secs(5), |t| {
         t.contains("sent y (Yes) → codex-y")
     });
-    ui.wait_until("the agent took it", Duration::from_secs(30), |t| {
+    ui.wait_until_text("the agent took it", Duration::from_secs(30), |t| {
         t.contains("Created created_by_agent.txt")
     });
     ui.quit();

@@ -13,20 +13,14 @@
 // Test code: a failed `expect` is the test failing, with its message.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use std::io::{Read, Write};
-use std::num::NonZeroU16;
 use std::path::Path;
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+mod common;
+use common::dashboard::{Dashboard, Launch};
 
 const ROWS: u16 = 40;
 const COLS: u16 = 120;
-
-fn size(n: u16) -> NonZeroU16 {
-    NonZeroU16::new(n).expect("not zero")
-}
 
 const TASKS: &str = r#"{
   "run_id": "e2e",
@@ -58,118 +52,6 @@ const ASKING: &str = r#"{
   ]
 }
 "#;
-
-/// The dashboard as seen through a terminal emulator.
-struct Dashboard {
-    parser: vt100::Parser,
-    /// Everything herd wrote, for what a screen does not keep (bells, notifications).
-    raw: Vec<u8>,
-    output: mpsc::Receiver<Vec<u8>>,
-    writer: Box<dyn Write + Send>,
-    child: Box<dyn Child + Send + Sync>,
-    /// Closing the terminal would hang up on herd: kept open until the test ends.
-    _master: Box<dyn MasterPty + Send>,
-}
-
-impl Dashboard {
-    fn start(tasks: &Path) -> Dashboard {
-        let pty = native_pty_system()
-            .openpty(PtySize {
-                rows: ROWS,
-                cols: COLS,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .expect("a pseudo-terminal");
-        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_herd"));
-        command.args(["run", "--tasks"]);
-        command.arg(tasks);
-        command.cwd(tasks.parent().expect("folder"));
-        command.env("TERM", "xterm-256color");
-        let child = pty.slave.spawn_command(command).expect("herd starts");
-        drop(pty.slave);
-        let mut reader = pty.master.try_clone_reader().expect("reader");
-        let writer = pty.master.take_writer().expect("writer");
-        let (tx, output) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 16 * 1024];
-            while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
-                    break;
-                }
-            }
-        });
-        Dashboard {
-            parser: vt100::Parser::new(size(ROWS), size(COLS), 0),
-            raw: Vec::new(),
-            output,
-            writer,
-            child,
-            _master: pty.master,
-        }
-    }
-
-    fn take(&mut self, bytes: &[u8]) {
-        self.parser.process(bytes);
-        self.raw.extend_from_slice(bytes);
-    }
-
-    fn text(&self) -> String {
-        self.parser.screen().contents()
-    }
-
-    /// Reads output until `done` holds; on timeout, fails showing the last screen.
-    fn wait_until(&mut self, what: &str, timeout: Duration, done: impl Fn(&vt100::Screen) -> bool) {
-        let deadline = Instant::now() + timeout;
-        while !done(self.parser.screen()) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            assert!(
-                !left.is_zero(),
-                "timed out waiting for {what}; the screen was:\n{}",
-                self.text()
-            );
-            if let Ok(bytes) = self
-                .output
-                .recv_timeout(left.min(Duration::from_millis(100)))
-            {
-                self.take(&bytes);
-            }
-        }
-    }
-
-    fn press(&mut self, keys: &str) {
-        self.writer.write_all(keys.as_bytes()).expect("write keys");
-        self.writer.flush().expect("flush keys");
-    }
-
-    /// Waits for herd to exit, reading the rest of its output; its exit code.
-    fn wait_for_exit(&mut self, timeout: Duration) -> u32 {
-        let deadline = Instant::now() + timeout;
-        loop {
-            while let Ok(bytes) = self.output.recv_timeout(Duration::from_millis(50)) {
-                self.take(&bytes);
-            }
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                while let Ok(bytes) = self.output.recv_timeout(Duration::from_millis(200)) {
-                    self.take(&bytes);
-                }
-                return status.exit_code();
-            }
-            assert!(
-                Instant::now() < deadline,
-                "herd did not exit; the screen was:\n{}",
-                self.text()
-            );
-        }
-    }
-}
-
-impl Drop for Dashboard {
-    fn drop(&mut self) {
-        // Only if a check failed before herd left: do not leave it running.
-        let _ = self.child.kill();
-    }
-}
 
 /// Whether the status line's last row shows no passing message (drawn on a light blue
 /// background, before the keys).
@@ -227,7 +109,7 @@ fn a_prompt_is_answered_with_one_key_and_the_task_completes() {
     let dir = tempfile::tempdir().expect("temp dir");
     let tasks = dir.path().join("tasks.json");
     std::fs::write(&tasks, TASKS).expect("write tasks");
-    let mut ui = Dashboard::start(&tasks);
+    let mut ui = Dashboard::start(&tasks, Launch::size(ROWS, COLS));
 
     ui.wait_until("the prompt's banner", Duration::from_secs(30), |s| {
         s.contents().contains("⚠ ask-first: [1/Enter] Yes") && s.contents().contains("/n] No")
@@ -248,7 +130,7 @@ fn a_prompt_is_answered_with_one_key_and_the_task_completes() {
         "\x07\x1b]9;herd: ask-first is waiting for you: Bash: touch created_by_agent.txt\x07"
             .as_bytes();
     let rang = ui
-        .raw
+        .raw()
         .windows(notification.len())
         .filter(|w| *w == notification)
         .count();
@@ -269,7 +151,7 @@ fn a_prompt_is_answered_with_one_key_and_the_task_completes() {
         "every task completed; the screen was:\n{}",
         ui.text()
     );
-    let screen = ui.parser.screen();
+    let screen = ui.screen();
     assert!(!screen.alternate_screen(), "the alternate screen was left");
     // Leaving prints the run's summary table on the operator's screen, as headless mode does.
     let after = screen.contents();
@@ -293,7 +175,7 @@ fn a_finished_attempt_is_replayed_inside_the_dashboard_and_q_comes_back() {
     let dir = tempfile::tempdir().expect("temp dir");
     let tasks = dir.path().join("tasks.json");
     std::fs::write(&tasks, TASKS).expect("write tasks");
-    let mut ui = Dashboard::start(&tasks);
+    let mut ui = Dashboard::start(&tasks, Launch::size(ROWS, COLS));
 
     ui.wait_until("the prompt's banner", Duration::from_secs(30), |s| {
         s.contents().contains("[1/Enter] Yes")
@@ -307,7 +189,7 @@ fn a_finished_attempt_is_replayed_inside_the_dashboard_and_q_comes_back() {
         |s| s.contents().contains("sent Enter (Yes) → ask-first"),
     );
     assert!(
-        !no_message(ui.parser.screen()),
+        !no_message(ui.screen()),
         "a message is told by its background: {}",
         ui.text()
     );
@@ -383,7 +265,7 @@ fn questions_are_answered_with_m_and_the_session_resumes_to_completion() {
     let dir = tempfile::tempdir().expect("temp dir");
     let tasks = dir.path().join("tasks.json");
     std::fs::write(&tasks, ASKING).expect("write tasks");
-    let mut ui = Dashboard::start(&tasks);
+    let mut ui = Dashboard::start(&tasks, Launch::size(ROWS, COLS));
 
     ui.wait_until("the task to need input", Duration::from_secs(30), |s| {
         let text = s.contents();
@@ -398,7 +280,7 @@ fn questions_are_answered_with_m_and_the_session_resumes_to_completion() {
     wait_for_status(&tasks, "needs_input");
     let notification = b"\x07\x1b]9;herd: ask-db has 2 questions for you\x07";
     let rang = ui
-        .raw
+        .raw()
         .windows(notification.len())
         .filter(|w| w == notification)
         .count();
@@ -479,9 +361,7 @@ fn wait_for_events(
             "timed out waiting for {what}; the events were {events:#?}\nthe screen was:\n{}",
             ui.text()
         );
-        if let Ok(bytes) = ui.output.recv_timeout(Duration::from_millis(20)) {
-            ui.take(&bytes);
-        }
+        ui.read_some(Duration::from_millis(20));
     }
 }
 
@@ -522,7 +402,7 @@ idle = "claude"
         }]
     });
     std::fs::write(&tasks, doc.to_string()).expect("write tasks");
-    let mut ui = Dashboard::start(&tasks);
+    let mut ui = Dashboard::start(&tasks, Launch::size(ROWS, COLS));
 
     let dialog_shown = |s: &vt100::Screen| {
         s.contents().contains("⚠ again: [1/Enter] Yes")

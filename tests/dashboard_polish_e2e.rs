@@ -7,122 +7,14 @@
 // Test code: a failed `expect` is the test failing, with its message.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use std::io::{Read, Write};
-use std::num::NonZeroU16;
 use std::path::Path;
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+mod common;
+use common::dashboard::{Dashboard, Launch};
 
 const ROWS: u16 = 30;
 const COLS: u16 = 100;
-
-/// The dashboard as seen through a terminal emulator.
-struct Dashboard {
-    parser: vt100::Parser,
-    output: mpsc::Receiver<Vec<u8>>,
-    writer: Box<dyn Write + Send>,
-    child: Box<dyn Child + Send + Sync>,
-    /// Closing the terminal would hang up on herd: kept open until the test ends.
-    _master: Box<dyn MasterPty + Send>,
-}
-
-impl Dashboard {
-    fn start(tasks: &Path) -> Dashboard {
-        let pty = native_pty_system()
-            .openpty(PtySize {
-                rows: ROWS,
-                cols: COLS,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .expect("a pseudo-terminal");
-        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_herd"));
-        command.args(["run", "--tasks"]);
-        command.arg(tasks);
-        command.cwd(tasks.parent().expect("folder"));
-        command.env("TERM", "xterm-256color");
-        command.env("NO_COLOR", "1");
-        let child = pty.slave.spawn_command(command).expect("herd starts");
-        drop(pty.slave);
-        let mut reader = pty.master.try_clone_reader().expect("reader");
-        let writer = pty.master.take_writer().expect("writer");
-        let (tx, output) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 16 * 1024];
-            while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
-                    break;
-                }
-            }
-        });
-        let size = |n| NonZeroU16::new(n).expect("not zero");
-        Dashboard {
-            parser: vt100::Parser::new(size(ROWS), size(COLS), 0),
-            output,
-            writer,
-            child,
-            _master: pty.master,
-        }
-    }
-
-    fn text(&self) -> String {
-        self.parser.screen().contents()
-    }
-
-    /// Reads output until `done` holds; on timeout, fails showing the last screen.
-    fn wait_until(&mut self, what: &str, timeout: Duration, done: impl Fn(&vt100::Screen) -> bool) {
-        let deadline = Instant::now() + timeout;
-        while !done(self.parser.screen()) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            assert!(
-                !left.is_zero(),
-                "timed out waiting for {what}; the screen was:\n{}",
-                self.text()
-            );
-            if let Ok(bytes) = self
-                .output
-                .recv_timeout(left.min(Duration::from_millis(100)))
-            {
-                self.parser.process(&bytes);
-            }
-        }
-    }
-
-    fn press(&mut self, keys: &str) {
-        self.writer.write_all(keys.as_bytes()).expect("write keys");
-        self.writer.flush().expect("flush keys");
-    }
-
-    /// Waits for herd to exit, reading the rest of its output.
-    fn wait_for_exit(&mut self, timeout: Duration) {
-        let deadline = Instant::now() + timeout;
-        loop {
-            while let Ok(bytes) = self.output.recv_timeout(Duration::from_millis(50)) {
-                self.parser.process(&bytes);
-            }
-            if self.child.try_wait().expect("wait").is_some() {
-                while let Ok(bytes) = self.output.recv_timeout(Duration::from_millis(200)) {
-                    self.parser.process(&bytes);
-                }
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "herd did not exit; the screen was:\n{}",
-                self.text()
-            );
-        }
-    }
-}
-
-impl Drop for Dashboard {
-    fn drop(&mut self) {
-        // Only if a check failed before herd left: do not leave it running.
-        let _ = self.child.kill();
-    }
-}
 
 /// The queue's title row (the screen's first).
 fn title(screen: &vt100::Screen) -> String {
@@ -163,11 +55,17 @@ fn tasks_file(dir: &Path) -> std::path::PathBuf {
 fn the_queue_reads_well_at_100_columns_without_colour() {
     let dir = tempfile::tempdir().expect("temp dir");
     let tasks = tasks_file(dir.path());
-    let mut ui = Dashboard::start(&tasks);
+    let mut ui = Dashboard::start(
+        &tasks,
+        Launch {
+            env: &[("NO_COLOR", "1")],
+            ..Launch::size(ROWS, COLS)
+        },
+    );
     ui.wait_until("the batch to end", Duration::from_secs(60), |s| {
         s.contents().contains("The batch is done")
     });
-    let screen = ui.parser.screen().clone();
+    let screen = ui.screen().clone();
     let text = screen.contents();
     // Ids that differ at their end stay apart, whole or cut in the middle.
     for end in ["017", "018", "019"] {
@@ -193,12 +91,12 @@ fn the_queue_reads_well_at_100_columns_without_colour() {
     // `f` skips the statuses no task has: here failed, completed, skipped and all.
     let mut seen = Vec::new();
     for _ in 0..4 {
-        let before = title(ui.parser.screen());
+        let before = title(ui.screen());
         ui.press("f");
         ui.wait_until("the filter to change", Duration::from_secs(5), |s| {
             title(s) != before
         });
-        seen.push(title(ui.parser.screen()));
+        seen.push(title(ui.screen()));
     }
     let labels: Vec<&str> = seen
         .iter()
@@ -244,7 +142,7 @@ fn the_queue_reads_well_at_100_columns_without_colour() {
 
     ui.press("q");
     ui.wait_for_exit(Duration::from_secs(20));
-    let after = ui.parser.screen().contents();
+    let after = ui.screen().contents();
     let rows: Vec<&str> = after
         .lines()
         .filter(|l| l.contains("-01") || l.contains("later-016"))

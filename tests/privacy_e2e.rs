@@ -8,15 +8,12 @@
 // Test code: a failed `expect` is the test failing, with its message.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
-
-use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+use std::time::Duration;
 
 mod common;
+use common::dashboard::{Dashboard, Launch};
 use common::{describe, herd};
 
 const ROWS: u16 = 40;
@@ -29,111 +26,18 @@ const TASKS: &str = r#"{"tasks": [{"task_id": "pw", "agent": "generic", "prompt_
   "command": ["sh", "-c", "printf 'Password: '; stty -echo; read p; stty echo; echo; echo \"got ${{#p}} characters\"; echo TASK_COMPLETE:$HERD_TASK_ID"]}]}
 "#;
 
-/// The dashboard as seen through a terminal emulator.
-struct Dashboard {
-    parser: vt100::Parser,
-    output: mpsc::Receiver<Vec<u8>>,
-    writer: Box<dyn Write + Send>,
-    child: Box<dyn Child + Send + Sync>,
-    /// Closing the terminal would hang up on herd: kept open until the test ends.
-    _master: Box<dyn MasterPty + Send>,
-}
-
-impl Dashboard {
-    fn start(tasks: &Path, extra: &[&str]) -> Dashboard {
-        let pty = native_pty_system()
-            .openpty(PtySize {
-                rows: ROWS,
-                cols: COLS,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .expect("a pseudo-terminal");
-        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_herd"));
-        command.args(["run", "--tasks"]);
-        command.arg(tasks);
-        command.args(extra);
-        command.cwd(tasks.parent().expect("folder"));
-        command.env("TERM", "xterm-256color");
-        let child = pty.slave.spawn_command(command).expect("herd starts");
-        drop(pty.slave);
-        let mut reader = pty.master.try_clone_reader().expect("reader");
-        let writer = pty.master.take_writer().expect("writer");
-        let (tx, output) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 16 * 1024];
-            while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
-                    break;
-                }
-            }
-        });
-        let size = |n| std::num::NonZeroU16::new(n).expect("not zero");
-        Dashboard {
-            parser: vt100::Parser::new(size(ROWS), size(COLS), 0),
-            output,
-            writer,
-            child,
-            _master: pty.master,
-        }
-    }
-
-    /// Reads output until the screen contains `needle`; on timeout, fails showing the screen.
-    fn wait_for(&mut self, needle: &str, timeout: Duration) {
-        let deadline = Instant::now() + timeout;
-        while !self.parser.screen().contents().contains(needle) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            assert!(
-                !left.is_zero(),
-                "timed out waiting for {needle:?}; the screen was:\n{}",
-                self.parser.screen().contents()
-            );
-            if let Ok(bytes) = self
-                .output
-                .recv_timeout(left.min(Duration::from_millis(100)))
-            {
-                self.parser.process(&bytes);
-            }
-        }
-    }
-
-    fn press(&mut self, keys: &str) {
-        self.writer.write_all(keys.as_bytes()).expect("write keys");
-        self.writer.flush().expect("flush keys");
-    }
-
-    /// Waits for herd to exit, reading the rest of its output; its exit code.
-    fn wait_for_exit(&mut self, timeout: Duration) -> u32 {
-        let deadline = Instant::now() + timeout;
-        loop {
-            while let Ok(bytes) = self.output.recv_timeout(Duration::from_millis(50)) {
-                self.parser.process(&bytes);
-            }
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return status.exit_code();
-            }
-            assert!(
-                Instant::now() < deadline,
-                "herd did not exit; the screen was:\n{}",
-                self.parser.screen().contents()
-            );
-        }
-    }
-}
-
-impl Drop for Dashboard {
-    fn drop(&mut self) {
-        // Only if a check failed before herd left: do not leave it running.
-        let _ = self.child.kill();
-    }
-}
-
 /// Takes the task over, types the password one key at a time, gives the keyboard back, and
 /// waits for the run to end; returns the runs folder.
 fn type_the_password(dir: &Path, extra: &[&str]) -> PathBuf {
     let tasks = dir.join("tasks.json");
     std::fs::write(&tasks, TASKS).expect("write tasks");
-    let mut ui = Dashboard::start(&tasks, extra);
+    let mut ui = Dashboard::start(
+        &tasks,
+        Launch {
+            args: extra,
+            ..Launch::size(ROWS, COLS)
+        },
+    );
     ui.wait_for("Password:", Duration::from_secs(30));
     ui.press("i");
     ui.wait_for("leave take-over", Duration::from_secs(10));
@@ -149,7 +53,7 @@ fn type_the_password(dir: &Path, extra: &[&str]) -> PathBuf {
     ui.wait_for("✔ pw", Duration::from_secs(30));
     ui.press("q");
     let code = ui.wait_for_exit(Duration::from_secs(20));
-    assert_eq!(code, 0, "{}", ui.parser.screen().contents());
+    assert_eq!(code, 0, "{}", ui.text());
     dir.join("runs")
 }
 

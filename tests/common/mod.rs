@@ -1,6 +1,9 @@
 //! Helpers shared by the end-to-end tests: the real `herd` binary, readable failure output, and
-//! the agent processes herd started (found by the `HERD_RUN_DIR` it gives every agent).
+//! the agent processes herd started (found by the `HERD_RUN_DIR` it gives every agent), and the
+//! dashboard driven in a pseudo-terminal ([`dashboard`]).
 #![allow(dead_code, clippy::unwrap_used)]
+
+pub(crate) mod dashboard;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
