@@ -60,6 +60,21 @@ fn quick(id: &str, prompt: &str) -> Value {
 /// herd, ended if the test fails before it ends by itself.
 struct Running(Option<std::process::Child>);
 
+impl Running {
+    /// `herd run --headless` on the tasks file, its stdout and stderr piped.
+    fn headless(path: &std::path::Path) -> Running {
+        Running(Some(
+            herd()
+                .args(["run", "--headless", "--tasks"])
+                .arg(path)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
+        ))
+    }
+}
+
 impl Drop for Running {
     fn drop(&mut self) {
         if let Some(child) = &mut self.0 {
@@ -494,15 +509,7 @@ fn a_file_that_still_does_not_parse_at_the_end_is_left_alone_and_herds_version_g
          "command": ["sh", "-c", "while [ ! -e go ]; do sleep 0.05; done; echo TASK_COMPLETE:{task_id}"]},
     ]});
     std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
-    let running = Running(Some(
-        herd()
-            .args(["run", "--headless", "--tasks"])
-            .arg(&path)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    ));
+    let running = Running::headless(&path);
     wait_for_file(&path, "a completed", |doc| {
         status_of(doc, "a") == "completed"
     });
@@ -562,15 +569,7 @@ fn a_task_removed_while_its_agent_runs_is_ended_and_recorded_not_written_back() 
     ]});
     std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
     let started = Instant::now();
-    let mut running = Running(Some(
-        herd()
-            .args(["run", "--headless", "--tasks"])
-            .arg(&path)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    ));
+    let mut running = Running::headless(&path);
     wait_for_file(&path, "kept completed", |doc| {
         status_of(doc, "kept") == "completed"
     });
@@ -733,15 +732,7 @@ fn headless_says_once_that_the_file_does_not_parse_and_once_that_it_parses_again
          "command": ["sh", "-c", "touch started; while [ ! -e go ]; do sleep 0.05; done; echo TASK_COMPLETE:{task_id}"]},
     ]});
     std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
-    let mut running = Running(Some(
-        herd()
-            .args(["run", "--headless", "--tasks"])
-            .arg(&path)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    ));
+    let mut running = Running::headless(&path);
     let stdout = running.0.as_mut().unwrap().stdout.take().unwrap();
     let (lines, reading) = collect_lines(stdout);
     let printed = |what: &str| {
