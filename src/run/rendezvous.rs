@@ -1,0 +1,220 @@
+//! Where a running herd can be found: one private folder per user, and in it one name per tasks
+//! file, so `herd status`, `herd attach`, `herd ctl` and `herd mcp` find the herd that runs a
+//! file from the file's path alone.
+//!
+//! The folder is `$XDG_RUNTIME_DIR/herd` when that variable names a folder of ours, otherwise
+//! `/tmp/herd-<uid>`; it is made 0700 and refused when another user owns it or others can enter
+//! it (a folder someone else prepared could hand our socket to them). Short on purpose: a Unix
+//! socket's path must fit in 108 bytes, which a `runs/` folder deep in a project may not.
+//!
+//! The name of a tasks file is a 64-bit FNV-1a hash of its canonical path (symbolic links
+//! resolved), in 16 hex digits: `<key>.sock` is the control socket, `<key>.attach.sock` the
+//! background dashboard's, `<key>.json` says who runs the file (`Registration`).
+
+use std::fs;
+use std::io;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The private folder of this user's running herds, made when missing.
+pub fn folder() -> io::Result<PathBuf> {
+    let uid = rustix::process::getuid().as_raw();
+    let dir = match std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from) {
+        Some(runtime) if owned_by(&runtime, uid) => runtime.join("herd"),
+        _ => std::env::temp_dir().join(format!("herd-{uid}")),
+    };
+    ensure_private(&dir, uid)?;
+    Ok(dir)
+}
+
+/// The key of a tasks file: the hash of its canonical path, so every spelling of the path
+/// (relative, through a symbolic link) names the same herd.
+pub fn key(tasks: &Path) -> io::Result<String> {
+    let canonical = fs::canonicalize(tasks)?;
+    Ok(format!(
+        "{:016x}",
+        fnv1a(canonical.as_os_str().as_encoded_bytes())
+    ))
+}
+
+/// The names belonging to one tasks file in the folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendezvous {
+    /// The control socket (line-framed JSON-RPC 2.0).
+    pub control: PathBuf,
+    /// The socket `herd attach` connects to while the dashboard runs in the background.
+    pub attach: PathBuf,
+    /// Who runs the file: a `Registration` as JSON.
+    pub registration: PathBuf,
+}
+
+impl Rendezvous {
+    /// The names for `tasks` in this user's folder (made when missing).
+    pub fn for_tasks(tasks: &Path) -> io::Result<Self> {
+        Ok(Self::in_folder(&folder()?, &key(tasks)?))
+    }
+
+    /// The names for `key` in `dir`.
+    pub fn in_folder(dir: &Path, key: &str) -> Self {
+        Self {
+            control: dir.join(format!("{key}.sock")),
+            attach: dir.join(format!("{key}.attach.sock")),
+            registration: dir.join(format!("{key}.json")),
+        }
+    }
+}
+
+/// How the herd that runs a file was started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunMode {
+    /// `herd run` with its dashboard in this terminal.
+    Dashboard,
+    /// `herd run --headless`.
+    Headless,
+    /// `herd run --detach`: the dashboard with no terminal, reached by `herd attach`.
+    Background,
+}
+
+/// Who runs a tasks file, written by the running herd next to its control socket.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Registration {
+    pub pid: u32,
+    /// The tasks file's canonical path.
+    pub tasks: PathBuf,
+    pub runs_dir: PathBuf,
+    pub mode: RunMode,
+    /// When the run started, RFC 3339.
+    pub started_at: String,
+    pub herd_version: String,
+}
+
+impl Registration {
+    /// The registration in `path`, if it names a process that still runs.
+    pub fn read_live(path: &Path) -> Option<Self> {
+        let text = fs::read_to_string(path).ok()?;
+        let registration: Self = serde_json::from_str(&text).ok()?;
+        process_alive(registration.pid).then_some(registration)
+    }
+
+    /// Writes the registration (0600, replacing any older one atomically).
+    pub fn write(&self, path: &Path) -> io::Result<()> {
+        let text = serde_json::to_string_pretty(self).map_err(io::Error::other)?;
+        let spare = path.with_extension("json.new");
+        fs::write(&spare, text)?;
+        fs::set_permissions(&spare, fs::Permissions::from_mode(0o600))?;
+        fs::rename(&spare, path)
+    }
+}
+
+/// Whether a process with this pid exists (it may belong to another user).
+pub fn process_alive(pid: u32) -> bool {
+    let Ok(pid) = i32::try_from(pid) else {
+        return false;
+    };
+    let Some(pid) = rustix::process::Pid::from_raw(pid) else {
+        return false;
+    };
+    match rustix::process::test_kill_process(pid) {
+        Ok(()) => true,
+        Err(error) => error == rustix::io::Errno::PERM,
+    }
+}
+
+fn owned_by(dir: &Path, uid: u32) -> bool {
+    fs::metadata(dir).is_ok_and(|meta| meta.is_dir() && meta.uid() == uid)
+}
+
+/// Makes `dir` 0700 when missing; refuses one owned by another user or open to others.
+fn ensure_private(dir: &Path, uid: u32) -> io::Result<()> {
+    match fs::create_dir(dir) {
+        Ok(()) => fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?,
+        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(error) => return Err(error),
+    }
+    let meta = fs::symlink_metadata(dir)?;
+    if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o077 != 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "{} must be a folder of yours that only you can enter (mode 0700); \
+                 remove it or set XDG_RUNTIME_DIR to a private folder",
+                dir.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// 64-bit FNV-1a: stable across builds and platforms, unlike std's hasher.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv1a_matches_the_published_vectors() {
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a(b"foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn every_spelling_of_a_path_has_one_key() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let tasks = dir.path().join("tasks.json");
+        fs::write(&tasks, "{}").expect("write");
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&tasks, &link).expect("symlink");
+        let dotted = dir.path().join(".").join("tasks.json");
+        let k = key(&tasks).expect("key");
+        assert_eq!(k.len(), 16);
+        assert_eq!(key(&link).expect("key"), k);
+        assert_eq!(key(&dotted).expect("key"), k);
+        let other = dir.path().join("other.json");
+        fs::write(&other, "{}").expect("write");
+        assert_ne!(key(&other).expect("key"), k);
+    }
+
+    #[test]
+    fn a_folder_others_can_enter_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let uid = rustix::process::getuid().as_raw();
+        let private = dir.path().join("herd");
+        ensure_private(&private, uid).expect("made");
+        let mode = fs::metadata(&private).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        fs::set_permissions(&private, fs::Permissions::from_mode(0o755)).expect("chmod");
+        let error = ensure_private(&private, uid).expect_err("open to others");
+        assert_eq!(error.kind(), io::ErrorKind::PermissionDenied);
+        assert!(error.to_string().contains("0700"), "{error}");
+    }
+
+    #[test]
+    fn a_registration_of_a_dead_process_is_not_live() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("k.json");
+        let mut registration = Registration {
+            pid: std::process::id(),
+            tasks: dir.path().join("tasks.json"),
+            runs_dir: dir.path().join("runs"),
+            mode: RunMode::Headless,
+            started_at: "2026-11-27T16:00:00Z".into(),
+            herd_version: "0.1.0".into(),
+        };
+        registration.write(&path).expect("write");
+        assert_eq!(Registration::read_live(&path), Some(registration.clone()));
+        let mode = fs::metadata(&path).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        registration.pid = u32::try_from(i32::MAX).expect("fits");
+        registration.write(&path).expect("write");
+        assert_eq!(Registration::read_live(&path), None);
+    }
+}
