@@ -236,7 +236,7 @@ impl Engine {
             &end,
             RetryRules::of(&task),
             profile.as_ref(),
-            &self.accounts,
+            self.batch.queue().accounts(),
             now,
         );
         if let (Some(rest), Some(profile)) = (decision.rest, &profile) {
@@ -245,11 +245,12 @@ impl Engine {
                 .get(rest.account)
                 .map_or("?", |a| a.name.as_str());
             tracing::info!(profile = %profile.name, account = name, wait_sec = rest.wait.as_secs(), "account exhausted");
-            self.accounts
-                .mark_exhausted(profile, rest.account, now + rest.wait);
+            self.batch
+                .queue_mut()
+                .rest_account(profile, rest.account, now + rest.wait);
         }
         if let Some(wait) = decision.hold_profile {
-            self.quota_holds.insert(task.agent.clone(), now + wait);
+            self.batch.queue_mut().hold_profile(&task.agent, now + wait);
         }
         if let Some(evidence) = decision.evidence {
             outcome.verdict.evidence = Some(evidence.into());
@@ -320,7 +321,7 @@ impl Engine {
             status,
         });
         if let Some(after) = retry_after {
-            self.retry_at.insert(index, now + after);
+            self.batch.queue_mut().set_retry_at(index, now + after);
             self.events.push(EngineEvent::RetryScheduled {
                 task_id: task_id.to_string(),
                 after,

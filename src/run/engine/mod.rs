@@ -35,8 +35,8 @@ use super::launch::LaunchPlan;
 use super::pty::{AgentProcess, PtyReport};
 use super::recorder::Recorder;
 use super::store::TaskStore;
-use crate::core::accounts::AccountBook;
 use crate::core::attempt::{Attempt, Note};
+use crate::core::batch::Batch;
 use crate::core::classify::{ExitStatus, Verdict};
 use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
@@ -235,22 +235,16 @@ pub struct Engine {
     preparing: BTreeMap<u64, prepare::Planned>,
     live_by_task: HashMap<usize, u64>,
     next_key: u64,
-    retry_at: HashMap<usize, Instant>,
-    /// Profiles that hit their quota: their tasks wait until the reset.
-    quota_holds: HashMap<String, Instant>,
-    /// Which account of each profile is exhausted and which was used last.
-    accounts: AccountBook,
+    /// The batch's decisions: which task starts next (retry times, quota holds, accounts,
+    /// hosts, pause, stop).
+    batch: Batch,
     reports: mpsc::Sender<PtyReport>,
     events: Vec<EngineEvent>,
-    paused: bool,
-    stopping: bool,
     /// `hygiene::file_tag` of the tasks file: the prefix of every cookie this run hands out.
     file_tag: String,
     /// Per task: the survivors of its interrupted attempt ended at start, carried into the
     /// record of its next attempt so the record keeps saying so.
     survivors: HashMap<usize, serde_json::Value>,
-    /// Hosts out of rotation after they could not be reached.
-    rotation: crate::core::host_choice::Rotation,
     /// The size of each next agent's PTY by how many run when it starts (`sizes`); empty: the
     /// options' size.
     launch_sizes: Vec<(u16, u16)>,
@@ -292,16 +286,11 @@ impl Engine {
             preparing: BTreeMap::new(),
             live_by_task: HashMap::new(),
             next_key: 1,
-            retry_at: HashMap::new(),
-            quota_holds: HashMap::new(),
-            accounts: AccountBook::default(),
+            batch: Batch::default(),
             reports,
             events: Vec::new(),
-            paused: false,
-            stopping: false,
             file_tag: String::new(),
             survivors: HashMap::new(),
-            rotation: Default::default(),
             unswept: Vec::new(),
             launch_sizes: Vec::new(),
             last_durations: HashMap::new(),

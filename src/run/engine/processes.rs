@@ -72,7 +72,9 @@ impl Engine {
         self.revert_start(index, before);
         let running = self.live.len() + self.ending.len();
         self.opts.concurrency = running.max(1).min(self.opts.concurrency);
-        self.retry_at.insert(index, now + SPAWN_RETRY_AFTER);
+        self.batch
+            .queue_mut()
+            .set_retry_at(index, now + SPAWN_RETRY_AFTER);
         tracing::warn!(task = %before.task_id, concurrency = self.opts.concurrency, "cannot start the agent for lack of resources, the task waits: {reason}");
         self.events.push(EngineEvent::SpawnDeferred {
             task_id: before.task_id.clone(),

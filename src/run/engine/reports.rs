@@ -236,21 +236,8 @@ impl Engine {
             let flush = live.recorder.flush_due().map(|d| live.started + d);
             attempt.into_iter().chain(drain).chain(flush).min()
         });
-        let retries = if self.paused || self.stopping {
-            None
-        } else {
-            let holds = self.quota_holds.values().filter(|at| **at > now);
-            let accounts = self.accounts.next_release(now);
-            self.retry_at
-                .values()
-                .chain(holds)
-                .copied()
-                .chain(accounts)
-                .chain(self.next_host_return(now))
-                .min()
-        };
         attempts
-            .chain(retries)
+            .chain(self.batch.queue().next_due(now))
             .chain(self.gives_up_on_file_at())
             .min()
     }
