@@ -122,7 +122,11 @@ impl Engine {
         let Some(remote) = &live.remote else {
             return Ok(false);
         };
-        let exit_code = live.exit.as_ref().and_then(|e| e.code);
+        let exit_code = self
+            .batch
+            .end(key)
+            .and_then(|end| end.exit())
+            .and_then(|e| e.code);
         let end = match lost {
             Some(reason) => LauncherEnd::Lost { reason },
             None => remote.end(exit_code, live.stopped_by_operator),
@@ -164,7 +168,7 @@ impl Engine {
             "host": host,
             "host_trouble": what,
             "not_counted": true,
-            "ended_processes": live.swept.take().unwrap_or_default(),
+            "ended_processes": std::mem::take(&mut live.swept),
         });
         live.recorder.finish(at, &facts)?;
         set_aside(

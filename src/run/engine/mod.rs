@@ -1,6 +1,8 @@
-//! The engine: the one owner of run state. It picks tasks, starts attempts in PTYs, feeds their
-//! output to the core's attempt state machines, carries out the effects, records everything and
-//! writes every state change to the tasks file.
+//! The engine: the one owner of run state, and the executor of the batch's decisions
+//! (`core::batch`: which task starts next, when an agent may launch, the stages of an
+//! attempt's end). It starts attempts in PTYs, feeds their output to the core's attempt state
+//! machines, carries out both machines' effects, records everything and writes every state
+//! change to the tasks file.
 //!
 //! It never blocks and never sleeps: the frontend (headless loop or dashboard) waits on the PTY
 //! reports and on `next_wakeup`, then calls `on_report` / `on_tick`. Frontends read its state
@@ -8,7 +10,8 @@
 //!
 //! This file holds the engine's state, its options and events; `queries` what the frontends
 //! read.
-//! The steps live beside it: `prepare` (a task's plan, and its worktree, signal file or host
+//! The steps live beside it: `executor` (hands inputs to `core::batch` and carries out its
+//! effects), `prepare` (a task's plan, and its worktree, signal file or host
 //! folder made on a worker before it starts), `start` (from plan to spawn), `files` (the
 //! attempt's signal file and agent log read on a worker, here or on its host), `reports` (PTY
 //! output, timers, what the workers read fed to the attempts), `conclude` (carries out
@@ -37,7 +40,7 @@ use super::recorder::Recorder;
 use super::store::TaskStore;
 use crate::core::attempt::{Attempt, Note};
 use crate::core::batch::Batch;
-use crate::core::classify::{ExitStatus, Verdict};
+use crate::core::classify::Verdict;
 use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
 
@@ -52,6 +55,7 @@ mod control_tests;
 pub mod edits;
 #[cfg(test)]
 mod edits_tests;
+mod executor;
 mod files;
 pub mod gather;
 pub mod gathered;
@@ -69,9 +73,6 @@ mod start;
 
 pub use commit::LAST_WRITE_WAIT;
 
-/// How long to wait for the terminal to close after the agent exited (its process group is
-/// killed at exit, so only a process that left the group can hold it longer).
-const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
 /// How often a running agent's signal file and log are read here.
 const SIGNAL_POLL: Duration = Duration::from_secs(1);
 /// How often they are read on a host (each read is one run of its launcher).
@@ -173,9 +174,6 @@ pub struct LiveAttempt {
     plan: LaunchPlan,
     pub started: Instant,
     started_at: jiff::Timestamp,
-    exit: Option<ExitStatus>,
-    exited_at: Option<Instant>,
-    closed: bool,
     /// The operator stopped herd: the task goes back to `retryable`.
     stopped_by_operator: bool,
     /// (cols, rows) the PTY started at.
@@ -189,19 +187,18 @@ pub struct LiveAttempt {
     /// again.
     signal_text: Option<String>,
     /// The worker that reads the signal file and the agent's own log (the profile's
-    /// `agent_log`); gone once its last read came in.
+    /// `agent_log`); gone once its last read came in. Where the attempt's end is, is the
+    /// batch's (`core::batch::end`).
     files: Option<super::attempt_files::FileWatch>,
-    /// The last read was asked for (the attempt ends once it is in).
-    files_asked: bool,
-    /// Why the host could not be read at the end, when the signal file decides the verdict.
-    files_trouble: Option<super::remote_files::NoAnswer>,
     /// `HERD_ATTEMPT_ID` of this attempt: every process it starts carries it.
     cookie: String,
     /// Processes seen under the agent before herd signalled it (found again by identity, for
     /// those that cleared their environment).
     known_processes: Vec<(u32, u64)>,
-    /// What was ended after the agent exited; the attempt concludes only once this is known.
-    swept: Option<Vec<EndedProcess>>,
+    /// What was ended after the agent exited.
+    swept: Vec<EndedProcess>,
+    /// What the worker gathered at its end, until it is concluded.
+    gathered: Option<Box<gathered::Gathered>>,
     /// The host it runs on, when not here.
     remote: Option<hosts::RemoteState>,
     /// The listener of the CLI's hooks (profiles with `hooks`, agents here), gone with the

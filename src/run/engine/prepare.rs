@@ -330,7 +330,7 @@ impl Engine {
         let size = self.launch_size_at(self.awaiting.len() + self.live.len() + self.ending.len());
         let starting = self.begin(planned, now, git_before, size)?;
         // Launched once the write that marks it `running` is on disk.
-        self.awaiting.push(starting);
+        self.record_starts(vec![starting], now)?;
         self.commit(now)
     }
 }

@@ -11,7 +11,7 @@ use super::Engine;
 use super::prepare::{Planned, RemoteGitBefore};
 use crate::run::clock::Now;
 
-use crate::core::batch::{Candidate, Consider, Slots};
+use crate::core::batch::{Candidate, Consider, Input, Slots};
 use crate::core::host_choice::HostChoice;
 use crate::core::task::{TaskSpec, TaskStatus};
 use crate::run::launch::LaunchPlan;
@@ -106,9 +106,20 @@ impl Engine {
         if starting.is_empty() {
             return Ok(());
         }
-        self.awaiting.extend(starting);
+        self.record_starts(starting, now)?;
         // Handed over now: a frontend may wait for reports right after this call.
         self.commit(now)
+    }
+
+    /// Starts whose tasks are `running` in the document wait for the write that records them
+    /// (`core::batch::launch` says when their agents launch).
+    pub(super) fn record_starts(&mut self, starts: Vec<Starting>, now: Instant) -> Result<()> {
+        let recorded: Vec<(u64, u64)> = starts.iter().map(|s| (s.key, s.generation)).collect();
+        self.awaiting.extend(starts);
+        for (key, generation) in recorded {
+            self.drive(Input::StartRecorded { key, generation }, now)?;
+        }
+        Ok(())
     }
 
     /// A planned attempt about to launch, with its task marked `running` in the document (not
