@@ -6,6 +6,7 @@
 use std::time::Instant;
 
 use super::{Engine, EngineEvent, LiveAttempt};
+use crate::core::batch::{Input, QueueCommand};
 use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
 use crate::run::store::TaskStore;
@@ -57,7 +58,13 @@ impl Engine {
     }
 
     pub fn set_paused(&mut self, paused: bool) {
-        self.batch.queue_mut().set_paused(paused);
+        let command = if paused {
+            QueueCommand::Pause
+        } else {
+            QueueCommand::Resume
+        };
+        // Pausing and resuming have no effects to carry out; the next turn fills the slots.
+        self.batch.handle(Input::Operator(command), self.clock.at);
     }
 
     pub fn is_paused(&self) -> bool {
