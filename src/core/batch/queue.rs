@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use crate::core::accounts::{AccountBook, Choice};
 use crate::core::host_choice::{self, HostChoice, OutOfRotation, Rotation};
 use crate::core::hosts::HostSet;
+use crate::core::outcome::Decision;
 use crate::core::profile::Profile;
 
 /// A runnable task, as the queue needs to see it.
@@ -132,6 +133,27 @@ impl Queue {
     /// Every task of profile `agent` waits until `until` (its quota reset).
     pub fn hold_profile(&mut self, agent: &str, until: Instant) {
         self.quota_holds.insert(agent.to_string(), until);
+    }
+
+    /// What an attempt's end (`core::outcome::decide`) means for the queue: its account rests,
+    /// its profile is held until its quota reset, its task waits for its retry time.
+    pub fn follow(
+        &mut self,
+        index: usize,
+        agent: &str,
+        profile: Option<&Profile>,
+        decision: &Decision,
+        now: Instant,
+    ) {
+        if let (Some(rest), Some(profile)) = (decision.rest, profile) {
+            self.rest_account(profile, rest.account, now + rest.wait);
+        }
+        if let Some(wait) = decision.hold_profile {
+            self.hold_profile(agent, now + wait);
+        }
+        if let Some(after) = decision.retry_after {
+            self.set_retry_at(index, now + after);
+        }
     }
 
     /// Task `index`'s next attempt starts at `at` at the earliest.

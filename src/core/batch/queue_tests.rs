@@ -260,3 +260,79 @@ fn nothing_is_due_while_paused_or_stopping() {
     queue.stop();
     assert_eq!(queue.next_due(t0), None);
 }
+
+#[test]
+fn an_attempts_end_rests_its_account_holds_its_profile_and_sets_its_retry_time() {
+    use crate::core::outcome::{AccountRest, Decision};
+    use crate::core::task::TaskStatus;
+    let p = profile(2);
+    let t0 = Instant::now();
+    let decision = |rest: Option<usize>, hold: Option<u64>, retry: Option<u64>| Decision {
+        status: TaskStatus::Retryable,
+        evidence: None,
+        rest: rest.map(|account| AccountRest {
+            account,
+            wait: Duration::from_secs(100),
+        }),
+        hold_profile: hold.map(Duration::from_secs),
+        retry_after: retry.map(Duration::from_secs),
+    };
+    // (case, decision, asked at, expected)
+    let cases = [
+        (
+            "nothing follows",
+            decision(None, None, None),
+            0,
+            Consider::Due,
+        ),
+        (
+            "retry in 30 s",
+            decision(None, None, Some(30)),
+            29,
+            Consider::Skip,
+        ),
+        (
+            "retry due",
+            decision(None, None, Some(30)),
+            30,
+            Consider::Due,
+        ),
+        (
+            "profile held 60 s",
+            decision(None, Some(60), None),
+            59,
+            Consider::Skip,
+        ),
+        (
+            "hold over",
+            decision(None, Some(60), None),
+            60,
+            Consider::Due,
+        ),
+        (
+            "one account of two rests",
+            decision(Some(0), None, None),
+            1,
+            Consider::Due,
+        ),
+    ];
+    for (name, decision, at, expected) in cases {
+        let mut queue = Queue::default();
+        queue.follow(0, "p", Some(&p), &decision, t0);
+        let got = queue.consider(&candidate(Some(&p)), ROOM, secs(t0, at));
+        assert_eq!(got, expected, "{name}");
+    }
+    let mut queue = Queue::default();
+    queue.follow(0, "p", Some(&p), &decision(Some(0), None, None), t0);
+    assert_eq!(
+        queue.take_account(&p, secs(t0, 1)),
+        Some(1),
+        "the rested account is skipped"
+    );
+    queue.follow(0, "p", Some(&p), &decision(Some(1), None, None), t0);
+    assert_eq!(
+        queue.consider(&candidate(Some(&p)), ROOM, secs(t0, 2)),
+        Consider::Skip,
+        "both rest: the task waits"
+    );
+}

@@ -237,13 +237,11 @@ impl Engine {
                 .get(rest.account)
                 .map_or("?", |a| a.name.as_str());
             tracing::info!(profile = %profile.name, account = name, wait_sec = rest.wait.as_secs(), "account exhausted");
-            self.batch
-                .queue_mut()
-                .rest_account(profile, rest.account, now + rest.wait);
         }
-        if let Some(wait) = decision.hold_profile {
-            self.batch.queue_mut().hold_profile(&task.agent, now + wait);
-        }
+        // The account's rest, the profile's hold and the task's retry time are the queue's.
+        self.batch
+            .queue_mut()
+            .follow(index, &task.agent, profile.as_ref(), &decision, now);
         if let Some(evidence) = decision.evidence {
             outcome.verdict.evidence = Some(evidence.into());
         }
@@ -313,7 +311,6 @@ impl Engine {
             status,
         });
         if let Some(after) = retry_after {
-            self.batch.queue_mut().set_retry_at(index, now + after);
             self.events.push(EngineEvent::RetryScheduled {
                 task_id: task_id.to_string(),
                 after,
