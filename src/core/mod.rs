@@ -10,6 +10,7 @@ pub mod acp;
 pub mod agent_log;
 pub mod approval;
 pub mod attempt;
+pub mod batch;
 pub mod classify;
 pub mod command_file;
 pub mod detect;

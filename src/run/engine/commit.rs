@@ -9,7 +9,8 @@
 //!
 //! Never acting on a state that is not on disk, case by case:
 //! - A start marks its task `running` (attempt number, cleared `retry_at`) in generation G =
-//!   `next_generation()`, and its agent is launched only once G is durable (`launch_ready`);
+//!   `next_generation()`, and its agent is launched only once G is durable (`launch_ready`;
+//!   the gate is `core::batch::launch`);
 //!   until then the start waits in `awaiting` and holds its slot. Every snapshot holds every
 //!   change made before it, and generations reach the disk in order, so "G durable" means every
 //!   earlier change is durable too.
@@ -36,6 +37,7 @@ use color_eyre::eyre::{Result, WrapErr};
 use tokio::sync::mpsc;
 
 use super::Engine;
+use crate::core::batch::Input;
 use crate::run::clock::Now;
 use crate::run::pty::PtyReport;
 use crate::run::store::watch::Guard;
@@ -106,11 +108,7 @@ impl Engine {
                 Ok(())
             }
             // The text is what is on disk: starts waiting for the next generation may go.
-            None if self
-                .awaiting
-                .iter()
-                .any(|s| s.generation > self.commits.durable) =>
-            {
+            None if self.batch.waits_beyond(self.commits.durable) => {
                 self.commits.handed += 1;
                 self.commits.durable = self.commits.handed;
                 self.launch_ready(now)
@@ -143,20 +141,11 @@ impl Engine {
         Ok(())
     }
 
-    /// Launches the prepared starts whose generation is on disk, in the order they were made.
+    /// Tells the batch what is on disk: the prepared starts whose generation is launch, in
+    /// the order they were made (`core::batch::launch`).
     fn launch_ready(&mut self, now: Instant) -> Result<()> {
-        let durable = self.commits.durable;
-        if !self.awaiting.iter().any(|s| s.generation <= durable) {
-            return Ok(());
-        }
-        let (ready, waiting) = std::mem::take(&mut self.awaiting)
-            .into_iter()
-            .partition(|s| s.generation <= durable);
-        self.awaiting = waiting;
-        for starting in ready {
-            self.launch(starting, now)?;
-        }
-        Ok(())
+        let generation = self.commits.durable;
+        self.drive(Input::WriteDurable { generation }, now)
     }
 
     /// Waits until every change made so far is on disk (at most `timeout` per write), then

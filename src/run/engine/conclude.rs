@@ -1,7 +1,8 @@
-//! How an attempt ends: once its agent exited, its leftovers were swept and its terminal
-//! drained, the attempt's outcome is gathered, `core::outcome::decide` says what follows (next
-//! status, retry, account rest, quota hold), and this carries it out: the task's `result`, the
-//! recording's facts, the account book, the holds and the retry.
+//! How an attempt ends, carried out: once its end's stages say so (`core::batch::end`: exit,
+//! sweep, drain, host check, last file read), the attempt's outcome is gathered,
+//! `core::outcome::decide` says what follows (next status, retry, account rest, quota hold),
+//! and this carries it out: the task's `result`, the recording's facts, the account book, the
+//! holds and the retry.
 
 use std::time::{Duration, Instant};
 
@@ -11,10 +12,11 @@ use serde_json::json;
 use super::agent_report::AgentReport;
 use super::gather::{self, FailureJob, GatherJob};
 use super::gathered::Gathered;
-use super::{DRAIN_AFTER_EXIT, Engine, EngineEvent, LiveAttempt, note_label};
+use super::{Engine, EngineEvent, LiveAttempt, note_label};
 
 use crate::core::attempt::{Attempt, Event, Note};
-use crate::core::classify::Verdict;
+use crate::core::batch::EndInput;
+use crate::core::classify::{ExitStatus, Verdict};
 use crate::core::failure_context::headline_says_more;
 use crate::core::outcome::{AttemptEnd, RetryRules, decide};
 use crate::core::task::{FailureType, TaskStatus};
@@ -78,46 +80,15 @@ impl Engine {
         Some(reset.at.timestamp())
     }
 
-    /// Once attempt `key`'s agent exited, its leftovers were swept and its terminal drained:
-    /// the attempt takes its verdict, leaves the live attempts, and what its end needs from git
-    /// and the disk is gathered off the loop (`gather`); `conclude_gathered` follows.
-    pub(super) fn conclude_if_drained(&mut self, key: u64, now: Instant) -> Result<()> {
-        let ready = self.live.get(&key).is_some_and(|live| {
-            live.exit.is_some()
-                && live.swept.is_some()
-                && (live.closed || live.exited_at.is_some_and(|t| now >= t + DRAIN_AFTER_EXIT))
-        });
-        if !ready {
-            return Ok(());
-        }
-        if self.conclude_on_host_trouble(key, now, None)? {
-            return Ok(());
-        }
-        // The last read of its signal file and agent log, on their worker: it concludes once
-        // that is in (`on_files`), whatever the worker found.
-        if let Some(live) = self.live.get_mut(&key) {
-            if let Some(files) = &live.files {
-                if !live.files_asked {
-                    live.files_asked = true;
-                    if files.ask_last() {
-                        return Ok(());
-                    }
-                    live.files = None;
-                } else {
-                    return Ok(());
-                }
-            }
-            if let Some(why) = live.files_trouble.take() {
-                self.conclude_on_host_trouble(key, now, Some(why.to_string()))?;
-                return Ok(());
-            }
-        }
+    /// Attempt `key`'s agent exited, its leftovers were swept, its terminal drained and its
+    /// files read (`core::batch::end`): the attempt takes its verdict, leaves the live attempts,
+    /// and what its end needs from git and the disk is gathered off the loop (`gather`).
+    /// `Gathered` follows: now when no worker could be had, else with the worker's report.
+    pub(super) fn gather_end(&mut self, key: u64, now: Instant) -> Option<EndInput> {
         // It keeps its task and its slot until it is concluded.
-        let Some(mut live) = self.live.remove(&key) else {
-            return Ok(());
-        };
+        let mut live = self.live.remove(&key)?;
         let at = now.saturating_duration_since(live.started);
-        let exit = live.exit.clone().unwrap_or_default();
+        let exit = self.exit_of(key);
         // The verdict note is recorded by `conclude`, with the status it leads to.
         let _ = live.attempt.handle(Event::Exited(exit), at);
         let verdict = live
@@ -148,20 +119,41 @@ impl Engine {
                 .parent()
                 .map(|dir| (dir.to_path_buf(), live.number)),
         };
-        match gather::gather_in_background(key, job, self.reports.clone()) {
-            Some(gathered) => self.conclude_gathered(live, gathered, now),
-            None => {
-                self.ending.insert(key, live);
-                Ok(())
-            }
-        }
+        let gathered = gather::gather_in_background(key, job, self.reports.clone());
+        let now_gathered = gathered.is_some();
+        live.gathered = gathered.map(Box::new);
+        self.ending.insert(key, live);
+        now_gathered.then_some(EndInput::Gathered)
+    }
+
+    /// How attempt `key`'s agent exited, as its end recorded it.
+    pub(super) fn exit_of(&self, key: u64) -> ExitStatus {
+        self.batch
+            .end(key)
+            .and_then(|end| end.exit())
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Concludes ended attempt `key` with what was gathered for it; `Concluded` follows, with
+    /// the write that carries it.
+    pub(super) fn conclude_ended(&mut self, key: u64, now: Instant) -> Result<Option<EndInput>> {
+        let Some(mut live) = self.ending.remove(&key) else {
+            return Ok(None);
+        };
+        let gathered = live.gathered.take().map(|g| *g).unwrap_or_default();
+        let exit = self.exit_of(key);
+        self.conclude_gathered(live, gathered, exit, now)?;
+        let generation = self.next_generation();
+        Ok(Some(EndInput::Concluded { generation }))
     }
 
     /// Concludes an ended attempt with what was gathered for it.
-    pub(super) fn conclude_gathered(
+    fn conclude_gathered(
         &mut self,
         mut live: LiveAttempt,
         gathered: Gathered,
+        exit: ExitStatus,
         now: Instant,
     ) -> Result<()> {
         self.live_by_task.remove(&live.task);
@@ -175,7 +167,7 @@ impl Engine {
         let outcome = AttemptOutcome {
             attempt: live.number,
             marker_seen: live.attempt.marker_seen(),
-            exit: live.exit.clone().unwrap_or_default(),
+            exit,
             log_file: outcome::relative_to(&live.recorder.paths().log, self.store.base_dir()),
             auto_counts: live.attempt.auto_input_counts(),
             auto_inputs: live.attempt.auto_inputs().to_vec(),
@@ -196,7 +188,7 @@ impl Engine {
             failure: gathered.failure,
             quota_reset,
             agent,
-            ended_processes: live.swept.take().unwrap_or_default(),
+            ended_processes: std::mem::take(&mut live.swept),
             host: live.host().map(str::to_string),
             worktree: gathered.worktree,
         };
@@ -236,7 +228,7 @@ impl Engine {
             &end,
             RetryRules::of(&task),
             profile.as_ref(),
-            &self.accounts,
+            self.batch.queue().accounts(),
             now,
         );
         if let (Some(rest), Some(profile)) = (decision.rest, &profile) {
@@ -245,12 +237,11 @@ impl Engine {
                 .get(rest.account)
                 .map_or("?", |a| a.name.as_str());
             tracing::info!(profile = %profile.name, account = name, wait_sec = rest.wait.as_secs(), "account exhausted");
-            self.accounts
-                .mark_exhausted(profile, rest.account, now + rest.wait);
         }
-        if let Some(wait) = decision.hold_profile {
-            self.quota_holds.insert(task.agent.clone(), now + wait);
-        }
+        // The account's rest, the profile's hold and the task's retry time are the queue's.
+        self.batch
+            .queue_mut()
+            .follow(index, &task.agent, profile.as_ref(), &decision, now);
         if let Some(evidence) = decision.evidence {
             outcome.verdict.evidence = Some(evidence.into());
         }
@@ -320,7 +311,6 @@ impl Engine {
             status,
         });
         if let Some(after) = retry_after {
-            self.retry_at.insert(index, now + after);
             self.events.push(EngineEvent::RetryScheduled {
                 task_id: task_id.to_string(),
                 after,

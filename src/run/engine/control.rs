@@ -120,7 +120,7 @@ impl super::Engine {
         if !status.can_become(TaskStatus::Cancelled) {
             return refused(format!("{task_id} is {status}; it cannot be cancelled"));
         }
-        self.retry_at.remove(&index);
+        self.batch.queue_mut().clear_retry(index);
         self.store
             .file_mut()
             .set_status(index, TaskStatus::Cancelled);
@@ -142,20 +142,20 @@ impl super::Engine {
                 "{task_id} is not part of this run (disabled or not --only)"
             ));
         }
-        if self.stopping {
+        if self.batch.queue().is_stopping() {
             return refused("herd is stopping; nothing new starts");
         }
         let message = match status {
             TaskStatus::Retryable => {
-                self.retry_at.remove(&index);
+                self.batch.queue_mut().clear_retry(index);
                 format!("{task_id}: retry wait skipped")
             }
             TaskStatus::Pending => {
-                self.retry_at.remove(&index);
+                self.batch.queue_mut().clear_retry(index);
                 format!("{task_id} is already queued")
             }
             _ if status.can_become(TaskStatus::Pending) => {
-                self.retry_at.remove(&index);
+                self.batch.queue_mut().clear_retry(index);
                 self.store.file_mut().set_status(index, TaskStatus::Pending);
                 format!("{task_id} is pending again")
             }
@@ -165,7 +165,7 @@ impl super::Engine {
         let started = self.has_attempt(index);
         let suffix = if started {
             "; started"
-        } else if self.paused {
+        } else if self.batch.queue().is_paused() {
             "; the queue is paused"
         } else {
             "; it starts when a slot is free"

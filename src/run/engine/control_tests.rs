@@ -131,8 +131,9 @@ fn cancel_moves_waiting_tasks_to_cancelled_and_refuses_finished_ones() {
     ]));
     f.engine.set_paused(true);
     f.engine
-        .retry_at
-        .insert(1, Instant::now() + Duration::from_secs(60));
+        .batch
+        .queue_mut()
+        .set_retry_at(1, Instant::now() + Duration::from_secs(60));
     assert!(
         f.engine
             .cancel_task(0, Now::read())
@@ -164,8 +165,9 @@ fn retry_now_requeues_failed_and_cancelled_tasks_and_skips_waits() {
     ]));
     f.engine.set_paused(true);
     f.engine
-        .retry_at
-        .insert(2, Instant::now() + Duration::from_secs(60));
+        .batch
+        .queue_mut()
+        .set_retry_at(2, Instant::now() + Duration::from_secs(60));
     for index in 0..3 {
         let outcome = f.engine.retry_now(index, Now::read()).expect("retry");
         assert!(outcome.is_done(), "{outcome:?}");

@@ -130,7 +130,7 @@ impl Engine {
                 self.cancel_task(index, self.clock)?;
             } else {
                 tracing::info!(task_id, "removed from the tasks file");
-                self.retry_at.remove(&index);
+                self.batch.queue_mut().clear_retry(index);
             }
         }
         // A start still waiting for the write that marks it running has launched nothing: the

@@ -14,7 +14,7 @@ use color_eyre::eyre::Result;
 use serde_json::json;
 
 use super::{Engine, EngineEvent, LiveAttempt};
-use crate::core::host_choice::{self, HostChoice};
+use crate::core::host_choice::HostChoice;
 use crate::core::hosts::Host;
 use crate::core::remote_script::{self, LauncherEnd, SweepScope};
 use crate::core::task::TaskStatus;
@@ -85,13 +85,16 @@ impl Engine {
         for host in starting {
             *load.entry((*host).to_string()).or_default() += 1;
         }
-        host_choice::choose(&self.opts.hosts, name, &load, &self.rotation, now)
+        self.batch
+            .queue()
+            .choose_host(&self.opts.hosts, name, &load, now)
     }
 
     /// The hosts out of rotation now, with why, for the status bar.
     pub fn hosts_out_of_rotation(&self, now: Instant) -> Vec<(String, String, Duration)> {
-        self.rotation
-            .out_at(now)
+        self.batch
+            .queue()
+            .hosts_out(now)
             .into_iter()
             .map(|(name, out)| {
                 (
@@ -101,11 +104,6 @@ impl Engine {
                 )
             })
             .collect()
-    }
-
-    /// When a host comes back into rotation (tasks that wait for it start then).
-    pub(super) fn next_host_return(&self, now: Instant) -> Option<Instant> {
-        self.rotation.next_return(now)
     }
 
     /// Whether attempt `key` ended through its host rather than its agent; if so the task goes
@@ -124,7 +122,11 @@ impl Engine {
         let Some(remote) = &live.remote else {
             return Ok(false);
         };
-        let exit_code = live.exit.as_ref().and_then(|e| e.code);
+        let exit_code = self
+            .batch
+            .end(key)
+            .and_then(|end| end.exit())
+            .and_then(|e| e.code);
         let end = match lost {
             Some(reason) => LauncherEnd::Lost { reason },
             None => remote.end(exit_code, live.stopped_by_operator),
@@ -154,8 +156,9 @@ impl Engine {
             self.unswept
                 .push((remote.host.clone(), live.cookie.clone()));
         }
-        self.rotation
-            .take_out(&host, reason.clone(), now, for_how_long);
+        self.batch
+            .queue_mut()
+            .take_host_out(&host, reason.clone(), now, for_how_long);
         // The attempt's recording is kept under another name: the next attempt takes its number.
         let at = now.saturating_duration_since(live.started);
         let facts = json!({
@@ -165,7 +168,7 @@ impl Engine {
             "host": host,
             "host_trouble": what,
             "not_counted": true,
-            "ended_processes": live.swept.take().unwrap_or_default(),
+            "ended_processes": std::mem::take(&mut live.swept),
         });
         live.recorder.finish(at, &facts)?;
         set_aside(
@@ -205,7 +208,9 @@ impl Engine {
         let name = host.name.clone();
         let what = format!("host {name} cannot be reached: {reason}");
         let for_how_long = Duration::from_secs(host.out_of_rotation_sec);
-        self.rotation.take_out(&name, reason, now, for_how_long);
+        self.batch
+            .queue_mut()
+            .take_host_out(&name, reason, now, for_how_long);
         self.note_host_trouble(planned.index, &name, &what);
         tracing::warn!(task = %planned.task.task_id, "{what}; the task waits (not counted) and {name} is out of rotation for {} s", for_how_long.as_secs());
         self.events.push(EngineEvent::HostTrouble {
@@ -239,7 +244,7 @@ impl Engine {
     pub(super) fn sweep_hosts_back(&mut self, now: Instant) {
         let (back, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.unswept)
             .into_iter()
-            .partition(|(host, _)| self.rotation.is_in(&host.name, now));
+            .partition(|(host, _)| self.batch.queue().host_in_rotation(&host.name, now));
         self.unswept = waiting;
         for (host, cookie) in back {
             std::thread::spawn(move || {

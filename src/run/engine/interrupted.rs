@@ -11,6 +11,7 @@ use super::{Engine, EngineEvent};
 use crate::run::clock::Now;
 
 use crate::core::attempt::Event;
+use crate::core::batch::{Input, QueueCommand};
 use crate::core::recovered;
 use crate::core::task::TaskStatus;
 use crate::run::{hygiene, outcome};
@@ -87,7 +88,7 @@ impl Engine {
             let task = &self.store.file().tasks()[index];
             if let (TaskStatus::Retryable, Some(at)) = (task.status, task.retry_at) {
                 let wait = Duration::try_from(at.duration_since(now.wall)).unwrap_or_default();
-                self.retry_at.insert(index, now.at + wait);
+                self.batch.queue_mut().set_retry_at(index, now.at + wait);
             }
         }
     }
@@ -96,7 +97,7 @@ impl Engine {
     /// `retryable`; nothing new starts.
     pub fn stop(&mut self, now: Now) -> Result<()> {
         let now = self.turn(now);
-        self.stopping = true;
+        self.drive(Input::Operator(QueueCommand::Stop), now)?;
         // Not started yet (nothing marked them `running`): they stay as they are.
         for planned in std::mem::take(&mut self.preparing).into_values() {
             self.live_by_task.remove(&planned.index);
@@ -119,8 +120,9 @@ impl Engine {
     /// agent is killed and its task written back as `retryable`, where the file can still be
     /// written (the write is atomic either way, so the file stays valid).
     pub fn abandon(&mut self, reason: &str, now: Now) {
-        self.turn(now);
-        self.stopping = true;
+        let now = self.turn(now);
+        // A stop has no effects to carry out: nothing can fail here.
+        self.batch.handle(Input::Operator(QueueCommand::Stop), now);
         self.kill_all();
         self.withdraw_starts(None);
         let ended_at = outcome::utc_timestamp(self.clock.wall);

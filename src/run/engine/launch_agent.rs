@@ -15,6 +15,7 @@ use super::{Engine, EngineEvent, LiveAttempt};
 use crate::core::attempt::{
     Attempt, AttemptSetup, DEFAULT_ANSWER_CAP, DEFAULT_PERMISSION_WAIT_SEC,
 };
+use crate::core::batch::Input;
 use crate::core::classify::{ExitStatus, Verdict};
 use crate::core::task::{FailureType, TaskSpec};
 use crate::run::guard_context::guard_setup;
@@ -143,6 +144,7 @@ impl Engine {
             Ok(process) => {
                 let files =
                     self.watch_files(key, &task, number, &plan, agent_log, &remote, started_at);
+                let watches_files = files.is_some();
                 self.live.insert(
                     key,
                     LiveAttempt {
@@ -155,9 +157,6 @@ impl Engine {
                         plan,
                         started: now,
                         started_at,
-                        exit: None,
-                        exited_at: None,
-                        closed: false,
                         stopped_by_operator: false,
                         size: (cols, rows),
                         git_before,
@@ -165,16 +164,16 @@ impl Engine {
                         _hooks: hooks,
                         signal_text: None,
                         files,
-                        files_asked: false,
-                        files_trouble: None,
                         cookie,
                         known_processes: Vec::new(),
-                        swept: None,
+                        swept: Vec::new(),
+                        gathered: None,
                         remote,
                     },
                 );
                 self.live_by_task.insert(index, key);
-                Ok(())
+                let started = Input::AgentStarted { key, watches_files };
+                self.drive(started, now)
             }
             Err(error) if crate::run::limits::is_resource_shortage(&error) => {
                 self.defer_spawn(index, &task, format!("{error:#}"), now)
@@ -237,6 +236,9 @@ impl Engine {
             .partition(|s| only.is_none_or(|i| i == s.index));
         self.awaiting = kept;
         for starting in withdrawn {
+            let key = starting.key;
+            self.batch
+                .handle(Input::StartWithdrawn { key }, self.clock.at);
             tracing::info!(task = %starting.task.task_id, attempt = starting.number, "start withdrawn before its agent launched");
             self.revert_start(starting.index, &starting.task);
         }

@@ -1,6 +1,8 @@
-//! The engine: the one owner of run state. It picks tasks, starts attempts in PTYs, feeds their
-//! output to the core's attempt state machines, carries out the effects, records everything and
-//! writes every state change to the tasks file.
+//! The engine: the one owner of run state, and the executor of the batch's decisions
+//! (`core::batch`: which task starts next, when an agent may launch, the stages of an
+//! attempt's end). It starts attempts in PTYs, feeds their output to the core's attempt state
+//! machines, carries out both machines' effects, records everything and writes every state
+//! change to the tasks file.
 //!
 //! It never blocks and never sleeps: the frontend (headless loop or dashboard) waits on the PTY
 //! reports and on `next_wakeup`, then calls `on_report` / `on_tick`. Frontends read its state
@@ -8,7 +10,8 @@
 //!
 //! This file holds the engine's state, its options and events; `queries` what the frontends
 //! read.
-//! The steps live beside it: `prepare` (a task's plan, and its worktree, signal file or host
+//! The steps live beside it: `executor` (hands inputs to `core::batch` and carries out its
+//! effects), `prepare` (a task's plan, and its worktree, signal file or host
 //! folder made on a worker before it starts), `start` (from plan to spawn), `files` (the
 //! attempt's signal file and agent log read on a worker, here or on its host), `reports` (PTY
 //! output, timers, what the workers read fed to the attempts), `conclude` (carries out
@@ -35,9 +38,9 @@ use super::launch::LaunchPlan;
 use super::pty::{AgentProcess, PtyReport};
 use super::recorder::Recorder;
 use super::store::TaskStore;
-use crate::core::accounts::AccountBook;
 use crate::core::attempt::{Attempt, Note};
-use crate::core::classify::{ExitStatus, Verdict};
+use crate::core::batch::Batch;
+use crate::core::classify::Verdict;
 use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
 
@@ -52,6 +55,7 @@ mod control_tests;
 pub mod edits;
 #[cfg(test)]
 mod edits_tests;
+mod executor;
 mod files;
 pub mod gather;
 pub mod gathered;
@@ -69,9 +73,6 @@ mod start;
 
 pub use commit::LAST_WRITE_WAIT;
 
-/// How long to wait for the terminal to close after the agent exited (its process group is
-/// killed at exit, so only a process that left the group can hold it longer).
-const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
 /// How often a running agent's signal file and log are read here.
 const SIGNAL_POLL: Duration = Duration::from_secs(1);
 /// How often they are read on a host (each read is one run of its launcher).
@@ -173,9 +174,6 @@ pub struct LiveAttempt {
     plan: LaunchPlan,
     pub started: Instant,
     started_at: jiff::Timestamp,
-    exit: Option<ExitStatus>,
-    exited_at: Option<Instant>,
-    closed: bool,
     /// The operator stopped herd: the task goes back to `retryable`.
     stopped_by_operator: bool,
     /// (cols, rows) the PTY started at.
@@ -189,19 +187,18 @@ pub struct LiveAttempt {
     /// again.
     signal_text: Option<String>,
     /// The worker that reads the signal file and the agent's own log (the profile's
-    /// `agent_log`); gone once its last read came in.
+    /// `agent_log`); gone once its last read came in. Where the attempt's end is, is the
+    /// batch's (`core::batch::end`).
     files: Option<super::attempt_files::FileWatch>,
-    /// The last read was asked for (the attempt ends once it is in).
-    files_asked: bool,
-    /// Why the host could not be read at the end, when the signal file decides the verdict.
-    files_trouble: Option<super::remote_files::NoAnswer>,
     /// `HERD_ATTEMPT_ID` of this attempt: every process it starts carries it.
     cookie: String,
     /// Processes seen under the agent before herd signalled it (found again by identity, for
     /// those that cleared their environment).
     known_processes: Vec<(u32, u64)>,
-    /// What was ended after the agent exited; the attempt concludes only once this is known.
-    swept: Option<Vec<EndedProcess>>,
+    /// What was ended after the agent exited.
+    swept: Vec<EndedProcess>,
+    /// What the worker gathered at its end, until it is concluded.
+    gathered: Option<Box<gathered::Gathered>>,
     /// The host it runs on, when not here.
     remote: Option<hosts::RemoteState>,
     /// The listener of the CLI's hooks (profiles with `hooks`, agents here), gone with the
@@ -235,22 +232,16 @@ pub struct Engine {
     preparing: BTreeMap<u64, prepare::Planned>,
     live_by_task: HashMap<usize, u64>,
     next_key: u64,
-    retry_at: HashMap<usize, Instant>,
-    /// Profiles that hit their quota: their tasks wait until the reset.
-    quota_holds: HashMap<String, Instant>,
-    /// Which account of each profile is exhausted and which was used last.
-    accounts: AccountBook,
+    /// The batch's decisions: which task starts next (retry times, quota holds, accounts,
+    /// hosts, pause, stop).
+    batch: Batch,
     reports: mpsc::Sender<PtyReport>,
     events: Vec<EngineEvent>,
-    paused: bool,
-    stopping: bool,
     /// `hygiene::file_tag` of the tasks file: the prefix of every cookie this run hands out.
     file_tag: String,
     /// Per task: the survivors of its interrupted attempt ended at start, carried into the
     /// record of its next attempt so the record keeps saying so.
     survivors: HashMap<usize, serde_json::Value>,
-    /// Hosts out of rotation after they could not be reached.
-    rotation: crate::core::host_choice::Rotation,
     /// The size of each next agent's PTY by how many run when it starts (`sizes`); empty: the
     /// options' size.
     launch_sizes: Vec<(u16, u16)>,
@@ -292,16 +283,11 @@ impl Engine {
             preparing: BTreeMap::new(),
             live_by_task: HashMap::new(),
             next_key: 1,
-            retry_at: HashMap::new(),
-            quota_holds: HashMap::new(),
-            accounts: AccountBook::default(),
+            batch: Batch::default(),
             reports,
             events: Vec::new(),
-            paused: false,
-            stopping: false,
             file_tag: String::new(),
             survivors: HashMap::new(),
-            rotation: Default::default(),
             unswept: Vec::new(),
             launch_sizes: Vec::new(),
             last_durations: HashMap::new(),

@@ -159,7 +159,7 @@ impl Engine {
         index: usize,
         host: Option<Host>,
     ) -> Result<Option<Planned>> {
-        self.retry_at.remove(&index);
+        self.batch.queue_mut().clear_retry(index);
         let task = self.store.file().tasks()[index].clone();
         let number = task.attempts + 1;
         let plan = match self.plan_for(index, number) {
@@ -278,7 +278,7 @@ impl Engine {
         self.live_by_task.remove(&planned.index);
         // Stopped, or the operator cancelled the task meanwhile: it does not start.
         let task = &self.store.file().tasks()[planned.index];
-        if self.stopping || !task.status.is_runnable() {
+        if self.batch.queue().is_stopping() || !task.status.is_runnable() {
             return Ok(());
         }
         let index = planned.index;
@@ -330,7 +330,7 @@ impl Engine {
         let size = self.launch_size_at(self.awaiting.len() + self.live.len() + self.ending.len());
         let starting = self.begin(planned, now, git_before, size)?;
         // Launched once the write that marks it `running` is on disk.
-        self.awaiting.push(starting);
+        self.record_starts(vec![starting], now)?;
         self.commit(now)
     }
 }

@@ -72,7 +72,9 @@ impl Engine {
         self.revert_start(index, before);
         let running = self.live.len() + self.ending.len();
         self.opts.concurrency = running.max(1).min(self.opts.concurrency);
-        self.retry_at.insert(index, now + SPAWN_RETRY_AFTER);
+        self.batch
+            .queue_mut()
+            .set_retry_at(index, now + SPAWN_RETRY_AFTER);
         tracing::warn!(task = %before.task_id, concurrency = self.opts.concurrency, "cannot start the agent for lack of resources, the task waits: {reason}");
         self.events.push(EngineEvent::SpawnDeferred {
             task_id: before.task_id.clone(),
@@ -94,12 +96,13 @@ pub(super) fn remember_descendants(live: &mut LiveAttempt) {
 }
 
 /// Ends what the attempt left running (TERM, grace, KILL) on a worker thread, which reports
-/// back with what it ended; the attempt concludes after that.
+/// back with what it ended; the attempt concludes after that. `true`: no worker could be had
+/// and the sweep was done here, at once.
 pub(super) fn sweep_in_background(
     key: u64,
     live: &mut LiveAttempt,
     reports: mpsc::Sender<PtyReport>,
-) {
+) -> bool {
     let cookie = live.cookie.clone();
     let known = live.known_processes.clone();
     let since = live.process.start_time;
@@ -125,6 +128,8 @@ pub(super) fn sweep_in_background(
         if let Some(sweep) = super::hosts::sweep_on_host(live) {
             ended.extend(sweep());
         }
-        live.swept = Some(ended);
+        live.swept = ended;
+        return true;
     }
+    false
 }

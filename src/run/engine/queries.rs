@@ -6,6 +6,7 @@
 use std::time::Instant;
 
 use super::{Engine, EngineEvent, LiveAttempt};
+use crate::core::batch::{Input, QueueCommand};
 use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
 use crate::run::store::TaskStore;
@@ -49,19 +50,25 @@ impl Engine {
     }
 
     pub fn retry_at(&self, index: usize) -> Option<Instant> {
-        self.retry_at.get(&index).copied()
+        self.batch.queue().retry_at(index)
     }
 
     pub fn is_stopping(&self) -> bool {
-        self.stopping
+        self.batch.queue().is_stopping()
     }
 
     pub fn set_paused(&mut self, paused: bool) {
-        self.paused = paused;
+        let command = if paused {
+            QueueCommand::Pause
+        } else {
+            QueueCommand::Resume
+        };
+        // Pausing and resuming have no effects to carry out; the next turn fills the slots.
+        self.batch.handle(Input::Operator(command), self.clock.at);
     }
 
     pub fn is_paused(&self) -> bool {
-        self.paused
+        self.batch.queue().is_paused()
     }
 
     pub fn concurrency(&self) -> usize {
@@ -79,7 +86,7 @@ impl Engine {
                 && self.ending.is_empty()
                 && self.awaiting.is_empty()
                 && self.preparing.is_empty()
-                && (self.stopping
+                && (self.batch.queue().is_stopping()
                     || !self
                         .scope_iter()
                         .any(|i| self.store.file().tasks()[i].status.is_runnable()))
@@ -93,7 +100,7 @@ impl Engine {
 
     /// Exit status of `herd run`: 0 every task in scope completed, 1 otherwise, 130 stopped.
     pub fn exit_code(&self) -> i32 {
-        if self.stopping {
+        if self.batch.queue().is_stopping() {
             return 130;
         }
         let all_done = self

@@ -5,9 +5,11 @@ use std::time::{Duration, Instant};
 
 use color_eyre::eyre::Result;
 
-use super::{DRAIN_AFTER_EXIT, Engine, EngineEvent, note_label};
+use super::executor::end_input;
+use super::{Engine, EngineEvent, note_label};
 
 use crate::core::attempt::{Effect, Event, InputReason};
+use crate::core::batch::{EndInput, Input};
 use crate::run::attempt_files::{FilesReport, SignalText};
 use crate::run::clock::Now;
 use crate::run::hygiene;
@@ -31,39 +33,29 @@ impl Engine {
                 self.apply(key, effects, at)?;
             }
             PtyReport::Exited { key, status } => {
-                if let Some(live) = self.live.get_mut(&key) {
-                    // Whatever the agent left running in its group goes with it, and whatever
-                    // left the group is found by its cookie, off the event loop.
-                    live.process.signal(crate::core::attempt::StopSignal::Kill);
-                    live.exit = Some(status);
-                    live.exited_at = Some(now);
-                    super::processes::sweep_in_background(key, live, self.reports.clone());
-                }
-                self.conclude_if_drained(key, now)?;
+                self.drive(end_input(key, EndInput::Exited(status)), now)?;
             }
             PtyReport::Swept { key, ended } => {
                 if let Some(live) = self.live.get_mut(&key) {
                     for process in &ended {
                         tracing::info!(task = %live.task_id, attempt = live.number, "ended a leftover process: {}", hygiene::describe(process));
                     }
-                    live.swept = Some(ended);
+                    live.swept = ended;
                 }
-                self.conclude_if_drained(key, now)?;
+                self.drive(end_input(key, EndInput::Swept), now)?;
             }
             PtyReport::Gathered { key, gathered } => {
-                if let Some(live) = self.ending.remove(&key) {
-                    self.conclude_gathered(live, *gathered, now)?;
+                if let Some(live) = self.ending.get_mut(&key) {
+                    live.gathered = Some(gathered);
                 }
+                self.drive(end_input(key, EndInput::Gathered), now)?;
             }
             PtyReport::Files { key, report } => self.on_files(key, report, now)?,
             PtyReport::Prepared { key, preparation } => {
                 self.on_prepared(key, *preparation, now)?;
             }
             PtyReport::Closed { key } => {
-                if let Some(live) = self.live.get_mut(&key) {
-                    live.closed = true;
-                }
-                self.conclude_if_drained(key, now)?;
+                self.drive(end_input(key, EndInput::TerminalClosed), now)?;
             }
             PtyReport::TasksFileWritten { .. } => self.take_writes(now)?,
             PtyReport::Hook { key, input, reply } => self.on_hook(key, &input, &reply, now)?,
@@ -111,7 +103,7 @@ impl Engine {
                     live.process.write(bytes);
                 }
                 Effect::Signal(signal) => {
-                    if live.exit.is_none() {
+                    if self.batch.end(key).is_none_or(|end| end.exit().is_none()) {
                         super::processes::remember_descendants(live);
                     }
                     if let Some(remote) = &mut live.remote {
@@ -150,13 +142,12 @@ impl Engine {
                 let effects = live.attempt.handle(Event::Tick, at);
                 self.apply(key, effects, at)?;
             }
-            self.conclude_if_drained(key, now)?;
         }
         if !self.unswept.is_empty() {
             self.sweep_hosts_back(now);
         }
-        self.fill(now)?;
-        self.commit(now)
+        // The drains that are over, then the slots and the write (`core::batch`).
+        self.drive(Input::Tick, now)
     }
 
     /// What the worker read of attempt `key`'s signal file and agent log (`attempt_files`).
@@ -173,10 +164,11 @@ impl Engine {
                     return Ok(());
                 };
                 live.files = None;
+                let mut lost = None;
                 match trouble {
                     // Without its signal file the attempt has no verdict: its host's trouble.
                     Some(why) if live.plan.signal_file.is_some() => {
-                        live.files_trouble = Some(why);
+                        lost = Some(why.to_string());
                     }
                     _ => {
                         if let Some(text) = signal {
@@ -189,7 +181,7 @@ impl Engine {
                         }
                     }
                 }
-                self.conclude_if_drained(key, now)
+                self.drive(end_input(key, EndInput::LastFilesRead { lost }), now)
             }
         }
     }
@@ -232,25 +224,12 @@ impl Engine {
     pub fn next_wakeup(&self, now: Instant) -> Option<Instant> {
         let attempts = self.live.values().filter_map(|live| {
             let attempt = live.attempt.next_deadline().map(|d| live.started + d);
-            let drain = live.exited_at.map(|t| t + DRAIN_AFTER_EXIT);
             let flush = live.recorder.flush_due().map(|d| live.started + d);
-            attempt.into_iter().chain(drain).chain(flush).min()
+            attempt.into_iter().chain(flush).min()
         });
-        let retries = if self.paused || self.stopping {
-            None
-        } else {
-            let holds = self.quota_holds.values().filter(|at| **at > now);
-            let accounts = self.accounts.next_release(now);
-            self.retry_at
-                .values()
-                .chain(holds)
-                .copied()
-                .chain(accounts)
-                .chain(self.next_host_return(now))
-                .min()
-        };
+        // Drains, retries, holds, rests, hosts' returns.
         attempts
-            .chain(retries)
+            .chain(self.batch.next_deadline(now))
             .chain(self.gives_up_on_file_at())
             .min()
     }

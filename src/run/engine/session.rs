@@ -51,14 +51,14 @@ impl super::Engine {
                 "{task_id} is not part of this run (disabled or not --only)"
             ));
         }
-        if self.stopping {
+        if self.batch.queue().is_stopping() {
             return refused("herd is stopping; nothing new starts");
         }
         if !(status.is_runnable() || status.can_become(TaskStatus::Retryable)) {
             return refused(format!("{task_id} is {status}; it cannot take a message"));
         }
         let session = self.resumable_session(index);
-        self.retry_at.remove(&index);
+        self.batch.queue_mut().clear_retry(index);
         let file = self.store.file_mut();
         file.set_field(index, "resume_message", json!(text));
         file.set_status(index, TaskStatus::Retryable);
@@ -71,7 +71,7 @@ impl super::Engine {
         };
         let when = if self.has_attempt(index) {
             "started"
-        } else if self.paused {
+        } else if self.batch.queue().is_paused() {
             "the queue is paused"
         } else {
             "it starts when a slot is free"

@@ -1,6 +1,7 @@
 //! A task's next attempt, from its plan (`prepare`) to a start that waits for its write: the
-//! tasks that are due start while there is room, each marked `running` in the document; its
-//! agent launches once that is on disk (`commit`, `launch_agent`).
+//! tasks the queue (`core::batch::queue`) says are due start while there is room, each marked
+//! `running` in the document; its agent launches once that is on disk (`commit`,
+//! `launch_agent`). This carries the queue's decisions out; it decides nothing itself.
 
 use std::time::Instant;
 
@@ -10,7 +11,8 @@ use super::Engine;
 use super::prepare::{Planned, RemoteGitBefore};
 use crate::run::clock::Now;
 
-use crate::core::accounts::Choice;
+use crate::core::batch::{Candidate, Consider, Input, Slots};
+use crate::core::host_choice::HostChoice;
 use crate::core::task::{TaskSpec, TaskStatus};
 use crate::run::launch::LaunchPlan;
 
@@ -44,7 +46,7 @@ impl Engine {
 
     /// `fill_slots` within a turn.
     pub(super) fn fill(&mut self, now: Instant) -> Result<()> {
-        if self.paused || self.stopping {
+        if !self.batch.queue().accepts_starts() {
             return Ok(());
         }
         // Group commit: every task started in this turn is marked `running` in the same
@@ -57,27 +59,22 @@ impl Engine {
             from = index + 1;
             // An attempt being prepared, waiting for its start's write, or being concluded
             // holds its slot.
-            if self.attempts_in_flight() + starting.len() >= self.opts.concurrency {
-                break;
-            }
-            if !self.in_scope(index) {
-                continue;
-            }
+            let slots = Slots {
+                held: self.attempts_in_flight() + starting.len(),
+                concurrency: self.opts.concurrency,
+            };
             let task = &self.store.file().tasks()[index];
-            if self.live_by_task.contains_key(&index) {
-                continue;
-            }
-            let agent = task.agent.clone();
-            let due = self.retry_at.get(&index).is_none_or(|at| *at <= now)
-                && self.quota_holds.get(&agent).is_none_or(|at| *at <= now)
-                && self.profiles.get(&agent).is_none_or(|profile| {
-                    !matches!(
-                        self.accounts.peek(profile, now),
-                        Choice::AllExhausted { .. }
-                    )
-                });
-            if !due {
-                continue;
+            let candidate = Candidate {
+                index,
+                agent: &task.agent,
+                profile: self.profiles.get(&task.agent),
+                in_scope: self.in_scope(index),
+                has_attempt: self.live_by_task.contains_key(&index),
+            };
+            match self.batch.queue_mut().consider(&candidate, slots, now) {
+                Consider::Full => break,
+                Consider::Skip => continue,
+                Consider::Due => {}
             }
             let host = match task.host.clone() {
                 None => None,
@@ -86,12 +83,10 @@ impl Engine {
                         .filter_map(|s: &Starting| s.host.as_ref().map(|h| h.name.as_str()))
                         .collect();
                     match self.choose_host(&name, &taken, now) {
-                        crate::core::host_choice::HostChoice::Use(chosen) => {
-                            self.opts.hosts.get(&chosen).cloned()
-                        }
+                        HostChoice::Use(chosen) => self.opts.hosts.get(&chosen).cloned(),
                         // Full or out of rotation: the task waits, it has not failed.
-                        crate::core::host_choice::HostChoice::Wait { .. } => continue,
-                        crate::core::host_choice::HostChoice::Unknown => {
+                        HostChoice::Wait { .. } => continue,
+                        HostChoice::Unknown => {
                             let problem = self.opts.hosts.unknown_target_message(&name);
                             self.fail_config(index, problem)?;
                             continue;
@@ -111,9 +106,20 @@ impl Engine {
         if starting.is_empty() {
             return Ok(());
         }
-        self.awaiting.extend(starting);
+        self.record_starts(starting, now)?;
         // Handed over now: a frontend may wait for reports right after this call.
         self.commit(now)
+    }
+
+    /// Starts whose tasks are `running` in the document wait for the write that records them
+    /// (`core::batch::launch` says when their agents launch).
+    pub(super) fn record_starts(&mut self, starts: Vec<Starting>, now: Instant) -> Result<()> {
+        let recorded: Vec<(u64, u64)> = starts.iter().map(|s| (s.key, s.generation)).collect();
+        self.awaiting.extend(starts);
+        for (key, generation) in recorded {
+            self.drive(Input::StartRecorded { key, generation }, now)?;
+        }
+        Ok(())
     }
 
     /// A planned attempt about to launch, with its task marked `running` in the document (not
@@ -135,15 +141,11 @@ impl Engine {
             profile,
             host,
         } = planned;
-        let account = match self.accounts.take(&profile, now) {
-            Choice::Use(i) => {
-                let chosen = &profile.accounts[i];
-                plan.env.extend(chosen.env.clone());
-                plan.env.insert("HERD_ACCOUNT".into(), chosen.name.clone());
-                Some(i)
-            }
-            Choice::NoAccounts | Choice::AllExhausted { .. } => None,
-        };
+        let account = self.batch.queue_mut().take_account(&profile, now);
+        if let Some(chosen) = account.and_then(|i| profile.accounts.get(i)) {
+            plan.env.extend(chosen.env.clone());
+            plan.env.insert("HERD_ACCOUNT".into(), chosen.name.clone());
+        }
         let file = self.store.file_mut();
         file.set_status(index, TaskStatus::Running);
         file.set_attempts(index, number);
