@@ -359,3 +359,34 @@ fn an_attach_from_another_user_is_refused() {
     batch.wait_until_gone();
     assert_eq!(batch.task_status("ask-first"), "retryable");
 }
+
+#[test]
+fn a_tasks_file_with_problems_is_reported_by_detach_and_nothing_runs() {
+    let batch = Batch::new();
+    std::fs::write(
+        batch.tasks(),
+        r#"{"tasks": [{"task_id": "a", "agent": "sim", "prompt_template": "x"},]}"#,
+    )
+    .expect("write tasks");
+    let out = batch.herd(&["run", "--detach", "--tasks", "tasks.json"]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("tasks.json:1:") && stderr.contains("ended at once (exit 2)"),
+        "{}",
+        describe(&out)
+    );
+    assert!(
+        batch.rendezvous_files().is_empty(),
+        "{:?}",
+        batch.rendezvous_files()
+    );
+
+    let out = batch.herd(&["attach", "--tasks", "tasks.json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no background herd answers"),
+        "{}",
+        describe(&out)
+    );
+}

@@ -39,6 +39,14 @@ pub(super) fn attach(args: &AttachArgs) -> Result<i32> {
             return Ok(2);
         }
     };
+    // Said first: no herd to attach to matters more than where this runs.
+    if let Err(error) = std::os::unix::net::UnixStream::connect(&socket) {
+        eprintln!(
+            "herd: no background herd answers on {}: {error}",
+            socket.display()
+        );
+        return Ok(1);
+    }
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         eprintln!("herd: attach needs a terminal");
         return Ok(1);

@@ -77,9 +77,10 @@ pub(super) fn detach(args: &RunArgs) -> Result<i32> {
     let deadline = Instant::now() + START_WAIT;
     loop {
         if let Some(status) = holder.try_wait()? {
+            let code = status.code().unwrap_or(EXIT_CANNOT_GO_ON);
             eprint!("{}", log_since(&log_path, start));
-            eprintln!("herd: the background run ended before its dashboard was up");
-            return Ok(status.code().unwrap_or(EXIT_CANNOT_GO_ON));
+            eprintln!("herd: the background run ended at once (exit {code}); its output is above");
+            return Ok(code);
         }
         if background::answers(&rendezvous.attach) {
             break;

@@ -248,9 +248,9 @@ fn confirm(frame: &mut Frame<'_>, area: Rect, title: &str, text: &str, note: &st
 /// `q` in a background run: detach this terminal (the batch runs on), or stop the batch.
 fn leave(frame: &mut Frame<'_>, area: Rect, running: usize) {
     let stop = match running {
-        0 => "Stop the batch and end the background herd.".to_string(),
+        0 => "Stopping ends the background herd (no agent runs).".to_string(),
         1 => "Stopping ends the running agent; its task goes back to retryable.".to_string(),
-        n => format!("Stopping ends the {n} running agents; their tasks go back to retryable."),
+        n => format!("Stopping ends {n} running agents; their tasks go back to retryable."),
     };
     let lines = vec![
         Line::raw(""),
@@ -273,7 +273,7 @@ fn leave(frame: &mut Frame<'_>, area: Rect, running: usize) {
             Span::raw(" back"),
         ]),
     ];
-    let popup = centered(area, 70, 9);
+    let popup = centered(area, 70, 8);
     frame.render_widget(Clear, popup);
     frame.render_widget(
         Paragraph::new(lines)
