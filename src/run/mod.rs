@@ -6,6 +6,8 @@ pub mod agent_log;
 pub mod attempt_files;
 pub mod background;
 pub mod clock;
+pub mod control;
+pub mod driver;
 pub mod engine;
 pub mod failure_report;
 pub mod folder_trust;
