@@ -1,8 +1,10 @@
 //! End to end: background runs through the real binary. `herd run --detach` starts the batch
 //! with no terminal and returns; `herd attach` in a pseudo-terminal shows the dashboard with the
 //! simulator's waiting prompt; Ctrl-\ detaches and the batch runs on; a second terminal (of
-//! another size) attaches, answers the prompt with the dashboard's key, and the batch finishes
-//! with every state right in the tasks file, the background herd gone. A hung-up attach terminal
+//! another size) attaches, answers the prompt with the dashboard's key, the next task's prompt
+//! is answered through the control API by its id (`herd ctl prompts.answer`) while that terminal
+//! watches, and the batch finishes with every state right in the tasks file, the background herd
+//! gone. A hung-up attach terminal
 //! and `q` → `d` leave the batch running, `q` → `s` stops it (the task back to retryable); an
 //! attach from another user (`nobody`) is refused by the folder and, with the folder opened, by
 //! the holder's peer check. Each test has its own rendezvous folder (`XDG_RUNTIME_DIR`).
@@ -29,6 +31,13 @@ const TASKS: &str = r#"{
       "timeout_sec": 300,
       "inputs": { "scenario": "permission" },
       "prompt_template": "Delete the build folder. When complete, print exactly: TASK_COMPLETE:{task_id}"
+    },
+    {
+      "task_id": "ask-api",
+      "agent": "sim",
+      "timeout_sec": 300,
+      "inputs": { "scenario": "permission" },
+      "prompt_template": "Delete the cache folder. When complete, print exactly: TASK_COMPLETE:{task_id}"
     },
     {
       "task_id": "quick",
@@ -73,11 +82,47 @@ impl Batch {
             .expect("herd runs")
     }
 
-    /// `herd run --detach`: returns once the dashboard is up.
+    /// `herd run --detach --concurrency 1`: returns once the dashboard is up. One agent at a
+    /// time: the tasks wait in the file's order.
     fn detach(&self) -> String {
-        let out = self.herd(&["run", "--detach", "--tasks", "tasks.json"]);
+        let out = self.herd(&[
+            "run",
+            "--detach",
+            "--tasks",
+            "tasks.json",
+            "--concurrency",
+            "1",
+        ]);
         assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
         String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// `herd ctl --tasks tasks.json METHOD PARAMS`: its exit code and stdout as JSON.
+    fn ctl(&self, method: &str, params: &serde_json::Value) -> (i32, serde_json::Value) {
+        let out = self.herd(&["ctl", "--tasks", "tasks.json", method, &params.to_string()]);
+        let code = out.status.code().unwrap_or(-1);
+        let json = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+        (code, json)
+    }
+
+    /// The id of the prompt `task` waits on, through the control API.
+    fn prompt_id_of(&self, task: &str) -> String {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let (code, listed) = self.ctl("prompts.list", &serde_json::json!({}));
+            assert_eq!(code, 0, "prompts.list: {listed}");
+            let found = listed["prompts"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|p| p["task_id"] == task)
+                .and_then(|p| p["prompt_id"].as_str().map(str::to_string));
+            if let Some(id) = found {
+                return id;
+            }
+            assert!(Instant::now() < deadline, "no prompt of {task}: {listed}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
 
     fn status(&self) -> String {
@@ -179,7 +224,8 @@ fn a_background_batch_is_attached_detached_and_answered_from_a_second_terminal()
     assert!(
         status.contains("A herd runs this file now: pid")
             && status.contains("in the background")
-            && status.contains("See it: herd attach --tasks tasks.json"),
+            && status.contains("See it: herd attach --tasks tasks.json")
+            && status.contains("Control it: herd ctl --tasks tasks.json"),
         "{status}"
     );
 
@@ -220,6 +266,16 @@ fn a_background_batch_is_attached_detached_and_answered_from_a_second_terminal()
         },
     );
     second.press("1");
+    second.wait_until_text("ask-first done, ask-api waiting", WAIT, |text| {
+        text.contains("✔ ask-first") && text.contains("⚠ ask-api")
+    });
+    assert_eq!(batch.task_status("ask-first"), "completed");
+
+    // The next prompt answered through the control API by its id, the terminal watching.
+    let id = batch.prompt_id_of("ask-api");
+    let answer = serde_json::json!({"prompt_id": id, "answer": "approve"});
+    let (code, result) = batch.ctl("prompts.answer", &answer);
+    assert_eq!(code, 0, "prompts.answer: {result}");
     assert_eq!(second.wait_for_exit(WAIT), 0, "{}", second.text());
     assert!(
         second
@@ -229,8 +285,9 @@ fn a_background_batch_is_attached_detached_and_answered_from_a_second_terminal()
         second.text()
     );
     batch.wait_until_gone();
-    assert_eq!(batch.task_status("ask-first"), "completed");
-    assert_eq!(batch.task_status("quick"), "completed");
+    for task in ["ask-first", "ask-api", "quick"] {
+        assert_eq!(batch.task_status(task), "completed", "{task}");
+    }
     assert!(batch.status().contains("No herd runs this file now."));
 }
 

@@ -89,9 +89,6 @@ pub struct HoldArgs {
     /// The tasks file (for its rendezvous)
     #[arg(long, value_name = "FILE")]
     pub tasks: PathBuf,
-    /// The recordings folder of the run (for the registration)
-    #[arg(long, value_name = "DIR")]
-    pub runs_dir: PathBuf,
     /// The dashboard's first size, until a client attaches
     #[arg(long, value_name = "COLSxROWS", value_parser = parse_size)]
     pub size: (u16, u16),

@@ -7,7 +7,7 @@ use std::ffi::OsString;
 use std::fs::{self, OpenOptions};
 use std::io::{IsTerminal, Read, Seek, SeekFrom};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -63,8 +63,6 @@ pub(super) fn detach(args: &RunArgs) -> Result<i32> {
         .arg("hold")
         .arg("--tasks")
         .arg(tasks)
-        .arg("--runs-dir")
-        .arg(&runs_dir)
         .arg("--size")
         .arg(format!("{cols}x{rows}"))
         .arg("--")
@@ -162,7 +160,6 @@ fn shell_word(path: &Path) -> String {
 pub(super) fn hold(args: &HoldArgs) -> i32 {
     let options = holder::HoldOptions {
         tasks: args.tasks.clone(),
-        runs_dir: PathBuf::from(&args.runs_dir),
         args: args.args.clone(),
         cols: args.size.0,
         rows: args.size.1,

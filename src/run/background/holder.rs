@@ -24,14 +24,13 @@ use thiserror::Error;
 
 use super::{ENV_FLAG, listen_private, peer_uid, send};
 use crate::core::attach_wire::{Decoder, DetachScanner, Frame};
-use crate::run::rendezvous::{Registration, Rendezvous, RunMode};
+use crate::run::rendezvous::{Registration, Rendezvous};
 
-/// What the holder needs: the tasks file (for its rendezvous), the recordings folder (for the
-/// registration), herd's arguments for the dashboard, and its first size.
+/// What the holder needs: the tasks file (for its rendezvous), herd's arguments for the
+/// dashboard, and its first size.
 #[derive(Debug, Clone)]
 pub struct HoldOptions {
     pub tasks: PathBuf,
-    pub runs_dir: PathBuf,
     pub args: Vec<OsString>,
     pub cols: u16,
     pub rows: u16,
@@ -94,21 +93,8 @@ pub fn hold(options: &HoldOptions) -> Result<i32, HoldError> {
     let _ = rustix::process::setsid();
     let rendezvous = Rendezvous::for_tasks(&options.tasks).map_err(HoldError::Rendezvous)?;
     let (tx, rx) = mpsc::channel();
-    let (mut session, child_pid) = start_dashboard(options, &tx)?;
-    let registration = Registration {
-        pid: child_pid,
-        tasks: std::fs::canonicalize(&options.tasks).unwrap_or_else(|_| options.tasks.clone()),
-        runs_dir: options.runs_dir.clone(),
-        mode: RunMode::Background,
-        started_at: jiff::Timestamp::now().to_string(),
-        herd_version: env!("CARGO_PKG_VERSION").to_string(),
-    };
-    if let Err(error) = registration.write(&rendezvous.registration) {
-        eprintln!(
-            "herd hold: cannot write {}: {error}",
-            rendezvous.registration.display()
-        );
-    }
+    // The dashboard's control server writes the registration (mode background, its pid).
+    let mut session = start_dashboard(options, &tx)?;
     forward_stop_signals(&tx);
     let code = serve(&mut session, &rendezvous.attach, &rx, &tx)?;
     let text = session.parser.screen().contents();
@@ -121,17 +107,16 @@ pub fn hold(options: &HoldOptions) -> Result<i32, HoldError> {
         let _ = send(&mut client.stream, &Frame::Bye(bye.clone()));
     }
     let _ = std::fs::remove_file(&rendezvous.attach);
-    if Registration::read_live(&rendezvous.registration).is_none_or(|r| r.pid == child_pid) {
+    // The control server removes the registration as the dashboard leaves; one left by a
+    // dashboard that died names a dead process and is removed here.
+    if Registration::read_live(&rendezvous.registration).is_none() {
         let _ = std::fs::remove_file(&rendezvous.registration);
     }
     Ok(i32::try_from(code).unwrap_or(1))
 }
 
-/// `herd run …` in a new pseudo-terminal; the session and the dashboard's pid.
-fn start_dashboard(
-    options: &HoldOptions,
-    tx: &mpsc::Sender<Event>,
-) -> Result<(Session, u32), HoldError> {
+/// `herd run …` in a new pseudo-terminal.
+fn start_dashboard(options: &HoldOptions, tx: &mpsc::Sender<Event>) -> Result<Session, HoldError> {
     let pty_error = |e: &dyn std::fmt::Display| HoldError::Pty(e.to_string());
     let pair = native_pty_system()
         .openpty(pty_size(options.cols, options.rows))
@@ -179,7 +164,7 @@ fn start_dashboard(
         active: None,
         dashboard: pid,
     };
-    Ok((session, pid))
+    Ok(session)
 }
 
 fn pty_size(cols: u16, rows: u16) -> PtySize {

@@ -183,7 +183,10 @@ fn hints(engine: &Engine, state: &UiState) -> Vec<(String, String)> {
         pair("?", "help"),
     ]);
     if state.background {
-        keys.extend([pair("Ctrl-\\", "detach"), pair("q", "detach/stop")]);
+        keys.extend([
+            pair(crate::ui::status::DETACH_KEY, "detach"),
+            pair("q", "detach/stop"),
+        ]);
     } else {
         keys.push(pair("q", "quit"));
     }
