@@ -4,10 +4,11 @@
 //! another size) attaches, answers the prompt with the dashboard's key, the next task's prompt
 //! is answered through the control API by its id (`herd ctl prompts.answer`) while that terminal
 //! watches, and the batch finishes with every state right in the tasks file, the background herd
-//! gone. A hung-up attach terminal
-//! and `q` → `d` leave the batch running, `q` → `s` stops it (the task back to retryable); an
-//! attach from another user (`nobody`) is refused by the folder and, with the folder opened, by
-//! the holder's peer check. Each test has its own rendezvous folder (`XDG_RUNTIME_DIR`).
+//! gone. A hung-up attach terminal, and `q` → `d` in one of two attached terminals, leave the
+//! batch running (the other terminal stays attached, and the dashboard follows its window's new
+//! size); `q` → `s` stops it (the task back to retryable). An attach from another user
+//! (`nobody`) is refused by the folder and, with the folder opened, by the holder's peer check.
+//! Each test has its own rendezvous folder (`XDG_RUNTIME_DIR`).
 
 // Test code: a failed `expect` is the test failing, with its message.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
@@ -311,10 +312,14 @@ fn a_closed_terminal_and_q_then_d_leave_the_batch_running_and_q_then_s_stops_it(
         "the batch runs on"
     );
 
+    // Two terminals at once: `d` detaches the one it was typed in, the other stays.
     let mut leaving = batch.attach(40, 120);
     leaving.wait_for(PROMPT, WAIT);
+    let mut stopping = batch.attach(40, 120);
+    stopping.wait_for(PROMPT, WAIT);
     leaving.press("q");
     leaving.wait_for("Detach this terminal, or stop the batch?", WAIT);
+    stopping.wait_for("Detach this terminal, or stop the batch?", WAIT);
     leaving.press("d");
     assert_eq!(leaving.wait_for_exit(WAIT), 0, "{}", leaving.text());
     assert!(
@@ -322,14 +327,22 @@ fn a_closed_terminal_and_q_then_d_leave_the_batch_running_and_q_then_s_stops_it(
         "{}",
         leaving.text()
     );
+    stopping.wait_until_text("the question gone from the other terminal", WAIT, |text| {
+        !text.contains("Detach this terminal") && text.contains(PROMPT)
+    });
     assert_eq!(batch.task_status("ask-first"), "running");
     assert!(
         batch.status().contains("in the background"),
         "the batch runs on"
     );
 
-    let mut stopping = batch.attach(40, 120);
-    stopping.wait_for(PROMPT, WAIT);
+    // The window of the remaining terminal is resized: the dashboard follows it.
+    stopping.resize(30, 100);
+    stopping.wait_until("the dashboard laid out for 30 rows", WAIT, |s| {
+        s.rows(0, 100)
+            .nth(29)
+            .is_some_and(|row| row.contains("detach/stop"))
+    });
     stopping.press("q");
     stopping.wait_for("Detach this terminal, or stop the batch?", WAIT);
     stopping.press("s");

@@ -96,6 +96,20 @@ impl Dashboard {
         }
     }
 
+    /// The terminal changes size, as a window resized: the process gets SIGWINCH.
+    pub(crate) fn resize(&mut self, rows: u16, cols: u16) {
+        let size = |n: u16| NonZeroU16::new(n).expect("not zero");
+        self._master
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("resize");
+        self.parser.set_size(size(rows), size(cols));
+    }
+
     /// The pid of the process in the terminal.
     pub(crate) fn pid(&self) -> Option<u32> {
         self.child.process_id()
