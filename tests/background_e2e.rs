@@ -232,6 +232,20 @@ fn a_background_batch_is_attached_detached_and_answered_from_a_second_terminal()
 
     let mut first = batch.attach(40, 120);
     first.wait_for(PROMPT, WAIT);
+    // The background flag is the dashboard's own: the agent does not inherit it.
+    let agents = common::agents_under(batch.dir.path());
+    assert!(!agents.is_empty(), "the waiting agent is found");
+    for agent in &agents {
+        let pid = agent.split(':').next().expect("pid");
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        let environ = String::from_utf8_lossy(&environ);
+        assert!(
+            environ
+                .split('\0')
+                .all(|kv| !kv.starts_with("HERD_BACKGROUND=")),
+            "{agent} has HERD_BACKGROUND"
+        );
+    }
     first.wait_for("Ctrl-\\ detach", WAIT);
     assert!(
         first.screen().alternate_screen(),
