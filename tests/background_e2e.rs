@@ -474,3 +474,33 @@ fn a_tasks_file_with_problems_is_reported_by_detach_and_nothing_runs() {
         describe(&out)
     );
 }
+
+#[test]
+fn attach_without_tasks_takes_the_only_background_herd() {
+    let batch = Batch::new();
+    let out = batch.herd(&["attach"]);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no background herd of yours runs"),
+        "{}",
+        describe(&out)
+    );
+    batch.detach();
+    let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_herd"));
+    command.arg("attach");
+    command.cwd("/");
+    let env = [("XDG_RUNTIME_DIR", batch.runtime())];
+    let launch = Launch {
+        rows: 40,
+        cols: 120,
+        args: &[],
+        env: &env,
+    };
+    let mut client = Dashboard::spawn(command, &launch);
+    client.wait_for(PROMPT, WAIT);
+    client.press("q");
+    client.wait_for("Detach this terminal, or stop the batch?", WAIT);
+    client.press("s");
+    assert_eq!(client.wait_for_exit(WAIT), 0, "{}", client.text());
+    batch.wait_until_gone();
+}
