@@ -245,7 +245,7 @@ impl Engine {
 
     /// Adds `task` (a task object, as in the file) at the end of the tasks file: checked like
     /// the file (`herd validate`'s problems of that task refuse it), then taken in like an
-    /// operator's edit and written by the writer.
+    /// operator's edit and written by the writer. A run limited by `--only` takes it in.
     pub fn add_task(&mut self, task: Map<String, Value>, now: Now) -> Result<Added> {
         let now = self.turn(now);
         let task_id = task
@@ -272,6 +272,10 @@ impl Engine {
         }
         match self.store.merge_own(&text) {
             Ok(merged) => {
+                // Asked for by name: a run limited by `--only` takes it in.
+                if !self.opts.only.is_empty() {
+                    self.opts.only.push(task_id.clone());
+                }
                 tracing::info!(task_id, "task added through the control socket");
                 self.events.push(super::EngineEvent::TasksFileChanged {
                     summary: merged.to_string(),

@@ -196,7 +196,7 @@ fn an_added_task_and_an_update_are_written_like_any_change() {
 }
 
 #[test]
-fn tasks_run_takes_a_task_into_an_only_run_and_enables_it() {
+fn tasks_run_and_tasks_add_take_a_task_into_an_only_run() {
     let mut f = fixture(&[r#""task_id": "a""#, r#""task_id": "b", "enabled": false"#]);
     f.engine.opts.only = vec!["a".into()];
     f.engine.set_paused(true);
@@ -216,6 +216,15 @@ fn tasks_run_takes_a_task_into_an_only_run_and_enables_it() {
     assert!(message.contains("paused"), "{ran}");
     assert!(f.engine.task_in_scope(1));
     assert_eq!(f.on_disk(1, "enabled"), json!(true));
+    // A task added through the socket is asked for by name: the run takes it in too.
+    let added = run(
+        &mut f,
+        Command::AddTask {
+            task: object(json!({"task_id": "c", "agent": "ask", "prompt_template": "x"})),
+        },
+    );
+    assert_eq!(added, Ok(json!({"task_id": "c"})));
+    assert!(f.engine.task_in_scope(2));
 }
 
 #[test]
