@@ -290,7 +290,9 @@ impl Engine {
         }
     }
 
-    /// `herd validate`'s problems of task `task_id` in `file`, one line each.
+    /// `herd validate`'s problems of task `task_id` in `file` (a version of the file that is
+    /// not on disk), one line each, without a place in the file: the lines and columns would be
+    /// those of that version.
     fn problems_of(&self, file: &TaskFile, task_id: &str) -> Vec<String> {
         let checks = validate::Checks {
             profiles: Some(&self.profiles),
@@ -302,7 +304,7 @@ impl Engine {
         validate::check(file, &checks)
             .iter()
             .filter(|p| p.task_id().is_none_or(|id| id == task_id))
-            .map(|p| p.line(path))
+            .map(|p| without_place(&p.line(path), path))
             .collect()
     }
 
@@ -429,4 +431,13 @@ impl Engine {
             .join("\n");
         Some((rows, cols, text))
     }
+}
+
+/// `FILE:LINE:COL: message` (or `FILE: message`) as `message`.
+pub(super) fn without_place(line: &str, path: &std::path::Path) -> String {
+    let Some(rest) = line.strip_prefix(&path.display().to_string()) else {
+        return line.to_string();
+    };
+    let rest = rest.trim_start_matches(|c: char| c == ':' || c.is_ascii_digit());
+    rest.trim_start().to_string()
 }

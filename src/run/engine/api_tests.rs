@@ -268,3 +268,18 @@ fn a_prompt_is_answered_only_by_its_id() {
     assert_eq!(f.on_disk(0, "status"), json!("completed"), "{result}");
     assert_eq!(result["approvals"][0]["by"], json!("api"), "{result}");
 }
+
+#[test]
+fn the_problems_of_a_task_not_in_the_file_have_no_place() {
+    let path = std::path::Path::new("/x/tasks.json");
+    for (line, want) in [
+        (
+            "/x/tasks.json:18:5: task \"b\": agent \"nope\"",
+            "task \"b\": agent \"nope\"",
+        ),
+        ("/x/tasks.json: task \"b\": 2 hosts", "task \"b\": 2 hosts"),
+        ("elsewhere: x", "elsewhere: x"),
+    ] {
+        assert_eq!(super::api::without_place(line, path), want);
+    }
+}
