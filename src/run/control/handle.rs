@@ -88,6 +88,7 @@ fn carry_out(
         Command::AddTask { task } => match engine.add_task(task, now)? {
             Added::Added { task_id } => Ok(json!({ "task_id": task_id })),
             Added::Invalid(problems) => Err(RpcError::invalid_task(problems)),
+            Added::Refused(message) => Err(RpcError::new(REFUSED, message)),
         },
         Command::UpdateTask { task_id, patch } => match task(engine, &task_id) {
             Err(error) => Err(error),

@@ -82,6 +82,8 @@ pub enum Added {
     },
     /// The task was not added: each problem as `herd validate` words it.
     Invalid(Vec<String>),
+    /// Not now: the tasks file on disk does not parse (the operator's edit would lose it).
+    Refused(String),
 }
 
 /// The keys an answer sends to the waiting dialog: a rule of the profile, or keys of no rule.
@@ -248,6 +250,11 @@ impl Engine {
     /// operator's edit and written by the writer. A run limited by `--only` takes it in.
     pub fn add_task(&mut self, task: Map<String, Value>, now: Now) -> Result<Added> {
         let now = self.turn(now);
+        if let Some(problem) = self.tasks_file_problem() {
+            return Ok(Added::Refused(format!(
+                "the tasks file does not parse ({problem}); fix it, then add the task"
+            )));
+        }
         let task_id = task
             .get("task_id")
             .and_then(Value::as_str)

@@ -283,3 +283,23 @@ fn the_problems_of_a_task_not_in_the_file_have_no_place() {
         assert_eq!(super::api::without_place(line, path), want);
     }
 }
+
+#[test]
+fn no_task_is_added_while_the_file_does_not_parse() {
+    let mut f = fixture(&[r#""task_id": "a""#]);
+    f.engine.set_paused(true);
+    f.engine.file_invalid = Some((
+        "tasks.json:3:1: expected `,`".into(),
+        std::time::Instant::now(),
+    ));
+    let task = object(json!({"task_id": "c", "agent": "ask", "prompt_template": "x"}));
+    assert_eq!(
+        run(&mut f, Command::AddTask { task: task.clone() }),
+        Err(REFUSED)
+    );
+    f.engine.file_invalid = None;
+    assert_eq!(
+        run(&mut f, Command::AddTask { task }),
+        Ok(json!({"task_id": "c"}))
+    );
+}
