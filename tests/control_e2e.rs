@@ -388,6 +388,17 @@ fn ctl_without_a_running_herd_says_how_to_start_one() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("no herd runs"), "{stderr}");
     assert!(stderr.contains("herd run --tasks"), "{stderr}");
+    let out = setup
+        .herd()
+        .args(["ctl", "--tasks", "missing.json", "hello"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", describe(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no tasks file missing.json"),
+        "{}",
+        describe(&out)
+    );
     // Bad parameters are the caller's: said before any connection.
     let out = setup
         .herd()
