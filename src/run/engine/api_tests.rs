@@ -43,6 +43,15 @@ fn run(f: &mut Fixture, command: Command) -> Result<Value, i64> {
     handled.reply.map_err(|e| e.code)
 }
 
+/// The engine's events since the last call, as subscribers get them.
+fn events_json(f: &mut Fixture) -> Vec<Value> {
+    let events = f.engine.drain_events();
+    events
+        .iter()
+        .filter_map(|e| crate::run::control::events::to_json(&f.engine, e))
+        .collect()
+}
+
 fn object(value: Value) -> serde_json::Map<String, Value> {
     value.as_object().cloned().unwrap_or_default()
 }
@@ -234,6 +243,25 @@ fn a_prompt_is_answered_only_by_its_id() {
     f.pump_until("the prompt waits", |e| e.waiting_prompt(0).is_some());
     let prompt = f.engine.waiting_prompt(0).expect("waiting");
     assert_eq!(prompt.prompt_id, "a/1/1");
+    // What a subscriber gets: the wait with its id.
+    let events = events_json(&mut f);
+    let waiting: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event"] == "prompt_waiting")
+        .collect();
+    assert_eq!(waiting.len(), 1, "{events:?}");
+    assert_eq!(
+        waiting[0]["prompt"]["prompt_id"],
+        json!("a/1/1"),
+        "{events:?}"
+    );
+    assert_eq!(waiting[0]["task_id"], json!("a"));
+    assert!(
+        events
+            .iter()
+            .any(|e| e["event"] == "started" && e["attempt"] == 1),
+        "{events:?}"
+    );
     assert_eq!(prompt.options, [ApiAnswer::Approve, ApiAnswer::Deny]);
     // press_1 is guarded and herd cannot read this prompt's request: it asks, and says why.
     let guard = prompt.guard.clone().expect("the guard's word");
@@ -264,6 +292,17 @@ fn a_prompt_is_answered_only_by_its_id() {
         Err(AnswerRefused::Stale(_))
     ));
     f.pump_until("the task ends", |e| !e.has_attempt(0));
+    let events = events_json(&mut f);
+    let finished = events
+        .iter()
+        .find(|e| e["event"] == "finished")
+        .unwrap_or_else(|| panic!("{events:?}"));
+    assert_eq!(finished["status"], json!("completed"), "{finished}");
+    assert_eq!(finished["verdict"], json!("completed"), "{finished}");
+    assert!(
+        events.iter().any(|e| e["event"] == "answered"),
+        "{events:?}"
+    );
     let result = f.on_disk(0, "result");
     assert_eq!(f.on_disk(0, "status"), json!("completed"), "{result}");
     assert_eq!(result["approvals"][0]["by"], json!("api"), "{result}");
