@@ -9,6 +9,7 @@ pub mod clock;
 pub mod control;
 pub mod driver;
 pub mod engine;
+pub mod event_text;
 pub mod failure_report;
 pub mod folder_trust;
 pub mod gemini_home;

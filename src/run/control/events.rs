@@ -9,7 +9,7 @@ use crate::run::engine::{Engine, EngineEvent, note_label};
 
 /// An event as JSON, or `None` for events too small to tell (as headless prints none).
 pub fn to_json(engine: &Engine, event: &EngineEvent) -> Option<Value> {
-    let text = crate::run::headless::describe(event);
+    let text = crate::run::event_text::describe(event);
     let mut out = match event {
         EngineEvent::Started {
             task_id,
