@@ -310,6 +310,13 @@ fn a_background_batch_is_attached_detached_and_answered_from_a_second_terminal()
 fn a_closed_terminal_and_q_then_d_leave_the_batch_running_and_q_then_s_stops_it() {
     let batch = Batch::new();
     batch.detach();
+    let again = batch.herd(&["run", "--detach", "--tasks", "tasks.json"]);
+    assert_eq!(again.status.code(), Some(2), "{}", describe(&again));
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("a herd already runs"),
+        "{}",
+        describe(&again)
+    );
 
     let mut hung_up = batch.attach(40, 120);
     hung_up.wait_for(PROMPT, WAIT);
