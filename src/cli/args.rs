@@ -24,8 +24,12 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the batch: the dashboard on a terminal, headless otherwise
+    /// Run the batch: the dashboard on a terminal, headless otherwise, or in the background
+    /// with --detach
     Run(RunArgs),
+    /// Open the dashboard of a background run (`herd run --detach`) in this terminal; Ctrl-\
+    /// detaches and the batch runs on
+    Attach(AttachArgs),
     /// Check a tasks file and the profiles it uses; print every problem as FILE:LINE:COL: message
     /// (reads the file, never writes it)
     Validate(TasksArgs),
@@ -43,6 +47,10 @@ pub enum Command {
     /// Leave a message for a task's agent session (answers to its questions, or a follow-up);
     /// the next `herd run` resumes the session with it
     Message(MessageArgs),
+    /// Talk to the herd that runs a tasks file through its control socket: `herd ctl --tasks FILE
+    /// METHOD [PARAMS_JSON]` prints the result as JSON; `herd ctl --tasks FILE watch` prints its
+    /// events as they come
+    Ctl(CtlArgs),
     /// The built-in agent simulator that stands in for agent CLIs in tests and the demo
     Sim(crate::sim::SimArgs),
     /// Permission rules and the guard: `herd policy check` says what herd would do with a request
@@ -57,6 +65,36 @@ pub enum Command {
     /// reads the hook's input on stdin and prints the running herd's answer
     #[command(hide = true)]
     Hook,
+    /// The session holder of a background run, started by `herd run --detach`: runs the
+    /// dashboard in a pseudo-terminal of its own and serves it to `herd attach`
+    #[command(hide = true)]
+    Hold(HoldArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+#[command(
+    after_help = "Keys: every key goes to the dashboard, which works as in `herd run`, except Ctrl-\\, which detaches this terminal. In the dashboard, q asks whether to detach or to stop the batch. Closing the terminal detaches too. Any number of terminals may be attached at once; the dashboard takes the size of the one typed in last.\n\nExit status: 0 detached or the batch ended; 1 no background herd runs the file, or it refused; 2 without --tasks, several background herds run (each is listed)."
+)]
+pub struct AttachArgs {
+    /// The tasks file the background herd runs [default: the only background herd of yours]
+    #[arg(long, value_name = "FILE")]
+    pub tasks: Option<PathBuf>,
+    /// The attach socket itself, instead of the one of --tasks
+    #[arg(long, value_name = "PATH", hide = true)]
+    pub socket: Option<PathBuf>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct HoldArgs {
+    /// The tasks file (for its rendezvous)
+    #[arg(long, value_name = "FILE")]
+    pub tasks: PathBuf,
+    /// The dashboard's first size, until a client attaches
+    #[arg(long, value_name = "COLSxROWS", value_parser = parse_size)]
+    pub size: (u16, u16),
+    /// herd's arguments for the dashboard (`run --tasks FILE ...`)
+    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    pub args: Vec<std::ffi::OsString>,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -212,6 +250,11 @@ pub struct RunArgs {
     /// No dashboard: one line per event on stdout, a summary table at the end
     #[arg(long)]
     pub headless: bool,
+    /// Run the batch in the background with its dashboard, and return: `herd attach` opens
+    /// the dashboard, `herd status` says whether it runs. Its output goes to
+    /// runs/background.log
+    #[arg(long, conflicts_with = "headless")]
+    pub detach: bool,
     /// Leave the mouse to the terminal (its own text selection) instead of the dashboard's
     /// clicks and wheel; with the mouse on, most terminals select text with Shift held
     #[arg(long)]
@@ -267,6 +310,38 @@ pub struct MessageArgs {
     /// Send it to a completed task too: the task runs again (its session continues with it)
     #[arg(long)]
     pub reopen: bool,
+}
+
+#[derive(Debug, Args, Clone)]
+#[command(after_help = ctl_help())]
+pub struct CtlArgs {
+    /// The tasks file the running herd runs (JSON)
+    #[arg(long, value_name = "FILE", required_unless_present = "socket")]
+    pub tasks: Option<PathBuf>,
+    /// Connect to this control socket instead of the one of --tasks
+    #[arg(long, value_name = "PATH", conflicts_with = "tasks")]
+    pub socket: Option<PathBuf>,
+    /// A method (below), or `watch`: subscribe and print each event as a JSON line
+    pub method: String,
+    /// The method's parameters as a JSON object (default {})
+    pub params: Option<String>,
+}
+
+/// `herd ctl --help`'s list of methods.
+fn ctl_help() -> String {
+    let mut text = String::from("Methods (params -> result):\n");
+    for (name, params, result) in crate::run::control::protocol::METHODS {
+        text.push_str(&format!("  {name:<18} {params} -> {result}\n"));
+    }
+    text.push_str(
+        "  watch              events.subscribe, then one JSON line per event until the run ends\n\n\
+         Exit codes: 0 the result was printed; 1 the herd answered with an error (printed as \
+         JSON on stderr); 2 bad arguments; 3 no herd runs the file or it cannot be reached.\n\n\
+         Examples:\n  herd ctl --tasks tasks.json tasks.list '{\"status\": [\"failed\"]}'\n  \
+         herd ctl --tasks tasks.json prompts.answer '{\"prompt_id\": \"fix-1/1/1\", \
+         \"answer\": \"approve\"}'\n  herd ctl --tasks tasks.json watch",
+    );
+    text
 }
 
 #[derive(Debug, Args, Clone)]

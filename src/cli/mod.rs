@@ -4,7 +4,10 @@
 //! exit codes. Nothing below `cli` imports it.
 
 mod args;
+mod attach;
+mod background;
 mod closed_pipe;
+mod ctl;
 mod explain;
 pub mod hosts;
 pub mod inputs;
@@ -33,19 +36,23 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
             command: args.command,
         })),
         Command::Hook => Ok(crate::run::hook_server::run_client()),
+        Command::Hold(args) => Ok(background::hold(&args)),
         other => {
             color_eyre::install()?;
             match other {
+                Command::Run(args) if args.detach => background::detach(&args),
                 Command::Run(args) => run::run(&args),
+                Command::Attach(args) => attach::attach(&args),
                 Command::Validate(args) => validate::validate(&args),
                 Command::Status(args) => status::status(&args),
+                Command::Ctl(args) => ctl::ctl(&args),
                 Command::Profiles(args) => profiles::profiles(&args),
                 Command::Replay(args) => replay::replay(&args),
                 Command::Explain(args) => explain::explain(&args),
                 Command::Message(args) => message::message(&args),
                 Command::Policy(args) => policy::policy(&args),
                 Command::Hosts(args) => hosts::hosts(&args),
-                Command::Sim(_) | Command::AcpClient(_) | Command::Hook => Ok(0),
+                Command::Sim(_) | Command::AcpClient(_) | Command::Hook | Command::Hold(_) => Ok(0),
             }
         }
     }
@@ -57,12 +64,18 @@ fn prints_only(command: &Command) -> bool {
     match command {
         Command::Validate(_)
         | Command::Status(_)
+        | Command::Ctl(_)
         | Command::Profiles(_)
         | Command::Replay(_)
         | Command::Explain(_)
         | Command::Message(_)
         | Command::Policy(_)
         | Command::Sim(_) => true,
-        Command::Run(_) | Command::Hosts(_) | Command::AcpClient(_) | Command::Hook => false,
+        Command::Run(_)
+        | Command::Attach(_)
+        | Command::Hold(_)
+        | Command::Hosts(_)
+        | Command::AcpClient(_)
+        | Command::Hook => false,
     }
 }

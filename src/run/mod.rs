@@ -4,8 +4,12 @@
 pub mod acp;
 pub mod agent_log;
 pub mod attempt_files;
+pub mod background;
 pub mod clock;
+pub mod control;
+pub mod driver;
 pub mod engine;
+pub mod event_text;
 pub mod failure_report;
 pub mod folder_trust;
 pub mod gemini_home;

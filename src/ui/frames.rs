@@ -95,7 +95,24 @@ fn help_overlay_120x40() {
     let busy = screen(24, 80, SESSION);
     let view = dashboard(
         vec![pane("long-session-004", &busy, true, None)],
-        Some(Overlay::Help { offset: 0 }),
+        Some(Overlay::Help {
+            offset: 0,
+            background: false,
+        }),
+        &[],
+    );
+    insta::assert_snapshot!(frame(120, 40, &view).backend());
+}
+
+/// The help of a background run: `q` asks detach or stop, and the detach key is listed.
+#[test]
+fn help_overlay_of_a_background_run_120x40() {
+    let view = dashboard(
+        Vec::new(),
+        Some(Overlay::Help {
+            offset: 1000,
+            background: true,
+        }),
         &[],
     );
     insta::assert_snapshot!(frame(120, 40, &view).backend());
@@ -108,13 +125,19 @@ fn help_overlay_80x24_scrolls() {
     let busy = screen(24, 80, SESSION);
     let top = dashboard(
         vec![pane("long-session-004", &busy, true, None)],
-        Some(Overlay::Help { offset: 0 }),
+        Some(Overlay::Help {
+            offset: 0,
+            background: false,
+        }),
         &[],
     );
     insta::assert_snapshot!("help_overlay_80x24_top", frame(80, 24, &top).backend());
     let end = dashboard(
         vec![pane("long-session-004", &busy, true, None)],
-        Some(Overlay::Help { offset: 1000 }),
+        Some(Overlay::Help {
+            offset: 1000,
+            background: false,
+        }),
         &[],
     );
     let text = format!("{:?}", frame(80, 24, &end).backend());
@@ -166,6 +189,19 @@ fn finished_batch_views_80x24() {
     insta::assert_snapshot!("finished_last_screen_80x24", frame(80, 24, &view).backend());
     view.overlay = Some(Overlay::ConfirmQuit { running: 3 });
     insta::assert_snapshot!("confirm_quit_80x24", frame(80, 24, &view).backend());
+}
+
+/// `q` in a background run: detach this terminal or stop the batch; the status line's keys say
+/// how to detach.
+#[test]
+fn background_leave_question_80x24() {
+    let mut view = dashboard(
+        Vec::new(),
+        None,
+        &[("?", "help"), ("Ctrl-\\", "detach"), ("q", "detach/stop")],
+    );
+    view.overlay = Some(Overlay::ConfirmLeave { running: 2 });
+    insta::assert_snapshot!(frame(80, 24, &view).backend());
 }
 
 /// `A`: a task's answered prompts, attempt by attempt.

@@ -11,13 +11,14 @@ use ratatui_textarea::TextArea;
 use super::keys::HELP;
 use super::layout::centered;
 use super::model::{AttemptsMenu, AutoMenu, MessageTarget, Overlay, RowStatus};
+use super::status::DETACH_KEY;
 use super::style;
 use super::text_fit::wrap;
 
 pub fn render(frame: &mut Frame<'_>, overlay: &Overlay<'_>) {
     let area = frame.area();
     match overlay {
-        Overlay::Help { offset } => help(frame, area, *offset),
+        Overlay::Help { offset, background } => help(frame, area, *offset, *background),
         // Drawn by `draw`, which has the details.
         Overlay::Details => {}
         Overlay::Answers {
@@ -34,6 +35,7 @@ pub fn render(frame: &mut Frame<'_>, overlay: &Overlay<'_>) {
             let note = "Their tasks go back to retryable; the next run picks them up.";
             confirm(frame, area, " Quit ", &text, note);
         }
+        Overlay::ConfirmLeave { running } => leave(frame, area, *running),
         Overlay::ConfirmCancel { task_id } => {
             let text = format!("Cancel {task_id}? Its agent is ended now.");
             confirm(
@@ -91,9 +93,9 @@ fn boxed(title: &str, keys: &str) -> Block<'static> {
         .title_bottom(Line::from(Span::styled(keys.to_string(), style::KEY)).right_aligned())
 }
 
-fn help(frame: &mut Frame<'_>, area: Rect, offset: usize) {
+fn help(frame: &mut Frame<'_>, area: Rect, offset: usize, background: bool) {
     let width = area.width.min(100);
-    let lines = help_lines(usize::from(width.saturating_sub(2)));
+    let lines = help_lines(usize::from(width.saturating_sub(2)), background);
     scrolled_window(frame, area, width, " herd · keys ", lines, offset);
 }
 
@@ -165,8 +167,25 @@ fn scrolled_window(
 
 /// The help text laid out for `width` columns: each key's description wraps at word breaks
 /// under itself (a hanging indent), never under the keys.
-fn help_lines(width: usize) -> Vec<Line<'static>> {
-    let key_width = HELP
+/// The help's rows: in a background run, `q` says what it does there and the detach key follows.
+fn help_rows(background: bool) -> Vec<(&'static str, &'static str)> {
+    let mut rows = HELP.to_vec();
+    if background && let Some(last) = rows.last_mut() {
+        *last = (
+            "q  Ctrl-C",
+            "asks: detach this terminal (d) or stop the batch (s)",
+        );
+        rows.push((
+            DETACH_KEY,
+            "detach this terminal (herd attach's key); the batch runs on in the background",
+        ));
+    }
+    rows
+}
+
+fn help_lines(width: usize, background: bool) -> Vec<Line<'static>> {
+    let rows = help_rows(background);
+    let key_width = rows
         .iter()
         .map(|(k, _)| k.chars().count())
         .max()
@@ -174,7 +193,7 @@ fn help_lines(width: usize) -> Vec<Line<'static>> {
     let indent = key_width + 3;
     let text_width = width.saturating_sub(indent).max(10);
     let mut lines: Vec<Line<'static>> = Vec::new();
-    for (key, what) in HELP {
+    for (key, what) in rows {
         for (i, part) in wrap_words(what, text_width).into_iter().enumerate() {
             let lead = if i == 0 {
                 Span::styled(format!(" {key:<key_width$}  "), style::KEY)
@@ -239,6 +258,44 @@ fn confirm(frame: &mut Frame<'_>, area: Rect, title: &str, text: &str, note: &st
     frame.render_widget(
         Paragraph::new(lines)
             .block(boxed(title, ""))
+            .wrap(Wrap { trim: false }),
+        popup,
+    );
+}
+
+/// `q` in a background run: detach this terminal (the batch runs on), or stop the batch.
+fn leave(frame: &mut Frame<'_>, area: Rect, running: usize) {
+    let stop = match running {
+        0 => "Stopping ends the background herd (no agent runs).".to_string(),
+        1 => "Stopping ends the running agent; its task goes back to retryable.".to_string(),
+        n => format!("Stopping ends {n} running agents; their tasks go back to retryable."),
+    };
+    let lines = vec![
+        Line::raw(""),
+        Line::from(Span::styled(
+            " Detach this terminal, or stop the batch?",
+            Style::new().add_modifier(Modifier::BOLD),
+        )),
+        Line::from(Span::styled(
+            " Detached, the batch runs on: herd attach shows it again.",
+            style::DIM,
+        )),
+        Line::from(Span::styled(format!(" {stop}"), style::DIM)),
+        Line::raw(""),
+        Line::from(vec![
+            Span::styled(" d ", style::BANNER),
+            Span::raw(" detach   "),
+            Span::styled(" s ", style::BANNER),
+            Span::raw(" stop the batch   "),
+            Span::styled(" Esc ", style::BANNER),
+            Span::raw(" back"),
+        ]),
+    ];
+    let popup = centered(area, 70, 8);
+    frame.render_widget(Clear, popup);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(boxed(" Leave ", ""))
             .wrap(Wrap { trim: false }),
         popup,
     );

@@ -193,6 +193,8 @@ pub struct AttemptsMenu {
 pub enum Overlay<'a> {
     Help {
         offset: usize,
+        /// A background run: `q` and the detach key say what they do there.
+        background: bool,
     },
     /// The selected task's details (`Dashboard::detail`) in a window.
     Details,
@@ -203,6 +205,10 @@ pub enum Overlay<'a> {
         offset: usize,
     },
     ConfirmQuit {
+        running: usize,
+    },
+    /// `q` in a background run: detach or stop the batch.
+    ConfirmLeave {
         running: usize,
     },
     ConfirmCancel {

@@ -1,0 +1,117 @@
+//! `herd attach`: finds the background herd of a tasks file (its rendezvous), or without
+//! `--tasks` the only background herd of this user, and attaches this terminal to it
+//! (`run::background::client`); says how it ended.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use color_eyre::eyre::Result;
+
+use super::args::AttachArgs;
+use crate::run::background::client::{self, Ending};
+use crate::run::rendezvous::{Registration, Rendezvous, RunMode};
+
+pub(super) fn attach(args: &AttachArgs) -> Result<i32> {
+    let socket = match (&args.socket, &args.tasks) {
+        (Some(socket), _) => socket.clone(),
+        (None, Some(tasks)) => {
+            let rendezvous = match Rendezvous::for_tasks(tasks) {
+                Ok(r) => r,
+                Err(error) => {
+                    eprintln!("herd: {}: {error}", tasks.display());
+                    return Ok(1);
+                }
+            };
+            match Registration::read_live(&rendezvous.registration) {
+                Some(running) if running.mode != RunMode::Background => {
+                    eprintln!(
+                        "herd: {} runs with its dashboard elsewhere or headless (pid {}, {:?}); \
+                         only a background run (herd run --detach) can be attached",
+                        tasks.display(),
+                        running.pid,
+                        running.mode
+                    );
+                    return Ok(1);
+                }
+                _ => rendezvous.attach,
+            }
+        }
+        (None, None) => match only_background_herd() {
+            Ok(socket) => socket,
+            Err(code) => return Ok(code),
+        },
+    };
+    // Said first: no herd to attach to matters more than where this runs.
+    if let Err(error) = std::os::unix::net::UnixStream::connect(&socket) {
+        eprintln!(
+            "herd: no background herd answers on {}: {error}",
+            socket.display()
+        );
+        return Ok(1);
+    }
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        eprintln!("herd: attach needs a terminal");
+        return Ok(1);
+    }
+    let hint = args
+        .tasks
+        .as_ref()
+        .map(|t| format!(" (herd attach --tasks {} to come back)", t.display()))
+        .unwrap_or_default();
+    match client::attach(&socket) {
+        Ok(Ending::DetachKey) => println!("herd: detached; the batch runs on{hint}"),
+        Ok(Ending::Said(text)) if text.starts_with("herd: detached") => println!("{text}{hint}"),
+        Ok(Ending::Said(text)) => println!("{text}"),
+        Ok(Ending::TerminalClosed) => {}
+        Ok(Ending::Lost) => println!("herd: the background herd closed the connection"),
+        Err(error) => {
+            eprintln!("herd: {error}");
+            return Ok(1);
+        }
+    }
+    Ok(0)
+}
+
+/// The attach socket of this user's one background herd; when there is none or several, says
+/// so (with each one's tasks file) and gives the exit code.
+fn only_background_herd() -> Result<PathBuf, i32> {
+    let folder = match crate::run::rendezvous::folder() {
+        Ok(folder) => folder,
+        Err(error) => {
+            eprintln!("herd: {error}");
+            return Err(1);
+        }
+    };
+    let mut found: Vec<(Registration, PathBuf)> = std::fs::read_dir(&folder)
+        .map(|entries| entries.flatten().map(|e| e.path()).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .filter_map(|path| {
+            let running = Registration::read_live(&path)?;
+            let key = path.file_stem()?.to_str()?.to_string();
+            (running.mode == RunMode::Background)
+                .then(|| (running, Rendezvous::in_folder(&folder, &key).attach))
+        })
+        .collect();
+    match found.len() {
+        0 => {
+            eprintln!("herd: no background herd of yours runs (start one with herd run --detach)");
+            Err(1)
+        }
+        1 => Ok(found.remove(0).1),
+        _ => {
+            eprintln!("herd: several background herds run; name one with --tasks:");
+            found.sort_by(|a, b| a.0.tasks.cmp(&b.0.tasks));
+            for (running, _) in &found {
+                eprintln!(
+                    "  herd attach --tasks {}   (pid {}, since {})",
+                    running.tasks.display(),
+                    running.pid,
+                    running.started_at
+                );
+            }
+            Err(2)
+        }
+    }
+}
