@@ -174,6 +174,12 @@ fn a_prompt_is_answered_by_id_a_stale_id_refused_and_a_task_added_mid_run() {
     let hello = setup.ok("hello", json!({}));
     assert_eq!(hello["mode"], "headless");
     assert_eq!(hello["pid"], json!(herd_run.id()));
+    assert!(
+        hello["started_at"].as_str().unwrap().ends_with('Z'),
+        "{hello}"
+    );
+    let real = std::fs::canonicalize(&setup.tasks).unwrap();
+    assert_eq!(hello["tasks"], json!(real), "{hello}");
     let got = setup.ok("tasks.get", json!({"task_id": "ask"}));
     assert_eq!(
         got["task"]["live"]["state"], "waiting_for_operator",
