@@ -259,5 +259,8 @@ fn signal_name(signal: i32) -> String {
     name.to_string()
 }
 
+mod detached;
+pub use detached::{DetachedRequest, spawn_detached};
+
 #[cfg(test)]
 mod tests;
