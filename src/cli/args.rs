@@ -43,6 +43,10 @@ pub enum Command {
     /// Leave a message for a task's agent session (answers to its questions, or a follow-up);
     /// the next `herd run` resumes the session with it
     Message(MessageArgs),
+    /// Talk to the herd that runs a tasks file through its control socket: `herd ctl --tasks FILE
+    /// METHOD [PARAMS_JSON]` prints the result as JSON; `herd ctl --tasks FILE watch` prints its
+    /// events as they come
+    Ctl(CtlArgs),
     /// The built-in agent simulator that stands in for agent CLIs in tests and the demo
     Sim(crate::sim::SimArgs),
     /// Permission rules and the guard: `herd policy check` says what herd would do with a request
@@ -267,6 +271,38 @@ pub struct MessageArgs {
     /// Send it to a completed task too: the task runs again (its session continues with it)
     #[arg(long)]
     pub reopen: bool,
+}
+
+#[derive(Debug, Args, Clone)]
+#[command(after_help = ctl_help())]
+pub struct CtlArgs {
+    /// The tasks file the running herd runs (JSON)
+    #[arg(long, value_name = "FILE", required_unless_present = "socket")]
+    pub tasks: Option<PathBuf>,
+    /// Connect to this control socket instead of the one of --tasks
+    #[arg(long, value_name = "PATH", conflicts_with = "tasks")]
+    pub socket: Option<PathBuf>,
+    /// A method (below), or `watch`: subscribe and print each event as a JSON line
+    pub method: String,
+    /// The method's parameters as a JSON object (default {})
+    pub params: Option<String>,
+}
+
+/// `herd ctl --help`'s list of methods.
+fn ctl_help() -> String {
+    let mut text = String::from("Methods (params -> result):\n");
+    for (name, params, result) in crate::run::control::protocol::METHODS {
+        text.push_str(&format!("  {name:<18} {params} -> {result}\n"));
+    }
+    text.push_str(
+        "  watch              events.subscribe, then one JSON line per event until the run ends\n\n\
+         Exit codes: 0 the result was printed; 1 the herd answered with an error (printed as \
+         JSON on stderr); 2 bad arguments; 3 no herd runs the file or it cannot be reached.\n\n\
+         Examples:\n  herd ctl --tasks tasks.json tasks.list '{\"status\": [\"failed\"]}'\n  \
+         herd ctl --tasks tasks.json prompts.answer '{\"prompt_id\": \"fix-1/1/1\", \
+         \"answer\": \"approve\"}'\n  herd ctl --tasks tasks.json watch",
+    );
+    text
 }
 
 #[derive(Debug, Args, Clone)]

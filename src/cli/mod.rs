@@ -5,6 +5,7 @@
 
 mod args;
 mod closed_pipe;
+mod ctl;
 mod explain;
 pub mod hosts;
 pub mod inputs;
@@ -39,6 +40,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
                 Command::Run(args) => run::run(&args),
                 Command::Validate(args) => validate::validate(&args),
                 Command::Status(args) => status::status(&args),
+                Command::Ctl(args) => ctl::ctl(&args),
                 Command::Profiles(args) => profiles::profiles(&args),
                 Command::Replay(args) => replay::replay(&args),
                 Command::Explain(args) => explain::explain(&args),
@@ -57,6 +59,7 @@ fn prints_only(command: &Command) -> bool {
     match command {
         Command::Validate(_)
         | Command::Status(_)
+        | Command::Ctl(_)
         | Command::Profiles(_)
         | Command::Replay(_)
         | Command::Explain(_)

@@ -13,7 +13,9 @@ use super::inputs::{
 };
 use crate::core::rerun::{self, RetryPlan};
 use crate::core::task::TaskStatus;
+use crate::run::driver::Driver;
 use crate::run::engine::{Engine, EngineOptions};
+use crate::run::rendezvous::RunMode;
 use crate::run::store::TaskStore;
 use crate::run::validate;
 
@@ -116,14 +118,22 @@ pub(super) fn run(args: &RunArgs) -> Result<i32> {
         .notify
         .as_ref()
         .map(|line| vec!["sh".to_string(), "-c".to_string(), line.clone()]);
+    let tasks_path = store.path().to_path_buf();
+    let runs_dir = opts.runs_dir.clone();
     let outcome = runtime.block_on(async move {
         let (tx, rx) = mpsc::channel(1024);
         let mut engine = Engine::new(store, profiles, opts, tx, crate::run::clock::Now::read())?;
         engine.set_notify_command(notify);
-        if headless {
-            crate::run::headless::run(engine, rx).await
+        let mode = if headless {
+            RunMode::Headless
         } else {
-            crate::ui::run(engine, rx, mouse).await
+            RunMode::Dashboard
+        };
+        let driver = Driver::new(rx, control_socket(&tasks_path, &runs_dir, mode, headless));
+        if headless {
+            crate::run::headless::run(engine, driver).await
+        } else {
+            crate::ui::run(engine, driver, mouse).await
         }
     });
     match outcome {
@@ -132,6 +142,28 @@ pub(super) fn run(args: &RunArgs) -> Result<i32> {
         Err(error) => {
             eprintln!("herd: {error:#}");
             Ok(EXIT_CANNOT_GO_ON)
+        }
+    }
+}
+
+/// The run's control socket (`run::control`); a run goes on without one when it cannot be made
+/// (said on stderr before a headless run's first line, always in `runs/herd.log`).
+fn control_socket(
+    tasks: &std::path::Path,
+    runs_dir: &std::path::Path,
+    mode: RunMode,
+    headless: bool,
+) -> Option<crate::run::control::ControlLink> {
+    match crate::run::control::start(tasks, runs_dir, mode) {
+        Ok(link) => Some(link),
+        Err(error) => {
+            tracing::warn!("no control socket for this run: {error}");
+            if headless {
+                eprintln!(
+                    "herd: no control socket for this run (herd ctl cannot reach it): {error}"
+                );
+            }
+            None
         }
     }
 }

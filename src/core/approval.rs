@@ -26,6 +26,8 @@ pub struct GuardSetup {
 pub enum AnsweredBy {
     Herd,
     Operator,
+    /// The operator's answer given through the control socket (by prompt id).
+    Api,
 }
 
 impl AnsweredBy {
@@ -33,6 +35,7 @@ impl AnsweredBy {
         match self {
             AnsweredBy::Herd => "auto",
             AnsweredBy::Operator => "operator",
+            AnsweredBy::Api => "api",
         }
     }
 }
@@ -102,7 +105,7 @@ impl Approval {
     /// rejection.
     pub fn is_operator_refusal(&self) -> bool {
         let no_words = ["esc", "no", "n", "deny", "reject"];
-        self.by == AnsweredBy::Operator
+        matches!(self.by, AnsweredBy::Operator | AnsweredBy::Api)
             && (self.keys == "\u{1b}"
                 || no_words.contains(&self.rule.to_ascii_lowercase().as_str())
                 || self

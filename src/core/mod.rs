@@ -26,6 +26,7 @@ pub mod marker;
 pub mod notify;
 pub mod outcome;
 pub mod profile;
+pub mod prompt_id;
 pub mod queries;
 pub mod quota_reset;
 pub mod recovered;

@@ -180,6 +180,27 @@ impl TaskFile {
         }
     }
 
+    /// The file's text with `task` (a JSON object) added at the end of its `tasks` list, in the
+    /// layout of the tasks before it (`splice::with_task_appended`), or the whole document
+    /// written afresh when the text has no task to copy the layout from. Changes nothing here:
+    /// the caller takes the text in with `merge`, like an operator's version.
+    pub fn text_with_task(&self, task: &Value) -> String {
+        let text = self.text.shared().to_string();
+        if let Some(appended) = splice::with_task_appended(&text, task) {
+            return appended;
+        }
+        let mut doc = self.doc.clone();
+        if let Some(root) = doc.as_object_mut() {
+            let list = root
+                .entry("tasks")
+                .or_insert_with(|| Value::Array(Vec::new()));
+            if let Some(list) = list.as_array_mut() {
+                list.push(task.clone());
+            }
+        }
+        format!("{doc:#}\n")
+    }
+
     /// The document as pretty JSON (2-space indent) with a trailing newline: all of it written
     /// afresh, for a file whose own text cannot be kept.
     pub fn to_text(&self) -> String {
@@ -249,7 +270,8 @@ impl TaskFile {
         }
     }
 
-    fn task_object(&self, index: usize) -> Option<&serde_json::Map<String, Value>> {
+    /// Task `index`'s object as the document holds it.
+    pub fn task_object(&self, index: usize) -> Option<&serde_json::Map<String, Value>> {
         match *self.slots.get(index)? {
             Some(slot) => self.doc.get("tasks")?.get(slot)?.as_object(),
             None => self.held_out.get(&index),

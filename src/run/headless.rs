@@ -1,23 +1,23 @@
 //! Headless mode: the engine's event loop with one line per event on stdout and a summary table
 //! at the end. Ctrl-C (or TERM, or HUP) stops the run (tasks in flight go back to `retryable`);
-//! a second one kills the agents at once.
+//! a second one kills the agents at once. The turn itself is the driver's (`run::driver`), so
+//! the control socket works here as in the dashboard; `batch.stop` counts as a first Ctrl-C.
 
 use std::io::Write;
 use std::time::Instant;
 
 use color_eyre::eyre::Result;
 use tokio::signal::unix::{Signal, SignalKind, signal};
-use tokio::sync::mpsc;
 
 use super::clock::Now;
-use super::engine::{Engine, EngineEvent, note_label};
-use super::pty::PtyReport;
+use super::driver::Driver;
+use super::engine::{Engine, EngineEvent};
+pub use super::event_text::describe;
 use super::summary;
-use crate::core::attempt::Note;
 
 /// Runs the batch to the end; returns herd's exit code.
-pub async fn run(mut engine: Engine, reports: mpsc::Receiver<PtyReport>) -> Result<i32> {
-    let outcome = drive(&mut engine, reports).await;
+pub async fn run(mut engine: Engine, driver: Driver) -> Result<i32> {
+    let outcome = drive(&mut engine, driver).await;
     if let Err(error) = &outcome {
         tracing::error!("herd cannot go on: {error:#}");
         engine.abandon(&format!("{error:#}"), Now::read());
@@ -25,7 +25,7 @@ pub async fn run(mut engine: Engine, reports: mpsc::Receiver<PtyReport>) -> Resu
     outcome
 }
 
-async fn drive(engine: &mut Engine, mut reports: mpsc::Receiver<PtyReport>) -> Result<i32> {
+async fn drive(engine: &mut Engine, mut driver: Driver) -> Result<i32> {
     let mut out = std::io::stdout();
     let mut interrupts = 0u32;
     // TERM and HUP (a closed terminal, a supervisor stopping herd) stop the run like Ctrl-C.
@@ -35,53 +35,46 @@ async fn drive(engine: &mut Engine, mut reports: mpsc::Receiver<PtyReport>) -> R
     // The time of each turn, read once when it starts.
     let mut now = Now::read();
     engine.fill_slots(now)?;
-    print_events(engine, &mut out, now)?;
+    print_events(&driver.drain(engine), &mut out, now)?;
     while !engine.is_done() {
         let wake = engine.next_wakeup(now.at);
         let woke = tokio::select! {
-            report = reports.recv() => {
-                // Take everything already waiting before drawing conclusions, each terminal's
-                // output in one piece.
-                let mut batch: Vec<PtyReport> = report.into_iter().collect();
-                while !batch.is_empty()
-                    && batch.len() < crate::run::pty::BATCH_MAX
-                    && let Ok(report) = reports.try_recv()
-                {
-                    batch.push(report);
-                }
-                Some(batch)
-            }
-            () = sleep_until(wake) => Some(Vec::new()),
+            input = driver.next() => Some(Some(input)),
+            () = sleep_until(wake) => Some(None),
             _ = stop_signal(&mut interrupt, &mut terminate, &mut hangup) => None,
         };
         now = Now::read();
-        match woke {
-            Some(batch) => {
-                for report in super::pty::coalesce(batch) {
-                    engine.on_report(report, now)?;
-                }
+        let stop = match woke {
+            Some(Some(input)) => {
+                let taken = driver.take(engine, input, now, |engine, report| {
+                    engine.on_report(report, now)
+                })?;
+                // `batch.stop` through the control socket: as a first Ctrl-C, never a second.
+                taken.stop && interrupts == 0
             }
-            None => {
-                interrupts += 1;
-                if interrupts == 1 {
-                    writeln!(
-                        out,
-                        "{}  stopping: ending running agents (Ctrl-C again to kill them now)",
-                        clock(now)
-                    )?;
-                    engine.stop(now)?;
-                } else {
-                    engine.kill_all();
-                }
+            Some(None) => false,
+            None => true,
+        };
+        if stop {
+            interrupts += 1;
+            if interrupts == 1 {
+                writeln!(
+                    out,
+                    "{}  stopping: ending running agents (Ctrl-C again to kill them now)",
+                    clock(now)
+                )?;
+                engine.stop(now)?;
+            } else {
+                engine.kill_all();
             }
         }
-        engine.on_tick(now)?;
-        print_events(engine, &mut out, now)?;
+        let events = driver.end_turn(engine, now)?;
+        print_events(&events, &mut out, now)?;
     }
     // The summary shows what is on disk.
     let now = Now::read();
     engine.settle_writes(now, super::engine::LAST_WRITE_WAIT)?;
-    print_events(engine, &mut out, now)?;
+    print_events(&driver.drain(engine), &mut out, now)?;
     writeln!(out)?;
     write!(out, "{}", summary::table(engine, summary::stdout_width()))?;
     out.flush()?;
@@ -114,99 +107,12 @@ fn clock(now: Now) -> String {
         .to_string()
 }
 
-fn print_events(engine: &mut Engine, out: &mut impl Write, now: Now) -> Result<()> {
-    for event in engine.drain_events() {
-        if let Some(line) = describe(&event) {
+fn print_events(events: &[EngineEvent], out: &mut impl Write, now: Now) -> Result<()> {
+    for event in events {
+        if let Some(line) = describe(event) {
             writeln!(out, "{}  {line}", clock(now))?;
         }
     }
     out.flush()?;
     Ok(())
-}
-
-/// One line for an event, or nothing for events too small to print.
-pub fn describe(event: &EngineEvent) -> Option<String> {
-    Some(match event {
-        EngineEvent::Resumed { task_id, attempt } => {
-            format!("{task_id}  attempt {attempt} was interrupted; the task is retryable")
-        }
-        EngineEvent::Started {
-            task_id,
-            attempt,
-            command,
-        } => {
-            format!(
-                "{task_id}  attempt {attempt} started: {}",
-                shorten(command, 100)
-            )
-        }
-        EngineEvent::Note { task_id, note } => match note {
-            Note::Bell | Note::Verdict(_) => return None,
-            other => format!("{task_id}  {}", note_label(other)),
-        },
-        EngineEvent::Finished {
-            task_id,
-            attempt,
-            verdict,
-            status,
-        } => {
-            let evidence = verdict
-                .evidence
-                .as_deref()
-                .map(|e| format!(": {}", shorten(e, 120)))
-                .unwrap_or_default();
-            format!(
-                "{task_id}  attempt {attempt} {} -> {status}{evidence}",
-                verdict.label()
-            )
-        }
-        EngineEvent::ConfigFailed { task_id, evidence } => {
-            format!("{task_id}  failed_config: {evidence}")
-        }
-        EngineEvent::RetryScheduled { task_id, after } => {
-            format!("{task_id}  retry in {} s", after.as_secs())
-        }
-        EngineEvent::SpawnDeferred {
-            task_id,
-            reason,
-            concurrency,
-        } => format!(
-            "{task_id}  waits: the agent could not start ({}); concurrency lowered to {concurrency}",
-            shorten(reason, 100)
-        ),
-        EngineEvent::HostTrouble {
-            task_id,
-            host,
-            evidence,
-            out_for,
-        } => format!(
-            "{task_id}  back to the queue, not counted: {}; {host} out of rotation for {} s",
-            shorten(evidence, 120),
-            out_for.as_secs()
-        ),
-        EngineEvent::TasksFileChanged { summary } => summary.clone(),
-        EngineEvent::RecoveredFromRuns { summary, tasks } => {
-            let each: Vec<String> = tasks
-                .iter()
-                .map(|(task_id, attempt, status)| {
-                    format!("{task_id} {status} after attempt {attempt}")
-                })
-                .collect();
-            format!("{summary}: {}", each.join(", "))
-        }
-        EngineEvent::TasksFileInvalid { problem } => {
-            crate::run::engine::edits::does_not_parse_notice(problem)
-        }
-        EngineEvent::TasksFileParses => crate::run::engine::edits::PARSES_AGAIN_NOTICE.to_string(),
-    })
-}
-
-fn shorten(text: &str, max: usize) -> String {
-    let one_line = text.replace(['\n', '\r'], " ");
-    if one_line.chars().count() <= max {
-        one_line
-    } else {
-        let cut: String = one_line.chars().take(max.saturating_sub(1)).collect();
-        format!("{cut}…")
-    }
 }

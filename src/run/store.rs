@@ -198,6 +198,24 @@ impl TaskStore {
         Ok(merged)
     }
 
+    /// The file's text with `task` added at the end of its list (`TaskFile::text_with_task`),
+    /// herd's changes spliced in first.
+    pub fn text_with_task(&mut self, task: &serde_json::Value) -> String {
+        if self.file.splice_changes() {
+            self.unsaved = true;
+        }
+        self.file.text_with_task(task)
+    }
+
+    /// Takes in a version of the file herd made itself (a task added through the control
+    /// socket): merged like an operator's version (`TaskFile::merge`), and written by the next
+    /// snapshot like any change.
+    pub fn merge_own(&mut self, text: &str) -> Result<Merged, Vec<Problem>> {
+        let merged = self.file.merge(text)?;
+        self.unsaved = true;
+        Ok(merged)
+    }
+
     /// Writes herd's whole version of the file beside it, as `<name>.herd-<time>`, when the
     /// operator's version cannot be merged at the end of a run; its path.
     pub fn write_beside(&mut self, at: jiff::Timestamp) -> Result<PathBuf, StoreError> {

@@ -1,5 +1,6 @@
-//! The dashboard's event loop: the headless loop's shape (PTY reports, the engine's next
-//! wakeup, signals) plus the keyboard and a frame timer. It waits on channels and timers only,
+//! The dashboard's event loop: the headless loop's shape (the driver's PTY reports and control
+//! commands, the engine's next wakeup, signals; `run::driver` owns the shared turn) plus the
+//! keyboard and a frame timer. It waits on channels and timers only,
 //! and draws only when something visible changed, at most once per frame interval.
 
 use std::collections::HashSet;
@@ -10,7 +11,6 @@ use crossterm::event::{Event as TermEvent, EventStream};
 use futures::StreamExt;
 use ratatui::layout::Rect;
 use tokio::signal::unix::{SignalKind, signal};
-use tokio::sync::mpsc;
 
 use super::actions;
 use super::engine_events::on_engine_event;
@@ -18,6 +18,7 @@ use super::frame;
 use super::layout;
 use super::state::{Leaving, Mode, UiState};
 use crate::run::clock::Now;
+use crate::run::driver::{Driver, Input};
 use crate::run::engine::Engine;
 use crate::run::pty::PtyReport;
 use crate::term::Session;
@@ -28,18 +29,14 @@ pub const FRAME: Duration = Duration::from_millis(16);
 /// Runs the batch in the dashboard until the operator leaves; returns herd's exit code.
 /// `mouse`: clicks and the wheel go to the dashboard (the terminal's own selection then needs
 /// its modifier, Shift in most terminals).
-pub async fn run(
-    mut engine: Engine,
-    mut reports: mpsc::Receiver<PtyReport>,
-    mouse: bool,
-) -> Result<i32> {
+pub async fn run(mut engine: Engine, mut driver: Driver, mouse: bool) -> Result<i32> {
     let _log = crate::run::logging::init(engine.runs_dir());
     tracing::info!(
         tasks = engine.store().file().tasks().len(),
         "dashboard started"
     );
     let mut session = Session::enter(mouse)?;
-    let outcome = drive(&mut engine, &mut reports, &mut session).await;
+    let outcome = drive(&mut engine, &mut driver, &mut session).await;
     session.restore();
     match &outcome {
         // Back on the operator's screen: what the run did, as headless mode ends.
@@ -71,7 +68,8 @@ async fn next_event(events: &mut Option<EventStream>) -> Option<std::io::Result<
 
 /// What woke a turn of the loop.
 enum Woke {
-    Reports(Vec<PtyReport>),
+    /// PTY reports or a control command (`run::driver`).
+    Driver(Input),
     Terminal(Option<std::io::Result<TermEvent>>),
     /// The engine's next wakeup, or a frame to draw.
     Timer,
@@ -82,11 +80,7 @@ enum Woke {
     HangUp,
 }
 
-async fn drive(
-    engine: &mut Engine,
-    reports: &mut mpsc::Receiver<PtyReport>,
-    session: &mut Session,
-) -> Result<i32> {
+async fn drive(engine: &mut Engine, driver: &mut Driver, session: &mut Session) -> Result<i32> {
     // Dropped when the terminal is gone: its reader thread would spin on a hung-up terminal.
     let mut events = Some(EventStream::new());
     let listen = |kind| signal(kind).wrap_err("cannot listen for signals");
@@ -119,18 +113,7 @@ async fn drive(
             .flatten()
             .min();
         let woke = tokio::select! {
-            report = reports.recv() => {
-                // Take everything already waiting before drawing, each terminal's output in one
-                // piece.
-                let mut batch: Vec<PtyReport> = report.into_iter().collect();
-                while !batch.is_empty()
-                    && batch.len() < crate::run::pty::BATCH_MAX
-                    && let Ok(report) = reports.try_recv()
-                {
-                    batch.push(report);
-                }
-                Woke::Reports(batch)
-            }
+            input = driver.next() => Woke::Driver(input),
             event = next_event(&mut events) => Woke::Terminal(event),
             () = sleep_until(wake) => Woke::Timer,
             () = sleep_until(redraw_at) => Woke::Redraw,
@@ -142,9 +125,15 @@ async fn drive(
         clock = Now::read();
         let now = clock.at;
         match woke {
-            Woke::Reports(batch) => {
-                for report in crate::run::pty::coalesce(batch) {
+            Woke::Driver(input) => {
+                let taken = driver.take(engine, input, clock, |engine, report| {
                     dirty |= on_report(engine, &mut state, report, &visible, clock)?;
+                    Ok(())
+                })?;
+                dirty |= taken.changed;
+                // `batch.stop` through the control socket: as the operator's confirmed stop.
+                if taken.stop && state.leaving == Leaving::No {
+                    stop_for_good(engine, &mut state, clock)?;
                 }
             }
             Woke::Terminal(event) => {
@@ -178,13 +167,13 @@ async fn drive(
                 stop_for_good(engine, &mut state, clock)?;
             }
         }
-        engine.on_tick(clock)?;
+        let engine_events = driver.end_turn(engine, clock)?;
         if let Some(replay) = state.replay.as_mut()
             && replay.view.tick(now)
         {
             dirty = true;
         }
-        for event in engine.drain_events() {
+        for event in engine_events {
             on_engine_event(engine, &mut state, session, &event, now)?;
             dirty = true;
         }
@@ -210,7 +199,7 @@ async fn drive(
             let drawn = match frame::lay_out(&session.terminal, engine, &mut state, clock) {
                 Ok(layout) => {
                     // Resizing panes can change what the detectors see (a prompt redrawn).
-                    for event in engine.drain_events() {
+                    for event in driver.drain(engine) {
                         on_engine_event(engine, &mut state, session, &event, now)?;
                     }
                     frame::draw(&mut session.terminal, engine, &mut state, &layout, now)

@@ -29,6 +29,14 @@ pub enum Event<'a> {
         name: String,
         keys: Vec<u8>,
     },
+    /// An answer given through the control socket to the waiting prompt (the shell checked its
+    /// prompt id): `Some(rule)` answers with that rule's keys like `OperatorAnswer`, `None`
+    /// with `keys` (named `name`) like `OperatorReply`. Recorded as the API's (`"by": "api"`).
+    ApiAnswer {
+        rule: Option<usize>,
+        name: String,
+        keys: Vec<u8>,
+    },
     /// The operator typed or pasted into the agent (take-over mode).
     OperatorKeys(Vec<u8>),
     /// A message the operator wrote for the agent (`m`), typed into it and submitted.

@@ -411,10 +411,38 @@ impl Attempt {
             Event::Output(bytes) => self.on_output(bytes, now, &mut effects),
             Event::Tick => self.on_tick(now, &mut effects),
             Event::Exited(status) => self.on_exit(status, &mut effects),
-            Event::OperatorAnswer { rule } => self.on_operator_answer(rule, now, &mut effects),
-            Event::OperatorReply { name, keys } => {
-                self.on_operator_reply(name, keys, now, &mut effects)
-            }
+            Event::OperatorAnswer { rule } => self.on_operator_answer(
+                rule,
+                crate::core::approval::AnsweredBy::Operator,
+                now,
+                &mut effects,
+            ),
+            Event::OperatorReply { name, keys } => self.on_operator_reply(
+                name,
+                keys,
+                crate::core::approval::AnsweredBy::Operator,
+                now,
+                &mut effects,
+            ),
+            Event::ApiAnswer {
+                rule: Some(rule), ..
+            } => self.on_operator_answer(
+                rule,
+                crate::core::approval::AnsweredBy::Api,
+                now,
+                &mut effects,
+            ),
+            Event::ApiAnswer {
+                rule: None,
+                name,
+                keys,
+            } => self.on_operator_reply(
+                name,
+                keys,
+                crate::core::approval::AnsweredBy::Api,
+                now,
+                &mut effects,
+            ),
             Event::OperatorKeys(bytes) => effects.push(Effect::Write {
                 bytes,
                 reason: InputReason::Operator,

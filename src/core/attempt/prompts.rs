@@ -261,6 +261,7 @@ impl Attempt {
     pub(super) fn on_operator_answer(
         &mut self,
         rule: usize,
+        by: AnsweredBy,
         now: Duration,
         effects: &mut Vec<Effect>,
     ) {
@@ -290,7 +291,7 @@ impl Attempt {
                 (request, None)
             }
         };
-        self.record_operator_answer(name, keys, request, decision, now, effects);
+        self.record_operator_answer(name, keys, by, (request, decision), now, effects);
     }
 
     /// The operator answered the held prompt with keys no rule sends (Enter, Esc): the same
@@ -299,6 +300,7 @@ impl Attempt {
         &mut self,
         name: String,
         keys: Vec<u8>,
+        by: AnsweredBy,
         now: Duration,
         effects: &mut Vec<Effect>,
     ) {
@@ -311,7 +313,8 @@ impl Attempt {
         };
         self.watch_operator_answer(waiting.rule, &name, now);
         let text = String::from_utf8_lossy(&keys).into_owned();
-        self.record_operator_answer(name, text, waiting.request, waiting.decision, now, effects);
+        let asked = (waiting.request, waiting.decision);
+        self.record_operator_answer(name, text, by, asked, now, effects);
     }
 
     /// The operator's answer `keys` (under `name`): recorded with what the prompt asked and the
@@ -320,14 +323,14 @@ impl Attempt {
         &mut self,
         name: String,
         keys: String,
-        request: Option<Request>,
-        decision: Option<Decision>,
+        by: AnsweredBy,
+        (request, decision): (Option<Request>, Option<Decision>),
         now: Duration,
         effects: &mut Vec<Effect>,
     ) {
         let record = Approval {
             at: now,
-            by: AnsweredBy::Operator,
+            by,
             channel: Channel::Screen,
             rule: name.clone(),
             keys: keys.clone(),

@@ -119,7 +119,7 @@ impl Engine {
     }
 
     /// What a merged version means for the queue (see the module header).
-    fn carry_out(&mut self, merged: &crate::core::taskfile::Merged) -> Result<()> {
+    pub(super) fn carry_out(&mut self, merged: &crate::core::taskfile::Merged) -> Result<()> {
         for &index in &merged.removed {
             let task_id = self.store.file().tasks()[index].task_id.clone();
             if self.has_attempt(index) {

@@ -150,6 +150,7 @@ impl Engine {
                         task_id: task.task_id.clone(),
                         number,
                         attempt: Attempt::new(setup),
+                        prompts: crate::core::prompt_id::PromptIds::new(&task.task_id, number),
                         process,
                         recorder,
                         plan,

@@ -42,6 +42,7 @@ use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
 
 mod agent_report;
+pub mod api;
 mod commit;
 #[cfg(test)]
 mod commit_tests;
@@ -168,6 +169,8 @@ pub struct LiveAttempt {
     pub task_id: String,
     pub number: u32,
     pub attempt: Attempt,
+    /// The id of the prompt waiting for the operator now, and how many waited before.
+    pub prompts: crate::core::prompt_id::PromptIds,
     process: AgentProcess,
     recorder: Recorder,
     plan: LaunchPlan,

@@ -130,6 +130,14 @@ impl Engine {
                 Effect::HookReply { .. } => {}
             }
         }
+        // Every wait for the operator gets its id as it begins (`core::prompt_id`).
+        if let Some(id) = live.prompts.sync(live.attempt.waiting()) {
+            tracing::info!(
+                task_id = live.task_id,
+                prompt_id = id,
+                "a prompt waits for the operator"
+            );
+        }
         Ok(())
     }
 

@@ -281,6 +281,46 @@ pub fn members(object: &str) -> Option<Vec<Member>> {
     }
 }
 
+/// `text` with `task` (a JSON object) added as the last element of its `tasks` list, written
+/// the way the elements before it are separated and indented (a list laid out one task per
+/// line keeps that layout); the rest of the text is unchanged. `None` when the text is not
+/// an object with a non-empty `tasks` list: the caller writes the document in full.
+pub fn with_task_appended(text: &str, task: &Value) -> Option<String> {
+    let bytes = text.as_bytes();
+    let spans = task_spans(bytes)?;
+    let last = spans.last()?.clone();
+    // The separator between two elements as the file writes it: `,` and the blank after it.
+    let blank_before = |start: usize| {
+        let from = bytes[..start]
+            .iter()
+            .rposition(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+            .map_or(0, |i| i + 1);
+        &text[from..start]
+    };
+    let blank = blank_before(match spans.len() {
+        1 => last.start,
+        n => spans[n - 1].start,
+    });
+    let indent = blank.rsplit(['\n', '\r']).next().unwrap_or("");
+    let line_end = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let body = if blank.contains('\n') {
+        let pretty = serde_json::to_string_pretty(task).ok()?;
+        pretty
+            .lines()
+            .collect::<Vec<_>>()
+            .join(&format!("{line_end}{indent}"))
+    } else {
+        serde_json::to_string(task).ok()?
+    };
+    let mut out = String::with_capacity(text.len() + body.len() + blank.len() + 1);
+    out.push_str(&text[..last.end]);
+    out.push(',');
+    out.push_str(blank);
+    out.push_str(&body);
+    out.push_str(&text[last.end..]);
+    Some(out)
+}
+
 /// The spans of the root object's `tasks` list's elements.
 fn task_spans(bytes: &[u8]) -> Option<Vec<Range<usize>>> {
     let text = std::str::from_utf8(bytes).ok()?;

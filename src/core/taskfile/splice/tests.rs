@@ -350,3 +350,35 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn an_added_task_is_written_like_the_tasks_before_it() {
+    let task = json!({"task_id": "new", "agent": "sim"});
+    let cases = [
+        (
+            "{\n  \"tasks\": [\n    {\"task_id\": \"a\"},\n    {\"task_id\": \"b\"}\n  ]\n}\n",
+            "{\n  \"tasks\": [\n    {\"task_id\": \"a\"},\n    {\"task_id\": \"b\"},\n    {\n      \
+             \"task_id\": \"new\",\n      \"agent\": \"sim\"\n    }\n  ]\n}\n",
+        ),
+        (
+            "{\"tasks\": [{\"task_id\": \"a\"}], \"x\": 1}",
+            "{\"tasks\": [{\"task_id\": \"a\"},{\"task_id\":\"new\",\"agent\":\"sim\"}], \"x\": 1}",
+        ),
+        (
+            "{\r\n\t\"tasks\": [\r\n\t\t{\"task_id\": \"a\"}\r\n\t]\r\n}",
+            "{\r\n\t\"tasks\": [\r\n\t\t{\"task_id\": \"a\"},\r\n\t\t{\r\n\t\t  \"task_id\": \
+             \"new\",\r\n\t\t  \"agent\": \"sim\"\r\n\t\t}\r\n\t]\r\n}",
+        ),
+    ];
+    for (text, want) in cases {
+        let got = with_task_appended(text, &task).expect("appended");
+        assert_eq!(got, want);
+        let parsed: Value = serde_json::from_str(&got).expect("valid JSON");
+        assert_eq!(
+            parsed["tasks"].as_array().map(Vec::len),
+            Some(text.matches("task_id").count() + 1)
+        );
+    }
+    assert_eq!(with_task_appended("{\"tasks\": []}", &task), None);
+    assert_eq!(with_task_appended("[1]", &task), None);
+}

@@ -1,0 +1,159 @@
+//! The client end of the control socket, for `herd ctl` and `herd mcp`: finds the socket of the
+//! herd that runs a tasks file (`rendezvous`), sends requests and reads their answers and the
+//! events that follow a subscription.
+
+use std::io::{self, BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use thiserror::Error;
+
+use super::protocol;
+use crate::run::rendezvous::Rendezvous;
+
+#[derive(Debug, Error)]
+pub enum ClientError {
+    #[error(
+        "no herd runs {}: start one with `herd run --tasks {}` (or `--headless`)",
+        tasks.display(),
+        tasks.display()
+    )]
+    NotRunning { tasks: PathBuf },
+    #[error("cannot find the control socket of {}: {source}", tasks.display())]
+    NoRendezvous { tasks: PathBuf, source: io::Error },
+    #[error("cannot reach the control socket {}: {source}", socket.display())]
+    Connect { socket: PathBuf, source: io::Error },
+    #[error(
+        "the herd on {} closed the connection without answering (it answers only the user it \
+         runs as)",
+        socket.display()
+    )]
+    Closed { socket: PathBuf },
+    #[error("the control socket {}: {source}", socket.display())]
+    Io { socket: PathBuf, source: io::Error },
+    #[error("the herd sent a line that is not JSON: {line}")]
+    NotJson { line: String },
+}
+
+/// A connection to a running herd.
+pub struct Client {
+    socket: PathBuf,
+    reader: BufReader<UnixStream>,
+    writer: UnixStream,
+    next_id: u64,
+}
+
+impl Client {
+    /// Connects to the herd that runs `tasks`.
+    pub fn for_tasks(tasks: &Path) -> Result<Client, ClientError> {
+        let names = Rendezvous::for_tasks(tasks).map_err(|source| match source.kind() {
+            io::ErrorKind::NotFound => ClientError::NotRunning {
+                tasks: tasks.to_path_buf(),
+            },
+            _ => ClientError::NoRendezvous {
+                tasks: tasks.to_path_buf(),
+                source,
+            },
+        })?;
+        match Client::connect(&names.control) {
+            Err(ClientError::Connect { source, .. })
+                if matches!(
+                    source.kind(),
+                    io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused
+                ) =>
+            {
+                Err(ClientError::NotRunning {
+                    tasks: tasks.to_path_buf(),
+                })
+            }
+            other => other,
+        }
+    }
+
+    /// Connects to the socket at `socket`.
+    pub fn connect(socket: &Path) -> Result<Client, ClientError> {
+        let stream = UnixStream::connect(socket).map_err(|source| ClientError::Connect {
+            socket: socket.to_path_buf(),
+            source,
+        })?;
+        let writer = stream.try_clone().map_err(|source| ClientError::Io {
+            socket: socket.to_path_buf(),
+            source,
+        })?;
+        Ok(Client {
+            socket: socket.to_path_buf(),
+            reader: BufReader::new(stream),
+            writer,
+            next_id: 1,
+        })
+    }
+
+    /// Calls `method`: its result, or the error object the herd answered with.
+    pub fn call(
+        &mut self,
+        method: &str,
+        params: &Value,
+    ) -> Result<Result<Value, Value>, ClientError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let line = protocol::request_line(id, method, params);
+        self.send(&line)?;
+        loop {
+            let Some(message) = self.next_message()? else {
+                return Err(ClientError::Closed {
+                    socket: self.socket.clone(),
+                });
+            };
+            // Events of a subscription may come before the answer.
+            if message.get("id").and_then(Value::as_u64) != Some(id) {
+                continue;
+            }
+            return Ok(match message.get("error") {
+                Some(error) => Err(error.clone()),
+                None => Ok(message.get("result").cloned().unwrap_or(Value::Null)),
+            });
+        }
+    }
+
+    /// The next line the herd sends, read as JSON; `None` when it closed the connection.
+    pub fn next_message(&mut self) -> Result<Option<Value>, ClientError> {
+        let mut line = String::new();
+        let read = self
+            .reader
+            .read_line(&mut line)
+            .map_err(|source| self.io(source))?;
+        if read == 0 {
+            return Ok(None);
+        }
+        serde_json::from_str(&line)
+            .map(Some)
+            .map_err(|_| ClientError::NotJson { line })
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), ClientError> {
+        let sent = self
+            .writer
+            .write_all(line.as_bytes())
+            .and_then(|()| self.writer.write_all(b"\n"))
+            .and_then(|()| self.writer.flush());
+        match sent {
+            Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Err(ClientError::Closed {
+                socket: self.socket.clone(),
+            }),
+            other => other.map_err(|source| self.io(source)),
+        }
+    }
+
+    fn io(&self, source: io::Error) -> ClientError {
+        match source.kind() {
+            io::ErrorKind::ConnectionReset | io::ErrorKind::BrokenPipe => ClientError::Closed {
+                socket: self.socket.clone(),
+            },
+            _ => ClientError::Io {
+                socket: self.socket.clone(),
+                source,
+            },
+        }
+    }
+}

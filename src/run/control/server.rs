@@ -1,0 +1,314 @@
+//! The control socket's server: a Unix socket in the user's private rendezvous folder
+//! (`rendezvous`), 0600, reachable by this user only — the peer's uid is read with
+//! `SO_PEERCRED` and a connection of any other user is closed at once. Nothing on TCP.
+//!
+//! One thread accepts; each connection has a thread that reads its request lines, hands each
+//! command to the run's loop through a channel with a reply per request (`Request`), and writes
+//! the answers in order. `events.subscribe` starts a second thread on the connection that
+//! writes the run's events (a broadcast the loop publishes into) as notifications. Every call
+//! is logged (`runs/herd.log`) with the caller's pid.
+//!
+//! The registration (`Registration`) is written when the server starts; it and the socket are
+//! removed when the server is dropped, if they are still this process's.
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+use super::protocol::{self, Call, INTERNAL_ERROR, Incoming, RpcError};
+use crate::run::rendezvous::{Registration, Rendezvous, RunMode};
+
+/// The longest request line read; a longer one closes the connection.
+const MAX_LINE: u64 = 4 << 20;
+/// Events kept for a subscriber that reads slowly before it misses some.
+const EVENT_BACKLOG: usize = 1024;
+
+/// One command for the loop, and where its answer goes.
+#[derive(Debug)]
+pub struct Request {
+    pub command: protocol::Command,
+    /// The caller's process, for the log.
+    pub pid: i32,
+    pub reply: oneshot::Sender<Result<Value, RpcError>>,
+}
+
+/// What the loop holds of a running server: the requests to carry out, where to publish events,
+/// and the server itself (its files removed when this is dropped).
+pub struct ControlLink {
+    pub requests: mpsc::UnboundedReceiver<Request>,
+    pub events: broadcast::Sender<Arc<str>>,
+    /// The `hello` result.
+    pub hello: Value,
+    _server: Server,
+}
+
+/// Starts the control socket of the run of `tasks`.
+pub fn start(tasks: &Path, runs_dir: &Path, mode: RunMode) -> io::Result<ControlLink> {
+    let names = Rendezvous::for_tasks(tasks)?;
+    let registration = Registration {
+        pid: std::process::id(),
+        tasks: std::fs::canonicalize(tasks)?,
+        runs_dir: runs_dir.to_path_buf(),
+        mode,
+        started_at: jiff::Timestamp::now().to_string(),
+        herd_version: env!("CARGO_PKG_VERSION").to_string(),
+    };
+    // Only one herd runs a file (the tasks file's lease): a socket left there is a dead herd's.
+    match std::fs::remove_file(&names.control) {
+        Err(error) if error.kind() != io::ErrorKind::NotFound => return Err(error),
+        _ => {}
+    }
+    let listener = UnixListener::bind(&names.control)?;
+    std::fs::set_permissions(&names.control, std::fs::Permissions::from_mode(0o600))?;
+    registration.write(&names.registration)?;
+    let (requests_tx, requests) = mpsc::unbounded_channel();
+    let (events, _) = broadcast::channel(EVENT_BACKLOG);
+    let stop = Arc::new(AtomicBool::new(false));
+    let accept = Accept {
+        listener,
+        requests: requests_tx,
+        events: events.clone(),
+        stop: stop.clone(),
+    };
+    std::thread::Builder::new()
+        .name("herd-control".into())
+        .spawn(move || accept.run())?;
+    tracing::info!(socket = %names.control.display(), "control socket listening");
+    let hello = json!({
+        "herd_version": registration.herd_version,
+        "pid": registration.pid,
+        "tasks": registration.tasks,
+        "runs_dir": registration.runs_dir,
+        "mode": registration.mode,
+    });
+    Ok(ControlLink {
+        requests,
+        events,
+        hello,
+        _server: Server {
+            socket: names.control,
+            registration: names.registration,
+            stop,
+        },
+    })
+}
+
+/// The server's files and its accept thread's stop switch.
+struct Server {
+    socket: PathBuf,
+    registration: PathBuf,
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // Another herd may have taken the file over since (this one was stopped, a new one
+        // started): its files stay.
+        let ours = std::fs::read_to_string(&self.registration)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Registration>(&text).ok())
+            .is_some_and(|r| r.pid == std::process::id());
+        if ours {
+            // Wakes the accept thread so it sees the switch.
+            let _ = UnixStream::connect(&self.socket);
+            let _ = std::fs::remove_file(&self.socket);
+            let _ = std::fs::remove_file(&self.registration);
+        }
+    }
+}
+
+struct Accept {
+    listener: UnixListener,
+    requests: mpsc::UnboundedSender<Request>,
+    events: broadcast::Sender<Arc<str>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Accept {
+    fn run(self) {
+        for stream in self.listener.incoming() {
+            if self.stop.load(Ordering::SeqCst) {
+                return;
+            }
+            let stream = match stream {
+                Ok(stream) => stream,
+                Err(error) => {
+                    tracing::warn!("control socket: cannot accept: {error}");
+                    continue;
+                }
+            };
+            let Some(pid) = admitted(&stream) else {
+                continue;
+            };
+            let connection = Connection {
+                stream,
+                pid,
+                requests: self.requests.clone(),
+                events: self.events.clone(),
+            };
+            let spawned = std::thread::Builder::new()
+                .name("herd-control-conn".into())
+                .spawn(move || connection.run());
+            if let Err(error) = spawned {
+                tracing::warn!("control socket: cannot serve a connection: {error}");
+            }
+        }
+    }
+}
+
+/// The caller's pid when the caller is this user; otherwise the connection is refused (closed
+/// unanswered) and logged.
+fn admitted(stream: &UnixStream) -> Option<i32> {
+    let me = rustix::process::getuid().as_raw();
+    match rustix::net::sockopt::socket_peercred(stream) {
+        Ok(cred) if cred.uid.as_raw() == me => Some(cred.pid.as_raw_nonzero().get()),
+        Ok(cred) => {
+            tracing::warn!(
+                pid = cred.pid.as_raw_nonzero().get(),
+                uid = cred.uid.as_raw(),
+                "control socket: refused a connection of another user"
+            );
+            None
+        }
+        Err(error) => {
+            tracing::warn!("control socket: cannot read the caller's credentials: {error}");
+            None
+        }
+    }
+}
+
+struct Connection {
+    stream: UnixStream,
+    pid: i32,
+    requests: mpsc::UnboundedSender<Request>,
+    events: broadcast::Sender<Arc<str>>,
+}
+
+type Writer = Arc<Mutex<UnixStream>>;
+
+impl Connection {
+    fn run(self) {
+        let Ok(writer) = self.stream.try_clone().map(|s| Arc::new(Mutex::new(s))) else {
+            return;
+        };
+        let mut reader = BufReader::new(&self.stream);
+        let mut subscribed = false;
+        loop {
+            let mut line = String::new();
+            match (&mut reader).take(MAX_LINE).read_line(&mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) if !line.ends_with('\n') && line.len() as u64 >= MAX_LINE => {
+                    tracing::warn!(
+                        pid = self.pid,
+                        "control socket: request line too long; closed"
+                    );
+                    break;
+                }
+                Ok(_) => {}
+            }
+            if line.trim().is_empty() {
+                continue;
+            }
+            let answer = match protocol::parse_line(&line) {
+                Incoming::Notification => continue,
+                Incoming::Invalid { id, error } => {
+                    tracing::info!(
+                        pid = self.pid,
+                        code = error.code,
+                        "control call refused: {}",
+                        error.message
+                    );
+                    protocol::failure(&id, &error)
+                }
+                Incoming::Call { id, call } => self.answer(&id, call, &writer, &mut subscribed),
+            };
+            if write_line(&writer, &answer).is_err() {
+                break;
+            }
+        }
+        let _ = self.stream.shutdown(std::net::Shutdown::Both);
+    }
+
+    fn answer(&self, id: &Value, call: Call, writer: &Writer, subscribed: &mut bool) -> String {
+        let command = match call {
+            Call::Subscribe => {
+                tracing::info!(pid = self.pid, "control call events.subscribe");
+                if !*subscribed {
+                    *subscribed = true;
+                    self.forward_events(writer.clone());
+                }
+                return protocol::success(id, json!({"subscribed": true}));
+            }
+            Call::Command(command) => command,
+        };
+        tracing::info!(pid = self.pid, "control call {command:?}");
+        let (reply, answer) = oneshot::channel();
+        let request = Request {
+            command,
+            pid: self.pid,
+            reply,
+        };
+        let outcome = match self.requests.send(request) {
+            Ok(()) => answer.blocking_recv().ok(),
+            Err(_) => None,
+        };
+        let outcome = outcome.unwrap_or_else(|| {
+            Err(RpcError::new(
+                INTERNAL_ERROR,
+                "herd is ending: its loop is gone",
+            ))
+        });
+        match outcome {
+            Ok(result) => protocol::success(id, result),
+            Err(error) => {
+                tracing::info!(
+                    pid = self.pid,
+                    code = error.code,
+                    "control call refused: {}",
+                    error.message
+                );
+                protocol::failure(id, &error)
+            }
+        }
+    }
+
+    /// Writes every event published from now on to this connection, until it closes.
+    fn forward_events(&self, writer: Writer) {
+        let mut events = self.events.subscribe();
+        let spawned = std::thread::Builder::new()
+            .name("herd-control-events".into())
+            .spawn(move || {
+                loop {
+                    let line = match events.blocking_recv() {
+                        Ok(line) => line.to_string(),
+                        Err(broadcast::error::RecvError::Lagged(missed)) => {
+                            protocol::event_line(&json!({"event": "lagged", "missed": missed}))
+                        }
+                        Err(broadcast::error::RecvError::Closed) => return,
+                    };
+                    if write_line(&writer, &line).is_err() {
+                        return;
+                    }
+                }
+            });
+        if let Err(error) = spawned {
+            tracing::warn!("control socket: cannot stream events: {error}");
+        }
+    }
+}
+
+fn write_line(writer: &Writer, line: &str) -> io::Result<()> {
+    let mut stream = writer
+        .lock()
+        .map_err(|_| io::Error::other("a writer panicked"))?;
+    stream.write_all(line.as_bytes())?;
+    stream.write_all(b"\n")?;
+    stream.flush()
+}
