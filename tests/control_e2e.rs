@@ -1,0 +1,446 @@
+//! End to end through the real binary, against the built-in simulator: the control socket of a
+//! headless run and of the dashboard, through `herd ctl`. A prompt waiting for the operator is
+//! answered by its id (recorded as the API's answer), a stale id is refused and lands nowhere,
+//! a task added mid-run is written into the file and run, an invalid one is refused with its
+//! problems, a call from another user is refused, and `herd ctl` without a running herd says how
+//! to start one.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+mod common;
+use common::dashboard::{Dashboard, Launch};
+use common::{describe, herd, task};
+
+const PROMPT: &str = "Do it. When complete, print exactly: TASK_COMPLETE:{task_id}";
+
+/// A test's folder: the tasks file and a private runtime folder for the rendezvous (so the
+/// tests never share one, nor touch the user's).
+struct Setup {
+    dir: tempfile::TempDir,
+    tasks: PathBuf,
+    runtime: PathBuf,
+}
+
+impl Setup {
+    fn new(tasks: Value) -> Setup {
+        let dir = tempfile::tempdir().unwrap();
+        let runtime = dir.path().join("xdg");
+        std::fs::create_dir(&runtime).unwrap();
+        std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let path = dir.path().join("tasks.json");
+        std::fs::write(&path, serde_json::to_string_pretty(&tasks).unwrap()).unwrap();
+        Setup {
+            dir,
+            tasks: path,
+            runtime,
+        }
+    }
+
+    fn herd(&self) -> Command {
+        let mut command = herd();
+        command
+            .env("XDG_RUNTIME_DIR", &self.runtime)
+            .current_dir(self.dir.path());
+        command
+    }
+
+    fn start_headless(&self) -> Child {
+        self.herd()
+            .args(["run", "--headless", "--tasks"])
+            .arg(&self.tasks)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
+    fn ctl(&self, method: &str, params: Value) -> Output {
+        self.herd()
+            .args(["ctl", "--tasks"])
+            .arg(&self.tasks)
+            .arg(method)
+            .arg(params.to_string())
+            .output()
+            .unwrap()
+    }
+
+    /// The result of a call that must succeed.
+    fn ok(&self, method: &str, params: Value) -> Value {
+        let out = self.ctl(method, params);
+        assert_eq!(out.status.code(), Some(0), "{method}: {}", describe(&out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    /// The error object of a call that must fail.
+    fn error(&self, method: &str, params: Value) -> Value {
+        let out = self.ctl(method, params);
+        assert_eq!(out.status.code(), Some(1), "{method}: {}", describe(&out));
+        serde_json::from_slice(&out.stderr).unwrap()
+    }
+
+    /// The first prompt `prompts.list` shows, once one waits.
+    fn wait_for_prompt(&self) -> Value {
+        wait_for("a prompt waiting", || {
+            let out = self.ctl("prompts.list", json!({}));
+            let result: Value = serde_json::from_slice(&out.stdout).ok()?;
+            result["prompts"].get(0).cloned()
+        })
+    }
+
+    fn doc(&self) -> Value {
+        serde_json::from_str(&std::fs::read_to_string(&self.tasks).unwrap()).unwrap()
+    }
+
+    /// The rendezvous folder's entries.
+    fn rendezvous(&self) -> Vec<String> {
+        match std::fs::read_dir(self.runtime.join("herd")) {
+            Ok(entries) => entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+}
+
+fn wait_for<T>(what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(found) = probe() {
+            return found;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn wait_exit(child: Child) -> Output {
+    let pid = child.id();
+    let started = Instant::now();
+    let mut child = child;
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!(
+                "herd {pid} did not end: {}",
+                describe(&child.wait_with_output().unwrap())
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn ask_task(id: &str) -> Value {
+    json!({
+        "task_id": id, "agent": "sim", "max_retries": 0, "timeout_sec": 60,
+        "permission_wait_sec": 60,
+        "inputs": {"scenario": "permission"},
+        "prompt_template": PROMPT
+    })
+}
+
+#[test]
+fn a_prompt_is_answered_by_id_a_stale_id_refused_and_a_task_added_mid_run() {
+    let setup = Setup::new(json!({"tasks": [ask_task("ask")]}));
+    let herd_run = setup.start_headless();
+    let prompt = setup.wait_for_prompt();
+    assert_eq!(prompt["prompt_id"], "ask/1/1", "{prompt}");
+    assert_eq!(prompt["task_id"], "ask");
+    assert_eq!(prompt["request"], "Bash(touch created_by_agent.txt)");
+    assert_eq!(prompt["guard"]["decision"], "ask");
+    assert_eq!(prompt["options"], json!(["approve", "deny"]));
+
+    // Every event from here on, as `herd ctl watch` prints them.
+    let watch = setup
+        .herd()
+        .args(["ctl", "--tasks"])
+        .arg(&setup.tasks)
+        .arg("watch")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+
+    let hello = setup.ok("hello", json!({}));
+    assert_eq!(hello["mode"], "headless");
+    assert_eq!(hello["pid"], json!(herd_run.id()));
+    let got = setup.ok("tasks.get", json!({"task_id": "ask"}));
+    assert_eq!(
+        got["task"]["live"]["state"], "waiting_for_operator",
+        "{got}"
+    );
+    assert_eq!(got["task"]["prompt"]["prompt_id"], "ask/1/1", "{got}");
+    let screen = setup.ok("panes.screen", json!({"task_id": "ask"}));
+    assert!(
+        screen["text"].as_str().unwrap().contains("Bash"),
+        "{screen}"
+    );
+    assert_eq!(
+        setup.error("tasks.get", json!({"task_id": "nope"}))["code"],
+        -32001
+    );
+
+    // A task added while the prompt waits: invalid ones refused with their problems, a valid
+    // one written into the file and started.
+    let invalid = setup.error(
+        "tasks.add",
+        json!({"task": {"task_id": "bad", "agent": "nope", "prompt_template": "x"}}),
+    );
+    assert_eq!(invalid["code"], -32004, "{invalid}");
+    let problems = invalid["data"]["problems"].to_string();
+    assert!(problems.contains("agent \\\"nope\\\""), "{invalid}");
+    let twice = setup.error("tasks.add", json!({"task": ask_task("ask")}));
+    assert_eq!(twice["code"], -32004, "{twice}");
+    let added = setup.ok(
+        "tasks.add",
+        json!({"task": {"task_id": "new", "agent": "sim", "timeout_sec": 60,
+                        "inputs": {"scenario": "success"}, "prompt_template": PROMPT}}),
+    );
+    assert_eq!(added, json!({"task_id": "new"}));
+    wait_for("the added task in the file", || {
+        let doc = setup.doc();
+        let ids: Vec<Value> = doc["tasks"]
+            .as_array()?
+            .iter()
+            .map(|t| t["task_id"].clone())
+            .collect();
+        (ids == [json!("ask"), json!("new")]).then_some(())
+    });
+
+    // A stale id (never given, or answered already) lands nowhere.
+    let stale = setup.error(
+        "prompts.answer",
+        json!({"prompt_id": "ask/1/2", "answer": "approve"}),
+    );
+    assert_eq!(stale["code"], -32003, "{stale}");
+    let not_offered = setup.error(
+        "prompts.answer",
+        json!({"prompt_id": "ask/1/1", "answer": "approve_always"}),
+    );
+    assert_eq!(not_offered["code"], -32002, "{not_offered}");
+    let answered = setup.ok(
+        "prompts.answer",
+        json!({"prompt_id": "ask/1/1", "answer": "approve"}),
+    );
+    assert_eq!(answered["done"], true, "{answered}");
+    let again = setup.error(
+        "prompts.answer",
+        json!({"prompt_id": "ask/1/1", "answer": "deny"}),
+    );
+    assert_eq!(again["code"], -32003, "{again}");
+
+    let out = wait_exit(herd_run);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let doc = setup.doc();
+    assert_eq!(task(&doc, "ask")["status"], "completed", "{doc}");
+    assert_eq!(task(&doc, "new")["status"], "completed", "{doc}");
+    let approvals = &task(&doc, "ask")["result"]["approvals"];
+    assert_eq!(approvals.as_array().map(Vec::len), Some(1), "{doc}");
+    assert_eq!(approvals[0]["by"], "api", "{doc}");
+    assert_eq!(approvals[0]["request"], "Bash(touch created_by_agent.txt)");
+
+    // The watcher saw the answer, the added task's run and the end, then the run closed it.
+    let watched = wait_exit(watch);
+    assert_eq!(watched.status.code(), Some(0), "{}", describe(&watched));
+    let events: Vec<Value> = String::from_utf8_lossy(&watched.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<(String, String)> = events
+        .iter()
+        .map(|e| {
+            let s = |k: &str| e[k].as_str().unwrap_or("").to_string();
+            (s("event"), s("task_id"))
+        })
+        .collect();
+    for want in [
+        ("answered", "ask"),
+        ("started", "new"),
+        ("finished", "new"),
+        ("finished", "ask"),
+        ("batch_done", ""),
+    ] {
+        assert!(
+            kinds.contains(&(want.0.to_string(), want.1.to_string())),
+            "{want:?} in {kinds:?}"
+        );
+    }
+    let finished = events
+        .iter()
+        .find(|e| e["event"] == "finished" && e["task_id"] == "ask")
+        .unwrap();
+    assert_eq!(finished["status"], "completed", "{finished}");
+
+    // Every call is in herd's log with the caller's pid; the socket and registration are gone.
+    let log = std::fs::read_to_string(setup.dir.path().join("runs/herd.log")).unwrap();
+    let calls = log.lines().filter(|l| l.contains("control call")).count();
+    assert!(calls >= 12, "{log}");
+    assert!(
+        log.lines()
+            .all(|l| !l.contains("control call") || l.contains("pid=")),
+        "{log}"
+    );
+    assert_eq!(setup.rendezvous(), Vec::<String>::new());
+}
+
+#[test]
+fn a_call_from_another_user_is_refused() {
+    if !rustix::process::getuid().is_root() {
+        println!("skipped: only root can run the client as another user (nobody)");
+        return;
+    }
+    let setup = Setup::new(json!({"tasks": [ask_task("ask")]}));
+    // A copy of herd that nobody may run (the build folder may be closed to others).
+    let bin_dir = tempfile::tempdir().unwrap();
+    let bin = bin_dir.path().join("herd");
+    std::fs::copy(env!("CARGO_BIN_EXE_herd"), &bin).unwrap();
+    std::fs::set_permissions(bin_dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let herd_run = setup.start_headless();
+    setup.wait_for_prompt();
+    let socket = setup
+        .rendezvous()
+        .into_iter()
+        .find(|name| name.ends_with(".sock"))
+        .map(|name| setup.runtime.join("herd").join(name))
+        .unwrap();
+    let mode = std::fs::metadata(&socket).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    let folder_mode = std::fs::metadata(socket.parent().unwrap())
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(folder_mode & 0o777, 0o700);
+    let as_nobody = || {
+        Command::new("setpriv")
+            .args(["--reuid", "nobody", "--regid", "nogroup", "--clear-groups"])
+            .arg(&bin)
+            .args(["ctl", "--socket"])
+            .arg(&socket)
+            .arg("prompts.answer")
+            .arg(json!({"prompt_id": "ask/1/1", "answer": "approve"}).to_string())
+            .output()
+            .unwrap()
+    };
+    // The folder keeps others out.
+    let out = as_nobody();
+    assert_eq!(out.status.code(), Some(3), "{}", describe(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot reach the control socket"),
+        "{}",
+        describe(&out)
+    );
+    // Even with the folder and the socket opened to everyone, herd answers only its own user.
+    for dir in [
+        setup.dir.path(),
+        setup.runtime.as_path(),
+        socket.parent().unwrap(),
+    ] {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let out = as_nobody();
+    assert_eq!(out.status.code(), Some(3), "{}", describe(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("closed the connection without answering"),
+        "{}",
+        describe(&out)
+    );
+    // herd's own client will not use a folder open to others: closed again first.
+    for dir in [setup.runtime.as_path(), socket.parent().unwrap()] {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    }
+    // The prompt still waits, unanswered; its own user answers it.
+    assert_eq!(setup.wait_for_prompt()["prompt_id"], "ask/1/1");
+    setup.ok(
+        "prompts.answer",
+        json!({"prompt_id": "ask/1/1", "answer": "deny"}),
+    );
+    let out = wait_exit(herd_run);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    let log = std::fs::read_to_string(setup.dir.path().join("runs/herd.log")).unwrap();
+    assert!(
+        log.contains("refused a connection of another user") && log.contains("uid=65534"),
+        "{log}"
+    );
+    let doc = setup.doc();
+    assert_eq!(
+        task(&doc, "ask")["result"]["approvals"][0]["by"],
+        "api",
+        "{doc}"
+    );
+}
+
+#[test]
+fn ctl_without_a_running_herd_says_how_to_start_one() {
+    let setup = Setup::new(json!({"tasks": [ask_task("ask")]}));
+    let out = setup.ctl("tasks.list", json!({}));
+    assert_eq!(out.status.code(), Some(3), "{}", describe(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no herd runs"), "{stderr}");
+    assert!(stderr.contains("herd run --tasks"), "{stderr}");
+    // Bad parameters are the caller's: said before any connection.
+    let out = setup
+        .herd()
+        .args(["ctl", "--tasks"])
+        .arg(&setup.tasks)
+        .args(["hello", "[1]"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+}
+
+#[test]
+fn ctl_help_lists_every_method() {
+    let out = herd().args(["ctl", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    for (method, _, _) in herd::run::control::protocol::METHODS {
+        assert!(help.contains(method), "{method} in {help}");
+    }
+    assert!(help.contains("watch"), "{help}");
+}
+
+#[test]
+fn the_dashboard_serves_the_socket_too() {
+    let setup = Setup::new(json!({"tasks": [ask_task("ask")]}));
+    let runtime = setup.runtime.display().to_string();
+    let env = [("XDG_RUNTIME_DIR", runtime.as_str())];
+    let mut dash = Dashboard::start(
+        &setup.tasks,
+        Launch {
+            rows: 30,
+            cols: 120,
+            args: &[],
+            env: &env,
+        },
+    );
+    let prompt = setup.wait_for_prompt();
+    assert_eq!(prompt["prompt_id"], "ask/1/1");
+    assert_eq!(setup.ok("hello", json!({}))["mode"], "dashboard");
+    setup.ok(
+        "prompts.answer",
+        json!({"prompt_id": "ask/1/1", "answer": "approve"}),
+    );
+    wait_for("the task completed", || {
+        (task(&setup.doc(), "ask")["status"] == "completed").then_some(())
+    });
+    let stopped = setup.ok("batch.stop", json!({}));
+    assert_eq!(stopped["done"], true, "{stopped}");
+    assert_eq!(dash.wait_for_exit(Duration::from_secs(30)), 0);
+    let doc = setup.doc();
+    assert_eq!(
+        task(&doc, "ask")["result"]["approvals"][0]["by"],
+        "api",
+        "{doc}"
+    );
+    assert_eq!(setup.rendezvous(), Vec::<String>::new());
+}
