@@ -6,9 +6,10 @@
 mod args;
 mod closed_pipe;
 mod ctl;
-mod explain;
+pub mod explain;
 pub mod hosts;
 pub mod inputs;
+mod mcp;
 mod message;
 mod policy;
 mod profiles;
@@ -45,6 +46,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
                 Command::Replay(args) => replay::replay(&args),
                 Command::Explain(args) => explain::explain(&args),
                 Command::Message(args) => message::message(&args),
+                Command::Mcp(args) => mcp::mcp(&args),
                 Command::Policy(args) => policy::policy(&args),
                 Command::Hosts(args) => hosts::hosts(&args),
                 Command::Sim(_) | Command::AcpClient(_) | Command::Hook => Ok(0),
@@ -66,6 +68,10 @@ fn prints_only(command: &Command) -> bool {
         | Command::Message(_)
         | Command::Policy(_)
         | Command::Sim(_) => true,
-        Command::Run(_) | Command::Hosts(_) | Command::AcpClient(_) | Command::Hook => false,
+        Command::Run(_)
+        | Command::Mcp(_)
+        | Command::Hosts(_)
+        | Command::AcpClient(_)
+        | Command::Hook => false,
     }
 }
