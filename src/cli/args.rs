@@ -24,8 +24,12 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the batch: the dashboard on a terminal, headless otherwise
+    /// Run the batch: the dashboard on a terminal, headless otherwise, or in the background
+    /// with --detach
     Run(RunArgs),
+    /// Open the dashboard of a background run (`herd run --detach`) in this terminal; Ctrl-\
+    /// detaches and the batch runs on
+    Attach(AttachArgs),
     /// Check a tasks file and the profiles it uses; print every problem as FILE:LINE:COL: message
     /// (reads the file, never writes it)
     Validate(TasksArgs),
@@ -64,6 +68,36 @@ pub enum Command {
     /// reads the hook's input on stdin and prints the running herd's answer
     #[command(hide = true)]
     Hook,
+    /// The session holder of a background run, started by `herd run --detach`: runs the
+    /// dashboard in a pseudo-terminal of its own and serves it to `herd attach`
+    #[command(hide = true)]
+    Hold(HoldArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+#[command(
+    after_help = "Keys: every key goes to the dashboard, which works as in `herd run`, except Ctrl-\\, which detaches this terminal. In the dashboard, q asks whether to detach or to stop the batch. Closing the terminal detaches too. Any number of terminals may be attached at once; the dashboard takes the size of the one typed in last.\n\nExit status: 0 detached or the batch ended; 1 no background herd runs the file, or it refused."
+)]
+pub struct AttachArgs {
+    /// The tasks file the background herd runs
+    #[arg(long, value_name = "FILE", required_unless_present = "socket")]
+    pub tasks: Option<PathBuf>,
+    /// The attach socket itself, instead of the one of --tasks
+    #[arg(long, value_name = "PATH", hide = true)]
+    pub socket: Option<PathBuf>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct HoldArgs {
+    /// The tasks file (for its rendezvous)
+    #[arg(long, value_name = "FILE")]
+    pub tasks: PathBuf,
+    /// The dashboard's first size, until a client attaches
+    #[arg(long, value_name = "COLSxROWS", value_parser = parse_size)]
+    pub size: (u16, u16),
+    /// herd's arguments for the dashboard (`run --tasks FILE ...`)
+    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    pub args: Vec<std::ffi::OsString>,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -219,6 +253,11 @@ pub struct RunArgs {
     /// No dashboard: one line per event on stdout, a summary table at the end
     #[arg(long)]
     pub headless: bool,
+    /// Run the batch in the background with its dashboard, and return: `herd attach` opens
+    /// the dashboard, `herd status` says whether it runs. Its output goes to
+    /// runs/background.log
+    #[arg(long, conflicts_with = "headless")]
+    pub detach: bool,
     /// Leave the mouse to the terminal (its own text selection) instead of the dashboard's
     /// clicks and wheel; with the mouse on, most terminals select text with Shift held
     #[arg(long)]

@@ -4,6 +4,8 @@
 //! exit codes. Nothing below `cli` imports it.
 
 mod args;
+mod attach;
+mod background;
 mod closed_pipe;
 mod ctl;
 pub mod explain;
@@ -35,10 +37,13 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
             command: args.command,
         })),
         Command::Hook => Ok(crate::run::hook_server::run_client()),
+        Command::Hold(args) => Ok(background::hold(&args)),
         other => {
             color_eyre::install()?;
             match other {
+                Command::Run(args) if args.detach => background::detach(&args),
                 Command::Run(args) => run::run(&args),
+                Command::Attach(args) => attach::attach(&args),
                 Command::Validate(args) => validate::validate(&args),
                 Command::Status(args) => status::status(&args),
                 Command::Ctl(args) => ctl::ctl(&args),
@@ -49,7 +54,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
                 Command::Mcp(args) => mcp::mcp(&args),
                 Command::Policy(args) => policy::policy(&args),
                 Command::Hosts(args) => hosts::hosts(&args),
-                Command::Sim(_) | Command::AcpClient(_) | Command::Hook => Ok(0),
+                Command::Sim(_) | Command::AcpClient(_) | Command::Hook | Command::Hold(_) => Ok(0),
             }
         }
     }
@@ -70,6 +75,8 @@ fn prints_only(command: &Command) -> bool {
         | Command::Sim(_) => true,
         Command::Run(_)
         | Command::Mcp(_)
+        | Command::Attach(_)
+        | Command::Hold(_)
         | Command::Hosts(_)
         | Command::AcpClient(_)
         | Command::Hook => false,

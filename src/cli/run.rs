@@ -126,6 +126,8 @@ pub(super) fn run(args: &RunArgs) -> Result<i32> {
         engine.set_notify_command(notify);
         let mode = if headless {
             RunMode::Headless
+        } else if crate::run::background::in_background() {
+            RunMode::Background
         } else {
             RunMode::Dashboard
         };

@@ -9,6 +9,7 @@ pub mod accounts;
 pub mod acp;
 pub mod agent_log;
 pub mod approval;
+pub mod attach_wire;
 pub mod attempt;
 pub mod classify;
 pub mod command_file;

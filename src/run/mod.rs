@@ -4,6 +4,7 @@
 pub mod acp;
 pub mod agent_log;
 pub mod attempt_files;
+pub mod background;
 pub mod clock;
 pub mod control;
 pub mod driver;

@@ -204,11 +204,23 @@ pub fn quit(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> 
             engine.kill_all();
             state.say("killing the agents' process groups", now);
         }
+        _ if state.background => state.mode = Mode::ConfirmLeave,
         _ if engine.live().next().is_some() => state.mode = Mode::ConfirmQuit,
         _ if engine.is_done() => state.leaving = Leaving::Now,
         _ => stop(engine, state, clock)?,
     }
     Ok(())
+}
+
+/// `s` after `q` in a background run: leave at once when nothing runs, else stop the batch (the
+/// question already confirmed it).
+pub fn stop_batch(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
+    if engine.live().next().is_none() && engine.is_done() {
+        state.leaving = Leaving::Now;
+        Ok(())
+    } else {
+        stop(engine, state, clock)
+    }
 }
 
 pub fn stop(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {

@@ -75,6 +75,18 @@ pub fn on_key(
                 state.message_about = Some(task);
             }
         }
+        Mode::ConfirmLeave => match key.code {
+            KeyCode::Char('d' | 'D') => {
+                state.mode = Mode::Normal;
+                crate::run::background::request_detach();
+            }
+            KeyCode::Char('s' | 'S') => {
+                state.mode = Mode::Normal;
+                super::act::stop_batch(engine, state, clock)?;
+            }
+            _ if no => state.mode = Mode::Normal,
+            _ => {}
+        },
         Mode::ConfirmQuit | Mode::ConfirmCancel { .. } if no => state.mode = Mode::Normal,
         Mode::ConfirmQuit | Mode::ConfirmCancel { .. } => {}
         Mode::Auto { task } => {

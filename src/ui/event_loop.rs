@@ -94,6 +94,7 @@ async fn drive(engine: &mut Engine, driver: &mut Driver, session: &mut Session) 
     let mut state = UiState::new(clock.at);
     // https://no-color.org: set and not empty.
     state.no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    state.background = crate::run::background::in_background();
     let mut visible: HashSet<usize> = HashSet::new();
     let mut dirty = true;
     let mut last_draw: Option<Instant> = None;
@@ -184,6 +185,11 @@ async fn drive(engine: &mut Engine, driver: &mut Driver, session: &mut Session) 
                 state.finished = Some(now);
                 tracing::info!("batch finished");
                 dirty = true;
+            }
+            // Nobody may be looking: a background dashboard ends with its batch, as headless
+            // does; attached terminals are told so.
+            if state.background {
+                state.leaving = Leaving::Now;
             }
         } else if state.finished.take().is_some() {
             dirty = true;

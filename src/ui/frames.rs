@@ -168,6 +168,19 @@ fn finished_batch_views_80x24() {
     insta::assert_snapshot!("confirm_quit_80x24", frame(80, 24, &view).backend());
 }
 
+/// `q` in a background run: detach this terminal or stop the batch; the status line's keys say
+/// how to detach.
+#[test]
+fn background_leave_question_80x24() {
+    let mut view = dashboard(
+        Vec::new(),
+        None,
+        &[("?", "help"), ("Ctrl-\\", "detach"), ("q", "detach/stop")],
+    );
+    view.overlay = Some(Overlay::ConfirmLeave { running: 2 });
+    insta::assert_snapshot!(frame(80, 24, &view).backend());
+}
+
 /// `A`: a task's answered prompts, attempt by attempt.
 #[test]
 fn answers_window_80x24() {

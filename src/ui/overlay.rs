@@ -34,6 +34,7 @@ pub fn render(frame: &mut Frame<'_>, overlay: &Overlay<'_>) {
             let note = "Their tasks go back to retryable; the next run picks them up.";
             confirm(frame, area, " Quit ", &text, note);
         }
+        Overlay::ConfirmLeave { running } => leave(frame, area, *running),
         Overlay::ConfirmCancel { task_id } => {
             let text = format!("Cancel {task_id}? Its agent is ended now.");
             confirm(
@@ -239,6 +240,44 @@ fn confirm(frame: &mut Frame<'_>, area: Rect, title: &str, text: &str, note: &st
     frame.render_widget(
         Paragraph::new(lines)
             .block(boxed(title, ""))
+            .wrap(Wrap { trim: false }),
+        popup,
+    );
+}
+
+/// `q` in a background run: detach this terminal (the batch runs on), or stop the batch.
+fn leave(frame: &mut Frame<'_>, area: Rect, running: usize) {
+    let stop = match running {
+        0 => "Stopping ends the background herd (no agent runs).".to_string(),
+        1 => "Stopping ends the running agent; its task goes back to retryable.".to_string(),
+        n => format!("Stopping ends {n} running agents; their tasks go back to retryable."),
+    };
+    let lines = vec![
+        Line::raw(""),
+        Line::from(Span::styled(
+            " Detach this terminal, or stop the batch?",
+            Style::new().add_modifier(Modifier::BOLD),
+        )),
+        Line::from(Span::styled(
+            " Detached, the batch runs on: herd attach shows it again.",
+            style::DIM,
+        )),
+        Line::from(Span::styled(format!(" {stop}"), style::DIM)),
+        Line::raw(""),
+        Line::from(vec![
+            Span::styled(" d ", style::BANNER),
+            Span::raw(" detach   "),
+            Span::styled(" s ", style::BANNER),
+            Span::raw(" stop the batch   "),
+            Span::styled(" Esc ", style::BANNER),
+            Span::raw(" back"),
+        ]),
+    ];
+    let popup = centered(area, 70, 8);
+    frame.render_widget(Clear, popup);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(boxed(" Leave ", ""))
             .wrap(Wrap { trim: false }),
         popup,
     );

@@ -125,6 +125,8 @@ pub enum Mode {
         offset: usize,
     },
     ConfirmQuit,
+    /// `q` in a background run: detach this client, or stop the batch.
+    ConfirmLeave,
     /// The selected task's details in a window: for screens too small for the details box.
     Details,
     /// Every answered prompt of a task, read when the window opened; scrolled by `offset`.
@@ -218,6 +220,8 @@ pub struct UiState {
     /// When the run started and, once the batch is done, when it finished.
     pub started: Option<Instant>,
     pub finished: Option<Instant>,
+    /// The dashboard runs in the background (`herd run --detach`), seen through `herd attach`.
+    pub background: bool,
 }
 
 impl UiState {

@@ -4,7 +4,8 @@
 //!
 //! Both lines are laid out by priority for the width they get, never cut mid-word: the top line
 //! keeps the counts, the state and the clock, and folds failure classes and retries into `+N`;
-//! the key line keeps `? help`, `q quit` and the keys of the current mode (the prompt's answers
+//! the key line keeps `? help`, `q quit` (and `Ctrl-\\ detach` in a background run) and the keys
+//! of the current mode (the prompt's answers
 //! first), dropping the general keys from the end, and shortens the message with an ellipsis.
 
 use ratatui::buffer::Buffer;
@@ -187,10 +188,14 @@ fn right_side(status: &StatusView) -> Line<'static> {
     Line::from(right)
 }
 
-/// Keys that stay on the key line whatever its width.
+/// Keys that stay on the key line whatever its width: help, leaving, and in a background run
+/// the detach key (the one key that is not the dashboard's and that `?` cannot show).
 fn essential(key: &str) -> bool {
-    matches!(key, "?" | "q")
+    matches!(key, "?" | "q" | DETACH_KEY)
 }
+
+/// The attach client's detach key, as the key line names it (`model::status`).
+pub const DETACH_KEY: &str = "Ctrl-\\";
 
 /// The message and the keys that fit in `width`: general keys are dropped from the end of the
 /// list first (the current mode's keys come before them), then the mode's keys when the message
@@ -328,6 +333,14 @@ mod tests {
         assert_eq!(names(&kept), ["1", "?", "q"]);
         let (_, kept) = fit_hints(None, &general(), 10);
         assert_eq!(names(&kept), ["?", "q"]);
+    }
+
+    #[test]
+    fn the_detach_key_of_a_background_run_stays_too() {
+        let mut keys = general();
+        keys.insert(keys.len() - 1, (DETACH_KEY.into(), "detach".into()));
+        let (_, kept) = fit_hints(None, &keys, 10);
+        assert_eq!(names(&kept), ["?", DETACH_KEY, "q"]);
     }
 
     #[test]

@@ -49,6 +49,17 @@ pub(crate) struct Dashboard {
 impl Dashboard {
     /// `herd run --tasks <tasks>` in the folder of `tasks`, in a new pseudo-terminal.
     pub(crate) fn start(tasks: &Path, launch: Launch<'_>) -> Dashboard {
+        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_herd"));
+        command.args(["run", "--tasks"]);
+        command.arg(tasks);
+        command.args(launch.args);
+        command.cwd(tasks.parent().expect("folder"));
+        Dashboard::spawn(command, &launch)
+    }
+
+    /// Any command (`herd attach`, or herd run as another user) in a new pseudo-terminal of
+    /// `launch`'s size, with its environment; `launch.args` are not used.
+    pub(crate) fn spawn(mut command: CommandBuilder, launch: &Launch<'_>) -> Dashboard {
         let size = |n: u16| NonZeroU16::new(n).expect("not zero");
         let pty = native_pty_system()
             .openpty(PtySize {
@@ -58,11 +69,6 @@ impl Dashboard {
                 pixel_height: 0,
             })
             .expect("a pseudo-terminal");
-        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_herd"));
-        command.args(["run", "--tasks"]);
-        command.arg(tasks);
-        command.args(launch.args);
-        command.cwd(tasks.parent().expect("folder"));
         command.env("TERM", "xterm-256color");
         for (name, value) in launch.env {
             command.env(name, value);
@@ -88,6 +94,25 @@ impl Dashboard {
             child,
             _master: pty.master,
         }
+    }
+
+    /// The terminal changes size, as a window resized: the process gets SIGWINCH.
+    pub(crate) fn resize(&mut self, rows: u16, cols: u16) {
+        let size = |n: u16| NonZeroU16::new(n).expect("not zero");
+        self._master
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("resize");
+        self.parser.set_size(size(rows), size(cols));
+    }
+
+    /// The pid of the process in the terminal.
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.child.process_id()
     }
 
     pub(crate) fn screen(&self) -> &vt100::Screen {

@@ -205,6 +205,10 @@ pub enum Overlay<'a> {
     ConfirmQuit {
         running: usize,
     },
+    /// `q` in a background run: detach or stop the batch.
+    ConfirmLeave {
+        running: usize,
+    },
     ConfirmCancel {
         task_id: String,
     },

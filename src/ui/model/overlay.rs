@@ -31,6 +31,9 @@ pub(super) fn overlay<'a>(engine: &Engine, state: &'a UiState) -> Option<Overlay
         Mode::ConfirmQuit => Overlay::ConfirmQuit {
             running: engine.live().count(),
         },
+        Mode::ConfirmLeave => Overlay::ConfirmLeave {
+            running: engine.live().count(),
+        },
         Mode::ConfirmCancel { task } => Overlay::ConfirmCancel {
             task_id: task_id(*task),
         },

@@ -181,8 +181,15 @@ fn hints(engine: &Engine, state: &UiState) -> Vec<(String, String)> {
         pair("c", "cancel"),
         pair("r", "retry"),
         pair("?", "help"),
-        pair("q", "quit"),
     ]);
+    if state.background {
+        keys.extend([
+            pair(crate::ui::status::DETACH_KEY, "detach"),
+            pair("q", "detach/stop"),
+        ]);
+    } else {
+        keys.push(pair("q", "quit"));
+    }
     keys
 }
 

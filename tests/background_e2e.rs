@@ -1,0 +1,462 @@
+//! End to end: background runs through the real binary. `herd run --detach` starts the batch
+//! with no terminal and returns; `herd attach` in a pseudo-terminal shows the dashboard with the
+//! simulator's waiting prompt; Ctrl-\ detaches and the batch runs on; a second terminal (of
+//! another size) attaches, answers the prompt with the dashboard's key, the next task's prompt
+//! is answered through the control API by its id (`herd ctl prompts.answer`) while that terminal
+//! watches, and the batch finishes with every state right in the tasks file, the background herd
+//! gone. A hung-up attach terminal, and `q` → `d` in one of two attached terminals, leave the
+//! batch running (the other terminal stays attached, and the dashboard follows its window's new
+//! size); `q` → `s` stops it (the task back to retryable). An attach from another user
+//! (`nobody`) is refused by the folder and, with the folder opened, by the holder's peer check.
+//! Each test has its own rendezvous folder (`XDG_RUNTIME_DIR`).
+
+// Test code: a failed `expect` is the test failing, with its message.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use portable_pty::CommandBuilder;
+
+mod common;
+use common::dashboard::{Dashboard, Launch};
+use common::{describe, herd};
+
+const TASKS: &str = r#"{
+  "run_id": "background",
+  "tasks": [
+    {
+      "task_id": "ask-first",
+      "agent": "sim",
+      "timeout_sec": 300,
+      "inputs": { "scenario": "permission" },
+      "prompt_template": "Delete the build folder. When complete, print exactly: TASK_COMPLETE:{task_id}"
+    },
+    {
+      "task_id": "ask-api",
+      "agent": "sim",
+      "timeout_sec": 300,
+      "inputs": { "scenario": "permission" },
+      "prompt_template": "Delete the cache folder. When complete, print exactly: TASK_COMPLETE:{task_id}"
+    },
+    {
+      "task_id": "quick",
+      "agent": "sim",
+      "inputs": { "scenario": "success" },
+      "prompt_template": "Say hello. When complete, print exactly: TASK_COMPLETE:{task_id}"
+    }
+  ]
+}
+"#;
+
+const PROMPT: &str = "⚠ ask-first: [1/Enter] Yes";
+
+/// A batch in a temporary folder with its own rendezvous folder.
+struct Batch {
+    dir: tempfile::TempDir,
+    runtime: tempfile::TempDir,
+}
+
+impl Batch {
+    fn new() -> Batch {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join("tasks.json"), TASKS).expect("write tasks");
+        let runtime = tempfile::tempdir().expect("runtime dir");
+        Batch { dir, runtime }
+    }
+
+    fn tasks(&self) -> PathBuf {
+        self.dir.path().join("tasks.json")
+    }
+
+    fn runtime(&self) -> &str {
+        self.runtime.path().to_str().expect("utf-8 path")
+    }
+
+    fn herd(&self, args: &[&str]) -> std::process::Output {
+        herd()
+            .args(args)
+            .current_dir(self.dir.path())
+            .env("XDG_RUNTIME_DIR", self.runtime())
+            .output()
+            .expect("herd runs")
+    }
+
+    /// `herd run --detach --concurrency 1`: returns once the dashboard is up. One agent at a
+    /// time: the tasks wait in the file's order.
+    fn detach(&self) -> String {
+        let out = self.herd(&[
+            "run",
+            "--detach",
+            "--tasks",
+            "tasks.json",
+            "--concurrency",
+            "1",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// `herd ctl --tasks tasks.json METHOD PARAMS`: its exit code and stdout as JSON.
+    fn ctl(&self, method: &str, params: &serde_json::Value) -> (i32, serde_json::Value) {
+        let out = self.herd(&["ctl", "--tasks", "tasks.json", method, &params.to_string()]);
+        let code = out.status.code().unwrap_or(-1);
+        let json = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+        (code, json)
+    }
+
+    /// The id of the prompt `task` waits on, through the control API.
+    fn prompt_id_of(&self, task: &str) -> String {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let (code, listed) = self.ctl("prompts.list", &serde_json::json!({}));
+            assert_eq!(code, 0, "prompts.list: {listed}");
+            let found = listed["prompts"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|p| p["task_id"] == task)
+                .and_then(|p| p["prompt_id"].as_str().map(str::to_string));
+            if let Some(id) = found {
+                return id;
+            }
+            assert!(Instant::now() < deadline, "no prompt of {task}: {listed}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn status(&self) -> String {
+        let out = self.herd(&["status", "--tasks", "tasks.json"]);
+        assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// `herd attach --tasks tasks.json` in a terminal of `rows` x `cols`.
+    fn attach(&self, rows: u16, cols: u16) -> Dashboard {
+        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_herd"));
+        command.args(["attach", "--tasks", "tasks.json"]);
+        command.cwd(self.dir.path());
+        let env = [("XDG_RUNTIME_DIR", self.runtime())];
+        Dashboard::spawn(
+            command,
+            &Launch {
+                rows,
+                cols,
+                args: &[],
+                env: &env,
+            },
+        )
+    }
+
+    /// The rendezvous folder's files: the registration and the attach socket.
+    fn rendezvous_files(&self) -> Vec<PathBuf> {
+        let folder = self.runtime.path().join("herd");
+        std::fs::read_dir(&folder)
+            .map(|entries| entries.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default()
+    }
+
+    fn task_status(&self, id: &str) -> String {
+        let text = std::fs::read_to_string(self.tasks()).expect("tasks file");
+        let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+        common::task(&doc, id)["status"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// Waits until the background herd is gone: its registration and socket removed.
+    fn wait_until_gone(&self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !self.rendezvous_files().is_empty() {
+            assert!(
+                Instant::now() < deadline,
+                "the background herd is still there: {:?}\n{}",
+                self.rendezvous_files(),
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("runs/background.log")).unwrap_or_default()
+    }
+
+    /// The pid of the background dashboard, from `herd status`.
+    fn pid(&self) -> u32 {
+        self.try_pid()
+            .unwrap_or_else(|| panic!("no pid in:\n{}", self.status()))
+    }
+
+    fn try_pid(&self) -> Option<u32> {
+        let out = self.herd(&["status", "--tasks", "tasks.json"]);
+        let status = String::from_utf8_lossy(&out.stdout).into_owned();
+        let pid = status.split("pid ").nth(1)?.split(',').next()?;
+        pid.parse().ok()
+    }
+}
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        // Only when a check failed before the batch ended: do not leave it running.
+        if !self.rendezvous_files().is_empty()
+            && let Some(pid) = self.try_pid()
+        {
+            let _ = std::process::Command::new("kill")
+                .arg(pid.to_string())
+                .status();
+        }
+    }
+}
+
+const WAIT: Duration = Duration::from_secs(30);
+
+#[test]
+fn a_background_batch_is_attached_detached_and_answered_from_a_second_terminal() {
+    let batch = Batch::new();
+    let started = batch.detach();
+    assert!(
+        started.contains("herd attach --tasks tasks.json") && started.contains("kill "),
+        "how to attach and stop it:\n{started}"
+    );
+    let status = batch.status();
+    assert!(
+        status.contains("A herd runs this file now: pid")
+            && status.contains("in the background")
+            && status.contains("See it: herd attach --tasks tasks.json")
+            && status.contains("Control it: herd ctl --tasks tasks.json"),
+        "{status}"
+    );
+
+    let mut first = batch.attach(40, 120);
+    first.wait_for(PROMPT, WAIT);
+    first.wait_for("Ctrl-\\ detach", WAIT);
+    assert!(
+        first.screen().alternate_screen(),
+        "the dashboard is on the alternate screen"
+    );
+    first.press("\x1c");
+    assert_eq!(first.wait_for_exit(WAIT), 0, "{}", first.text());
+    assert!(
+        !first.screen().alternate_screen(),
+        "the terminal is given back"
+    );
+    assert!(
+        first.text().contains("herd: detached; the batch runs on"),
+        "{}",
+        first.text()
+    );
+    assert_eq!(
+        batch.task_status("ask-first"),
+        "running",
+        "the batch runs on"
+    );
+
+    // Another terminal, of another size: the dashboard takes it.
+    let mut second = batch.attach(30, 100);
+    second.wait_for(PROMPT, WAIT);
+    second.wait_until(
+        "the dashboard laid out for the second terminal's 30 rows",
+        WAIT,
+        |s| {
+            s.rows(0, 100)
+                .nth(29)
+                .is_some_and(|row| row.contains("detach/stop"))
+        },
+    );
+    second.press("1");
+    second.wait_until_text("ask-first done, ask-api waiting", WAIT, |text| {
+        text.contains("✔ ask-first") && text.contains("⚠ ask-api")
+    });
+    assert_eq!(batch.task_status("ask-first"), "completed");
+
+    // The next prompt answered through the control API by its id, the terminal watching.
+    let id = batch.prompt_id_of("ask-api");
+    let answer = serde_json::json!({"prompt_id": id, "answer": "approve"});
+    let (code, result) = batch.ctl("prompts.answer", &answer);
+    assert_eq!(code, 0, "prompts.answer: {result}");
+    assert_eq!(second.wait_for_exit(WAIT), 0, "{}", second.text());
+    assert!(
+        second
+            .text()
+            .contains("herd: the background batch ended (exit 0)"),
+        "the client is told the batch ended:\n{}",
+        second.text()
+    );
+    batch.wait_until_gone();
+    for task in ["ask-first", "ask-api", "quick"] {
+        assert_eq!(batch.task_status(task), "completed", "{task}");
+    }
+    assert!(batch.status().contains("No herd runs this file now."));
+}
+
+#[test]
+fn a_closed_terminal_and_q_then_d_leave_the_batch_running_and_q_then_s_stops_it() {
+    let batch = Batch::new();
+    batch.detach();
+
+    let mut hung_up = batch.attach(40, 120);
+    hung_up.wait_for(PROMPT, WAIT);
+    let pid = hung_up.pid().expect("pid");
+    // What the kernel sends when the terminal closes.
+    let killed = std::process::Command::new("kill")
+        .args(["-HUP", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    hung_up.wait_for_exit(WAIT);
+    assert!(
+        batch.status().contains("in the background"),
+        "the batch runs on"
+    );
+
+    // Two terminals at once: `d` detaches the one it was typed in, the other stays.
+    let mut leaving = batch.attach(40, 120);
+    leaving.wait_for(PROMPT, WAIT);
+    let mut stopping = batch.attach(40, 120);
+    stopping.wait_for(PROMPT, WAIT);
+    leaving.press("q");
+    leaving.wait_for("Detach this terminal, or stop the batch?", WAIT);
+    stopping.wait_for("Detach this terminal, or stop the batch?", WAIT);
+    leaving.press("d");
+    assert_eq!(leaving.wait_for_exit(WAIT), 0, "{}", leaving.text());
+    assert!(
+        leaving.text().contains("herd: detached"),
+        "{}",
+        leaving.text()
+    );
+    stopping.wait_until_text("the question gone from the other terminal", WAIT, |text| {
+        !text.contains("Detach this terminal") && text.contains(PROMPT)
+    });
+    assert_eq!(batch.task_status("ask-first"), "running");
+    assert!(
+        batch.status().contains("in the background"),
+        "the batch runs on"
+    );
+
+    // The window of the remaining terminal is resized: the dashboard follows it.
+    stopping.resize(30, 100);
+    stopping.wait_until("the dashboard laid out for 30 rows", WAIT, |s| {
+        s.rows(0, 100)
+            .nth(29)
+            .is_some_and(|row| row.contains("detach/stop"))
+    });
+    stopping.press("q");
+    stopping.wait_for("Detach this terminal, or stop the batch?", WAIT);
+    stopping.press("s");
+    assert_eq!(stopping.wait_for_exit(WAIT), 0, "{}", stopping.text());
+    assert!(
+        stopping
+            .text()
+            .contains("herd: the background batch ended (exit 130)"),
+        "{}",
+        stopping.text()
+    );
+    batch.wait_until_gone();
+    assert_eq!(batch.task_status("ask-first"), "retryable");
+}
+
+/// `herd attach --socket <socket>` as `nobody`, in a terminal; what it printed and its exit code.
+fn attach_as_nobody(socket: &Path) -> (String, u32) {
+    let mut command = CommandBuilder::new("runuser");
+    command.args([
+        "-u",
+        "nobody",
+        "--",
+        env!("CARGO_BIN_EXE_herd"),
+        "attach",
+        "--socket",
+    ]);
+    command.arg(socket);
+    command.cwd("/");
+    let mut client = Dashboard::spawn(command, &Launch::size(24, 100));
+    let code = client.wait_for_exit(WAIT);
+    (client.text(), code)
+}
+
+#[test]
+fn an_attach_from_another_user_is_refused() {
+    assert!(
+        rustix::process::getuid().is_root(),
+        "this test switches to the user nobody with runuser, which needs root"
+    );
+    let batch = Batch::new();
+    batch.detach();
+    let folder = batch.runtime.path().join("herd");
+    let socket = batch
+        .rendezvous_files()
+        .into_iter()
+        .find(|p| p.to_string_lossy().ends_with(".attach.sock"))
+        .expect("the attach socket");
+
+    // As made: nobody cannot even reach the socket.
+    let (text, code) = attach_as_nobody(&socket);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("Permission denied"), "{text}");
+
+    // With the folders and the socket opened to everyone, the holder's peer check refuses.
+    let open = |path: &Path, mode| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+    };
+    open(batch.runtime.path(), 0o711);
+    open(&folder, 0o711);
+    open(&socket, 0o666);
+    let (text, code) = attach_as_nobody(&socket);
+    open(&socket, 0o600);
+    open(&folder, 0o700);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("belongs to another user"), "{text}");
+    assert!(
+        batch.log().contains("refused an attach from user"),
+        "{}",
+        batch.log()
+    );
+    assert_eq!(
+        batch.task_status("ask-first"),
+        "running",
+        "the batch runs on"
+    );
+
+    // Stopped as `herd run --detach` says: kill <pid>.
+    let pid = batch.pid();
+    let killed = std::process::Command::new("kill")
+        .arg(pid.to_string())
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    batch.wait_until_gone();
+    assert_eq!(batch.task_status("ask-first"), "retryable");
+}
+
+#[test]
+fn a_tasks_file_with_problems_is_reported_by_detach_and_nothing_runs() {
+    let batch = Batch::new();
+    std::fs::write(
+        batch.tasks(),
+        r#"{"tasks": [{"task_id": "a", "agent": "sim", "prompt_template": "x"},]}"#,
+    )
+    .expect("write tasks");
+    let out = batch.herd(&["run", "--detach", "--tasks", "tasks.json"]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("tasks.json:1:") && stderr.contains("ended at once (exit 2)"),
+        "{}",
+        describe(&out)
+    );
+    assert!(
+        batch.rendezvous_files().is_empty(),
+        "{:?}",
+        batch.rendezvous_files()
+    );
+
+    let out = batch.herd(&["attach", "--tasks", "tasks.json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no background herd answers"),
+        "{}",
+        describe(&out)
+    );
+}
