@@ -277,8 +277,8 @@ pub struct RunArgs {
     after_help = "Speaks the Model Context Protocol on stdin/stdout, for an agent CLI to use as a \
 tool server. Tools: list_tasks, get_task, update_task, add_task, run_agent, answer_prompt, \
 wait_for, explain. While a herd runs the file, the tools go through it; otherwise they read and \
-write the file (holding its lock) and run_agent starts `herd run --headless --only ID` in the \
-background, its output in RUNS/mcp-herd.log. Register it, e.g.: claude mcp add herd -- herd mcp \
+write the file (holding its lock) and run_agent starts `herd run --detach --only ID` (see it \
+with `herd attach`). Register it, e.g.: claude mcp add herd -- herd mcp \
 --tasks /abs/path/tasks.json"
 )]
 pub struct McpArgs {

@@ -259,8 +259,5 @@ fn signal_name(signal: i32) -> String {
     name.to_string()
 }
 
-mod detached;
-pub use detached::{DetachedRequest, spawn_detached};
-
 #[cfg(test)]
 mod tests;

@@ -1,29 +1,18 @@
 //! Who runs the tasks file now, and starting a herd in the background for `run_agent` when none
-//! does: `herd run --headless --tasks FILE --only ID` in a session of its own (no terminal, so it
-//! outlives the MCP client and its terminal), its output appended to `mcp-herd.log` in the runs
-//! folder. The herd ends by itself once the task has its verdict.
+//! does: `herd run --detach --tasks FILE --only ID`, the background dashboard (`herd attach`
+//! shows it; its output goes to `background.log` in the runs folder), which ends by itself once
+//! the task has its verdict.
 
-use std::collections::HashMap;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
 use super::files::Setup;
 use super::tools::ToolError;
-use crate::core::classify::ExitStatus;
 use crate::run::rendezvous::{Registration, Rendezvous, RunMode, process_alive};
-use crate::run::spawn::{DetachedRequest, spawn_detached, wait_for_exit};
 use crate::run::store::lock_path;
-
-/// The name of the log of the herds `run_agent` starts, in the runs folder.
-pub(super) const LOG_NAME: &str = "mcp-herd.log";
-
-/// How long `run_agent` waits for the herd it started to take the tasks file.
-const START_WAIT: Duration = Duration::from_secs(20);
 
 /// A herd that runs the tasks file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,58 +65,28 @@ pub(super) fn running_herd(tasks: &Path) -> Option<RunningHerd> {
     })
 }
 
-/// The herds this server started that have ended, and how: each is reaped by a thread of its
-/// own, so none is left a zombie while the server runs.
-#[derive(Debug, Clone, Default)]
-pub(super) struct Children {
-    ended: Arc<Mutex<HashMap<u32, ExitStatus>>>,
-}
-
-impl Children {
-    fn watch(&self, pid: u32) {
-        let ended = Arc::clone(&self.ended);
-        std::thread::spawn(move || {
-            let status = wait_for_exit(pid);
-            ended
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(pid, status);
-        });
-    }
-
-    fn ended(&self, pid: u32) -> Option<ExitStatus> {
-        self.ended
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&pid)
-            .cloned()
-    }
-}
-
 /// A background herd started for one task.
 #[derive(Debug, Clone)]
 pub(super) struct Started {
-    pub(super) pid: u32,
+    /// The background herd's pid, as `herd run --detach` printed it.
+    pub(super) pid: Option<u32>,
     pub(super) command: Vec<String>,
     pub(super) log: PathBuf,
-    /// It has already ended (the task was quick), with exit code 0 or 1.
+    /// What `herd run --detach` printed: how to see the run, or that it ended at once.
+    pub(super) said: String,
+    /// Its exit status when the batch had already ended by then (1: the task did not complete).
     pub(super) ended: Option<i32>,
 }
 
 /// Starts a background herd for task `task_id` alone (`--retry` it when it failed or was
-/// cancelled) and waits until it holds the tasks file or has ended.
-pub(super) fn start(
-    setup: &Setup,
-    task_id: &str,
-    retry: bool,
-    children: &Children,
-) -> Result<Started, ToolError> {
+/// cancelled); returns once its dashboard is up (or the task has already ended).
+pub(super) fn start(setup: &Setup, task_id: &str, retry: bool) -> Result<Started, ToolError> {
     let failed = |what: &str, error: std::io::Error| {
         ToolError::new(
             format!("cannot start a herd for task {task_id:?}"),
             format!("{what}: {error}"),
-            "check that the runs folder can be written, or start `herd run --tasks FILE` \
-             yourself",
+            "check that herd and the runs folder are where they were, or start \
+             `herd run --tasks FILE` yourself",
         )
     };
     let tasks = std::path::absolute(&setup.tasks).map_err(|e| failed("the tasks file", e))?;
@@ -135,61 +94,54 @@ pub(super) fn start(
         std::path::absolute(&setup.runs_dir).map_err(|e| failed("the runs folder", e))?;
     let program = std::env::current_exe().map_err(|e| failed("herd's own path", e))?;
     let command = command_line(setup, &program, &tasks, &runs_dir, task_id, retry);
-    make_private_folder(&runs_dir).map_err(|e| failed(&runs_dir.display().to_string(), e))?;
-    let log = runs_dir.join(LOG_NAME);
-    let header = format!(
-        "--- {} herd mcp starts: {}\n",
-        jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ"),
-        command.join(" ")
-    );
-    append(&log, &header).map_err(|e| failed(&log.display().to_string(), e))?;
-    let cwd = tasks.parent().unwrap_or(Path::new("/"));
-    let pid = spawn_detached(&DetachedRequest {
-        program: &program,
-        argv: &command,
-        cwd,
-        log: &log,
-    })
-    .map_err(|e| failed("spawn", e))?;
-    children.watch(pid);
-    let ended = wait_until_up(&tasks, pid, children);
-    match ended {
-        Some(ExitStatus {
-            code: Some(code @ (0 | 1)),
-            ..
-        }) => Ok(Started {
-            pid,
-            command,
-            log,
-            ended: Some(code),
-        }),
-        Some(status) => Err(ToolError::new(
+    let output = Command::new(&program)
+        .args(&command[1..])
+        .current_dir(tasks.parent().unwrap_or(Path::new("/")))
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| failed("herd run --detach", e))?;
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+    .trim()
+    .to_string();
+    let log = runs_dir.join("background.log");
+    match output.status.code() {
+        Some(code @ (0 | 1)) => {
+            let pid = pid_in(&said);
+            Ok(Started {
+                pid,
+                command,
+                log,
+                said,
+                ended: pid.is_none().then_some(code),
+            })
+        }
+        code => Err(ToolError::new(
             format!(
-                "the herd started for task {task_id:?} ended at once ({})",
-                ended_how(&status)
+                "the background herd for task {task_id:?} did not start (exit {})",
+                code.map_or_else(|| "by a signal".to_string(), |c| c.to_string())
             ),
-            log_since(&log, &header),
-            "fix what herd says above (`herd validate --tasks FILE` checks the file and \
-             profiles), then run_agent again",
+            said,
+            "fix what herd says (`herd validate --tasks FILE` checks the file and profiles), \
+             then run_agent again",
         )),
-        None => Ok(Started {
-            pid,
-            command,
-            log,
-            ended: None,
-        }),
     }
 }
 
-fn ended_how(status: &ExitStatus) -> String {
-    match (&status.code, &status.signal) {
-        (Some(code), _) => format!("exit code {code}"),
-        (None, Some(signal)) => format!("signal {signal}"),
-        (None, None) => "no exit status".into(),
-    }
+/// The pid in `herd run --detach`'s `... in the background (pid N) ...`.
+fn pid_in(said: &str) -> Option<u32> {
+    let at = said.find("(pid ")? + "(pid ".len();
+    let digits: String = said[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
 }
 
-/// `herd run --headless` for the task alone, with the paths and files `herd mcp` was given.
+/// `herd run --detach` for the task alone, with the paths and files `herd mcp` was given.
 fn command_line(
     setup: &Setup,
     program: &Path,
@@ -202,7 +154,7 @@ fn command_line(
     let mut command = vec![
         text(program),
         "run".into(),
-        "--headless".into(),
+        "--detach".into(),
         "--tasks".into(),
         text(tasks),
         "--runs-dir".into(),
@@ -220,59 +172,6 @@ fn command_line(
         }
     }
     command
-}
-
-/// Waits until herd `pid` holds the tasks file (its registration or its lock names it) or has
-/// ended; how it ended, if it did.
-fn wait_until_up(tasks: &Path, pid: u32, children: &Children) -> Option<ExitStatus> {
-    let deadline = Instant::now() + START_WAIT;
-    while Instant::now() < deadline {
-        if let Some(status) = children.ended(pid) {
-            return Some(status);
-        }
-        if running_herd(tasks).is_some_and(|herd| herd.pid == pid) {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    children.ended(pid)
-}
-
-fn make_private_folder(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    if dir.is_dir() {
-        return Ok(());
-    }
-    fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-}
-
-fn append(log: &Path, text: &str) -> std::io::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut file = fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(log)?;
-    file.write_all(text.as_bytes())
-}
-
-/// What herd wrote into the log after `header` (its last 20 lines): why it did not start.
-fn log_since(log: &Path, header: &str) -> String {
-    let text = fs::read_to_string(log).unwrap_or_default();
-    let after = text
-        .rfind(header)
-        .map_or(text.as_str(), |at| &text[at + header.len()..]);
-    let lines: Vec<&str> = after.lines().filter(|l| !l.trim().is_empty()).collect();
-    let tail = &lines[lines.len().saturating_sub(20)..];
-    if tail.is_empty() {
-        format!("it wrote nothing into {}", log.display())
-    } else {
-        tail.join("\n")
-    }
 }
 
 #[cfg(test)]
@@ -298,7 +197,7 @@ mod tests {
         );
         assert_eq!(
             plain.join(" "),
-            "/bin/herd run --headless --tasks /w/tasks.json --runs-dir /w/runs --only t1 \
+            "/bin/herd run --detach --tasks /w/tasks.json --runs-dir /w/runs --only t1 \
              --profiles /w/p.toml"
         );
         let again = command_line(
@@ -312,6 +211,16 @@ mod tests {
         assert!(
             again.join(" ").contains("--only t1 --retry t1"),
             "{again:?}"
+        );
+    }
+
+    #[test]
+    fn the_pid_is_read_from_what_detach_prints() {
+        let said = "herd: the batch runs in the background (pid 41207); its output goes to x";
+        assert_eq!(pid_in(said), Some(41207));
+        assert_eq!(
+            pid_in("herd: the background run ended at once (exit 0)"),
+            None
         );
     }
 

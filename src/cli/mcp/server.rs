@@ -16,7 +16,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
-use super::background::{self, Children, RunningHerd, running_herd};
+use super::background::{self, RunningHerd, running_herd};
 use super::files::{self, Setup};
 use super::live;
 use super::tools::{self, ToolCall, ToolError, WaitState};
@@ -29,14 +29,12 @@ const WAIT_STEP: Duration = Duration::from_millis(200);
 #[derive(Debug, Clone)]
 pub(super) struct HerdServer {
     setup: Arc<Setup>,
-    children: Children,
 }
 
 impl HerdServer {
     pub(super) fn new(setup: Setup) -> Self {
         HerdServer {
             setup: Arc::new(setup),
-            children: Children::default(),
         }
     }
 
@@ -172,16 +170,18 @@ impl HerdServer {
         let index = files::index_of(setup, store.file(), task_id)?;
         let retry = runnable_how(setup, &store.file().tasks()[index])?;
         drop(store);
-        let started = background::start(setup, task_id, retry, &self.children)?;
+        let started = background::start(setup, task_id, retry)?;
         let store = files::read(setup)?;
         let row = files::row(setup, store.file(), task_id)?;
         Ok(json!({
             "started": {
-                "how": "a background herd for this task alone",
+                "how": "a background herd for this task alone (herd run --detach): \
+                        `herd attach --tasks FILE` shows its dashboard",
                 "command": started.command,
                 "pid": started.pid,
                 "log": started.log,
-                "exit_code": started.ended,
+                "said": started.said,
+                "ended_with_exit_code": started.ended,
             },
             "herd": RunningHerd::to_json(running_herd(&setup.tasks).as_ref()),
             "task": row,
