@@ -369,3 +369,72 @@ fn a_bad_call_is_a_tool_error_that_says_what_why_and_how_to_fix() {
         "{unexplained}"
     );
 }
+
+#[test]
+fn while_a_herd_runs_the_file_the_tools_go_through_it_and_answer_its_prompt_by_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = tasks_file(dir.path());
+    let mut client = McpClient::start(&tasks);
+    client.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "mcp-e2e", "version": "1"}}),
+    );
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    // A permission dialog nothing allows: it waits for the operator.
+    let mut ask = sim_task("ask", "permission");
+    ask["permission_wait_sec"] = json!(120);
+    client.ok("add_task", json!({"task": ask}));
+    client.ok("run_agent", json!({"task_id": "ask"}));
+
+    let waiting = client.ok(
+        "wait_for",
+        json!({"task_id": "ask", "states": ["prompt_waiting"], "timeout_sec": 60}),
+    );
+    assert_eq!(waiting["reached"], true, "{waiting}");
+    assert_eq!(waiting["herd"]["running"], true, "{waiting}");
+    let got = client.ok("get_task", json!({"task_id": "ask"}));
+    let prompt_id = got["task"]["prompt"]["prompt_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(prompt_id.starts_with("ask/1/"), "{got}");
+    assert_eq!(got["task"]["status"], "running", "{got}");
+
+    // Changes go through the running herd, which writes them into the file.
+    let added = client.ok("add_task", json!({"task": sim_task("later", "success")}));
+    assert_eq!(added["task"]["task_id"], "later", "{added}");
+    let updated = client.ok(
+        "update_task",
+        json!({"task_id": "later", "patch": {"timeout_sec": 90}}),
+    );
+    assert_eq!(updated["herd"]["running"], true, "{updated}");
+    let refused = client.error(
+        "update_task",
+        json!({"task_id": "nope", "patch": {"enabled": false}}),
+    );
+    assert!(
+        refused["fix"].as_str().unwrap().contains("list_tasks"),
+        "{refused}"
+    );
+
+    let answered = client.ok(
+        "answer_prompt",
+        json!({"prompt_id": prompt_id, "answer": "approve"}),
+    );
+    assert_eq!(answered["answered"]["done"], true, "{answered}");
+    let stale = client.error(
+        "answer_prompt",
+        json!({"prompt_id": prompt_id, "answer": "approve"}),
+    );
+    assert!(
+        stale["fix"].as_str().unwrap().contains("own prompt_id"),
+        "{stale}"
+    );
+    let done = client.ok("wait_for", json!({"task_id": "ask", "timeout_sec": 60}));
+    assert_eq!(done["task"]["status"], "completed", "{done}");
+    wait_for_no_herd(&tasks);
+    let text = std::fs::read_to_string(&tasks).unwrap();
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(common::task(&doc, "later")["timeout_sec"], 90, "{text}");
+}

@@ -6,6 +6,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -13,6 +14,9 @@ use super::files::Setup;
 use super::tools::ToolError;
 use crate::run::rendezvous::{Registration, Rendezvous, RunMode, process_alive};
 use crate::run::store::lock_path;
+
+/// How long `run_agent` waits for the background herd to take the tasks file.
+const HOLD_WAIT: Duration = Duration::from_secs(20);
 
 /// A herd that runs the tasks file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,6 +115,9 @@ pub(super) fn start(setup: &Setup, task_id: &str, retry: bool) -> Result<Started
     match output.status.code() {
         Some(code @ (0 | 1)) => {
             let pid = pid_in(&said);
+            if let Some(pid) = pid {
+                wait_until_it_holds(&tasks, pid);
+            }
             Ok(Started {
                 pid,
                 command,
@@ -128,6 +135,16 @@ pub(super) fn start(setup: &Setup, task_id: &str, retry: bool) -> Result<Started
             "fix what herd says (`herd validate --tasks FILE` checks the file and profiles), \
              then run_agent again",
         )),
+    }
+}
+
+/// Waits (at most `HOLD_WAIT`) until a herd holds the tasks file or the background herd `pid`
+/// has ended: `--detach` returns once the dashboard's holder answers, which may be before the
+/// herd in it has taken the file, and a `wait_for` right after must see it running.
+fn wait_until_it_holds(tasks: &Path, pid: u32) {
+    let deadline = Instant::now() + HOLD_WAIT;
+    while Instant::now() < deadline && running_herd(tasks).is_none() && process_alive(pid) {
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 

@@ -10,7 +10,8 @@ use serde_json::Value;
 use super::tools::ToolError;
 use crate::run::control::client::{Client, ClientError};
 use crate::run::control::protocol::{
-    INVALID_TASK, METHOD_NOT_FOUND as UNKNOWN_METHOD, NO_SUCH_TASK, REFUSED, STALE_PROMPT,
+    INTERNAL_ERROR, INVALID_TASK, METHOD_NOT_FOUND as UNKNOWN_METHOD, NO_SUCH_TASK, REFUSED,
+    STALE_PROMPT,
 };
 
 /// What a call on the control socket came to, short of a result.
@@ -102,18 +103,25 @@ fn answered(what: &str, code: i64, message: String, data: &Value) -> ToolError {
 pub(super) fn call(socket: &Path, method: &str, params: Value) -> Result<Value, CallError> {
     let unreachable = |error: ClientError| CallError::Unreachable(error.to_string());
     let mut client = Client::connect(socket).map_err(unreachable)?;
-    match client.call(method, &params).map_err(unreachable)? {
-        Ok(result) => Ok(result),
-        Err(error) => Err(CallError::Answered {
-            code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
-            message: error
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("no message")
-                .to_string(),
-            data: error.get("data").cloned().unwrap_or(Value::Null),
-        }),
+    let error = match client.call(method, &params).map_err(unreachable)? {
+        Ok(result) => return Ok(result),
+        Err(error) => error,
+    };
+    let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
+    let message = error
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or("no message")
+        .to_string();
+    // A herd that is ending answers that it cannot serve the call: as good as gone.
+    if code == INTERNAL_ERROR {
+        return Err(CallError::Unreachable(message));
     }
+    Err(CallError::Answered {
+        code,
+        message,
+        data: error.get("data").cloned().unwrap_or(Value::Null),
+    })
 }
 
 #[cfg(test)]
@@ -166,6 +174,7 @@ mod tests {
                     "invalid task",
                     json!({"problems": ["tasks.json: task \"n\": unknown agent \"nope\""]}),
                 ),
+                Some("tasks.get") => (INTERNAL_ERROR, "herd is ending", json!(null)),
                 _ => (UNKNOWN_METHOD, "no such method", json!(null)),
             };
             vec![json!({"jsonrpc": "2.0", "id": request["id"],
@@ -181,6 +190,8 @@ mod tests {
         assert!(error.why.contains("unknown agent \"nope\""), "{error:?}");
         let unknown = call(&socket, "tasks.run", json!({})).expect_err("unknown");
         assert!(unknown.is_unknown_method());
+        let ending = call(&socket, "tasks.get", json!({})).expect_err("ending");
+        assert!(matches!(ending, CallError::Unreachable(_)), "{ending:?}");
     }
 
     #[test]
