@@ -94,7 +94,7 @@ pub(super) fn add_task(setup: &Setup, task: &Map<String, Value>) -> Result<Value
         ));
     }
     let text = store.text_with_task(&Value::Object(task.clone()));
-    refuse_problems(setup, &text, task_id, "new task")?;
+    refuse_problems(setup, &text, task_id, "addition")?;
     store.merge_own(&text).map_err(|problems| {
         ToolError::new(
             "the task was not added",
@@ -239,4 +239,75 @@ fn not_written(setup: &Setup, error: &StoreError) -> ToolError {
         error.to_string(),
         "make the file and its folder writable, then try again",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = "{\n  \"tasks\": [\n    {\n      \"task_id\": \"a\",\n      \"agent\": \"sim\",\n      \"inputs\": { \"scenario\": \"success\" },\n      \"prompt_template\": \"x\"\n    }\n  ]\n}\n";
+
+    fn setup(dir: &Path) -> Setup {
+        let tasks = dir.join("tasks.json");
+        std::fs::write(&tasks, TEXT).expect("write");
+        Setup {
+            tasks,
+            profiles: None,
+            hosts: None,
+            runs_dir: dir.join("runs"),
+        }
+    }
+
+    fn patch(value: Value) -> Map<String, Value> {
+        value.as_object().expect("object").clone()
+    }
+
+    #[test]
+    fn an_update_writes_only_its_fields_and_a_bad_one_writes_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let setup = setup(dir.path());
+        let row = update_task(&setup, "a", &patch(json!({"enabled": false}))).expect("updated");
+        assert_eq!(row["enabled"], false);
+        let text = std::fs::read_to_string(&setup.tasks).expect("read");
+        assert_eq!(
+            text,
+            TEXT.replace("\"x\"\n", "\"x\",\n      \"enabled\": false\n")
+        );
+        let refused =
+            update_task(&setup, "a", &patch(json!({"timeout_sec": "soon"}))).expect_err("refused");
+        assert!(refused.why.contains("timeout_sec"), "{refused:?}");
+        assert!(refused.fix.contains("nothing was written"), "{refused:?}");
+        assert_eq!(std::fs::read_to_string(&setup.tasks).expect("read"), text);
+        let removed = update_task(&setup, "a", &patch(json!({"enabled": null}))).expect("ok");
+        assert_eq!(removed["enabled"], true);
+        assert_eq!(std::fs::read_to_string(&setup.tasks).expect("read"), TEXT);
+        let missing = update_task(&setup, "b", &patch(json!({"enabled": false})));
+        assert!(missing.expect_err("no b").what.contains("no task \"b\""));
+        assert!(
+            !crate::run::store::lock_path(&setup.tasks).exists(),
+            "lock given back"
+        );
+    }
+
+    #[test]
+    fn a_task_is_added_once_and_a_file_herd_holds_is_not_touched() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let setup = setup(dir.path());
+        let task = patch(
+            json!({"task_id": "b", "agent": "sim", "inputs": {"scenario": "success"}, "prompt_template": "y"}),
+        );
+        let row = add_task(&setup, &task).expect("added");
+        assert_eq!(row["status"], "pending");
+        let again = add_task(&setup, &task).expect_err("twice");
+        assert!(again.what.contains("exists already"), "{again:?}");
+        let held = TaskStore::open(&setup.tasks).expect("a herd holds it");
+        let text = std::fs::read_to_string(&setup.tasks).expect("read");
+        let other = patch(
+            json!({"task_id": "c", "agent": "sim", "inputs": {"scenario": "success"}, "prompt_template": "z"}),
+        );
+        let locked = add_task(&setup, &other).expect_err("locked");
+        assert!(locked.why.contains("in use by another herd"), "{locked:?}");
+        assert_eq!(std::fs::read_to_string(&setup.tasks).expect("read"), text);
+        drop(held);
+    }
 }
