@@ -174,6 +174,12 @@ fn a_prompt_is_answered_by_id_a_stale_id_refused_and_a_task_added_mid_run() {
     let hello = setup.ok("hello", json!({}));
     assert_eq!(hello["mode"], "headless");
     assert_eq!(hello["pid"], json!(herd_run.id()));
+    assert!(
+        hello["started_at"].as_str().unwrap().ends_with('Z'),
+        "{hello}"
+    );
+    let real = std::fs::canonicalize(&setup.tasks).unwrap();
+    assert_eq!(hello["tasks"], json!(real), "{hello}");
     let got = setup.ok("tasks.get", json!({"task_id": "ask"}));
     assert_eq!(
         got["task"]["live"]["state"], "waiting_for_operator",
@@ -388,6 +394,17 @@ fn ctl_without_a_running_herd_says_how_to_start_one() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("no herd runs"), "{stderr}");
     assert!(stderr.contains("herd run --tasks"), "{stderr}");
+    let out = setup
+        .herd()
+        .args(["ctl", "--tasks", "missing.json", "hello"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", describe(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no tasks file missing.json"),
+        "{}",
+        describe(&out)
+    );
     // Bad parameters are the caller's: said before any connection.
     let out = setup
         .herd()
@@ -443,4 +460,69 @@ fn the_dashboard_serves_the_socket_too() {
         "{doc}"
     );
     assert_eq!(setup.rendezvous(), Vec::<String>::new());
+}
+
+#[test]
+fn requests_on_one_connection_are_answered_in_order_one_line_each() {
+    use std::io::{BufRead, BufReader, Write};
+    let setup = Setup::new(json!({"tasks": [ask_task("ask")]}));
+    let herd_run = setup.start_headless();
+    setup.wait_for_prompt();
+    let socket = setup
+        .rendezvous()
+        .into_iter()
+        .find(|name| name.ends_with(".sock"))
+        .map(|name| setup.runtime.join("herd").join(name))
+        .unwrap();
+    let mut stream = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+    // Four lines in one write: a request, a line that is not JSON, a notification (no answer)
+    // and a second request.
+    let lines = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "hello"}).to_string(),
+        "{not json".to_string(),
+        json!({"jsonrpc": "2.0", "method": "hello"}).to_string(),
+        json!({"jsonrpc": "2.0", "id": "two", "method": "tasks.get", "params": {"task_id": "ask"}})
+            .to_string(),
+    ];
+    stream
+        .write_all(format!("{}\n", lines.join("\n")).as_bytes())
+        .unwrap();
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut read = || {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap()
+    };
+    let first = read();
+    assert_eq!(first["id"], 1, "{first}");
+    assert_eq!(first["result"]["mode"], "headless", "{first}");
+    let second = read();
+    assert_eq!(
+        (&second["id"], &second["error"]["code"]),
+        (&Value::Null, &json!(-32700)),
+        "{second}"
+    );
+    let third = read();
+    assert_eq!(third["id"], "two", "{third}");
+    assert_eq!(
+        third["result"]["task"]["prompt"]["prompt_id"], "ask/1/1",
+        "{third}"
+    );
+    stream
+        .write_all(
+            format!(
+                "{}\n",
+                json!({"jsonrpc": "2.0", "id": 3, "method": "batch.stop"})
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+    assert_eq!(read()["result"]["done"], true);
+    let out = wait_exit(herd_run);
+    assert_eq!(
+        task(&setup.doc(), "ask")["status"],
+        "retryable",
+        "{}",
+        describe(&out)
+    );
 }

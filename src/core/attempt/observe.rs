@@ -58,10 +58,11 @@ impl Attempt {
             // herd's ACP client's record of its answers is exact (the request as data, the
             // option sent): it replaces what the screen read of the dialogs it drew.
             if let Some(client) = &parser.facts().client_approvals {
-                for approval in client {
+                let client = with_api_answers(client, &self.approvals);
+                for approval in &client {
                     effects.push(Effect::Note(Note::Approval(approval.clone())));
                 }
-                self.approvals.clone_from(client);
+                self.approvals = client;
             }
             if self.setup.completion != Completion::SignalFile {
                 self.begin_ending(EndCause::AfterResult, now, effects);
@@ -174,5 +175,71 @@ pub fn signal_status(signal: &Signal) -> &'static str {
         Signal::Done { .. } => "done",
         Signal::Questions { .. } => "questions",
         Signal::Error { .. } => "error",
+    }
+}
+
+/// The client's record of its answers, where the operator's answers given through the control
+/// socket say so: the client saw keys on its dialog and cannot tell; herd's screen records of
+/// the same dialogs, in the same order, can (`AnsweredBy::Api`).
+fn with_api_answers(
+    client: &[crate::core::approval::Approval],
+    screen: &[crate::core::approval::Approval],
+) -> Vec<crate::core::approval::Approval> {
+    use crate::core::approval::AnsweredBy;
+    let mut people = screen
+        .iter()
+        .filter(|a| a.by != AnsweredBy::Herd)
+        .map(|a| a.by);
+    client
+        .iter()
+        .map(|approval| {
+            let mut approval = approval.clone();
+            if approval.by == AnsweredBy::Operator && people.next() == Some(AnsweredBy::Api) {
+                approval.by = AnsweredBy::Api;
+            }
+            approval
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::with_api_answers;
+    use crate::core::approval::{AnsweredBy, Approval, Channel};
+
+    fn answer(by: AnsweredBy, channel: Channel) -> Approval {
+        Approval {
+            at: Duration::ZERO,
+            by,
+            channel,
+            rule: "acp".into(),
+            keys: String::new(),
+            request: None,
+            decision: None,
+            option: None,
+            title: None,
+        }
+    }
+
+    #[test]
+    fn the_clients_operator_answers_keep_who_gave_them() {
+        use AnsweredBy::{Api, Herd, Operator};
+        let screen = [
+            answer(Api, Channel::Screen),
+            answer(Operator, Channel::Screen),
+        ];
+        let client = [
+            answer(Herd, Channel::Acp),
+            answer(Operator, Channel::Acp),
+            answer(Operator, Channel::Acp),
+            answer(Operator, Channel::Acp),
+        ];
+        let by: Vec<AnsweredBy> = with_api_answers(&client, &screen)
+            .iter()
+            .map(|a| a.by)
+            .collect();
+        assert_eq!(by, [Herd, Api, Operator, Operator]);
     }
 }

@@ -20,6 +20,8 @@ pub enum ClientError {
         tasks.display()
     )]
     NotRunning { tasks: PathBuf },
+    #[error("no tasks file {}", tasks.display())]
+    NoTasksFile { tasks: PathBuf },
     #[error("cannot find the control socket of {}: {source}", tasks.display())]
     NoRendezvous { tasks: PathBuf, source: io::Error },
     #[error("cannot reach the control socket {}: {source}", socket.display())]
@@ -47,6 +49,11 @@ pub struct Client {
 impl Client {
     /// Connects to the herd that runs `tasks`.
     pub fn for_tasks(tasks: &Path) -> Result<Client, ClientError> {
+        if !tasks.is_file() {
+            return Err(ClientError::NoTasksFile {
+                tasks: tasks.to_path_buf(),
+            });
+        }
         let names = Rendezvous::for_tasks(tasks).map_err(|source| match source.kind() {
             io::ErrorKind::NotFound => ClientError::NotRunning {
                 tasks: tasks.to_path_buf(),

@@ -62,19 +62,7 @@ fn carry_out(
     hello: &Value,
     now: Now,
 ) -> color_eyre::Result<Reply> {
-    let task = |engine: &Engine, task_id: &str| {
-        engine
-            .store()
-            .file()
-            .task_index(task_id)
-            .filter(|&i| !engine.store().file().is_removed(i))
-            .ok_or_else(|| {
-                RpcError::new(
-                    NO_SUCH_TASK,
-                    format!("no task {task_id:?} in the tasks file"),
-                )
-            })
-    };
+    let task = index_of;
     Ok(match command {
         Command::Hello => Ok(hello.clone()),
         Command::ListTasks { status } => Ok(json!({ "tasks": rows(engine, status.as_deref()) })),
@@ -88,6 +76,7 @@ fn carry_out(
         Command::AddTask { task } => match engine.add_task(task, now)? {
             Added::Added { task_id } => Ok(json!({ "task_id": task_id })),
             Added::Invalid(problems) => Err(RpcError::invalid_task(problems)),
+            Added::Refused(message) => Err(RpcError::new(REFUSED, message)),
         },
         Command::UpdateTask { task_id, patch } => match task(engine, &task_id) {
             Err(error) => Err(error),
@@ -143,21 +132,27 @@ fn on_task(
     task_id: &str,
     act: impl FnOnce(&mut Engine, usize) -> color_eyre::Result<ControlOutcome>,
 ) -> color_eyre::Result<Reply> {
-    let Some(index) = engine
-        .store()
-        .file()
-        .task_index(task_id)
-        .filter(|&i| !engine.store().file().is_removed(i))
-    else {
-        return Ok(Err(RpcError::new(
-            NO_SUCH_TASK,
-            format!("no task {task_id:?} in the tasks file"),
-        )));
+    let index = match index_of(engine, task_id) {
+        Ok(index) => index,
+        Err(error) => return Ok(Err(error)),
     };
     Ok(match act(engine, index)? {
         ControlOutcome::Refused(message) => Err(RpcError::new(REFUSED, message)),
         done => Ok(outcome_json(&done)),
     })
+}
+
+/// The task `task_id` names in the file (not one the operator removed during the run).
+fn index_of(engine: &Engine, task_id: &str) -> Result<usize, RpcError> {
+    let file = engine.store().file();
+    file.task_index(task_id)
+        .filter(|&i| !file.is_removed(i))
+        .ok_or_else(|| {
+            RpcError::new(
+                NO_SUCH_TASK,
+                format!("no task {task_id:?} in the tasks file"),
+            )
+        })
 }
 
 fn pause(engine: &mut Engine, paused: bool) -> Value {

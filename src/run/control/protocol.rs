@@ -135,7 +135,11 @@ pub enum Incoming {
 
 /// Every method: name, parameters, result; `herd ctl --help` and the README list these.
 pub const METHODS: &[(&str, &str, &str)] = &[
-    ("hello", "{}", "{herd_version, pid, tasks, runs_dir, mode}"),
+    (
+        "hello",
+        "{}",
+        "{herd_version, pid, tasks, runs_dir, mode, started_at}",
+    ),
     ("tasks.list", "{status?: [STATUS..]}", "{tasks: [row]}"),
     ("tasks.get", "{task_id}", "{task: row + prompt}"),
     ("tasks.add", "{task: {task_id, agent, ...}}", "{task_id}"),

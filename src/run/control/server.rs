@@ -86,6 +86,7 @@ pub fn start(tasks: &Path, runs_dir: &Path, mode: RunMode) -> io::Result<Control
         "tasks": registration.tasks,
         "runs_dir": registration.runs_dir,
         "mode": registration.mode,
+        "started_at": registration.started_at,
     });
     Ok(ControlLink {
         requests,

@@ -82,6 +82,8 @@ pub enum Added {
     },
     /// The task was not added: each problem as `herd validate` words it.
     Invalid(Vec<String>),
+    /// Not now: the tasks file on disk does not parse (the operator's edit would lose it).
+    Refused(String),
 }
 
 /// The keys an answer sends to the waiting dialog: a rule of the profile, or keys of no rule.
@@ -245,9 +247,14 @@ impl Engine {
 
     /// Adds `task` (a task object, as in the file) at the end of the tasks file: checked like
     /// the file (`herd validate`'s problems of that task refuse it), then taken in like an
-    /// operator's edit and written by the writer.
+    /// operator's edit and written by the writer. A run limited by `--only` takes it in.
     pub fn add_task(&mut self, task: Map<String, Value>, now: Now) -> Result<Added> {
         let now = self.turn(now);
+        if let Some(problem) = self.tasks_file_problem() {
+            return Ok(Added::Refused(format!(
+                "the tasks file does not parse ({problem}); fix it, then add the task"
+            )));
+        }
         let task_id = task
             .get("task_id")
             .and_then(Value::as_str)
@@ -272,6 +279,10 @@ impl Engine {
         }
         match self.store.merge_own(&text) {
             Ok(merged) => {
+                // Asked for by name: a run limited by `--only` takes it in.
+                if !self.opts.only.is_empty() {
+                    self.opts.only.push(task_id.clone());
+                }
                 tracing::info!(task_id, "task added through the control socket");
                 self.events.push(super::EngineEvent::TasksFileChanged {
                     summary: merged.to_string(),
@@ -286,7 +297,9 @@ impl Engine {
         }
     }
 
-    /// `herd validate`'s problems of task `task_id` in `file`, one line each.
+    /// `herd validate`'s problems of task `task_id` in `file` (a version of the file that is
+    /// not on disk), one line each, without a place in the file: the lines and columns would be
+    /// those of that version.
     fn problems_of(&self, file: &TaskFile, task_id: &str) -> Vec<String> {
         let checks = validate::Checks {
             profiles: Some(&self.profiles),
@@ -298,7 +311,7 @@ impl Engine {
         validate::check(file, &checks)
             .iter()
             .filter(|p| p.task_id().is_none_or(|id| id == task_id))
-            .map(|p| p.line(path))
+            .map(|p| without_place(&p.line(path), path))
             .collect()
     }
 
@@ -425,4 +438,13 @@ impl Engine {
             .join("\n");
         Some((rows, cols, text))
     }
+}
+
+/// `FILE:LINE:COL: message` (or `FILE: message`) as `message`.
+pub(super) fn without_place(line: &str, path: &std::path::Path) -> String {
+    let Some(rest) = line.strip_prefix(&path.display().to_string()) else {
+        return line.to_string();
+    };
+    let rest = rest.trim_start_matches(|c: char| c == ':' || c.is_ascii_digit());
+    rest.trim_start().to_string()
 }

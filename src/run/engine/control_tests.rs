@@ -75,7 +75,7 @@ pub(crate) fn fixture_with(tasks: &str, profiles: &str) -> Fixture {
 
 impl Fixture {
     /// Task `index`'s `field` in the file, once every change made so far is written.
-    fn on_disk(&mut self, index: usize, field: &str) -> Value {
+    pub(crate) fn on_disk(&mut self, index: usize, field: &str) -> Value {
         self.engine
             .settle_writes(Now::read(), Duration::from_secs(10))
             .expect("written");
@@ -89,7 +89,7 @@ impl Fixture {
     }
 
     /// Drives the engine like the dashboard does until `done` holds (10 s at most).
-    fn pump_until(&mut self, what: &str, done: impl Fn(&Engine) -> bool) {
+    pub(crate) fn pump_until(&mut self, what: &str, done: impl Fn(&Engine) -> bool) {
         let deadline = Instant::now() + Duration::from_secs(10);
         while !done(&self.engine) {
             if Instant::now() > deadline {

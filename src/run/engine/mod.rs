@@ -43,6 +43,8 @@ use crate::core::task::TaskStatus;
 
 mod agent_report;
 pub mod api;
+#[cfg(test)]
+mod api_tests;
 mod commit;
 #[cfg(test)]
 mod commit_tests;
