@@ -232,6 +232,20 @@ fn a_background_batch_is_attached_detached_and_answered_from_a_second_terminal()
 
     let mut first = batch.attach(40, 120);
     first.wait_for(PROMPT, WAIT);
+    // The background flag is the dashboard's own: the agent does not inherit it.
+    let agents = common::agents_under(batch.dir.path());
+    assert!(!agents.is_empty(), "the waiting agent is found");
+    for agent in &agents {
+        let pid = agent.split(':').next().expect("pid");
+        let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        let environ = String::from_utf8_lossy(&environ);
+        assert!(
+            environ
+                .split('\0')
+                .all(|kv| !kv.starts_with("HERD_BACKGROUND=")),
+            "{agent} has HERD_BACKGROUND"
+        );
+    }
     first.wait_for("Ctrl-\\ detach", WAIT);
     assert!(
         first.screen().alternate_screen(),
@@ -296,6 +310,13 @@ fn a_background_batch_is_attached_detached_and_answered_from_a_second_terminal()
 fn a_closed_terminal_and_q_then_d_leave_the_batch_running_and_q_then_s_stops_it() {
     let batch = Batch::new();
     batch.detach();
+    let again = batch.herd(&["run", "--detach", "--tasks", "tasks.json"]);
+    assert_eq!(again.status.code(), Some(2), "{}", describe(&again));
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("a herd already runs"),
+        "{}",
+        describe(&again)
+    );
 
     let mut hung_up = batch.attach(40, 120);
     hung_up.wait_for(PROMPT, WAIT);
@@ -459,4 +480,34 @@ fn a_tasks_file_with_problems_is_reported_by_detach_and_nothing_runs() {
         "{}",
         describe(&out)
     );
+}
+
+#[test]
+fn attach_without_tasks_takes_the_only_background_herd() {
+    let batch = Batch::new();
+    let out = batch.herd(&["attach"]);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no background herd of yours runs"),
+        "{}",
+        describe(&out)
+    );
+    batch.detach();
+    let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_herd"));
+    command.arg("attach");
+    command.cwd("/");
+    let env = [("XDG_RUNTIME_DIR", batch.runtime())];
+    let launch = Launch {
+        rows: 40,
+        cols: 120,
+        args: &[],
+        env: &env,
+    };
+    let mut client = Dashboard::spawn(command, &launch);
+    client.wait_for(PROMPT, WAIT);
+    client.press("q");
+    client.wait_for("Detach this terminal, or stop the batch?", WAIT);
+    client.press("s");
+    assert_eq!(client.wait_for_exit(WAIT), 0, "{}", client.text());
+    batch.wait_until_gone();
 }

@@ -76,11 +76,11 @@ pub enum Command {
 
 #[derive(Debug, Args, Clone)]
 #[command(
-    after_help = "Keys: every key goes to the dashboard, which works as in `herd run`, except Ctrl-\\, which detaches this terminal. In the dashboard, q asks whether to detach or to stop the batch. Closing the terminal detaches too. Any number of terminals may be attached at once; the dashboard takes the size of the one typed in last.\n\nExit status: 0 detached or the batch ended; 1 no background herd runs the file, or it refused."
+    after_help = "Keys: every key goes to the dashboard, which works as in `herd run`, except Ctrl-\\, which detaches this terminal. In the dashboard, q asks whether to detach or to stop the batch. Closing the terminal detaches too. Any number of terminals may be attached at once; the dashboard takes the size of the one typed in last.\n\nExit status: 0 detached or the batch ended; 1 no background herd runs the file, or it refused; 2 without --tasks, several background herds run (each is listed)."
 )]
 pub struct AttachArgs {
-    /// The tasks file the background herd runs
-    #[arg(long, value_name = "FILE", required_unless_present = "socket")]
+    /// The tasks file the background herd runs [default: the only background herd of yours]
+    #[arg(long, value_name = "FILE")]
     pub tasks: Option<PathBuf>,
     /// The attach socket itself, instead of the one of --tasks
     #[arg(long, value_name = "PATH", hide = true)]

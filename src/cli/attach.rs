@@ -1,7 +1,9 @@
-//! `herd attach`: finds the background herd of a tasks file (its rendezvous) and attaches this
-//! terminal to it (`run::background::client`); says how it ended.
+//! `herd attach`: finds the background herd of a tasks file (its rendezvous), or without
+//! `--tasks` the only background herd of this user, and attaches this terminal to it
+//! (`run::background::client`); says how it ended.
 
 use std::io::IsTerminal;
+use std::path::PathBuf;
 
 use color_eyre::eyre::Result;
 
@@ -34,10 +36,10 @@ pub(super) fn attach(args: &AttachArgs) -> Result<i32> {
                 _ => rendezvous.attach,
             }
         }
-        (None, None) => {
-            eprintln!("herd: attach needs --tasks FILE");
-            return Ok(2);
-        }
+        (None, None) => match only_background_herd() {
+            Ok(socket) => socket,
+            Err(code) => return Ok(code),
+        },
     };
     // Said first: no herd to attach to matters more than where this runs.
     if let Err(error) = std::os::unix::net::UnixStream::connect(&socket) {
@@ -68,4 +70,48 @@ pub(super) fn attach(args: &AttachArgs) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+/// The attach socket of this user's one background herd; when there is none or several, says
+/// so (with each one's tasks file) and gives the exit code.
+fn only_background_herd() -> Result<PathBuf, i32> {
+    let folder = match crate::run::rendezvous::folder() {
+        Ok(folder) => folder,
+        Err(error) => {
+            eprintln!("herd: {error}");
+            return Err(1);
+        }
+    };
+    let mut found: Vec<(Registration, PathBuf)> = std::fs::read_dir(&folder)
+        .map(|entries| entries.flatten().map(|e| e.path()).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .filter_map(|path| {
+            let running = Registration::read_live(&path)?;
+            let key = path.file_stem()?.to_str()?.to_string();
+            (running.mode == RunMode::Background)
+                .then(|| (running, Rendezvous::in_folder(&folder, &key).attach))
+        })
+        .collect();
+    match found.len() {
+        0 => {
+            eprintln!("herd: no background herd of yours runs (start one with herd run --detach)");
+            Err(1)
+        }
+        1 => Ok(found.remove(0).1),
+        _ => {
+            eprintln!("herd: several background herds run; name one with --tasks:");
+            found.sort_by(|a, b| a.0.tasks.cmp(&b.0.tasks));
+            for (running, _) in &found {
+                eprintln!(
+                    "  herd attach --tasks {}   (pid {}, since {})",
+                    running.tasks.display(),
+                    running.pid,
+                    running.started_at
+                );
+            }
+            Err(2)
+        }
+    }
 }

@@ -140,6 +140,7 @@ fn started_text(tasks: &Path, pid: u32, log: &Path) -> String {
         "herd: the batch runs in the background (pid {pid}); its output goes to {log}\n\
          \x20 see it:   herd attach --tasks {file}   (Ctrl-\\ detaches; q asks: detach or stop)\n\
          \x20 status:   herd status --tasks {file}\n\
+         \x20 events:   herd ctl --tasks {file} watch   (one JSON line per event)\n\
          \x20 stop it:  kill {pid}   (the running tasks go back to retryable)\n",
         log = log.display()
     )
@@ -190,6 +191,10 @@ mod tests {
         );
         assert!(
             text.contains("herd status --tasks 'my tasks.json'"),
+            "{text}"
+        );
+        assert!(
+            text.contains("herd ctl --tasks 'my tasks.json' watch"),
             "{text}"
         );
         assert!(text.contains("kill 42"), "{text}");

@@ -42,12 +42,16 @@ pub struct SpawnRequest<'a> {
     pub terminal: &'a Path,
 }
 
-/// herd's environment with `overrides` on top, and `SHELL` set when neither has it (agents that
-/// run commands through `$SHELL` expect one; portable-pty set it too).
+/// herd's environment (less `HERD_BACKGROUND`) with `overrides` on top, and `SHELL` set when
+/// neither has it (agents that run commands through `$SHELL` expect one; portable-pty set it
+/// too).
 pub fn agent_environment<'a>(
     overrides: impl IntoIterator<Item = (&'a String, &'a String)>,
 ) -> Vec<(OsString, OsString)> {
     let mut env: std::collections::BTreeMap<OsString, OsString> = std::env::vars_os().collect();
+    // The flag that makes this herd a background dashboard is herd's own: a herd an agent runs
+    // (say, herd's tests) must not take it.
+    env.remove(OsStr::new(super::background::ENV_FLAG));
     for (key, value) in overrides {
         env.insert(key.into(), value.into());
     }

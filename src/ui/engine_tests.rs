@@ -308,6 +308,39 @@ fn q_leaves_at_once_when_the_batch_is_done_and_asks_while_agents_run() {
 }
 
 #[test]
+fn q_in_a_background_run_asks_detach_or_stop_even_when_done() {
+    let mut f = fixture(&[("a", "completed")]);
+    f.state.background = true;
+    f.key(KeyCode::Char('q'));
+    assert!(matches!(f.state.mode, Mode::ConfirmLeave));
+    f.key(KeyCode::Esc);
+    assert!(matches!(f.state.mode, Mode::Normal));
+    assert_eq!(f.state.leaving, Leaving::No);
+    f.key(KeyCode::Char('q'));
+    f.key(KeyCode::Char('s'));
+    assert_eq!(
+        f.state.leaving,
+        Leaving::Now,
+        "nothing runs: s leaves at once"
+    );
+
+    let mut f = fixture(&[("a", "pending")]);
+    f.state.background = true;
+    f.engine.fill_slots(Now::read()).expect("start");
+    f.engine
+        .settle_writes(Now::read(), Duration::from_secs(10))
+        .expect("written");
+    f.key(KeyCode::Char('q'));
+    assert!(matches!(f.state.mode, Mode::ConfirmLeave));
+    // `y` is no answer to this question: it stays open.
+    f.key(KeyCode::Char('y'));
+    assert!(matches!(f.state.mode, Mode::ConfirmLeave));
+    f.key(KeyCode::Char('s'));
+    assert_eq!(f.state.leaving, Leaving::Stopping, "no second question");
+    assert!(f.engine.is_stopping());
+}
+
+#[test]
 fn the_concurrency_message_says_agent_for_one() {
     let mut f = fixture(&[("a", "failed")]);
     for _ in 0..10 {

@@ -95,7 +95,24 @@ fn help_overlay_120x40() {
     let busy = screen(24, 80, SESSION);
     let view = dashboard(
         vec![pane("long-session-004", &busy, true, None)],
-        Some(Overlay::Help { offset: 0 }),
+        Some(Overlay::Help {
+            offset: 0,
+            background: false,
+        }),
+        &[],
+    );
+    insta::assert_snapshot!(frame(120, 40, &view).backend());
+}
+
+/// The help of a background run: `q` asks detach or stop, and the detach key is listed.
+#[test]
+fn help_overlay_of_a_background_run_120x40() {
+    let view = dashboard(
+        Vec::new(),
+        Some(Overlay::Help {
+            offset: 1000,
+            background: true,
+        }),
         &[],
     );
     insta::assert_snapshot!(frame(120, 40, &view).backend());
@@ -108,13 +125,19 @@ fn help_overlay_80x24_scrolls() {
     let busy = screen(24, 80, SESSION);
     let top = dashboard(
         vec![pane("long-session-004", &busy, true, None)],
-        Some(Overlay::Help { offset: 0 }),
+        Some(Overlay::Help {
+            offset: 0,
+            background: false,
+        }),
         &[],
     );
     insta::assert_snapshot!("help_overlay_80x24_top", frame(80, 24, &top).backend());
     let end = dashboard(
         vec![pane("long-session-004", &busy, true, None)],
-        Some(Overlay::Help { offset: 1000 }),
+        Some(Overlay::Help {
+            offset: 1000,
+            background: false,
+        }),
         &[],
     );
     let text = format!("{:?}", frame(80, 24, &end).backend());

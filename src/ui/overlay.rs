@@ -11,13 +11,14 @@ use ratatui_textarea::TextArea;
 use super::keys::HELP;
 use super::layout::centered;
 use super::model::{AttemptsMenu, AutoMenu, MessageTarget, Overlay, RowStatus};
+use super::status::DETACH_KEY;
 use super::style;
 use super::text_fit::wrap;
 
 pub fn render(frame: &mut Frame<'_>, overlay: &Overlay<'_>) {
     let area = frame.area();
     match overlay {
-        Overlay::Help { offset } => help(frame, area, *offset),
+        Overlay::Help { offset, background } => help(frame, area, *offset, *background),
         // Drawn by `draw`, which has the details.
         Overlay::Details => {}
         Overlay::Answers {
@@ -92,9 +93,9 @@ fn boxed(title: &str, keys: &str) -> Block<'static> {
         .title_bottom(Line::from(Span::styled(keys.to_string(), style::KEY)).right_aligned())
 }
 
-fn help(frame: &mut Frame<'_>, area: Rect, offset: usize) {
+fn help(frame: &mut Frame<'_>, area: Rect, offset: usize, background: bool) {
     let width = area.width.min(100);
-    let lines = help_lines(usize::from(width.saturating_sub(2)));
+    let lines = help_lines(usize::from(width.saturating_sub(2)), background);
     scrolled_window(frame, area, width, " herd · keys ", lines, offset);
 }
 
@@ -166,8 +167,25 @@ fn scrolled_window(
 
 /// The help text laid out for `width` columns: each key's description wraps at word breaks
 /// under itself (a hanging indent), never under the keys.
-fn help_lines(width: usize) -> Vec<Line<'static>> {
-    let key_width = HELP
+/// The help's rows: in a background run, `q` says what it does there and the detach key follows.
+fn help_rows(background: bool) -> Vec<(&'static str, &'static str)> {
+    let mut rows = HELP.to_vec();
+    if background && let Some(last) = rows.last_mut() {
+        *last = (
+            "q  Ctrl-C",
+            "asks: detach this terminal (d) or stop the batch (s)",
+        );
+        rows.push((
+            DETACH_KEY,
+            "detach this terminal (herd attach's key); the batch runs on in the background",
+        ));
+    }
+    rows
+}
+
+fn help_lines(width: usize, background: bool) -> Vec<Line<'static>> {
+    let rows = help_rows(background);
+    let key_width = rows
         .iter()
         .map(|(k, _)| k.chars().count())
         .max()
@@ -175,7 +193,7 @@ fn help_lines(width: usize) -> Vec<Line<'static>> {
     let indent = key_width + 3;
     let text_width = width.saturating_sub(indent).max(10);
     let mut lines: Vec<Line<'static>> = Vec::new();
-    for (key, what) in HELP {
+    for (key, what) in rows {
         for (i, part) in wrap_words(what, text_width).into_iter().enumerate() {
             let lead = if i == 0 {
                 Span::styled(format!(" {key:<key_width$}  "), style::KEY)

@@ -193,6 +193,8 @@ pub struct AttemptsMenu {
 pub enum Overlay<'a> {
     Help {
         offset: usize,
+        /// A background run: `q` and the detach key say what they do there.
+        background: bool,
     },
     /// The selected task's details (`Dashboard::detail`) in a window.
     Details,

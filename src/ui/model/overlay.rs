@@ -17,7 +17,10 @@ pub(super) fn overlay<'a>(engine: &Engine, state: &'a UiState) -> Option<Overlay
     };
     Some(match &state.mode {
         Mode::Normal | Mode::TakeOver { .. } | Mode::Search => return None,
-        Mode::Help { offset } => Overlay::Help { offset: *offset },
+        Mode::Help { offset } => Overlay::Help {
+            offset: *offset,
+            background: state.background,
+        },
         Mode::Details => Overlay::Details,
         Mode::Answers {
             task,
