@@ -51,6 +51,9 @@ pub enum Command {
     /// METHOD [PARAMS_JSON]` prints the result as JSON; `herd ctl --tasks FILE watch` prints its
     /// events as they come
     Ctl(CtlArgs),
+    /// An MCP server over stdio for one tasks file: tools to list, add, change and run its
+    /// tasks, wait for them, answer their prompts and explain their attempts
+    Mcp(McpArgs),
     /// The built-in agent simulator that stands in for agent CLIs in tests and the demo
     Sim(crate::sim::SimArgs),
     /// Permission rules and the guard: `herd policy check` says what herd would do with a request
@@ -267,6 +270,23 @@ pub struct RunArgs {
     /// tasks file's and the profiles' `notify`
     #[arg(long, value_name = "CMD")]
     pub notify: Option<String>,
+}
+
+#[derive(Debug, Args, Clone)]
+#[command(
+    after_help = "Speaks the Model Context Protocol on stdin/stdout, for an agent CLI to use as a \
+tool server. Tools: list_tasks, get_task, update_task, add_task, run_agent, answer_prompt, \
+wait_for, explain. While a herd runs the file, the tools go through it; otherwise they read and \
+write the file (holding its lock) and run_agent starts `herd run --detach --only ID` (see it \
+with `herd attach`). Register it, e.g.: claude mcp add herd -- herd mcp \
+--tasks /abs/path/tasks.json"
+)]
+pub struct McpArgs {
+    #[command(flatten)]
+    pub tasks: TasksArgs,
+    /// Where attempts are recorded [default: runs/ beside the tasks file]
+    #[arg(long, value_name = "DIR")]
+    pub runs_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -8,9 +8,10 @@ mod attach;
 mod background;
 mod closed_pipe;
 mod ctl;
-mod explain;
+pub mod explain;
 pub mod hosts;
 pub mod inputs;
+mod mcp;
 mod message;
 mod policy;
 mod profiles;
@@ -50,6 +51,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
                 Command::Replay(args) => replay::replay(&args),
                 Command::Explain(args) => explain::explain(&args),
                 Command::Message(args) => message::message(&args),
+                Command::Mcp(args) => mcp::mcp(&args),
                 Command::Policy(args) => policy::policy(&args),
                 Command::Hosts(args) => hosts::hosts(&args),
                 Command::Sim(_) | Command::AcpClient(_) | Command::Hook | Command::Hold(_) => Ok(0),
@@ -72,6 +74,7 @@ fn prints_only(command: &Command) -> bool {
         | Command::Policy(_)
         | Command::Sim(_) => true,
         Command::Run(_)
+        | Command::Mcp(_)
         | Command::Attach(_)
         | Command::Hold(_)
         | Command::Hosts(_)
