@@ -57,6 +57,21 @@ pub enum Command {
     /// reads the hook's input on stdin and prints the running herd's answer
     #[command(hide = true)]
     Hook,
+    /// Codex's app server and TUI for an attempt whose command places `{app_server}`: starts
+    /// `<program> app-server --listen <url>` in the attempt's process group, waits until it
+    /// listens, then runs the TUI: `herd app-server-pair --listen unix://<socket> -- <TUI>`
+    #[command(name = "app-server-pair", hide = true)]
+    AppServerPair(AppServerPairArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AppServerPairArgs {
+    /// Where the server listens (`unix://<socket>`)
+    #[arg(long)]
+    pub listen: String,
+    /// The TUI's command and arguments
+    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    pub command: Vec<String>,
 }
 
 #[derive(Debug, Args, Clone)]

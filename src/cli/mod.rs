@@ -33,6 +33,10 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
             command: args.command,
         })),
         Command::Hook => Ok(crate::run::hook_server::run_client()),
+        Command::AppServerPair(args) => Ok(crate::run::app_server::run_pair(
+            &args.listen,
+            &args.command,
+        )),
         other => {
             color_eyre::install()?;
             match other {
@@ -45,7 +49,10 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
                 Command::Message(args) => message::message(&args),
                 Command::Policy(args) => policy::policy(&args),
                 Command::Hosts(args) => hosts::hosts(&args),
-                Command::Sim(_) | Command::AcpClient(_) | Command::Hook => Ok(0),
+                Command::Sim(_)
+                | Command::AcpClient(_)
+                | Command::Hook
+                | Command::AppServerPair(_) => Ok(0),
             }
         }
     }
@@ -63,6 +70,10 @@ fn prints_only(command: &Command) -> bool {
         | Command::Message(_)
         | Command::Policy(_)
         | Command::Sim(_) => true,
-        Command::Run(_) | Command::Hosts(_) | Command::AcpClient(_) | Command::Hook => false,
+        Command::Run(_)
+        | Command::Hosts(_)
+        | Command::AcpClient(_)
+        | Command::Hook
+        | Command::AppServerPair(_) => false,
     }
 }

@@ -93,18 +93,25 @@ impl Attempt {
         if appeared.is_empty() || self.phase != Phase::Running {
             return;
         }
-        // What the dialog asks, read once for all the rules matching it.
-        let request = appeared
+        // What the dialog asks, read once for all the rules matching it: exactly, from the app
+        // server's request that herd left to the operator, when that is where it comes from.
+        let guarded_dialog = appeared
             .iter()
-            .find(|s| self.setup.profile.prompts[s.rule].guarded)
-            .and_then(|s| {
+            .find(|s| self.setup.profile.prompts[s.rule].guarded);
+        let from_app_server = guarded_dialog
+            .filter(|_| self.app_server.connected)
+            .and_then(|_| self.undecided_app_server_request());
+        let request = match &from_app_server {
+            Some((request, _)) => Some(request.clone()),
+            None => guarded_dialog.and_then(|s| {
                 approval::read_request(
                     &self.setup.profile,
                     &rows,
                     usize::from(self.screen.size().1),
                     s.rows,
                 )
-            });
+            }),
+        };
         let judged: Vec<(bool, Option<Decision>)> = appeared
             .iter()
             .map(|s| {
@@ -115,9 +122,11 @@ impl Attempt {
                     request.as_ref(),
                     &self.setup.guard,
                 );
-                // Once the CLI asks herd through its hooks, a tool dialog on screen is one the
-                // hook left to the operator: a key from herd would answer it a second time.
-                let hook_owned = self.hooks_seen && self.setup.profile.prompts[s.rule].guarded;
+                // Once the CLI asks herd through its hooks (or herd is a client of its app
+                // server), a tool dialog on screen is one that channel left to the operator: a
+                // key from herd would answer it a second time.
+                let hook_owned = (self.hooks_seen || self.app_server.connected)
+                    && self.setup.profile.prompts[s.rule].guarded;
                 (auto && !hook_owned, decision)
             })
             .collect();

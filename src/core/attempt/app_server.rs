@@ -1,0 +1,178 @@
+//! The attempt's side of Codex's app server (`core::app_server`): every approval the server
+//! asks of its clients is judged by the guard with the task's rules and switches, as a hook
+//! call is: what the floor or a deny rule refuses is declined, what the task allows is
+//! accepted (both recorded with the `app_server` channel), the rest gets no answer from herd
+//! and the TUI's own dialog stays for the operator. Once herd is connected, the TUI's dialogs
+//! are the structured channel's: herd never types an answer into one (`prompts`). A final
+//! API error with a class ends the attempt with the failure it names.
+//!
+//! A refusal is final: Codex is told no and the request never runs. Headless, the attempt
+//! ends `failed_permission_blocked` with the request and the reason, as a refused dialog on
+//! screen would; with the operator present the agent goes on. Pure, like `attempt`.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::{Attempt, Effect, Note};
+use crate::core::app_server::{self, Answer, ServerMessage};
+use crate::core::approval::{AnsweredBy, Approval, Channel};
+use crate::core::classify::EndCause;
+use crate::core::guard::{self, Decision, Request, RequestKind};
+
+/// The rule name an app server answer is recorded under (it has no screen rule).
+pub(super) const APP_SERVER_RULE: &str = "app_server";
+
+/// Why herd leaves an edit whose files it did not see to the operator.
+const UNSEEN_FILES: &str = "herd did not see which files this edit changes";
+
+/// What herd knows of the app server's requests in this attempt.
+#[derive(Debug, Clone, Default)]
+pub(super) struct AppServerState {
+    /// herd is connected and subscribed: the TUI's dialogs are this channel's.
+    pub(super) connected: bool,
+    /// The files of each `fileChange` item seen starting, by item id.
+    file_changes: std::collections::HashMap<String, Vec<Request>>,
+    /// Requests left to the operator and not resolved yet: (id, request, decision).
+    pub(super) undecided: Vec<(Value, Request, Decision)>,
+}
+
+impl Attempt {
+    /// herd's client of the app server is connected (initialized and subscribing).
+    pub(super) fn on_app_server_connected(&mut self) {
+        self.app_server.connected = true;
+    }
+
+    pub(super) fn on_app_server(
+        &mut self,
+        message: &Value,
+        now: Duration,
+        effects: &mut Vec<Effect>,
+    ) {
+        match app_server::read(message) {
+            ServerMessage::CommandApproval { id, request, .. } => {
+                self.judge_app_server_request(
+                    &id,
+                    app_server::COMMAND_APPROVAL,
+                    &[request],
+                    now,
+                    effects,
+                );
+            }
+            ServerMessage::FileChangeApproval { id, item_id } => {
+                let changes = self
+                    .app_server
+                    .file_changes
+                    .get(&item_id)
+                    .cloned()
+                    .unwrap_or_default();
+                self.judge_app_server_request(
+                    &id,
+                    app_server::FILE_CHANGE_APPROVAL,
+                    &changes,
+                    now,
+                    effects,
+                );
+            }
+            ServerMessage::FileChangeStarted { item_id, changes } => {
+                self.app_server.file_changes.insert(item_id, changes);
+            }
+            ServerMessage::Resolved { id } => {
+                self.app_server
+                    .undecided
+                    .retain(|(pending, _, _)| *pending != id);
+            }
+            ServerMessage::Failed {
+                class: Some(failure),
+                evidence,
+            } => self.begin_ending(EndCause::HopelessRetry { failure, evidence }, now, effects),
+            ServerMessage::OtherRequest { .. }
+            | ServerMessage::Failed { class: None, .. }
+            | ServerMessage::Other => {}
+        }
+    }
+
+    /// The guard's decision on a request about `requests` (a command, or each file of an
+    /// edit): accepted, declined, or left to the TUI's dialog.
+    fn judge_app_server_request(
+        &mut self,
+        id: &Value,
+        method: &str,
+        requests: &[Request],
+        now: Duration,
+        effects: &mut Vec<Effect>,
+    ) {
+        let (request, decision) = judge_all(requests, |r| {
+            guard::decide(r, &self.hook_policy(), &self.setup.guard.context)
+        });
+        let answer = match &decision {
+            Decision::Allow { .. } => Answer::Accept,
+            Decision::Refuse { .. } => Answer::Decline,
+            Decision::Ask { .. } => {
+                self.app_server
+                    .undecided
+                    .push((id.clone(), request, decision));
+                return;
+            }
+        };
+        effects.push(Effect::AppServerSend {
+            text: app_server::answer(id, answer).to_string(),
+        });
+        let refused = match &decision {
+            Decision::Refuse { reason } => Some(format!("{request}: {reason}")),
+            _ => None,
+        };
+        let record = Approval {
+            at: now,
+            by: AnsweredBy::Herd,
+            channel: Channel::AppServer,
+            rule: APP_SERVER_RULE.to_string(),
+            keys: String::new(),
+            request: Some(request),
+            decision: Some(decision),
+            option: Some(answer.as_str().to_string()),
+            title: Some(method.to_string()),
+        };
+        self.approvals.push(record.clone());
+        effects.push(Effect::Note(Note::Approval(record)));
+        if let Some(evidence) = refused
+            && self.setup.permission_wait.is_some()
+        {
+            let evidence = format!("refused through the app server: {evidence}");
+            self.begin_ending_after_hook_answer(
+                EndCause::PermissionBlocked { evidence },
+                now,
+                effects,
+            );
+        }
+    }
+
+    /// The app server's request herd left to the operator, the latest first: what the TUI's
+    /// dialog on screen asks, exactly.
+    pub(super) fn undecided_app_server_request(&self) -> Option<(Request, Decision)> {
+        self.app_server
+            .undecided
+            .last()
+            .map(|(_, request, decision)| (request.clone(), decision.clone()))
+    }
+}
+
+/// One decision for a request about several things (the files of one edit): the first
+/// refusal stands, else the first doubt, else the allowance; the request it is about is
+/// recorded with it. Nothing to judge (an edit whose files herd did not see) is asked.
+fn judge_all(requests: &[Request], decide: impl Fn(&Request) -> Decision) -> (Request, Decision) {
+    let judged: Vec<(Request, Decision)> =
+        requests.iter().map(|r| (r.clone(), decide(r))).collect();
+    let first = |pick: fn(&Decision) -> bool| judged.iter().find(|(_, d)| pick(d)).cloned();
+    first(|d| matches!(d, Decision::Refuse { .. }))
+        .or_else(|| first(|d| matches!(d, Decision::Ask { .. })))
+        .or_else(|| judged.first().cloned())
+        .unwrap_or_else(|| {
+            (
+                Request::new(RequestKind::Unknown),
+                Decision::Ask {
+                    reason: UNSEEN_FILES.to_string(),
+                },
+            )
+        })
+}
