@@ -778,7 +778,7 @@ fn the_four_profiles_follow_the_spec() {
             "codex",
             &[
                 "codex",
-                "--no-daemon",
+                "{app_server}",
                 "--ask-for-approval",
                 "{approval_policy}",
                 "--sandbox",
