@@ -35,7 +35,13 @@ pub(super) struct AppServerState {
     file_changes: std::collections::HashMap<String, Vec<Request>>,
     /// Requests left to the operator and not resolved yet: (id, request, decision).
     pub(super) undecided: Vec<(Value, Request, Decision)>,
+    /// When herd last answered a request: the TUI draws that request's dialog a moment after
+    /// (it got the request when herd did) and takes it down once the server says resolved.
+    last_answer_at: Option<Duration>,
 }
+
+/// How long after herd's answer a dialog drawn by the TUI is the one herd answered.
+const ANSWERED_DIALOG_WINDOW: Duration = Duration::from_secs(1);
 
 impl Attempt {
     /// herd's client of the app server is connected (initialized and subscribing).
@@ -111,10 +117,12 @@ impl Attempt {
             Decision::Ask { .. } => {
                 self.app_server
                     .undecided
-                    .push((id.clone(), request, decision));
+                    .push((id.clone(), request.clone(), decision.clone()));
+                self.hold_drawn_dialog(request, decision, now, effects);
                 return;
             }
         };
+        self.app_server.last_answer_at = Some(now);
         effects.push(Effect::AppServerSend {
             text: app_server::answer(id, answer).to_string(),
         });
@@ -145,6 +153,56 @@ impl Attempt {
                 effects,
             );
         }
+    }
+
+    /// A guarded dialog on screen now is the one herd just answered through the server (none
+    /// of its requests waits for the operator): it goes away by itself, and is not held.
+    pub(super) fn dialog_answered_through_app_server(&self, now: Duration) -> bool {
+        self.app_server.connected
+            && self.app_server.undecided.is_empty()
+            && self
+                .app_server
+                .last_answer_at
+                .is_some_and(|at| now <= at + ANSWERED_DIALOG_WINDOW)
+    }
+
+    /// A request left to the operator whose dialog the TUI drew before herd read the request
+    /// (and which was let go as the one herd had just answered): held for the operator now.
+    fn hold_drawn_dialog(
+        &mut self,
+        request: Request,
+        decision: Decision,
+        now: Duration,
+        effects: &mut Vec<Effect>,
+    ) {
+        if self.waiting.is_some() {
+            return;
+        }
+        let prompts = &self.setup.profile.prompts;
+        let Some(sighting) = self
+            .sightings
+            .iter()
+            .find(|s| prompts[s.rule].guarded)
+            .cloned()
+        else {
+            return;
+        };
+        let text = format!(
+            "{} [{}]",
+            sighting.text,
+            crate::core::approval::describe(Some(&request), Some(&decision))
+        );
+        effects.push(Effect::Note(Note::WaitingForOperator {
+            rule: prompts[sighting.rule].name.clone(),
+            text,
+        }));
+        self.waiting = Some(super::WaitingPrompt {
+            rule: sighting.rule,
+            since: now,
+            sighting,
+            request: Some(request),
+            decision: Some(decision),
+        });
     }
 
     /// The app server's request herd left to the operator, the latest first: what the TUI's

@@ -344,3 +344,41 @@ fn other_requests_are_left_to_the_tui() {
     assert!(sent(&effects).is_empty());
     assert!(attempt.approvals().is_empty());
 }
+
+#[test]
+fn the_dialog_of_a_request_herd_answered_is_not_held_for_the_operator() {
+    // The TUI gets the request when herd does and draws its dialog a moment after herd's
+    // answer; the server's `resolved` takes it down.
+    let mut attempt = connected(true, true);
+    attempt.handle(Event::AppServer(&command(1, "touch x")), at(1));
+    let effects = attempt.handle(Event::Output(DIALOG.as_bytes()), at(1));
+    assert!(attempt.waiting().is_none(), "{effects:?}");
+    assert!(
+        !effects.iter().any(|e| matches!(
+            e,
+            Effect::Write { .. } | Effect::Note(Note::WaitingForOperator { .. })
+        )),
+        "{effects:?}"
+    );
+    assert!(
+        effects.iter().any(|e| matches!(e,
+            Effect::Note(Note::PromptShown { text, .. }) if text.contains("answered through the app server"))),
+        "{effects:?}"
+    );
+    // A request left to the operator (one the shell parser cannot read is asked, never
+    // allowed) whose dialog was drawn before herd read it is held then.
+    let effects = attempt.handle(Event::AppServer(&command(2, UNPARSED)), at(1));
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::Note(Note::WaitingForOperator { .. }))),
+        "{effects:?}"
+    );
+    let waiting = attempt.waiting().expect("held for the operator");
+    assert_eq!(
+        waiting.request.as_ref().map(ToString::to_string).as_deref(),
+        Some(format!("Bash({UNPARSED})").as_str())
+    );
+}
+
+const UNPARSED: &str = "case $x in a) ls;; esac";

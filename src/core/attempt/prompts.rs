@@ -101,6 +101,15 @@ impl Attempt {
         let from_app_server = guarded_dialog
             .filter(|_| self.app_server.connected)
             .and_then(|_| self.undecided_app_server_request());
+        if let Some(dialog) = guarded_dialog
+            && from_app_server.is_none()
+            && self.dialog_answered_through_app_server(now)
+        {
+            let rule = self.setup.profile.prompts[dialog.rule].name.clone();
+            let text = format!("{} [answered through the app server]", dialog.text);
+            effects.push(Effect::Note(Note::PromptShown { rule, text }));
+            return;
+        }
         let request = match &from_app_server {
             Some((request, _)) => Some(request.clone()),
             None => guarded_dialog.and_then(|s| {
