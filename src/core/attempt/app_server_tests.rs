@@ -303,7 +303,10 @@ fn once_connected_the_tuis_dialog_is_the_channels_and_never_gets_a_key() {
     // operator with the exact request the server sent.
     let mut attempt = connected(false, true);
     attempt.handle(Event::AppServer(&command(5, "touch x && make")), at(1));
-    let effects = attempt.handle(Event::Output(DIALOG.as_bytes()), at(1));
+    let mut effects = attempt.handle(Event::Output(DIALOG.as_bytes()), at(1));
+    // Looked at once it stayed PROMPT_SETTLE (the server's request is read first).
+    assert_eq!(attempt.next_deadline(), Some(at(1) + PROMPT_SETTLE));
+    effects.extend(attempt.handle(Event::Tick, at(1) + PROMPT_SETTLE));
     assert!(
         !effects.iter().any(|e| matches!(e, Effect::Write { .. })),
         "{effects:?}"
@@ -314,11 +317,12 @@ fn once_connected_the_tuis_dialog_is_the_channels_and_never_gets_a_key() {
         Some("Bash(touch x && make)")
     );
     // Headless: nobody answers, the attempt ends blocked after the wait.
-    let effects = attempt.handle(Event::Tick, at(11));
+    let effects = attempt.handle(Event::Tick, at(11) + PROMPT_SETTLE);
     assert!(attempt.is_ending(), "{effects:?}");
     // Answered meanwhile (by the operator in the TUI): the request is settled.
     let mut attempt = connected(true, true);
-    let effects = attempt.handle(Event::Output(DIALOG.as_bytes()), at(1));
+    let mut effects = attempt.handle(Event::Output(DIALOG.as_bytes()), at(1));
+    effects.extend(attempt.handle(Event::Tick, at(1) + PROMPT_SETTLE));
     assert!(
         !effects.iter().any(|e| matches!(e, Effect::Write { .. })),
         "{effects:?}"
@@ -351,7 +355,8 @@ fn the_dialog_of_a_request_herd_answered_is_not_held_for_the_operator() {
     // answer; the server's `resolved` takes it down.
     let mut attempt = connected(true, true);
     attempt.handle(Event::AppServer(&command(1, "touch x")), at(1));
-    let effects = attempt.handle(Event::Output(DIALOG.as_bytes()), at(1));
+    let mut effects = attempt.handle(Event::Output(DIALOG.as_bytes()), at(1));
+    effects.extend(attempt.handle(Event::Tick, at(1) + PROMPT_SETTLE));
     assert!(attempt.waiting().is_none(), "{effects:?}");
     assert!(
         !effects.iter().any(|e| matches!(
@@ -382,3 +387,26 @@ fn the_dialog_of_a_request_herd_answered_is_not_held_for_the_operator() {
 }
 
 const UNPARSED: &str = "case $x in a) ls;; esac";
+
+#[test]
+fn a_dialog_drawn_before_herd_reads_its_request_is_not_held_when_herd_answers_it() {
+    // The other order, measured too: the dialog on screen 7 ms before the request reached
+    // the attempt. herd looks at the dialog only once it stayed PROMPT_SETTLE; by then its
+    // answer took it down.
+    let mut attempt = connected(true, true);
+    let mut effects = attempt.handle(Event::Output(DIALOG.as_bytes()), at(1));
+    effects.extend(attempt.handle(Event::AppServer(&command(1, "touch x")), at(1)));
+    assert_eq!(sent(&effects).len(), 1);
+    effects.extend(attempt.handle(Event::Output(b"\x1b[2J\x1b[H\xe2\x80\xa2 Working"), at(1)));
+    while let Some(next) = attempt.next_deadline().filter(|d| *d <= at(3)) {
+        effects.extend(attempt.handle(Event::Tick, next));
+    }
+    assert!(
+        !effects.iter().any(|e| matches!(
+            e,
+            Effect::Write { .. } | Effect::Note(Note::WaitingForOperator { .. })
+        )),
+        "{effects:?}"
+    );
+    assert!(attempt.waiting().is_none());
+}

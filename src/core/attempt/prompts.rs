@@ -33,7 +33,7 @@ impl Attempt {
         let mut appeared = Vec::new();
         for rule in 0..self.showing.len() {
             let current = self.sightings.iter().find(|s| s.rule == rule).cloned();
-            let wait = self.setup.profile.prompts[rule].wait;
+            let wait = self.prompt_wait(rule);
             match (self.showing[rule], current) {
                 (Some(showing), Some(sighting)) if showing.appearance == sighting.appearance => {
                     let settled_away = showing
@@ -161,6 +161,20 @@ impl Attempt {
         self.prompt_appeared(sighting, auto, request, decision, now, effects);
     }
 
+    /// How long a dialog of rule `rule` must stay before herd looks at it: its `wait_sec`; for
+    /// a tool dialog while herd is a client of the app server, at least `PROMPT_SETTLE`, so
+    /// that the server's request (sent to the TUI and to herd at once) is read first: the
+    /// dialog of a request herd answers goes away unseen, one it leaves to the operator is held
+    /// with the exact request.
+    fn prompt_wait(&self, rule: usize) -> Duration {
+        let prompt = &self.setup.profile.prompts[rule];
+        if self.app_server.connected && prompt.guarded {
+            prompt.wait.max(PROMPT_SETTLE)
+        } else {
+            prompt.wait
+        }
+    }
+
     /// When the next dialog on screen whose rule has a `wait_sec` is due to be looked at.
     pub(super) fn prompt_due_at(&self) -> Option<Duration> {
         self.showing
@@ -168,8 +182,7 @@ impl Attempt {
             .enumerate()
             .filter_map(|(rule, s)| {
                 let s = (*s)?;
-                (s.pending && s.gone_since.is_none())
-                    .then(|| s.since + self.setup.profile.prompts[rule].wait)
+                (s.pending && s.gone_since.is_none()).then(|| s.since + self.prompt_wait(rule))
             })
             .min()
     }
