@@ -45,6 +45,8 @@ struct Case {
     /// The task's own command leaves out `{app_server}` (interactive Codex): the screen rules
     /// decide, as for an agent on another host.
     screen: bool,
+    /// The task leaves its tool to the operator (no `auto_press_1`): headless, nobody answers.
+    unanswered: bool,
     /// What a careful person concludes: `completed` or a failure type.
     expect: &'static str,
 }
@@ -58,8 +60,9 @@ impl Case {
         };
         let yolo = if self.yolo { "-yolo" } else { "" };
         let screen = if self.screen { "-screen" } else { "" };
+        let unanswered = if self.unanswered { "-unanswered" } else { "" };
         format!(
-            "{}-{}{trust}{yolo}{screen}",
+            "{}-{}{trust}{yolo}{screen}{unanswered}",
             self.profile,
             self.scenario.name()
         )
@@ -102,6 +105,7 @@ fn cases() -> Vec<Case> {
                     trust_folder: false,
                     yolo: false,
                     screen: false,
+                    unanswered: false,
                     expect,
                 });
             };
@@ -150,6 +154,7 @@ fn cases() -> Vec<Case> {
             trust_folder: false,
             yolo: false,
             screen: false,
+            unanswered: false,
             expect,
         });
     }
@@ -164,6 +169,7 @@ fn cases() -> Vec<Case> {
         trust_folder: true,
         yolo: false,
         screen: false,
+        unanswered: false,
         expect: "completed",
     });
     // Codex and Gemini in a folder only the task trusts (`"trust_folder": true`, no git
@@ -185,6 +191,7 @@ fn cases() -> Vec<Case> {
             trust_folder: true,
             yolo: false,
             screen: false,
+            unanswered: false,
             expect: "completed",
         });
     }
@@ -205,10 +212,25 @@ fn cases() -> Vec<Case> {
                 trust_folder: false,
                 yolo: false,
                 screen,
+                unanswered: false,
                 expect: "completed",
             });
         }
     }
+    // The same command with nothing that allows it: herd gives the server no answer, the TUI's
+    // dialog waits for the operator with the server's exact request, and headless nobody
+    // answers: failed_permission_blocked after the wait, the command never runs.
+    cases.push(Case {
+        cli: Cli::Codex,
+        profile: "codex",
+        scenario: Scenario::Tool,
+        trusted: true,
+        trust_folder: false,
+        yolo: false,
+        screen: false,
+        unanswered: true,
+        expect: "failed_permission_blocked",
+    });
     // A download piped into a shell (`curl … | sh; touch …`), on screen and in the structured
     // modes: refused (herd's floor on a dialog, the CLI itself where nothing is pre-approved),
     // and the file it would touch never appears.
@@ -226,6 +248,7 @@ fn cases() -> Vec<Case> {
             trust_folder: false,
             yolo: false,
             screen: false,
+            unanswered: false,
             expect: "failed_permission_blocked",
         });
     }
@@ -241,6 +264,7 @@ fn cases() -> Vec<Case> {
             trust_folder: false,
             yolo: true,
             screen: false,
+            unanswered: false,
             expect: "failed_permission_blocked",
         });
     }
@@ -303,7 +327,7 @@ fn task_json(case: &Case, dir: &Path, api: &MockApi) -> Value {
         case.scenario,
         Scenario::Tool | Scenario::Dangerous | Scenario::Edit
     );
-    if asks && !case.profile.ends_with("-json") {
+    if asks && !case.profile.ends_with("-json") && !case.unanswered {
         task["permission_policy"] = json!({"auto_press_1": true});
     }
     if case.trust_folder {
@@ -388,6 +412,10 @@ impl Outcome {
     fn conforms(&self, case: &Case) -> bool {
         // An allowed tool or edit took effect; a dangerous request never did.
         let tool_ok = match case.scenario {
+            // Left to the operator: never ran, and the evidence names the exact request.
+            Scenario::Tool if case.unanswered => {
+                !self.tool_ran && self.evidence.contains(mock_api::TOOL_COMMAND)
+            }
             Scenario::Tool => case.expect != "completed" || self.tool_ran,
             Scenario::Edit => case.expect != "completed" || self.edit_made,
             // Never ran, and the evidence names the command: on screen herd's floor refused
@@ -435,6 +463,9 @@ impl Outcome {
     fn channels_ok(&self, case: &Case) -> bool {
         // Interactive Codex decides its approvals through herd's client of its app server;
         // a task command without `{app_server}` leaves them to the screen.
+        if case.unanswered {
+            return self.channels.is_empty();
+        }
         if case.profile == "codex"
             && matches!(
                 case.scenario,

@@ -33,12 +33,24 @@ pub(super) struct AppServerState {
     pub(super) connected: bool,
     /// The files of each `fileChange` item seen starting, by item id.
     file_changes: std::collections::HashMap<String, Vec<Request>>,
-    /// Requests left to the operator and not resolved yet: (id, request, decision).
-    pub(super) undecided: Vec<(Value, Request, Decision)>,
+    /// Requests left to the operator and not resolved yet.
+    pub(super) undecided: Vec<Undecided>,
     /// When herd last answered a request: the TUI draws that request's dialog a moment after
     /// (it got the request when herd did) and takes it down once the server says resolved.
     last_answer_at: Option<Duration>,
 }
+
+/// A request of the server herd left to the operator.
+#[derive(Debug, Clone)]
+pub(super) struct Undecided {
+    id: Value,
+    request: Request,
+    decision: Decision,
+    since: Duration,
+}
+
+/// Why herd gives no answer to a request of another kind (permissions, user input).
+const NOT_HERDS: &str = "herd answers command and edit approvals only";
 
 /// How long after herd's answer a dialog drawn by the TUI is the one herd answered.
 const ANSWERED_DIALOG_WINDOW: Duration = Duration::from_secs(1);
@@ -84,17 +96,26 @@ impl Attempt {
                 self.app_server.file_changes.insert(item_id, changes);
             }
             ServerMessage::Resolved { id } => {
-                self.app_server
-                    .undecided
-                    .retain(|(pending, _, _)| *pending != id);
+                self.app_server.undecided.retain(|u| u.id != id);
+            }
+            ServerMessage::OtherRequest { id, method } => {
+                self.app_server.undecided.push(Undecided {
+                    id,
+                    request: Request::new(RequestKind::Tool {
+                        name: method,
+                        input: String::new(),
+                    }),
+                    decision: Decision::Ask {
+                        reason: NOT_HERDS.to_string(),
+                    },
+                    since: now,
+                });
             }
             ServerMessage::Failed {
                 class: Some(failure),
                 evidence,
             } => self.begin_ending(EndCause::HopelessRetry { failure, evidence }, now, effects),
-            ServerMessage::OtherRequest { .. }
-            | ServerMessage::Failed { class: None, .. }
-            | ServerMessage::Other => {}
+            ServerMessage::Failed { class: None, .. } | ServerMessage::Other => {}
         }
     }
 
@@ -115,9 +136,12 @@ impl Attempt {
             Decision::Allow { .. } => Answer::Accept,
             Decision::Refuse { .. } => Answer::Decline,
             Decision::Ask { .. } => {
-                self.app_server
-                    .undecided
-                    .push((id.clone(), request.clone(), decision.clone()));
+                self.app_server.undecided.push(Undecided {
+                    id: id.clone(),
+                    request: request.clone(),
+                    decision: decision.clone(),
+                    since: now,
+                });
                 self.hold_drawn_dialog(request, decision, now, effects);
                 return;
             }
@@ -211,7 +235,32 @@ impl Attempt {
         self.app_server
             .undecided
             .last()
-            .map(|(_, request, decision)| (request.clone(), decision.clone()))
+            .map(|u| (u.request.clone(), u.decision.clone()))
+    }
+
+    /// Headless, when the first request herd left to the operator is due to end the attempt
+    /// (`permission_wait` after it came), unless a dialog on screen holds it (then that
+    /// dialog's own wait counts): a request whose dialog no screen rule knows still ends.
+    pub(super) fn app_server_request_due_at(&self) -> Option<Duration> {
+        let wait = self.setup.permission_wait?;
+        if self.waiting.is_some() {
+            return None;
+        }
+        self.app_server.undecided.first().map(|u| u.since + wait)
+    }
+
+    /// The evidence of the request nobody answered (see `app_server_request_due_at`).
+    pub(super) fn overdue_app_server_request(&self, now: Duration) -> Option<String> {
+        let due = self.app_server_request_due_at()?;
+        let first = self.app_server.undecided.first()?;
+        let wait = self.setup.permission_wait?;
+        (now >= due).then(|| {
+            format!(
+                "{} unanswered for {} s through the app server",
+                crate::core::approval::describe(Some(&first.request), Some(&first.decision)),
+                wait.as_secs()
+            )
+        })
     }
 }
 

@@ -410,3 +410,48 @@ fn a_dialog_drawn_before_herd_reads_its_request_is_not_held_when_herd_answers_it
     );
     assert!(attempt.waiting().is_none());
 }
+
+#[test]
+fn headless_a_request_left_to_the_operator_ends_blocked_even_without_a_dialog_on_screen() {
+    // (the request, what the evidence names)
+    let permissions = json!({"id": 8, "method": "item/permissions/requestApproval",
+                             "params": {"threadId": "t"}});
+    let table = [
+        (command(3, UNPARSED), UNPARSED.to_string()),
+        (permissions, "item/permissions/requestApproval".to_string()),
+    ];
+    for (request, named) in table {
+        let mut attempt = connected(true, true);
+        attempt.handle(Event::AppServer(&request), at(2));
+        assert_eq!(attempt.next_deadline(), Some(at(12)), "{named}");
+        assert!(attempt.handle(Event::Tick, at(11)).is_empty(), "{named}");
+        attempt.handle(Event::Tick, at(12));
+        assert!(attempt.is_ending(), "{named}");
+        attempt.handle(
+            Event::Exited(crate::core::classify::ExitStatus {
+                code: None,
+                signal: Some("SIGTERM".into()),
+            }),
+            at(13),
+        );
+        let verdict = attempt.verdict().expect("verdict");
+        assert_eq!(verdict.failure, Some(FailureType::PermissionBlocked));
+        let evidence = verdict.evidence.clone().unwrap_or_default();
+        assert!(
+            evidence.contains(&named) && evidence.contains("unanswered for 10 s"),
+            "{evidence}"
+        );
+    }
+    // Answered in the TUI meanwhile: nothing ends.
+    let mut attempt = connected(true, true);
+    attempt.handle(Event::AppServer(&command(3, UNPARSED)), at(2));
+    let resolved = json!({"method": "serverRequest/resolved", "params": {"requestId": 3}});
+    attempt.handle(Event::AppServer(&resolved), at(5));
+    attempt.handle(Event::Tick, at(12));
+    assert!(!attempt.is_ending());
+    // With the operator present, it waits for them.
+    let mut attempt = connected(true, false);
+    attempt.handle(Event::AppServer(&command(3, UNPARSED)), at(2));
+    attempt.handle(Event::Tick, at(50));
+    assert!(!attempt.is_ending());
+}

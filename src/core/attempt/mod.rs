@@ -367,6 +367,9 @@ impl Attempt {
                 if let Some(due) = self.prompt_due_at() {
                     next = next.min(due);
                 }
+                if let Some(due) = self.app_server_request_due_at() {
+                    next = next.min(due);
+                }
                 Some(next)
             }
         }
