@@ -20,6 +20,10 @@ exit_keys = "\u0003"
 kind = "shell"
 pattern = '(?ms)^\$ (?P<text>.*?)\n+(?:›\s*)?1\. Yes, proceed'
 [[profiles.t.prompts]]
+name = "press_p"
+pattern = '(?ms)^[ \t]*(?:›[ \t]*)?2\.[ \t]*Yes, and don.t ask again.*?Press enter to confirm'
+send = "p"
+[[profiles.t.prompts]]
 name = "press_1"
 pattern = '(?ms)^[ \t]*(?:›[ \t]*)?1\.[ \t]*Yes, proceed\b.*?Press enter to confirm'
 send = "y"
@@ -40,7 +44,7 @@ fn setup(press_1: bool, headless: bool) -> AttemptSetup {
         timeout: Duration::from_secs(100),
         idle: Duration::from_secs(50),
         permission_wait: headless.then(|| Duration::from_secs(10)),
-        auto_rules: vec![press_1],
+        auto_rules: vec![false, press_1],
         answer_cap: 5,
         completion: Completion::Marker,
         marker_required: true,
@@ -285,7 +289,8 @@ fn a_final_api_error_ends_the_attempt_with_its_class() {
 }
 
 const DIALOG: &str = "\x1b[2J\x1b[HWould you like to run the following command?\r\n\r\n$ touch \
-                      x\r\n\r\n› 1. Yes, proceed (y)\r\n  3. No (esc)\r\n\r\nPress enter to \
+                      x\r\n\r\n› 1. Yes, proceed (y)\r\n  2. Yes, and don't ask again (p)\r\n  3. No \
+                      (esc)\r\n\r\nPress enter to \
                       confirm or esc to cancel\r\n";
 
 #[test]

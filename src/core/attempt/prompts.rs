@@ -28,7 +28,9 @@ impl Attempt {
         let was_showing: Vec<bool> = self
             .showing
             .iter()
-            .map(|s| s.is_some_and(|s| s.gone_since.is_none()))
+            // A dialog still waiting out its rule's wait was not looked at yet: it is not one
+            // another rule's sighting of the same dialog has already handled.
+            .map(|s| s.is_some_and(|s| s.gone_since.is_none() && !s.pending))
             .collect();
         let mut appeared = Vec::new();
         for rule in 0..self.showing.len() {
