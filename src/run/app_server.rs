@@ -376,6 +376,85 @@ mod tests {
         );
     }
 
+    /// The next report of the worker, within a few seconds.
+    fn next_report(rx: &mut mpsc::Receiver<PtyReport>) -> AppServerReport {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            match rx.try_recv() {
+                Ok(PtyReport::AppServer { report, .. }) => return report,
+                Ok(_) => {}
+                Err(_) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                Err(error) => panic!("no report from the worker: {error}"),
+            }
+        }
+    }
+
+    fn read_json(server: &mut WebSocket<UnixStream>) -> Value {
+        loop {
+            if let Message::Text(text) = server.read().expect("read") {
+                return serde_json::from_str(text.as_str()).expect("json");
+            }
+        }
+    }
+
+    fn send_json(server: &mut WebSocket<UnixStream>, message: Value) {
+        server
+            .send(Message::text(message.to_string()))
+            .expect("send");
+    }
+
+    #[test]
+    fn the_worker_subscribes_carries_requests_to_the_engine_and_answers_back() {
+        let (tx, mut rx) = mpsc::channel(64);
+        let link = AppServerLink::start(7, tx).expect("start");
+        let path = PathBuf::from(link.url().trim_start_matches("unix://"));
+        // A stand-in for Codex's app server on the attempt's socket.
+        let listener = std::os::unix::net::UnixListener::bind(&path).expect("bind");
+        let (stream, _) = listener.accept().expect("accept");
+        let mut server = tungstenite::accept(stream).expect("handshake");
+        let init = read_json(&mut server);
+        assert_eq!(init["method"], "initialize");
+        send_json(
+            &mut server,
+            serde_json::json!({"id": init["id"], "result": {}}),
+        );
+        assert!(matches!(next_report(&mut rx), AppServerReport::Connected));
+        assert_eq!(read_json(&mut server)["method"], "initialized");
+        let list = read_json(&mut server);
+        assert_eq!(list["method"], "thread/loaded/list");
+        send_json(
+            &mut server,
+            serde_json::json!({"id": list["id"], "result": {"data": ["t1"]}}),
+        );
+        let resume = read_json(&mut server);
+        assert_eq!(resume["method"], "thread/resume");
+        assert_eq!(resume["params"]["threadId"], "t1");
+        // A delta is the worker's alone; a request to approve reaches the engine.
+        send_json(
+            &mut server,
+            serde_json::json!({"method": "item/agentMessage/delta", "params": {"delta": "x"}}),
+        );
+        let request = serde_json::json!({"id": 0, "method": app_server::COMMAND_APPROVAL,
+            "params": {"threadId": "t1", "itemId": "c", "command": "touch x"}});
+        send_json(&mut server, request.clone());
+        match next_report(&mut rx) {
+            AppServerReport::Message(message) => assert_eq!(message, request),
+            other => panic!("expected the request, got {other:?}"),
+        }
+        // The attempt's answer goes back on the same connection.
+        link.send(
+            app_server::answer(&serde_json::json!(0), app_server::Answer::Accept).to_string(),
+        );
+        assert_eq!(
+            read_json(&mut server),
+            serde_json::json!({"id": 0, "result": {"decision": "accept"}})
+        );
+        drop(link);
+        assert!(matches!(next_report(&mut rx), AppServerReport::Closed(_)));
+    }
+
     #[test]
     fn the_socket_folder_is_private_and_goes_with_the_link() {
         let (tx, _rx) = mpsc::channel(8);
