@@ -46,9 +46,9 @@ pub enum ServerMessage {
     },
     /// The server asks its clients to approve the file changes of item `item_id`.
     FileChangeApproval { id: Value, item_id: String },
-    /// Any other request of the server to its clients (permissions, user input…): left to
-    /// the TUI, whose dialog is the operator's.
-    OtherRequest { id: Value, method: String },
+    /// Another question of the server for a person (permissions, user input, an MCP
+    /// server's elicitation): left to the TUI, whose dialog is the operator's.
+    OtherQuestion { id: Value, method: String },
     /// A `fileChange` item started: the files it changes, each as the guard's request.
     FileChangeStarted {
         item_id: String,
@@ -85,7 +85,7 @@ pub fn read(message: &Value) -> ServerMessage {
             id,
             item_id: text(params, "itemId").unwrap_or_default(),
         },
-        (Some(method), Some(id)) => ServerMessage::OtherRequest {
+        (Some(method), Some(id)) if asks_a_person(method) => ServerMessage::OtherQuestion {
             id,
             method: method.to_string(),
         },
@@ -110,6 +110,14 @@ pub fn read(message: &Value) -> ServerMessage {
         }
         _ => ServerMessage::Other,
     }
+}
+
+/// A request of the server that a person answers in the TUI (not one the TUI's own client
+/// machinery answers: token refreshes, dynamic tool calls, attestations).
+fn asks_a_person(method: &str) -> bool {
+    method.ends_with("/requestApproval")
+        || method.ends_with("/requestUserInput")
+        || method.ends_with("elicitation/request")
 }
 
 /// One changed file as the guard's request: a new file is a write, any other change an edit

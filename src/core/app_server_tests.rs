@@ -36,10 +36,19 @@ fn approval_requests_are_read_exactly() {
         ),
         (
             json!({"id": 4, "method": "item/permissions/requestApproval", "params": {}}),
-            ServerMessage::OtherRequest {
+            ServerMessage::OtherQuestion {
                 id: json!(4),
                 method: "item/permissions/requestApproval".into(),
             },
+        ),
+        // Requests the TUI's client machinery answers are not questions for a person.
+        (
+            json!({"id": 5, "method": "account/chatgptAuthTokens/refresh", "params": {}}),
+            ServerMessage::Other,
+        ),
+        (
+            json!({"id": 6, "method": "item/tool/call", "params": {}}),
+            ServerMessage::Other,
         ),
         (
             json!({"method": "serverRequest/resolved", "params": {"requestId": 3, "threadId": "t"}}),

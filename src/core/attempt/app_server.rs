@@ -98,7 +98,7 @@ impl Attempt {
             ServerMessage::Resolved { id } => {
                 self.app_server.undecided.retain(|u| u.id != id);
             }
-            ServerMessage::OtherRequest { id, method } => {
+            ServerMessage::OtherQuestion { id, method } => {
                 self.app_server.undecided.push(Undecided {
                     id,
                     request: Request::new(RequestKind::Tool {
