@@ -42,6 +42,11 @@ struct Case {
     /// The CLI runs every tool without asking (Gemini's `--approval-mode yolo`): nothing shows
     /// on screen, only a hook can refuse.
     yolo: bool,
+    /// The task's own command leaves out `{app_server}` (interactive Codex): the screen rules
+    /// decide, as for an agent on another host.
+    screen: bool,
+    /// The task leaves its tool to the operator (no `auto_press_1`): headless, nobody answers.
+    unanswered: bool,
     /// What a careful person concludes: `completed` or a failure type.
     expect: &'static str,
 }
@@ -54,7 +59,13 @@ impl Case {
             (false, false) => "-untrusted",
         };
         let yolo = if self.yolo { "-yolo" } else { "" };
-        format!("{}-{}{trust}{yolo}", self.profile, self.scenario.name())
+        let screen = if self.screen { "-screen" } else { "" };
+        let unanswered = if self.unanswered { "-unanswered" } else { "" };
+        format!(
+            "{}-{}{trust}{yolo}{screen}{unanswered}",
+            self.profile,
+            self.scenario.name()
+        )
     }
 }
 
@@ -93,6 +104,8 @@ fn cases() -> Vec<Case> {
                     trusted,
                     trust_folder: false,
                     yolo: false,
+                    screen: false,
+                    unanswered: false,
                     expect,
                 });
             };
@@ -140,6 +153,8 @@ fn cases() -> Vec<Case> {
             trusted: false,
             trust_folder: false,
             yolo: false,
+            screen: false,
+            unanswered: false,
             expect,
         });
     }
@@ -153,6 +168,8 @@ fn cases() -> Vec<Case> {
         trusted: false,
         trust_folder: true,
         yolo: false,
+        screen: false,
+        unanswered: false,
         expect: "completed",
     });
     // Codex and Gemini in a folder only the task trusts (`"trust_folder": true`, no git
@@ -173,12 +190,36 @@ fn cases() -> Vec<Case> {
             trusted: false,
             trust_folder: true,
             yolo: false,
+            screen: false,
+            unanswered: false,
             expect: "completed",
         });
     }
-    // Interactive Codex in a trusted repository asks before an escalated command: herd answers
-    // its approval dialog (auto_press_1), the command runs, then the marker. `herd explain`
-    // must show that timeline (see `explain_shows_the_codex_approval`).
+    // Interactive Codex in a trusted repository asks before an escalated command; herd, a
+    // client of the attempt's own app server, accepts it there (auto_press_1), the command
+    // runs, then the marker. Codex's edit (`-s read-only`, so that every edit asks) is judged
+    // by the file its `fileChange` item names and accepted the same way. The same two with a
+    // task command that leaves out `{app_server}` (`-screen`): the screen rules answer the
+    // dialogs, and `herd explain` must show that timeline (see
+    // `explain_shows_the_codex_approval` and `explain_shows_the_codex_edit`).
+    for scenario in [Scenario::Tool, Scenario::Edit] {
+        for screen in [false, true] {
+            cases.push(Case {
+                cli: Cli::Codex,
+                profile: "codex",
+                scenario,
+                trusted: true,
+                trust_folder: false,
+                yolo: false,
+                screen,
+                unanswered: false,
+                expect: "completed",
+            });
+        }
+    }
+    // The same command with nothing that allows it: herd gives the server no answer, the TUI's
+    // dialog waits for the operator with the server's exact request, and headless nobody
+    // answers: failed_permission_blocked after the wait, the command never runs.
     cases.push(Case {
         cli: Cli::Codex,
         profile: "codex",
@@ -186,19 +227,9 @@ fn cases() -> Vec<Case> {
         trusted: true,
         trust_folder: false,
         yolo: false,
-        expect: "completed",
-    });
-    // Codex's edit dialog (`Would you like to make the following edits?`, `-s read-only` so
-    // that every edit asks): read as an edit of its destination, allowed by the task's
-    // auto_press_1, answered `y`; the file is written, then the marker.
-    cases.push(Case {
-        cli: Cli::Codex,
-        profile: "codex",
-        scenario: Scenario::Edit,
-        trusted: true,
-        trust_folder: false,
-        yolo: false,
-        expect: "completed",
+        screen: false,
+        unanswered: true,
+        expect: "failed_permission_blocked",
     });
     // A download piped into a shell (`curl … | sh; touch …`), on screen and in the structured
     // modes: refused (herd's floor on a dialog, the CLI itself where nothing is pre-approved),
@@ -216,6 +247,8 @@ fn cases() -> Vec<Case> {
             trusted: true,
             trust_folder: false,
             yolo: false,
+            screen: false,
+            unanswered: false,
             expect: "failed_permission_blocked",
         });
     }
@@ -230,6 +263,8 @@ fn cases() -> Vec<Case> {
             trusted: true,
             trust_folder: false,
             yolo: true,
+            screen: false,
+            unanswered: false,
             expect: "failed_permission_blocked",
         });
     }
@@ -292,22 +327,33 @@ fn task_json(case: &Case, dir: &Path, api: &MockApi) -> Value {
         case.scenario,
         Scenario::Tool | Scenario::Dangerous | Scenario::Edit
     );
-    if asks && !case.profile.ends_with("-json") {
+    if asks && !case.profile.ends_with("-json") && !case.unanswered {
         task["permission_policy"] = json!({"auto_press_1": true});
     }
     if case.trust_folder {
         task["trust_folder"] = json!(true);
     }
+    // The app server's placeholder, or (a screen case) a session of the TUI's own.
+    let session = if case.screen {
+        "--no-daemon"
+    } else {
+        "{app_server}"
+    };
+    if case.screen && case.scenario != Scenario::Edit {
+        task["command"] = json!([
+            "codex",
+            session,
+            "--ask-for-approval",
+            "on-request",
+            "--sandbox",
+            "workspace-write",
+            "{rendered_prompt}"
+        ]);
+    }
     if case.scenario == Scenario::Edit && case.cli == Cli::Codex {
         // In a read-only sandbox every edit asks (in the default workspace-write one an edit
         // of the task's folder needs no approval).
-        task["command"] = json!([
-            "codex",
-            "--no-daemon",
-            "-s",
-            "read-only",
-            "{rendered_prompt}"
-        ]);
+        task["command"] = json!(["codex", session, "-s", "read-only", "{rendered_prompt}"]);
         task["prompt_template"] = json!(
             "Create the file conformance_edit.txt with an edit, then print exactly: \
              TASK_COMPLETE:{task_id}"
@@ -366,6 +412,10 @@ impl Outcome {
     fn conforms(&self, case: &Case) -> bool {
         // An allowed tool or edit took effect; a dangerous request never did.
         let tool_ok = match case.scenario {
+            // Left to the operator: never ran, and the evidence names the exact request.
+            Scenario::Tool if case.unanswered => {
+                !self.tool_ran && self.evidence.contains(mock_api::TOOL_COMMAND)
+            }
             Scenario::Tool => case.expect != "completed" || self.tool_ran,
             Scenario::Edit => case.expect != "completed" || self.edit_made,
             // Never ran, and the evidence names the command: on screen herd's floor refused
@@ -411,6 +461,20 @@ impl Outcome {
     /// `BeforeTool` hook only refuses (its approvals stay on screen): its dangerous request is
     /// refused there.
     fn channels_ok(&self, case: &Case) -> bool {
+        // Interactive Codex decides its approvals through herd's client of its app server;
+        // a task command without `{app_server}` leaves them to the screen.
+        if case.unanswered {
+            return self.channels.is_empty();
+        }
+        if case.profile == "codex"
+            && matches!(
+                case.scenario,
+                Scenario::Tool | Scenario::Dangerous | Scenario::Edit
+            )
+        {
+            let channel = if case.screen { "screen" } else { "app_server" };
+            return !self.channels.is_empty() && self.channels.iter().all(|c| c == channel);
+        }
         let hooked = match case.profile {
             "claude" => matches!(case.scenario, Scenario::Tool | Scenario::Dangerous),
             "gemini" => case.scenario == Scenario::Dangerous,
@@ -525,7 +589,10 @@ fn real_clis_end_as_a_careful_person_concludes() {
                         "; herd's hook was written into the user's own Gemini settings".to_string()
                     }
                     _ if !outcome.channels_ok(case) => {
-                        format!("; answers not all through the hook: {:?}", outcome.channels)
+                        format!(
+                            "; answers not all through the structured channel: {:?}",
+                            outcome.channels
+                        )
                     }
                     _ => String::new(),
                 },
@@ -580,7 +647,7 @@ fn real_clis_end_as_a_careful_person_concludes() {
 }
 
 /// The case whose `herd explain` timeline is checked: a real interactive Codex approval.
-const EXPLAINED_APPROVAL: &str = "codex-tool";
+const EXPLAINED_APPROVAL: &str = "codex-tool-screen";
 
 /// `herd explain` on the real interactive Codex approval: the dialog's sighting with its rows and
 /// rule, herd's answer with the guard's reason, whether Codex took it, the verdict and why.
@@ -645,7 +712,7 @@ fn explain_shows_the_codex_approval(case: &Case, dir: &Path) -> Vec<String> {
 }
 
 /// The case whose `herd explain` timeline shows Codex's edit dialog read as an edit.
-const EXPLAINED_EDIT: &str = "codex-edit";
+const EXPLAINED_EDIT: &str = "codex-edit-screen";
 
 /// `herd explain` on the real Codex edit dialog: read as an edit of its destination (the task's
 /// file), allowed by the task's auto_press_1, answered with `y`, taken. Returns what is missing.

@@ -778,7 +778,7 @@ fn the_four_profiles_follow_the_spec() {
             "codex",
             &[
                 "codex",
-                "--no-daemon",
+                "{app_server}",
                 "--ask-for-approval",
                 "{approval_policy}",
                 "--sandbox",
@@ -1192,6 +1192,7 @@ impl AttemptLog {
                 Effect::Signal(signal) => format!("signal {signal:?}"),
                 Effect::Note(note) => format!("{note:?}"),
                 Effect::HookReply { output } => format!("hook reply {output}"),
+                Effect::AppServerSend { text } => format!("app server send {text}"),
             };
             self.decisions
                 .push(format!("{:>8.3} {line}", at.as_secs_f64()));

@@ -72,6 +72,21 @@ pub enum Command {
     /// dashboard in a pseudo-terminal of its own and serves it to `herd attach`
     #[command(hide = true)]
     Hold(HoldArgs),
+    /// Codex's app server and TUI for an attempt whose command places `{app_server}`: starts
+    /// `<program> app-server --listen <url>` in the attempt's process group, waits until it
+    /// listens, then runs the TUI: `herd app-server-pair --listen unix://<socket> -- <TUI>`
+    #[command(name = "app-server-pair", hide = true)]
+    AppServerPair(AppServerPairArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AppServerPairArgs {
+    /// Where the server listens (`unix://<socket>`)
+    #[arg(long)]
+    pub listen: String,
+    /// The TUI's command and arguments
+    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    pub command: Vec<String>,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -38,6 +38,10 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         })),
         Command::Hook => Ok(crate::run::hook_server::run_client()),
         Command::Hold(args) => Ok(background::hold(&args)),
+        Command::AppServerPair(args) => Ok(crate::run::app_server::run_pair(
+            &args.listen,
+            &args.command,
+        )),
         other => {
             color_eyre::install()?;
             match other {
@@ -54,7 +58,11 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
                 Command::Mcp(args) => mcp::mcp(&args),
                 Command::Policy(args) => policy::policy(&args),
                 Command::Hosts(args) => hosts::hosts(&args),
-                Command::Sim(_) | Command::AcpClient(_) | Command::Hook | Command::Hold(_) => Ok(0),
+                Command::Sim(_)
+                | Command::AcpClient(_)
+                | Command::Hook
+                | Command::Hold(_)
+                | Command::AppServerPair(_) => Ok(0),
             }
         }
     }
@@ -79,6 +87,7 @@ fn prints_only(command: &Command) -> bool {
         | Command::Hold(_)
         | Command::Hosts(_)
         | Command::AcpClient(_)
-        | Command::Hook => false,
+        | Command::Hook
+        | Command::AppServerPair(_) => false,
     }
 }

@@ -88,6 +88,17 @@ pub(super) fn describe_full(p: &Profile) -> String {
     } else {
         let _ = writeln!(out, "  resume          {:?}", p.resume);
     }
+    if p.command
+        .iter()
+        .any(|a| a == crate::core::app_server::PLACEHOLDER)
+    {
+        let _ = writeln!(
+            out,
+            "  approvals       Codex's app server, herd a second client of it ({}; the screen \
+             on another host)",
+            crate::core::app_server::PLACEHOLDER
+        );
+    }
     if let Some(kind) = p.agent_log {
         let _ = writeln!(out, "  agent log       {kind:?} (read while it runs)");
     }
@@ -176,4 +187,20 @@ pub(super) fn describe_full(p: &Profile) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_profile_on_codexs_app_server_says_where_its_approvals_are_decided() {
+        let set = ProfileSet::build(&crate::assets::built_in_profile_texts(), None)
+            .expect("built-in profiles");
+        let line = "approvals       Codex's app server";
+        let codex = describe_full(set.get("codex").expect("codex"));
+        assert!(codex.contains(line), "{codex}");
+        let json = describe_full(set.get("codex-json").expect("codex-json"));
+        assert!(!json.contains(line), "{json}");
+    }
 }

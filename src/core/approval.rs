@@ -53,6 +53,8 @@ pub enum Channel {
     Acp,
     /// A structured agent's event stream.
     Stream,
+    /// Codex's app server, to which herd is a second client (`core::app_server`).
+    AppServer,
 }
 
 impl Channel {
@@ -62,6 +64,7 @@ impl Channel {
             Channel::Hook => "hook",
             Channel::Acp => "acp",
             Channel::Stream => "stream",
+            Channel::AppServer => "app_server",
         }
     }
 
@@ -71,6 +74,7 @@ impl Channel {
             Channel::Hook,
             Channel::Acp,
             Channel::Stream,
+            Channel::AppServer,
         ]
         .into_iter()
         .find(|c| c.as_str() == name)

@@ -3,6 +3,7 @@
 
 pub mod acp;
 pub mod agent_log;
+pub mod app_server;
 pub mod attempt_files;
 pub mod background;
 pub mod clock;

@@ -65,6 +65,11 @@ pub enum PtyReport {
         input: serde_json::Value,
         reply: std::sync::mpsc::Sender<String>,
     },
+    /// herd's client of the attempt's Codex app server (see `app_server`).
+    AppServer {
+        key: u64,
+        report: super::app_server::AppServerReport,
+    },
 }
 
 /// Most reports the loop takes off the channel at once: a flood of output still lets timers
@@ -101,7 +106,8 @@ pub fn coalesce(reports: impl IntoIterator<Item = PtyReport>) -> Vec<PtyReport> 
             | PtyReport::Gathered { key, .. }
             | PtyReport::Files { key, .. }
             | PtyReport::Prepared { key, .. }
-            | PtyReport::Hook { key, .. } => {
+            | PtyReport::Hook { key, .. }
+            | PtyReport::AppServer { key, .. } => {
                 open.remove(&key);
                 out.push(report);
             }
@@ -282,6 +288,7 @@ mod tests {
                 PtyReport::Files { key, .. } => (*key, "files".into()),
                 PtyReport::Prepared { key, .. } => (*key, "prepared".into()),
                 PtyReport::Hook { key, .. } => (*key, "hook".into()),
+                PtyReport::AppServer { key, .. } => (*key, "app server".into()),
             })
             .collect()
     }

@@ -47,6 +47,8 @@ impl Attempt {
                         )
                     };
                     self.begin_ending(EndCause::PermissionBlocked { evidence }, now, effects);
+                } else if let Some(evidence) = self.overdue_app_server_request(now) {
+                    self.begin_ending(EndCause::PermissionBlocked { evidence }, now, effects);
                 } else if self
                     .turn_settle()
                     .is_some_and(|settle| now >= self.last_change + settle)

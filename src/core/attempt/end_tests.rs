@@ -75,7 +75,7 @@ fn actions(effects: &[Effect]) -> Vec<String> {
         .filter_map(|e| match e {
             Effect::Write { bytes, .. } => Some(String::from_utf8_lossy(bytes).into_owned()),
             Effect::Signal(s) => Some(format!("{s:?}")),
-            Effect::Note(_) | Effect::HookReply { .. } => None,
+            Effect::Note(_) | Effect::HookReply { .. } | Effect::AppServerSend { .. } => None,
         })
         .collect()
 }

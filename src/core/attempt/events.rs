@@ -54,6 +54,12 @@ pub enum Event<'a> {
     /// The CLI called one of herd's hooks (see `core::hook`) with this input; the answer goes
     /// back as `Effect::HookReply`.
     Hook(&'a serde_json::Value),
+    /// herd's client of the attempt's Codex app server is connected and subscribing: from now
+    /// on the TUI's approval dialogs are that channel's (`core::app_server`).
+    AppServerConnected,
+    /// A message of the attempt's Codex app server (a request to approve, a file change, a
+    /// resolved request, an error); an answer goes back as `Effect::AppServerSend`.
+    AppServer(&'a serde_json::Value),
 }
 
 /// Why herd writes to the agent.
@@ -139,6 +145,10 @@ pub enum Effect {
     /// The text to answer the hook call of `Event::Hook` with (JSON; `{}` is no decision).
     HookReply {
         output: String,
+    },
+    /// A message for the attempt's Codex app server (an answer to its request), as JSON text.
+    AppServerSend {
+        text: String,
     },
 }
 

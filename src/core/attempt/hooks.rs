@@ -100,7 +100,7 @@ impl Attempt {
     /// The task's rules, and the switch of its plain "yes" rule (or its "don't ask again"
     /// rule) when herd may answer that by itself: what the guard allows through the hook is
     /// what it would let herd answer on screen.
-    fn hook_policy(&self) -> Policy {
+    pub(super) fn hook_policy(&self) -> Policy {
         let prompts = &self.setup.profile.prompts;
         let switch_on = |name: &str| {
             prompts

@@ -176,6 +176,8 @@ pub struct Attempt {
     /// The CLI has called herd's hooks in this attempt: its tool calls are decided there, and
     /// a tool dialog still on screen is one the hook left to the operator.
     hooks_seen: bool,
+    /// What herd knows of Codex's app server requests (`app_server`).
+    app_server: app_server::AppServerState,
 }
 
 impl std::fmt::Debug for Attempt {
@@ -223,6 +225,7 @@ impl Attempt {
             hopeless_idle_at: None,
             herd_ended: false,
             hooks_seen: false,
+            app_server: app_server::AppServerState::default(),
             setup,
         }
     }
@@ -364,6 +367,9 @@ impl Attempt {
                 if let Some(due) = self.prompt_due_at() {
                     next = next.min(due);
                 }
+                if let Some(due) = self.app_server_request_due_at() {
+                    next = next.min(due);
+                }
                 Some(next)
             }
         }
@@ -459,11 +465,14 @@ impl Attempt {
             Event::SignalFile(read) => self.on_signal_file(read, now, &mut effects),
             Event::AgentLog(bytes) => self.on_agent_log(bytes, now, &mut effects),
             Event::Hook(input) => self.on_hook(input, now, &mut effects),
+            Event::AppServerConnected => self.on_app_server_connected(),
+            Event::AppServer(message) => self.on_app_server(message, now, &mut effects),
         }
         effects
     }
 }
 
+mod app_server;
 mod end;
 mod events;
 mod hooks;
@@ -476,6 +485,8 @@ pub use observe::signal_status;
 #[cfg(test)]
 mod tests;
 
+#[cfg(test)]
+mod app_server_tests;
 #[cfg(test)]
 mod end_tests;
 #[cfg(test)]

@@ -28,12 +28,14 @@ impl Attempt {
         let was_showing: Vec<bool> = self
             .showing
             .iter()
-            .map(|s| s.is_some_and(|s| s.gone_since.is_none()))
+            // A dialog still waiting out its rule's wait was not looked at yet: it is not one
+            // another rule's sighting of the same dialog has already handled.
+            .map(|s| s.is_some_and(|s| s.gone_since.is_none() && !s.pending))
             .collect();
         let mut appeared = Vec::new();
         for rule in 0..self.showing.len() {
             let current = self.sightings.iter().find(|s| s.rule == rule).cloned();
-            let wait = self.setup.profile.prompts[rule].wait;
+            let wait = self.prompt_wait(rule);
             match (self.showing[rule], current) {
                 (Some(showing), Some(sighting)) if showing.appearance == sighting.appearance => {
                     let settled_away = showing
@@ -93,18 +95,34 @@ impl Attempt {
         if appeared.is_empty() || self.phase != Phase::Running {
             return;
         }
-        // What the dialog asks, read once for all the rules matching it.
-        let request = appeared
+        // What the dialog asks, read once for all the rules matching it: exactly, from the app
+        // server's request that herd left to the operator, when that is where it comes from.
+        let guarded_dialog = appeared
             .iter()
-            .find(|s| self.setup.profile.prompts[s.rule].guarded)
-            .and_then(|s| {
+            .find(|s| self.setup.profile.prompts[s.rule].guarded);
+        let from_app_server = guarded_dialog
+            .filter(|_| self.app_server.connected)
+            .and_then(|_| self.undecided_app_server_request());
+        if let Some(dialog) = guarded_dialog
+            && from_app_server.is_none()
+            && self.dialog_answered_through_app_server(now)
+        {
+            let rule = self.setup.profile.prompts[dialog.rule].name.clone();
+            let text = format!("{} [answered through the app server]", dialog.text);
+            effects.push(Effect::Note(Note::PromptShown { rule, text }));
+            return;
+        }
+        let request = match &from_app_server {
+            Some((request, _)) => Some(request.clone()),
+            None => guarded_dialog.and_then(|s| {
                 approval::read_request(
                     &self.setup.profile,
                     &rows,
                     usize::from(self.screen.size().1),
                     s.rows,
                 )
-            });
+            }),
+        };
         let judged: Vec<(bool, Option<Decision>)> = appeared
             .iter()
             .map(|s| {
@@ -115,9 +133,11 @@ impl Attempt {
                     request.as_ref(),
                     &self.setup.guard,
                 );
-                // Once the CLI asks herd through its hooks, a tool dialog on screen is one the
-                // hook left to the operator: a key from herd would answer it a second time.
-                let hook_owned = self.hooks_seen && self.setup.profile.prompts[s.rule].guarded;
+                // Once the CLI asks herd through its hooks (or herd is a client of its app
+                // server), a tool dialog on screen is one that channel left to the operator: a
+                // key from herd would answer it a second time.
+                let hook_owned = (self.hooks_seen || self.app_server.connected)
+                    && self.setup.profile.prompts[s.rule].guarded;
                 (auto && !hook_owned, decision)
             })
             .collect();
@@ -143,6 +163,20 @@ impl Attempt {
         self.prompt_appeared(sighting, auto, request, decision, now, effects);
     }
 
+    /// How long a dialog of rule `rule` must stay before herd looks at it: its `wait_sec`; for
+    /// a tool dialog while herd is a client of the app server, at least `PROMPT_SETTLE`, so
+    /// that the server's request (sent to the TUI and to herd at once) is read first: the
+    /// dialog of a request herd answers goes away unseen, one it leaves to the operator is held
+    /// with the exact request.
+    fn prompt_wait(&self, rule: usize) -> Duration {
+        let prompt = &self.setup.profile.prompts[rule];
+        if self.app_server.connected && prompt.guarded {
+            prompt.wait.max(PROMPT_SETTLE)
+        } else {
+            prompt.wait
+        }
+    }
+
     /// When the next dialog on screen whose rule has a `wait_sec` is due to be looked at.
     pub(super) fn prompt_due_at(&self) -> Option<Duration> {
         self.showing
@@ -150,8 +184,7 @@ impl Attempt {
             .enumerate()
             .filter_map(|(rule, s)| {
                 let s = (*s)?;
-                (s.pending && s.gone_since.is_none())
-                    .then(|| s.since + self.setup.profile.prompts[rule].wait)
+                (s.pending && s.gone_since.is_none()).then(|| s.since + self.prompt_wait(rule))
             })
             .min()
     }

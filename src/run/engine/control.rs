@@ -85,7 +85,8 @@ impl super::Engine {
             | PtyReport::Gathered { key, .. }
             | PtyReport::Files { key, .. }
             | PtyReport::Prepared { key, .. }
-            | PtyReport::Hook { key, .. } => key,
+            | PtyReport::Hook { key, .. }
+            | PtyReport::AppServer { key, .. } => key,
             PtyReport::TasksFileWritten { .. } => return None,
         };
         self.live.get(key).map(|live| live.task)

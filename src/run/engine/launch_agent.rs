@@ -45,6 +45,31 @@ impl Engine {
         }
     }
 
+    /// herd's client of the Codex app server of a command that places `{app_server}`, for an
+    /// agent on this machine; a link that cannot start leaves the TUI on its own session and
+    /// the screen in charge (and says so in the log).
+    fn app_server_link(
+        &self,
+        key: u64,
+        task: &TaskSpec,
+        argv: &[String],
+        here: bool,
+    ) -> Option<crate::run::app_server::AppServerLink> {
+        let placed = argv
+            .iter()
+            .any(|a| a == crate::core::app_server::PLACEHOLDER);
+        if !placed || !here {
+            return None;
+        }
+        match crate::run::app_server::AppServerLink::start(key, self.reports.clone()) {
+            Ok(link) => Some(link),
+            Err(error) => {
+                tracing::warn!(task = %task.task_id, "the Codex app server could not be set up ({error}): the screen decides");
+                None
+            }
+        }
+    }
+
     /// Launches a prepared attempt's agent; its `running` state is on disk (`commit`).
     pub(super) fn launch(&mut self, starting: Starting, now: Instant) -> Result<()> {
         let started_at = self.clock.wall;
@@ -124,6 +149,12 @@ impl Engine {
         if let Some(server) = &hooks {
             plan.env.extend(server.env().iter().cloned());
         }
+        let app_server = self.app_server_link(key, &task, &plan.argv, host.is_none());
+        plan.argv = crate::run::app_server::argv_for(
+            std::mem::take(&mut plan.argv),
+            app_server.as_ref().map(|link| link.url()).as_deref(),
+            &herd_exe(),
+        );
         // On a host, the local terminal carries the launcher (ssh -tt, an exec with -t).
         let (spawned, remote) = match host {
             None => (
@@ -163,6 +194,7 @@ impl Engine {
                         git_before,
                         account,
                         _hooks: hooks,
+                        app_server,
                         signal_text: None,
                         files,
                         cookie,
@@ -244,4 +276,11 @@ impl Engine {
             self.revert_start(starting.index, &starting.task);
         }
     }
+}
+
+/// This herd's executable, for the launcher of a Codex app server (`herd app-server-pair`).
+fn herd_exe() -> String {
+    std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "herd".to_string())
 }

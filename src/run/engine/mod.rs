@@ -209,6 +209,9 @@ pub struct LiveAttempt {
     /// The listener of the CLI's hooks (profiles with `hooks`, agents here), gone with the
     /// attempt.
     _hooks: Option<super::hook_server::HookServer>,
+    /// herd's client of the attempt's Codex app server, when its command places
+    /// `{app_server}` and the agent runs here.
+    app_server: Option<super::app_server::AppServerLink>,
 }
 
 impl LiveAttempt {

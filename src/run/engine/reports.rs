@@ -59,6 +59,7 @@ impl Engine {
             }
             PtyReport::TasksFileWritten { .. } => self.take_writes(now)?,
             PtyReport::Hook { key, input, reply } => self.on_hook(key, &input, &reply, now)?,
+            PtyReport::AppServer { key, report } => self.on_app_server(key, report, now)?,
         }
         Ok(())
     }
@@ -85,6 +86,30 @@ impl Engine {
             }
             _ => true,
         });
+        self.apply(key, effects, at)
+    }
+
+    /// What herd's client of attempt `key`'s Codex app server saw: handed to the attempt,
+    /// whose answers go back through the link (`Effect::AppServerSend` in `apply`).
+    fn on_app_server(
+        &mut self,
+        key: u64,
+        report: crate::run::app_server::AppServerReport,
+        now: Instant,
+    ) -> Result<()> {
+        use crate::run::app_server::AppServerReport;
+        let Some(live) = self.live.get_mut(&key) else {
+            return Ok(());
+        };
+        let at = now.saturating_duration_since(live.started);
+        let effects = match &report {
+            AppServerReport::Connected => {
+                tracing::info!(task = %live.task_id, attempt = live.number, "connected to the Codex app server: its approvals are decided there");
+                live.attempt.handle(Event::AppServerConnected, at)
+            }
+            AppServerReport::Message(message) => live.attempt.handle(Event::AppServer(message), at),
+            AppServerReport::Closed(_) => Vec::new(),
+        };
         self.apply(key, effects, at)
     }
 
@@ -120,6 +145,11 @@ impl Engine {
                 }
                 // Carried back to the waiting call by `on_hook`; no call waits for any other.
                 Effect::HookReply { .. } => {}
+                Effect::AppServerSend { text } => {
+                    if let Some(link) = &live.app_server {
+                        link.send(text);
+                    }
+                }
             }
         }
         // Every wait for the operator gets its id as it begins (`core::prompt_id`).

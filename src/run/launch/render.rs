@@ -151,6 +151,11 @@ pub(super) fn render_all(
         .then(|| ctx.agent_log_file());
     let mut argv = Vec::with_capacity(command.len());
     for (i, part) in command.iter().enumerate() {
+        // Codex's app server: placed by the launch (`run::app_server::argv_for`).
+        if part == crate::core::app_server::PLACEHOLDER {
+            argv.push(part.clone());
+            continue;
+        }
         argv.push(render_template(problems, site(i), part, &full));
     }
     let mut env = BTreeMap::new();

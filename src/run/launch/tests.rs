@@ -359,3 +359,28 @@ fn trust_folder_names_the_cli_whose_config_gets_it() {
         }
     }
 }
+
+#[test]
+fn the_codex_profile_leaves_its_app_server_to_the_launch() {
+    let p = ProfileSet::build(&crate::assets::built_in_profile_texts(), None).unwrap();
+    let t = task(r#"{"task_id": "t", "agent": "codex", "prompt_template": "x"}"#);
+    let plan = render_launch(&t, p.get("codex").unwrap(), &tpl(&t), None, &ctx()).unwrap();
+    // A whole element, replaced when the attempt starts (`run::app_server::argv_for`): the
+    // server's socket is the attempt's own.
+    assert_eq!(
+        plan.argv[..2],
+        ["codex", crate::core::app_server::PLACEHOLDER]
+    );
+    let launched = crate::run::app_server::argv_for(
+        plan.argv.clone(),
+        Some("unix:///run/h/codex.sock"),
+        "/bin/herd",
+    );
+    assert_eq!(launched[..2], ["/bin/herd", "app-server-pair"]);
+    assert!(
+        launched
+            .windows(2)
+            .any(|w| w == ["--remote", "unix:///run/h/codex.sock"]),
+        "{launched:?}"
+    );
+}
