@@ -12,8 +12,9 @@ cd "$(dirname "$0")/.."
 TASKS=${TASKS:-40}
 CONCURRENCY=${CONCURRENCY:-4}
 
-cargo build --release --quiet
-herd=$PWD/target/release/herd
+# HERD_BIN: a herd built elsewhere (another version, to compare), instead of this tree's.
+[ -n "${HERD_BIN:-}" ] || cargo build --release --quiet
+herd=${HERD_BIN:-$PWD/target/release/herd}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -5,6 +5,8 @@
 //! output split across reads give the same answers. Decides nothing about keys or time; that is
 //! `attempt`.
 
+use std::cell::OnceCell;
+
 use super::profile::{Profile, PromptAnchor, PromptRule};
 
 /// A prompt rule matching the screen now.
@@ -32,37 +34,75 @@ pub struct ScreenView<'a> {
 
 /// Every prompt rule of `profile` that matches the screen, in rule order.
 pub fn find_prompts(profile: &Profile, view: ScreenView<'_>) -> Vec<PromptSighting> {
-    let whole = view.rows.join("\n");
+    // The whole screen as one text, joined only for a rule that has `unless` patterns; the
+    // regions the rules read, each joined once for all the rules anchored there.
+    let whole = OnceCell::new();
+    let regions = Regions {
+        view,
+        region_rows: profile.prompt_region_rows,
+        bottom: OnceCell::new(),
+        cursor: OnceCell::new(),
+    };
     profile
         .prompts
         .iter()
         .enumerate()
-        .filter(|(_, rule)| !rule.unless.iter().any(|re| re.is_match(&whole)))
-        .filter_map(|(index, rule)| sight(rule, index, profile, view))
+        .filter(|(_, rule)| {
+            !rule
+                .unless
+                .iter()
+                .any(|re| re.is_match(whole.get_or_init(|| view.rows.join("\n"))))
+        })
+        .filter_map(|(index, rule)| sight(rule, index, profile, &regions))
         .collect()
+}
+
+/// A region of the screen a prompt rule reads: its first and last rows and their text.
+type Region = Option<(usize, usize, String)>;
+
+/// The screen's regions prompt rules are anchored to, each read once when a rule first needs it.
+struct Regions<'a> {
+    view: ScreenView<'a>,
+    region_rows: usize,
+    bottom: OnceCell<Region>,
+    cursor: OnceCell<Region>,
+}
+
+impl Regions<'_> {
+    fn get(&self, anchor: PromptAnchor) -> Option<(usize, usize, &str)> {
+        let rows = self.view.rows;
+        let region = match anchor {
+            PromptAnchor::Bottom => self.bottom.get_or_init(|| {
+                let (first, last) = bottom_region(rows, self.region_rows)?;
+                Some((first, last, rows[first..=last].join("\n")))
+            }),
+            PromptAnchor::Cursor => self.cursor.get_or_init(|| {
+                let last = self.view.cursor_row.min(rows.len().checked_sub(1)?);
+                let first = last.saturating_sub(3);
+                Some((first, last, rows[first..=last].join("\n")))
+            }),
+        };
+        region
+            .as_ref()
+            .map(|(first, last, text)| (*first, *last, text.as_str()))
+    }
 }
 
 fn sight(
     rule: &PromptRule,
     index: usize,
     profile: &Profile,
-    view: ScreenView<'_>,
+    regions: &Regions<'_>,
 ) -> Option<PromptSighting> {
-    let (first, last) = match rule.anchor {
-        PromptAnchor::Bottom => bottom_region(view.rows, profile.prompt_region_rows)?,
-        PromptAnchor::Cursor => {
-            let last = view.cursor_row.min(view.rows.len().checked_sub(1)?);
-            (last.saturating_sub(3), last)
-        }
-    };
-    let region = view.rows[first..=last].join("\n");
+    let view = regions.view;
+    let (first, last, region) = regions.get(rule.anchor)?;
     let found = match rule.anchor {
-        PromptAnchor::Bottom => rule.pattern.find(&region),
+        PromptAnchor::Bottom => rule.pattern.find(region),
         // The question must end on the cursor's row.
         PromptAnchor::Cursor => {
             let last_row_start = region.rfind('\n').map_or(0, |i| i + 1);
             rule.pattern
-                .find_iter(&region)
+                .find_iter(region)
                 .filter(|m| m.end() >= last_row_start)
                 .last()
         }
@@ -121,7 +161,15 @@ pub fn is_ready(profile: &Profile, screen_text: &str) -> bool {
 /// restarted UI (Gemini after its folder-trust answer) is history, not work going on.
 pub fn is_busy(profile: &Profile, screen_text: &str) -> bool {
     let rows: Vec<String> = screen_text.lines().map(str::to_string).collect();
-    let bottom = tail_rows(&rows, profile.prompt_region_rows).join("\n");
+    is_busy_rows(profile, &rows)
+}
+
+/// `is_busy` on the screen's rows (a `Snapshot`'s), without reading its text again.
+pub fn is_busy_rows(profile: &Profile, rows: &[String]) -> bool {
+    if profile.busy.is_empty() {
+        return false;
+    }
+    let bottom = tail_rows(rows, profile.prompt_region_rows).join("\n");
     profile.busy.iter().any(|re| re.is_match(&bottom))
 }
 
@@ -253,6 +301,12 @@ send = "y\r"
             .collect();
         let stale = format!("✻ Thinking… (esc to interrupt)\n{history}───\n❯ \n───");
         assert!(!is_busy(&p, &stale));
+        // Read from a snapshot's rows (blank rows below included), the same answers.
+        for (text, busy) in [(live.to_string(), true), (stale, false)] {
+            let mut rows = rows(&text);
+            rows.extend(["".to_string(), "".to_string()]);
+            assert_eq!(is_busy_rows(&p, &rows), busy, "{text}");
+        }
     }
 
     #[test]

@@ -50,6 +50,12 @@ impl MarkerWatch {
         &self.marker
     }
 
+    /// Whether any of `rows` holds the marker's text: only such a screen can show the marker
+    /// line (`find`), so the rest of the work is done only then.
+    pub fn may_be_on(&self, rows: &[String]) -> bool {
+        !self.marker.is_empty() && rows.iter().any(|row| row.contains(self.marker.as_str()))
+    }
+
     /// The index of the first row at or after `from` that is the agent's own marker line.
     pub fn find(&self, rows: &[String], from: usize) -> Option<usize> {
         if self.marker.is_empty() {
@@ -163,6 +169,23 @@ mod tests {
         let watch = MarkerWatch::new(MARKER, PROMPT);
         let screen = "❯ Follow the procedure for https://example.com/doc. Use pytest file tests/test_merge.py. When complete, print exactly:\n  TASK_COMPLETE:pandas-merge-001\n\n● Bash(pytest)\n  ⎿  3 passed\n\n● TASK_COMPLETE:pandas-merge-001";
         assert_eq!(watch.find(&rows(screen), 0), Some(6));
+    }
+
+    #[test]
+    fn only_rows_with_the_markers_text_may_hold_it() {
+        let watch = MarkerWatch::new(MARKER, PROMPT);
+        for screen in [
+            "work done\n\nTASK_COMPLETE:pandas-merge-001",
+            "I will print TASK_COMPLETE:pandas-merge-001",
+        ] {
+            assert!(watch.may_be_on(&rows(screen)), "{screen:?}");
+        }
+        for screen in ["work done", "TASK_COMPLETE:pandas-merge-", ""] {
+            let rows = rows(screen);
+            assert!(!watch.may_be_on(&rows), "{screen:?}");
+            assert_eq!(watch.find(&rows, 0), None, "{screen:?}");
+        }
+        assert!(!MarkerWatch::new("", PROMPT).may_be_on(&rows("anything")));
     }
 
     #[test]

@@ -146,8 +146,11 @@ impl Recorder {
     }
 
     fn event(&mut self, at: Duration, kind: &str, data: &str) -> Result<(), RecordingError> {
-        let line = json!([round_time(at), kind, data]);
-        writeln!(self.cast, "{line}").map_err(write_error(&self.paths.cast))?;
+        // `[time, kind, data]` written straight into the buffer, with no JSON value built.
+        serde_json::to_writer(&mut self.cast, &(round_time(at), kind, data))
+            .map_err(io::Error::from)
+            .and_then(|()| self.cast.write_all(b"\n"))
+            .map_err(write_error(&self.paths.cast))?;
         self.unflushed_since.get_or_insert(at);
         Ok(())
     }

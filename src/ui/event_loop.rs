@@ -1,7 +1,9 @@
 //! The dashboard's event loop: the headless loop's shape (the driver's PTY reports and control
 //! commands, the engine's next wakeup, signals; `run::driver` owns the shared turn) plus the
-//! keyboard and a frame timer. It waits on channels and timers only,
-//! and draws only when something visible changed, at most once per frame interval.
+//! keyboard and a frame timer. It waits on channels and timers only, and draws only when
+//! something visible changed: at most once per frame interval for the operator's keys, the
+//! focused pane and the run's events, at most once per `TILE_FRAME` when only the tiles' output
+//! changed (a fleet's tiles would otherwise redraw the whole dashboard at the full frame rate).
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -25,6 +27,20 @@ use crate::term::Session;
 
 /// At most ~60 frames a second.
 pub const FRAME: Duration = Duration::from_millis(16);
+/// Output in the tiles (every pane but the focused one) alone redraws at most 5 times a
+/// second: enough to follow a spinner or a progress line at a glance, a twelfth of the frames.
+pub const TILE_FRAME: Duration = Duration::from_millis(200);
+
+/// What a report asks of the screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Redraw {
+    /// Nothing visible changed.
+    No,
+    /// A tile's agent printed: drawn within `TILE_FRAME`.
+    Tile,
+    /// The focused pane's agent printed, or the run changed: drawn within `FRAME`.
+    Now,
+}
 
 /// Runs the batch in the dashboard until the operator leaves; returns herd's exit code.
 /// `mouse`: clicks and the wheel go to the dashboard (the terminal's own selection then needs
@@ -96,7 +112,11 @@ async fn drive(engine: &mut Engine, driver: &mut Driver, session: &mut Session) 
     state.no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     state.background = crate::run::background::in_background();
     let mut visible: HashSet<usize> = HashSet::new();
+    // The task whose pane is focused, when it shows.
+    let mut focused: Option<usize> = None;
+    // Something to draw at the full frame rate; only tiles to draw, at `TILE_FRAME`.
     let mut dirty = true;
+    let mut tiles_dirty = false;
     let mut last_draw: Option<Instant> = None;
     let size = session.terminal.size().unwrap_or_default();
     start_at_pane_sizes(engine, Rect::new(0, 0, size.width, size.height), clock)?;
@@ -107,28 +127,35 @@ async fn drive(engine: &mut Engine, driver: &mut Driver, session: &mut Session) 
         let tick = ticking.then(|| state.next_second(now));
         let redraw_at = [expiry, tick].into_iter().flatten().min();
         // After a hang-up there is no terminal to draw on; the agents are still stopped properly.
-        let frame_at = (dirty && events.is_some()).then(|| last_draw.map_or(now, |t| t + FRAME));
+        let frame_at = next_frame(dirty, tiles_dirty, last_draw, now).filter(|_| events.is_some());
         let replay_at = state.replay.as_ref().and_then(|r| r.view.next_wakeup(now));
         let wake = [engine.next_wakeup(now), replay_at]
             .into_iter()
             .flatten()
             .min();
+        // In this order when several are ready: a signal, the operator's key, then output, so
+        // a fleet's output never keeps a key waiting for more than one turn of the loop.
         let woke = tokio::select! {
-            input = driver.next() => Woke::Driver(input),
-            event = next_event(&mut events) => Woke::Terminal(event),
-            () = sleep_until(wake) => Woke::Timer,
-            () = sleep_until(redraw_at) => Woke::Redraw,
-            () = sleep_until(frame_at) => Woke::Timer,
+            biased;
             _ = interrupt.recv() => Woke::Signal,
             _ = terminate.recv() => Woke::Signal,
             _ = hangup.recv() => Woke::HangUp,
+            event = next_event(&mut events) => Woke::Terminal(event),
+            input = driver.next() => Woke::Driver(input),
+            () = sleep_until(wake) => Woke::Timer,
+            () = sleep_until(redraw_at) => Woke::Redraw,
+            () = sleep_until(frame_at) => Woke::Timer,
         };
         clock = Now::read();
         let now = clock.at;
         match woke {
             Woke::Driver(input) => {
                 let taken = driver.take(engine, input, clock, |engine, report| {
-                    dirty |= on_report(engine, &mut state, report, &visible, clock)?;
+                    match on_report(engine, &mut state, report, &visible, focused, clock)? {
+                        Redraw::Now => dirty = true,
+                        Redraw::Tile => tiles_dirty = true,
+                        Redraw::No => {}
+                    }
                     Ok(())
                 })?;
                 dirty |= taken.changed;
@@ -199,7 +226,8 @@ async fn drive(engine: &mut Engine, driver: &mut Driver, session: &mut Session) 
             Leaving::Stopping if engine.is_done() => break,
             _ => {}
         }
-        if dirty && events.is_some() && last_draw.is_none_or(|t| now >= t + FRAME) {
+        let frame_due = next_frame(dirty, tiles_dirty, last_draw, now).is_some_and(|at| now >= at);
+        if events.is_some() && frame_due {
             // Laid out first: the engine gets the layout's sizes, then the frame is drawn from
             // what it reads.
             let drawn = match frame::lay_out(&session.terminal, engine, &mut state, clock) {
@@ -208,12 +236,17 @@ async fn drive(engine: &mut Engine, driver: &mut Driver, session: &mut Session) 
                     for event in driver.drain(engine) {
                         on_engine_event(engine, &mut state, session, &event, now)?;
                     }
+                    let first = layout.visible.first().copied();
                     frame::draw(&mut session.terminal, engine, &mut state, &layout, now)
+                        .map(|shown| (first, shown))
                 }
                 Err(error) => Err(error),
             };
             match drawn {
-                Ok(shown) => visible = shown,
+                Ok((first, shown)) => {
+                    focused = first.filter(|t| shown.contains(t));
+                    visible = shown;
+                }
                 // Mostly a terminal that hung up before its signal arrived: without a screen,
                 // the run stops the way the operator would stop it.
                 Err(error) => {
@@ -223,6 +256,7 @@ async fn drive(engine: &mut Engine, driver: &mut Driver, session: &mut Session) 
                 }
             }
             dirty = false;
+            tiles_dirty = false;
             last_draw = Some(now);
         }
     }
@@ -246,14 +280,15 @@ pub(super) fn start_at_pane_sizes(engine: &mut Engine, area: Rect, clock: Now) -
     engine.fill_slots(clock)
 }
 
-/// Feeds a PTY report to the engine; true when it changed something on screen.
+/// Feeds a PTY report to the engine; says how soon the screen should show it.
 fn on_report(
     engine: &mut Engine,
     state: &mut UiState,
     report: PtyReport,
     visible: &HashSet<usize>,
+    focused: Option<usize>,
     clock: Now,
-) -> Result<bool> {
+) -> Result<Redraw> {
     let task = engine.task_of_report(&report);
     let output = matches!(report, PtyReport::Output { .. });
     // The attempt may conclude on this report, and its screen go with it.
@@ -261,7 +296,40 @@ fn on_report(
         state.keep_final_screen(live.task, live.number, live.attempt.screen().vt());
     }
     engine.on_report(report, clock)?;
-    Ok(!output || task.is_some_and(|t| visible.contains(&t)))
+    Ok(redraw_for(output, task, visible, focused))
+}
+
+/// How soon a report of `task` shows: output in the focused pane and every other report (an
+/// exit, a prompt's end) at once, output in a tile at the tiles' rate, hidden output never.
+fn redraw_for(
+    output: bool,
+    task: Option<usize>,
+    visible: &HashSet<usize>,
+    focused: Option<usize>,
+) -> Redraw {
+    match task {
+        _ if !output => Redraw::Now,
+        Some(t) if focused == Some(t) => Redraw::Now,
+        Some(t) if visible.contains(&t) => Redraw::Tile,
+        _ => Redraw::No,
+    }
+}
+
+/// When the next frame may be drawn, seen at `now`: `FRAME` after the last one when the
+/// operator's view changed (`dirty`), `TILE_FRAME` after it when only tiles did, never with
+/// nothing to draw.
+fn next_frame(
+    dirty: bool,
+    tiles_dirty: bool,
+    last_draw: Option<Instant>,
+    now: Instant,
+) -> Option<Instant> {
+    let interval = match (dirty, tiles_dirty) {
+        (true, _) => FRAME,
+        (false, true) => TILE_FRAME,
+        (false, false) => return None,
+    };
+    Some(last_draw.map_or(now, |t| t + interval))
 }
 
 /// A signal (INT, TERM, HUP) or a lost keyboard: stop the run as if the operator had confirmed;
@@ -301,5 +369,47 @@ fn on_terminal_event(
             Ok(())
         }
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_redraws_at_once_only_in_the_focused_pane() {
+        let visible: HashSet<usize> = [1, 2].into();
+        let focused = Some(1);
+        // (output?, task) -> how soon
+        let table = [
+            (true, Some(1), Redraw::Now),
+            (true, Some(2), Redraw::Tile),
+            (true, Some(3), Redraw::No),
+            (true, None, Redraw::No),
+            (false, Some(3), Redraw::Now),
+            (false, None, Redraw::Now),
+        ];
+        for (output, task, expected) in table {
+            assert_eq!(
+                redraw_for(output, task, &visible, focused),
+                expected,
+                "output {output}, task {task:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn tiles_alone_wait_for_the_tile_frame() {
+        let now = Instant::now();
+        let last = now - Duration::from_millis(20);
+        assert_eq!(next_frame(false, false, Some(last), now), None);
+        assert_eq!(next_frame(true, false, Some(last), now), Some(last + FRAME));
+        assert_eq!(next_frame(true, true, Some(last), now), Some(last + FRAME));
+        assert_eq!(
+            next_frame(false, true, Some(last), now),
+            Some(last + TILE_FRAME)
+        );
+        assert_eq!(next_frame(false, true, None, now), Some(now));
+        assert!(last + FRAME <= now && now < last + TILE_FRAME);
     }
 }

@@ -18,7 +18,8 @@ impl Attempt {
             self.resend_untaken_answer(now, effects);
             self.recheck_operator_answer(now, effects);
             if self.prompt_due_at().is_some_and(|due| now >= due) {
-                self.update_prompts(now, effects);
+                let snapshot = self.screen.snapshot();
+                self.update_prompts(&snapshot, now, effects);
             }
         }
         match self.phase.clone() {

@@ -17,7 +17,7 @@ use super::classify::{EndCause, Verdict};
 use super::detect::PromptSighting;
 use super::marker::MarkerWatch;
 use super::profile::{OutputKind, Profile};
-use super::screen::Screen;
+use super::screen::{Screen, Snapshot};
 use super::screen_retry::ScreenRetryWatch;
 use super::signal_file::{SignalFile, SignalFileError};
 use super::stream::{StreamFacts, StreamParser};
@@ -141,7 +141,8 @@ pub struct Attempt {
     watch: MarkerWatch,
     phase: Phase,
     marker_seen: bool,
-    last_text: String,
+    /// The screen as the detectors last read it (`after_screen_change`).
+    snapshot: Snapshot,
     last_change: Duration,
     ready: bool,
     busy: bool,
@@ -203,7 +204,7 @@ impl Attempt {
             watch: MarkerWatch::new(&setup.marker, &setup.prompt),
             phase: Phase::Running,
             marker_seen: false,
-            last_text: String::new(),
+            snapshot: Snapshot::default(),
             last_change: Duration::ZERO,
             ready: false,
             busy: false,

@@ -9,6 +9,7 @@ use super::{Attempt, Effect, InputReason, Note, PROMPT_SETTLE, Phase};
 use crate::core::classify::EndCause;
 use crate::core::detect;
 use crate::core::marker::CONTEXT_ROWS;
+use crate::core::screen::Snapshot;
 use crate::core::signal_file::{Signal, SignalFile, SignalFileError};
 use crate::core::stream;
 use crate::core::task::{Completion, FailureType};
@@ -87,47 +88,53 @@ impl Attempt {
     }
 
     pub(super) fn on_output(&mut self, bytes: &[u8], now: Duration, effects: &mut Vec<Effect>) {
-        let outcome = self.screen.feed(bytes, CONTEXT_ROWS);
-        if !outcome.replies.is_empty() {
+        let fed = self.screen.feed_counted(bytes);
+        if !fed.replies.is_empty() {
             effects.push(Effect::Write {
-                bytes: outcome.replies,
+                bytes: fed.replies,
                 reason: InputReason::QueryReply,
             });
         }
-        if outcome.bell {
+        if fed.bell {
             effects.push(Effect::Note(Note::Bell));
         }
         self.feed_stream(bytes, now, effects);
-        if self.watches_screen_marker()
-            && !self.marker_seen
-            && self
-                .watch
-                .find(&outcome.scrolled_rows, outcome.context_rows)
-                .is_some()
-        {
-            self.saw_marker(now, effects);
+        // A marker line that scrolled off in this burst: the rows above it are read only when
+        // one of the scrolled rows has the marker's text.
+        if fed.scrolled > 0 && self.watches_screen_marker() && !self.marker_seen {
+            let (scrolled, _) = self.screen.scrolled_rows(fed.scrolled, 0);
+            if self.watch.may_be_on(&scrolled) {
+                let (rows, context) = self.screen.scrolled_rows(fed.scrolled, CONTEXT_ROWS);
+                if self.watch.find(&rows, context).is_some() {
+                    self.saw_marker(now, effects);
+                }
+            }
         }
         self.after_screen_change(now, effects);
     }
 
+    /// The screen changed (output, a resize): it is read as text once, and every detector
+    /// reads that one snapshot.
     pub(super) fn after_screen_change(&mut self, now: Duration, effects: &mut Vec<Effect>) {
-        let text = self.screen.text();
-        if text == self.last_text {
+        let snapshot = self.screen.snapshot();
+        if snapshot.text == self.snapshot.text {
             return;
         }
         self.last_change = now;
-        self.ready = detect::is_ready(&self.setup.profile, &text);
-        self.busy = detect::is_busy(&self.setup.profile, &text);
-        self.last_text = text;
-        if self.watches_screen_marker() && !self.marker_seen {
-            let rows = self.screen.rows_with_history(CONTEXT_ROWS);
-            let history = rows.len() - usize::from(self.screen.size().0);
+        self.ready = detect::is_ready(&self.setup.profile, &snapshot.text);
+        self.busy = detect::is_busy_rows(&self.setup.profile, &snapshot.rows);
+        // Only a screen with the marker's text on it can show the marker line: the rows above
+        // it, read to tell an echo of the prompt, are taken from the history only then.
+        if self.watches_screen_marker() && !self.marker_seen && self.watch.may_be_on(&snapshot.rows)
+        {
+            let (rows, history) = snapshot.with_history(self.screen.history_tail(CONTEXT_ROWS));
             if self.watch.find(&rows, history).is_some() {
                 self.saw_marker(now, effects);
             }
         }
-        self.update_prompts(now, effects);
-        self.judge_screen_retries(now, effects);
+        self.update_prompts(&snapshot, now, effects);
+        self.judge_screen_retries(&snapshot, now, effects);
+        self.snapshot = snapshot;
     }
 
     /// Errors that do not heal by waiting, on screen: the agent waits for input below an auth
@@ -135,13 +142,18 @@ impl Attempt {
     /// and a spinner left running beside a question would keep it from ever coming); or it
     /// retries a failed request beside the cause (the profile's `retrying` texts): auth, quota
     /// or lasting server errors end the attempt now.
-    pub(super) fn judge_screen_retries(&mut self, now: Duration, effects: &mut Vec<Effect>) {
+    pub(super) fn judge_screen_retries(
+        &mut self,
+        snapshot: &Snapshot,
+        now: Duration,
+        effects: &mut Vec<Effect>,
+    ) {
         let profile = &self.setup.profile;
         if self.marker_seen || self.phase != Phase::Running {
             return;
         }
         let hopeless_idle = self.could_be_idle() && {
-            let tail = detect::tail_rows(&self.screen.visible_rows(), profile.tail_rows);
+            let tail = detect::tail_rows(&snapshot.rows, profile.tail_rows);
             crate::core::classify::failure_text(&tail, profile)
                 .is_some_and(|(f, _)| matches!(f, FailureType::Auth | FailureType::Quota))
         };
@@ -153,7 +165,7 @@ impl Attempt {
         if profile.retrying.is_empty() {
             return;
         }
-        let rows = self.screen.rows_with_history(profile.tail_rows);
+        let (rows, _) = snapshot.with_history(self.screen.history_tail(profile.tail_rows));
         let tail = detect::tail_rows(&rows, profile.tail_rows);
         if let Some((failure, evidence)) = self.screen_retries.check(profile, &tail, now) {
             self.begin_ending(EndCause::HopelessRetry { failure, evidence }, now, effects);

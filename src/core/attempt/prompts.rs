@@ -15,14 +15,22 @@ use crate::core::classify::EndCause;
 use crate::core::detect::{self, PromptSighting, ScreenView};
 use crate::core::guard::{Decision, Request};
 use crate::core::profile::PromptAnchor;
+use crate::core::screen::Snapshot;
 
 impl Attempt {
-    pub(super) fn update_prompts(&mut self, now: Duration, effects: &mut Vec<Effect>) {
-        let rows = self.screen.visible_rows();
+    /// Which dialogs the screen shows (`snapshot`, read at this change), and what to do about
+    /// those that appeared.
+    pub(super) fn update_prompts(
+        &mut self,
+        snapshot: &Snapshot,
+        now: Duration,
+        effects: &mut Vec<Effect>,
+    ) {
+        let rows = &snapshot.rows;
         let view = ScreenView {
-            rows: &rows,
-            cursor_row: usize::from(self.screen.cursor().0),
-            first_row_number: self.screen.rows_scrolled_total(),
+            rows,
+            cursor_row: snapshot.cursor_row,
+            first_row_number: snapshot.first_row_number,
         };
         self.sightings = detect::find_prompts(&self.setup.profile, view);
         let was_showing: Vec<bool> = self
@@ -117,7 +125,7 @@ impl Attempt {
             None => guarded_dialog.and_then(|s| {
                 approval::read_request(
                     &self.setup.profile,
-                    &rows,
+                    rows,
                     usize::from(self.screen.size().1),
                     s.rows,
                 )

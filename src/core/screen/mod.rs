@@ -101,6 +101,42 @@ pub struct FeedOutcome {
     pub bell: bool,
 }
 
+/// What one `Screen::feed_counted` produced besides the new screen.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Fed {
+    /// Bytes to write back to the agent: answers to the queries it sent, in order.
+    pub replies: Vec<u8>,
+    /// How many rows scrolled off the top (`Screen::scrolled_rows` reads them).
+    pub scrolled: usize,
+    /// The screen rang the bell.
+    pub bell: bool,
+}
+
+/// The visible screen as text at one moment (`Screen::snapshot`): read once after the screen
+/// changed and shared by every detector, instead of each reading the cells again.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    /// The visible rows, trailing blanks trimmed.
+    pub rows: Vec<String>,
+    /// The rows joined by line breaks, trailing blank rows dropped (`Screen::text`).
+    pub text: String,
+    /// The cursor's row, 0-based.
+    pub cursor_row: usize,
+    /// Absolute row number of `rows[0]`: rows scrolled away before it.
+    pub first_row_number: u64,
+}
+
+impl Snapshot {
+    /// The last `history` rows (as `Screen::history_tail` gave them) followed by the visible rows,
+    /// and how many of them are history.
+    pub fn with_history(&self, history: Vec<String>) -> (Vec<String>, usize) {
+        let above = history.len();
+        let mut rows = history;
+        rows.extend(self.rows.iter().cloned());
+        (rows, above)
+    }
+}
+
 /// One agent's terminal screen.
 pub struct Screen {
     parser: vt100::Parser<ParseSignals>,
@@ -152,6 +188,23 @@ impl Screen {
     /// Feeds output bytes; `context` older rows are returned before newly scrolled rows so that a
     /// line can be read together with what stood above it.
     pub fn feed(&mut self, bytes: &[u8], context: usize) -> FeedOutcome {
+        let fed = self.feed_counted(bytes);
+        let (scrolled_rows, context_rows) = if fed.scrolled > 0 {
+            self.scrolled_rows(fed.scrolled, context)
+        } else {
+            (Vec::new(), 0)
+        };
+        FeedOutcome {
+            replies: fed.replies,
+            scrolled_rows,
+            context_rows,
+            bell: fed.bell,
+        }
+    }
+
+    /// `feed`, with the rows that scrolled off counted rather than read: the caller reads them
+    /// (`scrolled_rows`) only when it has a use for them.
+    pub fn feed_counted(&mut self, bytes: &[u8]) -> Fed {
         let mut joined;
         let mut bytes = bytes;
         if !self.partial_char.is_empty() {
@@ -167,17 +220,17 @@ impl Screen {
         let scrolled = std::mem::take(&mut signals.rows_scrolled);
         let bell = std::mem::take(&mut signals.bell);
         self.rows_scrolled_total += scrolled as u64;
-        let (scrolled_rows, context_rows) = if scrolled > 0 {
-            self.history_rows(scrolled, context)
-        } else {
-            (Vec::new(), 0)
-        };
-        FeedOutcome {
+        Fed {
             replies,
-            scrolled_rows,
-            context_rows,
+            scrolled,
             bell,
         }
+    }
+
+    /// The newest `count` rows of history (the rows a feed scrolled off) and up to `context`
+    /// rows above them, oldest first, as text; and how many of them are context.
+    pub fn scrolled_rows(&self, count: usize, context: usize) -> (Vec<String>, usize) {
+        self.history_rows(count, context)
     }
 
     /// The newest `count` rows of history (plus up to `context` above them), oldest first, as
@@ -264,11 +317,25 @@ impl Screen {
 
     /// The visible screen as text, one line per row, trailing blank rows dropped.
     pub fn text(&self) -> String {
-        let mut rows = self.visible_rows();
-        while rows.last().is_some_and(String::is_empty) {
-            rows.pop();
+        screen_text(&self.visible_rows())
+    }
+
+    /// The visible screen read as text once, for every detector to share: its rows, its text,
+    /// the cursor's row and where the rows stand in the whole output.
+    pub fn snapshot(&self) -> Snapshot {
+        let rows = self.visible_rows();
+        Snapshot {
+            text: screen_text(&rows),
+            rows,
+            cursor_row: usize::from(self.cursor().0),
+            first_row_number: self.rows_scrolled_total,
         }
-        rows.join("\n")
+    }
+
+    /// The last `count` rows of history (fewer when less is held), oldest first, as text with
+    /// trailing blanks trimmed.
+    pub fn history_tail(&self, count: usize) -> Vec<String> {
+        self.history_rows(count, 0).0
     }
 
     /// The last `history` rows of scrollback followed by the visible rows.
@@ -310,6 +377,15 @@ fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
         return if needed > back { back } else { 0 };
     }
     0
+}
+
+/// Rows joined by line breaks, trailing blank rows dropped.
+fn screen_text(rows: &[String]) -> String {
+    let kept = rows
+        .iter()
+        .rposition(|row| !row.is_empty())
+        .map_or(0, |i| i + 1);
+    rows[..kept].join("\n")
 }
 
 fn trim_end_in_place(row: &mut String) {

@@ -114,3 +114,51 @@ fn a_full_screen_programs_own_screen_is_not_history() {
     assert_eq!(s.history_len(), 0);
     assert_eq!(s.rows_scrolled_total(), 0);
 }
+
+#[test]
+fn a_snapshot_is_the_screen_read_once() {
+    let mut s = Screen::with_scrollback(4, 20, 100);
+    s.feed(b"one\r\ntwo\r\nthree\r\nfour\r\nfive\x1b[2;3H", 0);
+    let snapshot = s.snapshot();
+    assert_eq!(snapshot.rows, s.visible_rows());
+    assert_eq!(snapshot.text, s.text());
+    assert_eq!(snapshot.text, "two\nthree\nfour\nfive");
+    assert_eq!(snapshot.cursor_row, 1);
+    assert_eq!(snapshot.first_row_number, s.rows_scrolled_total());
+    assert_eq!(snapshot.first_row_number, 1);
+    // Trailing blank rows are no part of the text, as with `text`.
+    s.feed(b"\x1b[2J\x1b[Hhi", 0);
+    assert_eq!(s.snapshot().text, "hi");
+    assert_eq!(s.snapshot().rows, ["hi", "", "", ""]);
+}
+
+#[test]
+fn history_below_a_snapshot_is_what_rows_with_history_gives() {
+    let mut s = Screen::with_scrollback(2, 20, 100);
+    s.feed(b"a\r\nb\r\nc\r\nd\r\ne", 0);
+    let (rows, history) = s.snapshot().with_history(s.history_tail(2));
+    assert_eq!(rows, s.rows_with_history(2));
+    assert_eq!(rows, ["b", "c", "d", "e"]);
+    assert_eq!(history, 2);
+    // Less held than asked for: what there is.
+    assert_eq!(s.history_tail(10), ["a", "b", "c"]);
+}
+
+#[test]
+fn feeding_counted_then_reading_the_scrolled_rows_is_feeding() {
+    let bytes = b"1\r\n2\r\n3\r\n4\r\n5\r\n6\x1b[6n";
+    let mut whole = Screen::with_scrollback(3, 20, 100);
+    let mut counted = Screen::with_scrollback(3, 20, 100);
+    whole.feed(b"0\r\n", 0);
+    counted.feed(b"0\r\n", 0);
+    let outcome = whole.feed(bytes, 2);
+    let fed = counted.feed_counted(bytes);
+    assert_eq!(fed.scrolled, 4);
+    assert_eq!(fed.replies, outcome.replies);
+    assert_eq!(fed.bell, outcome.bell);
+    assert_eq!(
+        counted.scrolled_rows(fed.scrolled, 2),
+        (outcome.scrolled_rows, outcome.context_rows)
+    );
+    assert_eq!(counted.snapshot(), whole.snapshot());
+}
