@@ -91,7 +91,7 @@ pub struct EngineOptions {
     /// the attempt after `permission_wait_sec`.
     pub operator_present: bool,
     /// The hosts a task's `host` may name (empty: every task runs here).
-    pub hosts: crate::core::hosts::HostSet,
+    pub hosts: crate::core::remote::hosts::HostSet,
     /// Record the keys the operator types in take-over mode (`--record-input`); otherwise only
     /// how many and when.
     pub record_input: bool,
@@ -194,7 +194,7 @@ pub struct LiveAttempt {
     /// The last read was asked for (the attempt ends once it is in).
     files_asked: bool,
     /// Why the host could not be read at the end, when the signal file decides the verdict.
-    files_trouble: Option<super::remote_files::NoAnswer>,
+    files_trouble: Option<super::remote::files::NoAnswer>,
     /// `HERD_ATTEMPT_ID` of this attempt: every process it starts carries it.
     cookie: String,
     /// Processes seen under the agent before herd signalled it (found again by identity, for
@@ -250,14 +250,14 @@ pub struct Engine {
     /// record of its next attempt so the record keeps saying so.
     survivors: HashMap<usize, serde_json::Value>,
     /// Hosts out of rotation after they could not be reached.
-    rotation: crate::core::host_choice::Rotation,
+    rotation: crate::core::remote::host_choice::Rotation,
     /// The size of each next agent's PTY by how many run when it starts (`sizes`); empty: the
     /// options' size.
     launch_sizes: Vec<(u16, u16)>,
     /// Per task: how long its last attempt of this run took.
     last_durations: HashMap<usize, Duration>,
     /// Attempts whose connection was lost: swept on their host once it is back.
-    unswept: Vec<(crate::core::hosts::Host, String)>,
+    unswept: Vec<(crate::core::remote::hosts::Host, String)>,
     /// Starts prepared (their task `running` in the document) that wait for the write that
     /// records it before their agents launch; each holds a slot.
     awaiting: Vec<start::Starting>,

@@ -28,7 +28,7 @@ pub(super) struct Starting {
     /// (rows, cols) its PTY starts at: its slot's size when it was prepared.
     pub(super) size: (u16, u16),
     /// The host it runs on, when not here.
-    pub(super) host: Option<crate::core::hosts::Host>,
+    pub(super) host: Option<crate::core::remote::hosts::Host>,
     /// `git status` of a remote attempt's folder as it started.
     pub(super) git_before: RemoteGitBefore,
     /// The write that records this start.
@@ -86,12 +86,12 @@ impl Engine {
                         .filter_map(|s: &Starting| s.host.as_ref().map(|h| h.name.as_str()))
                         .collect();
                     match self.choose_host(&name, &taken, now) {
-                        crate::core::host_choice::HostChoice::Use(chosen) => {
+                        crate::core::remote::host_choice::HostChoice::Use(chosen) => {
                             self.opts.hosts.get(&chosen).cloned()
                         }
                         // Full or out of rotation: the task waits, it has not failed.
-                        crate::core::host_choice::HostChoice::Wait { .. } => continue,
-                        crate::core::host_choice::HostChoice::Unknown => {
+                        crate::core::remote::host_choice::HostChoice::Wait { .. } => continue,
+                        crate::core::remote::host_choice::HostChoice::Unknown => {
                             let problem = self.opts.hosts.unknown_target_message(&name);
                             self.fail_config(index, problem)?;
                             continue;
