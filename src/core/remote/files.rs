@@ -24,6 +24,12 @@ pub fn run_dir_under_home(file_tag: &str, task_id: &str) -> String {
 /// [NUMBER]` that sends a file's bytes, and `say KIND TEXT...` that sends a text (their own
 /// variables start with `_`: a shell function shares the script's).
 const PREAMBLE: &str = include_str!("scripts/preamble.sh");
+/// The task's folder, the attempt's folder made, before an attempt.
+const PREPARE_SETUP: &str = include_str!("scripts/prepare_setup.sh");
+/// The task's folder, the attempt's folder and its stamp, once an attempt ended.
+const END_SETUP: &str = include_str!("scripts/end_setup.sh");
+/// The end of a round of [`follow_script`].
+const FOLLOW_TICK: &str = include_str!("scripts/follow_tick.sh");
 /// The task's folder as a worktree of its repository ([`prepare_script`]).
 const PREPARE_WORKTREE: &str = include_str!("scripts/prepare_worktree.sh");
 const GIT_STATUS: &str = include_str!("scripts/git_status.sh");
@@ -60,10 +66,12 @@ pub struct RemotePrepare<'a> {
 /// is a repository), `worktree-error` (the task cannot run), `end`.
 pub fn prepare_script(p: &RemotePrepare<'_>) -> String {
     let mut s = String::from(PREAMBLE);
-    s.push_str(&format!(
-        "cwd={}\nrun=\"${{HOME:-/tmp}}\"/{}\nmkdir -p \"$run\" || exit 125\n",
-        quote(p.cwd),
-        quote(p.run_dir)
+    s.push_str(&render(
+        PREPARE_SETUP,
+        &[
+            ("cwd", Fill::quoted(p.cwd)),
+            ("run_dir", Fill::quoted(p.run_dir)),
+        ],
     ));
     for name in p.clear {
         s.push_str(&format!("rm -f \"$run\"/{}\n", quote(name)));
@@ -197,7 +205,10 @@ pub fn follow_script(r: &RemoteRead<'_>, every_sec: u32) -> String {
     if let (None, Some(search)) = (r.log, &r.rollouts) {
         s.push_str(&rollout_search(search));
     }
-    s.push_str(&format!("say tick ok || exit 0\nsleep {every_sec}\ndone\n"));
+    s.push_str(&render(
+        FOLLOW_TICK,
+        &[("every_sec", Fill::number(every_sec.into()))],
+    ));
     s
 }
 
@@ -243,11 +254,13 @@ pub struct RemoteEnd<'a> {
 /// `fetched-name` and `fetched` pair per file sent back, then `end`.
 pub fn end_script(e: &RemoteEnd<'_>) -> String {
     let mut s = String::from(PREAMBLE);
-    s.push_str(&format!(
-        "cwd={}\nrun=\"${{HOME:-/tmp}}\"/{}\nstamp=\"$run\"/{}\n",
-        quote(e.cwd),
-        quote(e.run_dir),
-        quote(e.stamp)
+    s.push_str(&render(
+        END_SETUP,
+        &[
+            ("cwd", Fill::quoted(e.cwd)),
+            ("run_dir", Fill::quoted(e.run_dir)),
+            ("stamp", Fill::quoted(e.stamp)),
+        ],
     ));
     if e.git_status {
         s.push_str(GIT_STATUS);
