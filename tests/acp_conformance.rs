@@ -17,6 +17,8 @@ mod harness;
 #[allow(dead_code)]
 #[path = "conformance/mock_api/mod.rs"]
 mod mock_api;
+#[path = "acp/real_tasks.rs"]
+mod real_tasks;
 #[allow(dead_code)]
 #[path = "conformance/setup.rs"]
 mod setup;
@@ -24,10 +26,9 @@ mod setup;
 use std::path::Path;
 use std::time::Instant;
 
-use harness::{
-    Case, acp_log, check, late_verdicts, path_with, real_agents_bin, real_task, run_batch, task,
-};
+use harness::{Case, acp_log, check, late_verdicts, run_batch, task};
 use mock_api::{MockApi, Scenario};
+use real_tasks::{path_with, real_agents_bin, real_task};
 use serde_json::{Value, json};
 use setup::Cli;
 
@@ -397,51 +398,5 @@ fn a_batch_mixing_screen_and_acp_agents_ends_each_task_as_a_careful_person_concl
             evidence.contains("refuse") || evidence.contains("download"),
             "{id}: the evidence gives no reason: {evidence}"
         );
-    }
-}
-
-/// Not a test: with `HERD_ACP_DEMO_DIR=<dir>`, writes a mixed batch (screen `claude` and the
-/// three ACP profiles, one request left to the operator) into `<dir>/tasks.json` against a
-/// mock API served from here, prints how to run it, and serves until `<dir>/stop` exists —
-/// for trying the dashboard by hand. Without the variable it returns at once.
-#[test]
-fn mixed_batch_demo_entry_point() {
-    let Some(dir) = std::env::var_os("HERD_ACP_DEMO_DIR").map(std::path::PathBuf::from) else {
-        return;
-    };
-    let bin = real_agents_bin();
-    let api = MockApi::start().unwrap();
-    let plan = [
-        (Cli::Claude, "claude", Scenario::Text, true),
-        (Cli::Claude, "claude-acp", Scenario::Tool, false),
-        (Cli::Gemini, "gemini-acp", Scenario::Text, true),
-        (Cli::Gemini, "gemini-acp", Scenario::Dangerous, true),
-        (Cli::Codex, "codex-acp", Scenario::Tool, true),
-        (Cli::Codex, "codex-acp", Scenario::NoMarker, true),
-    ];
-    let tasks: Vec<Value> = plan
-        .into_iter()
-        .map(|(cli, profile, scenario, auto)| {
-            let suffix = if auto { "" } else { "-operator" };
-            let id = format!("demo-{profile}-{}{suffix}", scenario.name());
-            let mut task = real_task(&dir, &api, cli, profile, &id, scenario);
-            task["timeout_sec"] = json!(900);
-            if !auto {
-                // Nothing automatic: the request waits for the operator.
-                task["permission_policy"] = json!({});
-            }
-            task
-        })
-        .collect();
-    let doc = json!({"run_id": "acp-demo", "tasks": tasks});
-    let file = dir.join("tasks.json");
-    std::fs::write(&file, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
-    println!(
-        "PATH={} herd run --tasks {}",
-        path_with(&bin),
-        file.display()
-    );
-    while !dir.join("stop").exists() {
-        std::thread::sleep(std::time::Duration::from_millis(500));
     }
 }

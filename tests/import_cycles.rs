@@ -339,8 +339,15 @@ fn cycles(edges: &BTreeMap<usize, BTreeSet<usize>>, n: usize) -> Vec<Vec<usize>>
     s.groups
 }
 
-#[test]
-fn no_import_cycle_between_files() {
+/// Every module in its own file, and which imports which (with the first line and path that
+/// does, as evidence).
+struct Graph {
+    modules: Vec<Module>,
+    edges: BTreeMap<usize, BTreeSet<usize>>,
+    evidence: BTreeMap<(usize, usize), (usize, String)>,
+}
+
+fn import_graph() -> Graph {
     let src = source_dir();
     let mut modules = Vec::new();
     let mut tests = Vec::new();
@@ -404,6 +411,21 @@ fn no_import_cycle_between_files() {
                 .or_insert((line, path.join("::")));
         }
     }
+    Graph {
+        modules,
+        edges,
+        evidence,
+    }
+}
+
+#[test]
+fn no_import_cycle_between_files() {
+    let src = source_dir();
+    let Graph {
+        modules,
+        edges,
+        evidence,
+    } = import_graph();
     let name = |i: usize| {
         modules[i]
             .file
@@ -435,4 +457,43 @@ fn no_import_cycle_between_files() {
         groups.len()
     );
     assert!(groups.is_empty(), "{report}");
+}
+
+/// The top-level modules of the pure core (`core::profile`, `core::guard`, …) never import each
+/// other both ways: what two of them share lives in one of them, or in a third.
+#[test]
+fn no_two_core_modules_import_each_other() {
+    let Graph {
+        modules,
+        edges,
+        evidence,
+    } = import_graph();
+    let top = |i: usize| match modules[i].path.as_slice() {
+        [core, top, ..] if core == "core" => Some(top.clone()),
+        _ => None,
+    };
+    // (from, to) → the first file import that makes it.
+    let mut between: BTreeMap<(String, String), String> = BTreeMap::new();
+    for (&from, targets) in &edges {
+        for &to in targets {
+            let (Some(a), Some(b)) = (top(from), top(to)) else {
+                continue;
+            };
+            if a != b {
+                let (line, path) = &evidence[&(from, to)];
+                between
+                    .entry((a, b))
+                    .or_insert_with(|| format!("{}:{line} ({path})", modules[from].file.display()));
+            }
+        }
+    }
+    let mutual: Vec<String> = between
+        .iter()
+        .filter(|((a, b), _)| a < b && between.contains_key(&(b.clone(), a.clone())))
+        .map(|((a, b), there)| {
+            let back = &between[&(b.clone(), a.clone())];
+            format!("core::{a} <-> core::{b}: {there}; {back}")
+        })
+        .collect();
+    assert!(mutual.is_empty(), "{}", mutual.join("\n"));
 }

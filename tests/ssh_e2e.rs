@@ -539,7 +539,7 @@ fn a_resize_reaches_the_remote_terminal() {
         runs_dir: lab.path().join("runs"),
         only: Vec::new(),
         operator_present: true,
-        hosts: herd::core::hosts::HostSet::parse(&hosts_text).unwrap(),
+        hosts: herd::core::remote::hosts::HostSet::parse(&hosts_text).unwrap(),
         record_input: false,
     };
     let store = herd::run::store::TaskStore::open(&tasks).unwrap();

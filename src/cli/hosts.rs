@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use color_eyre::eyre::Result;
 
 use super::inputs::{EXIT_INVALID, load_profiles, print_problems};
-use crate::core::hosts::{Host, HostSet, Launcher};
+use crate::core::remote::hosts::{Host, HostSet, Launcher};
 use crate::run::remote;
 
 #[derive(Debug, Args, Clone)]

@@ -56,20 +56,30 @@ pub(super) fn describe_all(set: &ProfileSet) -> String {
 /// Every field and rule of one profile.
 pub(super) fn describe_full(p: &Profile) -> String {
     let mut out = String::new();
-    let list = |v: &[regex::Regex]| -> String {
-        if v.is_empty() {
-            "(none)".to_string()
-        } else {
-            v.iter()
-                .map(|r| format!("'{}'", r.as_str()))
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
-    };
     let _ = writeln!(out, "profile {} ({})", p.name, p.origin);
     if !p.description.is_empty() {
         let _ = writeln!(out, "  {}", p.description);
     }
+    describe_run(&mut out, p);
+    describe_screen(&mut out, p);
+    describe_prompts_and_rules(&mut out, p);
+    out
+}
+
+/// Regexes as `'a', 'b'`, or `(none)`.
+fn list(v: &[regex::Regex]) -> String {
+    if v.is_empty() {
+        "(none)".to_string()
+    } else {
+        v.iter()
+            .map(|r| format!("'{}'", r.as_str()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// How the agent runs: its command, output, sessions, logs, environment, notifications.
+fn describe_run(out: &mut String, p: &Profile) {
     let _ = writeln!(out, "  command         {:?}", p.command);
     let output = match p.output {
         crate::core::profile::OutputKind::Screen => "screen (the rendered terminal is read)",
@@ -111,6 +121,10 @@ pub(super) fn describe_full(p: &Profile) -> String {
     if !p.notify.is_empty() {
         let _ = writeln!(out, "  notify          {:?}", p.notify);
     }
+}
+
+/// How its screen is read: exit, readiness, idleness, the texts of each failure, the rows read.
+fn describe_screen(out: &mut String, p: &Profile) {
     let _ = writeln!(
         out,
         "  exit_keys       {:?}",
@@ -137,6 +151,10 @@ pub(super) fn describe_full(p: &Profile) -> String {
         let _ = writeln!(out, "  config exits    {}", codes.join(", "));
     }
     let _ = writeln!(out, "  tail_rows       {}", p.tail_rows);
+}
+
+/// Its prompt rules, the patterns that read a permission request, its allow, ask and deny rules.
+fn describe_prompts_and_rules(out: &mut String, p: &Profile) {
     for r in &p.prompts {
         let _ = writeln!(out, "  prompt {} ({})", r.name, r.label);
         let _ = writeln!(
@@ -186,7 +204,6 @@ pub(super) fn describe_full(p: &Profile) -> String {
             let _ = writeln!(out, "  {name:<15} {}", texts.join(", "));
         }
     }
-    out
 }
 
 #[cfg(test)]

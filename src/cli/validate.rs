@@ -25,7 +25,7 @@ pub(super) fn validate(args: &TasksArgs) -> Result<i32> {
         Ok(hosts) => hosts,
         Err(mut errors) => {
             problems.append(&mut errors);
-            crate::core::hosts::HostSet::default()
+            crate::core::remote::hosts::HostSet::default()
         }
     };
     let text = match std::fs::read_to_string(&args.tasks) {

@@ -22,64 +22,15 @@ pub fn explain_acp(text: &str) -> Vec<String> {
             continue;
         };
         let t = record.get("t").and_then(Value::as_f64).unwrap_or(0.0);
-        let mut say = |what: String| out.push(format!("{t:>8.2}s  {what}"));
         let msg = record.get("msg").unwrap_or(&Value::Null);
-        let method = msg.get("method").and_then(Value::as_str);
-        let id = msg.get("id").map(Value::to_string);
-        match record.get("dir").and_then(Value::as_str) {
-            Some("out") => match (method, id) {
-                (Some(method), Some(id)) => {
-                    methods.insert(id, method.to_string());
-                    say(format!("→ {method}"));
-                }
-                (Some(method), None) => say(format!("→ {method} (notification)")),
-                (None, _) => {
-                    let outcome = &msg["result"]["outcome"];
-                    let chosen = outcome
-                        .get("optionId")
-                        .or_else(|| outcome.get("outcome"))
-                        .and_then(Value::as_str)
-                        .unwrap_or("?");
-                    say(format!("→ answer to the agent's request: {chosen}"));
-                }
-            },
+        let said: Vec<String> = match record.get("dir").and_then(Value::as_str) {
+            Some("out") => vec![outgoing(msg, &mut methods)],
             Some("in") => {
                 if record.get("garbage").is_some() || record.get("oversized").is_some() {
                     garbage += 1;
                     continue;
                 }
-                match (method, id) {
-                    (Some("session/update"), _) => {
-                        let update = &msg["params"]["update"];
-                        match update.get("sessionUpdate").and_then(Value::as_str) {
-                            Some("agent_message_chunk") => chunks += 1,
-                            Some("tool_call" | "tool_call_update") => {
-                                let status = update.get("status").and_then(Value::as_str);
-                                if let Some(status @ ("completed" | "failed")) = status {
-                                    let title = update
-                                        .get("title")
-                                        .or_else(|| update.get("toolCallId"))
-                                        .and_then(Value::as_str)
-                                        .unwrap_or("?");
-                                    say(format!("← tool call {title}: {status}"));
-                                }
-                            }
-                            _ => {}
-                        }
-                    }
-                    (Some("session/request_permission"), _) => {
-                        let call = &msg["params"]["toolCall"];
-                        let title = call.get("title").and_then(Value::as_str).unwrap_or("?");
-                        let kind = call.get("kind").and_then(Value::as_str).unwrap_or("?");
-                        say(format!("← permission request ({kind}): {title}"));
-                    }
-                    (Some(method), _) => say(format!("← request {method}")),
-                    (None, Some(id)) => {
-                        let asked = methods.get(&id).map_or("?", String::as_str);
-                        say(answer_line(asked, msg));
-                    }
-                    (None, None) => {}
-                }
+                incoming(msg, &methods, &mut chunks).into_iter().collect()
             }
             Some("stderr") => {
                 stderr += 1;
@@ -87,43 +38,15 @@ pub fn explain_acp(text: &str) -> Vec<String> {
                     .get("text")
                     .and_then(Value::as_str)
                     .map(str::to_string);
+                Vec::new()
             }
-            Some("herd") => {
-                if let Some(a) = record.get("approval") {
-                    let field = |k: &str| a.get(k).and_then(Value::as_str).unwrap_or("?");
-                    say(format!(
-                        "⚑ {} {}: {} — {} ({})",
-                        field("by"),
-                        field("option"),
-                        field("request"),
-                        field("decision"),
-                        field("why")
-                    ));
-                } else if let Some(event) = record.get("outcome") {
-                    let result = event["result"].as_str().unwrap_or("");
-                    let verdict = if event["is_error"] == true {
-                        format!(
-                            "error {}: {}",
-                            event["subtype"].as_str().unwrap_or("?"),
-                            result
-                        )
-                    } else {
-                        format!("success, agent text {} chars", result.chars().count())
-                    };
-                    say(format!("= outcome: {verdict}"));
-                    if let Some(denials) = event["permission_denials"].as_array()
-                        && !denials.is_empty()
-                    {
-                        say(format!("= refused requests: {}", denials.len()));
-                    }
-                } else if let Some(how) = record.get("agent_exited").and_then(Value::as_str) {
-                    say(format!("agent exited: {how}"));
-                } else if let Some(error) = record.get("error").and_then(Value::as_str) {
-                    say(format!("error: {error}"));
-                }
+            Some("herd") => herd_note(&record),
+            _ => {
+                unread += 1;
+                Vec::new()
             }
-            _ => unread += 1,
-        }
+        };
+        out.extend(said.into_iter().map(|what| format!("{t:>8.2}s  {what}")));
     }
     out.push(format!(
         "agent message chunks {chunks}, stderr lines {stderr}, lines that were not messages \
@@ -133,6 +56,112 @@ pub fn explain_acp(text: &str) -> Vec<String> {
         out.push(format!("last stderr line: {last}"));
     }
     out
+}
+
+/// What herd sent: a request (remembered by its id, to name the answer), a notification, or
+/// its answer to the agent's request.
+fn outgoing(msg: &Value, methods: &mut HashMap<String, String>) -> String {
+    let method = msg.get("method").and_then(Value::as_str);
+    let id = msg.get("id").map(Value::to_string);
+    match (method, id) {
+        (Some(method), Some(id)) => {
+            methods.insert(id, method.to_string());
+            format!("→ {method}")
+        }
+        (Some(method), None) => format!("→ {method} (notification)"),
+        (None, _) => {
+            let outcome = &msg["result"]["outcome"];
+            let chosen = outcome
+                .get("optionId")
+                .or_else(|| outcome.get("outcome"))
+                .and_then(Value::as_str)
+                .unwrap_or("?");
+            format!("→ answer to the agent's request: {chosen}")
+        }
+    }
+}
+
+/// What the agent sent: a finished tool call, a permission request, another request, or the
+/// answer to one of herd's (`methods`: herd's requests by id); message chunks are only counted.
+fn incoming(msg: &Value, methods: &HashMap<String, String>, chunks: &mut u32) -> Option<String> {
+    let method = msg.get("method").and_then(Value::as_str);
+    let id = msg.get("id").map(Value::to_string);
+    match (method, id) {
+        (Some("session/update"), _) => {
+            let update = &msg["params"]["update"];
+            match update.get("sessionUpdate").and_then(Value::as_str) {
+                Some("agent_message_chunk") => {
+                    *chunks += 1;
+                    None
+                }
+                Some("tool_call" | "tool_call_update") => {
+                    let status = update.get("status").and_then(Value::as_str);
+                    let Some(status @ ("completed" | "failed")) = status else {
+                        return None;
+                    };
+                    let title = update
+                        .get("title")
+                        .or_else(|| update.get("toolCallId"))
+                        .and_then(Value::as_str)
+                        .unwrap_or("?");
+                    Some(format!("← tool call {title}: {status}"))
+                }
+                _ => None,
+            }
+        }
+        (Some("session/request_permission"), _) => {
+            let call = &msg["params"]["toolCall"];
+            let title = call.get("title").and_then(Value::as_str).unwrap_or("?");
+            let kind = call.get("kind").and_then(Value::as_str).unwrap_or("?");
+            Some(format!("← permission request ({kind}): {title}"))
+        }
+        (Some(method), _) => Some(format!("← request {method}")),
+        (None, Some(id)) => {
+            let asked = methods.get(&id).map_or("?", String::as_str);
+            Some(answer_line(asked, msg))
+        }
+        (None, None) => None,
+    }
+}
+
+/// What herd itself noted: an answer to a permission request, the outcome it drew, how the agent
+/// exited, an error.
+fn herd_note(record: &Value) -> Vec<String> {
+    if let Some(a) = record.get("approval") {
+        let field = |k: &str| a.get(k).and_then(Value::as_str).unwrap_or("?");
+        vec![format!(
+            "⚑ {} {}: {} — {} ({})",
+            field("by"),
+            field("option"),
+            field("request"),
+            field("decision"),
+            field("why")
+        )]
+    } else if let Some(event) = record.get("outcome") {
+        let result = event["result"].as_str().unwrap_or("");
+        let verdict = if event["is_error"] == true {
+            format!(
+                "error {}: {}",
+                event["subtype"].as_str().unwrap_or("?"),
+                result
+            )
+        } else {
+            format!("success, agent text {} chars", result.chars().count())
+        };
+        let mut said = vec![format!("= outcome: {verdict}")];
+        if let Some(denials) = event["permission_denials"].as_array()
+            && !denials.is_empty()
+        {
+            said.push(format!("= refused requests: {}", denials.len()));
+        }
+        said
+    } else if let Some(how) = record.get("agent_exited").and_then(Value::as_str) {
+        vec![format!("agent exited: {how}")]
+    } else if let Some(error) = record.get("error").and_then(Value::as_str) {
+        vec![format!("error: {error}")]
+    } else {
+        Vec::new()
+    }
 }
 
 /// `← session/new: session s1`, `← session/prompt: stopReason end_turn`, or the error.

@@ -15,10 +15,10 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
 use super::agent_log::AgentLogTail;
-use super::remote_files::{FollowEvent, Follower, NoAnswer};
-use crate::core::hosts::Host;
-use crate::core::remote_files::{RemoteRead, RolloutSearch};
-use crate::core::remote_frames::{ReadBack, choose_rollout};
+use super::remote::files::{FollowEvent, Follower, NoAnswer};
+use crate::core::remote::files::{RemoteRead, RolloutSearch};
+use crate::core::remote::frames::{ReadBack, choose_rollout};
+use crate::core::remote::hosts::Host;
 
 /// A signal file larger than this is not read (it is not a verdict).
 pub const SIGNAL_MAX_BYTES: u64 = 1024 * 1024;
@@ -60,8 +60,8 @@ pub enum Preparation {
         /// `trust_folder`: the folder trusted in the CLI's config, or why it could not be.
         trusted: Option<Result<crate::core::folder_trust::FolderTrust, String>>,
     },
-    /// On a host, through its launcher (`run::remote_files::prepare`).
-    Remote(super::remote_files::PrepareOutcome),
+    /// On a host, through its launcher (`run::remote::files::prepare`).
+    Remote(super::remote::files::PrepareOutcome),
 }
 
 /// Where the files are.
@@ -305,9 +305,9 @@ impl Reader {
                 let timeout = if last {
                     LAST_READ_TIMEOUT
                 } else {
-                    super::remote_files::READ_TIMEOUT
+                    super::remote::files::READ_TIMEOUT
                 };
-                match super::remote_files::read(host, &read, timeout) {
+                match super::remote::files::read(host, &read, timeout) {
                     Ok(back) => match self.absorb(back, last) {
                         // Found just now: read it too.
                         (_, _, true) => self.read_once(last),

@@ -26,7 +26,6 @@ pub mod outcome;
 pub mod pty;
 pub mod recorder;
 pub mod remote;
-pub mod remote_files;
 pub mod rendezvous;
 pub mod runs_dir;
 pub mod safe_fs;

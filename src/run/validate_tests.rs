@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::*;
-use crate::core::hosts::HostSet;
+use crate::core::remote::hosts::HostSet;
 
 fn profiles() -> ProfileSet {
     ProfileSet::build(&crate::assets::built_in_profile_texts(), None).expect("built-in profiles")

@@ -11,10 +11,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
 use crate::core::accounts::{AccountBook, Choice};
-use crate::core::host_choice::{self, HostChoice, OutOfRotation, Rotation};
-use crate::core::hosts::HostSet;
 use crate::core::outcome::Decision;
 use crate::core::profile::Profile;
+use crate::core::remote::host_choice::{self, HostChoice, OutOfRotation, Rotation};
+use crate::core::remote::hosts::HostSet;
 
 /// A runnable task, as the queue needs to see it.
 #[derive(Debug, Clone, Copy)]

@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use super::queue::{Candidate, Consider, Queue, Slots};
-use crate::core::host_choice::HostChoice;
-use crate::core::hosts::HostSet;
 use crate::core::profile::{Profile, ProfileSet};
+use crate::core::remote::host_choice::HostChoice;
+use crate::core::remote::hosts::HostSet;
 
 fn profile(accounts: usize) -> Profile {
     let mut text = String::from("[profiles.p]\ncommand = ['x']\n");

@@ -2,10 +2,24 @@
 //! profile's `requests` patterns: box borders (`│`) are stripped, rows the agent hard-wrapped at
 //! the screen's edge are joined back into one line.
 //!
-//! A new CLI is a profile entry (a pattern with a `text` group), never code here.
+//! A new CLI is a profile entry (a pattern with a `text` group), never code here: `core::profile`
+//! compiles its `[[requests]]` into [`RequestCapture`]s, and this module never reads profiles.
+
+use regex::Regex;
 
 use super::request::{Request, RequestKind};
-use crate::core::profile::RequestCapture;
+
+/// How to read the request a permission prompt asks about, from the screen.
+#[derive(Debug, Clone)]
+pub struct RequestCapture {
+    /// `shell`, `edit`, `write`, `read`, `fetch` or a tool name.
+    pub kind: String,
+    /// Matched on the prompt's rows (box borders `│` stripped, hard-wrapped rows joined); the
+    /// group `text` is the request's text, an optional group `tool` names the tool.
+    pub pattern: Regex,
+    /// The last line of `text` is a description, not part of the request (Claude's Bash dialog).
+    pub drop_last_line: bool,
+}
 
 /// Columns from the right edge within which a row counts as wrapped (its text goes on below).
 const WRAP_SLACK: usize = 6;

@@ -210,25 +210,7 @@ fn reads_credentials_upstream(
 
 fn check_simple(command: &SimpleCommand, ctx: &GuardContext, depth: usize, out: &mut Vec<Finding>) {
     let words = unwrap(command);
-    for word in command
-        .words
-        .iter()
-        .chain(&command.assignments)
-        .chain(command.redirects.iter().map(|r| &r.target))
-    {
-        for inner in &word.inner {
-            out.extend(check_script(inner, ctx, depth + 1));
-        }
-    }
-    for redirect in &command.redirects {
-        let target = &redirect.target.text;
-        if redirect.writes() && is_raw_device(target) {
-            out.push(Finding::Refuse(format!(
-                "it writes straight onto the device {target}"
-            )));
-        }
-        out.extend(credential_findings(target, ctx));
-    }
+    check_inner_and_redirects(command, ctx, depth, out);
     let Some(first) = words.first() else {
         return;
     };
@@ -266,6 +248,48 @@ fn check_simple(command: &SimpleCommand, ctx: &GuardContext, depth: usize, out: 
         check_simple(&inner, ctx, depth, out);
         return;
     }
+    check_program(name, args, command, ctx, depth, out);
+}
+
+/// The scripts inside the command's words (`$(…)`, `<(…)`), and its redirections: onto a raw
+/// device, or to or from a credential file.
+fn check_inner_and_redirects(
+    command: &SimpleCommand,
+    ctx: &GuardContext,
+    depth: usize,
+    out: &mut Vec<Finding>,
+) {
+    for word in command
+        .words
+        .iter()
+        .chain(&command.assignments)
+        .chain(command.redirects.iter().map(|r| &r.target))
+    {
+        for inner in &word.inner {
+            out.extend(check_script(inner, ctx, depth + 1));
+        }
+    }
+    for redirect in &command.redirects {
+        let target = &redirect.target.text;
+        if redirect.writes() && is_raw_device(target) {
+            out.push(Finding::Refuse(format!(
+                "it writes straight onto the device {target}"
+            )));
+        }
+        out.extend(credential_findings(target, ctx));
+    }
+}
+
+/// What the program `name` does with `args`: deletions, git, raw disks, ownership, the
+/// machine, secrets, and code given to a shell or an interpreter.
+fn check_program(
+    name: &str,
+    args: &[Word],
+    command: &SimpleCommand,
+    ctx: &GuardContext,
+    depth: usize,
+    out: &mut Vec<Finding>,
+) {
     match name {
         "rm" | "rmdir" | "unlink" | "shred" => check_rm(name, args, ctx, out),
         "find" => check_find(args, ctx, out),
@@ -280,15 +304,36 @@ fn check_simple(command: &SimpleCommand, ctx: &GuardContext, depth: usize, out: 
             }
         }
         "chmod" | "chown" | "chgrp" => check_recursive_owner(name, args, ctx, out),
+        n => {
+            if let Some(finding) = machine_or_secrets(n, args) {
+                out.push(finding);
+            } else if SHELLS.contains(&n) || INTERPRETERS.contains(&n) {
+                // `sh < <(curl …)`: the download comes in by a redirection.
+                if command
+                    .redirects
+                    .iter()
+                    .any(|r| mentions_download(&r.target))
+                {
+                    out.push(Finding::Refuse(format!(
+                        "it feeds code downloaded from the network to `{n}` (remote code runs unseen)"
+                    )));
+                }
+                check_interpreter(n, args, ctx, depth, &check_script, out);
+            }
+        }
+    }
+}
+
+/// The refusal of a program that stops or reboots the machine, signals every process, rewrites
+/// disks, or reads a keychain or a password store.
+fn machine_or_secrets(name: &str, args: &[Word]) -> Option<Finding> {
+    let refuse = |why: &str| Some(Finding::Refuse(why.into()));
+    match name {
         "kill" if args.iter().any(|w| w.text == "-1") => {
-            out.push(Finding::Refuse(
-                "it signals every process of the user (`kill -1`)".into(),
-            ));
+            refuse("it signals every process of the user (`kill -1`)")
         }
         "init" | "telinit" if args.iter().any(|w| w.text == "0" || w.text == "6") => {
-            out.push(Finding::Refuse(
-                "it shuts the machine down or reboots it".into(),
-            ));
+            refuse("it shuts the machine down or reboots it")
         }
         "systemctl" | "loginctl"
             if args.iter().any(|w| {
@@ -298,9 +343,7 @@ fn check_simple(command: &SimpleCommand, ctx: &GuardContext, depth: usize, out: 
                 )
             }) =>
         {
-            out.push(Finding::Refuse(
-                "it shuts the machine down or reboots it".into(),
-            ));
+            refuse("it shuts the machine down or reboots it")
         }
         "security"
             if args.iter().any(|w| {
@@ -309,7 +352,7 @@ fn check_simple(command: &SimpleCommand, ctx: &GuardContext, depth: usize, out: 
                     || w.text == "export"
             }) =>
         {
-            out.push(Finding::Refuse("it reads secrets from the keychain".into()));
+            refuse("it reads secrets from the keychain")
         }
         "secret-tool" | "pass" | "gopass" | "keyring" | "op" | "bw"
             if args.first().is_some_and(|w| {
@@ -319,33 +362,12 @@ fn check_simple(command: &SimpleCommand, ctx: &GuardContext, depth: usize, out: 
                 )
             }) =>
         {
-            out.push(Finding::Refuse(
-                "it reads secrets from a password store".into(),
-            ));
+            refuse("it reads secrets from a password store")
         }
-        n if POWER.contains(&n) => {
-            out.push(Finding::Refuse(
-                "it shuts the machine down or reboots it".into(),
-            ));
-        }
-        n if n.starts_with("mkfs") || DISK_TOOLS.contains(&n) => {
-            out.push(Finding::Refuse(format!(
-                "`{n}` rewrites disks or file systems"
-            )));
-        }
-        n if SHELLS.contains(&n) || INTERPRETERS.contains(&n) => {
-            // `sh < <(curl …)`: the download comes in by a redirection.
-            if command
-                .redirects
-                .iter()
-                .any(|r| mentions_download(&r.target))
-            {
-                out.push(Finding::Refuse(format!(
-                    "it feeds code downloaded from the network to `{n}` (remote code runs unseen)"
-                )));
-            }
-            check_interpreter(n, args, ctx, depth, &check_script, out);
-        }
-        _ => {}
+        n if POWER.contains(&n) => refuse("it shuts the machine down or reboots it"),
+        n if n.starts_with("mkfs") || DISK_TOOLS.contains(&n) => Some(Finding::Refuse(format!(
+            "`{n}` rewrites disks or file systems"
+        ))),
+        _ => None,
     }
 }

@@ -11,6 +11,7 @@ pub mod credentials;
 mod destructive;
 mod finding;
 pub mod floor;
+mod glob;
 mod interpreters;
 pub mod paths;
 mod programs;

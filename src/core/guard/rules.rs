@@ -5,12 +5,14 @@
 //! `Read(~/.config/**)` (globs: `**` crosses folders, `*` does not; relative to the task's
 //! folder, `~/` the home, `//` an absolute path); `Edit` rules cover `Write` too;
 //! `WebFetch(domain:example.com)` (that host or its subdomains); any other tool by its name,
-//! optionally with a glob on its input (`mcp__github__create_issue`).
+//! optionally with a glob on its input (`mcp__github__create_issue`). `?` is one character but
+//! never `/`. Globs are compiled when the rule is read (`glob.rs`), not at every match.
 
 use std::fmt;
 
 use thiserror::Error;
 
+use super::glob::{GlobKind, RuleGlob};
 use super::paths::{GuardContext, is_within, normalise};
 use super::request::{Request, RequestKind};
 
@@ -29,7 +31,66 @@ pub struct Rule {
     pub text: String,
     tool: String,
     specifier: Option<String>,
+    /// The specifier as a glob over a command line or a tool's input.
+    text_glob: Option<RuleGlob>,
+    /// The specifier as a glob over a path, for the tools that name files.
+    path_glob: Option<PathGlob>,
 }
+
+/// Where a path rule starts: its glob matches what follows that folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PathAnchor {
+    /// `//…`: an absolute path.
+    Root,
+    /// `~` or `~/…`: the home folder.
+    Home,
+    /// Anything else: the task's folder.
+    TaskDir,
+}
+
+/// A path rule's glob, compiled against the text after its anchor folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PathGlob {
+    anchor: PathAnchor,
+    /// What follows the anchor as written: `""` or `/…`.
+    rest: String,
+    glob: RuleGlob,
+}
+
+impl PathGlob {
+    fn new(spec: &str) -> Result<PathGlob, globset::Error> {
+        let (anchor, rest) = if let Some(abs) = spec.strip_prefix("//") {
+            (PathAnchor::Root, format!("/{abs}"))
+        } else if spec == "~" || spec.starts_with("~/") {
+            (PathAnchor::Home, spec[1..].to_string())
+        } else {
+            let rel = spec.trim_start_matches("./").trim_start_matches('/');
+            (PathAnchor::TaskDir, format!("/{rel}"))
+        };
+        let glob = RuleGlob::new(&rest, GlobKind::Path)?;
+        Ok(PathGlob { anchor, rest, glob })
+    }
+
+    fn matches(&self, target: &str, ctx: &GuardContext) -> bool {
+        let task_dir;
+        let anchor = match self.anchor {
+            PathAnchor::Root => "",
+            PathAnchor::Home => ctx.home.trim_end_matches('/'),
+            PathAnchor::TaskDir => {
+                task_dir = normalise(&ctx.task_dir);
+                task_dir.trim_end_matches('/')
+            }
+        };
+        target
+            .strip_prefix(anchor)
+            .is_some_and(|after| self.glob.is_match(after))
+            || !self.rest.contains('*')
+                && is_within(target, &normalise(&format!("{anchor}{}", self.rest)))
+    }
+}
+
+/// The tools whose rules name files (`Edit(src/**)`).
+const PATH_TOOLS: [&str; 4] = ["Edit", "Write", "MultiEdit", "Read"];
 
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -70,10 +131,23 @@ impl Rule {
                 "WebFetch rules name a domain: WebFetch(domain:example.com)",
             ));
         }
+        let text_glob = specifier
+            .as_deref()
+            .map(|spec| RuleGlob::new(spec, GlobKind::Text))
+            .transpose()
+            .map_err(|e| fail(&e.to_string()))?;
+        let path_glob = specifier
+            .as_deref()
+            .filter(|_| PATH_TOOLS.contains(&tool))
+            .map(PathGlob::new)
+            .transpose()
+            .map_err(|e| fail(&e.to_string()))?;
         Ok(Rule {
             text: trimmed.to_string(),
             tool: tool.to_string(),
             specifier,
+            text_glob,
+            path_glob,
         })
     }
 
@@ -94,7 +168,7 @@ impl Rule {
                     .is_some_and(|rest| rest.starts_with(' '));
         }
         if spec.contains('*') {
-            return glob_match(spec, command, true);
+            return self.text_glob_matches(command);
         }
         command == spec.trim()
     }
@@ -118,31 +192,24 @@ impl Rule {
                     })
             }
             RequestKind::Tool { name, input } => {
-                self.tool == *name
-                    && self
-                        .specifier
-                        .as_deref()
-                        .is_none_or(|spec| glob_match(spec, input, true))
+                self.tool == *name && (self.specifier.is_none() || self.text_glob_matches(input))
             }
             RequestKind::Shell { .. } | RequestKind::Unknown => false,
         }
     }
 
+    fn text_glob_matches(&self, text: &str) -> bool {
+        self.text_glob.as_ref().is_some_and(|g| g.is_match(text))
+    }
+
     fn matches_path(&self, path: &str, ctx: &GuardContext) -> bool {
-        let Some(spec) = &self.specifier else {
+        if self.specifier.is_none() {
             return true;
-        };
+        }
         let target = ctx.absolute(path);
-        let pattern = if let Some(abs) = spec.strip_prefix("//") {
-            format!("/{abs}")
-        } else if spec == "~" || spec.starts_with("~/") {
-            format!("{}{}", ctx.home.trim_end_matches('/'), &spec[1..])
-        } else {
-            let rel = spec.trim_start_matches("./").trim_start_matches('/');
-            format!("{}/{rel}", normalise(&ctx.task_dir).trim_end_matches('/'))
-        };
-        glob_match(&pattern, &target, false)
-            || !pattern.contains('*') && is_within(&target, &normalise(&pattern))
+        self.path_glob
+            .as_ref()
+            .is_some_and(|glob| glob.matches(&target, ctx))
     }
 }
 
@@ -153,50 +220,6 @@ pub fn url_host(url: &str) -> String {
     let host = authority.rsplit('@').next().unwrap_or_default();
     let host = host.split(':').next().unwrap_or_default();
     host.to_ascii_lowercase()
-}
-
-/// `*` matches any text (or, for paths, any text without `/`); `**` any text; `?` one char.
-pub fn glob_match(pattern: &str, text: &str, star_crosses_slash: bool) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    // Iterative matcher with memo on (pi, ti).
-    let mut memo = vec![vec![None; t.len() + 1]; p.len() + 1];
-    fn go(
-        p: &[char],
-        t: &[char],
-        pi: usize,
-        ti: usize,
-        cross: bool,
-        memo: &mut Vec<Vec<Option<bool>>>,
-    ) -> bool {
-        if let Some(v) = memo[pi][ti] {
-            return v;
-        }
-        let result = if pi == p.len() {
-            ti == t.len()
-        } else if p[pi] == '*' {
-            let double = p.get(pi + 1) == Some(&'*');
-            let next = if double { pi + 2 } else { pi + 1 };
-            // `**/` also matches no folder at all.
-            let skip_slash = double && p.get(next) == Some(&'/');
-            let any = cross || double;
-            let mut found = go(p, t, next, ti, cross, memo)
-                || skip_slash && go(p, t, next + 1, ti, cross, memo);
-            let mut k = ti;
-            while !found && k < t.len() && (any || t[k] != '/') {
-                k += 1;
-                found = go(p, t, next, k, cross, memo);
-            }
-            found
-        } else if ti < t.len() && (p[pi] == '?' && t[ti] != '/' || p[pi] == t[ti]) {
-            go(p, t, pi + 1, ti + 1, cross, memo)
-        } else {
-            false
-        };
-        memo[pi][ti] = Some(result);
-        result
-    }
-    go(&p, &t, 0, 0, star_crosses_slash, &mut memo)
 }
 
 /// Allow, ask and deny lists, compiled.
@@ -289,6 +312,31 @@ mod tests {
         );
         assert!(rule("Edit(//etc/hosts)").matches_other(&edit("/etc/hosts"), &c));
         assert!(rule("Edit").matches_other(&edit("anything"), &c));
+    }
+
+    /// `?` is one character but never `/`, in a path rule and in a command rule.
+    #[test]
+    fn question_mark_is_one_character_but_never_a_slash() {
+        let c = ctx();
+        let edit = |p: &str| Request::from_parts("edit", p);
+        assert!(rule("Edit(src/?.rs)").matches_other(&edit("src/a.rs"), &c));
+        assert!(!rule("Edit(src/?.rs)").matches_other(&edit("src/ab.rs"), &c));
+        assert!(rule("Edit(src?a.rs)").matches_other(&edit("src_a.rs"), &c));
+        assert!(!rule("Edit(src?a.rs)").matches_other(&edit("src/a.rs"), &c));
+        assert!(rule("Bash(cat ?.txt*)").matches_command("cat a.txt"));
+        assert!(!rule("Bash(cat ?.txt*)").matches_command("cat /.txt"));
+    }
+
+    /// The task's folder is a folder, not a glob: a `*` or `?` in its name is literal.
+    #[test]
+    fn the_task_folder_is_literal() {
+        let c = GuardContext {
+            task_dir: "/w/a?c".into(),
+            ..ctx()
+        };
+        let edit = |p: &str| Request::from_parts("edit", p);
+        assert!(rule("Edit(src/**)").matches_other(&edit("/w/a?c/src/x.rs"), &c));
+        assert!(!rule("Edit(src/**)").matches_other(&edit("/w/abc/src/x.rs"), &c));
     }
 
     #[test]

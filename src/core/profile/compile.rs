@@ -4,8 +4,9 @@
 
 use regex::Regex;
 
-use super::source::{ProfileSource, locate_literal};
+use super::source::{ProfileSource, PromptRuleSource, RequestCaptureSource, locate_literal};
 use super::*;
+use crate::core::guard::capture::RequestCapture;
 
 struct Compiler<'a> {
     profile: &'a str,
@@ -74,153 +75,22 @@ pub(super) fn compile(
     let quota = c.regexes("quota", &source.quota.unwrap_or_default());
     let transient = c.regexes("transient", &source.transient.unwrap_or_default());
     let config = c.regexes("config", &source.config.unwrap_or_default());
-    let mut prompts = Vec::new();
-    let mut seen = Vec::new();
-    for (i, rule) in source.prompts.unwrap_or_default().into_iter().enumerate() {
-        if rule.name.is_empty()
-            || !rule
-                .name
-                .chars()
-                .all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
-        {
-            c.fail(
-                format!(
-                    "prompt rule {} has name {:?}; use letters, digits and _ (it becomes the policy key auto_<name>)",
-                    i + 1,
-                    rule.name
-                ),
-                &rule.name,
-            );
-        }
-        if seen.contains(&rule.name) {
-            c.fail(
-                format!("prompt rule name {:?} is used twice", rule.name),
-                &rule.name,
-            );
-        }
-        seen.push(rule.name.clone());
-        if rule.send.is_empty() {
-            c.fail(
-                format!(
-                    "prompt rule {:?} sends nothing; set send = \"1\" or similar",
-                    rule.name
-                ),
-                &rule.name,
-            );
-        }
-        let pattern = c.regex(&format!("prompts.{}.pattern", rule.name), &rule.pattern);
-        let unless = c.regexes(&format!("prompts.{}.unless", rule.name), &rule.unless);
-        if let Some(pattern) = pattern {
-            let label = rule.label.unwrap_or_else(|| rule.name.clone());
-            let wait = wait_of(&mut c, &rule.name, rule.wait_sec);
-            prompts.push(PromptRule {
-                name: rule.name,
-                pattern,
-                unless,
-                send: rule.send,
-                auto_by_default: rule.auto,
-                anchor: rule.anchor,
-                label,
-                guarded: rule.guard,
-                wait,
-            });
-        }
-    }
-    let mut requests = Vec::new();
-    for (i, capture) in source.requests.unwrap_or_default().into_iter().enumerate() {
-        let Some(pattern) = c.regex(&format!("requests[{i}].pattern"), &capture.pattern) else {
-            continue;
-        };
-        if !pattern.capture_names().any(|n| n == Some("text")) {
-            c.fail(
-                format!("requests[{i}].pattern has no (?P<text>…) group for the request's text"),
-                &capture.pattern,
-            );
-            continue;
-        }
-        requests.push(RequestCapture {
-            kind: capture.kind,
-            pattern,
-            drop_last_line: capture.drop_last_line,
-        });
-    }
-    let rules = match crate::core::guard::RuleSet::parse(
+    let prompts = c.prompts(source.prompts.unwrap_or_default());
+    let requests = c.requests(source.requests.unwrap_or_default());
+    let rules = c.rules(
         &source.allow.unwrap_or_default(),
         &source.ask.unwrap_or_default(),
         &source.deny.unwrap_or_default(),
-    ) {
-        Ok(rules) => rules,
-        Err(errors) => {
-            for e in errors {
-                c.fail(e.to_string(), &e.rule);
-            }
-            crate::core::guard::RuleSet::default()
-        }
-    };
-    let idle_sec = source.idle_sec.unwrap_or(DEFAULT_IDLE_SEC);
-    if !(idle_sec.is_finite() && idle_sec > 0.0 && idle_sec <= MAX_WAIT_SEC) {
-        c.fail(
-            format!(
-                "idle_sec must be above 0 and at most {MAX_WAIT_SEC} seconds (30 days), got {idle_sec}"
-            ),
-            "idle_sec",
-        );
-    }
-    let exit_grace_sec = source.exit_grace_sec.unwrap_or(DEFAULT_EXIT_GRACE_SEC);
-    if !(exit_grace_sec.is_finite() && (0.0..=MAX_EXIT_GRACE_SEC).contains(&exit_grace_sec)) {
-        c.fail(
-            format!(
-                "exit_grace_sec must be from 0 to {MAX_EXIT_GRACE_SEC} seconds, got {exit_grace_sec}"
-            ),
-            "exit_grace_sec",
-        );
-    }
-    for (key, rows) in [
-        ("tail_rows", source.tail_rows),
-        ("prompt_region_rows", source.prompt_region_rows),
-    ] {
-        if let Some(rows) = rows
-            && !(1..=MAX_ROWS).contains(&rows)
-        {
-            c.fail(
-                format!("{key} must be from 1 to {MAX_ROWS}, got {rows}"),
-                key,
-            );
-        }
-    }
+    );
+    let (idle_sec, exit_grace_sec) = c.times(source.idle_sec, source.exit_grace_sec);
+    c.rows(source.tail_rows, source.prompt_region_rows);
     let accounts = source.accounts.unwrap_or_default();
-    for (i, account) in accounts.iter().enumerate() {
-        if account.name.trim().is_empty() {
-            c.fail(format!("account {} has no name", i + 1), "accounts");
-        } else if accounts[..i].iter().any(|a| a.name == account.name) {
-            c.fail(
-                format!("account name {:?} is used twice", account.name),
-                &account.name,
-            );
-        }
-    }
+    c.accounts(&accounts);
     let protocol = source.protocol.unwrap_or_default();
     let resume = source.resume.unwrap_or_default();
-    if !resume.is_empty() && !resume.iter().any(|part| part.contains("{session_id}")) {
-        c.fail(
-            "resume has no {session_id}; write the argv that continues a session, e.g. \
-             [\"claude\", \"--resume\", \"{session_id}\", \"-p\", \"{rendered_prompt}\"]"
-                .to_string(),
-            "resume",
-        );
-    }
+    c.resume(&resume);
     let notify = source.notify.unwrap_or_default();
-    if notify
-        .first()
-        .is_some_and(|program| program.trim().is_empty())
-    {
-        c.fail(
-            "notify must start with the program to run, e.g. [\"sh\", \"-c\", \"curl -d @- \
-             ntfy.sh/my-topic\"]"
-                .to_string(),
-            "notify",
-        );
-    }
+    c.notify(&notify);
     if !c.errors.is_empty() {
         return Err(c.errors);
     }
@@ -263,6 +133,192 @@ pub(super) fn compile(
         notify,
         origin,
     })
+}
+
+impl Compiler<'_> {
+    /// The prompt rules: names usable as `auto_<name>` keys and unique, something to send, and
+    /// their patterns; a rule whose pattern does not compile is left out (its error is kept).
+    fn prompts(&mut self, rules: Vec<PromptRuleSource>) -> Vec<PromptRule> {
+        let mut prompts = Vec::new();
+        let mut seen = Vec::new();
+        for (i, rule) in rules.into_iter().enumerate() {
+            if rule.name.is_empty()
+                || !rule
+                    .name
+                    .chars()
+                    .all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+            {
+                self.fail(
+                    format!(
+                        "prompt rule {} has name {:?}; use letters, digits and _ (it becomes the policy key auto_<name>)",
+                        i + 1,
+                        rule.name
+                    ),
+                    &rule.name,
+                );
+            }
+            if seen.contains(&rule.name) {
+                self.fail(
+                    format!("prompt rule name {:?} is used twice", rule.name),
+                    &rule.name,
+                );
+            }
+            seen.push(rule.name.clone());
+            if rule.send.is_empty() {
+                self.fail(
+                    format!(
+                        "prompt rule {:?} sends nothing; set send = \"1\" or similar",
+                        rule.name
+                    ),
+                    &rule.name,
+                );
+            }
+            let pattern = self.regex(&format!("prompts.{}.pattern", rule.name), &rule.pattern);
+            let unless = self.regexes(&format!("prompts.{}.unless", rule.name), &rule.unless);
+            if let Some(pattern) = pattern {
+                let label = rule.label.unwrap_or_else(|| rule.name.clone());
+                let wait = wait_of(self, &rule.name, rule.wait_sec);
+                prompts.push(PromptRule {
+                    name: rule.name,
+                    pattern,
+                    unless,
+                    send: rule.send,
+                    auto_by_default: rule.auto,
+                    anchor: rule.anchor,
+                    label,
+                    guarded: rule.guard,
+                    wait,
+                });
+            }
+        }
+        prompts
+    }
+
+    /// The `requests` patterns, each with a `text` group.
+    fn requests(&mut self, captures: Vec<RequestCaptureSource>) -> Vec<RequestCapture> {
+        let mut requests = Vec::new();
+        for (i, capture) in captures.into_iter().enumerate() {
+            let Some(pattern) = self.regex(&format!("requests[{i}].pattern"), &capture.pattern)
+            else {
+                continue;
+            };
+            if !pattern.capture_names().any(|n| n == Some("text")) {
+                self.fail(
+                    format!(
+                        "requests[{i}].pattern has no (?P<text>…) group for the request's text"
+                    ),
+                    &capture.pattern,
+                );
+                continue;
+            }
+            requests.push(RequestCapture {
+                kind: capture.kind,
+                pattern,
+                drop_last_line: capture.drop_last_line,
+            });
+        }
+        requests
+    }
+
+    /// The profile's allow, ask and deny rules; none when one does not read (its error is kept).
+    fn rules(
+        &mut self,
+        allow: &[String],
+        ask: &[String],
+        deny: &[String],
+    ) -> crate::core::guard::RuleSet {
+        match crate::core::guard::RuleSet::parse(allow, ask, deny) {
+            Ok(rules) => rules,
+            Err(errors) => {
+                for e in errors {
+                    self.fail(e.to_string(), &e.rule);
+                }
+                crate::core::guard::RuleSet::default()
+            }
+        }
+    }
+
+    /// `idle_sec` (above 0, at most 30 days) and `exit_grace_sec` (0 to its maximum), with their
+    /// defaults.
+    fn times(&mut self, idle_sec: Option<f64>, exit_grace_sec: Option<f64>) -> (f64, f64) {
+        let idle_sec = idle_sec.unwrap_or(DEFAULT_IDLE_SEC);
+        if !(idle_sec.is_finite() && idle_sec > 0.0 && idle_sec <= MAX_WAIT_SEC) {
+            self.fail(
+                format!(
+                    "idle_sec must be above 0 and at most {MAX_WAIT_SEC} seconds (30 days), got {idle_sec}"
+                ),
+                "idle_sec",
+            );
+        }
+        let exit_grace_sec = exit_grace_sec.unwrap_or(DEFAULT_EXIT_GRACE_SEC);
+        if !(exit_grace_sec.is_finite() && (0.0..=MAX_EXIT_GRACE_SEC).contains(&exit_grace_sec)) {
+            self.fail(
+                format!(
+                    "exit_grace_sec must be from 0 to {MAX_EXIT_GRACE_SEC} seconds, got {exit_grace_sec}"
+                ),
+                "exit_grace_sec",
+            );
+        }
+        (idle_sec, exit_grace_sec)
+    }
+
+    /// `tail_rows` and `prompt_region_rows`: from 1 to `MAX_ROWS`.
+    fn rows(&mut self, tail_rows: Option<usize>, prompt_region_rows: Option<usize>) {
+        for (key, rows) in [
+            ("tail_rows", tail_rows),
+            ("prompt_region_rows", prompt_region_rows),
+        ] {
+            if let Some(rows) = rows
+                && !(1..=MAX_ROWS).contains(&rows)
+            {
+                self.fail(
+                    format!("{key} must be from 1 to {MAX_ROWS}, got {rows}"),
+                    key,
+                );
+            }
+        }
+    }
+
+    /// Every account has a name, used once.
+    fn accounts(&mut self, accounts: &[Account]) {
+        for (i, account) in accounts.iter().enumerate() {
+            if account.name.trim().is_empty() {
+                self.fail(format!("account {} has no name", i + 1), "accounts");
+            } else if accounts[..i].iter().any(|a| a.name == account.name) {
+                self.fail(
+                    format!("account name {:?} is used twice", account.name),
+                    &account.name,
+                );
+            }
+        }
+    }
+
+    /// A `resume` argv says where the session id goes.
+    fn resume(&mut self, resume: &[String]) {
+        if !resume.is_empty() && !resume.iter().any(|part| part.contains("{session_id}")) {
+            self.fail(
+                "resume has no {session_id}; write the argv that continues a session, e.g. \
+                 [\"claude\", \"--resume\", \"{session_id}\", \"-p\", \"{rendered_prompt}\"]"
+                    .to_string(),
+                "resume",
+            );
+        }
+    }
+
+    /// A `notify` argv starts with a program.
+    fn notify(&mut self, notify: &[String]) {
+        if notify
+            .first()
+            .is_some_and(|program| program.trim().is_empty())
+        {
+            self.fail(
+                "notify must start with the program to run, e.g. [\"sh\", \"-c\", \"curl -d @- \
+                 ntfy.sh/my-topic\"]"
+                    .to_string(),
+                "notify",
+            );
+        }
+    }
 }
 
 /// A prompt rule's `wait_sec`: from 0 to a minute.

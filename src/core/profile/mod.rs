@@ -18,6 +18,7 @@ use thiserror::Error;
 use compile::compile;
 use source::{overlay, parse_file};
 
+use super::guard::capture::RequestCapture;
 use super::task::MAX_WAIT_SEC;
 
 /// Seconds a stable ready screen must last before an interactive agent counts as idle.
@@ -145,18 +146,6 @@ pub struct PromptRule {
     /// herd answers by itself only once the dialog has stayed on screen this long (`wait_sec`):
     /// for CLIs that drop or undo keys typed while they are still starting up.
     pub wait: std::time::Duration,
-}
-
-/// How to read the request a permission prompt asks about, from the screen.
-#[derive(Debug, Clone)]
-pub struct RequestCapture {
-    /// `shell`, `edit`, `write`, `read`, `fetch` or a tool name.
-    pub kind: String,
-    /// Matched on the prompt's rows (box borders `│` stripped, hard-wrapped rows joined); the
-    /// group `text` is the request's text, an optional group `tool` names the tool.
-    pub pattern: Regex,
-    /// The last line of `text` is a description, not part of the request (Claude's Bash dialog).
-    pub drop_last_line: bool,
 }
 
 /// A compiled agent profile.

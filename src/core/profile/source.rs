@@ -83,7 +83,7 @@ pub struct RequestCaptureSource {
 pub(super) struct ProfilesFile {
     #[serde(default)]
     pub(super) profiles: BTreeMap<String, ProfileSource>,
-    /// Hosts may share the profiles file; `core::hosts` reads them.
+    /// Hosts may share the profiles file; `core::remote::hosts` reads them.
     #[serde(default, rename = "hosts")]
     _hosts: Option<toml::Table>,
 }

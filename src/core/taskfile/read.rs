@@ -4,6 +4,8 @@
 
 use super::*;
 
+type JsonObject = serde_json::Map<String, Value>;
+
 impl TaskFile {
     /// Parses and checks `text`. `Err` only when the file cannot be used at all; see the module
     /// documentation for what happens to tasks with problems.
@@ -13,59 +15,8 @@ impl TaskFile {
         let doc: Value =
             serde_json::from_str(text).map_err(|e| vec![json_error::problem(text, &e)])?;
         let positions = json_pos::locate(text);
-        let fatal = |pointer: &str, message: String| {
-            vec![Problem {
-                location: positions.value(pointer),
-                task_id: None,
-                field: None,
-                message,
-            }]
-        };
-        let Some(root) = doc.as_object() else {
-            return Err(fatal(
-                "",
-                format!(
-                    "the file must be a JSON object like {{\"tasks\": [ ... ]}}, got {}",
-                    describe(&doc)
-                ),
-            ));
-        };
-        let Some(items) = root.get("tasks") else {
-            return Err(fatal(
-                "",
-                "the file has no \"tasks\" list: add \"tasks\": [ ... ] with one object per task"
-                    .into(),
-            ));
-        };
-        let Some(items) = items.as_array() else {
-            return Err(fatal(
-                "/tasks",
-                format!(
-                    "\"tasks\" must be a list of task objects, got {}",
-                    describe(items)
-                ),
-            ));
-        };
-        let mut problems = Vec::new();
-        if let Some(run_id) = root.get("run_id").filter(|v| !v.is_string()) {
-            problems.push(Problem {
-                location: positions.value("/run_id"),
-                task_id: None,
-                field: None,
-                message: format!("\"run_id\" must be a string, got {}", describe(run_id)),
-            });
-        }
-        if let Some(problem) = root
-            .get("notify")
-            .and_then(crate::core::notify::command_problem)
-        {
-            problems.push(Problem {
-                location: positions.value("/notify"),
-                task_id: None,
-                field: None,
-                message: problem,
-            });
-        }
+        let (root, items) = root_and_tasks(&doc, &positions)?;
+        let mut problems = file_problems(root, &positions);
         let mut tasks = Vec::new();
         let mut slots = Vec::new();
         let mut labels = Vec::new();
@@ -88,61 +39,9 @@ impl TaskFile {
                 labels.push(label);
                 continue;
             };
-            let id_pointer = format!("{pointer}/task_id");
-            let id_at = positions.value(&id_pointer).or(here);
-            let id_problem = |task_id: Option<&str>, message: String| Problem {
-                location: id_at,
-                task_id: task_id.map(str::to_string),
-                field: Some("task_id".to_string()),
-                message,
-            };
-            let usable_id = match object.get("task_id") {
-                None => {
-                    problems.push(id_problem(
-                        None,
-                        format!(
-                            "{label}: missing \"task_id\": give every task a unique name, e.g. \
-                             \"task_id\": \"fix-login-001\""
-                        ),
-                    ));
-                    None
-                }
-                Some(Value::String(id)) => {
-                    label = format!("task {}", Value::String(id.clone()));
-                    if !is_safe_task_id(id) {
-                        problems.push(id_problem(
-                            Some(id),
-                            format!(
-                                "{label}: \"task_id\" cannot be used as a folder name: use only \
-                                 letters, digits and - _ . + @ (at most 128 characters)"
-                            ),
-                        ));
-                        None
-                    } else if let Some(line) = first_line_of.get(id.as_str()) {
-                        problems.push(id_problem(
-                            Some(id),
-                            format!(
-                                "{label}: \"task_id\" is already used by the task on line \
-                                 {line}: every task needs its own task_id"
-                            ),
-                        ));
-                        None
-                    } else {
-                        first_line_of.insert(id, id_at.map_or(0, |at| at.line));
-                        Some(id.as_str())
-                    }
-                }
-                Some(other) => {
-                    problems.push(id_problem(
-                        None,
-                        format!(
-                            "{label}: \"task_id\" must be a string, got {}",
-                            describe(other)
-                        ),
-                    ));
-                    None
-                }
-            };
+            let id_at = positions.value(&format!("{pointer}/task_id")).or(here);
+            let usable_id =
+                read_task_id(object, &mut label, id_at, &mut first_line_of, &mut problems);
             let context = TaskContext {
                 pointer: &pointer,
                 label: &label,
@@ -175,6 +74,137 @@ impl TaskFile {
             text: TaskText::new(text.to_string()),
             changes: Changes::new(),
         })
+    }
+}
+
+/// The file's object and its `tasks` list; without them nothing can be read (one problem).
+fn root_and_tasks<'a>(
+    doc: &'a Value,
+    positions: &PositionIndex,
+) -> Result<(&'a JsonObject, &'a [Value]), Vec<Problem>> {
+    let fatal = |pointer: &str, message: String| {
+        vec![Problem {
+            location: positions.value(pointer),
+            task_id: None,
+            field: None,
+            message,
+        }]
+    };
+    let Some(root) = doc.as_object() else {
+        return Err(fatal(
+            "",
+            format!(
+                "the file must be a JSON object like {{\"tasks\": [ ... ]}}, got {}",
+                describe(doc)
+            ),
+        ));
+    };
+    let Some(items) = root.get("tasks") else {
+        return Err(fatal(
+            "",
+            "the file has no \"tasks\" list: add \"tasks\": [ ... ] with one object per task"
+                .into(),
+        ));
+    };
+    let Some(items) = items.as_array() else {
+        return Err(fatal(
+            "/tasks",
+            format!(
+                "\"tasks\" must be a list of task objects, got {}",
+                describe(items)
+            ),
+        ));
+    };
+    Ok((root, items))
+}
+
+/// The values beside the tasks: `run_id` a string, `notify` a program to run.
+fn file_problems(root: &JsonObject, positions: &PositionIndex) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    if let Some(run_id) = root.get("run_id").filter(|v| !v.is_string()) {
+        problems.push(Problem {
+            location: positions.value("/run_id"),
+            task_id: None,
+            field: None,
+            message: format!("\"run_id\" must be a string, got {}", describe(run_id)),
+        });
+    }
+    if let Some(problem) = root
+        .get("notify")
+        .and_then(crate::core::notify::command_problem)
+    {
+        problems.push(Problem {
+            location: positions.value("/notify"),
+            task_id: None,
+            field: None,
+            message: problem,
+        });
+    }
+    problems
+}
+
+/// A task's `task_id`, usable (`Some`) when it is a string, a safe folder name, and not used by
+/// an earlier task (`first_line_of`: the line of each id seen so far). A string id becomes the
+/// task's `label` in messages (`task "fix-1"` instead of `task #3`).
+fn read_task_id<'a>(
+    object: &'a JsonObject,
+    label: &mut String,
+    id_at: Option<Location>,
+    first_line_of: &mut HashMap<&'a str, usize>,
+    problems: &mut Vec<Problem>,
+) -> Option<&'a str> {
+    let id_problem = |task_id: Option<&str>, message: String| Problem {
+        location: id_at,
+        task_id: task_id.map(str::to_string),
+        field: Some("task_id".to_string()),
+        message,
+    };
+    match object.get("task_id") {
+        None => {
+            problems.push(id_problem(
+                None,
+                format!(
+                    "{label}: missing \"task_id\": give every task a unique name, e.g. \
+                     \"task_id\": \"fix-login-001\""
+                ),
+            ));
+            None
+        }
+        Some(Value::String(id)) => {
+            *label = format!("task {}", Value::String(id.clone()));
+            if !is_safe_task_id(id) {
+                problems.push(id_problem(
+                    Some(id),
+                    format!(
+                        "{label}: \"task_id\" cannot be used as a folder name: use only \
+                         letters, digits and - _ . + @ (at most 128 characters)"
+                    ),
+                ));
+                None
+            } else if let Some(line) = first_line_of.get(id.as_str()) {
+                problems.push(id_problem(
+                    Some(id),
+                    format!(
+                        "{label}: \"task_id\" is already used by the task on line \
+                         {line}: every task needs its own task_id"
+                    ),
+                ));
+                None
+            } else {
+                first_line_of.insert(id, id_at.map_or(0, |at| at.line));
+                Some(id.as_str())
+            }
+        }
+        Some(other) => {
+            problems.push(id_problem(
+                None,
+                format!(
+                    "{label}: \"task_id\" must be a string, got {}",
+                    describe(other)
+                ),
+            ));
+            None
+        }
     }
 }
 

@@ -105,7 +105,7 @@ impl Engine {
         let remote = live.remote.as_ref()?;
         Some(RemoteEndJob {
             host: remote.host.clone(),
-            run_dir: crate::core::remote_files::run_dir_under_home(&self.file_tag, &live.task_id),
+            run_dir: crate::core::remote::files::run_dir_under_home(&self.file_tag, &live.task_id),
             remove: attempt_file_names(&live.plan),
             fetch: vec![format!("attempt_{}.acp.jsonl", live.number)],
             runs_dir: self.opts.runs_dir.join(&live.task_id),

@@ -12,9 +12,9 @@ use std::time::SystemTime;
 
 use tokio::sync::mpsc;
 
-use crate::core::hosts::Host;
-use crate::core::remote_files::{RemoteEnd, RemoteTranscript};
-use crate::core::remote_frames::WorktreeEnd;
+use crate::core::remote::files::{RemoteEnd, RemoteTranscript};
+use crate::core::remote::frames::WorktreeEnd;
+use crate::core::remote::hosts::Host;
 use crate::run::failure_report::{self, GitSnapshot};
 use crate::run::pty::PtyReport;
 
@@ -129,7 +129,7 @@ impl GatherJob {
             fetch_max: FETCH_MAX_BYTES,
             stamp: &job.stamp,
         };
-        let back = crate::run::remote_files::end(&job.host, &end);
+        let back = crate::run::remote::files::end(&job.host, &end);
         if let Err(why) = &back {
             tracing::warn!(host = %job.host.name, "cannot gather the attempt's end on the host: {why}");
         }

@@ -4,7 +4,7 @@
 //! back to the queue, not counted against its retries, and takes the host out of rotation), and
 //! the survivors of a herd that died ended on the hosts it used.
 //!
-//! The shell code and the launchers are `run::remote`; the choice is `core::host_choice`.
+//! The shell code and the launchers are `run::remote`; the choice is `core::remote::host_choice`.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -14,9 +14,9 @@ use color_eyre::eyre::Result;
 use serde_json::json;
 
 use super::{Engine, EngineEvent, LiveAttempt};
-use crate::core::host_choice::HostChoice;
-use crate::core::hosts::Host;
-use crate::core::remote_script::{self, LauncherEnd, SweepScope};
+use crate::core::remote::host_choice::HostChoice;
+use crate::core::remote::hosts::Host;
+use crate::core::remote::script::{self as remote_script, LauncherEnd, SweepScope};
 use crate::core::task::TaskStatus;
 use crate::run::hygiene::{self, EndedProcess};
 use crate::run::{outcome, remote};

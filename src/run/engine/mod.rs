@@ -95,7 +95,7 @@ pub struct EngineOptions {
     /// the attempt after `permission_wait_sec`.
     pub operator_present: bool,
     /// The hosts a task's `host` may name (empty: every task runs here).
-    pub hosts: crate::core::hosts::HostSet,
+    pub hosts: crate::core::remote::hosts::HostSet,
     /// Record the keys the operator types in take-over mode (`--record-input`); otherwise only
     /// how many and when.
     pub record_input: bool,
@@ -256,7 +256,7 @@ pub struct Engine {
     /// Per task: how long its last attempt of this run took.
     last_durations: HashMap<usize, Duration>,
     /// Attempts whose connection was lost: swept on their host once it is back.
-    unswept: Vec<(crate::core::hosts::Host, String)>,
+    unswept: Vec<(crate::core::remote::hosts::Host, String)>,
     /// Starts prepared (their task `running` in the document) that wait for the write that
     /// records it before their agents launch; each holds a slot.
     awaiting: Vec<start::Starting>,

@@ -13,14 +13,14 @@ use color_eyre::eyre::Result;
 
 use super::{Engine, EngineEvent};
 use crate::core::folder_trust::FolderTrust;
-use crate::core::hosts::Host;
-use crate::core::remote_files::{self, RemotePrepare};
-use crate::core::remote_frames::Prepared;
+use crate::core::remote::files::{self as remote_files, RemotePrepare};
+use crate::core::remote::frames::Prepared;
+use crate::core::remote::hosts::Host;
 use crate::core::task::{TaskSpec, TaskStatus};
 use crate::run::attempt_files::Preparation;
 use crate::run::launch::{self, LaunchContext, LaunchPlan};
 use crate::run::pty::PtyReport;
-use crate::run::remote_files::PrepareOutcome;
+use crate::run::remote::files::PrepareOutcome;
 use crate::run::{outcome, remote, worktree};
 
 /// A task's next attempt, planned, not yet started.
@@ -228,7 +228,7 @@ impl Engine {
         });
         move || match remote {
             Some((host, cwd, run_dir, clear, stamp)) => {
-                Preparation::Remote(crate::run::remote_files::prepare(
+                Preparation::Remote(crate::run::remote::files::prepare(
                     &host,
                     &RemotePrepare {
                         cwd: &cwd,

@@ -12,7 +12,7 @@ use super::prepare::{Planned, RemoteGitBefore};
 use crate::run::clock::Now;
 
 use crate::core::batch::{Candidate, Consider, Input, Slots};
-use crate::core::host_choice::HostChoice;
+use crate::core::remote::host_choice::HostChoice;
 use crate::core::task::{TaskSpec, TaskStatus};
 use crate::run::launch::LaunchPlan;
 
@@ -30,7 +30,7 @@ pub(super) struct Starting {
     /// (rows, cols) its PTY starts at: its slot's size when it was prepared.
     pub(super) size: (u16, u16),
     /// The host it runs on, when not here.
-    pub(super) host: Option<crate::core::hosts::Host>,
+    pub(super) host: Option<crate::core::remote::hosts::Host>,
     /// `git status` of a remote attempt's folder as it started.
     pub(super) git_before: RemoteGitBefore,
     /// The write that records this start.

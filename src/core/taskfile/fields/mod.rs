@@ -61,37 +61,7 @@ pub(super) fn read_task(
     if !object.contains_key("agent") {
         r.missing("agent", "missing \"agent\": name the agent profile that runs this task, e.g. \"agent\": \"claude\"");
     }
-    let prompt_template = r.string("prompt_template", "a string", true);
-    r.template("prompt_template", prompt_template.as_deref());
-    let prompt_file = r.string(
-        "prompt_file",
-        "a string (the path of a file holding the prompt)",
-        false,
-    );
-    match (
-        object.contains_key("prompt_template"),
-        object.contains_key("prompt_file"),
-    ) {
-        (false, false) => r.missing(
-            "prompt_template",
-            "missing \"prompt_template\": give the prompt to send, or \"prompt_file\" with the \
-             path of a file holding it",
-        ),
-        (true, true) => r.at_field(
-            "prompt_file",
-            "has both \"prompt_template\" and \"prompt_file\": keep only one of them".into(),
-        ),
-        _ => {}
-    }
-    let args = r.args();
-    if !args.is_empty() && !object.contains_key("prompt_file") {
-        r.at_field(
-            "args",
-            "\"args\" fills $ARGUMENTS, $1, $2... of a \"prompt_file\"; this task has no \
-             prompt_file (use \"inputs\" and {placeholders} with prompt_template)"
-                .into(),
-        );
-    }
+    let (prompt_template, prompt_file, args) = r.prompt();
     let completion = r.completion();
     let retry_mode = r.retry_mode();
     let resume_message = r.string("resume_message", "a non-empty string", false);
@@ -104,36 +74,11 @@ pub(super) fn read_task(
         agent: agent.unwrap_or_default(),
         enabled: r.boolean("enabled").unwrap_or(true),
         cwd: r.string("cwd", "a non-empty string (a folder path)", false),
-        timeout_sec: r
-            .whole(
-                "timeout_sec",
-                1,
-                MAX_TIMEOUT_SEC,
-                &format!("a whole number of seconds from 1 to {MAX_TIMEOUT_SEC} (30 days)"),
-            )
-            .unwrap_or(DEFAULT_TIMEOUT_SEC),
-        max_retries: r
-            .count(
-                "max_retries",
-                MAX_RETRIES_LIMIT,
-                &format!("a whole number from 0 to {MAX_RETRIES_LIMIT}"),
-            )
-            .unwrap_or(DEFAULT_MAX_RETRIES),
+        timeout_sec: r.timeout_sec(),
+        max_retries: r.max_retries(),
         permission_policy,
         permission_rules,
-        inputs: r
-            .map(
-                "inputs",
-                "an object of placeholder values like {\"doc_url\": \"https://...\"}",
-                "a string, a number or true/false",
-                |v| match v {
-                    Value::String(s) => Some(s.clone()),
-                    Value::Number(n) => Some(n.to_string()),
-                    Value::Bool(b) => Some(b.to_string()),
-                    _ => None,
-                },
-            )
-            .unwrap_or_default(),
+        inputs: r.inputs(),
         prompt_template,
         prompt_file,
         args,
@@ -161,24 +106,96 @@ pub(super) fn read_task(
             false,
         ),
         status: r.status().unwrap_or(TaskStatus::Pending),
-        attempts: r
-            .count(
-                "attempts",
-                MAX_ATTEMPTS,
-                &format!("a whole number from 0 to {MAX_ATTEMPTS}"),
-            )
-            .unwrap_or(0),
-        attempts_before_retry: r
-            .count(
-                "attempts_before_retry",
-                MAX_ATTEMPTS,
-                &format!("a whole number from 0 to {MAX_ATTEMPTS}"),
-            )
-            .unwrap_or(0),
+        attempts: r.attempt_count("attempts"),
+        attempts_before_retry: r.attempt_count("attempts_before_retry"),
         result: r.result(),
         retry_at: r.timestamp("retry_at"),
     };
     (spec, r.problems)
+}
+
+impl Reader<'_> {
+    /// The prompt: `prompt_template` or `prompt_file` (one of them), and the `args` of a
+    /// prompt file.
+    fn prompt(&mut self) -> (Option<String>, Option<String>, Vec<String>) {
+        let prompt_template = self.string("prompt_template", "a string", true);
+        self.template("prompt_template", prompt_template.as_deref());
+        let prompt_file = self.string(
+            "prompt_file",
+            "a string (the path of a file holding the prompt)",
+            false,
+        );
+        match (
+            self.object.contains_key("prompt_template"),
+            self.object.contains_key("prompt_file"),
+        ) {
+            (false, false) => self.missing(
+                "prompt_template",
+                "missing \"prompt_template\": give the prompt to send, or \"prompt_file\" with the \
+                 path of a file holding it",
+            ),
+            (true, true) => self.at_field(
+                "prompt_file",
+                "has both \"prompt_template\" and \"prompt_file\": keep only one of them".into(),
+            ),
+            _ => {}
+        }
+        let args = self.args();
+        if !args.is_empty() && !self.object.contains_key("prompt_file") {
+            self.at_field(
+                "args",
+                "\"args\" fills $ARGUMENTS, $1, $2... of a \"prompt_file\"; this task has no \
+                 prompt_file (use \"inputs\" and {placeholders} with prompt_template)"
+                    .into(),
+            );
+        }
+        (prompt_template, prompt_file, args)
+    }
+
+    fn timeout_sec(&mut self) -> u64 {
+        self.whole(
+            "timeout_sec",
+            1,
+            MAX_TIMEOUT_SEC,
+            &format!("a whole number of seconds from 1 to {MAX_TIMEOUT_SEC} (30 days)"),
+        )
+        .unwrap_or(DEFAULT_TIMEOUT_SEC)
+    }
+
+    fn max_retries(&mut self) -> u32 {
+        self.count(
+            "max_retries",
+            MAX_RETRIES_LIMIT,
+            &format!("a whole number from 0 to {MAX_RETRIES_LIMIT}"),
+        )
+        .unwrap_or(DEFAULT_MAX_RETRIES)
+    }
+
+    /// `inputs`: placeholder values, numbers and true/false read as their text.
+    fn inputs(&mut self) -> std::collections::BTreeMap<String, String> {
+        self.map(
+            "inputs",
+            "an object of placeholder values like {\"doc_url\": \"https://...\"}",
+            "a string, a number or true/false",
+            |v| match v {
+                Value::String(s) => Some(s.clone()),
+                Value::Number(n) => Some(n.to_string()),
+                Value::Bool(b) => Some(b.to_string()),
+                _ => None,
+            },
+        )
+        .unwrap_or_default()
+    }
+
+    /// `attempts` or `attempts_before_retry`: 0 when missing or wrong.
+    fn attempt_count(&mut self, key: &str) -> u32 {
+        self.count(
+            key,
+            MAX_ATTEMPTS,
+            &format!("a whole number from 0 to {MAX_ATTEMPTS}"),
+        )
+        .unwrap_or(0)
+    }
 }
 
 struct Reader<'a> {

@@ -11,14 +11,14 @@
 //! groups = ["fleet"]
 //! ```
 //! Pure: no processes are started here; the shell (`run::remote`) runs these argv. What is run
-//! on the host is written by `core::remote_script`.
+//! on the host is written by `core::remote::script`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 use thiserror::Error;
 
-use super::shell_words::{is_env_name, quote};
+use crate::core::shell_words::{is_env_name, quote};
 
 /// The placeholder of an exec template replaced by `-t` when a terminal is wanted and dropped
 /// when not (the upload of the launch script, probes, sweeps).
@@ -371,7 +371,7 @@ fn ssh_argv(target: &SshTarget, tty: bool, log_file: Option<&str>, script: &str)
         argv.extend(["-E".into(), log.to_string()]);
     }
     // The remote login shell runs the command text: `sh -c '...'` behaves the same under bash,
-    // zsh, fish or csh, as long as the script holds no single quote (remote_script makes sure).
+    // zsh, fish or csh, as long as the script holds no single quote (`core::remote::script` makes sure).
     argv.extend([
         "--".into(),
         target.destination.clone(),

@@ -5,14 +5,15 @@
 //! worktree's removal, the attempt's files cleared); and how herd reads back what that code
 //! printed.
 //!
-//! Everything comes back in frames (read by `core::remote_frames`) that cannot be confused with
+//! Everything comes back in frames (read by `core::remote::frames`) that cannot be confused with
 //! anything else the host prints (a login banner, a git message): a header line
 //! `herd-frame KIND LENGTH [NUMBER]`, then exactly LENGTH bytes, then a newline. A body is
 //! copied into a private temporary folder first, so the length is that of what is sent, even
 //! when the file grows meanwhile. The last frame is `end`: without it the host did not finish
 //! (lost, timed out). Pure: text in, text out.
 
-use super::shell_words::quote;
+use super::template::{Fill, render};
+use crate::core::shell_words::quote;
 
 /// Where an attempt's files live on the host, under its `$HOME`.
 pub fn run_dir_under_home(file_tag: &str, task_id: &str) -> String {
@@ -22,12 +23,27 @@ pub fn run_dir_under_home(file_tag: &str, task_id: &str) -> String {
 /// Every script starts with this: a private temporary folder removed on exit, `frame KIND FILE
 /// [NUMBER]` that sends a file's bytes, and `say KIND TEXT...` that sends a text (their own
 /// variables start with `_`: a shell function shares the script's).
-const PREAMBLE: &str = r#"umask 077
-t=$(mktemp -d 2>/dev/null) || { t="${TMPDIR:-/tmp}/herd.$$"; mkdir "$t" || exit 125; }
-trap 'rm -rf "$t"' EXIT
-frame() { _n=$(wc -c < "$2" | tr -d ' '); printf 'herd-frame %s %s%s\n' "$1" "$_n" "${3:+ $3}"; cat "$2"; printf '\n'; }
-say() { _k=$1; shift; printf '%s' "$*" > "$t/say"; frame "$_k" "$t/say"; }
-"#;
+const PREAMBLE: &str = include_str!("scripts/preamble.sh");
+/// The task's folder, the attempt's folder made, before an attempt.
+const PREPARE_SETUP: &str = include_str!("scripts/prepare_setup.sh");
+/// The task's folder, the attempt's folder and its stamp, once an attempt ended.
+const END_SETUP: &str = include_str!("scripts/end_setup.sh");
+/// The end of a round of [`follow_script`].
+const FOLLOW_TICK: &str = include_str!("scripts/follow_tick.sh");
+/// The task's folder as a worktree of its repository ([`prepare_script`]).
+const PREPARE_WORKTREE: &str = include_str!("scripts/prepare_worktree.sh");
+const GIT_STATUS: &str = include_str!("scripts/git_status.sh");
+const ROLLOUT_SEARCH: &str = include_str!("scripts/rollout_search.sh");
+const READ_SIGNAL: &str = include_str!("scripts/read_signal.sh");
+const READ_LOG: &str = include_str!("scripts/read_log.sh");
+const FOLLOW_SIGNAL: &str = include_str!("scripts/follow_signal.sh");
+const FOLLOW_LOG: &str = include_str!("scripts/follow_log.sh");
+const TRANSCRIPT_SETUP: &str = include_str!("scripts/transcript_setup.sh");
+const TRANSCRIPT_BY_ID: &str = include_str!("scripts/transcript_by_id.sh");
+const TRANSCRIPT_NEWEST: &str = include_str!("scripts/transcript_newest.sh");
+const TRANSCRIPT_SEND: &str = include_str!("scripts/transcript_send.sh");
+const FINISH_WORKTREE: &str = include_str!("scripts/finish_worktree.sh");
+const FETCH_FILE: &str = include_str!("scripts/fetch_file.sh");
 
 /// What to prepare on the host before an attempt's agent starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,10 +66,12 @@ pub struct RemotePrepare<'a> {
 /// is a repository), `worktree-error` (the task cannot run), `end`.
 pub fn prepare_script(p: &RemotePrepare<'_>) -> String {
     let mut s = String::from(PREAMBLE);
-    s.push_str(&format!(
-        "cwd={}\nrun=\"${{HOME:-/tmp}}\"/{}\nmkdir -p \"$run\" || exit 125\n",
-        quote(p.cwd),
-        quote(p.run_dir)
+    s.push_str(&render(
+        PREPARE_SETUP,
+        &[
+            ("cwd", Fill::quoted(p.cwd)),
+            ("run_dir", Fill::quoted(p.run_dir)),
+        ],
     ));
     for name in p.clear {
         s.push_str(&format!("rm -f \"$run\"/{}\n", quote(name)));
@@ -61,43 +79,20 @@ pub fn prepare_script(p: &RemotePrepare<'_>) -> String {
     s.push_str(&format!(": > \"$run\"/{}\n", quote(p.stamp)));
     s.push_str("say run-dir \"$run\"\n");
     if let Some(task_id) = p.worktree {
-        let host = sanitize(p.host);
-        let shown = sanitize(p.cwd);
-        s.push_str(&format!(
-            r#"top=$(git -C "$cwd" rev-parse --show-toplevel 2>/dev/null) || {{ say worktree-error '"worktree": true needs a git repository, and {shown} is not in one on host {host}'; say end; exit 0; }}
-wt="$top/.herd/worktrees/"{id}
-if [ ! -e "$wt/.git" ]; then
-  ex=$(git -C "$top" rev-parse --git-path info/exclude 2>/dev/null) && {{
-    case "$ex" in /*) ;; *) ex="$top/$ex" ;; esac
-    mkdir -p "$(dirname "$ex")" && {{ grep -qx '/.herd/' "$ex" 2>/dev/null || printf '\n/.herd/\n' >> "$ex"; }}
-  }}
-  git -C "$top" worktree add -B {branch} "$wt" > "$t/out" 2>&1 || {{ say worktree-error "git worktree add -B "{branch}" $wt failed on host {host}: $(tail -n 3 "$t/out")"; say end; exit 0; }}
-fi
-cwd=$wt
-"#,
-            id = quote(task_id),
-            branch = quote(&format!("herd/{task_id}")),
+        s.push_str(&render(
+            PREPARE_WORKTREE,
+            &[
+                ("shown", Fill::message(p.cwd)),
+                ("host", Fill::message(p.host)),
+                ("id", Fill::quoted(task_id)),
+                ("branch", Fill::quoted(&format!("herd/{task_id}"))),
+            ],
         ));
     }
     s.push_str("say cwd \"$cwd\"\n");
     s.push_str(GIT_STATUS);
     s.push_str("say end ok\n");
     s
-}
-
-const GIT_STATUS: &str = "git -C \"$cwd\" status --porcelain=v1 --untracked-files=all > \"$t/git\" 2>/dev/null && frame git-status \"$t/git\"\n";
-
-/// What is left of text put inside a double-quoted or single-quoted shell message.
-fn sanitize(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if matches!(c, '"' | '\'' | '\\' | '$' | '`') || c.is_control() {
-                '?'
-            } else {
-                c
-            }
-        })
-        .collect()
 }
 
 /// What one read of a running attempt's files looks at.
@@ -134,17 +129,17 @@ const ROLLOUT_META_BYTES: u64 = 64 * 1024;
 /// path, a newline, its first line.
 fn rollout_search(search: &RolloutSearch<'_>) -> String {
     let home = match search.codex_home {
-        Some(home) => quote(home),
-        None => "\"${CODEX_HOME:-${HOME:-/tmp}/.codex}\"".into(),
+        Some(home) => Fill::quoted(home),
+        None => Fill::code("\"${CODEX_HOME:-${HOME:-/tmp}/.codex}\""),
     };
-    format!(
-        r#"say cwd-real "$(cd {cwd} 2>/dev/null && pwd -P)"
-find {home}/sessions -name 'rollout-*.jsonl' -type f -newer {stamp} 2>/dev/null | while IFS= read -r f; do
-  {{ printf '%s\n' "$f"; head -c {ROLLOUT_META_BYTES} "$f" | head -n 1; }} > "$t/cand" && frame rollout "$t/cand"
-done
-"#,
-        stamp = quote(search.stamp),
-        cwd = quote(search.cwd),
+    render(
+        ROLLOUT_SEARCH,
+        &[
+            ("cwd", Fill::quoted(search.cwd)),
+            ("home", home),
+            ("stamp", Fill::quoted(search.stamp)),
+            ("meta_bytes", Fill::number(ROLLOUT_META_BYTES)),
+        ],
     )
 }
 
@@ -154,30 +149,22 @@ done
 pub fn read_script(r: &RemoteRead<'_>) -> String {
     let mut s = String::from(PREAMBLE);
     if let Some(signal) = r.signal {
-        s.push_str(&format!(
-            r#"s={path}
-if [ -f "$s" ]; then
-  n=$(wc -c < "$s" | tr -d ' ')
-  if [ "$n" -gt {max} ]; then say signal-large "$n"
-  elif head -c {max} "$s" > "$t/sig" 2>/dev/null; then frame signal "$t/sig"; fi
-fi
-"#,
-            path = quote(signal),
-            max = r.signal_max,
+        s.push_str(&render(
+            READ_SIGNAL,
+            &[
+                ("path", Fill::quoted(signal)),
+                ("max", Fill::number(r.signal_max)),
+            ],
         ));
     }
     if let Some((log, offset)) = r.log {
-        s.push_str(&format!(
-            r#"l={path}
-off={offset}
-if [ -f "$l" ]; then
-  n=$(wc -c < "$l" | tr -d ' ')
-  [ "$n" -lt "$off" ] && off=0
-  if [ "$n" -gt "$off" ]; then tail -c +$((off + 1)) "$l" | head -c {max} > "$t/log" && frame log "$t/log" "$off"; fi
-fi
-"#,
-            path = quote(log),
-            max = r.log_max,
+        s.push_str(&render(
+            READ_LOG,
+            &[
+                ("path", Fill::quoted(log)),
+                ("offset", Fill::number(offset)),
+                ("max", Fill::number(r.log_max)),
+            ],
         ));
     }
     if let (None, Some(search)) = (r.log, &r.rollouts) {
@@ -198,41 +185,30 @@ pub fn follow_script(r: &RemoteRead<'_>, every_sec: u32) -> String {
     }
     s.push_str("while :; do\n");
     if let Some(signal) = r.signal {
-        s.push_str(&format!(
-            r#"s={path}
-if [ -f "$s" ]; then
-  n=$(wc -c < "$s" | tr -d ' ')
-  if [ "$n" -gt {max} ]; then printf 'large %s' "$n" > "$t/sig"; else head -c {max} "$s" > "$t/sig" 2>/dev/null; fi
-  if ! cmp -s "$t/sig" "$t/prev"; then
-    cp "$t/sig" "$t/prev"
-    if [ "$n" -gt {max} ]; then say signal-large "$n"; else frame signal "$t/sig"; fi
-  fi
-fi
-"#,
-            path = quote(signal),
-            max = r.signal_max,
+        s.push_str(&render(
+            FOLLOW_SIGNAL,
+            &[
+                ("path", Fill::quoted(signal)),
+                ("max", Fill::number(r.signal_max)),
+            ],
         ));
     }
     if let Some((log, _)) = r.log {
-        s.push_str(&format!(
-            r#"l={path}
-if [ -f "$l" ]; then
-  n=$(wc -c < "$l" | tr -d ' ')
-  [ "$n" -lt "$off" ] && off=0
-  if [ "$n" -gt "$off" ]; then
-    tail -c +$((off + 1)) "$l" | head -c {max} > "$t/log" && frame log "$t/log" "$off"
-    off=$((off + $(wc -c < "$t/log" | tr -d ' ')))
-  fi
-fi
-"#,
-            path = quote(log),
-            max = r.log_max,
+        s.push_str(&render(
+            FOLLOW_LOG,
+            &[
+                ("path", Fill::quoted(log)),
+                ("max", Fill::number(r.log_max)),
+            ],
         ));
     }
     if let (None, Some(search)) = (r.log, &r.rollouts) {
         s.push_str(&rollout_search(search));
     }
-    s.push_str(&format!("say tick ok || exit 0\nsleep {every_sec}\ndone\n"));
+    s.push_str(&render(
+        FOLLOW_TICK,
+        &[("every_sec", Fill::number(every_sec.into()))],
+    ));
     s
 }
 
@@ -278,61 +254,45 @@ pub struct RemoteEnd<'a> {
 /// `fetched-name` and `fetched` pair per file sent back, then `end`.
 pub fn end_script(e: &RemoteEnd<'_>) -> String {
     let mut s = String::from(PREAMBLE);
-    s.push_str(&format!(
-        "cwd={}\nrun=\"${{HOME:-/tmp}}\"/{}\nstamp=\"$run\"/{}\n",
-        quote(e.cwd),
-        quote(e.run_dir),
-        quote(e.stamp)
+    s.push_str(&render(
+        END_SETUP,
+        &[
+            ("cwd", Fill::quoted(e.cwd)),
+            ("run_dir", Fill::quoted(e.run_dir)),
+            ("stamp", Fill::quoted(e.stamp)),
+        ],
     ));
     if e.git_status {
         s.push_str(GIT_STATUS);
     }
     if let Some(tr) = &e.transcript {
         let root = match tr.config_dir {
-            Some(dir) => quote(dir),
-            None => "\"${CLAUDE_CONFIG_DIR:-${HOME:-/tmp}/.claude}\"".into(),
+            Some(dir) => Fill::quoted(dir),
+            None => Fill::code("\"${CLAUDE_CONFIG_DIR:-${HOME:-/tmp}/.claude}\""),
         };
-        s.push_str(&format!(
-            "root={root}/projects\np1={}\np2=$(cd \"$cwd\" 2>/dev/null && pwd -P | sed 's/[^A-Za-z0-9]/-/g')\nf=\n",
-            quote(&tr.project)
+        s.push_str(&render(
+            TRANSCRIPT_SETUP,
+            &[("root", root), ("project", Fill::quoted(&tr.project))],
         ));
         match tr.session.filter(|id| is_plain_name(id)) {
-            Some(id) => s.push_str(&format!(
-                r#"for c in "$root/$p1/{id}.jsonl" "$root/$p2/{id}.jsonl" "$root"/*/{id}.jsonl; do
-  [ -f "$c" ] && {{ f=$c; break; }}
-done
-"#
-            )),
-            None => s.push_str(
-                r#"for d in "$root/$p1" "$root/$p2"; do
-  for c in "$d"/*.jsonl; do
-    [ -f "$c" ] && [ -n "$(find "$c" -prune -newer "$stamp" 2>/dev/null)" ] && echo "$c"
-  done
-done | sort -u > "$t/found"
-[ "$(wc -l < "$t/found" | tr -d ' ')" = 1 ] && f=$(cat "$t/found")
-"#,
-            ),
+            Some(id) => s.push_str(&render(TRANSCRIPT_BY_ID, &[("id", Fill::quoted(id))])),
+            None => s.push_str(TRANSCRIPT_NEWEST),
         }
-        s.push_str(&format!(
-            "if [ -n \"$f\" ]; then tail -c {} \"$f\" > \"$t/tr\" && frame transcript \"$t/tr\" && say transcript-path \"$f\"; fi\n",
-            tr.max_bytes
+        s.push_str(&render(
+            TRANSCRIPT_SEND,
+            &[("max", Fill::number(tr.max_bytes))],
         ));
     }
     if e.finish_worktree {
-        s.push_str(
-            r#"if git -C "$cwd" status --porcelain=v1 --untracked-files=all > "$t/wt" 2> "$t/err"; then
-  if [ -s "$t/wt" ]; then frame worktree-dirty "$t/wt"
-  elif git -C "$cwd" worktree remove "$cwd" > "$t/err" 2>&1; then say worktree-removed "$cwd"
-  else say worktree-error "git worktree remove $cwd failed: $(tail -n 3 "$t/err")"; fi
-else say worktree-error "git status failed: $(tail -n 3 "$t/err")"; fi
-"#,
-        );
+        s.push_str(FINISH_WORKTREE);
     }
     for name in e.fetch {
-        let name = quote(name);
-        s.push_str(&format!(
-            "if [ -f \"$run\"/{name} ]; then tail -c {max} \"$run\"/{name} > \"$t/file\" && say fetched-name {name} && frame fetched \"$t/file\"; fi\n",
-            max = e.fetch_max
+        s.push_str(&render(
+            FETCH_FILE,
+            &[
+                ("name", Fill::quoted(name)),
+                ("max", Fill::number(e.fetch_max)),
+            ],
         ));
     }
     let removed = e.remove.iter().chain(e.fetch).map(String::as_str);
@@ -353,5 +313,5 @@ fn is_plain_name(id: &str) -> bool {
 }
 
 #[cfg(test)]
-#[path = "remote_files_tests.rs"]
+#[path = "files_tests.rs"]
 mod tests;

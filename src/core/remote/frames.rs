@@ -1,4 +1,4 @@
-//! What the shell code of `core::remote_files` printed on a host, read back: its frames (a
+//! What the shell code of `core::remote::files` printed on a host, read back: its frames (a
 //! header line `herd-frame KIND LENGTH [NUMBER]`, exactly LENGTH bytes, a newline; anything
 //! between frames skipped; a frame cut short ends the reading; `end` says the script finished),
 //! and what they mean for the preparation of an attempt, the reads of its files while it runs
@@ -239,7 +239,7 @@ pub fn choose_rollout(candidates: &[(String, String)], folders: &[&str]) -> Opti
     }
 }
 
-/// Reads the output of `core::remote_files::follow_script` as it comes, in pieces cut anywhere: one [`ReadBack`]
+/// Reads the output of `core::remote::files::follow_script` as it comes, in pieces cut anywhere: one [`ReadBack`]
 /// per round.
 #[derive(Debug, Default)]
 pub struct FollowReader {
@@ -275,5 +275,5 @@ impl FollowReader {
 const GARBAGE_MAX: usize = 1 << 20;
 
 #[cfg(test)]
-#[path = "remote_frames_tests.rs"]
+#[path = "frames_tests.rs"]
 mod tests;

@@ -2,7 +2,7 @@
 //! code on this machine (`exec = ["env"]`): what ssh or docker would carry, without them.
 
 use super::*;
-use crate::core::hosts::HostSet;
+use crate::core::remote::hosts::HostSet;
 use crate::core::task::Completion;
 use crate::run::launch::CompletionRule;
 
@@ -83,7 +83,7 @@ fn the_agent_runs_in_its_folder_with_its_env_and_no_secret_on_any_command_line()
     );
     let mut carry = Vec::new();
     assert_eq!(
-        remote_script::scan_trailer(&mut carry, &out.stdout),
+        crate::core::remote::script::scan_trailer(&mut carry, &out.stdout),
         Some(3)
     );
     // The script deleted itself before the agent ran.
@@ -124,8 +124,8 @@ fn a_folder_missing_on_the_host_is_said_and_a_launcher_that_fails_is_unreachable
     let log_text = std::fs::read_to_string(&log).unwrap();
     assert!(log_text.contains("no such container"), "{log_text}");
     assert_eq!(
-        remote_script::launcher_end(Some(255), None, false, &log_text),
-        remote_script::LauncherEnd::Unreachable {
+        crate::core::remote::script::launcher_end(Some(255), None, false, &log_text),
+        crate::core::remote::script::LauncherEnd::Unreachable {
             reason: "no such container".into()
         }
     );

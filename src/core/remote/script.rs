@@ -9,7 +9,8 @@
 
 use std::collections::BTreeMap;
 
-use super::shell_words::{is_env_name, quote};
+use super::template::{Fill, render};
+use crate::core::shell_words::{is_env_name, quote};
 
 /// The OSC sequence the launch script prints after the agent ended, with its exit code:
 /// terminals ignore it, and its absence at an exit of 255 means the connection was lost.
@@ -18,6 +19,11 @@ pub const TRAILER_PREFIX: &[u8] = b"\x1b]777;herd-exit;";
 const TRAILER_MAX: usize = TRAILER_PREFIX.len() + 4;
 /// The variable that marks an attempt's processes (as `run::hygiene::COOKIE_VAR`).
 const COOKIE_VAR: &str = "HERD_ATTEMPT_ID";
+
+/// The end of the launch script: the agent's exit code, then the trailer that carries it.
+const LAUNCH_END: &str = include_str!("scripts/launch_end.sh");
+/// The sweep of [`sweep_script`].
+const SWEEP: &str = include_str!("scripts/sweep.sh");
 
 /// Where the launch script of attempt `cookie` lives on the host (cookies are safe file names).
 fn script_path(cookie: &str) -> String {
@@ -66,8 +72,8 @@ pub fn launch_script(launch: &RemoteLaunch<'_>) -> String {
     ));
     let argv: Vec<String> = launch.argv.iter().map(|a| quote(a)).collect();
     s.push_str(&argv.join(" "));
-    s.push_str("\ncode=$?\n");
-    s.push_str("printf '\\033]777;herd-exit;%d\\007' \"$code\"\nexit \"$code\"\n");
+    s.push('\n');
+    s.push_str(LAUNCH_END);
     s
 }
 
@@ -114,51 +120,20 @@ pub enum SweepScope<'a> {
 /// `ended PID SIGNAL COOKIE CMDLINE` for each.
 pub fn sweep_script(scope: SweepScope<'_>, grace_sec: u32) -> String {
     // Cookies and tags are file-name safe (no quote, no space); a tag is hex.
-    let pattern = match scope {
-        SweepScope::Attempt(cookie) => {
-            format!("-x -F {}", quote(&format!("{COOKIE_VAR}={cookie}")))
-        }
-        SweepScope::File(tag) => format!("-E {}", quote(&format!("^{COOKIE_VAR}={tag}[.]"))),
+    let (options, pattern) = match scope {
+        SweepScope::Attempt(cookie) => ("-x -F", format!("{COOKIE_VAR}={cookie}")),
+        SweepScope::File(tag) => ("-E", format!("^{COOKIE_VAR}={tag}[.]")),
     };
     // GNU grep reads every environment in one run (-z: NUL-separated entries); elsewhere
     // (busybox) each process is read on its own, slower.
-    format!(
-        r#"me=$$
-ticks=$(( {grace_sec} * 10 ))
-if printf 'a\0b\0' | grep -q -z -x b 2>/dev/null; then fast=1; else fast=; fi
-cookie_of() {{ tr '\0' '\n' < "$1" 2>/dev/null | grep {pattern} | head -n 1; }}
-find_them() {{
-  if [ -n "$fast" ]; then
-    files=$(grep -l -s -z {pattern} /proc/[0-9]*/environ)
-  else
-    files=$(for f in /proc/[0-9]*/environ; do [ -n "$(cookie_of "$f")" ] && echo "$f"; done)
-  fi
-  for f in $files; do
-    p=${{f#/proc/}}; p=${{p%/environ}}
-    [ "$p" = "$me" ] && continue
-    c=$(cookie_of "$f")
-    [ -n "$c" ] && echo "$p ${{c#{COOKIE_VAR}=}}"
-  done
-}}
-seen=""
-n=0
-while :; do
-  list=$(find_them)
-  [ -n "$list" ] || break
-  sig=TERM
-  [ "$n" -ge "$ticks" ] && sig=KILL
-  echo "$list" | while read -r p c; do
-    case " $seen " in *" $p:$sig "*) continue ;; esac
-    kill -s "$sig" "$p" 2>/dev/null && kill -s CONT "$p" 2>/dev/null
-    echo "ended $p $sig $c $(tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null)"
-  done
-  seen="$seen $(echo "$list" | while read -r p c; do printf '%s:%s ' "$p" "$sig"; done)"
-  [ "$n" -gt $(( ticks + 50 )) ] && break
-  n=$(( n + 1 ))
-  sleep 0.1 2>/dev/null || sleep 1
-done
-echo "sweep done"
-"#
+    render(
+        SWEEP,
+        &[
+            ("grace_sec", Fill::number(grace_sec.into())),
+            ("options", Fill::code(options)),
+            ("pattern", Fill::quoted(&pattern)),
+            ("cookie_var", Fill::code(COOKIE_VAR)),
+        ],
     )
 }
 
@@ -307,5 +282,5 @@ fn last_line(log: &str) -> Option<String> {
 }
 
 #[cfg(test)]
-#[path = "remote_script_tests.rs"]
+#[path = "script_tests.rs"]
 mod tests;

@@ -12,7 +12,10 @@
 //! turns echo off, the terminal would echo it into the pane and the recordings.
 //!
 //! The blocking helpers here (`run_plain`, `sweep`, `probe`) run on worker threads or at
-//! start-up, never on the event loop.
+//! start-up, never on the event loop. An attempt's files on its host are `files`; the shell
+//! programs run there, and what they print, are `core::remote`.
+
+pub mod files;
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -22,9 +25,10 @@ use std::time::{Duration, Instant};
 
 use super::hygiene::{COOKIE_VAR, EndedProcess};
 use super::launch::LaunchPlan;
-use crate::core::hosts::{Host, HostSet, Target, launcher_argv};
-use crate::core::remote_script::{
-    self, ProbeFacts, RemoteEnded, RemoteLaunch, SweepScope, UPLOAD_FAILED,
+use crate::core::remote;
+use crate::core::remote::hosts::{Host, HostSet, Target, launcher_argv};
+use crate::core::remote::script::{
+    ProbeFacts, RemoteEnded, RemoteLaunch, SweepScope, UPLOAD_FAILED,
 };
 use crate::core::shell_words::quote;
 
@@ -58,7 +62,7 @@ pub fn wrap(
     env.extend(plan.env.clone());
     env.remove(COOKIE_VAR);
     env.insert("HERD_HOST".into(), host.name.clone());
-    let script = remote_script::launch_script(&RemoteLaunch {
+    let script = remote::script::launch_script(&RemoteLaunch {
         argv: &plan.argv,
         cwd: remote_cwd,
         env: &env,
@@ -70,13 +74,13 @@ pub fn wrap(
         host,
         false,
         Some(&log_text),
-        &remote_script::upload_command(cookie),
+        &remote::script::upload_command(cookie),
     );
     let run = launcher_argv(
         host,
         true,
         Some(&log_text),
-        &remote_script::run_command(cookie),
+        &remote::script::run_command(cookie),
     );
     let words = |argv: &[String]| argv.iter().map(|a| quote(a)).collect::<Vec<_>>().join(" ");
     let log_q = quote(&log_text);
@@ -224,10 +228,10 @@ pub fn sweep(
     grace: Duration,
 ) -> Result<Vec<RemoteEnded>, String> {
     let grace_sec = u32::try_from(grace.as_secs().max(1)).unwrap_or(u32::MAX);
-    let script = remote_script::sweep_script(scope, grace_sec);
+    let script = remote::script::sweep_script(scope, grace_sec);
     let run = run_plain(host, &script, PLAIN_TIMEOUT)
         .map_err(|e| format!("cannot run {}: {e}", host.program()))?;
-    remote_script::parse_sweep(&run.stdout).ok_or_else(|| {
+    remote::script::parse_sweep(&run.stdout).ok_or_else(|| {
         let why = run
             .stderr
             .lines()
@@ -321,12 +325,12 @@ pub fn probe(host: &Host, programs: &[&str]) -> Result<ProbeFacts, ProbeError> {
             script.push_str(&format!("export {key}={}\n", quote(value)));
         }
     }
-    script.push_str(&remote_script::probe_script(programs));
+    script.push_str(&remote::script::probe_script(programs));
     let run = run_plain(host, &script, PLAIN_TIMEOUT).map_err(|source| ProbeError::CannotRun {
         launcher: host.program().to_string(),
         source,
     })?;
-    let facts = remote_script::parse_probe(&run.stdout);
+    let facts = remote::script::parse_probe(&run.stdout);
     if facts.ran {
         return Ok(facts);
     }
@@ -348,5 +352,8 @@ pub fn probe(host: &Host, programs: &[&str]) -> Result<ProbeFacts, ProbeError> {
 }
 
 #[cfg(test)]
-#[path = "remote_tests.rs"]
+#[path = "tests.rs"]
 mod tests;
+
+#[cfg(test)]
+mod shellcheck_tests;

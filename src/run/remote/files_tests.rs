@@ -7,9 +7,9 @@ use std::path::Path;
 use std::process::Command;
 
 use super::*;
-use crate::core::hosts::Launcher;
-use crate::core::remote_files::RemoteTranscript;
-use crate::core::remote_frames::WorktreeEnd;
+use crate::core::remote::files::RemoteTranscript;
+use crate::core::remote::frames::WorktreeEnd;
+use crate::core::remote::hosts::Launcher;
 
 fn here(home: &Path) -> Host {
     Host {
@@ -67,7 +67,7 @@ fn a_worktree_is_made_read_and_removed_on_the_host() {
     std::fs::write(work.join("dirty.txt"), "x").unwrap();
     let host = here(&home);
     let clear = vec!["attempt_1.signal.json".to_string()];
-    let run_dir = remote_files::run_dir_under_home("ab", "t1");
+    let run_dir = remote::files::run_dir_under_home("ab", "t1");
     std::fs::create_dir_all(home.join(&run_dir)).unwrap();
     std::fs::write(home.join(&run_dir).join("attempt_1.signal.json"), "old").unwrap();
     let cwd = work.display().to_string();
@@ -207,7 +207,7 @@ fn a_dirty_worktree_is_kept_and_a_folder_outside_git_is_refused() {
     let work = tmp.path().join("repo");
     repo(&work);
     let host = here(&home);
-    let run_dir = remote_files::run_dir_under_home("ab", "t2");
+    let run_dir = remote::files::run_dir_under_home("ab", "t2");
     let cwd = work.display().to_string();
     let p = RemotePrepare {
         cwd: &cwd,
@@ -318,7 +318,7 @@ fn a_host_that_does_not_answer_is_said_so() {
 
 #[test]
 fn a_codex_rollout_of_the_tasks_folder_is_found_on_the_host_and_followed() {
-    use crate::core::remote_files::RolloutSearch;
+    use crate::core::remote::files::RolloutSearch;
     let tmp = tempfile::tempdir().unwrap();
     let home = tmp.path().join("home");
     let real = tmp.path().join("real");

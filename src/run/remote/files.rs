@@ -1,5 +1,5 @@
 //! An attempt's files on its host, through the launcher: runs the scripts of
-//! `core::remote_files` (prepare before the agent starts, read while it runs, end once it ended)
+//! `core::remote::files` (prepare before the agent starts, read while it runs, end once it ended)
 //! without a terminal and with a time limit each, so a host that hangs never holds herd: a run
 //! that did not finish says why (the launcher's last message, or that it timed out).
 //!
@@ -10,9 +10,10 @@ use std::process::Child;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use crate::core::hosts::Host;
-use crate::core::remote_files::{self, RemoteEnd, RemotePrepare, RemoteRead};
-use crate::core::remote_frames::{self, EndBack, FollowReader, Prepared, ReadBack};
+use crate::core::remote;
+use crate::core::remote::files::{RemoteEnd, RemotePrepare, RemoteRead};
+use crate::core::remote::frames::{EndBack, FollowReader, Prepared, ReadBack};
+use crate::core::remote::hosts::Host;
 use crate::run::remote::{PlainBytes, run_plain_bytes, spawn_script};
 
 /// Longest a prepare may take (`git worktree add` of a large repository included).
@@ -65,10 +66,10 @@ impl NoAnswer {
 }
 
 pub fn prepare(host: &Host, p: &RemotePrepare<'_>) -> PrepareOutcome {
-    let script = remote_files::prepare_script(p);
+    let script = remote::files::prepare_script(p);
     match run_plain_bytes(host, &script, PREPARE_TIMEOUT) {
         Err(error) => PrepareOutcome::Unreachable(NoAnswer::launcher(host, &error)),
-        Ok(run) => match remote_frames::parse_prepare(&run.stdout) {
+        Ok(run) => match remote::frames::parse_prepare(&run.stdout) {
             ready @ Prepared::Ready { .. } => PrepareOutcome::Ready(ready),
             Prepared::Refused { problem } => PrepareOutcome::Refused(problem),
             Prepared::Unfinished => PrepareOutcome::Unreachable(why(&run)),
@@ -78,9 +79,9 @@ pub fn prepare(host: &Host, p: &RemotePrepare<'_>) -> PrepareOutcome {
 
 /// One read of a running attempt's signal file and log; `Err` says why the host did not answer.
 pub fn read(host: &Host, r: &RemoteRead<'_>, timeout: Duration) -> Result<ReadBack, NoAnswer> {
-    let run = run_plain_bytes(host, &remote_files::read_script(r), timeout)
+    let run = run_plain_bytes(host, &remote::files::read_script(r), timeout)
         .map_err(|e| NoAnswer::launcher(host, &e))?;
-    let back = remote_frames::parse_read(&run.stdout);
+    let back = remote::frames::parse_read(&run.stdout);
     if back.complete {
         Ok(back)
     } else {
@@ -98,7 +99,7 @@ pub enum FollowEvent {
 }
 
 /// A long-lived read of a running attempt's files on its host: one run of the launcher whose
-/// script reads them every interval (`core::remote_files::follow_script`), instead of one run
+/// script reads them every interval (`core::remote::files::follow_script`), instead of one run
 /// per read. Ends with its launcher's process group when dropped.
 pub struct Follower {
     child: Child,
@@ -108,7 +109,7 @@ pub struct Follower {
 impl Follower {
     pub fn start(host: &Host, r: &RemoteRead<'_>, every: Duration) -> std::io::Result<Follower> {
         let every_sec = u32::try_from(every.as_secs().max(1)).unwrap_or(u32::MAX);
-        let script = remote_files::follow_script(r, every_sec);
+        let script = remote::files::follow_script(r, every_sec);
         let mut child = spawn_script(host, &script)?;
         let stderr = child.stderr.take().map(|mut pipe| {
             std::thread::spawn(move || {
@@ -166,9 +167,9 @@ impl Drop for Follower {
 
 /// The end of an attempt on its host; `Err` says why the host did not answer.
 pub fn end(host: &Host, e: &RemoteEnd<'_>) -> Result<EndBack, NoAnswer> {
-    let run = run_plain_bytes(host, &remote_files::end_script(e), END_TIMEOUT)
+    let run = run_plain_bytes(host, &remote::files::end_script(e), END_TIMEOUT)
         .map_err(|err| NoAnswer::launcher(host, &err))?;
-    let back = remote_frames::parse_end(&run.stdout);
+    let back = remote::frames::parse_end(&run.stdout);
     if back.complete {
         Ok(back)
     } else {
@@ -193,5 +194,5 @@ fn why(run: &PlainBytes) -> NoAnswer {
 }
 
 #[cfg(test)]
-#[path = "remote_files_tests.rs"]
+#[path = "files_tests.rs"]
 mod tests;

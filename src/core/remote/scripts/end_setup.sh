@@ -1,0 +1,3 @@
+cwd={{cwd}}
+run="${HOME:-/tmp}"/{{run_dir}}
+stamp="$run"/{{stamp}}

@@ -1,0 +1,3 @@
+say tick ok || exit 0
+sleep {{every_sec}}
+done

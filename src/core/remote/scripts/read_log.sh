@@ -1,0 +1,7 @@
+l={{path}}
+off={{offset}}
+if [ -f "$l" ]; then
+  n=$(wc -c < "$l" | tr -d ' ')
+  [ "$n" -lt "$off" ] && off=0
+  if [ "$n" -gt "$off" ]; then tail -c +$((off + 1)) "$l" | head -c {{max}} > "$t/log" && frame log "$t/log" "$off"; fi
+fi
