@@ -19,7 +19,7 @@ pub fn render(frame: &mut Frame<'_>, overlay: &Overlay<'_>) {
     match overlay {
         Overlay::Help { offset } => help(frame, area, *offset),
         // Drawn by `draw`, which has the details.
-        Overlay::Details => {}
+        Overlay::Details { .. } => {}
         Overlay::Answers {
             task_id,
             lines,

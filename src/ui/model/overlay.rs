@@ -18,7 +18,7 @@ pub(super) fn overlay<'a>(engine: &Engine, state: &'a UiState) -> Option<Overlay
     Some(match &state.mode {
         Mode::Normal | Mode::TakeOver { .. } | Mode::Search => return None,
         Mode::Help { offset } => Overlay::Help { offset: *offset },
-        Mode::Details => Overlay::Details,
+        Mode::Details { offset } => Overlay::Details { offset: *offset },
         Mode::Answers {
             task,
             lines,
