@@ -490,3 +490,51 @@ fn the_queue_note_says_who_answered_through_which_channel() {
     ui.press("y");
     ui.wait_for_exit(Duration::from_secs(10));
 }
+
+#[test]
+fn the_guards_reason_is_read_whole_in_the_details_window() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // A dialog the guard refuses: its reason is longer than a detail's three rows.
+    let scenario = dir.path().join("refused.toml");
+    std::fs::write(
+        &scenario,
+        r#"description = "a Bash dialog the guard refuses"
+[[step]]
+claude_header = {}
+[[step]]
+dialog = { style = "claude", command = "rm -rf ~", description = "Delete everything", on_reject = "idle" }
+[[step]]
+idle = "claude"
+"#,
+    )
+    .expect("scenario");
+    let tasks = dir.path().join("tasks.json");
+    std::fs::write(
+        &tasks,
+        format!(
+            r#"{{"tasks": [{{"task_id": "r", "agent": "sim", "inputs": {{"scenario": "{}"}}, "prompt_template": "p"}}]}}"#,
+            scenario.display()
+        ),
+    )
+    .expect("write tasks");
+    // Narrow: the reason wraps to more rows than a detail's three.
+    let mut ui = Dashboard::start(&tasks, Launch::size(14, 40));
+    ui.wait_for("refuse", Duration::from_secs(30));
+    ui.press("d");
+    ui.wait_for("guard", Duration::from_secs(10));
+    // The arrows scroll the window to the reason's last words.
+    for _ in 0..20 {
+        ui.press("\x1b[B");
+    }
+    ui.wait_for("the whole system", Duration::from_secs(10));
+    assert!(
+        ui.text().contains("guard"),
+        "the window is open: {}",
+        ui.text()
+    );
+    // Any other key closes it; then leave.
+    ui.press("x");
+    ui.press("q");
+    ui.press("y");
+    ui.wait_for_exit(Duration::from_secs(10));
+}
