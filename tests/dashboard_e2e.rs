@@ -440,3 +440,101 @@ idle = "claude"
     assert_eq!(all.len(), 3, "two waits and the end, each once: {all:#?}");
     assert_eq!(ended[2]["counts"], serde_json::json!({"completed": 1}));
 }
+
+#[test]
+fn the_queue_note_says_who_answered_through_which_channel() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // In place of Claude Code: a tool call sent to herd through its hook, as Claude sends it,
+    // then a wait. The guard refuses it there; no dialog and no key on the screen.
+    let payload = r#"{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "rm -rf ~"}}"#;
+    let script = dir.path().join("hooked.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "printf '%s' '{payload}' | '{}' hook >/dev/null\necho asked\nsleep 60\n",
+            env!("CARGO_BIN_EXE_herd")
+        ),
+    )
+    .expect("script");
+    let profiles = dir.path().join("profiles.toml");
+    std::fs::write(
+        &profiles,
+        format!(
+            "[profiles.hooked]\ncommand = [\"sh\", \"{}\"]\nhooks = \"claude\"\n",
+            script.display()
+        ),
+    )
+    .expect("profiles");
+    let tasks = dir.path().join("tasks.json");
+    std::fs::write(
+        &tasks,
+        r#"{"tasks": [{"task_id": "h", "agent": "hooked", "prompt_template": "p"}]}"#,
+    )
+    .expect("write tasks");
+    let profiles = profiles.display().to_string();
+    let args = ["--profiles", profiles.as_str()];
+    let mut ui = Dashboard::start(
+        &tasks,
+        Launch {
+            args: &args,
+            ..Launch::size(ROWS, 160)
+        },
+    );
+    // The task's row in the queue (the details box below lists the approval anyway).
+    ui.wait_until_text("the row's note", Duration::from_secs(30), |text| {
+        text.lines()
+            .any(|l| l.contains("▶ h ") && l.contains("hooked") && l.contains("auto via hook"))
+    });
+    assert!(!ui.text().contains("auto press_1"), "{}", ui.text());
+    ui.press("q");
+    ui.press("y");
+    ui.wait_for_exit(Duration::from_secs(10));
+}
+
+#[test]
+fn the_guards_reason_is_read_whole_in_the_details_window() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // A dialog the guard refuses: its reason is longer than a detail's three rows.
+    let scenario = dir.path().join("refused.toml");
+    std::fs::write(
+        &scenario,
+        r#"description = "a Bash dialog the guard refuses"
+[[step]]
+claude_header = {}
+[[step]]
+dialog = { style = "claude", command = "rm -rf ~", description = "Delete everything", on_reject = "idle" }
+[[step]]
+idle = "claude"
+"#,
+    )
+    .expect("scenario");
+    let tasks = dir.path().join("tasks.json");
+    std::fs::write(
+        &tasks,
+        format!(
+            r#"{{"tasks": [{{"task_id": "r", "agent": "sim", "inputs": {{"scenario": "{}"}}, "prompt_template": "p"}}]}}"#,
+            scenario.display()
+        ),
+    )
+    .expect("write tasks");
+    // Narrow: the reason wraps to more rows than a detail's three.
+    let mut ui = Dashboard::start(&tasks, Launch::size(14, 40));
+    ui.wait_for("refuse", Duration::from_secs(30));
+    ui.press("d");
+    ui.wait_for("guard", Duration::from_secs(10));
+    // The arrows scroll the window to the reason's last words.
+    for _ in 0..20 {
+        ui.press("\x1b[B");
+    }
+    ui.wait_for("the whole system", Duration::from_secs(10));
+    assert!(
+        ui.text().contains("guard"),
+        "the window is open: {}",
+        ui.text()
+    );
+    // Any other key closes it; then leave.
+    ui.press("x");
+    ui.press("q");
+    ui.press("y");
+    ui.wait_for_exit(Duration::from_secs(10));
+}

@@ -687,3 +687,78 @@ env = { SIM_API_KEY = "SECRET-second-0002" }
         "a secret was written"
     );
 }
+
+/// A profile `hooked` whose agent, in place of Claude Code, sends herd's hook `payload` (a
+/// hook input JSON) through `herd hook` as Claude would, then waits, writing nothing on its
+/// screen. Returns the profiles file.
+fn hooked_profile(dir: &Path, payload: &str) -> PathBuf {
+    let script = dir.join("hooked.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "printf '%s' '{payload}' | '{}' hook >/dev/null\nsleep 30\n",
+            env!("CARGO_BIN_EXE_herd")
+        ),
+    )
+    .unwrap();
+    let profiles = dir.join("profiles.toml");
+    std::fs::write(
+        &profiles,
+        format!(
+            "[profiles.hooked]\ncommand = [\"sh\", \"{}\"]\nhooks = \"claude\"\n",
+            script.display()
+        ),
+    )
+    .unwrap();
+    profiles
+}
+
+#[test]
+fn a_stop_failure_that_says_when_the_limit_resets_sets_the_quota_wait() {
+    let dir = tempfile::tempdir().unwrap();
+    // A subscription's spent limit, as Claude Code words it: the reset as a unix time. The
+    // screen says nothing: only the hook's payload tells when.
+    let profiles = hooked_profile(
+        dir.path(),
+        r#"{"hook_event_name": "StopFailure", "error": "rate_limit", "last_assistant_message": "Claude AI usage limit reached|1893553445"}"#,
+    );
+    let tasks = write_tasks(
+        dir.path(),
+        r#"{"task_id": "q", "agent": "hooked", "prompt_template": "p", "wait_for_quota_reset": true, "max_retries": 0}"#,
+    );
+    let child = herd()
+        .args(["run", "--headless", "--tasks"])
+        .arg(&tasks)
+        .args(["--profiles", profiles.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_until(
+        "the attempt to fail on its quota and wait",
+        Duration::from_secs(20),
+        || status_of(&tasks, "q") == "retryable",
+        || std::fs::read_to_string(&tasks).unwrap_or_default(),
+    );
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(child.id() as i32).unwrap(),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let doc = read_json(&tasks);
+    let q = task(&doc, "q");
+    assert_eq!(
+        q["result"]["failure_type"],
+        "failed_quota",
+        "{doc}\n{}",
+        describe(&out)
+    );
+    assert_eq!(
+        q["retry_at"],
+        "2030-01-02T03:04:05Z",
+        "{doc}\n{}",
+        describe(&out)
+    );
+    no_agents_under(dir.path());
+}

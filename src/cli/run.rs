@@ -12,7 +12,6 @@ use super::inputs::{
     store_problems,
 };
 use crate::core::rerun::{self, RetryPlan};
-use crate::core::task::TaskStatus;
 use crate::run::driver::Driver;
 use crate::run::engine::{Engine, EngineOptions};
 use crate::run::rendezvous::RunMode;
@@ -178,14 +177,7 @@ fn apply_retries(store: &mut TaskStore, plan: &RetryPlan) {
         eprintln!("herd: {note}");
     }
     for reset in &plan.resets {
-        let file = store.file_mut();
-        file.set_status(reset.index, TaskStatus::Pending);
-        file.set_field(
-            reset.index,
-            "attempts_before_retry",
-            serde_json::json!(reset.attempts),
-        );
-        file.remove_field(reset.index, "retry_at");
+        reset.apply(store.file_mut());
         let what = reset.describe();
         tracing::info!(task = %reset.task_id, "--retry {what}");
         eprintln!("herd: --retry {what}");

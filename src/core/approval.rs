@@ -129,18 +129,28 @@ impl Approval {
         format!("the operator refused {what} ({how})")
     }
 
-    /// One line naming who answered and through which channel:
-    /// `auto via screen press_1 "1": Bash(npm test) — allow (by auto_press_1)`,
-    /// `auto via hook PreToolUse allow: Bash(npm test) — …`, `operator via acp allow_once: …`.
-    pub fn summary(&self) -> String {
+    /// Who answered, through which channel, with what: the head of `summary` without the keys,
+    /// for a note in the queue (`auto via screen press_1`, `auto via hook PreToolUse deny`,
+    /// `operator via acp allow_once`).
+    pub fn answered(&self) -> String {
         let by = format!("{} via {}", self.by.as_str(), self.channel.as_str());
-        let mut line = match (&self.option, &self.title) {
+        match (&self.option, &self.title) {
             (Some(option), Some(hook)) if self.channel == Channel::Hook => {
                 format!("{by} {hook} {option}")
             }
             (Some(option), _) => format!("{by} {option}"),
-            (None, _) => format!("{by} {} {:?}", self.rule, self.keys),
-        };
+            (None, _) => format!("{by} {}", self.rule),
+        }
+    }
+
+    /// One line naming who answered and through which channel:
+    /// `auto via screen press_1 "1": Bash(npm test) — allow (by auto_press_1)`,
+    /// `auto via hook PreToolUse allow: Bash(npm test) — …`, `operator via acp allow_once: …`.
+    pub fn summary(&self) -> String {
+        let mut line = self.answered();
+        if self.option.is_none() {
+            line.push_str(&format!(" {:?}", self.keys));
+        }
         if let Some(request) = &self.request {
             line.push_str(&format!(": {request}"));
         }
@@ -247,5 +257,64 @@ pub fn describe(request: Option<&Request>, decision: Option<&Decision>) -> Strin
         (Some(r), None) => r.to_string(),
         (None, Some(d)) => d.to_string(),
         (None, None) => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(
+        by: AnsweredBy,
+        channel: Channel,
+        option: Option<&str>,
+        title: Option<&str>,
+    ) -> Approval {
+        Approval {
+            at: Duration::ZERO,
+            by,
+            channel,
+            rule: "press_1".into(),
+            keys: "1".into(),
+            request: None,
+            decision: None,
+            option: option.map(str::to_string),
+            title: title.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn the_answer_names_who_answered_and_through_which_channel() {
+        let cases = [
+            (
+                answer(AnsweredBy::Herd, Channel::Screen, None, None),
+                "auto via screen press_1",
+            ),
+            (
+                answer(AnsweredBy::Operator, Channel::Screen, None, None),
+                "operator via screen press_1",
+            ),
+            (
+                answer(
+                    AnsweredBy::Herd,
+                    Channel::Hook,
+                    Some("deny"),
+                    Some("PreToolUse"),
+                ),
+                "auto via hook PreToolUse deny",
+            ),
+            (
+                answer(AnsweredBy::Operator, Channel::Acp, Some("allow_once"), None),
+                "operator via acp allow_once",
+            ),
+        ];
+        for (approval, said) in cases {
+            assert_eq!(approval.answered(), said);
+            assert!(
+                approval.summary().starts_with(said),
+                "{}",
+                approval.summary()
+            );
+        }
     }
 }

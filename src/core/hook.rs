@@ -85,13 +85,21 @@ pub fn read(input: &Value) -> HookCall {
         "BeforeTool" => tool(ToolStage::BeforeTool),
         "Stop" => HookCall::TurnEnded,
         // 2.1.332 sends the error's text as the turn's last message (`Invalid API key · Fix
-        // external API key`), `error_details` when it has more.
-        "StopFailure" => HookCall::TurnFailed {
-            error: text("error").unwrap_or_else(|| "unknown".into()),
-            details: text("error_details")
-                .filter(|d| !d.is_empty())
-                .or_else(|| text("last_assistant_message").filter(|m| !m.is_empty())),
-        },
+        // external API key`), `error_details` when it has more. Both are kept: the message is
+        // where a spent limit says when it resets (`You've hit your limit · resets 3pm`).
+        "StopFailure" => {
+            let said = [text("error_details"), text("last_assistant_message")];
+            let mut parts: Vec<String> = Vec::new();
+            for part in said.into_iter().flatten() {
+                if !part.is_empty() && !parts.contains(&part) {
+                    parts.push(part);
+                }
+            }
+            HookCall::TurnFailed {
+                error: text("error").unwrap_or_else(|| "unknown".into()),
+                details: (!parts.is_empty()).then(|| parts.join(" · ")),
+            }
+        }
         _ => HookCall::Other { event },
     }
 }
@@ -250,6 +258,19 @@ mod tests {
             HookCall::TurnFailed {
                 error: "rate_limit".into(),
                 details: Some("429 rate_limit_error".into())
+            }
+        );
+        // The message is kept beside the details: it is where a spent limit says when it
+        // resets.
+        assert_eq!(
+            read(
+                &json!({"hook_event_name": "StopFailure", "error": "rate_limit",
+                         "error_details": "429",
+                         "last_assistant_message": "Claude AI usage limit reached|1893553445"})
+            ),
+            HookCall::TurnFailed {
+                error: "rate_limit".into(),
+                details: Some("429 · Claude AI usage limit reached|1893553445".into())
             }
         );
         // As 2.1.332 sends it.

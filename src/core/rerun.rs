@@ -8,6 +8,7 @@
 
 use super::retry::DEFAULT_RETRY_ON;
 use super::task::{FailureType, TaskSpec, TaskStatus};
+use super::taskfile::TaskFile;
 
 /// The word that stands for every failed task in `--retry`.
 pub const RETRY_FAILED: &str = "failed";
@@ -24,6 +25,29 @@ pub struct RetryReset {
 }
 
 impl RetryReset {
+    /// What a retry does to `task` (task `index`): the reset `--retry` and the dashboard's `r`
+    /// share.
+    pub fn of(index: usize, task: &TaskSpec) -> RetryReset {
+        RetryReset {
+            index,
+            task_id: task.task_id.clone(),
+            was: task.status,
+            attempts: task.attempts,
+        }
+    }
+
+    /// Carries the reset out in the document: `pending`, the attempts so far set aside (a fresh
+    /// retry budget), the retry wait dropped.
+    pub fn apply(&self, file: &mut TaskFile) {
+        file.set_status(self.index, TaskStatus::Pending);
+        file.set_field(
+            self.index,
+            "attempts_before_retry",
+            serde_json::json!(self.attempts),
+        );
+        file.remove_field(self.index, "retry_at");
+    }
+
     /// `bad: failed after 1 attempt; pending again, with max_retries counted from attempt 2`.
     pub fn describe(&self) -> String {
         format!(
@@ -96,13 +120,7 @@ pub fn plan_retries(
         if plan.resets.iter().any(|r| r.index == index) {
             continue;
         }
-        let task = &tasks[index];
-        plan.resets.push(RetryReset {
-            index,
-            task_id: task.task_id.clone(),
-            was: task.status,
-            attempts: task.attempts,
-        });
+        plan.resets.push(RetryReset::of(index, &tasks[index]));
     }
     Ok(plan)
 }

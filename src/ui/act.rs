@@ -147,7 +147,7 @@ pub fn act(
             state.say(format!("{n} {noun} at once"), now);
         }
         Action::Help => state.mode = Mode::Help { offset: 0 },
-        Action::Details => state.mode = Mode::Details,
+        Action::Details => state.mode = Mode::Details { offset: 0 },
         Action::Answers => {
             let task = state.selected;
             if let Some(spec) = engine.store().file().tasks().get(task) {

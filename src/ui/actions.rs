@@ -51,12 +51,11 @@ pub fn on_key(
                 }
             }
         }
-        Mode::Help { offset } | Mode::Answers { offset, .. } => {
+        Mode::Help { offset } | Mode::Answers { offset, .. } | Mode::Details { offset } => {
             if !scroll(key.code, offset) {
                 state.mode = Mode::Normal;
             }
         }
-        Mode::Details => state.mode = Mode::Normal,
         Mode::Search => {
             if super::search::on_key(state, key) {
                 super::act::select_a_match(engine, state);

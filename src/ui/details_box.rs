@@ -1,6 +1,8 @@
 //! The box with the selected task's details: the questions of a task that needs input first and
-//! prominent, then (label, value) lines, each value wrapped to a few rows at most; what does not
-//! fit is counted on the last row. The box's height follows its content (see `draw::regions`); its lines come from `model::detail`.
+//! prominent, then (label, value) lines, each value wrapped to a few rows at most, except the
+//! guard's reason, shown whole (a person must be able to read why herd refused or asked); what
+//! does not fit is counted on the last row, and the details window (`d`) scrolls through it. The
+//! box's height follows its content (see `draw::regions`); its lines come from `model::detail`.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -16,7 +18,22 @@ use super::text_fit::wrap;
 /// it all).
 pub const VALUE_ROWS: usize = 3;
 
+/// The labels whose values are shown whole, however many rows they wrap to: why the guard
+/// refused or asked is read in full or not at all.
+const WHOLE_VALUES: &[&str] = &["guard"];
+
 pub fn render_detail(detail: Option<&DetailView>, area: Rect, buf: &mut Buffer) {
+    render_detail_from(detail, 0, area, buf);
+}
+
+/// The details box with its rows from `offset` on (clamped so the last page fills the box):
+/// the details window scrolled.
+pub fn render_detail_from(
+    detail: Option<&DetailView>,
+    offset: usize,
+    area: Rect,
+    buf: &mut Buffer,
+) {
     let title = detail.map_or(" Task ".to_string(), |d| format!(" {} ", d.task_id));
     let block = Block::new()
         .borders(Borders::ALL)
@@ -29,6 +46,10 @@ pub fn render_detail(detail: Option<&DetailView>, area: Rect, buf: &mut Buffer) 
     };
     let mut lines = detail_lines(detail, usize::from(inner.width));
     let height = usize::from(inner.height);
+    if lines.len() > height {
+        let offset = offset.min(lines.len() - height);
+        lines.drain(..offset);
+    }
     if lines.len() > height && height > 0 {
         let hidden = lines.len() - (height - 1);
         lines.truncate(height - 1);
@@ -75,7 +96,12 @@ fn detail_lines(detail: &DetailView, width: usize) -> Vec<Line<'static>> {
         .unwrap_or(0);
     let value_width = width.saturating_sub(label_width + 1).max(1);
     for (label, value) in &detail.lines {
-        let rows = capped(wrap(value, value_width), value_width);
+        let rows = wrap(value, value_width);
+        let rows = if WHOLE_VALUES.contains(&label.as_str()) {
+            rows
+        } else {
+            capped(rows, value_width)
+        };
         for (i, chunk) in rows.into_iter().enumerate() {
             let label = if i == 0 { label.as_str() } else { "" };
             lines.push(Line::from(vec![
@@ -133,6 +159,48 @@ mod tests {
         assert!(last.ends_with('…'), "{last}");
         assert!(last.width() <= 30, "{last}");
         assert_eq!(detail_rows(&detail, 32), 3 + VALUE_ROWS as u16 + 2);
+    }
+
+    #[test]
+    fn the_guards_reason_is_shown_whole_and_the_window_scrolls_to_its_end() {
+        let reason = (0..30)
+            .map(|i| format!("w{i}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let detail = DetailView {
+            task_id: "t".into(),
+            questions: Vec::new(),
+            lines: vec![
+                ("status".into(), "running".into()),
+                (
+                    "guard".into(),
+                    format!("Bash(rm -rf /) — refuse: {reason} END"),
+                ),
+            ],
+        };
+        let rows = texts(&detail, 20);
+        assert!(rows.len() > 1 + VALUE_ROWS, "{rows:#?}");
+        let shown = rows.join(" ");
+        assert!(shown.contains("w29 END"), "{rows:#?}");
+        assert!(!shown.contains('…'), "{rows:#?}");
+        // A window shorter than the reason: the rest is counted, and scrolling reaches it.
+        let area = Rect::new(0, 0, 22, 6);
+        let text = |offset: usize| -> String {
+            let mut buf = Buffer::empty(area);
+            render_detail_from(Some(&detail), offset, area, &mut buf);
+            (0..6)
+                .map(|y| {
+                    (0..22)
+                        .map(|x| buf[(x, y)].symbol().to_string())
+                        .collect::<String>()
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let top = text(0);
+        assert!(top.contains("more rows") && !top.contains("END"), "{top}");
+        let end = text(usize::MAX);
+        assert!(end.contains("END") && !end.contains("more rows"), "{end}");
     }
 
     #[test]

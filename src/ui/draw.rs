@@ -53,7 +53,7 @@ pub fn draw(frame: &mut Frame<'_>, view: &Dashboard<'_>) {
             .set_string(x, last.bottom().saturating_sub(1), text, style::KEY);
     }
     status::render(&view.status, regions.status, frame.buffer_mut());
-    if let Some(Overlay::Details) = &view.overlay {
+    if let Some(Overlay::Details { offset }) = &view.overlay {
         // The details box at the size it needs, over the dashboard.
         let area = frame.area();
         let width = area.width.min(100);
@@ -64,7 +64,7 @@ pub fn draw(frame: &mut Frame<'_>, view: &Dashboard<'_>) {
             .min(area.height);
         let popup = layout::centered(area, width, rows);
         frame.render_widget(Clear, popup);
-        details_box::render_detail(view.detail.as_ref(), popup, frame.buffer_mut());
+        details_box::render_detail_from(view.detail.as_ref(), *offset, popup, frame.buffer_mut());
     } else if let Some(overlay) = &view.overlay {
         overlay::render(frame, overlay);
     } else if let Some(at) = cursor {

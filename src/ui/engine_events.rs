@@ -34,16 +34,15 @@ pub(super) fn on_engine_event(
             }
         }
         EngineEvent::Note { task_id, note } => match note {
-            Note::AutoAnswered { rule, keys } => {
+            // Who answered through which channel, as the audit says it (`Approval::answered`):
+            // a hook's or an ACP client's answer is not a key pressed on the screen.
+            Note::Approval(approval) => {
                 if let Some(i) = index(task_id) {
-                    state.note(i, format!("auto {rule}"), now);
-                    tracing::debug!(task_id, rule, keys, "automatic answer");
+                    state.note(i, approval.answered(), now);
                 }
             }
-            Note::OperatorAnswered { rule, .. } => {
-                if let Some(i) = index(task_id) {
-                    state.note(i, format!("answered {rule}"), now);
-                }
+            Note::AutoAnswered { rule, keys } => {
+                tracing::debug!(task_id, rule, keys, "automatic answer");
             }
             Note::WaitingForOperator { .. } => {
                 // What the prompt asks, not the rule's name (`press_1`, `always`).

@@ -251,7 +251,7 @@ fn details_window_on_a_short_screen_120x15() {
         !under.contains(&why),
         "no room for the box at 120x15:\n{under}"
     );
-    view.overlay = Some(Overlay::Details);
+    view.overlay = Some(Overlay::Details { offset: 0 });
     let shown = format!("{:?}", frame(120, 15, &view).backend());
     assert!(
         shown.contains(&why),

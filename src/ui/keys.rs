@@ -214,10 +214,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("Space", "pause / resume the queue (running agents go on)"),
     ("+  -", "more / fewer agents at once"),
     ("c", "cancel the selected task (ends its agent)"),
-    (
-        "r",
-        "retry now: re-queue a failed task, or skip a retry wait",
-    ),
+    ("r", "retry now, with a fresh retry budget (as run --retry)"),
     ("a", "auto-answer switches of the selected task"),
     ("e", "edit the selected task's prompt (its next attempt)"),
     (

@@ -20,7 +20,7 @@ pub fn render(frame: &mut Frame<'_>, overlay: &Overlay<'_>) {
     match overlay {
         Overlay::Help { offset, background } => help(frame, area, *offset, *background),
         // Drawn by `draw`, which has the details.
-        Overlay::Details => {}
+        Overlay::Details { .. } => {}
         Overlay::Answers {
             task_id,
             lines,

@@ -127,8 +127,11 @@ pub enum Mode {
     ConfirmQuit,
     /// `q` in a background run: detach this client, or stop the batch.
     ConfirmLeave,
-    /// The selected task's details in a window: for screens too small for the details box.
-    Details,
+    /// The selected task's details in a window: for screens too small for the details box, or
+    /// details too long for it; scrolled down by `offset` rows where they do not fit.
+    Details {
+        offset: usize,
+    },
     /// Every answered prompt of a task, read when the window opened; scrolled by `offset`.
     Answers {
         task: usize,

@@ -369,10 +369,16 @@ impl Attempt {
         now: Duration,
         effects: &mut Vec<Effect>,
     ) {
+        // On an ACP agent the dialog is herd's ACP client's: the keys pick the option it sends.
+        let channel = if self.setup.profile.protocol == crate::core::profile::Protocol::Acp {
+            Channel::Acp
+        } else {
+            Channel::Screen
+        };
         let record = Approval {
             at: now,
             by,
-            channel: Channel::Screen,
+            channel,
             rule: name.clone(),
             keys: keys.clone(),
             request,

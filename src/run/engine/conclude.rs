@@ -73,7 +73,13 @@ impl Engine {
         let rows = attempt
             .screen_mut()
             .rows_with_history(failure_report::TAIL_ROWS);
-        let text = crate::core::detect::tail_rows(&rows, failure_report::TAIL_ROWS).join("\n");
+        let mut text = crate::core::detect::tail_rows(&rows, failure_report::TAIL_ROWS).join("\n");
+        // The verdict's own words last (the last match of a rank wins): a hook's `StopFailure`
+        // payload says when the limit resets even where the screen does not.
+        if let Some(evidence) = &verdict.evidence {
+            text.push('\n');
+            text.push_str(evidence);
+        }
         let local = jiff::tz::TimeZone::system();
         let reset = crate::core::quota_reset::parse_reset(&text, self.clock.wall, local)?;
         tracing::info!(task = %task.task_id, at = %reset.at, evidence = %reset.evidence, "waiting for the quota reset");

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::LiveAttempt;
 use crate::core::attempt::Event;
+use crate::core::rerun::RetryReset;
 use crate::core::task::TaskStatus;
 use crate::run::clock::Now;
 use crate::run::pty::PtyReport;
@@ -128,8 +129,9 @@ impl super::Engine {
         done(format!("{task_id} cancelled"))
     }
 
-    /// Runs a task again as soon as there is room: a failed or cancelled task goes back to
-    /// `pending`; a retryable task waiting for its backoff skips the rest of the wait.
+    /// Runs a task again as soon as there is room, as `herd run --retry TASK_ID` does: a
+    /// failed, cancelled or retryable task goes back to `pending` with a fresh retry budget
+    /// (its attempts so far set aside) and without its retry wait.
     pub fn retry_now(&mut self, index: usize, now: Now) -> Result<ControlOutcome> {
         let now = self.turn(now);
         let Some((task_id, status)) = self.task_label(index) else {
@@ -147,9 +149,13 @@ impl super::Engine {
             return refused("herd is stopping; nothing new starts");
         }
         let message = match status {
-            TaskStatus::Retryable => {
+            // What `herd run --retry TASK_ID` does: a fresh retry budget, the wait dropped.
+            TaskStatus::Retryable | TaskStatus::Failed | TaskStatus::Cancelled => {
                 self.batch.queue_mut().clear_retry(index);
-                format!("{task_id}: retry wait skipped")
+                let reset = RetryReset::of(index, &self.store.file().tasks()[index]);
+                reset.apply(self.store.file_mut());
+                tracing::info!(task = %task_id, "retry now: {}", reset.describe());
+                reset.describe()
             }
             TaskStatus::Pending => {
                 self.batch.queue_mut().clear_retry(index);

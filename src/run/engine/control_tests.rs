@@ -175,8 +175,12 @@ fn retry_now_requeues_failed_and_cancelled_tasks_and_skips_waits() {
     }
     assert_eq!(f.on_disk(0, "status"), json!("pending"));
     assert_eq!(f.on_disk(0, "attempts"), json!(2), "history is kept");
+    // A fresh retry budget, as `herd run --retry` gives: max_retries counts from attempt 3.
+    assert_eq!(f.on_disk(0, "attempts_before_retry"), json!(2));
     assert_eq!(f.on_disk(1, "status"), json!("pending"));
-    assert_eq!(f.status(2), TaskStatus::Retryable);
+    assert_eq!(f.on_disk(1, "attempts_before_retry"), json!(0));
+    assert_eq!(f.status(2), TaskStatus::Pending);
+    assert_eq!(f.on_disk(2, "attempts_before_retry"), json!(1));
     assert_eq!(f.engine.retry_at(2), None);
     assert!(!f.engine.retry_now(3, Now::read()).expect("retry").is_done());
     assert_eq!(f.on_disk(3, "status"), json!("completed"));

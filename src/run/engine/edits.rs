@@ -5,9 +5,9 @@
 //! agent runs is cancelled (its agent ended), and its end is recorded in `runs/` and
 //! `runs/herd.log` but not written to the file, which no longer has it. A disabled task is out of
 //! scope (`in_scope`), so it does not start; a changed prompt, inputs or switches apply to the
-//! next attempt, which reads the task then. A start still waiting for the write that marks it
-//! running (its agent not launched) is withdrawn when its task is disabled or changed, so the
-//! edit applies to every agent launched after herd read it.
+//! next attempt, which reads the task then. A start still being prepared (`prepare`) or waiting
+//! for the write that marks it running (its agent not launched) is withdrawn when its task is
+//! disabled or changed, so the edit applies to every agent launched after herd read it.
 //!
 //! A version that does not parse is not merged: `file_invalid` holds where the error is (said
 //! once when it breaks, `TasksFileInvalid`, and shown while it lasts, `tasks_file_problem`;
@@ -142,6 +142,7 @@ impl Engine {
             .chain(&merged.other_changed)
         {
             self.withdraw_starts(Some(index));
+            self.withdraw_preparation(index);
         }
         let path = self.store.path().to_path_buf();
         for problem in &merged.problems {

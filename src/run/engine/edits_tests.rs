@@ -190,3 +190,46 @@ fn a_start_waiting_for_its_write_is_withdrawn_when_the_edit_disables_or_changes_
     let log = std::fs::read_to_string(runs.join("t1").join("attempt_1.log")).expect("t1 log");
     assert!(log.contains("prompt: new"), "t1 ran with: {log}");
 }
+
+#[test]
+fn a_start_being_prepared_is_withdrawn_when_the_edit_disables_its_task() {
+    // A signal file to clear: the start is prepared on a worker before it is recorded.
+    let one = r#"{"tasks": [
+  {"task_id": "t0", "agent": "says", "prompt_template": "old", "completion": "signal_file"}
+]}"#;
+    let mut f = fixture_with(one, SAYS_PROMPT);
+    f.engine.fill_slots(Now::read()).expect("fill");
+    assert!(f.engine.has_attempt(0), "t0 is being prepared");
+    assert!(f.engine.live_for_task(0).is_none());
+    // The operator disables it while its preparation is out; herd reads the edit before the
+    // preparation's report (ticks only, no report taken in).
+    let edited = one.replace("\"old\",", "\"old\", \"enabled\": false,");
+    std::fs::write(&f.path, &edited).expect("edit");
+    let mut events = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while changed(&events).is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "edit not read; events: {events:?}"
+        );
+        f.engine.on_tick(Now::read()).expect("tick");
+        events.extend(f.engine.drain_events());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    drive(&mut f, &mut events, |f, _| f.engine.is_done());
+    f.engine
+        .settle_writes(Now::read(), Duration::from_secs(10))
+        .expect("settled");
+    let doc: Value = serde_json::from_str(&on_disk(&f)).expect("json");
+    assert_eq!(doc["tasks"][0]["enabled"], false, "{doc}");
+    // Never started: as the operator left it.
+    let status = doc["tasks"][0]["status"].as_str();
+    assert!(matches!(status, None | Some("pending")), "{doc}");
+    assert_eq!(
+        doc["tasks"][0]["attempts"].as_u64().unwrap_or(0),
+        0,
+        "{doc}"
+    );
+    let runs = f.path.parent().expect("dir").join("runs");
+    assert!(!runs.join("t0").join("attempt_1.log").exists(), "t0 ran");
+}

@@ -33,6 +33,9 @@ pub(super) struct Planned {
     pub(super) profile: crate::core::profile::Profile,
     /// The host it runs on, when not here.
     pub(super) host: Option<Host>,
+    /// Its task was disabled or changed while it was prepared: it does not start, and the
+    /// next attempt is planned from the task as it is now (`withdraw_preparation`).
+    pub(super) withdrawn: bool,
 }
 
 impl Planned {
@@ -182,6 +185,7 @@ impl Engine {
             plan,
             profile,
             host,
+            withdrawn: false,
         }))
     }
 
@@ -207,6 +211,17 @@ impl Engine {
             self.live_by_task.remove(&planned.index);
         }
         None
+    }
+
+    /// Withdraws the start of task `index` being prepared (the operator disabled or changed the
+    /// task): its preparation's result is dropped when it comes. It holds its slot and its
+    /// task until then, so the next attempt, planned from the task as it is now, is never
+    /// prepared beside it (two `git worktree add` of one task at once).
+    pub(super) fn withdraw_preparation(&mut self, index: usize) {
+        for planned in self.preparing.values_mut().filter(|p| p.index == index) {
+            tracing::info!(task = %planned.task.task_id, attempt = planned.number, "start withdrawn while it was prepared");
+            planned.withdrawn = true;
+        }
     }
 
     /// The blocking work `planned` needs, for a worker.
@@ -280,6 +295,10 @@ impl Engine {
         let task = &self.store.file().tasks()[planned.index];
         if self.batch.queue().is_stopping() || !task.status.is_runnable() {
             return Ok(());
+        }
+        // Disabled or changed meanwhile: the task as it is now goes, or stays, from the queue.
+        if planned.withdrawn {
+            return self.fill(now);
         }
         let index = planned.index;
         let mut git_before = None;

@@ -140,6 +140,7 @@ impl Engine {
             mut plan,
             profile,
             host,
+            withdrawn: _,
         } = planned;
         let account = self.batch.queue_mut().take_account(&profile, now);
         if let Some(chosen) = account.and_then(|i| profile.accounts.get(i)) {

@@ -196,8 +196,11 @@ pub enum Overlay<'a> {
         /// A background run: `q` and the detach key say what they do there.
         background: bool,
     },
-    /// The selected task's details (`Dashboard::detail`) in a window.
-    Details,
+    /// The selected task's details (`Dashboard::detail`) in a window, scrolled down by
+    /// `offset` rows where they do not fit.
+    Details {
+        offset: usize,
+    },
     /// A task's answered prompts (`answers::lines`).
     Answers {
         task_id: String,

@@ -21,7 +21,7 @@ pub(super) fn overlay<'a>(engine: &Engine, state: &'a UiState) -> Option<Overlay
             offset: *offset,
             background: state.background,
         },
-        Mode::Details => Overlay::Details,
+        Mode::Details { offset } => Overlay::Details { offset: *offset },
         Mode::Answers {
             task,
             lines,
