@@ -315,6 +315,17 @@ impl Subscriber {
     }
 }
 
+/// What herd's client of an attempt's app server (`run::app_server`) tells the engine.
+#[derive(Debug)]
+pub enum AppServerReport {
+    /// Initialized and subscribing: the TUI's dialogs are this channel's from now on.
+    Connected,
+    /// A message the attempt reads (`core::app_server::wanted`).
+    Message(Value),
+    /// The connection ended or never came, with why (for the log).
+    Closed(String),
+}
+
 #[cfg(test)]
 #[path = "app_server_tests.rs"]
 mod tests;

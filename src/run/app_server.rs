@@ -24,7 +24,7 @@ use tokio::sync::mpsc;
 use tungstenite::{Message, WebSocket};
 
 use super::pty::PtyReport;
-use crate::core::app_server::{self, Subscriber};
+use crate::core::app_server::{self, AppServerReport, Subscriber};
 
 /// How long the worker looks for the server's socket (the launcher waits as long for it).
 const CONNECT_WAIT: Duration = Duration::from_secs(60);
@@ -34,17 +34,6 @@ const CONNECT_POLL: Duration = Duration::from_millis(25);
 const READ_POLL: Duration = Duration::from_millis(20);
 /// The hidden subcommand that runs the server and then the TUI.
 pub const PAIR_COMMAND: &str = "app-server-pair";
-
-/// What the worker tells the engine about attempt `key`'s app server.
-#[derive(Debug)]
-pub enum AppServerReport {
-    /// Initialized and subscribing: the TUI's dialogs are this channel's from now on.
-    Connected,
-    /// A message the attempt reads (`core::app_server::wanted`).
-    Message(Value),
-    /// The connection ended or never came, with why (for the log).
-    Closed(String),
-}
 
 /// herd's client of one attempt's app server.
 pub struct AppServerLink {

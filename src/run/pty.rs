@@ -68,7 +68,7 @@ pub enum PtyReport {
     /// herd's client of the attempt's Codex app server (see `app_server`).
     AppServer {
         key: u64,
-        report: super::app_server::AppServerReport,
+        report: crate::core::app_server::AppServerReport,
     },
 }
 

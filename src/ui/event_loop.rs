@@ -46,7 +46,6 @@ enum Redraw {
 /// `mouse`: clicks and the wheel go to the dashboard (the terminal's own selection then needs
 /// its modifier, Shift in most terminals).
 pub async fn run(mut engine: Engine, mut driver: Driver, mouse: bool) -> Result<i32> {
-    let _log = crate::run::logging::init(engine.runs_dir());
     tracing::info!(
         tasks = engine.store().file().tasks().len(),
         "dashboard started"

@@ -94,10 +94,10 @@ impl Engine {
     fn on_app_server(
         &mut self,
         key: u64,
-        report: crate::run::app_server::AppServerReport,
+        report: crate::core::app_server::AppServerReport,
         now: Instant,
     ) -> Result<()> {
-        use crate::run::app_server::AppServerReport;
+        use crate::core::app_server::AppServerReport;
         let Some(live) = self.live.get_mut(&key) else {
             return Ok(());
         };
