@@ -170,6 +170,11 @@ fn a_prompt_is_answered_by_id_a_stale_id_refused_and_a_task_added_mid_run() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    // Subscribed before anything it must see happens (its call is logged once it is).
+    wait_for("the watcher subscribed", || {
+        let log = std::fs::read_to_string(setup.dir.path().join("runs/herd.log")).ok()?;
+        log.contains("control call events.subscribe").then_some(())
+    });
 
     let hello = setup.ok("hello", json!({}));
     assert_eq!(hello["mode"], "headless");
