@@ -531,3 +531,40 @@ fn requests_on_one_connection_are_answered_in_order_one_line_each() {
         describe(&out)
     );
 }
+
+#[test]
+fn herd_ctl_gives_up_on_a_herd_that_does_not_answer_and_says_so() {
+    // A socket that accepts and never answers: a hung herd.
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("hung.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let _held = std::thread::spawn(move || {
+        let held: Vec<_> = listener.incoming().take(2).collect();
+        std::thread::sleep(Duration::from_secs(60));
+        drop(held);
+    });
+    let asked = Instant::now();
+    let out = herd()
+        .args(["ctl", "--timeout", "0.5", "--socket"])
+        .arg(&socket)
+        .arg("hello")
+        .output()
+        .unwrap();
+    assert!(
+        asked.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        asked.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", describe(&out));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("did not answer hello within 0.5s"), "{said}");
+    assert!(said.contains("herd status"), "{said}");
+    // A timeout that is not a number of seconds is a bad argument.
+    let out = herd()
+        .args(["ctl", "--timeout", "-1", "--socket"])
+        .arg(&socket)
+        .arg("hello")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+}

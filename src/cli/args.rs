@@ -345,6 +345,10 @@ pub struct CtlArgs {
     pub method: String,
     /// The method's parameters as a JSON object (default {})
     pub params: Option<String>,
+    /// Seconds to wait for the herd's answer before giving up (exit 3); 0 waits for ever.
+    /// `watch` waits for events as long as the run lasts
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub timeout: f64,
 }
 
 /// `herd ctl --help`'s list of methods.
