@@ -33,8 +33,8 @@ pub enum Command {
     /// Check a tasks file and the profiles it uses; print every problem as FILE:LINE:COL: message
     /// (reads the file, never writes it)
     Validate(TasksArgs),
-    /// Show a table of the tasks: status, attempts, failure type, last log (reads the file, never
-    /// writes it)
+    /// Show a table of the tasks: status, attempts, failure type, last log, and whether a herd
+    /// runs the file now (its pid, how, and how to reach it). Reads the file, never writes it
     Status(StatusArgs),
     /// List the agent profiles in effect (built-in plus --profiles) and their rules
     Profiles(ProfilesArgs),
