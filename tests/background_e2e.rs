@@ -313,7 +313,9 @@ fn a_closed_terminal_and_q_then_d_leave_the_batch_running_and_q_then_s_stops_it(
     let again = batch.herd(&["run", "--detach", "--tasks", "tasks.json"]);
     assert_eq!(again.status.code(), Some(2), "{}", describe(&again));
     assert!(
-        String::from_utf8_lossy(&again.stderr).contains("a herd already runs"),
+        String::from_utf8_lossy(&again.stderr).contains("in the background, since")
+            && String::from_utf8_lossy(&again.stderr)
+                .contains("see it with `herd attach --tasks tasks.json`"),
         "{}",
         describe(&again)
     );
@@ -476,7 +478,10 @@ fn a_tasks_file_with_problems_is_reported_by_detach_and_nothing_runs() {
     let out = batch.herd(&["attach", "--tasks", "tasks.json"]);
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("no background herd answers"),
+        String::from_utf8_lossy(&out.stderr).contains(
+            "no herd runs tasks.json: start one in the background with \
+             `herd run --detach --tasks tasks.json`"
+        ),
         "{}",
         describe(&out)
     );

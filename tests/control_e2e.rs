@@ -170,6 +170,11 @@ fn a_prompt_is_answered_by_id_a_stale_id_refused_and_a_task_added_mid_run() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    // Subscribed before anything it must see happens (its call is logged once it is).
+    wait_for("the watcher subscribed", || {
+        let log = std::fs::read_to_string(setup.dir.path().join("runs/herd.log")).ok()?;
+        log.contains("control call events.subscribe").then_some(())
+    });
 
     let hello = setup.ok("hello", json!({}));
     assert_eq!(hello["mode"], "headless");
@@ -525,4 +530,92 @@ fn requests_on_one_connection_are_answered_in_order_one_line_each() {
         "{}",
         describe(&out)
     );
+}
+
+#[test]
+fn herd_ctl_gives_up_on_a_herd_that_does_not_answer_and_says_so() {
+    // A socket that accepts and never answers: a hung herd.
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("hung.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let _held = std::thread::spawn(move || {
+        let held: Vec<_> = listener.incoming().take(2).collect();
+        std::thread::sleep(Duration::from_secs(60));
+        drop(held);
+    });
+    let asked = Instant::now();
+    let out = herd()
+        .args(["ctl", "--timeout", "0.5", "--socket"])
+        .arg(&socket)
+        .arg("hello")
+        .output()
+        .unwrap();
+    assert!(
+        asked.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        asked.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", describe(&out));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("did not answer hello within 0.5s"), "{said}");
+    assert!(said.contains("herd status"), "{said}");
+    // A timeout that is not a number of seconds is a bad argument.
+    let out = herd()
+        .args(["ctl", "--timeout", "-1", "--socket"])
+        .arg(&socket)
+        .arg("hello")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+}
+
+#[test]
+fn a_task_added_through_the_socket_survives_an_edit_saved_from_the_version_before_it() {
+    let setup = Setup::new(json!({"tasks": [ask_task("ask")]}));
+    let herd_run = setup.start_headless();
+    setup.wait_for_prompt();
+    // The operator opens the file in an editor now...
+    let before = std::fs::read_to_string(&setup.tasks).unwrap();
+    // ...a script adds a task meanwhile...
+    let added = setup.ok(
+        "tasks.add",
+        json!({"task": {"task_id": "new", "agent": "sim", "enabled": false,
+                        "inputs": {"scenario": "success"},
+                        "prompt_template": PROMPT}}),
+    );
+    assert_eq!(added, json!({"task_id": "new"}));
+    wait_for("the added task in the file", || {
+        let doc = setup.doc();
+        doc["tasks"]
+            .as_array()?
+            .iter()
+            .any(|t| t["task_id"] == "new")
+            .then_some(())
+    });
+    // ...and the operator saves their edit of the version they opened, which lacks it.
+    let mut theirs: Value = serde_json::from_str(&before).unwrap();
+    theirs["tasks"][0]["priority"] = json!(7);
+    std::fs::write(&setup.tasks, serde_json::to_string_pretty(&theirs).unwrap()).unwrap();
+    wait_for("their edit and herd's task, both in the file", || {
+        let text = std::fs::read_to_string(&setup.tasks).ok()?;
+        let doc: Value = serde_json::from_str(&text).ok()?;
+        let ids: Vec<Value> = doc["tasks"]
+            .as_array()?
+            .iter()
+            .map(|t| t["task_id"].clone())
+            .collect();
+        (ids == [json!("ask"), json!("new")] && task(&doc, "ask")["priority"] == 7).then_some(())
+    });
+    setup.ok(
+        "prompts.answer",
+        json!({"prompt_id": "ask/1/1", "answer": "approve"}),
+    );
+    let out = wait_exit(herd_run);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let doc = setup.doc();
+    assert_eq!(task(&doc, "ask")["status"], "completed", "{doc}");
+    assert_eq!(task(&doc, "ask")["priority"], 7, "{doc}");
+    assert_eq!(task(&doc, "new")["enabled"], false, "{doc}");
+    let log = std::fs::read_to_string(setup.dir.path().join("runs/herd.log")).unwrap();
+    assert!(log.contains("1 task added by herd kept"), "{log}");
 }

@@ -33,8 +33,8 @@ pub enum Command {
     /// Check a tasks file and the profiles it uses; print every problem as FILE:LINE:COL: message
     /// (reads the file, never writes it)
     Validate(TasksArgs),
-    /// Show a table of the tasks: status, attempts, failure type, last log (reads the file, never
-    /// writes it)
+    /// Show a table of the tasks: status, attempts, failure type, last log, and whether a herd
+    /// runs the file now (its pid, how, and how to reach it). Reads the file, never writes it
     Status(StatusArgs),
     /// List the agent profiles in effect (built-in plus --profiles) and their rules
     Profiles(ProfilesArgs),
@@ -360,6 +360,10 @@ pub struct CtlArgs {
     pub method: String,
     /// The method's parameters as a JSON object (default {})
     pub params: Option<String>,
+    /// Seconds to wait for the herd's answer before giving up (exit 3); 0 waits for ever.
+    /// `watch` waits for events as long as the run lasts
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub timeout: f64,
 }
 
 /// `herd ctl --help`'s list of methods.

@@ -25,11 +25,20 @@ pub(super) fn attach(args: &AttachArgs) -> Result<i32> {
             match Registration::read_live(&rendezvous.registration) {
                 Some(running) if running.mode != RunMode::Background => {
                     eprintln!(
-                        "herd: {} runs with its dashboard elsewhere or headless (pid {}, {:?}); \
-                         only a background run (herd run --detach) can be attached",
+                        "herd: {} runs {} (pid {}); only a background run (herd run --detach) \
+                         can be attached; herd ctl --tasks {} ... talks to this one",
                         tasks.display(),
+                        running.mode.describe(),
                         running.pid,
-                        running.mode
+                        tasks.display()
+                    );
+                    return Ok(1);
+                }
+                None => {
+                    let file = tasks.display();
+                    eprintln!(
+                        "herd: no herd runs {file}: start one in the background with \
+                         `herd run --detach --tasks {file}`"
                     );
                     return Ok(1);
                 }

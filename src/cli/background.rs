@@ -16,7 +16,7 @@ use color_eyre::eyre::{Result, WrapErr};
 use super::args::{HoldArgs, RunArgs};
 use super::inputs::{EXIT_CANNOT_GO_ON, EXIT_INVALID, default_runs_dir};
 use crate::run::background::{self, holder};
-use crate::run::rendezvous::{Registration, Rendezvous};
+use crate::run::rendezvous::{Registration, Rendezvous, RunMode};
 
 /// How long the dashboard may take to come up before `--detach` gives up waiting.
 const START_WAIT: Duration = Duration::from_secs(60);
@@ -41,11 +41,15 @@ pub(super) fn detach(args: &RunArgs) -> Result<i32> {
         }
     };
     if let Some(running) = Registration::read_live(&rendezvous.registration) {
+        let file = tasks.display();
+        let reach = match running.mode {
+            RunMode::Background => format!("see it with `herd attach --tasks {file}`"),
+            _ => format!("talk to it with `herd ctl --tasks {file} ...`"),
+        };
         eprintln!(
-            "herd: a herd already runs {} (pid {}, {:?}, since {}); nothing was started",
-            tasks.display(),
+            "herd: a herd already runs {file} (pid {}, {}, since {}); nothing was started: {reach}",
             running.pid,
-            running.mode,
+            running.mode.describe(),
             running.started_at
         );
         return Ok(EXIT_INVALID);

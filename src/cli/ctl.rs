@@ -30,6 +30,10 @@ pub(super) fn ctl(args: &CtlArgs) -> Result<i32> {
             }
         },
     };
+    let Ok(limit) = std::time::Duration::try_from_secs_f64(args.timeout) else {
+        eprintln!("herd: --timeout takes a number of seconds, 0 or more (0 waits for ever)");
+        return Ok(EXIT_INVALID);
+    };
     let client = match (&args.socket, &args.tasks) {
         (Some(socket), _) => Client::connect(socket),
         (None, Some(tasks)) => Client::for_tasks(tasks),
@@ -38,6 +42,7 @@ pub(super) fn ctl(args: &CtlArgs) -> Result<i32> {
             return Ok(EXIT_INVALID);
         }
     };
+    let client = client.map(|client| client.with_answer_limit(Some(limit)));
     let outcome = client.and_then(|mut client| match args.method.as_str() {
         "watch" => watch(&mut client),
         method => call(&mut client, method, &params),

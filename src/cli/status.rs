@@ -44,11 +44,7 @@ fn running_herd(tasks: &Path) -> String {
     let Some(running) = Registration::read_live(&rendezvous.registration) else {
         return "No herd runs this file now.".into();
     };
-    let mode = match running.mode {
-        RunMode::Dashboard => "with its dashboard in a terminal",
-        RunMode::Headless => "headless",
-        RunMode::Background => "in the background",
-    };
+    let mode = running.mode.describe();
     let mut text = format!(
         "A herd runs this file now: pid {}, {mode}, since {} (herd {}).",
         running.pid, running.started_at, running.herd_version

@@ -72,6 +72,10 @@ pub struct TaskFile {
     /// The objects of the tasks the operator removed, kept up to date in memory only: put
     /// back into the file if the operator adds the task again.
     held_out: HashMap<usize, serde_json::Map<String, Value>>,
+    /// The ids of the tasks herd added itself (`merge_own`) that no operator's version has
+    /// had yet: one that lacks them was edited from a version before herd added them, and
+    /// keeps them (`merge`).
+    unseen: BTreeSet<String>,
     positions: PositionIndex,
     problems: Vec<Problem>,
     /// The text as read, with the changes written so far spliced in (without a byte order
@@ -185,20 +189,7 @@ impl TaskFile {
     /// written afresh when the text has no task to copy the layout from. Changes nothing here:
     /// the caller takes the text in with `merge`, like an operator's version.
     pub fn text_with_task(&self, task: &Value) -> String {
-        let text = self.text.shared().to_string();
-        if let Some(appended) = splice::with_task_appended(&text, task) {
-            return appended;
-        }
-        let mut doc = self.doc.clone();
-        if let Some(root) = doc.as_object_mut() {
-            let list = root
-                .entry("tasks")
-                .or_insert_with(|| Value::Array(Vec::new()));
-            if let Some(list) = list.as_array_mut() {
-                list.push(task.clone());
-            }
-        }
-        format!("{doc:#}\n")
+        append_task(&self.text.shared().to_string(), &self.doc, task)
     }
 
     /// The document as pretty JSON (2-space indent) with a trailing newline: all of it written
@@ -322,6 +313,25 @@ impl TaskFile {
             self.runnable.remove(&index);
         }
     }
+}
+
+/// `text` (whose document is `doc`) with `task` added at the end of its `tasks` list, in the
+/// layout of the tasks before it, or the whole document written afresh when the text has no
+/// task to copy the layout from.
+fn append_task(text: &str, doc: &Value, task: &Value) -> String {
+    if let Some(appended) = splice::with_task_appended(text, task) {
+        return appended;
+    }
+    let mut doc = doc.clone();
+    if let Some(root) = doc.as_object_mut() {
+        let list = root
+            .entry("tasks")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if let Some(list) = list.as_array_mut() {
+            list.push(task.clone());
+        }
+    }
+    format!("{doc:#}\n")
 }
 
 #[cfg(test)]

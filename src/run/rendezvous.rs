@@ -78,6 +78,17 @@ pub enum RunMode {
     Background,
 }
 
+impl RunMode {
+    /// How the herd runs, said to a person: "pid 12, in the background".
+    pub fn describe(self) -> &'static str {
+        match self {
+            RunMode::Dashboard => "with its dashboard in a terminal",
+            RunMode::Headless => "headless",
+            RunMode::Background => "in the background",
+        }
+    }
+}
+
 /// Who runs a tasks file, written by the running herd next to its control socket.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Registration {

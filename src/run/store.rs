@@ -211,7 +211,7 @@ impl TaskStore {
     /// socket): merged like an operator's version (`TaskFile::merge`), and written by the next
     /// snapshot like any change.
     pub fn merge_own(&mut self, text: &str) -> Result<Merged, Vec<Problem>> {
-        let merged = self.file.merge(text)?;
+        let merged = self.file.merge_own(text)?;
         self.unsaved = true;
         Ok(merged)
     }

@@ -8,6 +8,13 @@
 //! next attempt), a task gone from their version is kept in memory as removed (nothing of it is
 //! written again), and a new task is appended to the list herd holds.
 //!
+//! A task herd added itself (`merge_own`, `tasks.add` through the control socket) and that their
+//! version lacks, while no version of theirs has had it yet, is kept: their version was edited
+//! from one written before herd added the task (a three-way merge against the version they
+//! edited, which is the last one herd knows they had), so its absence is not a removal. It is
+//! put back at the end of their list and reported in `kept`; a later version of theirs that
+//! lacks it removes it.
+//!
 //! Why herd's values of its own fields win even when the operator's version has others: an editor
 //! or script that read the file a while ago writes back the `status` and `result` it read, and
 //! those must not undo what herd learned since. A field herd did not set during the run (a task
@@ -46,6 +53,8 @@ pub struct Merged {
     pub other_changed: Vec<usize>,
     /// Every problem of their version (the engine fails the tasks they name that may start).
     pub problems: Vec<Problem>,
+    /// Tasks herd added that their version, edited from an older one, lacked: put back.
+    pub kept: Vec<usize>,
 }
 
 impl Merged {
@@ -83,6 +92,11 @@ impl fmt::Display for Merged {
                 "tasks' fields changed",
             ),
             (self.problems.len(), "problem", "problems"),
+            (
+                self.kept.len(),
+                "task added by herd kept (your version was older)",
+                "tasks added by herd kept (your version was older)",
+            ),
         ]
         .into_iter()
         .filter(|(n, _, _)| *n > 0)
@@ -101,9 +115,10 @@ impl TaskFile {
     /// `Err` (and nothing changed here) when it cannot be used at all (a syntax error, no
     /// `tasks` list). The changes herd puts back are left for `splice_changes`.
     pub fn merge(&mut self, text: &str) -> Result<Merged, Vec<Problem>> {
-        let theirs = TaskFile::parse(text)?;
+        let (theirs, kept) = self.with_unseen_tasks(TaskFile::parse(text)?)?;
         let mut merged = Merged {
             problems: theirs.problems.clone(),
+            kept,
             ..Merged::default()
         };
         // What herd puts back: what it set during the run, and what it changed since its last
@@ -179,6 +194,46 @@ impl TaskFile {
             .filter(|&i| self.tasks[i].is_runnable() && !self.is_removed(i))
             .collect();
         Ok(merged)
+    }
+
+    /// Takes in a version of the file herd made itself (a task added through the control
+    /// socket) like an operator's; the tasks it adds stay unseen by the operator until a
+    /// version of theirs is merged.
+    pub fn merge_own(&mut self, text: &str) -> Result<Merged, Vec<Problem>> {
+        let unseen = std::mem::take(&mut self.unseen);
+        let merged = self.merge(text);
+        self.unseen = unseen;
+        if let Ok(merged) = &merged {
+            let added = merged.added.iter().map(|&i| self.tasks[i].task_id.clone());
+            self.unseen.extend(added);
+        }
+        merged
+    }
+
+    /// `theirs` with the tasks herd added that no version of theirs has had appended back
+    /// (see the module header), and their indices here. Every such task is seen from now on.
+    fn with_unseen_tasks(
+        &mut self,
+        theirs: TaskFile,
+    ) -> Result<(TaskFile, Vec<usize>), Vec<Problem>> {
+        let unseen = std::mem::take(&mut self.unseen);
+        let missing: Vec<usize> = unseen
+            .iter()
+            .filter(|id| theirs.task_index(id).is_none())
+            .filter_map(|id| self.task_index(id))
+            .filter(|&index| !self.is_removed(index))
+            .collect();
+        if missing.is_empty() {
+            return Ok((theirs, Vec::new()));
+        }
+        let mut text = theirs.text.shared().to_string();
+        let mut doc = theirs.doc.clone();
+        for &index in &missing {
+            let object = Value::Object(self.task_object(index).cloned().unwrap_or_default());
+            text = append_task(&text, &doc, &object);
+            doc = TaskFile::parse(&text)?.doc;
+        }
+        Ok((TaskFile::parse(&text)?, missing))
     }
 
     /// Writes herd's values back into the operator's document (where they differ), so that the

@@ -205,3 +205,48 @@ fn the_summary_says_what_was_picked_up() {
         assert_eq!(merged.to_string(), *said);
     }
 }
+
+/// Herd adds task c (`tasks.add`); the operator saves an edit made from the version before it.
+fn with_c_added_by_herd() -> TaskFile {
+    let mut file = base();
+    let c = json!({"task_id": "c", "agent": "x", "prompt_template": "pc"});
+    let text = file.text_with_task(&c);
+    let merged = file.merge_own(&text).expect("herd's version parses");
+    assert_eq!(merged.added, vec![2]);
+    file.splice_changes();
+    file
+}
+
+#[test]
+fn a_task_herd_added_survives_an_edit_made_from_the_version_before_it() {
+    let mut file = with_c_added_by_herd();
+    let theirs = BASE.replace("\"pb\"", "\"pb2\"");
+    let (merged, text) = merge_in(&mut file, &theirs);
+    assert_eq!(merged.removed, Vec::<usize>::new());
+    assert_eq!(merged.kept, vec![2]);
+    assert_eq!(merged.prompt_changed, vec![1]);
+    assert!(merged.to_string().contains("1 task added by herd kept"));
+    assert_eq!(task(&file, "b").prompt_template.as_deref(), Some("pb2"));
+    assert!(!file.is_removed(2));
+    // Their edit and herd's task, both in the text, in their layout.
+    let reread = TaskFile::parse(&text).expect("the merged text parses");
+    let ids: Vec<&str> = reread.tasks().iter().map(|t| t.task_id.as_str()).collect();
+    assert_eq!(ids, vec!["a", "b", "c"]);
+    assert!(text.contains("\"pb2\""), "{text}");
+    assert!(text.contains("\"task_id\": \"c\""), "{text}");
+}
+
+#[test]
+fn a_task_herd_added_is_removed_by_a_version_that_had_it_or_a_second_one_without_it() {
+    // Seen: their version had c, the next one lacks it: removed.
+    let mut file = with_c_added_by_herd();
+    let seen = file.shared_text().to_string();
+    merge_in(&mut file, &seen);
+    let (merged, _) = merge_in(&mut file, BASE);
+    assert_eq!((merged.removed, merged.kept), (vec![2], vec![]));
+    // Kept once from an older version; removed by the next version without it.
+    let mut file = with_c_added_by_herd();
+    assert_eq!(merge_in(&mut file, BASE).0.kept, vec![2]);
+    let (merged, _) = merge_in(&mut file, BASE);
+    assert_eq!((merged.removed, merged.kept), (vec![2], vec![]));
+}

@@ -69,6 +69,7 @@ impl TaskFile {
             slots: slots.into_iter().map(Some).collect(),
             touched: BTreeMap::new(),
             held_out: HashMap::new(),
+            unseen: BTreeSet::new(),
             positions,
             problems,
             text: TaskText::new(text.to_string()),

@@ -1,10 +1,13 @@
 //! The client end of the control socket, for `herd ctl` and `herd mcp`: finds the socket of the
 //! herd that runs a tasks file (`rendezvous`), sends requests and reads their answers and the
-//! events that follow a subscription.
+//! events that follow a subscription. A call waits for its answer `DEFAULT_ANSWER_LIMIT` at
+//! most (`with_answer_limit`): a herd that hangs must not hang the script or agent that asked.
+//! Events after a subscription are waited for as long as the run lasts.
 
 use std::io::{self, BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde_json::Value;
 use thiserror::Error;
@@ -34,9 +37,24 @@ pub enum ClientError {
     Closed { socket: PathBuf },
     #[error("the control socket {}: {source}", socket.display())]
     Io { socket: PathBuf, source: io::Error },
+    #[error(
+        "the herd on {} did not answer {method} within {}s: it may be hung or very busy; see \
+         `herd status` (its pid) and its runs/herd.log, or wait longer with --timeout SECS",
+        socket.display(),
+        after.as_secs_f64()
+    )]
+    NoAnswer {
+        socket: PathBuf,
+        method: String,
+        after: Duration,
+    },
     #[error("the herd sent a line that is not JSON: {line}")]
     NotJson { line: String },
 }
+
+/// How long a call waits for its answer unless told otherwise: every method answers at once
+/// (none waits for an agent), so this is long only for a herd that is very busy.
+pub const DEFAULT_ANSWER_LIMIT: Duration = Duration::from_secs(30);
 
 /// A connection to a running herd.
 pub struct Client {
@@ -44,6 +62,8 @@ pub struct Client {
     reader: BufReader<UnixStream>,
     writer: UnixStream,
     next_id: u64,
+    /// How long `call` waits for its answer; `None`: for ever.
+    answer_limit: Option<Duration>,
 }
 
 impl Client {
@@ -93,7 +113,14 @@ impl Client {
             reader: BufReader::new(stream),
             writer,
             next_id: 1,
+            answer_limit: Some(DEFAULT_ANSWER_LIMIT),
         })
+    }
+
+    /// Waits `limit` for each answer (`None`: for ever) instead of `DEFAULT_ANSWER_LIMIT`.
+    pub fn with_answer_limit(mut self, limit: Option<Duration>) -> Client {
+        self.answer_limit = limit.filter(|limit| !limit.is_zero());
+        self
     }
 
     /// Calls `method`: its result, or the error object the herd answered with.
@@ -106,6 +133,36 @@ impl Client {
         self.next_id += 1;
         let line = protocol::request_line(id, method, params);
         self.send(&line)?;
+        self.limit_reads(self.answer_limit)?;
+        let answer = self.answer(id).map_err(|error| match error {
+            ClientError::Io { source, .. }
+                if matches!(
+                    source.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                ClientError::NoAnswer {
+                    socket: self.socket.clone(),
+                    method: method.to_string(),
+                    after: self.answer_limit.unwrap_or_default(),
+                }
+            }
+            other => other,
+        });
+        // Events after a subscription come when they come.
+        self.limit_reads(None)?;
+        answer
+    }
+
+    fn limit_reads(&self, limit: Option<Duration>) -> Result<(), ClientError> {
+        self.reader
+            .get_ref()
+            .set_read_timeout(limit)
+            .map_err(|source| self.io(source))
+    }
+
+    /// The answer to call `id` (events read before it are skipped).
+    fn answer(&mut self, id: u64) -> Result<Result<Value, Value>, ClientError> {
         loop {
             let Some(message) = self.next_message()? else {
                 return Err(ClientError::Closed {
@@ -162,5 +219,43 @@ impl Client {
                 source,
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::net::UnixListener;
+    use std::time::Instant;
+
+    use serde_json::json;
+
+    use super::*;
+
+    /// A herd that accepts and never answers: the call gives up after its limit, saying so.
+    #[test]
+    fn a_call_a_hung_herd_does_not_answer_gives_up_after_its_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("hung.sock");
+        let listener = UnixListener::bind(&socket).unwrap();
+        let _held = std::thread::spawn(move || {
+            let (stream, _) = listener.accept().unwrap();
+            std::thread::sleep(Duration::from_secs(30));
+            drop(stream);
+        });
+        let limit = Duration::from_millis(300);
+        let mut client = Client::connect(&socket)
+            .unwrap()
+            .with_answer_limit(Some(limit));
+        let asked = Instant::now();
+        let error = client.call("hello", &json!({})).unwrap_err();
+        assert!(
+            asked.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            asked.elapsed()
+        );
+        assert!(matches!(error, ClientError::NoAnswer { .. }), "{error:?}");
+        let said = error.to_string();
+        assert!(said.contains("did not answer hello within 0.3s"), "{said}");
+        assert!(said.contains("--timeout"), "{said}");
     }
 }

@@ -9,14 +9,18 @@
 //! is logged (`runs/herd.log`) with the caller's pid.
 //!
 //! The registration (`Registration`) is written when the server starts; it and the socket are
-//! removed when the server is dropped, if they are still this process's.
+//! removed when the server is dropped, if they are still this process's. Dropping it first
+//! lets every subscriber's thread write the events published before (the last ones of a run,
+//! `finished` and `batch_done`, would otherwise die with the process) and end its stream, for
+//! `FLUSH_LIMIT` at most.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc, oneshot};
@@ -28,6 +32,10 @@ use crate::run::rendezvous::{Registration, Rendezvous, RunMode};
 const MAX_LINE: u64 = 4 << 20;
 /// Events kept for a subscriber that reads slowly before it misses some.
 const EVENT_BACKLOG: usize = 1024;
+/// How long a closing server waits for its subscribers' threads to write the last events.
+const FLUSH_LIMIT: Duration = Duration::from_secs(2);
+/// Published when the server closes: each subscriber's thread ends its stream on it.
+const END_OF_EVENTS: &str = "";
 
 /// One command for the loop, and where its answer goes.
 #[derive(Debug)]
@@ -70,10 +78,12 @@ pub fn start(tasks: &Path, runs_dir: &Path, mode: RunMode) -> io::Result<Control
     let (requests_tx, requests) = mpsc::unbounded_channel();
     let (events, _) = broadcast::channel(EVENT_BACKLOG);
     let stop = Arc::new(AtomicBool::new(false));
+    let forwarders = Arc::new(AtomicUsize::new(0));
     let accept = Accept {
         listener,
         requests: requests_tx,
         events: events.clone(),
+        forwarders: forwarders.clone(),
         stop: stop.clone(),
     };
     std::thread::Builder::new()
@@ -90,26 +100,36 @@ pub fn start(tasks: &Path, runs_dir: &Path, mode: RunMode) -> io::Result<Control
     });
     Ok(ControlLink {
         requests,
-        events,
+        events: events.clone(),
         hello,
         _server: Server {
             socket: names.control,
             registration: names.registration,
             stop,
+            events,
+            forwarders,
         },
     })
 }
 
-/// The server's files and its accept thread's stop switch.
+/// The server's files, its accept thread's stop switch, and its subscribers' threads.
 struct Server {
     socket: PathBuf,
     registration: PathBuf,
     stop: Arc<AtomicBool>,
+    events: broadcast::Sender<Arc<str>>,
+    /// How many subscribers' threads still run.
+    forwarders: Arc<AtomicUsize>,
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
+        let _ = self.events.send(END_OF_EVENTS.into());
+        let until = Instant::now() + FLUSH_LIMIT;
+        while self.forwarders.load(Ordering::SeqCst) > 0 && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
         // Another herd may have taken the file over since (this one was stopped, a new one
         // started): its files stay.
         let ours = std::fs::read_to_string(&self.registration)
@@ -129,6 +149,7 @@ struct Accept {
     listener: UnixListener,
     requests: mpsc::UnboundedSender<Request>,
     events: broadcast::Sender<Arc<str>>,
+    forwarders: Arc<AtomicUsize>,
     stop: Arc<AtomicBool>,
 }
 
@@ -153,6 +174,7 @@ impl Accept {
                 pid,
                 requests: self.requests.clone(),
                 events: self.events.clone(),
+                forwarders: self.forwarders.clone(),
             };
             let spawned = std::thread::Builder::new()
                 .name("herd-control-conn".into())
@@ -190,6 +212,23 @@ struct Connection {
     pid: i32,
     requests: mpsc::UnboundedSender<Request>,
     events: broadcast::Sender<Arc<str>>,
+    forwarders: Arc<AtomicUsize>,
+}
+
+/// Counts a subscriber's thread while it runs.
+struct Forwarding(Arc<AtomicUsize>);
+
+impl Forwarding {
+    fn new(count: &Arc<AtomicUsize>) -> Self {
+        count.fetch_add(1, Ordering::SeqCst);
+        Self(count.clone())
+    }
+}
+
+impl Drop for Forwarding {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 type Writer = Arc<Mutex<UnixStream>>;
@@ -240,11 +279,12 @@ impl Connection {
     fn answer(&self, id: &Value, call: Call, writer: &Writer, subscribed: &mut bool) -> String {
         let command = match call {
             Call::Subscribe => {
-                tracing::info!(pid = self.pid, "control call events.subscribe");
                 if !*subscribed {
                     *subscribed = true;
                     self.forward_events(writer.clone());
                 }
+                // Logged once subscribed: a test waits for this line.
+                tracing::info!(pid = self.pid, "control call events.subscribe");
                 return protocol::success(id, json!({"subscribed": true}));
             }
             Call::Command(command) => command,
@@ -280,14 +320,23 @@ impl Connection {
         }
     }
 
-    /// Writes every event published from now on to this connection, until it closes.
+    /// Writes every event published from now on to this connection, until it closes or the
+    /// server does (then its write side is shut: the subscriber reads the end).
     fn forward_events(&self, writer: Writer) {
         let mut events = self.events.subscribe();
+        let running = Forwarding::new(&self.forwarders);
         let spawned = std::thread::Builder::new()
             .name("herd-control-events".into())
             .spawn(move || {
+                let _running = running;
                 loop {
                     let line = match events.blocking_recv() {
+                        Ok(line) if *line == *END_OF_EVENTS => {
+                            if let Ok(stream) = writer.lock() {
+                                let _ = stream.shutdown(std::net::Shutdown::Write);
+                            }
+                            return;
+                        }
                         Ok(line) => line.to_string(),
                         Err(broadcast::error::RecvError::Lagged(missed)) => {
                             protocol::event_line(&json!({"event": "lagged", "missed": missed}))
@@ -309,7 +358,56 @@ fn write_line(writer: &Writer, line: &str) -> io::Result<()> {
     let mut stream = writer
         .lock()
         .map_err(|_| io::Error::other("a writer panicked"))?;
-    stream.write_all(line.as_bytes())?;
-    stream.write_all(b"\n")?;
+    // One write per line: a subscriber's socket buffer holds more of them.
+    let mut framed = Vec::with_capacity(line.len() + 1);
+    framed.extend_from_slice(line.as_bytes());
+    framed.push(b'\n');
+    stream.write_all(&framed)?;
     stream.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A subscriber that reads only after the server closed gets every event published before,
+    /// then the end of its stream (before, the last events died with a run that ended).
+    #[test]
+    fn a_closing_server_writes_every_event_to_its_subscribers_then_ends_their_streams() {
+        let dir = tempfile::tempdir().unwrap();
+        let tasks = dir.path().join("tasks.json");
+        std::fs::write(&tasks, r#"{"tasks": []}"#).unwrap();
+        let link = start(&tasks, dir.path(), RunMode::Headless).unwrap();
+        let socket = Rendezvous::for_tasks(&tasks).unwrap().control;
+        let mut stream = UnixStream::connect(&socket).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        stream
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"events.subscribe\"}\n")
+            .unwrap();
+        let mut reader = BufReader::new(stream.try_clone().unwrap());
+        let mut answer = String::new();
+        reader.read_line(&mut answer).unwrap();
+        assert!(answer.contains("subscribed"), "{answer}");
+        let reading = std::thread::spawn(move || {
+            let mut rest = String::new();
+            reader.read_to_string(&mut rest).map(|_| rest)
+        });
+        const EVENTS: usize = 500;
+        for n in 0..EVENTS {
+            let line = protocol::event_line(&json!({"event": "note", "n": n}));
+            link.events.send(line.into()).unwrap();
+        }
+        let closing = Instant::now();
+        drop(link);
+        assert!(closing.elapsed() < FLUSH_LIMIT, "{:?}", closing.elapsed());
+        let rest = reading
+            .join()
+            .unwrap()
+            .expect("the stream ends (no time-out)");
+        let lines: Vec<&str> = rest.lines().collect();
+        assert_eq!(lines.len(), EVENTS, "{}", lines.last().unwrap_or(&""));
+        assert!(lines[EVENTS - 1].contains(&format!("\"n\":{}", EVENTS - 1)));
+    }
 }
