@@ -28,7 +28,7 @@ pub(super) fn status(args: &StatusArgs) -> Result<i32> {
     } else {
         print!(
             "{}",
-            summary::table_for(file, &all, summary::stdout_width())
+            summary::table_for(file, &args.tasks.tasks, &all, summary::stdout_width())
         );
         println!("{}", running_herd(&args.tasks.tasks));
     }

@@ -121,7 +121,12 @@ fn cells_of(r: &Value, task: &TaskSpec) -> (Vec<String>, String) {
 /// terminal's), every row fits on one line: shorter words (`skipped`, `process`, `TRIES`), the
 /// last column without the log path (it is `runs/<task>/` anyway) and cut; when the rest leaves
 /// the last column too little, no agent column, then the task column cut in the middle.
-pub fn table_for(file: &TaskFile, indices: &[usize], width: Option<usize>) -> String {
+pub fn table_for(
+    file: &TaskFile,
+    tasks_path: &std::path::Path,
+    indices: &[usize],
+    width: Option<usize>,
+) -> String {
     let rows: Vec<Value> = indices.iter().map(|&i| row(&file.tasks()[i])).collect();
     let with_cost = rows.iter().any(|r| r["cost_usd"].is_number());
     let headers = [
@@ -185,9 +190,10 @@ pub fn table_for(file: &TaskFile, indices: &[usize], width: Option<usize>) -> St
     if let Some(first) = asking.first() {
         let _ = writeln!(
             out,
-            "{} need{} input: answer with `herd message --tasks <file> {first} \"...\"`, then run again",
+            "{} need{} input: answer with `herd message --tasks {} {first} \"...\"`, then run again",
             asking.join(", "),
-            if asking.len() == 1 { "s" } else { "" }
+            if asking.len() == 1 { "s" } else { "" },
+            crate::core::shell_words::quote(&tasks_path.display().to_string())
         );
     }
     out
@@ -317,7 +323,12 @@ pub fn stdout_width() -> Option<usize> {
 /// The summary after a run: the tasks it was asked to run (every task of the file, or those of
 /// `--only`), disabled ones included as `skipped`, so it counts what `herd status` counts.
 pub fn table(engine: &Engine, width: Option<usize>) -> String {
-    table_for(engine.store().file(), &engine.reported_tasks(), width)
+    table_for(
+        engine.store().file(),
+        engine.store().path(),
+        &engine.reported_tasks(),
+        width,
+    )
 }
 
 #[cfg(test)]
@@ -332,7 +343,7 @@ mod tests {
             {"task_id": "bb", "agent": "sim", "prompt_template": "x", "status": "failed", "attempts": 2,
              "result": {"failure_type": "failed_auth", "failure_evidence": "Invalid API key", "log_file": "runs/bb/attempt_2.log"}}
         ]}"#).unwrap();
-        let t = table_for(&file, &[0, 1], None);
+        let t = table_for(&file, std::path::Path::new("tasks.json"), &[0, 1], None);
         assert!(
             t.contains("a     sim    completed  1/2       -            runs/a/attempt_1.log"),
             "{t}"
@@ -358,7 +369,7 @@ mod tests {
             {"task_id": "q", "agent": "sim", "prompt_template": "x", "status": "needs_input", "attempts": 1,
              "result": {"log_file": "runs/q/attempt_1.log", "questions": ["Which DB?", "Drop it?"]}}
         ]}"#).unwrap();
-        let t = table_for(&file, &[0, 1], None);
+        let t = table_for(&file, std::path::Path::new("tasks.json"), &[0, 1], None);
         let lines: Vec<&str> = t.lines().collect();
         assert!(lines[0].contains("COST"), "{t}");
         assert!(
@@ -371,7 +382,7 @@ mod tests {
             "{t}"
         );
         assert!(
-            t.ends_with("q needs input: answer with `herd message --tasks <file> q \"...\"`, then run again\n"),
+            t.ends_with("q needs input: answer with `herd message --tasks tasks.json q \"...\"`, then run again\n"),
             "{t}"
         );
     }
@@ -387,14 +398,19 @@ mod tests {
              "result": {"log_file": "runs/structured-denied-019/attempt_1.log"}},
             {"task_id": "later-016", "agent": "sim", "prompt_template": "x", "enabled": false}
         ]}"#).unwrap();
-        let wide = table_for(&file, &[0, 1, 2], None);
+        let wide = table_for(&file, std::path::Path::new("tasks.json"), &[0, 1, 2], None);
         assert!(
             wide.contains(
                 "runs/structured-auth-018/attempt_2.log: error: could not find `Cargo.toml`"
             ),
             "{wide}"
         );
-        let narrow = table_for(&file, &[0, 1, 2], Some(80));
+        let narrow = table_for(
+            &file,
+            std::path::Path::new("tasks.json"),
+            &[0, 1, 2],
+            Some(80),
+        );
         let lines: Vec<&str> = narrow.lines().collect();
         for line in &lines {
             assert!(line.chars().count() <= 80, "{line:?} in:\n{narrow}");
@@ -430,7 +446,7 @@ mod tests {
             {"task_id": "asks-questions-021", "agent": "sim", "prompt_template": "x", "status": "needs_input", "attempts": 1,
              "result": {"log_file": "runs/asks-questions-021/attempt_1.log"}}
         ]}"#).unwrap();
-        let t = table_for(&file, &[0, 1], Some(80));
+        let t = table_for(&file, std::path::Path::new("tasks.json"), &[0, 1], Some(80));
         let row = t.lines().nth(1).unwrap();
         assert!(row.chars().count() <= 80, "{t}");
         assert!(row.contains("blocked"), "{t}");
