@@ -24,3 +24,26 @@ pub const BUILT_IN_PROFILES: &[(&str, &str)] = &[
 pub fn built_in_profile_texts() -> Vec<&'static str> {
     BUILT_IN_PROFILES.iter().map(|(_, text)| *text).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::BUILT_IN_PROFILES;
+
+    /// The built-in patterns run on every screen change: a Unicode `\b` would keep the regex
+    /// engine off its DFA on any screen with a non-ASCII character, so they use `(?-u:\b)`.
+    #[test]
+    fn built_in_patterns_use_ascii_word_boundaries() {
+        for (file, text) in BUILT_IN_PROFILES {
+            for (line_no, line) in text.lines().enumerate() {
+                let unicode_boundaries = line.matches(r"\b").count() + line.matches(r"\B").count();
+                let ascii_boundaries = line.matches(r"(?-u:\b)").count();
+                assert_eq!(
+                    unicode_boundaries,
+                    ascii_boundaries,
+                    "{file}:{}: a Unicode word boundary: {line}",
+                    line_no + 1
+                );
+            }
+        }
+    }
+}

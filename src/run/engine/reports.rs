@@ -169,13 +169,23 @@ impl Engine {
         let now = self.turn(now);
         // Writes the writer finished whose wakeup is still queued behind other reports.
         self.take_writes(now)?;
-        let keys: Vec<u64> = self.live.keys().copied().collect();
-        for key in keys {
+        // One pass over the live attempts (this runs on every wakeup, so once per output burst):
+        // recordings due are flushed and the attempts whose deadline passed are noted; only
+        // those are looked up again, and handed the tick if an earlier one's effects did not
+        // move their deadline meanwhile.
+        let mut due = Vec::new();
+        for (&key, live) in &mut self.live {
+            let at = now.saturating_duration_since(live.started);
+            live.recorder.flush_if_due(at)?;
+            if live.attempt.next_deadline().is_some_and(|d| d <= at) {
+                due.push(key);
+            }
+        }
+        for key in due {
             let Some(live) = self.live.get_mut(&key) else {
                 continue;
             };
             let at = now.saturating_duration_since(live.started);
-            live.recorder.flush_if_due(at)?;
             if live.attempt.next_deadline().is_some_and(|d| d <= at) {
                 let effects = live.attempt.handle(Event::Tick, at);
                 self.apply(key, effects, at)?;
