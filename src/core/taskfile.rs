@@ -76,6 +76,11 @@ pub struct TaskFile {
     /// had yet: one that lacks them was edited from a version before herd added them, and
     /// keeps them (`merge`).
     unseen: BTreeSet<String>,
+    /// Operator fields herd changed itself (`tasks.update` through the control socket) that no
+    /// operator's version has had yet, by task id: the field and its value before (`None`: it
+    /// was absent). A version of theirs that still has the value before was edited from a
+    /// version before the change, and keeps herd's value (`merge`).
+    unseen_fields: BTreeMap<String, Vec<(String, Option<Value>)>>,
     positions: PositionIndex,
     problems: Vec<Problem>,
     /// The text as read, with the changes written so far spliced in (without a byte order

@@ -15,6 +15,11 @@
 //! put back at the end of their list and reported in `kept`; a later version of theirs that
 //! lacks it removes it.
 //!
+//! The same holds for an operator field herd changed itself (`set_field_unseen`, `tasks.update`
+//! through the control socket): a version of theirs that still has the value from before the
+//! change was edited from a version before it, so herd's value is put back; a version that has
+//! another value is their decision and stands. Either way the change is seen from then on.
+//!
 //! Why herd's values of its own fields win even when the operator's version has others: an editor
 //! or script that read the file a while ago writes back the `status` and `result` it read, and
 //! those must not undo what herd learned since. A field herd did not set during the run (a task
@@ -125,8 +130,10 @@ impl TaskFile {
         // write, with the values it holds (`None`: the field is removed).
         let mut ours: BTreeMap<usize, Vec<(String, Option<Value>)>> = BTreeMap::new();
         let mut pending = std::mem::take(&mut self.changes);
+        let stale = self.stale_fields(&theirs);
         for index in 0..self.tasks.len() {
             let mut keys = self.touched.get(&index).cloned().unwrap_or_default();
+            keys.extend(stale.get(&index).cloned().unwrap_or_default());
             if let Some(Some(slot)) = self.slots.get(index) {
                 keys.extend(pending.remove(slot).unwrap_or_default());
             }
@@ -196,13 +203,56 @@ impl TaskFile {
         Ok(merged)
     }
 
+    /// Sets operator field `key` of task `index` for herd itself (`tasks.update`), remembering
+    /// the value before until an operator's version has been merged (see the module header).
+    /// `None` removes the field.
+    pub fn set_field_unseen(&mut self, index: usize, key: &str, value: Option<Value>) {
+        let Some(task_id) = self.tasks.get(index).map(|t| t.task_id.clone()) else {
+            return;
+        };
+        let before = self.task_object(index).and_then(|o| o.get(key)).cloned();
+        let fields = self.unseen_fields.entry(task_id).or_default();
+        // The value before the first unseen change is what a stale version holds.
+        if !fields.iter().any(|(k, _)| k == key) {
+            fields.push((key.to_string(), before));
+        }
+        match value {
+            Some(value) => self.set_field(index, key, value),
+            None => self.remove_field(index, key),
+        }
+    }
+
+    /// The fields herd changed for the operator that `theirs` still holds as they were before
+    /// the change, by index here: their version is older there, and herd's values go back.
+    /// Every such change is seen from now on.
+    fn stale_fields(&mut self, theirs: &TaskFile) -> BTreeMap<usize, BTreeSet<String>> {
+        let mut stale: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+        for (task_id, fields) in std::mem::take(&mut self.unseen_fields) {
+            let (Some(index), Some(their)) =
+                (self.task_index(&task_id), theirs.task_index(&task_id))
+            else {
+                continue;
+            };
+            let their_object = theirs.task_object(their);
+            for (key, before) in fields {
+                if their_object.and_then(|o| o.get(&key)) == before.as_ref() {
+                    stale.entry(index).or_default().insert(key);
+                }
+            }
+        }
+        stale
+    }
+
     /// Takes in a version of the file herd made itself (a task added through the control
     /// socket) like an operator's; the tasks it adds stay unseen by the operator until a
     /// version of theirs is merged.
     pub fn merge_own(&mut self, text: &str) -> Result<Merged, Vec<Problem>> {
         let unseen = std::mem::take(&mut self.unseen);
+        // herd's own version does not show that the operator saw herd's field changes.
+        let unseen_fields = self.unseen_fields.clone();
         let merged = self.merge(text);
         self.unseen = unseen;
+        self.unseen_fields = unseen_fields;
         if let Ok(merged) = &merged {
             let added = merged.added.iter().map(|&i| self.tasks[i].task_id.clone());
             self.unseen.extend(added);

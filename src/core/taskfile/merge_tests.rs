@@ -250,3 +250,34 @@ fn a_task_herd_added_is_removed_by_a_version_that_had_it_or_a_second_one_without
     let (merged, _) = merge_in(&mut file, BASE);
     assert_eq!((merged.removed, merged.kept), (vec![2], vec![]));
 }
+
+#[test]
+fn a_field_herd_changed_survives_an_edit_made_from_the_version_before_it() {
+    let mut file = base();
+    file.set_field_unseen(0, "prompt_template", Some(json!("new")));
+    file.set_field_unseen(1, "timeout_sec", Some(json!(600)));
+    file.splice_changes();
+    // Saved from the version before herd's change, with an edit of their own to b.
+    let stale = BASE.replace("\"pb\"", "\"pb2\"");
+    let (_, text) = merge_in(&mut file, &stale);
+    assert_eq!(task(&file, "a").prompt_template.as_deref(), Some("new"));
+    assert_eq!(task(&file, "b").prompt_template.as_deref(), Some("pb2"));
+    assert!(text.contains("\"prompt_template\": \"new\""), "{text}");
+    assert!(text.contains("\"timeout_sec\": 600"), "{text}");
+    assert!(text.contains("\"pb2\""), "{text}");
+    // Seen now: a later version with the value before is the operator's decision.
+    let (_, text) = merge_in(&mut file, &stale);
+    assert_eq!(task(&file, "a").prompt_template.as_deref(), Some("pa"));
+    assert!(!text.contains("timeout_sec"), "{text}");
+}
+
+#[test]
+fn an_operators_own_value_for_a_field_herd_changed_wins() {
+    let mut file = base();
+    file.set_field_unseen(0, "prompt_template", Some(json!("new")));
+    file.splice_changes();
+    let theirs = BASE.replace("\"pa\"", "\"theirs\"");
+    let (_, text) = merge_in(&mut file, &theirs);
+    assert_eq!(task(&file, "a").prompt_template.as_deref(), Some("theirs"));
+    assert!(text.contains("\"theirs\""), "{text}");
+}

@@ -70,6 +70,7 @@ impl TaskFile {
             touched: BTreeMap::new(),
             held_out: HashMap::new(),
             unseen: BTreeSet::new(),
+            unseen_fields: BTreeMap::new(),
             positions,
             problems,
             text: TaskText::new(text.to_string()),

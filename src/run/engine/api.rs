@@ -368,10 +368,8 @@ impl Engine {
         }
         let file = self.store.file_mut();
         for (key, value) in patch {
-            match value {
-                Value::Null => file.remove_field(index, field(key)),
-                other => file.set_field(index, field(key), other.clone()),
-            }
+            let value = (!value.is_null()).then(|| value.clone());
+            file.set_field_unseen(index, field(key), value);
         }
         // A start not launched yet goes with the task as it is now.
         self.withdraw_starts(Some(index));
