@@ -108,6 +108,44 @@ fn the_child_starts_with_default_signals_and_an_empty_mask() {
     assert_eq!(field(&out, "blk"), "0000000000000000", "{out}");
 }
 
+/// The descriptors child `pid` holds once it has exec'd `sleep` and sits in its sleep. Right
+/// after the exec, `sleep` itself opens and closes files (the C library's locale archive), so
+/// the list is read only while the process sleeps, and only when two reads 20 ms apart agree.
+fn descriptors_once_asleep(pid: u32) -> Vec<u32> {
+    let read_fds = || -> Vec<u32> {
+        let mut fds: Vec<u32> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+            .expect("fd folder")
+            .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+            .collect();
+        fds.sort_unstable();
+        fds
+    };
+    let asleep = || {
+        let exe = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_default();
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // The state is the first field after the command name's closing parenthesis.
+        let state = stat
+            .rsplit_once(") ")
+            .and_then(|(_, rest)| rest.chars().next());
+        exe.ends_with("sleep") && state == Some('S')
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut last: Option<Vec<u32>> = None;
+    while Instant::now() < deadline {
+        if asleep() {
+            let fds = read_fds();
+            if last.as_ref() == Some(&fds) && asleep() {
+                return fds;
+            }
+            last = Some(fds);
+        } else {
+            last = None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("child {pid} never settled into its sleep");
+}
+
 #[test]
 fn the_child_inherits_no_descriptor_but_its_terminal() {
     let pty = native_pty_system()
@@ -123,21 +161,7 @@ fn the_child_inherits_no_descriptor_but_its_terminal() {
         terminal: &terminal,
     })
     .expect("spawn");
-    let mut fds: Vec<u32> = Vec::new();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    // Until the child has exec'd sleep, /proc shows the spawning side's view.
-    while Instant::now() < deadline {
-        let exe = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_default();
-        if exe.ends_with("sleep") {
-            fds = std::fs::read_dir(format!("/proc/{pid}/fd"))
-                .expect("fd folder")
-                .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
-                .collect();
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    fds.sort_unstable();
+    let fds = descriptors_once_asleep(pid);
     crate::run::pty::signal_group(pid, crate::core::attempt::StopSignal::Kill);
     let status = wait_for_exit(pid);
     assert_eq!(
