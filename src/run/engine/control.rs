@@ -23,12 +23,14 @@ use crate::run::pty::PtyReport;
 pub enum ControlOutcome {
     Done(String),
     Refused(String),
+    /// An answer for a prompt that no longer waits: it was answered or went away.
+    Stale(String),
 }
 
 impl ControlOutcome {
     pub fn message(&self) -> &str {
         match self {
-            ControlOutcome::Done(m) | ControlOutcome::Refused(m) => m,
+            ControlOutcome::Done(m) | ControlOutcome::Refused(m) | ControlOutcome::Stale(m) => m,
         }
     }
 
