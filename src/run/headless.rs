@@ -46,9 +46,7 @@ async fn drive(engine: &mut Engine, mut driver: Driver) -> Result<i32> {
         now = Now::read();
         let stop = match woke {
             Some(Some(input)) => {
-                let taken = driver.take(engine, input, now, |engine, report| {
-                    engine.on_report(report, now)
-                })?;
+                let taken = driver.take(engine, input, now, |_, _| {})?;
                 // `batch.stop` through the control socket: as a first Ctrl-C, never a second.
                 taken.stop && interrupts == 0
             }

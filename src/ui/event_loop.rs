@@ -238,23 +238,23 @@ impl Dashboard<'_> {
     fn on_driver(&mut self, input: Input) -> Result<()> {
         let clock = self.clock;
         let (state, frames) = (&mut self.state, &mut self.frames);
-        let taken = self
-            .driver
-            .take(self.engine, input, clock, |engine, report| {
-                match on_report(
+        let taken =
+            self.driver.take(
+                self.engine,
+                input,
+                clock,
+                |engine, report| match look_at_report(
                     engine,
                     state,
                     report,
                     &frames.visible,
                     frames.focused,
-                    clock,
-                )? {
+                ) {
                     Redraw::Now => frames.dirty = true,
                     Redraw::Tile => frames.tiles_dirty = true,
                     Redraw::No => {}
-                }
-                Ok(())
-            })?;
+                },
+            )?;
         self.frames.dirty |= taken.changed;
         // `batch.stop` through the control socket: as the operator's confirmed stop.
         if taken.stop && self.state.leaving == Leaving::No {
@@ -407,23 +407,21 @@ pub(super) fn start_at_pane_sizes(engine: &mut Engine, area: Rect, clock: Now) -
     Ok(())
 }
 
-/// Feeds a PTY report to the engine; says how soon the screen should show it.
-fn on_report(
-    engine: &mut Engine,
+/// Looks at a PTY report before the engine takes it (the attempt may conclude on it, and its
+/// screen go with it); says how soon the screen should show it.
+fn look_at_report(
+    engine: &Engine,
     state: &mut UiState,
-    report: PtyReport,
+    report: &PtyReport,
     visible: &HashSet<usize>,
     focused: Option<usize>,
-    clock: Now,
-) -> Result<Redraw> {
-    let task = engine.task_of_report(&report);
+) -> Redraw {
+    let task = engine.task_of_report(report);
     let output = matches!(report, PtyReport::Output { .. });
-    // The attempt may conclude on this report, and its screen go with it.
     if !output && let Some(live) = task.and_then(|t| engine.live_for_task(t)) {
         state.keep_final_screen(live.task, live.number, live.attempt.screen().vt());
     }
-    engine.on_report(report, clock)?;
-    Ok(redraw_for(output, task, visible, focused))
+    redraw_for(output, task, visible, focused)
 }
 
 /// How soon a report of `task` shows: output in the focused pane and every other report (an
