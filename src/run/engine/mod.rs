@@ -51,6 +51,8 @@ pub mod api;
 #[cfg(test)]
 mod api_tests;
 pub mod command;
+#[cfg(test)]
+mod command_tests;
 mod commit;
 #[cfg(test)]
 mod commit_tests;
