@@ -137,8 +137,7 @@ impl Engine {
             Command::SendMessage { task, text } => self.send_message(task, &text, now),
             Command::ResumeWithMessage { task, text } => self.resume_with_message(task, &text, now),
             Command::Answer { task, reply } => {
-                self.send_to_task(task, reply.into_event(), now)?;
-                done("answer sent")
+                self.send_to_agent(task, reply.into_event(), now, "answer sent")
             }
             Command::AnswerPrompt { prompt_id, answer } => {
                 Ok(match self.answer_prompt(&prompt_id, answer, now)? {
@@ -148,14 +147,31 @@ impl Engine {
                 })
             }
             Command::TypeKeys { task, bytes } => {
-                self.send_to_task(task, Event::OperatorKeys(bytes), now)?;
-                done("keys sent")
+                self.send_to_agent(task, Event::OperatorKeys(bytes), now, "keys sent")
             }
             Command::ResizePane { task, rows, cols } => {
-                self.send_to_task(task, Event::Resize { rows, cols }, now)?;
-                done(&format!("resized to {rows}x{cols}"))
+                let said = format!("resized to {rows}x{cols}");
+                self.send_to_agent(task, Event::Resize { rows, cols }, now, &said)
             }
         }
+    }
+
+    /// Hands `event` to task `task`'s running attempt; nothing to hand it to when none runs.
+    fn send_to_agent(
+        &mut self,
+        task: usize,
+        event: Event<'_>,
+        now: Now,
+        said: &str,
+    ) -> Result<ControlOutcome> {
+        if self.live_for_task(task).is_none() {
+            return Ok(ControlOutcome::Refused(match self.task_label(task) {
+                Some((task_id, _)) => format!("{task_id} is not running"),
+                None => "no such task".to_string(),
+            }));
+        }
+        self.send_to_task(task, event, now)?;
+        Ok(ControlOutcome::Done(said.to_string()))
     }
 
     fn pause(&mut self, paused: bool) -> ControlOutcome {

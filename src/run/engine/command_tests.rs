@@ -42,6 +42,21 @@ fn each_command_says_what_it_did_in_order() {
             },
             refused("t is not running"),
         ),
+        (
+            Command::TypeKeys {
+                task: 0,
+                bytes: b"y".to_vec(),
+            },
+            refused("t is not running"),
+        ),
+        (
+            Command::ResizePane {
+                task: 3,
+                rows: 10,
+                cols: 40,
+            },
+            refused("no such task"),
+        ),
         (Command::Cancel { task: 0 }, done("t cancelled")),
         (Command::Cancel { task: 7 }, refused("no such task")),
         (
