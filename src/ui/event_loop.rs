@@ -4,6 +4,7 @@
 //! something visible changed: at most once per frame interval for the operator's keys, the
 //! focused pane and the run's events, at most once per `TILE_FRAME` when only the tiles' output
 //! changed (a fleet's tiles would otherwise redraw the whole dashboard at the full frame rate).
+//! What it asks of the batch goes as `Command`s through `Engine::apply`.
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};

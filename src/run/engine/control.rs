@@ -1,4 +1,5 @@
-//! Operator actions on the engine: what the dashboard's keys do to tasks and agents.
+//! Operator actions on the engine: what the dashboard's keys and the control socket's requests
+//! do to tasks and agents, reached through `Engine::apply` (`command`).
 //!
 //! Cancel, retry now (or skip a retry's wait), auto-answer switches, prompt edits and messages to
 //! a running agent. Each action checks the status transition against `TaskStatus::can_become`,
