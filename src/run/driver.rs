@@ -74,19 +74,21 @@ impl Driver {
         }
     }
 
-    /// Carries out what woke the driver: reports go through `on_report` (the frontend may look
-    /// before and after each), a command is carried out and answered.
+    /// Carries out what woke the driver: each report is fed to the engine (`on_report`), after
+    /// the frontend had a look at it (`look`: the attempt it ends may go with it); a command is
+    /// carried out and answered.
     pub fn take(
         &mut self,
         engine: &mut Engine,
         input: Input,
         now: Now,
-        mut on_report: impl FnMut(&mut Engine, PtyReport) -> Result<()>,
+        mut look: impl FnMut(&Engine, &PtyReport),
     ) -> Result<Taken> {
         match input {
             Input::Reports(batch) => {
                 for report in super::pty::coalesce(batch) {
-                    on_report(engine, report)?;
+                    look(engine, &report);
+                    engine.on_report(report, now)?;
                 }
                 Ok(Taken::default())
             }

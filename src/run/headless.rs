@@ -11,6 +11,7 @@ use tokio::signal::unix::{Signal, SignalKind, signal};
 
 use super::clock::Now;
 use super::driver::Driver;
+use super::engine::command::Command;
 use super::engine::{Engine, EngineEvent};
 pub use super::event_text::describe;
 use super::summary;
@@ -20,7 +21,11 @@ pub async fn run(mut engine: Engine, driver: Driver) -> Result<i32> {
     let outcome = drive(&mut engine, driver).await;
     if let Err(error) = &outcome {
         tracing::error!("herd cannot go on: {error:#}");
-        engine.abandon(&format!("{error:#}"), Now::read());
+        let reason = format!("{error:#}");
+        // Abandoning carries out no effect that can fail.
+        if let Err(error) = engine.apply(Command::Abandon { reason }, Now::read()) {
+            tracing::error!("cannot abandon the run: {error:#}");
+        }
     }
     outcome
 }
@@ -34,7 +39,7 @@ async fn drive(engine: &mut Engine, mut driver: Driver) -> Result<i32> {
     let mut hangup = signal(SignalKind::hangup())?;
     // The time of each turn, read once when it starts.
     let mut now = Now::read();
-    engine.fill_slots(now)?;
+    engine.apply(Command::FillSlots, now)?;
     print_events(&driver.drain(engine), &mut out, now)?;
     while !engine.is_done() {
         let wake = engine.next_wakeup(now.at);
@@ -46,9 +51,7 @@ async fn drive(engine: &mut Engine, mut driver: Driver) -> Result<i32> {
         now = Now::read();
         let stop = match woke {
             Some(Some(input)) => {
-                let taken = driver.take(engine, input, now, |engine, report| {
-                    engine.on_report(report, now)
-                })?;
+                let taken = driver.take(engine, input, now, |_, _| {})?;
                 // `batch.stop` through the control socket: as a first Ctrl-C, never a second.
                 taken.stop && interrupts == 0
             }
@@ -63,9 +66,9 @@ async fn drive(engine: &mut Engine, mut driver: Driver) -> Result<i32> {
                     "{}  stopping: ending running agents (Ctrl-C again to kill them now)",
                     clock(now)
                 )?;
-                engine.stop(now)?;
+                engine.apply(Command::Stop, now)?;
             } else {
-                engine.kill_all();
+                engine.apply(Command::KillAll, now)?;
             }
         }
         let events = driver.end_turn(engine, now)?;

@@ -2,17 +2,19 @@
 //! state (selection, focus, zoom, scroll, filter) and operator actions carried out through the
 //! engine (answers, cancel, retry, pause, concurrency, leaving). Nothing here draws.
 
+use std::time::Instant;
+
 use color_eyre::eyre::Result;
 use ratatui::layout::Rect;
 
-use super::keys::{Action, Reply, key_name};
+use super::keys::{Action, AnswerKey, Reply, key_name};
 use super::model::RowStatus;
 use super::model::{live_tasks, matching, waiting_tasks};
 use super::state::{AnswerHold, Filter, Leaving, Mode, UiState};
 use super::{attempts, editors, layout, queue};
-use crate::core::attempt::Event;
 use crate::run::clock::Now;
 use crate::run::engine::Engine;
+use crate::run::engine::command::{Command, DialogReply};
 
 /// Carries out `action`; `area` is the terminal's size (for page sizes).
 pub fn act(
@@ -31,104 +33,19 @@ pub fn act(
         Action::PageDown => select_step(engine, state, page(state, area)),
         Action::Top => select_step(engine, state, isize::MIN),
         Action::Bottom => select_step(engine, state, isize::MAX),
-        Action::NextPane | Action::PrevPane => {
-            let live = live_tasks(engine);
-            if !live.is_empty() {
-                let at = focus.and_then(|f| live.iter().position(|&t| t == f));
-                let next = match (at, action == Action::NextPane) {
-                    (Some(at), true) => (at + 1) % live.len(),
-                    (Some(at), false) => (at + live.len() - 1) % live.len(),
-                    (None, _) => 0,
-                };
-                focus_task(state, live[next]);
-            }
-        }
-        Action::NextWaiting => {
-            let waiting = waiting_tasks(engine);
-            let next = waiting
-                .iter()
-                .find(|&&t| t > state.selected)
-                .or(waiting.first());
-            match next {
-                Some(&task) if engine.live_for_task(task).is_some() => focus_task(state, task),
-                Some(&task) => select_task(state, task, RowStatus::NeedsInput),
-                None => state.say("no task is waiting for you", now),
-            }
-        }
+        Action::NextPane => cycle_focus(engine, state, focus, true),
+        Action::PrevPane => cycle_focus(engine, state, focus, false),
+        Action::NextWaiting => select_next_waiting(engine, state, now),
         Action::Zoom => state.zoomed = !state.zoomed,
         Action::Unzoom => state.zoomed = false,
-        Action::TakeOver => match focus {
-            Some(task) => {
-                state.mode = Mode::TakeOver {
-                    task,
-                    was_zoomed: state.zoomed,
-                };
-                state.zoomed = true;
-            }
-            None => state.say("no running agent to take over", now),
-        },
-        Action::ScrollBack | Action::ScrollForward => {
-            let Some(task) = focus else {
-                state.say("no agent pane to scroll: nothing runs", now);
-                return Ok(());
-            };
-            // Rows that went off the top of the agent's screen: its history.
-            let history = engine
-                .live_for_task(task)
-                .map_or(0, |l| l.attempt.screen().history_len());
-            let step = usize::from(area.height / 2).max(1);
-            let offset = state.scroll.entry(task).or_insert(0);
-            let before = *offset;
-            *offset = if action == Action::ScrollBack {
-                offset.saturating_add(step)
-            } else {
-                offset.saturating_sub(step)
-            };
-            if history == 0 {
-                *offset = 0;
-                state.say(
-                    format!("{}: no history yet to scroll", task_name(engine, task)),
-                    now,
-                );
-            } else if action == Action::ScrollForward && before == 0 {
-                state.say("already at the live screen", now);
-            }
-        }
-        Action::Filter { forward } => {
-            let counts = super::model::filter_counts(engine);
-            state.filter = state
-                .filter
-                .step_among(forward, |f| counts.iter().any(|(g, n)| *g == f && *n > 0));
-            select_a_match(engine, state);
-        }
+        Action::TakeOver => take_over(state, focus, now),
+        Action::ScrollBack => scroll_pane(engine, state, focus, true, area, now),
+        Action::ScrollForward => scroll_pane(engine, state, focus, false, area, now),
+        Action::Filter { forward } => step_filter(engine, state, forward),
         Action::Search => super::search::open(state),
-        Action::Pause => {
-            let paused = !engine.is_paused();
-            engine.set_paused(paused);
-            let text = if paused {
-                "queue paused: running agents go on, nothing new starts"
-            } else {
-                "queue resumed"
-            };
-            state.say(text, now);
-        }
-        Action::Cancel => {
-            let task = state.selected;
-            if engine.live_for_task(task).is_some() {
-                state.mode = Mode::ConfirmCancel { task };
-            } else {
-                let outcome = engine.cancel_task(task, clock)?;
-                state.report(outcome.message(), outcome.is_done(), now);
-            }
-        }
-        Action::Retry => {
-            let task = state.selected;
-            let outcome = engine.retry_now(task, clock)?;
-            state.report(outcome.message(), outcome.is_done(), now);
-            if outcome.is_done() {
-                state.message_about = Some(task);
-            }
-        }
+        Action::Pause => toggle_pause(engine, state, clock)?,
+        Action::Cancel => cancel_selected(engine, state, clock)?,
+        Action::Retry => retry_selected(engine, state, clock)?,
         Action::AutoMenu => {
             state.mode = Mode::Auto {
                 task: state.selected,
@@ -136,54 +53,15 @@ pub fn act(
         }
         Action::EditPrompt => editors::edit_prompt(engine, state, now),
         Action::Message => editors::open_message(engine, state, focus, now),
-        Action::Concurrency { delta } => {
-            let n = engine
-                .concurrency()
-                .saturating_add_signed(isize::from(delta))
-                .max(1);
-            engine.set_concurrency(n);
-            let n = engine.concurrency();
-            let noun = if n == 1 { "agent" } else { "agents" };
-            state.say(format!("{n} {noun} at once"), now);
-        }
+        Action::Concurrency { delta } => change_concurrency(engine, state, delta, clock)?,
         Action::Help => state.mode = Mode::Help { offset: 0 },
         Action::Details => state.mode = Mode::Details { offset: 0 },
-        Action::Answers => {
-            let task = state.selected;
-            if let Some(spec) = engine.store().file().tasks().get(task) {
-                let live = engine
-                    .live_for_task(task)
-                    .map(|l| (l.number, l.attempt.approvals()));
-                let lines = super::answers::lines(&engine.runs_dir().join(&spec.task_id), live);
-                state.mode = Mode::Answers {
-                    task,
-                    lines,
-                    offset: 0,
-                };
-            }
-        }
-        Action::Replay => {
-            let task = state.selected;
-            if let Some(spec) = engine.store().file().tasks().get(task) {
-                let list = attempts::list(&engine.runs_dir().join(&spec.task_id));
-                state.mode = Mode::Attempts {
-                    task,
-                    list,
-                    selected: 0,
-                };
-            }
-        }
+        Action::Answers => open_answers(engine, state),
+        Action::Replay => open_attempts(engine, state),
         Action::Quit => quit(engine, state, clock)?,
         Action::Answer(answer) => {
             if let Some(task) = focus {
-                let event = match answer.reply {
-                    Reply::Rule(rule) => Event::OperatorAnswer { rule },
-                    Reply::Keys { name, bytes } => Event::OperatorReply { name, keys: bytes },
-                };
-                engine.send_to_task(task, event, clock)?;
-                state.hold_answers(AnswerHold::JustAnswered, now);
-                let sent = format!("sent {} ({})", key_name(answer.code), answer.label);
-                state.say_about(task, format!("{sent} → {}", task_name(engine, task)), now);
+                answer_dialog(engine, state, task, answer, clock)?;
             }
         }
         Action::NotOffered { key } => {
@@ -196,13 +74,202 @@ pub fn act(
     Ok(())
 }
 
+/// Tab / Shift-Tab: the focus to the next (or previous) running agent's pane.
+fn cycle_focus(engine: &Engine, state: &mut UiState, focus: Option<usize>, forward: bool) {
+    let live = live_tasks(engine);
+    if live.is_empty() {
+        return;
+    }
+    let at = focus.and_then(|f| live.iter().position(|&t| t == f));
+    let next = match (at, forward) {
+        (Some(at), true) => (at + 1) % live.len(),
+        (Some(at), false) => (at + live.len() - 1) % live.len(),
+        (None, _) => 0,
+    };
+    focus_task(state, live[next]);
+}
+
+/// `w`: the next task waiting for the operator, its pane focused when it runs.
+fn select_next_waiting(engine: &Engine, state: &mut UiState, now: Instant) {
+    let waiting = waiting_tasks(engine);
+    let next = waiting
+        .iter()
+        .find(|&&t| t > state.selected)
+        .or(waiting.first());
+    match next {
+        Some(&task) if engine.live_for_task(task).is_some() => focus_task(state, task),
+        Some(&task) => select_task(state, task, RowStatus::NeedsInput),
+        None => state.say("no task is waiting for you", now),
+    }
+}
+
+/// `i`: the focused agent's pane takes every key (zoomed) until the leave chord.
+fn take_over(state: &mut UiState, focus: Option<usize>, now: Instant) {
+    match focus {
+        Some(task) => {
+            state.mode = Mode::TakeOver {
+                task,
+                was_zoomed: state.zoomed,
+            };
+            state.zoomed = true;
+        }
+        None => state.say("no running agent to take over", now),
+    }
+}
+
+/// `[` / `]`: scrolls the focused pane half a screen back into its agent's history (`back`) or forward.
+fn scroll_pane(
+    engine: &Engine,
+    state: &mut UiState,
+    focus: Option<usize>,
+    back: bool,
+    area: Rect,
+    now: Instant,
+) {
+    let Some(task) = focus else {
+        state.say("no agent pane to scroll: nothing runs", now);
+        return;
+    };
+    // Rows that went off the top of the agent's screen: its history.
+    let history = engine
+        .live_for_task(task)
+        .map_or(0, |l| l.attempt.screen().history_len());
+    let step = usize::from(area.height / 2).max(1);
+    let offset = state.scroll.entry(task).or_insert(0);
+    let before = *offset;
+    *offset = if back {
+        offset.saturating_add(step)
+    } else {
+        offset.saturating_sub(step)
+    };
+    if history == 0 {
+        *offset = 0;
+        state.say(
+            format!("{}: no history yet to scroll", task_name(engine, task)),
+            now,
+        );
+    } else if !back && before == 0 {
+        state.say("already at the live screen", now);
+    }
+}
+
+/// `f` / `F`: the next (or previous) filter that lists a task.
+fn step_filter(engine: &Engine, state: &mut UiState, forward: bool) {
+    let counts = super::model::filter_counts(engine);
+    state.filter = state
+        .filter
+        .step_among(forward, |f| counts.iter().any(|(g, n)| *g == f && *n > 0));
+    select_a_match(engine, state);
+}
+
+/// Space: pauses the queue, or resumes it.
+fn toggle_pause(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
+    let command = if engine.is_paused() {
+        Command::Resume
+    } else {
+        Command::Pause
+    };
+    let outcome = engine.apply(command, clock)?;
+    state.say(outcome.message(), clock.at);
+    Ok(())
+}
+
+/// `c`: cancels the selected task; a running one is asked about first.
+fn cancel_selected(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
+    let task = state.selected;
+    if engine.live_for_task(task).is_some() {
+        state.mode = Mode::ConfirmCancel { task };
+    } else {
+        let outcome = engine.apply(Command::Cancel { task }, clock)?;
+        state.report(outcome.message(), outcome.is_done(), clock.at);
+    }
+    Ok(())
+}
+
+/// `r`: runs the selected task again as soon as there is room.
+fn retry_selected(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
+    let task = state.selected;
+    let outcome = engine.apply(Command::RetryNow { task }, clock)?;
+    state.report(outcome.message(), outcome.is_done(), clock.at);
+    if outcome.is_done() {
+        state.message_about = Some(task);
+    }
+    Ok(())
+}
+
+/// `+` / `-`: one agent more or fewer at once (never fewer than one).
+fn change_concurrency(
+    engine: &mut Engine,
+    state: &mut UiState,
+    delta: i8,
+    clock: Now,
+) -> Result<()> {
+    let n = engine
+        .concurrency()
+        .saturating_add_signed(isize::from(delta))
+        .max(1);
+    let outcome = engine.apply(Command::SetConcurrency(n), clock)?;
+    state.say(outcome.message(), clock.at);
+    Ok(())
+}
+
+/// `A`: the selected task's answers to its prompts, this run's and those recorded.
+fn open_answers(engine: &Engine, state: &mut UiState) {
+    let task = state.selected;
+    if let Some(spec) = engine.store().file().tasks().get(task) {
+        let live = engine
+            .live_for_task(task)
+            .map(|l| (l.number, l.attempt.approvals()));
+        let lines = super::answers::lines(&engine.runs_dir().join(&spec.task_id), live);
+        state.mode = Mode::Answers {
+            task,
+            lines,
+            offset: 0,
+        };
+    }
+}
+
+/// `v`: the selected task's recorded attempts, to replay one.
+fn open_attempts(engine: &Engine, state: &mut UiState) {
+    let task = state.selected;
+    if let Some(spec) = engine.store().file().tasks().get(task) {
+        let list = attempts::list(&engine.runs_dir().join(&spec.task_id));
+        state.mode = Mode::Attempts {
+            task,
+            list,
+            selected: 0,
+        };
+    }
+}
+
+/// An answer key: its reply goes to the dialog waiting in `task`'s pane (where
+/// `answer_target` found it), and the next key is held a moment.
+fn answer_dialog(
+    engine: &mut Engine,
+    state: &mut UiState,
+    task: usize,
+    answer: AnswerKey,
+    clock: Now,
+) -> Result<()> {
+    let now = clock.at;
+    let reply = match answer.reply {
+        Reply::Rule(rule) => DialogReply::Rule(rule),
+        Reply::Keys { name, bytes } => DialogReply::Keys { name, bytes },
+    };
+    engine.apply(Command::Answer { task, reply }, clock)?;
+    state.hold_answers(AnswerHold::JustAnswered, now);
+    let sent = format!("sent {} ({})", key_name(answer.code), answer.label);
+    state.say_about(task, format!("{sent} → {}", task_name(engine, task)), now);
+    Ok(())
+}
+
 /// `q`: leave at once when nothing runs, else ask first; while stopping, kill the agents.
 pub fn quit(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
     let now = clock.at;
     match state.leaving {
         Leaving::Stopping => {
-            engine.kill_all();
-            state.say("killing the agents' process groups", now);
+            let outcome = engine.apply(Command::KillAll, clock)?;
+            state.say(outcome.message(), now);
         }
         _ if state.background => state.mode = Mode::ConfirmLeave,
         _ if engine.live().next().is_some() => state.mode = Mode::ConfirmQuit,
@@ -225,7 +292,7 @@ pub fn stop_batch(engine: &mut Engine, state: &mut UiState, clock: Now) -> Resul
 
 pub fn stop(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
     let now = clock.at;
-    engine.stop(clock)?;
+    engine.apply(Command::Stop, clock)?;
     state.leaving = Leaving::Stopping;
     state.say(
         "stopping: ending the running agents (q again kills them now)",

@@ -2,6 +2,8 @@
 //! the overlays and confirmations, the editors (`editors`) and the normal mode, whose actions
 //! `act` carries out. Nothing here draws.
 
+use std::time::Instant;
+
 use color_eyre::eyre::Result;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
@@ -12,10 +14,28 @@ use super::keys;
 use super::model::auto_menu;
 use super::state::{Mode, UiState};
 use super::{attempts, editors, takeover_keys};
-use crate::core::attempt::Event;
 use crate::replay::Handled;
 use crate::run::clock::Now;
 use crate::run::engine::Engine;
+use crate::run::engine::command::Command;
+
+/// How a key answers a question of the dashboard's own (quit? cancel? leave?).
+#[derive(Debug, Clone, Copy)]
+struct YesNo {
+    yes: bool,
+    no: bool,
+}
+
+impl YesNo {
+    fn of(key: &KeyEvent) -> YesNo {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        YesNo {
+            yes: matches!(key.code, KeyCode::Char('y' | 'Y' | 'q') | KeyCode::Enter)
+                || (ctrl && key.code == KeyCode::Char('c')),
+            no: matches!(key.code, KeyCode::Char('n' | 'N') | KeyCode::Esc),
+        }
+    }
+}
 
 /// Handles one key press. `area` is the terminal's size (for page sizes).
 pub fn on_key(
@@ -26,10 +46,7 @@ pub fn on_key(
     clock: Now,
 ) -> Result<()> {
     let now = clock.at;
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    let yes = matches!(key.code, KeyCode::Char('y' | 'Y' | 'q') | KeyCode::Enter)
-        || (ctrl && key.code == KeyCode::Char('c'));
-    let no = matches!(key.code, KeyCode::Char('n' | 'N') | KeyCode::Esc);
+    let yes_no = YesNo::of(key);
     // The player takes every key while it is open; leaving it shows the dashboard as it was.
     if let Some(replay) = state.replay.as_mut() {
         if replay.view.handle_key(*key) == Handled::Exit {
@@ -38,18 +55,8 @@ pub fn on_key(
         return Ok(());
     }
     match &mut state.mode {
-        Mode::TakeOver { task, was_zoomed } => {
-            let (task, was_zoomed) = (*task, *was_zoomed);
-            if takeover_keys::is_leave_chord(key) {
-                state.mode = Mode::Normal;
-                state.zoomed = was_zoomed;
-            } else if let Some(live) = engine.live_for_task(task) {
-                let app_cursor = live.attempt.screen().vt().application_cursor();
-                if let Some(bytes) = takeover_keys::to_bytes(key, app_cursor) {
-                    state.scroll.remove(&task);
-                    engine.send_to_task(task, Event::OperatorKeys(bytes), clock)?;
-                }
-            }
+        &mut Mode::TakeOver { task, was_zoomed } => {
+            take_over_key(engine, state, key, task, was_zoomed, clock)?
         }
         Mode::Help { offset } | Mode::Answers { offset, .. } | Mode::Details { offset } => {
             if !scroll(key.code, offset) {
@@ -61,91 +68,18 @@ pub fn on_key(
                 super::act::select_a_match(engine, state);
             }
         }
-        Mode::ConfirmQuit if yes => {
+        Mode::ConfirmQuit if yes_no.yes => {
             state.mode = Mode::Normal;
             stop(engine, state, clock)?;
         }
-        Mode::ConfirmCancel { task } if yes => {
-            let task = *task;
-            state.mode = Mode::Normal;
-            let outcome = engine.cancel_task(task, clock)?;
-            state.report(outcome.message(), outcome.is_done(), now);
-            if outcome.is_done() {
-                state.message_about = Some(task);
-            }
+        &mut Mode::ConfirmCancel { task } if yes_no.yes => {
+            cancel_confirmed(engine, state, task, clock)?
         }
-        Mode::ConfirmLeave => match key.code {
-            KeyCode::Char('d' | 'D') => {
-                state.mode = Mode::Normal;
-                crate::run::background::request_detach();
-            }
-            KeyCode::Char('s' | 'S') => {
-                state.mode = Mode::Normal;
-                super::act::stop_batch(engine, state, clock)?;
-            }
-            _ if no => state.mode = Mode::Normal,
-            _ => {}
-        },
-        Mode::ConfirmQuit | Mode::ConfirmCancel { .. } if no => state.mode = Mode::Normal,
+        Mode::ConfirmLeave => confirm_leave_key(engine, state, key.code, yes_no, clock)?,
+        Mode::ConfirmQuit | Mode::ConfirmCancel { .. } if yes_no.no => state.mode = Mode::Normal,
         Mode::ConfirmQuit | Mode::ConfirmCancel { .. } => {}
-        Mode::Auto { task } => {
-            let task = *task;
-            match key.code {
-                KeyCode::Char(c)
-                    if auto_menu(engine, task)
-                        .is_some_and(|m| m.rules.iter().any(|r| r.key == c)) =>
-                {
-                    let menu = auto_menu(engine, task);
-                    let found = menu.as_ref().and_then(|m| {
-                        m.rules
-                            .iter()
-                            .position(|r| r.key == c)
-                            .map(|i| (i, m.rules[i].on))
-                    });
-                    if let Some((rule, on)) = found {
-                        let outcome = engine.set_auto_answer(task, rule, !on, clock)?;
-                        state.report(outcome.message(), outcome.is_done(), now);
-                    }
-                }
-                _ if no || matches!(key.code, KeyCode::Char('a' | 'q')) => {
-                    state.mode = Mode::Normal
-                }
-                _ => {}
-            }
-        }
-        Mode::Attempts {
-            task,
-            list,
-            selected,
-        } => match key.code {
-            KeyCode::Up | KeyCode::Char('k') => *selected = selected.saturating_sub(1),
-            KeyCode::Down | KeyCode::Char('j') => {
-                *selected = (*selected + 1).min(list.len().saturating_sub(1));
-            }
-            KeyCode::Home | KeyCode::Char('g') => *selected = 0,
-            KeyCode::End | KeyCode::Char('G') => *selected = list.len().saturating_sub(1),
-            KeyCode::Enter => {
-                let task = *task;
-                let entry = list.get(*selected).cloned();
-                let task_id = engine
-                    .store()
-                    .file()
-                    .tasks()
-                    .get(task)
-                    .map_or_else(String::new, |t| t.task_id.clone());
-                if let Some(entry) = entry {
-                    match attempts::open(task, &task_id, &entry) {
-                        Ok(replaying) => {
-                            state.mode = Mode::Normal;
-                            state.replay = Some(Box::new(replaying));
-                        }
-                        Err(error) => state.say(error.to_string(), now),
-                    }
-                }
-            }
-            _ if no || matches!(key.code, KeyCode::Char('v' | 'q')) => state.mode = Mode::Normal,
-            _ => {}
-        },
+        &mut Mode::Auto { task } => auto_menu_key(engine, state, key.code, task, yes_no, clock)?,
+        Mode::Attempts { .. } => attempts_key(engine, state, key.code, yes_no, now),
         Mode::EditPrompt { .. } | Mode::Message { .. } => {
             editors::on_key(engine, state, key, clock)?
         }
@@ -159,13 +93,149 @@ pub fn on_key(
     Ok(())
 }
 
+/// A key in take-over mode: the leave chord gives the keys back to the dashboard, any other key
+/// goes to the agent as its terminal would send it.
+fn take_over_key(
+    engine: &mut Engine,
+    state: &mut UiState,
+    key: &KeyEvent,
+    task: usize,
+    was_zoomed: bool,
+    clock: Now,
+) -> Result<()> {
+    if takeover_keys::is_leave_chord(key) {
+        state.mode = Mode::Normal;
+        state.zoomed = was_zoomed;
+    } else if let Some(live) = engine.live_for_task(task) {
+        let app_cursor = live.attempt.screen().vt().application_cursor();
+        if let Some(bytes) = takeover_keys::to_bytes(key, app_cursor) {
+            state.scroll.remove(&task);
+            engine.apply(Command::TypeKeys { task, bytes }, clock)?;
+        }
+    }
+    Ok(())
+}
+
+/// Yes to "cancel this running task?".
+fn cancel_confirmed(
+    engine: &mut Engine,
+    state: &mut UiState,
+    task: usize,
+    clock: Now,
+) -> Result<()> {
+    state.mode = Mode::Normal;
+    let outcome = engine.apply(Command::Cancel { task }, clock)?;
+    state.report(outcome.message(), outcome.is_done(), clock.at);
+    if outcome.is_done() {
+        state.message_about = Some(task);
+    }
+    Ok(())
+}
+
+/// Leaving a background run: `d` detaches (the batch goes on), `s` stops it.
+fn confirm_leave_key(
+    engine: &mut Engine,
+    state: &mut UiState,
+    code: KeyCode,
+    yes_no: YesNo,
+    clock: Now,
+) -> Result<()> {
+    match code {
+        KeyCode::Char('d' | 'D') => {
+            state.mode = Mode::Normal;
+            crate::run::background::request_detach();
+        }
+        KeyCode::Char('s' | 'S') => {
+            state.mode = Mode::Normal;
+            super::act::stop_batch(engine, state, clock)?;
+        }
+        _ if yes_no.no => state.mode = Mode::Normal,
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A key in the auto-answer menu: a rule's key switches it, `a`, `q` or No closes the menu.
+fn auto_menu_key(
+    engine: &mut Engine,
+    state: &mut UiState,
+    code: KeyCode,
+    task: usize,
+    yes_no: YesNo,
+    clock: Now,
+) -> Result<()> {
+    let menu = auto_menu(engine, task);
+    let found = menu.as_ref().and_then(|m| {
+        let rule = m
+            .rules
+            .iter()
+            .position(|r| matches!(code, KeyCode::Char(c) if r.key == c))?;
+        Some((rule, m.rules[rule].on))
+    });
+    match found {
+        Some((rule, on)) => {
+            let command = Command::SetAutoAnswer {
+                task,
+                rule,
+                on: !on,
+            };
+            let outcome = engine.apply(command, clock)?;
+            state.report(outcome.message(), outcome.is_done(), clock.at);
+        }
+        None if yes_no.no || matches!(code, KeyCode::Char('a' | 'q')) => state.mode = Mode::Normal,
+        None => {}
+    }
+    Ok(())
+}
+
+/// A key in the list of a task's attempts: move, Enter replays one, `v`, `q` or No closes it.
+fn attempts_key(engine: &Engine, state: &mut UiState, code: KeyCode, yes_no: YesNo, now: Instant) {
+    let Mode::Attempts {
+        task,
+        list,
+        selected,
+    } = &mut state.mode
+    else {
+        return;
+    };
+    match code {
+        KeyCode::Up | KeyCode::Char('k') => *selected = selected.saturating_sub(1),
+        KeyCode::Down | KeyCode::Char('j') => {
+            *selected = (*selected + 1).min(list.len().saturating_sub(1));
+        }
+        KeyCode::Home | KeyCode::Char('g') => *selected = 0,
+        KeyCode::End | KeyCode::Char('G') => *selected = list.len().saturating_sub(1),
+        KeyCode::Enter => {
+            let task = *task;
+            let entry = list.get(*selected).cloned();
+            let task_id = engine
+                .store()
+                .file()
+                .tasks()
+                .get(task)
+                .map_or_else(String::new, |t| t.task_id.clone());
+            if let Some(entry) = entry {
+                match attempts::open(task, &task_id, &entry) {
+                    Ok(replaying) => {
+                        state.mode = Mode::Normal;
+                        state.replay = Some(Box::new(replaying));
+                    }
+                    Err(error) => state.say(error.to_string(), now),
+                }
+            }
+        }
+        _ if yes_no.no || matches!(code, KeyCode::Char('v' | 'q')) => state.mode = Mode::Normal,
+        _ => {}
+    }
+}
+
 /// A key's action in normal mode, given where answer keys go now (`answer_target`): a key the
 /// held dialog would take, or a dialog's key with no dialog to take it, gets a word instead.
 fn normal_action(
     engine: &Engine,
     state: &mut UiState,
     key: &KeyEvent,
-    now: std::time::Instant,
+    now: Instant,
 ) -> Option<keys::Action> {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     match answer_target::target(engine, state, now) {
@@ -209,7 +279,7 @@ pub fn on_paste(engine: &mut Engine, state: &mut UiState, text: &str, clock: Now
             } else {
                 text.into_bytes()
             };
-            engine.send_to_task(task, Event::OperatorKeys(bytes), clock)?;
+            engine.apply(Command::TypeKeys { task, bytes }, clock)?;
         }
         Mode::EditPrompt { editor, .. } | Mode::Message { editor, .. } => {
             editor.insert_str(text);

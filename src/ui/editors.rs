@@ -13,11 +13,11 @@ use super::state::{Mode, UiState};
 use crate::core::task::TaskStatus;
 use crate::run::clock::Now;
 use crate::run::engine::Engine;
+use crate::run::engine::command::Command;
 
 /// A key in an open editor: Ctrl-S (or Alt-Enter) saves the prompt or sends the message, Esc
 /// closes it (asking first when typed text would be lost), any other key edits.
 pub fn on_key(engine: &mut Engine, state: &mut UiState, key: &KeyEvent, clock: Now) -> Result<()> {
-    let now = clock.at;
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     let (Mode::EditPrompt { task, editor } | Mode::Message { task, editor }) = &mut state.mode
     else {
@@ -27,47 +27,65 @@ pub fn on_key(engine: &mut Engine, state: &mut UiState, key: &KeyEvent, clock: N
     let submit = (ctrl && key.code == KeyCode::Char('s'))
         || (key.modifiers.contains(KeyModifiers::ALT) && key.code == KeyCode::Enter);
     if submit {
-        let text = editor.lines().join("\n");
-        let editing = matches!(state.mode, Mode::EditPrompt { .. });
-        state.mode = Mode::Normal;
-        let outcome = if editing {
-            engine.set_prompt_template(task, &text)?
-        } else if engine.live_for_task(task).is_some() {
-            engine.send_message(task, &text, clock)?
-        } else {
-            // Answers to its questions, or a follow-up: its session is resumed (or a
-            // fresh attempt gets the message).
-            engine.resume_with_message(task, &text, clock)?
-        };
-        state.report(outcome.message(), outcome.is_done(), now);
+        submit_editor(engine, state, task, clock)?;
     } else if key.code == KeyCode::Esc {
-        let text = editor.lines().join("\n");
-        let before = match &state.mode {
-            Mode::EditPrompt { .. } => engine
-                .store()
-                .file()
-                .tasks()
-                .get(task)
-                .and_then(|t| t.prompt_template.clone())
-                .unwrap_or_default(),
-            _ => String::new(),
-        };
-        // Typed text is not thrown away by one stray key: Esc asks, Esc again discards.
-        if text.trim_end() == before.trim_end() || state.discard_armed {
-            state.discard_armed = false;
-            state.mode = Mode::Normal;
-            if text.trim_end() != before.trim_end() {
-                state.say("discarded what you typed", now);
-            }
-        } else {
-            state.discard_armed = true;
-            state.say("Esc again discards what you typed; Ctrl-S saves it", now);
-        }
+        close_editor(engine, state, task, clock.at);
     } else {
         state.discard_armed = false;
         editor.input(*key);
     }
     Ok(())
+}
+
+/// Saves the prompt, or sends the message: into the running agent, else to its session.
+fn submit_editor(engine: &mut Engine, state: &mut UiState, task: usize, clock: Now) -> Result<()> {
+    let (Mode::EditPrompt { editor, .. } | Mode::Message { editor, .. }) = &state.mode else {
+        return Ok(());
+    };
+    let text = editor.lines().join("\n");
+    let editing = matches!(state.mode, Mode::EditPrompt { .. });
+    state.mode = Mode::Normal;
+    let command = if editing {
+        Command::SetPromptTemplate { task, text }
+    } else if engine.live_for_task(task).is_some() {
+        Command::SendMessage { task, text }
+    } else {
+        // Answers to its questions, or a follow-up: its session is resumed (or a fresh attempt
+        // gets the message).
+        Command::ResumeWithMessage { task, text }
+    };
+    let outcome = engine.apply(command, clock)?;
+    state.report(outcome.message(), outcome.is_done(), clock.at);
+    Ok(())
+}
+
+/// Esc: closes the editor, unless that loses typed text and Esc was not pressed twice.
+fn close_editor(engine: &Engine, state: &mut UiState, task: usize, now: Instant) {
+    let (Mode::EditPrompt { editor, .. } | Mode::Message { editor, .. }) = &state.mode else {
+        return;
+    };
+    let text = editor.lines().join("\n");
+    let before = match &state.mode {
+        Mode::EditPrompt { .. } => engine
+            .store()
+            .file()
+            .tasks()
+            .get(task)
+            .and_then(|t| t.prompt_template.clone())
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    // Typed text is not thrown away by one stray key: Esc asks, Esc again discards.
+    if text.trim_end() == before.trim_end() || state.discard_armed {
+        state.discard_armed = false;
+        state.mode = Mode::Normal;
+        if text.trim_end() != before.trim_end() {
+            state.say("discarded what you typed", now);
+        }
+    } else {
+        state.discard_armed = true;
+        state.say("Esc again discards what you typed; Ctrl-S saves it", now);
+    }
 }
 
 /// `m`: the message editor for the selected task, saying where the message goes: into its

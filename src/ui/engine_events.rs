@@ -33,107 +33,130 @@ pub(super) fn on_engine_event(
                 state.progress(i, format!("{task_id} started"), now);
             }
         }
-        EngineEvent::Note { task_id, note } => match note {
-            // Who answered through which channel, as the audit says it (`Approval::answered`):
-            // a hook's or an ACP client's answer is not a key pressed on the screen.
-            Note::Approval(approval) => {
-                if let Some(i) = index(task_id) {
-                    state.note(i, approval.answered(), now);
-                }
-            }
-            Note::AutoAnswered { rule, keys } => {
-                tracing::debug!(task_id, rule, keys, "automatic answer");
-            }
-            Note::WaitingForOperator { .. } => {
-                // What the prompt asks, not the rule's name (`press_1`, `always`).
-                let asks = index(task_id)
-                    .and_then(|i| engine.live_for_task(i))
-                    .and_then(|l| l.attempt.waiting().map(|w| w.asks()))
-                    .unwrap_or_else(|| "a prompt".to_string());
-                let body = format!("{task_id} is waiting for you: {asks}");
-                // A bell that cannot ring is not worth stopping the run for.
-                if let Err(error) = notify(session.terminal.backend_mut(), "herd", &body) {
-                    tracing::warn!("cannot ring the bell: {error}");
-                }
-            }
-            _ => {}
-        },
+        EngineEvent::Note { task_id, note } => on_note(engine, state, session, task_id, note, now),
         EngineEvent::Finished {
             task_id, status, ..
-        } => {
-            if let Some(i) = index(task_id) {
-                tracing::debug!(task_id, %status, "attempt finished");
-                let failure = engine
-                    .store()
-                    .file()
-                    .tasks()
-                    .get(i)
-                    .and_then(|t| t.result.as_ref())
-                    .and_then(|r| r.get("failure_type"))
-                    .and_then(serde_json::Value::as_str)
-                    .filter(|_| *status != TaskStatus::Completed)
-                    .map(|f| format!(" ({f})"))
-                    .unwrap_or_default();
-                state.settle(i, format!("{task_id}: {status}{failure}"), now);
-            }
-            if *status == TaskStatus::NeedsInput {
-                let asked = index(task_id)
-                    .and_then(|i| engine.store().file().tasks().get(i))
-                    .map_or(0, |t| agent::questions(t.result.as_ref()).len());
-                let what = match asked {
-                    0 => "needs your input".to_string(),
-                    1 => "has a question for you".to_string(),
-                    n => format!("has {n} questions for you"),
-                };
-                state.say(format!("{task_id} {what}: select it, m answers"), now);
-                let body = format!("{task_id} {what}");
-                if let Err(error) = notify(session.terminal.backend_mut(), "herd", &body) {
-                    tracing::warn!("cannot ring the bell: {error}");
-                }
-            }
-        }
-        EngineEvent::TasksFileChanged { summary } => state.say(summary.clone(), now),
-        EngineEvent::RecoveredFromRuns { summary, .. } => state.say(summary.clone(), now),
+        } => on_finished(engine, state, session, task_id, *status, now),
         // The status line shows it while it lasts (`model::status`), from now on: a passing
         // message gives way to it.
         EngineEvent::TasksFileInvalid { .. } => {
             state.message = None;
             state.message_about = None;
         }
-        EngineEvent::TasksFileParses => {
-            state.say(crate::run::engine::edits::PARSES_AGAIN_NOTICE, now);
+        EngineEvent::TasksFileChanged { .. }
+        | EngineEvent::RecoveredFromRuns { .. }
+        | EngineEvent::TasksFileParses
+        | EngineEvent::ConfigFailed { .. }
+        | EngineEvent::SpawnDeferred { .. }
+        | EngineEvent::HostTrouble { .. } => {
+            if let Some(text) = status_line(event) {
+                state.say(text, now);
+            }
         }
+        EngineEvent::Resumed { .. } | EngineEvent::RetryScheduled { .. } => {}
+    }
+    Ok(())
+}
+
+/// What an attempt noted: an answer in its row, a prompt waiting for the operator rings.
+fn on_note(
+    engine: &Engine,
+    state: &mut UiState,
+    session: &mut Session,
+    task_id: &str,
+    note: &Note,
+    now: Instant,
+) {
+    let index = engine.store().file().task_index(task_id);
+    match note {
+        // Who answered through which channel, as the audit says it (`Approval::answered`):
+        // a hook's or an ACP client's answer is not a key pressed on the screen.
+        Note::Approval(approval) => {
+            if let Some(i) = index {
+                state.note(i, approval.answered(), now);
+            }
+        }
+        Note::AutoAnswered { rule, keys } => {
+            tracing::debug!(task_id, rule, keys, "automatic answer");
+        }
+        Note::WaitingForOperator { .. } => {
+            // What the prompt asks, not the rule's name (`press_1`, `always`).
+            let asks = index
+                .and_then(|i| engine.live_for_task(i))
+                .and_then(|l| l.attempt.waiting().map(|w| w.asks()))
+                .unwrap_or_else(|| "a prompt".to_string());
+            ring(session, &format!("{task_id} is waiting for you: {asks}"));
+        }
+        _ => {}
+    }
+}
+
+/// An attempt ended: its task's new status in its row, and the bell when it has questions.
+fn on_finished(
+    engine: &Engine,
+    state: &mut UiState,
+    session: &mut Session,
+    task_id: &str,
+    status: TaskStatus,
+    now: Instant,
+) {
+    let file = engine.store().file();
+    let index = file.task_index(task_id);
+    let spec = index.and_then(|i| file.tasks().get(i));
+    if let Some(i) = index {
+        tracing::debug!(task_id, %status, "attempt finished");
+        let failure = spec
+            .and_then(|t| t.result.as_ref())
+            .and_then(|r| r.get("failure_type"))
+            .and_then(serde_json::Value::as_str)
+            .filter(|_| status != TaskStatus::Completed)
+            .map(|f| format!(" ({f})"))
+            .unwrap_or_default();
+        state.settle(i, format!("{task_id}: {status}{failure}"), now);
+    }
+    if status == TaskStatus::NeedsInput {
+        let asked = spec.map_or(0, |t| agent::questions(t.result.as_ref()).len());
+        let what = match asked {
+            0 => "needs your input".to_string(),
+            1 => "has a question for you".to_string(),
+            n => format!("has {n} questions for you"),
+        };
+        state.say(format!("{task_id} {what}: select it, m answers"), now);
+        ring(session, &format!("{task_id} {what}"));
+    }
+}
+
+/// The status line's words for the events that are only said (`None` for the others).
+fn status_line(event: &EngineEvent) -> Option<String> {
+    Some(match event {
+        EngineEvent::TasksFileChanged { summary } => summary.clone(),
+        EngineEvent::RecoveredFromRuns { summary, .. } => summary.clone(),
+        EngineEvent::TasksFileParses => crate::run::engine::edits::PARSES_AGAIN_NOTICE.to_string(),
         EngineEvent::ConfigFailed { task_id, .. } => {
-            state.say(
-                format!("{task_id}: failed_config (d shows its details)"),
-                now,
-            );
+            format!("{task_id}: failed_config (d shows its details)")
         }
         EngineEvent::SpawnDeferred {
             task_id,
             concurrency,
             ..
-        } => {
-            state.say(
-                format!("{task_id} waits: out of resources to start it; concurrency {concurrency}"),
-                now,
-            );
-        }
+        } => format!("{task_id} waits: out of resources to start it; concurrency {concurrency}"),
         EngineEvent::HostTrouble {
             task_id,
             host,
             out_for,
             ..
-        } => {
-            state.say(
-                format!(
-                    "{task_id} back to the queue: host {host} unreachable, out of rotation for {} s",
-                    out_for.as_secs()
-                ),
-                now,
-            );
-        }
-        EngineEvent::Resumed { .. } | EngineEvent::RetryScheduled { .. } => {}
+        } => format!(
+            "{task_id} back to the queue: host {host} unreachable, out of rotation for {} s",
+            out_for.as_secs()
+        ),
+        _ => return None,
+    })
+}
+
+/// Rings the terminal's bell with `body`; a bell that cannot ring is not worth stopping the
+/// run for.
+fn ring(session: &mut Session, body: &str) {
+    if let Err(error) = notify(session.terminal.backend_mut(), "herd", body) {
+        tracing::warn!("cannot ring the bell: {error}");
     }
-    Ok(())
 }

@@ -4,6 +4,7 @@
 //! something visible changed: at most once per frame interval for the operator's keys, the
 //! focused pane and the run's events, at most once per `TILE_FRAME` when only the tiles' output
 //! changed (a fleet's tiles would otherwise redraw the whole dashboard at the full frame rate).
+//! What it asks of the batch goes as `Command`s through `Engine::apply`.
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -12,7 +13,7 @@ use color_eyre::eyre::{Result, WrapErr};
 use crossterm::event::{Event as TermEvent, EventStream};
 use futures::StreamExt;
 use ratatui::layout::Rect;
-use tokio::signal::unix::{SignalKind, signal};
+use tokio::signal::unix::{Signal, SignalKind, signal};
 
 use super::actions;
 use super::engine_events::on_engine_event;
@@ -22,6 +23,7 @@ use super::state::{Leaving, Mode, UiState};
 use crate::run::clock::Now;
 use crate::run::driver::{Driver, Input};
 use crate::run::engine::Engine;
+use crate::run::engine::command::Command;
 use crate::run::pty::PtyReport;
 use crate::term::Session;
 
@@ -61,7 +63,11 @@ pub async fn run(mut engine: Engine, mut driver: Driver, mouse: bool) -> Result<
         ),
         Err(error) => {
             tracing::error!("dashboard failed: {error:#}");
-            engine.abandon(&format!("{error:#}"), Now::read());
+            let reason = format!("{error:#}");
+            // Abandoning carries out no effect that can fail.
+            if let Err(error) = engine.apply(Command::Abandon { reason }, Now::read()) {
+                tracing::error!("cannot abandon the run: {error:#}");
+            }
         }
     }
     outcome
@@ -95,122 +101,231 @@ enum Woke {
     HangUp,
 }
 
+/// The signals the dashboard stops on.
+struct Signals {
+    interrupt: Signal,
+    terminate: Signal,
+    hangup: Signal,
+}
+
+impl Signals {
+    fn listen() -> Result<Signals> {
+        let listen = |kind| signal(kind).wrap_err("cannot listen for signals");
+        Ok(Signals {
+            interrupt: listen(SignalKind::interrupt())?,
+            terminate: listen(SignalKind::terminate())?,
+            hangup: listen(SignalKind::hangup())?,
+        })
+    }
+}
+
+/// What the screen shows and owes: the panes drawn last, and what changed since.
+#[derive(Default)]
+struct Frames {
+    /// The tasks whose panes were drawn.
+    visible: HashSet<usize>,
+    /// The task whose pane is focused, when it shows.
+    focused: Option<usize>,
+    /// Something to draw at the full frame rate.
+    dirty: bool,
+    /// Only tiles to draw, at `TILE_FRAME`.
+    tiles_dirty: bool,
+    last_draw: Option<Instant>,
+}
+
+impl Frames {
+    /// When the next frame may be drawn, seen at `now` (`next_frame`).
+    fn next_at(&self, now: Instant) -> Option<Instant> {
+        next_frame(self.dirty, self.tiles_dirty, self.last_draw, now)
+    }
+}
+
+/// One dashboard's loop: the engine and driver it steers, its terminal and its own state.
+struct Dashboard<'a> {
+    engine: &'a mut Engine,
+    driver: &'a mut Driver,
+    session: &'a mut Session,
+    state: UiState,
+    /// Dropped when the terminal is gone: its reader thread would spin on a hung-up terminal.
+    events: Option<EventStream>,
+    /// The time of each turn, read once when it starts, for the engine and the dashboard alike.
+    clock: Now,
+    frames: Frames,
+}
+
 async fn drive(engine: &mut Engine, driver: &mut Driver, session: &mut Session) -> Result<i32> {
-    // Dropped when the terminal is gone: its reader thread would spin on a hung-up terminal.
-    let mut events = Some(EventStream::new());
-    let listen = |kind| signal(kind).wrap_err("cannot listen for signals");
-    let (mut interrupt, mut terminate) = (
-        listen(SignalKind::interrupt())?,
-        listen(SignalKind::terminate())?,
-    );
-    let mut hangup = listen(SignalKind::hangup())?;
-    // The time of each turn, read once when it starts, for the engine and the dashboard alike.
-    let mut clock = Now::read();
+    let events = Some(EventStream::new());
+    let mut signals = Signals::listen()?;
+    let clock = Now::read();
     let mut state = UiState::new(clock.at);
     // https://no-color.org: set and not empty.
     state.no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     state.background = crate::run::background::in_background();
-    let mut visible: HashSet<usize> = HashSet::new();
-    // The task whose pane is focused, when it shows.
-    let mut focused: Option<usize> = None;
-    // Something to draw at the full frame rate; only tiles to draw, at `TILE_FRAME`.
-    let mut dirty = true;
-    let mut tiles_dirty = false;
-    let mut last_draw: Option<Instant> = None;
     let size = session.terminal.size().unwrap_or_default();
     start_at_pane_sizes(engine, Rect::new(0, 0, size.width, size.height), clock)?;
+    let mut dashboard = Dashboard {
+        engine,
+        driver,
+        session,
+        state,
+        events,
+        clock,
+        frames: Frames {
+            dirty: true,
+            ..Frames::default()
+        },
+    };
     loop {
-        let now = clock.at;
+        let woke = dashboard.wait(&mut signals).await;
+        dashboard.clock = Now::read();
+        dashboard.on_woke(woke)?;
+        dashboard.end_turn()?;
+        if dashboard.leaves() {
+            break;
+        }
+        dashboard.draw_if_due()?;
+    }
+    let engine = dashboard.engine;
+    tracing::info!(code = engine.exit_code(), "dashboard left");
+    engine.settle_writes(Now::read(), crate::run::engine::LAST_WRITE_WAIT)?;
+    Ok(engine.exit_code())
+}
+
+impl Dashboard<'_> {
+    /// Waits for what wakes the next turn, seen from the last turn's time.
+    async fn wait(&mut self, signals: &mut Signals) -> Woke {
+        let now = self.clock.at;
+        let state = &mut self.state;
         let expiry = state.expire(now);
         let ticking = state.finished.is_none() && state.leaving != Leaving::Now;
         let tick = ticking.then(|| state.next_second(now));
         let redraw_at = [expiry, tick].into_iter().flatten().min();
         // After a hang-up there is no terminal to draw on; the agents are still stopped properly.
-        let frame_at = next_frame(dirty, tiles_dirty, last_draw, now).filter(|_| events.is_some());
+        let frame_at = self.frames.next_at(now).filter(|_| self.events.is_some());
         let replay_at = state.replay.as_ref().and_then(|r| r.view.next_wakeup(now));
-        let wake = [engine.next_wakeup(now), replay_at]
+        let wake = [self.engine.next_wakeup(now), replay_at]
             .into_iter()
             .flatten()
             .min();
         // In this order when several are ready: a signal, the operator's key, then output, so
         // a fleet's output never keeps a key waiting for more than one turn of the loop.
-        let woke = tokio::select! {
+        tokio::select! {
             biased;
-            _ = interrupt.recv() => Woke::Signal,
-            _ = terminate.recv() => Woke::Signal,
-            _ = hangup.recv() => Woke::HangUp,
-            event = next_event(&mut events) => Woke::Terminal(event),
-            input = driver.next() => Woke::Driver(input),
+            _ = signals.interrupt.recv() => Woke::Signal,
+            _ = signals.terminate.recv() => Woke::Signal,
+            _ = signals.hangup.recv() => Woke::HangUp,
+            event = next_event(&mut self.events) => Woke::Terminal(event),
+            input = self.driver.next() => Woke::Driver(input),
             () = sleep_until(wake) => Woke::Timer,
             () = sleep_until(redraw_at) => Woke::Redraw,
             () = sleep_until(frame_at) => Woke::Timer,
-        };
-        clock = Now::read();
-        let now = clock.at;
-        match woke {
-            Woke::Driver(input) => {
-                let taken = driver.take(engine, input, clock, |engine, report| {
-                    match on_report(engine, &mut state, report, &visible, focused, clock)? {
-                        Redraw::Now => dirty = true,
-                        Redraw::Tile => tiles_dirty = true,
-                        Redraw::No => {}
-                    }
-                    Ok(())
-                })?;
-                dirty |= taken.changed;
-                // `batch.stop` through the control socket: as the operator's confirmed stop.
-                if taken.stop && state.leaving == Leaving::No {
-                    stop_for_good(engine, &mut state, clock)?;
-                }
-            }
-            Woke::Terminal(event) => {
-                // The pointer moving over the dashboard changes nothing on it.
-                let moved = matches!(
-                    &event,
-                    Some(Ok(TermEvent::Mouse(m))) if m.kind == crossterm::event::MouseEventKind::Moved
-                );
-                match event {
-                    Some(Ok(event)) => {
-                        on_terminal_event(engine, &mut state, session, event, clock)?;
-                    }
-                    // The terminal is gone: stop as if the operator had confirmed.
-                    Some(Err(error)) => {
-                        tracing::warn!("cannot read the keyboard: {error}");
-                        events = None;
-                        stop_for_good(engine, &mut state, clock)?;
-                    }
-                    None => {
-                        events = None;
-                        stop_for_good(engine, &mut state, clock)?;
-                    }
-                }
-                dirty |= !moved;
-            }
-            Woke::Timer => {}
-            Woke::Redraw => dirty = true,
-            Woke::Signal => stop_for_good(engine, &mut state, clock)?,
-            Woke::HangUp => {
-                events = None;
-                stop_for_good(engine, &mut state, clock)?;
-            }
         }
-        let engine_events = driver.end_turn(engine, clock)?;
-        if let Some(replay) = state.replay.as_mut()
+    }
+
+    /// Carries out what woke the turn.
+    fn on_woke(&mut self, woke: Woke) -> Result<()> {
+        match woke {
+            Woke::Driver(input) => self.on_driver(input)?,
+            Woke::Terminal(event) => self.on_terminal(event)?,
+            Woke::Timer => {}
+            Woke::Redraw => self.frames.dirty = true,
+            Woke::Signal => stop_for_good(self.engine, &mut self.state, self.clock)?,
+            Woke::HangUp => self.lose_terminal()?,
+        }
+        Ok(())
+    }
+
+    /// PTY reports (each says how soon it shows) or a control command.
+    fn on_driver(&mut self, input: Input) -> Result<()> {
+        let clock = self.clock;
+        let (state, frames) = (&mut self.state, &mut self.frames);
+        let taken =
+            self.driver.take(
+                self.engine,
+                input,
+                clock,
+                |engine, report| match look_at_report(
+                    engine,
+                    state,
+                    report,
+                    &frames.visible,
+                    frames.focused,
+                ) {
+                    Redraw::Now => frames.dirty = true,
+                    Redraw::Tile => frames.tiles_dirty = true,
+                    Redraw::No => {}
+                },
+            )?;
+        self.frames.dirty |= taken.changed;
+        // `batch.stop` through the control socket: as the operator's confirmed stop.
+        if taken.stop && self.state.leaving == Leaving::No {
+            stop_for_good(self.engine, &mut self.state, self.clock)?;
+        }
+        Ok(())
+    }
+
+    /// A key, a paste or the mouse; or the terminal gone.
+    fn on_terminal(&mut self, event: Option<std::io::Result<TermEvent>>) -> Result<()> {
+        // The pointer moving over the dashboard changes nothing on it.
+        let moved = matches!(
+            &event,
+            Some(Ok(TermEvent::Mouse(m))) if m.kind == crossterm::event::MouseEventKind::Moved
+        );
+        match event {
+            Some(Ok(event)) => {
+                on_terminal_event(
+                    self.engine,
+                    &mut self.state,
+                    self.session,
+                    event,
+                    self.clock,
+                )?;
+            }
+            // The terminal is gone: stop as if the operator had confirmed.
+            Some(Err(error)) => {
+                tracing::warn!("cannot read the keyboard: {error}");
+                self.lose_terminal()?;
+            }
+            None => self.lose_terminal()?,
+        }
+        self.frames.dirty |= !moved;
+        Ok(())
+    }
+
+    /// No terminal any more (hung up, unreadable, undrawable): the run stops the way the
+    /// operator would stop it.
+    fn lose_terminal(&mut self) -> Result<()> {
+        self.events = None;
+        stop_for_good(self.engine, &mut self.state, self.clock)
+    }
+
+    /// The end of the turn: the engine's tick and events shown, the replay's clock, and whether
+    /// the batch finished.
+    fn end_turn(&mut self) -> Result<()> {
+        let now = self.clock.at;
+        let engine_events = self.driver.end_turn(self.engine, self.clock)?;
+        if let Some(replay) = self.state.replay.as_mut()
             && replay.view.tick(now)
         {
-            dirty = true;
+            self.frames.dirty = true;
         }
         for event in engine_events {
-            on_engine_event(engine, &mut state, session, &event, now)?;
-            dirty = true;
+            on_engine_event(self.engine, &mut self.state, self.session, &event, now)?;
+            self.frames.dirty = true;
         }
-        // A task waiting for the operator's answers is not done: the clock runs on and the
-        // bar says what it waits for.
-        if engine.is_done() && !engine.any_needs_input() && state.leaving == Leaving::No {
+        self.notice_finished(now);
+        Ok(())
+    }
+
+    /// A task waiting for the operator's answers is not done: the clock runs on and the bar
+    /// says what it waits for.
+    fn notice_finished(&mut self, now: Instant) {
+        let state = &mut self.state;
+        if self.engine.is_done() && !self.engine.any_needs_input() && state.leaving == Leaving::No {
             if state.finished.is_none() {
                 state.finished = Some(now);
                 tracing::info!("batch finished");
-                dirty = true;
+                self.frames.dirty = true;
             }
             // Nobody may be looking: a background dashboard ends with its batch, as headless
             // does; attached terminals are told so.
@@ -218,50 +333,62 @@ async fn drive(engine: &mut Engine, driver: &mut Driver, session: &mut Session) 
                 state.leaving = Leaving::Now;
             }
         } else if state.finished.take().is_some() {
-            dirty = true;
-        }
-        match state.leaving {
-            Leaving::Now => break,
-            Leaving::Stopping if engine.is_done() => break,
-            _ => {}
-        }
-        let frame_due = next_frame(dirty, tiles_dirty, last_draw, now).is_some_and(|at| now >= at);
-        if events.is_some() && frame_due {
-            // Laid out first: the engine gets the layout's sizes, then the frame is drawn from
-            // what it reads.
-            let drawn = match frame::lay_out(&session.terminal, engine, &mut state, clock) {
-                Ok(layout) => {
-                    // Resizing panes can change what the detectors see (a prompt redrawn).
-                    for event in driver.drain(engine) {
-                        on_engine_event(engine, &mut state, session, &event, now)?;
-                    }
-                    let first = layout.visible.first().copied();
-                    frame::draw(&mut session.terminal, engine, &mut state, &layout, now)
-                        .map(|shown| (first, shown))
-                }
-                Err(error) => Err(error),
-            };
-            match drawn {
-                Ok((first, shown)) => {
-                    focused = first.filter(|t| shown.contains(t));
-                    visible = shown;
-                }
-                // Mostly a terminal that hung up before its signal arrived: without a screen,
-                // the run stops the way the operator would stop it.
-                Err(error) => {
-                    tracing::warn!("{error:#}; stopping the run");
-                    events = None;
-                    stop_for_good(engine, &mut state, clock)?;
-                }
-            }
-            dirty = false;
-            tiles_dirty = false;
-            last_draw = Some(now);
+            self.frames.dirty = true;
         }
     }
-    tracing::info!(code = engine.exit_code(), "dashboard left");
-    engine.settle_writes(Now::read(), crate::run::engine::LAST_WRITE_WAIT)?;
-    Ok(engine.exit_code())
+
+    /// Whether the loop ends now.
+    fn leaves(&self) -> bool {
+        match self.state.leaving {
+            Leaving::Now => true,
+            Leaving::Stopping => self.engine.is_done(),
+            Leaving::No => false,
+        }
+    }
+
+    /// Draws a frame when one is due and there is a terminal to draw on.
+    fn draw_if_due(&mut self) -> Result<()> {
+        let now = self.clock.at;
+        let frame_due = self.frames.next_at(now).is_some_and(|at| now >= at);
+        if self.events.is_none() || !frame_due {
+            return Ok(());
+        }
+        match self.draw()? {
+            Ok((first, shown)) => {
+                self.frames.focused = first.filter(|t| shown.contains(t));
+                self.frames.visible = shown;
+            }
+            // Mostly a terminal that hung up before its signal arrived.
+            Err(error) => {
+                tracing::warn!("{error:#}; stopping the run");
+                self.lose_terminal()?;
+            }
+        }
+        self.frames.dirty = false;
+        self.frames.tiles_dirty = false;
+        self.frames.last_draw = Some(now);
+        Ok(())
+    }
+
+    /// Lays the frame out (the engine gets the layout's sizes), then draws it from what it
+    /// reads: the first pane in order, and the panes shown. The inner error is the terminal's
+    /// (it cannot be drawn on); the outer one ends the dashboard.
+    fn draw(&mut self) -> Result<Result<(Option<usize>, HashSet<usize>)>> {
+        let now = self.clock.at;
+        let terminal = &self.session.terminal;
+        let layout = match frame::lay_out(terminal, self.engine, &mut self.state, self.clock) {
+            Ok(layout) => layout,
+            Err(error) => return Ok(Err(error)),
+        };
+        // Resizing panes can change what the detectors see (a prompt redrawn).
+        for event in self.driver.drain(self.engine) {
+            on_engine_event(self.engine, &mut self.state, self.session, &event, now)?;
+        }
+        let first = layout.visible.first().copied();
+        let terminal = &mut self.session.terminal;
+        let shown = frame::draw(terminal, self.engine, &mut self.state, &layout, now);
+        Ok(shown.map(|shown| (first, shown)))
+    }
 }
 
 /// Starts the first agents together, each at the size of the pane it will be drawn in once
@@ -275,27 +402,27 @@ pub(super) fn start_at_pane_sizes(engine: &mut Engine, area: Rect, clock: Now) -
         .filter(|&i| tasks[i].status.is_runnable() && engine.retry_at(i).is_none_or(|at| at <= now))
         .count();
     let panes = startable.min(engine.concurrency());
-    engine.set_launch_sizes(layout::first_launch_sizes(area, false, panes));
-    engine.fill_slots(clock)
+    let sizes = layout::first_launch_sizes(area, false, panes);
+    engine.apply(Command::SetLaunchSizes(sizes), clock)?;
+    engine.apply(Command::FillSlots, clock)?;
+    Ok(())
 }
 
-/// Feeds a PTY report to the engine; says how soon the screen should show it.
-fn on_report(
-    engine: &mut Engine,
+/// Looks at a PTY report before the engine takes it (the attempt may conclude on it, and its
+/// screen go with it); says how soon the screen should show it.
+fn look_at_report(
+    engine: &Engine,
     state: &mut UiState,
-    report: PtyReport,
+    report: &PtyReport,
     visible: &HashSet<usize>,
     focused: Option<usize>,
-    clock: Now,
-) -> Result<Redraw> {
-    let task = engine.task_of_report(&report);
+) -> Redraw {
+    let task = engine.task_of_report(report);
     let output = matches!(report, PtyReport::Output { .. });
-    // The attempt may conclude on this report, and its screen go with it.
     if !output && let Some(live) = task.and_then(|t| engine.live_for_task(t)) {
         state.keep_final_screen(live.task, live.number, live.attempt.screen().vt());
     }
-    engine.on_report(report, clock)?;
-    Ok(redraw_for(output, task, visible, focused))
+    redraw_for(output, task, visible, focused)
 }
 
 /// How soon a report of `task` shows: output in the focused pane and every other report (an
@@ -335,12 +462,12 @@ fn next_frame(
 /// a second time kills the agents at once.
 fn stop_for_good(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
     if state.leaving == Leaving::Stopping {
-        engine.kill_all();
+        engine.apply(Command::KillAll, clock)?;
     } else if engine.is_done() {
         state.leaving = Leaving::Now;
     } else {
         state.mode = Mode::Normal;
-        engine.stop(clock)?;
+        engine.apply(Command::Stop, clock)?;
         state.leaving = Leaving::Stopping;
     }
     Ok(())

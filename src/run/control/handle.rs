@@ -1,6 +1,7 @@
 //! A `Command` carried out on the engine, in the loop's turn, and its JSON result or error.
-//! The engine decides (every status transition is its `ControlOutcome`); this maps words to
-//! codes: an unknown task is `NO_SUCH_TASK`, a refusal `REFUSED`, a stale prompt id
+//! What changes the batch goes through the engine's one entry point, `Engine::apply`, as the
+//! dashboard's keys do; the engine decides (every status transition is its `ControlOutcome`);
+//! this maps words to codes: an unknown task is `NO_SUCH_TASK`, a refusal `REFUSED`, a stale prompt id
 //! `STALE_PROMPT`, an invalid task `INVALID_TASK`.
 
 use serde_json::{Value, json};
@@ -8,7 +9,8 @@ use serde_json::{Value, json};
 use super::protocol::{Command, INTERNAL_ERROR, NO_SUCH_TASK, REFUSED, RpcError, STALE_PROMPT};
 use crate::run::clock::Now;
 use crate::run::engine::Engine;
-use crate::run::engine::api::{Added, AnswerRefused, PromptInfo};
+use crate::run::engine::api::{Added, PromptInfo};
+use crate::run::engine::command::Command as EngineCommand;
 use crate::run::engine::control::ControlOutcome;
 
 /// What a command came to.
@@ -84,20 +86,27 @@ fn carry_out(
                 Ok(ControlOutcome::Done(message)) => {
                     Ok(json!({ "task": row(engine, index), "message": message }))
                 }
-                Ok(ControlOutcome::Refused(message)) => Err(RpcError::new(REFUSED, message)),
+                Ok(refused) => reply_of(refused),
                 Err(problems) => Err(RpcError::invalid_task(problems)),
             },
         },
-        Command::Cancel { task_id } => on_task(engine, &task_id, |e, i| e.cancel_task(i, now))?,
-        Command::Retry { task_id } => on_task(engine, &task_id, |e, i| e.retry_now(i, now))?,
-        Command::Run { task_id } => on_task(engine, &task_id, |e, i| e.run_task(i, now))?,
-        Command::Message { task_id, text } => {
-            on_task(engine, &task_id, |e, i| e.send_message(i, &text, now))?
+        Command::Cancel { task_id } => {
+            on_task(engine, &task_id, now, |task| EngineCommand::Cancel { task })?
         }
-        Command::Pause => Ok(pause(engine, true)),
-        Command::Resume => Ok(pause(engine, false)),
+        Command::Retry { task_id } => on_task(engine, &task_id, now, |task| {
+            EngineCommand::RetryNow { task }
+        })?,
+        Command::Run { task_id } => {
+            on_task(engine, &task_id, now, |task| EngineCommand::Run { task })?
+        }
+        Command::Message { task_id, text } => on_task(engine, &task_id, now, |task| {
+            EngineCommand::SendMessage { task, text }
+        })?,
+        Command::Pause => reply_of(engine.apply(EngineCommand::Pause, now)?),
+        Command::Resume => reply_of(engine.apply(EngineCommand::Resume, now)?),
         Command::Concurrency { n } => {
-            engine.set_concurrency(n);
+            engine.apply(EngineCommand::SetConcurrency(n), now)?;
+            // The socket's own words for it, as before.
             Ok(outcome_json(&ControlOutcome::Done(format!(
                 "concurrency {}",
                 engine.concurrency()
@@ -109,11 +118,7 @@ fn carry_out(
             Ok(json!({ "prompts": list }))
         }
         Command::Answer { prompt_id, answer } => {
-            match engine.answer_prompt(&prompt_id, answer, now)? {
-                Ok(message) => Ok(outcome_json(&ControlOutcome::Done(message))),
-                Err(AnswerRefused::Stale(message)) => Err(RpcError::new(STALE_PROMPT, message)),
-                Err(AnswerRefused::NotOffered(message)) => Err(RpcError::new(REFUSED, message)),
-            }
+            reply_of(engine.apply(EngineCommand::AnswerPrompt { prompt_id, answer }, now)?)
         }
         Command::Screen { task_id } => task(engine, &task_id).and_then(|index| {
             engine
@@ -126,20 +131,27 @@ fn carry_out(
     })
 }
 
-/// An action on one task, its outcome as `{done, message}` or `REFUSED`.
+/// A command about the task `task_id` names, its outcome as `reply_of` words it.
 fn on_task(
     engine: &mut Engine,
     task_id: &str,
-    act: impl FnOnce(&mut Engine, usize) -> color_eyre::Result<ControlOutcome>,
+    now: Now,
+    command: impl FnOnce(usize) -> EngineCommand,
 ) -> color_eyre::Result<Reply> {
     let index = match index_of(engine, task_id) {
         Ok(index) => index,
         Err(error) => return Ok(Err(error)),
     };
-    Ok(match act(engine, index)? {
+    Ok(reply_of(engine.apply(command(index), now)?))
+}
+
+/// An outcome as `{done, message}`, `REFUSED` or `STALE_PROMPT`.
+fn reply_of(outcome: ControlOutcome) -> Reply {
+    match outcome {
         ControlOutcome::Refused(message) => Err(RpcError::new(REFUSED, message)),
+        ControlOutcome::Stale(message) => Err(RpcError::new(STALE_PROMPT, message)),
         done => Ok(outcome_json(&done)),
-    })
+    }
 }
 
 /// The task `task_id` names in the file (not one the operator removed during the run).
@@ -153,15 +165,6 @@ fn index_of(engine: &Engine, task_id: &str) -> Result<usize, RpcError> {
                 format!("no task {task_id:?} in the tasks file"),
             )
         })
-}
-
-fn pause(engine: &mut Engine, paused: bool) -> Value {
-    engine.set_paused(paused);
-    let message = match paused {
-        true => "queue paused: running agents go on, nothing new starts",
-        false => "queue resumed",
-    };
-    outcome_json(&ControlOutcome::Done(message.into()))
 }
 
 fn outcome_json(outcome: &ControlOutcome) -> Value {

@@ -418,7 +418,9 @@ impl Engine {
         match (outcome, notes.is_empty()) {
             (outcome, true) => Ok(outcome),
             (ControlOutcome::Done(m), false) => done(format!("{m} ({})", notes.join(", "))),
-            (ControlOutcome::Refused(m), false) => refused(format!("{m} ({})", notes.join(", "))),
+            (ControlOutcome::Refused(m) | ControlOutcome::Stale(m), false) => {
+                refused(format!("{m} ({})", notes.join(", ")))
+            }
         }
     }
 

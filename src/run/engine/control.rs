@@ -1,4 +1,5 @@
-//! Operator actions on the engine: what the dashboard's keys do to tasks and agents.
+//! Operator actions on the engine: what the dashboard's keys and the control socket's requests
+//! do to tasks and agents, reached through `Engine::apply` (`command`).
 //!
 //! Cancel, retry now (or skip a retry's wait), auto-answer switches, prompt edits and messages to
 //! a running agent. Each action checks the status transition against `TaskStatus::can_become`,
@@ -23,12 +24,14 @@ use crate::run::pty::PtyReport;
 pub enum ControlOutcome {
     Done(String),
     Refused(String),
+    /// An answer for a prompt that no longer waits: it was answered or went away.
+    Stale(String),
 }
 
 impl ControlOutcome {
     pub fn message(&self) -> &str {
         match self {
-            ControlOutcome::Done(m) | ControlOutcome::Refused(m) => m,
+            ControlOutcome::Done(m) | ControlOutcome::Refused(m) | ControlOutcome::Stale(m) => m,
         }
     }
 

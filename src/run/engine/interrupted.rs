@@ -110,7 +110,7 @@ impl Engine {
                 live.stopped_by_operator = true;
                 let at = now.saturating_duration_since(live.started);
                 let effects = live.attempt.handle(Event::Cancel, at);
-                self.apply(key, effects, at)?;
+                self.apply_effects(key, effects, at)?;
             }
         }
         Ok(())

@@ -6,7 +6,8 @@
 //!
 //! It never blocks and never sleeps: the frontend (headless loop or dashboard) waits on the PTY
 //! reports and on `next_wakeup`, then calls `on_report` / `on_tick`. Frontends read its state
-//! and drain its `EngineEvent`s; they change nothing directly.
+//! and drain its `EngineEvent`s; what they ask of the batch is a `Command` carried out by
+//! `apply` (`command`).
 //!
 //! This file holds the engine's state, its options and events; `queries` what the frontends
 //! read.
@@ -18,8 +19,9 @@
 //! `core::outcome::decide` at an attempt's end), `gather` (the end's git, transcript and
 //! worktree work, on a worker), `agent_report` (what the agent said besides its verdict),
 //! `interrupted` (recovery, stop, abandon), `processes` (process hygiene), `hosts` (remote
-//! hosts), `control` and `session` (operator actions), `sizes` (the size each next agent
-//! starts at), `notify` (the operator's `notify` command).
+//! hosts), `command` (what a frontend asks: one typed `Command`, one `apply`), `control` and
+//! `session` (the operator actions it carries out), `sizes` (the size each next agent starts
+//! at), `notify` (the operator's `notify` command).
 //!
 //! The tasks file is written by `commit` on a writer thread, pipelined: an agent is launched
 //! once the write that marks its task `running` is on disk (`commit` says why that is enough).
@@ -48,6 +50,9 @@ mod agent_report;
 pub mod api;
 #[cfg(test)]
 mod api_tests;
+pub mod command;
+#[cfg(test)]
+mod command_tests;
 mod commit;
 #[cfg(test)]
 mod commit_tests;

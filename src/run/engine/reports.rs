@@ -30,7 +30,7 @@ impl Engine {
                     remote.scan(&bytes);
                 }
                 let effects = live.attempt.handle(Event::Output(&bytes), at);
-                self.apply(key, effects, at)?;
+                self.apply_effects(key, effects, at)?;
             }
             PtyReport::Exited { key, status } => {
                 self.drive(end_input(key, EndInput::Exited(status)), now)?;
@@ -86,7 +86,7 @@ impl Engine {
             }
             _ => true,
         });
-        self.apply(key, effects, at)
+        self.apply_effects(key, effects, at)
     }
 
     /// What herd's client of attempt `key`'s Codex app server saw: handed to the attempt,
@@ -110,10 +110,15 @@ impl Engine {
             AppServerReport::Message(message) => live.attempt.handle(Event::AppServer(message), at),
             AppServerReport::Closed(_) => Vec::new(),
         };
-        self.apply(key, effects, at)
+        self.apply_effects(key, effects, at)
     }
 
-    pub(super) fn apply(&mut self, key: u64, effects: Vec<Effect>, at: Duration) -> Result<()> {
+    pub(super) fn apply_effects(
+        &mut self,
+        key: u64,
+        effects: Vec<Effect>,
+        at: Duration,
+    ) -> Result<()> {
         let Some(live) = self.live.get_mut(&key) else {
             return Ok(());
         };
@@ -188,7 +193,7 @@ impl Engine {
             let at = now.saturating_duration_since(live.started);
             if live.attempt.next_deadline().is_some_and(|d| d <= at) {
                 let effects = live.attempt.handle(Event::Tick, at);
-                self.apply(key, effects, at)?;
+                self.apply_effects(key, effects, at)?;
             }
         }
         if !self.unswept.is_empty() {
@@ -255,7 +260,7 @@ impl Engine {
         live.signal_text = Some(raw);
         let at = now.saturating_duration_since(live.started);
         let effects = live.attempt.handle(Event::SignalFile(read), at);
-        self.apply(key, effects, at)
+        self.apply_effects(key, effects, at)
     }
 
     /// Hands attempt `key` what its agent added to its own log.
@@ -265,7 +270,7 @@ impl Engine {
         };
         let at = now.saturating_duration_since(live.started);
         let effects = live.attempt.handle(Event::AgentLog(bytes), at);
-        self.apply(key, effects, at)
+        self.apply_effects(key, effects, at)
     }
 
     /// When `on_tick` should run next, seen at `now`.
@@ -302,6 +307,6 @@ impl Engine {
             live.recorder.resize(at, cols, rows)?;
         }
         let effects = live.attempt.handle(event, at);
-        self.apply(key, effects, at)
+        self.apply_effects(key, effects, at)
     }
 }
