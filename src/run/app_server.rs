@@ -3,7 +3,7 @@
 //! that runs the server and the TUI in the attempt's terminal and process group (`herd
 //! app-server-pair`), and a worker thread that speaks WebSocket over the socket, keeps the
 //! subscriptions (`core::app_server::Subscriber`) and carries the server's messages to the
-//! engine (`PtyReport::AppServer`) and the attempt's answers back. The attempt decides; this
+//! engine (`EngineInbox::AppServer`) and the attempt's answers back. The attempt decides; this
 //! only carries bytes and never blocks the event loop.
 //!
 //! The folder and socket go when the attempt ends (`AppServerLink` is dropped); the server
@@ -23,7 +23,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tungstenite::{Message, WebSocket};
 
-use super::pty::PtyReport;
+use super::engine::inbox::EngineInbox;
 use crate::core::app_server::{self, AppServerReport, Subscriber};
 
 /// How long the worker looks for the server's socket (the launcher waits as long for it).
@@ -47,7 +47,7 @@ pub struct AppServerLink {
 impl AppServerLink {
     /// A private folder for the socket of attempt `key`, and the worker that connects to the
     /// server once it listens there; reports go to `reports`.
-    pub fn start(key: u64, reports: mpsc::Sender<PtyReport>) -> std::io::Result<AppServerLink> {
+    pub fn start(key: u64, reports: mpsc::Sender<EngineInbox>) -> std::io::Result<AppServerLink> {
         let base = std::env::var_os("XDG_RUNTIME_DIR")
             .map(PathBuf::from)
             .filter(|p| p.is_dir())
@@ -132,7 +132,7 @@ pub fn argv_for(argv: Vec<String>, url: Option<&str>, herd_exe: &str) -> Vec<Str
 struct Worker {
     key: u64,
     socket: PathBuf,
-    reports: mpsc::Sender<PtyReport>,
+    reports: mpsc::Sender<EngineInbox>,
     inbox: std_mpsc::Receiver<String>,
     stop: Arc<AtomicBool>,
 }
@@ -150,7 +150,7 @@ impl Worker {
     }
 
     fn report(&self, report: AppServerReport) {
-        let _ = self.reports.blocking_send(PtyReport::AppServer {
+        let _ = self.reports.blocking_send(EngineInbox::AppServer {
             key: self.key,
             report,
         });
@@ -366,11 +366,11 @@ mod tests {
     }
 
     /// The next report of the worker, within a few seconds.
-    fn next_report(rx: &mut mpsc::Receiver<PtyReport>) -> AppServerReport {
+    fn next_report(rx: &mut mpsc::Receiver<EngineInbox>) -> AppServerReport {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             match rx.try_recv() {
-                Ok(PtyReport::AppServer { report, .. }) => return report,
+                Ok(EngineInbox::AppServer { report, .. }) => return report,
                 Ok(_) => {}
                 Err(_) if Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(10));

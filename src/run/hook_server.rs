@@ -1,6 +1,6 @@
 //! The per-attempt end of herd's hooks (`core::hook`): a Unix socket only this user can reach
 //! (0600 in a 0700 folder of its own, never TCP), and a token per attempt that `herd hook`
-//! (run by the CLI) must present. Each call is handed to the engine as a `PtyReport::Hook`
+//! (run by the CLI) must present. Each call is handed to the engine as an `EngineInbox::Hook`
 //! with a channel for the answer; the engine's attempt decides, this only carries bytes.
 //!
 //! For Gemini CLI the folder also holds the attempt's own Gemini home (`gemini_home`), whose
@@ -21,8 +21,8 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use super::engine::inbox::EngineInbox;
 use super::gemini_home;
-use super::pty::PtyReport;
 use crate::core::hook;
 use crate::core::profile::HookKind;
 
@@ -61,7 +61,7 @@ impl HookServer {
     pub fn start(
         kind: HookKind,
         key: u64,
-        reports: mpsc::Sender<PtyReport>,
+        reports: mpsc::Sender<EngineInbox>,
         agent_env: &std::collections::BTreeMap<String, String>,
     ) -> std::io::Result<HookServer> {
         let base = std::env::var_os("XDG_RUNTIME_DIR")
@@ -122,7 +122,7 @@ fn accept_loop(
     listener: UnixListener,
     key: u64,
     token: String,
-    reports: mpsc::Sender<PtyReport>,
+    reports: mpsc::Sender<EngineInbox>,
     stop: Arc<AtomicBool>,
 ) {
     for stream in listener.incoming() {
@@ -141,7 +141,7 @@ fn accept_loop(
 }
 
 /// One call: `{"token": ..., "input": {...}}` on one line in, the answer's text out.
-fn serve(stream: UnixStream, key: u64, token: &str, reports: &mpsc::Sender<PtyReport>) {
+fn serve(stream: UnixStream, key: u64, token: &str, reports: &mpsc::Sender<EngineInbox>) {
     let answer = read_call(&stream, token)
         .and_then(|input| ask_engine(key, input, reports))
         .unwrap_or_else(|| hook::NO_DECISION.to_string());
@@ -164,10 +164,10 @@ fn read_call(stream: &UnixStream, token: &str) -> Option<Value> {
     call.get("input").cloned()
 }
 
-fn ask_engine(key: u64, input: Value, reports: &mpsc::Sender<PtyReport>) -> Option<String> {
+fn ask_engine(key: u64, input: Value, reports: &mpsc::Sender<EngineInbox>) -> Option<String> {
     let (reply, answer) = std::sync::mpsc::channel();
     reports
-        .blocking_send(PtyReport::Hook { key, input, reply })
+        .blocking_send(EngineInbox::Hook { key, input, reply })
         .ok()?;
     answer.recv_timeout(ANSWER_WAIT).ok()
 }
@@ -216,10 +216,10 @@ mod tests {
     use super::*;
 
     /// Answers every hook report with `answer`, as the engine would.
-    fn engine(mut reports: mpsc::Receiver<PtyReport>, answer: &'static str) {
+    fn engine(mut reports: mpsc::Receiver<EngineInbox>, answer: &'static str) {
         std::thread::spawn(move || {
             while let Some(report) = reports.blocking_recv() {
-                if let PtyReport::Hook { reply, input, .. } = report {
+                if let EngineInbox::Hook { reply, input, .. } = report {
                     let _ = reply.send(format!("{answer}{}", input["n"]));
                 }
             }

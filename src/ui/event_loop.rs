@@ -22,7 +22,7 @@ use super::state::{Leaving, Mode, UiState};
 use crate::run::clock::Now;
 use crate::run::driver::{Driver, Input};
 use crate::run::engine::Engine;
-use crate::run::pty::PtyReport;
+use crate::run::engine::inbox::EngineInbox;
 use crate::term::Session;
 
 /// At most ~60 frames a second.
@@ -283,13 +283,13 @@ pub(super) fn start_at_pane_sizes(engine: &mut Engine, area: Rect, clock: Now) -
 fn on_report(
     engine: &mut Engine,
     state: &mut UiState,
-    report: PtyReport,
+    report: EngineInbox,
     visible: &HashSet<usize>,
     focused: Option<usize>,
     clock: Now,
 ) -> Result<Redraw> {
     let task = engine.task_of_report(&report);
-    let output = matches!(report, PtyReport::Output { .. });
+    let output = matches!(report, EngineInbox::Output { .. });
     // The attempt may conclude on this report, and its screen go with it.
     if !output && let Some(live) = task.and_then(|t| engine.live_for_task(t)) {
         state.keep_final_screen(live.task, live.number, live.attempt.screen().vt());

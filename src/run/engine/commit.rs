@@ -39,7 +39,7 @@ use tokio::sync::mpsc;
 use super::Engine;
 use crate::core::batch::Input;
 use crate::run::clock::Now;
-use crate::run::pty::PtyReport;
+use crate::run::engine::inbox::EngineInbox;
 use crate::run::store::watch::Guard;
 use crate::run::store::writer::{StoreWriter, WriteError};
 
@@ -68,7 +68,7 @@ pub(super) struct Commits {
 }
 
 impl Commits {
-    pub(super) fn start(reports: mpsc::Sender<PtyReport>, guard: Guard) -> Result<Commits> {
+    pub(super) fn start(reports: mpsc::Sender<EngineInbox>, guard: Guard) -> Result<Commits> {
         let writer = StoreWriter::start(reports, guard).wrap_err(CANNOT_WRITE)?;
         Ok(Commits {
             writer,

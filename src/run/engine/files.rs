@@ -13,8 +13,8 @@ use crate::core::profile::AgentLogKind;
 use crate::core::task::TaskSpec;
 use crate::run::agent_log::AgentLogTail;
 use crate::run::attempt_files::{FileSource, FileWatch, RemoteRollouts};
+use crate::run::engine::inbox::EngineInbox;
 use crate::run::launch::LaunchPlan;
-use crate::run::pty::PtyReport;
 
 impl Engine {
     /// Starts the worker that reads attempt `key`'s signal file and its agent's log, when it has
@@ -88,7 +88,7 @@ impl Engine {
         let reports = self.reports.clone();
         let post = move |report| {
             reports
-                .blocking_send(PtyReport::Files { key, report })
+                .blocking_send(EngineInbox::Files { key, report })
                 .is_ok()
         };
         match FileWatch::start(format!("files-{key}"), source, every, post) {

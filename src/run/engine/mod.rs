@@ -35,7 +35,7 @@ use super::clock::Now;
 use super::failure_report;
 use super::hygiene::{self, EndedProcess};
 use super::launch::LaunchPlan;
-use super::pty::{AgentProcess, PtyReport};
+use super::pty::AgentProcess;
 use super::recorder::Recorder;
 use super::store::TaskStore;
 use crate::core::attempt::{Attempt, Note};
@@ -43,6 +43,7 @@ use crate::core::batch::Batch;
 use crate::core::classify::Verdict;
 use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
+use inbox::EngineInbox;
 
 mod agent_report;
 pub mod api;
@@ -63,6 +64,7 @@ mod files;
 pub mod gather;
 pub mod gathered;
 mod hosts;
+pub mod inbox;
 mod interrupted;
 mod launch_agent;
 mod notify;
@@ -243,7 +245,7 @@ pub struct Engine {
     /// The batch's decisions: which task starts next (retry times, quota holds, accounts,
     /// hosts, pause, stop).
     batch: Batch,
-    reports: mpsc::Sender<PtyReport>,
+    reports: mpsc::Sender<EngineInbox>,
     events: Vec<EngineEvent>,
     /// `hygiene::file_tag` of the tasks file: the prefix of every cookie this run hands out.
     file_tag: String,
@@ -278,7 +280,7 @@ impl Engine {
         store: TaskStore,
         profiles: ProfileSet,
         opts: EngineOptions,
-        reports: mpsc::Sender<PtyReport>,
+        reports: mpsc::Sender<EngineInbox>,
         now: Now,
     ) -> Result<Engine> {
         let commits = commit::Commits::start(reports.clone(), store.guard())?;

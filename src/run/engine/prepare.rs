@@ -2,7 +2,7 @@
 //! task here), and what must exist before the agent runs, made on a worker so the loop never
 //! waits for git or a host: the task's worktree (`git worktree add`), its signal file cleared,
 //! and for an attempt on a host, all that through the launcher plus the attempt's folder there
-//! and `git status` as it starts. The worker posts a `PtyReport::Prepared`; the attempt starts
+//! and `git status` as it starts. The worker posts an `EngineInbox::Prepared`; the attempt starts
 //! (or its task fails its configuration, or its host goes out of rotation) on it.
 
 use std::collections::BTreeSet;
@@ -18,8 +18,8 @@ use crate::core::remote::frames::Prepared;
 use crate::core::remote::hosts::Host;
 use crate::core::task::{TaskSpec, TaskStatus};
 use crate::run::attempt_files::Preparation;
+use crate::run::engine::inbox::EngineInbox;
 use crate::run::launch::{self, LaunchContext, LaunchPlan};
-use crate::run::pty::PtyReport;
 use crate::run::remote::files::PrepareOutcome;
 use crate::run::{outcome, remote, worktree};
 
@@ -203,7 +203,7 @@ impl Engine {
             .name(format!("prepare-{key}"))
             .spawn(move || {
                 let preparation = Box::new(job());
-                let _ = reports.blocking_send(PtyReport::Prepared { key, preparation });
+                let _ = reports.blocking_send(EngineInbox::Prepared { key, preparation });
             });
         if let Err(error) = spawned {
             tracing::warn!("cannot prepare attempt {key} on a worker: {error}");

@@ -11,8 +11,8 @@ use serde_json::json;
 use tokio::sync::mpsc;
 
 use super::{Engine, EngineEvent, LiveAttempt, SPAWN_RETRY_AFTER};
+use crate::run::engine::inbox::EngineInbox;
 use crate::run::hygiene::{self, EndedProcess};
-use crate::run::pty::PtyReport;
 
 impl Engine {
     /// Ends what attempts of a herd that died on this file left running (found by the file's
@@ -101,7 +101,7 @@ pub(super) fn remember_descendants(live: &mut LiveAttempt) {
 pub(super) fn sweep_in_background(
     key: u64,
     live: &mut LiveAttempt,
-    reports: mpsc::Sender<PtyReport>,
+    reports: mpsc::Sender<EngineInbox>,
 ) -> bool {
     let cookie = live.cookie.clone();
     let known = live.known_processes.clone();
@@ -114,7 +114,7 @@ pub(super) fn sweep_in_background(
             if let Some(sweep) = on_host {
                 ended.extend(sweep());
             }
-            let _ = reports.blocking_send(PtyReport::Swept { key, ended });
+            let _ = reports.blocking_send(EngineInbox::Swept { key, ended });
         });
     if let Err(error) = spawned {
         // No thread to spare: kill them at once here rather than leave them.

@@ -8,7 +8,7 @@
 //!
 //! A snapshot handed over while another waits replaces it (the newer text holds every change
 //! of the older), so generations on disk only go up. After each write the thread wakes the
-//! loop with a `PtyReport::TasksFileWritten`; the report carries nothing the loop needs, the
+//! loop with an `EngineInbox::TasksFileWritten`; the report carries nothing the loop needs, the
 //! state does (`status`), so a wakeup that cannot be queued (the channel is full: the loop is
 //! busy and looks at the state on its next turn anyway) loses nothing and never blocks the
 //! writer. Between writes the thread does what a write need not wait for (`WriteAhead`).
@@ -33,7 +33,7 @@ use tokio::sync::mpsc;
 use super::atomic_write::Written;
 use super::watch::{self, DiskVersion, Guard, OnDisk, OperatorVersion};
 use super::{Snapshot, StoreError, WriteAhead};
-use crate::run::pty::PtyReport;
+use crate::run::engine::inbox::EngineInbox;
 
 /// Why a generation is not known to be on disk.
 #[derive(Debug, Error)]
@@ -135,7 +135,7 @@ impl StoreWriter {
     /// Starts the thread, guarding the file with `guard`; it wakes the loop through `reports`
     /// after each write and when it finds the operator's version.
     pub fn start(
-        reports: mpsc::Sender<PtyReport>,
+        reports: mpsc::Sender<EngineInbox>,
         guard: Guard,
     ) -> Result<StoreWriter, WriteError> {
         let shared = Arc::new(Shared::default());
@@ -252,7 +252,7 @@ fn next_work(shared: &Shared) -> Work {
     }
 }
 
-fn write_loop(shared: &Arc<Shared>, reports: &mpsc::Sender<PtyReport>, mut guard: Guard) {
+fn write_loop(shared: &Arc<Shared>, reports: &mpsc::Sender<EngineInbox>, mut guard: Guard) {
     let mut ahead = WriteAhead::default();
     let looker = Arc::clone(shared);
     let _watcher = watch::watch(guard.target(), move |read| {
@@ -303,7 +303,7 @@ fn write_loop(shared: &Arc<Shared>, reports: &mpsc::Sender<PtyReport>, mut guard
         }
         shared.changed.notify_all();
         // Only a wakeup (see the module header): a full channel means the loop looks anyway.
-        let _ = reports.try_send(PtyReport::TasksFileWritten { generation });
+        let _ = reports.try_send(EngineInbox::TasksFileWritten { generation });
         // The agents waiting for this write are on their way: now the work a write need not wait for.
         ahead.prepare(&snapshot);
     }
@@ -338,9 +338,9 @@ fn write_guarded(
 }
 
 /// Leaves the operator's version for the engine and wakes it.
-fn hand_over(shared: &Shared, reports: &mpsc::Sender<PtyReport>, theirs: OperatorVersion) {
+fn hand_over(shared: &Shared, reports: &mpsc::Sender<EngineInbox>, theirs: OperatorVersion) {
     shared.lock().operator = Some(theirs);
-    let _ = reports.try_send(PtyReport::TasksFileWritten { generation: 0 });
+    let _ = reports.try_send(EngineInbox::TasksFileWritten { generation: 0 });
 }
 
 #[cfg(test)]
@@ -378,7 +378,7 @@ mod tests {
         assert_eq!(writer.status().durable, 1);
         assert!(matches!(
             rx.blocking_recv(),
-            Some(PtyReport::TasksFileWritten { generation: 1 })
+            Some(EngineInbox::TasksFileWritten { generation: 1 })
         ));
         // Nothing changed since: no snapshot, nothing to write.
         assert!(store.snapshot().expect("snapshot").is_none());
