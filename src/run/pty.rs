@@ -4,7 +4,9 @@
 //! to the whole group; what left the group is found and ended by `hygiene`. Reads, writes and the
 //! wait for the child each run on their own thread ("some programs deadlock if you write to their
 //! stdin while reading their stdout"); the reader feeds a bounded channel so a flooding agent is
-//! slowed down rather than filling memory.
+//! slowed down rather than filling memory. What the terminal does goes out as `PtyEvent`s
+//! through the `Outbox` it is given (`run::jobs`): this module knows nothing of who receives
+//! them.
 
 use std::io::{Read, Write};
 use std::sync::mpsc as std_mpsc;
@@ -12,12 +14,25 @@ use std::sync::mpsc as std_mpsc;
 use color_eyre::eyre::{Result, WrapErr, eyre};
 use portable_pty::{MasterPty, PtySize, native_pty_system};
 use rustix::process::{Pid, Signal, kill_process_group};
-use tokio::sync::mpsc;
 
-use super::engine::inbox::EngineInbox;
+use super::jobs::Outbox;
 use super::launch::LaunchPlan;
 use super::spawn::{self, SpawnRequest};
 use crate::core::attempt::StopSignal;
+use crate::core::classify::ExitStatus;
+
+/// What an agent's terminal reports; its receiver knows which attempt it is about.
+#[derive(Debug)]
+pub enum PtyEvent {
+    Output {
+        bytes: Vec<u8>,
+    },
+    /// The reader saw end of file: every process holding the terminal is gone.
+    Closed,
+    Exited {
+        status: ExitStatus,
+    },
+}
 
 /// A running agent: its process group and the writer/resizer of its terminal.
 pub struct AgentProcess {
@@ -31,13 +46,14 @@ pub struct AgentProcess {
 }
 
 impl AgentProcess {
-    /// Starts `plan` in a fresh PTY of `rows` x `cols`; reports go to `reports` tagged `key`.
+    /// Starts `plan` in a fresh PTY of `rows` x `cols`, its threads named after `key`; what
+    /// the terminal does goes to `reports`.
     pub fn spawn(
         plan: &LaunchPlan,
         rows: u16,
         cols: u16,
         key: u64,
-        reports: mpsc::Sender<EngineInbox>,
+        reports: Outbox<PtyEvent>,
     ) -> Result<AgentProcess> {
         crate::run::limits::check_room_for_an_agent()
             .wrap_err_with(|| format!("cannot start {}", plan.argv[0]))?;
@@ -83,16 +99,13 @@ impl AgentProcess {
                         Ok(0) | Err(_) => break,
                         Ok(n) => {
                             let bytes = buf[..n].to_vec();
-                            if output
-                                .blocking_send(EngineInbox::Output { key, bytes })
-                                .is_err()
-                            {
+                            if output.blocking_send(PtyEvent::Output { bytes }).is_err() {
                                 return;
                             }
                         }
                     }
                 }
-                let _ = output.blocking_send(EngineInbox::Closed { key });
+                let _ = output.blocking_send(PtyEvent::Closed);
             })
             .wrap_err("cannot start the PTY reader thread")?;
 
@@ -117,7 +130,7 @@ impl AgentProcess {
             .name(format!("pty-wait-{key}"))
             .spawn(move || {
                 let status = spawn::wait_for_exit(pid);
-                let _ = reports.blocking_send(EngineInbox::Exited { key, status });
+                let _ = reports.blocking_send(PtyEvent::Exited { status });
             })
             .wrap_err("cannot start the child waiter thread")?;
 

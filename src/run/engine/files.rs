@@ -85,12 +85,8 @@ impl Engine {
                 (source, REMOTE_POLL)
             }
         };
-        let reports = self.reports.clone();
-        let post = move |report| {
-            reports
-                .blocking_send(EngineInbox::Files { key, report })
-                .is_ok()
-        };
+        let reports = self.outbox_of(key, EngineInbox::from_files);
+        let post = move |report| reports.blocking_send(report).is_ok();
         match FileWatch::start(format!("files-{key}"), source, every, post) {
             Ok(watch) => Some(watch),
             Err(error) => {

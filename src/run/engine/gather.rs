@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use tokio::sync::mpsc;
+use crate::run::jobs::Outbox;
 
 use crate::core::remote::files::{RemoteEnd, RemoteTranscript};
 use crate::core::remote::frames::WorktreeEnd;
@@ -199,7 +199,7 @@ fn keep(path: &std::path::Path, bytes: &[u8]) -> bool {
 pub(super) fn gather_in_background(
     key: u64,
     job: GatherJob,
-    reports: mpsc::Sender<EngineInbox>,
+    reports: Outbox<EngineInbox>,
 ) -> Option<Gathered> {
     let job = std::sync::Arc::new(std::sync::Mutex::new(Some(job)));
     let for_worker = job.clone();

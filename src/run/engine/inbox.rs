@@ -3,8 +3,20 @@
 //! read, sweep and gather an attempt), named by its receiver. The loop takes reports off the
 //! channel in batches (`BATCH_MAX`) and joins each terminal's consecutive output (`coalesce`)
 //! before the engine sees them.
+//!
+//! Each worker reports in its own type through an `Outbox` (`run::jobs`) and knows nothing of
+//! the engine: the engine hands it an outbox that converts into this inbox and tags the report
+//! with the attempt it is about (`Engine::outbox_of`, the `from_*` constructors here). The
+//! engine's own jobs (prepare, sweep, gather) post inbox reports directly.
 
+use super::Engine;
+use crate::core::app_server::AppServerReport;
 use crate::core::classify::ExitStatus;
+use crate::run::attempt_files::FilesReport;
+use crate::run::hook_server::HookCall;
+use crate::run::jobs::Outbox;
+use crate::run::pty::PtyEvent;
+use crate::run::store::writer::TasksFileWritten;
 
 /// What the workers report to the engine, tagged with the attempt's key where it has one.
 #[derive(Debug)]
@@ -39,7 +51,7 @@ pub enum EngineInbox {
     /// The attempt's signal file or agent log was read (see `attempt_files`).
     Files {
         key: u64,
-        report: crate::run::attempt_files::FilesReport,
+        report: FilesReport,
     },
     /// What an attempt needed before its agent starts was made (see `attempt_files`).
     Prepared {
@@ -55,8 +67,54 @@ pub enum EngineInbox {
     /// herd's client of the attempt's Codex app server (see `app_server`).
     AppServer {
         key: u64,
-        report: crate::core::app_server::AppServerReport,
+        report: AppServerReport,
     },
+}
+
+impl EngineInbox {
+    /// What attempt `key`'s terminal reported.
+    pub fn from_pty(key: u64, event: PtyEvent) -> EngineInbox {
+        match event {
+            PtyEvent::Output { bytes } => EngineInbox::Output { key, bytes },
+            PtyEvent::Closed => EngineInbox::Closed { key },
+            PtyEvent::Exited { status } => EngineInbox::Exited { key, status },
+        }
+    }
+
+    /// A hook call of attempt `key`'s CLI.
+    pub fn from_hook(key: u64, call: HookCall) -> EngineInbox {
+        let HookCall { input, reply } = call;
+        EngineInbox::Hook { key, input, reply }
+    }
+
+    /// What attempt `key`'s app server said.
+    pub fn from_app_server(key: u64, report: AppServerReport) -> EngineInbox {
+        EngineInbox::AppServer { key, report }
+    }
+
+    /// What was read of attempt `key`'s signal file and agent log.
+    pub fn from_files(key: u64, report: FilesReport) -> EngineInbox {
+        EngineInbox::Files { key, report }
+    }
+}
+
+impl From<TasksFileWritten> for EngineInbox {
+    fn from(written: TasksFileWritten) -> EngineInbox {
+        EngineInbox::TasksFileWritten {
+            generation: written.generation,
+        }
+    }
+}
+
+impl Engine {
+    /// An outbox for a worker of attempt `key` whose reports `tag` turns into inbox reports.
+    pub(super) fn outbox_of<T: 'static>(
+        &self,
+        key: u64,
+        tag: fn(u64, T) -> EngineInbox,
+    ) -> Outbox<T> {
+        self.inbox.map(move |report| tag(key, report))
+    }
 }
 
 /// Most reports the loop takes off the channel at once: a flood of output still lets timers

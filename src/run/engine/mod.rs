@@ -34,6 +34,7 @@ use tokio::sync::mpsc;
 use super::clock::Now;
 use super::failure_report;
 use super::hygiene::{self, EndedProcess};
+use super::jobs::Outbox;
 use super::launch::LaunchPlan;
 use super::pty::AgentProcess;
 use super::recorder::Recorder;
@@ -245,7 +246,8 @@ pub struct Engine {
     /// The batch's decisions: which task starts next (retry times, quota holds, accounts,
     /// hosts, pause, stop).
     batch: Batch,
-    reports: mpsc::Sender<EngineInbox>,
+    /// Where the workers' reports go (`inbox`).
+    inbox: Outbox<EngineInbox>,
     events: Vec<EngineEvent>,
     /// `hygiene::file_tag` of the tasks file: the prefix of every cookie this run hands out.
     file_tag: String,
@@ -283,7 +285,8 @@ impl Engine {
         reports: mpsc::Sender<EngineInbox>,
         now: Now,
     ) -> Result<Engine> {
-        let commits = commit::Commits::start(reports.clone(), store.guard())?;
+        let inbox = Outbox::new(reports);
+        let commits = commit::Commits::start(inbox.map(EngineInbox::from), store.guard())?;
         let mut engine = Engine {
             store,
             profiles,
@@ -294,7 +297,7 @@ impl Engine {
             live_by_task: HashMap::new(),
             next_key: 1,
             batch: Batch::default(),
-            reports,
+            inbox,
             events: Vec::new(),
             file_tag: String::new(),
             survivors: HashMap::new(),

@@ -196,7 +196,7 @@ impl Engine {
             return Some(planned);
         }
         let job = self.preparation_job(&planned);
-        let (key, reports) = (planned.key, self.reports.clone());
+        let (key, reports) = (planned.key, self.inbox.clone());
         self.live_by_task.insert(planned.index, key);
         self.preparing.insert(key, planned);
         let spawned = std::thread::Builder::new()

@@ -6,9 +6,9 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use crate::run::jobs::Outbox;
 use color_eyre::eyre::Result;
 use serde_json::json;
-use tokio::sync::mpsc;
 
 use super::{Engine, EngineEvent, LiveAttempt, SPAWN_RETRY_AFTER};
 use crate::run::engine::inbox::EngineInbox;
@@ -101,7 +101,7 @@ pub(super) fn remember_descendants(live: &mut LiveAttempt) {
 pub(super) fn sweep_in_background(
     key: u64,
     live: &mut LiveAttempt,
-    reports: mpsc::Sender<EngineInbox>,
+    reports: Outbox<EngineInbox>,
 ) -> bool {
     let cookie = live.cookie.clone();
     let known = live.known_processes.clone();
