@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tungstenite::{Message, WebSocket};
 
-use super::jobs::Outbox;
+use super::jobs::{self, Outbox};
 use crate::core::app_server::{self, AppServerReport, Subscriber};
 
 /// How long the worker looks for the server's socket (the launcher waits as long for it).
@@ -65,9 +65,7 @@ impl AppServerLink {
             inbox,
             stop: stop.clone(),
         };
-        std::thread::Builder::new()
-            .name(format!("app-server-{key}"))
-            .spawn(move || worker.run())?;
+        jobs::spawn_thread(format!("app-server-{key}"), move || worker.run())?;
         Ok(AppServerLink {
             socket,
             outbox,

@@ -15,6 +15,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
 use super::agent_log::AgentLogTail;
+use super::jobs::{self, CannotStart};
 use super::remote::files::{FollowEvent, Follower, NoAnswer};
 use crate::core::remote::files::{RemoteRead, RolloutSearch};
 use crate::core::remote::frames::{ReadBack, choose_rollout};
@@ -108,13 +109,13 @@ impl FileWatch {
         source: FileSource,
         every: Duration,
         post: impl Fn(FilesReport) -> bool + Send + 'static,
-    ) -> std::io::Result<FileWatch> {
+    ) -> Result<FileWatch, CannotStart> {
         let (last, asked) = mpsc::channel();
         let look = match source {
             FileSource::Local { .. } => every,
             FileSource::Remote { .. } => REMOTE_LOOK.min(every),
         };
-        std::thread::Builder::new().name(name).spawn(move || {
+        let work = move || {
             let mut reader = Reader {
                 source,
                 every,
@@ -160,7 +161,9 @@ impl FileWatch {
                     Err(RecvTimeoutError::Disconnected) => return,
                 }
             }
-        })?;
+        };
+        // Not joined: the worker ends on the last read, or when this watch is dropped.
+        jobs::spawn_thread(name, work).map_err(|not| not.error)?;
         Ok(FileWatch { last })
     }
 

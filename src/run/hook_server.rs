@@ -22,7 +22,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::gemini_home;
-use super::jobs::Outbox;
+use super::jobs::{self, Outbox};
 use crate::core::hook;
 use crate::core::profile::HookKind;
 
@@ -96,9 +96,8 @@ impl HookServer {
                 gemini_home::prepare(dir.path(), agent_env, &exe, &socket_env)?
             }
         };
-        std::thread::Builder::new()
-            .name(format!("hooks-{key}"))
-            .spawn(move || accept_loop(listener, key, thread_token, calls, thread_stop))?;
+        let accept = move || accept_loop(listener, key, thread_token, calls, thread_stop);
+        jobs::spawn_thread(format!("hooks-{key}"), accept)?;
         Ok(HookServer {
             socket,
             agent_env,
@@ -138,11 +137,12 @@ fn accept_loop(
         }
         let Ok(stream) = stream else { continue };
         let (token, calls) = (token.clone(), calls.clone());
-        let spawned = std::thread::Builder::new()
-            .name(format!("hook-call-{key}"))
-            .spawn(move || serve(stream, &token, &calls));
-        if let Err(error) = spawned {
-            tracing::warn!("a hook call of attempt {key} could not be served: {error}");
+        let call = move || serve(stream, &token, &calls);
+        if let Err(not) = jobs::spawn_thread(format!("hook-call-{key}"), call) {
+            tracing::warn!(
+                "a hook call of attempt {key} could not be served: {}",
+                not.error
+            );
         }
     }
 }

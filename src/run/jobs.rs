@@ -7,10 +7,17 @@
 //! `blocking_send` waits for room in the bounded channel (a flooding agent is slowed down, not
 //! buffered), `try_send` never waits.
 //!
+//! A worker thread is started one way, `spawn_job` (a one-shot job whose result goes to an
+//! outbox) or `spawn_thread` (a thread whose result, if any, is joined): named, and when the
+//! system has no thread to give, a typed `CannotStart` with the work handed back
+//! (`NotStarted`), so the caller can do it here, later, or not at all, as its worker requires.
+//!
 //! This module knows no receiver and no worker; it must not import either.
 
 use std::fmt;
 use std::sync::Arc;
+use std::sync::mpsc as std_mpsc;
+use std::thread::{Builder, JoinHandle};
 
 use tokio::sync::mpsc;
 
@@ -78,6 +85,146 @@ impl<T> Outbox<T> {
     /// Queues `report` if there is room now; never waits.
     pub fn try_send(&self, report: T) -> Result<(), NotQueued> {
         self.port.try_send(report)
+    }
+}
+
+/// The system gave no thread (too many processes or threads, no memory).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot start the thread {name}: {error}")]
+pub struct CannotStart {
+    /// The thread's name.
+    pub name: String,
+    pub error: std::io::Error,
+}
+
+impl From<CannotStart> for std::io::Error {
+    fn from(cannot: CannotStart) -> std::io::Error {
+        std::io::Error::new(cannot.error.kind(), cannot)
+    }
+}
+
+/// A thread that could not start, and the work it was to do, handed back untouched.
+pub struct NotStarted<W> {
+    pub error: CannotStart,
+    pub work: W,
+}
+
+impl<W> fmt::Debug for NotStarted<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NotStarted")
+            .field("error", &self.error)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<W> fmt::Display for NotStarted<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl<W> std::error::Error for NotStarted<W> {}
+
+impl<W> From<NotStarted<W>> for std::io::Error {
+    fn from(not: NotStarted<W>) -> std::io::Error {
+        not.error.into()
+    }
+}
+
+/// A started thread's result, to be joined; or one done here already (`Job::done`).
+#[derive(Debug)]
+pub struct Job<R> {
+    state: JobState<R>,
+}
+
+#[derive(Debug)]
+enum JobState<R> {
+    Running(JoinHandle<Option<R>>),
+    Done(R),
+}
+
+impl<R> Job<R> {
+    /// A job whose work was done here (its thread could not start).
+    pub fn done(result: R) -> Job<R> {
+        Job {
+            state: JobState::Done(result),
+        }
+    }
+
+    /// Waits for the result; `None` when the work panicked.
+    pub fn join(self) -> Option<R> {
+        match self.state {
+            JobState::Running(thread) => thread.join().ok().flatten(),
+            JobState::Done(result) => Some(result),
+        }
+    }
+}
+
+/// Runs `work` on a thread named `name`; its result goes to `outbox` (waiting for room, as
+/// a worker does). The job is not joined: it ends with its report.
+pub fn spawn_job<T, W>(
+    name: impl Into<String>,
+    outbox: Outbox<T>,
+    work: W,
+) -> Result<(), NotStarted<W>>
+where
+    T: 'static,
+    W: FnOnce() -> T + Send + 'static,
+{
+    start(Builder::new(), name.into(), work, move |work: W| {
+        // The receiver gone (the run ended): nobody is left to tell.
+        let _ = outbox.blocking_send(work());
+    })
+    .map(drop)
+}
+
+/// Runs `work` on a thread named `name`, for its result to be joined (or dropped: the thread
+/// then runs on, detached).
+pub fn spawn_thread<R, W>(name: impl Into<String>, work: W) -> Result<Job<R>, NotStarted<W>>
+where
+    R: Send + 'static,
+    W: FnOnce() -> R + Send + 'static,
+{
+    start(Builder::new(), name.into(), work, |work: W| work())
+}
+
+/// Starts a thread of `builder` named `name` that does `run(work)`. The work is handed to the
+/// thread once it runs, so that a thread that cannot start gives it back.
+fn start<W, R>(
+    builder: Builder,
+    name: String,
+    work: W,
+    run: impl FnOnce(W) -> R + Send + 'static,
+) -> Result<Job<R>, NotStarted<W>>
+where
+    W: Send + 'static,
+    R: Send + 'static,
+{
+    let (hand, handed) = std_mpsc::sync_channel::<W>(1);
+    let spawned = builder
+        .name(name.clone())
+        .spawn(move || handed.recv().ok().map(run));
+    let thread = match spawned {
+        Ok(thread) => thread,
+        Err(error) => {
+            return Err(NotStarted {
+                error: CannotStart { name, error },
+                work,
+            });
+        }
+    };
+    match hand.send(work) {
+        Ok(()) => Ok(Job {
+            state: JobState::Running(thread),
+        }),
+        // The thread waits for its work until it has it; gone before that, it died starting.
+        Err(std_mpsc::SendError(work)) => Err(NotStarted {
+            error: CannotStart {
+                name,
+                error: std::io::Error::other("the thread ended before it took its work"),
+            },
+            work,
+        }),
     }
 }
 
@@ -186,6 +333,40 @@ mod tests {
         assert!(wait_until(|| sent.load(Ordering::SeqCst)));
         assert_eq!(waiting.join().expect("joined"), Ok(()));
         assert_eq!(rx.blocking_recv(), Some(30));
+    }
+
+    #[test]
+    fn a_job_reports_its_result_and_a_thread_is_joined_with_its_name() {
+        let (tx, mut rx) = mpsc::channel(1);
+        let outbox = Outbox::new(tx).map(|n: usize| n + 1);
+        spawn_job("job-test", outbox, || 41).expect("started");
+        assert_eq!(rx.blocking_recv(), Some(42));
+        let named = spawn_thread("thread-test", || {
+            std::thread::current().name().map(str::to_string)
+        })
+        .expect("started");
+        assert_eq!(named.join(), Some(Some("thread-test".to_string())));
+        assert_eq!(Job::done(7).join(), Some(7));
+        let panicked = spawn_thread("panic-test", || -> u8 { panic!("on purpose") });
+        assert_eq!(panicked.expect("started").join(), None);
+    }
+
+    #[test]
+    fn a_thread_that_cannot_start_gives_its_work_back() {
+        // A stack larger than the address space: the system refuses the thread.
+        let huge = Builder::new().stack_size(1 << 50);
+        let not = match start(huge, "huge-stack".into(), || 5, |work| work()) {
+            Ok(_) => panic!("a thread with a 1 PiB stack started"),
+            Err(not) => not,
+        };
+        assert_eq!(not.error.name, "huge-stack");
+        assert_eq!((not.work)(), 5, "the work comes back untouched");
+        let io: std::io::Error = not.error.into();
+        assert!(
+            io.to_string()
+                .starts_with("cannot start the thread huge-stack: "),
+            "{io}"
+        );
     }
 
     #[test]

@@ -10,15 +10,13 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use crate::run::jobs::Outbox;
-
+use super::gathered::Gathered;
+use super::inbox::EngineInbox;
 use crate::core::remote::files::{RemoteEnd, RemoteTranscript};
 use crate::core::remote::frames::WorktreeEnd;
 use crate::core::remote::hosts::Host;
-use crate::run::engine::inbox::EngineInbox;
 use crate::run::failure_report::{self, GitSnapshot};
-
-use super::gathered::Gathered;
+use crate::run::jobs::{self, Outbox};
 use crate::run::{outcome, transcripts, worktree};
 
 /// What a failed attempt's summary needs.
@@ -201,21 +199,15 @@ pub(super) fn gather_in_background(
     job: GatherJob,
     reports: Outbox<EngineInbox>,
 ) -> Option<Gathered> {
-    let job = std::sync::Arc::new(std::sync::Mutex::new(Some(job)));
-    let for_worker = job.clone();
-    let spawned = std::thread::Builder::new()
-        .name(format!("gather-{key}"))
-        .spawn(move || {
-            let job = for_worker.lock().ok().and_then(|mut job| job.take());
-            if let Some(job) = job {
-                let gathered = Box::new(job.run());
-                let _ = reports.blocking_send(EngineInbox::Gathered { key, gathered });
-            }
-        });
-    if let Err(error) = spawned {
-        tracing::warn!("cannot gather the end of attempt {key} on a worker: {error}");
-        let job = job.lock().ok().and_then(|mut job| job.take());
-        return Some(job.map(GatherJob::run).unwrap_or_default());
+    let gathered = reports.map(move |gathered| EngineInbox::from_gathered(key, gathered));
+    match jobs::spawn_job(format!("gather-{key}"), gathered, move || job.run()) {
+        Ok(()) => None,
+        Err(not) => {
+            tracing::warn!(
+                "cannot gather the end of attempt {key} on a worker: {}",
+                not.error
+            );
+            Some((not.work)())
+        }
     }
-    None
 }

@@ -10,10 +10,12 @@
 //! engine's own jobs (prepare, sweep, gather) post inbox reports directly.
 
 use super::Engine;
+use super::gathered::Gathered;
 use crate::core::app_server::AppServerReport;
 use crate::core::classify::ExitStatus;
-use crate::run::attempt_files::FilesReport;
+use crate::run::attempt_files::{FilesReport, Preparation};
 use crate::run::hook_server::HookCall;
+use crate::run::hygiene::EndedProcess;
 use crate::run::jobs::Outbox;
 use crate::run::pty::PtyEvent;
 use crate::run::store::writer::TasksFileWritten;
@@ -36,12 +38,12 @@ pub enum EngineInbox {
     /// The attempt's leftover processes were ended (see `hygiene`).
     Swept {
         key: u64,
-        ended: Vec<crate::run::hygiene::EndedProcess>,
+        ended: Vec<EndedProcess>,
     },
     /// What the attempt's end needed from git and the disk was gathered (see `engine::gather`).
     Gathered {
         key: u64,
-        gathered: Box<super::gathered::Gathered>,
+        gathered: Box<Gathered>,
     },
     /// The tasks file's writer finished a write (see `store::writer`): a wakeup, the writer's
     /// state says what is on disk.
@@ -56,7 +58,7 @@ pub enum EngineInbox {
     /// What an attempt needed before its agent starts was made (see `attempt_files`).
     Prepared {
         key: u64,
-        preparation: Box<crate::run::attempt_files::Preparation>,
+        preparation: Box<Preparation>,
     },
     /// The agent's CLI called herd's hook (see `hook_server`): `reply` takes the answer.
     Hook {
@@ -90,6 +92,23 @@ impl EngineInbox {
     /// What attempt `key`'s app server said.
     pub fn from_app_server(key: u64, report: AppServerReport) -> EngineInbox {
         EngineInbox::AppServer { key, report }
+    }
+
+    /// What attempt `key` needed before its agent starts, made (`prepare`).
+    pub fn from_preparation(key: u64, preparation: Preparation) -> EngineInbox {
+        let preparation = Box::new(preparation);
+        EngineInbox::Prepared { key, preparation }
+    }
+
+    /// The processes attempt `key` left, ended (`processes`).
+    pub fn from_sweep(key: u64, ended: Vec<EndedProcess>) -> EngineInbox {
+        EngineInbox::Swept { key, ended }
+    }
+
+    /// What attempt `key`'s end needed, gathered (`gather`).
+    pub fn from_gathered(key: u64, gathered: Gathered) -> EngineInbox {
+        let gathered = Box::new(gathered);
+        EngineInbox::Gathered { key, gathered }
     }
 
     /// What was read of attempt `key`'s signal file and agent log.

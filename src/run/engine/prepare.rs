@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use color_eyre::eyre::Result;
 
+use super::inbox::EngineInbox;
 use super::{Engine, EngineEvent};
 use crate::core::folder_trust::FolderTrust;
 use crate::core::remote::files::{self as remote_files, RemotePrepare};
@@ -18,7 +19,7 @@ use crate::core::remote::frames::Prepared;
 use crate::core::remote::hosts::Host;
 use crate::core::task::{TaskSpec, TaskStatus};
 use crate::run::attempt_files::Preparation;
-use crate::run::engine::inbox::EngineInbox;
+use crate::run::jobs;
 use crate::run::launch::{self, LaunchContext, LaunchPlan};
 use crate::run::remote::files::PrepareOutcome;
 use crate::run::{outcome, remote, worktree};
@@ -196,17 +197,12 @@ impl Engine {
             return Some(planned);
         }
         let job = self.preparation_job(&planned);
-        let (key, reports) = (planned.key, self.inbox.clone());
+        let key = planned.key;
+        let prepared = self.outbox_of(key, EngineInbox::from_preparation);
         self.live_by_task.insert(planned.index, key);
         self.preparing.insert(key, planned);
-        let spawned = std::thread::Builder::new()
-            .name(format!("prepare-{key}"))
-            .spawn(move || {
-                let preparation = Box::new(job());
-                let _ = reports.blocking_send(EngineInbox::Prepared { key, preparation });
-            });
-        if let Err(error) = spawned {
-            tracing::warn!("cannot prepare attempt {key} on a worker: {error}");
+        if let Err(not) = jobs::spawn_job(format!("prepare-{key}"), prepared, job) {
+            tracing::warn!("cannot prepare attempt {key} on a worker: {}", not.error);
             let planned = self.preparing.remove(&key)?;
             self.live_by_task.remove(&planned.index);
         }

@@ -24,7 +24,6 @@
 //! `LOOK_EVERY` in case there is no inotify.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use thiserror::Error;
@@ -32,7 +31,7 @@ use thiserror::Error;
 use super::atomic_write::Written;
 use super::watch::{self, DiskVersion, Guard, OnDisk, OperatorVersion};
 use super::{Snapshot, StoreError, WriteAhead};
-use crate::run::jobs::Outbox;
+use crate::run::jobs::{self, Job, Outbox};
 
 /// The wakeup the writer sends its owner after each write, and when it found the operator's
 /// version (`generation` 0). Only a wakeup: `StoreWriter::status` says what is on disk.
@@ -126,7 +125,7 @@ impl Shared {
 /// The handle the engine keeps; one thread per handle.
 pub struct StoreWriter {
     shared: Arc<Shared>,
-    thread: Option<JoinHandle<()>>,
+    thread: Option<Job<()>>,
 }
 
 impl std::fmt::Debug for StoreWriter {
@@ -146,10 +145,10 @@ impl StoreWriter {
     ) -> Result<StoreWriter, WriteError> {
         let shared = Arc::new(Shared::default());
         let theirs = Arc::clone(&shared);
-        let thread = std::thread::Builder::new()
-            .name("tasks-file-writer".into())
-            .spawn(move || write_loop(&theirs, &reports, guard))
-            .map_err(WriteError::NoThread)?;
+        let thread = jobs::spawn_thread("tasks-file-writer", move || {
+            write_loop(&theirs, &reports, guard);
+        })
+        .map_err(|not| WriteError::NoThread(not.error.error))?;
         Ok(StoreWriter {
             shared,
             thread: Some(thread),
