@@ -1,5 +1,5 @@
-//! The turn every frontend shares: the headless loop and the dashboard wait on the driver (PTY
-//! reports and the control socket's commands) beside their own sources (signals, keys, timers),
+//! The turn every frontend shares: the headless loop and the dashboard wait on the driver (the
+//! engine's inbox and the control socket's commands) beside their own sources (signals, keys, timers),
 //! hand what woke them to `take`, and end each turn with `end_turn`, which ticks the engine and
 //! hands back its events — published to the control socket's subscribers on the way. So the
 //! socket works in every frontend and no frontend repeats the drain block.

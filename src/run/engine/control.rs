@@ -76,7 +76,7 @@ impl super::Engine {
         index < self.store.file().tasks().len() && self.in_scope(index)
     }
 
-    /// The task a PTY report is about, while its attempt is live.
+    /// The task an inbox report is about, while its attempt is live.
     pub fn task_of_report(&self, report: &EngineInbox) -> Option<usize> {
         let key = match report {
             EngineInbox::Output { key, .. }

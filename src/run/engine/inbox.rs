@@ -7,7 +7,8 @@
 //! Each worker reports in its own type through an `Outbox` (`run::jobs`) and knows nothing of
 //! the engine: the engine hands it an outbox that converts into this inbox and tags the report
 //! with the attempt it is about (`Engine::outbox_of`, the `from_*` constructors here). The
-//! engine's own jobs (prepare, sweep, gather) post inbox reports directly.
+//! engine's own jobs (prepare, sweep, gather, started by `run::jobs::spawn_job`) return their
+//! results the same way.
 
 use super::Engine;
 use super::gathered::Gathered;

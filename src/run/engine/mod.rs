@@ -4,8 +4,9 @@
 //! machines, carries out both machines' effects, records everything and writes every state
 //! change to the tasks file.
 //!
-//! It never blocks and never sleeps: the frontend (headless loop or dashboard) waits on the PTY
-//! reports and on `next_wakeup`, then calls `on_report` / `on_tick`. Frontends read its state
+//! It never blocks and never sleeps: the frontend (headless loop or dashboard) waits on its
+//! inbox (`inbox::EngineInbox`: what the terminals and workers report) and on `next_wakeup`,
+//! then calls `on_report` / `on_tick`. Frontends read its state
 //! and drain its `EngineEvent`s; they change nothing directly.
 //!
 //! This file holds the engine's state, its options and events; `queries` what the frontends
@@ -19,7 +20,9 @@
 //! worktree work, on a worker), `agent_report` (what the agent said besides its verdict),
 //! `interrupted` (recovery, stop, abandon), `processes` (process hygiene), `hosts` (remote
 //! hosts), `control` and `session` (operator actions), `sizes` (the size each next agent
-//! starts at), `notify` (the operator's `notify` command).
+//! starts at), `notify` (the operator's `notify` command), `inbox` (the reports the engine
+//! receives, and the outboxes it hands its workers, `Engine::outbox_of`). Workers start through
+//! `run::jobs`.
 //!
 //! The tasks file is written by `commit` on a writer thread, pipelined: an agent is launched
 //! once the write that marks its task `running` is on disk (`commit` says why that is enough).

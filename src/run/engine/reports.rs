@@ -16,7 +16,7 @@ use crate::run::engine::inbox::EngineInbox;
 use crate::run::hygiene;
 
 impl Engine {
-    /// Handles one report from a PTY thread.
+    /// Handles one report of the engine's inbox (a terminal's, a worker's, the writer's).
     pub fn on_report(&mut self, report: EngineInbox, now: Now) -> Result<()> {
         let now = self.turn(now);
         match report {
