@@ -15,7 +15,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
 use super::agent_log::AgentLogTail;
-use super::jobs::{self, CannotStart};
+use super::jobs;
 use super::remote::files::{FollowEvent, Follower, NoAnswer};
 use crate::core::remote::files::{RemoteRead, RolloutSearch};
 use crate::core::remote::frames::{ReadBack, choose_rollout};
@@ -109,7 +109,7 @@ impl FileWatch {
         source: FileSource,
         every: Duration,
         post: impl Fn(FilesReport) -> bool + Send + 'static,
-    ) -> Result<FileWatch, CannotStart> {
+    ) -> std::io::Result<FileWatch> {
         let (last, asked) = mpsc::channel();
         let look = match source {
             FileSource::Local { .. } => every,
@@ -163,7 +163,7 @@ impl FileWatch {
             }
         };
         // Not joined: the worker ends on the last read, or when this watch is dropped.
-        jobs::spawn_thread(name, work).map_err(|not| not.error)?;
+        jobs::spawn_thread(name, work).map_err(|not| not.error.cause)?;
         Ok(FileWatch { last })
     }
 

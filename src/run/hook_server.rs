@@ -141,7 +141,7 @@ fn accept_loop(
         if let Err(not) = jobs::spawn_thread(format!("hook-call-{key}"), call) {
             tracing::warn!(
                 "a hook call of attempt {key} could not be served: {}",
-                not.error
+                not.error.cause
             );
         }
     }

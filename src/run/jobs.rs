@@ -90,16 +90,17 @@ impl<T> Outbox<T> {
 
 /// The system gave no thread (too many processes or threads, no memory).
 #[derive(Debug, thiserror::Error)]
-#[error("cannot start the thread {name}: {error}")]
+#[error("cannot start the thread {name}: {cause}")]
 pub struct CannotStart {
     /// The thread's name.
     pub name: String,
-    pub error: std::io::Error,
+    /// What the system said.
+    pub cause: std::io::Error,
 }
 
 impl From<CannotStart> for std::io::Error {
     fn from(cannot: CannotStart) -> std::io::Error {
-        std::io::Error::new(cannot.error.kind(), cannot)
+        std::io::Error::new(cannot.cause.kind(), cannot)
     }
 }
 
@@ -206,9 +207,9 @@ where
         .spawn(move || handed.recv().ok().map(run));
     let thread = match spawned {
         Ok(thread) => thread,
-        Err(error) => {
+        Err(cause) => {
             return Err(NotStarted {
-                error: CannotStart { name, error },
+                error: CannotStart { name, cause },
                 work,
             });
         }
@@ -221,7 +222,7 @@ where
         Err(std_mpsc::SendError(work)) => Err(NotStarted {
             error: CannotStart {
                 name,
-                error: std::io::Error::other("the thread ended before it took its work"),
+                cause: std::io::Error::other("the thread ended before it took its work"),
             },
             work,
         }),

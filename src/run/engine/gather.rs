@@ -205,7 +205,7 @@ pub(super) fn gather_in_background(
         Err(not) => {
             tracing::warn!(
                 "cannot gather the end of attempt {key} on a worker: {}",
-                not.error
+                not.error.cause
             );
             Some((not.work)())
         }

@@ -202,7 +202,10 @@ impl Engine {
         self.live_by_task.insert(planned.index, key);
         self.preparing.insert(key, planned);
         if let Err(not) = jobs::spawn_job(format!("prepare-{key}"), prepared, job) {
-            tracing::warn!("cannot prepare attempt {key} on a worker: {}", not.error);
+            tracing::warn!(
+                "cannot prepare attempt {key} on a worker: {}",
+                not.error.cause
+            );
             let planned = self.preparing.remove(&key)?;
             self.live_by_task.remove(&planned.index);
         }

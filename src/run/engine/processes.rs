@@ -117,7 +117,10 @@ pub(super) fn sweep_in_background(
     };
     if let Err(not) = jobs::spawn_job(format!("sweep-{key}"), swept, sweep) {
         // No thread to spare: kill them at once here rather than leave them.
-        tracing::warn!("cannot start the sweep of attempt {key}: {}", not.error);
+        tracing::warn!(
+            "cannot start the sweep of attempt {key}: {}",
+            not.error.cause
+        );
         let mut ended = hygiene::end_attempt(
             &live.cookie,
             &live.known_processes,

@@ -148,7 +148,7 @@ impl StoreWriter {
         let thread = jobs::spawn_thread("tasks-file-writer", move || {
             write_loop(&theirs, &reports, guard);
         })
-        .map_err(|not| WriteError::NoThread(not.error.error))?;
+        .map_err(|not| WriteError::NoThread(not.error.cause))?;
         Ok(StoreWriter {
             shared,
             thread: Some(thread),
