@@ -497,3 +497,58 @@ fn no_two_core_modules_import_each_other() {
         .collect();
     assert!(mutual.is_empty(), "{}", mutual.join("\n"));
 }
+
+/// The workers that report to the engine (an agent's terminal, the tasks file's writer, the
+/// hook and app-server links, the attempt's file reader) and the outbox they report through
+/// import neither the engine nor one another: each reports in its own type, and the engine's
+/// inbox (`run::engine::inbox`) is what converts.
+#[test]
+fn workers_import_neither_the_engine_nor_each_other() {
+    const WORKERS: [&[&str]; 5] = [
+        &["run", "pty"],
+        &["run", "store", "writer"],
+        &["run", "hook_server"],
+        &["run", "app_server"],
+        &["run", "attempt_files"],
+    ];
+    const OUTBOX: &[&str] = &["run", "jobs"];
+    const ENGINE: &[&str] = &["run", "engine"];
+    let Graph {
+        modules,
+        edges,
+        evidence,
+    } = import_graph();
+    let under = |i: usize, prefix: &[&str]| {
+        let path = &modules[i].path;
+        path.len() >= prefix.len() && path.iter().zip(prefix).all(|(a, b)| a == b)
+    };
+    let worker = |i: usize| WORKERS.iter().position(|w| under(i, w));
+    let mut found = Vec::new();
+    for (&from, targets) in &edges {
+        // The outbox's module is held to the same rule, as a worker of its own.
+        let mine = match worker(from) {
+            Some(w) => w,
+            None if under(from, OUTBOX) => WORKERS.len(),
+            None => continue,
+        };
+        for &to in targets {
+            let theirs = worker(to).filter(|&w| w != mine);
+            if under(to, ENGINE) || theirs.is_some() {
+                let (line, path) = &evidence[&(from, to)];
+                found.push(format!(
+                    "{}:{line} imports {}",
+                    modules[from].file.display(),
+                    path
+                ));
+            }
+        }
+    }
+    assert!(
+        WORKERS
+            .iter()
+            .chain([&OUTBOX])
+            .all(|w| modules.iter().any(|m| m.path.iter().eq(w.iter()))),
+        "a worker module moved: update WORKERS"
+    );
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}

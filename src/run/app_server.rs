@@ -3,7 +3,7 @@
 //! that runs the server and the TUI in the attempt's terminal and process group (`herd
 //! app-server-pair`), and a worker thread that speaks WebSocket over the socket, keeps the
 //! subscriptions (`core::app_server::Subscriber`) and carries the server's messages to the
-//! engine (`PtyReport::AppServer`) and the attempt's answers back. The attempt decides; this
+//! engine (as `AppServerReport`s) and the attempt's answers back. The attempt decides; this
 //! only carries bytes and never blocks the event loop.
 //!
 //! The folder and socket go when the attempt ends (`AppServerLink` is dropped); the server
@@ -20,10 +20,9 @@ use std::sync::mpsc as std_mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tungstenite::{Message, WebSocket};
 
-use super::pty::PtyReport;
+use super::jobs::{self, Outbox};
 use crate::core::app_server::{self, AppServerReport, Subscriber};
 
 /// How long the worker looks for the server's socket (the launcher waits as long for it).
@@ -47,7 +46,7 @@ pub struct AppServerLink {
 impl AppServerLink {
     /// A private folder for the socket of attempt `key`, and the worker that connects to the
     /// server once it listens there; reports go to `reports`.
-    pub fn start(key: u64, reports: mpsc::Sender<PtyReport>) -> std::io::Result<AppServerLink> {
+    pub fn start(key: u64, reports: Outbox<AppServerReport>) -> std::io::Result<AppServerLink> {
         let base = std::env::var_os("XDG_RUNTIME_DIR")
             .map(PathBuf::from)
             .filter(|p| p.is_dir())
@@ -66,9 +65,7 @@ impl AppServerLink {
             inbox,
             stop: stop.clone(),
         };
-        std::thread::Builder::new()
-            .name(format!("app-server-{key}"))
-            .spawn(move || worker.run())?;
+        jobs::spawn_thread(format!("app-server-{key}"), move || worker.run())?;
         Ok(AppServerLink {
             socket,
             outbox,
@@ -132,7 +129,7 @@ pub fn argv_for(argv: Vec<String>, url: Option<&str>, herd_exe: &str) -> Vec<Str
 struct Worker {
     key: u64,
     socket: PathBuf,
-    reports: mpsc::Sender<PtyReport>,
+    reports: Outbox<AppServerReport>,
     inbox: std_mpsc::Receiver<String>,
     stop: Arc<AtomicBool>,
 }
@@ -150,10 +147,7 @@ impl Worker {
     }
 
     fn report(&self, report: AppServerReport) {
-        let _ = self.reports.blocking_send(PtyReport::AppServer {
-            key: self.key,
-            report,
-        });
+        let _ = self.reports.blocking_send(report);
     }
 
     /// The WebSocket once the server listens.
@@ -327,6 +321,8 @@ fn end_server(server: &mut std::process::Child) {
 
 #[cfg(test)]
 mod tests {
+    use tokio::sync::mpsc;
+
     use super::*;
 
     fn strings(items: &[&str]) -> Vec<String> {
@@ -366,12 +362,11 @@ mod tests {
     }
 
     /// The next report of the worker, within a few seconds.
-    fn next_report(rx: &mut mpsc::Receiver<PtyReport>) -> AppServerReport {
+    fn next_report(rx: &mut mpsc::Receiver<AppServerReport>) -> AppServerReport {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             match rx.try_recv() {
-                Ok(PtyReport::AppServer { report, .. }) => return report,
-                Ok(_) => {}
+                Ok(report) => return report,
                 Err(_) if Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(10));
                 }
@@ -397,7 +392,7 @@ mod tests {
     #[test]
     fn the_worker_subscribes_carries_requests_to_the_engine_and_answers_back() {
         let (tx, mut rx) = mpsc::channel(64);
-        let link = AppServerLink::start(7, tx).expect("start");
+        let link = AppServerLink::start(7, Outbox::new(tx)).expect("start");
         let path = PathBuf::from(link.url().trim_start_matches("unix://"));
         // A stand-in for Codex's app server on the attempt's socket.
         let listener = std::os::unix::net::UnixListener::bind(&path).expect("bind");
@@ -447,7 +442,7 @@ mod tests {
     #[test]
     fn the_socket_folder_is_private_and_goes_with_the_link() {
         let (tx, _rx) = mpsc::channel(8);
-        let link = AppServerLink::start(7, tx).expect("start");
+        let link = AppServerLink::start(7, Outbox::new(tx)).expect("start");
         let socket = PathBuf::from(link.url().trim_start_matches("unix://"));
         let dir = socket.parent().expect("dir").to_path_buf();
         let mode = std::fs::metadata(&dir).expect("dir").permissions().mode() & 0o777;

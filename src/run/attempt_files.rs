@@ -15,6 +15,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
 use super::agent_log::AgentLogTail;
+use super::jobs;
 use super::remote::files::{FollowEvent, Follower, NoAnswer};
 use crate::core::remote::files::{RemoteRead, RolloutSearch};
 use crate::core::remote::frames::{ReadBack, choose_rollout};
@@ -114,7 +115,7 @@ impl FileWatch {
             FileSource::Local { .. } => every,
             FileSource::Remote { .. } => REMOTE_LOOK.min(every),
         };
-        std::thread::Builder::new().name(name).spawn(move || {
+        let work = move || {
             let mut reader = Reader {
                 source,
                 every,
@@ -160,7 +161,9 @@ impl FileWatch {
                     Err(RecvTimeoutError::Disconnected) => return,
                 }
             }
-        })?;
+        };
+        // Not joined: the worker ends on the last read, or when this watch is dropped.
+        jobs::spawn_thread(name, work).map_err(|not| not.error.cause)?;
         Ok(FileWatch { last })
     }
 

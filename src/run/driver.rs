@@ -1,5 +1,5 @@
-//! The turn every frontend shares: the headless loop and the dashboard wait on the driver (PTY
-//! reports and the control socket's commands) beside their own sources (signals, keys, timers),
+//! The turn every frontend shares: the headless loop and the dashboard wait on the driver (the
+//! engine's inbox and the control socket's commands) beside their own sources (signals, keys, timers),
 //! hand what woke them to `take`, and end each turn with `end_turn`, which ticks the engine and
 //! hands back its events — published to the control socket's subscribers on the way. So the
 //! socket works in every frontend and no frontend repeats the drain block.
@@ -12,14 +12,14 @@ use tokio::sync::mpsc;
 
 use super::clock::Now;
 use super::control::{self, ControlLink, Request};
+use super::engine::inbox::EngineInbox;
 use super::engine::{Engine, EngineEvent};
-use super::pty::PtyReport;
 
 /// What woke the driver.
 #[derive(Debug)]
 pub enum Input {
-    /// Reports waiting together, each terminal's output in one piece (`pty::coalesce`).
-    Reports(Vec<PtyReport>),
+    /// Reports waiting together, each terminal's output in one piece (`engine::inbox::coalesce`).
+    Reports(Vec<EngineInbox>),
     /// A command from the control socket.
     Control(Request),
 }
@@ -34,7 +34,7 @@ pub struct Taken {
 }
 
 pub struct Driver {
-    reports: mpsc::Receiver<PtyReport>,
+    reports: mpsc::Receiver<EngineInbox>,
     control: Option<ControlLink>,
     /// `batch_done` was published and the batch has not started anything since.
     said_done: bool,
@@ -42,7 +42,7 @@ pub struct Driver {
 
 impl Driver {
     /// `control`: the run's control socket, when it has one.
-    pub fn new(reports: mpsc::Receiver<PtyReport>, control: Option<ControlLink>) -> Driver {
+    pub fn new(reports: mpsc::Receiver<EngineInbox>, control: Option<ControlLink>) -> Driver {
         Driver {
             reports,
             control,
@@ -61,9 +61,9 @@ impl Driver {
         tokio::select! {
             report = self.reports.recv() => {
                 // Take everything already waiting before drawing conclusions.
-                let mut batch: Vec<PtyReport> = report.into_iter().collect();
+                let mut batch: Vec<EngineInbox> = report.into_iter().collect();
                 while !batch.is_empty()
-                    && batch.len() < super::pty::BATCH_MAX
+                    && batch.len() < super::engine::inbox::BATCH_MAX
                     && let Ok(report) = self.reports.try_recv()
                 {
                     batch.push(report);
@@ -82,11 +82,11 @@ impl Driver {
         engine: &mut Engine,
         input: Input,
         now: Now,
-        mut look: impl FnMut(&Engine, &PtyReport),
+        mut look: impl FnMut(&Engine, &EngineInbox),
     ) -> Result<Taken> {
         match input {
             Input::Reports(batch) => {
-                for report in super::pty::coalesce(batch) {
+                for report in super::engine::inbox::coalesce(batch) {
                     look(engine, &report);
                     engine.on_report(report, now)?;
                 }

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use super::jobs::{self, Job};
 use crate::core::failure_context::FailureContext;
 
 /// Longest `{previous_failure}` text.
@@ -46,7 +47,7 @@ pub fn in_repository(cwd: &Path) -> bool {
 /// loop never waits for git; nothing at all outside a repository.
 #[derive(Debug, Default)]
 pub struct GitSnapshot {
-    worker: Option<std::thread::JoinHandle<Option<BTreeSet<String>>>>,
+    worker: Option<Job<Option<BTreeSet<String>>>>,
     /// Taken already (on a host, through its launcher).
     known: Option<BTreeSet<String>>,
 }
@@ -57,10 +58,8 @@ impl GitSnapshot {
             return GitSnapshot::default();
         }
         let cwd = cwd.to_path_buf();
-        let worker = std::thread::Builder::new()
-            .name("git-status".into())
-            .spawn(move || git_changes(&cwd))
-            .ok();
+        // Without a thread there is no snapshot: git is not run on the loop.
+        let worker = jobs::spawn_thread("git-status", move || git_changes(&cwd)).ok();
         GitSnapshot {
             worker,
             known: None,
@@ -81,7 +80,7 @@ impl GitSnapshot {
         if let Some(files) = self.known.take() {
             return Some(files);
         }
-        self.worker.take()?.join().ok().flatten()
+        self.worker.take()?.join().flatten()
     }
 }
 

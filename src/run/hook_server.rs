@@ -1,7 +1,8 @@
 //! The per-attempt end of herd's hooks (`core::hook`): a Unix socket only this user can reach
 //! (0600 in a 0700 folder of its own, never TCP), and a token per attempt that `herd hook`
-//! (run by the CLI) must present. Each call is handed to the engine as a `PtyReport::Hook`
-//! with a channel for the answer; the engine's attempt decides, this only carries bytes.
+//! (run by the CLI) must present. Each call is handed to its receiver (the engine) as a
+//! `HookCall` with a channel for the answer; the engine's attempt decides, this only carries
+//! bytes.
 //!
 //! For Gemini CLI the folder also holds the attempt's own Gemini home (`gemini_home`), whose
 //! settings carry the hook with the socket and token.
@@ -19,10 +20,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::sync::mpsc;
 
 use super::gemini_home;
-use super::pty::PtyReport;
+use super::jobs::{self, Outbox};
 use crate::core::hook;
 use crate::core::profile::HookKind;
 
@@ -44,6 +44,13 @@ pub fn settings(kind: HookKind) -> Option<String> {
     }
 }
 
+/// One call of the hook, for the receiver to answer through `reply`.
+#[derive(Debug)]
+pub struct HookCall {
+    pub input: Value,
+    pub reply: std::sync::mpsc::Sender<String>,
+}
+
 /// A live listener for one attempt.
 pub struct HookServer {
     socket: PathBuf,
@@ -56,12 +63,12 @@ pub struct HookServer {
 }
 
 impl HookServer {
-    /// Listens for the hook calls of attempt `key`, reported on `reports`, for a CLI of `kind`
+    /// Listens for the hook calls of attempt `key`, handed over to `calls`, for a CLI of `kind`
     /// whose environment is `agent_env`.
     pub fn start(
         kind: HookKind,
         key: u64,
-        reports: mpsc::Sender<PtyReport>,
+        calls: Outbox<HookCall>,
         agent_env: &std::collections::BTreeMap<String, String>,
     ) -> std::io::Result<HookServer> {
         let base = std::env::var_os("XDG_RUNTIME_DIR")
@@ -89,9 +96,8 @@ impl HookServer {
                 gemini_home::prepare(dir.path(), agent_env, &exe, &socket_env)?
             }
         };
-        std::thread::Builder::new()
-            .name(format!("hooks-{key}"))
-            .spawn(move || accept_loop(listener, key, thread_token, reports, thread_stop))?;
+        let accept = move || accept_loop(listener, key, thread_token, calls, thread_stop);
+        jobs::spawn_thread(format!("hooks-{key}"), accept)?;
         Ok(HookServer {
             socket,
             agent_env,
@@ -122,7 +128,7 @@ fn accept_loop(
     listener: UnixListener,
     key: u64,
     token: String,
-    reports: mpsc::Sender<PtyReport>,
+    calls: Outbox<HookCall>,
     stop: Arc<AtomicBool>,
 ) {
     for stream in listener.incoming() {
@@ -130,20 +136,21 @@ fn accept_loop(
             return;
         }
         let Ok(stream) = stream else { continue };
-        let (token, reports) = (token.clone(), reports.clone());
-        let spawned = std::thread::Builder::new()
-            .name(format!("hook-call-{key}"))
-            .spawn(move || serve(stream, key, &token, &reports));
-        if let Err(error) = spawned {
-            tracing::warn!("a hook call of attempt {key} could not be served: {error}");
+        let (token, calls) = (token.clone(), calls.clone());
+        let call = move || serve(stream, &token, &calls);
+        if let Err(not) = jobs::spawn_thread(format!("hook-call-{key}"), call) {
+            tracing::warn!(
+                "a hook call of attempt {key} could not be served: {}",
+                not.error.cause
+            );
         }
     }
 }
 
 /// One call: `{"token": ..., "input": {...}}` on one line in, the answer's text out.
-fn serve(stream: UnixStream, key: u64, token: &str, reports: &mpsc::Sender<PtyReport>) {
+fn serve(stream: UnixStream, token: &str, calls: &Outbox<HookCall>) {
     let answer = read_call(&stream, token)
-        .and_then(|input| ask_engine(key, input, reports))
+        .and_then(|input| ask_receiver(input, calls))
         .unwrap_or_else(|| hook::NO_DECISION.to_string());
     let mut stream = stream;
     let _ = stream.write_all(answer.as_bytes());
@@ -164,11 +171,9 @@ fn read_call(stream: &UnixStream, token: &str) -> Option<Value> {
     call.get("input").cloned()
 }
 
-fn ask_engine(key: u64, input: Value, reports: &mpsc::Sender<PtyReport>) -> Option<String> {
+fn ask_receiver(input: Value, calls: &Outbox<HookCall>) -> Option<String> {
     let (reply, answer) = std::sync::mpsc::channel();
-    reports
-        .blocking_send(PtyReport::Hook { key, input, reply })
-        .ok()?;
+    calls.blocking_send(HookCall { input, reply }).ok()?;
     answer.recv_timeout(ANSWER_WAIT).ok()
 }
 
@@ -213,15 +218,15 @@ fn ask_herd(input: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use tokio::sync::mpsc;
+
     use super::*;
 
-    /// Answers every hook report with `answer`, as the engine would.
-    fn engine(mut reports: mpsc::Receiver<PtyReport>, answer: &'static str) {
+    /// Answers every hook call with `answer`, as the engine would.
+    fn engine(mut calls: mpsc::Receiver<HookCall>, answer: &'static str) {
         std::thread::spawn(move || {
-            while let Some(report) = reports.blocking_recv() {
-                if let PtyReport::Hook { reply, input, .. } = report {
-                    let _ = reply.send(format!("{answer}{}", input["n"]));
-                }
+            while let Some(HookCall { reply, input }) = calls.blocking_recv() {
+                let _ = reply.send(format!("{answer}{}", input["n"]));
             }
         });
     }
@@ -244,8 +249,8 @@ mod tests {
     fn a_call_with_the_token_reaches_the_engine_and_its_answer_comes_back() {
         let (tx, rx) = mpsc::channel(8);
         engine(rx, "answer ");
-        let server =
-            HookServer::start(HookKind::Claude, 7, tx, &Default::default()).expect("start");
+        let server = HookServer::start(HookKind::Claude, 7, Outbox::new(tx), &Default::default())
+            .expect("start");
         let token = server.env()[1].1.clone();
         assert_eq!(call(&server, &token, r#"{"n": 1}"#), "answer 1");
         assert_eq!(call(&server, &token, r#"{"n": 2}"#), "answer 2");
@@ -255,8 +260,8 @@ mod tests {
     fn a_wrong_token_gets_no_decision() {
         let (tx, rx) = mpsc::channel(8);
         engine(rx, "answer ");
-        let server =
-            HookServer::start(HookKind::Claude, 7, tx, &Default::default()).expect("start");
+        let server = HookServer::start(HookKind::Claude, 7, Outbox::new(tx), &Default::default())
+            .expect("start");
         assert_eq!(call(&server, "not-the-token", r#"{"n": 1}"#), "{}");
     }
 
@@ -272,7 +277,8 @@ mod tests {
             "HOME".to_string(),
             user.path().display().to_string(),
         )]);
-        let server = HookServer::start(HookKind::Gemini, 7, tx, &agent_env).expect("start");
+        let server =
+            HookServer::start(HookKind::Gemini, 7, Outbox::new(tx), &agent_env).expect("start");
         let env = server.env().to_vec();
         assert!(env.iter().all(|(k, _)| k != hook::TOKEN_ENV), "{env:?}");
         let (_, home) = env
@@ -301,8 +307,8 @@ mod tests {
     #[test]
     fn only_the_owner_can_reach_it_and_it_goes_with_the_attempt() {
         let (tx, _rx) = mpsc::channel(8);
-        let server =
-            HookServer::start(HookKind::Claude, 7, tx, &Default::default()).expect("start");
+        let server = HookServer::start(HookKind::Claude, 7, Outbox::new(tx), &Default::default())
+            .expect("start");
         let socket = server.socket().to_path_buf();
         let mode = |p: &Path| std::fs::metadata(p).expect("metadata").permissions().mode() & 0o777;
         assert_eq!(mode(&socket), 0o600);

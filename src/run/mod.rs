@@ -18,6 +18,7 @@ pub mod guard_context;
 pub mod headless;
 pub mod hook_server;
 pub mod hygiene;
+pub mod jobs;
 pub mod launch;
 pub mod limits;
 pub mod logging;

@@ -4,7 +4,9 @@
 //! to the whole group; what left the group is found and ended by `hygiene`. Reads, writes and the
 //! wait for the child each run on their own thread ("some programs deadlock if you write to their
 //! stdin while reading their stdout"); the reader feeds a bounded channel so a flooding agent is
-//! slowed down rather than filling memory.
+//! slowed down rather than filling memory. What the terminal does goes out as `PtyEvent`s
+//! through the `Outbox` it is given (`run::jobs`): this module knows nothing of who receives
+//! them.
 
 use std::io::{Read, Write};
 use std::sync::mpsc as std_mpsc;
@@ -12,109 +14,24 @@ use std::sync::mpsc as std_mpsc;
 use color_eyre::eyre::{Result, WrapErr, eyre};
 use portable_pty::{MasterPty, PtySize, native_pty_system};
 use rustix::process::{Pid, Signal, kill_process_group};
-use tokio::sync::mpsc;
 
+use super::jobs::Outbox;
 use super::launch::LaunchPlan;
 use super::spawn::{self, SpawnRequest};
 use crate::core::attempt::StopSignal;
 use crate::core::classify::ExitStatus;
 
-/// What the PTY threads report, tagged with the attempt's key.
+/// What an agent's terminal reports; its receiver knows which attempt it is about.
 #[derive(Debug)]
-pub enum PtyReport {
+pub enum PtyEvent {
     Output {
-        key: u64,
         bytes: Vec<u8>,
     },
     /// The reader saw end of file: every process holding the terminal is gone.
-    Closed {
-        key: u64,
-    },
+    Closed,
     Exited {
-        key: u64,
         status: ExitStatus,
     },
-    /// The attempt's leftover processes were ended (see `hygiene`).
-    Swept {
-        key: u64,
-        ended: Vec<super::hygiene::EndedProcess>,
-    },
-    /// What the attempt's end needed from git and the disk was gathered (see `engine::gather`).
-    Gathered {
-        key: u64,
-        gathered: Box<super::engine::gathered::Gathered>,
-    },
-    /// The tasks file's writer finished a write (see `store::writer`): a wakeup, the writer's
-    /// state says what is on disk.
-    TasksFileWritten {
-        generation: u64,
-    },
-    /// The attempt's signal file or agent log was read (see `attempt_files`).
-    Files {
-        key: u64,
-        report: super::attempt_files::FilesReport,
-    },
-    /// What an attempt needed before its agent starts was made (see `attempt_files`).
-    Prepared {
-        key: u64,
-        preparation: Box<super::attempt_files::Preparation>,
-    },
-    /// The agent's CLI called herd's hook (see `hook_server`): `reply` takes the answer.
-    Hook {
-        key: u64,
-        input: serde_json::Value,
-        reply: std::sync::mpsc::Sender<String>,
-    },
-    /// herd's client of the attempt's Codex app server (see `app_server`).
-    AppServer {
-        key: u64,
-        report: crate::core::app_server::AppServerReport,
-    },
-}
-
-/// Most reports the loop takes off the channel at once: a flood of output still lets timers
-/// and keys through between batches.
-pub const BATCH_MAX: usize = 256;
-
-/// Most bytes one coalesced output report carries.
-const COALESCE_MAX: usize = 1 << 20;
-
-/// Reports as the loop takes them off the channel, with the consecutive output of each
-/// terminal joined into one report (up to [`COALESCE_MAX`] bytes): the attempt then reads its
-/// screen once per burst instead of once per 64 KiB read. Order per terminal is kept, and
-/// output is never joined across that terminal's end.
-pub fn coalesce(reports: impl IntoIterator<Item = PtyReport>) -> Vec<PtyReport> {
-    let mut out: Vec<PtyReport> = Vec::new();
-    // Per terminal: where its last output report is in `out`, while it may still grow.
-    let mut open: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
-    for report in reports {
-        match report {
-            PtyReport::Output { key, bytes } => {
-                if let Some(&at) = open.get(&key)
-                    && let Some(PtyReport::Output { bytes: joined, .. }) = out.get_mut(at)
-                    && joined.len() + bytes.len() <= COALESCE_MAX
-                {
-                    joined.extend_from_slice(&bytes);
-                    continue;
-                }
-                open.insert(key, out.len());
-                out.push(PtyReport::Output { key, bytes });
-            }
-            PtyReport::Closed { key }
-            | PtyReport::Exited { key, .. }
-            | PtyReport::Swept { key, .. }
-            | PtyReport::Gathered { key, .. }
-            | PtyReport::Files { key, .. }
-            | PtyReport::Prepared { key, .. }
-            | PtyReport::Hook { key, .. }
-            | PtyReport::AppServer { key, .. } => {
-                open.remove(&key);
-                out.push(report);
-            }
-            PtyReport::TasksFileWritten { .. } => out.push(report),
-        }
-    }
-    out
 }
 
 /// A running agent: its process group and the writer/resizer of its terminal.
@@ -129,13 +46,14 @@ pub struct AgentProcess {
 }
 
 impl AgentProcess {
-    /// Starts `plan` in a fresh PTY of `rows` x `cols`; reports go to `reports` tagged `key`.
+    /// Starts `plan` in a fresh PTY of `rows` x `cols`, its threads named after `key`; what
+    /// the terminal does goes to `reports`.
     pub fn spawn(
         plan: &LaunchPlan,
         rows: u16,
         cols: u16,
         key: u64,
-        reports: mpsc::Sender<PtyReport>,
+        reports: Outbox<PtyEvent>,
     ) -> Result<AgentProcess> {
         crate::run::limits::check_room_for_an_agent()
             .wrap_err_with(|| format!("cannot start {}", plan.argv[0]))?;
@@ -181,16 +99,13 @@ impl AgentProcess {
                         Ok(0) | Err(_) => break,
                         Ok(n) => {
                             let bytes = buf[..n].to_vec();
-                            if output
-                                .blocking_send(PtyReport::Output { key, bytes })
-                                .is_err()
-                            {
+                            if output.blocking_send(PtyEvent::Output { bytes }).is_err() {
                                 return;
                             }
                         }
                     }
                 }
-                let _ = output.blocking_send(PtyReport::Closed { key });
+                let _ = output.blocking_send(PtyEvent::Closed);
             })
             .wrap_err("cannot start the PTY reader thread")?;
 
@@ -215,7 +130,7 @@ impl AgentProcess {
             .name(format!("pty-wait-{key}"))
             .spawn(move || {
                 let status = spawn::wait_for_exit(pid);
-                let _ = reports.blocking_send(PtyReport::Exited { key, status });
+                let _ = reports.blocking_send(PtyEvent::Exited { status });
             })
             .wrap_err("cannot start the child waiter thread")?;
 
@@ -259,72 +174,4 @@ pub fn signal_group(pgid: u32, signal: StopSignal) {
         StopSignal::Kill => Signal::KILL,
     };
     let _ = kill_process_group(pid, signal);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn out(key: u64, text: &str) -> PtyReport {
-        PtyReport::Output {
-            key,
-            bytes: text.as_bytes().to_vec(),
-        }
-    }
-
-    /// (key, "output text" or "closed") per report.
-    fn shape(reports: &[PtyReport]) -> Vec<(u64, String)> {
-        reports
-            .iter()
-            .map(|r| match r {
-                PtyReport::Output { key, bytes } => {
-                    (*key, String::from_utf8_lossy(bytes).into_owned())
-                }
-                PtyReport::Closed { key } => (*key, "closed".into()),
-                PtyReport::Exited { key, .. } => (*key, "exited".into()),
-                PtyReport::Swept { key, .. } => (*key, "swept".into()),
-                PtyReport::Gathered { key, .. } => (*key, "gathered".into()),
-                PtyReport::TasksFileWritten { generation } => (0, format!("written {generation}")),
-                PtyReport::Files { key, .. } => (*key, "files".into()),
-                PtyReport::Prepared { key, .. } => (*key, "prepared".into()),
-                PtyReport::Hook { key, .. } => (*key, "hook".into()),
-                PtyReport::AppServer { key, .. } => (*key, "app server".into()),
-            })
-            .collect()
-    }
-
-    #[test]
-    fn output_of_one_terminal_is_joined_up_to_its_end() {
-        let reports = [
-            out(1, "a"),
-            out(2, "x"),
-            out(1, "b"),
-            PtyReport::Closed { key: 1 },
-            out(2, "y"),
-            out(1, "late"),
-        ];
-        assert_eq!(
-            shape(&coalesce(reports)),
-            [
-                (1, "ab".to_string()),
-                (2, "xy".to_string()),
-                (1, "closed".to_string()),
-                (1, "late".to_string()),
-            ]
-        );
-    }
-
-    #[test]
-    fn a_joined_report_stays_under_the_cap() {
-        let chunk = "z".repeat(COALESCE_MAX / 2 + 1);
-        let joined = coalesce([out(7, &chunk), out(7, &chunk), out(7, "tail")]);
-        let sizes: Vec<usize> = joined
-            .iter()
-            .map(|r| match r {
-                PtyReport::Output { bytes, .. } => bytes.len(),
-                _ => 0,
-            })
-            .collect();
-        assert_eq!(sizes, [chunk.len(), chunk.len() + 4]);
-    }
 }

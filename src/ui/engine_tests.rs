@@ -12,14 +12,14 @@ use super::actions::on_key;
 use super::state::{Filter, Leaving, Mode, UiState};
 use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
+use crate::run::engine::inbox::EngineInbox;
 use crate::run::engine::{Engine, EngineOptions};
-use crate::run::pty::PtyReport;
 use crate::run::store::TaskStore;
 
 pub(super) struct Fixture {
     _dir: tempfile::TempDir,
     pub(super) engine: Engine,
-    reports: mpsc::Receiver<PtyReport>,
+    reports: mpsc::Receiver<EngineInbox>,
     pub(super) state: UiState,
 }
 

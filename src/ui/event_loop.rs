@@ -24,7 +24,7 @@ use crate::run::clock::Now;
 use crate::run::driver::{Driver, Input};
 use crate::run::engine::Engine;
 use crate::run::engine::command::Command;
-use crate::run::pty::PtyReport;
+use crate::run::engine::inbox::EngineInbox;
 use crate::term::Session;
 
 /// At most ~60 frames a second.
@@ -413,12 +413,12 @@ pub(super) fn start_at_pane_sizes(engine: &mut Engine, area: Rect, clock: Now) -
 fn look_at_report(
     engine: &Engine,
     state: &mut UiState,
-    report: &PtyReport,
+    report: &EngineInbox,
     visible: &HashSet<usize>,
     focused: Option<usize>,
 ) -> Redraw {
     let task = engine.task_of_report(report);
-    let output = matches!(report, PtyReport::Output { .. });
+    let output = matches!(report, EngineInbox::Output { .. });
     if !output && let Some(live) = task.and_then(|t| engine.live_for_task(t)) {
         state.keep_final_screen(live.task, live.number, live.attempt.screen().vt());
     }

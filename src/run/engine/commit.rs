@@ -34,14 +34,13 @@
 use std::time::{Duration, Instant};
 
 use color_eyre::eyre::{Result, WrapErr};
-use tokio::sync::mpsc;
 
 use super::Engine;
 use crate::core::batch::Input;
 use crate::run::clock::Now;
-use crate::run::pty::PtyReport;
+use crate::run::jobs::Outbox;
 use crate::run::store::watch::Guard;
-use crate::run::store::writer::{StoreWriter, WriteError};
+use crate::run::store::writer::{StoreWriter, TasksFileWritten, WriteError};
 
 /// What every failed write says first.
 pub(super) const CANNOT_WRITE: &str = "cannot write the tasks file";
@@ -68,8 +67,8 @@ pub(super) struct Commits {
 }
 
 impl Commits {
-    pub(super) fn start(reports: mpsc::Sender<PtyReport>, guard: Guard) -> Result<Commits> {
-        let writer = StoreWriter::start(reports, guard).wrap_err(CANNOT_WRITE)?;
+    pub(super) fn start(written: Outbox<TasksFileWritten>, guard: Guard) -> Result<Commits> {
+        let writer = StoreWriter::start(written, guard).wrap_err(CANNOT_WRITE)?;
         Ok(Commits {
             writer,
             handed: 0,

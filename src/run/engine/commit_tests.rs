@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::control_tests::{Fixture, fixture_with};
 use crate::core::task::TaskStatus;
-use crate::run::pty::PtyReport;
+use crate::run::engine::inbox::EngineInbox;
 
 /// An agent that prints the tasks file as it finds it on disk when it starts (its folder is
 /// the tasks file's), then its marker.
@@ -31,7 +31,7 @@ fn on_disk(f: &Fixture) -> Value {
 }
 
 /// The next report, waiting up to 10 s.
-fn next_report(f: &mut Fixture) -> PtyReport {
+fn next_report(f: &mut Fixture) -> EngineInbox {
     let reports = &mut f.reports;
     f.runtime
         .block_on(async { tokio::time::timeout(Duration::from_secs(10), reports.recv()).await })
@@ -54,7 +54,7 @@ fn an_agent_launches_only_once_its_running_state_is_on_disk() {
     );
     let first = next_report(&mut f);
     assert!(
-        matches!(first, PtyReport::TasksFileWritten { .. }),
+        matches!(first, EngineInbox::TasksFileWritten { .. }),
         "no agent may report before the write: {first:?}"
     );
     let doc = on_disk(&f);
@@ -62,7 +62,7 @@ fn an_agent_launches_only_once_its_running_state_is_on_disk() {
     assert_eq!(doc["tasks"][1]["status"], "running");
     f.engine
         .on_report(
-            PtyReport::TasksFileWritten { generation: handed },
+            EngineInbox::TasksFileWritten { generation: handed },
             Now::read(),
         )
         .expect("written");

@@ -125,7 +125,7 @@ impl Engine {
                 .parent()
                 .map(|dir| (dir.to_path_buf(), live.number)),
         };
-        let gathered = gather::gather_in_background(key, job, self.reports.clone());
+        let gathered = gather::gather_in_background(key, job, self.inbox.clone());
         let now_gathered = gathered.is_some();
         live.gathered = gathered.map(Box::new);
         self.ending.insert(key, live);

@@ -17,7 +17,7 @@ use crate::core::attempt::Event;
 use crate::core::rerun::RetryReset;
 use crate::core::task::TaskStatus;
 use crate::run::clock::Now;
-use crate::run::pty::PtyReport;
+use crate::run::engine::inbox::EngineInbox;
 
 /// What an operator action did, in words for the status line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,19 +79,19 @@ impl super::Engine {
         index < self.store.file().tasks().len() && self.in_scope(index)
     }
 
-    /// The task a PTY report is about, while its attempt is live.
-    pub fn task_of_report(&self, report: &PtyReport) -> Option<usize> {
+    /// The task an inbox report is about, while its attempt is live.
+    pub fn task_of_report(&self, report: &EngineInbox) -> Option<usize> {
         let key = match report {
-            PtyReport::Output { key, .. }
-            | PtyReport::Closed { key }
-            | PtyReport::Exited { key, .. }
-            | PtyReport::Swept { key, .. }
-            | PtyReport::Gathered { key, .. }
-            | PtyReport::Files { key, .. }
-            | PtyReport::Prepared { key, .. }
-            | PtyReport::Hook { key, .. }
-            | PtyReport::AppServer { key, .. } => key,
-            PtyReport::TasksFileWritten { .. } => return None,
+            EngineInbox::Output { key, .. }
+            | EngineInbox::Closed { key }
+            | EngineInbox::Exited { key, .. }
+            | EngineInbox::Swept { key, .. }
+            | EngineInbox::Gathered { key, .. }
+            | EngineInbox::Files { key, .. }
+            | EngineInbox::Prepared { key, .. }
+            | EngineInbox::Hook { key, .. }
+            | EngineInbox::AppServer { key, .. } => key,
+            EngineInbox::TasksFileWritten { .. } => return None,
         };
         self.live.get(key).map(|live| live.task)
     }

@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 use super::control::*;
 use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
+use crate::run::engine::inbox::EngineInbox;
 use crate::run::engine::{Engine, EngineOptions};
-use crate::run::pty::PtyReport;
 use crate::run::store::TaskStore;
 use std::time::Instant;
 
@@ -32,7 +32,7 @@ pub(crate) struct Fixture {
     _dir: tempfile::TempDir,
     pub(crate) path: std::path::PathBuf,
     pub(crate) engine: Engine,
-    pub(crate) reports: mpsc::Receiver<PtyReport>,
+    pub(crate) reports: mpsc::Receiver<EngineInbox>,
     pub(crate) runtime: tokio::runtime::Runtime,
 }
 

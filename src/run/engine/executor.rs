@@ -79,6 +79,6 @@ impl Engine {
             return false;
         };
         live.process.signal(StopSignal::Kill);
-        super::processes::sweep_in_background(key, live, self.reports.clone())
+        super::processes::sweep_in_background(key, live, self.inbox.clone())
     }
 }

@@ -13,8 +13,8 @@ use crate::core::profile::AgentLogKind;
 use crate::core::task::TaskSpec;
 use crate::run::agent_log::AgentLogTail;
 use crate::run::attempt_files::{FileSource, FileWatch, RemoteRollouts};
+use crate::run::engine::inbox::EngineInbox;
 use crate::run::launch::LaunchPlan;
-use crate::run::pty::PtyReport;
 
 impl Engine {
     /// Starts the worker that reads attempt `key`'s signal file and its agent's log, when it has
@@ -85,12 +85,8 @@ impl Engine {
                 (source, REMOTE_POLL)
             }
         };
-        let reports = self.reports.clone();
-        let post = move |report| {
-            reports
-                .blocking_send(PtyReport::Files { key, report })
-                .is_ok()
-        };
+        let reports = self.outbox_of(key, EngineInbox::from_files);
+        let post = move |report| reports.blocking_send(report).is_ok();
         match FileWatch::start(format!("files-{key}"), source, every, post) {
             Ok(watch) => Some(watch),
             Err(error) => {

@@ -4,21 +4,19 @@
 //! attempt on a host all of it is done there, through the launcher, in one run with a time
 //! limit (the transcript is copied into the recordings; the attempt's files there are removed).
 //! The attempt's files in `runs/` (the ones its agent wrote too) are made private. The worker
-//! posts a `PtyReport::Gathered`; the attempt concludes on it. It decides nothing.
+//! posts an `EngineInbox::Gathered`; the attempt concludes on it. It decides nothing.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use tokio::sync::mpsc;
-
+use super::gathered::Gathered;
+use super::inbox::EngineInbox;
 use crate::core::remote::files::{RemoteEnd, RemoteTranscript};
 use crate::core::remote::frames::WorktreeEnd;
 use crate::core::remote::hosts::Host;
 use crate::run::failure_report::{self, GitSnapshot};
-use crate::run::pty::PtyReport;
-
-use super::gathered::Gathered;
+use crate::run::jobs::{self, Outbox};
 use crate::run::{outcome, transcripts, worktree};
 
 /// What a failed attempt's summary needs.
@@ -194,28 +192,22 @@ fn keep(path: &std::path::Path, bytes: &[u8]) -> bool {
     written.is_ok()
 }
 
-/// Runs `job` on a worker thread that reports back with a `PtyReport::Gathered` for attempt
+/// Runs `job` on a worker thread that reports back with an `EngineInbox::Gathered` for attempt
 /// `key`. With no thread to spare it runs here and returns what it found.
 pub(super) fn gather_in_background(
     key: u64,
     job: GatherJob,
-    reports: mpsc::Sender<PtyReport>,
+    reports: Outbox<EngineInbox>,
 ) -> Option<Gathered> {
-    let job = std::sync::Arc::new(std::sync::Mutex::new(Some(job)));
-    let for_worker = job.clone();
-    let spawned = std::thread::Builder::new()
-        .name(format!("gather-{key}"))
-        .spawn(move || {
-            let job = for_worker.lock().ok().and_then(|mut job| job.take());
-            if let Some(job) = job {
-                let gathered = Box::new(job.run());
-                let _ = reports.blocking_send(PtyReport::Gathered { key, gathered });
-            }
-        });
-    if let Err(error) = spawned {
-        tracing::warn!("cannot gather the end of attempt {key} on a worker: {error}");
-        let job = job.lock().ok().and_then(|mut job| job.take());
-        return Some(job.map(GatherJob::run).unwrap_or_default());
+    let gathered = reports.map(move |gathered| EngineInbox::from_gathered(key, gathered));
+    match jobs::spawn_job(format!("gather-{key}"), gathered, move || job.run()) {
+        Ok(()) => None,
+        Err(not) => {
+            tracing::warn!(
+                "cannot gather the end of attempt {key} on a worker: {}",
+                not.error.cause
+            );
+            Some((not.work)())
+        }
     }
-    None
 }

@@ -1,5 +1,5 @@
 //! What the gathering worker found at an attempt's end (see `gather`), as it travels back to the
-//! loop inside a `PtyReport`. Data only: its own file so the report type (`run::pty`) does not
+//! loop inside an `EngineInbox`. Data only: its own file so the inbox (`inbox`) does not
 //! depend on the worker that fills it.
 
 use crate::core::transcript::TranscriptFacts;

@@ -19,6 +19,7 @@ use crate::core::remote::hosts::Host;
 use crate::core::remote::script::{self as remote_script, LauncherEnd, SweepScope};
 use crate::core::task::TaskStatus;
 use crate::run::hygiene::{self, EndedProcess};
+use crate::run::jobs::{self, Job};
 use crate::run::{outcome, remote};
 
 /// The task field that says which host a task's latest attempt ran on (kept after it ends).
@@ -247,18 +248,27 @@ impl Engine {
             .partition(|(host, _)| self.batch.queue().host_in_rotation(&host.name, now));
         self.unswept = waiting;
         for (host, cookie) in back {
-            std::thread::spawn(move || {
-                match remote::sweep(&host, SweepScope::Attempt(&cookie), hygiene::SWEEP_GRACE) {
-                    Ok(found) => {
-                        for process in remote::as_ended(&host, found) {
-                            tracing::warn!(host = %host.name, "ended a process of an attempt whose connection was lost: {}", hygiene::describe(&process));
-                        }
-                    }
-                    Err(why) => {
-                        tracing::warn!(host = %host.name, "cannot sweep the host after a lost connection: {why}")
+            let retry = (host.clone(), cookie.clone());
+            let sweep = move || match remote::sweep(
+                &host,
+                SweepScope::Attempt(&cookie),
+                hygiene::SWEEP_GRACE,
+            ) {
+                Ok(found) => {
+                    for process in remote::as_ended(&host, found) {
+                        tracing::warn!(host = %host.name, "ended a process of an attempt whose connection was lost: {}", hygiene::describe(&process));
                     }
                 }
-            });
+                Err(why) => {
+                    tracing::warn!(host = %host.name, "cannot sweep the host after a lost connection: {why}")
+                }
+            };
+            // Not joined: it ends with its sweep. Without a thread the sweep waits for a later
+            // turn rather than hold this one up for its grace time.
+            if let Err(not) = jobs::spawn_thread(format!("host-sweep-{}", retry.0.name), sweep) {
+                tracing::warn!(host = %retry.0.name, "the sweep after a lost connection waits: {}", not.error);
+                self.unswept.push(retry);
+            }
         }
     }
 
@@ -281,27 +291,30 @@ impl Engine {
             }
         }
         let tag = self.file_tag.clone();
+        // In parallel; a sweep that gets no thread runs here, at once.
         let sweeps: Vec<_> = hosts
             .into_iter()
             .map(|host| {
                 let tag = tag.clone();
-                std::thread::spawn(move || {
+                let name = format!("survivors-{}", host.name);
+                let sweep = move || {
                     let result = remote::sweep(&host, SweepScope::File(&tag), hygiene::SWEEP_GRACE);
                     (host, result)
-                })
+                };
+                jobs::spawn_thread(name, sweep).unwrap_or_else(|not| Job::done((not.work)()))
             })
             .collect();
         let mut ended = Vec::new();
         for sweep in sweeps {
             match sweep.join() {
-                Ok((host, Ok(found))) => {
+                Some((host, Ok(found))) => {
                     ended.extend(remote::as_ended(&host, found));
                     self.forget_lost_on(&host.name);
                 }
-                Ok((host, Err(why))) => {
+                Some((host, Err(why))) => {
                     tracing::warn!(host = %host.name, "cannot end the survivors on the host: {why}");
                 }
-                Err(_) => tracing::warn!("a survivors' sweep on a host panicked"),
+                None => tracing::warn!("a survivors' sweep on a host panicked"),
             }
         }
         ended

@@ -14,6 +14,7 @@ use crate::core::attempt::Event;
 use crate::core::batch::{Input, QueueCommand};
 use crate::core::recovered;
 use crate::core::task::TaskStatus;
+use crate::run::jobs::{self, Job};
 use crate::run::{hygiene, outcome};
 
 impl Engine {
@@ -160,13 +161,16 @@ impl Engine {
         for live in self.live.values() {
             live.process.signal(crate::core::attempt::StopSignal::Kill);
         }
-        // The hosts' sweeps run at once, each on its own thread, while the local ones run here.
+        // The hosts' sweeps run at once, each on its own thread, while the local ones run here
+        // (a sweep that gets no thread runs here too, before them).
         let on_hosts: Vec<_> = self
             .live
-            .values()
-            .filter_map(|live| {
+            .iter()
+            .filter_map(|(key, live)| {
                 let sweep = super::hosts::sweep_on_host(live)?;
-                Some((live.task_id.clone(), std::thread::spawn(sweep)))
+                let job = jobs::spawn_thread(format!("leave-sweep-{key}"), sweep)
+                    .unwrap_or_else(|not| Job::done((not.work)()));
+                Some((live.task_id.clone(), job))
             })
             .collect();
         for live in self.live.values() {

@@ -9,6 +9,7 @@ use serde_json::json;
 
 use super::agent_report::AgentReport;
 use super::conclude::Ended;
+use super::inbox::EngineInbox;
 use super::start::Starting;
 use super::{Engine, EngineEvent, LiveAttempt};
 
@@ -36,7 +37,12 @@ impl Engine {
         here: bool,
     ) -> Option<crate::run::hook_server::HookServer> {
         let kind = setup.profile.hooks.filter(|_| here)?;
-        match crate::run::hook_server::HookServer::start(kind, key, self.reports.clone(), env) {
+        match crate::run::hook_server::HookServer::start(
+            kind,
+            key,
+            self.outbox_of(key, EngineInbox::from_hook),
+            env,
+        ) {
             Ok(server) => Some(server),
             Err(error) => {
                 tracing::warn!(task = %task.task_id, "herd's hooks could not be set up ({error}): the screen decides");
@@ -61,7 +67,10 @@ impl Engine {
         if !placed || !here {
             return None;
         }
-        match crate::run::app_server::AppServerLink::start(key, self.reports.clone()) {
+        match crate::run::app_server::AppServerLink::start(
+            key,
+            self.outbox_of(key, EngineInbox::from_app_server),
+        ) {
             Ok(link) => Some(link),
             Err(error) => {
                 tracing::warn!(task = %task.task_id, "the Codex app server could not be set up ({error}): the screen decides");
@@ -158,7 +167,13 @@ impl Engine {
         // On a host, the local terminal carries the launcher (ssh -tt, an exec with -t).
         let (spawned, remote) = match host {
             None => (
-                AgentProcess::spawn(&plan, rows, cols, key, self.reports.clone()),
+                AgentProcess::spawn(
+                    &plan,
+                    rows,
+                    cols,
+                    key,
+                    self.outbox_of(key, EngineInbox::from_pty),
+                ),
                 None,
             ),
             Some(host) => {
@@ -166,7 +181,13 @@ impl Engine {
                 let log = crate::run::remote::log_path(&run_dir, number);
                 let cwd = plan.cwd.display().to_string();
                 let local = crate::run::remote::wrap(&plan, &host, &cwd, &cookie, &log, &run_dir);
-                let spawned = AgentProcess::spawn(&local, rows, cols, key, self.reports.clone());
+                let spawned = AgentProcess::spawn(
+                    &local,
+                    rows,
+                    cols,
+                    key,
+                    self.outbox_of(key, EngineInbox::from_pty),
+                );
                 (spawned, Some(super::hosts::RemoteState::new(host, log)))
             }
         };

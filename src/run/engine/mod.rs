@@ -4,10 +4,10 @@
 //! machines, carries out both machines' effects, records everything and writes every state
 //! change to the tasks file.
 //!
-//! It never blocks and never sleeps: the frontend (headless loop or dashboard) waits on the PTY
-//! reports and on `next_wakeup`, then calls `on_report` / `on_tick`. Frontends read its state
-//! and drain its `EngineEvent`s; what they ask of the batch is a `Command` carried out by
-//! `apply` (`command`).
+//! It never blocks and never sleeps: the frontend (headless loop or dashboard) waits on its
+//! inbox (`inbox::EngineInbox`: what the terminals and workers report) and on `next_wakeup`,
+//! then calls `on_report` / `on_tick`. Frontends read its state and drain its `EngineEvent`s;
+//! what they ask of the batch is a `Command` carried out by `apply` (`command`).
 //!
 //! This file holds the engine's state, its options and events; `queries` what the frontends
 //! read.
@@ -21,7 +21,9 @@
 //! `interrupted` (recovery, stop, abandon), `processes` (process hygiene), `hosts` (remote
 //! hosts), `command` (what a frontend asks: one typed `Command`, one `apply`), `control` and
 //! `session` (the operator actions it carries out), `sizes` (the size each next agent starts
-//! at), `notify` (the operator's `notify` command).
+//! at), `notify` (the operator's `notify` command), `inbox` (the reports the engine receives,
+//! and the outboxes it hands its workers, `Engine::outbox_of`). Workers start through
+//! `run::jobs`.
 //!
 //! The tasks file is written by `commit` on a writer thread, pipelined: an agent is launched
 //! once the write that marks its task `running` is on disk (`commit` says why that is enough).
@@ -36,8 +38,9 @@ use tokio::sync::mpsc;
 use super::clock::Now;
 use super::failure_report;
 use super::hygiene::{self, EndedProcess};
+use super::jobs::Outbox;
 use super::launch::LaunchPlan;
-use super::pty::{AgentProcess, PtyReport};
+use super::pty::AgentProcess;
 use super::recorder::Recorder;
 use super::store::TaskStore;
 use crate::core::attempt::{Attempt, Note};
@@ -45,6 +48,7 @@ use crate::core::batch::Batch;
 use crate::core::classify::Verdict;
 use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
+use inbox::EngineInbox;
 
 mod agent_report;
 pub mod api;
@@ -68,6 +72,7 @@ mod files;
 pub mod gather;
 pub mod gathered;
 mod hosts;
+pub mod inbox;
 mod interrupted;
 mod launch_agent;
 mod notify;
@@ -248,7 +253,8 @@ pub struct Engine {
     /// The batch's decisions: which task starts next (retry times, quota holds, accounts,
     /// hosts, pause, stop).
     batch: Batch,
-    reports: mpsc::Sender<PtyReport>,
+    /// Where the workers' reports go (`inbox`).
+    inbox: Outbox<EngineInbox>,
     events: Vec<EngineEvent>,
     /// `hygiene::file_tag` of the tasks file: the prefix of every cookie this run hands out.
     file_tag: String,
@@ -283,10 +289,11 @@ impl Engine {
         store: TaskStore,
         profiles: ProfileSet,
         opts: EngineOptions,
-        reports: mpsc::Sender<PtyReport>,
+        reports: mpsc::Sender<EngineInbox>,
         now: Now,
     ) -> Result<Engine> {
-        let commits = commit::Commits::start(reports.clone(), store.guard())?;
+        let inbox = Outbox::new(reports);
+        let commits = commit::Commits::start(inbox.map(EngineInbox::from), store.guard())?;
         let mut engine = Engine {
             store,
             profiles,
@@ -297,7 +304,7 @@ impl Engine {
             live_by_task: HashMap::new(),
             next_key: 1,
             batch: Batch::default(),
-            reports,
+            inbox,
             events: Vec::new(),
             file_tag: String::new(),
             survivors: HashMap::new(),

@@ -2,7 +2,7 @@
 //! task here), and what must exist before the agent runs, made on a worker so the loop never
 //! waits for git or a host: the task's worktree (`git worktree add`), its signal file cleared,
 //! and for an attempt on a host, all that through the launcher plus the attempt's folder there
-//! and `git status` as it starts. The worker posts a `PtyReport::Prepared`; the attempt starts
+//! and `git status` as it starts. The worker posts an `EngineInbox::Prepared`; the attempt starts
 //! (or its task fails its configuration, or its host goes out of rotation) on it.
 
 use std::collections::BTreeSet;
@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use color_eyre::eyre::Result;
 
+use super::inbox::EngineInbox;
 use super::{Engine, EngineEvent};
 use crate::core::folder_trust::FolderTrust;
 use crate::core::remote::files::{self as remote_files, RemotePrepare};
@@ -18,8 +19,8 @@ use crate::core::remote::frames::Prepared;
 use crate::core::remote::hosts::Host;
 use crate::core::task::{TaskSpec, TaskStatus};
 use crate::run::attempt_files::Preparation;
+use crate::run::jobs;
 use crate::run::launch::{self, LaunchContext, LaunchPlan};
-use crate::run::pty::PtyReport;
 use crate::run::remote::files::PrepareOutcome;
 use crate::run::{outcome, remote, worktree};
 
@@ -196,17 +197,15 @@ impl Engine {
             return Some(planned);
         }
         let job = self.preparation_job(&planned);
-        let (key, reports) = (planned.key, self.reports.clone());
+        let key = planned.key;
+        let prepared = self.outbox_of(key, EngineInbox::from_preparation);
         self.live_by_task.insert(planned.index, key);
         self.preparing.insert(key, planned);
-        let spawned = std::thread::Builder::new()
-            .name(format!("prepare-{key}"))
-            .spawn(move || {
-                let preparation = Box::new(job());
-                let _ = reports.blocking_send(PtyReport::Prepared { key, preparation });
-            });
-        if let Err(error) = spawned {
-            tracing::warn!("cannot prepare attempt {key} on a worker: {error}");
+        if let Err(not) = jobs::spawn_job(format!("prepare-{key}"), prepared, job) {
+            tracing::warn!(
+                "cannot prepare attempt {key} on a worker: {}",
+                not.error.cause
+            );
             let planned = self.preparing.remove(&key)?;
             self.live_by_task.remove(&planned.index);
         }

@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 
 use color_eyre::eyre::Result;
 use serde_json::json;
-use tokio::sync::mpsc;
 
+use super::inbox::EngineInbox;
 use super::{Engine, EngineEvent, LiveAttempt, SPAWN_RETRY_AFTER};
 use crate::run::hygiene::{self, EndedProcess};
-use crate::run::pty::PtyReport;
+use crate::run::jobs::{self, Outbox};
 
 impl Engine {
     /// Ends what attempts of a herd that died on this file left running (found by the file's
@@ -101,24 +101,26 @@ pub(super) fn remember_descendants(live: &mut LiveAttempt) {
 pub(super) fn sweep_in_background(
     key: u64,
     live: &mut LiveAttempt,
-    reports: mpsc::Sender<PtyReport>,
+    reports: Outbox<EngineInbox>,
 ) -> bool {
     let cookie = live.cookie.clone();
     let known = live.known_processes.clone();
     let since = live.process.start_time;
     let on_host = super::hosts::sweep_on_host(live);
-    let spawned = std::thread::Builder::new()
-        .name(format!("sweep-{key}"))
-        .spawn(move || {
-            let mut ended = hygiene::end_attempt(&cookie, &known, since, hygiene::SWEEP_GRACE);
-            if let Some(sweep) = on_host {
-                ended.extend(sweep());
-            }
-            let _ = reports.blocking_send(PtyReport::Swept { key, ended });
-        });
-    if let Err(error) = spawned {
+    let swept = reports.map(move |ended| EngineInbox::from_sweep(key, ended));
+    let sweep = move || {
+        let mut ended = hygiene::end_attempt(&cookie, &known, since, hygiene::SWEEP_GRACE);
+        if let Some(sweep) = on_host {
+            ended.extend(sweep());
+        }
+        ended
+    };
+    if let Err(not) = jobs::spawn_job(format!("sweep-{key}"), swept, sweep) {
         // No thread to spare: kill them at once here rather than leave them.
-        tracing::warn!("cannot start the sweep of attempt {key}: {error}");
+        tracing::warn!(
+            "cannot start the sweep of attempt {key}: {}",
+            not.error.cause
+        );
         let mut ended = hygiene::end_attempt(
             &live.cookie,
             &live.known_processes,

@@ -12,15 +12,15 @@ use crate::core::attempt::{Effect, Event, InputReason};
 use crate::core::batch::{EndInput, Input};
 use crate::run::attempt_files::{FilesReport, SignalText};
 use crate::run::clock::Now;
+use crate::run::engine::inbox::EngineInbox;
 use crate::run::hygiene;
-use crate::run::pty::PtyReport;
 
 impl Engine {
-    /// Handles one report from a PTY thread.
-    pub fn on_report(&mut self, report: PtyReport, now: Now) -> Result<()> {
+    /// Handles one report of the engine's inbox (a terminal's, a worker's, the writer's).
+    pub fn on_report(&mut self, report: EngineInbox, now: Now) -> Result<()> {
         let now = self.turn(now);
         match report {
-            PtyReport::Output { key, bytes } => {
+            EngineInbox::Output { key, bytes } => {
                 let Some(live) = self.live.get_mut(&key) else {
                     return Ok(());
                 };
@@ -32,10 +32,10 @@ impl Engine {
                 let effects = live.attempt.handle(Event::Output(&bytes), at);
                 self.apply_effects(key, effects, at)?;
             }
-            PtyReport::Exited { key, status } => {
+            EngineInbox::Exited { key, status } => {
                 self.drive(end_input(key, EndInput::Exited(status)), now)?;
             }
-            PtyReport::Swept { key, ended } => {
+            EngineInbox::Swept { key, ended } => {
                 if let Some(live) = self.live.get_mut(&key) {
                     for process in &ended {
                         tracing::info!(task = %live.task_id, attempt = live.number, "ended a leftover process: {}", hygiene::describe(process));
@@ -44,22 +44,22 @@ impl Engine {
                 }
                 self.drive(end_input(key, EndInput::Swept), now)?;
             }
-            PtyReport::Gathered { key, gathered } => {
+            EngineInbox::Gathered { key, gathered } => {
                 if let Some(live) = self.ending.get_mut(&key) {
                     live.gathered = Some(gathered);
                 }
                 self.drive(end_input(key, EndInput::Gathered), now)?;
             }
-            PtyReport::Files { key, report } => self.on_files(key, report, now)?,
-            PtyReport::Prepared { key, preparation } => {
+            EngineInbox::Files { key, report } => self.on_files(key, report, now)?,
+            EngineInbox::Prepared { key, preparation } => {
                 self.on_prepared(key, *preparation, now)?;
             }
-            PtyReport::Closed { key } => {
+            EngineInbox::Closed { key } => {
                 self.drive(end_input(key, EndInput::TerminalClosed), now)?;
             }
-            PtyReport::TasksFileWritten { .. } => self.take_writes(now)?,
-            PtyReport::Hook { key, input, reply } => self.on_hook(key, &input, &reply, now)?,
-            PtyReport::AppServer { key, report } => self.on_app_server(key, report, now)?,
+            EngineInbox::TasksFileWritten { .. } => self.take_writes(now)?,
+            EngineInbox::Hook { key, input, reply } => self.on_hook(key, &input, &reply, now)?,
+            EngineInbox::AppServer { key, report } => self.on_app_server(key, report, now)?,
         }
         Ok(())
     }

@@ -8,7 +8,7 @@
 //!
 //! A snapshot handed over while another waits replaces it (the newer text holds every change
 //! of the older), so generations on disk only go up. After each write the thread wakes the
-//! loop with a `PtyReport::TasksFileWritten`; the report carries nothing the loop needs, the
+//! loop with a `TasksFileWritten`; the report carries nothing the loop needs, the
 //! state does (`status`), so a wakeup that cannot be queued (the channel is full: the loop is
 //! busy and looks at the state on its next turn anyway) loses nothing and never blocks the
 //! writer. Between writes the thread does what a write need not wait for (`WriteAhead`).
@@ -24,16 +24,21 @@
 //! `LOOK_EVERY` in case there is no inotify.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use thiserror::Error;
-use tokio::sync::mpsc;
 
 use super::atomic_write::Written;
 use super::watch::{self, DiskVersion, Guard, OnDisk, OperatorVersion};
 use super::{Snapshot, StoreError, WriteAhead};
-use crate::run::pty::PtyReport;
+use crate::run::jobs::{self, Job, Outbox};
+
+/// The wakeup the writer sends its owner after each write, and when it found the operator's
+/// version (`generation` 0). Only a wakeup: `StoreWriter::status` says what is on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TasksFileWritten {
+    pub generation: u64,
+}
 
 /// Why a generation is not known to be on disk.
 #[derive(Debug, Error)]
@@ -120,7 +125,7 @@ impl Shared {
 /// The handle the engine keeps; one thread per handle.
 pub struct StoreWriter {
     shared: Arc<Shared>,
-    thread: Option<JoinHandle<()>>,
+    thread: Option<Job<()>>,
 }
 
 impl std::fmt::Debug for StoreWriter {
@@ -135,15 +140,15 @@ impl StoreWriter {
     /// Starts the thread, guarding the file with `guard`; it wakes the loop through `reports`
     /// after each write and when it finds the operator's version.
     pub fn start(
-        reports: mpsc::Sender<PtyReport>,
+        reports: Outbox<TasksFileWritten>,
         guard: Guard,
     ) -> Result<StoreWriter, WriteError> {
         let shared = Arc::new(Shared::default());
         let theirs = Arc::clone(&shared);
-        let thread = std::thread::Builder::new()
-            .name("tasks-file-writer".into())
-            .spawn(move || write_loop(&theirs, &reports, guard))
-            .map_err(WriteError::NoThread)?;
+        let thread = jobs::spawn_thread("tasks-file-writer", move || {
+            write_loop(&theirs, &reports, guard);
+        })
+        .map_err(|not| WriteError::NoThread(not.error.cause))?;
         Ok(StoreWriter {
             shared,
             thread: Some(thread),
@@ -252,7 +257,7 @@ fn next_work(shared: &Shared) -> Work {
     }
 }
 
-fn write_loop(shared: &Arc<Shared>, reports: &mpsc::Sender<PtyReport>, mut guard: Guard) {
+fn write_loop(shared: &Arc<Shared>, reports: &Outbox<TasksFileWritten>, mut guard: Guard) {
     let mut ahead = WriteAhead::default();
     let looker = Arc::clone(shared);
     let _watcher = watch::watch(guard.target(), move |read| {
@@ -303,7 +308,7 @@ fn write_loop(shared: &Arc<Shared>, reports: &mpsc::Sender<PtyReport>, mut guard
         }
         shared.changed.notify_all();
         // Only a wakeup (see the module header): a full channel means the loop looks anyway.
-        let _ = reports.try_send(PtyReport::TasksFileWritten { generation });
+        let _ = reports.try_send(TasksFileWritten { generation });
         // The agents waiting for this write are on their way: now the work a write need not wait for.
         ahead.prepare(&snapshot);
     }
@@ -338,13 +343,15 @@ fn write_guarded(
 }
 
 /// Leaves the operator's version for the engine and wakes it.
-fn hand_over(shared: &Shared, reports: &mpsc::Sender<PtyReport>, theirs: OperatorVersion) {
+fn hand_over(shared: &Shared, reports: &Outbox<TasksFileWritten>, theirs: OperatorVersion) {
     shared.lock().operator = Some(theirs);
-    let _ = reports.try_send(PtyReport::TasksFileWritten { generation: 0 });
+    let _ = reports.try_send(TasksFileWritten { generation: 0 });
 }
 
 #[cfg(test)]
 mod tests {
+    use tokio::sync::mpsc;
+
     use super::*;
     use crate::core::task::TaskStatus;
     use crate::run::store::TaskStore;
@@ -369,7 +376,7 @@ mod tests {
     fn a_generation_is_reported_durable_once_its_text_is_on_disk() {
         let (dir, mut store) = store();
         let (tx, mut rx) = mpsc::channel(8);
-        let writer = StoreWriter::start(tx, store.guard()).expect("writer");
+        let writer = StoreWriter::start(Outbox::new(tx), store.guard()).expect("writer");
         store.file_mut().set_status(0, TaskStatus::Running);
         let snapshot = store.snapshot().expect("snapshot").expect("changed");
         writer.submit(1, snapshot);
@@ -378,7 +385,7 @@ mod tests {
         assert_eq!(writer.status().durable, 1);
         assert!(matches!(
             rx.blocking_recv(),
-            Some(PtyReport::TasksFileWritten { generation: 1 })
+            Some(TasksFileWritten { generation: 1 })
         ));
         // Nothing changed since: no snapshot, nothing to write.
         assert!(store.snapshot().expect("snapshot").is_none());
@@ -388,7 +395,7 @@ mod tests {
     fn a_snapshot_is_immutable_while_later_changes_are_spliced() {
         let (dir, mut store) = store();
         let (tx, _rx) = mpsc::channel(8);
-        let writer = StoreWriter::start(tx, store.guard()).expect("writer");
+        let writer = StoreWriter::start(Outbox::new(tx), store.guard()).expect("writer");
         store.file_mut().set_status(0, TaskStatus::Running);
         let first = store.snapshot().expect("snapshot").expect("changed");
         store.file_mut().set_status(0, TaskStatus::Completed);
@@ -405,7 +412,7 @@ mod tests {
     fn a_failed_write_is_reported_with_the_store_message() {
         let (dir, mut store) = store();
         let (tx, _rx) = mpsc::channel(8);
-        let writer = StoreWriter::start(tx, store.guard()).expect("writer");
+        let writer = StoreWriter::start(Outbox::new(tx), store.guard()).expect("writer");
         store.file_mut().set_status(0, TaskStatus::Running);
         let snapshot = store.snapshot().expect("snapshot").expect("changed");
         // The folder is gone: no temporary file can be made beside the file.
@@ -422,7 +429,7 @@ mod tests {
     fn a_generation_never_handed_over_times_out() {
         let (_dir, store) = store();
         let (tx, _rx) = mpsc::channel(8);
-        let writer = StoreWriter::start(tx, store.guard()).expect("writer");
+        let writer = StoreWriter::start(Outbox::new(tx), store.guard()).expect("writer");
         let error = writer
             .wait(1, Duration::from_millis(50))
             .expect_err("nothing was handed over");
@@ -449,7 +456,7 @@ mod tests {
             let (dir, mut store) = store();
             let path = dir.path().join("tasks.json");
             let (tx, _rx) = mpsc::channel(8);
-            let writer = StoreWriter::start(tx, store.guard()).expect("writer");
+            let writer = StoreWriter::start(Outbox::new(tx), store.guard()).expect("writer");
             store.file_mut().set_status(0, TaskStatus::Running);
             writer.submit(1, store.snapshot().expect("snapshot").expect("changed"));
             writer.wait(1, Duration::from_secs(10)).expect("written");
@@ -486,7 +493,7 @@ mod tests {
     fn an_edit_is_seen_within_a_second_with_nothing_to_write() {
         let (dir, store) = store();
         let (tx, _rx) = mpsc::channel(8);
-        let writer = StoreWriter::start(tx, store.guard()).expect("writer");
+        let writer = StoreWriter::start(Outbox::new(tx), store.guard()).expect("writer");
         let started = Instant::now();
         std::fs::write(dir.path().join("tasks.json"), THEIRS).expect("in place");
         let theirs = operator_version(&writer);
@@ -507,7 +514,7 @@ mod tests {
     fn a_removed_file_is_written_again() {
         let (dir, mut store) = store();
         let (tx, _rx) = mpsc::channel(8);
-        let writer = StoreWriter::start(tx, store.guard()).expect("writer");
+        let writer = StoreWriter::start(Outbox::new(tx), store.guard()).expect("writer");
         store.file_mut().set_status(0, TaskStatus::Running);
         writer.submit(1, store.snapshot().expect("snapshot").expect("changed"));
         writer.wait(1, Duration::from_secs(10)).expect("written");

@@ -1,0 +1,381 @@
+//! Worker threads and their way back to the loop.
+//!
+//! `Outbox<T>` is the sender a worker gets for the reports it makes, in its own type (`T`: a
+//! PTY's `PtyEvent`, the tasks file writer's `TasksFileWritten`, …): the receiver hands it out
+//! already converting (and tagging) into its own inbox (`Outbox::map`), so a worker names
+//! neither its receiver nor any other worker. Sending keeps the channel's semantics exactly:
+//! `blocking_send` waits for room in the bounded channel (a flooding agent is slowed down, not
+//! buffered), `try_send` never waits.
+//!
+//! A worker thread is started one way, `spawn_job` (a one-shot job whose result goes to an
+//! outbox) or `spawn_thread` (a thread whose result, if any, is joined): named, and when the
+//! system has no thread to give, a typed `CannotStart` with the work handed back
+//! (`NotStarted`), so the caller can do it here, later, or not at all, as its worker requires.
+//!
+//! This module knows no receiver and no worker; it must not import either.
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::mpsc as std_mpsc;
+use std::thread::{Builder, JoinHandle};
+
+use tokio::sync::mpsc;
+
+/// Why a report was not sent: its receiver is gone (the loop ended).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the receiver of the report is gone")]
+pub struct Gone;
+
+/// Why a report was not queued without waiting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum NotQueued {
+    #[error("the receiver's inbox is full")]
+    Full,
+    #[error("the receiver of the report is gone")]
+    Gone,
+}
+
+/// Where a worker's reports of type `T` go; cloning it gives another sender to the same inbox.
+pub struct Outbox<T> {
+    port: Arc<dyn Port<T>>,
+}
+
+impl<T> Clone for Outbox<T> {
+    fn clone(&self) -> Self {
+        Outbox {
+            port: Arc::clone(&self.port),
+        }
+    }
+}
+
+impl<T> fmt::Debug for Outbox<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Outbox")
+    }
+}
+
+impl<T: Send + 'static> Outbox<T> {
+    /// The outbox whose reports go, as they are, to `sender`'s channel.
+    pub fn new(sender: mpsc::Sender<T>) -> Outbox<T> {
+        Outbox {
+            port: Arc::new(sender),
+        }
+    }
+
+    /// An outbox for reports of type `U`, each turned into a `T` by `convert` (and so tagged
+    /// with what the receiver needs to know, such as which attempt it is about) on its way into
+    /// this one.
+    pub fn map<U: 'static>(&self, convert: impl Fn(U) -> T + Send + Sync + 'static) -> Outbox<U> {
+        Outbox {
+            port: Arc::new(Mapped {
+                inner: Arc::clone(&self.port),
+                convert,
+            }),
+        }
+    }
+}
+
+impl<T> Outbox<T> {
+    /// Sends `report`, waiting for room in the inbox when it is full: the worker is slowed down
+    /// to the receiver's pace. For worker threads only (it blocks, which async code must not).
+    pub fn blocking_send(&self, report: T) -> Result<(), Gone> {
+        self.port.blocking_send(report)
+    }
+
+    /// Queues `report` if there is room now; never waits.
+    pub fn try_send(&self, report: T) -> Result<(), NotQueued> {
+        self.port.try_send(report)
+    }
+}
+
+/// The system gave no thread (too many processes or threads, no memory).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot start the thread {name}: {cause}")]
+pub struct CannotStart {
+    /// The thread's name.
+    pub name: String,
+    /// What the system said.
+    pub cause: std::io::Error,
+}
+
+impl From<CannotStart> for std::io::Error {
+    fn from(cannot: CannotStart) -> std::io::Error {
+        std::io::Error::new(cannot.cause.kind(), cannot)
+    }
+}
+
+/// A thread that could not start, and the work it was to do, handed back untouched.
+pub struct NotStarted<W> {
+    pub error: CannotStart,
+    pub work: W,
+}
+
+impl<W> fmt::Debug for NotStarted<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NotStarted")
+            .field("error", &self.error)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<W> fmt::Display for NotStarted<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl<W> std::error::Error for NotStarted<W> {}
+
+impl<W> From<NotStarted<W>> for std::io::Error {
+    fn from(not: NotStarted<W>) -> std::io::Error {
+        not.error.into()
+    }
+}
+
+/// A started thread's result, to be joined; or one done here already (`Job::done`).
+#[derive(Debug)]
+pub struct Job<R> {
+    state: JobState<R>,
+}
+
+#[derive(Debug)]
+enum JobState<R> {
+    Running(JoinHandle<Option<R>>),
+    Done(R),
+}
+
+impl<R> Job<R> {
+    /// A job whose work was done here (its thread could not start).
+    pub fn done(result: R) -> Job<R> {
+        Job {
+            state: JobState::Done(result),
+        }
+    }
+
+    /// Waits for the result; `None` when the work panicked.
+    pub fn join(self) -> Option<R> {
+        match self.state {
+            JobState::Running(thread) => thread.join().ok().flatten(),
+            JobState::Done(result) => Some(result),
+        }
+    }
+}
+
+/// Runs `work` on a thread named `name`; its result goes to `outbox` (waiting for room, as
+/// a worker does). The job is not joined: it ends with its report.
+pub fn spawn_job<T, W>(
+    name: impl Into<String>,
+    outbox: Outbox<T>,
+    work: W,
+) -> Result<(), NotStarted<W>>
+where
+    T: 'static,
+    W: FnOnce() -> T + Send + 'static,
+{
+    start(Builder::new(), name.into(), work, move |work: W| {
+        // The receiver gone (the run ended): nobody is left to tell.
+        let _ = outbox.blocking_send(work());
+    })
+    .map(drop)
+}
+
+/// Runs `work` on a thread named `name`, for its result to be joined (or dropped: the thread
+/// then runs on, detached).
+pub fn spawn_thread<R, W>(name: impl Into<String>, work: W) -> Result<Job<R>, NotStarted<W>>
+where
+    R: Send + 'static,
+    W: FnOnce() -> R + Send + 'static,
+{
+    start(Builder::new(), name.into(), work, |work: W| work())
+}
+
+/// Starts a thread of `builder` named `name` that does `run(work)`. The work is handed to the
+/// thread once it runs, so that a thread that cannot start gives it back.
+fn start<W, R>(
+    builder: Builder,
+    name: String,
+    work: W,
+    run: impl FnOnce(W) -> R + Send + 'static,
+) -> Result<Job<R>, NotStarted<W>>
+where
+    W: Send + 'static,
+    R: Send + 'static,
+{
+    let (hand, handed) = std_mpsc::sync_channel::<W>(1);
+    let spawned = builder
+        .name(name.clone())
+        .spawn(move || handed.recv().ok().map(run));
+    let thread = match spawned {
+        Ok(thread) => thread,
+        Err(cause) => {
+            return Err(NotStarted {
+                error: CannotStart { name, cause },
+                work,
+            });
+        }
+    };
+    match hand.send(work) {
+        Ok(()) => Ok(Job {
+            state: JobState::Running(thread),
+        }),
+        // The thread waits for its work until it has it; gone before that, it died starting.
+        Err(std_mpsc::SendError(work)) => Err(NotStarted {
+            error: CannotStart {
+                name,
+                cause: std::io::Error::other("the thread ended before it took its work"),
+            },
+            work,
+        }),
+    }
+}
+
+/// The channel behind an outbox, whatever its receiver's type.
+trait Port<T>: Send + Sync {
+    fn blocking_send(&self, report: T) -> Result<(), Gone>;
+    fn try_send(&self, report: T) -> Result<(), NotQueued>;
+}
+
+impl<T: Send> Port<T> for mpsc::Sender<T> {
+    fn blocking_send(&self, report: T) -> Result<(), Gone> {
+        mpsc::Sender::blocking_send(self, report).map_err(|_| Gone)
+    }
+
+    fn try_send(&self, report: T) -> Result<(), NotQueued> {
+        mpsc::Sender::try_send(self, report).map_err(|error| match error {
+            mpsc::error::TrySendError::Full(_) => NotQueued::Full,
+            mpsc::error::TrySendError::Closed(_) => NotQueued::Gone,
+        })
+    }
+}
+
+/// A port that converts each report before it goes into `inner`.
+struct Mapped<T, F> {
+    inner: Arc<dyn Port<T>>,
+    convert: F,
+}
+
+impl<T, U, F: Fn(U) -> T + Send + Sync> Port<U> for Mapped<T, F> {
+    fn blocking_send(&self, report: U) -> Result<(), Gone> {
+        self.inner.blocking_send((self.convert)(report))
+    }
+
+    fn try_send(&self, report: U) -> Result<(), NotQueued> {
+        self.inner.try_send((self.convert)(report))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+
+    use super::*;
+
+    #[derive(Debug, PartialEq)]
+    enum Inbox {
+        Tagged { key: u64, text: String },
+    }
+
+    /// Waits up to 10 s for `done`.
+    fn wait_until(done: impl Fn() -> bool) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if done() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        done()
+    }
+
+    #[test]
+    fn a_mapped_outbox_tags_each_report_on_its_way_in() {
+        let (tx, mut rx) = mpsc::channel(4);
+        let inbox = Outbox::new(tx);
+        let seven = inbox.map(|text: &str| Inbox::Tagged {
+            key: 7,
+            text: text.to_string(),
+        });
+        seven.blocking_send("a").expect("sent");
+        seven.try_send("b").expect("queued");
+        let got: Vec<Inbox> = std::iter::from_fn(|| rx.try_recv().ok()).collect();
+        assert_eq!(
+            got,
+            [
+                Inbox::Tagged {
+                    key: 7,
+                    text: "a".into()
+                },
+                Inbox::Tagged {
+                    key: 7,
+                    text: "b".into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn blocking_send_waits_for_room_and_try_send_does_not() {
+        let (tx, mut rx) = mpsc::channel::<u32>(1);
+        let outbox = Outbox::new(tx).map(|n: u32| n * 10);
+        outbox.blocking_send(1).expect("sent");
+        assert_eq!(outbox.try_send(2), Err(NotQueued::Full));
+        let sent = Arc::new(AtomicBool::new(false));
+        let (worker, flag) = (outbox.clone(), Arc::clone(&sent));
+        let waiting = std::thread::spawn(move || {
+            let result = worker.blocking_send(3);
+            flag.store(true, Ordering::SeqCst);
+            result
+        });
+        // Still full: the worker waits (a worker that had not waited would be done by now).
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(!sent.load(Ordering::SeqCst), "blocking_send did not wait");
+        assert_eq!(rx.blocking_recv(), Some(10));
+        assert!(wait_until(|| sent.load(Ordering::SeqCst)));
+        assert_eq!(waiting.join().expect("joined"), Ok(()));
+        assert_eq!(rx.blocking_recv(), Some(30));
+    }
+
+    #[test]
+    fn a_job_reports_its_result_and_a_thread_is_joined_with_its_name() {
+        let (tx, mut rx) = mpsc::channel(1);
+        let outbox = Outbox::new(tx).map(|n: usize| n + 1);
+        spawn_job("job-test", outbox, || 41).expect("started");
+        assert_eq!(rx.blocking_recv(), Some(42));
+        let named = spawn_thread("thread-test", || {
+            std::thread::current().name().map(str::to_string)
+        })
+        .expect("started");
+        assert_eq!(named.join(), Some(Some("thread-test".to_string())));
+        assert_eq!(Job::done(7).join(), Some(7));
+        let panicked = spawn_thread("panic-test", || -> u8 { panic!("on purpose") });
+        assert_eq!(panicked.expect("started").join(), None);
+    }
+
+    #[test]
+    fn a_thread_that_cannot_start_gives_its_work_back() {
+        // A stack larger than the address space: the system refuses the thread.
+        let huge = Builder::new().stack_size(1 << 50);
+        let not = match start(huge, "huge-stack".into(), || 5, |work| work()) {
+            Ok(_) => panic!("a thread with a 1 PiB stack started"),
+            Err(not) => not,
+        };
+        assert_eq!(not.error.name, "huge-stack");
+        assert_eq!((not.work)(), 5, "the work comes back untouched");
+        let io: std::io::Error = not.error.into();
+        assert!(
+            io.to_string()
+                .starts_with("cannot start the thread huge-stack: "),
+            "{io}"
+        );
+    }
+
+    #[test]
+    fn a_gone_receiver_is_reported() {
+        let (tx, rx) = mpsc::channel::<u32>(1);
+        let outbox = Outbox::new(tx);
+        drop(rx);
+        assert_eq!(outbox.blocking_send(1), Err(Gone));
+        assert_eq!(outbox.try_send(1), Err(NotQueued::Gone));
+    }
+}
