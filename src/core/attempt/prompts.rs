@@ -26,9 +26,8 @@ impl Attempt {
         now: Duration,
         effects: &mut Vec<Effect>,
     ) {
-        let rows = &snapshot.rows;
         let view = ScreenView {
-            rows,
+            rows: &snapshot.rows,
             cursor_row: snapshot.cursor_row,
             first_row_number: snapshot.first_row_number,
         };
@@ -40,6 +39,19 @@ impl Attempt {
             // another rule's sighting of the same dialog has already handled.
             .map(|s| s.is_some_and(|s| s.gone_since.is_none() && !s.pending))
             .collect();
+        let mut appeared = self.track_sightings(now);
+        self.expire_gone_prompts(now);
+        appeared.retain(|s| !self.handled_already(s, &was_showing));
+        if appeared.is_empty() || self.phase != Phase::Running {
+            return;
+        }
+        self.answer_appeared(appeared, &snapshot.rows, now, effects);
+    }
+
+    /// Each rule's dialog followed as it shows, stays and goes (`showing`), from this read's
+    /// sightings; returns those due to be looked at now: new ones, and those whose rule's
+    /// wait has just passed.
+    fn track_sightings(&mut self, now: Duration) -> Vec<PromptSighting> {
         let mut appeared = Vec::new();
         for rule in 0..self.showing.len() {
             let current = self.sightings.iter().find(|s| s.rule == rule).cloned();
@@ -82,29 +94,39 @@ impl Attempt {
                 _ => {}
             }
         }
-        self.expire_gone_prompts(now);
-        // A rule that starts matching a dialog another rule already matched (option 2 drawn a
-        // read after option 1) is the same dialog, already handled.
-        let other_dialog_showing = |rule: usize| {
-            (0..was_showing.len()).any(|other| {
-                other != rule
+        appeared
+    }
+
+    /// Whether the dialog of `sighting` was handled already: a cursor-anchored dialog in the
+    /// same place, or a bottom dialog another rule already matched (option 2 drawn a read after
+    /// option 1 is the same dialog). `was_showing`: the rules whose dialog was showing, and
+    /// looked at, before this read.
+    fn handled_already(&self, sighting: &PromptSighting, was_showing: &[bool]) -> bool {
+        let prompts = &self.setup.profile.prompts;
+        match prompts[sighting.rule].anchor {
+            PromptAnchor::Cursor => self
+                .handled_rows
+                .contains(&(sighting.rule, sighting.appearance)),
+            PromptAnchor::Bottom => (0..was_showing.len()).any(|other| {
+                other != sighting.rule
                     && was_showing[other]
                     && self.sightings.iter().any(|s| s.rule == other)
-                    && self.setup.profile.prompts[other].anchor == PromptAnchor::Bottom
-            })
-        };
-        appeared.retain(|s| {
-            let rule = &self.setup.profile.prompts[s.rule];
-            match rule.anchor {
-                PromptAnchor::Cursor => !self.handled_rows.contains(&(s.rule, s.appearance)),
-                PromptAnchor::Bottom => !other_dialog_showing(s.rule),
-            }
-        });
-        if appeared.is_empty() || self.phase != Phase::Running {
-            return;
+                    && prompts[other].anchor == PromptAnchor::Bottom
+            }),
         }
-        // What the dialog asks, read once for all the rules matching it: exactly, from the app
-        // server's request that herd left to the operator, when that is where it comes from.
+    }
+
+    /// The dialog that `appeared` (one or more rules' sightings of it, in profile order):
+    /// what it asks, read once for all of them, and whether herd answers it or holds it.
+    fn answer_appeared(
+        &mut self,
+        mut appeared: Vec<PromptSighting>,
+        rows: &[String],
+        now: Duration,
+        effects: &mut Vec<Effect>,
+    ) {
+        // What the dialog asks: exactly, from the app server's request that herd left to the
+        // operator, when that is where it comes from.
         let guarded_dialog = appeared
             .iter()
             .find(|s| self.setup.profile.prompts[s.rule].guarded);
@@ -133,42 +155,38 @@ impl Attempt {
         };
         let judged: Vec<(bool, Option<Decision>)> = appeared
             .iter()
-            .map(|s| {
-                let (auto, decision) = approval::judge_rule(
-                    &self.setup.profile,
-                    s.rule,
-                    self.is_auto(s.rule),
-                    request.as_ref(),
-                    &self.setup.guard,
-                );
-                // Once the CLI asks herd through its hooks (or herd is a client of its app
-                // server), a tool dialog on screen is one that channel left to the operator: a
-                // key from herd would answer it a second time.
-                let hook_owned = (self.hooks_seen || self.app_server.connected)
-                    && self.setup.profile.prompts[s.rule].guarded;
-                (auto && !hook_owned, decision)
-            })
+            .map(|s| self.judge_sighting(s, request.as_ref()))
             .collect();
-        // Several rules can match one dialog (`1. Yes` and `don't ask again`): answer it once,
-        // with the first rule (in profile order) herd may answer, else hold the first for the
-        // operator with the guard's strongest objection.
-        let chosen = judged.iter().position(|(auto, _)| *auto);
-        let index = chosen.unwrap_or(0);
-        let decision = match chosen {
-            Some(i) => judged[i].1.clone(),
-            None => judged
-                .iter()
-                .filter_map(|(_, d)| d.clone())
-                .find(|d| matches!(d, Decision::Refuse { .. }))
-                .or_else(|| judged.iter().find_map(|(_, d)| d.clone())),
-        };
-        let sighting = appeared.swap_remove(index);
+        let (chosen, decision) = choose_rule(&judged);
+        let sighting = appeared.swap_remove(chosen.unwrap_or(0));
         if self.setup.profile.prompts[sighting.rule].anchor == PromptAnchor::Cursor {
             self.handled_rows
                 .insert((sighting.rule, sighting.appearance));
         }
         let auto = chosen.is_some();
         self.prompt_appeared(sighting, auto, request, decision, now, effects);
+    }
+
+    /// Whether herd may answer `sighting`'s dialog by itself, and the guard's decision on
+    /// `request`.
+    fn judge_sighting(
+        &self,
+        sighting: &PromptSighting,
+        request: Option<&Request>,
+    ) -> (bool, Option<Decision>) {
+        let (auto, decision) = approval::judge_rule(
+            &self.setup.profile,
+            sighting.rule,
+            self.is_auto(sighting.rule),
+            request,
+            &self.setup.guard,
+        );
+        // Once the CLI asks herd through its hooks (or herd is a client of its app server), a
+        // tool dialog on screen is one that channel left to the operator: a key from herd would
+        // answer it a second time.
+        let hook_owned = (self.hooks_seen || self.app_server.connected)
+            && self.setup.profile.prompts[sighting.rule].guarded;
+        (auto && !hook_owned, decision)
     }
 
     /// How long a dialog of rule `rule` must stay before herd looks at it: its `wait_sec`; for
@@ -556,4 +574,22 @@ impl Attempt {
             ..u
         });
     }
+}
+
+/// Which of the rules matching one dialog herd answers it with, from each rule's judgement
+/// (`judged`, in profile order: may herd answer, the guard's decision), and the decision to
+/// record. Several rules can match one dialog (`1. Yes` and `don't ask again`): it is answered
+/// once, with the first rule herd may answer (`Some` of its index), else the first is held for
+/// the operator (`None`) with the guard's strongest objection.
+fn choose_rule(judged: &[(bool, Option<Decision>)]) -> (Option<usize>, Option<Decision>) {
+    let chosen = judged.iter().position(|(auto, _)| *auto);
+    let decision = match chosen {
+        Some(i) => judged[i].1.clone(),
+        None => judged
+            .iter()
+            .filter_map(|(_, d)| d.clone())
+            .find(|d| matches!(d, Decision::Refuse { .. }))
+            .or_else(|| judged.iter().find_map(|(_, d)| d.clone())),
+    };
+    (chosen, decision)
 }
