@@ -484,13 +484,7 @@ impl Attempt {
         let Some(u) = self.unconfirmed.clone() else {
             return;
         };
-        let still_there = self
-            .showing
-            .get(u.rule)
-            .copied()
-            .flatten()
-            .is_some_and(|s| s.appearance == u.appearance && s.gone_since.is_none());
-        if !still_there {
+        if !self.still_showing(u.rule, u.appearance) {
             self.unconfirmed = None;
             if self.phase == Phase::Running {
                 effects.push(Effect::Note(Note::AnswerTaken {
@@ -508,7 +502,7 @@ impl Attempt {
         };
         // The agent may have drawn its next dialog in the same place: a different request is a
         // new question for the guard, never a resend.
-        let name = self.setup.profile.prompts[u.rule].name.clone();
+        let name = &self.setup.profile.prompts[u.rule].name;
         let rows = self.screen.visible_rows();
         let cols = usize::from(self.screen.size().1);
         let shown = approval::read_request(&self.setup.profile, &rows, cols, sighting.rows);
@@ -516,7 +510,7 @@ impl Attempt {
             .approvals
             .iter()
             .rev()
-            .find(|a| a.rule == name)
+            .find(|a| &a.rule == name)
             .and_then(|a| a.request.clone());
         if shown.as_ref().map(|r| &r.kind) != answered.as_ref().map(|r| &r.kind) {
             self.unconfirmed = None;
@@ -530,33 +524,60 @@ impl Attempt {
             self.prompt_appeared(sighting, auto, shown, decision, now, effects);
             return;
         }
-        let prompt = &self.setup.profile.prompts[u.rule];
         if u.resends >= MAX_RESENDS {
             self.unconfirmed = None;
-            let text = format!(
-                "{} (the answer {:?} was not taken)",
-                sighting.text, prompt.send
-            );
-            effects.push(Effect::Note(Note::WaitingForOperator {
-                rule: prompt.name.clone(),
-                text,
-            }));
-            let last = self.approvals.iter().rev().find(|a| a.rule == prompt.name);
-            self.waiting = Some(WaitingPrompt {
-                rule: u.rule,
-                since: now,
-                request: last.and_then(|a| a.request.clone()),
-                decision: Some(Decision::Ask {
-                    reason: format!(
-                        "the agent did not take the answer {:?} ({} tries)",
-                        prompt.send,
-                        MAX_RESENDS + 1
-                    ),
-                }),
-                sighting,
-            });
+            self.hold_untaken_answer(u.rule, sighting, now, effects);
             return;
         }
+        self.resend_answer(u, now, effects);
+    }
+
+    /// Whether the dialog of rule `rule` that appeared as `appearance` is still on screen.
+    fn still_showing(&self, rule: usize, appearance: u64) -> bool {
+        self.showing
+            .get(rule)
+            .copied()
+            .flatten()
+            .is_some_and(|s| s.appearance == appearance && s.gone_since.is_none())
+    }
+
+    /// The dialog of rule `rule`, whose automatic answer the agent did not take after every
+    /// resend, held for the operator.
+    fn hold_untaken_answer(
+        &mut self,
+        rule: usize,
+        sighting: PromptSighting,
+        now: Duration,
+        effects: &mut Vec<Effect>,
+    ) {
+        let prompt = &self.setup.profile.prompts[rule];
+        let text = format!(
+            "{} (the answer {:?} was not taken)",
+            sighting.text, prompt.send
+        );
+        effects.push(Effect::Note(Note::WaitingForOperator {
+            rule: prompt.name.clone(),
+            text,
+        }));
+        let last = self.approvals.iter().rev().find(|a| a.rule == prompt.name);
+        self.waiting = Some(WaitingPrompt {
+            rule,
+            since: now,
+            request: last.and_then(|a| a.request.clone()),
+            decision: Some(Decision::Ask {
+                reason: format!(
+                    "the agent did not take the answer {:?} ({} tries)",
+                    prompt.send,
+                    MAX_RESENDS + 1
+                ),
+            }),
+            sighting,
+        });
+    }
+
+    /// The automatic answer `u` sent again.
+    fn resend_answer(&mut self, u: Unconfirmed, now: Duration, effects: &mut Vec<Effect>) {
+        let prompt = &self.setup.profile.prompts[u.rule];
         effects.push(Effect::Note(Note::AnswerResent {
             rule: prompt.name.clone(),
             keys: prompt.send.clone(),
