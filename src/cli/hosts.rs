@@ -8,7 +8,9 @@ use clap::{Args, Subcommand};
 use color_eyre::eyre::Result;
 
 use super::inputs::{EXIT_INVALID, load_profiles, print_problems};
+use crate::core::profile::ProfileSet;
 use crate::core::remote::hosts::{Host, HostSet, Launcher};
+use crate::core::remote::script::ProbeFacts;
 use crate::run::remote;
 
 #[derive(Debug, Args, Clone)]
@@ -70,59 +72,16 @@ pub fn hosts(args: &HostsArgs) -> Result<i32> {
 }
 
 fn hosts_check(args: &HostsCheckArgs) -> Result<i32> {
-    let set = match load_hosts(args.hosts.as_deref(), args.profiles.as_deref()) {
-        Ok(set) => set,
-        Err(problems) => {
-            print_problems(&problems);
-            return Ok(EXIT_INVALID);
-        }
-    };
-    let profiles = match load_profiles(args.profiles.as_deref()) {
-        Ok(p) => p,
-        Err(problems) => {
-            print_problems(&problems);
-            return Ok(EXIT_INVALID);
-        }
-    };
-    if set.is_empty() {
-        eprintln!("herd: no hosts: give --hosts FILE (or a [hosts] table in --profiles FILE)");
+    let Some((set, profiles)) = check_inputs(args) else {
         return Ok(EXIT_INVALID);
-    }
-    for name in &args.only {
-        if set.get(name).is_none() {
-            eprintln!("herd: --only {name}: no such host");
-            return Ok(EXIT_INVALID);
-        }
-    }
-    let mut programs: Vec<String> = profiles
-        .iter()
-        .filter_map(|p| p.command.first().cloned())
-        .filter(|p| !p.is_empty() && !p.contains('{'))
-        .collect();
-    programs.sort();
-    programs.dedup();
+    };
+    let programs = agent_programs(&profiles);
     let chosen: Vec<Host> = set
         .iter()
         .filter(|h| args.only.is_empty() || args.only.contains(&h.name))
         .cloned()
         .collect();
-    let handles: Vec<_> = chosen
-        .into_iter()
-        .map(|host| {
-            let programs = programs.clone();
-            std::thread::spawn(move || {
-                let names: Vec<&str> = programs.iter().map(String::as_str).collect();
-                let result = if remote::launcher_installed(&host) {
-                    remote::probe(&host, &names)
-                } else {
-                    Err(remote::ProbeError::NoLauncher {
-                        launcher: host.program().to_string(),
-                    })
-                };
-                (host, result)
-            })
-        })
-        .collect();
+    let handles = start_probes(chosen, &programs);
     let mut rows = vec![vec![
         "HOST".to_string(),
         "LAUNCHER".into(),
@@ -136,48 +95,121 @@ fn hosts_check(args: &HostsCheckArgs) -> Result<i32> {
         let Ok((host, result)) = handle.join() else {
             continue;
         };
-        let launcher = match &host.launcher {
-            Launcher::Ssh(t) => format!("ssh {}", t.destination),
-            Launcher::Exec { template } => template.join(" "),
-        };
-        match result {
-            Ok(facts) => {
-                let present: Vec<&str> = facts
-                    .programs
-                    .iter()
-                    .filter(|(_, path)| !path.is_empty())
-                    .map(|(name, _)| name.as_str())
-                    .collect();
-                rows.push(vec![
-                    host.name.clone(),
-                    launcher,
-                    "yes".into(),
-                    if present.is_empty() {
-                        "none".into()
-                    } else {
-                        present.join(" ")
-                    },
-                    facts.node.unwrap_or_else(|| "-".into()),
-                    facts.system.unwrap_or_default(),
-                ]);
-            }
-            Err(why) => {
-                unreachable += 1;
-                rows.push(vec![
-                    host.name.clone(),
-                    launcher,
-                    "no".into(),
-                    "-".into(),
-                    "-".into(),
-                    why.to_string(),
-                ]);
-            }
+        if result.is_err() {
+            unreachable += 1;
         }
+        rows.push(probe_row(&host, result));
     }
     // The probes (which write into the launchers' pipes) are done: a closed stdout may end us.
     super::closed_pipe::end_quietly_when_stdout_closes();
     print!("{}", table(&rows));
     Ok(if unreachable == 0 { 0 } else { 1 })
+}
+
+/// The hosts and profiles `args` name, checked; `None` when there is a problem (said on
+/// stderr): no hosts, or an `--only` that names none.
+fn check_inputs(args: &HostsCheckArgs) -> Option<(HostSet, ProfileSet)> {
+    let set = match load_hosts(args.hosts.as_deref(), args.profiles.as_deref()) {
+        Ok(set) => set,
+        Err(problems) => {
+            print_problems(&problems);
+            return None;
+        }
+    };
+    let profiles = match load_profiles(args.profiles.as_deref()) {
+        Ok(p) => p,
+        Err(problems) => {
+            print_problems(&problems);
+            return None;
+        }
+    };
+    if set.is_empty() {
+        eprintln!("herd: no hosts: give --hosts FILE (or a [hosts] table in --profiles FILE)");
+        return None;
+    }
+    for name in &args.only {
+        if set.get(name).is_none() {
+            eprintln!("herd: --only {name}: no such host");
+            return None;
+        }
+    }
+    Some((set, profiles))
+}
+
+/// The agent programs to look for on a host: each profile's command's program, when it names
+/// one (not a placeholder), sorted, once each.
+fn agent_programs(profiles: &ProfileSet) -> Vec<String> {
+    let mut programs: Vec<String> = profiles
+        .iter()
+        .filter_map(|p| p.command.first().cloned())
+        .filter(|p| !p.is_empty() && !p.contains('{'))
+        .collect();
+    programs.sort();
+    programs.dedup();
+    programs
+}
+
+/// What a probe of a host found, or why it could not reach it.
+type Probe = (Host, Result<ProbeFacts, remote::ProbeError>);
+
+/// Each host probed on a thread of its own, through its launcher when that is installed.
+fn start_probes(hosts: Vec<Host>, programs: &[String]) -> Vec<std::thread::JoinHandle<Probe>> {
+    hosts
+        .into_iter()
+        .map(|host| {
+            let programs = programs.to_vec();
+            std::thread::spawn(move || {
+                let names: Vec<&str> = programs.iter().map(String::as_str).collect();
+                let result = if remote::launcher_installed(&host) {
+                    remote::probe(&host, &names)
+                } else {
+                    Err(remote::ProbeError::NoLauncher {
+                        launcher: host.program().to_string(),
+                    })
+                };
+                (host, result)
+            })
+        })
+        .collect()
+}
+
+/// The table's row for `host`: its launcher, whether it was reached, and what was found there
+/// (or why not).
+fn probe_row(host: &Host, result: Result<ProbeFacts, remote::ProbeError>) -> Vec<String> {
+    let launcher = match &host.launcher {
+        Launcher::Ssh(t) => format!("ssh {}", t.destination),
+        Launcher::Exec { template } => template.join(" "),
+    };
+    match result {
+        Ok(facts) => {
+            let present: Vec<&str> = facts
+                .programs
+                .iter()
+                .filter(|(_, path)| !path.is_empty())
+                .map(|(name, _)| name.as_str())
+                .collect();
+            vec![
+                host.name.clone(),
+                launcher,
+                "yes".into(),
+                if present.is_empty() {
+                    "none".into()
+                } else {
+                    present.join(" ")
+                },
+                facts.node.unwrap_or_else(|| "-".into()),
+                facts.system.unwrap_or_default(),
+            ]
+        }
+        Err(why) => vec![
+            host.name.clone(),
+            launcher,
+            "no".into(),
+            "-".into(),
+            "-".into(),
+            why.to_string(),
+        ],
+    }
 }
 
 /// Left-aligned columns, two spaces apart; the last column is not padded.

@@ -21,57 +21,14 @@ use crate::run::validate;
 pub(super) fn run(args: &RunArgs) -> Result<i32> {
     let (before, after) = crate::run::limits::raise_open_file_limit();
     tracing::debug!(?before, ?after, "open-file limit");
-    let profiles = match load_profiles(args.tasks.profiles.as_deref()) {
-        Ok(p) => p,
-        Err(problems) => {
-            print_problems(&problems);
-            return Ok(EXIT_INVALID);
-        }
-    };
-    let hosts =
-        match super::hosts::load_hosts(args.tasks.hosts.as_deref(), args.tasks.profiles.as_deref())
-        {
-            Ok(hosts) => hosts,
-            Err(problems) => {
-                print_problems(&problems);
-                return Ok(EXIT_INVALID);
-            }
-        };
-    let store = match TaskStore::open(&args.tasks.tasks) {
-        Ok(store) => store,
-        Err(e) => {
-            print_problems(&store_problems(&e));
-            return Ok(EXIT_INVALID);
-        }
-    };
-    let blocking = validate::file_problems(store.file());
-    if !blocking.is_empty() {
-        for p in &blocking {
-            eprintln!("{}", p.line(store.path()));
-        }
-        eprintln!(
-            "herd: the tasks file has problems; nothing was started and the file is unchanged (see herd validate)"
-        );
+    let Some(Accepted {
+        profiles,
+        hosts,
+        mut store,
+        retries,
+    }) = accept_inputs(args)
+    else {
         return Ok(EXIT_INVALID);
-    }
-    for id in &args.only {
-        if store.file().task_index(id).is_none() {
-            eprintln!(
-                "herd: --only {id}: no task has this task_id in {}",
-                args.tasks.tasks.display()
-            );
-            return Ok(EXIT_INVALID);
-        }
-    }
-    let retries = match rerun::plan_retries(store.file().tasks(), &args.retry, &args.only) {
-        Ok(plan) => plan,
-        Err(problems) => {
-            for problem in &problems {
-                eprintln!("herd: {problem}");
-            }
-            eprintln!("herd: nothing was started and the tasks file is unchanged");
-            return Ok(EXIT_INVALID);
-        }
     };
     let runs_dir = match &args.runs_dir {
         Some(dir) => dir.clone(),
@@ -92,11 +49,9 @@ pub(super) fn run(args: &RunArgs) -> Result<i32> {
         }
         Err(error) => tracing::warn!("cannot make the recordings folder private: {error}"),
     }
-    let mut store = store;
     apply_retries(&mut store, &retries);
     explain_only(&store, &args.only);
     let headless = args.headless || !std::io::stdout().is_terminal();
-    let mouse = !args.no_mouse;
     let (cols, rows) = args.pty_size;
     let opts = EngineOptions {
         concurrency: usize::from(args.concurrency),
@@ -113,30 +68,7 @@ pub(super) fn run(args: &RunArgs) -> Result<i32> {
         .enable_all()
         .build()
         .wrap_err("cannot start the async runtime")?;
-    let notify = args
-        .notify
-        .as_ref()
-        .map(|line| vec!["sh".to_string(), "-c".to_string(), line.clone()]);
-    let tasks_path = store.path().to_path_buf();
-    let runs_dir = opts.runs_dir.clone();
-    let outcome = runtime.block_on(async move {
-        let (tx, rx) = mpsc::channel(1024);
-        let mut engine = Engine::new(store, profiles, opts, tx, crate::run::clock::Now::read())?;
-        engine.set_notify_command(notify);
-        let mode = if headless {
-            RunMode::Headless
-        } else if crate::run::background::in_background() {
-            RunMode::Background
-        } else {
-            RunMode::Dashboard
-        };
-        let driver = Driver::new(rx, control_socket(&tasks_path, &runs_dir, mode, headless));
-        if headless {
-            crate::run::headless::run(engine, driver).await
-        } else {
-            crate::ui::run(engine, driver, mouse).await
-        }
-    });
+    let outcome = runtime.block_on(drive(args, store, profiles, opts, headless));
     match outcome {
         Ok(code) => Ok(code),
         // The engine already ended the agents and wrote their tasks back where it could.
@@ -144,6 +76,119 @@ pub(super) fn run(args: &RunArgs) -> Result<i32> {
             eprintln!("herd: {error:#}");
             Ok(EXIT_CANNOT_GO_ON)
         }
+    }
+}
+
+/// The inputs of a run once every check passed.
+struct Accepted {
+    profiles: crate::core::profile::ProfileSet,
+    hosts: crate::core::remote::hosts::HostSet,
+    store: TaskStore,
+    retries: RetryPlan,
+}
+
+/// The profiles, hosts and tasks file `args` name, checked; `None` when one has a problem (said
+/// on stderr): nothing may start and the tasks file stays as it is.
+fn accept_inputs(args: &RunArgs) -> Option<Accepted> {
+    let profiles = match load_profiles(args.tasks.profiles.as_deref()) {
+        Ok(p) => p,
+        Err(problems) => {
+            print_problems(&problems);
+            return None;
+        }
+    };
+    let hosts =
+        match super::hosts::load_hosts(args.tasks.hosts.as_deref(), args.tasks.profiles.as_deref())
+        {
+            Ok(hosts) => hosts,
+            Err(problems) => {
+                print_problems(&problems);
+                return None;
+            }
+        };
+    let store = match TaskStore::open(&args.tasks.tasks) {
+        Ok(store) => store,
+        Err(e) => {
+            print_problems(&store_problems(&e));
+            return None;
+        }
+    };
+    if !tasks_file_accepted(&store, args) {
+        return None;
+    }
+    let retries = match rerun::plan_retries(store.file().tasks(), &args.retry, &args.only) {
+        Ok(plan) => plan,
+        Err(problems) => {
+            for problem in &problems {
+                eprintln!("herd: {problem}");
+            }
+            eprintln!("herd: nothing was started and the tasks file is unchanged");
+            return None;
+        }
+    };
+    Some(Accepted {
+        profiles,
+        hosts,
+        store,
+        retries,
+    })
+}
+
+/// Whether the tasks file has no problem that blocks a run and has every task `--only` names;
+/// what is wrong is said on stderr.
+fn tasks_file_accepted(store: &TaskStore, args: &RunArgs) -> bool {
+    let blocking = validate::file_problems(store.file());
+    if !blocking.is_empty() {
+        for p in &blocking {
+            eprintln!("{}", p.line(store.path()));
+        }
+        eprintln!(
+            "herd: the tasks file has problems; nothing was started and the file is unchanged (see herd validate)"
+        );
+        return false;
+    }
+    for id in &args.only {
+        if store.file().task_index(id).is_none() {
+            eprintln!(
+                "herd: --only {id}: no task has this task_id in {}",
+                args.tasks.tasks.display()
+            );
+            return false;
+        }
+    }
+    true
+}
+
+/// The batch driven to its end by the engine, through the dashboard or headless, with the
+/// run's control socket; the exit code.
+async fn drive(
+    args: &RunArgs,
+    store: TaskStore,
+    profiles: crate::core::profile::ProfileSet,
+    opts: EngineOptions,
+    headless: bool,
+) -> Result<i32> {
+    let notify = args
+        .notify
+        .as_ref()
+        .map(|line| vec!["sh".to_string(), "-c".to_string(), line.clone()]);
+    let tasks_path = store.path().to_path_buf();
+    let runs_dir = opts.runs_dir.clone();
+    let (tx, rx) = mpsc::channel(1024);
+    let mut engine = Engine::new(store, profiles, opts, tx, crate::run::clock::Now::read())?;
+    engine.set_notify_command(notify);
+    let mode = if headless {
+        RunMode::Headless
+    } else if crate::run::background::in_background() {
+        RunMode::Background
+    } else {
+        RunMode::Dashboard
+    };
+    let driver = Driver::new(rx, control_socket(&tasks_path, &runs_dir, mode, headless));
+    if headless {
+        crate::run::headless::run(engine, driver).await
+    } else {
+        crate::ui::run(engine, driver, !args.no_mouse).await
     }
 }
 

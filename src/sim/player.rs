@@ -12,7 +12,10 @@ use std::time::{Duration, Instant};
 
 use super::draw::{self, Region, claude, codex};
 use super::keys::{Input, InputEvent};
-use super::scenario::{Action, Query, Retry, Scenario, Spawn, Spinner, Style};
+use super::scenario::{
+    Action, ClaudeHeader, CodexHeader, Echo, MarkerLine, Query, Retry, Say, Scenario, Spawn,
+    Spinner, Style, Tool,
+};
 use super::stream_json::StreamSession;
 use super::terminal::Terminal;
 use super::text::Placeholders;
@@ -118,71 +121,23 @@ impl<W: Write> Player<W> {
     }
 
     fn step(&mut self, action: &Action) -> io::Result<Flow> {
-        let width = self.terminal.width();
         match action {
             Action::Title(title) => {
                 let title = self.fill(title);
                 self.terminal.write_raw(&format!("\x1b]0;{title}\x07"))?;
             }
-            Action::ClaudeHeader(header) => {
-                self.terminal.hide_cursor()?;
-                self.terminal.write_raw("\x1b]0;✳ Claude Code\x07")?;
-                let rows = claude::header(width, &header.version, &header.model, &self.context.cwd);
-                self.terminal.commit(&rows)?;
-            }
-            Action::CodexHeader(header) => {
-                self.terminal.set_synchronized(true);
-                self.terminal.hide_cursor()?;
-                let rows = codex::header(&header.version, &self.context.cwd);
-                self.terminal.commit(&rows)?;
-            }
-            Action::Echo(echo) => {
-                let text = echo
-                    .text
-                    .as_deref()
-                    .map_or_else(|| self.context.prompt.clone(), |text| self.fill(text));
-                let isolated = echo.isolate_marker.then_some(self.context.marker.as_str());
-                let rows = match echo.style {
-                    Style::Claude => claude::echo(width, &text, isolated),
-                    Style::Codex => codex::echo(width, &text, isolated),
-                    Style::Plain => {
-                        draw::plain_lines(width, &format!("> {text}"), None, false, false)
-                    }
-                };
-                self.commit_block(echo.style, rows)?;
-            }
+            Action::ClaudeHeader(header) => self.claude_header(header)?,
+            Action::CodexHeader(header) => self.codex_header(header)?,
+            Action::Echo(echo) => self.echo_prompt(echo)?,
             Action::Line(line) => {
                 let text = self.fill(&line.text);
+                let width = self.terminal.width();
                 let rows = draw::plain_lines(width, &text, line.color, line.bold, line.dim);
                 self.terminal.commit(&rows)?;
             }
-            Action::Say(say) => {
-                let text = self.fill(&say.text);
-                let rows = match say.style {
-                    Style::Claude => claude::say(width, &text, say.bullet_color.unwrap_or(231)),
-                    Style::Codex => codex::say(width, &text),
-                    Style::Plain => draw::plain_lines(width, &text, say.bullet_color, false, false),
-                };
-                self.commit_block(say.style, rows)?;
-            }
-            Action::Tool(tool) => {
-                let (input, result) = (self.fill(&tool.input), self.fill(&tool.result));
-                let rows = match tool.style {
-                    Style::Claude => claude::tool(&tool.name, &input, &result),
-                    Style::Codex => codex::tool(&input, &result),
-                    Style::Plain => vec![format!("$ {input}"), result],
-                };
-                self.commit_block(tool.style, rows)?;
-            }
-            Action::Marker(marker) => {
-                let text = self.context.marker.clone();
-                let rows = match marker.style {
-                    Style::Claude => claude::marker(&text),
-                    Style::Codex => codex::say(width, &text),
-                    Style::Plain => vec![text],
-                };
-                self.commit_block(marker.style, rows)?;
-            }
+            Action::Say(say) => self.say(say)?,
+            Action::Tool(tool) => self.tool_call(tool)?,
+            Action::Marker(marker) => self.marker_line(marker)?,
             Action::Spinner(spinner) => self.spin(spinner)?,
             Action::Retry(retry) => self.retry(retry)?,
             Action::Query(query) => return self.query(query),
@@ -206,6 +161,74 @@ impl<W: Write> Player<W> {
             Action::Signal(signal) => self.signal(signal)?,
         }
         Ok(Flow::Next)
+    }
+
+    /// Claude Code's welcome box, its title set and the cursor hidden.
+    fn claude_header(&mut self, header: &ClaudeHeader) -> io::Result<()> {
+        self.terminal.hide_cursor()?;
+        self.terminal.write_raw("\x1b]0;✳ Claude Code\x07")?;
+        let width = self.terminal.width();
+        let rows = claude::header(width, &header.version, &header.model, &self.context.cwd);
+        self.terminal.commit(&rows)
+    }
+
+    /// Codex's banner, drawn in synchronized updates from here on, the cursor hidden.
+    fn codex_header(&mut self, header: &CodexHeader) -> io::Result<()> {
+        self.terminal.set_synchronized(true);
+        self.terminal.hide_cursor()?;
+        let rows = codex::header(&header.version, &self.context.cwd);
+        self.terminal.commit(&rows)
+    }
+
+    /// The prompt (or the step's text) echoed as the user's message.
+    fn echo_prompt(&mut self, echo: &Echo) -> io::Result<()> {
+        let width = self.terminal.width();
+        let text = echo
+            .text
+            .as_deref()
+            .map_or_else(|| self.context.prompt.clone(), |text| self.fill(text));
+        let isolated = echo.isolate_marker.then_some(self.context.marker.as_str());
+        let rows = match echo.style {
+            Style::Claude => claude::echo(width, &text, isolated),
+            Style::Codex => codex::echo(width, &text, isolated),
+            Style::Plain => draw::plain_lines(width, &format!("> {text}"), None, false, false),
+        };
+        self.commit_block(echo.style, rows)
+    }
+
+    /// An assistant message.
+    fn say(&mut self, say: &Say) -> io::Result<()> {
+        let width = self.terminal.width();
+        let text = self.fill(&say.text);
+        let rows = match say.style {
+            Style::Claude => claude::say(width, &text, say.bullet_color.unwrap_or(231)),
+            Style::Codex => codex::say(width, &text),
+            Style::Plain => draw::plain_lines(width, &text, say.bullet_color, false, false),
+        };
+        self.commit_block(say.style, rows)
+    }
+
+    /// A finished tool call and its result.
+    fn tool_call(&mut self, tool: &Tool) -> io::Result<()> {
+        let (input, result) = (self.fill(&tool.input), self.fill(&tool.result));
+        let rows = match tool.style {
+            Style::Claude => claude::tool(&tool.name, &input, &result),
+            Style::Codex => codex::tool(&input, &result),
+            Style::Plain => vec![format!("$ {input}"), result],
+        };
+        self.commit_block(tool.style, rows)
+    }
+
+    /// The completion marker as the agent's own output line.
+    fn marker_line(&mut self, marker: &MarkerLine) -> io::Result<()> {
+        let width = self.terminal.width();
+        let text = self.context.marker.clone();
+        let rows = match marker.style {
+            Style::Claude => claude::marker(&text),
+            Style::Codex => codex::say(width, &text),
+            Style::Plain => vec![text],
+        };
+        self.commit_block(marker.style, rows)
     }
 
     /// Commits rows as one block: Claude and Codex put a blank row before each message.

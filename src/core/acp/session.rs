@@ -295,32 +295,7 @@ impl Session {
             )))];
         };
         match (asked, outcome) {
-            (Asked::Initialize, Ok(result)) => {
-                self.initialized = true;
-                let info = result.get("agentInfo").cloned().unwrap_or(Value::Null);
-                let name = info.get("name").and_then(Value::as_str).unwrap_or("agent");
-                let version = info.get("version").and_then(Value::as_str).unwrap_or("?");
-                let can_load = result["agentCapabilities"]["loadSession"] == Value::Bool(true);
-                self.capabilities = Some(result);
-                let mut actions = vec![Action::Show(Shown::Note(format!(
-                    "{name} {version} initialized"
-                )))];
-                match self.setup.load_session.clone() {
-                    Some(id) if can_load => {
-                        let params =
-                            json!({"sessionId": id, "cwd": self.setup.cwd, "mcpServers": []});
-                        actions.push(Action::Show(Shown::Note(format!("session/load {id}"))));
-                        actions.push(self.ask(Asked::LoadSession, "session/load", params));
-                    }
-                    Some(_) => {
-                        let note = "the agent cannot load sessions: a new one".to_string();
-                        actions.push(Action::Show(Shown::Note(note)));
-                        actions.push(self.new_session());
-                    }
-                    None => actions.push(self.new_session()),
-                }
-                actions
-            }
+            (Asked::Initialize, Ok(result)) => self.on_initialized(result),
             (Asked::LoadSession, Ok(_)) => {
                 // The history the agent replayed while loading is not this attempt's answer.
                 self.text.clear();
@@ -336,31 +311,8 @@ impl Session {
                 self.authenticated = true;
                 vec![self.new_session()]
             }
-            (Asked::NewSession, Ok(result)) => {
-                let Some(id) = result.get("sessionId").and_then(Value::as_str) else {
-                    let outcome = Outcome::failed("bad_response", "session/new gave no sessionId");
-                    return vec![self.finish(outcome)];
-                };
-                self.session_id = Some(id.to_string());
-                self.queued.push_front(self.setup.prompt.clone());
-                let mut actions = vec![Action::Show(Shown::Note(format!("session {id}")))];
-                actions.extend(self.next_prompt());
-                actions
-            }
-            (Asked::Prompt, Ok(result)) => {
-                self.prompting = false;
-                let stop = result
-                    .get("stopReason")
-                    .and_then(Value::as_str)
-                    .unwrap_or("?");
-                let mut actions = vec![Action::Show(Shown::Note(format!("turn ended: {stop}")))];
-                if stop == "end_turn" && !self.queued.is_empty() && !self.cancelled {
-                    actions.extend(self.next_prompt());
-                    return actions;
-                }
-                actions.push(self.finish(Outcome::stopped(stop)));
-                actions
-            }
+            (Asked::NewSession, Ok(result)) => self.on_session_created(&result),
+            (Asked::Prompt, Ok(result)) => self.on_turn_ended(&result),
             (Asked::NewSession, Err(error)) if needs_auth(&error) && !self.authenticated => {
                 match self.setup.auth_method.clone() {
                     Some(method) => vec![
@@ -385,6 +337,64 @@ impl Session {
                 vec![self.finish(Outcome::from_error(during, &error))]
             }
         }
+    }
+
+    /// The agent answered `initialize` (`result`): the session herd was told to continue is
+    /// loaded when the agent can, else a new one is asked for.
+    fn on_initialized(&mut self, result: Value) -> Vec<Action> {
+        self.initialized = true;
+        let info = result.get("agentInfo").cloned().unwrap_or(Value::Null);
+        let name = info.get("name").and_then(Value::as_str).unwrap_or("agent");
+        let version = info.get("version").and_then(Value::as_str).unwrap_or("?");
+        let can_load = result["agentCapabilities"]["loadSession"] == Value::Bool(true);
+        self.capabilities = Some(result);
+        let mut actions = vec![Action::Show(Shown::Note(format!(
+            "{name} {version} initialized"
+        )))];
+        match self.setup.load_session.clone() {
+            Some(id) if can_load => {
+                let params = json!({"sessionId": id, "cwd": self.setup.cwd, "mcpServers": []});
+                actions.push(Action::Show(Shown::Note(format!("session/load {id}"))));
+                actions.push(self.ask(Asked::LoadSession, "session/load", params));
+            }
+            Some(_) => {
+                let note = "the agent cannot load sessions: a new one".to_string();
+                actions.push(Action::Show(Shown::Note(note)));
+                actions.push(self.new_session());
+            }
+            None => actions.push(self.new_session()),
+        }
+        actions
+    }
+
+    /// The agent answered `session/new` (`result`): the prompt is sent in its session.
+    fn on_session_created(&mut self, result: &Value) -> Vec<Action> {
+        let Some(id) = result.get("sessionId").and_then(Value::as_str) else {
+            let outcome = Outcome::failed("bad_response", "session/new gave no sessionId");
+            return vec![self.finish(outcome)];
+        };
+        self.session_id = Some(id.to_string());
+        self.queued.push_front(self.setup.prompt.clone());
+        let mut actions = vec![Action::Show(Shown::Note(format!("session {id}")))];
+        actions.extend(self.next_prompt());
+        actions
+    }
+
+    /// The agent answered `session/prompt` (`result`): its turn ended; the next queued prompt
+    /// is sent after a finished turn, else the session finishes with the turn's stop reason.
+    fn on_turn_ended(&mut self, result: &Value) -> Vec<Action> {
+        self.prompting = false;
+        let stop = result
+            .get("stopReason")
+            .and_then(Value::as_str)
+            .unwrap_or("?");
+        let mut actions = vec![Action::Show(Shown::Note(format!("turn ended: {stop}")))];
+        if stop == "end_turn" && !self.queued.is_empty() && !self.cancelled {
+            actions.extend(self.next_prompt());
+            return actions;
+        }
+        actions.push(self.finish(Outcome::stopped(stop)));
+        actions
     }
 
     fn new_session(&mut self) -> Action {

@@ -26,9 +26,8 @@ impl Attempt {
         now: Duration,
         effects: &mut Vec<Effect>,
     ) {
-        let rows = &snapshot.rows;
         let view = ScreenView {
-            rows,
+            rows: &snapshot.rows,
             cursor_row: snapshot.cursor_row,
             first_row_number: snapshot.first_row_number,
         };
@@ -40,6 +39,19 @@ impl Attempt {
             // another rule's sighting of the same dialog has already handled.
             .map(|s| s.is_some_and(|s| s.gone_since.is_none() && !s.pending))
             .collect();
+        let mut appeared = self.track_sightings(now);
+        self.expire_gone_prompts(now);
+        appeared.retain(|s| !self.handled_already(s, &was_showing));
+        if appeared.is_empty() || self.phase != Phase::Running {
+            return;
+        }
+        self.answer_appeared(appeared, &snapshot.rows, now, effects);
+    }
+
+    /// Each rule's dialog followed as it shows, stays and goes (`showing`), from this read's
+    /// sightings; returns those due to be looked at now: new ones, and those whose rule's
+    /// wait has just passed.
+    fn track_sightings(&mut self, now: Duration) -> Vec<PromptSighting> {
         let mut appeared = Vec::new();
         for rule in 0..self.showing.len() {
             let current = self.sightings.iter().find(|s| s.rule == rule).cloned();
@@ -82,29 +94,39 @@ impl Attempt {
                 _ => {}
             }
         }
-        self.expire_gone_prompts(now);
-        // A rule that starts matching a dialog another rule already matched (option 2 drawn a
-        // read after option 1) is the same dialog, already handled.
-        let other_dialog_showing = |rule: usize| {
-            (0..was_showing.len()).any(|other| {
-                other != rule
+        appeared
+    }
+
+    /// Whether the dialog of `sighting` was handled already: a cursor-anchored dialog in the
+    /// same place, or a bottom dialog another rule already matched (option 2 drawn a read after
+    /// option 1 is the same dialog). `was_showing`: the rules whose dialog was showing, and
+    /// looked at, before this read.
+    fn handled_already(&self, sighting: &PromptSighting, was_showing: &[bool]) -> bool {
+        let prompts = &self.setup.profile.prompts;
+        match prompts[sighting.rule].anchor {
+            PromptAnchor::Cursor => self
+                .handled_rows
+                .contains(&(sighting.rule, sighting.appearance)),
+            PromptAnchor::Bottom => (0..was_showing.len()).any(|other| {
+                other != sighting.rule
                     && was_showing[other]
                     && self.sightings.iter().any(|s| s.rule == other)
-                    && self.setup.profile.prompts[other].anchor == PromptAnchor::Bottom
-            })
-        };
-        appeared.retain(|s| {
-            let rule = &self.setup.profile.prompts[s.rule];
-            match rule.anchor {
-                PromptAnchor::Cursor => !self.handled_rows.contains(&(s.rule, s.appearance)),
-                PromptAnchor::Bottom => !other_dialog_showing(s.rule),
-            }
-        });
-        if appeared.is_empty() || self.phase != Phase::Running {
-            return;
+                    && prompts[other].anchor == PromptAnchor::Bottom
+            }),
         }
-        // What the dialog asks, read once for all the rules matching it: exactly, from the app
-        // server's request that herd left to the operator, when that is where it comes from.
+    }
+
+    /// The dialog that `appeared` (one or more rules' sightings of it, in profile order):
+    /// what it asks, read once for all of them, and whether herd answers it or holds it.
+    fn answer_appeared(
+        &mut self,
+        mut appeared: Vec<PromptSighting>,
+        rows: &[String],
+        now: Duration,
+        effects: &mut Vec<Effect>,
+    ) {
+        // What the dialog asks: exactly, from the app server's request that herd left to the
+        // operator, when that is where it comes from.
         let guarded_dialog = appeared
             .iter()
             .find(|s| self.setup.profile.prompts[s.rule].guarded);
@@ -133,42 +155,38 @@ impl Attempt {
         };
         let judged: Vec<(bool, Option<Decision>)> = appeared
             .iter()
-            .map(|s| {
-                let (auto, decision) = approval::judge_rule(
-                    &self.setup.profile,
-                    s.rule,
-                    self.is_auto(s.rule),
-                    request.as_ref(),
-                    &self.setup.guard,
-                );
-                // Once the CLI asks herd through its hooks (or herd is a client of its app
-                // server), a tool dialog on screen is one that channel left to the operator: a
-                // key from herd would answer it a second time.
-                let hook_owned = (self.hooks_seen || self.app_server.connected)
-                    && self.setup.profile.prompts[s.rule].guarded;
-                (auto && !hook_owned, decision)
-            })
+            .map(|s| self.judge_sighting(s, request.as_ref()))
             .collect();
-        // Several rules can match one dialog (`1. Yes` and `don't ask again`): answer it once,
-        // with the first rule (in profile order) herd may answer, else hold the first for the
-        // operator with the guard's strongest objection.
-        let chosen = judged.iter().position(|(auto, _)| *auto);
-        let index = chosen.unwrap_or(0);
-        let decision = match chosen {
-            Some(i) => judged[i].1.clone(),
-            None => judged
-                .iter()
-                .filter_map(|(_, d)| d.clone())
-                .find(|d| matches!(d, Decision::Refuse { .. }))
-                .or_else(|| judged.iter().find_map(|(_, d)| d.clone())),
-        };
-        let sighting = appeared.swap_remove(index);
+        let (chosen, decision) = choose_rule(&judged);
+        let sighting = appeared.swap_remove(chosen.unwrap_or(0));
         if self.setup.profile.prompts[sighting.rule].anchor == PromptAnchor::Cursor {
             self.handled_rows
                 .insert((sighting.rule, sighting.appearance));
         }
         let auto = chosen.is_some();
         self.prompt_appeared(sighting, auto, request, decision, now, effects);
+    }
+
+    /// Whether herd may answer `sighting`'s dialog by itself, and the guard's decision on
+    /// `request`.
+    fn judge_sighting(
+        &self,
+        sighting: &PromptSighting,
+        request: Option<&Request>,
+    ) -> (bool, Option<Decision>) {
+        let (auto, decision) = approval::judge_rule(
+            &self.setup.profile,
+            sighting.rule,
+            self.is_auto(sighting.rule),
+            request,
+            &self.setup.guard,
+        );
+        // Once the CLI asks herd through its hooks (or herd is a client of its app server), a
+        // tool dialog on screen is one that channel left to the operator: a key from herd would
+        // answer it a second time.
+        let hook_owned = (self.hooks_seen || self.app_server.connected)
+            && self.setup.profile.prompts[sighting.rule].guarded;
+        (auto && !hook_owned, decision)
     }
 
     /// How long a dialog of rule `rule` must stay before herd looks at it: its `wait_sec`; for
@@ -466,13 +484,7 @@ impl Attempt {
         let Some(u) = self.unconfirmed.clone() else {
             return;
         };
-        let still_there = self
-            .showing
-            .get(u.rule)
-            .copied()
-            .flatten()
-            .is_some_and(|s| s.appearance == u.appearance && s.gone_since.is_none());
-        if !still_there {
+        if !self.still_showing(u.rule, u.appearance) {
             self.unconfirmed = None;
             if self.phase == Phase::Running {
                 effects.push(Effect::Note(Note::AnswerTaken {
@@ -490,7 +502,7 @@ impl Attempt {
         };
         // The agent may have drawn its next dialog in the same place: a different request is a
         // new question for the guard, never a resend.
-        let name = self.setup.profile.prompts[u.rule].name.clone();
+        let name = &self.setup.profile.prompts[u.rule].name;
         let rows = self.screen.visible_rows();
         let cols = usize::from(self.screen.size().1);
         let shown = approval::read_request(&self.setup.profile, &rows, cols, sighting.rows);
@@ -498,7 +510,7 @@ impl Attempt {
             .approvals
             .iter()
             .rev()
-            .find(|a| a.rule == name)
+            .find(|a| &a.rule == name)
             .and_then(|a| a.request.clone());
         if shown.as_ref().map(|r| &r.kind) != answered.as_ref().map(|r| &r.kind) {
             self.unconfirmed = None;
@@ -512,33 +524,60 @@ impl Attempt {
             self.prompt_appeared(sighting, auto, shown, decision, now, effects);
             return;
         }
-        let prompt = &self.setup.profile.prompts[u.rule];
         if u.resends >= MAX_RESENDS {
             self.unconfirmed = None;
-            let text = format!(
-                "{} (the answer {:?} was not taken)",
-                sighting.text, prompt.send
-            );
-            effects.push(Effect::Note(Note::WaitingForOperator {
-                rule: prompt.name.clone(),
-                text,
-            }));
-            let last = self.approvals.iter().rev().find(|a| a.rule == prompt.name);
-            self.waiting = Some(WaitingPrompt {
-                rule: u.rule,
-                since: now,
-                request: last.and_then(|a| a.request.clone()),
-                decision: Some(Decision::Ask {
-                    reason: format!(
-                        "the agent did not take the answer {:?} ({} tries)",
-                        prompt.send,
-                        MAX_RESENDS + 1
-                    ),
-                }),
-                sighting,
-            });
+            self.hold_untaken_answer(u.rule, sighting, now, effects);
             return;
         }
+        self.resend_answer(u, now, effects);
+    }
+
+    /// Whether the dialog of rule `rule` that appeared as `appearance` is still on screen.
+    fn still_showing(&self, rule: usize, appearance: u64) -> bool {
+        self.showing
+            .get(rule)
+            .copied()
+            .flatten()
+            .is_some_and(|s| s.appearance == appearance && s.gone_since.is_none())
+    }
+
+    /// The dialog of rule `rule`, whose automatic answer the agent did not take after every
+    /// resend, held for the operator.
+    fn hold_untaken_answer(
+        &mut self,
+        rule: usize,
+        sighting: PromptSighting,
+        now: Duration,
+        effects: &mut Vec<Effect>,
+    ) {
+        let prompt = &self.setup.profile.prompts[rule];
+        let text = format!(
+            "{} (the answer {:?} was not taken)",
+            sighting.text, prompt.send
+        );
+        effects.push(Effect::Note(Note::WaitingForOperator {
+            rule: prompt.name.clone(),
+            text,
+        }));
+        let last = self.approvals.iter().rev().find(|a| a.rule == prompt.name);
+        self.waiting = Some(WaitingPrompt {
+            rule,
+            since: now,
+            request: last.and_then(|a| a.request.clone()),
+            decision: Some(Decision::Ask {
+                reason: format!(
+                    "the agent did not take the answer {:?} ({} tries)",
+                    prompt.send,
+                    MAX_RESENDS + 1
+                ),
+            }),
+            sighting,
+        });
+    }
+
+    /// The automatic answer `u` sent again.
+    fn resend_answer(&mut self, u: Unconfirmed, now: Duration, effects: &mut Vec<Effect>) {
+        let prompt = &self.setup.profile.prompts[u.rule];
         effects.push(Effect::Note(Note::AnswerResent {
             rule: prompt.name.clone(),
             keys: prompt.send.clone(),
@@ -556,4 +595,22 @@ impl Attempt {
             ..u
         });
     }
+}
+
+/// Which of the rules matching one dialog herd answers it with, from each rule's judgement
+/// (`judged`, in profile order: may herd answer, the guard's decision), and the decision to
+/// record. Several rules can match one dialog (`1. Yes` and `don't ask again`): it is answered
+/// once, with the first rule herd may answer (`Some` of its index), else the first is held for
+/// the operator (`None`) with the guard's strongest objection.
+fn choose_rule(judged: &[(bool, Option<Decision>)]) -> (Option<usize>, Option<Decision>) {
+    let chosen = judged.iter().position(|(auto, _)| *auto);
+    let decision = match chosen {
+        Some(i) => judged[i].1.clone(),
+        None => judged
+            .iter()
+            .filter_map(|(_, d)| d.clone())
+            .find(|d| matches!(d, Decision::Refuse { .. }))
+            .or_else(|| judged.iter().find_map(|(_, d)| d.clone())),
+    };
+    (chosen, decision)
 }

@@ -35,9 +35,8 @@ pub struct ClientArgs {
 /// Runs one session; the exit code for the attempt's PTY.
 pub fn run(args: ClientArgs) -> i32 {
     let started = Instant::now();
-    let var = |key: &str| std::env::var(key).ok().filter(|v| !v.is_empty());
     let mut log = AcpLog::open(
-        var("HERD_ACP_LOG").as_deref().map(std::path::Path::new),
+        env_var("HERD_ACP_LOG").as_deref().map(std::path::Path::new),
         started,
     );
     let mut out = Screen::new();
@@ -45,32 +44,71 @@ pub fn run(args: ClientArgs) -> i32 {
         out.text("herd: cannot start the ACP agent: no command given\r\n");
         return EXIT_CANNOT_START;
     };
+    let setup = setup_from_env();
+    let (events, inbox) = mpsc::channel();
+    let Some(child) = spawn_agent(program, &args.command[1..], &mut out, &mut log) else {
+        return EXIT_CANNOT_START;
+    };
+    let pid = child.id();
+    log.record("herd", json!({"started": args.command, "pid": pid}));
+    let to_agent = start_threads(child, &events);
+    let _raw = RawMode::enable();
+    let stop = stop_on_signals();
+    let mut client = Client::new(setup, out, log, to_agent, started);
+    let actions = client.session.start();
+    client.apply(actions);
+    let exit = client.run_loop(&inbox, &stop);
+    drop(client.to_agent.take());
+    // An agent already reaped is not signalled: its pid may belong to another process by now.
+    if !client.agent_exited {
+        end_agent(pid, &inbox);
+    }
+    exit
+}
+
+/// An environment variable herd set for the client, when not empty.
+fn env_var(key: &str) -> Option<String> {
+    std::env::var(key).ok().filter(|v| !v.is_empty())
+}
+
+/// The session as herd set it up through the environment (`HERD_ACP_*`), in the current
+/// folder.
+fn setup_from_env() -> SessionSetup {
     let cwd = std::env::current_dir().unwrap_or_default();
-    let setup = SessionSetup {
+    SessionSetup {
         cwd: cwd.display().to_string(),
-        prompt: var("HERD_ACP_PROMPT").unwrap_or_default(),
-        auth_method: var("HERD_ACP_AUTH"),
-        policy: policy(var("HERD_ACP_POLICY").as_deref(), &cwd),
+        prompt: env_var("HERD_ACP_PROMPT").unwrap_or_default(),
+        auth_method: env_var("HERD_ACP_AUTH"),
+        policy: policy(env_var("HERD_ACP_POLICY").as_deref(), &cwd),
         init_timeout: Duration::from_secs_f64(
-            var("HERD_ACP_INIT_TIMEOUT")
+            env_var("HERD_ACP_INIT_TIMEOUT")
                 .and_then(|v| v.parse::<f64>().ok())
                 .filter(|v| v.is_finite() && *v > 0.0)
                 .unwrap_or(60.0),
         ),
-        load_session: var("HERD_ACP_LOAD_SESSION"),
-    };
-    let (events, inbox) = mpsc::channel();
-    let child = match Command::new(program)
-        .args(&args.command[1..])
+        load_session: env_var("HERD_ACP_LOAD_SESSION"),
+    }
+}
+
+/// The agent started with its pipes (without the variables meant for the client); `None`
+/// when it cannot be, said on screen and in the log.
+fn spawn_agent(
+    program: &str,
+    args: &[String],
+    out: &mut Screen,
+    log: &mut AcpLog,
+) -> Option<std::process::Child> {
+    let spawned = Command::new(program)
+        .args(args)
         .env_remove("HERD_ACP_PROMPT")
         .env_remove("HERD_ACP_POLICY")
         .env_remove("HERD_ACP_LOAD_SESSION")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .spawn()
-    {
-        Ok(child) => child,
+        .spawn();
+    match spawned {
+        Ok(child) => Some(child),
         Err(error) => {
             out.text(&format!(
                 "herd: cannot start the ACP agent `{program}`: {error}\r\n"
@@ -79,13 +117,13 @@ pub fn run(args: ClientArgs) -> i32 {
                 "herd",
                 json!({"error": format!("cannot start {program}: {error}")}),
             );
-            return EXIT_CANNOT_START;
+            None
         }
-    };
-    let pid = child.id();
-    log.record("herd", json!({"started": args.command, "pid": pid}));
-    let to_agent = start_threads(child, &events);
-    let _raw = RawMode::enable();
+    }
+}
+
+/// A flag set when herd asks the client to stop (SIGTERM, SIGHUP, SIGINT).
+fn stop_on_signals() -> Arc<AtomicBool> {
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [
         signal_hook::consts::SIGTERM,
@@ -96,32 +134,7 @@ pub fn run(args: ClientArgs) -> i32 {
         // behaviour; nothing better to do if registering fails.
         let _ = signal_hook::flag::register(signal, Arc::clone(&stop));
     }
-    let mut client = Client {
-        session: Session::new(setup),
-        renderer: Renderer::new(),
-        out,
-        log,
-        to_agent: Some(to_agent),
-        started,
-        stderr_tail: Vec::new(),
-        stderr_shown: 0,
-        garbage: 0,
-        keys: KeyInput::default(),
-        done: false,
-        shown_session: None,
-        dialog_rows: 0,
-        held: String::new(),
-        agent_exited: false,
-    };
-    let actions = client.session.start();
-    client.apply(actions);
-    let exit = client.run_loop(&inbox, &stop);
-    drop(client.to_agent.take());
-    // An agent already reaped is not signalled: its pid may belong to another process by now.
-    if !client.agent_exited {
-        end_agent(pid, &inbox);
-    }
-    exit
+    stop
 }
 
 struct Client {
@@ -145,6 +158,32 @@ struct Client {
 }
 
 impl Client {
+    fn new(
+        setup: SessionSetup,
+        out: Screen,
+        log: AcpLog,
+        to_agent: Sender<Vec<u8>>,
+        started: Instant,
+    ) -> Client {
+        Client {
+            session: Session::new(setup),
+            renderer: Renderer::new(),
+            out,
+            log,
+            to_agent: Some(to_agent),
+            started,
+            stderr_tail: Vec::new(),
+            stderr_shown: 0,
+            garbage: 0,
+            keys: KeyInput::default(),
+            done: false,
+            shown_session: None,
+            dialog_rows: 0,
+            held: String::new(),
+            agent_exited: false,
+        }
+    }
+
     fn run_loop(&mut self, inbox: &Receiver<Event>, stop: &AtomicBool) -> i32 {
         let mut cancel_by: Option<Instant> = None;
         loop {

@@ -18,8 +18,9 @@ use crate::core::attempt::{Attempt, Event, Note};
 use crate::core::batch::EndInput;
 use crate::core::classify::{ExitStatus, Verdict};
 use crate::core::failure_context::headline_says_more;
-use crate::core::outcome::{AttemptEnd, RetryRules, decide};
-use crate::core::task::{FailureType, TaskStatus};
+use crate::core::outcome::{AttemptEnd, Decision, RetryRules, decide};
+use crate::core::profile::Profile;
+use crate::core::task::{FailureType, TaskSpec, TaskStatus};
 use crate::run::failure_report::FailureReport;
 use crate::run::hygiene::EndedProcess;
 use crate::run::launch::LaunchPlan;
@@ -204,96 +205,130 @@ impl Engine {
     /// Carries out the end of `ended`: the decision, the result, the facts, the retry.
     pub(super) fn conclude(
         &mut self,
-        ended: Ended<'_>,
+        mut ended: Ended<'_>,
         recorder: &mut Recorder,
         now: Instant,
     ) -> Result<()> {
-        let Ended {
-            index,
-            task_id,
-            plan,
-            mut outcome,
-            ..
-        } = ended;
-        let number = outcome.attempt;
+        let index = ended.index;
         let task = self.store.file().tasks()[index].clone();
-        let ended_at = outcome.ended_at;
         let profile = self.profiles.get(&task.agent).cloned();
-        let quota_reset_in = ended
-            .quota_reset
-            .map(|at| Duration::try_from(at.duration_since(ended_at)).unwrap_or_default());
-        let end = AttemptEnd {
-            verdict: &outcome.verdict,
-            attempt: number,
-            account: ended.account,
-            stopped_by_operator: ended.stopped_by_operator,
-            quota_reset_in,
-            jitter: random_spread(index, number),
-        };
-        let decision = decide(
-            &end,
-            RetryRules::of(&task),
-            profile.as_ref(),
-            self.batch.queue().accounts(),
-            now,
-        );
-        if let (Some(rest), Some(profile)) = (decision.rest, &profile) {
-            let name = profile
-                .accounts
-                .get(rest.account)
-                .map_or("?", |a| a.name.as_str());
-            tracing::info!(profile = %profile.name, account = name, wait_sec = rest.wait.as_secs(), "account exhausted");
-        }
-        // The account's rest, the profile's hold and the task's retry time are the queue's.
-        self.batch
-            .queue_mut()
-            .follow(index, &task.agent, profile.as_ref(), &decision, now);
+        let decision = self.decide_what_follows(&ended, &task, profile.as_ref(), now);
         if let Some(evidence) = decision.evidence {
-            outcome.verdict.evidence = Some(evidence.into());
+            ended.outcome.verdict.evidence = Some(evidence.into());
         }
         let status = decision.status;
         let account_name = ended
             .account
             .and_then(|i| profile.as_ref().and_then(|p| p.accounts.get(i)))
             .map(|a| a.name.clone());
-        let result = AttemptResult {
+        let result = self.attempt_result(&mut ended, &task, status, account_name.clone());
+        let result = serde_json::to_value(&result).wrap_err("cannot build the task's result")?;
+        let facts = EndFacts {
+            agent: &task.agent,
+            status,
+            account: account_name,
+            result: result.clone(),
+        };
+        record_facts(&ended, facts, recorder)?;
+        let retry_after = decision.retry_after;
+        self.write_end(index, result, status, retry_after, ended.outcome.ended_at);
+        self.announce_end(&ended, status, retry_after);
+        Ok(())
+    }
+
+    /// What follows `ended` (`core::outcome::decide`: next status, retry, account rest, quota
+    /// hold); the account's rest, the profile's hold and the task's retry time are handed to
+    /// the queue.
+    fn decide_what_follows(
+        &mut self,
+        ended: &Ended<'_>,
+        task: &TaskSpec,
+        profile: Option<&Profile>,
+        now: Instant,
+    ) -> Decision {
+        let number = ended.outcome.attempt;
+        let ended_at = ended.outcome.ended_at;
+        let quota_reset_in = ended
+            .quota_reset
+            .map(|at| Duration::try_from(at.duration_since(ended_at)).unwrap_or_default());
+        let end = AttemptEnd {
+            verdict: &ended.outcome.verdict,
+            attempt: number,
+            account: ended.account,
+            stopped_by_operator: ended.stopped_by_operator,
+            quota_reset_in,
+            jitter: random_spread(ended.index, number),
+        };
+        let decision = decide(
+            &end,
+            RetryRules::of(task),
+            profile,
+            self.batch.queue().accounts(),
+            now,
+        );
+        if let (Some(rest), Some(profile)) = (decision.rest, profile) {
+            let name = profile
+                .accounts
+                .get(rest.account)
+                .map_or("?", |a| a.name.as_str());
+            tracing::info!(profile = %profile.name, account = name, wait_sec = rest.wait.as_secs(), "account exhausted");
+        }
+        self.batch
+            .queue_mut()
+            .follow(ended.index, &task.agent, profile, &decision, now);
+        decision
+    }
+
+    /// The task's `result` for `ended`, whose task goes to `status` (its failure and worktree
+    /// are taken from it); the survivors herd ended for the task are counted in.
+    fn attempt_result(
+        &mut self,
+        ended: &mut Ended<'_>,
+        task: &TaskSpec,
+        status: TaskStatus,
+        account: Option<String>,
+    ) -> AttemptResult {
+        let plan = ended.plan;
+        let failure = ended.failure.take();
+        let worktree = ended.worktree.take();
+        AttemptResult {
             worktree: task
                 .worktree
-                .then(|| worktree_state(&plan.cwd, status, ended.worktree)),
+                .then(|| worktree_state(&plan.cwd, status, worktree)),
             trusted_folder: plan
                 .trust_folder
                 .as_ref()
                 .map(|trust| trust.folder.display().to_string()),
             interrupted: ended.stopped_by_operator,
-            failure_cause: ended
-                .failure
+            failure_cause: failure
                 .as_ref()
                 .and_then(|f| f.headline.clone())
-                .filter(|_| outcome.verdict.failure.is_some_and(headline_says_more)),
-            failure_summary: ended.failure.map(|f| f.summary),
-            account: account_name.clone(),
+                .filter(|_| {
+                    ended
+                        .outcome
+                        .verdict
+                        .failure
+                        .is_some_and(headline_says_more)
+                }),
+            failure_summary: failure.map(|f| f.summary),
+            account,
             host: ended.host.clone(),
             agent: ended.agent.result_fields(plan),
             total_cost_usd: ended.agent.total_cost(task.result.as_ref()),
-            survivors_ended: self.survivors.remove(&index),
-            ..AttemptResult::new(&outcome)
-        };
-        let result = serde_json::to_value(&result).wrap_err("cannot build the task's result")?;
-        let (cols, rows) = ended.size;
-        let mut facts = AttemptFacts::new(&outcome, plan, Size { cols, rows }, &task.agent);
-        facts.account = account_name;
-        ended.agent.fill_facts(&mut facts);
-        facts.ended_processes = &ended.ended_processes;
-        facts.host = ended.host.as_deref();
-        facts.task_status = Some(status.as_str());
-        facts.task_result = Some(result.clone());
-        let verdict = outcome.verdict.clone();
-        recorder.marker(
-            outcome.duration,
-            &note_label(&Note::Verdict(verdict.clone())),
-        )?;
-        recorder.finish(outcome.duration, &facts)?;
-        let retry_after = decision.retry_after;
+            survivors_ended: self.survivors.remove(&ended.index),
+            ..AttemptResult::new(&ended.outcome)
+        }
+    }
+
+    /// The task's result, status and retry time set in the tasks file.
+    fn write_end(
+        &mut self,
+        index: usize,
+        result: serde_json::Value,
+        status: TaskStatus,
+        retry_after: Option<Duration>,
+        ended_at: jiff::Timestamp,
+    ) {
         let file = self.store.file_mut();
         file.set_result(index, result);
         file.set_status(index, status);
@@ -308,8 +343,21 @@ impl Engine {
         // Group commit: written with whatever else this turn of the loop changes, by `on_tick`
         // at the latest, and always before the next agent starts (`start` saves first).
         // Nothing here acts on the new state before then: a retry waits for `start`.
+    }
+
+    /// The end said in the log and to the frontends (the verdict, the task's new status, the
+    /// retry to come); the attempt's duration remembered.
+    fn announce_end(
+        &mut self,
+        ended: &Ended<'_>,
+        status: TaskStatus,
+        retry_after: Option<Duration>,
+    ) {
+        let (task_id, number) = (ended.task_id, ended.outcome.attempt);
+        let verdict = ended.outcome.verdict.clone();
         tracing::info!(task = task_id, attempt = number, verdict = verdict.label(), evidence = ?verdict.evidence, status = %status, "attempt ended");
-        self.last_durations.insert(index, outcome.duration);
+        self.last_durations
+            .insert(ended.index, ended.outcome.duration);
         self.events.push(EngineEvent::Finished {
             task_id: task_id.to_string(),
             attempt: number,
@@ -322,8 +370,34 @@ impl Engine {
                 after,
             });
         }
-        Ok(())
     }
+}
+
+/// What `conclude` decided about an ended attempt, for its recording's facts.
+struct EndFacts<'a> {
+    agent: &'a str,
+    status: TaskStatus,
+    account: Option<String>,
+    result: serde_json::Value,
+}
+
+/// The recording of `ended` finished: its verdict marked, its facts written.
+fn record_facts(ended: &Ended<'_>, end: EndFacts<'_>, recorder: &mut Recorder) -> Result<()> {
+    let outcome = &ended.outcome;
+    let (cols, rows) = ended.size;
+    let mut facts = AttemptFacts::new(outcome, ended.plan, Size { cols, rows }, end.agent);
+    facts.account = end.account;
+    ended.agent.fill_facts(&mut facts);
+    facts.ended_processes = &ended.ended_processes;
+    facts.host = ended.host.as_deref();
+    facts.task_status = Some(end.status.as_str());
+    facts.task_result = Some(end.result);
+    recorder.marker(
+        outcome.duration,
+        &note_label(&Note::Verdict(outcome.verdict.clone())),
+    )?;
+    recorder.finish(outcome.duration, &facts)?;
+    Ok(())
 }
 
 /// A task's worktree after an attempt: removed when the task completed with a clean tree, kept

@@ -25,6 +25,28 @@ use crate::run::pty::AgentProcess;
 use crate::run::recorder::{AttemptPaths, Recorder};
 use crate::run::{failure_report, hygiene, outcome};
 
+/// An attempt whose agent is about to be spawned: what its live state, or its end when the
+/// agent cannot start, is made of.
+struct Launching {
+    index: usize,
+    /// The task as it was before this start changed it.
+    task: TaskSpec,
+    number: u32,
+    plan: crate::run::launch::LaunchPlan,
+    key: u64,
+    account: Option<usize>,
+    /// (rows, cols) of its PTY.
+    size: (u16, u16),
+    started_at: jiff::Timestamp,
+    recorder: Recorder,
+    setup: AttemptSetup,
+    git_before: failure_report::GitSnapshot,
+    cookie: String,
+    hooks: Option<crate::run::hook_server::HookServer>,
+    app_server: Option<crate::run::app_server::AppServerLink>,
+    remote: Option<super::hosts::RemoteState>,
+}
+
 impl Engine {
     /// The listener for the hooks of a profile that has them, for an agent on this machine; a
     /// listener that cannot start leaves the screen in charge (and says so in the log).
@@ -82,25 +104,55 @@ impl Engine {
     /// Launches a prepared attempt's agent; its `running` state is on disk (`commit`).
     pub(super) fn launch(&mut self, starting: Starting, now: Instant) -> Result<()> {
         let started_at = self.clock.wall;
+        let recorder = match self.create_recorder(&starting, started_at) {
+            Ok(recorder) => recorder,
+            Err(error) => {
+                // herd stops: the attempt did not happen.
+                self.revert_start(starting.index, &starting.task);
+                return Err(error);
+            }
+        };
+        let launching = self.prepare_launch(starting, recorder, started_at);
+        match self.spawn_agent(&launching) {
+            Ok(process) => self.go_live(launching, process, now),
+            Err(error) if crate::run::limits::is_resource_shortage(&error) => {
+                let reason = format!("{error:#}");
+                self.defer_spawn(launching.index, &launching.task, reason, now)
+            }
+            Err(error) => self.conclude_unspawned(launching, &error, now),
+        }
+    }
+
+    /// The recorder of the attempt `starting` prepares.
+    fn create_recorder(
+        &self,
+        starting: &Starting,
+        started_at: jiff::Timestamp,
+    ) -> Result<Recorder> {
         let (rows, cols) = starting.size;
         let paths = AttemptPaths::new(
             &self.opts.runs_dir.join(&starting.task.task_id),
             starting.number,
         );
-        let recorder = match Recorder::create(
+        let recorder = Recorder::create(
             paths,
             cols,
             rows,
             started_at.as_second().max(0) as u64,
             &starting.task.task_id,
-        ) {
-            Ok(recorder) => recorder,
-            Err(error) => {
-                // herd stops: the attempt did not happen.
-                self.revert_start(starting.index, &starting.task);
-                return Err(error.into());
-            }
-        };
+        )?;
+        Ok(recorder)
+    }
+
+    /// Everything the agent's process is started with and watched by: the attempt's setup,
+    /// its hygiene cookie, herd's hooks and app-server link, its host's state; the start is
+    /// announced.
+    fn prepare_launch(
+        &mut self,
+        starting: Starting,
+        recorder: Recorder,
+        started_at: jiff::Timestamp,
+    ) -> Launching {
         let Starting {
             index,
             task,
@@ -111,35 +163,10 @@ impl Engine {
             account,
             host,
             git_before,
+            size: (rows, cols),
             ..
         } = starting;
-        let profile_rules = profile.rules.clone();
-        let auto_rules = profile
-            .prompts
-            .iter()
-            .map(|rule| task.policy_for(&rule.name).unwrap_or(rule.auto_by_default))
-            .collect();
-        let setup = AttemptSetup {
-            idle: Duration::from_secs_f64(task.idle_sec.unwrap_or(profile.idle_sec)),
-            permission_wait: (!self.opts.operator_present).then(|| {
-                Duration::from_secs_f64(
-                    task.permission_wait_sec
-                        .unwrap_or(DEFAULT_PERMISSION_WAIT_SEC),
-                )
-            }),
-            profile,
-            marker: plan.marker.clone(),
-            prompt: plan.prompt.clone(),
-            rows,
-            cols,
-            timeout: Duration::from_secs(task.timeout_sec),
-            auto_rules,
-            answer_cap: DEFAULT_ANSWER_CAP,
-            completion: plan.completion.completion,
-            marker_required: plan.completion.marker_required,
-            guard: guard_setup(&task, &profile_rules, &plan.cwd),
-        };
-        let agent_log = setup.profile.agent_log;
+        let setup = self.attempt_setup(&task, profile, &plan, (rows, cols));
         let command = plan.argv.join(" ");
         tracing::info!(task = %task.task_id, attempt = number, cwd = %plan.cwd.display(), "starting {command}");
         self.events.push(EngineEvent::Started {
@@ -164,109 +191,200 @@ impl Engine {
             app_server.as_ref().map(|link| link.url()).as_deref(),
             &herd_exe(),
         );
-        // On a host, the local terminal carries the launcher (ssh -tt, an exec with -t).
-        let (spawned, remote) = match host {
-            None => (
-                AgentProcess::spawn(
-                    &plan,
-                    rows,
-                    cols,
-                    key,
-                    self.outbox_of(key, EngineInbox::from_pty),
-                ),
-                None,
+        let remote = host.map(|host| {
+            let run_dir = self.opts.runs_dir.join(&task.task_id);
+            let log = crate::run::remote::log_path(&run_dir, number);
+            super::hosts::RemoteState::new(host, log)
+        });
+        Launching {
+            index,
+            task,
+            number,
+            plan,
+            key,
+            account,
+            size: (rows, cols),
+            started_at,
+            recorder,
+            setup,
+            git_before,
+            cookie,
+            hooks,
+            app_server,
+            remote,
+        }
+    }
+
+    /// What the attempt's state machine is set up with: the profile's rules and timings as the
+    /// task overrides them, and the plan's prompt and completion.
+    fn attempt_setup(
+        &self,
+        task: &TaskSpec,
+        profile: crate::core::profile::Profile,
+        plan: &crate::run::launch::LaunchPlan,
+        (rows, cols): (u16, u16),
+    ) -> AttemptSetup {
+        let profile_rules = profile.rules.clone();
+        let auto_rules = profile
+            .prompts
+            .iter()
+            .map(|rule| task.policy_for(&rule.name).unwrap_or(rule.auto_by_default))
+            .collect();
+        AttemptSetup {
+            idle: Duration::from_secs_f64(task.idle_sec.unwrap_or(profile.idle_sec)),
+            permission_wait: (!self.opts.operator_present).then(|| {
+                Duration::from_secs_f64(
+                    task.permission_wait_sec
+                        .unwrap_or(DEFAULT_PERMISSION_WAIT_SEC),
+                )
+            }),
+            profile,
+            marker: plan.marker.clone(),
+            prompt: plan.prompt.clone(),
+            rows,
+            cols,
+            timeout: Duration::from_secs(task.timeout_sec),
+            auto_rules,
+            answer_cap: DEFAULT_ANSWER_CAP,
+            completion: plan.completion.completion,
+            marker_required: plan.completion.marker_required,
+            guard: guard_setup(task, &profile_rules, &plan.cwd),
+        }
+    }
+
+    /// Spawns the agent in its PTY; on a host, the local terminal carries the launcher (ssh -tt,
+    /// an exec with -t).
+    fn spawn_agent(&self, launching: &Launching) -> Result<AgentProcess> {
+        let Launching { plan, key, .. } = launching;
+        let (rows, cols) = launching.size;
+        match &launching.remote {
+            None => AgentProcess::spawn(
+                plan,
+                rows,
+                cols,
+                *key,
+                self.outbox_of(*key, EngineInbox::from_pty),
             ),
-            Some(host) => {
-                let run_dir = self.opts.runs_dir.join(&task.task_id);
-                let log = crate::run::remote::log_path(&run_dir, number);
+            Some(remote) => {
+                let run_dir = self.opts.runs_dir.join(&launching.task.task_id);
                 let cwd = plan.cwd.display().to_string();
-                let local = crate::run::remote::wrap(&plan, &host, &cwd, &cookie, &log, &run_dir);
-                let spawned = AgentProcess::spawn(
+                let (host, log, cookie) = (&remote.host, &remote.log, &launching.cookie);
+                let local = crate::run::remote::wrap(plan, host, &cwd, cookie, log, &run_dir);
+                AgentProcess::spawn(
                     &local,
                     rows,
                     cols,
-                    key,
-                    self.outbox_of(key, EngineInbox::from_pty),
-                );
-                (spawned, Some(super::hosts::RemoteState::new(host, log)))
-            }
-        };
-        let host_name = remote.as_ref().map(|r| r.host.name.clone());
-        match spawned {
-            Ok(process) => {
-                let files =
-                    self.watch_files(key, &task, number, &plan, agent_log, &remote, started_at);
-                let watches_files = files.is_some();
-                self.live.insert(
-                    key,
-                    LiveAttempt {
-                        task: index,
-                        task_id: task.task_id.clone(),
-                        number,
-                        attempt: Attempt::new(setup),
-                        prompts: crate::core::prompt_id::PromptIds::new(&task.task_id, number),
-                        process,
-                        recorder,
-                        plan,
-                        started: now,
-                        started_at,
-                        stopped_by_operator: false,
-                        size: (cols, rows),
-                        git_before,
-                        account,
-                        _hooks: hooks,
-                        app_server,
-                        signal_text: None,
-                        files,
-                        cookie,
-                        known_processes: Vec::new(),
-                        swept: Vec::new(),
-                        gathered: None,
-                        remote,
-                    },
-                );
-                self.live_by_task.insert(index, key);
-                let started = Input::AgentStarted { key, watches_files };
-                self.drive(started, now)
-            }
-            Err(error) if crate::run::limits::is_resource_shortage(&error) => {
-                self.defer_spawn(index, &task, format!("{error:#}"), now)
-            }
-            Err(error) => {
-                // Could not even start: a process failure of this attempt, with the reason.
-                let verdict = Verdict::failed(FailureType::Process, format!("{error:#}"));
-                let mut recorder = recorder;
-                let outcome = AttemptOutcome {
-                    attempt: number,
-                    verdict,
-                    marker_seen: false,
-                    exit: ExitStatus::default(),
-                    log_file: outcome::relative_to(&recorder.paths().log, self.store.base_dir()),
-                    auto_counts: Vec::new(),
-                    auto_inputs: Vec::new(),
-                    approvals: Vec::new(),
-                    started_at,
-                    ended_at: self.clock.wall,
-                    duration: Duration::ZERO,
-                };
-                let ended = Ended {
-                    index,
-                    task_id: &task.task_id,
-                    plan: &plan,
-                    size: (cols, rows),
-                    account,
-                    stopped_by_operator: false,
-                    outcome,
-                    failure: None,
-                    quota_reset: None,
-                    agent: AgentReport::default(),
-                    ended_processes: Vec::new(),
-                    host: host_name,
-                    worktree: None,
-                };
-                self.conclude(ended, &mut recorder, now)
+                    *key,
+                    self.outbox_of(*key, EngineInbox::from_pty),
+                )
             }
         }
+    }
+
+    /// The spawned agent becomes a live attempt, its files watched, and the batch is told.
+    fn go_live(&mut self, launching: Launching, process: AgentProcess, now: Instant) -> Result<()> {
+        let Launching {
+            index,
+            task,
+            number,
+            plan,
+            key,
+            account,
+            size: (rows, cols),
+            started_at,
+            recorder,
+            setup,
+            git_before,
+            cookie,
+            hooks,
+            app_server,
+            remote,
+        } = launching;
+        let agent_log = setup.profile.agent_log;
+        let files = self.watch_files(key, &task, number, &plan, agent_log, &remote, started_at);
+        let watches_files = files.is_some();
+        self.live.insert(
+            key,
+            LiveAttempt {
+                task: index,
+                task_id: task.task_id.clone(),
+                number,
+                attempt: Attempt::new(setup),
+                prompts: crate::core::prompt_id::PromptIds::new(&task.task_id, number),
+                process,
+                recorder,
+                plan,
+                started: now,
+                started_at,
+                stopped_by_operator: false,
+                size: (cols, rows),
+                git_before,
+                account,
+                _hooks: hooks,
+                app_server,
+                signal_text: None,
+                files,
+                cookie,
+                known_processes: Vec::new(),
+                swept: Vec::new(),
+                gathered: None,
+                remote,
+            },
+        );
+        self.live_by_task.insert(index, key);
+        let started = Input::AgentStarted { key, watches_files };
+        self.drive(started, now)
+    }
+
+    /// An agent that could not even start: a process failure of this attempt, with the reason.
+    fn conclude_unspawned(
+        &mut self,
+        launching: Launching,
+        error: &color_eyre::eyre::Report,
+        now: Instant,
+    ) -> Result<()> {
+        let Launching {
+            index,
+            task,
+            number,
+            plan,
+            account,
+            size: (rows, cols),
+            started_at,
+            mut recorder,
+            remote,
+            ..
+        } = launching;
+        let verdict = Verdict::failed(FailureType::Process, format!("{error:#}"));
+        let outcome = AttemptOutcome {
+            attempt: number,
+            verdict,
+            marker_seen: false,
+            exit: ExitStatus::default(),
+            log_file: outcome::relative_to(&recorder.paths().log, self.store.base_dir()),
+            auto_counts: Vec::new(),
+            auto_inputs: Vec::new(),
+            approvals: Vec::new(),
+            started_at,
+            ended_at: self.clock.wall,
+            duration: Duration::ZERO,
+        };
+        let ended = Ended {
+            index,
+            task_id: &task.task_id,
+            plan: &plan,
+            size: (cols, rows),
+            account,
+            stopped_by_operator: false,
+            outcome,
+            failure: None,
+            quota_reset: None,
+            agent: AgentReport::default(),
+            ended_processes: Vec::new(),
+            host: remote.map(|r| r.host.name),
+            worktree: None,
+        };
+        self.conclude(ended, &mut recorder, now)
     }
 
     /// Puts task `index` back to what it was before a start that did not happen (`before`).

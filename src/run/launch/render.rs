@@ -31,155 +31,37 @@ pub(super) fn render_all(
     let cwd = ctx
         .cwd
         .map_or_else(|| task_cwd(task, ctx.base_dir), Path::to_path_buf);
-    let cwd_text = cwd.display().to_string();
-    let signal_text = signal_file.as_ref().map(|p| p.display().to_string());
-    let agent_log_text = ctx.agent_log_file().display().to_string();
-    let own = |name: &str| -> Option<String> {
-        if let Some(value) = task.inputs.get(name) {
-            return Some(value.clone());
-        }
-        match name {
-            "task_id" => Some(task.task_id.clone()),
-            "agent" => Some(task.agent.clone()),
-            "attempt" => Some(ctx.attempt.to_string()),
-            "cwd" => Some(cwd_text.clone()),
-            "run_id" => ctx.run_id.map(str::to_string),
-            "timeout_sec" => Some(task.timeout_sec.to_string()),
-            "max_retries" => Some(task.max_retries.to_string()),
-            "previous_failure" => Some(previous_failure(task, ctx.attempt).unwrap_or_default()),
-            "signal_file" => signal_text.clone(),
-            "agent_log" => Some(agent_log_text.clone()),
-            // A CLI's permission mode: the task's `inputs.permission_mode` (found above), else
-            // the mode in which the CLI asks before it acts (Claude Code's and Gemini CLI's
-            // `default`; Codex CLI's approval policy `on-request` in the sandbox that lets it
-            // write in the task's folder).
-            "permission_mode" => Some("default".to_string()),
-            "approval_policy" => Some("on-request".to_string()),
-            "sandbox_mode" => Some("workspace-write".to_string()),
-            "hook_settings" => Some(
-                ctx.hook_settings
-                    .unwrap_or(crate::core::hook::NO_SETTINGS)
-                    .to_string(),
-            ),
-            "session_id" => resume.map(|r| r.session_id.clone()),
-            _ => None,
-        }
-    };
-    let marker_template = task
-        .completion_marker
-        .as_deref()
-        .unwrap_or(DEFAULT_MARKER_TEMPLATE);
-    let marker = render_template(
-        problems,
-        TemplateSite::CompletionMarker,
-        marker_template,
-        &own,
-    );
-    let with_marker = |name: &str| -> Option<String> {
-        if name == "completion_marker" {
-            return Some(marker.clone());
-        }
-        own(name)
-    };
+    let mut values = Placeholders::new(task, resume, ctx, &cwd, signal_file.as_deref());
+    let marker = render_marker(task, &values, problems);
+    values.marker = Some(marker.clone());
     let prompt = match resume {
-        // The session knows the task; a signal file's path is new with every attempt.
-        Some(resume) => match &signal_file {
-            Some(path) => format!("{}\n\n{}", resume.message, prompt::signal_instruction(path)),
-            None => resume.message.clone(),
-        },
+        Some(resume) => resumed_prompt(resume, signal_file.as_deref()),
         None => {
-            let (mut prompt, placed) = match source {
-                PromptSource::Template(text) => (
-                    render_template(problems, TemplateSite::PromptTemplate, text, &with_marker),
-                    text.as_str(),
-                ),
-                PromptSource::CommandFile(text) => (text.clone(), ""),
+            let prompt = FreshPrompt {
+                source,
+                completion: &completion,
+                marker: &marker,
+                signal_file: signal_file.as_deref(),
             };
-            // A retry tells the agent what went wrong last time, unless the template places it.
-            if let Some(summary) = previous_failure(task, ctx.attempt)
-                && !placed.contains("{previous_failure}")
-            {
-                prompt.push_str("\n\n");
-                prompt.push_str(&summary);
-            }
-            if let Some(addition) = prompt::fresh_prompt_addition(task) {
-                prompt.push_str("\n\n");
-                prompt.push_str(&addition);
-            }
-            // A command file cannot place the marker or the signal file itself.
-            let command_file = matches!(source, PromptSource::CommandFile(_));
-            if command_file && completion.marker_required && !prompt.contains(&marker) {
-                prompt.push_str("\n\n");
-                prompt.push_str(&prompt::marker_instruction(&marker));
-            }
-            if let Some(path) = &signal_file
-                && !placed.contains("{signal_file}")
-            {
-                prompt.push_str("\n\n");
-                prompt.push_str(&prompt::signal_instruction(path));
-            }
-            prompt
+            prompt.compose(task, ctx.attempt, &values, problems)
         }
     };
-    // An ACP agent resumes through its client (`session/load`), with its usual command.
-    let acp = profile.protocol == crate::core::profile::Protocol::Acp;
-    let (command, site): (Vec<String>, fn(usize) -> TemplateSite) = match (resume, &task.command) {
-        (Some(_), _) if !acp => (profile.resume.clone(), |index| {
-            TemplateSite::ResumeCommand { index }
-        }),
-        (_, Some(command)) => (command.clone(), |index| TemplateSite::Command { index }),
-        (_, None) => (profile.command.clone(), |index| {
-            TemplateSite::ProfileCommand { index }
-        }),
-    };
+    values.prompt = Some(prompt.clone());
+    let (command, site) = command_template(task, profile, resume);
     if command.is_empty() {
         problems.push(LaunchError::NoCommand {
             profile: profile.name.clone(),
         });
     }
-    let full = |name: &str| -> Option<String> {
-        if name == "rendered_prompt" {
-            return Some(prompt.clone());
-        }
-        with_marker(name)
-    };
     let agent_log = command
         .iter()
         .chain(profile.env.values())
         .chain(task.env.values())
         .any(|part| part.contains("{agent_log}"))
         .then(|| ctx.agent_log_file());
-    let mut argv = Vec::with_capacity(command.len());
-    for (i, part) in command.iter().enumerate() {
-        // Codex's app server: placed by the launch (`run::app_server::argv_for`).
-        if part == crate::core::app_server::PLACEHOLDER {
-            argv.push(part.clone());
-            continue;
-        }
-        argv.push(render_template(problems, site(i), part, &full));
-    }
-    let mut env = BTreeMap::new();
-    env.insert("TERM".to_string(), "xterm-256color".to_string());
-    env.insert("COLORTERM".to_string(), "truecolor".to_string());
-    for (key, value) in profile.env.iter().chain(task.env.iter()) {
-        let rendered = render_template(
-            problems,
-            TemplateSite::Env { key: key.clone() },
-            value,
-            &full,
-        );
-        env.insert(key.clone(), rendered);
-    }
-    env.insert("HERD_TASK_ID".to_string(), task.task_id.clone());
-    env.insert("HERD_ATTEMPT".to_string(), ctx.attempt.to_string());
-    env.insert("HERD_COMPLETION_MARKER".to_string(), marker.clone());
-    env.insert(
-        "HERD_RUN_DIR".to_string(),
-        ctx.run_dir.display().to_string(),
-    );
-    if let Some(path) = &signal_file {
-        env.insert("HERD_SIGNAL_FILE".to_string(), path.display().to_string());
-    }
+    let mut argv = render_argv(&command, site, &values, problems);
+    let mut env = render_env(task, profile, &values, problems);
+    add_herd_env(&mut env, task, ctx, &marker, signal_file.as_deref());
     if profile.protocol == crate::core::profile::Protocol::Acp {
         let log = acp::log_path(ctx.run_dir, ctx.attempt);
         argv = acp::wrap(argv, &mut env, task, profile, &prompt, &log);
@@ -202,6 +84,245 @@ pub(super) fn render_all(
         signal_file,
         agent_log,
         trust_folder,
+    }
+}
+
+/// What the placeholders of a task's templates stand for. The marker and the prompt are added
+/// once rendered: the marker's own template cannot name itself, nor the prompt's the prompt.
+struct Placeholders<'a> {
+    task: &'a TaskSpec,
+    resume: Option<&'a Resume>,
+    ctx: &'a LaunchContext<'a>,
+    cwd: String,
+    signal_file: Option<String>,
+    agent_log: String,
+    marker: Option<String>,
+    prompt: Option<String>,
+}
+
+impl<'a> Placeholders<'a> {
+    fn new(
+        task: &'a TaskSpec,
+        resume: Option<&'a Resume>,
+        ctx: &'a LaunchContext<'a>,
+        cwd: &Path,
+        signal_file: Option<&Path>,
+    ) -> Self {
+        Self {
+            task,
+            resume,
+            ctx,
+            cwd: cwd.display().to_string(),
+            signal_file: signal_file.map(|p| p.display().to_string()),
+            agent_log: ctx.agent_log_file().display().to_string(),
+            marker: None,
+            prompt: None,
+        }
+    }
+
+    /// The value of `{name}`: the rendered prompt and marker first (once known), then the
+    /// task's `inputs`, then what herd itself knows.
+    fn value(&self, name: &str) -> Option<String> {
+        match (name, &self.prompt, &self.marker) {
+            ("rendered_prompt", Some(prompt), _) => return Some(prompt.clone()),
+            ("completion_marker", _, Some(marker)) => return Some(marker.clone()),
+            _ => {}
+        }
+        if let Some(value) = self.task.inputs.get(name) {
+            return Some(value.clone());
+        }
+        self.builtin(name)
+    }
+
+    /// The placeholders herd fills itself, whatever the task's `inputs` say.
+    fn builtin(&self, name: &str) -> Option<String> {
+        let (task, ctx) = (self.task, self.ctx);
+        match name {
+            "task_id" => Some(task.task_id.clone()),
+            "agent" => Some(task.agent.clone()),
+            "attempt" => Some(ctx.attempt.to_string()),
+            "cwd" => Some(self.cwd.clone()),
+            "run_id" => ctx.run_id.map(str::to_string),
+            "timeout_sec" => Some(task.timeout_sec.to_string()),
+            "max_retries" => Some(task.max_retries.to_string()),
+            "previous_failure" => Some(previous_failure(task, ctx.attempt).unwrap_or_default()),
+            "signal_file" => self.signal_file.clone(),
+            "agent_log" => Some(self.agent_log.clone()),
+            // A CLI's permission mode: the task's `inputs.permission_mode` (found above), else
+            // the mode in which the CLI asks before it acts (Claude Code's and Gemini CLI's
+            // `default`; Codex CLI's approval policy `on-request` in the sandbox that lets it
+            // write in the task's folder).
+            "permission_mode" => Some("default".to_string()),
+            "approval_policy" => Some("on-request".to_string()),
+            "sandbox_mode" => Some("workspace-write".to_string()),
+            "hook_settings" => Some(
+                ctx.hook_settings
+                    .unwrap_or(crate::core::hook::NO_SETTINGS)
+                    .to_string(),
+            ),
+            "session_id" => self.resume.map(|r| r.session_id.clone()),
+            _ => None,
+        }
+    }
+
+    /// `text` rendered with these values (see `render_template`).
+    fn render(&self, problems: &mut Vec<LaunchError>, site: TemplateSite, text: &str) -> String {
+        render_template(problems, site, text, &|name| self.value(name))
+    }
+}
+
+/// The task's completion marker, its template (or herd's default) rendered.
+fn render_marker(
+    task: &TaskSpec,
+    values: &Placeholders<'_>,
+    problems: &mut Vec<LaunchError>,
+) -> String {
+    let template = task
+        .completion_marker
+        .as_deref()
+        .unwrap_or(DEFAULT_MARKER_TEMPLATE);
+    values.render(problems, TemplateSite::CompletionMarker, template)
+}
+
+/// A resumed session's prompt: the session knows the task; a signal file's path is new with
+/// every attempt.
+fn resumed_prompt(resume: &Resume, signal_file: Option<&Path>) -> String {
+    match signal_file {
+        Some(path) => format!("{}\n\n{}", resume.message, prompt::signal_instruction(path)),
+        None => resume.message.clone(),
+    }
+}
+
+/// A fresh session's prompt and what it is composed from.
+struct FreshPrompt<'a> {
+    source: &'a PromptSource,
+    completion: &'a CompletionRule,
+    marker: &'a str,
+    signal_file: Option<&'a Path>,
+}
+
+impl FreshPrompt<'_> {
+    /// The template rendered (or the command file as written), then what it does not place
+    /// itself appended: the previous failure, the profile's addition, the marker and the
+    /// signal file's instructions.
+    fn compose(
+        &self,
+        task: &TaskSpec,
+        attempt: u32,
+        values: &Placeholders<'_>,
+        problems: &mut Vec<LaunchError>,
+    ) -> String {
+        let (mut prompt, placed) = match self.source {
+            PromptSource::Template(text) => (
+                values.render(problems, TemplateSite::PromptTemplate, text),
+                text.as_str(),
+            ),
+            PromptSource::CommandFile(text) => (text.clone(), ""),
+        };
+        // A retry tells the agent what went wrong last time, unless the template places it.
+        if let Some(summary) = previous_failure(task, attempt)
+            && !placed.contains("{previous_failure}")
+        {
+            append_paragraph(&mut prompt, &summary);
+        }
+        if let Some(addition) = prompt::fresh_prompt_addition(task) {
+            append_paragraph(&mut prompt, &addition);
+        }
+        // A command file cannot place the marker or the signal file itself.
+        let command_file = matches!(self.source, PromptSource::CommandFile(_));
+        if command_file && self.completion.marker_required && !prompt.contains(self.marker) {
+            append_paragraph(&mut prompt, &prompt::marker_instruction(self.marker));
+        }
+        if let Some(path) = self.signal_file
+            && !placed.contains("{signal_file}")
+        {
+            append_paragraph(&mut prompt, &prompt::signal_instruction(path));
+        }
+        prompt
+    }
+}
+
+/// `text` appended to `prompt` as a paragraph of its own.
+fn append_paragraph(prompt: &mut String, text: &str) {
+    prompt.push_str("\n\n");
+    prompt.push_str(text);
+}
+
+/// The command to render, and where each of its parts comes from (for a problem's site): the
+/// profile's resume command for a resumed session, else the task's command, else the
+/// profile's. An ACP agent resumes through its client (`session/load`), with its usual command.
+fn command_template(
+    task: &TaskSpec,
+    profile: &Profile,
+    resume: Option<&Resume>,
+) -> (Vec<String>, fn(usize) -> TemplateSite) {
+    let acp = profile.protocol == crate::core::profile::Protocol::Acp;
+    match (resume, &task.command) {
+        (Some(_), _) if !acp => (profile.resume.clone(), |index| {
+            TemplateSite::ResumeCommand { index }
+        }),
+        (_, Some(command)) => (command.clone(), |index| TemplateSite::Command { index }),
+        (_, None) => (profile.command.clone(), |index| {
+            TemplateSite::ProfileCommand { index }
+        }),
+    }
+}
+
+/// Each part of `command` rendered, but Codex's app-server placeholder, which the launch places
+/// (`run::app_server::argv_for`).
+fn render_argv(
+    command: &[String],
+    site: fn(usize) -> TemplateSite,
+    values: &Placeholders<'_>,
+    problems: &mut Vec<LaunchError>,
+) -> Vec<String> {
+    let mut argv = Vec::with_capacity(command.len());
+    for (i, part) in command.iter().enumerate() {
+        if part == crate::core::app_server::PLACEHOLDER {
+            argv.push(part.clone());
+            continue;
+        }
+        argv.push(values.render(problems, site(i), part));
+    }
+    argv
+}
+
+/// The terminal's variables, then the profile's and the task's environment rendered (the
+/// task's win).
+fn render_env(
+    task: &TaskSpec,
+    profile: &Profile,
+    values: &Placeholders<'_>,
+    problems: &mut Vec<LaunchError>,
+) -> BTreeMap<String, String> {
+    let mut env = BTreeMap::new();
+    env.insert("TERM".to_string(), "xterm-256color".to_string());
+    env.insert("COLORTERM".to_string(), "truecolor".to_string());
+    for (key, value) in profile.env.iter().chain(task.env.iter()) {
+        let site = TemplateSite::Env { key: key.clone() };
+        let rendered = values.render(problems, site, value);
+        env.insert(key.clone(), rendered);
+    }
+    env
+}
+
+/// The `HERD_*` variables that tell the agent (and its hooks) which attempt it is.
+fn add_herd_env(
+    env: &mut BTreeMap<String, String>,
+    task: &TaskSpec,
+    ctx: &LaunchContext<'_>,
+    marker: &str,
+    signal_file: Option<&Path>,
+) {
+    env.insert("HERD_TASK_ID".to_string(), task.task_id.clone());
+    env.insert("HERD_ATTEMPT".to_string(), ctx.attempt.to_string());
+    env.insert("HERD_COMPLETION_MARKER".to_string(), marker.to_string());
+    env.insert(
+        "HERD_RUN_DIR".to_string(),
+        ctx.run_dir.display().to_string(),
+    );
+    if let Some(path) = signal_file {
+        env.insert("HERD_SIGNAL_FILE".to_string(), path.display().to_string());
     }
 }
 

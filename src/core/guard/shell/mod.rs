@@ -132,6 +132,38 @@ struct Parser {
     pending_heredocs: Vec<(String, bool)>,
 }
 
+/// What `Parser::script` has read so far at one level.
+#[derive(Default)]
+struct Reading {
+    script: Script,
+    /// The pipeline being read.
+    pipeline: Pipeline,
+    /// The command being read.
+    command: SimpleCommand,
+    /// `for NAME in words; do`: the words are not a command.
+    in_for_header: bool,
+}
+
+impl Reading {
+    /// The command being read has something: a word, a redirection or an assignment.
+    fn command_started(&self) -> bool {
+        !self.command.words.is_empty()
+            || !self.command.redirects.is_empty()
+            || !self.command.assignments.is_empty()
+    }
+
+    /// The script, with the command and pipeline being read at its end.
+    fn finish(mut self) -> Script {
+        if self.command_started() {
+            self.pipeline.commands.push(self.command);
+        }
+        if !self.pipeline.commands.is_empty() {
+            self.script.pipelines.push(self.pipeline);
+        }
+        self.script
+    }
+}
+
 enum Token {
     Word(Word),
     Op(String),
@@ -154,101 +186,107 @@ impl Parser {
 
     /// Reads pipelines until the end, or until `closer` (`)`) at this level.
     fn script(&mut self, closer: Option<char>) -> Result<Script, ParseError> {
-        let mut script = Script::default();
-        let mut pipeline = Pipeline::default();
-        let mut command = SimpleCommand::default();
-        // `for NAME in words; do`: the words are not a command.
-        let mut in_for_header = false;
+        let mut reading = Reading::default();
         loop {
-            let token = self.token(closer)?;
-            match token {
-                Token::Word(word) => {
-                    if in_for_header {
-                        continue;
-                    }
-                    let at_start = command.words.is_empty();
-                    if at_start && word.inner.is_empty() && !word.dynamic {
-                        if word.text == "for" || word.text == "select" {
-                            in_for_header = true;
-                            continue;
-                        }
-                        if word.text == "case" || word.text == "function" {
-                            return self.err("`case` and functions are not followed");
-                        }
-                        if KEYWORDS_SKIPPED.contains(&word.text.as_str()) {
-                            continue;
-                        }
-                        if is_assignment(&word.text) {
-                            command.assignments.push(word);
-                            continue;
-                        }
-                    }
-                    command.words.push(word);
-                }
-                Token::Redirect(op) => {
-                    if op == "<<" || op == "<<-" {
-                        let (delimiter, quoted) = self.heredoc_delimiter()?;
-                        self.pending_heredocs.push((delimiter.clone(), quoted));
-                        command.redirects.push(Redirect {
-                            op,
-                            target: Word {
-                                text: delimiter,
-                                ..Word::default()
-                            },
-                        });
-                        continue;
-                    }
-                    let target = match self.token(closer)? {
-                        Token::Word(w) => w,
-                        _ => return self.err("a redirection has no target"),
-                    };
-                    command.redirects.push(Redirect { op, target });
-                }
-                Token::Op(op) => {
-                    if op == "(" {
-                        if !command.words.is_empty() {
-                            return self.err("function definitions are not followed");
-                        }
-                        let inner = self.script(Some(')'))?;
-                        script.pipelines.extend(inner.pipelines);
-                        continue;
-                    }
-                    if op == "\n" && !self.pending_heredocs.is_empty() {
-                        self.read_heredoc_bodies()?;
-                    }
-                    let ends_pipeline = op != "|" && op != "|&";
-                    if ends_pipeline {
-                        in_for_header = false;
-                    }
-                    if !command.words.is_empty()
-                        || !command.redirects.is_empty()
-                        || !command.assignments.is_empty()
-                    {
-                        pipeline.commands.push(std::mem::take(&mut command));
-                    } else if !ends_pipeline {
-                        return self.err("a pipe with no command before it");
-                    }
-                    if ends_pipeline && !pipeline.commands.is_empty() {
-                        script.pipelines.push(std::mem::take(&mut pipeline));
-                    }
-                }
+            match self.token(closer)? {
+                Token::Word(word) => self.read_word(&mut reading, word)?,
+                Token::Redirect(op) => self.read_redirect(&mut reading.command, op, closer)?,
+                Token::Op(op) => self.read_operator(&mut reading, op)?,
                 Token::End => {
                     if !self.pending_heredocs.is_empty() {
                         return self.err("a here-document is not closed");
                     }
-                    if !command.words.is_empty()
-                        || !command.redirects.is_empty()
-                        || !command.assignments.is_empty()
-                    {
-                        pipeline.commands.push(command);
-                    }
-                    if !pipeline.commands.is_empty() {
-                        script.pipelines.push(pipeline);
-                    }
-                    return Ok(script);
+                    return Ok(reading.finish());
                 }
             }
         }
+    }
+
+    /// A word: the command's name or an argument, an assignment before it, or a keyword that is
+    /// skipped (the words of a `for` header too).
+    fn read_word(&self, reading: &mut Reading, word: Word) -> Result<(), ParseError> {
+        if reading.in_for_header {
+            return Ok(());
+        }
+        let command = &mut reading.command;
+        let at_start = command.words.is_empty();
+        if at_start && word.inner.is_empty() && !word.dynamic {
+            if word.text == "for" || word.text == "select" {
+                reading.in_for_header = true;
+                return Ok(());
+            }
+            if word.text == "case" || word.text == "function" {
+                return self.err("`case` and functions are not followed");
+            }
+            if KEYWORDS_SKIPPED.contains(&word.text.as_str()) {
+                return Ok(());
+            }
+            if is_assignment(&word.text) {
+                command.assignments.push(word);
+                return Ok(());
+            }
+        }
+        command.words.push(word);
+        Ok(())
+    }
+
+    /// A redirection `op` of `command` and its target; a here-document's body is read after
+    /// its line.
+    fn read_redirect(
+        &mut self,
+        command: &mut SimpleCommand,
+        op: String,
+        closer: Option<char>,
+    ) -> Result<(), ParseError> {
+        if op == "<<" || op == "<<-" {
+            let (delimiter, quoted) = self.heredoc_delimiter()?;
+            self.pending_heredocs.push((delimiter.clone(), quoted));
+            command.redirects.push(Redirect {
+                op,
+                target: Word {
+                    text: delimiter,
+                    ..Word::default()
+                },
+            });
+            return Ok(());
+        }
+        let target = match self.token(closer)? {
+            Token::Word(w) => w,
+            _ => return self.err("a redirection has no target"),
+        };
+        command.redirects.push(Redirect { op, target });
+        Ok(())
+    }
+
+    /// An operator: a subshell or group's pipelines join the script; a pipe ends the command,
+    /// any other list operator the pipeline too.
+    fn read_operator(&mut self, reading: &mut Reading, op: String) -> Result<(), ParseError> {
+        if op == "(" {
+            if !reading.command.words.is_empty() {
+                return self.err("function definitions are not followed");
+            }
+            let inner = self.script(Some(')'))?;
+            reading.script.pipelines.extend(inner.pipelines);
+            return Ok(());
+        }
+        if op == "\n" && !self.pending_heredocs.is_empty() {
+            self.read_heredoc_bodies()?;
+        }
+        let ends_pipeline = op != "|" && op != "|&";
+        if ends_pipeline {
+            reading.in_for_header = false;
+        }
+        if reading.command_started() {
+            let command = std::mem::take(&mut reading.command);
+            reading.pipeline.commands.push(command);
+        } else if !ends_pipeline {
+            return self.err("a pipe with no command before it");
+        }
+        if ends_pipeline && !reading.pipeline.commands.is_empty() {
+            let pipeline = std::mem::take(&mut reading.pipeline);
+            reading.script.pipelines.push(pipeline);
+        }
+        Ok(())
     }
 
     fn skip_blanks(&mut self) {

@@ -98,72 +98,77 @@ impl Reader<'_> {
                 _ => None,
             };
             if let Some(list) = list {
-                let items: Option<Vec<String>> = member.as_array().and_then(|items| {
-                    items
-                        .iter()
-                        .map(|i| i.as_str().map(str::to_string))
-                        .collect()
-                });
-                let Some(items) = items else {
-                    self.wrong(
-                        &pointer,
-                        &format!("\"permission_policy.{name}\""),
-                        "a list of rules like [\"Bash(npm test:*)\", \"Edit(src/**)\"]",
-                        member,
-                    );
-                    continue;
-                };
-                let mut problems = Vec::new();
-                for (i, item) in items.iter().enumerate() {
-                    if let Err(e) = crate::core::guard::Rule::parse(item) {
-                        problems.push((format!("{pointer}/{i}"), e.to_string()));
-                    }
-                }
-                *list = items;
-                for (at, message) in problems {
-                    let location = self.location(&at);
-                    self.push(
-                        &at,
-                        location,
-                        format!("\"permission_policy.{name}\": {message}"),
-                    );
+                if let Some(items) = self.rule_list(name, &pointer, member) {
+                    *list = items;
                 }
                 continue;
             }
-            if !name.starts_with("auto_") {
-                let location = self
-                    .ctx
-                    .positions
-                    .key(&pointer)
-                    .or_else(|| self.location(&pointer));
-                self.push(
-                    &pointer,
-                    location,
-                    format!(
-                        "\"permission_policy\" switch \"{name}\" does nothing: switches are named \
-                         \"auto_<prompt rule>\", e.g. \"auto_press_1\", and rule lists \
-                         \"allow\", \"ask\", \"deny\""
-                    ),
-                );
-                // Kept (it is reported) so rewriting the policy does not lose it.
-                if let Some(b) = member.as_bool() {
-                    switches.insert(name.clone(), b);
-                }
-                continue;
-            }
-            match member.as_bool() {
-                Some(b) => {
-                    switches.insert(name.clone(), b);
-                }
-                None => self.wrong(
-                    &pointer,
-                    &format!("\"permission_policy.{name}\""),
-                    "true or false",
-                    member,
-                ),
+            if let Some(on) = self.policy_switch(name, &pointer, member) {
+                switches.insert(name.clone(), on);
             }
         }
         (switches, rules)
+    }
+
+    /// The rule list `permission_policy.<name>` (at `pointer`): `None` when it is not a list
+    /// of strings; a rule that does not parse is a problem, and kept.
+    fn rule_list(&mut self, name: &str, pointer: &str, member: &Value) -> Option<Vec<String>> {
+        let items: Option<Vec<String>> = member.as_array().and_then(|items| {
+            items
+                .iter()
+                .map(|i| i.as_str().map(str::to_string))
+                .collect()
+        });
+        let Some(items) = items else {
+            self.wrong(
+                pointer,
+                &format!("\"permission_policy.{name}\""),
+                "a list of rules like [\"Bash(npm test:*)\", \"Edit(src/**)\"]",
+                member,
+            );
+            return None;
+        };
+        for (i, item) in items.iter().enumerate() {
+            if let Err(e) = crate::core::guard::Rule::parse(item) {
+                let at = format!("{pointer}/{i}");
+                let location = self.location(&at);
+                self.push(&at, location, format!("\"permission_policy.{name}\": {e}"));
+            }
+        }
+        Some(items)
+    }
+
+    /// The switch `permission_policy.<name>` (at `pointer`), when it is true or false. A name
+    /// that is not `auto_<rule>` is a problem, but its value is kept (so rewriting the policy
+    /// does not lose it); a switch that is not a boolean is a problem.
+    fn policy_switch(&mut self, name: &str, pointer: &str, member: &Value) -> Option<bool> {
+        if !name.starts_with("auto_") {
+            let location = self
+                .ctx
+                .positions
+                .key(pointer)
+                .or_else(|| self.location(pointer));
+            self.push(
+                pointer,
+                location,
+                format!(
+                    "\"permission_policy\" switch \"{name}\" does nothing: switches are named \
+                     \"auto_<prompt rule>\", e.g. \"auto_press_1\", and rule lists \
+                     \"allow\", \"ask\", \"deny\""
+                ),
+            );
+            return member.as_bool();
+        }
+        let on = member.as_bool();
+        if on.is_none() {
+            self.wrong(
+                pointer,
+                &format!("\"permission_policy.{name}\""),
+                "true or false",
+                member,
+            );
+        }
+        on
     }
 
     /// A list whose every item passes `item`; `None` if the field is absent or not a list.
