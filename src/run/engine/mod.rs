@@ -73,8 +73,10 @@ mod reports;
 pub mod session;
 mod sizes;
 mod start;
+mod view;
 
 pub use commit::LAST_WRITE_WAIT;
+pub use view::{BatchView, LiveView};
 
 /// How often a running agent's signal file and log are read here.
 const SIGNAL_POLL: Duration = Duration::from_secs(1);
