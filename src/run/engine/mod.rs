@@ -6,10 +6,11 @@
 //!
 //! It never blocks and never sleeps: the frontend (headless loop or dashboard) waits on the PTY
 //! reports and on `next_wakeup`, then calls `on_report` / `on_tick`. Frontends read its state
-//! and drain its `EngineEvent`s; they change nothing directly.
+//! through `view` (`engine.view()`, a read-only `BatchView`) and drain its `EngineEvent`s; they
+//! change nothing directly.
 //!
-//! This file holds the engine's state, its options and events; `queries` what the frontends
-//! read.
+//! This file holds the engine's state, its options and events; `view` what the frontends read,
+//! `queries` the reads behind it.
 //! The steps live beside it: `executor` (hands inputs to `core::batch` and carries out its
 //! effects), `prepare` (a task's plan, and its worktree, signal file or host
 //! folder made on a worker before it starts), `start` (from plan to spawn), `files` (the
@@ -74,6 +75,8 @@ pub mod session;
 mod sizes;
 mod start;
 mod view;
+#[cfg(test)]
+mod view_tests;
 
 pub use commit::LAST_WRITE_WAIT;
 pub use view::{BatchView, LiveView};
