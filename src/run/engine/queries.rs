@@ -3,8 +3,8 @@
 //! (pause, concurrency). Nothing here starts, ends or writes anything, except that draining
 //! the events hands the `notify` command its events (`notify`: to a worker, never waited for).
 //!
-//! `store`, `live` and `live_for_task` are still `pub` for the dashboard's action code that
-//! reads through them; frontends read through `view`.
+//! `store`, `live` and `live_for_task` are `pub(crate)`, not private, only for the dashboard's
+//! action code that still reads through them (and tests); frontends read through `view`.
 
 use std::time::Instant;
 
@@ -22,11 +22,11 @@ impl Engine {
         events
     }
 
-    pub fn store(&self) -> &TaskStore {
+    pub(crate) fn store(&self) -> &TaskStore {
         &self.store
     }
 
-    pub fn live(&self) -> impl Iterator<Item = &LiveAttempt> {
+    pub(crate) fn live(&self) -> impl Iterator<Item = &LiveAttempt> {
         self.live.values().chain(self.ending.values())
     }
 
@@ -41,7 +41,7 @@ impl Engine {
         self.live_by_task.contains_key(&index) || self.awaiting.iter().any(|s| s.index == index)
     }
 
-    pub fn live_for_task(&self, index: usize) -> Option<&LiveAttempt> {
+    pub(crate) fn live_for_task(&self, index: usize) -> Option<&LiveAttempt> {
         self.live_by_task
             .get(&index)
             .and_then(|k| self.live.get(k).or_else(|| self.ending.get(k)))
