@@ -98,6 +98,13 @@ pub trait BatchView {
         self.file().tasks().get(index)
     }
 
+    /// The tasks of this run, in file order (`in_scope`).
+    fn scoped_tasks(&self) -> Vec<usize> {
+        (0..self.tasks().len())
+            .filter(|&i| self.in_scope(i))
+            .collect()
+    }
+
     /// Whether task `index` is listed: not removed from the file by the operator during the
     /// run (such a task is held in memory only, its fields kept in case it comes back).
     fn is_listed(&self, index: usize) -> bool {

@@ -69,6 +69,7 @@ fn scope_and_the_batch_flags_read_as_the_engine_holds_them() {
         "a disabled task and one past the end are out of the run"
     );
     assert!((0..3).all(|i| view.is_listed(i)));
+    assert_eq!(view.scoped_tasks(), [0, 2]);
     assert_eq!(
         view.reported_tasks(),
         [0, 1, 2],
