@@ -553,8 +553,9 @@ fn a_resize_reaches_the_remote_terminal() {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let text = engine
-                .live_for_task(0)
-                .map(|l| l.attempt.screen().text())
+                .view()
+                .live_attempt(0)
+                .map(|l| l.attempt().screen().text())
                 .unwrap_or_default();
             if text.contains(what) {
                 return;
@@ -570,7 +571,7 @@ fn a_resize_reaches_the_remote_terminal() {
         }
     };
     feed_until(&mut engine, "40 120");
-    assert_eq!(engine.live_for_task(0).unwrap().host(), Some("box1"));
+    assert_eq!(engine.view().live_attempt(0).unwrap().host(), Some("box1"));
     engine
         .send_to_task(
             0,

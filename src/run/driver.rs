@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 use super::clock::Now;
 use super::control::{self, ControlLink, Request};
 use super::engine::inbox::EngineInbox;
-use super::engine::{Engine, EngineEvent};
+use super::engine::{BatchView, Engine, EngineEvent};
 
 /// What woke the driver.
 #[derive(Debug)]
@@ -122,7 +122,7 @@ impl Driver {
         events
     }
 
-    fn publish(&mut self, engine: &Engine, events: &[EngineEvent]) {
+    fn publish(&mut self, batch: &dyn BatchView, events: &[EngineEvent]) {
         let Some(link) = &self.control else {
             return;
         };
@@ -131,12 +131,12 @@ impl Driver {
             lines.extend(
                 events
                     .iter()
-                    .filter_map(|e| control::events::to_json(engine, e)),
+                    .filter_map(|e| control::events::to_json(batch, e)),
             );
         }
-        let done = engine.is_done() && !engine.any_needs_input();
+        let done = batch.is_done() && !batch.any_needs_input();
         if done && !self.said_done {
-            lines.push(json!({"event": "batch_done", "exit_code": engine.exit_code()}));
+            lines.push(json!({"event": "batch_done", "exit_code": batch.exit_code()}));
         }
         self.said_done = done;
         for line in lines {

@@ -41,7 +41,7 @@ async fn drive(engine: &mut Engine, mut driver: Driver) -> Result<i32> {
     let mut now = Now::read();
     engine.apply(Command::FillSlots, now)?;
     print_events(&driver.drain(engine), &mut out, now)?;
-    while !engine.is_done() {
+    while !engine.view().is_done() {
         let wake = engine.next_wakeup(now.at);
         let woke = tokio::select! {
             input = driver.next() => Some(Some(input)),
@@ -81,7 +81,7 @@ async fn drive(engine: &mut Engine, mut driver: Driver) -> Result<i32> {
     writeln!(out)?;
     write!(out, "{}", summary::table(engine, summary::stdout_width()))?;
     out.flush()?;
-    Ok(engine.exit_code())
+    Ok(engine.view().exit_code())
 }
 
 /// Ctrl-C, TERM or HUP, whichever comes first.

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use serde_json::{Value, json};
 
-use super::engine::Engine;
+use super::engine::BatchView;
 use crate::core::failure_context::why_failed;
 use crate::core::task::{TaskSpec, TaskStatus};
 use crate::core::taskfile::TaskFile;
@@ -322,11 +322,11 @@ pub fn stdout_width() -> Option<usize> {
 /// The summary after a run, over the tasks it was asked to run.
 /// The summary after a run: the tasks it was asked to run (every task of the file, or those of
 /// `--only`), disabled ones included as `skipped`, so it counts what `herd status` counts.
-pub fn table(engine: &Engine, width: Option<usize>) -> String {
+pub fn table(batch: &dyn BatchView, width: Option<usize>) -> String {
     table_for(
-        engine.store().file(),
-        engine.store().path(),
-        &engine.reported_tasks(),
+        batch.file(),
+        batch.tasks_path(),
+        &batch.reported_tasks(),
         width,
     )
 }

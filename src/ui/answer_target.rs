@@ -1,16 +1,16 @@
 //! Which dialog an answer key goes to: the one waiting in the focused pane, and only when that
 //! pane is the selected task's (the queue's highlighted row and the pane agree) and no answer
 //! or automatic move happened a moment ago. A key for a dialog that may not be answered now is
-//! answered with a word on the status line, never sent. Reads the engine and the dashboard's
-//! state; acts on nothing.
+//! answered with a word on the status line, never sent. Reads the batch's view and the
+//! dashboard's state; acts on nothing.
 
 use std::time::Instant;
 
-use super::act::task_name;
 use super::keys::AnswerKey;
+use super::model::task_name;
 use super::prompt;
 use super::state::{AnswerHold, UiState};
-use crate::run::engine::Engine;
+use crate::run::engine::BatchView;
 
 /// Where the operator's answer keys go now.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,22 +25,22 @@ pub enum Target {
 }
 
 /// Where an answer key pressed at `now` goes.
-pub fn target(engine: &Engine, state: &UiState, now: Instant) -> Target {
+pub fn target(batch: &dyn BatchView, state: &UiState, now: Instant) -> Target {
     let Some(task) = state.focus else {
         return Target::Nothing;
     };
-    let Some(live) = engine.live_for_task(task) else {
+    let Some(live) = batch.live_attempt(task) else {
         return Target::Nothing;
     };
-    let keys = prompt::answer_keys(&live.attempt);
+    let keys = prompt::answer_keys(live.attempt());
     if keys.is_empty() {
         return Target::Nothing;
     }
-    let name = task_name(engine, task);
+    let name = task_name(batch, task);
     let why = if state.selected != task {
         format!(
             "not sent: {} is selected; w selects {name} to answer its dialog",
-            task_name(engine, state.selected)
+            task_name(batch, state.selected)
         )
     } else {
         match state.answers_held_now(now) {

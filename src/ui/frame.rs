@@ -15,7 +15,7 @@ use super::settle::{FrameLayout, settle};
 use super::state::UiState;
 use crate::core::attempt::Event;
 use crate::run::clock::Now;
-use crate::run::engine::Engine;
+use crate::run::engine::{BatchView, Engine};
 
 /// Lays out and draws a frame; returns the tasks whose panes are visible (their output
 /// redraws).
@@ -59,7 +59,7 @@ where
 /// panes show (none under a replay: their output changes nothing on screen).
 pub fn draw<B: Backend>(
     terminal: &mut Terminal<B>,
-    engine: &Engine,
+    batch: &dyn BatchView,
     state: &mut UiState,
     layout: &FrameLayout,
     now: Instant,
@@ -67,7 +67,7 @@ pub fn draw<B: Backend>(
 where
     B::Error: std::error::Error + Send + Sync + 'static,
 {
-    render::draw_frame(terminal, engine, state, layout, now)?;
+    render::draw_frame(terminal, batch, state, layout, now)?;
     match state.replay.as_mut() {
         Some(replay) => {
             replay.view.mark_drawn(now);

@@ -8,11 +8,10 @@ use std::time::Instant;
 use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
-use super::act::select_step;
-use super::model::{self, live_tasks, matching, pane_order, window_offset};
+use super::model::{self, live_tasks, matching, pane_order, step_through, window_offset};
 use super::state::{Mode, UiState};
 use super::{draw, layout, queue};
-use crate::run::engine::Engine;
+use crate::run::engine::BatchView;
 
 /// Rows one wheel notch scrolls a pane's history.
 const WHEEL_ROWS: usize = 3;
@@ -34,11 +33,11 @@ pub enum MouseTarget {
 }
 
 /// Which part of the dashboard, drawn in `area`, is at `at`.
-pub fn target(engine: &Engine, state: &UiState, area: Rect, at: Position) -> MouseTarget {
-    let detail = model::detail(engine, state.selected);
+pub fn target(batch: &dyn BatchView, state: &UiState, area: Rect, at: Position) -> MouseTarget {
+    let detail = model::detail(batch, state.selected);
     let regions = draw::regions(area, state.zoomed, detail.as_ref());
     if let Some(rect) = regions.queue.filter(|r| r.contains(at)) {
-        let list = matching(engine, state);
+        let list = matching(batch, state);
         let height = queue::visible_rows(rect);
         let selected = list.iter().position(|&i| i == state.selected);
         let offset = window_offset(state.queue_offset, selected, height, list.len());
@@ -51,7 +50,7 @@ pub fn target(engine: &Engine, state: &UiState, area: Rect, at: Position) -> Mou
             None => MouseTarget::Queue,
         };
     }
-    let live = live_tasks(engine);
+    let live = live_tasks(batch);
     let order = pane_order(state.focus, &live);
     let plan = layout::panes(regions.panes, order.len(), state.zoomed);
     order
@@ -65,7 +64,7 @@ pub fn target(engine: &Engine, state: &UiState, area: Rect, at: Position) -> Mou
 
 /// Acts on one mouse event.
 pub fn on_mouse(
-    engine: &Engine,
+    batch: &dyn BatchView,
     state: &mut UiState,
     mouse: &MouseEvent,
     area: Rect,
@@ -75,11 +74,11 @@ pub fn on_mouse(
         return;
     }
     let at = Position::new(mouse.column, mouse.row);
-    let spot = target(engine, state, area, at);
+    let spot = target(batch, state, area, at);
     match (mouse.kind, spot) {
         (MouseEventKind::Down(MouseButton::Left), MouseTarget::QueueRow { task }) => {
             state.selected = task;
-            if engine.live_for_task(task).is_some() {
+            if batch.live_attempt(task).is_some() {
                 state.focus = Some(task);
             }
         }
@@ -88,10 +87,10 @@ pub fn on_mouse(
             state.selected = task;
         }
         (MouseEventKind::ScrollUp, MouseTarget::QueueRow { .. } | MouseTarget::Queue) => {
-            select_step(engine, state, -1);
+            select_step(batch, state, -1);
         }
         (MouseEventKind::ScrollDown, MouseTarget::QueueRow { .. } | MouseTarget::Queue) => {
-            select_step(engine, state, 1);
+            select_step(batch, state, 1);
         }
         (MouseEventKind::ScrollUp, MouseTarget::Pane { task }) => {
             let offset = state.scroll.entry(task).or_insert(0);
@@ -104,4 +103,11 @@ pub fn on_mouse(
         _ => {}
     }
     state.operator_chose();
+}
+
+/// Moves the selection `delta` rows through the queue as filtered.
+fn select_step(batch: &dyn BatchView, state: &mut UiState, delta: isize) {
+    if let Some(task) = step_through(&matching(batch, state), state.selected, delta) {
+        state.selected = task;
+    }
 }

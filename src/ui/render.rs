@@ -1,4 +1,4 @@
-//! Draws one frame from the live engine and the dashboard's settled state (`settle`): builds
+//! Draws one frame from the batch's view and the dashboard's settled state (`settle`): builds
 //! the view model and draws it, with an open replay on top. Takes `&` only: whatever a frame
 //! needs changed (focus, scroll views, PTY sizes) was settled and sent before it is drawn.
 
@@ -12,12 +12,12 @@ use super::draw::{self, draw};
 use super::model;
 use super::settle::FrameLayout;
 use super::state::UiState;
-use crate::run::engine::Engine;
+use crate::run::engine::BatchView;
 
 /// Draws the dashboard laid out as `layout`.
 pub fn draw_frame<B: Backend>(
     terminal: &mut Terminal<B>,
-    engine: &Engine,
+    batch: &dyn BatchView,
     state: &UiState,
     layout: &FrameLayout,
     now: Instant,
@@ -25,7 +25,7 @@ pub fn draw_frame<B: Backend>(
 where
     B::Error: std::error::Error + Send + Sync + 'static,
 {
-    let mut view = model::dashboard(engine, state, layout.area, now, &layout.panes);
+    let mut view = model::dashboard(batch, state, layout.area, now, &layout.panes);
     let replay = state.replay.as_deref();
     if replay.is_some() {
         view.status.keys = replay_keys();

@@ -5,10 +5,10 @@
 use serde_json::{Value, json};
 
 use crate::core::attempt::Note;
-use crate::run::engine::{Engine, EngineEvent, note_label};
+use crate::run::engine::{BatchView, EngineEvent, note_label};
 
 /// An event as JSON, or `None` for events too small to tell (as headless prints none).
-pub fn to_json(engine: &Engine, event: &EngineEvent) -> Option<Value> {
+pub fn to_json(batch: &dyn BatchView, event: &EngineEvent) -> Option<Value> {
     let text = crate::run::event_text::describe(event);
     let mut out = match event {
         EngineEvent::Started {
@@ -18,7 +18,7 @@ pub fn to_json(engine: &Engine, event: &EngineEvent) -> Option<Value> {
         } => {
             json!({"event": "started", "task_id": task_id, "attempt": attempt, "command": command})
         }
-        EngineEvent::Note { task_id, note } => note_json(engine, task_id, note)?,
+        EngineEvent::Note { task_id, note } => note_json(batch, task_id, note)?,
         EngineEvent::Finished {
             task_id,
             attempt,
@@ -61,12 +61,12 @@ pub fn to_json(engine: &Engine, event: &EngineEvent) -> Option<Value> {
     Some(out)
 }
 
-fn note_json(engine: &Engine, task_id: &str, note: &Note) -> Option<Value> {
+fn note_json(batch: &dyn BatchView, task_id: &str, note: &Note) -> Option<Value> {
     Some(match note {
         Note::Bell | Note::Verdict(_) => return None,
         Note::WaitingForOperator { .. } => {
-            let index = engine.store().file().task_index(task_id)?;
-            let prompt = engine
+            let index = batch.file().task_index(task_id)?;
+            let prompt = batch
                 .waiting_prompt(index)
                 .map_or(Value::Null, |p| super::handle::prompt_json(&p));
             json!({"event": "prompt_waiting", "task_id": task_id, "prompt": prompt})

@@ -8,10 +8,10 @@ use serde_json::{Value, json};
 
 use super::protocol::{Command, INTERNAL_ERROR, NO_SUCH_TASK, REFUSED, RpcError, STALE_PROMPT};
 use crate::run::clock::Now;
-use crate::run::engine::Engine;
 use crate::run::engine::api::{Added, PromptInfo};
 use crate::run::engine::command::Command as EngineCommand;
 use crate::run::engine::control::ControlOutcome;
+use crate::run::engine::{BatchView, Engine};
 
 /// What a command came to.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,8 +42,8 @@ pub fn handle(engine: &mut Engine, command: Command, hello: &Value, now: Now) ->
     Handled::reply(reply)
 }
 
-fn stop(engine: &Engine) -> Handled {
-    if engine.is_stopping() {
+fn stop(batch: &dyn BatchView) -> Handled {
+    if batch.is_stopping() {
         return Handled::reply(Ok(outcome_json(&ControlOutcome::Done(
             "herd is already stopping".into(),
         ))));
@@ -71,6 +71,7 @@ fn carry_out(
         Command::GetTask { task_id } => task(engine, &task_id).map(|index| {
             let mut row = row(engine, index);
             row["prompt"] = engine
+                .view()
                 .waiting_prompt(index)
                 .map_or(Value::Null, |p| prompt_json(&p));
             json!({ "task": row })
@@ -109,12 +110,17 @@ fn carry_out(
             // The socket's own words for it, as before.
             Ok(outcome_json(&ControlOutcome::Done(format!(
                 "concurrency {}",
-                engine.concurrency()
+                engine.view().concurrency()
             ))))
         }
         Command::Stop => stop(engine).reply,
         Command::ListPrompts => {
-            let list: Vec<Value> = engine.waiting_prompts().iter().map(prompt_json).collect();
+            let list: Vec<Value> = engine
+                .view()
+                .waiting_prompts()
+                .iter()
+                .map(prompt_json)
+                .collect();
             Ok(json!({ "prompts": list }))
         }
         Command::Answer { prompt_id, answer } => {
@@ -122,6 +128,7 @@ fn carry_out(
         }
         Command::Screen { task_id } => task(engine, &task_id).and_then(|index| {
             engine
+                .view()
                 .screen_text(index)
                 .map(|(rows, cols, text)| json!({"rows": rows, "cols": cols, "text": text}))
                 .ok_or_else(|| {
@@ -155,8 +162,8 @@ fn reply_of(outcome: ControlOutcome) -> Reply {
 }
 
 /// The task `task_id` names in the file (not one the operator removed during the run).
-fn index_of(engine: &Engine, task_id: &str) -> Result<usize, RpcError> {
-    let file = engine.store().file();
+fn index_of(batch: &dyn BatchView, task_id: &str) -> Result<usize, RpcError> {
+    let file = batch.file();
     file.task_index(task_id)
         .filter(|&i| !file.is_removed(i))
         .ok_or_else(|| {
@@ -172,32 +179,32 @@ fn outcome_json(outcome: &ControlOutcome) -> Value {
 }
 
 /// A task's row (`herd status --json`) and what runs of it now.
-pub fn row(engine: &Engine, index: usize) -> Value {
-    let task = &engine.store().file().tasks()[index];
+pub fn row(batch: &dyn BatchView, index: usize) -> Value {
+    let task = &batch.tasks()[index];
     let mut row = crate::run::summary::row(task);
-    row["live"] = engine.live_for_task(index).map_or(Value::Null, |live| {
-        let state = if live.attempt.is_ending() {
+    row["live"] = batch.live_attempt(index).map_or(Value::Null, |live| {
+        let state = if live.attempt().is_ending() {
             "ending"
-        } else if live.attempt.waiting().is_some() {
+        } else if live.is_waiting() {
             "waiting_for_operator"
         } else {
             "running"
         };
         json!({
-            "attempt": live.number,
+            "attempt": live.number(),
             "state": state,
-            "prompt_id": live.prompts.current(),
+            "prompt_id": live.prompt_id(),
         })
     });
     row
 }
 
-fn rows(engine: &Engine, status: Option<&[crate::core::task::TaskStatus]>) -> Vec<Value> {
-    let file = engine.store().file();
+fn rows(batch: &dyn BatchView, status: Option<&[crate::core::task::TaskStatus]>) -> Vec<Value> {
+    let file = batch.file();
     (0..file.tasks().len())
         .filter(|&i| !file.is_removed(i))
         .filter(|&i| status.is_none_or(|s| s.contains(&file.tasks()[i].status)))
-        .map(|i| row(engine, i))
+        .map(|i| row(batch, i))
         .collect()
 }
 

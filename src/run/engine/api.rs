@@ -152,7 +152,7 @@ fn typed_yes_no(attempt: &Attempt, waiting: &WaitingPrompt) -> bool {
 
 impl Engine {
     /// The prompt waiting for the operator in task `index`'s attempt, if one waits.
-    pub fn waiting_prompt(&self, index: usize) -> Option<PromptInfo> {
+    pub(super) fn waiting_prompt(&self, index: usize) -> Option<PromptInfo> {
         let live = self.live_for_task(index)?;
         let waiting = live.attempt.waiting()?;
         let prompt_id = live.prompts.current()?.to_string();
@@ -183,7 +183,7 @@ impl Engine {
     }
 
     /// Every prompt waiting for the operator, in task order.
-    pub fn waiting_prompts(&self) -> Vec<PromptInfo> {
+    pub(super) fn waiting_prompts(&self) -> Vec<PromptInfo> {
         let mut tasks: Vec<usize> = self.live.values().map(|l| l.task).collect();
         tasks.sort_unstable();
         tasks
@@ -426,7 +426,7 @@ impl Engine {
 
     /// Task `index`'s pane as text: (rows, cols, the visible rows joined by newlines), while an
     /// attempt of it runs.
-    pub fn screen_text(&self, index: usize) -> Option<(u16, u16, String)> {
+    pub(super) fn screen_text(&self, index: usize) -> Option<(u16, u16, String)> {
         let live = self.live_for_task(index)?;
         let screen = live.attempt.screen();
         let (rows, cols) = screen.size();

@@ -75,7 +75,7 @@ impl super::Engine {
     }
 
     /// Whether task `index` belongs to this run (enabled, and picked by `--only` if given).
-    pub fn task_in_scope(&self, index: usize) -> bool {
+    pub(super) fn task_in_scope(&self, index: usize) -> bool {
         index < self.store.file().tasks().len() && self.in_scope(index)
     }
 

@@ -97,7 +97,7 @@ impl Engine {
 
     /// Where the operator's version of the tasks file does not parse (`FILE:LINE:COL: ...`),
     /// while it does not: the dashboard shows it until a version parses.
-    pub fn tasks_file_problem(&self) -> Option<&str> {
+    pub(super) fn tasks_file_problem(&self) -> Option<&str> {
         self.file_invalid.as_ref().map(|(said, _)| said.as_str())
     }
 

@@ -92,7 +92,7 @@ impl Engine {
     }
 
     /// The hosts out of rotation now, with why, for the status bar.
-    pub fn hosts_out_of_rotation(&self, now: Instant) -> Vec<(String, String, Duration)> {
+    pub(super) fn hosts_out_of_rotation(&self, now: Instant) -> Vec<(String, String, Duration)> {
         self.batch
             .queue()
             .hosts_out(now)

@@ -6,11 +6,12 @@
 //!
 //! It never blocks and never sleeps: the frontend (headless loop or dashboard) waits on its
 //! inbox (`inbox::EngineInbox`: what the terminals and workers report) and on `next_wakeup`,
-//! then calls `on_report` / `on_tick`. Frontends read its state and drain its `EngineEvent`s;
-//! what they ask of the batch is a `Command` carried out by `apply` (`command`).
+//! then calls `on_report` / `on_tick`. Frontends read its state through `view`
+//! (`engine.view()`, a read-only `BatchView`) and drain its `EngineEvent`s; what they ask of the
+//! batch is a `Command` carried out by `apply` (`command`).
 //!
-//! This file holds the engine's state, its options and events; `queries` what the frontends
-//! read.
+//! This file holds the engine's state, its options and events; `view` what the frontends read,
+//! `queries` the reads behind it.
 //! The steps live beside it: `executor` (hands inputs to `core::batch` and carries out its
 //! effects), `prepare` (a task's plan, and its worktree, signal file or host
 //! folder made on a worker before it starts), `start` (from plan to spawn), `files` (the
@@ -83,8 +84,12 @@ mod reports;
 pub mod session;
 mod sizes;
 mod start;
+mod view;
+#[cfg(test)]
+mod view_tests;
 
 pub use commit::LAST_WRITE_WAIT;
+pub use view::{BatchView, LiveView};
 
 /// How often a running agent's signal file and log are read here.
 const SIGNAL_POLL: Duration = Duration::from_secs(1);

@@ -1,13 +1,15 @@
-//! What the frontends read of the engine (its store, attempts, queue and whether the run is
-//! done), and the few switches they flip (pause, concurrency). Nothing here starts, ends or
-//! writes anything, except that draining the events hands the `notify` command its events
-//! (`notify`: to a worker, never waited for).
+//! The engine's reads of its store, attempts and queue (whether the run is done, its exit
+//! code), which frontends reach through `view` (`BatchView`), and the few switches they flip
+//! (pause, concurrency). Nothing here starts, ends or writes anything, except that draining
+//! the events hands the `notify` command its events (`notify`: to a worker, never waited for).
+//!
+//! `store`, `live` and `live_for_task` are `pub(crate)`, not private, only for the dashboard's
+//! action code that still reads through them (and tests); frontends read through `view`.
 
 use std::time::Instant;
 
 use super::{Engine, EngineEvent, LiveAttempt};
 use crate::core::batch::{Input, QueueCommand};
-use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
 use crate::run::store::TaskStore;
 
@@ -20,30 +22,26 @@ impl Engine {
         events
     }
 
-    pub fn store(&self) -> &TaskStore {
+    pub(crate) fn store(&self) -> &TaskStore {
         &self.store
     }
 
-    pub fn profiles(&self) -> &ProfileSet {
-        &self.profiles
-    }
-
-    pub fn live(&self) -> impl Iterator<Item = &LiveAttempt> {
+    pub(crate) fn live(&self) -> impl Iterator<Item = &LiveAttempt> {
         self.live.values().chain(self.ending.values())
     }
 
     /// Attempts that hold a slot: being prepared, waiting for the write that records their
     /// start, running or ending.
-    pub fn attempts_in_flight(&self) -> usize {
+    pub(super) fn attempts_in_flight(&self) -> usize {
         self.preparing.len() + self.awaiting.len() + self.live.len() + self.ending.len()
     }
 
     /// Whether task `index` has an attempt: starting, running or ending.
-    pub fn has_attempt(&self, index: usize) -> bool {
+    pub(super) fn has_attempt(&self, index: usize) -> bool {
         self.live_by_task.contains_key(&index) || self.awaiting.iter().any(|s| s.index == index)
     }
 
-    pub fn live_for_task(&self, index: usize) -> Option<&LiveAttempt> {
+    pub(crate) fn live_for_task(&self, index: usize) -> Option<&LiveAttempt> {
         self.live_by_task
             .get(&index)
             .and_then(|k| self.live.get(k).or_else(|| self.ending.get(k)))
@@ -116,7 +114,7 @@ impl Engine {
 
     /// The tasks a run's summary reports: the file's, or those `--only` names, disabled ones
     /// included (as `skipped`), so that it counts as `herd status` does.
-    pub fn reported_tasks(&self) -> Vec<usize> {
+    pub(super) fn reported_tasks(&self) -> Vec<usize> {
         let only = &self.opts.only;
         (0..self.store.file().tasks().len())
             .filter(|&i| only.is_empty() || only.contains(&self.store.file().tasks()[i].task_id))

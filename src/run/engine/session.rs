@@ -17,7 +17,7 @@ use crate::run::launch::last_session;
 impl super::Engine {
     /// The session task `index`'s next attempt would continue: its last session id, when its
     /// profile knows how to resume.
-    pub fn resumable_session(&self, index: usize) -> Option<String> {
+    pub(super) fn resumable_session(&self, index: usize) -> Option<String> {
         let task = self.store.file().tasks().get(index)?;
         let profile = self.profiles.get(&task.agent)?;
         if !profile.can_resume() {

@@ -26,7 +26,7 @@ impl super::Engine {
 
     /// The size (rows, cols) an agent starts at while `running` others run or start: its
     /// slot's size, the last slot's beyond those given, `--pty-size` when none was given.
-    pub fn launch_size_at(&self, running: usize) -> (u16, u16) {
+    pub(super) fn launch_size_at(&self, running: usize) -> (u16, u16) {
         self.launch_sizes
             .get(running)
             .or(self.launch_sizes.last())
@@ -35,7 +35,7 @@ impl super::Engine {
     }
 
     /// How long task `index`'s last attempt of this run took, once it ended.
-    pub fn last_attempt_duration(&self, index: usize) -> Option<Duration> {
+    pub(super) fn last_attempt_duration(&self, index: usize) -> Option<Duration> {
         self.last_durations.get(&index).copied()
     }
 }

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::run::engine::LiveAttempt;
+use crate::run::engine::LiveView;
 use crate::run::outcome::agent_facts;
 use crate::ui::numbers::{cost_precise, thousands};
 
@@ -14,10 +14,10 @@ const RESULT_LINES: usize = 3;
 
 /// The task's cost over its attempts (a running attempt's cost so far included) and the turns of
 /// its running attempt, else of its last one.
-pub fn usage(result: Option<&Value>, live: Option<&LiveAttempt>) -> (Option<f64>, Option<u64>) {
+pub fn usage(result: Option<&Value>, live: Option<LiveView<'_>>) -> (Option<f64>, Option<u64>) {
     match live {
         Some(live) => {
-            let facts = live.attempt.stream_facts();
+            let facts = live.attempt().stream_facts();
             let cost = agent_facts::total_cost(result, facts.and_then(|f| f.cost_usd));
             (cost, facts.and_then(|f| f.num_turns).map(u64::from))
         }
@@ -33,16 +33,16 @@ pub fn usage(result: Option<&Value>, live: Option<&LiveAttempt>) -> (Option<f64>
 /// The agent's report for the details: the task's `result`, or while an attempt runs, that
 /// attempt's events so far in the shape the engine will write (the previous attempt's signal,
 /// transcript and questions are left out: they no longer hold).
-pub fn reported(result: Option<&Value>, live: Option<&LiveAttempt>) -> Option<Value> {
+pub fn reported(result: Option<&Value>, live: Option<LiveView<'_>>) -> Option<Value> {
     let Some(live) = live else {
         return result.cloned();
     };
     let mut map = Map::new();
-    let facts = live.attempt.stream_facts();
+    let facts = live.attempt().stream_facts();
     if let Some(facts) = facts {
         agent_facts::stream_result_fields(facts, &mut map);
     }
-    if let Some(session) = &live.plan().resumed_session {
+    if let Some(session) = live.resumed_session() {
         map.entry("session_id").or_insert_with(|| json!(session));
         map.insert("resumed".into(), json!(true));
     }

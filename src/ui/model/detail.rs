@@ -7,15 +7,15 @@ use serde_json::Value;
 use super::agent;
 use super::tasks::{failure_of, max_attempts, row_status};
 use crate::core::failure_context::why_failed;
-use crate::run::engine::Engine;
+use crate::run::engine::BatchView;
 use crate::ui::model::{DetailView, RowStatus};
 use crate::ui::style;
 
-pub fn detail(engine: &Engine, index: usize) -> Option<DetailView> {
-    let task = engine.store().file().tasks().get(index)?;
-    let live = engine.live_for_task(index);
+pub fn detail(batch: &dyn BatchView, index: usize) -> Option<DetailView> {
+    let task = batch.task(index)?;
+    let live = batch.live_attempt(index);
     let mut lines = Vec::new();
-    let status = row_status(engine, index, task);
+    let status = row_status(batch, index, task);
     let mut state = style::label(status).to_string();
     if let Some(failure) =
         failure_of(task).filter(|_| status != RowStatus::Completed && live.is_none())
@@ -23,7 +23,7 @@ pub fn detail(engine: &Engine, index: usize) -> Option<DetailView> {
         state.push_str(&format!(" · {failure}"));
     }
     lines.push(("status".to_string(), state));
-    let attempts = live.map_or(task.attempts, |l| l.number);
+    let attempts = live.map_or(task.attempts, |l| l.number());
     lines.push((
         "attempts".to_string(),
         format!(
@@ -77,7 +77,7 @@ pub fn detail(engine: &Engine, index: usize) -> Option<DetailView> {
         }
     }
     // What the guard holds now, then every answer of the running (or last) attempt.
-    if let Some(w) = live.and_then(|l| l.attempt.waiting()) {
+    if let Some(w) = live.and_then(|l| l.attempt().waiting()) {
         let note = w.guard_note();
         if !note.is_empty() {
             lines.push(("guard".to_string(), note));
@@ -85,7 +85,7 @@ pub fn detail(engine: &Engine, index: usize) -> Option<DetailView> {
     }
     match live {
         Some(l) => {
-            for a in l.attempt.approvals() {
+            for a in l.attempt().approvals() {
                 lines.push(("approved".to_string(), a.summary()));
             }
         }

@@ -1,4 +1,4 @@
-//! Fills the view model for one frame from the engine (tasks, live attempts, retries) and the
+//! Fills the view model for one frame from the batch's view (tasks, live attempts, retries) and the
 //! dashboard's own state. Reads only; the queue is built for its visible window alone, so a
 //! batch of 10,000 tasks costs a pass over statuses, not 10,000 rows.
 
@@ -10,19 +10,19 @@ use super::tasks::{failure_of, is_listed, matching, max_attempts, row_status, wi
 use super::{Dashboard, FinalScreen, PaneSetup, PaneView, QueueView, RowStatus, TaskRow};
 use super::{agent, detail, overlay, status};
 use crate::core::task::TaskSpec;
-use crate::run::engine::Engine;
+use crate::run::engine::BatchView;
 use crate::ui::state::{Mode, UiState};
 use crate::ui::{draw, layout, prompt, queue};
 
 pub fn dashboard<'a>(
-    engine: &'a Engine,
+    batch: &'a dyn BatchView,
     state: &'a UiState,
     area: Rect,
     now: Instant,
     panes: &'a PaneSetup,
 ) -> Dashboard<'a> {
     let order = &panes.order;
-    let detail = detail(engine, state.selected);
+    let detail = detail(batch, state.selected);
     let regions = draw::regions(area, state.zoomed, detail.as_ref());
     let plan = layout::panes(regions.panes, order.len(), state.zoomed);
     let queue_rows = regions.queue.map_or(0, queue::visible_rows);
@@ -30,67 +30,67 @@ pub fn dashboard<'a>(
     let panes = order
         .iter()
         .take(plan.slots.len())
-        .filter_map(|&task| pane(engine, state, panes, task, now))
+        .filter_map(|&task| pane(batch, state, panes, task, now))
         .collect::<Vec<_>>();
     let hidden_panes = order.len() - panes.len();
     Dashboard {
-        queue: queue_view(engine, state, queue_rows, now),
+        queue: queue_view(batch, state, queue_rows, now),
         panes,
         hidden_panes,
         zoomed: state.zoomed,
         takeover,
         detail,
-        final_screen: final_screen(engine, state),
-        status: status::status(engine, state, now),
-        overlay: overlay::overlay(engine, state),
+        final_screen: final_screen(batch, state),
+        status: status::status(batch, state, now),
+        overlay: overlay::overlay(batch, state),
     }
 }
 
 fn pane<'a>(
-    engine: &'a Engine,
+    batch: &'a dyn BatchView,
     state: &'a UiState,
     panes: &'a PaneSetup,
     task: usize,
     now: Instant,
 ) -> Option<PaneView<'a>> {
-    let live = engine.live_for_task(task)?;
-    let spec = engine.store().file().tasks().get(task)?;
+    let live = batch.live_attempt(task)?;
+    let spec = batch.task(task)?;
     let scrolled_view = panes.scrolled.get(&task);
-    let screen = scrolled_view.unwrap_or_else(|| live.attempt.screen().vt());
+    let screen = scrolled_view.unwrap_or_else(|| live.attempt().screen().vt());
     Some(PaneView {
-        task_id: live.task_id.clone(),
-        attempt: live.number,
-        max_attempts: max_attempts(spec.last_retried_attempt(), live.number),
-        elapsed: now.saturating_duration_since(live.started),
+        task_id: live.task_id().to_string(),
+        attempt: live.number(),
+        max_attempts: max_attempts(spec.last_retried_attempt(), live.number()),
+        elapsed: now.saturating_duration_since(live.started()),
         screen,
         focused: state.focus == Some(task),
         selected: state.selected == task,
-        prompt: prompt::view(&live.attempt),
+        prompt: prompt::view(live.attempt()),
         note: state.note_for(task, now).map(str::to_string),
         scrolled: scrolled_view
             .and_then(|_| state.scroll.get(&task).copied())
             .unwrap_or(0),
-        ending: live.attempt.is_ending(),
+        ending: live.attempt().is_ending(),
         host: live.host().map(str::to_string),
     })
 }
 
-fn queue_view(engine: &Engine, state: &UiState, height: usize, now: Instant) -> QueueView {
-    let tasks = engine.store().file().tasks();
-    let matching = matching(engine, state);
+fn queue_view(batch: &dyn BatchView, state: &UiState, height: usize, now: Instant) -> QueueView {
+    let tasks = batch.tasks();
+    let matching = matching(batch, state);
     let selected = matching.iter().position(|&i| i == state.selected);
     let offset = window_offset(state.queue_offset, selected, height, matching.len());
     let rows = matching
         .iter()
         .skip(offset)
         .take(height)
-        .map(|&i| task_row(engine, state, i, &tasks[i], now))
+        .map(|&i| task_row(batch, state, i, &tasks[i], now))
         .collect();
     QueueView {
         filter: state.filter.label(),
         search: (!state.search.is_empty() || matches!(state.mode, Mode::Search))
             .then(|| state.search.clone()),
-        total: (0..tasks.len()).filter(|&i| is_listed(engine, i)).count(),
+        total: (0..tasks.len()).filter(|&i| is_listed(batch, i)).count(),
         matching: matching.len(),
         offset,
         selected,
@@ -99,20 +99,20 @@ fn queue_view(engine: &Engine, state: &UiState, height: usize, now: Instant) -> 
 }
 
 fn task_row(
-    engine: &Engine,
+    batch: &dyn BatchView,
     state: &UiState,
     index: usize,
     task: &TaskSpec,
     now: Instant,
 ) -> TaskRow {
-    let status = row_status(engine, index, task);
-    let live = engine.live_for_task(index);
-    let note = if let Some(w) = live.and_then(|l| l.attempt.waiting()) {
+    let status = row_status(batch, index, task);
+    let live = batch.live_attempt(index);
+    let note = if let Some(w) = live.and_then(|l| l.attempt().waiting()) {
         Some(w.asks())
     } else if let Some(note) = state.note_for(index, now) {
         Some(note.to_string())
     } else if status == RowStatus::Retryable {
-        engine.retry_at(index).map(|at| {
+        batch.retry_at(index).map(|at| {
             let left = at.saturating_duration_since(now);
             format!("retry {}s", left.as_secs_f64().ceil() as u64)
         })
@@ -129,14 +129,14 @@ fn task_row(
         task_id: task.task_id.clone(),
         agent: task.agent.clone(),
         status,
-        attempts: live.map_or(task.attempts, |l| l.number),
+        attempts: live.map_or(task.attempts, |l| l.number()),
         max_attempts: max_attempts(
             task.last_retried_attempt(),
-            live.map_or(task.attempts, |l| l.number),
+            live.map_or(task.attempts, |l| l.number()),
         ),
         elapsed: live
-            .map(|l| now.saturating_duration_since(l.started))
-            .or_else(|| engine.last_attempt_duration(index)),
+            .map(|l| now.saturating_duration_since(l.started()))
+            .or_else(|| batch.last_attempt_duration(index)),
         // A task running again shows what it does now, not how its last attempt failed.
         failure: (status != RowStatus::Completed && live.is_none())
             .then(|| failure_of(task))
@@ -148,14 +148,14 @@ fn task_row(
     }
 }
 
-fn final_screen<'a>(engine: &Engine, state: &'a UiState) -> Option<FinalScreen<'a>> {
+fn final_screen<'a>(batch: &dyn BatchView, state: &'a UiState) -> Option<FinalScreen<'a>> {
     let index = state.selected;
-    if engine.live_for_task(index).is_some() {
+    if batch.live_attempt(index).is_some() {
         return None;
     }
     let (attempt, screen) = state.final_screens.get(&index)?;
     Some(FinalScreen {
-        task_id: engine.store().file().tasks().get(index)?.task_id.clone(),
+        task_id: batch.task(index)?.task_id.clone(),
         attempt: *attempt,
         screen,
     })

@@ -1,7 +1,8 @@
-//! The dashboard's view model: plain data for one frame (the types here), filled from the engine
-//! and the dashboard's state by `fill` (the frame), `tasks` (which tasks show where), `detail`,
-//! `agent`, `status` and `overlay`. Filling reads only; `draw` only reads the model, so frames
-//! can be built and snapshotted without any process running.
+//! The dashboard's view model: plain data for one frame (the types here), filled from the
+//! batch's read-only view (`run::engine::BatchView`) and the dashboard's state by `fill` (the
+//! frame), `tasks` (which tasks show where), `detail`, `agent`, `status` and `overlay`. Filling
+//! reads only; `draw` only reads the model, so frames can be built and snapshotted without any
+//! process running.
 
 pub mod agent;
 mod detail;
@@ -17,7 +18,7 @@ pub use overlay::{auto_menu, message_target};
 pub(crate) use status::status_message;
 pub use tasks::{
     failure_of, filter_counts, is_listed, live_tasks, matching, max_attempts, pane_order,
-    row_status, waiting_tasks, window_offset,
+    row_status, step_through, task_name, waiting_tasks, window_offset,
 };
 
 use std::collections::HashMap;

@@ -2,17 +2,14 @@
 
 use super::agent;
 use crate::core::task::TaskStatus;
-use crate::run::engine::Engine;
+use crate::run::engine::BatchView;
 use crate::ui::model::{AttemptsMenu, AutoMenu, AutoRule, MessageTarget, Overlay};
 use crate::ui::state::{Mode, UiState};
 
-pub(super) fn overlay<'a>(engine: &Engine, state: &'a UiState) -> Option<Overlay<'a>> {
+pub(super) fn overlay<'a>(batch: &dyn BatchView, state: &'a UiState) -> Option<Overlay<'a>> {
     let task_id = |i: usize| {
-        engine
-            .store()
-            .file()
-            .tasks()
-            .get(i)
+        batch
+            .task(i)
             .map_or_else(String::new, |t| t.task_id.clone())
     };
     Some(match &state.mode {
@@ -32,15 +29,15 @@ pub(super) fn overlay<'a>(engine: &Engine, state: &'a UiState) -> Option<Overlay
             offset: *offset,
         },
         Mode::ConfirmQuit => Overlay::ConfirmQuit {
-            running: engine.live().count(),
+            running: batch.live_attempts().len(),
         },
         Mode::ConfirmLeave => Overlay::ConfirmLeave {
-            running: engine.live().count(),
+            running: batch.live_attempts().len(),
         },
         Mode::ConfirmCancel { task } => Overlay::ConfirmCancel {
             task_id: task_id(*task),
         },
-        Mode::Auto { task } => Overlay::Auto(auto_menu(engine, *task)?),
+        Mode::Auto { task } => Overlay::Auto(auto_menu(batch, *task)?),
         Mode::Attempts {
             task,
             list,
@@ -57,7 +54,7 @@ pub(super) fn overlay<'a>(engine: &Engine, state: &'a UiState) -> Option<Overlay
         Mode::Message { task, editor } => Overlay::Message {
             task_id: task_id(*task),
             // A task that is neither running nor done can only start afresh with a message.
-            target: message_target(engine, *task).unwrap_or(MessageTarget::FreshAttempt),
+            target: message_target(batch, *task).unwrap_or(MessageTarget::FreshAttempt),
             editor,
         },
     })
@@ -66,21 +63,21 @@ pub(super) fn overlay<'a>(engine: &Engine, state: &'a UiState) -> Option<Overlay
 /// Where a message to task `index` goes now: into its running agent, as answers to its
 /// questions, or into its session once it ended (a fresh attempt when there is no session to
 /// continue). None for a task that has not run (pending, or not part of this run).
-pub fn message_target(engine: &Engine, index: usize) -> Option<MessageTarget> {
-    let task = engine.store().file().tasks().get(index)?;
-    if engine.live_for_task(index).is_some() {
+pub fn message_target(batch: &dyn BatchView, index: usize) -> Option<MessageTarget> {
+    let task = batch.task(index)?;
+    if batch.live_attempt(index).is_some() {
         return Some(MessageTarget::Running);
     }
     match task.status {
         TaskStatus::Pending | TaskStatus::Running => None,
-        TaskStatus::Retryable if !engine.task_in_scope(index) => None,
+        TaskStatus::Retryable if !batch.in_scope(index) => None,
         TaskStatus::NeedsInput => Some(MessageTarget::Answers {
             questions: agent::questions(task.result.as_ref()),
         }),
         TaskStatus::Completed
         | TaskStatus::Failed
         | TaskStatus::Cancelled
-        | TaskStatus::Retryable => Some(match engine.resumable_session(index) {
+        | TaskStatus::Retryable => Some(match batch.resumable_session(index) {
             Some(id) => MessageTarget::Session { id },
             None => MessageTarget::FreshAttempt,
         }),
@@ -88,10 +85,10 @@ pub fn message_target(engine: &Engine, index: usize) -> Option<MessageTarget> {
 }
 
 /// The auto-answer switches of task `index`: the running attempt's, else the task's policy.
-pub fn auto_menu(engine: &Engine, index: usize) -> Option<AutoMenu> {
-    let task = engine.store().file().tasks().get(index)?;
-    let profile = engine.profiles().get(&task.agent);
-    let live = engine.live_for_task(index);
+pub fn auto_menu(batch: &dyn BatchView, index: usize) -> Option<AutoMenu> {
+    let task = batch.task(index)?;
+    let profile = batch.profiles().get(&task.agent);
+    let live = batch.live_attempt(index);
     let rules = profile
         .map(|p| {
             let sends: Vec<&str> = p.prompts.iter().map(|r| r.send.as_str()).collect();
@@ -106,7 +103,7 @@ pub fn auto_menu(engine: &Engine, index: usize) -> Option<AutoMenu> {
                     label: rule.label.clone(),
                     on: live.map_or_else(
                         || task.policy_for(&rule.name).unwrap_or(rule.auto_by_default),
-                        |l| l.attempt.is_auto(i),
+                        |l| l.attempt().is_auto(i),
                     ),
                 })
                 .collect()

@@ -6,15 +6,15 @@ use std::time::Instant;
 use super::overlay::message_target;
 use super::tasks::{failure_of, is_listed, row_status, waiting_tasks};
 use crate::core::task::FailureType;
-use crate::run::engine::Engine;
+use crate::run::engine::BatchView;
 use crate::run::outcome::agent_facts;
 use crate::ui::model::{MessageTarget, RetryView, RowStatus, StatusView};
 use crate::ui::prompt;
 use crate::ui::state::{Leaving, Mode, UiState};
 use crate::ui::takeover_keys::LEAVE_CHORD;
 
-pub(super) fn status(engine: &Engine, state: &UiState, now: Instant) -> StatusView {
-    let tasks = engine.store().file().tasks();
+pub(super) fn status(batch: &dyn BatchView, state: &UiState, now: Instant) -> StatusView {
+    let tasks = batch.tasks();
     const ORDER: [RowStatus; 9] = [
         RowStatus::Running,
         RowStatus::Waiting,
@@ -31,13 +31,13 @@ pub(super) fn status(engine: &Engine, state: &UiState, now: Instant) -> StatusVi
     let mut retries = Vec::new();
     let mut cost: Option<f64> = None;
     for (i, task) in tasks.iter().enumerate() {
-        if !is_listed(engine, i) {
+        if !is_listed(batch, i) {
             continue;
         }
         if let Some(total) = agent_facts::total_cost(task.result.as_ref(), None) {
             *cost.get_or_insert(0.0) += total;
         }
-        let status = row_status(engine, i, task);
+        let status = row_status(batch, i, task);
         if let Some(slot) = ORDER.iter().position(|s| *s == status) {
             counts[slot] += 1;
         }
@@ -48,7 +48,7 @@ pub(super) fn status(engine: &Engine, state: &UiState, now: Instant) -> StatusVi
             failures[slot] += 1;
         }
         if status == RowStatus::Retryable
-            && let Some(at) = engine.retry_at(i)
+            && let Some(at) = batch.retry_at(i)
         {
             retries.push(RetryView {
                 task_id: task.task_id.clone(),
@@ -58,8 +58,8 @@ pub(super) fn status(engine: &Engine, state: &UiState, now: Instant) -> StatusVi
     }
     retries.sort_by_key(|r| r.remaining);
     // A running attempt's result is still its previous one: its cost so far comes on top.
-    for live in engine.live() {
-        if let Some(now_cost) = live.attempt.stream_facts().and_then(|f| f.cost_usd) {
+    for live in batch.live_attempts() {
+        if let Some(now_cost) = live.attempt().stream_facts().and_then(|f| f.cost_usd) {
             *cost.get_or_insert(0.0) += now_cost;
         }
     }
@@ -84,18 +84,18 @@ pub(super) fn status(engine: &Engine, state: &UiState, now: Instant) -> StatusVi
             .collect(),
         retries,
         clock: state.clock(now),
-        paused: engine.is_paused(),
-        concurrency: engine.concurrency(),
+        paused: batch.is_paused(),
+        concurrency: batch.concurrency(),
         cost_usd: cost,
         finished: state.finished.is_some(),
         stopping: state.leaving == Leaving::Stopping,
-        message: status_message(state.message_now(now), engine.tasks_file_problem()),
-        hosts_out: engine
+        message: status_message(state.message_now(now), batch.tasks_file_problem()),
+        hosts_out: batch
             .hosts_out_of_rotation(now)
             .into_iter()
             .map(|(host, _, left)| (host, left.as_secs_f64().ceil() as u64))
             .collect(),
-        keys: hints(engine, state),
+        keys: hints(batch, state),
     }
 }
 
@@ -107,7 +107,7 @@ pub(crate) fn status_message(passing: Option<&str>, file_problem: Option<&str>) 
         .or_else(|| file_problem.map(crate::run::engine::edits::does_not_parse_notice))
 }
 
-fn hints(engine: &Engine, state: &UiState) -> Vec<(String, String)> {
+fn hints(batch: &dyn BatchView, state: &UiState) -> Vec<(String, String)> {
     let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
     match &state.mode {
         Mode::TakeOver { .. } => {
@@ -141,8 +141,8 @@ fn hints(engine: &Engine, state: &UiState) -> Vec<(String, String)> {
     if let Some(live) = state
         .focus
         .filter(|f| *f == state.selected)
-        .and_then(|f| engine.live_for_task(f))
-        && let Some(view) = prompt::view(&live.attempt)
+        .and_then(|f| batch.live_attempt(f))
+        && let Some(view) = prompt::view(live.attempt())
     {
         keys.extend(
             view.choices
@@ -150,11 +150,11 @@ fn hints(engine: &Engine, state: &UiState) -> Vec<(String, String)> {
                 .map(|c| (c.key.clone(), c.label.clone())),
         );
     }
-    let waiting = waiting_tasks(engine).len();
+    let waiting = waiting_tasks(batch).len();
     if waiting > 0 {
         keys.push(pair("w", &format!("next waiting ({waiting})")));
     }
-    if let Some(what) = message_hint(engine, state.selected) {
+    if let Some(what) = message_hint(batch, state.selected) {
         keys.push(pair("m", what));
     }
     if state.finished.is_some() {
@@ -166,11 +166,7 @@ fn hints(engine: &Engine, state: &UiState) -> Vec<(String, String)> {
         ]);
         return keys;
     }
-    let pause = if engine.is_paused() {
-        "resume"
-    } else {
-        "pause"
-    };
+    let pause = if batch.is_paused() { "resume" } else { "pause" };
     let zoom = if state.zoomed { "unzoom" } else { "zoom" };
     keys.extend([
         pair("↑↓", "select"),
@@ -195,8 +191,8 @@ fn hints(engine: &Engine, state: &UiState) -> Vec<(String, String)> {
 
 /// What `m` does for the selected task, when that is worth a hint: answer its questions, or
 /// follow up on its finished session.
-fn message_hint(engine: &Engine, index: usize) -> Option<&'static str> {
-    match message_target(engine, index)? {
+fn message_hint(batch: &dyn BatchView, index: usize) -> Option<&'static str> {
+    match message_target(batch, index)? {
         MessageTarget::Answers { .. } => Some("answer"),
         MessageTarget::Session { .. } => Some("follow up"),
         MessageTarget::Running | MessageTarget::FreshAttempt => None,

@@ -1,4 +1,4 @@
-//! Which tasks the dashboard shows where, read from the engine and the dashboard's state: a
+//! Which tasks the dashboard shows where, read from the batch's view and the dashboard's state: a
 //! task's row status, the queue under its filter, the running and the waiting tasks, the order
 //! of the panes, the queue's visible window. Reads only.
 
@@ -6,19 +6,17 @@ use serde_json::Value;
 
 use super::RowStatus;
 use crate::core::task::{FailureType, TaskSpec, TaskStatus};
-use crate::run::engine::Engine;
+use crate::run::engine::BatchView;
 use crate::ui::search;
 use crate::ui::state::{Filter, UiState};
 
 /// How task `index` shows in the queue.
-pub fn row_status(engine: &Engine, index: usize, task: &TaskSpec) -> RowStatus {
+pub fn row_status(batch: &dyn BatchView, index: usize, task: &TaskSpec) -> RowStatus {
     match task.status {
-        TaskStatus::Pending | TaskStatus::Retryable if !engine.task_in_scope(index) => {
-            RowStatus::Skipped
-        }
+        TaskStatus::Pending | TaskStatus::Retryable if !batch.in_scope(index) => RowStatus::Skipped,
         TaskStatus::Pending => RowStatus::Pending,
-        TaskStatus::Running => match engine.live_for_task(index) {
-            Some(live) if live.attempt.waiting().is_some() => RowStatus::Waiting,
+        TaskStatus::Running => match batch.live_attempt(index) {
+            Some(live) if live.is_waiting() => RowStatus::Waiting,
             _ => RowStatus::Running,
         },
         TaskStatus::Completed => RowStatus::Completed,
@@ -39,21 +37,19 @@ pub fn failure_of(task: &TaskSpec) -> Option<FailureType> {
 
 /// Whether the queue lists task `index`: a task the operator removed from the tasks file during
 /// the run is held in memory only (its fields come back if it is put back), not listed.
-pub fn is_listed(engine: &Engine, index: usize) -> bool {
-    !engine.store().file().is_removed(index)
+pub fn is_listed(batch: &dyn BatchView, index: usize) -> bool {
+    batch.is_listed(index)
 }
 
 /// The tasks the queue lists under the current filter, in file order.
-pub fn matching(engine: &Engine, state: &UiState) -> Vec<usize> {
-    engine
-        .store()
-        .file()
+pub fn matching(batch: &dyn BatchView, state: &UiState) -> Vec<usize> {
+    batch
         .tasks()
         .iter()
         .enumerate()
         .filter(|(i, t)| {
-            is_listed(engine, *i)
-                && state.filter.matches(row_status(engine, *i, t))
+            batch.is_listed(*i)
+                && state.filter.matches(row_status(batch, *i, t))
                 && search::matches(&state.search, t)
         })
         .map(|(i, _)| i)
@@ -61,15 +57,13 @@ pub fn matching(engine: &Engine, state: &UiState) -> Vec<usize> {
 }
 
 /// How many tasks each status filter lists (the search aside), for `f` to skip empty ones.
-pub fn filter_counts(engine: &Engine) -> Vec<(Filter, usize)> {
-    let statuses: Vec<RowStatus> = engine
-        .store()
-        .file()
+pub fn filter_counts(batch: &dyn BatchView) -> Vec<(Filter, usize)> {
+    let statuses: Vec<RowStatus> = batch
         .tasks()
         .iter()
         .enumerate()
-        .filter(|(i, _)| is_listed(engine, *i))
-        .map(|(i, t)| row_status(engine, i, t))
+        .filter(|(i, _)| batch.is_listed(*i))
+        .map(|(i, t)| row_status(batch, i, t))
         .collect();
     Filter::ORDER
         .iter()
@@ -78,31 +72,45 @@ pub fn filter_counts(engine: &Engine) -> Vec<(Filter, usize)> {
 }
 
 /// The running tasks, in file order.
-pub fn live_tasks(engine: &Engine) -> Vec<usize> {
-    let mut live: Vec<usize> = engine.live().map(|l| l.task).collect();
+pub fn live_tasks(batch: &dyn BatchView) -> Vec<usize> {
+    let mut live: Vec<usize> = batch.live_attempts().iter().map(|l| l.task()).collect();
     live.sort_unstable();
     live
 }
 
 /// The tasks waiting for the operator, in file order: a running agent's prompt, or the
 /// questions of a task that needs input (in this run).
-pub fn waiting_tasks(engine: &Engine) -> Vec<usize> {
-    engine
-        .store()
-        .file()
+pub fn waiting_tasks(batch: &dyn BatchView) -> Vec<usize> {
+    batch
         .tasks()
         .iter()
         .enumerate()
-        .filter(|(i, _)| is_listed(engine, *i))
+        .filter(|(i, _)| batch.is_listed(*i))
         .filter(|(i, task)| match task.status {
-            TaskStatus::NeedsInput => engine.task_in_scope(*i),
-            TaskStatus::Running => engine
-                .live_for_task(*i)
-                .is_some_and(|l| l.attempt.waiting().is_some()),
+            TaskStatus::NeedsInput => batch.in_scope(*i),
+            TaskStatus::Running => batch.live_attempt(*i).is_some_and(|l| l.is_waiting()),
             _ => false,
         })
         .map(|(i, _)| i)
         .collect()
+}
+
+/// The task `delta` rows away from `selected` in `list` (the queue as filtered), kept within
+/// it; its first task when `selected` is not in it; None when it lists nothing.
+pub fn step_through(list: &[usize], selected: usize, delta: isize) -> Option<usize> {
+    let last = list.len().checked_sub(1)?;
+    let next = match list.iter().position(|&i| i == selected) {
+        Some(at) => at.saturating_add_signed(delta).min(last),
+        None => 0,
+    };
+    list.get(next).copied()
+}
+
+/// A task's id for a status message (`task #N` past the end of the file).
+pub fn task_name(batch: &dyn BatchView, task: usize) -> String {
+    batch
+        .task(task)
+        .map_or_else(|| format!("task #{task}"), |t| t.task_id.clone())
 }
 
 /// Pane order: the focused task first, then the others in file order.
@@ -156,6 +164,22 @@ mod tests {
             "no empty rows at the end"
         );
         assert_eq!(window_offset(5, Some(0), 10, 3), 0);
+    }
+
+    #[test]
+    fn a_step_stays_within_the_queue() {
+        let list = [2, 5, 7, 9];
+        assert_eq!(step_through(&list, 5, 1), Some(7));
+        assert_eq!(step_through(&list, 5, -1), Some(2));
+        assert_eq!(step_through(&list, 5, -10), Some(2), "stops at the top");
+        assert_eq!(
+            step_through(&list, 7, isize::MAX),
+            Some(9),
+            "stops at the bottom"
+        );
+        assert_eq!(step_through(&list, 2, isize::MIN), Some(2));
+        assert_eq!(step_through(&list, 3, 1), Some(2), "unlisted: the first");
+        assert_eq!(step_through(&[], 3, 1), None);
     }
 
     #[test]
