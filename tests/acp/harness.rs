@@ -6,6 +6,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use agent_client_protocol_schema::v1::{RequestPermissionRequest, SessionUpdate};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::mock_api::{self, MockApi};
@@ -68,6 +70,43 @@ pub(crate) fn seconds(dir: &Path, id: &str) -> f64 {
                 .find_map(|line| serde_json::from_str::<Value>(line).ok()?[0].as_f64())
         })
         .unwrap_or(f64::NAN)
+}
+
+/// What the agents sent, read with the schema crate's types as herd reads it: every
+/// `session/update`'s `update` as `SessionUpdate` (herd's transcript reads it so). Returns
+/// how many were read and each the crate rejects, with its reason. Permission requests
+/// (which herd reads as raw JSON) are counted apart, for the record.
+pub(crate) fn wire_check(dir: &Path, cases: &[Case]) -> (usize, Vec<String>) {
+    let (mut read, mut rejected, mut permissions, mut odd_permissions) = (0, Vec::new(), 0, 0);
+    for case in cases {
+        for line in acp_log(dir, &case.id).lines() {
+            let Ok(record) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            let msg = &record["msg"];
+            if record["dir"] != "in" {
+                continue;
+            }
+            if msg["method"] == "session/update" {
+                read += 1;
+                let update = &msg["params"]["update"];
+                if let Err(error) = SessionUpdate::deserialize(update) {
+                    rejected.push(format!("{}: {error}: {update}", case.id));
+                }
+            } else if msg["method"] == "session/request_permission" {
+                permissions += 1;
+                if RequestPermissionRequest::deserialize(&msg["params"]).is_err() {
+                    odd_permissions += 1;
+                }
+            }
+        }
+    }
+    println!(
+        "schema crate: {read} session/update read, {} rejected; \
+         {permissions} permission requests, {odd_permissions} it would reject",
+        rejected.len()
+    );
+    (read, rejected)
 }
 
 pub(crate) fn acp_log(dir: &Path, id: &str) -> String {
