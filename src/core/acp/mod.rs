@@ -18,7 +18,9 @@
 //! - the `update` of every `session/update` (`transcript`, as `SessionUpdate`). An update the
 //!   crate rejects is not shown, as an update of a kind herd does not show always was; since
 //!   then a content block of a type outside the schema drops its chunk (it showed as `[type]`)
-//!   and a tool kind outside it reads `other`.
+//!   and a tool kind outside it reads `other`. The conformance test checks that every update
+//!   herd shows, from each real adapter, reads; one herd skips does not: claude-agent-acp
+//!   0.23.1's `usage_update` carries `used: null` where the crate wants a number.
 //!
 //! Read as raw JSON instead, because the crate is stricter than herd must be:
 //! - the JSON-RPC envelope and errors (`rpc`, `core::jsonrpc`): the crate's `Error` needs a
