@@ -196,4 +196,36 @@ mod tests {
         );
         assert_eq!(calls.read(&json!({"no": "kind"})), None);
     }
+
+    #[test]
+    fn reads_other_blocks_by_type_and_diffs_and_terminals_by_what_they_are() {
+        let mut calls = ToolCalls::default();
+        let image = json!({"sessionUpdate": "agent_message_chunk",
+            "content": {"type": "image", "data": "AAAA", "mimeType": "image/png"}});
+        assert_eq!(calls.read(&image), Some(Shown::Text("[image]".into())));
+        let edit = json!({"sessionUpdate": "tool_call", "toolCallId": "e1", "title": "Edit a.rs",
+            "kind": "edit", "status": "in_progress", "content": [
+                {"type": "diff", "path": "/w/a.rs", "oldText": "x", "newText": "a\nb"},
+                {"type": "terminal", "terminalId": "t9"},
+                {"type": "bogus"}]});
+        let Some(Shown::Tool(line)) = calls.read(&edit) else {
+            panic!()
+        };
+        assert_eq!(
+            (line.kind.as_str(), line.status.as_str()),
+            ("edit", "in_progress")
+        );
+        assert_eq!(line.output, ["diff /w/a.rs (+2 lines)", "[terminal]"]);
+        let unknown_kind =
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": "e1", "kind": "teleport"});
+        let Some(Shown::Tool(line)) = calls.read(&unknown_kind) else {
+            panic!()
+        };
+        assert_eq!(
+            (line.title.as_str(), line.kind.as_str()),
+            ("Edit a.rs", "other")
+        );
+        let usage = json!({"sessionUpdate": "usage_update", "used": null, "size": 200000});
+        assert_eq!(calls.read(&usage), None);
+    }
 }
