@@ -26,7 +26,7 @@ mod setup;
 use std::path::Path;
 use std::time::Instant;
 
-use harness::{Case, acp_log, check, late_verdicts, run_batch, task};
+use harness::{Case, acp_log, check, late_verdicts, run_batch, task, wire_check};
 use mock_api::{MockApi, Scenario};
 use real_tasks::{path_with, real_agents_bin, real_task};
 use serde_json::{Value, json};
@@ -254,6 +254,9 @@ fn real_agents_over_acp_end_as_a_careful_person_concludes() {
         started.elapsed().as_secs_f64()
     );
     let late = late_verdicts(dir.path(), &api, &hopeless_ids(&cases), HOPELESS_LIMIT);
+    let (read, rejected) = wire_check(dir.path(), &cases);
+    assert!(read > 0, "the agents sent no session/update");
+    assert!(rejected.is_empty(), "{}", rejected.join("\n"));
     if std::env::var_os("HERD_ACP_KEEP").is_some() {
         println!("kept: {}", dir.path().display());
         let kept = dir.keep();

@@ -23,6 +23,7 @@ pub mod guard;
 pub mod hook;
 pub mod json_pos;
 pub mod jsonc;
+pub mod jsonrpc;
 pub mod marker;
 pub mod notify;
 pub mod outcome;

@@ -6,6 +6,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use agent_client_protocol_schema::v1::{RequestPermissionRequest, SessionUpdate};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::mock_api::{self, MockApi};
@@ -68,6 +70,66 @@ pub(crate) fn seconds(dir: &Path, id: &str) -> f64 {
                 .find_map(|line| serde_json::from_str::<Value>(line).ok()?[0].as_f64())
         })
         .unwrap_or(f64::NAN)
+}
+
+/// The `session/update` kinds herd's transcript shows; the others are skipped unread.
+const SHOWN_UPDATES: &[&str] = &[
+    "agent_message_chunk",
+    "agent_thought_chunk",
+    "tool_call",
+    "tool_call_update",
+    "plan",
+];
+
+/// What the agents sent, read with the schema crate's types as herd reads it: every
+/// `session/update`'s `update` of a kind herd shows as `SessionUpdate`. Returns how many were
+/// read and each the crate rejects, with its reason. Updates herd skips that the crate would
+/// reject (claude-agent-acp's `usage_update` with `used: null`) and permission requests (which
+/// herd reads as raw JSON) are counted apart, for the record.
+pub(crate) fn wire_check(dir: &Path, cases: &[Case]) -> (usize, Vec<String>) {
+    let (mut read, mut rejected, mut skipped_odd) = (0, Vec::new(), Vec::new());
+    let (mut permissions, mut odd_permissions) = (0, 0);
+    for case in cases {
+        for line in acp_log(dir, &case.id).lines() {
+            let Ok(record) = serde_json::from_str::<Value>(line) else {
+                continue;
+            };
+            let msg = &record["msg"];
+            if record["dir"] != "in" {
+                continue;
+            }
+            if msg["method"] == "session/update" {
+                let update = &msg["params"]["update"];
+                let shown = update["sessionUpdate"]
+                    .as_str()
+                    .is_some_and(|kind| SHOWN_UPDATES.contains(&kind));
+                read += usize::from(shown);
+                if let Err(error) = SessionUpdate::deserialize(update) {
+                    let problem = format!("{}: {error}: {update}", case.id);
+                    if shown {
+                        rejected.push(problem);
+                    } else {
+                        skipped_odd.push(problem);
+                    }
+                }
+            } else if msg["method"] == "session/request_permission" {
+                permissions += 1;
+                if RequestPermissionRequest::deserialize(&msg["params"]).is_err() {
+                    odd_permissions += 1;
+                }
+            }
+        }
+    }
+    println!(
+        "schema crate: {read} shown session/update read, {} rejected; {} skipped ones it \
+         would reject; {permissions} permission requests, {odd_permissions} it would reject",
+        rejected.len(),
+        skipped_odd.len()
+    );
+    for problem in skipped_odd.iter().take(3) {
+        println!("    skipped: {problem}");
+    }
+    (read, rejected)
 }
 
 pub(crate) fn acp_log(dir: &Path, id: &str) -> String {

@@ -7,7 +7,12 @@
 //! guard grants only for what it does not refuse), refuse → `reject_once`, ask → the operator.
 //! Pure: no I/O, no clock.
 
+use agent_client_protocol_schema::v1::{
+    RequestPermissionOutcome, RequestPermissionResponse, SelectedPermissionOutcome,
+};
 use serde_json::{Value, json};
+
+use super::wire::to_json;
 
 use crate::core::approval::GuardSetup;
 use crate::core::guard::{self, Decision, Policy, Request, RequestKind};
@@ -225,12 +230,17 @@ pub fn decide(
 
 /// The answer to the agent's request.
 pub fn selected(option_id: &str) -> Value {
-    json!({"outcome": {"outcome": "selected", "optionId": option_id}})
+    let outcome = SelectedPermissionOutcome::new(option_id.to_string());
+    to_json(&RequestPermissionResponse::new(
+        RequestPermissionOutcome::Selected(outcome),
+    ))
 }
 
 /// The answer when no option is taken (the turn is being cancelled).
 pub fn cancelled() -> Value {
-    json!({"outcome": {"outcome": "cancelled"}})
+    to_json(&RequestPermissionResponse::new(
+        RequestPermissionOutcome::Cancelled,
+    ))
 }
 
 /// A request as Claude's `permission_denials` entry (`tool_name` + `tool_input`), which the

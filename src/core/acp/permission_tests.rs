@@ -163,3 +163,12 @@ fn options_are_shown_in_one_order_and_denials_read_back_as_the_same_request() {
         assert_eq!(back, request);
     }
 }
+
+#[test]
+fn answers_are_the_specs_permission_outcomes() {
+    assert_eq!(
+        selected("yes"),
+        json!({"outcome": {"outcome": "selected", "optionId": "yes"}})
+    );
+    assert_eq!(cancelled(), json!({"outcome": {"outcome": "cancelled"}}));
+}

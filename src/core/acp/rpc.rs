@@ -7,35 +7,7 @@
 use serde_json::{Map, Value, json};
 use thiserror::Error;
 
-/// JSON-RPC's "method not found".
-pub const METHOD_NOT_FOUND: i64 = -32601;
-/// JSON-RPC's "invalid params".
-pub const INVALID_PARAMS: i64 = -32602;
-
-/// An error object of a response.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RpcError {
-    pub code: i64,
-    pub message: String,
-    pub data: Option<Value>,
-}
-
-impl RpcError {
-    /// `code: message (data)` on one line, for evidence.
-    pub fn describe(&self) -> String {
-        let mut text = format!("{}: {}", self.code, self.message.trim());
-        if let Some(data) = &self.data {
-            let data = match data {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            if !data.is_empty() && !self.message.contains(&data) {
-                text.push_str(&format!(" ({data})"));
-            }
-        }
-        text.replace(['\n', '\r'], " ")
-    }
-}
+pub use crate::core::jsonrpc::{INVALID_PARAMS, METHOD_NOT_FOUND, RpcError};
 
 /// One message from the agent.
 #[derive(Debug, Clone, PartialEq)]
@@ -99,7 +71,7 @@ fn from_object(mut object: Map<String, Value>) -> Result<Message, LineError> {
             if let Some(error) = object.remove("error") {
                 Ok(Message::Response {
                     id,
-                    outcome: Err(error_of(&error)),
+                    outcome: Err(RpcError::from_json(&error)),
                 })
             } else if let Some(result) = object.remove("result") {
                 Ok(Message::Response {
@@ -111,18 +83,6 @@ fn from_object(mut object: Map<String, Value>) -> Result<Message, LineError> {
             }
         }
         (None, None) => Err(LineError::NoMethodOrId),
-    }
-}
-
-fn error_of(error: &Value) -> RpcError {
-    RpcError {
-        code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
-        message: error
-            .get("message")
-            .and_then(Value::as_str)
-            .unwrap_or("(no message)")
-            .to_string(),
-        data: error.get("data").filter(|d| !d.is_null()).cloned(),
     }
 }
 
@@ -139,7 +99,7 @@ pub fn response(id: &Value, result: Value) -> Value {
 }
 
 pub fn error_response(id: &Value, code: i64, message: &str) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+    json!({"jsonrpc": "2.0", "id": id, "error": RpcError::new(code, message).to_json()})
 }
 
 #[cfg(test)]

@@ -9,19 +9,17 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::audit::Answer;
 use super::outcome::Outcome;
 use super::permission::{self, PermissionOption, PermissionPolicy};
 use super::rpc::{self, Message, RpcError};
 use super::transcript::{Shown, ToolCalls};
+use super::wire;
 
 mod asking;
 use crate::core::guard::{Decision, Request};
-
-/// ACP's version herd speaks.
-pub const PROTOCOL_VERSION: u64 = 1;
 
 /// What a session needs from its attempt.
 #[derive(Debug, Clone, Default)]
@@ -130,14 +128,9 @@ impl Session {
 
     /// The first message: `initialize`.
     pub fn start(&mut self) -> Vec<Action> {
-        let params = json!({
-            "protocolVersion": PROTOCOL_VERSION,
-            "clientCapabilities": {"fs": {"readTextFile": false, "writeTextFile": false}, "terminal": false},
-            "clientInfo": {"name": "herd", "version": env!("CARGO_PKG_VERSION")},
-        });
         vec![
             Action::Show(Shown::Note("initialize".into())),
-            self.ask(Asked::Initialize, "initialize", params),
+            self.ask(Asked::Initialize, wire::INITIALIZE, wire::initialize()),
         ]
     }
 
@@ -188,7 +181,7 @@ impl Session {
             )));
         }
         if let (true, Some(id)) = (self.prompting, &self.session_id) {
-            let cancel = rpc::notification("session/cancel", json!({"sessionId": id}));
+            let cancel = rpc::notification(wire::SESSION_CANCEL, wire::cancel(id));
             actions.push(Action::Send(cancel));
             actions.push(Action::Show(Shown::Note("session/cancel".into())));
         }
@@ -243,7 +236,7 @@ impl Session {
         match message {
             Message::Response { id, outcome } => self.on_response(&id, outcome),
             Message::Notification { method, params } => match method.as_str() {
-                "session/update" => params
+                wire::SESSION_UPDATE => params
                     .get("update")
                     .and_then(|update| self.tools.read(update))
                     .map(|shown| {
@@ -256,7 +249,7 @@ impl Session {
                 _ => Vec::new(),
             },
             Message::Request { id, method, params } => match method.as_str() {
-                "session/request_permission" => self.on_permission(id, &params, at),
+                wire::REQUEST_PERMISSION => self.on_permission(id, &params, at),
                 _ => vec![
                     Action::Send(rpc::error_response(
                         &id,
@@ -319,8 +312,8 @@ impl Session {
                         Action::Show(Shown::Note(format!("authenticate with {method}"))),
                         self.ask(
                             Asked::Authenticate,
-                            "authenticate",
-                            json!({"methodId": method}),
+                            wire::AUTHENTICATE,
+                            wire::authenticate(&method),
                         ),
                     ],
                     None => vec![self.finish(Outcome::from_error("session/new", &error))],
@@ -353,9 +346,9 @@ impl Session {
         )))];
         match self.setup.load_session.clone() {
             Some(id) if can_load => {
-                let params = json!({"sessionId": id, "cwd": self.setup.cwd, "mcpServers": []});
+                let params = wire::load_session(&id, &self.setup.cwd);
                 actions.push(Action::Show(Shown::Note(format!("session/load {id}"))));
-                actions.push(self.ask(Asked::LoadSession, "session/load", params));
+                actions.push(self.ask(Asked::LoadSession, wire::SESSION_LOAD, params));
             }
             Some(_) => {
                 let note = "the agent cannot load sessions: a new one".to_string();
@@ -369,11 +362,11 @@ impl Session {
 
     /// The agent answered `session/new` (`result`): the prompt is sent in its session.
     fn on_session_created(&mut self, result: &Value) -> Vec<Action> {
-        let Some(id) = result.get("sessionId").and_then(Value::as_str) else {
+        let Some(id) = wire::new_session_id(result) else {
             let outcome = Outcome::failed("bad_response", "session/new gave no sessionId");
             return vec![self.finish(outcome)];
         };
-        self.session_id = Some(id.to_string());
+        self.session_id = Some(id.clone());
         self.queued.push_front(self.setup.prompt.clone());
         let mut actions = vec![Action::Show(Shown::Note(format!("session {id}")))];
         actions.extend(self.next_prompt());
@@ -398,8 +391,8 @@ impl Session {
     }
 
     fn new_session(&mut self) -> Action {
-        let params = json!({"cwd": self.setup.cwd, "mcpServers": []});
-        self.ask(Asked::NewSession, "session/new", params)
+        let params = wire::new_session(&self.setup.cwd);
+        self.ask(Asked::NewSession, wire::SESSION_NEW, params)
     }
 
     fn next_prompt(&mut self) -> Vec<Action> {
@@ -407,10 +400,10 @@ impl Session {
             return Vec::new();
         };
         self.prompting = true;
-        let params = json!({"sessionId": id, "prompt": [{"type": "text", "text": text}]});
+        let params = wire::prompt(&id, &text);
         vec![
             Action::Show(Shown::Prompt(text)),
-            self.ask(Asked::Prompt, "session/prompt", params),
+            self.ask(Asked::Prompt, wire::SESSION_PROMPT, params),
         ]
     }
 }

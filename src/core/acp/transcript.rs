@@ -2,12 +2,18 @@
 //! (agent text streamed, thoughts, tool calls with their status and output, the plan) plus
 //! herd's own lines (notes, the permission request waiting, the answers given).
 //!
-//! Owns reading the update shapes into [`Shown`] and remembering each tool call's title so an
+//! Owns reading the updates (the schema crate's `SessionUpdate`) into [`Shown`] and remembering each tool call's title so an
 //! update that only changes a status still says which call it is. Pure; drawing is `render`'s.
 
 use std::collections::HashMap;
 
+use agent_client_protocol_schema::v1::{
+    ContentBlock, SessionUpdate, ToolCallContent, ToolCallUpdate,
+};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use super::wire::to_json;
 
 /// The most output lines of one tool call kept for the transcript.
 const OUTPUT_LINES: usize = 12;
@@ -58,48 +64,48 @@ pub struct ToolCalls {
 }
 
 impl ToolCalls {
-    /// The transcript pieces of one `session/update`'s `update` object; nothing for updates
-    /// herd does not show (available commands, modes).
+    /// The transcript pieces of one `session/update`'s `update` object, read as the schema
+    /// crate's `SessionUpdate`; nothing for updates herd does not show (available commands,
+    /// modes, usage) or that are not the spec's shape.
     pub fn read(&mut self, update: &Value) -> Option<Shown> {
-        let text = |key: &str| update.get(key).and_then(Value::as_str);
-        match text("sessionUpdate")? {
-            "agent_message_chunk" => content_text(update.get("content")).map(Shown::Text),
-            "agent_thought_chunk" => content_text(update.get("content")).map(Shown::Thought),
-            "tool_call" | "tool_call_update" => Some(Shown::Tool(self.tool(update))),
-            "plan" => {
-                let entries = update.get("entries").and_then(Value::as_array)?;
-                let entries = entries
-                    .iter()
-                    .map(|entry| {
-                        let field = |k: &str| entry.get(k).and_then(Value::as_str).unwrap_or("");
-                        (field("status").to_string(), field("content").to_string())
-                    })
-                    .collect();
-                Some(Shown::Plan(entries))
+        match SessionUpdate::deserialize(update).ok()? {
+            SessionUpdate::AgentMessageChunk(chunk) => {
+                Some(Shown::Text(content_text(&chunk.content)))
             }
+            SessionUpdate::AgentThoughtChunk(chunk) => {
+                Some(Shown::Thought(content_text(&chunk.content)))
+            }
+            SessionUpdate::ToolCall(call) => Some(Shown::Tool(self.tool(call.into()))),
+            SessionUpdate::ToolCallUpdate(update) => Some(Shown::Tool(self.tool(update))),
+            SessionUpdate::Plan(plan) => Some(Shown::Plan(
+                plan.entries
+                    .into_iter()
+                    .map(|entry| (wire_name(&entry.status), entry.content))
+                    .collect(),
+            )),
             _ => None,
         }
     }
 
-    fn tool(&mut self, update: &Value) -> ToolLine {
-        let text = |key: &str| update.get(key).and_then(Value::as_str).map(str::to_string);
-        let id = text("toolCallId").unwrap_or_default();
+    fn tool(&mut self, update: ToolCallUpdate) -> ToolLine {
+        let id = update.tool_call_id.0.to_string();
+        let fields = update.fields;
         let line = self.calls.entry(id.clone()).or_insert_with(|| ToolLine {
             id,
             status: "pending".into(),
             ..ToolLine::default()
         });
-        if let Some(title) = text("title") {
+        if let Some(title) = fields.title {
             line.title = title;
         }
-        if let Some(kind) = text("kind") {
-            line.kind = kind;
+        if let Some(kind) = fields.kind {
+            line.kind = wire_name(&kind);
         }
-        if let Some(status) = text("status") {
-            line.status = status;
+        if let Some(status) = fields.status {
+            line.status = wire_name(&status);
         }
-        if let Some(content) = update.get("content").and_then(Value::as_array) {
-            let output = tool_output(content);
+        if let Some(content) = fields.content {
+            let output = tool_output(&content);
             if !output.is_empty() {
                 line.output = output;
             }
@@ -108,35 +114,41 @@ impl ToolCalls {
     }
 }
 
-/// The text of a content block (`{"type": "text", "text": …}`); other blocks by their type.
-fn content_text(content: Option<&Value>) -> Option<String> {
-    let content = content?;
-    match content.get("type").and_then(Value::as_str) {
-        Some("text") => content
-            .get("text")
+/// An enum's name on the wire (`in_progress`, `execute`), or its tag (`image`) for a tagged one.
+fn wire_name(value: &impl Serialize) -> String {
+    match to_json(value) {
+        Value::String(name) => name,
+        tagged => tagged
+            .get("type")
             .and_then(Value::as_str)
-            .map(str::to_string),
-        Some(other) => Some(format!("[{other}]")),
-        None => None,
+            .unwrap_or("?")
+            .to_string(),
+    }
+}
+
+/// The text of a content block; other blocks by their type (`[image]`).
+fn content_text(content: &ContentBlock) -> String {
+    match content {
+        ContentBlock::Text(text) => text.text.clone(),
+        other => format!("[{}]", wire_name(other)),
     }
 }
 
 /// The last lines of a tool call's content: text output, or which file a diff changes.
-fn tool_output(content: &[Value]) -> Vec<String> {
+fn tool_output(content: &[ToolCallContent]) -> Vec<String> {
     let mut lines = Vec::new();
     for item in content {
-        match item.get("type").and_then(Value::as_str) {
-            Some("content") => {
-                if let Some(text) = content_text(item.get("content")) {
-                    lines.extend(text.lines().map(str::to_string));
-                }
+        match item {
+            ToolCallContent::Content(content) => {
+                let text = content_text(&content.content);
+                lines.extend(text.lines().map(str::to_string));
             }
-            Some("diff") => {
-                let path = item.get("path").and_then(Value::as_str).unwrap_or("?");
-                let new = item.get("newText").and_then(Value::as_str).unwrap_or("");
-                lines.push(format!("diff {path} (+{} lines)", new.lines().count()));
+            ToolCallContent::Diff(diff) => {
+                let path = diff.path.display();
+                let new = diff.new_text.lines().count();
+                lines.push(format!("diff {path} (+{new} lines)"));
             }
-            Some("terminal") => lines.push("[terminal]".into()),
+            ToolCallContent::Terminal(_) => lines.push("[terminal]".into()),
             _ => {}
         }
     }
@@ -183,5 +195,37 @@ mod tests {
             None
         );
         assert_eq!(calls.read(&json!({"no": "kind"})), None);
+    }
+
+    #[test]
+    fn reads_other_blocks_by_type_and_diffs_and_terminals_by_what_they_are() {
+        let mut calls = ToolCalls::default();
+        let image = json!({"sessionUpdate": "agent_message_chunk",
+            "content": {"type": "image", "data": "AAAA", "mimeType": "image/png"}});
+        assert_eq!(calls.read(&image), Some(Shown::Text("[image]".into())));
+        let edit = json!({"sessionUpdate": "tool_call", "toolCallId": "e1", "title": "Edit a.rs",
+            "kind": "edit", "status": "in_progress", "content": [
+                {"type": "diff", "path": "/w/a.rs", "oldText": "x", "newText": "a\nb"},
+                {"type": "terminal", "terminalId": "t9"},
+                {"type": "bogus"}]});
+        let Some(Shown::Tool(line)) = calls.read(&edit) else {
+            panic!()
+        };
+        assert_eq!(
+            (line.kind.as_str(), line.status.as_str()),
+            ("edit", "in_progress")
+        );
+        assert_eq!(line.output, ["diff /w/a.rs (+2 lines)", "[terminal]"]);
+        let unknown_kind =
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": "e1", "kind": "teleport"});
+        let Some(Shown::Tool(line)) = calls.read(&unknown_kind) else {
+            panic!()
+        };
+        assert_eq!(
+            (line.title.as_str(), line.kind.as_str()),
+            ("Edit a.rs", "other")
+        );
+        let usage = json!({"sessionUpdate": "usage_update", "used": null, "size": 200000});
+        assert_eq!(calls.read(&usage), None);
     }
 }

@@ -6,7 +6,9 @@
 
 use serde_json::{Value, json};
 
-use super::protocol::{Command, INTERNAL_ERROR, NO_SUCH_TASK, REFUSED, RpcError, STALE_PROMPT};
+use super::protocol::{
+    self, Command, INTERNAL_ERROR, NO_SUCH_TASK, REFUSED, RpcError, STALE_PROMPT,
+};
 use crate::run::clock::Now;
 use crate::run::engine::api::{Added, PromptInfo};
 use crate::run::engine::command::Command as EngineCommand;
@@ -78,7 +80,7 @@ fn carry_out(
         }),
         Command::AddTask { task } => match engine.add_task(task, now)? {
             Added::Added { task_id } => Ok(json!({ "task_id": task_id })),
-            Added::Invalid(problems) => Err(RpcError::invalid_task(problems)),
+            Added::Invalid(problems) => Err(protocol::invalid_task(problems)),
             Added::Refused(message) => Err(RpcError::new(REFUSED, message)),
         },
         Command::UpdateTask { task_id, patch } => match task(engine, &task_id) {
@@ -88,7 +90,7 @@ fn carry_out(
                     Ok(json!({ "task": row(engine, index), "message": message }))
                 }
                 Ok(refused) => reply_of(refused),
-                Err(problems) => Err(RpcError::invalid_task(problems)),
+                Err(problems) => Err(protocol::invalid_task(problems)),
             },
         },
         Command::Cancel { task_id } => {

@@ -8,7 +8,8 @@
 //! Errors: the JSON-RPC codes (`PARSE_ERROR`, `INVALID_REQUEST`, `METHOD_NOT_FOUND`,
 //! `INVALID_PARAMS`) and herd's own: `NO_SUCH_TASK`, `REFUSED` (the message says why),
 //! `STALE_PROMPT` (the prompt id names no waiting dialog), `INVALID_TASK` (the problems in
-//! `data.problems`). Pure: no I/O.
+//! `data.problems`). The error object and the JSON-RPC codes are `core::jsonrpc`'s, the same
+//! as herd's ACP client reads from its agents. Pure: no I/O.
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -17,11 +18,9 @@ use serde_json::{Map, Value, json};
 use crate::core::task::TaskStatus;
 use crate::run::engine::api::ApiAnswer;
 
-pub const PARSE_ERROR: i64 = -32700;
-pub const INVALID_REQUEST: i64 = -32600;
-pub const METHOD_NOT_FOUND: i64 = -32601;
-pub const INVALID_PARAMS: i64 = -32602;
-pub const INTERNAL_ERROR: i64 = -32603;
+pub use crate::core::jsonrpc::{
+    INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError,
+};
 pub const NO_SUCH_TASK: i64 = -32001;
 pub const REFUSED: i64 = -32002;
 pub const STALE_PROMPT: i64 = -32003;
@@ -81,38 +80,12 @@ pub enum Call {
     Subscribe,
 }
 
-/// A JSON-RPC error object.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RpcError {
-    pub code: i64,
-    pub message: String,
-    pub data: Option<Value>,
-}
-
-impl RpcError {
-    pub fn new(code: i64, message: impl Into<String>) -> RpcError {
-        RpcError {
-            code,
-            message: message.into(),
-            data: None,
-        }
-    }
-
-    /// `INVALID_TASK` with each problem in `data.problems`.
-    pub fn invalid_task(problems: Vec<String>) -> RpcError {
-        RpcError {
-            code: INVALID_TASK,
-            message: format!("the task is not valid: {}", problems.join("; ")),
-            data: Some(json!({ "problems": problems })),
-        }
-    }
-
-    pub fn to_json(&self) -> Value {
-        let mut error = json!({"code": self.code, "message": self.message});
-        if let Some(data) = &self.data {
-            error["data"] = data.clone();
-        }
-        error
+/// `INVALID_TASK` with each problem in `data.problems`.
+pub fn invalid_task(problems: Vec<String>) -> RpcError {
+    RpcError {
+        code: INVALID_TASK,
+        message: format!("the task is not valid: {}", problems.join("; ")),
+        data: Some(json!({ "problems": problems })),
     }
 }
 
@@ -578,7 +551,7 @@ mod tests {
     fn responses_are_one_line_each() {
         let ok = success(&json!(1), json!({"done": true}));
         assert_eq!(ok, r#"{"jsonrpc":"2.0","id":1,"result":{"done":true}}"#);
-        let error = failure(&json!("a"), &RpcError::invalid_task(vec!["x: bad".into()]));
+        let error = failure(&json!("a"), &invalid_task(vec!["x: bad".into()]));
         let back: Value = serde_json::from_str(&error).expect("json");
         assert_eq!(back["error"]["code"], json!(INVALID_TASK));
         assert_eq!(back["error"]["data"]["problems"], json!(["x: bad"]));
