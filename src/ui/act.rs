@@ -9,7 +9,8 @@ use ratatui::layout::Rect;
 
 use super::keys::{Action, AnswerKey, Reply, key_name};
 use super::model::RowStatus;
-use super::model::{live_tasks, matching, waiting_tasks};
+use super::model::{live_tasks, matching, task_name, waiting_tasks};
+use super::mouse::select_step;
 use super::state::{AnswerHold, Filter, Leaving, Mode, UiState};
 use super::{attempts, editors, layout, queue};
 use crate::run::clock::Now;
@@ -25,7 +26,9 @@ pub fn act(
     clock: Now,
 ) -> Result<()> {
     let now = clock.at;
-    let focus = state.focus.filter(|f| engine.live_for_task(*f).is_some());
+    let focus = state
+        .focus
+        .filter(|f| engine.view().live_attempt(*f).is_some());
     match action {
         Action::Up => select_step(engine, state, -1),
         Action::Down => select_step(engine, state, 1),
@@ -97,7 +100,7 @@ fn select_next_waiting(engine: &Engine, state: &mut UiState, now: Instant) {
         .find(|&&t| t > state.selected)
         .or(waiting.first());
     match next {
-        Some(&task) if engine.live_for_task(task).is_some() => focus_task(state, task),
+        Some(&task) if engine.view().live_attempt(task).is_some() => focus_task(state, task),
         Some(&task) => select_task(state, task, RowStatus::NeedsInput),
         None => state.say("no task is waiting for you", now),
     }
@@ -132,8 +135,9 @@ fn scroll_pane(
     };
     // Rows that went off the top of the agent's screen: its history.
     let history = engine
-        .live_for_task(task)
-        .map_or(0, |l| l.attempt.screen().history_len());
+        .view()
+        .live_attempt(task)
+        .map_or(0, |l| l.attempt().screen().history_len());
     let step = usize::from(area.height / 2).max(1);
     let offset = state.scroll.entry(task).or_insert(0);
     let before = *offset;
@@ -164,7 +168,7 @@ fn step_filter(engine: &Engine, state: &mut UiState, forward: bool) {
 
 /// Space: pauses the queue, or resumes it.
 fn toggle_pause(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
-    let command = if engine.is_paused() {
+    let command = if engine.view().is_paused() {
         Command::Resume
     } else {
         Command::Pause
@@ -177,7 +181,7 @@ fn toggle_pause(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<
 /// `c`: cancels the selected task; a running one is asked about first.
 fn cancel_selected(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
     let task = state.selected;
-    if engine.live_for_task(task).is_some() {
+    if engine.view().live_attempt(task).is_some() {
         state.mode = Mode::ConfirmCancel { task };
     } else {
         let outcome = engine.apply(Command::Cancel { task }, clock)?;
@@ -216,11 +220,12 @@ fn change_concurrency(
 /// `A`: the selected task's answers to its prompts, this run's and those recorded.
 fn open_answers(engine: &Engine, state: &mut UiState) {
     let task = state.selected;
-    if let Some(spec) = engine.store().file().tasks().get(task) {
+    if let Some(spec) = engine.view().file().tasks().get(task) {
         let live = engine
-            .live_for_task(task)
-            .map(|l| (l.number, l.attempt.approvals()));
-        let lines = super::answers::lines(&engine.runs_dir().join(&spec.task_id), live);
+            .view()
+            .live_attempt(task)
+            .map(|l| (l.number(), l.attempt().approvals()));
+        let lines = super::answers::lines(&engine.view().runs_dir().join(&spec.task_id), live);
         state.mode = Mode::Answers {
             task,
             lines,
@@ -232,8 +237,8 @@ fn open_answers(engine: &Engine, state: &mut UiState) {
 /// `v`: the selected task's recorded attempts, to replay one.
 fn open_attempts(engine: &Engine, state: &mut UiState) {
     let task = state.selected;
-    if let Some(spec) = engine.store().file().tasks().get(task) {
-        let list = attempts::list(&engine.runs_dir().join(&spec.task_id));
+    if let Some(spec) = engine.view().file().tasks().get(task) {
+        let list = attempts::list(&engine.view().runs_dir().join(&spec.task_id));
         state.mode = Mode::Attempts {
             task,
             list,
@@ -272,8 +277,8 @@ pub fn quit(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> 
             state.say(outcome.message(), now);
         }
         _ if state.background => state.mode = Mode::ConfirmLeave,
-        _ if engine.live().next().is_some() => state.mode = Mode::ConfirmQuit,
-        _ if engine.is_done() => state.leaving = Leaving::Now,
+        _ if !engine.view().live_attempts().is_empty() => state.mode = Mode::ConfirmQuit,
+        _ if engine.view().is_done() => state.leaving = Leaving::Now,
         _ => stop(engine, state, clock)?,
     }
     Ok(())
@@ -282,7 +287,7 @@ pub fn quit(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> 
 /// `s` after `q` in a background run: leave at once when nothing runs, else stop the batch (the
 /// question already confirmed it).
 pub fn stop_batch(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
-    if engine.live().next().is_none() && engine.is_done() {
+    if engine.view().live_attempts().is_empty() && engine.view().is_done() {
         state.leaving = Leaving::Now;
         Ok(())
     } else {
@@ -313,33 +318,9 @@ pub fn select_a_match(engine: &Engine, state: &mut UiState) {
     }
 }
 
-/// Moves the selection `delta` rows through the queue as filtered.
-pub fn select_step(engine: &Engine, state: &mut UiState, delta: isize) {
-    let list = matching(engine, state);
-    if list.is_empty() {
-        return;
-    }
-    let at = list.iter().position(|&i| i == state.selected);
-    let next = match at {
-        Some(at) => at.saturating_add_signed(delta).min(list.len() - 1),
-        None => 0,
-    };
-    state.selected = list[next];
-}
-
 fn page(state: &UiState, area: Rect) -> isize {
     let regions = layout::regions(area, state.zoomed);
     regions.queue.map_or(10, queue::visible_rows).max(1) as isize
-}
-
-/// A task's id for a status message.
-pub(super) fn task_name(engine: &Engine, task: usize) -> String {
-    engine
-        .store()
-        .file()
-        .tasks()
-        .get(task)
-        .map_or_else(|| format!("task #{task}"), |t| t.task_id.clone())
 }
 
 /// Why a key the dialog does not take was not sent (the banner lists the keys it takes).

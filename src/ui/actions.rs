@@ -106,8 +106,8 @@ fn take_over_key(
     if takeover_keys::is_leave_chord(key) {
         state.mode = Mode::Normal;
         state.zoomed = was_zoomed;
-    } else if let Some(live) = engine.live_for_task(task) {
-        let app_cursor = live.attempt.screen().vt().application_cursor();
+    } else if let Some(live) = engine.view().live_attempt(task) {
+        let app_cursor = live.attempt().screen().vt().application_cursor();
         if let Some(bytes) = takeover_keys::to_bytes(key, app_cursor) {
             state.scroll.remove(&task);
             engine.apply(Command::TypeKeys { task, bytes }, clock)?;
@@ -209,10 +209,8 @@ fn attempts_key(engine: &Engine, state: &mut UiState, code: KeyCode, yes_no: Yes
             let task = *task;
             let entry = list.get(*selected).cloned();
             let task_id = engine
-                .store()
-                .file()
-                .tasks()
-                .get(task)
+                .view()
+                .task(task)
                 .map_or_else(String::new, |t| t.task_id.clone());
             if let Some(entry) = entry {
                 match attempts::open(task, &task_id, &entry) {
@@ -251,7 +249,7 @@ fn normal_action(
         Target::Nothing => {
             let action = keys::normal(key, &[]);
             if action.is_none() && !ctrl && keys::is_dialog_like(key.code) {
-                let name = super::act::task_name(engine, state.selected);
+                let name = super::model::task_name(engine, state.selected);
                 state.say(
                     format!(
                         "{} went nowhere: no dialog waits in {name}'s pane",
@@ -270,11 +268,11 @@ pub fn on_paste(engine: &mut Engine, state: &mut UiState, text: &str, clock: Now
     match &mut state.mode {
         Mode::TakeOver { task, .. } => {
             let task = *task;
-            let Some(live) = engine.live_for_task(task) else {
+            let Some(live) = engine.view().live_attempt(task) else {
                 return Ok(());
             };
             let text = text.replace("\r\n", "\r").replace('\n', "\r");
-            let bytes = if live.attempt.screen().vt().bracketed_paste() {
+            let bytes = if live.attempt().screen().vt().bracketed_paste() {
                 format!("\x1b[200~{text}\x1b[201~").into_bytes()
             } else {
                 text.into_bytes()

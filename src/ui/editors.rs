@@ -47,7 +47,7 @@ fn submit_editor(engine: &mut Engine, state: &mut UiState, task: usize, clock: N
     state.mode = Mode::Normal;
     let command = if editing {
         Command::SetPromptTemplate { task, text }
-    } else if engine.live_for_task(task).is_some() {
+    } else if engine.view().live_attempt(task).is_some() {
         Command::SendMessage { task, text }
     } else {
         // Answers to its questions, or a follow-up: its session is resumed (or a fresh attempt
@@ -67,10 +67,8 @@ fn close_editor(engine: &Engine, state: &mut UiState, task: usize, now: Instant)
     let text = editor.lines().join("\n");
     let before = match &state.mode {
         Mode::EditPrompt { .. } => engine
-            .store()
-            .file()
-            .tasks()
-            .get(task)
+            .view()
+            .task(task)
             .and_then(|t| t.prompt_template.clone())
             .unwrap_or_default(),
         _ => String::new(),
@@ -98,10 +96,8 @@ pub fn open_message(engine: &Engine, state: &mut UiState, focus: Option<usize>, 
         (None, Some(task)) => (task, MessageTarget::Running),
         (None, None) => {
             let id = engine
-                .store()
-                .file()
-                .tasks()
-                .get(selected)
+                .view()
+                .task(selected)
                 .map_or("the selected task", |t| t.task_id.as_str());
             state.say(
                 format!("{id} has not run yet: no agent to message (e edits its prompt)"),
@@ -134,7 +130,7 @@ pub fn open_message(engine: &Engine, state: &mut UiState, focus: Option<usize>, 
 /// `e`: the prompt editor for the selected task, holding its `prompt_template`.
 pub fn edit_prompt(engine: &Engine, state: &mut UiState, now: Instant) {
     let task = state.selected;
-    let Some(spec) = engine.store().file().tasks().get(task) else {
+    let Some(spec) = engine.view().file().tasks().get(task) else {
         return;
     };
     if spec.status == TaskStatus::Completed {

@@ -26,7 +26,7 @@ pub(super) fn on_engine_event(
     if let Some(line) = describe(event) {
         tracing::info!("{line}");
     }
-    let index = |id: &str| engine.store().file().task_index(id);
+    let index = |id: &str| engine.view().file().task_index(id);
     match event {
         EngineEvent::Started { task_id, .. } => {
             if let Some(i) = index(task_id) {
@@ -67,7 +67,7 @@ fn on_note(
     note: &Note,
     now: Instant,
 ) {
-    let index = engine.store().file().task_index(task_id);
+    let index = engine.view().file().task_index(task_id);
     match note {
         // Who answered through which channel, as the audit says it (`Approval::answered`):
         // a hook's or an ACP client's answer is not a key pressed on the screen.
@@ -82,8 +82,8 @@ fn on_note(
         Note::WaitingForOperator { .. } => {
             // What the prompt asks, not the rule's name (`press_1`, `always`).
             let asks = index
-                .and_then(|i| engine.live_for_task(i))
-                .and_then(|l| l.attempt.waiting().map(|w| w.asks()))
+                .and_then(|i| engine.view().live_attempt(i))
+                .and_then(|l| l.attempt().waiting().map(|w| w.asks()))
                 .unwrap_or_else(|| "a prompt".to_string());
             ring(session, &format!("{task_id} is waiting for you: {asks}"));
         }
@@ -100,7 +100,7 @@ fn on_finished(
     status: TaskStatus,
     now: Instant,
 ) {
-    let file = engine.store().file();
+    let file = engine.view().file();
     let index = file.task_index(task_id);
     let spec = index.and_then(|i| file.tasks().get(i));
     if let Some(i) = index {

@@ -49,7 +49,7 @@ enum Redraw {
 /// its modifier, Shift in most terminals).
 pub async fn run(mut engine: Engine, mut driver: Driver, mouse: bool) -> Result<i32> {
     tracing::info!(
-        tasks = engine.store().file().tasks().len(),
+        tasks = engine.view().file().tasks().len(),
         "dashboard started"
     );
     let mut session = Session::enter(mouse)?;
@@ -186,9 +186,9 @@ async fn drive(engine: &mut Engine, driver: &mut Driver, session: &mut Session) 
         dashboard.draw_if_due()?;
     }
     let engine = dashboard.engine;
-    tracing::info!(code = engine.exit_code(), "dashboard left");
+    tracing::info!(code = engine.view().exit_code(), "dashboard left");
     engine.settle_writes(Now::read(), crate::run::engine::LAST_WRITE_WAIT)?;
-    Ok(engine.exit_code())
+    Ok(engine.view().exit_code())
 }
 
 impl Dashboard<'_> {
@@ -321,7 +321,10 @@ impl Dashboard<'_> {
     /// says what it waits for.
     fn notice_finished(&mut self, now: Instant) {
         let state = &mut self.state;
-        if self.engine.is_done() && !self.engine.any_needs_input() && state.leaving == Leaving::No {
+        if self.engine.view().is_done()
+            && !self.engine.view().any_needs_input()
+            && state.leaving == Leaving::No
+        {
             if state.finished.is_none() {
                 state.finished = Some(now);
                 tracing::info!("batch finished");
@@ -341,7 +344,7 @@ impl Dashboard<'_> {
     fn leaves(&self) -> bool {
         match self.state.leaving {
             Leaving::Now => true,
-            Leaving::Stopping => self.engine.is_done(),
+            Leaving::Stopping => self.engine.view().is_done(),
             Leaving::No => false,
         }
     }
@@ -395,13 +398,15 @@ impl Dashboard<'_> {
 /// they all run (the first one focused, the others tiled in start order).
 pub(super) fn start_at_pane_sizes(engine: &mut Engine, area: Rect, clock: Now) -> Result<()> {
     let now = clock.at;
-    let tasks = engine.store().file().tasks();
+    let tasks = engine.view().file().tasks();
     let startable = engine
         .scoped_tasks()
         .into_iter()
-        .filter(|&i| tasks[i].status.is_runnable() && engine.retry_at(i).is_none_or(|at| at <= now))
+        .filter(|&i| {
+            tasks[i].status.is_runnable() && engine.view().retry_at(i).is_none_or(|at| at <= now)
+        })
         .count();
-    let panes = startable.min(engine.concurrency());
+    let panes = startable.min(engine.view().concurrency());
     let sizes = layout::first_launch_sizes(area, false, panes);
     engine.apply(Command::SetLaunchSizes(sizes), clock)?;
     engine.apply(Command::FillSlots, clock)?;
@@ -419,8 +424,8 @@ fn look_at_report(
 ) -> Redraw {
     let task = engine.task_of_report(report);
     let output = matches!(report, EngineInbox::Output { .. });
-    if !output && let Some(live) = task.and_then(|t| engine.live_for_task(t)) {
-        state.keep_final_screen(live.task, live.number, live.attempt.screen().vt());
+    if !output && let Some(live) = task.and_then(|t| engine.view().live_attempt(t)) {
+        state.keep_final_screen(live.task(), live.number(), live.attempt().screen().vt());
     }
     redraw_for(output, task, visible, focused)
 }
@@ -463,7 +468,7 @@ fn next_frame(
 fn stop_for_good(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
     if state.leaving == Leaving::Stopping {
         engine.apply(Command::KillAll, clock)?;
-    } else if engine.is_done() {
+    } else if engine.view().is_done() {
         state.leaving = Leaving::Now;
     } else {
         state.mode = Mode::Normal;

@@ -13,8 +13,8 @@ use ratatui::layout::Rect;
 use super::render;
 use super::settle::{FrameLayout, settle};
 use super::state::UiState;
-use crate::core::attempt::Event;
 use crate::run::clock::Now;
+use crate::run::engine::command::Command;
 use crate::run::engine::{BatchView, Engine};
 
 /// Lays out and draws a frame; returns the tasks whose panes are visible (their output
@@ -83,10 +83,10 @@ pub fn apply(engine: &mut Engine, layout: &FrameLayout, now: Now) -> Result<()> 
     for resize in &layout.resizes {
         let (task, rows, cols) = (resize.task, resize.rows, resize.cols);
         tracing::debug!(task, rows, cols, "pane resized");
-        engine.send_to_task(task, Event::Resize { rows, cols }, now)?;
+        engine.apply(Command::ResizePane { task, rows, cols }, now)?;
     }
     if let Some(sizes) = &layout.launch_sizes {
-        engine.set_launch_sizes(sizes.clone());
+        engine.apply(Command::SetLaunchSizes(sizes.clone()), now)?;
     }
     Ok(())
 }

@@ -105,8 +105,8 @@ pub fn on_mouse(
     state.operator_chose();
 }
 
-/// Moves the selection `delta` rows through the queue as filtered.
-fn select_step(batch: &dyn BatchView, state: &mut UiState, delta: isize) {
+/// Moves the selection `delta` rows through the queue as filtered (keys and the wheel).
+pub(super) fn select_step(batch: &dyn BatchView, state: &mut UiState, delta: isize) {
     if let Some(task) = step_through(&matching(batch, state), state.selected, delta) {
         state.selected = task;
     }

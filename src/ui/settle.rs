@@ -66,7 +66,7 @@ pub fn settle(engine: &Engine, state: &mut UiState, area: Rect, now: Instant) ->
         .iter()
         .zip(&plan.slots)
         .filter_map(|(&task, slot)| {
-            let current = engine.live_for_task(task)?.attempt.screen().size();
+            let current = engine.view().live_attempt(task)?.attempt().screen().size();
             let (rows, slot_cols) = layout::pty_size(*slot);
             let cols = if terminal_resized {
                 slot_cols
@@ -107,8 +107,8 @@ fn scroll_views(
         if wanted == 0 {
             continue;
         }
-        if let Some(live) = engine.live_for_task(task) {
-            let (view, actual) = live.attempt.screen().scrolled_view(wanted);
+        if let Some(live) = engine.view().live_attempt(task) {
+            let (view, actual) = live.attempt().screen().scrolled_view(wanted);
             state.scroll.insert(task, actual);
             if actual > 0 {
                 views.insert(task, view);

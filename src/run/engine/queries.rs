@@ -11,7 +11,6 @@ use std::time::Instant;
 use super::{Engine, EngineEvent, LiveAttempt};
 use crate::core::batch::{Input, QueueCommand};
 use crate::core::task::TaskStatus;
-use crate::run::store::TaskStore;
 
 impl Engine {
     /// The events since last asked. Every event leaves the engine here, so this is also where
@@ -22,10 +21,14 @@ impl Engine {
         events
     }
 
-    pub(crate) fn store(&self) -> &TaskStore {
+    /// The store itself, for tests that look inside; frontends read through `view()`.
+    #[cfg(test)]
+    pub(crate) fn store(&self) -> &crate::run::store::TaskStore {
         &self.store
     }
 
+    /// Every attempt running or ending. Outside the engine, tests only: frontends read
+    /// `view().live_attempts()`.
     pub(crate) fn live(&self) -> impl Iterator<Item = &LiveAttempt> {
         self.live.values().chain(self.ending.values())
     }
