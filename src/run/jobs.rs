@@ -35,6 +35,13 @@ pub enum NotQueued {
     Gone,
 }
 
+/// A report `try_send` did not queue, and why.
+#[derive(Debug, PartialEq, Eq)]
+pub struct NotSent<T> {
+    pub reason: NotQueued,
+    pub report: T,
+}
+
 /// Where a worker's reports of type `T` go; cloning it gives another sender to the same inbox.
 pub struct Outbox<T> {
     port: Arc<dyn Port<T>>,
@@ -82,9 +89,16 @@ impl<T> Outbox<T> {
         self.port.blocking_send(report)
     }
 
-    /// Queues `report` if there is room now; never waits.
-    pub fn try_send(&self, report: T) -> Result<(), NotQueued> {
-        self.port.try_send(report)
+    /// Queues `report` if there is room now; never waits. A report that is not queued comes
+    /// back with the reason, so a worker can keep it and try again (the PTY reader does).
+    pub fn try_send(&self, report: T) -> Result<(), NotSent<T>> {
+        let mut slot = Some(report);
+        let queued = self.port.try_send_made(&mut || slot.take());
+        match (queued, slot) {
+            (Err(reason), Some(report)) => Err(NotSent { reason, report }),
+            // Taken means queued: a port takes the report only once it holds a place for it.
+            (Ok(()), _) | (Err(_), None) => Ok(()),
+        }
     }
 }
 
@@ -232,7 +246,10 @@ where
 /// The channel behind an outbox, whatever its receiver's type.
 trait Port<T>: Send + Sync {
     fn blocking_send(&self, report: T) -> Result<(), Gone>;
-    fn try_send(&self, report: T) -> Result<(), NotQueued>;
+    /// Takes a place in the inbox if there is one now, and only then calls `make` for the report
+    /// to put there (`None`: nothing after all, and the place is given back). So a report that
+    /// finds no room is never taken, however many conversions lie between.
+    fn try_send_made(&self, make: &mut dyn FnMut() -> Option<T>) -> Result<(), NotQueued>;
 }
 
 impl<T: Send> Port<T> for mpsc::Sender<T> {
@@ -240,11 +257,15 @@ impl<T: Send> Port<T> for mpsc::Sender<T> {
         mpsc::Sender::blocking_send(self, report).map_err(|_| Gone)
     }
 
-    fn try_send(&self, report: T) -> Result<(), NotQueued> {
-        mpsc::Sender::try_send(self, report).map_err(|error| match error {
-            mpsc::error::TrySendError::Full(_) => NotQueued::Full,
-            mpsc::error::TrySendError::Closed(_) => NotQueued::Gone,
-        })
+    fn try_send_made(&self, make: &mut dyn FnMut() -> Option<T>) -> Result<(), NotQueued> {
+        let permit = self.try_reserve().map_err(|error| match error {
+            mpsc::error::TrySendError::Full(()) => NotQueued::Full,
+            mpsc::error::TrySendError::Closed(()) => NotQueued::Gone,
+        })?;
+        if let Some(report) = make() {
+            permit.send(report);
+        }
+        Ok(())
     }
 }
 
@@ -259,8 +280,9 @@ impl<T, U, F: Fn(U) -> T + Send + Sync> Port<U> for Mapped<T, F> {
         self.inner.blocking_send((self.convert)(report))
     }
 
-    fn try_send(&self, report: U) -> Result<(), NotQueued> {
-        self.inner.try_send((self.convert)(report))
+    fn try_send_made(&self, make: &mut dyn FnMut() -> Option<U>) -> Result<(), NotQueued> {
+        self.inner
+            .try_send_made(&mut || make().map(|report| (self.convert)(report)))
     }
 }
 
@@ -319,7 +341,14 @@ mod tests {
         let (tx, mut rx) = mpsc::channel::<u32>(1);
         let outbox = Outbox::new(tx).map(|n: u32| n * 10);
         outbox.blocking_send(1).expect("sent");
-        assert_eq!(outbox.try_send(2), Err(NotQueued::Full));
+        // Refused through a map, the report comes back as it was given (not converted).
+        assert_eq!(
+            outbox.try_send(2),
+            Err(NotSent {
+                reason: NotQueued::Full,
+                report: 2
+            })
+        );
         let sent = Arc::new(AtomicBool::new(false));
         let (worker, flag) = (outbox.clone(), Arc::clone(&sent));
         let waiting = std::thread::spawn(move || {
@@ -376,6 +405,12 @@ mod tests {
         let outbox = Outbox::new(tx);
         drop(rx);
         assert_eq!(outbox.blocking_send(1), Err(Gone));
-        assert_eq!(outbox.try_send(1), Err(NotQueued::Gone));
+        assert_eq!(
+            outbox.try_send(1),
+            Err(NotSent {
+                reason: NotQueued::Gone,
+                report: 1
+            })
+        );
     }
 }

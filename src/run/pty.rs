@@ -1,19 +1,21 @@
 //! One agent process in its own pseudo-terminal.
 //!
 //! The child leads its own session and process group (`spawn` starts it with setsid), so signals go
-//! to the whole group; what left the group is found and ended by `hygiene`. Reads, writes and the
-//! wait for the child each run on their own thread ("some programs deadlock if you write to their
-//! stdin while reading their stdout"); the reader feeds a bounded channel so a flooding agent is
-//! slowed down rather than filling memory. What the terminal does goes out as `PtyEvent`s
-//! through the `Outbox` it is given (`run::jobs`): this module knows nothing of who receives
-//! them.
+//! to the whole group; what left the group is found and ended by `hygiene`. Writes and the wait
+//! for the child each run on their own thread ("some programs deadlock if you write to their
+//! stdin while reading their stdout"); one thread reads every terminal (`reader`) and feeds a
+//! bounded channel, so a flooding agent is slowed down rather than filling memory. What the
+//! terminal does goes out as `PtyEvent`s through the `Outbox` it is given (`run::jobs`): this
+//! module knows nothing of who receives them.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::sync::mpsc as std_mpsc;
 
 use color_eyre::eyre::{Result, WrapErr, eyre};
 use portable_pty::{MasterPty, PtySize, native_pty_system};
 use rustix::process::{Pid, Signal, kill_process_group};
+
+mod reader;
 
 use super::jobs::Outbox;
 use super::launch::LaunchPlan;
@@ -80,34 +82,21 @@ impl AgentProcess {
         .wrap_err_with(|| format!("cannot start {}", plan.argv[0]))?;
         // Without dropping our copy of the slave side the reader never sees end of file.
         drop(pty.slave);
-        let mut reader = pty
+        // Read by the one reader thread of every terminal (`reader`), through a descriptor of
+        // its own.
+        let master = pty
             .master
-            .try_clone_reader()
-            .map_err(|e| eyre!("cannot read the pseudo-terminal: {e:#}"))?;
+            .as_raw_fd()
+            .ok_or_else(|| eyre!("cannot read the pseudo-terminal"))
+            .and_then(|fd| {
+                filedescriptor::FileDescriptor::dup(&fd)
+                    .map_err(|e| eyre!("cannot read the pseudo-terminal: {e:#}"))
+            })?;
         let mut writer = pty
             .master
             .take_writer()
             .map_err(|e| eyre!("cannot write to the pseudo-terminal: {e:#}"))?;
-
-        let output = reports.clone();
-        std::thread::Builder::new()
-            .name(format!("pty-read-{key}"))
-            .spawn(move || {
-                let mut buf = vec![0u8; 64 * 1024];
-                loop {
-                    match reader.read(&mut buf) {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => {
-                            let bytes = buf[..n].to_vec();
-                            if output.blocking_send(PtyEvent::Output { bytes }).is_err() {
-                                return;
-                            }
-                        }
-                    }
-                }
-                let _ = output.blocking_send(PtyEvent::Closed);
-            })
-            .wrap_err("cannot start the PTY reader thread")?;
+        reader::watch(master, key, reports.clone()).wrap_err("cannot start the PTY reader")?;
 
         let (writer_tx, writer_rx) = std_mpsc::channel::<Vec<u8>>();
         std::thread::Builder::new()

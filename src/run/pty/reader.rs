@@ -1,0 +1,415 @@
+//! One thread reads every agent's terminal: the masters wait together in one epoll set, and
+//! each wakeup reads what is ready (one read per ready terminal) before handing the engine the
+//! whole wakeup's output, one report per terminal, back to back. A thread per agent woke, read
+//! and woke the engine once per output burst each (#29: at 40 agents that wakeup chain was
+//! most of what herd did beyond tmux). Output that follows the last batch within [`HOLD`]
+//! waits for the hold's end and goes with whatever arrived meanwhile, so a busy fleet's bursts
+//! cost the engine one turn per hold instead of one each; output after a quiet spell goes at
+//! once.
+//!
+//! What the per-agent readers guaranteed still holds:
+//! - Order: a terminal's output reaches its channel in the order it was read, and its end
+//!   (`Closed`, at end of file or a read error) after all of it.
+//! - Backpressure: a report the channel has no room for waits here, and its terminal is taken
+//!   out of the set until it is sent (tried again every [`RETRY`]): a flooding agent blocks on
+//!   its own full terminal rather than filling memory (at most two reads wait per terminal).
+//!   Other terminals, possibly another engine's channel (tests run several in one process), go on.
+//! - A gone receiver ends the reading of its terminals.
+//!
+//! The masters stay blocking (the writer thread shares their open file, and a non-blocking
+//! flag would be shared with it); a single read of a terminal epoll reported ready returns at
+//! once, since nothing else reads it.
+
+use std::collections::{HashMap, VecDeque};
+use std::io;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use super::PtyEvent;
+use crate::run::jobs::{NotQueued, NotSent, Outbox};
+use filedescriptor::FileDescriptor;
+use rustix::buffer::spare_capacity;
+use rustix::event::{EventfdFlags, Timespec, epoll, eventfd};
+use rustix::fd::OwnedFd;
+
+/// Most bytes one read takes from one terminal.
+const READ_MAX: usize = 64 * 1024;
+
+/// Most ready terminals taken from one `epoll_wait`; more wait for the next.
+const EVENTS_MAX: usize = 256;
+
+/// How often reports a full channel refused are offered again: 5 ms.
+const RETRY: Timespec = Timespec {
+    tv_sec: 0,
+    tv_nsec: 5_000_000,
+};
+
+/// A wait that returns at once.
+const NO_WAIT: Timespec = Timespec {
+    tv_sec: 0,
+    tv_nsec: 0,
+};
+
+/// How long after handing the engine a batch the next one waits; output that arrives meanwhile
+/// joins it. Output after a quiet spell goes at once, so an agent alone (a prompt to answer, the
+/// focused pane's echo) waits for nothing; in a busy fleet each burst waits at most this long
+/// and N agents' bursts cost the engine one turn instead of N (under a frame at 60 Hz).
+const HOLD: Duration = Duration::from_millis(5);
+
+/// The epoll data of the doorbell that says terminals wait to be added.
+const DOORBELL: u64 = 0;
+
+/// A terminal handed to the reader: the master's descriptor, whose attempt it is and where its
+/// reports go.
+struct Terminal {
+    key: u64,
+    master: Option<FileDescriptor>,
+    reports: Outbox<PtyEvent>,
+    /// Reports not sent yet, oldest first: this wakeup's reads (at most two) and the end.
+    waiting: VecDeque<PtyEvent>,
+}
+
+/// What the spawners share with the reader thread.
+struct Shared {
+    epoll: OwnedFd,
+    doorbell: OwnedFd,
+    /// Terminals handed over since the thread last looked, each with its token.
+    incoming: Mutex<Vec<(u64, Terminal)>>,
+    /// The next terminal's token (0 is the doorbell's).
+    next_token: Mutex<u64>,
+}
+
+/// The process's reader, started with the first terminal.
+static READER: Mutex<Option<Arc<Shared>>> = Mutex::new(None);
+
+/// Reads `master` (a descriptor of an agent's terminal master) from now on: its output goes to
+/// `reports` as `PtyEvent::Output`, then `PtyEvent::Closed` at its end (`key` names it in logs).
+pub(super) fn watch(master: FileDescriptor, key: u64, reports: Outbox<PtyEvent>) -> io::Result<()> {
+    let shared = reader()?;
+    let token = {
+        let mut next = shared
+            .next_token
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        *next += 1;
+        *next
+    };
+    let terminal = Terminal {
+        key,
+        master: Some(master),
+        reports,
+        waiting: VecDeque::new(),
+    };
+    shared
+        .incoming
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push((token, terminal));
+    rustix::io::write(&shared.doorbell, &1u64.to_ne_bytes())?;
+    Ok(())
+}
+
+/// The running reader, started on first use.
+fn reader() -> io::Result<Arc<Shared>> {
+    let mut reader = READER.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(shared) = reader.as_ref() {
+        return Ok(Arc::clone(shared));
+    }
+    let epoll = epoll::create(epoll::CreateFlags::CLOEXEC)?;
+    let doorbell = eventfd(0, EventfdFlags::CLOEXEC | EventfdFlags::NONBLOCK)?;
+    epoll::add(
+        &epoll,
+        &doorbell,
+        epoll::EventData::new_u64(DOORBELL),
+        epoll::EventFlags::IN,
+    )?;
+    let shared = Arc::new(Shared {
+        epoll,
+        doorbell,
+        incoming: Mutex::new(Vec::new()),
+        next_token: Mutex::new(DOORBELL),
+    });
+    let thread_shared = Arc::clone(&shared);
+    std::thread::Builder::new()
+        .name("pty-read".into())
+        .spawn(move || Reader::new(thread_shared).run())?;
+    *reader = Some(Arc::clone(&shared));
+    Ok(shared)
+}
+
+/// The reader thread's state.
+struct Reader {
+    shared: Arc<Shared>,
+    terminals: HashMap<u64, Terminal>,
+    /// Terminals out of the set until their waiting reports are sent.
+    stalled: Vec<u64>,
+    buf: Vec<u8>,
+}
+
+impl Reader {
+    fn new(shared: Arc<Shared>) -> Reader {
+        Reader {
+            shared,
+            terminals: HashMap::new(),
+            stalled: Vec::new(),
+            buf: vec![0; READ_MAX],
+        }
+    }
+
+    fn run(mut self) {
+        let mut events: Vec<epoll::Event> = Vec::with_capacity(EVENTS_MAX);
+        let mut touched: Vec<u64> = Vec::with_capacity(EVENTS_MAX);
+        let mut delivered_at: Option<Instant> = None;
+        loop {
+            let timeout = (!self.stalled.is_empty()).then_some(&RETRY);
+            if let Err(error) = self.read_ready(&mut events, &mut touched, timeout) {
+                self.give_up(&error);
+                return;
+            }
+            // Output that follows the last delivery closely waits for the rest of the hold, and
+            // what arrives meanwhile goes with it.
+            if let Some(at) = delivered_at
+                && !touched.is_empty()
+                && let Some(left) = (at + HOLD).checked_duration_since(Instant::now())
+            {
+                std::thread::sleep(left);
+                if let Err(error) = self.read_ready(&mut events, &mut touched, Some(&NO_WAIT)) {
+                    self.give_up(&error);
+                    return;
+                }
+            }
+            if !touched.is_empty() {
+                touched.sort_unstable();
+                touched.dedup();
+                for &token in &touched {
+                    self.send(token);
+                }
+                touched.clear();
+                delivered_at = Some(Instant::now());
+            }
+            self.retry_stalled();
+        }
+    }
+
+    /// Waits up to `timeout` (`None`: until something is ready) and reads every ready terminal
+    /// once; those with reports to send are added to `touched`. Every ready terminal is read
+    /// before anything is sent, so the engine finds the whole wakeup's output waiting when it
+    /// wakes.
+    fn read_ready(
+        &mut self,
+        events: &mut Vec<epoll::Event>,
+        touched: &mut Vec<u64>,
+        timeout: Option<&Timespec>,
+    ) -> io::Result<()> {
+        events.clear();
+        match epoll::wait(&self.shared.epoll, spare_capacity(events), timeout) {
+            Ok(_) | Err(rustix::io::Errno::INTR) => {}
+            Err(error) => return Err(error.into()),
+        }
+        for event in events.iter() {
+            match event.data.u64() {
+                DOORBELL => self.take_incoming(),
+                token => {
+                    if self.read(token) {
+                        touched.push(token);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The terminals can no longer be waited for: every one's end is said (waiting for room in
+    /// its channel), and the next terminal starts a new reader.
+    fn give_up(&mut self, error: &io::Error) {
+        tracing::error!("cannot wait for the agents' terminals: {error}");
+        *READER.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        let incoming = std::mem::take(
+            &mut *self
+                .shared
+                .incoming
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        let terminals = self.terminals.drain().chain(incoming);
+        for (_, mut terminal) in terminals {
+            if terminal.master.take().is_some() {
+                terminal.waiting.push_back(PtyEvent::Closed);
+            }
+            for report in terminal.waiting {
+                if terminal.reports.blocking_send(report).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Adds the terminals handed over since the last look to the set.
+    fn take_incoming(&mut self) {
+        let mut count = [0u8; 8];
+        // The doorbell's count only says "look"; a failed read leaves nothing to look at.
+        let _ = rustix::io::read(&self.shared.doorbell, &mut count);
+        let incoming = std::mem::take(
+            &mut *self
+                .shared
+                .incoming
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        for (token, mut terminal) in incoming {
+            let added = terminal.master.as_ref().map(|master| {
+                epoll::add(
+                    &self.shared.epoll,
+                    master,
+                    epoll::EventData::new_u64(token),
+                    epoll::EventFlags::IN,
+                )
+            });
+            if let Some(Err(error)) = added {
+                // Unreadable from the start: the terminal ends at once.
+                tracing::warn!(key = terminal.key, "cannot watch the terminal: {error}");
+                terminal.master = None;
+                terminal.waiting.push_back(PtyEvent::Closed);
+                self.terminals.insert(token, terminal);
+                self.stalled.push(token);
+                continue;
+            }
+            self.terminals.insert(token, terminal);
+        }
+    }
+
+    /// One read of a ready terminal; whether it has reports to send.
+    fn read(&mut self, token: u64) -> bool {
+        let Some(terminal) = self.terminals.get_mut(&token) else {
+            return false;
+        };
+        let Some(master) = terminal.master.as_ref() else {
+            return false;
+        };
+        match rustix::io::read(master, &mut self.buf[..]) {
+            Ok(0) => {}
+            Ok(n) => {
+                terminal.waiting.push_back(PtyEvent::Output {
+                    bytes: self.buf[..n].to_vec(),
+                });
+                return true;
+            }
+            Err(rustix::io::Errno::INTR | rustix::io::Errno::AGAIN) => return false,
+            // EIO once every process holding the terminal is gone.
+            Err(_) => {}
+        }
+        // End of file: out of the set (other descriptors share its open file, so closing ours
+        // would not take it out), and its end said after its output.
+        if let Some(master) = terminal.master.take() {
+            let _ = epoll::delete(&self.shared.epoll, &master);
+        }
+        terminal.waiting.push_back(PtyEvent::Closed);
+        true
+    }
+
+    /// Sends what terminal `token` has waiting; stalls it on a full channel.
+    fn send(&mut self, token: u64) {
+        match self.flush(token) {
+            Flushed::All => {}
+            Flushed::Full => {
+                if let Some(master) = self.terminals.get(&token).and_then(|t| t.master.as_ref()) {
+                    let _ = epoll::delete(&self.shared.epoll, master);
+                }
+                self.stalled.push(token);
+            }
+            Flushed::Gone => self.forget(token),
+        }
+    }
+
+    /// Offers the stalled terminals' reports again; those sent go back into the set.
+    fn retry_stalled(&mut self) {
+        if self.stalled.is_empty() {
+            return;
+        }
+        let stalled = std::mem::take(&mut self.stalled);
+        for token in stalled {
+            match self.flush(token) {
+                Flushed::All => {
+                    let resumed = self
+                        .terminals
+                        .get(&token)
+                        .and_then(|t| t.master.as_ref())
+                        .map(|master| {
+                            epoll::add(
+                                &self.shared.epoll,
+                                master,
+                                epoll::EventData::new_u64(token),
+                                epoll::EventFlags::IN,
+                            )
+                        });
+                    if let Some(Err(error)) = resumed {
+                        tracing::warn!("cannot watch the terminal again: {error}");
+                        self.end_now(token);
+                    }
+                }
+                Flushed::Full => self.stalled.push(token),
+                Flushed::Gone => self.forget(token),
+            }
+        }
+    }
+
+    /// Ends a terminal that can no longer be read: its end waits to be said.
+    fn end_now(&mut self, token: u64) {
+        if let Some(terminal) = self.terminals.get_mut(&token) {
+            terminal.master = None;
+            terminal.waiting.push_back(PtyEvent::Closed);
+            self.stalled.push(token);
+        }
+    }
+
+    /// Sends terminal `token`'s waiting reports in order, as far as its channel takes them; a
+    /// terminal whose end was sent is forgotten.
+    fn flush(&mut self, token: u64) -> Flushed {
+        let Some(terminal) = self.terminals.get_mut(&token) else {
+            return Flushed::Gone;
+        };
+        while let Some(report) = terminal.waiting.pop_front() {
+            match terminal.reports.try_send(report) {
+                Ok(()) => {}
+                Err(NotSent {
+                    reason: NotQueued::Full,
+                    report,
+                }) => {
+                    terminal.waiting.push_front(report);
+                    return Flushed::Full;
+                }
+                Err(NotSent {
+                    reason: NotQueued::Gone,
+                    ..
+                }) => return Flushed::Gone,
+            }
+        }
+        if terminal.master.is_none() {
+            return Flushed::Gone;
+        }
+        Flushed::All
+    }
+
+    /// Drops terminal `token`: its end was said, or nobody listens any more.
+    fn forget(&mut self, token: u64) {
+        if let Some(terminal) = self.terminals.remove(&token)
+            && let Some(master) = terminal.master
+        {
+            let _ = epoll::delete(&self.shared.epoll, &master);
+        }
+    }
+}
+
+/// How far `Reader::flush` got.
+enum Flushed {
+    /// Everything was sent; the terminal is still read.
+    All,
+    /// The channel is full; the rest waits.
+    Full,
+    /// The terminal is done with: its end was sent, or its receiver is gone.
+    Gone,
+}
+
+#[cfg(test)]
+#[path = "reader_tests.rs"]
+mod tests;
