@@ -23,14 +23,32 @@ fn a_timeout_leaves_no_escaped_process_and_records_what_it_ended() {
         "escape",
         "600",
         dir.path(),
-        r#", "timeout_sec": 2, "max_retries": 0"#,
+        r#", "timeout_sec": 5, "max_retries": 0"#,
     );
     let path = write_tasks(dir.path(), &[task]);
-    let out = herd()
+    let child = herd()
         .args(["run", "--headless", "--tasks"])
         .arg(&path)
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
+    // The agent's sleep and its two escapes' sleeps run before the timeout (5 s from the
+    // attempt's start: room for the shells on a loaded machine). Waited for past it: were the
+    // timeout to come first, the TERM-ignoring sleep would never be there to end.
+    wait_until(
+        "the agent and its escapes to run",
+        Duration::from_secs(60),
+        || {
+            let sleeps = processes_of(dir.path())
+                .iter()
+                .filter(|p| p.ends_with(": sleep 600 "))
+                .count();
+            sleeps == 3
+        },
+        || format!("{:#?}", processes_of(dir.path())),
+    );
+    let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
     let doc = read_doc(&path);
     assert_eq!(

@@ -278,7 +278,7 @@ fn a_timeout_leaves_no_remote_process() {
         "hang",
         "hang_ignore_term",
         "box1",
-        r#", "timeout_sec": 8, "max_retries": 0"#,
+        r#", "timeout_sec": 20, "max_retries": 0"#,
     )]);
     let child = lab
         .run(&path, &[])
@@ -286,10 +286,12 @@ fn a_timeout_leaves_no_remote_process() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // The agent and its two TERM-ignoring workers run on the host before the timeout.
+    // The agent and its two TERM-ignoring workers run on the host before the timeout (20 s from
+    // the attempt's start: room for herd, ssh and the remote shell on a loaded machine). Waited
+    // for past it: were the timeout to come first, they would never all be there.
     wait_until(
         "the agent and its workers on box1",
-        Duration::from_secs(8),
+        Duration::from_secs(60),
         || lab.remote_processes().len() >= 3,
         || format!("{:#?}", lab.remote_processes()),
     );

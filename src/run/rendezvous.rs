@@ -139,8 +139,13 @@ fn owned_by(dir: &Path, uid: u32) -> bool {
 }
 
 /// Makes `dir` 0700 when missing; refuses one owned by another user or open to others.
+///
+/// Made 0700 from the start (not made, then narrowed): another herd starting at the same moment
+/// must never see it open to others in between and refuse it.
 fn ensure_private(dir: &Path, uid: u32) -> io::Result<()> {
-    match fs::create_dir(dir) {
+    use std::os::unix::fs::DirBuilderExt;
+    match fs::DirBuilder::new().mode(0o700).create(dir) {
+        // The umask may have taken more than the others' bits away.
         Ok(()) => fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?,
         Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
         Err(error) => return Err(error),
@@ -206,6 +211,35 @@ mod tests {
         let error = ensure_private(&private, uid).expect_err("open to others");
         assert_eq!(error.kind(), io::ErrorKind::PermissionDenied);
         assert!(error.to_string().contains("0700"), "{error}");
+    }
+
+    /// Herds started at the same moment all make or find the folder: none of them sees it open
+    /// to others while another is making it.
+    #[test]
+    fn herds_starting_together_all_take_the_new_folder() {
+        let uid = rustix::process::getuid().as_raw();
+        for round in 0..50 {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let private = dir.path().join("herd");
+            let start = std::sync::Barrier::new(8);
+            let refused: Vec<io::Error> = std::thread::scope(|scope| {
+                let herds: Vec<_> = (0..8)
+                    .map(|_| {
+                        scope.spawn(|| {
+                            start.wait();
+                            ensure_private(&private, uid)
+                        })
+                    })
+                    .collect();
+                herds
+                    .into_iter()
+                    .filter_map(|herd| herd.join().expect("joined").err())
+                    .collect()
+            });
+            assert!(refused.is_empty(), "round {round}: {refused:?}");
+            let mode = fs::metadata(&private).expect("meta").permissions().mode() & 0o777;
+            assert_eq!(mode, 0o700);
+        }
     }
 
     #[test]
