@@ -7,32 +7,69 @@ use serde_json::Value;
 use super::agent;
 use super::tasks::{failure_of, max_attempts, row_status};
 use crate::core::failure_context::why_failed;
-use crate::run::engine::BatchView;
+use crate::core::task::TaskSpec;
+use crate::run::engine::{BatchView, LiveView};
 use crate::ui::model::{DetailView, RowStatus};
 use crate::ui::style;
 
 pub fn detail(batch: &dyn BatchView, index: usize) -> Option<DetailView> {
     let task = batch.task(index)?;
     let live = batch.live_attempt(index);
-    let mut lines = Vec::new();
     let status = row_status(batch, index, task);
+    let result = task.result.as_ref();
+    let mut lines = standing_lines(task, status, live);
+    lines.extend(result_lines(result, live));
+    lines.extend(policy_lines(task));
+    lines.extend(approval_lines(result, live));
+    let prompt = task
+        .prompt_template
+        .clone()
+        .or_else(|| task.prompt_file.as_ref().map(|f| format!("(file) {f}")));
+    if let Some(prompt) = prompt {
+        lines.push(("prompt".to_string(), prompt.replace('\n', " ⏎ ")));
+    }
+    let questions = if status == RowStatus::NeedsInput {
+        agent::questions(result)
+    } else {
+        Vec::new()
+    };
+    Some(DetailView {
+        task_id: task.task_id.clone(),
+        questions,
+        lines,
+    })
+}
+
+/// Where the task stands: its status (with the failure when it has ended failed) and attempts.
+fn standing_lines(
+    task: &TaskSpec,
+    status: RowStatus,
+    live: Option<LiveView<'_>>,
+) -> Vec<(String, String)> {
     let mut state = style::label(status).to_string();
     if let Some(failure) =
         failure_of(task).filter(|_| status != RowStatus::Completed && live.is_none())
     {
         state.push_str(&format!(" · {failure}"));
     }
-    lines.push(("status".to_string(), state));
     let attempts = live.map_or(task.attempts, |l| l.number());
-    lines.push((
-        "attempts".to_string(),
-        format!(
-            "{attempts} of {} · agent {}",
-            max_attempts(task.last_retried_attempt(), attempts),
-            task.agent
+    vec![
+        ("status".to_string(), state),
+        (
+            "attempts".to_string(),
+            format!(
+                "{attempts} of {} · agent {}",
+                max_attempts(task.last_retried_attempt(), attempts),
+                task.agent
+            ),
         ),
-    ));
-    let result = task.result.as_ref();
+    ]
+}
+
+/// What the last attempt's result says: why it failed, what the agent reported, its log,
+/// account and worktree.
+fn result_lines(result: Option<&Value>, live: Option<LiveView<'_>>) -> Vec<(String, String)> {
+    let mut lines = Vec::new();
     let text = |key: &str| result.and_then(|r| r.get(key)).and_then(Value::as_str);
     if let Some(why) = why_failed(text("failure_evidence"), text("failure_cause")) {
         // While the task runs again, the failure belongs to the attempt before.
@@ -57,6 +94,12 @@ pub fn detail(batch: &dyn BatchView, index: usize) -> Option<DetailView> {
         let state = worktree.get("state").and_then(Value::as_str).unwrap_or("?");
         lines.push(("worktree".to_string(), format!("{path} ({state})")));
     }
+    lines
+}
+
+/// The task's permission policy switches that are on, and its allow / ask / deny rules.
+fn policy_lines(task: &TaskSpec) -> Vec<(String, String)> {
+    let mut lines = Vec::new();
     let policy: Vec<&str> = task
         .permission_policy
         .iter()
@@ -76,52 +119,38 @@ pub fn detail(batch: &dyn BatchView, index: usize) -> Option<DetailView> {
             lines.push((name.to_string(), list.join(", ")));
         }
     }
-    // What the guard holds now, then every answer of the running (or last) attempt.
+    lines
+}
+
+/// What the guard holds now, then every answer of the running (or last) attempt.
+fn approval_lines(result: Option<&Value>, live: Option<LiveView<'_>>) -> Vec<(String, String)> {
+    let mut lines = Vec::new();
     if let Some(w) = live.and_then(|l| l.attempt().waiting()) {
         let note = w.guard_note();
         if !note.is_empty() {
             lines.push(("guard".to_string(), note));
         }
     }
-    match live {
-        Some(l) => {
-            for a in l.attempt().approvals() {
-                lines.push(("approved".to_string(), a.summary()));
-            }
+    if let Some(l) = live {
+        for a in l.attempt().approvals() {
+            lines.push(("approved".to_string(), a.summary()));
         }
-        None => {
-            let recorded = result
-                .and_then(|r| r.get("approvals"))
-                .and_then(Value::as_array);
-            for a in recorded.into_iter().flatten() {
-                let field = |k: &str| a.get(k).and_then(Value::as_str).unwrap_or("?");
-                lines.push((
-                    "approved".to_string(),
-                    format!(
-                        "{} {} ({})",
-                        field("by"),
-                        field("request"),
-                        field("decision")
-                    ),
-                ));
-            }
-        }
+        return lines;
     }
-    let prompt = task
-        .prompt_template
-        .clone()
-        .or_else(|| task.prompt_file.as_ref().map(|f| format!("(file) {f}")));
-    if let Some(prompt) = prompt {
-        lines.push(("prompt".to_string(), prompt.replace('\n', " ⏎ ")));
+    let recorded = result
+        .and_then(|r| r.get("approvals"))
+        .and_then(Value::as_array);
+    for a in recorded.into_iter().flatten() {
+        let field = |k: &str| a.get(k).and_then(Value::as_str).unwrap_or("?");
+        lines.push((
+            "approved".to_string(),
+            format!(
+                "{} {} ({})",
+                field("by"),
+                field("request"),
+                field("decision")
+            ),
+        ));
     }
-    let questions = if status == RowStatus::NeedsInput {
-        agent::questions(result)
-    } else {
-        Vec::new()
-    };
-    Some(DetailView {
-        task_id: task.task_id.clone(),
-        questions,
-        lines,
-    })
+    lines
 }
