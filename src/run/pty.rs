@@ -57,8 +57,6 @@ impl AgentProcess {
         key: u64,
         reports: Outbox<PtyEvent>,
     ) -> Result<AgentProcess> {
-        crate::run::limits::check_room_for_an_agent()
-            .wrap_err_with(|| format!("cannot start {}", plan.argv[0]))?;
         let pty = native_pty_system()
             .openpty(PtySize {
                 rows,

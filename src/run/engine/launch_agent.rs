@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use color_eyre::eyre::Result;
+use color_eyre::eyre::{Result, WrapErr};
 use serde_json::json;
 
 use super::agent_report::AgentReport;
@@ -254,9 +254,17 @@ impl Engine {
 
     /// Spawns the agent in its PTY; on a host, the local terminal carries the launcher (ssh -tt,
     /// an exec with -t).
+    ///
+    /// The reserve of descriptors for herd's own files is kept while other agents run (one of
+    /// them ending frees what this start needs). With none running, nothing would ever free
+    /// them: the start is tried, and only the system's own refusal makes it wait.
     fn spawn_agent(&self, launching: &Launching) -> Result<AgentProcess> {
         let Launching { plan, key, .. } = launching;
         let (rows, cols) = launching.size;
+        if !self.live.is_empty() || !self.ending.is_empty() {
+            crate::run::limits::check_room_for_an_agent()
+                .wrap_err_with(|| format!("cannot start {}", plan.argv[0]))?;
+        }
         match &launching.remote {
             None => AgentProcess::spawn(
                 plan,
