@@ -210,7 +210,15 @@ fn the_flag_overrides_the_file_and_a_failing_notify_changes_nothing() {
     let flag = format!("cat >> '{}'", from_flag.display());
     let out = run(&tasks, &["--notify", &flag]);
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
-    assert_eq!(events(&from_flag).len(), 9);
+    let heard_events = events(&from_flag);
+    let said = |events: &[Value]| {
+        format!(
+            "{}\n{}",
+            serde_json::to_string_pretty(events).unwrap(),
+            describe(&out)
+        )
+    };
+    assert_eq!(heard_events.len(), 9, "{}", said(&heard_events));
     assert!(events(&from_file).is_empty());
     let heard = outcome(&tasks);
 
