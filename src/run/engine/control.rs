@@ -81,19 +81,8 @@ impl super::Engine {
 
     /// The task an inbox report is about, while its attempt is live.
     pub fn task_of_report(&self, report: &EngineInbox) -> Option<usize> {
-        let key = match report {
-            EngineInbox::Output { key, .. }
-            | EngineInbox::Closed { key }
-            | EngineInbox::Exited { key, .. }
-            | EngineInbox::Swept { key, .. }
-            | EngineInbox::Gathered { key, .. }
-            | EngineInbox::Files { key, .. }
-            | EngineInbox::Prepared { key, .. }
-            | EngineInbox::Hook { key, .. }
-            | EngineInbox::AppServer { key, .. } => key,
-            EngineInbox::TasksFileWritten { .. } => return None,
-        };
-        self.live.get(key).map(|live| live.task)
+        let key = report.key()?;
+        self.live.get(&key).map(|live| live.task)
     }
 
     fn live_mut(&mut self, index: usize) -> Option<&mut LiveAttempt> {

@@ -75,6 +75,22 @@ pub enum EngineInbox {
 }
 
 impl EngineInbox {
+    /// The attempt a report is about; `None` for the tasks file's writer, which serves them all.
+    pub fn key(&self) -> Option<u64> {
+        match self {
+            EngineInbox::Output { key, .. }
+            | EngineInbox::Closed { key }
+            | EngineInbox::Exited { key, .. }
+            | EngineInbox::Swept { key, .. }
+            | EngineInbox::Gathered { key, .. }
+            | EngineInbox::Files { key, .. }
+            | EngineInbox::Prepared { key, .. }
+            | EngineInbox::Hook { key, .. }
+            | EngineInbox::AppServer { key, .. } => Some(*key),
+            EngineInbox::TasksFileWritten { .. } => None,
+        }
+    }
+
     /// What attempt `key`'s terminal reported.
     pub fn from_pty(key: u64, event: PtyEvent) -> EngineInbox {
         match event {
@@ -165,18 +181,13 @@ pub fn coalesce(reports: impl IntoIterator<Item = EngineInbox>) -> Vec<EngineInb
                 open.insert(key, out.len());
                 out.push(EngineInbox::Output { key, bytes });
             }
-            EngineInbox::Closed { key }
-            | EngineInbox::Exited { key, .. }
-            | EngineInbox::Swept { key, .. }
-            | EngineInbox::Gathered { key, .. }
-            | EngineInbox::Files { key, .. }
-            | EngineInbox::Prepared { key, .. }
-            | EngineInbox::Hook { key, .. }
-            | EngineInbox::AppServer { key, .. } => {
-                open.remove(&key);
-                out.push(report);
+            other => {
+                // Output is never joined across the terminal's end or another report of it.
+                if let Some(key) = other.key() {
+                    open.remove(&key);
+                }
+                out.push(other);
             }
-            EngineInbox::TasksFileWritten { .. } => out.push(report),
         }
     }
     out
