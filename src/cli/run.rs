@@ -63,8 +63,10 @@ pub(super) fn run(args: &RunArgs) -> Result<i32> {
         hosts,
         record_input: args.record_input,
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    // One thread: the loop is the runtime's only task (workers are threads of their own), so
+    // it waits in the runtime's driver itself; with worker threads every timer woke a worker
+    // that then woke the loop, two switches instead of one (#29).
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .wrap_err("cannot start the async runtime")?;
