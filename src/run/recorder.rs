@@ -2,7 +2,8 @@
 //! (`.cast`) with output, input, resize and marker events, and the attempt's facts (`.json`).
 //!
 //! Writes are buffered and flushed at most `FLUSH_EVERY` after they were made (the engine's
-//! tick calls `flush_if_due`) and at the attempt's end, so a recording cut short by a crash
+//! tick calls `flush_pending` for every recording at once when one's `flush_due` passed, so a
+//! fleet's recordings share one wakeup) and at the attempt's end, so a recording cut short by a crash
 //! still plays up to a moment shortly before it, without a write per read. Output is split into
 //! valid UTF-8 for the cast (a multi-byte character split across two reads is carried to the
 //! next event); the `.log` keeps the bytes exactly as received. Every file is opened without
@@ -165,7 +166,7 @@ impl Recorder {
         if !text.is_empty() {
             self.event(at, "o", &text)?;
         }
-        self.flush_if_due(at)
+        Ok(())
     }
 
     /// herd's own input to the agent, or the operator's with `--record-input`: in full.
@@ -225,19 +226,20 @@ impl Recorder {
         }
     }
 
-    /// Writes the operator's typing once it paused for `TYPING_PAUSE`, and flushes the buffered
-    /// writes if the oldest of them waited `FLUSH_EVERY`.
-    pub fn flush_if_due(&mut self, at: Duration) -> Result<(), RecordingError> {
+    /// Writes the operator's typing once it paused for `TYPING_PAUSE`, and whatever writes are
+    /// held (nothing when none are). The engine calls it when `flush_due` passed for this
+    /// recording or another one: a fleet's recordings flush together.
+    pub fn flush_pending(&mut self, at: Duration) -> Result<(), RecordingError> {
         if self
             .typing
             .is_some_and(|t| at.saturating_sub(t.last) >= TYPING_PAUSE)
         {
             self.end_typing(at)?;
         }
-        match self.unflushed_since.map(|since| since + FLUSH_EVERY) {
-            Some(due) if at >= due => self.flush(),
-            _ => Ok(()),
+        if self.unflushed_since.is_some() {
+            self.flush()?;
         }
+        Ok(())
     }
 
     /// Writes everything buffered to the files.
@@ -368,15 +370,19 @@ mod tests {
         rec.output(start + FLUSH_EVERY / 2, b" second").unwrap();
         assert_eq!(fs::read(&paths.log).unwrap(), b"", "held in memory");
         assert_eq!(rec.flush_due(), Some(start + FLUSH_EVERY));
-        rec.flush_if_due(start + FLUSH_EVERY / 2).unwrap();
-        assert_eq!(fs::read(&paths.log).unwrap(), b"");
-        rec.flush_if_due(start + FLUSH_EVERY).unwrap();
+        rec.flush_pending(start + FLUSH_EVERY).unwrap();
         assert_eq!(fs::read(&paths.log).unwrap(), b"first second");
         assert_eq!(fs::read_to_string(&paths.cast).unwrap().lines().count(), 3);
         assert_eq!(rec.flush_due(), None);
-        // Output arriving after the window flushes everything before it by itself.
+        // Output alone writes nothing: the engine's tick flushes (`flush_pending` flushes what
+        // is held before it is due, for a fleet's recordings to share one wakeup).
         rec.output(start * 2, b"!").unwrap();
         rec.output(start * 2 + FLUSH_EVERY, b"?").unwrap();
+        assert_eq!(fs::read(&paths.log).unwrap(), b"first second");
+        rec.flush_pending(start * 2 + FLUSH_EVERY).unwrap();
+        assert_eq!(fs::read(&paths.log).unwrap(), b"first second!?");
+        assert_eq!(rec.flush_due(), None);
+        rec.flush_pending(start * 3).unwrap();
         assert_eq!(fs::read(&paths.log).unwrap(), b"first second!?");
     }
 
@@ -398,10 +404,10 @@ mod tests {
             Some(ms(2100)),
             "the output's flush comes first"
         );
-        rec.flush_if_due(ms(2100)).unwrap();
+        rec.flush_pending(ms(2100)).unwrap();
         let typing_due = ms(1700) + TYPING_PAUSE;
         assert_eq!(rec.flush_due(), Some(typing_due));
-        rec.flush_if_due(typing_due).unwrap();
+        rec.flush_pending(typing_due).unwrap();
         // A second run, ended by herd's own answer, which is kept in full.
         rec.operator_typed(ms(5000), b"\x1b[A").unwrap();
         rec.input(ms(5100), b"1").unwrap();

@@ -175,13 +175,20 @@ impl Engine {
         // Writes the writer finished whose wakeup is still queued behind other reports.
         self.take_writes(now)?;
         // One pass over the live attempts (this runs on every wakeup, so once per output burst):
-        // recordings due are flushed and the attempts whose deadline passed are noted; only
-        // those are looked up again, and handed the tick if an earlier one's effects did not
-        // move their deadline meanwhile.
+        // the attempts whose deadline passed are noted; only those are looked up again, and
+        // handed the tick if an earlier one's effects did not move their deadline meanwhile.
+        // When one recording's flush is due, every recording flushes what it holds: a fleet's
+        // flushes share one wakeup instead of one each at scattered times.
+        let flush_all = self.live.values().any(|live| {
+            let at = now.saturating_duration_since(live.started);
+            live.recorder.flush_due().is_some_and(|due| due <= at)
+        });
         let mut due = Vec::new();
         for (&key, live) in &mut self.live {
             let at = now.saturating_duration_since(live.started);
-            live.recorder.flush_if_due(at)?;
+            if flush_all {
+                live.recorder.flush_pending(at)?;
+            }
             if live.attempt.next_deadline().is_some_and(|d| d <= at) {
                 due.push(key);
             }
