@@ -113,11 +113,14 @@ impl Attempt {
         self.after_screen_change(now, effects);
     }
 
-    /// The screen changed (output, a resize): it is read as text once, and every detector
-    /// reads that one snapshot.
+    /// The screen changed (output, a resize): the attempt's snapshot is brought up to date
+    /// (only the rows the output can have written are read again), and when its text changed
+    /// every detector reads that one snapshot.
     pub(super) fn after_screen_change(&mut self, now: Duration, effects: &mut Vec<Effect>) {
-        let snapshot = self.screen.snapshot();
-        if snapshot.text == self.snapshot.text {
+        let mut snapshot = std::mem::take(&mut self.snapshot);
+        let changed = self.screen.update(&mut snapshot);
+        if !changed {
+            self.snapshot = snapshot;
             return;
         }
         self.last_change = now;

@@ -9,11 +9,19 @@
 //! the row uses, styles as SGR runs), a few dozen bytes a row instead of a full row of cells.
 //! The dashboard's scroll view is rebuilt from it (`scrolled_view`) only while the operator
 //! looks back.
+//!
+//! The detectors' text of the screen (`Snapshot`) is kept up to date by `update`, which reads
+//! again only the rows output can have written since (`rows_touched` follows the bytes beside
+//! vt100 to tell), instead of every row after every burst.
 
 use std::collections::VecDeque;
 use std::num::NonZeroU16;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::queries::TerminalQuery;
+use rows_touched::{RowTracker, Touched};
+
+mod rows_touched;
 
 /// Rows of history kept above the visible screen (for scrolling back in the dashboard).
 pub const SCROLLBACK_ROWS: usize = 2000;
@@ -112,9 +120,10 @@ pub struct Fed {
     pub bell: bool,
 }
 
-/// The visible screen as text at one moment (`Screen::snapshot`): read once after the screen
-/// changed and shared by every detector, instead of each reading the cells again.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The visible screen as text at one moment (`Screen::snapshot`, or kept up to date by
+/// `Screen::update`): read once after the screen changed and shared by every detector, instead
+/// of each reading the cells again.
+#[derive(Debug, Clone, Default)]
 pub struct Snapshot {
     /// The visible rows, trailing blanks trimmed.
     pub rows: Vec<String>,
@@ -124,6 +133,33 @@ pub struct Snapshot {
     pub cursor_row: usize,
     /// Absolute row number of `rows[0]`: rows scrolled away before it.
     pub first_row_number: u64,
+    /// Which `Screen::update` wrote it last (0: none): only the snapshot a screen updated last
+    /// is brought up to date row by row.
+    stamp: u64,
+}
+
+impl PartialEq for Snapshot {
+    fn eq(&self, other: &Snapshot) -> bool {
+        self.rows == other.rows
+            && self.text == other.text
+            && self.cursor_row == other.cursor_row
+            && self.first_row_number == other.first_row_number
+    }
+}
+
+impl Eq for Snapshot {}
+
+/// Every `Screen::update` gets a stamp of its own.
+static NEXT_STAMP: AtomicU64 = AtomicU64::new(1);
+
+/// What changed on screen since the last `Screen::update`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pending {
+    /// Rows scrolled off the top since (the rows below moved up by as many), and the rows that
+    /// can have been written, in today's rows.
+    Rows { scrolled: usize, touched: Touched },
+    /// Anything: every row is read again.
+    All,
 }
 
 impl Snapshot {
@@ -146,6 +182,15 @@ pub struct Screen {
     /// The start of a UTF-8 character cut off at the end of the last feed, held back because
     /// vte mishandles a character split across two `process` calls (it can drop the next byte).
     partial_char: Vec<u8>,
+    /// Which rows each feed can have written (`rows_touched`).
+    tracker: RowTracker,
+    /// What changed since the last `update`, and the stamp it gave its snapshot.
+    pending: Pending,
+    stamp: u64,
+    /// Where a row, and the text, are read before they are compared with the snapshot's (two
+    /// buffers: swapped into a row, the text's would leave every row holding a screenful).
+    row_scratch: String,
+    text_scratch: String,
 }
 
 impl std::fmt::Debug for Screen {
@@ -182,6 +227,11 @@ impl Screen {
             ),
             rows_scrolled_total: 0,
             partial_char: Vec::new(),
+            tracker: RowTracker::default(),
+            pending: Pending::All,
+            stamp: 0,
+            row_scratch: String::new(),
+            text_scratch: String::new(),
         }
     }
 
@@ -214,12 +264,22 @@ impl Screen {
         }
         let complete = bytes.len() - incomplete_utf8_tail(bytes);
         self.partial_char.extend_from_slice(&bytes[complete..]);
+        let alternate_before = self.parser.screen().alternate_screen();
+        let touched = self.tracker.feed(
+            &bytes[..complete],
+            self.cursor(),
+            self.size(),
+            alternate_before,
+        );
         self.parser.process(&bytes[..complete]);
         let signals = self.parser.callbacks_mut();
         let replies = std::mem::take(&mut signals.replies);
         let scrolled = std::mem::take(&mut signals.rows_scrolled);
         let bell = std::mem::take(&mut signals.bell);
         self.rows_scrolled_total += scrolled as u64;
+        // The alternate screen's scrolling is not counted: its rows are read again.
+        let alternate = alternate_before || self.parser.screen().alternate_screen();
+        self.note_touched(if alternate { Touched::All } else { touched }, scrolled);
         Fed {
             replies,
             scrolled,
@@ -284,6 +344,113 @@ impl Screen {
 
     pub fn resize(&mut self, rows: u16, cols: u16) {
         self.parser.set_size(non_zero(rows), non_zero(cols));
+        self.tracker.resized();
+        self.pending = Pending::All;
+    }
+
+    /// Adds a feed's rows (`touched` before its `scrolled` rows went off the top) to what the
+    /// next `update` reads.
+    fn note_touched(&mut self, touched: Touched, scrolled: usize) {
+        let rows = usize::from(self.size().0);
+        self.pending = match self.pending {
+            Pending::All => Pending::All,
+            _ if touched == Touched::All => Pending::All,
+            Pending::Rows {
+                scrolled: before,
+                touched: earlier,
+            } => {
+                let scrolled_total = before + scrolled;
+                if scrolled_total >= rows {
+                    Pending::All
+                } else {
+                    let merged = merge(
+                        shift_up(earlier, scrolled),
+                        shift_up_wide(touched, scrolled),
+                    );
+                    Pending::Rows {
+                        scrolled: scrolled_total,
+                        touched: merged,
+                    }
+                }
+            }
+        };
+    }
+
+    /// Brings `snapshot` up to date with the screen, and says whether its text changed. The
+    /// snapshot this screen updated last is updated in place: its rows move up by the rows that
+    /// scrolled off, and only the rows output can have written since are read again (compared
+    /// with what the snapshot holds, so an unchanged row costs no allocation); any other
+    /// snapshot is read whole.
+    pub fn update(&mut self, snapshot: &mut Snapshot) -> bool {
+        let (rows, _) = self.size();
+        let rows = usize::from(rows);
+        let pending = std::mem::replace(
+            &mut self.pending,
+            Pending::Rows {
+                scrolled: 0,
+                touched: Touched::Nothing,
+            },
+        );
+        let ours = snapshot.stamp != 0 && snapshot.stamp == self.stamp;
+        match pending {
+            Pending::Rows { scrolled, touched } if ours && snapshot.rows.len() == rows => {
+                snapshot.rows.drain(..scrolled);
+                snapshot.rows.resize_with(rows, String::new);
+                if let Touched::Rows { first, last } = touched {
+                    let last = usize::from(last).min(rows - 1);
+                    for row in usize::from(first)..=last {
+                        self.read_row_into_scratch(row);
+                        if self.row_scratch != snapshot.rows[row] {
+                            std::mem::swap(&mut self.row_scratch, &mut snapshot.rows[row]);
+                        }
+                    }
+                }
+            }
+            _ => snapshot.rows = self.visible_rows(),
+        }
+        self.stamp = NEXT_STAMP.fetch_add(1, Ordering::Relaxed);
+        snapshot.stamp = self.stamp;
+        snapshot.cursor_row = usize::from(self.cursor().0);
+        snapshot.first_row_number = self.rows_scrolled_total;
+        self.text_scratch.clear();
+        join_rows_into(&snapshot.rows, &mut self.text_scratch);
+        let changed = self.text_scratch != snapshot.text;
+        if changed {
+            std::mem::swap(&mut self.text_scratch, &mut snapshot.text);
+        }
+        changed
+    }
+
+    /// Visible row `row` as text, trailing blanks trimmed, into `row_scratch` (as
+    /// `visible_rows` reads it, cell by cell).
+    fn read_row_into_scratch(&mut self, row: usize) {
+        let (_, cols) = self.size();
+        let text = &mut self.row_scratch;
+        text.clear();
+        let screen = self.parser.screen();
+        let Ok(row) = u16::try_from(row) else {
+            return;
+        };
+        let mut prev_was_wide = false;
+        let mut next_col = 0u16;
+        for col in 0..cols {
+            let Some(cell) = screen.cell(row, col) else {
+                break;
+            };
+            if prev_was_wide {
+                prev_was_wide = false;
+                continue;
+            }
+            prev_was_wide = cell.is_wide();
+            if cell.has_contents() {
+                for _ in next_col..col {
+                    text.push(' ');
+                }
+                text.push_str(cell.contents());
+                next_col = col + if cell.is_wide() { 2 } else { 1 };
+            }
+        }
+        trim_end_in_place(text);
     }
 
     /// (rows, cols)
@@ -329,6 +496,7 @@ impl Screen {
             rows,
             cursor_row: usize::from(self.cursor().0),
             first_row_number: self.rows_scrolled_total,
+            stamp: 0,
         }
     }
 
@@ -381,11 +549,70 @@ fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
 
 /// Rows joined by line breaks, trailing blank rows dropped.
 fn screen_text(rows: &[String]) -> String {
+    let mut text = String::new();
+    join_rows_into(rows, &mut text);
+    text
+}
+
+/// `rows` joined by line breaks, trailing blank rows dropped, appended to `text`.
+fn join_rows_into(rows: &[String], text: &mut String) {
     let kept = rows
         .iter()
         .rposition(|row| !row.is_empty())
         .map_or(0, |i| i + 1);
-    rows[..kept].join("\n")
+    for (i, row) in rows[..kept].iter().enumerate() {
+        if i > 0 {
+            text.push('\n');
+        }
+        text.push_str(row);
+    }
+}
+
+/// Rows touched before `scrolled` rows went off the top, in today's rows (those that went off
+/// are gone).
+fn shift_up(touched: Touched, scrolled: usize) -> Touched {
+    match touched {
+        Touched::Rows { first, last } => match usize::from(last).checked_sub(scrolled) {
+            Some(last) => Touched::Rows {
+                first: u16::try_from(usize::from(first).saturating_sub(scrolled)).unwrap_or(0),
+                last: u16::try_from(last).unwrap_or(u16::MAX),
+            },
+            None => Touched::Nothing,
+        },
+        other => other,
+    }
+}
+
+/// A feed's rows, when `scrolled` rows went off the top somewhere during it: a row it wrote
+/// before a scroll moved up, so its first row can be up to `scrolled` higher.
+fn shift_up_wide(touched: Touched, scrolled: usize) -> Touched {
+    match touched {
+        Touched::Rows { first, last } => Touched::Rows {
+            first: u16::try_from(usize::from(first).saturating_sub(scrolled)).unwrap_or(0),
+            last,
+        },
+        other => other,
+    }
+}
+
+fn merge(a: Touched, b: Touched) -> Touched {
+    match (a, b) {
+        (Touched::All, _) | (_, Touched::All) => Touched::All,
+        (Touched::Nothing, x) | (x, Touched::Nothing) => x,
+        (
+            Touched::Rows {
+                first: f1,
+                last: l1,
+            },
+            Touched::Rows {
+                first: f2,
+                last: l2,
+            },
+        ) => Touched::Rows {
+            first: f1.min(f2),
+            last: l1.max(l2),
+        },
+    }
 }
 
 fn trim_end_in_place(row: &mut String) {

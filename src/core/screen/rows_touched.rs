@@ -1,0 +1,322 @@
+//! Which visible rows a burst of output can have changed, read from the bytes themselves by a
+//! second, light parse beside vt100's (the same `vte`, so both see the same sequences). vt100
+//! says nothing of what it redrew, and reading every row back as text after every burst was
+//! most of what herd spent on a streaming agent beyond what tmux spends (#29): a burst that
+//! prints a line and redraws a spinner changes two or three rows of forty.
+//!
+//! The estimate only errs wide, never narrow. The cursor's row is followed as a range: the
+//! lowest row it can be on (printing never moves it: a line may or may not wrap) and the
+//! highest row and column it can have reached (each character advances it by its widest
+//! possible step, a wide one that does not fit wraps). Every row between the two at the moment
+//! something is written counts as touched. What reaches further or is not followed (clearing
+//! the screen, inserting or deleting lines, scroll regions, the alternate screen, reverse index,
+//! a reset) touches every row. Scrolling is counted by vt100 (`on_scroll`); the caller moves
+//! the range up by it.
+
+use vte::{Params, Perform};
+
+/// Rows a feed can have written, in the screen's rows before the feed's scrolling is
+/// accounted for (the caller moves them up by the rows scrolled off).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Touched {
+    /// Nothing on screen was written (only modes, titles, queries, cursor moves).
+    Nothing,
+    /// Rows `first..=last` at most.
+    Rows { first: u16, last: u16 },
+    /// Any row.
+    All,
+}
+
+impl Touched {
+    fn add(&mut self, first: u16, last: u16) {
+        *self = match *self {
+            Touched::Nothing => Touched::Rows { first, last },
+            Touched::Rows { first: f, last: l } => Touched::Rows {
+                first: f.min(first),
+                last: l.max(last),
+            },
+            Touched::All => Touched::All,
+        };
+    }
+}
+
+/// The parse that follows one screen's output (its state carries partial sequences from one
+/// feed to the next, as vt100's parser does).
+#[derive(Default)]
+pub(super) struct RowTracker {
+    parser: vte::Parser,
+    /// Where `ESC 7` saved the cursor, as a range, if it was seen.
+    saved: Option<CursorRange>,
+    /// A scroll region other than the whole screen is set, on the main screen and on the
+    /// alternate one (each has its own): scrolling inside it is not counted by `on_scroll` the
+    /// way whole-screen scrolling is, so every feed touches every row.
+    regioned: [bool; 2],
+}
+
+/// The rows and columns the cursor can be at: at least row `lo`, at most (`hi_row`,
+/// `hi_col`) in reading order, where `hi_col == cols` is a wrap still pending at the row's end.
+#[derive(Debug, Clone, Copy)]
+struct CursorRange {
+    lo: u16,
+    hi_row: u16,
+    hi_col: u16,
+}
+
+impl RowTracker {
+    /// Follows `bytes`, fed to a screen of `size` (rows, cols) whose cursor stands at `cursor`
+    /// (row, col) before them, showing the alternate screen or not; what they can have written.
+    pub(super) fn feed(
+        &mut self,
+        bytes: &[u8],
+        cursor: (u16, u16),
+        size: (u16, u16),
+        alternate: bool,
+    ) -> Touched {
+        let (rows, cols) = (size.0.max(1), size.1.max(1));
+        let mut follow = Follow {
+            rows,
+            cols,
+            at: CursorRange {
+                lo: cursor.0.min(rows - 1),
+                hi_row: cursor.0.min(rows - 1),
+                hi_col: cursor.1.min(cols),
+            },
+            touched: if self.regioned.contains(&true) {
+                Touched::All
+            } else {
+                Touched::Nothing
+            },
+            saved: self.saved,
+            regioned: self.regioned,
+            alternate,
+        };
+        self.parser.advance(&mut follow, bytes);
+        self.saved = follow.saved;
+        self.regioned = follow.regioned;
+        follow.touched
+    }
+
+    /// The screen was resized: a cursor saved before is no longer followed.
+    pub(super) fn resized(&mut self) {
+        self.saved = None;
+    }
+}
+
+/// One feed's following of the cursor.
+struct Follow {
+    rows: u16,
+    cols: u16,
+    at: CursorRange,
+    touched: Touched,
+    saved: Option<CursorRange>,
+    regioned: [bool; 2],
+    /// The alternate screen is shown (as far as this feed's modes tell).
+    alternate: bool,
+}
+
+impl Follow {
+    fn last_row(&self) -> u16 {
+        self.rows - 1
+    }
+
+    /// The rows the cursor can be on are written.
+    fn touch_cursor_rows(&mut self) {
+        self.touched.add(self.at.lo, self.at.hi_row);
+    }
+
+    fn touch_all(&mut self) {
+        self.touched = Touched::All;
+        // Where the cursor went is no longer followed; the next feed starts from vt100's.
+        self.at = CursorRange {
+            lo: 0,
+            hi_row: self.last_row(),
+            hi_col: self.cols,
+        };
+        self.saved = None;
+    }
+
+    /// A character `width` columns wide at most is printed.
+    fn print(&mut self, width: u16) {
+        let at = &mut self.at;
+        if at.hi_col + width > self.cols {
+            // It may wrap (a wrap pending, or a wide character that does not fit).
+            at.hi_row = (at.hi_row + 1).min(self.rows - 1);
+            at.hi_col = width;
+        } else {
+            at.hi_col += width;
+        }
+        self.touch_cursor_rows();
+    }
+
+    fn down(&mut self, count: u16) {
+        let last = self.last_row();
+        self.at.lo = self.at.lo.saturating_add(count).min(last);
+        self.at.hi_row = self.at.hi_row.saturating_add(count).min(last);
+    }
+
+    fn up(&mut self, count: u16) {
+        self.at.lo = self.at.lo.saturating_sub(count);
+        self.at.hi_row = self.at.hi_row.saturating_sub(count);
+    }
+
+    /// The column is set outright (a carriage return, an absolute column).
+    fn set_col(&mut self, col: u16) {
+        self.at.hi_col = col.min(self.cols - 1);
+    }
+
+    /// The column moves right by at most `count` without wrapping.
+    fn right(&mut self, count: u16) {
+        let moved = self.at.hi_col.saturating_add(count).min(self.cols - 1);
+        self.at.hi_col = self.at.hi_col.max(moved);
+    }
+
+    fn goto(&mut self, row: u16, col: u16) {
+        let row = row.min(self.last_row());
+        self.at = CursorRange {
+            lo: row,
+            hi_row: row,
+            hi_col: col.min(self.cols - 1),
+        };
+    }
+
+    fn set_region(&mut self, params: &Params) {
+        let top = first_param(params, 1);
+        let bottom = nth_param(params, 1).filter(|&b| b != 0);
+        self.regioned[usize::from(self.alternate)] =
+            !(top == 1 && bottom.is_none_or(|b| b >= self.rows));
+        self.touch_all();
+    }
+
+    fn private_mode(&mut self, params: &Params, set: bool) {
+        // The alternate screens and origin mode change where rows are or what they show.
+        for param in params.iter() {
+            match param.first() {
+                // vt100 switches screens on these two only.
+                Some(47 | 1049) => {
+                    self.alternate = set;
+                    self.touch_all();
+                }
+                Some(6 | 1047) => self.touch_all(),
+                _ => {}
+            }
+        }
+    }
+
+    fn erase_in_display(&mut self, mode: u16) {
+        match mode {
+            0 => self.touched.add(self.at.lo, self.last_row()),
+            1 => self.touched.add(0, self.at.hi_row),
+            _ => self.touch_all(),
+        }
+    }
+}
+
+/// The first parameter, `default` when missing or 0 (as vt100 reads them).
+fn first_param(params: &Params, default: u16) -> u16 {
+    match params.iter().next().and_then(|p| p.first().copied()) {
+        None | Some(0) => default,
+        Some(n) => n,
+    }
+}
+
+fn nth_param(params: &Params, index: usize) -> Option<u16> {
+    params.iter().nth(index).and_then(|p| p.first().copied())
+}
+
+impl Perform for Follow {
+    fn print(&mut self, c: char) {
+        if matches!(self.touched, Touched::All) {
+            return;
+        }
+        // ASCII is one column exactly; anything else at most two (vt100 caps widths at two),
+        // and a combining mark may widen the character before it.
+        let width = if c.is_ascii() { 1 } else { 2 };
+        Follow::print(self, width);
+    }
+
+    fn execute(&mut self, byte: u8) {
+        match byte {
+            b'\n' | 0x0b | 0x0c => self.down(1),
+            b'\r' => self.set_col(0),
+            b'\t' => self.right(self.cols),
+            // Backspace moves left: the bounds hold. Others write nothing in vt100.
+            _ => {}
+        }
+    }
+
+    fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], _ignore: bool, c: char) {
+        // A region set or reset is followed even when every row is touched already.
+        if intermediates.is_empty() && c == 'r' {
+            self.set_region(params);
+            return;
+        }
+        // So is the screen shown, whose region the next one sets.
+        if intermediates == b"?" && matches!(c, 'h' | 'l') {
+            self.private_mode(params, c == 'h');
+            return;
+        }
+        if matches!(self.touched, Touched::All) {
+            return;
+        }
+        let n = first_param(params, 1);
+        match (intermediates.first(), c) {
+            (None, '@' | 'K' | 'P' | 'X') | (Some(b'?'), 'K') => self.touch_cursor_rows(),
+            (None, 'A') => self.up(n),
+            (None, 'F') => {
+                self.up(n);
+                self.set_col(0);
+            }
+            (None, 'B') => self.down(n),
+            (None, 'E') => {
+                self.down(n);
+                self.set_col(0);
+            }
+            (None, 'C') => self.right(n),
+            (None, 'D') => {}
+            (None, 'G' | '`') => self.set_col(n - 1),
+            (None, 'H' | 'f') => self.goto(n - 1, nth_param(params, 1).unwrap_or(0).max(1) - 1),
+            (None, 'd') => {
+                let row = (n - 1).min(self.last_row());
+                self.at.lo = row;
+                self.at.hi_row = row;
+            }
+            (None, 'J') | (Some(b'?'), 'J') => self.erase_in_display(first_param(params, 0)),
+            // Repeating the last character n times: as many characters printed.
+            (None, 'b') => {
+                let most = u32::from(self.rows) * u32::from(self.cols);
+                for _ in 0..u32::from(n).min(most) {
+                    Follow::print(self, 2);
+                }
+            }
+            (None, 'L' | 'M' | 'S' | 'T') => self.touch_all(),
+            // Styles, modes, queries, cursor shapes: no cell changes.
+            _ => {}
+        }
+    }
+
+    fn esc_dispatch(&mut self, intermediates: &[u8], _ignore: bool, byte: u8) {
+        if matches!(self.touched, Touched::All) || !intermediates.is_empty() {
+            return;
+        }
+        match byte {
+            b'7' => self.saved = Some(self.at),
+            b'8' => match self.saved {
+                Some(saved) => self.at = saved,
+                None => {
+                    self.at = CursorRange {
+                        lo: 0,
+                        hi_row: self.last_row(),
+                        hi_col: self.cols,
+                    }
+                }
+            },
+            // Reverse index (scrolls down at the top), reset.
+            b'M' | b'c' => self.touch_all(),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "rows_touched_tests.rs"]
+mod tests;
