@@ -55,6 +55,9 @@ pub(super) struct RowTracker {
 
 /// The rows and columns the cursor can be at: at least row `lo`, at most (`hi_row`,
 /// `hi_col`) in reading order, where `hi_col == cols` is a wrap still pending at the row's end.
+/// Printing and moves along a row keep that order; a move up or down that stops at the edge,
+/// or to an absolute row, can put the cursor on the bound's row with a larger column, so those
+/// give the column's bound up (`down`, `up`).
 #[derive(Debug, Clone, Copy)]
 struct CursorRange {
     lo: u16,
@@ -148,15 +151,29 @@ impl Follow {
         self.touch_cursor_rows();
     }
 
+    /// Down `count` rows, stopping at the last. The highest position is a bound in reading
+    /// order: when it stops at the last row the cursor may stop there too, with a column of
+    /// its own, so the column's bound is given up.
     fn down(&mut self, count: u16) {
         let last = self.last_row();
         self.at.lo = self.at.lo.saturating_add(count).min(last);
-        self.at.hi_row = self.at.hi_row.saturating_add(count).min(last);
+        if self.at.hi_row.saturating_add(count) >= last {
+            self.at.hi_row = last;
+            self.at.hi_col = self.cols;
+        } else {
+            self.at.hi_row += count;
+        }
     }
 
+    /// Up `count` rows, stopping at the first (the column's bound as in `down`).
     fn up(&mut self, count: u16) {
         self.at.lo = self.at.lo.saturating_sub(count);
-        self.at.hi_row = self.at.hi_row.saturating_sub(count);
+        if self.at.hi_row <= count {
+            self.at.hi_row = 0;
+            self.at.hi_col = self.cols;
+        } else {
+            self.at.hi_row -= count;
+        }
     }
 
     /// The column is set outright (a carriage return, an absolute column).
@@ -276,6 +293,10 @@ impl Perform for Follow {
             (None, 'G' | '`') => self.set_col(n - 1),
             (None, 'H' | 'f') => self.goto(n - 1, nth_param(params, 1).unwrap_or(0).max(1) - 1),
             (None, 'd') => {
+                // The column stays: its bound holds only if the row was known.
+                if self.at.lo != self.at.hi_row {
+                    self.at.hi_col = self.cols;
+                }
                 let row = (n - 1).min(self.last_row());
                 self.at.lo = row;
                 self.at.hi_row = row;

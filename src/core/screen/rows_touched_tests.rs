@@ -108,7 +108,7 @@ fn stream() -> impl Strategy<Value = Vec<Vec<u8>>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(ProptestConfig::with_cases(2000))]
 
     #[test]
     fn the_rows_read_again_are_all_that_changed(
@@ -156,6 +156,23 @@ fn the_real_clis_captures_read_row_by_row_equal_the_whole_screen() {
         "only {captures} captures found under {}",
         root.display()
     );
+}
+
+/// Found by the property test: a repeat that wrapped, then up to the top and a line feed;
+/// the cursor's true column was past the bound's (reset by its wrap) once both rows met.
+#[test]
+fn a_move_that_stops_at_the_top_gives_the_columns_bound_up() {
+    let chunks: [&[u8]; 7] = [
+        b"\x1bc\xe2\x97\x8f Bash",
+        b"(cargo te",
+        b"st)\x1b[1J\x1b]0;title\x07\x1bD  ",
+        b"ps dx",
+        b"  ",
+        b"k  jxswc",
+        b" rbg\x1b[39b\x1b[6A\ndu  rx  z  ua",
+    ];
+    let chunks: Vec<Vec<u8>> = chunks.iter().map(|c| c.to_vec()).collect();
+    check_feeds(24, 80, &chunks).expect("kept equals whole");
 }
 
 #[test]
