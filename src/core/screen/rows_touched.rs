@@ -139,7 +139,7 @@ impl Follow {
     }
 
     /// A character `width` columns wide at most is printed.
-    fn print(&mut self, width: u16) {
+    fn put_char(&mut self, width: u16) {
         let at = &mut self.at;
         if at.hi_col + width > self.cols {
             // It may wrap (a wrap pending, or a wide character that does not fit).
@@ -248,7 +248,7 @@ impl Perform for Follow {
         // ASCII is one column exactly; anything else at most two (vt100 caps widths at two),
         // and a combining mark may widen the character before it.
         let width = if c.is_ascii() { 1 } else { 2 };
-        Follow::print(self, width);
+        self.put_char(width);
     }
 
     fn execute(&mut self, byte: u8) {
@@ -306,7 +306,7 @@ impl Perform for Follow {
             (None, 'b') => {
                 let most = u32::from(self.rows) * u32::from(self.cols);
                 for _ in 0..u32::from(n).min(most) {
-                    Follow::print(self, 2);
+                    self.put_char(2);
                 }
             }
             (None, 'L' | 'M' | 'S' | 'T') => self.touch_all(),
