@@ -119,12 +119,7 @@ fn reader() -> io::Result<Arc<Shared>> {
     }
     let epoll = epoll::create(epoll::CreateFlags::CLOEXEC)?;
     let doorbell = eventfd(0, EventfdFlags::CLOEXEC | EventfdFlags::NONBLOCK)?;
-    epoll::add(
-        &epoll,
-        &doorbell,
-        epoll::EventData::new_u64(DOORBELL),
-        epoll::EventFlags::IN,
-    )?;
+    add_to_set(&epoll, &doorbell, DOORBELL)?;
     let shared = Arc::new(Shared {
         epoll,
         doorbell,
@@ -292,14 +287,10 @@ impl Reader {
                 .unwrap_or_else(PoisonError::into_inner),
         );
         for (token, mut terminal) in incoming {
-            let added = terminal.master.as_ref().map(|master| {
-                epoll::add(
-                    &self.shared.epoll,
-                    master,
-                    epoll::EventData::new_u64(token),
-                    epoll::EventFlags::IN,
-                )
-            });
+            let added = terminal
+                .master
+                .as_ref()
+                .map(|master| add_to_set(&self.shared.epoll, master, token));
             if let Some(Err(error)) = added {
                 // Unreadable from the start: the terminal ends at once.
                 tracing::warn!(key = terminal.key, "cannot watch the terminal: {error}");
@@ -373,14 +364,7 @@ impl Reader {
                         .terminals
                         .get(&token)
                         .and_then(|t| t.master.as_ref())
-                        .map(|master| {
-                            epoll::add(
-                                &self.shared.epoll,
-                                master,
-                                epoll::EventData::new_u64(token),
-                                epoll::EventFlags::IN,
-                            )
-                        });
+                        .map(|master| add_to_set(&self.shared.epoll, master, token));
                     if let Some(Err(error)) = resumed {
                         tracing::warn!("cannot watch the terminal again: {error}");
                         self.end_now(token);
@@ -437,6 +421,16 @@ impl Reader {
             let _ = epoll::delete(&self.shared.epoll, &master);
         }
     }
+}
+
+/// Adds `fd` to the epoll set, its readiness to read reported with `token`.
+fn add_to_set(epoll: &OwnedFd, fd: impl rustix::fd::AsFd, token: u64) -> rustix::io::Result<()> {
+    epoll::add(
+        epoll,
+        fd,
+        epoll::EventData::new_u64(token),
+        epoll::EventFlags::IN,
+    )
 }
 
 /// How far `Reader::flush` got.
