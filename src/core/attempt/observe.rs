@@ -114,8 +114,9 @@ impl Attempt {
     }
 
     /// The screen changed (output, a resize): the attempt's snapshot is brought up to date
-    /// (only the rows the output can have written are read again), and when its text changed
-    /// every detector reads that one snapshot.
+    /// (only the rows the output can have written are read again), and when its text or the
+    /// cursor's row changed every detector reads that one snapshot (a prompt anchored at the
+    /// cursor shows when the cursor comes back to it, even with no text changed).
     pub(super) fn after_screen_change(&mut self, now: Duration, effects: &mut Vec<Effect>) {
         let mut snapshot = std::mem::take(&mut self.snapshot);
         let changed = self.screen.update(&mut snapshot);

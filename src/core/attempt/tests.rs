@@ -356,6 +356,39 @@ guard = false
     assert!(writes(&fx).is_empty(), "{fx:?}");
 }
 
+/// prompt_toolkit, answered a cursor query, can draw the question and move on below it in one
+/// read and come back to it in the next, which writes nothing: the question is waiting once
+/// the cursor is back on its row, and is answered then (aider's gitignore question, seen in CI:
+/// unanswered, the attempt ended idle 20 s later).
+#[test]
+fn a_cursor_question_is_answered_when_the_cursor_comes_back_without_new_text() {
+    let text = r#"
+[profiles.t]
+command = ["t"]
+[[profiles.t.prompts]]
+name = "gitignore"
+pattern = 'Add \.aider\* to \.gitignore\? \(Y\)es/\(N\)o \[Yes\]:'
+anchor = "cursor"
+send = "y\r"
+guard = false
+"#;
+    let mut s = setup(false);
+    s.profile = profile_from(text);
+    s.auto_rules = vec![true];
+    let mut a = Attempt::new(s);
+    let drawn_then_below = b"Add .aider* to .gitignore? (Y)es/(N)o [Yes]: \r\r\n\r\r\n\r\r\n";
+    let fx = a.handle(Event::Output(drawn_then_below), secs(1));
+    assert!(
+        writes(&fx).is_empty(),
+        "not waiting while the cursor is below it: {fx:?}"
+    );
+    let back = b"\x1b[3A\x1b[46C";
+    assert_eq!(
+        writes(&a.handle(Event::Output(back), millis(1_005))),
+        ["y\r"]
+    );
+}
+
 /// Claude `-p` retrying a rejected key: the first `api_retry` event ends the attempt at once
 /// (TERM, no waiting for its ten retries) and the verdict names the cause.
 #[test]

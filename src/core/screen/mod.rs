@@ -376,7 +376,9 @@ impl Screen {
         };
     }
 
-    /// Brings `snapshot` up to date with the screen, and says whether its text changed. The
+    /// Brings `snapshot` up to date with the screen, and says whether what the detectors read
+    /// changed: its text, or the cursor's row (a question the cursor comes back to, with no
+    /// text changed, is a question waiting now: a prompt anchored at the cursor). The
     /// snapshot this screen updated last is updated in place: its rows move up by the rows that
     /// scrolled off, and only the rows output can have written since are read again (compared
     /// with what the snapshot holds, so an unchanged row costs no allocation); any other
@@ -410,15 +412,16 @@ impl Screen {
         }
         self.stamp = NEXT_STAMP.fetch_add(1, Ordering::Relaxed);
         snapshot.stamp = self.stamp;
-        snapshot.cursor_row = usize::from(self.cursor().0);
+        let cursor_row = usize::from(self.cursor().0);
+        let cursor_moved = std::mem::replace(&mut snapshot.cursor_row, cursor_row) != cursor_row;
         snapshot.first_row_number = self.rows_scrolled_total;
         self.text_scratch.clear();
         join_rows_into(&snapshot.rows, &mut self.text_scratch);
-        let changed = self.text_scratch != snapshot.text;
-        if changed {
+        let text_changed = self.text_scratch != snapshot.text;
+        if text_changed {
             std::mem::swap(&mut self.text_scratch, &mut snapshot.text);
         }
-        changed
+        text_changed || cursor_moved
     }
 
     /// Visible row `row` as text, trailing blanks trimmed, into `row_scratch` (as
