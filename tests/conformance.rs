@@ -562,43 +562,46 @@ fn real_clis_end_as_a_careful_person_concludes() {
                  EXPECTED_FAILURES",
                 f.reason
             )),
-            (false, None) => problems.push(format!(
-                "{id}: expected {}, got {} ({}){}{}\n{}  requests: {}",
-                case.expect,
-                outcome.verdict,
-                outcome.evidence,
-                if outcome.leftovers.is_empty() && outcome.daemons.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        "; processes left: {:#?}; background servers started: {:#?}",
-                        outcome.leftovers, outcome.daemons
-                    )
-                },
-                match case.scenario {
-                    Scenario::Tool if case.expect == "completed" && !outcome.tool_ran => {
-                        "; the tool never ran".to_string()
-                    }
-                    Scenario::Edit if case.expect == "completed" && !outcome.edit_made => {
-                        "; the edit was never made".to_string()
-                    }
-                    Scenario::Dangerous if outcome.tool_ran => {
-                        "; THE DANGEROUS COMMAND RAN".to_string()
-                    }
-                    _ if outcome.hook_in_users_settings => {
-                        "; herd's hook was written into the user's own Gemini settings".to_string()
-                    }
-                    _ if !outcome.channels_ok(case) => {
+            (false, None) => problems.push(
+                format!(
+                    "{id}: expected {}, got {} ({}){}{}\n{}  requests: {}",
+                    case.expect,
+                    outcome.verdict,
+                    outcome.evidence,
+                    if outcome.leftovers.is_empty() && outcome.daemons.is_empty() {
+                        String::new()
+                    } else {
                         format!(
-                            "; answers not all through the structured channel: {:?}",
-                            outcome.channels
+                            "; processes left: {:#?}; background servers started: {:#?}",
+                            outcome.leftovers, outcome.daemons
                         )
-                    }
-                    _ => String::new(),
-                },
-                report::drift(case.profile, case.expect, &last_screen(dir.path(), &id)),
-                requests_of(&api, &id),
-            )),
+                    },
+                    match case.scenario {
+                        Scenario::Tool if case.expect == "completed" && !outcome.tool_ran => {
+                            "; the tool never ran".to_string()
+                        }
+                        Scenario::Edit if case.expect == "completed" && !outcome.edit_made => {
+                            "; the edit was never made".to_string()
+                        }
+                        Scenario::Dangerous if outcome.tool_ran => {
+                            "; THE DANGEROUS COMMAND RAN".to_string()
+                        }
+                        _ if outcome.hook_in_users_settings => {
+                            "; herd's hook was written into the user's own Gemini settings"
+                                .to_string()
+                        }
+                        _ if !outcome.channels_ok(case) => {
+                            format!(
+                                "; answers not all through the structured channel: {:?}",
+                                outcome.channels
+                            )
+                        }
+                        _ => String::new(),
+                    },
+                    report::drift(case.profile, case.expect, &last_screen(dir.path(), &id)),
+                    requests_of(&api, &id),
+                ) + &timeline_of(dir.path(), &id),
+            ),
         }
     }
     if let Some(case) = cases.iter().find(|c| c.id() == EXPLAINED_APPROVAL) {
@@ -638,8 +641,10 @@ fn real_clis_end_as_a_careful_person_concludes() {
         if !keep.is_empty() {
             println!("kept: {}", dir.keep().display());
         }
+        // herd's own output first: a CI log cut in the middle keeps its end, the problems.
+        println!("herd stdout:\n{stdout}\nherd stderr:\n{stderr}");
         panic!(
-            "{} case(s) do not conform:\n\n{}\n\nherd stdout:\n{stdout}\nherd stderr:\n{stderr}",
+            "{} case(s) do not conform:\n\n{}",
             problems.len(),
             problems.join("\n\n")
         );
@@ -690,7 +695,9 @@ fn explain_shows_the_codex_approval(case: &Case, dir: &Path) -> Vec<String> {
         ),
         (
             "the verdict and why",
-            text.contains("verdict: completed (marker seen, exit code 0)"),
+            // How Codex then left (at once, or by TERM after the grace when its exit waits
+            // on a network that does not answer) is not what this is about.
+            text.contains("verdict: completed (marker seen, "),
         ),
     ];
     let missing: Vec<&str> = expected
@@ -744,7 +751,9 @@ fn explain_shows_the_codex_edit(case: &Case, dir: &Path) -> Vec<String> {
         ),
         (
             "the verdict and why",
-            text.contains("verdict: completed (marker seen, exit code 0)"),
+            // How Codex then left (at once, or by TERM after the grace when its exit waits
+            // on a network that does not answer) is not what this is about.
+            text.contains("verdict: completed (marker seen, "),
         ),
     ];
     let missing: Vec<&str> = expected
@@ -880,6 +889,27 @@ fn seconds_after(cast: &Path, at: std::time::SystemTime) -> f64 {
 }
 
 /// The final screen of the task's attempt, as `herd replay --print` draws it.
+/// The timeline of `herd explain` for a case (what herd saw and decided, moment by moment),
+/// indented, for the report of a case that did not conform.
+fn timeline_of(dir: &Path, id: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_herd"))
+        .arg("explain")
+        .arg(dir.join("runs").join(id))
+        .output();
+    let text = out
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    let timeline: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("timeline"))
+        .take_while(|l| !l.is_empty())
+        .collect();
+    if timeline.is_empty() {
+        return String::new();
+    }
+    format!("\n  {}", timeline.join("\n  "))
+}
+
 fn last_screen(dir: &Path, id: &str) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_herd"))
         .args(["replay", "--print"])
