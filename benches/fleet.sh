@@ -8,7 +8,8 @@
 #      a key (`?`, sent through a tmux control client) to the first frame showing the help
 #      window (its footer, read from the pane's output), then Esc, every ~0.3 s.
 # CPU is user + system time of the one process (threads included, agents not) over the window,
-# as % of one core. The three are measured in the same round, ROUNDS times per N; the table gives
+# as % of one core; beside it, the agents' own CPU in each setup (the check that every setup's
+# agents did the same work). The three are measured in the same round, ROUNDS times per N; the table gives
 # medians and the median of each round's ratio. Needs tmux and python3; not a test.
 #   benches/fleet.sh                           AGENTS="40 200" ROUNDS=3 WINDOW=20 RATE=10
 #   AGENTS=40 ROUNDS=1 WINDOW=10 benches/fleet.sh    a quick look
@@ -129,13 +130,25 @@ wait_agents() {
   echo "only $started of $2 agents started" >&2
   return 1
 }
-# Measures process $1 over the window: prints "cpu% rss_mb".
+# CPU seconds of every agent process (all of them run agent.py; one setup runs at a time).
+agents_cpu() {
+  local total=0 pid
+  for pid in $(pgrep -f "$work/agent.py" || true); do
+    total=$(echo "$total + $(cpu_of "$pid" 2>/dev/null || echo 0)" | bc)
+  done
+  echo "$total"
+}
+# Measures process $1 over the window: prints "cpu% rss_mb agents_cpu%". The agents' CPU is the
+# check that each setup's agents did the same work: an agent that stalls or died costs its
+# holder nothing.
 measure() {
-  local before after
+  local before after agents_before agents_after
+  agents_before=$(agents_cpu)
   before=$(cpu_of "$1")
   sleep "$WINDOW"
   after=$(cpu_of "$1")
-  echo "$(pct "$before" "$after") $(rss_mb "$1")"
+  agents_after=$(agents_cpu)
+  echo "$(pct "$before" "$after") $(rss_mb "$1") $(pct "$agents_before" "$agents_after")"
 }
 stop_pid() {
   kill -INT "$1" 2>/dev/null || true
@@ -154,7 +167,7 @@ for n in $AGENTS; do
     for _ in $(seq "$n"); do tmux -L "$tsock" new-window -d "exec $python $work/agent.py $RATE"; done
     server=$(tmux -L "$tsock" display -p '#{pid}')
     sleep "$WARMUP"
-    read -r t_cpu t_rss < <(measure "$server")
+    read -r t_cpu t_rss t_agents < <(measure "$server")
     tmux -L "$tsock" kill-server
 
     # 2. herd headless
@@ -165,7 +178,7 @@ for n in $AGENTS; do
     hpid=$!
     wait_agents "$work/runs" "$n"
     sleep "$WARMUP"
-    read -r h_cpu h_rss < <(measure "$hpid")
+    read -r h_cpu h_rss h_agents < <(measure "$hpid")
     stop_pid "$hpid"
     wait "$hpid" 2>/dev/null || true
 
@@ -179,7 +192,7 @@ for n in $AGENTS; do
     sleep "$WARMUP"
     python3 "$work/probe.py" "$dsock" dash "$WINDOW" > "$work/keys_${n}_$round.txt" &
     probe=$!
-    read -r d_cpu d_rss < <(measure "$dpid")
+    read -r d_cpu d_rss d_agents < <(measure "$dpid")
     wait "$probe" || true
     stop_pid "$dpid"
     tmux -L "$dsock" kill-server 2>/dev/null || true
@@ -193,7 +206,7 @@ pick = lambda q: s[min(len(s) - 1, int(q * len(s)))] if s else float("nan")
 print(f"{pick(0.5):.1f} {pick(0.99):.1f} {len(s)} {miss}")
 PY
 )
-    echo "$n $round $t_cpu $t_rss $h_cpu $h_rss $d_cpu $d_rss $keys" | tee -a "$results" >&2
+    echo "$n $round $t_cpu $t_rss $h_cpu $h_rss $d_cpu $d_rss $keys $t_agents $h_agents $d_agents" | tee -a "$results" >&2
   done
 done
 
@@ -222,6 +235,7 @@ for n in dict.fromkeys(r[0] for r in rows):
     for r in rs:
         print(f"{'':>6} round: tmux {r[0]:.1f}%  headless {r[2]:.1f}%  dashboard {r[4]:.1f}%"
               f"  RSS {r[1]:.0f}/{r[3]:.0f}/{r[5]:.0f} MB  keys p50 {r[6]:.1f} p99 {r[7]:.1f} ms"
-              f" ({int(r[8])} keys, {int(r[9])} missed)")
+              f" ({int(r[8])} keys, {int(r[9])} missed)"
+              f"  agents' own CPU {r[10]:.1f}/{r[11]:.1f}/{r[12]:.1f}%")
     print(f"{'':>6} keys of all rounds: p50 %.1f ms, p99 %.1f ms, %d keys, %d missed" % keys(n))
 PY

@@ -424,36 +424,25 @@ impl Screen {
         text_changed || cursor_moved
     }
 
-    /// Visible row `row` as text, trailing blanks trimmed, into `row_scratch` (as
-    /// `visible_rows` reads it, cell by cell).
+    /// Visible row `row` as text, trailing blanks trimmed, into `row_scratch`, written by vt100
+    /// as `visible_rows` has it written (one walk to the row: vt100's `cell` walks to its row
+    /// for every cell, which was most of reading a row).
     fn read_row_into_scratch(&mut self, row: usize) {
-        let (_, cols) = self.size();
-        let text = &mut self.row_scratch;
-        text.clear();
-        let screen = self.parser.screen();
         let Ok(row) = u16::try_from(row) else {
+            self.row_scratch.clear();
             return;
         };
-        let mut prev_was_wide = false;
-        let mut next_col = 0u16;
-        for col in 0..cols {
-            let Some(cell) = screen.cell(row, col) else {
-                break;
-            };
-            if prev_was_wide {
-                prev_was_wide = false;
-                continue;
-            }
-            prev_was_wide = cell.is_wide();
-            if cell.has_contents() {
-                for _ in next_col..col {
-                    text.push(' ');
-                }
-                text.push_str(cell.contents());
-                next_col = col + if cell.is_wide() { 2 } else { 1 };
-            }
+        // From the row's start to the next row's start: the row's text, and a line break
+        // unless it wraps onto the next.
+        let mut text = self
+            .parser
+            .screen()
+            .contents_between(row, 0, row.saturating_add(1), 0);
+        if text.ends_with('\n') {
+            text.pop();
         }
-        trim_end_in_place(text);
+        trim_end_in_place(&mut text);
+        self.row_scratch = text;
     }
 
     /// (rows, cols)

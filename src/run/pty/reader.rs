@@ -5,10 +5,12 @@
 //! most of what herd did beyond tmux). Output that follows the last batch within [`HOLD`]
 //! waits for the hold's end and goes with whatever arrived meanwhile, so a busy fleet's bursts
 //! cost the engine one turn per hold instead of one each; output after a quiet spell goes at
-//! once. The terminals are read on through the hold, only the handing over waits: a terminal
-//! holds a few KB, and an agent that floods it would otherwise wait for herd every hold (a
-//! 20 MB stream took 19 times tmux's time so). A terminal with [`HOLD_MOST`] bytes waiting
-//! ends the hold.
+//! once. While the reads since the last delivery are small (agents' lines and spinners), the
+//! hold sleeps and reads what arrived at its end: one wakeup per hold, not one per burst. After
+//! a large read the terminals are read on through the hold, only the handing over waits: a
+//! terminal holds a few KB, and an agent that floods it would otherwise wait for herd every
+//! hold (a 20 MB stream took 19 times tmux's time so). A terminal with [`HOLD_MOST`] bytes
+//! waiting ends the hold.
 //!
 //! What the per-agent readers guaranteed still holds:
 //! - Order: a terminal's output reaches its channel in the order it was read, and its end
@@ -56,6 +58,12 @@ const HOLD: Duration = Duration::from_millis(5);
 
 /// Most bytes one terminal's waiting output reaches before the hold ends early.
 const HOLD_MOST: usize = 256 * 1024;
+
+/// Reads below this size since the last delivery (an agent's line, a spinner's redraw) let the
+/// hold sleep: what arrives meanwhile is read once at its end, one wakeup for a busy fleet's
+/// hold instead of one per burst. A larger read may be an agent filling its terminal, which
+/// would wait for herd every hold: the hold then reads on as output arrives.
+const SMALL_READ: usize = 1024;
 
 /// The epoll data of the doorbell that says terminals wait to be added.
 const DOORBELL: u64 = 0;
@@ -141,6 +149,8 @@ struct Reader {
     /// Terminals out of the set until their waiting reports are sent.
     stalled: Vec<u64>,
     buf: Vec<u8>,
+    /// The largest read since the last delivery.
+    largest_read: usize,
 }
 
 impl Reader {
@@ -150,6 +160,7 @@ impl Reader {
             terminals: HashMap::new(),
             stalled: Vec::new(),
             buf: vec![0; READ_MAX],
+            largest_read: 0,
         }
     }
 
@@ -157,22 +168,17 @@ impl Reader {
         let mut events: Vec<epoll::Event> = Vec::with_capacity(EVENTS_MAX);
         let mut touched: Vec<u64> = Vec::with_capacity(EVENTS_MAX);
         let mut delivered_at: Option<Instant> = None;
+        // The last delivery's reads were all small.
+        let mut small = false;
         loop {
-            let timeout = (!self.stalled.is_empty()).then_some(&RETRY);
-            if let Err(error) = self.read_ready(&mut events, &mut touched, timeout) {
+            if let Err(error) = self.wait_and_read(delivered_at, small, &mut events, &mut touched) {
                 self.give_up(&error);
                 return;
             }
-            // Output that follows the last delivery closely waits for the rest of the hold, and
-            // what arrives meanwhile (read as it comes) goes with it.
-            if let Some(at) = delivered_at
-                && !touched.is_empty()
-                && let Err(error) = self.hold(at + HOLD, &mut events, &mut touched)
-            {
-                self.give_up(&error);
-                return;
-            }
-            if !touched.is_empty() {
+            if touched.is_empty() {
+                // A hold slept through with nothing coming: the next output goes at once.
+                delivered_at = None;
+            } else {
                 touched.sort_unstable();
                 touched.dedup();
                 for &token in &touched {
@@ -180,8 +186,34 @@ impl Reader {
                 }
                 touched.clear();
                 delivered_at = Some(Instant::now());
+                small = self.largest_read < SMALL_READ;
+                self.largest_read = 0;
             }
             self.retry_stalled();
+        }
+    }
+
+    /// Reads the next batch into `touched`. Output that follows the last delivery (at
+    /// `delivered_at`) within the hold waits for the hold's end, with whatever arrives
+    /// meanwhile: after small reads (`small`) the hold is slept through and what came is read at
+    /// its end; otherwise the terminals are read as output arrives. Output after the hold goes
+    /// at once.
+    fn wait_and_read(
+        &mut self,
+        delivered_at: Option<Instant>,
+        small: bool,
+        events: &mut Vec<epoll::Event>,
+        touched: &mut Vec<u64>,
+    ) -> io::Result<()> {
+        let hold_end = delivered_at.map(|at| at + HOLD);
+        if small && let Some(until) = hold_end.filter(|&end| end > Instant::now()) {
+            return self.sleep_through_hold(until, events, touched);
+        }
+        let timeout = (!self.stalled.is_empty()).then_some(&RETRY);
+        self.read_ready(events, touched, timeout)?;
+        match hold_end {
+            Some(until) if !touched.is_empty() => self.hold(until, events, touched),
+            _ => Ok(()),
         }
     }
 
@@ -202,6 +234,23 @@ impl Reader {
             self.read_ready(events, touched, Some(&left))?;
         }
         Ok(())
+    }
+
+    /// Sleeps until `until`, then reads every terminal that is ready once.
+    fn sleep_through_hold(
+        &mut self,
+        until: Instant,
+        events: &mut Vec<epoll::Event>,
+        touched: &mut Vec<u64>,
+    ) -> io::Result<()> {
+        if let Some(left) = until.checked_duration_since(Instant::now()) {
+            std::thread::sleep(left);
+        }
+        let now = Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        self.read_ready(events, touched, Some(&now))
     }
 
     /// Whether one of the `touched` terminals has `HOLD_MOST` bytes waiting.
@@ -315,6 +364,7 @@ impl Reader {
         match rustix::io::read(master, &mut self.buf[..]) {
             Ok(0) => {}
             Ok(n) => {
+                self.largest_read = self.largest_read.max(n);
                 // Reads during a hold join the output already waiting: one report per hold.
                 match terminal.waiting.back_mut() {
                     Some(PtyEvent::Output { bytes }) => bytes.extend_from_slice(&self.buf[..n]),
