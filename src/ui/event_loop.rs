@@ -10,14 +10,14 @@ use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use color_eyre::eyre::{Result, WrapErr};
-use crossterm::event::{Event as TermEvent, EventStream};
-use futures::StreamExt;
+use crossterm::event::Event as TermEvent;
 use ratatui::layout::Rect;
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
 use super::actions;
 use super::engine_events::on_engine_event;
 use super::frame;
+use super::keyboard::Keyboard;
 use super::layout;
 use super::state::{Leaving, Mode, UiState};
 use crate::run::clock::Now;
@@ -80,9 +80,9 @@ async fn sleep_until(at: Option<Instant>) {
     }
 }
 
-async fn next_event(events: &mut Option<EventStream>) -> Option<std::io::Result<TermEvent>> {
+async fn next_event(events: &mut Option<Keyboard>) -> Option<std::io::Result<TermEvent>> {
     match events {
-        Some(stream) => stream.next().await,
+        Some(keyboard) => keyboard.next().await,
         None => std::future::pending().await,
     }
 }
@@ -146,15 +146,15 @@ struct Dashboard<'a> {
     driver: &'a mut Driver,
     session: &'a mut Session,
     state: UiState,
-    /// Dropped when the terminal is gone: its reader thread would spin on a hung-up terminal.
-    events: Option<EventStream>,
+    /// Dropped when the terminal is gone (its reader thread stops).
+    events: Option<Keyboard>,
     /// The time of each turn, read once when it starts, for the engine and the dashboard alike.
     clock: Now,
     frames: Frames,
 }
 
 async fn drive(engine: &mut Engine, driver: &mut Driver, session: &mut Session) -> Result<i32> {
-    let events = Some(EventStream::new());
+    let events = Some(Keyboard::start().wrap_err("cannot read the keyboard")?);
     let mut signals = Signals::listen()?;
     let clock = Now::read();
     let mut state = UiState::new(clock.at);

@@ -18,6 +18,7 @@ pub mod editors;
 pub mod engine_events;
 pub mod event_loop;
 pub mod frame;
+pub mod keyboard;
 pub mod keys;
 pub mod layout;
 pub mod model;
