@@ -331,22 +331,22 @@ fn an_option_drawn_a_read_later_belongs_to_the_dialog_already_answered() {
     assert!(writes(&fx).is_empty(), "{fx:?}");
 }
 
+/// An attempt whose one prompt rule, answered automatically with `y` and Enter, is `pattern`
+/// on the cursor's row.
+fn cursor_question_attempt(pattern: &str) -> Attempt {
+    let text = format!(
+        "[profiles.t]\ncommand = [\"t\"]\n[[profiles.t.prompts]]\nname = \"question\"\n\
+         pattern = '{pattern}'\nanchor = \"cursor\"\nsend = \"y\\r\"\nguard = false\n"
+    );
+    let mut s = setup(false);
+    s.profile = profile_from(&text);
+    s.auto_rules = vec![true];
+    Attempt::new(s)
+}
+
 #[test]
 fn a_cursor_question_the_cursor_returns_to_is_not_answered_twice() {
-    let text = r#"
-[profiles.t]
-command = ["t"]
-[[profiles.t.prompts]]
-name = "shell"
-pattern = 'Run shell command\? \(Y\)es/\(N\)o \[Yes\]:'
-anchor = "cursor"
-send = "y\r"
-guard = false
-"#;
-    let mut s = setup(false);
-    s.profile = profile_from(text);
-    s.auto_rules = vec![true];
-    let mut a = Attempt::new(s);
+    let mut a = cursor_question_attempt(r"Run shell command\? \(Y\)es/\(N\)o \[Yes\]:");
     let q = b"Run shell command? (Y)es/(N)o [Yes]: ";
     assert_eq!(writes(&a.handle(Event::Output(q), secs(1))), ["y\r"]);
     // prompt_toolkit moves the cursor away and back while redrawing.
@@ -362,20 +362,7 @@ guard = false
 /// unanswered, the attempt ended idle 20 s later).
 #[test]
 fn a_cursor_question_is_answered_when_the_cursor_comes_back_without_new_text() {
-    let text = r#"
-[profiles.t]
-command = ["t"]
-[[profiles.t.prompts]]
-name = "gitignore"
-pattern = 'Add \.aider\* to \.gitignore\? \(Y\)es/\(N\)o \[Yes\]:'
-anchor = "cursor"
-send = "y\r"
-guard = false
-"#;
-    let mut s = setup(false);
-    s.profile = profile_from(text);
-    s.auto_rules = vec![true];
-    let mut a = Attempt::new(s);
+    let mut a = cursor_question_attempt(r"Add \.aider\* to \.gitignore\? \(Y\)es/\(N\)o \[Yes\]:");
     let drawn_then_below = b"Add .aider* to .gitignore? (Y)es/(N)o [Yes]: \r\r\n\r\r\n\r\r\n";
     let fx = a.handle(Event::Output(drawn_then_below), secs(1));
     assert!(
