@@ -8,7 +8,8 @@
 //! through its signal file: the task needs input, the questions are on screen, `m` opens the
 //! editor that answers them, and the answer resumes the agent's session to completion. A fourth
 //! has a `notify` command hear each wait of a dialog that comes back after its answer, once, and
-//! the batch's end.
+//! the batch's end. Another closes the terminal under a running batch: herd stops, ends the
+//! agent and leaves the tasks file whole.
 
 // Test code: a failed `expect` is the test failing, with its message.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
@@ -537,4 +538,67 @@ idle = "claude"
     ui.press("q");
     ui.press("y");
     ui.wait_for_exit(Duration::from_secs(10));
+}
+
+/// Processes (other than this test) whose working folder is in `dir`: the task's agent runs
+/// there.
+fn processes_in(dir: &Path) -> Vec<String> {
+    let dir = dir.canonicalize().expect("folder");
+    let me = std::process::id().to_string();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        if !pid.bytes().all(|b| b.is_ascii_digit()) || pid == me {
+            continue;
+        }
+        if std::fs::read_link(entry.path().join("cwd")).is_ok_and(|cwd| cwd.starts_with(&dir)) {
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            found.push(format!(
+                "{pid}: {}",
+                String::from_utf8_lossy(&cmdline).replace('\0', " ")
+            ));
+        }
+    }
+    found
+}
+
+/// The operator's terminal closes under a running batch (a window closed, an ssh session
+/// dropped): herd stops as the operator's confirmed quit would, ends the agent, and leaves the
+/// tasks file whole with the task no longer running.
+#[test]
+fn a_closed_terminal_stops_herd_and_its_agent_and_keeps_the_file_whole() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tasks = dir.path().join("tasks.json");
+    std::fs::write(&tasks, TASKS).expect("write tasks");
+    let mut ui = Dashboard::start(&tasks, Launch::size(ROWS, COLS));
+    ui.wait_until("the prompt's banner", Duration::from_secs(30), |s| {
+        s.contents().contains("⚠ ask-first: [1/Enter] Yes")
+    });
+    assert_eq!(status_in_file(&tasks), "running");
+    let herd = ui.pid().expect("herd's pid").to_string();
+    let agents: Vec<String> = processes_in(dir.path())
+        .into_iter()
+        .filter(|p| !p.starts_with(&format!("{herd}:")))
+        .collect();
+    assert!(!agents.is_empty(), "the agent runs in the task's folder");
+
+    let exited = ui.hang_up(Duration::from_secs(30));
+    assert!(
+        exited.is_some(),
+        "herd did not exit after its terminal closed"
+    );
+    let status = status_in_file(&tasks);
+    assert!(
+        !status.is_empty() && status != "running",
+        "the task's status after the hang-up: {status:?}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !processes_in(dir.path()).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        processes_in(dir.path()),
+        Vec::<String>::new(),
+        "left running"
+    );
 }

@@ -7,6 +7,8 @@
 use std::io::{Read, Write};
 use std::num::NonZeroU16;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -42,8 +44,10 @@ pub(crate) struct Dashboard {
     output: mpsc::Receiver<Vec<u8>>,
     writer: Box<dyn Write + Send>,
     child: Box<dyn Child + Send + Sync>,
-    /// Closing the terminal would hang up on herd: kept open until the test ends.
-    _master: Box<dyn MasterPty + Send>,
+    /// Closing the terminal hangs up on herd: kept open until the test ends or hangs up.
+    master: Option<Box<dyn MasterPty + Send>>,
+    /// Tells the reading thread to let go of its copy of the master (`hang_up`).
+    stop_reading: Arc<AtomicBool>,
 }
 
 impl Dashboard {
@@ -78,10 +82,12 @@ impl Dashboard {
         let mut reader = pty.master.try_clone_reader().expect("reader");
         let writer = pty.master.take_writer().expect("writer");
         let (tx, output) = mpsc::channel();
+        let stop_reading = Arc::new(AtomicBool::new(false));
+        let stop = Arc::clone(&stop_reading);
         std::thread::spawn(move || {
             let mut buf = [0u8; 16 * 1024];
             while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                if n == 0 || stop.load(Ordering::Relaxed) || tx.send(buf[..n].to_vec()).is_err() {
                     break;
                 }
             }
@@ -92,14 +98,17 @@ impl Dashboard {
             output,
             writer,
             child,
-            _master: pty.master,
+            master: Some(pty.master),
+            stop_reading,
         }
     }
 
     /// The terminal changes size, as a window resized: the process gets SIGWINCH.
     pub(crate) fn resize(&mut self, rows: u16, cols: u16) {
         let size = |n: u16| NonZeroU16::new(n).expect("not zero");
-        self._master
+        self.master
+            .as_ref()
+            .expect("the terminal is open")
             .resize(PtySize {
                 rows,
                 cols,
@@ -108,6 +117,24 @@ impl Dashboard {
             })
             .expect("resize");
         self.parser.set_size(size(rows), size(cols));
+    }
+
+    /// The terminal is closed, as a window closed under herd: every copy of its master goes
+    /// (the reading thread's at herd's next write: the dashboard draws its clock every second),
+    /// so herd's terminal hangs up. Returns herd's exit code once it exited, `None` if it did
+    /// not within `timeout`.
+    pub(crate) fn hang_up(&mut self, timeout: Duration) -> Option<u32> {
+        self.stop_reading.store(true, Ordering::Relaxed);
+        self.writer = Box::new(std::io::sink());
+        self.master = None;
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status.exit_code());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        None
     }
 
     /// The pid of the process in the terminal.
