@@ -1,13 +1,29 @@
 //! `trust_folder`: the operator's trust in a task's folder written into the CLI's config before
 //! the agent starts (`core::folder_trust` says what changes; this reads and writes the file, on
 //! the preparation worker). The file is replaced in one rename, so the CLI never reads half of
-//! it, and keeps its permissions.
+//! it, and keeps its permissions. Its read, change and write happen under the file's lock
+//! (`config_lock`: the one Claude Code takes on its config, so a Claude Code starting or ending
+//! meanwhile cannot write in between; another herd takes it too) and, within this process, one
+//! at a time: tasks start side by side, each on a worker of its own, and two of them trusting
+//! their folders in one shared file would otherwise each write the file without the other's
+//! entry.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
 
+use super::config_lock::{ConfigLock, STALE};
 use crate::core::folder_trust::{self, FolderTrust, TrustedCli};
+
+/// One config edit at a time in this process (the lock folder alone would make the workers of
+/// one batch poll each other).
+static EDITING: Mutex<()> = Mutex::new(());
+
+/// How long an edit waits for the file's lock: past `STALE`, so a lock left by a process that
+/// died is taken over rather than failing the task.
+const LOCK_WAIT: Duration = STALE.saturating_add(Duration::from_secs(5));
 
 /// Trusts `trust.folder` in the config of its CLI that the agent with environment `env` reads;
 /// the file written, or why it could not be.
@@ -42,6 +58,11 @@ pub fn trust_folder(
     let why = |what: &str, e: &dyn std::fmt::Display| {
         format!("trust_folder: cannot {what} {}: {e}", file.display())
     };
+    let _one_at_a_time = EDITING.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| why("make the folder of", &e))?;
+    }
+    let _locked = ConfigLock::acquire(&file, LOCK_WAIT).map_err(|e| why("lock", &e))?;
     let existing = match std::fs::read_to_string(&file) {
         Ok(text) => Some(text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -133,6 +154,67 @@ mod tests {
             serde_json::from_str(&std::fs::read_to_string(&config).expect("read")).expect("json");
         assert_eq!(doc["hasCompletedOnboarding"], true);
         assert_eq!(doc["projects"]["/w/p"]["hasTrustDialogAccepted"], true);
+    }
+
+    #[test]
+    fn tasks_trusting_their_folders_at_once_in_one_file_keep_every_entry() {
+        let home = tempfile::tempdir().expect("home");
+        let config = home.path().join(".claude.json");
+        std::fs::write(&config, r#"{"hasCompletedOnboarding": true}"#).expect("config");
+        let env = BTreeMap::from([("HOME".to_string(), home.path().display().to_string())]);
+        let start = std::sync::Arc::new(std::sync::Barrier::new(16));
+        let workers: Vec<_> = (0..16)
+            .map(|i| {
+                let (env, start) = (env.clone(), start.clone());
+                std::thread::spawn(move || {
+                    start.wait();
+                    trust_folder(&env, &claude(&format!("/w/task{i}")))
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker.join().expect("worker").expect("trusted");
+        }
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&config).expect("read")).expect("json");
+        for i in 0..16 {
+            assert_eq!(
+                doc["projects"][format!("/w/task{i}")]["hasTrustDialogAccepted"],
+                true,
+                "task {i} lost its trust: {doc}"
+            );
+        }
+        assert_eq!(doc["hasCompletedOnboarding"], true);
+        assert!(!home.path().join(".claude.json.lock").exists(), "released");
+    }
+
+    #[test]
+    fn an_edit_waits_while_claude_code_holds_its_config_lock() {
+        let home = tempfile::tempdir().expect("home");
+        let config = home.path().join(".claude.json");
+        std::fs::write(&config, "{}").expect("config");
+        let env = BTreeMap::from([("HOME".to_string(), home.path().display().to_string())]);
+        // Claude Code's lock (`proper-lockfile`: a folder beside the file), held for 300 ms.
+        let lock = home.path().join(".claude.json.lock");
+        std::fs::create_dir(&lock).expect("held");
+        let holder = {
+            let (lock, config) = (lock.clone(), config.clone());
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                // What the holder writes while it holds the lock is kept.
+                std::fs::write(&config, r#"{"numStartups": 7}"#).expect("its write");
+                std::fs::remove_dir(&lock).expect("released");
+            })
+        };
+        trust_folder(&env, &claude("/w/p")).expect("trusted once released");
+        holder.join().expect("holder");
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&config).expect("read")).expect("json");
+        assert_eq!(doc["numStartups"], 7, "{doc}");
+        assert_eq!(
+            doc["projects"]["/w/p"]["hasTrustDialogAccepted"], true,
+            "{doc}"
+        );
     }
 
     #[test]

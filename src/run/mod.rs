@@ -7,6 +7,7 @@ pub mod app_server;
 pub mod attempt_files;
 pub mod background;
 pub mod clock;
+pub mod config_lock;
 pub mod control;
 pub mod driver;
 pub mod engine;
