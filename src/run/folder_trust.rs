@@ -101,6 +101,20 @@ fn replace(file: &Path, text: &str) -> std::io::Result<()> {
 mod tests {
     use super::*;
 
+    /// A home holding `.claude.json` with `text`: the home, the file, an agent environment with
+    /// that `HOME`.
+    fn claude_home(text: &str) -> (tempfile::TempDir, PathBuf, BTreeMap<String, String>) {
+        let home = tempfile::tempdir().expect("home");
+        let config = home.path().join(".claude.json");
+        std::fs::write(&config, text).expect("config");
+        let env = BTreeMap::from([("HOME".to_string(), home.path().display().to_string())]);
+        (home, config, env)
+    }
+
+    fn json_of(file: &Path) -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(file).expect("read")).expect("json")
+    }
+
     fn claude(folder: &str) -> FolderTrust {
         FolderTrust {
             cli: TrustedCli::Claude,
@@ -144,24 +158,17 @@ mod tests {
 
     #[test]
     fn the_trust_lands_in_the_agents_config_and_the_rest_stays() {
-        let home = tempfile::tempdir().expect("home");
-        let config = home.path().join(".claude.json");
-        std::fs::write(&config, r#"{"hasCompletedOnboarding": true}"#).expect("config");
-        let env = BTreeMap::from([("HOME".to_string(), home.path().display().to_string())]);
+        let (_home, config, env) = claude_home(r#"{"hasCompletedOnboarding": true}"#);
         let written = trust_folder(&env, &claude("/w/p")).expect("trusted");
         assert_eq!(written, config);
-        let doc: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&config).expect("read")).expect("json");
+        let doc = json_of(&config);
         assert_eq!(doc["hasCompletedOnboarding"], true);
         assert_eq!(doc["projects"]["/w/p"]["hasTrustDialogAccepted"], true);
     }
 
     #[test]
     fn tasks_trusting_their_folders_at_once_in_one_file_keep_every_entry() {
-        let home = tempfile::tempdir().expect("home");
-        let config = home.path().join(".claude.json");
-        std::fs::write(&config, r#"{"hasCompletedOnboarding": true}"#).expect("config");
-        let env = BTreeMap::from([("HOME".to_string(), home.path().display().to_string())]);
+        let (home, config, env) = claude_home(r#"{"hasCompletedOnboarding": true}"#);
         let start = std::sync::Arc::new(std::sync::Barrier::new(16));
         let workers: Vec<_> = (0..16)
             .map(|i| {
@@ -175,8 +182,7 @@ mod tests {
         for worker in workers {
             worker.join().expect("worker").expect("trusted");
         }
-        let doc: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&config).expect("read")).expect("json");
+        let doc = json_of(&config);
         for i in 0..16 {
             assert_eq!(
                 doc["projects"][format!("/w/task{i}")]["hasTrustDialogAccepted"],
@@ -190,10 +196,7 @@ mod tests {
 
     #[test]
     fn an_edit_waits_while_claude_code_holds_its_config_lock() {
-        let home = tempfile::tempdir().expect("home");
-        let config = home.path().join(".claude.json");
-        std::fs::write(&config, "{}").expect("config");
-        let env = BTreeMap::from([("HOME".to_string(), home.path().display().to_string())]);
+        let (home, config, env) = claude_home("{}");
         // Claude Code's lock (`proper-lockfile`: a folder beside the file), held for 300 ms.
         let lock = home.path().join(".claude.json.lock");
         std::fs::create_dir(&lock).expect("held");
@@ -208,8 +211,7 @@ mod tests {
         };
         trust_folder(&env, &claude("/w/p")).expect("trusted once released");
         holder.join().expect("holder");
-        let doc: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&config).expect("read")).expect("json");
+        let doc = json_of(&config);
         assert_eq!(doc["numStartups"], 7, "{doc}");
         assert_eq!(
             doc["projects"]["/w/p"]["hasTrustDialogAccepted"], true,
@@ -219,10 +221,7 @@ mod tests {
 
     #[test]
     fn a_config_that_is_not_json_is_never_overwritten() {
-        let home = tempfile::tempdir().expect("home");
-        let config = home.path().join(".claude.json");
-        std::fs::write(&config, "{not json").expect("config");
-        let env = BTreeMap::from([("HOME".to_string(), home.path().display().to_string())]);
+        let (_home, config, env) = claude_home("{not json");
         let error = trust_folder(&env, &claude("/w/p")).expect_err("refused");
         assert!(error.contains("trust_folder"), "{error}");
         assert_eq!(std::fs::read_to_string(&config).expect("read"), "{not json");
