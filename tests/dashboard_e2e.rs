@@ -105,15 +105,24 @@ fn wait_for_status(tasks: &Path, want: &str) {
     }
 }
 
-#[test]
-fn a_prompt_is_answered_with_one_key_and_the_task_completes() {
+/// The dashboard on `TASKS` (its folder, its tasks file, the dashboard), once the demo task's
+/// dialog waits with its banner.
+fn on_the_dialog() -> (tempfile::TempDir, std::path::PathBuf, Dashboard) {
     let dir = tempfile::tempdir().expect("temp dir");
     let tasks = dir.path().join("tasks.json");
     std::fs::write(&tasks, TASKS).expect("write tasks");
     let mut ui = Dashboard::start(&tasks, Launch::size(ROWS, COLS));
-
     ui.wait_until("the prompt's banner", Duration::from_secs(30), |s| {
-        s.contents().contains("⚠ ask-first: [1/Enter] Yes") && s.contents().contains("/n] No")
+        s.contents().contains("⚠ ask-first: [1/Enter] Yes")
+    });
+    (dir, tasks, ui)
+}
+
+#[test]
+fn a_prompt_is_answered_with_one_key_and_the_task_completes() {
+    let (dir, tasks, mut ui) = on_the_dialog();
+    ui.wait_until("the banner's No", Duration::from_secs(5), |s| {
+        s.contents().contains("/n] No")
     });
     ui.wait_until(
         "the prompt's row to be highlighted",
@@ -173,14 +182,7 @@ fn a_prompt_is_answered_with_one_key_and_the_task_completes() {
 
 #[test]
 fn a_finished_attempt_is_replayed_inside_the_dashboard_and_q_comes_back() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let tasks = dir.path().join("tasks.json");
-    std::fs::write(&tasks, TASKS).expect("write tasks");
-    let mut ui = Dashboard::start(&tasks, Launch::size(ROWS, COLS));
-
-    ui.wait_until("the prompt's banner", Duration::from_secs(30), |s| {
-        s.contents().contains("[1/Enter] Yes")
-    });
+    let (dir, tasks, mut ui) = on_the_dialog();
     // Enter takes the option the dialog highlights (`1. Yes`), and says so; it does not take
     // over the agent.
     ui.press("\r");
@@ -567,13 +569,7 @@ fn processes_in(dir: &Path) -> Vec<String> {
 /// tasks file whole with the task no longer running.
 #[test]
 fn a_closed_terminal_stops_herd_and_its_agent_and_keeps_the_file_whole() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let tasks = dir.path().join("tasks.json");
-    std::fs::write(&tasks, TASKS).expect("write tasks");
-    let mut ui = Dashboard::start(&tasks, Launch::size(ROWS, COLS));
-    ui.wait_until("the prompt's banner", Duration::from_secs(30), |s| {
-        s.contents().contains("⚠ ask-first: [1/Enter] Yes")
-    });
+    let (dir, tasks, mut ui) = on_the_dialog();
     assert_eq!(status_in_file(&tasks), "running");
     let herd = ui.pid().expect("herd's pid").to_string();
     let agents: Vec<String> = processes_in(dir.path())
