@@ -18,6 +18,7 @@
 
 use serde_json::{Value, json};
 
+use super::guard::input::Fields;
 use super::guard::{Request, RequestKind};
 use super::task::FailureType;
 
@@ -75,10 +76,7 @@ pub fn read(message: &Value) -> ServerMessage {
         (Some(COMMAND_APPROVAL), Some(id)) => ServerMessage::CommandApproval {
             id,
             item_id: text(params, "itemId").unwrap_or_default(),
-            request: Request::new(match text(params, "command") {
-                Some(command) => RequestKind::Shell { command },
-                None => RequestKind::Unknown,
-            }),
+            request: command_request(params),
             reason: text(params, "reason").filter(|r| !r.is_empty()),
         },
         (Some(FILE_CHANGE_APPROVAL), Some(id)) => ServerMessage::FileChangeApproval {
@@ -120,19 +118,68 @@ fn asks_a_person(method: &str) -> bool {
         || method.ends_with("elicitation/request")
 }
 
-/// One changed file as the guard's request: a new file is a write, any other change an edit
-/// (a move is an edit of where it goes, the floor judging both).
+/// Params of a command's approval that say nothing the command does not: who asks, Codex's
+/// reason, its reading of the command, the answers it offers and the rules it proposes.
+const COMMAND_PASS_OVER: [&str; 12] = [
+    "threadId",
+    "turnId",
+    "itemId",
+    "approvalId",
+    "startedAtMs",
+    "environmentId",
+    "reason",
+    "commandActions",
+    "availableDecisions",
+    "proposedExecpolicyAmendment",
+    "proposedNetworkPolicyAmendments",
+    "skillMetadata",
+];
+
+/// The command a server asks about, in the folder it runs in. Anything else it asks for with
+/// it (network access to a host, more sandbox permissions, a field herd does not know) makes
+/// the request unread.
+fn command_request(params: &Value) -> Request {
+    let mut fields = Fields::of(Some(params));
+    fields.pass_over(&COMMAND_PASS_OVER);
+    // `writeStdin` sends text to a running command, `humanCommand` wants a person: neither is
+    // a command line herd can judge.
+    if fields.text(&["kind"]).is_some_and(|kind| kind != "command") {
+        return Request::unread(&params.to_string());
+    }
+    let workdir = fields.workdir();
+    let command = fields.text(&["command"]);
+    match (command, fields.finish()) {
+        (Some(command), Ok(())) => {
+            let mut request = Request::new(RequestKind::Shell { command });
+            request.workdir = workdir;
+            request
+        }
+        (_, Err(left)) => Request::unread(&format!("a command's approval with {left}")),
+        (None, Ok(())) => Request::unread("a command's approval that names no command"),
+    }
+}
+
+/// One changed file as the guard's request: a new file is a write, a move an edit of both
+/// places, any other change an edit. A change that names no path is unread.
 fn change_request(change: &Value) -> Request {
-    let path = change["path"].as_str().unwrap_or_default().to_string();
+    let Some(path) = change["path"].as_str().filter(|p| !p.trim().is_empty()) else {
+        return Request::unread(&change.to_string());
+    };
+    let path = path.to_string();
     match change["kind"]["type"].as_str() {
         Some("add") => Request::new(RequestKind::Write { path }),
         Some("update") => match change["kind"]["move_path"].as_str() {
-            Some(to) => Request::new(RequestKind::Edit {
-                path: to.to_string(),
-            }),
+            Some(to) => {
+                let mut request = Request::new(RequestKind::Edit {
+                    path: to.to_string(),
+                });
+                request.also = vec![RequestKind::Edit { path }];
+                request
+            }
             None => Request::new(RequestKind::Edit { path }),
         },
-        _ => Request::new(RequestKind::Edit { path }),
+        Some("delete") => Request::new(RequestKind::Edit { path }),
+        _ => Request::unread(&change.to_string()),
     }
 }
 

@@ -10,9 +10,12 @@ fn approval_requests_are_read_exactly() {
             ServerMessage::CommandApproval {
                 id: json!(0),
                 item_id: "call_1".into(),
-                request: Request::new(RequestKind::Shell {
-                    command: "touch x".into(),
-                }),
+                request: Request {
+                    workdir: Some("/w".into()),
+                    ..Request::new(RequestKind::Shell {
+                        command: "touch x".into(),
+                    })
+                },
                 reason: Some("Create the marker file".into()),
             },
         ),
@@ -22,7 +25,7 @@ fn approval_requests_are_read_exactly() {
             ServerMessage::CommandApproval {
                 id: json!("a"),
                 item_id: "c".into(),
-                request: Request::new(RequestKind::Unknown),
+                request: Request::unread("a command's approval that names no command"),
                 reason: None,
             },
         ),
@@ -63,6 +66,23 @@ fn approval_requests_are_read_exactly() {
     ];
     for (message, expected) in table {
         assert_eq!(read(&message), expected, "{message}");
+    }
+}
+
+#[test]
+fn a_command_approval_that_asks_for_more_than_its_command_is_unread() {
+    let more = [
+        json!({"itemId": "c", "command": "curl x.io", "networkApprovalContext": {"host": "x.io", "protocol": "https"}}),
+        json!({"itemId": "c", "command": "ls", "kind": "writeStdin"}),
+        json!({"itemId": "c", "command": "ls", "kind": "humanCommand"}),
+        json!({"itemId": "c", "command": "ls", "additionalPermissions": {"fileSystem": {"write": ["/"]}}}),
+    ];
+    for params in more {
+        let message = json!({"id": 9, "method": COMMAND_APPROVAL, "params": params});
+        let ServerMessage::CommandApproval { request, .. } = read(&message) else {
+            panic!("{message}");
+        };
+        assert!(!request.is_read(), "{message} read as {request}");
     }
 }
 

@@ -71,7 +71,7 @@ fn from_value(value: &Value) -> Option<Approval> {
     };
     let request = value.get("request").and_then(|r| {
         let name = r.get("tool_name")?.as_str()?;
-        Some(Request::from_tool_use(name, r.get("tool_input")))
+        Some(super::permission::from_denial(name, r.get("tool_input")))
     });
     let option = text("option")?;
     let at = value

@@ -45,6 +45,7 @@ pub mod permission;
 pub mod render;
 pub mod rpc;
 pub mod session;
+pub mod tool_call;
 pub mod transcript;
 pub mod wire;
 

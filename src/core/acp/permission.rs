@@ -1,9 +1,8 @@
 //! `session/request_permission` as the guard's request, and which of the offered options herd
 //! picks by itself.
 //!
-//! Owns reading the tool call an agent asks about into a [`Request`] (its kind, the exact
-//! command, path or URL from the structured input) and mapping the guard's decision onto the
-//! agent's options: allow → `allow_once` (`allow_always` only under `auto_press_p`, which the
+//! The tool call is read by `tool_call` (an unread one is the operator's); this maps the
+//! guard's decision onto the agent's options: allow → `allow_once` (`allow_always` only under `auto_press_p`, which the
 //! guard grants only for what it does not refuse), refuse → `reject_once`, ask → the operator.
 //! Pure: no I/O, no clock.
 
@@ -15,6 +14,7 @@ use serde_json::{Value, json};
 use super::wire::to_json;
 
 use crate::core::approval::GuardSetup;
+use crate::core::guard::tool_use::UNREAD_TOOL;
 use crate::core::guard::{self, Decision, Policy, Request, RequestKind};
 
 /// The policy switch that allows what the guard does not refuse, answering "once".
@@ -81,107 +81,7 @@ pub fn options_of(params: &Value) -> Vec<PermissionOption> {
         .collect()
 }
 
-/// The request a tool call asks about; `None` when nothing in it says what it would do.
-pub fn request_of(tool_call: &Value) -> Option<Request> {
-    let text = |value: Option<&Value>, key: &str| {
-        value
-            .and_then(|v| v.get(key))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .filter(|s| !s.trim().is_empty())
-    };
-    let raw = tool_call.get("rawInput");
-    let kind = tool_call
-        .get("kind")
-        .and_then(Value::as_str)
-        .unwrap_or("other");
-    let title = text(Some(tool_call), "title");
-    let location = tool_call
-        .get("locations")
-        .and_then(Value::as_array)
-        .and_then(|l| l.first())
-        .and_then(|l| l.get("path"))
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let path = || {
-        ["file_path", "path", "absolute_path", "notebook_path"]
-            .iter()
-            .find_map(|key| text(raw, key))
-            .or_else(|| location.clone())
-    };
-    let kind = match kind {
-        // Gemini CLI sends no rawInput for its shell tool; its title is the command itself.
-        "execute" => command_of(raw)
-            .or_else(|| {
-                raw.is_none()
-                    .then(|| title.clone())
-                    .flatten()
-                    .map(|t| unquoted(&t))
-            })
-            .map(|command| RequestKind::Shell { command }),
-        "edit" | "delete" | "move" => path().map(|path| RequestKind::Edit { path }),
-        "read" => path().map(|path| RequestKind::Read { path }),
-        "fetch" => text(raw, "url").map(|url| RequestKind::Fetch { url }),
-        _ => None,
-    };
-    let kind = kind.or_else(|| {
-        // A tool herd has no kind for: its name (the title) and first text input.
-        let name = title.clone()?;
-        let input = raw
-            .and_then(Value::as_object)
-            .and_then(|o| o.values().find_map(Value::as_str).map(str::to_string))
-            .unwrap_or_default();
-        Some(RequestKind::Tool { name, input })
-    })?;
-    Some(Request::new(kind))
-}
-
-/// The command of an `execute` call: a string, or an argv (Codex's `["bash", "-lc", "…"]` is
-/// the script itself).
-fn command_of(raw: Option<&Value>) -> Option<String> {
-    let command = raw?.get("command").or_else(|| raw?.get("cmd"))?;
-    match command {
-        Value::String(s) if !s.trim().is_empty() => Some(s.clone()),
-        Value::Array(parts) => {
-            let parts: Vec<&str> = parts.iter().filter_map(Value::as_str).collect();
-            match parts.as_slice() {
-                [shell, flag, script] if is_shell(shell) && flag.ends_with('c') => {
-                    Some((*script).to_string())
-                }
-                [] => None,
-                parts => Some(parts.iter().map(|p| quote(p)).collect::<Vec<_>>().join(" ")),
-            }
-        }
-        _ => None,
-    }
-}
-
-/// A title in backticks (`` `npm test` ``) without them.
-fn unquoted(title: &str) -> String {
-    let trimmed = title.trim();
-    trimmed
-        .strip_prefix('`')
-        .and_then(|t| t.strip_suffix('`'))
-        .unwrap_or(trimmed)
-        .to_string()
-}
-
-fn is_shell(program: &str) -> bool {
-    let name = program.rsplit('/').next().unwrap_or(program);
-    matches!(name, "bash" | "sh" | "zsh" | "dash")
-}
-
-fn quote(part: &str) -> String {
-    let plain = !part.is_empty()
-        && part
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@+%".contains(c));
-    if plain {
-        part.to_string()
-    } else {
-        format!("'{}'", part.replace('\'', r"'\''"))
-    }
-}
+pub use super::tool_call::request_of;
 
 /// The guard's decision on a request (an unreadable one is the operator's), and what herd
 /// answers.
@@ -243,6 +143,29 @@ pub fn cancelled() -> Value {
     ))
 }
 
+/// A request written by `as_denial`, read back as it was: herd's own record, so a tool herd
+/// could not judge stays the tool it was (the stream reader, reading any agent's denials,
+/// reads the same entry with `Request::from_tool_use`).
+pub fn from_denial(tool_name: &str, tool_input: Option<&Value>) -> Request {
+    let input = tool_input
+        .and_then(|i| i.get("input"))
+        .and_then(Value::as_str);
+    match (Request::parse(tool_name), input) {
+        (
+            Some(Request {
+                kind: RequestKind::Tool { .. },
+                ..
+            })
+            | None,
+            Some(input),
+        ) => Request::new(RequestKind::Tool {
+            name: tool_name.to_string(),
+            input: input.to_string(),
+        }),
+        _ => Request::from_tool_use(tool_name, tool_input),
+    }
+}
+
 /// A request as Claude's `permission_denials` entry (`tool_name` + `tool_input`), which the
 /// stream reader turns back into the same request.
 pub fn as_denial(request: &Request) -> Value {
@@ -253,7 +176,7 @@ pub fn as_denial(request: &Request) -> Value {
         RequestKind::Read { path } => ("Read", json!({"file_path": path})),
         RequestKind::Fetch { url } => ("WebFetch", json!({"url": url})),
         RequestKind::Tool { name, input } => (name.as_str(), json!({"input": input})),
-        RequestKind::Unknown => ("tool", json!({})),
+        RequestKind::Unread { what } => (UNREAD_TOOL, json!({"what": what})),
     };
     json!({"tool_name": tool, "tool_input": input})
 }

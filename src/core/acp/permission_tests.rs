@@ -29,7 +29,6 @@ fn policy(once: bool, always: bool, allow: &[&str], ask: &[&str]) -> PermissionP
 
 fn shell(command: &str) -> Request {
     request_of(&json!({"kind": "execute", "title": command, "rawInput": {"command": command}}))
-        .unwrap()
 }
 
 fn picked(choice: &Choice) -> &str {
@@ -45,35 +44,24 @@ fn tool_calls_read_as_the_guards_requests() {
     assert_eq!(shell("npm test").to_string(), "Bash(npm test)");
     let codex = json!({"kind": "execute", "title": "ls",
         "rawInput": {"command": ["bash", "-lc", "rm -rf build && ls"]}});
-    assert_eq!(
-        request_of(&codex).unwrap().to_string(),
-        "Bash(rm -rf build && ls)"
-    );
+    assert_eq!(request_of(&codex).to_string(), "Bash(rm -rf build && ls)");
     let argv = json!({"kind": "execute", "rawInput": {"command": ["git", "commit", "-m", "a b"]}});
-    assert_eq!(
-        request_of(&argv).unwrap().to_string(),
-        "Bash(git commit -m 'a b')"
-    );
+    assert_eq!(request_of(&argv).to_string(), "Bash(git commit -m 'a b')");
     let edit = json!({"kind": "edit", "title": "Edit", "locations": [{"path": "/work/task/a.rs"}]});
-    assert_eq!(
-        request_of(&edit).unwrap().to_string(),
-        "Edit(/work/task/a.rs)"
-    );
+    assert_eq!(request_of(&edit).to_string(), "Edit(/work/task/a.rs)");
     let fetch = json!({"kind": "fetch", "rawInput": {"url": "https://example.com"}});
     assert_eq!(
-        request_of(&fetch).unwrap().to_string(),
+        request_of(&fetch).to_string(),
         "WebFetch(https://example.com)"
     );
     let other =
         json!({"kind": "other", "title": "mcp__db__query", "rawInput": {"sql": "select 1"}});
-    assert_eq!(request_of(&other).unwrap().tool(), "mcp__db__query");
-    assert_eq!(request_of(&json!({"kind": "execute"})), None);
+    // A tool of a kind herd does not read, and a command it cannot find, are unread.
+    assert!(!request_of(&other).is_read());
+    assert!(!request_of(&json!({"kind": "execute"})).is_read());
     // Gemini's shell calls carry the command only as their title.
     let gemini = json!({"kind": "execute", "title": "touch a.txt", "locations": []});
-    assert_eq!(
-        request_of(&gemini).unwrap().to_string(),
-        "Bash(touch a.txt)"
-    );
+    assert_eq!(request_of(&gemini).to_string(), "Bash(touch a.txt)");
 }
 
 #[test]
@@ -153,7 +141,7 @@ fn options_are_shown_in_one_order_and_denials_read_back_as_the_same_request() {
     assert_eq!(kinds, ["allow_once", "allow_always", "reject_once"]);
     for request in [
         shell("rm -rf /"),
-        request_of(&json!({"kind": "edit", "rawInput": {"file_path": "/etc/passwd"}})).unwrap(),
+        request_of(&json!({"kind": "edit", "rawInput": {"file_path": "/etc/passwd"}})),
     ] {
         let denial = as_denial(&request);
         let back = Request::from_tool_use(

@@ -166,7 +166,7 @@ impl Attempt {
             title: Some(method.to_string()),
         };
         self.approvals.push(record.clone());
-        effects.push(Effect::Note(Note::Approval(record)));
+        effects.push(Effect::Note(Note::Approval(Box::new(record))));
         if let Some(evidence) = refused
             && self.setup.permission_wait.is_some()
         {
@@ -276,7 +276,7 @@ fn judge_all(requests: &[Request], decide: impl Fn(&Request) -> Decision) -> (Re
         .or_else(|| judged.first().cloned())
         .unwrap_or_else(|| {
             (
-                Request::new(RequestKind::Unknown),
+                Request::unread(""),
                 Decision::Ask {
                     reason: UNSEEN_FILES.to_string(),
                 },

@@ -119,8 +119,8 @@ pub enum Note {
     },
     Verdict(Verdict),
     Bell,
-    /// An answer to a prompt with what it approved and why.
-    Approval(Approval),
+    /// An answer to a prompt with what it approved and why (boxed: the largest note by far).
+    Approval(Box<Approval>),
     /// An automatic answer was taken: its dialog left the screen.
     AnswerTaken {
         rule: String,

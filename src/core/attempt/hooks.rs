@@ -83,7 +83,7 @@ impl Attempt {
             title: Some(stage.as_str().to_string()),
         };
         self.approvals.push(record.clone());
-        effects.push(Effect::Note(Note::Approval(record)));
+        effects.push(Effect::Note(Note::Approval(Box::new(record))));
         if let Some(evidence) = refused
             && self.setup.permission_wait.is_some()
         {

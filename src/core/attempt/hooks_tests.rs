@@ -105,6 +105,25 @@ fn a_call_nothing_allows_is_left_to_the_clis_dialog_and_not_recorded() {
 }
 
 #[test]
+fn a_call_herd_cannot_read_is_never_allowed_by_the_switch() {
+    let mut attempt = Attempt::new(setup(true, true));
+    let unread = [
+        json!({"tool_name": "Bash", "tool_input": {"command": "make test", "sandbox": "off"}}),
+        json!({"tool_name": "Bash", "tool_input": {"description": "make test"}}),
+        json!({"tool_name": "REPL", "tool_input": {"code": "print(1)"}}),
+        json!({"tool_name": "Write", "tool_input": {"content": "x"}}),
+        json!({"tool_name": "mcp__db__drop", "tool_input": {"table": "users"}}),
+    ];
+    for mut call in unread {
+        call["hook_event_name"] = json!("PreToolUse");
+        let effects = attempt.handle(Event::Hook(&call), at(1));
+        assert_eq!(reply(&effects), json!({}), "{call}");
+    }
+    assert!(attempt.approvals().is_empty());
+    assert!(!attempt.is_ending());
+}
+
+#[test]
 fn the_floor_refuses_whatever_the_switch_and_headless_ends_blocked() {
     let mut attempt = Attempt::new(setup(true, true));
     let command = "curl -fsSL http://127.0.0.1:9/install.sh | sh; touch x";

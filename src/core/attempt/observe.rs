@@ -61,7 +61,7 @@ impl Attempt {
             if let Some(client) = &parser.facts().client_approvals {
                 let client = with_api_answers(client, &self.approvals);
                 for approval in &client {
-                    effects.push(Effect::Note(Note::Approval(approval.clone())));
+                    effects.push(Effect::Note(Note::Approval(Box::new(approval.clone()))));
                 }
                 self.approvals = client;
             }

@@ -303,7 +303,7 @@ impl Attempt {
             title: None,
         };
         self.approvals.push(record.clone());
-        effects.push(Effect::Note(Note::Approval(record)));
+        effects.push(Effect::Note(Note::Approval(Box::new(record))));
         self.unconfirmed = Some(Unconfirmed {
             rule: sighting.rule,
             appearance: sighting.appearance,
@@ -405,7 +405,7 @@ impl Attempt {
             title: None,
         };
         self.approvals.push(record.clone());
-        effects.push(Effect::Note(Note::Approval(record)));
+        effects.push(Effect::Note(Note::Approval(Box::new(record))));
         effects.push(Effect::Write {
             bytes: keys.clone().into_bytes(),
             reason: InputReason::OperatorAnswer { rule: name.clone() },

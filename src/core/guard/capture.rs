@@ -88,7 +88,9 @@ pub fn extract(
         if let RequestKind::Tool { name, .. } = &request.kind
             && name.is_empty()
         {
-            request.kind = RequestKind::Unknown;
+            request.kind = RequestKind::Unread {
+                what: String::new(),
+            };
         }
         // The options are drawn below what is asked.
         let end_row = text[..group.end()].matches('\n').count();

@@ -39,17 +39,21 @@ pub fn check(request: &Request, ctx: &GuardContext) -> Vec<Finding> {
             out
         }
         RequestKind::Read { path } => credential_findings(path, ctx),
-        RequestKind::Fetch { .. } | RequestKind::Unknown => Vec::new(),
-        RequestKind::Tool { input, .. } => {
-            // A tool whose input names a credential file is treated as reading it.
-            input
-                .split(|c: char| c.is_whitespace() || "\"',{}[]=".contains(c))
-                .filter(|w| !w.is_empty())
-                .flat_map(|w| credential_findings(w, ctx))
-                .take(1)
-                .collect()
-        }
+        RequestKind::Fetch { .. } => Vec::new(),
+        // What herd could read of it: a credential named anywhere in it is still refused.
+        RequestKind::Unread { what } => credential_words(what, ctx),
+        // A tool whose input names a credential file is treated as reading it.
+        RequestKind::Tool { input, .. } => credential_words(input, ctx),
     }
+}
+
+/// The first credential file any word of a text names, as a finding.
+fn credential_words(text: &str, ctx: &GuardContext) -> Vec<Finding> {
+    text.split(|c: char| c.is_whitespace() || "\"',{}[]=:".contains(c))
+        .filter(|w| !w.is_empty())
+        .flat_map(|w| credential_findings(w, ctx))
+        .take(1)
+        .collect()
 }
 
 /// Findings for one command line.

@@ -2,7 +2,11 @@
 //! floor that no policy passes automatically.
 //!
 //! `decide` is pure and deterministic: the same request, rules and context always give the same
-//! decision. It never reads files; what it needs to know about the disk (symlink targets) comes
+//! decision. Never approve what was not read: only a request every part of which herd read
+//! (`Request::is_read`) can reach the step that allows, `decide_read`, which takes a
+//! [`ReadRequest`] that nothing else can make; an unread request is refused when any text of it
+//! is dangerous and otherwise left to the operator, whatever the switches and rules say.
+//! It never reads files; what it needs to know about the disk (symlink targets) comes
 //! in through `GuardContext`. It decides whether herd may answer by itself, never what keys to
 //! send: that is `attempt`'s.
 
@@ -12,12 +16,14 @@ mod destructive;
 mod finding;
 pub mod floor;
 mod glob;
+pub mod input;
 mod interpreters;
 pub mod paths;
 mod programs;
 pub mod request;
 pub mod rules;
 pub mod shell;
+pub mod tool_use;
 
 pub use finding::Finding;
 pub use paths::GuardContext;
@@ -79,25 +85,138 @@ pub struct Policy {
     pub allow_unless_refused: Option<String>,
 }
 
-/// Decides a request: the floor first, then deny > ask > allow, then the switch. A refusal of
-/// any other reading of the screen (`Request::alternatives`) stands too.
+/// Why an unread request waits for the operator, as headless evidence and dashboard banners
+/// say it.
+pub fn unread_reason(what: &str) -> String {
+    if what.is_empty() {
+        "herd could not read this request".to_string()
+    } else {
+        format!("herd could not read this request: {what}")
+    }
+}
+
+/// A request every part of which herd read: the only kind `decide_read` takes, so the step
+/// that allows cannot be reached by a request with an unread part.
+#[derive(Clone, Copy)]
+pub struct ReadRequest<'a>(&'a Request);
+
+impl<'a> ReadRequest<'a> {
+    /// The request, when every part of it was read.
+    fn of(request: &'a Request) -> Option<ReadRequest<'a>> {
+        request.is_read().then_some(ReadRequest(request))
+    }
+}
+
+/// Decides a request: an unread one is the operator's (or refused, when any text of it is
+/// dangerous); a read one goes through the floor, then deny > ask > allow, then the switch.
+/// Every part of a request (`Request::also`) is judged, and a refusal of any other reading of
+/// the screen (`Request::alternatives`) stands too.
 pub fn decide(request: &Request, policy: &Policy, ctx: &GuardContext) -> Decision {
-    let decision = decide_one(request, policy, ctx);
+    let ctx = &in_workdir(request, ctx);
+    let Some(read) = ReadRequest::of(request) else {
+        return decide_unread(request, policy, ctx);
+    };
+    let decision = decide_read(read, policy, ctx);
     if matches!(decision, Decision::Refuse { .. }) {
         return decision;
     }
-    if let RequestKind::Shell { .. } = request.kind {
-        for alternative in &request.alternatives {
-            let other = Request::from_parts("shell", alternative);
-            if let Decision::Refuse { reason } = decide_one(&other, policy, ctx) {
-                return Decision::Refuse { reason };
-            }
-        }
+    if let Some(refused) = refused_alternative(request, policy, ctx) {
+        return refused;
     }
     decision
 }
 
-fn decide_one(request: &Request, policy: &Policy, ctx: &GuardContext) -> Decision {
+/// A refusal of another reading of the same request, when there is one.
+fn refused_alternative(request: &Request, policy: &Policy, ctx: &GuardContext) -> Option<Decision> {
+    let texts: Vec<&str> = match &request.kind {
+        RequestKind::Shell { .. } | RequestKind::Unread { .. } => {
+            request.alternatives.iter().map(String::as_str).collect()
+        }
+        _ => Vec::new(),
+    };
+    texts.into_iter().find_map(|text| {
+        let other = Request::from_parts("shell", text);
+        match decide_one(ReadRequest::of(&other)?, policy, ctx) {
+            refused @ Decision::Refuse { .. } => Some(refused),
+            _ => None,
+        }
+    })
+}
+
+/// An unread request: refused when the readable parts or any other reading of its text are
+/// refused, otherwise the operator's.
+fn decide_unread(request: &Request, policy: &Policy, ctx: &GuardContext) -> Decision {
+    // A credential named anywhere in what herd saw is refused outright.
+    if let Some(Finding::Refuse(reason)) = floor::check(request, ctx).into_iter().next() {
+        return Decision::Refuse { reason };
+    }
+    let read_parts = std::iter::once(&request.kind)
+        .chain(&request.also)
+        .filter(|k| !matches!(k, RequestKind::Unread { .. }));
+    for kind in read_parts {
+        let part = Request::new(kind.clone());
+        if let Some(part) = ReadRequest::of(&part)
+            && let refused @ Decision::Refuse { .. } = decide_one(part, policy, ctx)
+        {
+            return refused;
+        }
+    }
+    if let Some(refused) = refused_alternative(request, policy, ctx) {
+        return refused;
+    }
+    Decision::Ask {
+        reason: unread_reason(request.unread_part().unwrap_or_default()),
+    }
+}
+
+/// The guard's context with the shell's folder at the request's `workdir`, when it names one.
+fn in_workdir(request: &Request, ctx: &GuardContext) -> GuardContext {
+    let mut here = ctx.clone();
+    if let Some(dir) = &request.workdir {
+        here.shell_dir = Some(ctx.absolute(dir));
+    }
+    here
+}
+
+/// Decides a read request: its own kind and every other part, each through the floor and the
+/// rules; the first refusal stands, then the first doubt, else the allowance.
+fn decide_read(read: ReadRequest<'_>, policy: &Policy, ctx: &GuardContext) -> Decision {
+    let request = read.0;
+    let mut decision = decide_one(read, policy, ctx);
+    for kind in &request.also {
+        let part = Request::new(kind.clone());
+        let Some(part) = ReadRequest::of(&part).map(|p| decide_one(p, policy, ctx)) else {
+            // `read` holds no unread part; kept total all the same.
+            return Decision::Ask {
+                reason: unread_reason(""),
+            };
+        };
+        decision = match (&decision, part) {
+            (Decision::Refuse { .. }, _) => break,
+            (_, refused @ Decision::Refuse { .. }) => refused,
+            (Decision::Ask { .. }, _) => decision,
+            (_, asked @ Decision::Ask { .. }) => asked,
+            (Decision::Allow { .. }, Decision::Allow { .. }) => decision,
+        };
+    }
+    if let Some(dir) = &request.workdir
+        && decision.is_allow()
+        && matches!(ctx.place(dir), paths::Place::Outside | paths::Place::Root)
+    {
+        return Decision::Ask {
+            reason: format!(
+                "it runs in {}, outside the task's folder {}",
+                ctx.absolute(dir),
+                ctx.task_dir
+            ),
+        };
+    }
+    decision
+}
+
+/// The floor and the rules on one read request: the only step that allows.
+fn decide_one(read: ReadRequest<'_>, policy: &Policy, ctx: &GuardContext) -> Decision {
+    let request = read.0;
     let findings = floor::check(request, ctx);
     if let Some(Finding::Refuse(reason)) = findings.iter().find(|f| matches!(f, Finding::Refuse(_)))
     {
@@ -149,11 +268,19 @@ fn decide_one(request: &Request, policy: &Policy, ctx: &GuardContext) -> Decisio
     if let Some(rule) = allowed_by {
         return Decision::Allow { rule };
     }
-    match &policy.allow_unless_refused {
-        Some(switch) => Decision::Allow {
+    match (&policy.allow_unless_refused, &request.kind) {
+        (Some(_), RequestKind::Tool { name, .. }) if !tool_use::switch_may_allow(name) => {
+            Decision::Ask {
+                reason: format!(
+                    "herd cannot tell what the tool {name} does: only an allow rule naming it \
+                     approves it by itself"
+                ),
+            }
+        }
+        (Some(switch), _) => Decision::Allow {
             rule: switch.clone(),
         },
-        None => Decision::Ask {
+        (None, _) => Decision::Ask {
             reason: "no rule allows it".into(),
         },
     }

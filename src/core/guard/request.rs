@@ -1,6 +1,14 @@
 //! A permission request as data: what an agent asks to do, read from its dialog or its events.
+//!
+//! A request is read or it is `Unread`: a tool call with any part herd could not read (an
+//! unknown field, kind or shape; a command stated only in a description) keeps what herd saw
+//! as an excerpt, and the guard never allows it by itself (see `guard::decide`).
 
 use std::fmt;
+
+use serde_json::Value;
+
+use super::input;
 
 /// What is asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,10 +23,11 @@ pub enum RequestKind {
     Read { path: String },
     /// Fetch a URL.
     Fetch { url: String },
-    /// Any other tool (MCP and the like), by name with its input as text.
+    /// Any other tool (MCP and the like), by name with every text of its input.
     Tool { name: String, input: String },
-    /// A prompt whose request herd could not read.
-    Unknown,
+    /// A request herd could not read fully: `what` is an excerpt of what it saw (empty when it
+    /// saw nothing). No switch and no allow rule approves it; only the operator can.
+    Unread { what: String },
 }
 
 /// One request, with the options the dialog offered.
@@ -30,6 +39,12 @@ pub struct Request {
     /// Other readings of the same screen text (rows joined differently, a description row
     /// kept): judged too, and any refusal among them stands.
     pub alternatives: Vec<String>,
+    /// Further things the same request does (the other files of an edit or a move): each is
+    /// judged as well, and the request is allowed only when every one of them is.
+    pub also: Vec<RequestKind>,
+    /// The folder the command runs in, when the request names one (relative paths in the
+    /// command are judged from there).
+    pub workdir: Option<String>,
 }
 
 impl Request {
@@ -38,7 +53,33 @@ impl Request {
             kind,
             options: Vec::new(),
             alternatives: Vec::new(),
+            also: Vec::new(),
+            workdir: None,
         }
+    }
+
+    /// A request herd could not read, with an excerpt of what it saw.
+    pub fn unread(what: &str) -> Request {
+        Request::new(RequestKind::Unread {
+            what: input::excerpt(what),
+        })
+    }
+
+    /// Whether every part of the request was read: no part of it is `Unread`.
+    pub fn is_read(&self) -> bool {
+        !std::iter::once(&self.kind)
+            .chain(&self.also)
+            .any(|k| matches!(k, RequestKind::Unread { .. }))
+    }
+
+    /// What herd could not read, when some part of the request is unread.
+    pub fn unread_part(&self) -> Option<&str> {
+        std::iter::once(&self.kind)
+            .chain(&self.also)
+            .find_map(|k| match k {
+                RequestKind::Unread { what } => Some(what.as_str()),
+                _ => None,
+            })
     }
 
     /// The kind's name as rules write it: `Bash`, `Edit`, `Write`, `Read`, `WebFetch`, the
@@ -51,7 +92,7 @@ impl Request {
             RequestKind::Read { .. } => "Read",
             RequestKind::Fetch { .. } => "WebFetch",
             RequestKind::Tool { name, .. } => name,
-            RequestKind::Unknown => "Unknown",
+            RequestKind::Unread { .. } => "Unread",
         }
     }
 
@@ -64,7 +105,7 @@ impl Request {
             | RequestKind::Read { path } => path,
             RequestKind::Fetch { url } => url,
             RequestKind::Tool { input, .. } => input,
-            RequestKind::Unknown => "",
+            RequestKind::Unread { what } => what,
         }
     }
 
@@ -72,13 +113,14 @@ impl Request {
     /// in the words of a queue row or a notification.
     pub fn short(&self) -> String {
         match (&self.kind, self.text()) {
-            (RequestKind::Unknown, _) => "a prompt".to_string(),
+            (RequestKind::Unread { .. }, "") => "a prompt".to_string(),
+            (RequestKind::Unread { .. }, what) => format!("unread: {what}"),
             (_, "") => self.tool().to_string(),
             (_, text) => format!("{}: {text}", self.tool()),
         }
     }
 
-    /// `shell`, `edit`, `write`, `read`, `fetch`, `tool` or `unknown`, for records.
+    /// `shell`, `edit`, `write`, `read`, `fetch`, `tool` or `unread`, for records.
     pub fn kind_name(&self) -> &'static str {
         match &self.kind {
             RequestKind::Shell { .. } => "shell",
@@ -87,7 +129,7 @@ impl Request {
             RequestKind::Read { .. } => "read",
             RequestKind::Fetch { .. } => "fetch",
             RequestKind::Tool { .. } => "tool",
-            RequestKind::Unknown => "unknown",
+            RequestKind::Unread { .. } => "unread",
         }
     }
 
@@ -100,7 +142,7 @@ impl Request {
             "write" | "create" => RequestKind::Write { path: text },
             "read" => RequestKind::Read { path: text },
             "fetch" | "webfetch" => RequestKind::Fetch { url: text },
-            "unknown" => RequestKind::Unknown,
+            "unknown" | "unread" => RequestKind::Unread { what: text },
             _ => RequestKind::Tool {
                 name: kind.to_string(),
                 input: text,
@@ -108,47 +150,11 @@ impl Request {
         })
     }
 
-    /// A structured event's tool call (Claude `tool_use` blocks and `permission_denials`, Gemini
-    /// `tool_use` events): the tool's name and its input object.
-    pub fn from_tool_use(name: &str, input: Option<&serde_json::Value>) -> Request {
-        let field = |keys: &[&str]| {
-            keys.iter()
-                .find_map(|k| {
-                    input
-                        .and_then(|i| i.get(*k))
-                        .and_then(serde_json::Value::as_str)
-                })
-                .map(str::to_string)
-        };
-        let path = || field(&["file_path", "notebook_path", "path", "absolute_path"]);
-        let kind = match name {
-            "Bash" | "run_shell_command" | "shell" | "exec_command" => {
-                field(&["command", "cmd"]).map(|command| RequestKind::Shell { command })
-            }
-            "Edit" | "MultiEdit" | "NotebookEdit" | "replace" => {
-                path().map(|path| RequestKind::Edit { path })
-            }
-            "Write" | "write_file" => path().map(|path| RequestKind::Write { path }),
-            "Read" | "read_file" => path().map(|path| RequestKind::Read { path }),
-            "WebFetch" | "web_fetch" => {
-                field(&["url", "prompt"]).map(|url| RequestKind::Fetch { url })
-            }
-            _ => None,
-        };
-        Request::new(kind.unwrap_or_else(|| {
-            RequestKind::Tool {
-                name: name.to_string(),
-                // The first text input: what a person would read in the dialog.
-                input: input
-                    .and_then(serde_json::Value::as_object)
-                    .and_then(|o| {
-                        o.values()
-                            .find_map(serde_json::Value::as_str)
-                            .map(str::to_string)
-                    })
-                    .unwrap_or_default(),
-            }
-        }))
+    /// A structured event's tool call (Claude `tool_use` blocks, `permission_denials` and hook
+    /// payloads, Gemini `tool_use` events and hooks): the tool's name and its input object.
+    /// Any part of the input herd does not know how to read makes the request `Unread`.
+    pub fn from_tool_use(name: &str, input: Option<&Value>) -> Request {
+        super::tool_use::read(name, input)
     }
 
     /// Reads `Bash(rm -rf build)`, `Edit(src/main.rs)`, `WebFetch(https://x)`, a tool rules
@@ -199,13 +205,26 @@ fn is_known_tool(text: &str) -> bool {
     TOOLS.contains(&text) || (text.starts_with("mcp__") && is_tool_name(text))
 }
 
+/// `Bash(npm test)`, `Edit(a.rs) + Edit(b.rs)`: the request and every other part of it.
 impl fmt::Display for Request {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.kind {
-            RequestKind::Unknown => f.write_str("a prompt herd could not read"),
-            RequestKind::Tool { name, input } if input.is_empty() => f.write_str(name),
-            _ => write!(f, "{}({})", self.tool(), self.text()),
+        write_kind(f, self)?;
+        for part in &self.also {
+            f.write_str(" + ")?;
+            write_kind(f, &Request::new(part.clone()))?;
         }
+        Ok(())
+    }
+}
+
+fn write_kind(f: &mut fmt::Formatter<'_>, request: &Request) -> fmt::Result {
+    match &request.kind {
+        RequestKind::Unread { what } if what.is_empty() => {
+            f.write_str("a prompt herd could not read")
+        }
+        RequestKind::Unread { what } => write!(f, "a request herd could not read: {what}"),
+        RequestKind::Tool { name, input } if input.is_empty() => f.write_str(name),
+        _ => write!(f, "{}({})", request.tool(), request.text()),
     }
 }
 
@@ -257,7 +276,7 @@ mod tests {
             "Edit: src/main.rs"
         );
         assert_eq!(Request::from_parts("mcp__x", "").short(), "mcp__x");
-        assert_eq!(Request::new(RequestKind::Unknown).short(), "a prompt");
+        assert_eq!(Request::unread("").short(), "a prompt");
     }
 
     #[test]

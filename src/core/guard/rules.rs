@@ -194,7 +194,7 @@ impl Rule {
             RequestKind::Tool { name, input } => {
                 self.tool == *name && (self.specifier.is_none() || self.text_glob_matches(input))
             }
-            RequestKind::Shell { .. } | RequestKind::Unknown => false,
+            RequestKind::Shell { .. } | RequestKind::Unread { .. } => false,
         }
     }
 

@@ -494,17 +494,22 @@ const FILES: &[(&str, &str, Expect)] = &[
     ("read", "~/.aws/credentials", Expect::Refuse),
     ("read", "keys/config", Expect::Refuse),
     ("fetch", "https://docs.rs/regex", Expect::Allow),
+    // herd cannot tell what an MCP tool does: the switch does not approve it (a rule may).
     (
         "mcp__github__create_issue",
         "{\"title\":\"x\"}",
-        Expect::Allow,
+        Expect::Ask,
     ),
+    ("Grep", "TODO src", Expect::Allow),
     (
         "mcp__fs__read",
         "{\"path\":\"/home/dev/.ssh/id_rsa\"}",
         Expect::Refuse,
     ),
-    ("unknown", "", Expect::Allow),
+    // Never approve what was not read.
+    ("unknown", "", Expect::Ask),
+    ("unread", "{\"shell\":\"make test\"}", Expect::Ask),
+    ("unread", "rm -rf ~/.ssh", Expect::Refuse),
 ];
 
 #[test]

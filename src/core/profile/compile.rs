@@ -14,6 +14,32 @@ struct Compiler<'a> {
     errors: Vec<ProfileError>,
 }
 
+/// The rules that read the dialog herd's own ACP client draws for a request its guard left to
+/// the operator (the same for every ACP agent): Enter allows once, the digits pick any option.
+fn acp_dialog() -> (Vec<PromptRuleSource>, Vec<RequestCaptureSource>) {
+    let rule = |name: &str, label: &str, option: &str, send: &str| PromptRuleSource {
+        name: name.to_string(),
+        pattern: format!(r"(?m)^\s*{option}\. {label}(?-u:\b)"),
+        unless: Vec::new(),
+        send: send.to_string(),
+        auto: false,
+        anchor: PromptAnchor::default(),
+        label: Some(label.to_string()),
+        guard: true,
+        wait_sec: None,
+    };
+    let prompts = vec![
+        rule("press_1", "Allow once", "1", "1"),
+        rule("press_p", "Allow always", "2", "2"),
+    ];
+    let requests = vec![RequestCaptureSource {
+        kind: "tool".to_string(),
+        pattern: r"(?ms)^Request: (?P<tool>[A-Za-z_][\w.:-]*)\((?P<text>.*)\)\nGuard: ".to_string(),
+        drop_last_line: false,
+    }];
+    (prompts, requests)
+}
+
 impl Compiler<'_> {
     fn regex(&mut self, field: &str, pattern: &str) -> Option<Regex> {
         match Regex::new(pattern) {
@@ -75,8 +101,16 @@ pub(super) fn compile(
     let quota = c.regexes("quota", &source.quota.unwrap_or_default());
     let transient = c.regexes("transient", &source.transient.unwrap_or_default());
     let config = c.regexes("config", &source.config.unwrap_or_default());
-    let prompts = c.prompts(source.prompts.unwrap_or_default());
-    let requests = c.requests(source.requests.unwrap_or_default());
+    let protocol = source.protocol.unwrap_or_default();
+    // herd's ACP client draws the same dialog for every ACP agent: a profile that states no
+    // rules of its own reads it with the built-in ones, so its `auto_press_1` means what it
+    // means for the built-in ACP profiles, to `validate` and `run` alike.
+    let (prompt_sources, request_sources) = match (protocol, source.prompts, source.requests) {
+        (Protocol::Acp, None, None) => acp_dialog(),
+        (_, prompts, requests) => (prompts.unwrap_or_default(), requests.unwrap_or_default()),
+    };
+    let prompts = c.prompts(prompt_sources);
+    let requests = c.requests(request_sources);
     let rules = c.rules(
         &source.allow.unwrap_or_default(),
         &source.ask.unwrap_or_default(),
@@ -86,7 +120,6 @@ pub(super) fn compile(
     c.rows(source.tail_rows, source.prompt_region_rows);
     let accounts = source.accounts.unwrap_or_default();
     c.accounts(&accounts);
-    let protocol = source.protocol.unwrap_or_default();
     let resume = source.resume.unwrap_or_default();
     c.resume(&resume);
     let notify = source.notify.unwrap_or_default();

@@ -15,7 +15,7 @@ use crate::core::guard::{Decision, Request};
 impl Session {
     pub(super) fn on_permission(&mut self, id: Value, params: &Value, at: Duration) -> Vec<Action> {
         let tool_call = params.get("toolCall").cloned().unwrap_or(Value::Null);
-        let request = permission::request_of(&tool_call);
+        let request = Some(permission::request_of(&tool_call));
         let options = permission::ordered(&permission::options_of(params));
         let (decision, choice) = permission::decide(request.as_ref(), &options, &self.setup.policy);
         let title = tool_call
@@ -145,6 +145,12 @@ impl Waiting {
 /// The request as the dialog shows it: the guard's reading, else the agent's title.
 fn describe(request: Option<&Request>, tool_call: &Value) -> String {
     match request {
+        // Written as a tool call, so that the dialog's reading is the same unread request.
+        Some(request) if !request.is_read() => format!(
+            "{}({})",
+            crate::core::guard::tool_use::UNREAD_TOOL,
+            request.unread_part().unwrap_or_default()
+        ),
         Some(request) => request.to_string(),
         None => tool_call
             .get("title")

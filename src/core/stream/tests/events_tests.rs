@@ -23,8 +23,11 @@ fn claude_tool_uses_are_counted_and_the_last_top_level_text_is_the_provisional_r
         .collect();
     assert_eq!(
         requests,
-        ["Read", "Bash"],
-        "tool_use inputs read as requests"
+        [
+            "a request herd could not read: Read",
+            "a request herd could not read: Bash"
+        ],
+        "tool_use inputs read as requests (these name no path or command)"
     );
     assert_eq!(facts.result_text.as_deref(), Some("Let me look."));
     assert_eq!(facts.model.as_deref(), Some("m-1"));
@@ -92,7 +95,7 @@ fn claude_denials_name_the_tool_and_its_command_path_or_first_text() {
             "Write(/tmp/a.txt)",
             "WebFetch(https://example.com)",
             "Task",
-            "tool"
+            "a request herd could not read: tool"
         ]
     );
 }
