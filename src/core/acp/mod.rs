@@ -9,7 +9,7 @@
 //!
 //! The wire types come from `agent-client-protocol-schema` (pinned `=1.20.0`, default features
 //! off: serde only, no async runtime, no schemars; protocol version 1, the version
-//! claude-agent-acp 0.23.1, codex-acp 0.16.0 and Gemini CLI 0.61.0 answer) where its shapes
+//! claude-agent-acp 0.101.0, codex-acp 2.6.0 and Gemini CLI 0.61.0 answer) where its shapes
 //! accept what herd must accept:
 //! - every message herd sends: `initialize`, `authenticate`, `session/new`, `session/load`,
 //!   `session/prompt`, `session/cancel` (`wire`) and the answers to permission requests
