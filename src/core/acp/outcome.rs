@@ -13,7 +13,14 @@ use super::audit;
 use super::audit::Answer;
 use super::permission::as_denial;
 use super::rpc::RpcError;
+use super::session::ModeFacts;
 use crate::core::guard::Request;
+
+/// The result event's list of tool calls that ran without asking (the stream reader's
+/// `unasked_tools`).
+pub const UNASKED_FIELD: &str = "unasked_tools";
+/// The result event's session mode facts (the attempt's `stream.acp_mode`).
+pub const MODE_FIELD: &str = "acp_mode";
 
 /// The facts of a finished session.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -31,6 +38,11 @@ pub struct Outcome {
     pub denials: Vec<Request>,
     /// Every answer to a permission request, automatic or by the operator.
     pub answers: Vec<Answer>,
+    /// Tool calls that ran without asking where the task's policy would have asked
+    /// (`the agent ran Bash(touch x) without asking: …`).
+    pub unasked: Vec<String>,
+    /// The session's permission mode: offered, started in, set by herd, current.
+    pub mode: Option<ModeFacts>,
 }
 
 impl Outcome {
@@ -112,6 +124,12 @@ impl Outcome {
             "permission_denials": denials,
         });
         event[audit::FIELD] = self.answers.iter().map(audit::to_value).collect();
+        if !self.unasked.is_empty() {
+            event[UNASKED_FIELD] = json!(self.unasked);
+        }
+        if let Some(mode) = &self.mode {
+            event[MODE_FIELD] = mode.to_value();
+        }
         if let Some(id) = &self.session_id {
             event["session_id"] = json!(id);
         }
