@@ -1,7 +1,8 @@
 //! One ACP session as a state machine: `initialize`, `authenticate` when the agent asks for it,
 //! `session/new` (or `session/load`) in the task's folder, herd's permission mode set
 //! (`session/set_mode`, see `mode`), `session/prompt` with the rendered prompt, the agent's
-//! permission requests judged by the guard, tool calls that ran without asking (`unasked`),
+//! permission requests judged by the guard, tool calls that ran without asking (`unasked`), a
+//! turn that failed although it ended `end_turn` (`turn_failure`),
 //! follow-up prompts, and the end as facts (stop reason, JSON-RPC errors, denials, the mode,
 //! the agent's text).
 //!
@@ -22,6 +23,7 @@ use super::wire;
 
 mod asking;
 mod mode;
+mod turn_failure;
 mod unasked;
 use crate::core::guard::{Decision, Request};
 pub use mode::{MODE_NOT_SET, ModeFacts};
@@ -94,6 +96,8 @@ pub struct Session {
     mode: ModeFacts,
     /// herd's `session/set_mode` is unanswered: no prompt goes yet.
     mode_pending: bool,
+    /// The agent reported a system error for its thread (codex-acp): the text it said since.
+    system_error: Option<String>,
     text: String,
     denials: Vec<Request>,
     answers: Vec<Answer>,
@@ -119,6 +123,7 @@ impl Session {
             unasked: Vec::new(),
             mode: ModeFacts::default(),
             mode_pending: false,
+            system_error: None,
             text: String::new(),
             denials: Vec::new(),
             answers: Vec::new(),
@@ -284,8 +289,14 @@ impl Session {
         if let Some(shown) = self.tools.read(update) {
             if let Shown::Text(text) = &shown {
                 self.text.push_str(text);
+                if let Some(error) = &mut self.system_error {
+                    error.push_str(text);
+                }
             }
             actions.push(Action::Show(shown));
+        }
+        if let Some(status) = turn_failure::thread_status(update) {
+            self.on_thread_status(status);
         }
         if let Some(mode) = wire::mode_of_update(update) {
             actions.extend(self.on_mode_update(mode));
@@ -420,6 +431,11 @@ impl Session {
             .and_then(Value::as_str)
             .unwrap_or("?");
         let mut actions = vec![Action::Show(Shown::Note(format!("turn ended: {stop}")))];
+        let failed = (stop == "end_turn").then(|| self.turn_failure()).flatten();
+        if let Some(failure) = failed {
+            actions.push(self.finish(failure));
+            return actions;
+        }
         if stop == "end_turn" && !self.queued.is_empty() && !self.cancelled {
             actions.extend(self.next_prompt());
             return actions;

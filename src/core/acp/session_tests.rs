@@ -530,3 +530,50 @@ fn the_floor_stops_an_unasked_call_whatever_the_switches_say() {
     let end = run(&mut s, codex_exec("call_mock_1", pipe, Some("failed")));
     assert_eq!(finished(&end).unwrap().kind, UNASKED);
 }
+
+/// codex-acp 2.6.0's answer to a 503 from the model API (captured against the mock API): the
+/// thread's status `systemError`, the error as agent text, then `end_turn`.
+#[test]
+fn a_turn_that_ends_after_the_agent_reported_a_system_error_has_failed() {
+    let mut s = Session::new(setup(false));
+    let prompt = open(&mut s);
+    let codex_status = |status: &str| {
+        update_of(json!({"sessionUpdate": "session_info_update",
+            "_meta": {"codex": {"threadStatus": {"type": status, "activeFlags": []}}}}))
+    };
+    s.handle(
+        update("Warning: Model metadata for `gpt-5` not found.\n\n"),
+        T,
+    );
+    s.handle(codex_status("active"), T);
+    s.handle(codex_status("systemError"), T);
+    s.handle(
+        update("Selected model is at capacity. Please try a different model.\n\n"),
+        T,
+    );
+    let end = s.handle(
+        msg(
+            json!({"jsonrpc": "2.0", "id": prompt, "result": {"stopReason": "end_turn",
+            "usage": null, "_meta": {"quota": {"token_count": null, "model_usage": []}}}}),
+        ),
+        T,
+    );
+    let outcome = finished(&end).unwrap();
+    assert!(!outcome.success);
+    assert_eq!(
+        outcome.message,
+        "the turn ended (end_turn) after the agent reported a system error: Selected model is \
+         at capacity. Please try a different model."
+    );
+    // The agent went on after an error it reported: a finished turn.
+    let mut s = Session::new(setup(false));
+    let prompt = open(&mut s);
+    s.handle(codex_status("systemError"), T);
+    s.handle(codex_status("active"), T);
+    s.handle(update("DONE"), T);
+    let end = s.handle(
+        msg(json!({"jsonrpc": "2.0", "id": prompt, "result": {"stopReason": "end_turn"}})),
+        T,
+    );
+    assert!(finished(&end).unwrap().success);
+}
