@@ -6,7 +6,13 @@
 // A package with no release for STALE_DAYS is reported as possibly moved (a scope change such as
 // @zed-industries/* -> @agentclientprotocol/* leaves the old name alive and undeprecated).
 //
-// Usage: node tests/conformance/drift.mjs   (exit 1 on a deprecated pin, 2 when npm cannot say)
+// The ACP adapters are also checked against the ACP registry's entries (acp-registry.json, a
+// snapshot of github.com/agentclientprotocol/registry): the npm package the registry names for
+// each agent herd has a profile for must be the one pinned, else the adapter has moved.
+//
+// Usage: node tests/conformance/drift.mjs
+//   exit 1 on a deprecated pin or an adapter the registry distributes under another name,
+//   2 when npm cannot say.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 
@@ -55,11 +61,30 @@ for (const [name, pinned] of pins) {
     );
   }
 }
-if (deprecated > 0) {
-  console.log(`drift: ${deprecated} deprecated pin(s): move them in tests/conformance/package.json`);
+// "@scope/name@1.2.3" -> "@scope/name"
+const packageName = (spec) => spec.slice(0, spec.lastIndexOf("@") > 0 ? spec.lastIndexOf("@") : spec.length);
+const registry = JSON.parse(readFileSync(new URL("./acp-registry.json", import.meta.url), "utf8"));
+let moved = 0;
+for (const agent of registry.agents) {
+  const name = packageName(agent.npx);
+  if (!pins.some(([pinned]) => pinned === name)) {
+    moved += 1;
+    const pinned = pins.map(([pinned]) => pinned).join(", ");
+    console.log(
+      `drift: MOVED ${agent.herd_profile}: the ACP registry's ${agent.id} is npm ${name}, ` +
+        `which is not pinned (pins: ${pinned})`,
+    );
+  }
+}
+if (deprecated > 0 || moved > 0) {
+  console.log(
+    `drift: ${deprecated} deprecated pin(s), ${moved} moved adapter(s): ` +
+      `move them in tests/conformance/package.json`,
+  );
   process.exit(1);
 }
 console.log(
-  `drift: ${pins.length} pinned packages, none deprecated` +
+  `drift: ${pins.length} pinned packages, none deprecated; ${registry.agents.length} ACP ` +
+    `registry agents, each pinned under the registry's name` +
     (stale > 0 ? `, ${stale} with no release for over ${STALE_DAYS} days (see above)` : ""),
 );

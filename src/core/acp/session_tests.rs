@@ -577,3 +577,26 @@ fn a_turn_that_ends_after_the_agent_reported_a_system_error_has_failed() {
     );
     assert!(finished(&end).unwrap().success);
 }
+
+#[test]
+fn a_loaded_session_gets_herds_mode_before_the_message_that_continues_it() {
+    let mut s = Session::new(SessionSetup {
+        load_session: Some("old-1".into()),
+        mode: Some("default".into()),
+        ..setup(false)
+    });
+    let first = sent(&s.start());
+    let init = json!({"jsonrpc": "2.0", "id": first[0]["id"], "result": {"agentCapabilities": {"loadSession": true}}});
+    let load = sent(&s.handle(msg(init), T));
+    let loaded = json!({"jsonrpc": "2.0", "id": load[0]["id"], "result": {"modes": {
+        "currentModeId": "auto", "availableModes": [{"id": "default", "name": "Manual"},
+        {"id": "auto", "name": "Auto"}]}}});
+    let set = sent(&s.handle(msg(loaded), T));
+    assert_eq!(set[0]["method"], "session/set_mode");
+    assert_eq!(set[0]["params"]["sessionId"], "old-1");
+    let prompt = sent(&s.handle(
+        msg(json!({"jsonrpc": "2.0", "id": set[0]["id"], "result": {}})),
+        T,
+    ));
+    assert_eq!(prompt[0]["method"], "session/prompt");
+}
