@@ -26,7 +26,7 @@ mod setup;
 use std::path::Path;
 use std::time::Instant;
 
-use harness::{Case, acp_log, check, late_verdicts, run_batch, task, wire_check};
+use harness::{Case, acp_log, check, late_verdicts, modes_check, run_batch, task, wire_check};
 use mock_api::{MockApi, Scenario};
 use real_tasks::{path_with, real_agents_bin, real_task};
 use serde_json::{Value, json};
@@ -151,6 +151,26 @@ fn adapter_cases(dir: &Path, api: &MockApi) -> Vec<Case> {
                 Some(true),
                 Some(("allow", "allow_once", "touch conformance_tool_ran.txt")),
             ),
+            // No switch and no rule allows the command: herd's mode makes the agent ask, and
+            // the request waits for an operator who is not there (headless).
+            (
+                "tool-unallowed",
+                Scenario::Tool,
+                "failed_permission_blocked",
+                "touch",
+                Some(false),
+                None,
+            ),
+            // The task keeps the mode the adapter opens sessions in (where the agent, not herd,
+            // decides): the command runs without asking, and herd stops the attempt.
+            (
+                "tool-own-mode",
+                Scenario::Tool,
+                "failed_permission_blocked",
+                "without asking: its permission mode is not herd's",
+                None,
+                None,
+            ),
             (
                 "tool-denied",
                 Scenario::Tool,
@@ -170,6 +190,14 @@ fn adapter_cases(dir: &Path, api: &MockApi) -> Vec<Case> {
             ),
             ("auth", Scenario::Auth, "failed_auth", "", None, None),
             ("quota", Scenario::Quota, "failed_quota", "", None, None),
+            (
+                "overloaded",
+                Scenario::Overloaded,
+                "failed_process",
+                "",
+                None,
+                None,
+            ),
             // The adapters' own retry loops left alone (Claude's SDK: ten retries, 177 s for a
             // 401; Gemini: 503s for over six minutes): the verdict still comes within 60 s of
             // the first error (see `HOPELESS`).
@@ -215,6 +243,13 @@ fn adapter_cases(dir: &Path, api: &MockApi) -> Vec<Case> {
             if name == "tool-denied" {
                 task["permission_policy"]["deny"] = json!(["Bash(touch:*)"]);
             }
+            if name == "tool-unallowed" {
+                task["permission_policy"] = json!({});
+            }
+            if name == "tool-own-mode" {
+                task["permission_policy"] = json!({});
+                task["acp_mode"] = json!(own_mode(profile));
+            }
             cases.push(Case {
                 id,
                 task,
@@ -255,6 +290,7 @@ fn real_agents_over_acp_end_as_a_careful_person_concludes() {
     );
     let late = late_verdicts(dir.path(), &api, &hopeless_ids(&cases), HOPELESS_LIMIT);
     let (read, rejected) = wire_check(dir.path(), &cases);
+    let unset = modes_check(dir.path(), &cases, &HERDS_MODES);
     assert!(read > 0, "the agents sent no session/update");
     assert!(rejected.is_empty(), "{}", rejected.join("\n"));
     if std::env::var_os("HERD_ACP_KEEP").is_some() {
@@ -262,10 +298,30 @@ fn real_agents_over_acp_end_as_a_careful_person_concludes() {
         let kept = dir.keep();
         check(&kept, &doc, &cases, &said);
         assert!(late.is_empty(), "{}", late.join("\n"));
+        assert!(unset.is_empty(), "{}", unset.join("\n"));
         return;
     }
     check(dir.path(), &doc, &cases, &said);
     assert!(late.is_empty(), "{}", late.join("\n"));
+    assert!(unset.is_empty(), "{}", unset.join("\n"));
+}
+
+/// The mode herd sets in each profile's sessions (its `acp_mode`): the manual one, where the
+/// agent asks before it acts, whatever mode the adapter opens its sessions in.
+const HERDS_MODES: [(&str, &str); 3] = [
+    ("gemini-acp", "default"),
+    ("claude-acp", "default"),
+    ("codex-acp", "read-only"),
+];
+
+/// The mode each adapter opens its sessions in today, where it decides by itself (Gemini's is
+/// its manual one: its auto-approving `yolo` instead).
+fn own_mode(profile: &str) -> &'static str {
+    match profile {
+        "claude-acp" => "auto",
+        "codex-acp" => "agent",
+        _ => "yolo",
+    }
 }
 
 /// Cases whose verdict must come within `HOPELESS_LIMIT` seconds of the API's first error: an
@@ -273,6 +329,7 @@ fn real_agents_over_acp_end_as_a_careful_person_concludes() {
 const HOPELESS: &[&str] = &[
     "-auth",
     "-quota",
+    "-overloaded",
     "-auth-retry-loop",
     "-quota-retry-loop",
     "-overloaded-retry-loop",

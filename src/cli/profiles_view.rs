@@ -90,6 +90,11 @@ fn describe_run(out: &mut String, p: &Profile) {
     let _ = writeln!(out, "  output          {output}");
     if p.protocol == crate::core::profile::Protocol::Acp {
         let _ = writeln!(out, "  resume          session/load (by herd's ACP client)");
+        let mode = p.acp_mode.as_deref().map_or_else(
+            || "(none: the agent's own, recorded)".to_string(),
+            |mode| format!("{mode} (session/set_mode before the prompt; a task's acp_mode wins)"),
+        );
+        let _ = writeln!(out, "  acp_mode        {mode}");
     } else if p.resume.is_empty() {
         let _ = writeln!(
             out,

@@ -201,6 +201,11 @@ pub struct StreamFacts {
     /// model did next: Codex's `ERROR ... approval policy is Never; reject command` lines, a
     /// Gemini `tool_result` with status `error` for a tool that is not registered or not allowed.
     pub refused_tools: Vec<String>,
+    /// Tool calls herd's ACP client saw run without a permission request where the task's
+    /// policy would have asked (`the agent ran Bash(touch x) without asking: …`).
+    pub unasked_tools: Vec<String>,
+    /// herd's ACP client's session mode facts (offered, started in, set by herd, current).
+    pub acp_mode: Option<serde_json::Value>,
     /// Claude's `system`/`api_retry` events: each failed request it is about to retry.
     pub retries: Vec<Retry>,
     /// In the order seen.

@@ -265,6 +265,9 @@ pub struct TaskSpec {
     /// The operator trusts the task's folder: herd writes that into the CLI's config before the
     /// agent starts (no trust dialog). `None`: as the profile says.
     pub trust_folder: Option<bool>,
+    /// The ACP session mode herd sets for this task (an id the agent offers, `auto` included);
+    /// `None`: the profile's `acp_mode`.
+    pub acp_mode: Option<String>,
     /// Run in its own git worktree of `cwd` (`.herd/worktrees/<task_id>`, branch `herd/<task_id>`).
     pub worktree: bool,
     /// The host or host group (of the hosts file) to run on; `None`: this machine.

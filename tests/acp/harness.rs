@@ -132,6 +132,38 @@ pub(crate) fn wire_check(dir: &Path, cases: &[Case]) -> (usize, Vec<String>) {
     (read, rejected)
 }
 
+/// Each task of a profile in `modes` ran in that mode, set by herd (`session/set_mode`), as its
+/// attempt's facts say (`stream.acp_mode`). Prints what the agent opened the session in and
+/// what it ran in; returns the tasks that did not run in herd's mode.
+pub(crate) fn modes_check(dir: &Path, cases: &[Case], modes: &[(&str, &str)]) -> Vec<String> {
+    let mut unset = Vec::new();
+    for case in cases {
+        let profile = case.task["agent"].as_str().unwrap_or_default();
+        let Some((_, profiles_mode)) = modes.iter().find(|(p, _)| *p == profile) else {
+            continue;
+        };
+        // A task's own `acp_mode` wins over the profile's.
+        let wanted = case.task["acp_mode"].as_str().unwrap_or(profiles_mode);
+        let facts = dir.join(format!("runs/{}/attempt_1.json", case.id));
+        let facts: Value = std::fs::read_to_string(&facts)
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or(Value::Null);
+        let mode = &facts["stream"]["acp_mode"];
+        println!(
+            "{:<40} mode: opened in {}, ran in {} (set by herd: {})",
+            case.id, mode["started_in"], mode["current"], mode["set_by_herd"]
+        );
+        let took = mode["current"] == *wanted && mode["set_by_herd"] == true;
+        // A session already in herd's mode needs no session/set_mode.
+        let already = mode["started_in"] == *wanted && mode["current"] == *wanted;
+        if !took && !already {
+            unset.push(format!("{}: not run in mode {wanted}: {mode}", case.id));
+        }
+    }
+    unset
+}
+
 pub(crate) fn acp_log(dir: &Path, id: &str) -> String {
     std::fs::read_to_string(dir.join(format!("runs/{id}/attempt_1.acp.jsonl"))).unwrap_or_default()
 }

@@ -9,7 +9,7 @@
 //!
 //! The wire types come from `agent-client-protocol-schema` (pinned `=1.20.0`, default features
 //! off: serde only, no async runtime, no schemars; protocol version 1, the version
-//! claude-agent-acp 0.23.1, codex-acp 0.16.0 and Gemini CLI 0.61.0 answer) where its shapes
+//! claude-agent-acp 0.101.0, codex-acp 2.6.0 and Gemini CLI 0.61.0 answer) where its shapes
 //! accept what herd must accept:
 //! - every message herd sends: `initialize`, `authenticate`, `session/new`, `session/load`,
 //!   `session/prompt`, `session/cancel` (`wire`) and the answers to permission requests
@@ -19,8 +19,12 @@
 //!   crate rejects is not shown, as an update of a kind herd does not show always was; since
 //!   then a content block of a type outside the schema drops its chunk (it showed as `[type]`)
 //!   and a tool kind outside it reads `other`. The conformance test checks that every update
-//!   herd shows, from each real adapter, reads; one herd skips does not: claude-agent-acp
-//!   0.23.1's `usage_update` carries `used: null` where the crate wants a number.
+//!   herd shows, from each real adapter, reads; one herd skips may not (claude-agent-acp
+//!   0.23.1's `usage_update` carried `used: null` where the crate wants a number; 0.101.0 sends
+//!   none the crate rejects);
+//! - `session/new`'s and `session/load`'s `modes`, `session/set_mode`, and the mode a
+//!   `current_mode_update` or a mode `config_option_update` reports (`wire`): herd sets each
+//!   session's permission mode itself (`session::mode`).
 //!
 //! Read as raw JSON instead, because the crate is stricter than herd must be:
 //! - the JSON-RPC envelope and errors (`rpc`, `core::jsonrpc`): the crate's `Error` needs a

@@ -6,6 +6,7 @@
 //! Owns the mapping from stop reasons and JSON-RPC errors to those facts; the verdict itself
 //! stays `classify`'s and `stream::judge`'s, as for every structured agent. Pure.
 
+use agent_client_protocol_schema::v1::ErrorCode;
 use regex::Regex;
 use serde_json::{Value, json};
 
@@ -13,7 +14,14 @@ use super::audit;
 use super::audit::Answer;
 use super::permission::as_denial;
 use super::rpc::RpcError;
+use super::session::ModeFacts;
 use crate::core::guard::Request;
+
+/// The result event's list of tool calls that ran without asking (the stream reader's
+/// `unasked_tools`).
+pub const UNASKED_FIELD: &str = "unasked_tools";
+/// The result event's session mode facts (the attempt's `stream.acp_mode`).
+pub const MODE_FIELD: &str = "acp_mode";
 
 /// The facts of a finished session.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -31,6 +39,11 @@ pub struct Outcome {
     pub denials: Vec<Request>,
     /// Every answer to a permission request, automatic or by the operator.
     pub answers: Vec<Answer>,
+    /// Tool calls that ran without asking where the task's policy would have asked
+    /// (`the agent ran Bash(touch x) without asking: …`).
+    pub unasked: Vec<String>,
+    /// The session's permission mode: offered, started in, set by herd, current.
+    pub mode: Option<ModeFacts>,
 }
 
 impl Outcome {
@@ -56,12 +69,20 @@ impl Outcome {
         Outcome::failed(&format!("stop_{stop_reason}"), &message)
     }
 
-    /// A JSON-RPC error answering `during`: its kind from ACP's auth error or the words of the
-    /// message, its HTTP status from its text or data.
+    /// A JSON-RPC error answering `during`: its kind from ACP's error code (`auth_required`,
+    /// -32000) or else the words of the message, its HTTP status from its data (codex-acp's
+    /// `codexErrorInfo` names it, nested) or else its text.
     pub fn from_error(during: &str, error: &RpcError) -> Outcome {
         let described = error.describe();
         let lower = described.to_ascii_lowercase();
-        let kind = if lower.contains("auth") && lower.contains("required") {
+        let auth_required = i32::try_from(error.code)
+            .is_ok_and(|code| ErrorCode::from(code) == ErrorCode::AuthRequired);
+        let by_class = error.data.as_ref().and_then(kind_of_error_class);
+        let kind = if auth_required {
+            "authentication_failed"
+        } else if let Some(kind) = by_class {
+            kind
+        } else if lower.contains("auth") && lower.contains("required") {
             "authentication_failed"
         } else if [
             "rate limit",
@@ -112,6 +133,12 @@ impl Outcome {
             "permission_denials": denials,
         });
         event[audit::FIELD] = self.answers.iter().map(audit::to_value).collect();
+        if !self.unasked.is_empty() {
+            event[UNASKED_FIELD] = json!(self.unasked);
+        }
+        if let Some(mode) = &self.mode {
+            event[MODE_FIELD] = mode.to_value();
+        }
         if let Some(id) = &self.session_id {
             event["session_id"] = json!(id);
         }
@@ -131,12 +158,54 @@ fn http_status(text: &str) -> Option<u16> {
         .find(|s| matches!(s, 401 | 402 | 403 | 429 | 500..=599))
 }
 
+/// The kind an agent's own error class in the data names: codex-acp 2.6.0 passes Codex's
+/// (`codexErrorInfo`: a name, or an object keyed by one), e.g. `usageLimitExceeded` for a 429.
+fn kind_of_error_class(data: &Value) -> Option<&'static str> {
+    let class = data.get("codexErrorInfo")?;
+    let name = match class {
+        Value::String(name) => name.as_str(),
+        Value::Object(object) => object.keys().next()?.as_str(),
+        _ => return None,
+    };
+    match name {
+        "unauthorized" => Some("authentication_failed"),
+        "usageLimitExceeded" | "rateLimitExceeded" => Some("rate_limit"),
+        "serverOverloaded"
+        | "internalServerError"
+        | "httpConnectionFailed"
+        | "responseStreamConnectionFailed"
+        | "responseStreamDisconnected"
+        | "responseTooManyFailedAttempts" => Some("server_error"),
+        _ => None,
+    }
+}
+
+/// An HTTP status in an error's data: at its top (`status`, `statusCode`, `code`,
+/// `httpStatus`, `httpStatusCode`), or in an object within it, as codex-acp 2.6.0 sends Codex's
+/// error class (`{"codexErrorInfo": {"responseStreamDisconnected": {"httpStatusCode": 503}}}`).
 fn status_in_data(data: &Value) -> Option<u16> {
-    ["status", "statusCode", "code", "httpStatus"]
-        .iter()
-        .find_map(|key| data.get(key).and_then(Value::as_u64))
-        .and_then(|n| u16::try_from(n).ok())
-        .filter(|s| (400..600).contains(s))
+    status_within(data, 3)
+}
+
+fn status_within(data: &Value, depth: u8) -> Option<u16> {
+    let here = [
+        "status",
+        "statusCode",
+        "code",
+        "httpStatus",
+        "httpStatusCode",
+    ]
+    .iter()
+    .find_map(|key| data.get(key).and_then(Value::as_u64))
+    .and_then(|n| u16::try_from(n).ok())
+    .filter(|s| (400..600).contains(s));
+    if here.is_some() || depth == 0 {
+        return here;
+    }
+    data.as_object()?
+        .values()
+        .filter(|v| v.is_object())
+        .find_map(|v| status_within(v, depth - 1))
 }
 
 #[cfg(test)]
@@ -179,6 +248,54 @@ mod tests {
                 .as_str()
                 .unwrap()
                 .starts_with("session/prompt failed")
+        );
+    }
+
+    /// codex-acp 2.6.0's answers to a 401 and a 429 from the model API (captured against the
+    /// mock API): ACP's code decides auth; Codex's error class rides in the data. A status
+    /// nested in the class is read too, in the shape codex-acp's own reader expects
+    /// (`getHttpStatusCode`: the class's first value's `httpStatusCode`).
+    #[test]
+    fn acp_error_codes_and_the_datas_statuses_decide() {
+        let auth = RpcError {
+            code: -32000,
+            message: "Authentication required".into(),
+            data: None,
+        };
+        assert_eq!(
+            Outcome::from_error("session/prompt", &auth).kind,
+            "authentication_failed"
+        );
+        let unnamed = RpcError {
+            code: -32000,
+            message: "Unauthorized".into(),
+            data: None,
+        };
+        assert_eq!(
+            Outcome::from_error("session/prompt", &unnamed).kind,
+            "authentication_failed"
+        );
+        let quota = RpcError {
+            code: -32603,
+            message: "Internal error".into(),
+            data: Some(
+                json!({"message": "Quota exceeded. Check your plan and billing details.",
+                "codexErrorInfo": "usageLimitExceeded"}),
+            ),
+        };
+        assert_eq!(
+            Outcome::from_error("session/prompt", &quota).kind,
+            "rate_limit"
+        );
+        let overloaded = RpcError {
+            code: -32603,
+            message: "Internal error".into(),
+            data: Some(json!({"message": "stream disconnected",
+                "codexErrorInfo": {"responseStreamDisconnected": {"httpStatusCode": 503}}})),
+        };
+        assert_eq!(
+            Outcome::from_error("session/prompt", &overloaded).status,
+            Some(503)
         );
     }
 

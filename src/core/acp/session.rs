@@ -1,7 +1,10 @@
 //! One ACP session as a state machine: `initialize`, `authenticate` when the agent asks for it,
-//! `session/new` (or `session/load`) in the task's folder, `session/prompt` with the rendered
-//! prompt, the agent's permission requests judged by the guard, follow-up prompts, and the end
-//! as facts (stop reason, JSON-RPC errors, denials, the agent's text).
+//! `session/new` (or `session/load`) in the task's folder, herd's permission mode set
+//! (`session/set_mode`, see `mode`), `session/prompt` with the rendered prompt, the agent's
+//! permission requests judged by the guard, tool calls that ran without asking (`unasked`), a
+//! turn that failed although it ended `end_turn` (`turn_failure`),
+//! follow-up prompts, and the end as facts (stop reason, JSON-RPC errors, denials, the mode,
+//! the agent's text).
 //!
 //! `handle` takes one message and returns what to send, what to show and, once, the outcome.
 //! Pure: no I/O, no clock (elapsed time is passed in); the shell (`run::acp`) carries it out.
@@ -19,7 +22,13 @@ use super::transcript::{Shown, ToolCalls};
 use super::wire;
 
 mod asking;
+mod mode;
+mod turn_failure;
+mod unasked;
 use crate::core::guard::{Decision, Request};
+pub use mode::{MODE_NOT_SET, ModeFacts};
+use unasked::ToolWatch;
+pub use unasked::UNASKED;
 
 /// What a session needs from its attempt.
 #[derive(Debug, Clone, Default)]
@@ -34,6 +43,9 @@ pub struct SessionSetup {
     /// A session to continue (`session/load`) when the agent can load sessions; the prompt is
     /// then the message that continues it.
     pub load_session: Option<String>,
+    /// The session mode herd sets once the session is open (the task's or profile's
+    /// `acp_mode`); `None`: the agent's own, recorded.
+    pub mode: Option<String>,
 }
 
 /// What to do after a message.
@@ -52,6 +64,7 @@ enum Asked {
     Authenticate,
     NewSession,
     LoadSession,
+    SetMode,
     Prompt,
 }
 
@@ -77,6 +90,14 @@ pub struct Session {
     pub capabilities: Option<Value>,
     authenticated: bool,
     tools: ToolCalls,
+    watch: ToolWatch,
+    /// Tool calls that ran without asking where the policy would have asked, described.
+    unasked: Vec<String>,
+    mode: ModeFacts,
+    /// herd's `session/set_mode` is unanswered: no prompt goes yet.
+    mode_pending: bool,
+    /// The agent reported a system error for its thread (codex-acp): the text it said since.
+    system_error: Option<String>,
     text: String,
     denials: Vec<Request>,
     answers: Vec<Answer>,
@@ -98,6 +119,11 @@ impl Session {
             capabilities: None,
             authenticated: false,
             tools: ToolCalls::default(),
+            watch: ToolWatch::default(),
+            unasked: Vec::new(),
+            mode: ModeFacts::default(),
+            mode_pending: false,
+            system_error: None,
             text: String::new(),
             denials: Vec::new(),
             answers: Vec::new(),
@@ -194,7 +220,7 @@ impl Session {
             return Vec::new();
         }
         self.queued.push_back(text.to_string());
-        if self.prompting || self.session_id.is_none() {
+        if self.prompting || self.mode_pending || self.session_id.is_none() {
             return vec![Action::Show(Shown::Note(
                 "follow-up queued until the turn ends".into(),
             ))];
@@ -238,13 +264,7 @@ impl Session {
             Message::Notification { method, params } => match method.as_str() {
                 wire::SESSION_UPDATE => params
                     .get("update")
-                    .and_then(|update| self.tools.read(update))
-                    .map(|shown| {
-                        if let Shown::Text(text) = &shown {
-                            self.text.push_str(text);
-                        }
-                        vec![Action::Show(shown)]
-                    })
+                    .map(|update| self.on_update(update))
                     .unwrap_or_default(),
                 _ => Vec::new(),
             },
@@ -262,6 +282,31 @@ impl Session {
         }
     }
 
+    /// One `session/update`: shown, the session's mode kept, and a tool call that ran without
+    /// asking judged.
+    fn on_update(&mut self, update: &Value) -> Vec<Action> {
+        let mut actions = Vec::new();
+        if let Some(shown) = self.tools.read(update) {
+            if let Shown::Text(text) = &shown {
+                self.text.push_str(text);
+                if let Some(error) = &mut self.system_error {
+                    error.push_str(text);
+                }
+            }
+            actions.push(Action::Show(shown));
+        }
+        if let Some(status) = turn_failure::thread_status(update) {
+            self.on_thread_status(status);
+        }
+        if let Some(mode) = wire::mode_of_update(update) {
+            actions.extend(self.on_mode_update(mode));
+        }
+        if let Some(call) = self.watch.saw(update) {
+            actions.extend(self.on_unasked_tool(&call));
+        }
+        actions
+    }
+
     fn ask(&mut self, what: Asked, method: &str, params: Value) -> Action {
         let id = self.next_id;
         self.next_id += 1;
@@ -275,6 +320,8 @@ impl Session {
         outcome.session_id = self.session_id.clone();
         outcome.denials = self.denials.clone();
         outcome.answers = self.answers.clone();
+        outcome.unasked = self.unasked.clone();
+        outcome.mode = Some(self.mode.clone()).filter(|m| *m != ModeFacts::default());
         if outcome.text.is_empty() {
             outcome.text = self.text.clone();
         }
@@ -289,12 +336,12 @@ impl Session {
         };
         match (asked, outcome) {
             (Asked::Initialize, Ok(result)) => self.on_initialized(result),
-            (Asked::LoadSession, Ok(_)) => {
+            (Asked::LoadSession, Ok(result)) => {
                 // The history the agent replayed while loading is not this attempt's answer.
                 self.text.clear();
                 self.session_id = self.setup.load_session.clone();
                 self.queued.push_front(self.setup.prompt.clone());
-                self.next_prompt()
+                self.on_session_opened(&result)
             }
             (Asked::LoadSession, Err(error)) => {
                 let note = format!("session/load failed ({}): a new session", error.describe());
@@ -305,6 +352,7 @@ impl Session {
                 vec![self.new_session()]
             }
             (Asked::NewSession, Ok(result)) => self.on_session_created(&result),
+            (Asked::SetMode, answer) => self.on_mode_set(answer),
             (Asked::Prompt, Ok(result)) => self.on_turn_ended(&result),
             (Asked::NewSession, Err(error)) if needs_auth(&error) && !self.authenticated => {
                 match self.setup.auth_method.clone() {
@@ -325,6 +373,7 @@ impl Session {
                     Asked::Authenticate => "authenticate",
                     Asked::NewSession => "session/new",
                     Asked::LoadSession => "session/load",
+                    Asked::SetMode => "session/set_mode",
                     Asked::Prompt => "session/prompt",
                 };
                 vec![self.finish(Outcome::from_error(during, &error))]
@@ -369,7 +418,7 @@ impl Session {
         self.session_id = Some(id.clone());
         self.queued.push_front(self.setup.prompt.clone());
         let mut actions = vec![Action::Show(Shown::Note(format!("session {id}")))];
-        actions.extend(self.next_prompt());
+        actions.extend(self.on_session_opened(result));
         actions
     }
 
@@ -382,6 +431,11 @@ impl Session {
             .and_then(Value::as_str)
             .unwrap_or("?");
         let mut actions = vec![Action::Show(Shown::Note(format!("turn ended: {stop}")))];
+        let failed = (stop == "end_turn").then(|| self.turn_failure()).flatten();
+        if let Some(failure) = failed {
+            actions.push(self.finish(failure));
+            return actions;
+        }
         if stop == "end_turn" && !self.queued.is_empty() && !self.cancelled {
             actions.extend(self.next_prompt());
             return actions;

@@ -163,6 +163,7 @@ pub(super) fn compile(
         hooks: source.hooks,
         trust_folder: source.trust_folder.unwrap_or(false),
         agent_log: source.agent_log,
+        acp_mode: source.acp_mode.filter(|mode| !mode.trim().is_empty()),
         notify,
         origin,
     })

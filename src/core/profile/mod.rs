@@ -199,6 +199,10 @@ pub struct Profile {
     /// A file the agent writes while it runs that herd reads live (Claude's debug log, Codex's
     /// rollout): failed requests it keeps retrying, tool calls it refused by itself.
     pub agent_log: Option<AgentLogKind>,
+    /// The ACP session mode herd sets after `session/new` or `session/load` (the agent's manual
+    /// mode, where it asks before it acts), so an agent's own default (Claude's `auto`, Codex's
+    /// auto review) never decides permissions in herd's place. A task's `acp_mode` wins.
+    pub acp_mode: Option<String>,
     /// The command that hears of this profile's tasks' waits and failures (`notify`); empty:
     /// the tasks file's.
     pub notify: Vec<String>,

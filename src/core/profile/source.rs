@@ -44,6 +44,7 @@ pub struct ProfileSource {
     pub hooks: Option<HookKind>,
     pub trust_folder: Option<bool>,
     pub agent_log: Option<AgentLogKind>,
+    pub acp_mode: Option<String>,
     pub notify: Option<Vec<String>>,
 }
 
@@ -145,6 +146,7 @@ pub(super) fn overlay(base: ProfileSource, top: ProfileSource) -> ProfileSource 
         hooks: top.hooks.or(base.hooks),
         trust_folder: top.trust_folder.or(base.trust_folder),
         agent_log: top.agent_log.or(base.agent_log),
+        acp_mode: top.acp_mode.or(base.acp_mode),
         notify: top.notify.or(base.notify),
     }
 }

@@ -26,6 +26,9 @@ const QUOTA_KINDS: [&str; 6] = [
     "resource_exhausted",
     "quota_exceeded",
 ];
+/// Error kinds (lower case) of a set-up problem: herd's ACP client could not set the session's
+/// permission mode.
+const CONFIG_KINDS: [&str; 1] = [crate::core::acp::session::MODE_NOT_SET];
 /// Error kinds (lower case) of server trouble: a process failure, retried.
 const PROCESS_KINDS: [&str; 3] = ["overloaded_error", "api_error", "server_error"];
 
@@ -57,10 +60,15 @@ const QUOTA_TEXTS: [&str; 10] = [
 /// `Some((failure, evidence))` for a failure they decide, `None` when they decide no failure (a
 /// successful final event and no denials) or know nothing.
 ///
-/// In order: permission denials and refused tool calls; a successful final event; the errors (fatal ones first, each
+/// In order: tool calls that ran without asking (herd's ACP client); permission denials and
+/// refused tool calls; a successful final event; the errors (fatal ones first, each
 /// group latest first) by kind, status, the profile's auth / quota / transient texts and a few
 /// built-in texts; an unsuccessful final event or fatal error nothing named is a process failure.
 pub fn judge(facts: &StreamFacts, profile: &Profile) -> Option<(FailureType, String)> {
+    if !facts.unasked_tools.is_empty() {
+        let evidence = one_line(&facts.unasked_tools.join("; "));
+        return Some((FailureType::PermissionBlocked, evidence));
+    }
     if !facts.permission_denials.is_empty() || !facts.refused_tools.is_empty() {
         let denied = facts
             .permission_denials
@@ -127,6 +135,8 @@ fn failure_of_kind(kind: &str) -> Option<FailureType> {
         Some(FailureType::Auth)
     } else if QUOTA_KINDS.contains(&kind) || kind.starts_with("usage_limit") {
         Some(FailureType::Quota)
+    } else if CONFIG_KINDS.contains(&kind) {
+        Some(FailureType::Config)
     } else if PROCESS_KINDS.contains(&kind) {
         Some(FailureType::Process)
     } else {

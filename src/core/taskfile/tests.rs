@@ -418,6 +418,7 @@ fn defaults_and_typed_fields() {
         retry_at: None,
         wait_for_quota_reset: false,
         trust_folder: None,
+        acp_mode: None,
         worktree: false,
         host: None,
         ran_on: None,

@@ -87,6 +87,7 @@ fn setup_from_env() -> SessionSetup {
                 .unwrap_or(60.0),
         ),
         load_session: env_var("HERD_ACP_LOAD_SESSION"),
+        mode: env_var("HERD_ACP_MODE"),
     }
 }
 
@@ -103,6 +104,7 @@ fn spawn_agent(
         .env_remove("HERD_ACP_PROMPT")
         .env_remove("HERD_ACP_POLICY")
         .env_remove("HERD_ACP_LOAD_SESSION")
+        .env_remove("HERD_ACP_MODE")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -1,6 +1,7 @@
 //! Launching a `protocol = "acp"` profile: the agent's command runs under herd's ACP client
 //! (`herd acp-client -- <command>`), which gets the rendered prompt, the task's permission
-//! rules and switches, and where to record the session, in its environment.
+//! rules and switches, the session mode to set, and where to record the session, in its
+//! environment.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -42,6 +43,11 @@ pub fn wrap(
     env.insert("HERD_ACP_PROMPT".into(), prompt.to_string());
     env.insert("HERD_ACP_POLICY".into(), policy.to_string());
     env.insert("HERD_ACP_LOG".into(), log.display().to_string());
+    // The session mode the client sets: the task's, else the profile's (the agent's manual one).
+    match task.acp_mode.as_ref().or(profile.acp_mode.as_ref()) {
+        Some(mode) => env.insert("HERD_ACP_MODE".into(), mode.clone()),
+        None => env.remove("HERD_ACP_MODE"),
+    };
     // `herd` is this executable once `check_launch` resolves it.
     let mut wrapped = vec![
         "herd".to_string(),

@@ -267,6 +267,34 @@ protocol = "acp"
 }
 
 #[test]
+fn an_acp_session_gets_the_profiles_mode_unless_the_task_names_its_own() {
+    let text = r#"
+[profiles.x]
+command = ["agent-acp"]
+protocol = "acp"
+acp_mode = "default"
+"#;
+    let p = ProfileSet::build(&[text], None).unwrap();
+    let profile = p.get("x").unwrap();
+    let plain = task(r#"{"task_id": "t", "agent": "x", "prompt_template": "Do it"}"#);
+    let plan = render_launch(&plain, profile, &tpl(&plain), None, &ctx()).unwrap();
+    assert_eq!(plan.env["HERD_ACP_MODE"], "default");
+    let own = task(
+        r#"{"task_id": "t", "agent": "x", "acp_mode": "auto", "prompt_template": "Do it",
+            "env": {"HERD_ACP_MODE": "bypassPermissions"}}"#,
+    );
+    let plan = render_launch(&own, profile, &tpl(&own), None, &ctx()).unwrap();
+    assert_eq!(plan.env["HERD_ACP_MODE"], "auto");
+    // The built-in profiles name each adapter's manual mode.
+    let builtin = ProfileSet::build(&crate::assets::built_in_profile_texts(), None).unwrap();
+    let modes: Vec<_> = ["gemini-acp", "claude-acp", "codex-acp"]
+        .iter()
+        .map(|name| builtin.get(name).unwrap().acp_mode.clone().unwrap())
+        .collect();
+    assert_eq!(modes, ["default", "default", "read-only"]);
+}
+
+#[test]
 fn cwd_names_the_folder_the_agent_runs_in_on_its_host() {
     let p = profiles();
     let t = task(r#"{"task_id": "t", "agent": "a", "prompt_template": "Work in {cwd}."}"#);

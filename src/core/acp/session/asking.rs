@@ -15,6 +15,9 @@ use crate::core::guard::{Decision, Request};
 impl Session {
     pub(super) fn on_permission(&mut self, id: Value, params: &Value, at: Duration) -> Vec<Action> {
         let tool_call = params.get("toolCall").cloned().unwrap_or(Value::Null);
+        if let Some(id) = tool_call.get("toolCallId").and_then(Value::as_str) {
+            self.watch.asked(id);
+        }
         let request = Some(permission::request_of(&tool_call));
         let options = permission::ordered(&permission::options_of(params));
         let (decision, choice) = permission::decide(request.as_ref(), &options, &self.setup.policy);

@@ -186,8 +186,22 @@ fn final_result(facts: &mut StreamFacts, event: &Object) {
     if facts.client_approvals.is_none() {
         facts.client_approvals = crate::core::acp::audit::read(event);
     }
+    acp_session(facts, event);
     if !success {
         facts.errors.push(result_error(event, subtype));
+    }
+}
+
+/// herd's ACP client's own facts in its result: tool calls that ran without asking, and the
+/// session's permission mode.
+fn acp_session(facts: &mut StreamFacts, event: &Object) {
+    use crate::core::acp::outcome::{MODE_FIELD, UNASKED_FIELD};
+    if let Some(unasked) = event.get(UNASKED_FIELD).and_then(Value::as_array) {
+        let described = unasked.iter().filter_map(Value::as_str).map(str::to_string);
+        facts.unasked_tools.extend(described);
+    }
+    if facts.acp_mode.is_none() {
+        facts.acp_mode = event.get(MODE_FIELD).filter(|m| m.is_object()).cloned();
     }
 }
 

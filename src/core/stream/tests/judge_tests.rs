@@ -295,3 +295,28 @@ fn codex_metadata_warning_item_does_not_fail_a_completed_run() {
     assert!(!facts.errors[0].fatal);
     assert_eq!(judge(&facts, &built_in("codex")), None);
 }
+
+/// herd's ACP client's result for a session it stopped: a tool call ran without asking.
+#[test]
+fn a_tool_call_that_ran_without_asking_blocks_the_attempt_with_the_call_as_evidence() {
+    let ran = "the agent ran Bash(touch x) without asking: its permission mode is not herd's";
+    let facts = StreamFacts {
+        unasked_tools: vec![ran.to_string()],
+        permission_denials: vec!["Bash(rm -rf ~)".to_string()],
+        ..failed(vec![fatal(Some("tool_ran_without_asking"), None, ran)])
+    };
+    assert_eq!(
+        judge(&facts, &plain_profile()),
+        Some((FailureType::PermissionBlocked, ran.to_string()))
+    );
+}
+
+#[test]
+fn a_session_mode_herd_could_not_set_is_a_set_up_problem() {
+    let message = "session/set_mode default failed: Invalid params (-32602)";
+    let facts = failed(vec![fatal(Some("permission_mode_not_set"), None, message)]);
+    assert_eq!(
+        judge(&facts, &plain_profile()),
+        Some((FailureType::Config, message.to_string()))
+    );
+}

@@ -93,6 +93,11 @@ pub(super) fn read_task(
         permission_wait_sec: r.seconds("permission_wait_sec"),
         wait_for_quota_reset: r.boolean("wait_for_quota_reset").unwrap_or(false),
         trust_folder: r.boolean("trust_folder"),
+        acp_mode: r.string(
+            "acp_mode",
+            "a non-empty string (a session mode the ACP agent offers, e.g. \"default\")",
+            false,
+        ),
         worktree: r.boolean("worktree").unwrap_or(false),
         host: r.string("host", "a host or group name of the hosts file", false),
         ran_on: r.string(

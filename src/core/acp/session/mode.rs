@@ -1,0 +1,146 @@
+//! The session's permission mode. herd sets the mode the task or profile names (`acp_mode`)
+//! once the session is open (`session/new` or `session/load`), with `session/set_mode`, and
+//! sends the prompt only once the agent took it; so an adapter's own default (claude-agent-acp
+//! 0.101.0 starts in `auto`, where Claude's classifier decides; codex-acp 2.6.0 in `agent`,
+//! where an automatic reviewer does) never decides permissions in herd's place. A mode the
+//! agent does not offer, or refuses to take, ends the session before the prompt: herd never
+//! runs a task in a mode of the agent's choosing when it was told one. What the agent offered,
+//! started in and is in goes into the attempt's facts (`ModeFacts`).
+
+use serde_json::{Value, json};
+
+use super::{Action, Asked, Session};
+use crate::core::acp::outcome::Outcome;
+use crate::core::acp::rpc::RpcError;
+use crate::core::acp::transcript::Shown;
+use crate::core::acp::wire;
+
+/// The outcome kind of a session whose mode herd could not set: a set-up problem
+/// (`failed_config`), found before the prompt.
+pub const MODE_NOT_SET: &str = "permission_mode_not_set";
+
+/// What herd knows of the session's mode, for the attempt's facts.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ModeFacts {
+    /// The mode herd was told to set (the task's or the profile's `acp_mode`).
+    pub wanted: Option<String>,
+    /// The mode the agent opened the session in.
+    pub started_in: Option<String>,
+    /// The modes the agent offers.
+    pub offered: Vec<String>,
+    /// The mode the session is in, as last confirmed: herd's `session/set_mode` answered, or
+    /// the agent's own report (`current_mode_update`, a mode `config_option_update`).
+    pub current: Option<String>,
+    /// herd's `session/set_mode` was accepted.
+    pub set_by_herd: bool,
+}
+
+impl ModeFacts {
+    /// As the `acp_mode` of the session's result event (and so of the attempt's facts).
+    pub fn to_value(&self) -> Value {
+        json!({
+            "wanted": self.wanted,
+            "started_in": self.started_in,
+            "offered": self.offered,
+            "current": self.current,
+            "set_by_herd": self.set_by_herd,
+        })
+    }
+}
+
+impl Session {
+    /// The session is open (`result` of `session/new` or `session/load`, the prompt queued):
+    /// herd's mode is set first when the agent offers modes, else the prompt goes at once.
+    pub(super) fn on_session_opened(&mut self, result: &Value) -> Vec<Action> {
+        let wanted = self.setup.mode.clone();
+        self.mode.wanted = wanted.clone();
+        let Some(modes) = wire::session_modes(result) else {
+            let mut actions = Vec::new();
+            if let Some(wanted) = wanted {
+                let note = format!("the agent offers no session modes: mode {wanted} not set");
+                actions.push(Action::Show(Shown::Note(note)));
+            }
+            actions.extend(self.next_prompt());
+            return actions;
+        };
+        self.mode.started_in = Some(modes.current.clone());
+        self.mode.current = Some(modes.current.clone());
+        self.mode.offered = modes.offered.clone();
+        let Some(wanted) = wanted else {
+            let note = format!(
+                "session mode {} (the agent's own; no acp_mode)",
+                modes.current
+            );
+            let mut actions = vec![Action::Show(Shown::Note(note))];
+            actions.extend(self.next_prompt());
+            return actions;
+        };
+        if !modes.offered.contains(&wanted) {
+            let message = format!(
+                "the agent offers no session mode {wanted} (it offers {}; it opened the \
+                 session in {}): herd does not run it in a mode of the agent's choosing",
+                modes.offered.join(", "),
+                modes.current
+            );
+            return vec![self.finish(Outcome::failed(MODE_NOT_SET, &message))];
+        }
+        let Some(id) = self.session_id.clone() else {
+            return self.next_prompt();
+        };
+        self.mode_pending = true;
+        let note = format!(
+            "session/set_mode {wanted} (the agent opened the session in {})",
+            modes.current
+        );
+        vec![
+            Action::Show(Shown::Note(note)),
+            self.ask(
+                Asked::SetMode,
+                wire::SESSION_SET_MODE,
+                wire::set_mode(&id, &wanted),
+            ),
+        ]
+    }
+
+    /// The agent answered herd's `session/set_mode`: the prompt goes once the mode took; a
+    /// refusal ends the session before it.
+    pub(super) fn on_mode_set(&mut self, answer: Result<Value, RpcError>) -> Vec<Action> {
+        self.mode_pending = false;
+        let wanted = self.mode.wanted.clone().unwrap_or_default();
+        match answer {
+            Ok(_) => {
+                self.mode.current = Some(wanted.clone());
+                self.mode.set_by_herd = true;
+                let mut actions = vec![Action::Show(Shown::Note(format!("session mode {wanted}")))];
+                actions.extend(self.next_prompt());
+                actions
+            }
+            Err(error) => {
+                let message = format!(
+                    "session/set_mode {wanted} failed: {}; herd does not run the session in \
+                     the agent's own mode {}",
+                    error.describe(),
+                    self.mode.started_in.as_deref().unwrap_or("?")
+                );
+                vec![self.finish(Outcome::failed(MODE_NOT_SET, &message))]
+            }
+        }
+    }
+
+    /// A `session/update` that names the session's mode: kept as the current one, and said
+    /// when it is not the mode herd set.
+    pub(super) fn on_mode_update(&mut self, mode: String) -> Vec<Action> {
+        let changed = self.mode.current.as_deref() != Some(mode.as_str());
+        let leaves_herds = self
+            .mode
+            .wanted
+            .as_deref()
+            .is_some_and(|wanted| wanted != mode && !self.mode_pending);
+        self.mode.current = Some(mode.clone());
+        if changed && leaves_herds {
+            let note = format!("the agent switched the session to mode {mode}");
+            return vec![Action::Show(Shown::Note(note))];
+        }
+        Vec::new()
+    }
+}
