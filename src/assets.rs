@@ -1,4 +1,4 @@
-//! Files shipped inside the binary: the built-in agent profiles.
+//! Files shipped inside the binary: the built-in agent profiles and the ACP registry's index.
 
 /// (file name, TOML text) of every built-in profile, from `assets/profiles/`.
 pub const BUILT_IN_PROFILES: &[(&str, &str)] = &[
@@ -20,9 +20,29 @@ pub const BUILT_IN_PROFILES: &[(&str, &str)] = &[
     ("sim.toml", include_str!("../assets/profiles/sim.toml")),
 ];
 
-/// The built-in profile texts, for `ProfileSet::build`.
+/// The ACP registry's index as herd ships it (`scripts/acp-registry refresh` renews it).
+pub const ACP_REGISTRY: &str = include_str!("../assets/acp/registry.json");
+
+/// The built-in profile texts, for `ProfileSet::build`: the files of `assets/profiles/`, then
+/// every agent of the ACP registry as `acp:<id>`.
 pub fn built_in_profile_texts() -> Vec<&'static str> {
-    BUILT_IN_PROFILES.iter().map(|(_, text)| *text).collect()
+    let mut texts: Vec<&'static str> = BUILT_IN_PROFILES.iter().map(|(_, text)| *text).collect();
+    texts.push(registry_profiles());
+    texts
+}
+
+/// The registry's agents as profile TOML for this machine's platform, made once.
+fn registry_profiles() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        use crate::core::acp::registry::{Registry, platform};
+        let here = platform(std::env::consts::OS, std::env::consts::ARCH);
+        // The snapshot is checked by the tests; a broken one gives no registry profiles rather
+        // than no herd.
+        Registry::parse(ACP_REGISTRY)
+            .map(|registry| registry.profiles_toml(&here))
+            .unwrap_or_default()
+    })
 }
 
 #[cfg(test)]

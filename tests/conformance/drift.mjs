@@ -6,9 +6,10 @@
 // A package with no release for STALE_DAYS is reported as possibly moved (a scope change such as
 // @zed-industries/* -> @agentclientprotocol/* leaves the old name alive and undeprecated).
 //
-// The ACP adapters are also checked against the ACP registry's entries (acp-registry.json, a
-// snapshot of github.com/agentclientprotocol/registry): the npm package the registry names for
-// each agent herd has a profile for must be the one pinned, else the adapter has moved.
+// The ACP adapters are also checked against the ACP registry (assets/acp/registry.json, herd's
+// snapshot of agentclientprotocol/registry, renewed by `scripts/acp-registry refresh`): the npm
+// package the registry names for each agent herd has a built-in profile for must be the one
+// pinned, else the adapter has moved.
 //
 // Usage: node tests/conformance/drift.mjs
 //   exit 1 on a deprecated pin or an adapter the registry distributes under another name,
@@ -63,7 +64,16 @@ for (const [name, pinned] of pins) {
 }
 // "@scope/name@1.2.3" -> "@scope/name"
 const packageName = (spec) => spec.slice(0, spec.lastIndexOf("@") > 0 ? spec.lastIndexOf("@") : spec.length);
-const registry = JSON.parse(readFileSync(new URL("./acp-registry.json", import.meta.url), "utf8"));
+// The registry's agents herd has built-in profiles for: registry id -> herd profile.
+const HERD_PROFILES = { "claude-acp": "claude-acp", "codex-acp": "codex-acp", gemini: "gemini-acp" };
+const snapshot = JSON.parse(
+  readFileSync(new URL("../../assets/acp/registry.json", import.meta.url), "utf8"),
+);
+const registry = {
+  agents: snapshot.agents
+    .filter((agent) => HERD_PROFILES[agent.id] && agent.distribution?.npx)
+    .map((agent) => ({ ...agent, herd_profile: HERD_PROFILES[agent.id], npx: agent.distribution.npx.package })),
+};
 let moved = 0;
 for (const agent of registry.agents) {
   const name = packageName(agent.npx);

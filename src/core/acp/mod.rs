@@ -46,6 +46,7 @@
 pub mod audit;
 pub mod outcome;
 pub mod permission;
+pub mod registry;
 pub mod render;
 pub mod rpc;
 pub mod session;
