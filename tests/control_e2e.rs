@@ -306,16 +306,11 @@ fn a_prompt_is_answered_by_id_a_stale_id_refused_and_a_task_added_mid_run() {
 
 #[test]
 fn a_call_from_another_user_is_refused() {
-    if !rustix::process::getuid().is_root() {
-        println!("skipped: only root can run the client as another user (nobody)");
+    if !common::can_run_as_another_user("a_call_from_another_user_is_refused") {
         return;
     }
     let setup = Setup::new(json!({"tasks": [ask_task("ask")]}));
-    // A copy of herd that nobody may run (the build folder may be closed to others).
-    let bin_dir = tempfile::tempdir().unwrap();
-    let bin = bin_dir.path().join("herd");
-    std::fs::copy(env!("CARGO_BIN_EXE_herd"), &bin).unwrap();
-    std::fs::set_permissions(bin_dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (_bin_dir, bin) = common::herd_for_any_user();
     let herd_run = setup.start_headless();
     setup.wait_for_prompt();
     let socket = setup
