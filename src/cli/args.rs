@@ -44,8 +44,8 @@ pub enum Command {
     /// answers and the guard's reasons, the marker, the ending, the verdict and its evidence) and
     /// what the profile's rules make of the last screen
     Explain(ExplainArgs),
-    /// Leave a message for a task's agent session (answers to its questions, or a follow-up);
-    /// the next `herd run` resumes the session with it
+    /// Send a message to a task's agent session (answers to its questions, or a follow-up):
+    /// through the herd that runs the file, else for the next `herd run` to resume it with
     Message(MessageArgs),
     /// Talk to the herd that runs a tasks file through its control socket: `herd ctl --tasks FILE
     /// METHOD [PARAMS_JSON]` prints the result as JSON; `herd ctl --tasks FILE watch` prints its
@@ -324,8 +324,11 @@ pub struct ProfilesArgs {
 
 #[derive(Debug, Args, Clone)]
 #[command(
-    after_help = "The task becomes `retryable` with the message in its \"resume_message\" \
-field. The next `herd run` continues the agent's last session (the profile's `resume` command \
+    after_help = "When a herd runs the tasks file (in a terminal, headless or in the \
+background), the message goes through its control socket: typed into the task's agent when it \
+runs, else the session of a task that needs input or has ended is resumed with it at once. \
+Otherwise the task becomes `retryable` with the message in its \"resume_message\" \
+field, and the next `herd run` continues the agent's last session (the profile's `resume` command \
 with the session id from the task's result); when there is no session to continue, a fresh \
 attempt gets the message (and the agent's questions) in its prompt. In the dashboard, `m` on a \
 task that is not running does the same.\n\nExample: herd message --tasks tasks.json fix-042 \
