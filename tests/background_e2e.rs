@@ -8,7 +8,8 @@
 //! batch running (the other terminal stays attached, and the dashboard follows its window's new
 //! size); `q` → `s` stops it (the task back to retryable). An attach from another user
 //! (`nobody`) is refused by the folder and, with the folder opened, by the holder's peer check.
-//! Each test has its own rendezvous folder (`XDG_RUNTIME_DIR`).
+//! `herd message` answers the questions of a task that needs input through the background
+//! herd's control socket, and the session is resumed at once. Each test has its own rendezvous folder (`XDG_RUNTIME_DIR`).
 
 // Test code: a failed `expect` is the test failing, with its message.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
@@ -60,8 +61,12 @@ struct Batch {
 
 impl Batch {
     fn new() -> Batch {
+        Batch::with_tasks(TASKS)
+    }
+
+    fn with_tasks(tasks: &str) -> Batch {
         let dir = tempfile::tempdir().expect("temp dir");
-        std::fs::write(dir.path().join("tasks.json"), TASKS).expect("write tasks");
+        std::fs::write(dir.path().join("tasks.json"), tasks).expect("write tasks");
         let runtime = tempfile::tempdir().expect("runtime dir");
         Batch { dir, runtime }
     }
@@ -86,13 +91,19 @@ impl Batch {
     /// `herd run --detach --concurrency 1`: returns once the dashboard is up. One agent at a
     /// time: the tasks wait in the file's order.
     fn detach(&self) -> String {
+        self.detach_with(1)
+    }
+
+    /// `herd run --detach --concurrency N`: returns once the dashboard is up.
+    fn detach_with(&self, concurrency: u16) -> String {
+        let concurrency = concurrency.to_string();
         let out = self.herd(&[
             "run",
             "--detach",
             "--tasks",
             "tasks.json",
             "--concurrency",
-            "1",
+            &concurrency,
         ]);
         assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
         String::from_utf8_lossy(&out.stdout).into_owned()
@@ -158,12 +169,31 @@ impl Batch {
     }
 
     fn task_status(&self, id: &str) -> String {
-        let text = std::fs::read_to_string(self.tasks()).expect("tasks file");
-        let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
-        common::task(&doc, id)["status"]
+        self.task(id)["status"]
             .as_str()
             .unwrap_or_default()
             .to_string()
+    }
+
+    /// Task `id` as the tasks file has it now.
+    fn task(&self, id: &str) -> serde_json::Value {
+        let text = std::fs::read_to_string(self.tasks()).expect("tasks file");
+        let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+        common::task(&doc, id).clone()
+    }
+
+    /// Waits until task `id` is `status`.
+    fn wait_for_status(&self, id: &str, status: &str) {
+        let deadline = Instant::now() + WAIT;
+        while self.task_status(id) != status {
+            assert!(
+                Instant::now() < deadline,
+                "{id} is not {status}: {:#}\n{}",
+                self.task(id),
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 
     /// Waits until the background herd is gone: its registration and socket removed.
@@ -381,17 +411,13 @@ fn a_closed_terminal_and_q_then_d_leave_the_batch_running_and_q_then_s_stops_it(
     assert_eq!(batch.task_status("ask-first"), "retryable");
 }
 
-/// `herd attach --socket <socket>` as `nobody`, in a terminal; what it printed and its exit code.
-fn attach_as_nobody(socket: &Path) -> (String, u32) {
+/// `herd attach --socket <socket>` as `nobody`, in a terminal, run from `bin` (a copy nobody may
+/// run); what it printed and its exit code.
+fn attach_as_nobody(bin: &Path, socket: &Path) -> (String, u32) {
     let mut command = CommandBuilder::new("runuser");
-    command.args([
-        "-u",
-        "nobody",
-        "--",
-        env!("CARGO_BIN_EXE_herd"),
-        "attach",
-        "--socket",
-    ]);
+    command.args(["-u", "nobody", "--"]);
+    command.arg(bin);
+    command.args(["attach", "--socket"]);
     command.arg(socket);
     command.cwd("/");
     let mut client = Dashboard::spawn(command, &Launch::size(24, 100));
@@ -401,10 +427,11 @@ fn attach_as_nobody(socket: &Path) -> (String, u32) {
 
 #[test]
 fn an_attach_from_another_user_is_refused() {
-    assert!(
-        rustix::process::getuid().is_root(),
-        "this test switches to the user nobody with runuser, which needs root"
-    );
+    if !common::can_run_as_another_user("an_attach_from_another_user_is_refused") {
+        return;
+    }
+    // The build folder may be closed to others (a clone kept in a 0700 folder).
+    let (_bin_dir, bin) = common::herd_for_any_user();
     let batch = Batch::new();
     batch.detach();
     let folder = batch.runtime.path().join("herd");
@@ -415,7 +442,7 @@ fn an_attach_from_another_user_is_refused() {
         .expect("the attach socket");
 
     // As made: nobody cannot even reach the socket.
-    let (text, code) = attach_as_nobody(&socket);
+    let (text, code) = attach_as_nobody(&bin, &socket);
     assert_eq!(code, 1, "{text}");
     assert!(text.contains("Permission denied"), "{text}");
 
@@ -426,7 +453,7 @@ fn an_attach_from_another_user_is_refused() {
     open(batch.runtime.path(), 0o711);
     open(&folder, 0o711);
     open(&socket, 0o666);
-    let (text, code) = attach_as_nobody(&socket);
+    let (text, code) = attach_as_nobody(&bin, &socket);
     open(&socket, 0o600);
     open(&folder, 0o700);
     assert_eq!(code, 1, "{text}");
@@ -515,4 +542,88 @@ fn attach_without_tasks_takes_the_only_background_herd() {
     client.press("s");
     assert_eq!(client.wait_for_exit(WAIT), 0, "{}", client.text());
     batch.wait_until_gone();
+}
+
+/// A task whose agent asks two questions (in its signal file) and one that waits at a permission
+/// dialog, so the background batch is still running when the questions are answered.
+const ASKING: &str = r#"{
+  "tasks": [
+    {
+      "task_id": "asks",
+      "agent": "sim",
+      "completion": "signal_file",
+      "inputs": { "scenario": "signal_questions" },
+      "prompt_template": "Add a migration for the new column."
+    },
+    {
+      "task_id": "holds",
+      "agent": "sim",
+      "timeout_sec": 300,
+      "inputs": { "scenario": "permission" },
+      "prompt_template": "Delete the build folder."
+    }
+  ]
+}
+"#;
+
+#[test]
+fn herd_message_answers_a_background_tasks_questions_through_its_control_socket() {
+    let batch = Batch::with_tasks(ASKING);
+    batch.detach_with(2);
+    batch.wait_for_status("asks", "needs_input");
+    let asked = batch.task("asks");
+    assert_eq!(
+        asked["result"]["questions"][0], "Which database should I use?",
+        "{asked:#}"
+    );
+
+    let answer = "1. Postgres\n2. yes, drop it";
+    let out = batch.herd(&["message", "--tasks", "tasks.json", "asks", answer]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("resuming session sim-asks-1") && said.contains("through the herd"),
+        "{}",
+        describe(&out)
+    );
+    // Delivered at once, by the running herd: the session is resumed with the answers.
+    batch.wait_for_status("asks", "completed");
+    let facts: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(batch.dir.path().join("runs/asks/attempt_2.json"))
+            .expect("the second attempt's facts"),
+    )
+    .expect("json");
+    assert_eq!(facts["resumed_session"], "sim-asks-1", "{facts:#}");
+    assert!(
+        facts["argv"]
+            .as_array()
+            .expect("argv")
+            .iter()
+            .any(|arg| arg.as_str().is_some_and(|arg| arg.starts_with(answer))),
+        "the answers are the resumed session's message: {facts:#}"
+    );
+    assert_eq!(
+        batch.task("asks")["resume_message"],
+        serde_json::Value::Null
+    );
+
+    // A task that cannot take a message now is refused by the running herd, nothing changed.
+    let out = batch.herd(&["message", "--tasks", "tasks.json", "nobody-here", "hi"]);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("nobody-here"),
+        "{}",
+        describe(&out)
+    );
+
+    // The batch goes on and ends as usual.
+    let id = batch.prompt_id_of("holds");
+    let (code, result) = batch.ctl(
+        "prompts.answer",
+        &serde_json::json!({"prompt_id": id, "answer": "approve"}),
+    );
+    assert_eq!(code, 0, "prompts.answer: {result}");
+    batch.wait_until_gone();
+    assert_eq!(batch.task_status("holds"), "completed");
+    assert_eq!(batch.task_status("asks"), "completed");
 }

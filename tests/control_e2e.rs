@@ -3,7 +3,8 @@
 //! answered by its id (recorded as the API's answer), a stale id is refused and lands nowhere,
 //! a task added mid-run is written into the file and run, an invalid one is refused with its
 //! problems, a call from another user is refused, and `herd ctl` without a running herd says how
-//! to start one.
+//! to start one. The short verbs `herd ctl list`, `herd ctl answer` and `herd stop` print JSON
+//! into a pipe.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -306,16 +307,11 @@ fn a_prompt_is_answered_by_id_a_stale_id_refused_and_a_task_added_mid_run() {
 
 #[test]
 fn a_call_from_another_user_is_refused() {
-    if !rustix::process::getuid().is_root() {
-        println!("skipped: only root can run the client as another user (nobody)");
+    if !common::can_run_as_another_user("a_call_from_another_user_is_refused") {
         return;
     }
     let setup = Setup::new(json!({"tasks": [ask_task("ask")]}));
-    // A copy of herd that nobody may run (the build folder may be closed to others).
-    let bin_dir = tempfile::tempdir().unwrap();
-    let bin = bin_dir.path().join("herd");
-    std::fs::copy(env!("CARGO_BIN_EXE_herd"), &bin).unwrap();
-    std::fs::set_permissions(bin_dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (_bin_dir, bin) = common::herd_for_any_user();
     let herd_run = setup.start_headless();
     setup.wait_for_prompt();
     let socket = setup
@@ -618,4 +614,55 @@ fn a_task_added_through_the_socket_survives_an_edit_saved_from_the_version_befor
     assert_eq!(task(&doc, "new")["enabled"], false, "{doc}");
     let log = std::fs::read_to_string(setup.dir.path().join("runs/herd.log")).unwrap();
     assert!(log.contains("1 task added by herd kept"), "{log}");
+}
+
+#[test]
+fn the_short_verbs_list_answer_and_stop_speak_json_into_a_pipe() {
+    let slow = json!({
+        "task_id": "slow", "agent": "sim", "max_retries": 0, "timeout_sec": 60,
+        "inputs": {"scenario": "hang"}, "prompt_template": PROMPT
+    });
+    let setup = Setup::new(json!({"tasks": [ask_task("ask"), slow]}));
+    let herd_run = setup.start_headless();
+    setup.wait_for_prompt();
+    let short = |args: &[&str]| {
+        let out = setup.herd().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", describe(&out));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap_or_else(|e| {
+            panic!("{args:?} prints JSON into a pipe ({e}): {}", describe(&out))
+        })
+    };
+    let listed = short(&["ctl", "--tasks", "tasks.json", "list"]);
+    let rows = listed["tasks"].as_array().expect("rows");
+    let ask = rows.iter().find(|r| r["task_id"] == "ask").expect("ask");
+    assert_eq!(ask["live"]["prompt_id"], "ask/1/1", "{listed:#}");
+
+    let answered = short(&[
+        "ctl",
+        "--tasks",
+        "tasks.json",
+        "answer",
+        "ask/1/1",
+        "approve",
+    ]);
+    assert_eq!(answered["done"], true, "{answered:#}");
+    wait_for("ask completed", || {
+        (task(&setup.doc(), "ask")["status"] == "completed").then_some(())
+    });
+    let bad = setup
+        .herd()
+        .args(["ctl", "--tasks", "tasks.json", "answer", "ask/1/1"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2), "{}", describe(&bad));
+
+    let stopped = short(&["stop", "--tasks", "tasks.json"]);
+    assert_eq!(stopped["done"], true, "{stopped:#}");
+    let out = wait_exit(herd_run);
+    assert_eq!(out.status.code(), Some(130), "{}", describe(&out));
+    assert_eq!(task(&setup.doc(), "slow")["status"], "retryable");
+    assert_eq!(
+        task(&setup.doc(), "ask")["result"]["approvals"][0]["by"],
+        "api"
+    );
 }

@@ -44,13 +44,16 @@ pub enum Command {
     /// answers and the guard's reasons, the marker, the ending, the verdict and its evidence) and
     /// what the profile's rules make of the last screen
     Explain(ExplainArgs),
-    /// Leave a message for a task's agent session (answers to its questions, or a follow-up);
-    /// the next `herd run` resumes the session with it
+    /// Send a message to a task's agent session (answers to its questions, or a follow-up):
+    /// through the herd that runs the file, else for the next `herd run` to resume it with
     Message(MessageArgs),
     /// Talk to the herd that runs a tasks file through its control socket: `herd ctl --tasks FILE
     /// METHOD [PARAMS_JSON]` prints the result as JSON; `herd ctl --tasks FILE watch` prints its
-    /// events as they come
+    /// events as they come; `list` and `answer PROMPT_ID OPTION` are short for the usual calls
     Ctl(CtlArgs),
+    /// Stop the herd that runs a tasks file, as a first Ctrl-C does: running agents are ended
+    /// and their tasks go back to retryable
+    Stop(StopArgs),
     /// An MCP server over stdio for one tasks file: tools to list, add, change and run its
     /// tasks, wait for them, answer their prompts and explain their attempts
     Mcp(McpArgs),
@@ -324,8 +327,11 @@ pub struct ProfilesArgs {
 
 #[derive(Debug, Args, Clone)]
 #[command(
-    after_help = "The task becomes `retryable` with the message in its \"resume_message\" \
-field. The next `herd run` continues the agent's last session (the profile's `resume` command \
+    after_help = "When a herd runs the tasks file (in a terminal, headless or in the \
+background), the message goes through its control socket: typed into the task's agent when it \
+runs, else the session of a task that needs input or has ended is resumed with it at once. \
+Otherwise the task becomes `retryable` with the message in its \"resume_message\" \
+field, and the next `herd run` continues the agent's last session (the profile's `resume` command \
 with the session id from the task's result); when there is no session to continue, a fresh \
 attempt gets the message (and the agent's questions) in its prompt. In the dashboard, `m` on a \
 task that is not running does the same.\n\nExample: herd message --tasks tasks.json fix-042 \
@@ -348,6 +354,13 @@ pub struct MessageArgs {
 }
 
 #[derive(Debug, Args, Clone)]
+pub struct StopArgs {
+    /// The tasks file the running herd runs (JSON)
+    #[arg(long, value_name = "FILE")]
+    pub tasks: PathBuf,
+}
+
+#[derive(Debug, Args, Clone)]
 #[command(after_help = ctl_help())]
 pub struct CtlArgs {
     /// The tasks file the running herd runs (JSON)
@@ -356,10 +369,13 @@ pub struct CtlArgs {
     /// Connect to this control socket instead of the one of --tasks
     #[arg(long, value_name = "PATH", conflicts_with = "tasks")]
     pub socket: Option<PathBuf>,
-    /// A method (below), or `watch`: subscribe and print each event as a JSON line
+    /// A method (below); `watch`: subscribe and print each event as a JSON line; `list`: the
+    /// tasks; `answer PROMPT_ID OPTION`: answer a waiting prompt
     pub method: String,
-    /// The method's parameters as a JSON object (default {})
+    /// The method's parameters as a JSON object (default {}); for `answer`, the prompt's id
     pub params: Option<String>,
+    /// For `answer`: the option to answer with (approve, approve_always or deny)
+    pub option: Option<String>,
     /// Seconds to wait for the herd's answer before giving up (exit 3); 0 waits for ever.
     /// `watch` waits for events as long as the run lasts
     #[arg(long, value_name = "SECS", default_value_t = 30.0)]
@@ -374,11 +390,17 @@ fn ctl_help() -> String {
     }
     text.push_str(
         "  watch              events.subscribe, then one JSON line per event until the run ends\n\n\
+         Short verbs, a table or a line on a terminal and JSON into a pipe:\n  \
+         list                       tasks.list: each task's status, attempts and live state \
+         (with the id of a prompt waiting for you)\n  \
+         answer PROMPT_ID OPTION    prompts.answer: OPTION is approve, approve_always or deny\n  \
+         (and `herd stop --tasks FILE`: batch.stop)\n\n\
          Exit codes: 0 the result was printed; 1 the herd answered with an error (printed as \
          JSON on stderr); 2 bad arguments; 3 no herd runs the file or it cannot be reached.\n\n\
          Examples:\n  herd ctl --tasks tasks.json tasks.list '{\"status\": [\"failed\"]}'\n  \
          herd ctl --tasks tasks.json prompts.answer '{\"prompt_id\": \"fix-1/1/1\", \
-         \"answer\": \"approve\"}'\n  herd ctl --tasks tasks.json watch",
+         \"answer\": \"approve\"}'\n  herd ctl --tasks tasks.json list\n  \
+         herd ctl --tasks tasks.json answer fix-1/1/1 approve\n  herd ctl --tasks tasks.json watch",
     );
     text
 }

@@ -16,6 +16,7 @@ use color_eyre::eyre::{Result, WrapErr};
 use super::args::{HoldArgs, RunArgs};
 use super::inputs::{EXIT_CANNOT_GO_ON, EXIT_INVALID, default_runs_dir};
 use crate::run::background::{self, holder};
+use crate::run::console::{Console, note};
 use crate::run::rendezvous::{Registration, Rendezvous, RunMode};
 
 /// How long the dashboard may take to come up before `--detach` gives up waiting.
@@ -36,7 +37,7 @@ pub(super) fn detach(args: &RunArgs) -> Result<i32> {
     let rendezvous = match Rendezvous::for_tasks(tasks) {
         Ok(r) => r,
         Err(error) => {
-            eprintln!("herd: {}: {error}", tasks.display());
+            note(&format!("herd: {}: {error}", tasks.display()));
             return Ok(EXIT_INVALID);
         }
     };
@@ -46,12 +47,12 @@ pub(super) fn detach(args: &RunArgs) -> Result<i32> {
             RunMode::Background => format!("see it with `herd attach --tasks {file}`"),
             _ => format!("talk to it with `herd ctl --tasks {file} ...`"),
         };
-        eprintln!(
+        note(&format!(
             "herd: a herd already runs {file} (pid {}, {}, since {}); nothing was started: {reach}",
             running.pid,
             running.mode.describe(),
             running.started_at
-        );
+        ));
         return Ok(EXIT_INVALID);
     }
     let runs_dir = args
@@ -80,26 +81,29 @@ pub(super) fn detach(args: &RunArgs) -> Result<i32> {
     loop {
         if let Some(status) = holder.try_wait()? {
             let code = status.code().unwrap_or(EXIT_CANNOT_GO_ON);
-            eprint!("{}", log_since(&log_path, start));
-            eprintln!("herd: the background run ended at once (exit {code}); its output is above");
+            Console::new(std::io::stderr(), "stderr").text(&log_since(&log_path, start));
+            note(&format!(
+                "herd: the background run ended at once (exit {code}); its output is above"
+            ));
             return Ok(code);
         }
         if background::answers(&rendezvous.attach) {
             break;
         }
         if Instant::now() >= deadline {
-            eprintln!(
+            note(&format!(
                 "herd: the background herd (pid {}) is not up after {}s; see {}",
                 holder.id(),
                 START_WAIT.as_secs(),
                 log_path.display()
-            );
+            ));
             return Ok(EXIT_CANNOT_GO_ON);
         }
         std::thread::sleep(Duration::from_millis(50));
     }
     let pid = Registration::read_live(&rendezvous.registration).map_or(holder.id(), |r| r.pid);
-    print!("{}", started_text(tasks, pid, &log_path));
+    // The batch runs already: a closed stdout ends only this printing.
+    Console::stdout().text(&started_text(tasks, pid, &log_path));
     Ok(0)
 }
 

@@ -42,9 +42,10 @@ pub fn load_profiles(user: Option<&Path>) -> std::result::Result<ProfileSet, Vec
     })
 }
 
+/// Each problem on stderr (a closed stderr never ends the command: see `run::console`).
 pub fn print_problems(problems: &[String]) {
     for p in problems {
-        eprintln!("{p}");
+        crate::run::console::note(p);
     }
 }
 

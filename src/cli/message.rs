@@ -1,6 +1,8 @@
-//! `herd message`: leaves the operator's message for a task's agent session in the tasks file,
-//! for scripts and headless runs (the dashboard's `m` does the same while herd runs). The next
-//! `herd run` delivers it by resuming the session.
+//! `herd message`: the operator's message for a task's agent session, for scripts and headless
+//! or background runs. When a herd runs the tasks file, the message goes through its control
+//! socket (`tasks.message`, as the dashboard's `m`): typed into a running agent, or, for a task
+//! that needs input or has ended, delivered at once by resuming its session. Otherwise it is
+//! left in the tasks file and the next `herd run` delivers it.
 
 use std::io::Read;
 
@@ -8,8 +10,11 @@ use color_eyre::eyre::{Result, WrapErr};
 use serde_json::json;
 
 use super::args::MessageArgs;
-use super::inputs::{EXIT_INVALID, load_profiles, print_problems, store_problems};
+use super::inputs::{
+    EXIT_CANNOT_GO_ON, EXIT_INVALID, load_profiles, print_problems, store_problems,
+};
 use crate::core::task::TaskStatus;
+use crate::run::control::client::{Client, ClientError};
 use crate::run::launch::last_session;
 use crate::run::store::TaskStore;
 
@@ -27,6 +32,68 @@ pub(super) fn message(args: &MessageArgs) -> Result<i32> {
         eprintln!("herd message: the message is empty; nothing was written");
         return Ok(EXIT_INVALID);
     }
+    match Client::for_tasks(&args.tasks) {
+        Ok(client) => return Ok(through_the_run(client, args, &text)),
+        // No herd runs the file: the message waits in it for the next run.
+        Err(
+            ClientError::NotRunning { .. }
+            | ClientError::NoTasksFile { .. }
+            | ClientError::NoRendezvous { .. },
+        ) => {}
+        Err(error) => {
+            eprintln!("herd message: {error}; nothing was sent");
+            return Ok(EXIT_CANNOT_GO_ON);
+        }
+    }
+    into_the_file(args, &text)
+}
+
+/// The message to the herd that runs the file, through its control socket; the exit code.
+fn through_the_run(mut client: Client, args: &MessageArgs, text: &str) -> i32 {
+    let task_id = args.task_id.as_str();
+    let status = match client.call("tasks.get", &json!({ "task_id": task_id })) {
+        Ok(Ok(reply)) => reply["task"]["status"].as_str().map(str::to_string),
+        Ok(Err(error)) => return refused(&error),
+        Err(error) => return unreachable_run(&error),
+    };
+    if status.as_deref() == Some(TaskStatus::Completed.as_str()) && !args.reopen {
+        eprintln!(
+            "herd message: task {task_id} is completed; a message would run it again. Add \
+             --reopen to continue its session with the message anyway; nothing was sent"
+        );
+        return EXIT_INVALID;
+    }
+    let params = json!({ "task_id": task_id, "text": text });
+    match client.call("tasks.message", &params) {
+        Ok(Ok(reply)) => {
+            let said = reply["message"].as_str().unwrap_or("message sent");
+            println!(
+                "{said} (through the herd that runs {})",
+                args.tasks.display()
+            );
+            0
+        }
+        Ok(Err(error)) => refused(&error),
+        Err(error) => unreachable_run(&error),
+    }
+}
+
+/// The running herd's refusal (an unknown task, a task that cannot take a message now).
+fn refused(error: &serde_json::Value) -> i32 {
+    let said = error["message"]
+        .as_str()
+        .map_or_else(|| error.to_string(), str::to_string);
+    eprintln!("herd message: {said}; nothing was sent");
+    EXIT_INVALID
+}
+
+fn unreachable_run(error: &ClientError) -> i32 {
+    eprintln!("herd message: {error}; the message may not have been delivered");
+    EXIT_CANNOT_GO_ON
+}
+
+/// The message left in the tasks file for the next `herd run`; the exit code.
+fn into_the_file(args: &MessageArgs, text: &str) -> Result<i32> {
     let profiles = match load_profiles(args.profiles.as_deref()) {
         Ok(p) => p,
         Err(problems) => {

@@ -51,6 +51,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
                 Command::Validate(args) => validate::validate(&args),
                 Command::Status(args) => status::status(&args),
                 Command::Ctl(args) => ctl::ctl(&args),
+                Command::Stop(args) => ctl::stop(&args),
                 Command::Profiles(args) => profiles::profiles(&args),
                 Command::Replay(args) => replay::replay(&args),
                 Command::Explain(args) => explain::explain(&args),
@@ -75,6 +76,7 @@ fn prints_only(command: &Command) -> bool {
         Command::Validate(_)
         | Command::Status(_)
         | Command::Ctl(_)
+        | Command::Stop(_)
         | Command::Profiles(_)
         | Command::Replay(_)
         | Command::Explain(_)

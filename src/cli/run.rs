@@ -12,6 +12,7 @@ use super::inputs::{
     store_problems,
 };
 use crate::core::rerun::{self, RetryPlan};
+use crate::run::console::note;
 use crate::run::driver::Driver;
 use crate::run::engine::{Engine, EngineOptions};
 use crate::run::rendezvous::RunMode;
@@ -75,7 +76,7 @@ pub(super) fn run(args: &RunArgs) -> Result<i32> {
         Ok(code) => Ok(code),
         // The engine already ended the agents and wrote their tasks back where it could.
         Err(error) => {
-            eprintln!("herd: {error:#}");
+            note(&format!("herd: {error:#}"));
             Ok(EXIT_CANNOT_GO_ON)
         }
     }
@@ -122,9 +123,9 @@ fn accept_inputs(args: &RunArgs) -> Option<Accepted> {
         Ok(plan) => plan,
         Err(problems) => {
             for problem in &problems {
-                eprintln!("herd: {problem}");
+                note(&format!("herd: {problem}"));
             }
-            eprintln!("herd: nothing was started and the tasks file is unchanged");
+            note("herd: nothing was started and the tasks file is unchanged");
             return None;
         }
     };
@@ -142,19 +143,19 @@ fn tasks_file_accepted(store: &TaskStore, args: &RunArgs) -> bool {
     let blocking = validate::file_problems(store.file());
     if !blocking.is_empty() {
         for p in &blocking {
-            eprintln!("{}", p.line(store.path()));
+            note(&p.line(store.path()));
         }
-        eprintln!(
-            "herd: the tasks file has problems; nothing was started and the file is unchanged (see herd validate)"
+        note(
+            "herd: the tasks file has problems; nothing was started and the file is unchanged (see herd validate)",
         );
         return false;
     }
     for id in &args.only {
         if store.file().task_index(id).is_none() {
-            eprintln!(
+            note(&format!(
                 "herd: --only {id}: no task has this task_id in {}",
                 args.tasks.tasks.display()
-            );
+            ));
             return false;
         }
     }
@@ -207,9 +208,9 @@ fn control_socket(
         Err(error) => {
             tracing::warn!("no control socket for this run: {error}");
             if headless {
-                eprintln!(
+                note(&format!(
                     "herd: no control socket for this run (herd ctl cannot reach it): {error}"
-                );
+                ));
             }
             None
         }
@@ -220,14 +221,14 @@ fn control_socket(
 /// retry budget) and its retry wait dropped, in the tasks file (written with the run's first
 /// write) and in `runs/herd.log`; the notes go to stderr.
 fn apply_retries(store: &mut TaskStore, plan: &RetryPlan) {
-    for note in &plan.notes {
-        eprintln!("herd: {note}");
+    for said in &plan.notes {
+        note(&format!("herd: {said}"));
     }
     for reset in &plan.resets {
         reset.apply(store.file_mut());
         let what = reset.describe();
         tracing::info!(task = %reset.task_id, "--retry {what}");
-        eprintln!("herd: --retry {what}");
+        note(&format!("herd: --retry {what}"));
     }
 }
 
@@ -243,7 +244,7 @@ fn explain_only(store: &TaskStore, only: &[String]) {
         };
         if let Some(why) = rerun::why_it_will_not_run(task) {
             tracing::info!(task = %id, "--only: {why}");
-            eprintln!("herd: --only {id}: {why}");
+            note(&format!("herd: --only {id}: {why}"));
         }
     }
 }

@@ -9,6 +9,7 @@ use color_eyre::eyre::Result;
 use super::args::TasksArgs;
 use super::inputs::{EXIT_INVALID, default_runs_dir, load_profiles, print_problems};
 use crate::core::taskfile::TaskFile;
+use crate::run::launch::AddedInstruction;
 use crate::run::store;
 use crate::run::validate::{self, Checks};
 
@@ -56,6 +57,9 @@ pub(super) fn validate(args: &TasksArgs) -> Result<i32> {
             .iter()
             .map(|p| p.line(&args.tasks)),
     );
+    for line in instruction_lines(&path, &validate::added_instructions(&file, &checks)) {
+        println!("{line}");
+    }
     if problems.is_empty() {
         println!("{path}: {} tasks, no problems", file.tasks().len());
         Ok(0)
@@ -67,5 +71,68 @@ pub(super) fn validate(args: &TasksArgs) -> Result<i32> {
             if problems.len() == 1 { "" } else { "s" }
         );
         Ok(EXIT_INVALID)
+    }
+}
+
+/// What herd adds to prompts, one informational line per kind of instruction: the tasks whose
+/// prompts do not ask for the marker (or the signal file) themselves.
+fn instruction_lines(path: &str, added: &[(String, AddedInstruction)]) -> Vec<String> {
+    let (marker, signal): (Vec<_>, Vec<_>) = added
+        .iter()
+        .partition(|(_, instruction)| *instruction == AddedInstruction::Marker);
+    let ids = |tasks: &[&(String, AddedInstruction)]| {
+        tasks
+            .iter()
+            .map(|(id, _)| id.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let count = |n: usize| format!("{n} task{}", if n == 1 { "" } else { "s" });
+    let mut lines = Vec::new();
+    if !marker.is_empty() {
+        lines.push(format!(
+            "{path}: note: herd adds \"When complete, print exactly: <the task's marker>\" to the \
+             prompt of {} ({}); \"marker_instruction\": false leaves a prompt as written",
+            count(marker.len()),
+            ids(&marker)
+        ));
+    }
+    if !signal.is_empty() {
+        lines.push(format!(
+            "{path}: note: herd adds how to write the signal file to the prompt of {} ({}); \
+             \"marker_instruction\": false leaves a prompt as written",
+            count(signal.len()),
+            ids(&signal)
+        ));
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tasks_that_get_an_instruction_are_named_once_per_kind() {
+        let added = [
+            ("a".to_string(), AddedInstruction::Marker),
+            (
+                "s".to_string(),
+                AddedInstruction::SignalFile("/r/s.json".into()),
+            ),
+            ("b".to_string(), AddedInstruction::Marker),
+        ];
+        let lines = instruction_lines("t.json", &added);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(
+            lines[0].starts_with("t.json: note: herd adds \"When complete, print exactly: ")
+                && lines[0].contains("prompt of 2 tasks (a, b)"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[1].contains("signal file to the prompt of 1 task (s)"),
+            "{lines:?}"
+        );
+        assert!(instruction_lines("t.json", &[]).is_empty());
     }
 }

@@ -250,6 +250,9 @@ pub struct TaskSpec {
     pub completion_marker: Option<String>,
     /// `None`: by the profile (a structured agent's result event, else the marker).
     pub completion: Option<Completion>,
+    /// herd adds the completion instruction (the marker's, or the signal file's) to a prompt
+    /// that does not place it itself; `"marker_instruction": false` leaves the prompt as written.
+    pub marker_instruction: bool,
     pub retry_mode: RetryMode,
     /// The operator's message for the task's agent session: the next attempt resumes the
     /// session with it (written by herd, cleared when that attempt starts).

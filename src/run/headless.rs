@@ -2,14 +2,16 @@
 //! at the end. Ctrl-C (or TERM, or HUP) stops the run (tasks in flight go back to `retryable`);
 //! a second one kills the agents at once. The turn itself is the driver's (`run::driver`), so
 //! the control socket works here as in the dashboard; `batch.stop` counts as a first Ctrl-C.
+//! The printing goes through a `Console`: a reader that leaves (`| head`) ends only the
+//! printing, never the run.
 
-use std::io::Write;
 use std::time::Instant;
 
 use color_eyre::eyre::Result;
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
 use super::clock::Now;
+use super::console::Console;
 use super::driver::Driver;
 use super::engine::command::Command;
 use super::engine::{Engine, EngineEvent};
@@ -31,7 +33,7 @@ pub async fn run(mut engine: Engine, driver: Driver) -> Result<i32> {
 }
 
 async fn drive(engine: &mut Engine, mut driver: Driver) -> Result<i32> {
-    let mut out = std::io::stdout();
+    let mut out = Console::stdout();
     let mut interrupts = 0u32;
     // TERM and HUP (a closed terminal, a supervisor stopping herd) stop the run like Ctrl-C.
     let mut interrupt = signal(SignalKind::interrupt())?;
@@ -40,7 +42,7 @@ async fn drive(engine: &mut Engine, mut driver: Driver) -> Result<i32> {
     // The time of each turn, read once when it starts.
     let mut now = Now::read();
     engine.apply(Command::FillSlots, now)?;
-    print_events(&driver.drain(engine), &mut out, now)?;
+    print_events(&driver.drain(engine), &mut out, now);
     while !engine.view().is_done() {
         let wake = engine.next_wakeup(now.at);
         let woke = tokio::select! {
@@ -61,26 +63,26 @@ async fn drive(engine: &mut Engine, mut driver: Driver) -> Result<i32> {
         if stop {
             interrupts += 1;
             if interrupts == 1 {
-                writeln!(
-                    out,
+                out.line(&format!(
                     "{}  stopping: ending running agents (Ctrl-C again to kill them now)",
                     clock(now)
-                )?;
+                ));
                 engine.apply(Command::Stop, now)?;
             } else {
                 engine.apply(Command::KillAll, now)?;
             }
         }
         let events = driver.end_turn(engine, now)?;
-        print_events(&events, &mut out, now)?;
+        print_events(&events, &mut out, now);
     }
     // The summary shows what is on disk.
     let now = Now::read();
     engine.settle_writes(now, super::engine::LAST_WRITE_WAIT)?;
-    print_events(&driver.drain(engine), &mut out, now)?;
-    writeln!(out)?;
-    write!(out, "{}", summary::table(engine, summary::stdout_width()))?;
-    out.flush()?;
+    print_events(&driver.drain(engine), &mut out, now);
+    out.text(&format!(
+        "\n{}",
+        summary::table(engine, summary::stdout_width())
+    ));
     Ok(engine.view().exit_code())
 }
 
@@ -110,12 +112,10 @@ fn clock(now: Now) -> String {
         .to_string()
 }
 
-fn print_events(events: &[EngineEvent], out: &mut impl Write, now: Now) -> Result<()> {
+fn print_events(events: &[EngineEvent], out: &mut Console<std::io::Stdout>, now: Now) {
     for event in events {
         if let Some(line) = describe(event) {
-            writeln!(out, "{}  {line}", clock(now))?;
+            out.line(&format!("{}  {line}", clock(now)));
         }
     }
-    out.flush()?;
-    Ok(())
 }

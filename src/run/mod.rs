@@ -8,6 +8,7 @@ pub mod attempt_files;
 pub mod background;
 pub mod clock;
 pub mod config_lock;
+pub mod console;
 pub mod control;
 pub mod driver;
 pub mod engine;

@@ -16,7 +16,7 @@ use crate::core::profile::ProfileSet;
 use crate::core::remote::hosts::HostSet;
 use crate::core::taskfile::{self, TaskFile};
 
-use super::launch::{self, LaunchContext, LaunchError};
+use super::launch::{self, AddedInstruction, LaunchContext, LaunchError};
 
 /// One problem, with where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -170,6 +170,31 @@ pub fn check(file: &TaskFile, checks: &Checks<'_>) -> Vec<Problem> {
         }
     }
     problems
+}
+
+/// The tasks (in file order) whose next prompt herd completes with the completion instruction,
+/// and which one: what `validate` tells the operator, since it is not in the file. Tasks that
+/// cannot be rendered are left out (their problems are `check`'s).
+pub fn added_instructions(file: &TaskFile, checks: &Checks<'_>) -> Vec<(String, AddedInstruction)> {
+    let Some(profiles) = checks.profiles else {
+        return Vec::new();
+    };
+    file.tasks()
+        .iter()
+        .filter_map(|task| {
+            let run_dir = checks.runs_dir.join(&task.task_id);
+            let ctx = LaunchContext {
+                base_dir: checks.base_dir,
+                run_id: file.run_id(),
+                attempt: task.attempts + 1,
+                run_dir: &run_dir,
+                cwd: None,
+                hook_settings: None,
+            };
+            let plan = launch::render(task, profiles, &ctx).ok()?;
+            Some((task.task_id.clone(), plan.added_instruction?))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -6,6 +6,9 @@
 //! the command line and the environment herd sets (`HERD_TASK_ID`, `HERD_ATTEMPT`,
 //! `HERD_COMPLETION_MARKER`, `HERD_SIGNAL_FILE`), then hands over to the player; it owns the
 //! terminal's raw mode for the run.
+//!
+//! Like a model, it prints the completion marker only when its prompt asks for it (the prompt
+//! contains the marker), so a prompt herd failed to complete fails here as it would for real.
 
 mod builtin;
 mod draw;
@@ -175,6 +178,7 @@ fn context_from_env(args: &SimArgs) -> Context {
             format!("Simulated task. Do the work, then print exactly: {marker}")
         }
     });
+    let marker_asked = is_marker_asked(&prompt, &marker, args.resume.is_some());
     let session_id = args
         .resume
         .clone()
@@ -185,7 +189,9 @@ fn context_from_env(args: &SimArgs) -> Context {
         .file_name()
         .map_or_else(|| cwd.clone(), |name| name.to_string_lossy().into_owned());
     let mut placeholders = Placeholders::default();
-    placeholders.set("marker", marker.clone());
+    // What the agent says where a scenario's text has the marker, when nobody asked for it.
+    let said_marker = if marker_asked { &marker } else { "Done." };
+    placeholders.set("marker", said_marker.to_string());
     placeholders.set("prompt", prompt.clone());
     placeholders.set("task_id", task_id.unwrap_or_else(|| "sim".to_string()));
     placeholders.set("attempt", attempt.to_string());
@@ -194,6 +200,7 @@ fn context_from_env(args: &SimArgs) -> Context {
     placeholders.set("dir", dir);
     Context {
         marker,
+        marker_asked,
         prompt,
         attempt,
         session_id,
@@ -212,6 +219,12 @@ fn new_session_id(task_id: Option<&str>, attempt: u32) -> String {
         Some(task_id) => format!("sim-{task_id}-{attempt}"),
         None => "sim-session".to_string(),
     }
+}
+
+/// Whether the agent was told to print `marker`: its prompt contains it, or it resumes a session
+/// (which was given its task, instruction included, when it started).
+fn is_marker_asked(prompt: &str, marker: &str, resumed: bool) -> bool {
+    resumed || prompt.contains(marker)
 }
 
 /// `--marker`, else `HERD_COMPLETION_MARKER`, else `TASK_COMPLETE:` + the task id (`sim`

@@ -29,6 +29,9 @@ const FLOOD_CHUNK: usize = 64 * 1024;
 #[derive(Debug, Clone)]
 pub(super) struct Context {
     pub marker: String,
+    /// Whether the prompt asks for the marker (or the session was asked before it was resumed):
+    /// like a model, the simulator prints the marker only when told to.
+    pub marker_asked: bool,
     pub prompt: String,
     pub attempt: u32,
     /// The session this run continues (`--resume`) or starts.
@@ -137,7 +140,8 @@ impl<W: Write> Player<W> {
             }
             Action::Say(say) => self.say(say)?,
             Action::Tool(tool) => self.tool_call(tool)?,
-            Action::Marker(marker) => self.marker_line(marker)?,
+            Action::Marker(marker) if self.context.marker_asked => self.marker_line(marker)?,
+            Action::Marker(_) => {}
             Action::Spinner(spinner) => self.spin(spinner)?,
             Action::Retry(retry) => self.retry(retry)?,
             Action::Query(query) => return self.query(query),

@@ -175,10 +175,11 @@ fn m_on_a_finished_task_without_a_session_to_continue_starts_afresh() {
         .expect("written");
     let live = f.engine.live_for_task(0).expect("a fresh attempt");
     assert_eq!(live.plan().resumed_session, None);
+    // The message, then the completion instruction herd adds last.
     assert!(
-        live.plan()
-            .prompt
-            .ends_with("A message from the operator:\nadd a test"),
+        live.plan().prompt.ends_with(
+            "A message from the operator:\nadd a test\n\nWhen complete, print exactly: TASK_COMPLETE:done"
+        ),
         "{}",
         live.plan().prompt
     );

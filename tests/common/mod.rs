@@ -22,6 +22,28 @@ pub(crate) fn herd() -> Command {
     Command::new(env!("CARGO_BIN_EXE_herd"))
 }
 
+/// Whether this process may run a program as another user (only root can switch to `nobody`);
+/// when it may not, says that `test` is skipped.
+pub(crate) fn can_run_as_another_user(test: &str) -> bool {
+    let root = rustix::process::getuid().is_root();
+    if !root {
+        println!("skipped {test}: only root can run herd as another user (nobody)");
+    }
+    root
+}
+
+/// A copy of the herd binary that any user may run, in a folder of its own (the build folder
+/// may be closed to others: a clone kept in a 0700 folder). Keep the folder while the copy runs.
+pub(crate) fn herd_for_any_user() -> (tempfile::TempDir, PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let folder = tempfile::tempdir().unwrap();
+    let bin = folder.path().join("herd");
+    std::fs::copy(env!("CARGO_BIN_EXE_herd"), &bin).unwrap();
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    (folder, bin)
+}
+
 /// Exit code, stdout and stderr of a finished command, for assertion messages.
 pub(crate) fn describe(out: &Output) -> String {
     format!(

@@ -406,6 +406,7 @@ fn defaults_and_typed_fields() {
         env: Default::default(),
         completion_marker: None,
         completion: None,
+        marker_instruction: true,
         retry_mode: crate::core::task::RetryMode::Restart,
         resume_message: None,
         retry_on: None,

@@ -102,9 +102,13 @@ fn carry_out(
         Command::Run { task_id } => {
             on_task(engine, &task_id, now, |task| EngineCommand::Run { task })?
         }
-        Command::Message { task_id, text } => on_task(engine, &task_id, now, |task| {
-            EngineCommand::SendMessage { task, text }
-        })?,
+        Command::Message { task_id, text } => match task(engine, &task_id) {
+            Err(error) => Err(error),
+            Ok(index) => {
+                let command = message_command(engine.view(), index, text);
+                reply_of(engine.apply(command, now)?)
+            }
+        },
         Command::Pause => reply_of(engine.apply(EngineCommand::Pause, now)?),
         Command::Resume => reply_of(engine.apply(EngineCommand::Resume, now)?),
         Command::Concurrency { n } => {
@@ -152,6 +156,17 @@ fn on_task(
         Err(error) => return Ok(Err(error)),
     };
     Ok(reply_of(engine.apply(command(index), now)?))
+}
+
+/// A message for task `index`, as the dashboard's `m` sends it: typed into its running agent,
+/// else to its session (answers to the questions of a task that needs input, or a follow-up),
+/// which its next attempt resumes at once.
+fn message_command(batch: &dyn BatchView, index: usize, text: String) -> EngineCommand {
+    if batch.live_attempt(index).is_some() {
+        EngineCommand::SendMessage { task: index, text }
+    } else {
+        EngineCommand::ResumeWithMessage { task: index, text }
+    }
 }
 
 /// An outcome as `{done, message}`, `REFUSED` or `STALE_PROMPT`.

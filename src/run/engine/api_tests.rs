@@ -84,9 +84,17 @@ fn each_command_gives_its_result_or_error_code() {
         (
             Command::Message {
                 task_id: id("a"),
-                text: id("hi"),
+                text: id("  "),
             },
             Err(REFUSED),
+        ),
+        // A task that is not running takes the message for its next attempt (`m`).
+        (
+            Command::Message {
+                task_id: id("a"),
+                text: id("hi"),
+            },
+            Ok(()),
         ),
         (Command::Screen { task_id: id("a") }, Err(REFUSED)),
         (

@@ -167,7 +167,7 @@ impl Engine {
             ..
         } = starting;
         let setup = self.attempt_setup(&task, profile, &plan, (rows, cols));
-        let command = plan.argv.join(" ");
+        let command = one_line(&plan.argv);
         tracing::info!(task = %task.task_id, attempt = number, cwd = %plan.cwd.display(), "starting {command}");
         self.events.push(EngineEvent::Started {
             task_id: task.task_id.clone(),
@@ -430,4 +430,44 @@ fn herd_exe() -> String {
     std::env::current_exe()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| "herd".to_string())
+}
+
+/// The command as one line of herd.log and of the headless output: its parts joined by spaces,
+/// the line breaks and other control characters inside them (a prompt's paragraphs) escaped, so
+/// a reader of the log sees the whole start, its fields included, on its line.
+fn one_line(argv: &[String]) -> String {
+    let mut line = String::new();
+    for (i, part) in argv.iter().enumerate() {
+        if i > 0 {
+            line.push(' ');
+        }
+        for c in part.chars() {
+            match c {
+                '\n' => line.push_str("\\n"),
+                '\r' => line.push_str("\\r"),
+                '\t' => line.push_str("\\t"),
+                c if c.is_control() => line.push_str(&c.escape_unicode().to_string()),
+                c => line.push(c),
+            }
+        }
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_started_command_is_one_line() {
+        let argv = [
+            "herd",
+            "sim",
+            "--prompt",
+            "Fix it.\n\nWhen complete,\tprint\r\u{1b}",
+        ]
+        .map(str::to_string);
+        assert_eq!(
+            super::one_line(&argv),
+            "herd sim --prompt Fix it.\\n\\nWhen complete,\\tprint\\r\\u{1b}"
+        );
+    }
 }

@@ -16,7 +16,7 @@ mod error;
 mod prompt;
 
 pub use error::{LaunchError, TemplateSite};
-pub use prompt::{CompletionRule, PromptSource, Resume, last_session};
+pub use prompt::{AddedInstruction, CompletionRule, PromptSource, Resume, last_session};
 
 /// Everything needed to start one attempt.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,6 +27,8 @@ pub struct LaunchPlan {
     pub prompt: String,
     pub marker: String,
     pub completion: CompletionRule,
+    /// The completion instruction herd appended to the prompt, if it added one.
+    pub added_instruction: Option<AddedInstruction>,
     /// The session this attempt continues (the profile's `resume` command was used).
     pub resumed_session: Option<String>,
     /// `HERD_SIGNAL_FILE`, for `"completion": "signal_file"`.

@@ -157,9 +157,29 @@ pub(crate) fn fresh_prompt_addition(task: &TaskSpec) -> Option<String> {
     Some(text)
 }
 
+/// The completion instruction herd adds to a prompt that does not give it itself (SPEC: "a
+/// prompt written as people write them must be able to succeed").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AddedInstruction {
+    /// "When complete, print exactly: <marker>".
+    Marker,
+    /// How to write the signal file at this path.
+    SignalFile(std::path::PathBuf),
+}
+
+impl AddedInstruction {
+    /// The paragraph added to the prompt; `marker` is the task's rendered marker.
+    pub fn text(&self, marker: &str) -> String {
+        match self {
+            AddedInstruction::Marker => marker_instruction(marker),
+            AddedInstruction::SignalFile(path) => signal_instruction(path),
+        }
+    }
+}
+
 /// The line that tells the agent how to finish, for prompts that do not say it themselves.
 pub(crate) fn marker_instruction(marker: &str) -> String {
-    format!("When the task is complete, print exactly: {marker}")
+    format!("When complete, print exactly: {marker}")
 }
 
 /// How to write the signal file, for prompts that do not place `{signal_file}` themselves.

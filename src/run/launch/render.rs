@@ -34,8 +34,8 @@ pub(super) fn render_all(
     let mut values = Placeholders::new(task, resume, ctx, &cwd, signal_file.as_deref());
     let marker = render_marker(task, &values, problems);
     values.marker = Some(marker.clone());
-    let prompt = match resume {
-        Some(resume) => resumed_prompt(resume, signal_file.as_deref()),
+    let (prompt, added_instruction) = match resume {
+        Some(resume) => (resumed_prompt(resume, signal_file.as_deref()), None),
         None => {
             let prompt = FreshPrompt {
                 source,
@@ -80,6 +80,7 @@ pub(super) fn render_all(
         prompt,
         marker,
         completion,
+        added_instruction,
         resumed_session: resume.map(|r| r.session_id.clone()),
         signal_file,
         agent_log,
@@ -203,15 +204,15 @@ struct FreshPrompt<'a> {
 
 impl FreshPrompt<'_> {
     /// The template rendered (or the command file as written), then what it does not place
-    /// itself appended: the previous failure, the profile's addition, the marker and the
-    /// signal file's instructions.
+    /// itself appended: the previous failure, the profile's addition, and last the completion
+    /// instruction (the marker's or the signal file's) unless the task opts out.
     fn compose(
         &self,
         task: &TaskSpec,
         attempt: u32,
         values: &Placeholders<'_>,
         problems: &mut Vec<LaunchError>,
-    ) -> String {
+    ) -> (String, Option<AddedInstruction>) {
         let (mut prompt, placed) = match self.source {
             PromptSource::Template(text) => (
                 values.render(problems, TemplateSite::PromptTemplate, text),
@@ -219,6 +220,8 @@ impl FreshPrompt<'_> {
             ),
             PromptSource::CommandFile(text) => (text.clone(), ""),
         };
+        // What the task wrote itself, before herd adds anything that could quote the marker.
+        let places_marker = placed.contains("{completion_marker}") || prompt.contains(self.marker);
         // A retry tells the agent what went wrong last time, unless the template places it.
         if let Some(summary) = previous_failure(task, attempt)
             && !placed.contains("{previous_failure}")
@@ -228,17 +231,30 @@ impl FreshPrompt<'_> {
         if let Some(addition) = prompt::fresh_prompt_addition(task) {
             append_paragraph(&mut prompt, &addition);
         }
-        // A command file cannot place the marker or the signal file itself.
-        let command_file = matches!(self.source, PromptSource::CommandFile(_));
-        if command_file && self.completion.marker_required && !prompt.contains(self.marker) {
-            append_paragraph(&mut prompt, &prompt::marker_instruction(self.marker));
+        let added = self.added_instruction(task, placed, places_marker);
+        if let Some(instruction) = &added {
+            append_paragraph(&mut prompt, &instruction.text(self.marker));
         }
-        if let Some(path) = self.signal_file
-            && !placed.contains("{signal_file}")
-        {
-            append_paragraph(&mut prompt, &prompt::signal_instruction(path));
+        (prompt, added)
+    }
+
+    /// The completion instruction herd adds: the marker's to a prompt that needs the marker
+    /// and does not name it (as `{completion_marker}` or as the rendered marker), the signal
+    /// file's to one that does not place `{signal_file}`; none when the task opts out.
+    fn added_instruction(
+        &self,
+        task: &TaskSpec,
+        placed: &str,
+        places_marker: bool,
+    ) -> Option<AddedInstruction> {
+        if !task.marker_instruction {
+            return None;
         }
-        prompt
+        if let Some(path) = self.signal_file {
+            return (!placed.contains("{signal_file}"))
+                .then(|| AddedInstruction::SignalFile(path.to_path_buf()));
+        }
+        (self.completion.marker_required && !places_marker).then_some(AddedInstruction::Marker)
     }
 }
 

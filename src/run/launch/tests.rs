@@ -25,6 +25,9 @@ fn text(template: &str) -> PromptSource {
     PromptSource::Template(template.to_string())
 }
 
+/// The instruction herd adds to a prompt of task `t` that does not name its marker.
+const ADDED: &str = "\n\nWhen complete, print exactly: TASK_COMPLETE:t";
+
 fn ctx() -> LaunchContext<'static> {
     LaunchContext {
         base_dir: Path::new("/base"),
@@ -70,20 +73,22 @@ fn a_retry_carries_the_previous_failure() {
         ..ctx()
     };
     let plan = render_launch(&t, p.get("a").unwrap(), &text("Fix it."), None, &first).unwrap();
-    assert_eq!(plan.prompt, "Fix it.");
+    assert_eq!(plan.prompt, format!("Fix it.{ADDED}"));
     let plan = render_launch(&t, p.get("a").unwrap(), &text("Fix it."), None, &ctx()).unwrap();
     assert_eq!(
         plan.prompt,
-        "Fix it.\n\nThe previous attempt failed. error[E0308] at src/main.rs:4"
+        format!("Fix it.\n\nThe previous attempt failed. error[E0308] at src/main.rs:4{ADDED}")
     );
     let placed = "Fix it. Last time: {previous_failure}";
     let plan = render_launch(&t, p.get("a").unwrap(), &text(placed), None, &ctx()).unwrap();
     assert_eq!(
         plan.prompt,
-        "Fix it. Last time: The previous attempt failed. error[E0308] at src/main.rs:4"
+        format!(
+            "Fix it. Last time: The previous attempt failed. error[E0308] at src/main.rs:4{ADDED}"
+        )
     );
     let plan = render_launch(&t, p.get("a").unwrap(), &text(placed), None, &first).unwrap();
-    assert_eq!(plan.prompt, "Fix it. Last time: ");
+    assert_eq!(plan.prompt, format!("Fix it. Last time: {ADDED}"));
 }
 
 #[test]
@@ -106,7 +111,7 @@ fn a_task_command_replaces_the_profile_and_bare_profiles_need_one() {
         r#"{"task_id": "t", "agent": "bare", "prompt_template": "x", "command": ["./go", "{rendered_prompt}"]}"#,
     );
     let plan = render_launch(&t, p.get("bare").unwrap(), &text("x"), None, &ctx()).unwrap();
-    assert_eq!(plan.argv, ["./go", "x"]);
+    assert_eq!(plan.argv, ["./go".to_string(), format!("x{ADDED}")]);
     let t = task(r#"{"task_id": "t", "agent": "bare", "prompt_template": "x"}"#);
     assert!(
         render_launch(&t, p.get("bare").unwrap(), &text("x"), None, &ctx())
@@ -182,6 +187,11 @@ fn a_signal_file_task_gets_the_path_and_how_to_write_it() {
     assert!(plan.prompt.starts_with(
         "Fix it.\n\nWhen you finish, write a JSON file at /base/runs/t/attempt_2.signal.json"
     ));
+    assert!(!plan.prompt.contains("TASK_COMPLETE"), "{}", plan.prompt);
+    assert_eq!(
+        plan.added_instruction,
+        Some(AddedInstruction::SignalFile(path.into()))
+    );
     assert!(!plan.completion.marker_required);
     let placed = "Fix it, then report to {signal_file}.";
     let plan = render_launch(&t, p.get("a").unwrap(), &text(placed), None, &ctx()).unwrap();
@@ -194,11 +204,110 @@ fn a_command_file_prompt_is_not_templated_and_learns_the_marker() {
     let t = task(r#"{"task_id": "t", "agent": "a", "prompt_file": "x.md"}"#);
     let source = PromptSource::CommandFile("Keep {this} and $HOME.".into());
     let plan = render_launch(&t, p.get("a").unwrap(), &source, None, &ctx()).unwrap();
+    assert_eq!(plan.prompt, format!("Keep {{this}} and $HOME.{ADDED}"));
+    assert_eq!(plan.argv[2], plan.prompt);
+}
+
+#[test]
+fn a_natural_prompt_gets_the_marker_instruction_once_after_everything() {
+    let p = profiles();
+    let json = r#"{"task_id": "t", "agent": "a", "prompt_template": "Fix issue 2.",
+        "resume_message": "use sqlite", "attempts": 1,
+        "result": {"failure_summary": "exit code 1"}}"#;
+    let t = task(json);
+    let plan = render_launch(&t, p.get("a").unwrap(), &tpl(&t), None, &ctx()).unwrap();
     assert_eq!(
         plan.prompt,
-        "Keep {this} and $HOME.\n\nWhen the task is complete, print exactly: TASK_COMPLETE:t"
+        format!("Fix issue 2.\n\nexit code 1\n\nA message from the operator:\nuse sqlite{ADDED}")
     );
-    assert_eq!(plan.argv[2], plan.prompt);
+    assert_eq!(plan.added_instruction, Some(AddedInstruction::Marker));
+    assert_eq!(plan.prompt.matches("TASK_COMPLETE:t").count(), 1);
+}
+
+#[test]
+fn a_prompt_that_names_its_marker_or_opts_out_is_left_as_written() {
+    let p = profiles();
+    let a = p.get("a").unwrap();
+    // (template, extra fields, the prompt sent)
+    let table = [
+        (
+            "Fix it, then say {completion_marker}.",
+            "",
+            "Fix it, then say TASK_COMPLETE:t.",
+        ),
+        (
+            "Fix it, then say TASK_COMPLETE:{task_id}.",
+            "",
+            "Fix it, then say TASK_COMPLETE:t.",
+        ),
+        (
+            "Fix it, then say TASK_COMPLETE:t.",
+            "",
+            "Fix it, then say TASK_COMPLETE:t.",
+        ),
+        (
+            "Fix it, then say DONE-{task_id}.",
+            r#", "completion_marker": "DONE-{task_id}""#,
+            "Fix it, then say DONE-t.",
+        ),
+        ("Fix it.", r#", "marker_instruction": false"#, "Fix it."),
+        (
+            "Fix it.",
+            r#", "completion": "signal_file", "marker_instruction": false"#,
+            "Fix it.",
+        ),
+    ];
+    for (template, extra, expected) in table {
+        let json = format!(
+            r#"{{"task_id": "t", "agent": "a", "prompt_template": {}{extra}}}"#,
+            serde_json::Value::String(template.into())
+        );
+        let t = task(&json);
+        let plan = render_launch(&t, a, &tpl(&t), None, &ctx()).unwrap();
+        assert_eq!(plan.prompt, expected, "{json}");
+        assert_eq!(plan.added_instruction, None, "{json}");
+    }
+    // A custom marker the prompt does not name is the one asked for.
+    let t = task(
+        r#"{"task_id": "t", "agent": "a", "prompt_template": "Fix it.", "completion_marker": "DONE"}"#,
+    );
+    let plan = render_launch(&t, a, &tpl(&t), None, &ctx()).unwrap();
+    assert_eq!(plan.prompt, "Fix it.\n\nWhen complete, print exactly: DONE");
+}
+
+#[test]
+fn structured_and_acp_agents_get_the_instruction_unless_the_result_decides() {
+    let text = r#"
+[profiles.json]
+command = ["agent", "-p", "{rendered_prompt}"]
+output = "stream-json"
+[profiles.x]
+command = ["agent-acp", "--stdio"]
+protocol = "acp"
+"#;
+    let p = ProfileSet::build(&[text], None).unwrap();
+    for agent in ["json", "x"] {
+        let t = task(&format!(
+            r#"{{"task_id": "t", "agent": "{agent}", "prompt_template": "Fix it."}}"#
+        ));
+        let plan = render_launch(&t, p.get(agent).unwrap(), &tpl(&t), None, &ctx()).unwrap();
+        assert_eq!(plan.prompt, format!("Fix it.{ADDED}"), "{agent}");
+    }
+    let acp = task(r#"{"task_id": "t", "agent": "x", "prompt_template": "Fix it."}"#);
+    let plan = render_launch(&acp, p.get("x").unwrap(), &tpl(&acp), None, &ctx()).unwrap();
+    assert_eq!(plan.env["HERD_ACP_PROMPT"], format!("Fix it.{ADDED}"));
+    let by_result = task(
+        r#"{"task_id": "t", "agent": "json", "prompt_template": "Fix it.", "completion": "result"}"#,
+    );
+    let plan = render_launch(
+        &by_result,
+        p.get("json").unwrap(),
+        &tpl(&by_result),
+        None,
+        &ctx(),
+    )
+    .unwrap();
+    assert_eq!(plan.prompt, "Fix it.");
 }
 
 #[test]

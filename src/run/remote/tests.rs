@@ -25,6 +25,7 @@ fn plan(argv: &[&str], env: &[(&str, &str)]) -> LaunchPlan {
             completion: Completion::Marker,
             marker_required: true,
         },
+        added_instruction: None,
         resumed_session: None,
         signal_file: None,
         agent_log: None,

@@ -49,6 +49,7 @@ fn context(attempt: u32) -> Context {
     placeholders.set("session_id", "sim-t1-1");
     Context {
         marker: MARKER.to_string(),
+        marker_asked: true,
         prompt: PROMPT.to_string(),
         attempt,
         session_id: "sim-t1-1".to_string(),
@@ -129,6 +130,14 @@ fn marker_comes_from_the_flag_then_the_environment_then_the_task_id() {
     assert_eq!(resolve_marker(None, Some("E".into()), Some("t")), "E");
     assert_eq!(resolve_marker(None, None, Some("t")), "TASK_COMPLETE:t");
     assert_eq!(resolve_marker(None, None, None), "TASK_COMPLETE:sim");
+}
+
+#[test]
+fn the_marker_is_asked_for_by_the_prompt_or_by_the_resumed_session() {
+    assert!(is_marker_asked(PROMPT, MARKER, false));
+    assert!(!is_marker_asked("Fix issue 2.", MARKER, false));
+    assert!(!is_marker_asked("Print TASK_COMPLETE:t2", MARKER, false));
+    assert!(is_marker_asked("Use Postgres.", MARKER, true));
 }
 
 #[test]

@@ -46,6 +46,27 @@ fn accepted_dialog_leads_to_the_marker_and_the_idle_prompt() {
 }
 
 #[test]
+fn a_prompt_that_does_not_ask_for_the_marker_never_gets_it() {
+    let scenario = parse_scenario("test.toml", DIALOG_THEN_MARKER).expect("parses");
+    let mut context = context(1);
+    context.marker_asked = false;
+    context.prompt = "Fix issue 2.".to_string();
+    context.placeholders.set("prompt", "Fix issue 2.");
+    let played = play_in(&scenario, Input::from_bytes(b"1/exit\r"), context);
+    assert_eq!(played.ending, Ending::Exit(0));
+    assert!(
+        has_row(&played.rows, "  ⎿ \u{a0}Done"),
+        "{:#?}",
+        played.rows
+    );
+    assert!(
+        !played.output.contains(MARKER),
+        "printed the marker nobody asked for: {:#?}",
+        played.rows
+    );
+}
+
+#[test]
 fn rejected_dialog_idles_without_the_marker() {
     let played = play(DIALOG_THEN_MARKER, b"\x1b\x03\x03");
     assert_eq!(played.ending, Ending::Exit(0));

@@ -86,6 +86,7 @@ pub(super) fn read_task(
         env: r.env(),
         completion_marker,
         completion,
+        marker_instruction: r.boolean("marker_instruction").unwrap_or(true),
         retry_mode,
         resume_message,
         retry_on: r.retry_on(),
