@@ -16,8 +16,33 @@ use crate::core::guard::input::{self, Fields};
 use crate::core::guard::{Request, RequestKind};
 
 /// Keys that carry no action of their own: descriptions, limits, the text an edit writes (its
-/// place is its path), a fetch's question (its place is its URL), a search's pattern.
-const PASS_OVER: [&str; 37] = [
+/// place is its path), a fetch's question (its place is its URL), a search's pattern; and what
+/// codex-acp passes on from Codex's approval request besides its command and folder (who asks,
+/// Codex's reason, its reading of the command, the answers it offers, the rule it proposes).
+/// Network access and more sandbox permissions are not among them: those stay unread.
+const PASS_OVER: [&str; 59] = [
+    "call_id",
+    "turn_id",
+    "approval_id",
+    "started_at_ms",
+    "environment_id",
+    "reason",
+    "parsed_cmd",
+    "available_decisions",
+    "proposed_execpolicy_amendment",
+    "proposed_network_policy_amendments",
+    "skill_metadata",
+    "threadId",
+    "turnId",
+    "itemId",
+    "approvalId",
+    "startedAtMs",
+    "environmentId",
+    "commandActions",
+    "availableDecisions",
+    "proposedExecpolicyAmendment",
+    "proposedNetworkPolicyAmendments",
+    "skillMetadata",
     "description",
     "timeout",
     "timeout_ms",
@@ -129,8 +154,13 @@ fn statement_of(tool_call: &Value) -> Statement {
     fields.pass_over(&PASS_OVER);
     let mut unread = fields.finish().err().map(|left| format!("rawInput {left}"));
     let mut commands = commands;
+    // Content is the agent's account of the call. Beside a command, path or URL read from the
+    // input it is a description (judged below as another reading, so a refusal in it stands);
+    // where the input states nothing, a text in it is the only statement of what runs: unread,
+    // unless it is Gemini CLI's account of where its titled command runs.
+    let input_states = !commands.is_empty() || !paths.is_empty() || url.is_some();
     for text in content_texts(tool_call) {
-        if said_in_input.contains(&text) {
+        if input_states || said_in_input.contains(&text) {
             continue;
         }
         match gemini_context(&text) {

@@ -106,6 +106,17 @@ fn what_cannot_be_read_says_so_and_waits_for_the_operator() {
         run_the_tests(Some("other"), None, None),
         run_the_tests(Some("execute"), Some(json!("make test")), None),
         run_the_tests(Some("execute"), Some(json!({})), None),
+        // codex-acp passing on a request for network access or more sandbox permissions.
+        run_the_tests(
+            Some("execute"),
+            Some(json!({"command": "make test", "network_approval_context": {"host": "x.io"}})),
+            None,
+        ),
+        run_the_tests(
+            Some("execute"),
+            Some(json!({"command": "make test", "additional_permissions": {"write": ["/"]}})),
+            None,
+        ),
     ];
     for call in unread {
         let (request, decision, choice) = judged(&call);
@@ -156,6 +167,18 @@ fn a_harmless_command_in_the_same_setup_is_allowed() {
         // codex-acp: the command with its folder.
         json!({"kind": "execute", "title": "make test",
             "rawInput": {"command": "make test", "cwd": "/work/task"}}),
+        // codex-acp 2.6.0: Codex's approval request passed on whole, its reason as content.
+        json!({"toolCallId": "call_mock_1", "kind": "execute", "status": "pending",
+            "title": "touch conformance_tool_ran.txt",
+            "content": [{"type": "content", "content": {"type": "text", "text":
+                "Create the marker file the task asks for\nProposed Amendment: touch\nconformance_tool_ran.txt\nAvailable Decisions: Approved\nApprovedExecpolicyAmendment\nAbort"}}],
+            "rawInput": {"call_id": "call_mock_1", "turn_id": "01a2", "started_at_ms": 1_795_913_841_357_u64,
+                "command": ["/bin/bash", "-lc", "touch conformance_tool_ran.txt"], "cwd": "/work/task",
+                "reason": "Create the marker file the task asks for",
+                "proposed_execpolicy_amendment": ["touch", "conformance_tool_ran.txt"],
+                "available_decisions": ["approved", {"approved_execpolicy_amendment":
+                    {"proposed_execpolicy_amendment": ["touch", "conformance_tool_ran.txt"]}}, "abort"],
+                "parsed_cmd": [{"type": "unknown", "cmd": "touch conformance_tool_ran.txt"}]}}),
     ];
     for call in harmless {
         let (request, decision, choice) = judged(&call);
@@ -312,10 +335,10 @@ mod arbitrary {
                         }
                     }
                 }
-                // A text in content that the input does not carry was not allowed past.
-                if let Some(text) = content.filter(|t| !t.trim().is_empty()) {
-                    let carried = raw.as_ref().map(input::strings).unwrap_or_default();
-                    prop_assert!(carried.contains(&text.as_str()), "content {text:?} allowed: {call}");
+                // A text in content is never the statement that was allowed: what was judged
+                // came from the input (Gemini's titled command has no content of this shape).
+                if content.as_deref().is_some_and(|t| !t.trim().is_empty()) {
+                    prop_assert!(raw.is_some(), "allowed on content alone: {call} as {request}");
                 }
                 prop_assert!(!matches!(kind.as_deref(), Some("think" | "other")), "{call}");
             }
