@@ -389,9 +389,24 @@ fn a_mode_the_agent_does_not_offer_or_refuses_ends_the_session_before_the_prompt
 }
 
 #[test]
-fn without_a_mode_to_set_the_agents_own_is_recorded() {
+fn without_a_named_mode_herd_sets_the_agents_manual_one() {
     let mut s = Session::new(setup(false));
-    let next = open_in_auto(&mut s);
+    let set = open_in_auto(&mut s);
+    assert_eq!(set[0]["method"], "session/set_mode");
+    assert_eq!(set[0]["params"]["modeId"], "default");
+}
+
+#[test]
+fn an_agent_with_no_manual_mode_keeps_its_own_and_it_is_recorded() {
+    let mut s = Session::new(setup(false));
+    let first = sent(&s.start());
+    let init = json!({"jsonrpc": "2.0", "id": first[0]["id"], "result": {"protocolVersion": 1}});
+    let new = sent(&s.handle(msg(init), T));
+    let created = msg(
+        json!({"jsonrpc": "2.0", "id": new[0]["id"], "result": {"sessionId": "s1",
+        "modes": {"currentModeId": "auto", "availableModes": [{"id": "auto"}, {"id": "yolo"}]}}}),
+    );
+    let next = sent(&s.handle(created, T));
     assert_eq!(next[0]["method"], "session/prompt");
     let end = s.handle(
         msg(json!({"jsonrpc": "2.0", "id": next[0]["id"], "result": {"stopReason": "end_turn"}})),

@@ -15,6 +15,26 @@ use crate::core::acp::rpc::RpcError;
 use crate::core::acp::transcript::Shown;
 use crate::core::acp::wire;
 
+/// The ids agents give the mode in which they ask before they act, in herd's order of
+/// preference (Claude's and Qwen Code's and Gemini CLI's `default`, Codex's `read-only`).
+/// Never an automatic one (`auto`, `yolo`, `bypassPermissions`, `dontAsk`, `acceptEdits`).
+const MANUAL_MODES: [&str; 6] = [
+    "default",
+    "manual",
+    "ask",
+    "read-only",
+    "readonly",
+    "suggest",
+];
+
+/// The agent's manual mode among those it offers, when it offers one herd knows.
+pub fn manual_mode(offered: &[String]) -> Option<String> {
+    MANUAL_MODES
+        .iter()
+        .find(|id| offered.iter().any(|o| o == *id))
+        .map(|id| (*id).to_string())
+}
+
 /// The outcome kind of a session whose mode herd could not set: a set-up problem
 /// (`failed_config`), found before the prompt.
 pub const MODE_NOT_SET: &str = "permission_mode_not_set";
@@ -66,9 +86,13 @@ impl Session {
         self.mode.started_in = Some(modes.current.clone());
         self.mode.current = Some(modes.current.clone());
         self.mode.offered = modes.offered.clone();
+        // Named by nobody: the agent's own manual mode, where it asks before it acts.
+        let wanted = wanted.or_else(|| manual_mode(&modes.offered));
+        self.mode.wanted = wanted.clone();
         let Some(wanted) = wanted else {
             let note = format!(
-                "session mode {} (the agent's own; no acp_mode)",
+                "session mode {} (the agent's own: no acp_mode, and none of its modes is a \
+                 manual one herd knows)",
                 modes.current
             );
             let mut actions = vec![Action::Show(Shown::Note(note))];
@@ -142,5 +166,22 @@ impl Session {
             return vec![Action::Show(Shown::Note(note))];
         }
         Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::manual_mode;
+
+    #[test]
+    fn the_manual_mode_is_the_one_that_asks_never_an_automatic_one() {
+        let offered = |ids: &[&str]| ids.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        // Qwen Code 0.24.4 opens in `auto` (a classifier approves) and offers `default`.
+        let qwen = offered(&["plan", "default", "auto-edit", "auto", "yolo"]);
+        assert_eq!(manual_mode(&qwen).as_deref(), Some("default"));
+        let codex = offered(&["read-only", "auto", "full-access"]);
+        assert_eq!(manual_mode(&codex).as_deref(), Some("read-only"));
+        let only_automatic = offered(&["auto", "yolo", "bypassPermissions", "acceptEdits"]);
+        assert_eq!(manual_mode(&only_automatic), None);
     }
 }
