@@ -28,7 +28,7 @@ const MANUAL_MODES: [&str; 6] = [
 ];
 
 /// The agent's manual mode among those it offers, when it offers one herd knows.
-pub fn manual_mode(offered: &[String]) -> Option<String> {
+pub(super) fn manual_mode(offered: &[String]) -> Option<String> {
     MANUAL_MODES
         .iter()
         .find(|id| offered.iter().any(|o| o == *id))
