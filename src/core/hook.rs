@@ -19,7 +19,7 @@
 
 use serde_json::{Value, json};
 
-use super::guard::{Decision, Request};
+use super::guard::{Decision, Request, tool_use};
 use super::shell_words;
 use super::task::FailureType;
 
@@ -76,7 +76,7 @@ pub fn read(input: &Value) -> HookCall {
         let name = text("tool_name").unwrap_or_default();
         HookCall::Tool {
             stage,
-            request: Request::from_tool_use(&name, input.get("tool_input")),
+            request: tool_use::read(&name, input.get("tool_input")),
         }
     };
     match event.as_str() {

@@ -14,7 +14,6 @@ use super::audit;
 use super::audit::Answer;
 use super::permission::as_denial;
 use super::rpc::RpcError;
-use super::session::ModeFacts;
 use crate::core::guard::Request;
 
 /// The result event's list of tool calls that ran without asking (the stream reader's
@@ -206,6 +205,35 @@ fn status_within(data: &Value, depth: u8) -> Option<u16> {
         .values()
         .filter(|v| v.is_object())
         .find_map(|v| status_within(v, depth - 1))
+}
+
+/// What herd knows of the session's mode, for the attempt's facts.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ModeFacts {
+    /// The mode herd was told to set (the task's or the profile's `acp_mode`).
+    pub wanted: Option<String>,
+    /// The mode the agent opened the session in.
+    pub started_in: Option<String>,
+    /// The modes the agent offers.
+    pub offered: Vec<String>,
+    /// The mode the session is in, as last confirmed: herd's `session/set_mode` answered, or
+    /// the agent's own report (`current_mode_update`, a mode `config_option_update`).
+    pub current: Option<String>,
+    /// herd's `session/set_mode` was accepted.
+    pub set_by_herd: bool,
+}
+
+impl ModeFacts {
+    /// As the `acp_mode` of the session's result event (and so of the attempt's facts).
+    pub fn to_value(&self) -> Value {
+        json!({
+            "wanted": self.wanted,
+            "started_in": self.started_in,
+            "offered": self.offered,
+            "current": self.current,
+            "set_by_herd": self.set_by_herd,
+        })
+    }
 }
 
 #[cfg(test)]

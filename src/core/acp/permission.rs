@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use super::wire::to_json;
 
 use crate::core::approval::GuardSetup;
-use crate::core::guard::tool_use::UNREAD_TOOL;
+use crate::core::guard::tool_use::{self, UNREAD_TOOL};
 use crate::core::guard::{self, Decision, Policy, Request, RequestKind};
 
 /// The policy switch that allows what the guard does not refuse, answering "once".
@@ -145,7 +145,7 @@ pub fn cancelled() -> Value {
 
 /// A request written by `as_denial`, read back as it was: herd's own record, so a tool herd
 /// could not judge stays the tool it was (the stream reader, reading any agent's denials,
-/// reads the same entry with `Request::from_tool_use`).
+/// reads the same entry with `tool_use::read`).
 pub fn from_denial(tool_name: &str, tool_input: Option<&Value>) -> Request {
     let input = tool_input
         .and_then(|i| i.get("input"))
@@ -162,7 +162,7 @@ pub fn from_denial(tool_name: &str, tool_input: Option<&Value>) -> Request {
             name: tool_name.to_string(),
             input: input.to_string(),
         }),
-        _ => Request::from_tool_use(tool_name, tool_input),
+        _ => tool_use::read(tool_name, tool_input),
     }
 }
 

@@ -1,7 +1,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::core::guard::{GuardContext, RuleSet};
+use crate::core::guard::{GuardContext, RuleSet, tool_use};
 
 fn options() -> Vec<PermissionOption> {
     options_of(&json!({"options": [
@@ -144,7 +144,7 @@ fn options_are_shown_in_one_order_and_denials_read_back_as_the_same_request() {
         request_of(&json!({"kind": "edit", "rawInput": {"file_path": "/etc/passwd"}})),
     ] {
         let denial = as_denial(&request);
-        let back = Request::from_tool_use(
+        let back = tool_use::read(
             denial["tool_name"].as_str().unwrap(),
             denial.get("tool_input"),
         );

@@ -25,8 +25,9 @@ mod asking;
 mod mode;
 mod turn_failure;
 mod unasked;
+pub use super::outcome::ModeFacts;
 use crate::core::guard::{Decision, Request};
-pub use mode::{MODE_NOT_SET, ModeFacts};
+pub use mode::MODE_NOT_SET;
 use unasked::ToolWatch;
 pub use unasked::UNASKED;
 

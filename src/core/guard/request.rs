@@ -6,8 +6,6 @@
 
 use std::fmt;
 
-use serde_json::Value;
-
 use super::input;
 
 /// What is asked.
@@ -150,13 +148,6 @@ impl Request {
         })
     }
 
-    /// A structured event's tool call (Claude `tool_use` blocks, `permission_denials` and hook
-    /// payloads, Gemini `tool_use` events and hooks): the tool's name and its input object.
-    /// Any part of the input herd does not know how to read makes the request `Unread`.
-    pub fn from_tool_use(name: &str, input: Option<&Value>) -> Request {
-        super::tool_use::read(name, input)
-    }
-
     /// Reads `Bash(rm -rf build)`, `Edit(src/main.rs)`, `WebFetch(https://x)`, a tool rules
     /// name (`Bash`, `Edit`, …) or an MCP tool (`mcp__github__create_issue`) as rules write
     /// them. `None` for anything else: `rm -rf ~` is not a tool named `rm -rf ~`.
@@ -231,7 +222,6 @@ fn write_kind(f: &mut fmt::Formatter<'_>, request: &Request) -> fmt::Result {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn a_request_typed_on_the_command_line_is_a_tool_only_when_written_as_one() {
@@ -277,45 +267,6 @@ mod tests {
         );
         assert_eq!(Request::from_parts("mcp__x", "").short(), "mcp__x");
         assert_eq!(Request::unread("").short(), "a prompt");
-    }
-
-    #[test]
-    fn structured_tool_calls_become_requests() {
-        let shell = Request::from_tool_use(
-            "Bash",
-            Some(&json!({"command": "rm -rf x", "description": "d"})),
-        );
-        assert_eq!(
-            shell.kind,
-            RequestKind::Shell {
-                command: "rm -rf x".into()
-            }
-        );
-        let edit = Request::from_tool_use(
-            "Edit",
-            Some(&json!({"file_path": "/a/b.rs", "old_string": "x"})),
-        );
-        assert_eq!(edit.to_string(), "Edit(/a/b.rs)");
-        let gemini = Request::from_tool_use("run_shell_command", Some(&json!({"command": "ls"})));
-        assert_eq!(gemini.to_string(), "Bash(ls)");
-        let fetch = Request::from_tool_use(
-            "WebFetch",
-            Some(&json!({"url": "https://x.io", "prompt": "p"})),
-        );
-        assert_eq!(
-            fetch.kind,
-            RequestKind::Fetch {
-                url: "https://x.io".into()
-            }
-        );
-        assert_eq!(
-            Request::from_tool_use("Task", Some(&json!({"n": 1}))).to_string(),
-            "Task"
-        );
-        assert_eq!(
-            Request::from_tool_use("mcp__x__y", Some(&json!({"q": "hi"}))).to_string(),
-            "mcp__x__y(hi)"
-        );
     }
 
     #[test]

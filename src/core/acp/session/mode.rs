@@ -7,7 +7,7 @@
 //! runs a task in a mode of the agent's choosing when it was told one. What the agent offered,
 //! started in and is in goes into the attempt's facts (`ModeFacts`).
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{Action, Asked, Session};
 use crate::core::acp::outcome::Outcome;
@@ -38,35 +38,6 @@ pub(super) fn manual_mode(offered: &[String]) -> Option<String> {
 /// The outcome kind of a session whose mode herd could not set: a set-up problem
 /// (`failed_config`), found before the prompt.
 pub const MODE_NOT_SET: &str = "permission_mode_not_set";
-
-/// What herd knows of the session's mode, for the attempt's facts.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ModeFacts {
-    /// The mode herd was told to set (the task's or the profile's `acp_mode`).
-    pub wanted: Option<String>,
-    /// The mode the agent opened the session in.
-    pub started_in: Option<String>,
-    /// The modes the agent offers.
-    pub offered: Vec<String>,
-    /// The mode the session is in, as last confirmed: herd's `session/set_mode` answered, or
-    /// the agent's own report (`current_mode_update`, a mode `config_option_update`).
-    pub current: Option<String>,
-    /// herd's `session/set_mode` was accepted.
-    pub set_by_herd: bool,
-}
-
-impl ModeFacts {
-    /// As the `acp_mode` of the session's result event (and so of the attempt's facts).
-    pub fn to_value(&self) -> Value {
-        json!({
-            "wanted": self.wanted,
-            "started_in": self.started_in,
-            "offered": self.offered,
-            "current": self.current,
-            "set_by_herd": self.set_by_herd,
-        })
-    }
-}
 
 impl Session {
     /// The session is open (`result` of `session/new` or `session/load`, the prompt queued):

@@ -9,7 +9,7 @@
 use serde_json::{Map, Value};
 
 use super::{FinalResult, Retry, StreamError, StreamFacts, Tokens};
-use crate::core::guard::Request;
+use crate::core::guard::{Request, tool_use};
 
 mod codex;
 mod gemini;
@@ -241,7 +241,7 @@ fn result_error(event: &Object, subtype: Option<&str>) -> StreamError {
 /// (`Bash(rm -rf ~) — refuse: it deletes …`).
 fn describe_denial(denial: &Object) -> String {
     let tool = text(denial, "tool_name").unwrap_or("tool");
-    let request = Request::from_tool_use(tool, denial.get("tool_input")).to_string();
+    let request = tool_use::read(tool, denial.get("tool_input")).to_string();
     match text(denial, "reason") {
         Some(reason) => format!("{request} — {reason}"),
         None => request,
@@ -255,9 +255,7 @@ fn record_tool_use(facts: &mut StreamFacts, block: &Object) {
     let name = text(block, "name").or_else(|| text(block, "tool_name"));
     if let Some(name) = name {
         let input = block.get("input").or_else(|| block.get("parameters"));
-        facts
-            .tool_requests
-            .push(Request::from_tool_use(name, input));
+        facts.tool_requests.push(tool_use::read(name, input));
     }
 }
 
