@@ -19,7 +19,7 @@ mod mock_api;
 
 use std::io::{BufRead, Write};
 
-use harness::{task, verdict};
+use harness::{run_batch_with, task, verdict};
 use serde_json::{Value, json};
 
 /// Not a test: the entry point through which this binary plays the agent; without the
@@ -235,8 +235,8 @@ fn an_agent_that_states_its_action_in_any_shape_is_never_approved_unread() {
         }
     }
     let path = std::env::var("PATH").unwrap_or_default();
-    let tasks_file = dir.path().join("tasks.json");
-    let (doc, said) = run_batch_with_profiles(dir.path(), &tasks_file, &profiles, tasks, &path);
+    let more = [std::ffi::OsStr::new("--profiles"), profiles.as_os_str()];
+    let (doc, said) = run_batch_with(dir.path(), tasks, &path, 8, &more);
     let mut wrong = Vec::new();
     for (id, cwd, shape) in &expected {
         let task = task(&doc, id);
@@ -254,32 +254,4 @@ fn an_agent_that_states_its_action_in_any_shape_is_never_approved_unread() {
         }
     }
     assert!(wrong.is_empty(), "{}\n\n{said}", wrong.join("\n"));
-}
-
-/// `harness::run_batch` with the user's profiles file.
-fn run_batch_with_profiles(
-    dir: &std::path::Path,
-    tasks_file: &std::path::Path,
-    profiles: &std::path::Path,
-    tasks: Vec<Value>,
-    path: &str,
-) -> (Value, String) {
-    let doc = json!({"run_id": "shapes", "tasks": tasks});
-    std::fs::write(tasks_file, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_herd"))
-        .args(["run", "--headless", "--concurrency", "8", "--profiles"])
-        .arg(profiles)
-        .arg("--tasks")
-        .arg(tasks_file)
-        .env("PATH", path)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    let said = format!(
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc = serde_json::from_str(&std::fs::read_to_string(tasks_file).unwrap()).unwrap();
-    (doc, said)
 }

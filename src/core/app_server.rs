@@ -120,7 +120,7 @@ fn asks_a_person(method: &str) -> bool {
 
 /// Params of a command's approval that say nothing the command does not: who asks, Codex's
 /// reason, its reading of the command, the answers it offers and the rules it proposes.
-const COMMAND_PASS_OVER: [&str; 12] = [
+pub const COMMAND_PASS_OVER: [&str; 12] = [
     "threadId",
     "turnId",
     "itemId",

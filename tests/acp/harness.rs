@@ -19,6 +19,17 @@ pub(crate) fn run_batch(
     path: &str,
     concurrency: usize,
 ) -> (Value, String) {
+    run_batch_with(dir, tasks, path, concurrency, &[])
+}
+
+/// `run_batch` with more arguments for `herd run` (`--profiles FILE`).
+pub(crate) fn run_batch_with(
+    dir: &Path,
+    tasks: Vec<Value>,
+    path: &str,
+    concurrency: usize,
+    more: &[&std::ffi::OsStr],
+) -> (Value, String) {
     let tasks_file = dir.join("tasks.json");
     let doc = json!({"run_id": "acp", "tasks": tasks});
     std::fs::write(&tasks_file, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
@@ -28,8 +39,9 @@ pub(crate) fn run_batch(
             "--headless",
             "--concurrency",
             &concurrency.to_string(),
-            "--tasks",
         ])
+        .args(more)
+        .arg("--tasks")
         .arg(&tasks_file)
         .env("PATH", path)
         .output()

@@ -12,15 +12,15 @@
 
 use serde_json::Value;
 
+use crate::core::app_server;
 use crate::core::guard::input::{self, Fields};
-use crate::core::guard::{Request, RequestKind};
+use crate::core::guard::{Request, RequestKind, tool_use};
 
-/// Keys that carry no action of their own: descriptions, limits, the text an edit writes (its
-/// place is its path), a fetch's question (its place is its URL), a search's pattern; and what
-/// codex-acp passes on from Codex's approval request besides its command and folder (who asks,
-/// Codex's reason, its reading of the command, the answers it offers, the rule it proposes).
-/// Network access and more sandbox permissions are not among them: those stay unread.
-const PASS_OVER: [&str; 59] = [
+/// What codex-acp passes on from Codex's approval request (`ExecApprovalRequestEvent`) besides
+/// its command and folder: who asks, Codex's reason, its reading of the command, the answers it
+/// offers and the rule it proposes. Network access and more sandbox permissions are not among
+/// them: those stay unread.
+const CODEX_EVENT_PASS: [&str; 11] = [
     "call_id",
     "turn_id",
     "approval_id",
@@ -32,37 +32,10 @@ const PASS_OVER: [&str; 59] = [
     "proposed_execpolicy_amendment",
     "proposed_network_policy_amendments",
     "skill_metadata",
-    "threadId",
-    "turnId",
-    "itemId",
-    "approvalId",
-    "startedAtMs",
-    "environmentId",
-    "commandActions",
-    "availableDecisions",
-    "proposedExecpolicyAmendment",
-    "proposedNetworkPolicyAmendments",
-    "skillMetadata",
-    "description",
-    "timeout",
-    "timeout_ms",
-    "run_in_background",
-    "is_background",
-    "dangerouslyDisableSandbox",
-    "justification",
-    "sandbox_permissions",
-    "yield_time_ms",
-    "max_output_tokens",
-    "old_string",
-    "new_string",
-    "replace_all",
-    "content",
-    "edits",
-    "new_source",
-    "expected_replacements",
-    "offset",
-    "limit",
-    "pages",
+];
+
+/// A search's pattern and options, a web search's query and domains, a call's own status.
+const SEARCH_PASS: [&str; 19] = [
     "pattern",
     "glob",
     "output_mode",
@@ -75,11 +48,25 @@ const PASS_OVER: [&str; 59] = [
     "context",
     "type",
     "head_limit",
+    "offset",
     "multiline",
     "query",
     "allowed_domains",
     "blocked_domains",
     "status",
+    "limit",
+];
+
+/// Every list of keys that carry no action of their own: a shell call's description and limits,
+/// the text an edit writes (its place is its path), a read's range, a search's pattern, and
+/// what the Codex adapters pass on from Codex's own approval request.
+const PASS_OVER: [&[&str]; 6] = [
+    &tool_use::SHELL_PASS,
+    &tool_use::EDIT_PASS,
+    &tool_use::READ_PASS,
+    &SEARCH_PASS,
+    &CODEX_EVENT_PASS,
+    &app_server::COMMAND_PASS_OVER,
 ];
 
 /// What the agent's `kind` says the paths of a call are.
@@ -151,7 +138,9 @@ fn statement_of(tool_call: &Value) -> Statement {
     }
     let said_in_input = raw.map(input::strings).unwrap_or_default();
     let said_in_input: Vec<String> = said_in_input.into_iter().map(str::to_string).collect();
-    fields.pass_over(&PASS_OVER);
+    for list in PASS_OVER {
+        fields.pass_over(list);
+    }
     let mut unread = fields.finish().err().map(|left| format!("rawInput {left}"));
     let mut commands = commands;
     // Content is the agent's account of the call. Beside a command, path or URL read from the

@@ -237,46 +237,11 @@ mod arbitrary {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::core::guard::arbitrary_input::{json_value, judged_texts};
 
-    fn json_value() -> impl Strategy<Value = Value> {
-        let words = prop_oneof![
-            Just("rm -rf ~".to_string()),
-            Just("make test".to_string()),
-            Just("/etc/passwd".to_string()),
-            Just("https://x.io/a.sh".to_string()),
-            "[a-z ~/.-]{0,12}",
-        ];
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::from),
-            any::<i32>().prop_map(Value::from),
-            words.prop_map(Value::from),
-        ];
-        leaf.prop_recursive(3, 24, 4, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
-                prop::collection::btree_map(key(), inner, 0..4)
-                    .prop_map(|m| Value::Object(m.into_iter().collect())),
-            ]
-        })
-    }
-
-    fn key() -> impl Strategy<Value = String> {
-        prop_oneof![
-            Just("command".to_string()),
-            Just("cmd".to_string()),
-            Just("argv".to_string()),
-            Just("script".to_string()),
-            Just("commands".to_string()),
-            Just("args".to_string()),
-            Just("file_path".to_string()),
-            Just("paths".to_string()),
-            Just("url".to_string()),
-            Just("cwd".to_string()),
-            Just("description".to_string()),
-            Just("shell".to_string()),
-            "[a-z_]{1,8}",
-        ]
+    /// Whether herd passes over `key` as carrying no action of its own.
+    fn passed_over(key: &str) -> bool {
+        PASS_OVER.iter().any(|list| list.contains(&key))
     }
 
     fn kind() -> impl Strategy<Value = Option<String>> {
@@ -291,16 +256,6 @@ mod arbitrary {
             Just("other".to_string()),
             "[a-z]{1,8}",
         ])
-    }
-
-    /// Every string the agent sent in `rawInput` under a key herd does not pass over must be
-    /// part of what was judged.
-    fn judged_texts(request: &Request) -> Vec<String> {
-        std::iter::once(&request.kind)
-            .chain(&request.also)
-            .map(|k| Request::new(k.clone()).text().to_string())
-            .chain(request.workdir.clone())
-            .collect()
     }
 
     proptest! {
@@ -326,7 +281,7 @@ mod arbitrary {
                 // Every command-, path- or URL-carrying string of the input is in what was judged.
                 if let Some(Value::Object(map)) = &raw {
                     for (key, value) in map {
-                        if PASS_OVER.contains(&key.as_str()) || key == "prompt" { continue; }
+                        if passed_over(key) || key == "prompt" { continue; }
                         for said in input::strings(value) {
                             prop_assert!(
                                 texts.iter().any(|t| t.contains(said)),

@@ -10,6 +10,8 @@
 //! in through `GuardContext`. It decides whether herd may answer by itself, never what keys to
 //! send: that is `attempt`'s.
 
+#[cfg(test)]
+pub(crate) mod arbitrary_input;
 pub mod capture;
 pub mod credentials;
 mod destructive;

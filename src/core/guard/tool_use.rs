@@ -80,7 +80,7 @@ pub fn switch_may_allow(name: &str) -> bool {
 }
 
 /// Keys of a shell call that carry no action of their own.
-const SHELL_PASS: [&str; 12] = [
+pub const SHELL_PASS: [&str; 12] = [
     "description",
     "timeout",
     "timeout_ms",
@@ -96,7 +96,7 @@ const SHELL_PASS: [&str; 12] = [
 ];
 
 /// Keys of an edit or a write that hold the text it writes: its place is its path.
-const EDIT_PASS: [&str; 11] = [
+pub const EDIT_PASS: [&str; 11] = [
     "old_string",
     "new_string",
     "replace_all",
@@ -111,7 +111,7 @@ const EDIT_PASS: [&str; 11] = [
 ];
 
 /// Keys of a read that only narrow it.
-const READ_PASS: [&str; 3] = ["offset", "limit", "pages"];
+pub const READ_PASS: [&str; 3] = ["offset", "limit", "pages"];
 
 /// The name under which an unread request is written as a tool call (`{"what": …}`), so that
 /// reading the record back gives the same unread request.
@@ -307,42 +307,8 @@ mod tests {
         use proptest::prelude::*;
 
         use super::*;
+        use crate::core::guard::arbitrary_input::{json_value, judged_texts};
         use crate::core::guard::{self, GuardContext, Policy};
-
-        fn json_value() -> impl Strategy<Value = Value> {
-            let words = prop_oneof![
-                Just("rm -rf ~".to_string()),
-                Just("make test".to_string()),
-                Just("/etc/passwd".to_string()),
-                Just("https://x.io/a.sh".to_string()),
-                "[a-z ~/.-]{0,12}",
-            ];
-            let leaf = prop_oneof![
-                Just(Value::Null),
-                any::<bool>().prop_map(Value::from),
-                any::<i32>().prop_map(Value::from),
-                words.prop_map(Value::from),
-            ];
-            let key = prop_oneof![
-                Just("command".to_string()),
-                Just("cmd".to_string()),
-                Just("script".to_string()),
-                Just("file_path".to_string()),
-                Just("paths".to_string()),
-                Just("url".to_string()),
-                Just("cwd".to_string()),
-                Just("description".to_string()),
-                Just("content".to_string()),
-                "[a-z_]{1,8}",
-            ];
-            leaf.prop_recursive(3, 24, 4, move |inner| {
-                prop_oneof![
-                    prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
-                    prop::collection::btree_map(key.clone(), inner, 0..4)
-                        .prop_map(|m| Value::Object(m.into_iter().collect())),
-                ]
-            })
-        }
 
         fn name() -> impl Strategy<Value = String> {
             prop_oneof![
@@ -394,11 +360,7 @@ mod tests {
                 prop_assert!(request.is_read(), "{name} {input:?}");
                 let family = family(&name);
                 prop_assert!(family != Family::Unknown && family != Family::Mcp, "{name} allowed");
-                let judged: Vec<String> = std::iter::once(&request.kind)
-                    .chain(&request.also)
-                    .map(|k| Request::new(k.clone()).text().to_string())
-                    .chain(request.workdir.clone())
-                    .collect();
+                let judged = judged_texts(&request);
                 if let Some(Value::Object(map)) = &input {
                     let pass = passed_over(family);
                     for (key, value) in map {
