@@ -15,7 +15,6 @@
 use serde_json::{Map, Value};
 
 use super::Problem;
-use super::fields::describe;
 use super::merge::HERD_OWNED;
 use crate::core::json_pos::{PositionIndex, pointer_token};
 
@@ -69,7 +68,7 @@ pub(super) fn problems(root: &JsonObject, positions: &PositionIndex) -> Vec<Prob
             message: format!(
                 "\"defaults\" must be an object of task fields like {{\"agent\": \"claude\", \
                  \"timeout_sec\": 1800}}, got {}",
-                describe(defaults)
+                kind_of(defaults)
             ),
         }];
     };
@@ -86,6 +85,18 @@ pub(super) fn problems(root: &JsonObject, positions: &PositionIndex) -> Vec<Prob
             })
         })
         .collect()
+}
+
+/// What a value that is not an object is, for "got ..." (a list, a string, a number…).
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Array(_) => "a list",
+        Value::String(_) => "a string",
+        Value::Number(_) => "a number",
+        Value::Bool(_) => "true or false",
+        Value::Null => "null",
+        Value::Object(_) => "an object",
+    }
 }
 
 /// Where the value at `task_pointer` (a pointer inside the task at `task_root`, e.g.

@@ -140,7 +140,7 @@ fn wrong_defaults_are_reported_where_they_are_written() {
         (
             r#""x""#,
             &[
-                "2:15: \"defaults\" must be an object of task fields like {\"agent\": \"claude\", \"timeout_sec\": 1800}, got \"x\"",
+                "2:15: \"defaults\" must be an object of task fields like {\"agent\": \"claude\", \"timeout_sec\": 1800}, got a string",
                 "3:13: task \"a\": missing \"agent\": name the agent profile that runs this task, e.g. \"agent\": \"claude\"",
                 "3:55: task \"b\": missing \"agent\": name the agent profile that runs this task, e.g. \"agent\": \"claude\"",
             ],
