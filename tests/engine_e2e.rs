@@ -57,6 +57,20 @@ fn no_agents_under(dir: &Path) {
     );
 }
 
+/// The demo is the first file a newcomer checks: `herd validate` on it says "no problems" (its
+/// failures are the runs' own, none is a mistake in the file).
+#[test]
+fn the_example_batch_validates() {
+    let out = herd()
+        .args(["validate", "--tasks"])
+        .arg(example())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("no problems"), "{}", describe(&out));
+}
+
 #[test]
 fn the_example_batch_ends_as_it_promises() {
     let dir = tempfile::tempdir().unwrap();

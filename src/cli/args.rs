@@ -15,7 +15,8 @@ use thiserror::Error;
 command) per task of a JSON tasks file, several at once, each in its own pseudo-terminal. It \
 answers permission prompts per policy, classifies failures, retries what is worth retrying, \
 writes every state change back into the tasks file and records every attempt under runs/.",
-    after_help = "Start with: herd run --tasks tasks.example.json\nEvery command has --help."
+    after_help = "Start with: herd init (writes tasks.json for the agent CLIs found here), then \
+herd validate --tasks tasks.json and herd run --tasks tasks.json.\nEvery command has --help."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -24,6 +25,9 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Write a starter tasks file for the agent CLIs found on PATH: two example tasks and an
+    /// unattended preset in "defaults" (refuses to overwrite a file without --force)
+    Init(InitArgs),
     /// Run the batch: the dashboard on a terminal, headless otherwise, or in the background
     /// with --detach
     Run(RunArgs),
@@ -80,6 +84,26 @@ pub enum Command {
     /// listens, then runs the TUI: `herd app-server-pair --listen unix://<socket> -- <TUI>`
     #[command(name = "app-server-pair", hide = true)]
     AppServerPair(AppServerPairArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+#[command(
+    after_help = "Without --agent, the file is for every one of claude, codex and gemini found on \
+PATH (the first is the default agent, the second runs the second example task), or for the \
+built-in simulator (sim) when none is found. Then: herd validate --tasks FILE; herd run --tasks \
+FILE."
+)]
+pub struct InitArgs {
+    /// An agent profile the file is for (repeatable; the first is the default agent), e.g.
+    /// claude, codex, gemini or sim
+    #[arg(long = "agent", value_name = "PROFILE")]
+    pub agents: Vec<String>,
+    /// The tasks file to write
+    #[arg(long, value_name = "FILE", default_value = "tasks.json")]
+    pub tasks: PathBuf,
+    /// Overwrite the file if it exists
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args, Clone)]

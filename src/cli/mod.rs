@@ -10,6 +10,7 @@ mod closed_pipe;
 mod ctl;
 pub mod explain;
 pub mod hosts;
+mod init;
 pub mod inputs;
 mod mcp;
 mod message;
@@ -48,6 +49,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
                 Command::Run(args) if args.detach => background::detach(&args),
                 Command::Run(args) => run::run(&args),
                 Command::Attach(args) => attach::attach(&args),
+                Command::Init(args) => init::init(&args),
                 Command::Validate(args) => validate::validate(&args),
                 Command::Status(args) => status::status(&args),
                 Command::Ctl(args) => ctl::ctl(&args),
@@ -74,6 +76,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
 fn prints_only(command: &Command) -> bool {
     match command {
         Command::Validate(_)
+        | Command::Init(_)
         | Command::Status(_)
         | Command::Ctl(_)
         | Command::Stop(_)

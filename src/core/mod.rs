@@ -39,6 +39,7 @@ pub mod screen;
 pub mod screen_retry;
 pub mod shell_words;
 pub mod signal_file;
+pub mod starter;
 pub mod stream;
 pub mod task;
 pub mod taskfile;

@@ -15,6 +15,7 @@
 //! `read` parses and checks; this file holds the document and its updates; `fields` reads one
 //! task, `splice` writes changed fields back into the text.
 
+mod defaults;
 mod fields;
 mod json_error;
 mod merge;
@@ -127,7 +128,21 @@ impl TaskFile {
             Some(key) => format!("/tasks/{slot}/{}", pointer_token(key)),
             None => format!("/tasks/{slot}"),
         };
-        self.positions.value(&pointer)
+        self.positions
+            .value(&pointer)
+            .or_else(|| self.in_defaults(&format!("/tasks/{slot}"), &pointer))
+    }
+
+    /// Where the value at `pointer` (inside the task at `task_root`) is written in `defaults`.
+    fn in_defaults(&self, task_root: &str, pointer: &str) -> Option<Location> {
+        let in_defaults = defaults::pointer_in_defaults(task_root, pointer)?;
+        self.positions.value(&in_defaults)
+    }
+
+    /// The file's `defaults` object as the tasks take it (without the fields that cannot be
+    /// defaults); empty when there is none.
+    pub fn defaults(&self) -> serde_json::Map<String, Value> {
+        defaults::usable(&self.doc)
     }
 
     /// Where the key `key` of the object field `field` of task `index` is written.
@@ -141,6 +156,11 @@ impl TaskFile {
         self.positions
             .key(&pointer)
             .or_else(|| self.positions.value(&pointer))
+            .or_else(|| {
+                let in_defaults =
+                    defaults::pointer_in_defaults(&format!("/tasks/{slot}"), &pointer)?;
+                self.positions.key(&in_defaults)
+            })
     }
 
     pub fn set_status(&mut self, index: usize, status: TaskStatus) {
@@ -306,7 +326,8 @@ impl TaskFile {
             task_id: Some(&spec.task_id),
             positions: &self.positions,
         };
-        let (spec, _problems_reported_by_the_next_parse) = read_task(&context, object);
+        let effective = defaults::apply(&defaults::usable(&self.doc), object);
+        let (spec, _problems_reported_by_the_next_parse) = read_task(&context, &effective);
         self.tasks[index] = spec;
         self.index_runnable(index);
     }

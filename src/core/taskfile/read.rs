@@ -2,6 +2,8 @@
 //! problem for every bad field), then the checks that need the whole file (unique, safe
 //! `task_id`s, keys written twice). A child of `taskfile`; it changes nothing once read.
 
+use std::collections::HashSet;
+
 use super::*;
 
 type JsonObject = serde_json::Map<String, Value>;
@@ -17,6 +19,8 @@ impl TaskFile {
         let positions = json_pos::locate(text);
         let (root, items) = root_and_tasks(&doc, &positions)?;
         let mut problems = file_problems(root, &positions);
+        problems.extend(defaults::problems(root, &positions));
+        let shared = defaults::usable(&doc);
         let mut tasks = Vec::new();
         let mut slots = Vec::new();
         let mut labels = Vec::new();
@@ -48,7 +52,7 @@ impl TaskFile {
                 task_id: usable_id,
                 positions: &positions,
             };
-            let (spec, task_problems) = read_task(&context, object);
+            let (spec, task_problems) = read_task(&context, &defaults::apply(&shared, object));
             problems.extend(task_problems);
             if usable_id.is_some() {
                 tasks.push(spec);
@@ -59,6 +63,8 @@ impl TaskFile {
         problems.extend(duplicate_key_problems(&positions, &labels, &tasks, &slots));
         // Stable: problems without a place come last, the others in the order of the text.
         problems.sort_by_key(|p| (p.location.is_none(), p.location));
+        let mut seen = HashSet::new();
+        problems.retain(|p| seen.insert((p.location, p.message.clone())));
         let runnable = (0..tasks.len())
             .filter(|&i| tasks[i].is_runnable())
             .collect();

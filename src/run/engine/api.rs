@@ -358,7 +358,9 @@ impl Engine {
                 other => object.insert(field(key).to_string(), other.clone()),
             };
         }
-        let alone = serde_json::json!({ "tasks": [Value::Object(object)] }).to_string();
+        let defaults = Value::Object(self.store.file().defaults());
+        let alone = serde_json::json!({ "defaults": defaults, "tasks": [Value::Object(object)] })
+            .to_string();
         let problems = match TaskFile::parse(&alone) {
             Ok(candidate) => self.problems_of(&candidate, &task_id),
             Err(problems) => problems.iter().map(ToString::to_string).collect(),

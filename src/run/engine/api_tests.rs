@@ -350,3 +350,34 @@ fn no_task_is_added_while_the_file_does_not_parse() {
         Ok(json!({"task_id": "c"}))
     );
 }
+
+/// A task that takes its agent and prompt from the file's `defaults` is checked with them when
+/// it is changed through the socket: the change stands, and nothing of defaults is copied in.
+#[test]
+fn a_task_on_defaults_is_updated_with_its_defaults() {
+    let mut f = fixture_with(
+        "{\n  \"defaults\": {\"agent\": \"ask\", \"prompt_template\": \"do it\"},\n  \
+         \"tasks\": [\n    {\"task_id\": \"a\"}\n  ]\n}\n",
+        PROFILE,
+    );
+    f.engine.set_paused(true);
+    let updated = run(
+        &mut f,
+        Command::UpdateTask {
+            task_id: "a".into(),
+            patch: object(json!({"enabled": false})),
+        },
+    )
+    .expect("update");
+    assert_eq!(updated["task"]["enabled"], json!(false), "{updated}");
+    assert_eq!(f.on_disk(0, "enabled"), json!(false));
+    assert_eq!(f.on_disk(0, "agent"), Value::Null);
+    let refused = run(
+        &mut f,
+        Command::UpdateTask {
+            task_id: "a".into(),
+            patch: object(json!({"agent": "nope"})),
+        },
+    );
+    assert_eq!(refused, Err(INVALID_TASK));
+}

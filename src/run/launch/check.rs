@@ -50,7 +50,11 @@ pub(super) fn resolve_program(plan: &mut LaunchPlan) -> Result<(), LaunchError> 
 
 /// `program` as the agent's own environment would find it: the task's or profile's `PATH` when
 /// it sets one, herd's otherwise.
-fn find_program(program: &str, cwd: &Path, path_var: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
+pub fn find_program(
+    program: &str,
+    cwd: &Path,
+    path_var: Option<&std::ffi::OsStr>,
+) -> Option<PathBuf> {
     if program.contains('/') {
         let path = cwd.join(program);
         return is_executable(&path).then_some(path);

@@ -191,6 +191,7 @@ fn unknown_agent(task: &TaskSpec, profiles: &ProfileSet) -> LaunchError {
 }
 
 mod check;
+pub use check::find_program;
 mod render;
 
 use render::render_all;

@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Location, Problem};
+use super::{Location, Problem, defaults};
 use crate::core::json_pos::{PositionIndex, pointer_token};
 use crate::core::task::{
     DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_SEC, MAX_ATTEMPTS, MAX_RETRIES_LIMIT, MAX_TIMEOUT_SEC,
@@ -211,11 +211,24 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
+    /// Where the value at `pointer` is: in the task, else in the file's `defaults` (the task took
+    /// it from there), else the task's `{`.
     fn location(&self, pointer: &str) -> Option<Location> {
         let positions = self.ctx.positions;
         positions
             .value(pointer)
+            .or_else(|| self.location_in_defaults(pointer))
             .or_else(|| positions.value(self.ctx.pointer))
+    }
+
+    /// Where the value at `pointer` is written in `defaults`, when the task does not write it.
+    fn location_in_defaults(&self, pointer: &str) -> Option<Location> {
+        let positions = self.ctx.positions;
+        if positions.value(pointer).is_some() {
+            return None;
+        }
+        defaults::pointer_in_defaults(self.ctx.pointer, pointer)
+            .and_then(|in_defaults| positions.value(&in_defaults))
     }
 
     /// `pointer`: where in the document the problem is; the task's field it names is kept.
@@ -226,11 +239,19 @@ impl Reader<'_> {
             .and_then(|rest| rest.split('/').next())
             .filter(|key| !key.is_empty())
             .map(|key| key.replace("~1", "/").replace("~0", "~"));
+        // A wrong default is the same problem for every task that takes it: said once, of
+        // `defaults` (`TaskFile::parse` drops the repeats).
+        let from_defaults = location.is_some() && location == self.location_in_defaults(pointer);
+        let label = if from_defaults {
+            defaults::DEFAULTS_KEY
+        } else {
+            self.ctx.label
+        };
         self.problems.push(Problem {
             location,
             task_id: self.ctx.task_id.map(str::to_string),
             field,
-            message: format!("{}: {message}", self.ctx.label),
+            message: format!("{label}: {message}"),
         });
     }
 
