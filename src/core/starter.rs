@@ -73,7 +73,7 @@ fn file_note(plan: &StarterPlan) -> String {
         "\"notify\" runs when a prompt waits for you, a task fails for good or the batch ends."
     } else {
         "Add \"notify\": [\"sh\", \"-c\", \"...\"] to hear when a prompt waits for you or the \
-         batch ends (README, Notifications)."
+         batch ends (docs/notifications.md)."
     };
     format!(
         "Written by `herd init`. Fields named // are notes for you: herd keeps and ignores them. \
