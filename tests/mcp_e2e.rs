@@ -360,6 +360,19 @@ fn a_bad_call_is_a_tool_error_that_says_what_why_and_how_to_fix() {
         bad["why"].as_str().unwrap().contains("more than 0"),
         "{bad}"
     );
+    let mistyped = client.error(
+        "wait_for",
+        json!({"task_id": "first", "timeout_sec": "soon"}),
+    );
+    assert_eq!(
+        mistyped["why"], "\"timeout_sec\" must be a number, got the string \"soon\"",
+        "{mistyped}"
+    );
+    let unknown = client.error("get_task", json!({"task_id": "first", "id": "x"}));
+    assert_eq!(
+        unknown["why"], "there is no argument \"id\": the tool takes task_id",
+        "{unknown}"
+    );
     let unexplained = client.error("explain", json!({"task_id": "first"}));
     assert!(
         unexplained["what"]

@@ -6,6 +6,7 @@
 //!
 //! Standard output is the protocol's: nothing else may be printed there.
 
+mod arguments;
 mod background;
 mod files;
 mod live;

@@ -116,17 +116,25 @@ fn bad_arguments_say_what_why_and_how_to_fix() {
         (
             "get_task",
             json!({}),
-            ["get_task", "missing field `task_id`", "schema"],
+            ["get_task", "\"task_id\" is required", "schema"],
         ),
         (
             "get_task",
             json!({"task_id": "a", "id": "b"}),
-            ["get_task", "unknown field `id`", "schema"],
+            [
+                "get_task",
+                "there is no argument \"id\": the tool takes task_id",
+                "schema",
+            ],
         ),
         (
             "get_task",
             json!({"task_id": 7}),
-            ["get_task", "invalid type", "schema"],
+            [
+                "get_task",
+                "\"task_id\" must be a string, got the number 7",
+                "schema",
+            ],
         ),
         (
             "run_agent",
@@ -141,7 +149,11 @@ fn bad_arguments_say_what_why_and_how_to_fix() {
         (
             "list_tasks",
             json!({"status": ["done"]}),
-            ["list_tasks", "unknown variant `done`", "schema"],
+            [
+                "list_tasks",
+                "\"status\"[0] must be one of \"pending\"",
+                "schema",
+            ],
         ),
         (
             "update_task",
@@ -176,7 +188,11 @@ fn bad_arguments_say_what_why_and_how_to_fix() {
         (
             "answer_prompt",
             json!({"prompt_id": "a/1/1", "answer": "yes"}),
-            ["answer_prompt", "unknown variant `yes`", "schema"],
+            [
+                "answer_prompt",
+                "\"answer\" must be one of \"approve\", \"approve_always\", \"deny\", got the string \"yes\"",
+                "schema",
+            ],
         ),
         (
             "answer_prompt",
@@ -201,7 +217,11 @@ fn bad_arguments_say_what_why_and_how_to_fix() {
         (
             "wait_for",
             json!({"task_id": "a", "states": ["finished"]}),
-            ["wait_for", "unknown variant `finished`", "schema"],
+            [
+                "wait_for",
+                "\"states\"[0] must be one of \"pending\"",
+                "schema",
+            ],
         ),
         (
             "explain",
@@ -211,7 +231,25 @@ fn bad_arguments_say_what_why_and_how_to_fix() {
         (
             "explain",
             json!({"task_id": "a", "attempt": -1}),
-            ["explain", "invalid value", "schema"],
+            [
+                "explain",
+                "\"attempt\" must be 0 or more, got the number -1",
+                "schema",
+            ],
+        ),
+        (
+            "wait_for",
+            json!({"task_id": "a", "timeout_sec": "soon"}),
+            [
+                "wait_for",
+                "\"timeout_sec\" must be a number, got the string \"soon\"",
+                "schema",
+            ],
+        ),
+        (
+            "explain",
+            json!({"task_id": "a", "attempt": 1.5}),
+            ["explain", "\"attempt\" must be a whole number", "schema"],
         ),
         (
             "delete_task",
