@@ -360,6 +360,19 @@ fn a_bad_call_is_a_tool_error_that_says_what_why_and_how_to_fix() {
         bad["why"].as_str().unwrap().contains("more than 0"),
         "{bad}"
     );
+    // Every property has one type (no `[T, "null"]`), as clients that turn schemas into
+    // function declarations (Gemini's) require.
+    let listed = client.request("tools/list", json!({}));
+    let tools = listed["result"]["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 8, "{listed}");
+    for tool in tools {
+        let schema = tool["inputSchema"].to_string();
+        assert!(
+            !schema.contains("\"type\":[") && !schema.contains("\"type\":\"null\""),
+            "{}: {schema}",
+            tool["name"]
+        );
+    }
     let mistyped = client.error(
         "wait_for",
         json!({"task_id": "first", "timeout_sec": "soon"}),

@@ -398,9 +398,53 @@ pub(super) fn parse(
     }
 }
 
-/// The input schema of a tool whose arguments are a `T`.
+/// The input schema of a tool whose arguments are a `T`, in the portable form every client
+/// reads (see `portable`).
 fn input_schema<T: JsonSchema + std::any::Any>() -> Arc<JsonObject> {
-    schema_for_type::<T>()
+    let mut schema = Value::Object((*schema_for_type::<T>()).clone());
+    portable(&mut schema);
+    Arc::new(match schema {
+        Value::Object(object) => object,
+        _ => JsonObject::new(),
+    })
+}
+
+/// Rewrites a schema so that every property has one type: `schemars` writes an `Option<T>` as
+/// `"type": [T, "null"]` (or `anyOf: [T, {"type": "null"}]`), which clients that translate
+/// schemas into function declarations (Gemini's, among others) refuse. An optional argument is
+/// one that is not `required`, which the schema already says; a `null` sent for one is still
+/// read as leaving it out.
+fn portable(schema: &mut Value) {
+    match schema {
+        Value::Object(object) => {
+            if let Some(Value::Array(kinds)) = object.get("type") {
+                let kinds: Vec<Value> = kinds
+                    .iter()
+                    .filter(|kind| kind.as_str() != Some("null"))
+                    .cloned()
+                    .collect();
+                if let [kind] = kinds.as_slice() {
+                    object.insert("type".to_string(), kind.clone());
+                }
+            }
+            for key in ["anyOf", "oneOf"] {
+                let Some(Value::Array(branches)) = object.get_mut(key) else {
+                    continue;
+                };
+                branches.retain(|branch| branch.get("type") != Some(&json!("null")));
+                if let [only] = branches.as_slice() {
+                    let only = only.clone();
+                    object.remove(key);
+                    if let Value::Object(fields) = only {
+                        object.extend(fields);
+                    }
+                }
+            }
+            object.values_mut().for_each(portable);
+        }
+        Value::Array(items) => items.iter_mut().for_each(portable),
+        _ => {}
+    }
 }
 
 /// Reads the arguments as a `T`, after checking them against its schema so that a wrong one is

@@ -268,3 +268,93 @@ fn bad_arguments_say_what_why_and_how_to_fix() {
         assert!(error.to_text().contains(" Fix: "), "{context}");
     }
 }
+
+/// Every type named anywhere in a schema (properties, items, `$defs`, branches).
+fn type_arrays(schema: &Value, at: &str, found: &mut Vec<String>) {
+    match schema {
+        Value::Object(object) => {
+            for (key, value) in object {
+                if key == "type" && !value.is_string() {
+                    found.push(format!("{at}: \"type\": {value}"));
+                }
+                if key == "nullable" {
+                    found.push(format!("{at}: \"nullable\""));
+                }
+                type_arrays(value, &format!("{at}/{key}"), found);
+            }
+        }
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                if item.get("type") == Some(&json!("null")) {
+                    found.push(format!("{at}/{index}: a null branch"));
+                }
+                type_arrays(item, &format!("{at}/{index}"), found);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn every_input_schema_gives_each_property_one_type_so_every_client_can_read_it() {
+    let mut found = Vec::new();
+    for tool in all() {
+        let schema = Value::Object((*tool.input_schema).clone());
+        type_arrays(&schema, &tool.name, &mut found);
+    }
+    assert!(found.is_empty(), "unportable schema parts: {found:#?}");
+    let wait_for = all()
+        .into_iter()
+        .find(|t| t.name == "wait_for")
+        .expect("tool");
+    assert_eq!(
+        wait_for.input_schema["properties"]["timeout_sec"]["type"],
+        "number"
+    );
+    assert_eq!(
+        wait_for.input_schema["properties"]["states"]["type"],
+        "array"
+    );
+}
+
+#[test]
+fn portable_takes_the_null_out_of_type_arrays_and_branches() {
+    let mut schema = json!({
+        "properties": {
+            "a": {"type": ["integer", "null"], "minimum": 0},
+            "b": {"anyOf": [{"$ref": "#/$defs/B"}, {"type": "null"}], "description": "b"},
+            "c": {"type": ["string", "number"]}
+        }
+    });
+    portable(&mut schema);
+    assert_eq!(
+        schema,
+        json!({
+            "properties": {
+                "a": {"type": "integer", "minimum": 0},
+                "b": {"$ref": "#/$defs/B", "description": "b"},
+                "c": {"type": ["string", "number"]}
+            }
+        })
+    );
+}
+
+#[test]
+fn a_null_optional_argument_is_still_read_as_left_out() {
+    match call(
+        "wait_for",
+        json!({"task_id": "a", "timeout_sec": null, "states": null}),
+    )
+    .expect("ok")
+    {
+        ToolCall::WaitFor {
+            timeout_sec,
+            states,
+            ..
+        } => {
+            assert_eq!(timeout_sec, DEFAULT_WAIT_SEC);
+            assert_eq!(states, WaitState::SETTLED.to_vec());
+        }
+        other => panic!("{other:?}"),
+    }
+}
