@@ -243,6 +243,106 @@ impl Drop for Batch {
 
 const WAIT: Duration = Duration::from_secs(30);
 
+/// Whether process `pid` runs (not gone, not a zombie waiting to be reaped).
+fn runs(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|state| state != "Z")
+    })
+}
+
+/// The parent of process `pid`.
+fn parent_of(pid: u32) -> u32 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
+    let (_, rest) = stat.rsplit_once(')').expect("comm");
+    rest.split_whitespace()
+        .nth(1)
+        .and_then(|ppid| ppid.parse().ok())
+        .expect("ppid")
+}
+
+impl Batch {
+    /// Detaches a run, then kills its holder and its dashboard with SIGKILL (nothing cleans up);
+    /// the dashboard's pid.
+    fn detach_then_kill_9(&self) -> u32 {
+        self.detach();
+        let dashboard = self.pid();
+        let holder = parent_of(dashboard);
+        let killed = std::process::Command::new("kill")
+            .args(["-9", &holder.to_string(), &dashboard.to_string()])
+            .status()
+            .expect("kill");
+        assert!(killed.success());
+        let deadline = Instant::now() + WAIT;
+        while runs(holder) || runs(dashboard) {
+            assert!(Instant::now() < deadline, "still running after kill -9");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(
+            self.rendezvous_files().len(),
+            3,
+            "the leftovers a kill -9 leaves"
+        );
+        dashboard
+    }
+}
+
+#[test]
+fn the_leftovers_of_a_killed_background_herd_are_noticed_and_cleared() {
+    let batch = Batch::new();
+    let gone = |pid: u32| format!("the herd that ran this file (pid {pid}, in the background");
+
+    // herd status: no herd runs, the dead one is named, its files are gone.
+    let first = batch.detach_then_kill_9();
+    let status = batch.status();
+    assert!(status.contains("No herd runs this file now"), "{status}");
+    assert!(status.contains(&gone(first)), "{status}");
+    assert!(
+        status.contains("leftover rendezvous files were removed"),
+        "{status}"
+    );
+    assert_eq!(batch.rendezvous_files(), Vec::<PathBuf>::new());
+    assert!(
+        !batch.status().contains("pid "),
+        "said once: nothing is left"
+    );
+
+    // herd attach: says the herd is gone and how to start it again.
+    let second = batch.detach_then_kill_9();
+    let attach = batch.herd(&["attach", "--tasks", "tasks.json"]);
+    assert_eq!(attach.status.code(), Some(1), "{}", describe(&attach));
+    let said = String::from_utf8_lossy(&attach.stderr);
+    assert!(said.contains(&gone(second)), "{said}");
+    assert!(
+        said.contains("start it again with `herd run --detach --tasks tasks.json`"),
+        "{said}"
+    );
+    assert_eq!(batch.rendezvous_files(), Vec::<PathBuf>::new());
+
+    // herd run --detach: says so and starts a new herd, which retries the interrupted task.
+    let third = batch.detach_then_kill_9();
+    let out = batch.herd(&[
+        "run",
+        "--detach",
+        "--tasks",
+        "tasks.json",
+        "--concurrency",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(&gone(third)),
+        "{}",
+        describe(&out)
+    );
+    let now = batch.pid();
+    assert!(runs(now) && now != third);
+    let (code, stopped) = batch.ctl("batch.stop", &serde_json::json!({}));
+    assert_eq!(code, 0, "{stopped}");
+    batch.wait_until_gone();
+}
+
 #[test]
 fn a_background_batch_is_attached_detached_and_answered_from_a_second_terminal() {
     let batch = Batch::new();

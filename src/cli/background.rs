@@ -41,6 +41,9 @@ pub(super) fn detach(args: &RunArgs) -> Result<i32> {
             return Ok(EXIT_INVALID);
         }
     };
+    if let Some(gone) = rendezvous.clear_leftovers() {
+        note(&format!("herd: {}: {}", tasks.display(), gone.gone_note()));
+    }
     if let Some(running) = Registration::read_live(&rendezvous.registration) {
         let file = tasks.display();
         let reach = match running.mode {
