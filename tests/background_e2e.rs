@@ -289,6 +289,75 @@ impl Batch {
 }
 
 #[test]
+fn of_two_detaches_at_once_one_starts_and_the_other_tells_its_own_caller() {
+    let batch = Batch::new();
+    let start = || {
+        herd()
+            .args([
+                "run",
+                "--detach",
+                "--tasks",
+                "tasks.json",
+                "--concurrency",
+                "1",
+            ])
+            .current_dir(batch.dir.path())
+            .env("XDG_RUNTIME_DIR", batch.runtime())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("herd runs")
+    };
+    let (first, second) = (start(), start());
+    let outs = [
+        first.wait_with_output().expect("first"),
+        second.wait_with_output().expect("second"),
+    ];
+    let codes: Vec<Option<i32>> = outs.iter().map(|out| out.status.code()).collect();
+    let said = || {
+        outs.iter()
+            .map(describe)
+            .collect::<Vec<_>>()
+            .join("\n---\n")
+    };
+    assert!(
+        codes.contains(&Some(0)) && codes.contains(&Some(2)),
+        "{codes:?}\n{}",
+        said()
+    );
+    let loser = outs
+        .iter()
+        .find(|out| out.status.code() == Some(2))
+        .expect("a loser");
+    let told = String::from_utf8_lossy(&loser.stderr);
+    assert!(
+        told.contains("a herd already runs tasks.json"),
+        "{}",
+        said()
+    );
+    assert!(
+        told.contains("herd attach --tasks tasks.json"),
+        "{}",
+        said()
+    );
+    assert!(loser.stdout.is_empty(), "{}", said());
+    let pid = batch.pid();
+    assert!(
+        told.contains(&format!("pid {pid}")),
+        "the winner named: {}",
+        said()
+    );
+    let log = batch.log();
+    assert!(
+        !log.contains("herd hold:") && !log.contains("exited with 2"),
+        "the loser wrote into the winner's log:\n{log}"
+    );
+    let (code, stopped) = batch.ctl("batch.stop", &serde_json::json!({}));
+    assert_eq!(code, 0, "{stopped}");
+    batch.wait_until_gone();
+}
+
+#[test]
 fn the_leftovers_of_a_killed_background_herd_are_noticed_and_cleared() {
     let batch = Batch::new();
     let gone = |pid: u32| format!("the herd that ran this file (pid {pid}, in the background");

@@ -9,7 +9,8 @@
 //!
 //! The name of a tasks file is a 64-bit FNV-1a hash of its canonical path (symbolic links
 //! resolved), in 16 hex digits: `<key>.sock` is the control socket, `<key>.attach.sock` the
-//! background dashboard's, `<key>.json` says who runs the file (`Registration`).
+//! background dashboard's, `<key>.json` says who runs the file (`Registration`), `<key>.start` is
+//! locked while `herd run --detach` starts one.
 
 use std::fs;
 use std::io;
@@ -48,6 +49,9 @@ pub struct Rendezvous {
     pub attach: PathBuf,
     /// Who runs the file: a `Registration` as JSON.
     pub registration: PathBuf,
+    /// Locked by `herd run --detach` while it starts the file's background herd
+    /// (`background::start`); there only meanwhile.
+    pub start: PathBuf,
 }
 
 impl Rendezvous {
@@ -62,6 +66,7 @@ impl Rendezvous {
             control: dir.join(format!("{key}.sock")),
             attach: dir.join(format!("{key}.attach.sock")),
             registration: dir.join(format!("{key}.json")),
+            start: dir.join(format!("{key}.start")),
         }
     }
 }
