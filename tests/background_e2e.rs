@@ -288,6 +288,109 @@ impl Batch {
     }
 }
 
+impl Batch {
+    /// A shell in a terminal of `rows` x `cols` that prints `before` lines, then runs
+    /// `herd attach --tasks tasks.json`, then prints `PROMPT>` as the shell's next prompt would.
+    fn attach_from_a_shell(&self, rows: u16, cols: u16, before: usize) -> Dashboard {
+        let mut command = CommandBuilder::new("sh");
+        let script = format!(
+            "for i in $(seq 1 {before}); do echo \"earlier output $i\"; done; \
+             \"$0\" attach --tasks tasks.json; printf 'PROMPT>'; sleep 30"
+        );
+        command.args(["-c", &script, env!("CARGO_BIN_EXE_herd")]);
+        command.cwd(self.dir.path());
+        let env = [("XDG_RUNTIME_DIR", self.runtime())];
+        Dashboard::spawn(
+            command,
+            &Launch {
+                rows,
+                cols,
+                args: &[],
+                env: &env,
+            },
+        )
+    }
+}
+
+/// The row the shell's next prompt is on, once it is there.
+fn prompt_row(terminal: &mut Dashboard) -> u16 {
+    terminal.wait_for("PROMPT>", WAIT);
+    let (row, _) = terminal.screen().cursor_position();
+    let text = terminal.text();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines.get(usize::from(row)).map(|l| l.trim_end()),
+        Some("PROMPT>"),
+        "the prompt is alone on the cursor's row {row}:\n{text}"
+    );
+    row
+}
+
+#[test]
+fn after_the_batch_ends_or_is_stopped_the_prompt_lands_below_the_summary() {
+    for stop in [false, true] {
+        let tasks = if stop {
+            TASKS.to_string()
+        } else {
+            TASKS.replace("\"permission\"", "\"success\"")
+        };
+        let batch = Batch::with_tasks(&tasks);
+        batch.detach();
+        let mut terminal = batch.attach_from_a_shell(40, 120, 3);
+        if stop {
+            terminal.wait_for(PROMPT, WAIT);
+            terminal.press("q");
+            terminal.wait_for("Detach this terminal, or stop the batch?", WAIT);
+            terminal.press("s");
+        }
+        let row = prompt_row(&mut terminal);
+        let text = terminal.text();
+        let lines: Vec<&str> = text.lines().collect();
+        let above = lines[..usize::from(row)].join("\n");
+        for needed in [
+            "earlier output 1",
+            "earlier output 3",
+            "STATUS",
+            "ask-first",
+            "3 tasks:",
+        ] {
+            assert!(
+                above.contains(needed),
+                "{needed:?} above the prompt (stop: {stop}):\n{text}"
+            );
+        }
+        assert!(
+            lines[..usize::from(row)]
+                .last()
+                .is_some_and(|l| l.contains("herd: the background batch ended")),
+            "the last word just above the prompt (stop: {stop}):\n{text}"
+        );
+        batch.wait_until_gone();
+    }
+}
+
+#[test]
+fn after_a_detach_the_prompt_lands_below_the_shells_own_output() {
+    let batch = Batch::new();
+    batch.detach();
+    let mut terminal = batch.attach_from_a_shell(40, 120, 3);
+    terminal.wait_for(PROMPT, WAIT);
+    terminal.press("\x1c");
+    // The dashboard's screen is gone; the shell's lines, then the client's word, then the prompt.
+    assert_eq!(prompt_row(&mut terminal), 4, "{}", terminal.text());
+    let text = terminal.text();
+    assert!(text.starts_with("earlier output 1"), "{text}");
+    assert!(
+        text.lines()
+            .nth(3)
+            .is_some_and(|l| l.starts_with("herd: detached")),
+        "{text}"
+    );
+    let (code, stopped) = batch.ctl("batch.stop", &serde_json::json!({}));
+    assert_eq!(code, 0, "{stopped}");
+    batch.wait_until_gone();
+}
+
 #[test]
 fn of_two_detaches_at_once_one_starts_and_the_other_tells_its_own_caller() {
     let batch = Batch::new();
