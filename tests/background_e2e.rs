@@ -243,12 +243,19 @@ impl Drop for Batch {
 
 const WAIT: Duration = Duration::from_secs(30);
 
-/// Whether process `pid` runs (not gone, not a zombie waiting to be reaped).
+/// Whether any thread of process `pid` still runs (or is still exiting). The leader of a killed
+/// process turns zombie before its other threads are done, and its files (sockets included)
+/// close only with the last of them: a process is gone when only a zombie leader is left.
 fn runs(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        stat.rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().next())
-            .is_some_and(|state| state != "Z")
+    let Ok(threads) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    threads.flatten().any(|thread| {
+        std::fs::read_to_string(thread.path().join("stat")).is_ok_and(|stat| {
+            stat.rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().next())
+                .is_some_and(|state| state != "Z" && state != "X")
+        }) || thread.file_name().to_str() != Some(&pid.to_string())
     })
 }
 
