@@ -243,6 +243,285 @@ impl Drop for Batch {
 
 const WAIT: Duration = Duration::from_secs(30);
 
+/// Whether any thread of process `pid` still runs (or is still exiting). The leader of a killed
+/// process turns zombie before its other threads are done, and its files (sockets included)
+/// close only with the last of them: a process is gone when only a zombie leader is left.
+fn runs(pid: u32) -> bool {
+    let Ok(threads) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    threads.flatten().any(|thread| {
+        std::fs::read_to_string(thread.path().join("stat")).is_ok_and(|stat| {
+            stat.rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().next())
+                .is_some_and(|state| state != "Z" && state != "X")
+        }) || thread.file_name().to_str() != Some(&pid.to_string())
+    })
+}
+
+/// The parent of process `pid`.
+fn parent_of(pid: u32) -> u32 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
+    let (_, rest) = stat.rsplit_once(')').expect("comm");
+    rest.split_whitespace()
+        .nth(1)
+        .and_then(|ppid| ppid.parse().ok())
+        .expect("ppid")
+}
+
+impl Batch {
+    /// Detaches a run, then kills its holder and its dashboard with SIGKILL (nothing cleans up);
+    /// the dashboard's pid.
+    fn detach_then_kill_9(&self) -> u32 {
+        self.detach();
+        let dashboard = self.pid();
+        let holder = parent_of(dashboard);
+        let killed = std::process::Command::new("kill")
+            .args(["-9", &holder.to_string(), &dashboard.to_string()])
+            .status()
+            .expect("kill");
+        assert!(killed.success());
+        let deadline = Instant::now() + WAIT;
+        while runs(holder) || runs(dashboard) {
+            assert!(Instant::now() < deadline, "still running after kill -9");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(
+            self.rendezvous_files().len(),
+            3,
+            "the leftovers a kill -9 leaves"
+        );
+        dashboard
+    }
+}
+
+impl Batch {
+    /// A shell in a terminal of `rows` x `cols` that prints `before` lines, then runs
+    /// `herd attach --tasks tasks.json`, then prints `PROMPT>` as the shell's next prompt would.
+    fn attach_from_a_shell(&self, rows: u16, cols: u16, before: usize) -> Dashboard {
+        let mut command = CommandBuilder::new("sh");
+        let script = format!(
+            "for i in $(seq 1 {before}); do echo \"earlier output $i\"; done; \
+             \"$0\" attach --tasks tasks.json; printf 'PROMPT>'; sleep 30"
+        );
+        command.args(["-c", &script, env!("CARGO_BIN_EXE_herd")]);
+        command.cwd(self.dir.path());
+        let env = [("XDG_RUNTIME_DIR", self.runtime())];
+        Dashboard::spawn(
+            command,
+            &Launch {
+                rows,
+                cols,
+                args: &[],
+                env: &env,
+            },
+        )
+    }
+}
+
+/// The row the shell's next prompt is on, once it is there.
+fn prompt_row(terminal: &mut Dashboard) -> u16 {
+    terminal.wait_for("PROMPT>", WAIT);
+    let (row, _) = terminal.screen().cursor_position();
+    let text = terminal.text();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines.get(usize::from(row)).map(|l| l.trim_end()),
+        Some("PROMPT>"),
+        "the prompt is alone on the cursor's row {row}:\n{text}"
+    );
+    row
+}
+
+#[test]
+fn after_the_batch_ends_or_is_stopped_the_prompt_lands_below_the_summary() {
+    for stop in [false, true] {
+        let tasks = if stop {
+            TASKS.to_string()
+        } else {
+            TASKS.replace("\"permission\"", "\"success\"")
+        };
+        let batch = Batch::with_tasks(&tasks);
+        batch.detach();
+        let mut terminal = batch.attach_from_a_shell(40, 120, 3);
+        if stop {
+            terminal.wait_for(PROMPT, WAIT);
+            terminal.press("q");
+            terminal.wait_for("Detach this terminal, or stop the batch?", WAIT);
+            terminal.press("s");
+        }
+        let row = prompt_row(&mut terminal);
+        let text = terminal.text();
+        let lines: Vec<&str> = text.lines().collect();
+        let above = lines[..usize::from(row)].join("\n");
+        for needed in [
+            "earlier output 1",
+            "earlier output 3",
+            "STATUS",
+            "ask-first",
+            "3 tasks:",
+        ] {
+            assert!(
+                above.contains(needed),
+                "{needed:?} above the prompt (stop: {stop}):\n{text}"
+            );
+        }
+        assert!(
+            lines[..usize::from(row)]
+                .last()
+                .is_some_and(|l| l.contains("herd: the background batch ended")),
+            "the last word just above the prompt (stop: {stop}):\n{text}"
+        );
+        batch.wait_until_gone();
+    }
+}
+
+#[test]
+fn after_a_detach_the_prompt_lands_below_the_shells_own_output() {
+    let batch = Batch::new();
+    batch.detach();
+    let mut terminal = batch.attach_from_a_shell(40, 120, 3);
+    terminal.wait_for(PROMPT, WAIT);
+    terminal.press("\x1c");
+    // The dashboard's screen is gone; the shell's lines, then the client's word, then the prompt.
+    assert_eq!(prompt_row(&mut terminal), 4, "{}", terminal.text());
+    let text = terminal.text();
+    assert!(text.starts_with("earlier output 1"), "{text}");
+    assert!(
+        text.lines()
+            .nth(3)
+            .is_some_and(|l| l.starts_with("herd: detached")),
+        "{text}"
+    );
+    let (code, stopped) = batch.ctl("batch.stop", &serde_json::json!({}));
+    assert_eq!(code, 0, "{stopped}");
+    batch.wait_until_gone();
+}
+
+#[test]
+fn of_two_detaches_at_once_one_starts_and_the_other_tells_its_own_caller() {
+    let batch = Batch::new();
+    let start = || {
+        herd()
+            .args([
+                "run",
+                "--detach",
+                "--tasks",
+                "tasks.json",
+                "--concurrency",
+                "1",
+            ])
+            .current_dir(batch.dir.path())
+            .env("XDG_RUNTIME_DIR", batch.runtime())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("herd runs")
+    };
+    let (first, second) = (start(), start());
+    let outs = [
+        first.wait_with_output().expect("first"),
+        second.wait_with_output().expect("second"),
+    ];
+    let codes: Vec<Option<i32>> = outs.iter().map(|out| out.status.code()).collect();
+    let said = || {
+        outs.iter()
+            .map(describe)
+            .collect::<Vec<_>>()
+            .join("\n---\n")
+    };
+    assert!(
+        codes.contains(&Some(0)) && codes.contains(&Some(2)),
+        "{codes:?}\n{}",
+        said()
+    );
+    let loser = outs
+        .iter()
+        .find(|out| out.status.code() == Some(2))
+        .expect("a loser");
+    let told = String::from_utf8_lossy(&loser.stderr);
+    assert!(
+        told.contains("a herd already runs tasks.json"),
+        "{}",
+        said()
+    );
+    assert!(
+        told.contains("herd attach --tasks tasks.json"),
+        "{}",
+        said()
+    );
+    assert!(loser.stdout.is_empty(), "{}", said());
+    let pid = batch.pid();
+    assert!(
+        told.contains(&format!("pid {pid}")),
+        "the winner named: {}",
+        said()
+    );
+    let log = batch.log();
+    assert!(
+        !log.contains("herd hold:") && !log.contains("exited with 2"),
+        "the loser wrote into the winner's log:\n{log}"
+    );
+    let (code, stopped) = batch.ctl("batch.stop", &serde_json::json!({}));
+    assert_eq!(code, 0, "{stopped}");
+    batch.wait_until_gone();
+}
+
+#[test]
+fn the_leftovers_of_a_killed_background_herd_are_noticed_and_cleared() {
+    let batch = Batch::new();
+    let gone = |pid: u32| format!("the herd that ran this file (pid {pid}, in the background");
+
+    // herd status: no herd runs, the dead one is named, its files are gone.
+    let first = batch.detach_then_kill_9();
+    let status = batch.status();
+    assert!(status.contains("No herd runs this file now"), "{status}");
+    assert!(status.contains(&gone(first)), "{status}");
+    assert!(
+        status.contains("leftover rendezvous files were removed"),
+        "{status}"
+    );
+    assert_eq!(batch.rendezvous_files(), Vec::<PathBuf>::new());
+    assert!(
+        !batch.status().contains("pid "),
+        "said once: nothing is left"
+    );
+
+    // herd attach: says the herd is gone and how to start it again.
+    let second = batch.detach_then_kill_9();
+    let attach = batch.herd(&["attach", "--tasks", "tasks.json"]);
+    assert_eq!(attach.status.code(), Some(1), "{}", describe(&attach));
+    let said = String::from_utf8_lossy(&attach.stderr);
+    assert!(said.contains(&gone(second)), "{said}");
+    assert!(
+        said.contains("start it again with `herd run --detach --tasks tasks.json`"),
+        "{said}"
+    );
+    assert_eq!(batch.rendezvous_files(), Vec::<PathBuf>::new());
+
+    // herd run --detach: says so and starts a new herd, which retries the interrupted task.
+    let third = batch.detach_then_kill_9();
+    let out = batch.herd(&[
+        "run",
+        "--detach",
+        "--tasks",
+        "tasks.json",
+        "--concurrency",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(&gone(third)),
+        "{}",
+        describe(&out)
+    );
+    let now = batch.pid();
+    assert!(runs(now) && now != third);
+    let (code, stopped) = batch.ctl("batch.stop", &serde_json::json!({}));
+    assert_eq!(code, 0, "{stopped}");
+    batch.wait_until_gone();
+}
+
 #[test]
 fn a_background_batch_is_attached_detached_and_answered_from_a_second_terminal() {
     let batch = Batch::new();

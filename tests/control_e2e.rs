@@ -529,6 +529,83 @@ fn requests_on_one_connection_are_answered_in_order_one_line_each() {
 }
 
 #[test]
+fn a_line_that_is_not_utf8_or_too_long_is_answered_and_the_connection_goes_on() {
+    use std::io::{BufRead, BufReader, Write};
+    let setup = Setup::new(json!({"tasks": [ask_task("ask")]}));
+    let herd_run = setup.start_headless();
+    setup.wait_for_prompt();
+    let socket = setup
+        .rendezvous()
+        .into_iter()
+        .find(|name| name.ends_with(".sock"))
+        .map(|name| setup.runtime.join("herd").join(name))
+        .unwrap();
+    let stream = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut read = || {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line)
+            .unwrap_or_else(|e| panic!("not a JSON answer ({e}): {line:?}"))
+    };
+    // Written from another thread: the server answers the long line before reading its end.
+    let mut writer = stream.try_clone().unwrap();
+    let sent = std::thread::spawn(move || {
+        writer.write_all(b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"\xff\xfe\"}\n")?;
+        let mut long = vec![b' '; 5 << 20];
+        long.push(b'\n');
+        writer.write_all(&long)?;
+        writer.write_all(
+            format!(
+                "{}\n",
+                json!({"jsonrpc": "2.0", "id": 3, "method": "hello"})
+            )
+            .as_bytes(),
+        )
+    });
+    let not_utf8 = read();
+    assert_eq!(
+        (&not_utf8["id"], &not_utf8["error"]["code"]),
+        (&Value::Null, &json!(-32700)),
+        "{not_utf8}"
+    );
+    assert!(
+        not_utf8["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not UTF-8"),
+        "{not_utf8}"
+    );
+    let too_long = read();
+    assert_eq!(too_long["error"]["code"], -32600, "{too_long}");
+    assert!(
+        too_long["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("4194304 bytes"),
+        "{too_long}"
+    );
+    let hello = read();
+    assert_eq!(hello["id"], 3, "{hello}");
+    assert_eq!(hello["result"]["mode"], "headless", "{hello}");
+    sent.join().unwrap().unwrap();
+    let mut stop = stream.try_clone().unwrap();
+    stop.write_all(
+        format!(
+            "{}\n",
+            json!({"jsonrpc": "2.0", "id": 4, "method": "batch.stop"})
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    assert_eq!(read()["result"]["done"], true);
+    wait_exit(herd_run);
+}
+
+#[test]
 fn herd_ctl_gives_up_on_a_herd_that_does_not_answer_and_says_so() {
     // A socket that accepts and never answers: a hung herd.
     let dir = tempfile::tempdir().unwrap();

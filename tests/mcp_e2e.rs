@@ -360,6 +360,32 @@ fn a_bad_call_is_a_tool_error_that_says_what_why_and_how_to_fix() {
         bad["why"].as_str().unwrap().contains("more than 0"),
         "{bad}"
     );
+    // Every property has one type (no `[T, "null"]`), as clients that turn schemas into
+    // function declarations (Gemini's) require.
+    let listed = client.request("tools/list", json!({}));
+    let tools = listed["result"]["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 8, "{listed}");
+    for tool in tools {
+        let schema = tool["inputSchema"].to_string();
+        assert!(
+            !schema.contains("\"type\":[") && !schema.contains("\"type\":\"null\""),
+            "{}: {schema}",
+            tool["name"]
+        );
+    }
+    let mistyped = client.error(
+        "wait_for",
+        json!({"task_id": "first", "timeout_sec": "soon"}),
+    );
+    assert_eq!(
+        mistyped["why"], "\"timeout_sec\" must be a number, got the string \"soon\"",
+        "{mistyped}"
+    );
+    let unknown = client.error("get_task", json!({"task_id": "first", "id": "x"}));
+    assert_eq!(
+        unknown["why"], "there is no argument \"id\": the tool takes task_id",
+        "{unknown}"
+    );
     let unexplained = client.error("explain", json!({"task_id": "first"}));
     assert!(
         unexplained["what"]
@@ -437,4 +463,57 @@ fn while_a_herd_runs_the_file_the_tools_go_through_it_and_answer_its_prompt_by_i
     let text = std::fs::read_to_string(&tasks).unwrap();
     let doc: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(common::task(&doc, "later")["timeout_sec"], 90, "{text}");
+}
+
+#[test]
+fn an_agent_begins_a_queue_in_a_tasks_file_that_does_not_exist_yet() {
+    let dir = tempfile::tempdir().unwrap();
+    let tasks = dir.path().join("queue.json");
+    let mut client = McpClient::start(&tasks);
+    client.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "mcp-e2e", "version": "1"}}),
+    );
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    // An empty queue: reads answer it, nothing is created by reading.
+    let listed = client.ok("list_tasks", json!({}));
+    assert_eq!(listed["tasks"], json!([]), "{listed}");
+    let missing = client.error("get_task", json!({"task_id": "first"}));
+    assert!(
+        missing["fix"].as_str().unwrap().contains("add_task"),
+        "{missing}"
+    );
+    let not_yet = client.error("wait_for", json!({"task_id": "first", "timeout_sec": 1}));
+    assert!(
+        not_yet["what"].as_str().unwrap().contains("no task"),
+        "{not_yet}"
+    );
+    assert!(!tasks.exists(), "nothing written before the first add_task");
+
+    // The first add_task creates the file; the task then runs like any other.
+    let added = client.ok("add_task", json!({"task": sim_task("first", "success")}));
+    assert_eq!(added["task"]["status"], "pending", "{added}");
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&tasks).unwrap()).unwrap();
+    assert_eq!(written["run_id"], "queue", "{written}");
+    assert_eq!(written["tasks"][0]["task_id"], "first", "{written}");
+    client.ok("run_agent", json!({"task_id": "first"}));
+    let waited = client.ok("wait_for", json!({"task_id": "first", "timeout_sec": 60}));
+    assert_eq!(waited["task"]["status"], "completed", "{waited}");
+    wait_for_no_herd(&tasks);
+}
+
+#[test]
+fn a_tasks_file_in_a_folder_that_does_not_exist_is_refused_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = herd()
+        .args(["mcp", "--tasks"])
+        .arg(dir.path().join("nowhere/queue.json"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("nowhere"), "{stderr}");
 }

@@ -22,6 +22,14 @@ pub(super) fn attach(args: &AttachArgs) -> Result<i32> {
                     return Ok(1);
                 }
             };
+            if let Some(gone) = rendezvous.clear_leftovers() {
+                let file = tasks.display();
+                eprintln!(
+                    "herd: {file}: {}; start it again with `herd run --detach --tasks {file}`",
+                    gone.gone_note()
+                );
+                return Ok(1);
+            }
             match Registration::read_live(&rendezvous.registration) {
                 Some(running) if running.mode != RunMode::Background => {
                     eprintln!(
@@ -97,8 +105,11 @@ fn only_background_herd() -> Result<PathBuf, i32> {
         .into_iter()
         .filter(|path| path.extension().is_some_and(|e| e == "json"))
         .filter_map(|path| {
-            let running = Registration::read_live(&path)?;
             let key = path.file_stem()?.to_str()?.to_string();
+            if let Some(gone) = Rendezvous::in_folder(&folder, &key).clear_leftovers() {
+                eprintln!("herd: {}: {}", gone.tasks.display(), gone.gone_note());
+            }
+            let running = Registration::read_live(&path)?;
             (running.mode == RunMode::Background)
                 .then(|| (running, Rendezvous::in_folder(&folder, &key).attach))
         })

@@ -15,6 +15,7 @@ use color_eyre::eyre::{Result, WrapErr};
 
 use super::args::{HoldArgs, RunArgs};
 use super::inputs::{EXIT_CANNOT_GO_ON, EXIT_INVALID, default_runs_dir};
+use crate::run::background::start::Starting;
 use crate::run::background::{self, holder};
 use crate::run::console::{Console, note};
 use crate::run::rendezvous::{Registration, Rendezvous, RunMode};
@@ -41,6 +42,18 @@ pub(super) fn detach(args: &RunArgs) -> Result<i32> {
             return Ok(EXIT_INVALID);
         }
     };
+    // Held until the herd started here is up: a second --detach of the file waits, then finds
+    // this one's herd below instead of starting a holder that would lose the race.
+    let _starting = match Starting::take(&rendezvous.start) {
+        Ok(starting) => starting,
+        Err(error) => {
+            note(&format!("herd: {}: {error}", rendezvous.start.display()));
+            return Ok(EXIT_CANNOT_GO_ON);
+        }
+    };
+    if let Some(gone) = rendezvous.clear_leftovers() {
+        note(&format!("herd: {}: {}", tasks.display(), gone.gone_note()));
+    }
     if let Some(running) = Registration::read_live(&rendezvous.registration) {
         let file = tasks.display();
         let reach = match running.mode {
@@ -87,7 +100,10 @@ pub(super) fn detach(args: &RunArgs) -> Result<i32> {
             ));
             return Ok(code);
         }
-        if background::answers(&rendezvous.attach) {
+        // Up once it is registered (a second --detach then finds it) and attachable.
+        if background::answers(&rendezvous.attach)
+            && Registration::read_live(&rendezvous.registration).is_some()
+        {
             break;
         }
         if Instant::now() >= deadline {

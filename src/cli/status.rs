@@ -41,6 +41,9 @@ fn running_herd(tasks: &Path) -> String {
     let Ok(rendezvous) = Rendezvous::for_tasks(tasks) else {
         return "No herd runs this file now.".into();
     };
+    if let Some(gone) = rendezvous.clear_leftovers() {
+        return format!("No herd runs this file now: {}.", gone.gone_note());
+    }
     let Some(running) = Registration::read_live(&rendezvous.registration) else {
         return "No herd runs this file now.".into();
     };

@@ -8,6 +8,7 @@
 pub mod accounts;
 pub mod acp;
 pub mod agent_log;
+pub mod alternate_screen;
 pub mod app_server;
 pub mod approval;
 pub mod attach_wire;

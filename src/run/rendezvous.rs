@@ -9,7 +9,8 @@
 //!
 //! The name of a tasks file is a 64-bit FNV-1a hash of its canonical path (symbolic links
 //! resolved), in 16 hex digits: `<key>.sock` is the control socket, `<key>.attach.sock` the
-//! background dashboard's, `<key>.json` says who runs the file (`Registration`).
+//! background dashboard's, `<key>.json` says who runs the file (`Registration`), `<key>.start` is
+//! locked while `herd run --detach` starts one.
 
 use std::fs;
 use std::io;
@@ -48,6 +49,9 @@ pub struct Rendezvous {
     pub attach: PathBuf,
     /// Who runs the file: a `Registration` as JSON.
     pub registration: PathBuf,
+    /// Locked by `herd run --detach` while it starts the file's background herd
+    /// (`background::start`); there only meanwhile.
+    pub start: PathBuf,
 }
 
 impl Rendezvous {
@@ -62,8 +66,56 @@ impl Rendezvous {
             control: dir.join(format!("{key}.sock")),
             attach: dir.join(format!("{key}.attach.sock")),
             registration: dir.join(format!("{key}.json")),
+            start: dir.join(format!("{key}.start")),
         }
     }
+}
+
+impl Rendezvous {
+    /// Removes what a herd that is gone left here (killed with SIGKILL, it could not remove its
+    /// registration and sockets) and gives its registration, to say so; `None` when nothing of
+    /// a gone herd was here. A herd is gone when its registration names a process that no longer
+    /// runs, or (its pid taken by another process since) when neither of its sockets answers a
+    /// while after it registered. Sockets nobody answers on are removed even without a
+    /// registration; anything that answers, or a registration being written, is left alone.
+    pub fn clear_leftovers(&self) -> Option<Registration> {
+        let gone = self.gone_registration();
+        if let Some(gone) = &gone {
+            // Removed only if it is still the gone herd's: a herd starting now writes its own.
+            if Registration::read(&self.registration).as_ref() == Some(gone) {
+                let _ = fs::remove_file(&self.registration);
+            }
+        }
+        if !Registration::read(&self.registration).is_some_and(|r| process_alive(r.pid)) {
+            for socket in [&self.control, &self.attach] {
+                if fs::symlink_metadata(socket).is_ok() && !answers(socket) {
+                    let _ = fs::remove_file(socket);
+                }
+            }
+        }
+        gone
+    }
+
+    fn gone_registration(&self) -> Option<Registration> {
+        let registration = Registration::read(&self.registration)?;
+        if !process_alive(registration.pid) {
+            return Some(registration);
+        }
+        let settled = fs::metadata(&self.registration)
+            .and_then(|meta| meta.modified())
+            .is_ok_and(|at| at.elapsed().is_ok_and(|age| age > SETTLE));
+        let silent = !answers(&self.control) && !answers(&self.attach);
+        (settled && silent).then_some(registration)
+    }
+}
+
+/// How long after registering a herd's control socket must answer before a herd whose pid
+/// runs is taken for gone (its pid reused by another process).
+const SETTLE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Whether something answers on the socket at `path`.
+fn answers(path: &Path) -> bool {
+    std::os::unix::net::UnixStream::connect(path).is_ok()
 }
 
 /// How the herd that runs a file was started.
@@ -105,9 +157,25 @@ pub struct Registration {
 impl Registration {
     /// The registration in `path`, if it names a process that still runs.
     pub fn read_live(path: &Path) -> Option<Self> {
+        Self::read(path).filter(|registration| process_alive(registration.pid))
+    }
+
+    /// The registration in `path`, whether or not its process runs.
+    fn read(path: &Path) -> Option<Self> {
         let text = fs::read_to_string(path).ok()?;
-        let registration: Self = serde_json::from_str(&text).ok()?;
-        process_alive(registration.pid).then_some(registration)
+        serde_json::from_str(&text).ok()
+    }
+
+    /// What to say of a herd that is gone without cleaning up, its leftovers removed.
+    pub fn gone_note(&self) -> String {
+        format!(
+            "the herd that ran this file (pid {}, {}, since {}) is gone without cleaning up \
+             (killed?); its leftover rendezvous files were removed, and tasks it left running \
+             are retried by the next run",
+            self.pid,
+            self.mode.describe(),
+            self.started_at
+        )
     }
 
     /// Writes the registration (0600, replacing any older one atomically).
@@ -129,9 +197,22 @@ pub fn process_alive(pid: u32) -> bool {
         return false;
     };
     match rustix::process::test_kill_process(pid) {
-        Ok(()) => true,
+        Ok(()) => !is_zombie(pid),
         Err(error) => error == rustix::io::Errno::PERM,
     }
+}
+
+/// Whether the process has ended and waits only to be reaped (a killed holder's dashboard whose
+/// new parent does not reap): it runs no more. Linux says so in `/proc`; elsewhere, no.
+fn is_zombie(pid: rustix::process::Pid) -> bool {
+    fs::read_to_string(format!("/proc/{}/stat", pid.as_raw_nonzero()))
+        .ok()
+        .and_then(|stat| {
+            // `pid (comm) S ...`: the state follows the last `)`, as comm may hold one.
+            let after = &stat[stat.rfind(')')? + 1..];
+            after.split_whitespace().next().map(|state| state == "Z")
+        })
+        .unwrap_or(false)
 }
 
 fn owned_by(dir: &Path, uid: u32) -> bool {
@@ -261,5 +342,40 @@ mod tests {
         registration.pid = u32::try_from(i32::MAX).expect("fits");
         registration.write(&path).expect("write");
         assert_eq!(Registration::read_live(&path), None);
+    }
+
+    #[test]
+    fn the_leftovers_of_a_gone_herd_are_removed_and_a_live_ones_kept() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let names = Rendezvous::in_folder(dir.path(), "k");
+        let mut registration = Registration {
+            pid: u32::try_from(i32::MAX).expect("fits"),
+            tasks: dir.path().join("tasks.json"),
+            runs_dir: dir.path().join("runs"),
+            mode: RunMode::Background,
+            started_at: "2026-11-27T16:00:00Z".into(),
+            herd_version: "0.1.0".into(),
+        };
+        registration.write(&names.registration).expect("write");
+        // Sockets nobody listens on any more, as a killed herd leaves them.
+        for socket in [&names.control, &names.attach] {
+            drop(std::os::unix::net::UnixListener::bind(socket).expect("bind"));
+        }
+        assert_eq!(names.clear_leftovers(), Some(registration.clone()));
+        for path in [&names.registration, &names.control, &names.attach] {
+            assert!(!path.exists(), "{} left", path.display());
+        }
+        assert!(registration.gone_note().contains("pid 2147483647"));
+        assert_eq!(
+            names.clear_leftovers(),
+            None,
+            "nothing left the second time"
+        );
+
+        registration.pid = std::process::id();
+        registration.write(&names.registration).expect("write");
+        let _listening = std::os::unix::net::UnixListener::bind(&names.control).expect("bind");
+        assert_eq!(names.clear_leftovers(), None);
+        assert!(names.registration.exists() && names.control.exists());
     }
 }

@@ -4,6 +4,7 @@
 //! change is checked like the file (`run::validate`) before anything is written; a refused one
 //! leaves the file as it was. `run_agent` starts a background herd for the task (`background`).
 
+use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
@@ -29,9 +30,71 @@ pub(super) struct Setup {
     pub(super) runs_dir: PathBuf,
 }
 
-/// The tasks file, read without its lock.
-pub(super) fn read(setup: &Setup) -> Result<TaskStore, ToolError> {
-    TaskStore::read_only(&setup.tasks).map_err(|error| unusable(setup, &error))
+/// The tasks file, read without its lock; an empty queue while the file does not exist yet (the
+/// first `add_task` creates it).
+pub(super) fn read(setup: &Setup) -> Result<TaskFile, ToolError> {
+    if !exists(&setup.tasks) {
+        return TaskFile::parse(&empty_file_text(&setup.tasks)).map_err(|problems| {
+            ToolError::new(
+                "cannot start an empty queue",
+                problems
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                "report it with herd's version",
+            )
+        });
+    }
+    TaskStore::read_only(&setup.tasks)
+        .map(|store| store.file().clone())
+        .map_err(|error| unusable(setup, &error))
+}
+
+/// Whether the tasks file (or what its symlink points to) exists.
+fn exists(tasks: &Path) -> bool {
+    !matches!(std::fs::metadata(tasks), Err(error) if error.kind() == ErrorKind::NotFound)
+}
+
+/// The text of a tasks file with no task, its `run_id` the file's name without `.json`.
+fn empty_file_text(tasks: &Path) -> String {
+    let run_id = tasks.file_stem().map_or_else(
+        || "tasks".to_string(),
+        |stem| stem.to_string_lossy().into_owned(),
+    );
+    format!(
+        "{{\n  \"run_id\": {},\n  \"tasks\": []\n}}\n",
+        Value::String(run_id)
+    )
+}
+
+/// Creates the tasks file with no task, atomically (written beside it, then linked into place
+/// without replacing anything): a file someone made meanwhile is left as it is.
+fn create_empty(setup: &Setup) -> Result<(), ToolError> {
+    let folder = setup
+        .tasks
+        .parent()
+        .filter(|folder| !folder.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let created = tempfile::Builder::new()
+        .prefix(".herd-new-tasks-")
+        .tempfile_in(folder)
+        .and_then(|mut temp| {
+            temp.write_all(empty_file_text(&setup.tasks).as_bytes())?;
+            temp.as_file().sync_all()?;
+            temp.persist_noclobber(&setup.tasks)
+                .map_err(|error| error.error)?;
+            Ok(())
+        });
+    match created {
+        Ok(()) => Ok(()),
+        Err(error) if error.kind() == ErrorKind::AlreadyExists => Ok(()),
+        Err(error) => Err(ToolError::new(
+            format!("cannot create {}", setup.tasks.display()),
+            error.to_string(),
+            "make the folder writable, or give herd mcp --tasks a file in a writable folder",
+        )),
+    }
 }
 
 /// Every task's row (`run::summary::row`, as `herd status --json`), in file order, only those
@@ -85,7 +148,7 @@ pub(super) fn update_task(
 /// Appends `task` to the tasks file, laid out like the task before it; its row.
 pub(super) fn add_task(setup: &Setup, task: &Map<String, Value>) -> Result<Value, ToolError> {
     let task_id = task.get("task_id").and_then(Value::as_str).unwrap_or("");
-    let mut store = open(setup)?;
+    let mut store = open_or_create(setup)?;
     if store.file().task_index(task_id).is_some() {
         return Err(ToolError::new(
             format!("task {task_id:?} exists already"),
@@ -118,9 +181,9 @@ pub(super) fn explain(
     task_id: &str,
     attempt: Option<u32>,
 ) -> Result<Value, ToolError> {
-    let store = read(setup)?;
-    let index = index_of(setup, store.file(), task_id)?;
-    let attempts = store.file().tasks()[index].attempts;
+    let file = read(setup)?;
+    let index = index_of(setup, &file, task_id)?;
+    let attempts = file.tasks()[index].attempts;
     let folder = runs_dir.join(task_id);
     let path = match attempt {
         _ if attempts == 0 => {
@@ -159,6 +222,26 @@ pub(super) fn explain(
 
 /// The store with the file's lock held, for a change.
 fn open(setup: &Setup) -> Result<TaskStore, ToolError> {
+    if !exists(&setup.tasks) {
+        return Err(ToolError::new(
+            format!("{} does not exist yet", setup.tasks.display()),
+            "the queue is empty, so there is no task to change",
+            "add_task adds the first task (and creates the file)",
+        ));
+    }
+    open_existing(setup)
+}
+
+/// The store with the file's lock held, for an addition: a file that does not exist yet is
+/// created with no task first.
+fn open_or_create(setup: &Setup) -> Result<TaskStore, ToolError> {
+    if !exists(&setup.tasks) {
+        create_empty(setup)?;
+    }
+    open_existing(setup)
+}
+
+fn open_existing(setup: &Setup) -> Result<TaskStore, ToolError> {
     TaskStore::open(&setup.tasks).map_err(|error| match error {
         StoreError::Locked { .. } => ToolError::new(
             format!("cannot change {}", setup.tasks.display()),
@@ -309,5 +392,56 @@ mod tests {
         assert!(locked.why.contains("in use by another herd"), "{locked:?}");
         assert_eq!(std::fs::read_to_string(&setup.tasks).expect("read"), text);
         drop(held);
+    }
+
+    #[test]
+    fn a_file_that_does_not_exist_is_an_empty_queue_until_the_first_task_creates_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let setup = Setup {
+            tasks: dir.path().join("queue.json"),
+            profiles: None,
+            hosts: None,
+            runs_dir: dir.path().join("runs"),
+        };
+        let empty = read(&setup).expect("an empty queue");
+        assert!(rows(&empty, None).is_empty());
+        let missing = row(&setup, &empty, "a").expect_err("no task");
+        assert!(missing.fix.contains("add_task"), "{missing:?}");
+        let update = update_task(&setup, "a", &patch(json!({"enabled": false})));
+        assert!(
+            update
+                .expect_err("nothing to change")
+                .what
+                .contains("does not exist yet")
+        );
+        assert!(
+            !setup.tasks.exists(),
+            "reads and a refused change create nothing"
+        );
+        let task = patch(
+            json!({"task_id": "a", "agent": "sim", "inputs": {"scenario": "success"}, "prompt_template": "x"}),
+        );
+        let added = add_task(&setup, &task).expect("added");
+        assert_eq!(added["status"], "pending");
+        let text = std::fs::read_to_string(&setup.tasks).expect("created");
+        let written: Value = serde_json::from_str(&text).expect("valid JSON");
+        assert_eq!(written["run_id"], "queue");
+        assert_eq!(written["tasks"][0]["task_id"], "a");
+        assert_eq!(rows(&read(&setup).expect("read"), None).len(), 1);
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("list")
+            .filter_map(Result::ok)
+            .map(|entry| entry.file_name())
+            .filter(|name| name != "queue.json")
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+
+    #[test]
+    fn creating_the_file_never_replaces_one_made_meanwhile() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let setup = setup(dir.path());
+        create_empty(&setup).expect("a file that exists is left alone");
+        assert_eq!(std::fs::read_to_string(&setup.tasks).expect("read"), TEXT);
     }
 }

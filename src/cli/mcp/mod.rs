@@ -6,6 +6,7 @@
 //!
 //! Standard output is the protocol's: nothing else may be printed there.
 
+mod arguments;
 mod background;
 mod files;
 mod live;
@@ -22,8 +23,8 @@ use server::HerdServer;
 
 pub(super) fn mcp(args: &McpArgs) -> Result<i32> {
     let tasks = &args.tasks.tasks;
-    if let Err(error) = std::fs::metadata(tasks) {
-        eprintln!("herd mcp: {}: {error}", tasks.display());
+    if let Some(problem) = unusable_tasks_path(tasks) {
+        eprintln!("herd mcp: {}: {problem}", tasks.display());
         return Ok(EXIT_INVALID);
     }
     let setup = Setup {
@@ -49,4 +50,24 @@ pub(super) fn mcp(args: &McpArgs) -> Result<i32> {
         Ok::<_, color_eyre::Report>(())
     })?;
     Ok(0)
+}
+
+/// Why `tasks` cannot be the server's tasks file, if it cannot. A file that does not exist yet
+/// is fine (an empty queue; the first `add_task` creates it) as long as its folder exists.
+fn unusable_tasks_path(tasks: &std::path::Path) -> Option<String> {
+    match std::fs::metadata(tasks) {
+        Ok(_) => None,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            let folder = tasks
+                .parent()
+                .filter(|folder| !folder.as_os_str().is_empty())
+                .unwrap_or(std::path::Path::new("."));
+            match std::fs::metadata(folder) {
+                Ok(meta) if meta.is_dir() => None,
+                Ok(_) => Some(format!("{} is not a folder", folder.display())),
+                Err(error) => Some(format!("its folder {}: {error}", folder.display())),
+            }
+        }
+        Err(error) => Some(error.to_string()),
+    }
 }

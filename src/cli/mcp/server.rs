@@ -74,8 +74,8 @@ impl HerdServer {
                 if let Some(result) = read_live(herd.as_ref(), "tasks.list", params, "list") {
                     return Ok(json!({"herd": herd_json, "tasks": result?["tasks"]}));
                 }
-                let store = files::read(setup)?;
-                let rows = files::rows(store.file(), statuses.as_deref());
+                let file = files::read(setup)?;
+                let rows = files::rows(&file, statuses.as_deref());
                 Ok(json!({"herd": herd_json, "tasks": rows}))
             }
             ToolCall::GetTask { task_id } => {
@@ -151,8 +151,8 @@ impl HerdServer {
         {
             return Ok(result?["task"].take());
         }
-        let store = files::read(&self.setup)?;
-        files::row(&self.setup, store.file(), task_id)
+        let file = files::read(&self.setup)?;
+        files::row(&self.setup, &file, task_id)
     }
 
     /// Runs a task: the running herd takes it, else a background herd is started for it.
@@ -166,13 +166,12 @@ impl HerdServer {
                 "task": self.task_now(herd, task_id)?,
             }));
         }
-        let store = files::read(setup)?;
-        let index = files::index_of(setup, store.file(), task_id)?;
-        let retry = runnable_how(setup, &store.file().tasks()[index])?;
-        drop(store);
+        let file = files::read(setup)?;
+        let index = files::index_of(setup, &file, task_id)?;
+        let retry = runnable_how(setup, &file.tasks()[index])?;
         let started = background::start(setup, task_id, retry)?;
-        let store = files::read(setup)?;
-        let row = files::row(setup, store.file(), task_id)?;
+        let file = files::read(setup)?;
+        let row = files::row(setup, &file, task_id)?;
         Ok(json!({
             "started": {
                 "how": "a background herd for this task alone (herd run --detach): \

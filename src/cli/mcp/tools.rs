@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+use super::arguments;
 use crate::core::task::{TaskStatus, is_safe_task_id};
 use crate::core::taskfile::HERD_OWNED;
 
@@ -267,7 +268,7 @@ pub(super) fn all() -> Vec<Tool> {
             "List the tasks of the tasks file with herd's verdict for each: status, attempts, \
              failure_type, failure_evidence, failure_cause, cost, and (while a herd runs the \
              file) what its attempt is doing. Optionally only some statuses.",
-            schema_for_type::<ListTasks>(),
+            input_schema::<ListTasks>(),
         )
         .annotate(reads()),
         tool(
@@ -275,7 +276,7 @@ pub(super) fn all() -> Vec<Tool> {
             "One task with herd's verdict: status, attempts, failure_type, failure_evidence, \
              failure_cause, the agent's questions and final text, and (while a herd runs the \
              file) the permission prompt waiting for an answer, with its prompt_id.",
-            schema_for_type::<TaskRef>(),
+            input_schema::<TaskRef>(),
         )
         .annotate(reads()),
         tool(
@@ -283,14 +284,14 @@ pub(super) fn all() -> Vec<Tool> {
             "Change a task's operator fields (enabled, prompt_template, inputs, max_retries, \
              timeout_sec, permission_policy, ...), checked like the tasks file and written into \
              it. Not herd's own fields (status, attempts, result): those are herd's verdicts.",
-            schema_for_type::<UpdateTask>(),
+            input_schema::<UpdateTask>(),
         )
         .annotate(writes()),
         tool(
             "add_task",
             "Add a task to the tasks file (checked like the file: a unique task_id, a known \
              agent profile, a prompt). It starts pending; run_agent runs it.",
-            schema_for_type::<AddTask>(),
+            input_schema::<AddTask>(),
         )
         .annotate(writes()),
         tool(
@@ -298,7 +299,7 @@ pub(super) fn all() -> Vec<Tool> {
             "Run a task's agent now. When a herd runs the tasks file, it takes the task; \
              otherwise a background herd is started for this task alone. Returns at once; \
              wait_for waits for the verdict.",
-            schema_for_type::<TaskRef>(),
+            input_schema::<TaskRef>(),
         )
         .annotate(writes()),
         tool(
@@ -306,7 +307,7 @@ pub(super) fn all() -> Vec<Tool> {
             "Answer a permission prompt that waits for the operator, by its prompt_id (from \
              get_task or list_tasks): approve, approve_always or deny. An answer never lands on \
              another dialog: a prompt that is gone or was answered is refused.",
-            schema_for_type::<AnswerPrompt>(),
+            input_schema::<AnswerPrompt>(),
         )
         .annotate(writes()),
         tool(
@@ -314,7 +315,7 @@ pub(super) fn all() -> Vec<Tool> {
             "Wait until a task reaches one of the given states (by default: completed, failed, \
              cancelled, needs_input; prompt_waiting: a permission prompt waits), at most \
              timeout_sec. Returns whether it did, and the task with herd's verdict.",
-            schema_for_type::<WaitFor>(),
+            input_schema::<WaitFor>(),
         )
         .annotate(reads()),
         tool(
@@ -322,7 +323,7 @@ pub(super) fn all() -> Vec<Tool> {
             "What herd saw and decided in a task's attempt (the latest by default): the \
              timeline of prompts and answers with the guard's reasons, the ending, the verdict \
              with its evidence, and which of the profile's rules match the last screen.",
-            schema_for_type::<Explain>(),
+            input_schema::<Explain>(),
         )
         .annotate(reads()),
     ]
@@ -397,7 +398,70 @@ pub(super) fn parse(
     }
 }
 
-fn decode<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, ToolError> {
+/// The input schema of a tool whose arguments are a `T`, in the portable form every client
+/// reads (see `portable`).
+fn input_schema<T: JsonSchema + std::any::Any>() -> Arc<JsonObject> {
+    let mut schema = Value::Object((*schema_for_type::<T>()).clone());
+    portable(&mut schema);
+    Arc::new(match schema {
+        Value::Object(object) => object,
+        _ => JsonObject::new(),
+    })
+}
+
+/// Rewrites a schema so that every property has one type: `schemars` writes an `Option<T>` as
+/// `"type": [T, "null"]` (or `anyOf: [T, {"type": "null"}]`), which clients that translate
+/// schemas into function declarations (Gemini's, among others) refuse. An optional argument is
+/// one that is not `required`, which the schema already says; a `null` sent for one is still
+/// read as leaving it out.
+fn portable(schema: &mut Value) {
+    match schema {
+        Value::Object(object) => {
+            if let Some(Value::Array(kinds)) = object.get("type") {
+                let kinds: Vec<Value> = kinds
+                    .iter()
+                    .filter(|kind| kind.as_str() != Some("null"))
+                    .cloned()
+                    .collect();
+                if let [kind] = kinds.as_slice() {
+                    object.insert("type".to_string(), kind.clone());
+                }
+            }
+            for key in ["anyOf", "oneOf"] {
+                let Some(Value::Array(branches)) = object.get_mut(key) else {
+                    continue;
+                };
+                branches.retain(|branch| branch.get("type") != Some(&json!("null")));
+                if let [only] = branches.as_slice() {
+                    let only = only.clone();
+                    object.remove(key);
+                    if let Value::Object(fields) = only {
+                        object.extend(fields);
+                    }
+                }
+            }
+            object.values_mut().for_each(portable);
+        }
+        Value::Array(items) => items.iter_mut().for_each(portable),
+        _ => {}
+    }
+}
+
+/// Reads the arguments as a `T`, after checking them against its schema so that a wrong one is
+/// named in JSON's words; serde's own words remain for what the schema cannot say.
+fn decode<T: DeserializeOwned + JsonSchema + std::any::Any>(
+    tool: &str,
+    args: Value,
+) -> Result<T, ToolError> {
+    if let Some(object) = args.as_object()
+        && let Some(problem) = arguments::check(&input_schema::<T>(), object)
+    {
+        return Err(ToolError::new(
+            format!("invalid arguments for {tool}"),
+            problem.to_string(),
+            format!("call {tool} with arguments that match its input schema (see tools/list)"),
+        ));
+    }
     serde_json::from_value(args).map_err(|error| {
         ToolError::new(
             format!("invalid arguments for {tool}"),

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex, mpsc};
 use thiserror::Error;
 
 use super::send;
+use crate::core::alternate_screen::AlternateScreen;
 use crate::core::attach_wire::{Decoder, Frame, split_at_detach_key};
 
 #[derive(Debug, Error)]
@@ -46,9 +47,13 @@ enum Wake {
     Resized,
 }
 
-/// Undoes what the dashboard may have turned on in this terminal, then leaves the alternate
-/// screen (the holder's screen state carries the dashboard's modes to the client).
-const GIVE_BACK: &[u8] = b"\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[?1l\x1b>\x1b[0m\x1b[?25h\x1b[?1049l";
+/// Undoes what the dashboard may have turned on in this terminal (the holder's screen state
+/// carries the dashboard's modes to the client).
+const GIVE_BACK: &[u8] =
+    b"\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?2004l\x1b[?1l\x1b>\x1b[0m\x1b[?25h";
+
+/// Leaves the alternate screen and puts the cursor back where it was on entry.
+const LEAVE_ALTERNATE: &[u8] = b"\x1b[?1049l";
 
 /// Attaches this terminal to the holder at `socket` until one side leaves.
 pub fn attach(socket: &Path) -> Result<Ending, AttachError> {
@@ -68,8 +73,9 @@ pub fn attach(socket: &Path) -> Result<Ending, AttachError> {
     let _ = out.write_all(b"\x1b[?1049h");
     let _ = out.flush();
     let writer = Arc::new(Mutex::new(writer));
+    let alternate = Arc::new(Mutex::new(AlternateScreen::new(true)));
     let (tx, rx) = mpsc::channel();
-    read_holder(stream, tx.clone());
+    read_holder(stream, Arc::clone(&alternate), tx.clone());
     read_keys(Arc::clone(&writer), tx.clone());
     watch_signals(tx);
     let ending = loop {
@@ -87,6 +93,12 @@ pub fn attach(socket: &Path) -> Result<Ending, AttachError> {
         }
     };
     let _ = out.write_all(GIVE_BACK);
+    // Only while the dashboard's screen is still up: a dashboard that ended left it already and
+    // printed its summary below the shell's output; leaving again would restore the cursor
+    // saved on entry, and the shell's prompt would land over the summary.
+    if alternate.lock().map_or(true, |screen| screen.is_on()) {
+        let _ = out.write_all(LEAVE_ALTERNATE);
+    }
     let _ = out.flush();
     let _ = crossterm::terminal::disable_raw_mode();
     if let Ok(w) = writer.lock() {
@@ -114,8 +126,13 @@ fn last_word(stream: &UnixStream) -> Option<String> {
     })
 }
 
-/// The holder's frames: output to the screen, its last word to the loop.
-fn read_holder(mut stream: UnixStream, tx: mpsc::Sender<Wake>) {
+/// The holder's frames: output to the screen (followed by `alternate`), its last word to the
+/// loop.
+fn read_holder(
+    mut stream: UnixStream,
+    alternate: Arc<Mutex<AlternateScreen>>,
+    tx: mpsc::Sender<Wake>,
+) {
     std::thread::spawn(move || {
         let mut decoder = Decoder::default();
         let mut buf = [0u8; 16 * 1024];
@@ -128,6 +145,9 @@ fn read_holder(mut stream: UnixStream, tx: mpsc::Sender<Wake>) {
             while let Some(frame) = decoder.next_frame() {
                 match frame {
                     Ok(Frame::Output(bytes)) => {
+                        if let Ok(mut screen) = alternate.lock() {
+                            screen.feed(&bytes);
+                        }
                         let _ = out.write_all(&bytes);
                         let _ = out.flush();
                     }

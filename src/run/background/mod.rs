@@ -9,6 +9,7 @@
 
 pub mod client;
 pub mod holder;
+pub mod start;
 
 use std::io::{self, Write};
 use std::os::unix::fs::PermissionsExt;

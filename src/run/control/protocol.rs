@@ -104,6 +104,8 @@ pub enum Incoming {
     },
     /// A notification from the client (no `id`): nothing is answered.
     Notification,
+    /// An empty line (whitespace only): nothing is answered.
+    Blank,
 }
 
 /// Every method: name, parameters, result; `herd ctl --help` and the README list these.
@@ -142,6 +144,38 @@ pub const METHODS: &[(&str, &str, &str)] = &[
         "{subscribed: true}, then \"event\" notifications",
     ),
 ];
+
+/// Reads one line of a client's as it came off the socket: bytes that are not UTF-8 are a
+/// parse error (the line is answered, the connection stays usable).
+pub fn parse_bytes(line: &[u8]) -> Incoming {
+    match std::str::from_utf8(line) {
+        Ok(text) if text.trim().is_empty() => Incoming::Blank,
+        Ok(text) => parse_line(text),
+        Err(error) => Incoming::Invalid {
+            id: Value::Null,
+            error: RpcError::new(
+                PARSE_ERROR,
+                format!(
+                    "not UTF-8: the bytes from offset {} are not valid UTF-8; \
+                     a request is one line of JSON in UTF-8",
+                    error.valid_up_to()
+                ),
+            ),
+        },
+    }
+}
+
+/// The error for a request line longer than `limit` bytes (its end is skipped unread).
+pub fn line_too_long(limit: u64) -> RpcError {
+    RpcError::new(
+        INVALID_REQUEST,
+        format!(
+            "request line too long: herd reads at most {limit} bytes ({} MiB) per request \
+             line; the line was skipped, send a shorter request",
+            limit >> 20
+        ),
+    )
+}
 
 /// Reads one line of a client's.
 pub fn parse_line(line: &str) -> Incoming {
@@ -380,7 +414,7 @@ mod tests {
             } => Ok(c),
             Incoming::Call { .. } => Err((Value::Null, 0)),
             Incoming::Invalid { id, error } => Err((id, error.code)),
-            Incoming::Notification => Err((Value::Null, 1)),
+            Incoming::Notification | Incoming::Blank => Err((Value::Null, 1)),
         }
     }
 
@@ -556,5 +590,32 @@ mod tests {
         assert_eq!(back["error"]["code"], json!(INVALID_TASK));
         assert_eq!(back["error"]["data"]["problems"], json!(["x: bad"]));
         assert!(!event_line(&json!({"event": "a\nb"})).contains('\n'));
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_a_parse_error_and_a_blank_one_is_nothing() {
+        let Incoming::Invalid { id, error } = parse_bytes(b"{\"id\": 1, \"x\": \"\xff\xfe\"}\n")
+        else {
+            panic!("not UTF-8 must be refused");
+        };
+        assert_eq!((id, error.code), (Value::Null, PARSE_ERROR));
+        assert!(error.message.contains("not UTF-8"), "{}", error.message);
+        assert!(error.message.contains("offset 16"), "{}", error.message);
+        assert_eq!(parse_bytes(b"  \r\n"), Incoming::Blank);
+        assert!(matches!(
+            parse_bytes(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hello\"}\n"),
+            Incoming::Call { .. }
+        ));
+    }
+
+    #[test]
+    fn a_line_too_long_says_the_limit() {
+        let error = line_too_long(4 << 20);
+        assert_eq!(error.code, INVALID_REQUEST);
+        assert!(
+            error.message.contains("4194304 bytes (4 MiB)"),
+            "{}",
+            error.message
+        );
     }
 }

@@ -28,7 +28,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use super::protocol::{self, Call, INTERNAL_ERROR, Incoming, RpcError};
 use crate::run::rendezvous::{Registration, Rendezvous, RunMode};
 
-/// The longest request line read; a longer one closes the connection.
+/// The longest request line read; a longer one is answered with an error and skipped.
 const MAX_LINE: u64 = 4 << 20;
 /// Events kept for a subscriber that reads slowly before it misses some.
 const EVENT_BACKLOG: usize = 1024;
@@ -241,22 +241,24 @@ impl Connection {
         let mut reader = BufReader::new(&self.stream);
         let mut subscribed = false;
         loop {
-            let mut line = String::new();
-            match (&mut reader).take(MAX_LINE).read_line(&mut line) {
-                Ok(0) | Err(_) => break,
-                Ok(_) if !line.ends_with('\n') && line.len() as u64 >= MAX_LINE => {
-                    tracing::warn!(
-                        pid = self.pid,
-                        "control socket: request line too long; closed"
-                    );
-                    break;
+            let line = match read_request_line(&mut reader) {
+                LineRead::End => break,
+                LineRead::TooLong => {
+                    let error = protocol::line_too_long(MAX_LINE);
+                    tracing::warn!(pid = self.pid, "control call refused: {}", error.message);
+                    // Answered before the rest is skipped: a client that waits for an answer
+                    // without ending its line gets one too.
+                    if write_line(&writer, &protocol::failure(&Value::Null, &error)).is_err()
+                        || !skip_rest_of_line(&mut reader)
+                    {
+                        break;
+                    }
+                    continue;
                 }
-                Ok(_) => {}
-            }
-            if line.trim().is_empty() {
-                continue;
-            }
-            let answer = match protocol::parse_line(&line) {
+                LineRead::Line(line) => line,
+            };
+            let answer = match protocol::parse_bytes(&line) {
+                Incoming::Blank => continue,
                 Incoming::Notification => continue,
                 Incoming::Invalid { id, error } => {
                     tracing::info!(
@@ -350,6 +352,43 @@ impl Connection {
             });
         if let Err(error) = spawned {
             tracing::warn!("control socket: cannot stream events: {error}");
+        }
+    }
+}
+
+/// One request line as read off a connection.
+enum LineRead {
+    /// A line of at most `MAX_LINE` bytes, its newline included when it had one.
+    Line(Vec<u8>),
+    /// `MAX_LINE` bytes and no newline yet: the rest of the line is still unread.
+    TooLong,
+    /// The client closed its side (or the connection failed).
+    End,
+}
+
+fn read_request_line(reader: &mut impl BufRead) -> LineRead {
+    let mut line = Vec::new();
+    match reader.take(MAX_LINE).read_until(b'\n', &mut line) {
+        Ok(0) | Err(_) => LineRead::End,
+        Ok(_) if line.last() != Some(&b'\n') && line.len() as u64 >= MAX_LINE => LineRead::TooLong,
+        Ok(_) => LineRead::Line(line),
+    }
+}
+
+/// Reads past the end of the current line without keeping it; false when the connection ended
+/// first.
+fn skip_rest_of_line(reader: &mut impl BufRead) -> bool {
+    loop {
+        let (used, ended) = match reader.fill_buf() {
+            Ok([]) | Err(_) => return false,
+            Ok(buffer) => match buffer.iter().position(|byte| *byte == b'\n') {
+                Some(at) => (at + 1, true),
+                None => (buffer.len(), false),
+            },
+        };
+        reader.consume(used);
+        if ended {
+            return true;
         }
     }
 }

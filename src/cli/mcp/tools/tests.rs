@@ -116,17 +116,25 @@ fn bad_arguments_say_what_why_and_how_to_fix() {
         (
             "get_task",
             json!({}),
-            ["get_task", "missing field `task_id`", "schema"],
+            ["get_task", "\"task_id\" is required", "schema"],
         ),
         (
             "get_task",
             json!({"task_id": "a", "id": "b"}),
-            ["get_task", "unknown field `id`", "schema"],
+            [
+                "get_task",
+                "there is no argument \"id\": the tool takes task_id",
+                "schema",
+            ],
         ),
         (
             "get_task",
             json!({"task_id": 7}),
-            ["get_task", "invalid type", "schema"],
+            [
+                "get_task",
+                "\"task_id\" must be a string, got the number 7",
+                "schema",
+            ],
         ),
         (
             "run_agent",
@@ -141,7 +149,11 @@ fn bad_arguments_say_what_why_and_how_to_fix() {
         (
             "list_tasks",
             json!({"status": ["done"]}),
-            ["list_tasks", "unknown variant `done`", "schema"],
+            [
+                "list_tasks",
+                "\"status\"[0] must be one of \"pending\"",
+                "schema",
+            ],
         ),
         (
             "update_task",
@@ -176,7 +188,11 @@ fn bad_arguments_say_what_why_and_how_to_fix() {
         (
             "answer_prompt",
             json!({"prompt_id": "a/1/1", "answer": "yes"}),
-            ["answer_prompt", "unknown variant `yes`", "schema"],
+            [
+                "answer_prompt",
+                "\"answer\" must be one of \"approve\", \"approve_always\", \"deny\", got the string \"yes\"",
+                "schema",
+            ],
         ),
         (
             "answer_prompt",
@@ -201,7 +217,11 @@ fn bad_arguments_say_what_why_and_how_to_fix() {
         (
             "wait_for",
             json!({"task_id": "a", "states": ["finished"]}),
-            ["wait_for", "unknown variant `finished`", "schema"],
+            [
+                "wait_for",
+                "\"states\"[0] must be one of \"pending\"",
+                "schema",
+            ],
         ),
         (
             "explain",
@@ -211,7 +231,25 @@ fn bad_arguments_say_what_why_and_how_to_fix() {
         (
             "explain",
             json!({"task_id": "a", "attempt": -1}),
-            ["explain", "invalid value", "schema"],
+            [
+                "explain",
+                "\"attempt\" must be 0 or more, got the number -1",
+                "schema",
+            ],
+        ),
+        (
+            "wait_for",
+            json!({"task_id": "a", "timeout_sec": "soon"}),
+            [
+                "wait_for",
+                "\"timeout_sec\" must be a number, got the string \"soon\"",
+                "schema",
+            ],
+        ),
+        (
+            "explain",
+            json!({"task_id": "a", "attempt": 1.5}),
+            ["explain", "\"attempt\" must be a whole number", "schema"],
         ),
         (
             "delete_task",
@@ -228,5 +266,95 @@ fn bad_arguments_say_what_why_and_how_to_fix() {
         let structured = error.to_json();
         assert_eq!(structured["error"]["what"], error.what, "{context}");
         assert!(error.to_text().contains(" Fix: "), "{context}");
+    }
+}
+
+/// Every type named anywhere in a schema (properties, items, `$defs`, branches).
+fn type_arrays(schema: &Value, at: &str, found: &mut Vec<String>) {
+    match schema {
+        Value::Object(object) => {
+            for (key, value) in object {
+                if key == "type" && !value.is_string() {
+                    found.push(format!("{at}: \"type\": {value}"));
+                }
+                if key == "nullable" {
+                    found.push(format!("{at}: \"nullable\""));
+                }
+                type_arrays(value, &format!("{at}/{key}"), found);
+            }
+        }
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                if item.get("type") == Some(&json!("null")) {
+                    found.push(format!("{at}/{index}: a null branch"));
+                }
+                type_arrays(item, &format!("{at}/{index}"), found);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn every_input_schema_gives_each_property_one_type_so_every_client_can_read_it() {
+    let mut found = Vec::new();
+    for tool in all() {
+        let schema = Value::Object((*tool.input_schema).clone());
+        type_arrays(&schema, &tool.name, &mut found);
+    }
+    assert!(found.is_empty(), "unportable schema parts: {found:#?}");
+    let wait_for = all()
+        .into_iter()
+        .find(|t| t.name == "wait_for")
+        .expect("tool");
+    assert_eq!(
+        wait_for.input_schema["properties"]["timeout_sec"]["type"],
+        "number"
+    );
+    assert_eq!(
+        wait_for.input_schema["properties"]["states"]["type"],
+        "array"
+    );
+}
+
+#[test]
+fn portable_takes_the_null_out_of_type_arrays_and_branches() {
+    let mut schema = json!({
+        "properties": {
+            "a": {"type": ["integer", "null"], "minimum": 0},
+            "b": {"anyOf": [{"$ref": "#/$defs/B"}, {"type": "null"}], "description": "b"},
+            "c": {"type": ["string", "number"]}
+        }
+    });
+    portable(&mut schema);
+    assert_eq!(
+        schema,
+        json!({
+            "properties": {
+                "a": {"type": "integer", "minimum": 0},
+                "b": {"$ref": "#/$defs/B", "description": "b"},
+                "c": {"type": ["string", "number"]}
+            }
+        })
+    );
+}
+
+#[test]
+fn a_null_optional_argument_is_still_read_as_left_out() {
+    match call(
+        "wait_for",
+        json!({"task_id": "a", "timeout_sec": null, "states": null}),
+    )
+    .expect("ok")
+    {
+        ToolCall::WaitFor {
+            timeout_sec,
+            states,
+            ..
+        } => {
+            assert_eq!(timeout_sec, DEFAULT_WAIT_SEC);
+            assert_eq!(states, WaitState::SETTLED.to_vec());
+        }
+        other => panic!("{other:?}"),
     }
 }
