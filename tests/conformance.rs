@@ -320,8 +320,8 @@ fn task_json(case: &Case, dir: &Path, api: &MockApi) -> Value {
         "timeout_sec": timeout,
         "max_retries": 0,
         "permission_wait_sec": 20,
-        "prompt_template": "Create the file conformance_tool_ran.txt with a shell command, then \
-                            print exactly: TASK_COMPLETE:{task_id}",
+        // As a person writes a prompt: no word of a marker (herd adds the instruction).
+        "prompt_template": "Create the file conformance_tool_ran.txt with a shell command.",
     });
     let asks = matches!(
         case.scenario,
@@ -354,10 +354,7 @@ fn task_json(case: &Case, dir: &Path, api: &MockApi) -> Value {
         // In a read-only sandbox every edit asks (in the default workspace-write one an edit
         // of the task's folder needs no approval).
         task["command"] = json!(["codex", session, "-s", "read-only", "{rendered_prompt}"]);
-        task["prompt_template"] = json!(
-            "Create the file conformance_edit.txt with an edit, then print exactly: \
-             TASK_COMPLETE:{task_id}"
-        );
+        task["prompt_template"] = json!("Create the file conformance_edit.txt with an edit.");
     }
     if case.yolo {
         task["command"] = if case.profile == "gemini" {

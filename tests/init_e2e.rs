@@ -176,3 +176,44 @@ fn help_points_newcomers_at_init() {
     assert!(said.contains("Start with: herd init"), "{said}");
     assert!(!said.contains("tasks.example.json"), "{said}");
 }
+
+/// The newcomer's night on the simulator: `herd init`'s preset, natural prompts, `--detach`,
+/// and the batch finishes by itself, every task completed, none waiting out its timeout (the
+/// preset's 3600 s) or a permission wait.
+#[test]
+fn a_detached_batch_on_the_preset_finishes_by_itself() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let work = work_folder(root.path());
+    let path = path_with(root.path(), &[]);
+    let written = herd_in(&work, &path, &["init", "--agent", "sim"]);
+    assert_eq!(written.status.code(), Some(0), "{}", describe(&written));
+    let started = std::time::Instant::now();
+    let detached = herd_in(&work, &path, &["run", "--detach", "--tasks", "tasks.json"]);
+    assert_eq!(detached.status.code(), Some(0), "{}", describe(&detached));
+    let deadline = started + std::time::Duration::from_secs(90);
+    let doc = loop {
+        let doc = read_json(&work.join("tasks.json"));
+        let settled = doc["tasks"].as_array().is_some_and(|tasks| {
+            tasks.iter().all(|t| {
+                !matches!(
+                    t["status"].as_str(),
+                    Some("pending" | "running" | "retryable")
+                )
+            })
+        });
+        if settled || std::time::Instant::now() > deadline {
+            break doc;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    let log = std::fs::read_to_string(work.join("runs/background.log")).unwrap_or_default();
+    for task in doc["tasks"].as_array().expect("tasks") {
+        assert_eq!(task["status"], "completed", "{task}\n{log}");
+    }
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(90),
+        "the batch did not finish by itself in 90 s:\n{doc:#}\n{log}"
+    );
+    let status = herd_in(&work, &path, &["status", "--tasks", "tasks.json"]);
+    assert_eq!(status.status.code(), Some(0), "{}", describe(&status));
+}

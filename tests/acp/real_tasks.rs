@@ -10,8 +10,9 @@ use serde_json::{Value, json};
 use crate::mock_api::{MockApi, Scenario};
 use crate::setup::{self, Cli};
 
-pub(crate) const PROMPT: &str = "Create the file conformance_tool_ran.txt with a shell command, \
-                                 then print exactly: TASK_COMPLETE:{task_id}";
+/// As a person writes a prompt: no word of a marker (herd adds the instruction, and the mock
+/// model prints the marker only when the conversation names it).
+pub(crate) const PROMPT: &str = "Create the file conformance_tool_ran.txt with a shell command.";
 
 pub(crate) fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {

@@ -121,8 +121,17 @@ pub struct Call<'a> {
 }
 
 impl Call<'_> {
+    /// What the model "prints" where a task's completion marker goes. A model prints the marker
+    /// only when it was told to: the conversation it is sent (the prompt, as the CLI and herd
+    /// wrote it, and everything after) names the marker. A prompt written as people write them
+    /// succeeds only because herd adds the completion instruction.
     pub fn marker(&self) -> String {
-        format!("TASK_COMPLETE:{}", self.task_id)
+        let marker = format!("TASK_COMPLETE:{}", self.task_id);
+        if self.body.to_string().contains(&marker) {
+            marker
+        } else {
+            "(I was not asked to print a completion marker.)".to_string()
+        }
     }
 
     /// The shell command the scenario's tool call asks for.
