@@ -8,6 +8,7 @@ use color_eyre::eyre::Result;
 use super::args::StatusArgs;
 use super::inputs::{EXIT_INVALID, print_problems, store_problems};
 use crate::run::background::answers;
+use crate::run::clock::local_now;
 use crate::run::rendezvous::{Registration, Rendezvous, RunMode};
 use crate::run::store::TaskStore;
 use crate::run::summary;
@@ -28,7 +29,13 @@ pub(super) fn status(args: &StatusArgs) -> Result<i32> {
     } else {
         print!(
             "{}",
-            summary::table_for(file, &args.tasks.tasks, &all, summary::stdout_width())
+            summary::table_for(
+                file,
+                &args.tasks.tasks,
+                &all,
+                summary::stdout_width(),
+                &local_now()
+            )
         );
         println!("{}", running_herd(&args.tasks.tasks));
     }

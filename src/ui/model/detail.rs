@@ -6,7 +6,6 @@ use serde_json::Value;
 
 use super::agent;
 use super::tasks::{failure_of, max_attempts, row_status};
-use crate::core::failure_context::why_failed;
 use crate::core::task::TaskSpec;
 use crate::run::engine::{BatchView, LiveView};
 use crate::ui::model::{DetailView, RowStatus};
@@ -71,7 +70,7 @@ fn standing_lines(
 fn result_lines(result: Option<&Value>, live: Option<LiveView<'_>>) -> Vec<(String, String)> {
     let mut lines = Vec::new();
     let text = |key: &str| result.and_then(|r| r.get(key)).and_then(Value::as_str);
-    if let Some(why) = why_failed(text("failure_evidence"), text("failure_cause")) {
+    if let Some(why) = crate::run::summary::why_of(result, &crate::run::clock::local_now()) {
         // While the task runs again, the failure belongs to the attempt before.
         let label = if live.is_some() {
             "last failure"

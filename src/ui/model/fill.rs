@@ -9,6 +9,7 @@ use ratatui::layout::Rect;
 use super::tasks::{failure_of, is_listed, matching, max_attempts, row_status, window_offset};
 use super::{Dashboard, FinalScreen, PaneSetup, PaneView, QueueView, RowStatus, TaskRow};
 use super::{agent, detail, overlay, status};
+use crate::core::clock_words;
 use crate::core::task::TaskSpec;
 use crate::run::engine::BatchView;
 use crate::ui::state::{Mode, UiState};
@@ -113,8 +114,8 @@ fn task_row(
         Some(note.to_string())
     } else if status == RowStatus::Retryable {
         batch.retry_at(index).map(|at| {
-            let left = at.saturating_duration_since(now);
-            format!("retry {}s", left.as_secs_f64().ceil() as u64)
+            let wall = crate::run::clock::local_now();
+            clock_words::retry_note(at.saturating_duration_since(now), wall.now, &wall.zone)
         })
     } else {
         None

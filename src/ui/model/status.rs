@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use super::overlay::message_target;
 use super::tasks::{failure_of, is_listed, row_status, waiting_tasks};
+use crate::core::clock_words;
 use crate::core::task::FailureType;
 use crate::run::engine::BatchView;
 use crate::run::outcome::agent_facts;
@@ -27,6 +28,7 @@ pub(super) fn status(batch: &dyn BatchView, state: &UiState, now: Instant) -> St
         RowStatus::Skipped,
     ];
     let mut counts = [0usize; ORDER.len()];
+    let wall = crate::run::clock::local_now();
     let mut failures = [0usize; FailureType::ALL.len()];
     let mut retries = Vec::new();
     let mut cost: Option<f64> = None;
@@ -50,9 +52,11 @@ pub(super) fn status(batch: &dyn BatchView, state: &UiState, now: Instant) -> St
         if status == RowStatus::Retryable
             && let Some(at) = batch.retry_at(i)
         {
+            let remaining = at.saturating_duration_since(now);
             retries.push(RetryView {
                 task_id: task.task_id.clone(),
-                remaining: at.saturating_duration_since(now),
+                remaining,
+                when: clock_words::countdown(remaining, wall.now, &wall.zone),
             });
         }
     }
