@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use color_eyre::eyre::Result;
 
 use super::args::AttachArgs;
+use super::status::{how_it_ended, since_you_left};
 use crate::run::background::client::{self, Ending};
+use crate::run::last_run::RunEnd;
 use crate::run::rendezvous::{Registration, Rendezvous, RunMode};
 
 pub(super) fn attach(args: &AttachArgs) -> Result<i32> {
@@ -35,11 +37,7 @@ pub(super) fn attach(args: &AttachArgs) -> Result<i32> {
                     return Ok(1);
                 }
                 None => {
-                    let file = tasks.display();
-                    eprintln!(
-                        "herd: no herd runs {file}: start one in the background with \
-                         `herd run --detach --tasks {file}`"
-                    );
+                    ended_run(tasks);
                     return Ok(1);
                 }
                 _ => rendezvous.attach,
@@ -79,6 +77,29 @@ pub(super) fn attach(args: &AttachArgs) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+/// No herd runs `tasks`: how its last run ended (when, its exit status and what it means,
+/// where its log is) and what happened since the operator last looked, else how to start one.
+fn ended_run(tasks: &std::path::Path) {
+    let file = tasks.display();
+    let start = format!("start one in the background with `herd run --detach --tasks {file}`");
+    let ended = Rendezvous::for_tasks(tasks)
+        .ok()
+        .and_then(|rendezvous| RunEnd::read(&rendezvous));
+    let Some(end) = ended else {
+        eprintln!("herd: no herd runs {file}: {start}");
+        return;
+    };
+    eprintln!("herd: no herd runs {file} now. {}", how_it_ended(&end));
+    let file_now = crate::run::store::TaskStore::read_only(tasks);
+    if let Some(digest) = file_now
+        .ok()
+        .and_then(|store| since_you_left(store.file(), tasks))
+    {
+        eprint!("\n{digest}");
+    }
+    eprintln!("\nTo run what is left: herd run --detach --tasks {file}");
 }
 
 /// The attach socket of this user's one background herd; when there is none or several, says

@@ -1,5 +1,7 @@
-//! `herd status`: the table of a tasks file's tasks (or their JSON rows); reads the file, never
-//! writes it.
+//! `herd status`: the table of a tasks file's tasks (or their JSON rows), how the file's run
+//! stands or how its last one ended, and "since you left" (`core::digest`); reads the tasks
+//! file, never writes it. The table (not `--json`, which scripts read) counts as the operator's
+//! look: the next digest starts there.
 
 use std::path::Path;
 
@@ -7,11 +9,16 @@ use color_eyre::eyre::Result;
 
 use super::args::StatusArgs;
 use super::inputs::{EXIT_INVALID, print_problems, store_problems};
+use crate::core::clock_words;
+use crate::core::digest::{self, Since};
 use crate::run::background::answers;
 use crate::run::clock::local_now;
+use crate::run::control::client::Client;
+use crate::run::last_run::{self, RunEnd};
 use crate::run::rendezvous::{Registration, Rendezvous, RunMode};
 use crate::run::store::TaskStore;
 use crate::run::summary;
+use serde_json::json;
 
 pub(super) fn status(args: &StatusArgs) -> Result<i32> {
     let store = match TaskStore::read_only(&args.tasks.tasks) {
@@ -38,8 +45,49 @@ pub(super) fn status(args: &StatusArgs) -> Result<i32> {
             )
         );
         println!("{}", running_herd(&args.tasks.tasks));
+        if let Some(digest) = since_you_left(file, &args.tasks.tasks) {
+            print!("\n{digest}");
+        }
     }
     Ok(0)
+}
+
+/// "Since you left": from the operator's last look, else from the start of the file's run (the
+/// one running, or the last one); nothing when herd never ran the file here. Notes this look.
+pub(super) fn since_you_left(
+    file: &crate::core::taskfile::TaskFile,
+    tasks: &Path,
+) -> Option<String> {
+    let rendezvous = Rendezvous::for_tasks(tasks).ok()?;
+    let local = local_now();
+    let running = Registration::read_live(&rendezvous.registration);
+    let run_start = running
+        .as_ref()
+        .and_then(|r| r.started_at.parse().ok())
+        .or_else(|| RunEnd::read(&rendezvous).and_then(|end| end.started()));
+    let since = match (last_run::last_look(&rendezvous), run_start) {
+        (Some(look), _) => Since::LastLook(look),
+        (None, Some(start)) => Since::RunStart(start),
+        (None, None) => return None,
+    };
+    let prompts = running
+        .and_then(|_| Client::for_tasks(tasks).ok())
+        .and_then(|mut client| client.call("prompts.list", &json!({})).ok())
+        .and_then(Result::ok)
+        .map(|answer| summary::waiting_prompts(&answer))
+        .unwrap_or_default();
+    let facts = summary::digest_facts(file, &local);
+    let lines = digest::digest(
+        &facts,
+        &prompts,
+        since,
+        &tasks.display().to_string(),
+        &local,
+    );
+    if let Err(error) = last_run::record_look(&rendezvous, local.now) {
+        tracing::debug!("cannot note this look: {error}");
+    }
+    Some(lines.join("\n") + "\n")
 }
 
 /// Whether a herd runs the file now (its registration names a live process), how, and how to
@@ -49,7 +97,10 @@ fn running_herd(tasks: &Path) -> String {
         return "No herd runs this file now.".into();
     };
     let Some(running) = Registration::read_live(&rendezvous.registration) else {
-        return "No herd runs this file now.".into();
+        return match RunEnd::read(&rendezvous) {
+            Some(end) => format!("No herd runs this file now. {}", how_it_ended(&end)),
+            None => "No herd runs this file now.".into(),
+        };
     };
     let mode = running.mode.describe();
     let mut text = format!(
@@ -68,4 +119,21 @@ fn running_herd(tasks: &Path) -> String {
         text.push_str(&format!("\nControl it: herd ctl --tasks {file} ..."));
     }
     text
+}
+
+/// `The last run (in the background) ended at 03:12 (5 h ago): exit 1, some task ended
+/// otherwise than completed. Its log: runs/background.log`.
+pub(super) fn how_it_ended(end: &RunEnd) -> String {
+    let local = local_now();
+    let when = end.ended().map_or_else(
+        || end.ended_at.clone(),
+        |at| clock_words::clock_time_from_now(at, &local.zone, local.now),
+    );
+    format!(
+        "The last run ({}) ended at {when}: exit {}, {}.\nIts log: {}",
+        end.mode.describe(),
+        end.exit_code,
+        last_run::exit_meaning(end.exit_code),
+        end.log_file.display()
+    )
 }

@@ -19,6 +19,7 @@ pub mod command_file;
 pub mod deciding_event;
 pub mod detect;
 pub mod dialog;
+pub mod digest;
 pub mod failure_context;
 pub mod folder_trust;
 pub mod guard;

@@ -6,9 +6,9 @@ use serde_json::{Value, json};
 
 use super::engine::BatchView;
 use crate::core::clock_words::{self, LocalNow};
-use crate::core::deciding_event;
 use crate::core::task::{TaskSpec, TaskStatus};
 use crate::core::taskfile::TaskFile;
+use crate::core::{deciding_event, digest};
 
 /// One task's row, its times in the system's zone.
 pub fn row(task: &TaskSpec) -> Value {
@@ -393,6 +393,49 @@ fn counts_line(file: &TaskFile, indices: &[usize], rows: &[Value], with_cost: bo
         String::new()
     };
     format!("\n{} {noun}: {}{spent}\n", indices.len(), counts.join(", "))
+}
+
+/// Every task of `file` as the "since you left" digest reads it (`core::digest`).
+pub fn digest_facts(file: &TaskFile, local: &LocalNow) -> Vec<digest::TaskFact> {
+    file.tasks()
+        .iter()
+        .map(|task| digest::TaskFact {
+            task_id: task.task_id.clone(),
+            status: task.status,
+            enabled: task.enabled,
+            ended_at: attempt_times(task).map(|t| t.ended),
+            why: why_of(task.result.as_ref(), local),
+            retry_at: task.retry_at,
+            questions: task
+                .result
+                .as_ref()
+                .and_then(|r| r.get("questions"))
+                .and_then(Value::as_array)
+                .map(|list| list.iter().map(text).collect())
+                .unwrap_or_default(),
+        })
+        .collect()
+}
+
+/// The prompts a running herd's control socket says wait for the operator (none when no herd
+/// answers: a digest is made without them).
+pub fn waiting_prompts(answer: &Value) -> Vec<digest::PromptFact> {
+    answer["prompts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| {
+            Some(digest::PromptFact {
+                task_id: p["task_id"].as_str()?.to_string(),
+                prompt_id: p["prompt_id"].as_str()?.to_string(),
+                asks: p["request"]
+                    .as_str()
+                    .or_else(|| p["prompt"].as_str())
+                    .unwrap_or("a prompt")
+                    .to_string(),
+            })
+        })
+        .collect()
 }
 
 /// The width of the terminal on stdout, for `table_for`; `None` when stdout is not a

@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use super::{Engine, EngineEvent};
+use crate::core::clock_words;
 use crate::core::guard::Decision;
 use crate::core::notify::{BatchEnd, EndFact, NotifyEvent, Turn, WaitFact};
 use crate::core::task::TaskStatus;
@@ -158,6 +159,11 @@ impl Engine {
         payload.insert(
             "at".into(),
             crate::run::outcome::utc_timestamp(self.clock.wall).into(),
+        );
+        // The same moment on the operator's clock, for a message read in the morning.
+        payload.insert(
+            "at_local".into(),
+            clock_words::local_iso(self.clock.wall, &jiff::tz::TimeZone::system()).into(),
         );
         let tasks_file = std::path::absolute(self.store.path())
             .unwrap_or_else(|_| self.store.path().to_path_buf());
