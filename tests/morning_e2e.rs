@@ -82,11 +82,7 @@ impl Night {
                 rows.iter()
                     .all(|r| r["status"] == "completed" || r["status"] == "failed")
             });
-            let recorded = std::fs::read_dir(self.runtime.path().join("herd"))
-                .into_iter()
-                .flatten()
-                .flatten()
-                .any(|e| e.path().extension().is_some_and(|x| x == "ended"));
+            let recorded = self.dir.path().join("runs/last_run.json").is_file();
             if ended && recorded {
                 return;
             }
@@ -269,4 +265,74 @@ fn counts_seconds(screen: &str) -> bool {
         let digits = rest.chars().take_while(char::is_ascii_digit).count();
         digits > 0 && rest[digits..].starts_with('s')
     })
+}
+
+#[test]
+fn attach_shows_since_you_left_first_then_the_dashboard() {
+    let night = Night::new(
+        r#"{"tasks": [
+        {"task_id": "ask", "agent": "sim", "timeout_sec": 300,
+         "inputs": {"scenario": "permission"},
+         "prompt_template": "Delete the build folder. When complete, print exactly: TASK_COMPLETE:{task_id}"},
+        {"task_id": "ok", "agent": "sim", "inputs": {"scenario": "plain_success"},
+         "prompt_template": "Say hello. When complete, print exactly: TASK_COMPLETE:{task_id}"}
+    ]}"#,
+    );
+    let out = night.herd(&[
+        "run",
+        "--detach",
+        "--tasks",
+        "tasks.json",
+        "--concurrency",
+        "2",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    // Wait until `ok` has ended and `ask`'s prompt waits, as the control socket says.
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let out = night.herd(&["ctl", "--tasks", "tasks.json", "prompts.list", "{}"]);
+        let listed = String::from_utf8_lossy(&out.stdout).into_owned();
+        let status = night.herd(&["status", "--tasks", "tasks.json", "--json"]);
+        let rows: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap_or_default();
+        if listed.contains("\"ask/") && rows[1]["status"] == "completed" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{listed}\n{rows:#}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    let mut command = portable_pty::CommandBuilder::new(env!("CARGO_BIN_EXE_herd"));
+    command.args(["attach", "--tasks", "tasks.json", "--digest"]);
+    command.cwd(night.dir.path());
+    let runtime = night.runtime.path().to_str().unwrap().to_string();
+    let env = [("XDG_RUNTIME_DIR", runtime.as_str()), ("TZ", "UTC")];
+    let mut attached = Dashboard::spawn(
+        command,
+        &Launch {
+            rows: 24,
+            cols: 140,
+            args: &[],
+            env: &env,
+        },
+    );
+    attached.wait_for("Press any key to open the dashboard.", WAIT);
+    let first = attached.text();
+    println!("the first screen:\n{first}");
+    assert!(first.contains("Since the run started ("), "{first}");
+    assert!(first.contains("  completed  ok"), "{first}");
+    assert!(
+        first.contains("  needs you  ask: a prompt waits: Bash"),
+        "{first}"
+    );
+    assert!(
+        first.contains("answer: herd ctl --tasks tasks.json answer ask/1/"),
+        "{first}"
+    );
+    // Any key dismisses it: the dashboard with the waiting prompt.
+    attached.press(" ");
+    attached.wait_for("⚠ ask: [1/Enter] Yes", WAIT);
+
+    let out = night.herd(&["stop", "--tasks", "tasks.json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    attached.wait_for_exit(WAIT);
 }

@@ -207,9 +207,7 @@ async fn drive(
         log_file,
     };
     // For `herd attach` and `herd status` after the end; the run's result does not depend on it.
-    if let Err(error) = crate::run::rendezvous::Rendezvous::for_tasks(&tasks_path)
-        .and_then(|rendezvous| end.write(&rendezvous))
-    {
+    if let Err(error) = end.write(&runs_dir) {
         tracing::warn!("cannot record how the run ended: {error}");
     }
     Ok(code)

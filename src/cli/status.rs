@@ -8,7 +8,7 @@ use std::path::Path;
 use color_eyre::eyre::Result;
 
 use super::args::StatusArgs;
-use super::inputs::{EXIT_INVALID, print_problems, store_problems};
+use super::inputs::{EXIT_INVALID, default_runs_dir, print_problems, store_problems};
 use crate::core::clock_words;
 use crate::core::digest::{self, Since};
 use crate::run::background::answers;
@@ -45,8 +45,8 @@ pub(super) fn status(args: &StatusArgs) -> Result<i32> {
             )
         );
         println!("{}", running_herd(&args.tasks.tasks));
-        if let Some(digest) = since_you_left(file, &args.tasks.tasks) {
-            print!("\n{digest}");
+        if let Some((_, lines)) = since_you_left(file, &args.tasks.tasks) {
+            print!("\n{}\n", lines.join("\n"));
         }
     }
     Ok(0)
@@ -57,15 +57,17 @@ pub(super) fn status(args: &StatusArgs) -> Result<i32> {
 pub(super) fn since_you_left(
     file: &crate::core::taskfile::TaskFile,
     tasks: &Path,
-) -> Option<String> {
-    let rendezvous = Rendezvous::for_tasks(tasks).ok()?;
+) -> Option<(Since, Vec<String>)> {
     let local = local_now();
-    let running = Registration::read_live(&rendezvous.registration);
+    let running = Rendezvous::for_tasks(tasks)
+        .ok()
+        .and_then(|rendezvous| Registration::read_live(&rendezvous.registration));
+    let runs_dir = runs_dir_of(tasks, running.as_ref());
     let run_start = running
         .as_ref()
         .and_then(|r| r.started_at.parse().ok())
-        .or_else(|| RunEnd::read(&rendezvous).and_then(|end| end.started()));
-    let since = match (last_run::last_look(&rendezvous), run_start) {
+        .or_else(|| RunEnd::read(&runs_dir).and_then(|end| end.started()));
+    let since = match (last_run::last_look(&runs_dir), run_start) {
         (Some(look), _) => Since::LastLook(look),
         (None, Some(start)) => Since::RunStart(start),
         (None, None) => return None,
@@ -84,10 +86,10 @@ pub(super) fn since_you_left(
         &tasks.display().to_string(),
         &local,
     );
-    if let Err(error) = last_run::record_look(&rendezvous, local.now) {
+    if let Err(error) = last_run::record_look(&runs_dir, local.now) {
         tracing::debug!("cannot note this look: {error}");
     }
-    Some(lines.join("\n") + "\n")
+    Some((since, lines))
 }
 
 /// Whether a herd runs the file now (its registration names a live process), how, and how to
@@ -97,7 +99,7 @@ fn running_herd(tasks: &Path) -> String {
         return "No herd runs this file now.".into();
     };
     let Some(running) = Registration::read_live(&rendezvous.registration) else {
-        return match RunEnd::read(&rendezvous) {
+        return match RunEnd::read(&runs_dir_of(tasks, None)) {
             Some(end) => format!("No herd runs this file now. {}", how_it_ended(&end)),
             None => "No herd runs this file now.".into(),
         };
@@ -119,6 +121,12 @@ fn running_herd(tasks: &Path) -> String {
         text.push_str(&format!("\nControl it: herd ctl --tasks {file} ..."));
     }
     text
+}
+
+/// The runs folder of `tasks`: the running herd's, else the default one beside the file (where
+/// a run without `--runs-dir` keeps its records).
+pub(super) fn runs_dir_of(tasks: &Path, running: Option<&Registration>) -> std::path::PathBuf {
+    running.map_or_else(|| default_runs_dir(tasks), |r| r.runs_dir.clone())
 }
 
 /// `The last run (in the background) ended at 03:12 (5 h ago): exit 1, some task ended

@@ -58,6 +58,21 @@ impl Since {
     }
 }
 
+/// Away for less than this, the digest is no first screen on `herd attach`: what changed in a
+/// few minutes is on the dashboard already.
+pub const AWAY: std::time::Duration = std::time::Duration::from_secs(10 * 60);
+
+/// The line of a digest with nothing to say.
+pub const NOTHING: &str = "  nothing ended and nothing waits for you";
+
+/// Whether `lines` (a digest) are worth a screen of their own when attaching at `now`: the
+/// operator was away at least [`AWAY`] and something ended or waits.
+pub fn worth_a_first_screen(lines: &[String], since: Since, now: Timestamp) -> bool {
+    let away = now.duration_since(since.at());
+    let news = lines.len() > 1 && lines[1] != NOTHING;
+    news && away >= jiff::SignedDuration::try_from(AWAY).unwrap_or(jiff::SignedDuration::MAX)
+}
+
 /// The digest's lines: a heading, then one section per kind of news (none for nothing).
 pub fn digest(
     tasks: &[TaskFact],
@@ -125,7 +140,7 @@ pub fn digest(
         }));
     section(&mut lines, "needs you", needs);
     if lines.len() == 1 {
-        lines.push("  nothing ended and nothing waits for you".to_string());
+        lines.push(NOTHING.to_string());
     }
     lines
 }
@@ -245,6 +260,18 @@ mod tests {
                 "             guarded: a prompt waits: Bash(rm -rf build); answer: herd ctl --tasks 'my tasks.json' answer guarded/1/1 approve (or deny)",
             ]
         );
+    }
+
+    #[test]
+    fn the_digest_is_a_first_screen_only_after_an_absence_with_news() {
+        let news = vec!["Since …".to_string(), "  completed  ok".to_string()];
+        let quiet = vec!["Since …".to_string(), NOTHING.to_string()];
+        let now = at("2026-11-29T08:00:00Z");
+        let long_ago = Since::RunStart(at("2026-11-29T07:50:00Z"));
+        let just_now = Since::LastLook(at("2026-11-29T07:59:00Z"));
+        assert!(worth_a_first_screen(&news, long_ago, now));
+        assert!(!worth_a_first_screen(&quiet, long_ago, now));
+        assert!(!worth_a_first_screen(&news, just_now, now));
     }
 
     #[test]

@@ -1,8 +1,9 @@
-//! What the operator has seen of a tasks file's runs, kept beside its registration in the
-//! rendezvous folder: how the last run ended (`<key>.ended`, written by the run as it leaves,
-//! so `herd attach` after the end can say when and how, and where its log is) and when the
-//! operator last looked (`<key>.looked`, written by `herd status` and `herd attach`: the start
-//! of "since you left"). Best effort: a record that cannot be written or read is no record.
+//! What the operator has seen of a tasks file's runs, kept in its runs folder beside the
+//! recordings and the logs (it outlives the run and the rendezvous folder, which a logout may
+//! empty): how the last run ended (`last_run.json`, written by the run as it leaves, so
+//! `herd attach` after the end can say when and how, and where its log is) and when the
+//! operator last looked (`last_look`, written by `herd status` and `herd attach`: the start of
+//! "since you left"). Best effort: a record that cannot be written or read is no record.
 
 use std::fs;
 use std::io;
@@ -11,7 +12,8 @@ use std::path::{Path, PathBuf};
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
-use super::rendezvous::{Rendezvous, RunMode};
+use super::rendezvous::RunMode;
+use super::safe_fs;
 
 /// How a run of the tasks file ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,19 +38,19 @@ impl RunEnd {
         self.ended_at.parse().ok()
     }
 
-    fn path(rendezvous: &Rendezvous) -> PathBuf {
-        rendezvous.registration.with_extension("ended")
+    fn path(runs_dir: &Path) -> PathBuf {
+        runs_dir.join("last_run.json")
     }
 
     /// Writes the record (0600, replacing the last run's).
-    pub fn write(&self, rendezvous: &Rendezvous) -> io::Result<()> {
+    pub fn write(&self, runs_dir: &Path) -> io::Result<()> {
         let text = serde_json::to_string_pretty(self).map_err(io::Error::other)?;
-        write_private(&Self::path(rendezvous), &text)
+        write_private(&Self::path(runs_dir), &text)
     }
 
     /// The last run's end, if one was recorded.
-    pub fn read(rendezvous: &Rendezvous) -> Option<RunEnd> {
-        let text = fs::read_to_string(Self::path(rendezvous)).ok()?;
+    pub fn read(runs_dir: &Path) -> Option<RunEnd> {
+        let text = fs::read_to_string(Self::path(runs_dir)).ok()?;
         serde_json::from_str(&text).ok()
     }
 }
@@ -65,13 +67,13 @@ pub fn exit_meaning(code: i32) -> &'static str {
     }
 }
 
-fn look_path(rendezvous: &Rendezvous) -> PathBuf {
-    rendezvous.registration.with_extension("looked")
+fn look_path(runs_dir: &Path) -> PathBuf {
+    runs_dir.join("last_look")
 }
 
 /// When the operator last looked at the file's runs (`herd status`, `herd attach`).
-pub fn last_look(rendezvous: &Rendezvous) -> Option<Timestamp> {
-    fs::read_to_string(look_path(rendezvous))
+pub fn last_look(runs_dir: &Path) -> Option<Timestamp> {
+    fs::read_to_string(look_path(runs_dir))
         .ok()?
         .trim()
         .parse()
@@ -79,20 +81,17 @@ pub fn last_look(rendezvous: &Rendezvous) -> Option<Timestamp> {
 }
 
 /// Notes that the operator looked at `at`.
-pub fn record_look(rendezvous: &Rendezvous, at: Timestamp) -> io::Result<()> {
-    write_private(&look_path(rendezvous), &format!("{at}\n"))
+pub fn record_look(runs_dir: &Path, at: Timestamp) -> io::Result<()> {
+    write_private(&look_path(runs_dir), &format!("{at}\n"))
 }
 
+/// Writes `text` to `path` whole (a new file renamed over it), never through a link.
 fn write_private(path: &Path, text: &str) -> io::Result<()> {
     use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let temporary = path.with_extension("tmp-write");
-    let mut file = fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&temporary)?;
+    let mut name = path.as_os_str().to_owned();
+    name.push(".tmp-write");
+    let temporary = PathBuf::from(name);
+    let mut file = safe_fs::create_file(&temporary).map_err(io::Error::other)?;
     file.write_all(text.as_bytes())?;
     fs::rename(&temporary, path)
 }
@@ -104,9 +103,9 @@ mod tests {
     #[test]
     fn a_run_end_and_a_look_read_back_as_written() {
         let dir = tempfile::tempdir().unwrap();
-        let rendezvous = Rendezvous::in_folder(dir.path(), "k");
-        assert_eq!(RunEnd::read(&rendezvous), None);
-        assert_eq!(last_look(&rendezvous), None);
+        let rendezvous = dir.path();
+        assert_eq!(RunEnd::read(rendezvous), None);
+        assert_eq!(last_look(rendezvous), None);
         let end = RunEnd {
             tasks: "/w/t.json".into(),
             mode: RunMode::Background,
@@ -115,12 +114,12 @@ mod tests {
             exit_code: 1,
             log_file: "/w/runs/background.log".into(),
         };
-        end.write(&rendezvous).unwrap();
-        assert_eq!(RunEnd::read(&rendezvous).as_ref(), Some(&end));
+        end.write(rendezvous).unwrap();
+        assert_eq!(RunEnd::read(rendezvous).as_ref(), Some(&end));
         assert_eq!(end.ended(), Some("2026-11-29T03:00:00Z".parse().unwrap()));
         let at: Timestamp = "2026-11-29T07:00:00Z".parse().unwrap();
-        record_look(&rendezvous, at).unwrap();
-        assert_eq!(last_look(&rendezvous), Some(at));
+        record_look(rendezvous, at).unwrap();
+        assert_eq!(last_look(rendezvous), Some(at));
         assert_eq!(exit_meaning(130), "the operator stopped it");
     }
 }
