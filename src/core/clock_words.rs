@@ -91,13 +91,14 @@ pub fn countdown(remaining: Duration, now: Timestamp, zone: &TimeZone) -> String
     clock_time(after(now, remaining), zone, now)
 }
 
-/// When a retry comes, in full (the queue's note): `retry 7s`, `retry 15:00 (in 2 h 9 min)`.
+/// When a retry comes, for the queue's note: `retry 7s`, or `at 15:00 (in 2 h 9 min)` (the
+/// row's ↻ says it is a retry; the clock time comes first so a narrow queue still shows it).
 pub fn retry_note(remaining: Duration, now: Timestamp, zone: &TimeZone) -> String {
     if remaining < COUNTDOWN_UNDER {
         return format!("retry {}", countdown(remaining, now, zone));
     }
     format!(
-        "retry {}",
+        "at {}",
         clock_time_from_now(after(now, remaining), zone, now)
     )
 }
@@ -196,9 +197,9 @@ mod tests {
         let table = [
             (7, "7s", "retry 7s"),
             (59, "59s", "retry 59s"),
-            (60, "02:05", "retry 02:05 (in 1 min)"),
-            (54_569, "17:13", "retry 17:13 (in 15 h 9 min)"),
-            (90_000, "Mon 03:04", "retry Mon 03:04 (in 1 d 1 h)"),
+            (60, "02:05", "at 02:05 (in 1 min)"),
+            (54_569, "17:13", "at 17:13 (in 15 h 9 min)"),
+            (90_000, "Mon 03:04", "at Mon 03:04 (in 1 d 1 h)"),
         ];
         for (secs, short, full) in table {
             let wait = Duration::from_secs(secs);
