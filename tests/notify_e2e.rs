@@ -190,6 +190,17 @@ fn notify_hears_each_wait_once_questions_failures_and_the_batch_end() {
     }
     let crash = of_kind(&events, "task_failed", "crash");
     assert_eq!(crash[0]["evidence"], "exit code 3", "{all}");
+    // A blocked prompt's failure names the event: what it asked, and that nobody answered.
+    let ask_failed = of_kind(&events, "task_failed", "ask");
+    let why = ask_failed[0]["why"].as_str().unwrap_or_default();
+    assert!(
+        why.starts_with("waited 2 s for an answer to ") && why.contains("; nobody answered"),
+        "{all}"
+    );
+    assert!(
+        ask_failed[0]["message"].as_str().unwrap().contains(why),
+        "{all}"
+    );
 
     let asks = of_kind(&events, "needs_input", "asks");
     assert_eq!(asks.len(), 1, "{all}");

@@ -67,6 +67,16 @@ impl Engine {
     }
 
     fn end_facts(&self, events: &[EngineEvent]) -> Vec<EndFact> {
+        let local = crate::run::clock::local_now();
+        // The result of this very attempt (written before its end is told), never an older one.
+        let why_of = |task_id: &str, attempt: u32| {
+            let file = self.store.file();
+            let result = file.tasks()[file.task_index(task_id)?].result.as_ref()?;
+            let same = result.get("attempt").and_then(serde_json::Value::as_u64)
+                == Some(u64::from(attempt));
+            same.then(|| crate::run::summary::why_of(Some(result), &local))
+                .flatten()
+        };
         let attempts_of = |task_id: &str| {
             let file = self.store.file();
             file.task_index(task_id)
@@ -86,6 +96,7 @@ impl Engine {
                     status: *status,
                     failure: verdict.failure,
                     evidence: verdict.evidence.clone(),
+                    why: why_of(task_id, *attempt),
                     questions: verdict.questions.clone(),
                 }),
                 EngineEvent::ConfigFailed { task_id, evidence } => Some(EndFact {
@@ -94,6 +105,7 @@ impl Engine {
                     status: TaskStatus::Failed,
                     failure: Some(crate::core::task::FailureType::Config),
                     evidence: Some(evidence.clone()),
+                    why: None,
                     questions: Vec::new(),
                 }),
                 _ => None,
