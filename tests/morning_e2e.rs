@@ -253,7 +253,9 @@ fn a_quota_wait_reads_as_a_clock_time_in_the_queue_and_the_digest() {
         std::thread::sleep(Duration::from_millis(100));
     };
     assert!(
-        status.contains("  waits      limit: retry ") && status.contains("14:00 (in "),
+        status.contains("  waits      limit: quota: resets ")
+            && status.contains("15:00 Europe/Berlin (in ")
+            && status.contains("), then retries"),
         "{status}"
     );
     dashboard.quit();

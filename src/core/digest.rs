@@ -150,13 +150,16 @@ fn waits(tasks: &[TaskFact], local: &LocalNow) -> Vec<String> {
     let mut out: Vec<String> = tasks
         .iter()
         .filter(|t| t.enabled && t.status == TaskStatus::Retryable)
-        .map(|t| match t.retry_at {
-            Some(at) if at > local.now => format!(
+        .map(|t| match (t.retry_at, &t.why) {
+            // The quota's reset says when, in the zone the agent named.
+            (Some(at), Some(why)) if at > local.now && why.starts_with("quota: ") => {
+                format!("{}: {why}, then retries", t.task_id)
+            }
+            (Some(at), why) if at > local.now => format!(
                 "{}: retry {}{}",
                 t.task_id,
                 clock_words::clock_time_from_now(at, &local.zone, local.now),
-                t.why
-                    .as_ref()
+                why.as_ref()
                     .map(|why| format!(" after {why}"))
                     .unwrap_or_default()
             ),
@@ -230,6 +233,11 @@ mod tests {
                 why: Some("quota: resets 15:00 Europe/Berlin (in 6 h)".into()),
                 ..fact("quota", TaskStatus::Retryable, Some("2026-11-29T02:00:00Z"))
             },
+            TaskFact {
+                retry_at: Some(at("2026-11-29T08:05:00Z")),
+                why: Some("Error: connection reset (exit code 1)".into()),
+                ..fact("flaky", TaskStatus::Retryable, Some("2026-11-29T02:00:00Z"))
+            },
             fact("later", TaskStatus::Pending, None),
             TaskFact {
                 questions: vec!["Which DB?".into(), "Drop it?".into()],
@@ -254,7 +262,8 @@ mod tests {
                 "Since you last looked (02:30, 5 h 29 min ago):",
                 "  completed  ok, docs",
                 "  failed     ask: waited 30 min for an answer to Bash(touch x); nobody answered (timeout after 1800 s)",
-                "  waits      quota: retry 14:00 (in 6 h) after quota: resets 15:00 Europe/Berlin (in 6 h)",
+                "  waits      quota: quota: resets 15:00 Europe/Berlin (in 6 h), then retries",
+                "             flaky: retry 08:05 (in 5 min) after Error: connection reset (exit code 1)",
                 "             1 task not started yet",
                 "  needs you  q: asks “Which DB?” (+1 more); answer: herd message --tasks 'my tasks.json' q \"...\"",
                 "             guarded: a prompt waits: Bash(rm -rf build); answer: herd ctl --tasks 'my tasks.json' answer guarded/1/1 approve (or deny)",
