@@ -14,7 +14,12 @@ use crate::ui::prompt;
 use crate::ui::state::{Leaving, Mode, UiState};
 use crate::ui::takeover_keys::LEAVE_CHORD;
 
-pub(super) fn status(batch: &dyn BatchView, state: &UiState, now: Instant) -> StatusView {
+pub(super) fn status(
+    batch: &dyn BatchView,
+    state: &UiState,
+    now: Instant,
+    wall: &clock_words::LocalNow,
+) -> StatusView {
     let tasks = batch.tasks();
     const ORDER: [RowStatus; 9] = [
         RowStatus::Running,
@@ -28,7 +33,6 @@ pub(super) fn status(batch: &dyn BatchView, state: &UiState, now: Instant) -> St
         RowStatus::Skipped,
     ];
     let mut counts = [0usize; ORDER.len()];
-    let wall = crate::run::clock::local_now();
     let mut failures = [0usize; FailureType::ALL.len()];
     let mut retries = Vec::new();
     let mut cost: Option<f64> = None;
