@@ -619,4 +619,88 @@ mod tests {
             "the evidence keeps at least 24 columns:\n{t}"
         );
     }
+
+    #[test]
+    fn times_are_local_clock_times_and_a_narrow_terminal_drops_the_start_first() {
+        let file = TaskFile::parse(r#"{"tasks": [
+            {"task_id": "ask", "agent": "sim", "prompt_template": "x", "status": "failed", "attempts": 1,
+             "result": {"failure_type": "failed_timeout", "failure_evidence": "timeout after 1800 s",
+                        "failure_cause": "waited 29 min for an answer to Bash(touch x); nobody answered",
+                        "completed_at": "2026-11-29T03:30:00Z", "duration_sec": 1800.0,
+                        "log_file": "runs/ask/attempt_1.log"}},
+            {"task_id": "limit", "agent": "sim", "prompt_template": "x", "status": "failed", "attempts": 1,
+             "result": {"failure_type": "failed_quota", "failure_evidence": "usage limit · resets 3pm (Europe/Berlin)",
+                        "quota_resets_at": "2026-11-29T15:00:00+01:00[Europe/Berlin]",
+                        "completed_at": "2026-11-28T23:00:01Z", "duration_sec": 2.5,
+                        "log_file": "runs/limit/attempt_1.log"}},
+            {"task_id": "later", "agent": "sim", "prompt_template": "x"}
+        ]}"#).unwrap();
+        // 09:00 UTC is 10:00 in Berlin, the zone of `test_now`.
+        let wide = table_for(
+            &file,
+            std::path::Path::new("tasks.json"),
+            &[0, 1, 2],
+            None,
+            &test_now(),
+        );
+        let lines: Vec<&str> = wide.lines().collect();
+        let cells = |line: &str| -> Vec<String> {
+            line.split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(str::to_string)
+                .collect()
+        };
+        assert_eq!(
+            cells(lines[0])[5..8],
+            ["STARTED", "ENDED", "TOOK"],
+            "{wide}"
+        );
+        assert_eq!(
+            cells(lines[1])[5..8],
+            ["04:00", "04:30", "30 min"],
+            "{wide}"
+        );
+        // Across midnight: the day is named where it is not today's.
+        assert_eq!(
+            cells(lines[2])[5..8],
+            ["Sat 23:59", "00:00", "2 s"],
+            "{wide}"
+        );
+        assert_eq!(cells(lines[3])[5..8], ["-", "-", "-"], "{wide}");
+        assert!(
+            lines[1].contains(": waited 29 min for an answer to Bash(touch x); nobody answered"),
+            "{wide}"
+        );
+        assert!(
+            lines[2].ends_with(": quota: resets 15:00 (in 5 h)"),
+            "in the operator's own zone the reset names none: {wide}"
+        );
+        let json = row_in(&file.tasks()[0], &test_now().zone);
+        assert_eq!(json["started_at"], "2026-11-29T04:00:00+01:00");
+        assert_eq!(json["ended_at"], "2026-11-29T04:30:00+01:00");
+        assert_eq!(json["duration_sec"], 1800.0);
+        assert!(row_in(&file.tasks()[2], &test_now().zone)["started_at"].is_null());
+
+        let narrow = table_for(
+            &file,
+            std::path::Path::new("tasks.json"),
+            &[0, 1, 2],
+            Some(80),
+            &test_now(),
+        );
+        let lines: Vec<&str> = narrow.lines().collect();
+        for line in &lines {
+            assert!(line.chars().count() <= 80, "{line:?} in:\n{narrow}");
+        }
+        assert!(!lines[0].contains("STARTED"), "{narrow}");
+        assert!(
+            lines[0].contains("ENDED") && lines[0].contains("TOOK"),
+            "{narrow}"
+        );
+        assert!(
+            lines[1].contains("04:30") && lines[1].contains("waited 29 min"),
+            "{narrow}"
+        );
+    }
 }
