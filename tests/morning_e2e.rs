@@ -242,8 +242,8 @@ fn a_quota_wait_reads_as_a_clock_time_in_the_queue_and_the_digest() {
     dashboard.wait_for("14:00 (in ", WAIT);
     let screen = dashboard.text();
     assert!(!counts_seconds(&screen), "{screen}");
-    // `herd status` beside the running dashboard, once the file has the retry: a wait with
-    // its clock time.
+    // `herd status` beside the running dashboard, once the file has the retry: the run's start
+    // and the wait on the local clock.
     let deadline = Instant::now() + WAIT;
     let status = loop {
         let status = night.status();
@@ -252,6 +252,11 @@ fn a_quota_wait_reads_as_a_clock_time_in_the_queue_and_the_digest() {
         }
         std::thread::sleep(Duration::from_millis(100));
     };
+    assert!(
+        status.contains(", with its dashboard in a terminal, since ")
+            && status.contains(" ago) (herd "),
+        "{status}"
+    );
     assert!(
         status.contains("  waits      limit: quota: resets ")
             && status.contains("15:00 Europe/Berlin (in ")

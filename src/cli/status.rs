@@ -105,9 +105,21 @@ fn running_herd(tasks: &Path) -> String {
         };
     };
     let mode = running.mode.describe();
+    let local = local_now();
+    // On the operator's clock (`02:40 (3 h ago)`); the registration's own text if it is odd.
+    let since = running.started_at.parse().map_or_else(
+        |_| running.started_at.clone(),
+        |at| {
+            format!(
+                "{} ({})",
+                clock_words::clock_time(at, &local.zone, local.now),
+                clock_words::from_now(at, local.now)
+            )
+        },
+    );
     let mut text = format!(
-        "A herd runs this file now: pid {}, {mode}, since {} (herd {}).",
-        running.pid, running.started_at, running.herd_version
+        "A herd runs this file now: pid {}, {mode}, since {since} (herd {}).",
+        running.pid, running.herd_version
     );
     let file = tasks.display();
     if running.mode == RunMode::Background {
