@@ -87,6 +87,7 @@ fn batch(dir: &Path, notify: Value) -> PathBuf {
 fn run(tasks: &Path, extra: &[&str]) -> std::process::Output {
     herd()
         .args(["run", "--headless", "--concurrency", "5", "--tasks"])
+        .env("TZ", "Europe/Berlin")
         .arg(tasks)
         .args(extra)
         .output()
@@ -153,6 +154,15 @@ fn notify_hears_each_wait_once_questions_failures_and_the_batch_end() {
     assert_eq!(home[0]["run_id"], "notify-e2e");
     assert_eq!(home[0]["tasks_file"], tasks.display().to_string(), "{all}");
     assert!(home[0]["at"].as_str().unwrap().ends_with('Z'), "{all}");
+    // The same moment on the operator's clock (TZ=Europe/Berlin: +01:00 or +02:00).
+    let at: jiff::Timestamp = home[0]["at"].as_str().unwrap().parse().unwrap();
+    let at_local = home[0]["at_local"].as_str().unwrap();
+    let local: jiff::Zoned = format!("{at_local}[Europe/Berlin]").parse().unwrap();
+    assert_eq!(local.timestamp(), at, "{all}");
+    assert!(
+        at_local.ends_with("+01:00") || at_local.ends_with("+02:00"),
+        "{all}"
+    );
     // Nothing allows it: one wait per attempt, each told once.
     let ask = of_kind(&events, "prompt_waiting", "ask");
     let attempts: Vec<&Value> = ask.iter().map(|e| &e["attempt"]).collect();
@@ -180,6 +190,17 @@ fn notify_hears_each_wait_once_questions_failures_and_the_batch_end() {
     }
     let crash = of_kind(&events, "task_failed", "crash");
     assert_eq!(crash[0]["evidence"], "exit code 3", "{all}");
+    // A blocked prompt's failure names the event: what it asked, and that nobody answered.
+    let ask_failed = of_kind(&events, "task_failed", "ask");
+    let why = ask_failed[0]["why"].as_str().unwrap_or_default();
+    assert!(
+        why.starts_with("waited 2 s for an answer to ") && why.contains("; nobody answered"),
+        "{all}"
+    );
+    assert!(
+        ask_failed[0]["message"].as_str().unwrap().contains(why),
+        "{all}"
+    );
 
     let asks = of_kind(&events, "needs_input", "asks");
     assert_eq!(asks.len(), 1, "{all}");

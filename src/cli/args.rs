@@ -127,6 +127,13 @@ pub struct AttachArgs {
     /// The attach socket itself, instead of the one of --tasks
     #[arg(long, value_name = "PATH", hide = true)]
     pub socket: Option<PathBuf>,
+    /// Show "since you left" first even after a short absence (by default only after 10 minutes
+    /// away with something new)
+    #[arg(long, conflicts_with = "no_digest")]
+    pub digest: bool,
+    /// Open the dashboard at once, without "since you left"
+    #[arg(long)]
+    pub no_digest: bool,
 }
 
 #[derive(Debug, Args, Clone)]

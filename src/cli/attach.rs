@@ -8,10 +8,13 @@ use std::path::PathBuf;
 use color_eyre::eyre::Result;
 
 use super::args::AttachArgs;
+use super::status::{how_it_ended, runs_dir_of, since_you_left};
 use crate::run::background::client::{self, Ending};
+use crate::run::last_run::RunEnd;
 use crate::run::rendezvous::{Registration, Rendezvous, RunMode};
 
 pub(super) fn attach(args: &AttachArgs) -> Result<i32> {
+    let mut tasks_file = args.tasks.clone();
     let socket = match (&args.socket, &args.tasks) {
         (Some(socket), _) => socket.clone(),
         (None, Some(tasks)) => {
@@ -43,18 +46,17 @@ pub(super) fn attach(args: &AttachArgs) -> Result<i32> {
                     return Ok(1);
                 }
                 None => {
-                    let file = tasks.display();
-                    eprintln!(
-                        "herd: no herd runs {file}: start one in the background with \
-                         `herd run --detach --tasks {file}`"
-                    );
+                    ended_run(tasks);
                     return Ok(1);
                 }
                 _ => rendezvous.attach,
             }
         }
         (None, None) => match only_background_herd() {
-            Ok(socket) => socket,
+            Ok((socket, tasks)) => {
+                tasks_file = Some(tasks);
+                socket
+            }
             Err(code) => return Ok(code),
         },
     };
@@ -69,6 +71,11 @@ pub(super) fn attach(args: &AttachArgs) -> Result<i32> {
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         eprintln!("herd: attach needs a terminal");
         return Ok(1);
+    }
+    if let Some(tasks) = &tasks_file
+        && !args.no_digest
+    {
+        show_digest_first(tasks, args.digest);
     }
     let hint = args
         .tasks
@@ -89,9 +96,86 @@ pub(super) fn attach(args: &AttachArgs) -> Result<i32> {
     Ok(0)
 }
 
+/// "Since you left" as the first screen, dismissed with any key, before the dashboard: when the
+/// operator was away long enough for it to be news (`core::digest::worth_a_first_screen`), or
+/// always with `--digest`. The attaching terminal shows it rather than the dashboard: only this
+/// client knows that this operator just came back (others may be attached all along).
+fn show_digest_first(tasks: &std::path::Path, always: bool) {
+    let Ok(store) = crate::run::store::TaskStore::read_only(tasks) else {
+        return;
+    };
+    let Some((since, lines)) = since_you_left(store.file(), tasks) else {
+        return;
+    };
+    let now = jiff::Timestamp::now();
+    if !always && !crate::core::digest::worth_a_first_screen(&lines, since, now) {
+        return;
+    }
+    if let Err(error) = first_screen(&lines) {
+        eprintln!("herd: cannot show what happened since you left: {error}");
+    }
+}
+
+/// Leaves raw mode and the alternate screen however the first screen ends.
+struct FirstScreenGuard;
+
+impl Drop for FirstScreenGuard {
+    fn drop(&mut self) {
+        let _ = crossterm::terminal::disable_raw_mode();
+        let _ = crossterm::execute!(std::io::stdout(), crossterm::terminal::LeaveAlternateScreen);
+    }
+}
+
+/// `lines` on a screen of their own until a key is pressed.
+fn first_screen(lines: &[String]) -> std::io::Result<()> {
+    use crossterm::{cursor, event, execute, terminal};
+    use std::io::Write;
+    let mut out = std::io::stdout();
+    execute!(
+        out,
+        terminal::EnterAlternateScreen,
+        terminal::Clear(terminal::ClearType::All),
+        cursor::MoveTo(0, 0)
+    )?;
+    let _guard = FirstScreenGuard;
+    terminal::enable_raw_mode()?;
+    for line in lines {
+        write!(out, "{line}\r\n")?;
+    }
+    write!(out, "\r\nPress any key to open the dashboard.")?;
+    out.flush()?;
+    loop {
+        if let event::Event::Key(key) = event::read()?
+            && key.kind == event::KeyEventKind::Press
+        {
+            return Ok(());
+        }
+    }
+}
+
+/// No herd runs `tasks`: how its last run ended (when, its exit status and what it means,
+/// where its log is) and what happened since the operator last looked, else how to start one.
+fn ended_run(tasks: &std::path::Path) {
+    let file = tasks.display();
+    let start = format!("start one in the background with `herd run --detach --tasks {file}`");
+    let Some(end) = RunEnd::read(&runs_dir_of(tasks, None)) else {
+        eprintln!("herd: no herd runs {file}: {start}");
+        return;
+    };
+    eprintln!("herd: no herd runs {file} now. {}", how_it_ended(&end));
+    let file_now = crate::run::store::TaskStore::read_only(tasks);
+    if let Some((_, lines)) = file_now
+        .ok()
+        .and_then(|store| since_you_left(store.file(), tasks))
+    {
+        eprint!("\n{}\n", lines.join("\n"));
+    }
+    eprintln!("\nTo run what is left: herd run --detach --tasks {file}");
+}
+
 /// The attach socket of this user's one background herd; when there is none or several, says
 /// so (with each one's tasks file) and gives the exit code.
-fn only_background_herd() -> Result<PathBuf, i32> {
+fn only_background_herd() -> Result<(PathBuf, PathBuf), i32> {
     let folder = match crate::run::rendezvous::folder() {
         Ok(folder) => folder,
         Err(error) => {
@@ -119,7 +203,10 @@ fn only_background_herd() -> Result<PathBuf, i32> {
             eprintln!("herd: no background herd of yours runs (start one with herd run --detach)");
             Err(1)
         }
-        1 => Ok(found.remove(0).1),
+        1 => {
+            let (running, socket) = found.remove(0);
+            Ok((socket, running.tasks))
+        }
         _ => {
             eprintln!("herd: several background herds run; name one with --tasks:");
             found.sort_by(|a, b| a.0.tasks.cmp(&b.0.tasks));

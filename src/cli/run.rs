@@ -188,11 +188,29 @@ async fn drive(
         RunMode::Dashboard
     };
     let driver = Driver::new(rx, control_socket(&tasks_path, &runs_dir, mode, headless));
-    if headless {
+    let started_at = jiff::Timestamp::now();
+    let code = if headless {
         crate::run::headless::run(engine, driver).await
     } else {
         crate::ui::run(engine, driver, !args.no_mouse).await
+    }?;
+    let log_file = match mode {
+        RunMode::Background => runs_dir.join("background.log"),
+        _ => runs_dir.join("herd.log"),
+    };
+    let end = crate::run::last_run::RunEnd {
+        tasks: std::path::absolute(&tasks_path).unwrap_or(tasks_path.clone()),
+        mode,
+        started_at: started_at.to_string(),
+        ended_at: jiff::Timestamp::now().to_string(),
+        exit_code: code,
+        log_file,
+    };
+    // For `herd attach` and `herd status` after the end; the run's result does not depend on it.
+    if let Err(error) = end.write(&runs_dir) {
+        tracing::warn!("cannot record how the run ended: {error}");
     }
+    Ok(code)
 }
 
 /// The run's control socket (`run::control`); a run goes on without one when it cannot be made

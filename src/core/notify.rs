@@ -55,6 +55,9 @@ pub struct EndFact {
     pub status: TaskStatus,
     pub failure: Option<FailureType>,
     pub evidence: Option<String>,
+    /// The event that decided it, in the morning's words (`core::deciding_event::why`), when
+    /// it says more than the evidence.
+    pub why: Option<String>,
     /// The agent's questions, when the task needs the operator's input.
     pub questions: Vec<String>,
 }
@@ -106,6 +109,9 @@ pub enum NotifyEvent {
         attempt: u32,
         failure_type: Option<&'static str>,
         evidence: Option<String>,
+        /// What decided it (`waited 30 min for an answer to …; nobody answered (timeout after
+        /// 1800 s)`), or the evidence.
+        why: Option<String>,
         message: String,
     },
     /// Nothing runs and nothing is left to start.
@@ -190,18 +196,16 @@ fn ended(end: &EndFact) -> Option<NotifyEvent> {
         }),
         TaskStatus::Failed => {
             let failure_type = end.failure.map(FailureType::as_str);
-            let evidence = end
-                .evidence
-                .as_deref()
-                .map(|e| format!(": {e}"))
-                .unwrap_or_default();
+            let why = end.why.clone().or_else(|| end.evidence.clone());
+            let said = why.as_deref().map(|e| format!(": {e}")).unwrap_or_default();
             Some(NotifyEvent::TaskFailed {
                 task_id: end.task_id.clone(),
                 attempt: end.attempt,
                 failure_type,
                 evidence: end.evidence.clone(),
+                why,
                 message: format!(
-                    "herd: {} failed ({}){evidence}",
+                    "herd: {} failed ({}){said}",
                     end.task_id,
                     failure_type.unwrap_or("failed")
                 ),

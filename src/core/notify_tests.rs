@@ -21,6 +21,7 @@ fn end(task: &str, status: TaskStatus) -> EndFact {
         status,
         failure: (status == TaskStatus::Failed).then_some(FailureType::Process),
         evidence: (status == TaskStatus::Failed).then(|| "exit code 3".to_string()),
+        why: None,
         questions: if status == TaskStatus::NeedsInput {
             vec!["Which database?".into(), "Drop the old table?".into()]
         } else {
@@ -195,6 +196,7 @@ fn the_payloads_carry_the_request_the_reason_the_verdict_and_the_counts() {
                 "attempt": 2,
                 "failure_type": "failed_process",
                 "evidence": "exit code 3",
+                "why": "exit code 3",
                 "message": "herd: e failed (failed_process): exit code 3",
             }),
             json!({
@@ -264,4 +266,28 @@ fn the_notify_value_must_be_an_argv_of_strings() {
     assert_eq!(command(Some(&json!(null))), None);
     assert_eq!(command(Some(&json!([1]))), None);
     assert_eq!(command(None), None);
+}
+
+#[test]
+fn a_failure_is_told_by_the_event_that_decided_it() {
+    let mut notifications = Notifications::default();
+    let why =
+        "waited 30 min for an answer to Bash(touch x); nobody answered (timeout after 1800 s)";
+    let ends = [EndFact {
+        failure: Some(FailureType::Timeout),
+        evidence: Some("timeout after 1800 s".into()),
+        why: Some(why.into()),
+        ..end("t", TaskStatus::Failed)
+    }];
+    let events = notifications.observe(Turn {
+        ends: &ends,
+        ..Turn::default()
+    });
+    let payload = serde_json::to_value(&events[0]).unwrap();
+    assert_eq!(payload["evidence"], "timeout after 1800 s");
+    assert_eq!(payload["why"], why);
+    assert_eq!(
+        payload["message"],
+        format!("herd: t failed (failed_timeout): {why}")
+    );
 }

@@ -21,6 +21,7 @@ pub mod headless;
 pub mod hook_server;
 pub mod hygiene;
 pub mod jobs;
+pub mod last_run;
 pub mod launch;
 pub mod limits;
 pub mod logging;

@@ -63,6 +63,10 @@ pub struct AttemptResult {
     /// evidence is only a fact about the process (`exit code 101`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure_cause: Option<String>,
+    /// When a quota failure's limit resets, as the agent named it (`2026-11-29T15:00:00+01:00[Europe/Berlin]`):
+    /// the morning's "why" says it as a clock time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quota_resets_at: Option<String>,
     pub log_file: String,
     pub auto_inputs: Vec<AutoInputCount>,
     pub approvals: Vec<ApprovalLine>,
@@ -142,6 +146,7 @@ impl AttemptResult {
             failure_type: o.verdict.failure.map(|f| f.as_str()),
             failure_evidence: o.verdict.evidence.clone(),
             failure_cause: None,
+            quota_resets_at: None,
             log_file: o.log_file.clone(),
             auto_inputs: o
                 .auto_counts

@@ -5,12 +5,64 @@ use std::fmt::Write;
 use serde_json::{Value, json};
 
 use super::engine::BatchView;
-use crate::core::failure_context::why_failed;
+use crate::core::clock_words::{self, LocalNow};
 use crate::core::task::{TaskSpec, TaskStatus};
 use crate::core::taskfile::TaskFile;
+use crate::core::{deciding_event, digest};
 
-/// One task's row.
+/// One task's row, its times in the system's zone.
 pub fn row(task: &TaskSpec) -> Value {
+    row_in(task, &jiff::tz::TimeZone::system())
+}
+
+/// When a task's last attempt started and ended, from its result (`completed_at` less
+/// `duration_sec`); `None` for a task that has not ended an attempt.
+pub fn attempt_times(task: &TaskSpec) -> Option<AttemptTimes> {
+    let result = task.result.as_ref()?;
+    let ended: jiff::Timestamp = result.get("completed_at")?.as_str()?.parse().ok()?;
+    let secs = result
+        .get("duration_sec")
+        .and_then(Value::as_f64)
+        .unwrap_or(0.0);
+    let took = std::time::Duration::try_from_secs_f64(secs).unwrap_or_default();
+    let started = jiff::SignedDuration::try_from(took)
+        .ok()
+        .and_then(|d| ended.checked_sub(d).ok())
+        .unwrap_or(ended);
+    Some(AttemptTimes {
+        started,
+        ended,
+        took,
+    })
+}
+
+/// The last attempt's start, end and length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AttemptTimes {
+    pub started: jiff::Timestamp,
+    pub ended: jiff::Timestamp,
+    pub took: std::time::Duration,
+}
+
+/// A quota failure's reset as the result recorded it (`quota_resets_at`).
+fn quota_resets_at(result: Option<&Value>) -> Option<jiff::Zoned> {
+    result?.get("quota_resets_at")?.as_str()?.parse().ok()
+}
+
+/// A task's "why" at `local`: what decided its failure (`core::deciding_event::why`).
+pub fn why_of(result: Option<&Value>, local: &LocalNow) -> Option<String> {
+    let text = |key: &str| result.and_then(|r| r.get(key)).and_then(Value::as_str);
+    deciding_event::why(
+        text("failure_evidence"),
+        text("failure_cause"),
+        quota_resets_at(result).as_ref(),
+        local,
+    )
+}
+
+/// One task's row, its times (`started_at`, `ended_at`: ISO with `zone`'s offset) and
+/// `duration_sec` those of its last attempt.
+pub fn row_in(task: &TaskSpec, zone: &jiff::tz::TimeZone) -> Value {
     let result = task.result.as_ref();
     let field = |name: &str| {
         result
@@ -18,6 +70,7 @@ pub fn row(task: &TaskSpec) -> Value {
             .cloned()
             .unwrap_or(Value::Null)
     };
+    let times = attempt_times(task);
     json!({
         "task_id": task.task_id,
         "agent": task.agent,
@@ -35,6 +88,10 @@ pub fn row(task: &TaskSpec) -> Value {
         "session_id": field("session_id"),
         "result_text": field("result_text"),
         "questions": field("questions"),
+        "quota_resets_at": field("quota_resets_at"),
+        "started_at": times.map(|t| clock_words::local_iso(t.started, zone)),
+        "ended_at": times.map(|t| clock_words::local_iso(t.ended, zone)),
+        "duration_sec": times.map(|t| t.took.as_secs_f64()),
     })
 }
 
@@ -87,12 +144,12 @@ fn status_word(task: &TaskSpec) -> String {
 
 /// One row's cells; the last in two forms: in full (`log: why`) and short (`why`), for a
 /// narrow terminal.
-fn cells_of(r: &Value, task: &TaskSpec) -> (Vec<String>, String) {
+fn cells_of(r: &Value, task: &TaskSpec, local: &LocalNow) -> (Vec<String>, String) {
     let status = match (task.enabled, status_word(task)) {
         (false, word) => format!("{word} (disabled)"),
         (true, word) => word,
     };
-    let why = why_failed(r["failure_evidence"].as_str(), r["failure_cause"].as_str());
+    let why = why_of(task.result.as_ref(), local);
     let (last, short) = match (why, &r["log_file"]) {
         (Some(why), Value::String(log)) => (format!("{log}: {}", clip(&why, 70)), why),
         (Some(why), _) => (clip(&why, 90), why),
@@ -105,6 +162,13 @@ fn cells_of(r: &Value, task: &TaskSpec) -> (Vec<String>, String) {
         .as_f64()
         .map(|c| format!("${c:.4}"))
         .unwrap_or_else(|| "-".to_string());
+    let times = attempt_times(task);
+    let clock = |at: Option<jiff::Timestamp>| {
+        at.map_or_else(
+            || "-".to_string(),
+            |at| clock_words::clock_time(at, &local.zone, local.now),
+        )
+    };
     let cells = vec![
         text(&r["task_id"]),
         text(&r["agent"]),
@@ -112,12 +176,19 @@ fn cells_of(r: &Value, task: &TaskSpec) -> (Vec<String>, String) {
         format!("{}/{}", r["attempts"], r["max_attempts"]),
         text(&r["failure_type"]),
         cost,
+        clock(times.map(|t| t.started)),
+        clock(times.map(|t| t.ended)),
+        times.map_or_else(|| "-".to_string(), |t| clock_words::span(t.took)),
         last,
     ];
     (cells, short)
 }
 
-/// A plain text table of `indices` from `file`, then the counts by status. With `width` (a
+/// The columns of the last attempt's start, end and length (in `table_for`).
+const TIME_COLUMNS: std::ops::RangeInclusive<usize> = 6..=8;
+
+/// A plain text table of `indices` from `file`, then the counts by status. Times are clock
+/// times in `local`'s zone (`01:04`, `Sat 23:10`), shown when some task has ended an attempt. With `width` (a
 /// terminal's), every row fits on one line: shorter words (`skipped`, `process`, `TRIES`), the
 /// last column without the log path (it is `runs/<task>/` anyway) and cut; when the rest leaves
 /// the last column too little, no agent column, then the task column cut in the middle.
@@ -126,9 +197,14 @@ pub fn table_for(
     tasks_path: &std::path::Path,
     indices: &[usize],
     width: Option<usize>,
+    local: &LocalNow,
 ) -> String {
-    let rows: Vec<Value> = indices.iter().map(|&i| row(&file.tasks()[i])).collect();
+    let rows: Vec<Value> = indices
+        .iter()
+        .map(|&i| row_in(&file.tasks()[i], &local.zone))
+        .collect();
     let with_cost = rows.iter().any(|r| r["cost_usd"].is_number());
+    let with_times = rows.iter().any(|r| r["ended_at"].is_string());
     let headers = [
         "TASK",
         "AGENT",
@@ -136,10 +212,13 @@ pub fn table_for(
         "ATTEMPTS",
         "FAILURE",
         "COST",
+        "STARTED",
+        "ENDED",
+        "TOOK",
         "LAST LOG / EVIDENCE",
     ];
-    // The cost column only when some agent reported a cost.
-    let keep = |i: usize| with_cost || i != 5;
+    // The cost column only when some agent reported a cost, the times when some task ended.
+    let keep = |i: usize| (with_cost || i != 5) && (with_times || !TIME_COLUMNS.contains(&i));
     let mut headers: Vec<String> = headers
         .iter()
         .enumerate()
@@ -151,7 +230,7 @@ pub fn table_for(
         .iter()
         .zip(indices)
         .map(|(r, &i)| {
-            let (row, short) = cells_of(r, &file.tasks()[i]);
+            let (row, short) = cells_of(r, &file.tasks()[i], local);
             shorts.push(short);
             row.into_iter()
                 .enumerate()
@@ -236,8 +315,17 @@ fn fit_to_width(
             .trim_start_matches("failed_")
             .replace("permission_blocked", "blocked");
     }
-    // Too little room left: the agent column goes first (the task's id says which task it
-    // is), then the task column is cut in the middle.
+    // Too little room left: the start goes first (the end and the length say most of it),
+    // then the agent column (the task's id says which task it is), then the task column is
+    // cut in the middle.
+    if width.saturating_sub(fixed(&column_widths(headers, cells))) < LAST_COLUMN_MIN
+        && let Some(started) = headers.iter().position(|h| h == "STARTED")
+    {
+        headers.remove(started);
+        for row in cells.iter_mut() {
+            row.remove(started);
+        }
+    }
     if width.saturating_sub(fixed(&column_widths(headers, cells))) < LAST_COLUMN_MIN {
         headers.remove(1);
         for row in cells.iter_mut() {
@@ -307,6 +395,49 @@ fn counts_line(file: &TaskFile, indices: &[usize], rows: &[Value], with_cost: bo
     format!("\n{} {noun}: {}{spent}\n", indices.len(), counts.join(", "))
 }
 
+/// Every task of `file` as the "since you left" digest reads it (`core::digest`).
+pub fn digest_facts(file: &TaskFile, local: &LocalNow) -> Vec<digest::TaskFact> {
+    file.tasks()
+        .iter()
+        .map(|task| digest::TaskFact {
+            task_id: task.task_id.clone(),
+            status: task.status,
+            enabled: task.enabled,
+            ended_at: attempt_times(task).map(|t| t.ended),
+            why: why_of(task.result.as_ref(), local),
+            retry_at: task.retry_at,
+            questions: task
+                .result
+                .as_ref()
+                .and_then(|r| r.get("questions"))
+                .and_then(Value::as_array)
+                .map(|list| list.iter().map(text).collect())
+                .unwrap_or_default(),
+        })
+        .collect()
+}
+
+/// The prompts a running herd's control socket says wait for the operator (none when no herd
+/// answers: a digest is made without them).
+pub fn waiting_prompts(answer: &Value) -> Vec<digest::PromptFact> {
+    answer["prompts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| {
+            Some(digest::PromptFact {
+                task_id: p["task_id"].as_str()?.to_string(),
+                prompt_id: p["prompt_id"].as_str()?.to_string(),
+                asks: p["request"]
+                    .as_str()
+                    .or_else(|| p["prompt"].as_str())
+                    .unwrap_or("a prompt")
+                    .to_string(),
+            })
+        })
+        .collect()
+}
+
 /// The width of the terminal on stdout, for `table_for`; `None` when stdout is not a
 /// terminal (a script reads whole lines).
 pub fn stdout_width() -> Option<usize> {
@@ -328,12 +459,20 @@ pub fn table(batch: &dyn BatchView, width: Option<usize>) -> String {
         batch.tasks_path(),
         &batch.reported_tasks(),
         width,
+        &super::clock::local_now(),
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn test_now() -> LocalNow {
+        LocalNow {
+            now: "2026-11-29T09:00:00Z".parse().unwrap(),
+            zone: jiff::tz::TimeZone::get("Europe/Berlin").unwrap(),
+        }
+    }
 
     #[test]
     fn a_table_lists_every_task_and_the_counts() {
@@ -343,7 +482,13 @@ mod tests {
             {"task_id": "bb", "agent": "sim", "prompt_template": "x", "status": "failed", "attempts": 2,
              "result": {"failure_type": "failed_auth", "failure_evidence": "Invalid API key", "log_file": "runs/bb/attempt_2.log"}}
         ]}"#).unwrap();
-        let t = table_for(&file, std::path::Path::new("tasks.json"), &[0, 1], None);
+        let t = table_for(
+            &file,
+            std::path::Path::new("tasks.json"),
+            &[0, 1],
+            None,
+            &test_now(),
+        );
         assert!(
             t.contains("a     sim    completed  1/2       -            runs/a/attempt_1.log"),
             "{t}"
@@ -369,7 +514,13 @@ mod tests {
             {"task_id": "q", "agent": "sim", "prompt_template": "x", "status": "needs_input", "attempts": 1,
              "result": {"log_file": "runs/q/attempt_1.log", "questions": ["Which DB?", "Drop it?"]}}
         ]}"#).unwrap();
-        let t = table_for(&file, std::path::Path::new("tasks.json"), &[0, 1], None);
+        let t = table_for(
+            &file,
+            std::path::Path::new("tasks.json"),
+            &[0, 1],
+            None,
+            &test_now(),
+        );
         let lines: Vec<&str> = t.lines().collect();
         assert!(lines[0].contains("COST"), "{t}");
         assert!(
@@ -398,7 +549,13 @@ mod tests {
              "result": {"log_file": "runs/structured-denied-019/attempt_1.log"}},
             {"task_id": "later-016", "agent": "sim", "prompt_template": "x", "enabled": false}
         ]}"#).unwrap();
-        let wide = table_for(&file, std::path::Path::new("tasks.json"), &[0, 1, 2], None);
+        let wide = table_for(
+            &file,
+            std::path::Path::new("tasks.json"),
+            &[0, 1, 2],
+            None,
+            &test_now(),
+        );
         assert!(
             wide.contains(
                 "runs/structured-auth-018/attempt_2.log: error: could not find `Cargo.toml`"
@@ -410,6 +567,7 @@ mod tests {
             std::path::Path::new("tasks.json"),
             &[0, 1, 2],
             Some(80),
+            &test_now(),
         );
         let lines: Vec<&str> = narrow.lines().collect();
         for line in &lines {
@@ -446,13 +604,103 @@ mod tests {
             {"task_id": "asks-questions-021", "agent": "sim", "prompt_template": "x", "status": "needs_input", "attempts": 1,
              "result": {"log_file": "runs/asks-questions-021/attempt_1.log"}}
         ]}"#).unwrap();
-        let t = table_for(&file, std::path::Path::new("tasks.json"), &[0, 1], Some(80));
+        let t = table_for(
+            &file,
+            std::path::Path::new("tasks.json"),
+            &[0, 1],
+            Some(80),
+            &test_now(),
+        );
         let row = t.lines().nth(1).unwrap();
         assert!(row.chars().count() <= 80, "{t}");
         assert!(row.contains("blocked"), "{t}");
         assert!(
             row.contains("permission denied: Bash"),
             "the evidence keeps at least 24 columns:\n{t}"
+        );
+    }
+
+    #[test]
+    fn times_are_local_clock_times_and_a_narrow_terminal_drops_the_start_first() {
+        let file = TaskFile::parse(r#"{"tasks": [
+            {"task_id": "ask", "agent": "sim", "prompt_template": "x", "status": "failed", "attempts": 1,
+             "result": {"failure_type": "failed_timeout", "failure_evidence": "timeout after 1800 s",
+                        "failure_cause": "waited 29 min for an answer to Bash(touch x); nobody answered",
+                        "completed_at": "2026-11-29T03:30:00Z", "duration_sec": 1800.0,
+                        "log_file": "runs/ask/attempt_1.log"}},
+            {"task_id": "limit", "agent": "sim", "prompt_template": "x", "status": "failed", "attempts": 1,
+             "result": {"failure_type": "failed_quota", "failure_evidence": "usage limit · resets 3pm (Europe/Berlin)",
+                        "quota_resets_at": "2026-11-29T15:00:00+01:00[Europe/Berlin]",
+                        "completed_at": "2026-11-28T23:00:01Z", "duration_sec": 2.5,
+                        "log_file": "runs/limit/attempt_1.log"}},
+            {"task_id": "later", "agent": "sim", "prompt_template": "x"}
+        ]}"#).unwrap();
+        // 09:00 UTC is 10:00 in Berlin, the zone of `test_now`.
+        let wide = table_for(
+            &file,
+            std::path::Path::new("tasks.json"),
+            &[0, 1, 2],
+            None,
+            &test_now(),
+        );
+        let lines: Vec<&str> = wide.lines().collect();
+        let cells = |line: &str| -> Vec<String> {
+            line.split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(str::to_string)
+                .collect()
+        };
+        assert_eq!(
+            cells(lines[0])[5..8],
+            ["STARTED", "ENDED", "TOOK"],
+            "{wide}"
+        );
+        assert_eq!(
+            cells(lines[1])[5..8],
+            ["04:00", "04:30", "30 min"],
+            "{wide}"
+        );
+        // Across midnight: the day is named where it is not today's.
+        assert_eq!(
+            cells(lines[2])[5..8],
+            ["Sat 23:59", "00:00", "2 s"],
+            "{wide}"
+        );
+        assert_eq!(cells(lines[3])[5..8], ["-", "-", "-"], "{wide}");
+        assert!(
+            lines[1].contains(": waited 29 min for an answer to Bash(touch x); nobody answered"),
+            "{wide}"
+        );
+        assert!(
+            lines[2].ends_with(": quota: resets 15:00 (in 5 h)"),
+            "in the operator's own zone the reset names none: {wide}"
+        );
+        let json = row_in(&file.tasks()[0], &test_now().zone);
+        assert_eq!(json["started_at"], "2026-11-29T04:00:00+01:00");
+        assert_eq!(json["ended_at"], "2026-11-29T04:30:00+01:00");
+        assert_eq!(json["duration_sec"], 1800.0);
+        assert!(row_in(&file.tasks()[2], &test_now().zone)["started_at"].is_null());
+
+        let narrow = table_for(
+            &file,
+            std::path::Path::new("tasks.json"),
+            &[0, 1, 2],
+            Some(80),
+            &test_now(),
+        );
+        let lines: Vec<&str> = narrow.lines().collect();
+        for line in &lines {
+            assert!(line.chars().count() <= 80, "{line:?} in:\n{narrow}");
+        }
+        assert!(!lines[0].contains("STARTED"), "{narrow}");
+        assert!(
+            lines[0].contains("ENDED") && lines[0].contains("TOOK"),
+            "{narrow}"
+        );
+        assert!(
+            lines[1].contains("04:30") && lines[1].contains("waited 29 min"),
+            "{narrow}"
         );
     }
 }

@@ -351,3 +351,53 @@ fn replay_over_the_panes_120x40() {
     assert!(text.contains("docs-merge-001"), "the queue stays in view");
     insta::assert_snapshot!(terminal.backend());
 }
+
+/// A task waiting hours for its quota to reset: the queue's note and the status bar say the
+/// clock time it starts again (`core::clock_words::retry_note`, `countdown`), not 7740 seconds.
+#[test]
+fn a_quota_wait_reads_as_a_clock_time_120x40_and_80x24() {
+    use crate::core::clock_words;
+    use std::time::Duration;
+    let local = clock_words::LocalNow {
+        now: "2026-11-29T11:51:00Z".parse().unwrap(),
+        zone: jiff::tz::TimeZone::get("Europe/Berlin").unwrap(),
+    };
+    let wait = Duration::from_secs(7740);
+    let busy = screen(20, 60, "\u{2722} Thinking\u{2026}");
+    let mut view = dashboard(
+        vec![pane("long-session-004", &busy, true, None)],
+        None,
+        PROMPT_KEYS,
+    );
+    for row in &mut view.queue.rows {
+        if row.task_id == "flaky-network-005" {
+            row.task_id = "out-of-quota-010".into();
+            row.failure = Some(crate::core::task::FailureType::Quota);
+            row.note = Some(clock_words::retry_note(wait, local.now, &local.zone));
+        }
+    }
+    // Few counts, so the status bar has room for the retry list.
+    view.status.failures = Vec::new();
+    view.status.counts = vec![
+        (super::model::RowStatus::Running, 1),
+        (super::model::RowStatus::Retryable, 1),
+        (super::model::RowStatus::Completed, 1),
+    ];
+    view.status.retries = vec![super::model::RetryView {
+        task_id: "out-of-quota-010".into(),
+        remaining: wait,
+        when: clock_words::countdown(wait, local.now, &local.zone),
+    }];
+    for (w, h) in [(120, 40), (80, 24)] {
+        let drawn = frame(w, h, &view);
+        let text = format!("{:?}", drawn.backend());
+        // The queue's note at both sizes; the status bar's retry list where it has room.
+        assert!(text.contains("at 15:00"), "{text}");
+        assert!(
+            w < 120 || text.contains("↻ out-of-quota-010 15:00"),
+            "{text}"
+        );
+        assert!(!text.contains("7740"), "{text}");
+        insta::assert_snapshot!(format!("a_quota_wait_{w}x{h}"), drawn.backend());
+    }
+}

@@ -76,6 +76,7 @@ pub(super) fn status(keys: &[(&str, &str)]) -> StatusView {
         retries: vec![RetryView {
             task_id: "flaky-network-005".into(),
             remaining: Duration::from_secs(7),
+            when: "7s".into(),
         }],
         clock: Duration::from_secs(192),
         paused: false,

@@ -34,7 +34,7 @@ pub enum MouseTarget {
 
 /// Which part of the dashboard, drawn in `area`, is at `at`.
 pub fn target(batch: &dyn BatchView, state: &UiState, area: Rect, at: Position) -> MouseTarget {
-    let detail = model::detail(batch, state.selected);
+    let detail = model::detail(batch, state.selected, &crate::run::clock::local_now());
     let regions = draw::regions(area, state.zoomed, detail.as_ref());
     if let Some(rect) = regions.queue.filter(|r| r.contains(at)) {
         let list = matching(batch, state);

@@ -126,7 +126,7 @@ fn settle_queue_window(
     area: Rect,
     listed: Option<Vec<usize>>,
 ) {
-    let detail = model::detail(engine, state.selected);
+    let detail = model::detail(engine, state.selected, &crate::run::clock::local_now());
     let regions = draw::regions(area, state.zoomed, detail.as_ref());
     let height = regions.queue.map_or(0, queue::visible_rows);
     let list = listed.unwrap_or_else(|| matching(engine, state));

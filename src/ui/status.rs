@@ -100,7 +100,7 @@ fn left_side(status: &StatusView, width: u16) -> Line<'static> {
         let parts: Vec<String> = status
             .retries
             .iter()
-            .map(|r| format!("{} {}s", r.task_id, r.remaining.as_secs_f64().ceil() as u64))
+            .map(|r| format!("{} {}", r.task_id, r.when))
             .collect();
         let room = width.saturating_sub(spans_width(&spans) + "│ ↻ ".width());
         // The retryable count is beside it already: shown only with at least one name.

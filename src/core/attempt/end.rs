@@ -7,6 +7,7 @@ use std::time::Duration;
 use super::{Attempt, Effect, EndStage, InputReason, Note, Phase, StopSignal};
 use crate::core::agent_log::AgentLogParser;
 use crate::core::classify::{EndCause, EndFacts, ExitStatus, Verdict, classify};
+use crate::core::deciding_event::{EndingScene, Unanswered};
 use crate::core::detect;
 use crate::core::stream::{self, StreamParser};
 use crate::core::task::FailureType;
@@ -119,6 +120,7 @@ impl Attempt {
         if !matches!(self.phase, Phase::Running) {
             return;
         }
+        self.ending_scene = Some(self.scene_at(now));
         effects.push(Effect::Note(Note::Ending {
             reason: describe_cause(&cause),
         }));
@@ -209,6 +211,17 @@ impl Attempt {
             Some(evidence) => format!("{refused}; {evidence}"),
             None => refused,
         });
+    }
+}
+
+impl Attempt {
+    /// The prompt left waiting (and for how long) and the agent's last line, at `now`.
+    fn scene_at(&self, now: Duration) -> EndingScene {
+        let unanswered = self.waiting.as_ref().map(|w| Unanswered {
+            asks: w.asks(),
+            waited: now.saturating_sub(w.since),
+        });
+        EndingScene::of(&self.screen.visible_rows(), &self.setup.prompt, unanswered)
     }
 }
 

@@ -14,6 +14,7 @@ use std::time::Duration;
 use super::agent_log::{AgentLogFacts, AgentLogParser, RetryWatch};
 use super::approval::{Approval, GuardSetup};
 use super::classify::{EndCause, Verdict};
+use super::deciding_event::EndingScene;
 use super::detect::PromptSighting;
 use super::marker::MarkerWatch;
 use super::profile::{OutputKind, Profile};
@@ -179,6 +180,8 @@ pub struct Attempt {
     hooks_seen: bool,
     /// What herd knows of Codex's app server requests (`app_server`).
     app_server: app_server::AppServerState,
+    /// What the attempt was doing when herd began to end it (`end`): the morning's "why".
+    ending_scene: Option<EndingScene>,
 }
 
 impl std::fmt::Debug for Attempt {
@@ -227,6 +230,7 @@ impl Attempt {
             herd_ended: false,
             hooks_seen: false,
             app_server: app_server::AppServerState::default(),
+            ending_scene: None,
             setup,
         }
     }
@@ -275,6 +279,11 @@ impl Attempt {
     /// Prompts matching the screen now.
     pub fn sightings(&self) -> &[PromptSighting] {
         &self.sightings
+    }
+
+    /// What the attempt was doing when herd began to end it, if herd did.
+    pub fn ending_scene(&self) -> Option<&EndingScene> {
+        self.ending_scene.as_ref()
     }
 
     pub fn verdict(&self) -> Option<&Verdict> {

@@ -17,6 +17,7 @@ use super::{Engine, EngineEvent, LiveAttempt, note_label};
 use crate::core::attempt::{Attempt, Event, Note};
 use crate::core::batch::EndInput;
 use crate::core::classify::{ExitStatus, Verdict};
+use crate::core::deciding_event::EndingScene;
 use crate::core::failure_context::headline_says_more;
 use crate::core::outcome::{AttemptEnd, Decision, RetryRules, decide};
 use crate::core::profile::Profile;
@@ -44,6 +45,11 @@ pub(super) struct Ended<'a> {
     pub(super) failure: Option<FailureReport>,
     /// A quota failure's reset time, when the task waits for it.
     pub(super) quota_reset: Option<jiff::Timestamp>,
+    /// The reset time a quota failure named (in the zone it named), waited for or not.
+    pub(super) quota_resets_at: Option<jiff::Zoned>,
+    /// The event that decided a timeout or a blocked prompt, in words (`waited 30 min for an
+    /// answer to Bash(touch x); nobody answered`, `last seen: ✢ Thinking…`).
+    pub(super) deciding_event: Option<String>,
     pub(super) agent: AgentReport,
     /// Leftover processes herd ended after the agent exited.
     pub(super) ended_processes: Vec<EndedProcess>,
@@ -54,21 +60,15 @@ pub(super) struct Ended<'a> {
 }
 
 impl Engine {
-    /// The reset time a quota failure names, when its task waits for quota resets.
+    /// The reset time a quota failure names, if it names one (in the zone it named).
     pub(super) fn quota_reset(
         &self,
         index: usize,
         verdict: &Verdict,
         attempt: &mut Attempt,
-    ) -> Option<jiff::Timestamp> {
+    ) -> Option<jiff::Zoned> {
         let task = &self.store.file().tasks()[index];
-        let has_accounts = self
-            .profiles
-            .get(&task.agent)
-            .is_some_and(|p| !p.accounts.is_empty());
-        if verdict.failure != Some(FailureType::Quota)
-            || !(task.wait_for_quota_reset || has_accounts)
-        {
+        if verdict.failure != Some(FailureType::Quota) {
             return None;
         }
         let rows = attempt
@@ -83,8 +83,19 @@ impl Engine {
         }
         let local = jiff::tz::TimeZone::system();
         let reset = crate::core::quota_reset::parse_reset(&text, self.clock.wall, local)?;
-        tracing::info!(task = %task.task_id, at = %reset.at, evidence = %reset.evidence, "waiting for the quota reset");
-        Some(reset.at.timestamp())
+        tracing::info!(task = %task.task_id, at = %reset.at, evidence = %reset.evidence, "the quota resets");
+        Some(reset.at)
+    }
+
+    /// Whether task `index` waits for its quota to reset (rather than failing or retrying at
+    /// once): it asked to, or its profile has accounts to rotate through.
+    fn waits_for_quota(&self, index: usize) -> bool {
+        let task = &self.store.file().tasks()[index];
+        let has_accounts = self
+            .profiles
+            .get(&task.agent)
+            .is_some_and(|p| !p.accounts.is_empty());
+        task.wait_for_quota_reset || has_accounts
     }
 
     /// Attempt `key`'s agent exited, its leftovers were swept, its terminal drained and its
@@ -169,7 +180,11 @@ impl Engine {
             .verdict()
             .cloned()
             .unwrap_or_else(Verdict::success);
-        let quota_reset = self.quota_reset(live.task, &verdict, &mut live.attempt);
+        let quota_resets_at = self.quota_reset(live.task, &verdict, &mut live.attempt);
+        let quota_reset = quota_resets_at
+            .as_ref()
+            .filter(|_| self.waits_for_quota(live.task))
+            .map(jiff::Zoned::timestamp);
         let agent = AgentReport::of(&live.attempt, gathered.transcript);
         let outcome = AttemptOutcome {
             attempt: live.number,
@@ -194,6 +209,8 @@ impl Engine {
             outcome,
             failure: gathered.failure,
             quota_reset,
+            quota_resets_at,
+            deciding_event: live.attempt.ending_scene().and_then(EndingScene::describe),
             agent,
             ended_processes: std::mem::take(&mut live.swept),
             host: live.host().map(str::to_string),
@@ -300,16 +317,8 @@ impl Engine {
                 .as_ref()
                 .map(|trust| trust.folder.display().to_string()),
             interrupted: ended.stopped_by_operator,
-            failure_cause: failure
-                .as_ref()
-                .and_then(|f| f.headline.clone())
-                .filter(|_| {
-                    ended
-                        .outcome
-                        .verdict
-                        .failure
-                        .is_some_and(headline_says_more)
-                }),
+            failure_cause: failure_cause(ended, failure.as_ref()),
+            quota_resets_at: ended.quota_resets_at.as_ref().map(ToString::to_string),
             failure_summary: failure.map(|f| f.summary),
             account,
             host: ended.host.clone(),
@@ -457,4 +466,23 @@ fn failure_tail(attempt: &mut Attempt) -> Vec<String> {
         },
         _ => tail,
     }
+}
+
+/// `result.failure_cause`: for a timeout or a blocked prompt the event that decided it (the
+/// prompt nobody answered, or what the agent showed last: never its echo of the prompt); for
+/// other failures whose evidence is a bare fact, the output's headline.
+fn failure_cause(ended: &Ended<'_>, failure: Option<&FailureReport>) -> Option<String> {
+    let kind = ended.outcome.verdict.failure?;
+    let decided_by_event = matches!(kind, FailureType::Timeout | FailureType::PermissionBlocked);
+    if decided_by_event && let Some(event) = &ended.deciding_event {
+        return Some(event.clone());
+    }
+    if kind == FailureType::Timeout {
+        // A timeout's output headline is whatever scrolled by last; without an event there is
+        // nothing better than its evidence.
+        return None;
+    }
+    failure
+        .and_then(|f| f.headline.clone())
+        .filter(|_| headline_says_more(kind))
 }

@@ -387,6 +387,8 @@ impl Engine {
             outcome,
             failure: None,
             quota_reset: None,
+            quota_resets_at: None,
+            deciding_event: None,
             agent: AgentReport::default(),
             ended_processes: Vec::new(),
             host: remote.map(|r| r.host.name),

@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use super::{Engine, EngineEvent};
+use crate::core::clock_words;
 use crate::core::guard::Decision;
 use crate::core::notify::{BatchEnd, EndFact, NotifyEvent, Turn, WaitFact};
 use crate::core::task::TaskStatus;
@@ -66,6 +67,16 @@ impl Engine {
     }
 
     fn end_facts(&self, events: &[EngineEvent]) -> Vec<EndFact> {
+        let local = crate::run::clock::local_now();
+        // The result of this very attempt (written before its end is told), never an older one.
+        let why_of = |task_id: &str, attempt: u32| {
+            let file = self.store.file();
+            let result = file.tasks()[file.task_index(task_id)?].result.as_ref()?;
+            let same = result.get("attempt").and_then(serde_json::Value::as_u64)
+                == Some(u64::from(attempt));
+            same.then(|| crate::run::summary::why_of(Some(result), &local))
+                .flatten()
+        };
         let attempts_of = |task_id: &str| {
             let file = self.store.file();
             file.task_index(task_id)
@@ -85,6 +96,7 @@ impl Engine {
                     status: *status,
                     failure: verdict.failure,
                     evidence: verdict.evidence.clone(),
+                    why: why_of(task_id, *attempt),
                     questions: verdict.questions.clone(),
                 }),
                 EngineEvent::ConfigFailed { task_id, evidence } => Some(EndFact {
@@ -93,6 +105,7 @@ impl Engine {
                     status: TaskStatus::Failed,
                     failure: Some(crate::core::task::FailureType::Config),
                     evidence: Some(evidence.clone()),
+                    why: None,
                     questions: Vec::new(),
                 }),
                 _ => None,
@@ -158,6 +171,11 @@ impl Engine {
         payload.insert(
             "at".into(),
             crate::run::outcome::utc_timestamp(self.clock.wall).into(),
+        );
+        // The same moment on the operator's clock, for a message read in the morning.
+        payload.insert(
+            "at_local".into(),
+            clock_words::local_iso(self.clock.wall, &jiff::tz::TimeZone::system()).into(),
         );
         let tasks_file = std::path::absolute(self.store.path())
             .unwrap_or_else(|_| self.store.path().to_path_buf());

@@ -6,19 +6,19 @@ use serde_json::Value;
 
 use super::agent;
 use super::tasks::{failure_of, max_attempts, row_status};
-use crate::core::failure_context::why_failed;
+use crate::core::clock_words::LocalNow;
 use crate::core::task::TaskSpec;
 use crate::run::engine::{BatchView, LiveView};
 use crate::ui::model::{DetailView, RowStatus};
 use crate::ui::style;
 
-pub fn detail(batch: &dyn BatchView, index: usize) -> Option<DetailView> {
+pub fn detail(batch: &dyn BatchView, index: usize, local: &LocalNow) -> Option<DetailView> {
     let task = batch.task(index)?;
     let live = batch.live_attempt(index);
     let status = row_status(batch, index, task);
     let result = task.result.as_ref();
     let mut lines = standing_lines(task, status, live);
-    lines.extend(result_lines(result, live));
+    lines.extend(result_lines(result, live, local));
     lines.extend(policy_lines(task));
     lines.extend(approval_lines(result, live));
     let prompt = task
@@ -68,10 +68,14 @@ fn standing_lines(
 
 /// What the last attempt's result says: why it failed, what the agent reported, its log,
 /// account and worktree.
-fn result_lines(result: Option<&Value>, live: Option<LiveView<'_>>) -> Vec<(String, String)> {
+fn result_lines(
+    result: Option<&Value>,
+    live: Option<LiveView<'_>>,
+    local: &LocalNow,
+) -> Vec<(String, String)> {
     let mut lines = Vec::new();
     let text = |key: &str| result.and_then(|r| r.get(key)).and_then(Value::as_str);
-    if let Some(why) = why_failed(text("failure_evidence"), text("failure_cause")) {
+    if let Some(why) = crate::run::summary::why_of(result, local) {
         // While the task runs again, the failure belongs to the attempt before.
         let label = if live.is_some() {
             "last failure"

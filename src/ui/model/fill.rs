@@ -9,6 +9,7 @@ use ratatui::layout::Rect;
 use super::tasks::{failure_of, is_listed, matching, max_attempts, row_status, window_offset};
 use super::{Dashboard, FinalScreen, PaneSetup, PaneView, QueueView, RowStatus, TaskRow};
 use super::{agent, detail, overlay, status};
+use crate::core::clock_words::{self, LocalNow};
 use crate::core::task::TaskSpec;
 use crate::run::engine::BatchView;
 use crate::ui::state::{Mode, UiState};
@@ -22,7 +23,9 @@ pub fn dashboard<'a>(
     panes: &'a PaneSetup,
 ) -> Dashboard<'a> {
     let order = &panes.order;
-    let detail = detail(batch, state.selected);
+    // The wall clock, once per frame: long waits and quota resets are said as clock times.
+    let local = crate::run::clock::local_now();
+    let detail = detail(batch, state.selected, &local);
     let regions = draw::regions(area, state.zoomed, detail.as_ref());
     let plan = layout::panes(regions.panes, order.len(), state.zoomed);
     let queue_rows = regions.queue.map_or(0, queue::visible_rows);
@@ -34,14 +37,14 @@ pub fn dashboard<'a>(
         .collect::<Vec<_>>();
     let hidden_panes = order.len() - panes.len();
     Dashboard {
-        queue: queue_view(batch, state, queue_rows, now),
+        queue: queue_view(batch, state, queue_rows, now, &local),
         panes,
         hidden_panes,
         zoomed: state.zoomed,
         takeover,
         detail,
         final_screen: final_screen(batch, state),
-        status: status::status(batch, state, now),
+        status: status::status(batch, state, now, &local),
         overlay: overlay::overlay(batch, state),
     }
 }
@@ -75,7 +78,13 @@ fn pane<'a>(
     })
 }
 
-fn queue_view(batch: &dyn BatchView, state: &UiState, height: usize, now: Instant) -> QueueView {
+fn queue_view(
+    batch: &dyn BatchView,
+    state: &UiState,
+    height: usize,
+    now: Instant,
+    local: &LocalNow,
+) -> QueueView {
     let tasks = batch.tasks();
     let matching = matching(batch, state);
     let selected = matching.iter().position(|&i| i == state.selected);
@@ -84,7 +93,7 @@ fn queue_view(batch: &dyn BatchView, state: &UiState, height: usize, now: Instan
         .iter()
         .skip(offset)
         .take(height)
-        .map(|&i| task_row(batch, state, i, &tasks[i], now))
+        .map(|&i| task_row(batch, state, i, &tasks[i], now, local))
         .collect();
     QueueView {
         filter: state.filter.label(),
@@ -104,6 +113,7 @@ fn task_row(
     index: usize,
     task: &TaskSpec,
     now: Instant,
+    local: &LocalNow,
 ) -> TaskRow {
     let status = row_status(batch, index, task);
     let live = batch.live_attempt(index);
@@ -113,8 +123,7 @@ fn task_row(
         Some(note.to_string())
     } else if status == RowStatus::Retryable {
         batch.retry_at(index).map(|at| {
-            let left = at.saturating_duration_since(now);
-            format!("retry {}s", left.as_secs_f64().ceil() as u64)
+            clock_words::retry_note(at.saturating_duration_since(now), local.now, &local.zone)
         })
     } else {
         None

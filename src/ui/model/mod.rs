@@ -138,6 +138,8 @@ pub struct DetailView {
 pub struct RetryView {
     pub task_id: String,
     pub remaining: Duration,
+    /// When it comes, as the status bar says it: `7s`, or the clock time of a longer wait.
+    pub when: String,
 }
 
 /// The status bar.

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use super::overlay::message_target;
 use super::tasks::{failure_of, is_listed, row_status, waiting_tasks};
+use crate::core::clock_words;
 use crate::core::task::FailureType;
 use crate::run::engine::BatchView;
 use crate::run::outcome::agent_facts;
@@ -13,7 +14,12 @@ use crate::ui::prompt;
 use crate::ui::state::{Leaving, Mode, UiState};
 use crate::ui::takeover_keys::LEAVE_CHORD;
 
-pub(super) fn status(batch: &dyn BatchView, state: &UiState, now: Instant) -> StatusView {
+pub(super) fn status(
+    batch: &dyn BatchView,
+    state: &UiState,
+    now: Instant,
+    wall: &clock_words::LocalNow,
+) -> StatusView {
     let tasks = batch.tasks();
     const ORDER: [RowStatus; 9] = [
         RowStatus::Running,
@@ -50,9 +56,11 @@ pub(super) fn status(batch: &dyn BatchView, state: &UiState, now: Instant) -> St
         if status == RowStatus::Retryable
             && let Some(at) = batch.retry_at(i)
         {
+            let remaining = at.saturating_duration_since(now);
             retries.push(RetryView {
                 task_id: task.task_id.clone(),
-                remaining: at.saturating_duration_since(now),
+                remaining,
+                when: clock_words::countdown(remaining, wall.now, &wall.zone),
             });
         }
     }
