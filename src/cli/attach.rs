@@ -170,7 +170,10 @@ fn ended_run(tasks: &std::path::Path) {
     {
         eprint!("\n{}\n", lines.join("\n"));
     }
-    eprintln!("\nTo run what is left: herd run --detach --tasks {file}");
+    // Exit 0: every enabled task completed, nothing is left to run.
+    if end.exit_code != 0 {
+        eprintln!("\nTo run what is left: herd run --detach --tasks {file}");
+    }
 }
 
 /// The attach socket of this user's one background herd; when there is none or several, says
