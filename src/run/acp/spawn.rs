@@ -52,17 +52,28 @@ pub(super) fn policy(text: Option<&str>, cwd: &std::path::Path) -> PermissionPol
     }
 }
 
+/// How long the exit waits for the agent's last stdout and stderr lines once it has exited: a
+/// line written just before the exit (the reason it gives up) is read before the exit is told,
+/// while a pipe a surviving grandchild holds open does not hold the exit back.
+const LAST_LINES_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
 pub(super) fn start_threads(mut child: Child, events: &Sender<Event>) -> Sender<Vec<u8>> {
+    // Each reader says when its pipe is at its end, so the exit comes after the last lines.
+    let (read_out, pipes_done) = mpsc::channel::<()>();
+    let mut pipes = 0;
     if let Some(stdout) = child.stdout.take() {
-        let events = events.clone();
+        let (events, done) = (events.clone(), read_out.clone());
+        pipes += 1;
         std::thread::spawn(move || {
             lines::read_lines(stdout, lines::MAX_LINE_BYTES, |line| {
                 events.send(Event::Line(line)).is_ok()
             });
+            let _ = done.send(());
         });
     }
     if let Some(stderr) = child.stderr.take() {
-        let events = events.clone();
+        let (events, done) = (events.clone(), read_out.clone());
+        pipes += 1;
         std::thread::spawn(move || {
             lines::read_lines(stderr, 64 * 1024, |line| {
                 let text = match line {
@@ -71,8 +82,10 @@ pub(super) fn start_threads(mut child: Child, events: &Sender<Event>) -> Sender<
                 };
                 events.send(Event::Stderr(text)).is_ok()
             });
+            let _ = done.send(());
         });
     }
+    drop(read_out);
     let (to_agent, writes) = mpsc::channel::<Vec<u8>>();
     if let Some(mut stdin) = child.stdin.take() {
         std::thread::spawn(move || {
@@ -105,6 +118,13 @@ pub(super) fn start_threads(mut child: Child, events: &Sender<Event>) -> Sender<
             Ok(status) => describe_exit(status),
             Err(error) => format!("wait failed: {error}"),
         };
+        let deadline = std::time::Instant::now() + LAST_LINES_WAIT;
+        for _ in 0..pipes {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if pipes_done.recv_timeout(left).is_err() {
+                break;
+            }
+        }
         let _ = events.send(Event::Exited(how));
     });
     to_agent
