@@ -150,14 +150,7 @@ pub fn check(file: &TaskFile, checks: &Checks<'_>) -> Vec<Problem> {
             });
         }
         let run_dir = checks.runs_dir.join(&task.task_id);
-        let ctx = LaunchContext {
-            base_dir: checks.base_dir,
-            run_id: file.run_id(),
-            attempt: task.attempts + 1,
-            run_dir: &run_dir,
-            cwd: None,
-            hook_settings: None,
-        };
+        let ctx = next_attempt(file, checks, task, &run_dir);
         for error in launch::problems(task, profiles, &ctx) {
             if error.field().is_some_and(|f| reported.contains(f)) {
                 continue;
@@ -172,6 +165,23 @@ pub fn check(file: &TaskFile, checks: &Checks<'_>) -> Vec<Problem> {
     problems
 }
 
+/// How a task's next attempt would be launched here, for checking and rendering it.
+fn next_attempt<'a>(
+    file: &'a TaskFile,
+    checks: &Checks<'a>,
+    task: &crate::core::task::TaskSpec,
+    run_dir: &'a Path,
+) -> LaunchContext<'a> {
+    LaunchContext {
+        base_dir: checks.base_dir,
+        run_id: file.run_id(),
+        attempt: task.attempts + 1,
+        run_dir,
+        cwd: None,
+        hook_settings: None,
+    }
+}
+
 /// The tasks (in file order) whose next prompt herd completes with the completion instruction,
 /// and which one: what `validate` tells the operator, since it is not in the file. Tasks that
 /// cannot be rendered are left out (their problems are `check`'s).
@@ -183,14 +193,7 @@ pub fn added_instructions(file: &TaskFile, checks: &Checks<'_>) -> Vec<(String, 
         .iter()
         .filter_map(|task| {
             let run_dir = checks.runs_dir.join(&task.task_id);
-            let ctx = LaunchContext {
-                base_dir: checks.base_dir,
-                run_id: file.run_id(),
-                attempt: task.attempts + 1,
-                run_dir: &run_dir,
-                cwd: None,
-                hook_settings: None,
-            };
+            let ctx = next_attempt(file, checks, task, &run_dir);
             let plan = launch::render(task, profiles, &ctx).ok()?;
             Some((task.task_id.clone(), plan.added_instruction?))
         })
