@@ -14,7 +14,7 @@ pub const FRAME: Duration = Duration::from_millis(33);
 
 /// What a key asks for.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Command {
+pub enum PlayerAction {
     TogglePlay,
     /// Seconds of shown time, forward or back.
     SeekBy(f64),
@@ -33,33 +33,33 @@ pub enum Command {
     Quit,
 }
 
-impl Command {
-    pub fn from_key(key: KeyEvent) -> Option<Command> {
+impl PlayerAction {
+    pub fn from_key(key: KeyEvent) -> Option<PlayerAction> {
         if key.kind == KeyEventKind::Release {
             return None;
         }
         let shift = key.modifiers.contains(KeyModifiers::SHIFT);
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         Some(match key.code {
-            KeyCode::Char('c') if ctrl => Command::Quit,
-            KeyCode::Char(' ') => Command::TogglePlay,
-            KeyCode::Left if shift => Command::SeekBy(-60.0),
-            KeyCode::Right if shift => Command::SeekBy(60.0),
-            KeyCode::Left | KeyCode::Char('h') => Command::SeekBy(-5.0),
-            KeyCode::Right | KeyCode::Char('l') => Command::SeekBy(5.0),
-            KeyCode::Down | KeyCode::PageDown => Command::SeekBy(60.0),
-            KeyCode::Up | KeyCode::PageUp => Command::SeekBy(-60.0),
-            KeyCode::Home | KeyCode::Char('g') | KeyCode::Char('0') => Command::SeekStart,
-            KeyCode::End | KeyCode::Char('G') | KeyCode::Char('$') => Command::SeekEnd,
-            KeyCode::Char('n') | KeyCode::Char(']') | KeyCode::Tab => Command::NextMarker,
-            KeyCode::Char('p') | KeyCode::Char('[') | KeyCode::BackTab => Command::PrevMarker,
-            KeyCode::Char('.') => Command::StepEvent,
-            KeyCode::Char('+') | KeyCode::Char('=') | KeyCode::Char('>') => Command::Faster,
-            KeyCode::Char('-') | KeyCode::Char('_') | KeyCode::Char('<') => Command::Slower,
-            KeyCode::Char('1') => Command::NormalSpeed,
-            KeyCode::Char('f') => Command::Fastest,
-            KeyCode::Char('i') => Command::ToggleIdleCap,
-            KeyCode::Char('q') | KeyCode::Esc => Command::Quit,
+            KeyCode::Char('c') if ctrl => PlayerAction::Quit,
+            KeyCode::Char(' ') => PlayerAction::TogglePlay,
+            KeyCode::Left if shift => PlayerAction::SeekBy(-60.0),
+            KeyCode::Right if shift => PlayerAction::SeekBy(60.0),
+            KeyCode::Left | KeyCode::Char('h') => PlayerAction::SeekBy(-5.0),
+            KeyCode::Right | KeyCode::Char('l') => PlayerAction::SeekBy(5.0),
+            KeyCode::Down | KeyCode::PageDown => PlayerAction::SeekBy(60.0),
+            KeyCode::Up | KeyCode::PageUp => PlayerAction::SeekBy(-60.0),
+            KeyCode::Home | KeyCode::Char('g') | KeyCode::Char('0') => PlayerAction::SeekStart,
+            KeyCode::End | KeyCode::Char('G') | KeyCode::Char('$') => PlayerAction::SeekEnd,
+            KeyCode::Char('n') | KeyCode::Char(']') | KeyCode::Tab => PlayerAction::NextMarker,
+            KeyCode::Char('p') | KeyCode::Char('[') | KeyCode::BackTab => PlayerAction::PrevMarker,
+            KeyCode::Char('.') => PlayerAction::StepEvent,
+            KeyCode::Char('+') | KeyCode::Char('=') | KeyCode::Char('>') => PlayerAction::Faster,
+            KeyCode::Char('-') | KeyCode::Char('_') | KeyCode::Char('<') => PlayerAction::Slower,
+            KeyCode::Char('1') => PlayerAction::NormalSpeed,
+            KeyCode::Char('f') => PlayerAction::Fastest,
+            KeyCode::Char('i') => PlayerAction::ToggleIdleCap,
+            KeyCode::Char('q') | KeyCode::Esc => PlayerAction::Quit,
             _ => return None,
         })
     }
@@ -184,22 +184,22 @@ impl Player {
     }
 
     /// `markers`: shown times of the markers, in order.
-    pub fn handle(&mut self, command: Command, now: Instant, markers: &[f64]) -> Outcome {
+    pub fn handle(&mut self, command: PlayerAction, now: Instant, markers: &[f64]) -> Outcome {
         let here = self.position(now);
         let seek = |player: &mut Player, to: f64| {
             player.anchor(to, now);
             Outcome::Seek(player.pos)
         };
         match command {
-            Command::TogglePlay if self.playing => {
+            PlayerAction::TogglePlay if self.playing => {
                 self.pause(now);
                 Outcome::Redraw
             }
-            Command::TogglePlay => self.play(now),
-            Command::SeekBy(delta) => seek(self, here + delta),
-            Command::SeekStart => seek(self, 0.0),
-            Command::SeekEnd => seek(self, self.duration),
-            Command::NextMarker => {
+            PlayerAction::TogglePlay => self.play(now),
+            PlayerAction::SeekBy(delta) => seek(self, here + delta),
+            PlayerAction::SeekStart => seek(self, 0.0),
+            PlayerAction::SeekEnd => seek(self, self.duration),
+            PlayerAction::NextMarker => {
                 let next = match self.current_marker(here, markers) {
                     Some(i) => Some(i + 1),
                     None => markers.iter().position(|&m| m > here + 1e-6),
@@ -209,7 +209,7 @@ impl Player {
                     None => Outcome::Nothing,
                 }
             }
-            Command::PrevMarker => {
+            PlayerAction::PrevMarker => {
                 let prev = match self.current_marker(here, markers) {
                     Some(i) => i.checked_sub(1),
                     None => markers.iter().rposition(|&m| m < here - 1e-6),
@@ -219,27 +219,27 @@ impl Player {
                     None => seek(self, 0.0),
                 }
             }
-            Command::StepEvent => {
+            PlayerAction::StepEvent => {
                 self.pause(now);
                 Outcome::StepEvent
             }
-            Command::Faster | Command::Slower | Command::NormalSpeed => {
+            PlayerAction::Faster | PlayerAction::Slower | PlayerAction::NormalSpeed => {
                 self.anchor(here, now);
                 self.fastest = false;
                 self.speed = match command {
-                    Command::Faster => (self.speed + 1).min(SPEEDS.len() - 1),
-                    Command::Slower => self.speed.saturating_sub(1),
+                    PlayerAction::Faster => (self.speed + 1).min(SPEEDS.len() - 1),
+                    PlayerAction::Slower => self.speed.saturating_sub(1),
                     _ => NORMAL_SPEED,
                 };
                 Outcome::Redraw
             }
-            Command::Fastest => {
+            PlayerAction::Fastest => {
                 self.anchor(here, now);
                 self.fastest = !self.fastest;
                 Outcome::Redraw
             }
-            Command::ToggleIdleCap => Outcome::ToggleIdleCap,
-            Command::Quit => Outcome::Exit,
+            PlayerAction::ToggleIdleCap => Outcome::ToggleIdleCap,
+            PlayerAction::Quit => Outcome::Exit,
         }
     }
 

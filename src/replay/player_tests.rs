@@ -13,7 +13,7 @@ fn play_advances_with_the_clock_and_stops_at_the_end() {
     let t0 = Instant::now();
     let mut p = Player::new(10.0, t0);
     assert_eq!(p.position(t0 + secs(3.0)), 0.0);
-    assert_eq!(p.handle(Command::TogglePlay, t0, &[]), Outcome::Redraw);
+    assert_eq!(p.handle(PlayerAction::TogglePlay, t0, &[]), Outcome::Redraw);
     assert!((p.position(t0 + secs(3.0)) - 3.0).abs() < 1e-9);
     assert!(!p.tick(t0 + secs(9.0)));
     assert!(p.tick(t0 + secs(12.0)));
@@ -21,7 +21,7 @@ fn play_advances_with_the_clock_and_stops_at_the_end() {
     assert_eq!(p.position(t0 + secs(20.0)), 10.0);
     // Play at the end starts over.
     assert_eq!(
-        p.handle(Command::TogglePlay, t0 + secs(20.0), &[]),
+        p.handle(PlayerAction::TogglePlay, t0 + secs(20.0), &[]),
         Outcome::Seek(0.0)
     );
     assert!(p.playing());
@@ -31,8 +31,8 @@ fn play_advances_with_the_clock_and_stops_at_the_end() {
 fn pause_keeps_the_position() {
     let t0 = Instant::now();
     let mut p = Player::new(10.0, t0);
-    p.handle(Command::TogglePlay, t0, &[]);
-    p.handle(Command::TogglePlay, t0 + secs(2.0), &[]);
+    p.handle(PlayerAction::TogglePlay, t0, &[]);
+    p.handle(PlayerAction::TogglePlay, t0 + secs(2.0), &[]);
     assert!(!p.playing());
     assert!((p.position(t0 + secs(8.0)) - 2.0).abs() < 1e-9);
     assert_eq!(p.next_wakeup(t0), None);
@@ -42,20 +42,20 @@ fn pause_keeps_the_position() {
 fn speed_steps_and_reanchors() {
     let t0 = Instant::now();
     let mut p = Player::new(100.0, t0);
-    p.handle(Command::TogglePlay, t0, &[]);
-    p.handle(Command::Faster, t0 + secs(2.0), &[]);
+    p.handle(PlayerAction::TogglePlay, t0, &[]);
+    p.handle(PlayerAction::Faster, t0 + secs(2.0), &[]);
     assert_eq!(p.speed(), 2.0);
     // 2 s at 1x, then 1 s at 2x.
     assert!((p.position(t0 + secs(3.0)) - 4.0).abs() < 1e-9);
     for _ in 0..10 {
-        p.handle(Command::Faster, t0 + secs(3.0), &[]);
+        p.handle(PlayerAction::Faster, t0 + secs(3.0), &[]);
     }
     assert_eq!(p.speed(), 16.0);
     for _ in 0..10 {
-        p.handle(Command::Slower, t0 + secs(3.0), &[]);
+        p.handle(PlayerAction::Slower, t0 + secs(3.0), &[]);
     }
     assert_eq!(p.speed(), 0.25);
-    p.handle(Command::NormalSpeed, t0 + secs(3.0), &[]);
+    p.handle(PlayerAction::NormalSpeed, t0 + secs(3.0), &[]);
     assert_eq!(p.speed(), 1.0);
     p.set_speed(5.0, t0 + secs(3.0));
     assert_eq!(p.speed(), 4.0);
@@ -65,17 +65,26 @@ fn speed_steps_and_reanchors() {
 fn seeks_are_clamped() {
     let t0 = Instant::now();
     let mut p = Player::new(100.0, t0);
-    assert_eq!(p.handle(Command::SeekBy(-5.0), t0, &[]), Outcome::Seek(0.0));
     assert_eq!(
-        p.handle(Command::SeekBy(60.0), t0, &[]),
+        p.handle(PlayerAction::SeekBy(-5.0), t0, &[]),
+        Outcome::Seek(0.0)
+    );
+    assert_eq!(
+        p.handle(PlayerAction::SeekBy(60.0), t0, &[]),
         Outcome::Seek(60.0)
     );
     assert_eq!(
-        p.handle(Command::SeekBy(60.0), t0, &[]),
+        p.handle(PlayerAction::SeekBy(60.0), t0, &[]),
         Outcome::Seek(100.0)
     );
-    assert_eq!(p.handle(Command::SeekStart, t0, &[]), Outcome::Seek(0.0));
-    assert_eq!(p.handle(Command::SeekEnd, t0, &[]), Outcome::Seek(100.0));
+    assert_eq!(
+        p.handle(PlayerAction::SeekStart, t0, &[]),
+        Outcome::Seek(0.0)
+    );
+    assert_eq!(
+        p.handle(PlayerAction::SeekEnd, t0, &[]),
+        Outcome::Seek(100.0)
+    );
 }
 
 #[test]
@@ -84,40 +93,43 @@ fn markers_are_stepped_through() {
     let mut p = Player::new(10.0, t0);
     let marks = [1.0, 1.0, 4.0];
     assert_eq!(
-        p.handle(Command::NextMarker, t0, &marks),
+        p.handle(PlayerAction::NextMarker, t0, &marks),
         Outcome::SeekMarker(0)
     );
     // Markers at the same time are visited one by one.
     assert_eq!(
-        p.handle(Command::NextMarker, t0, &marks),
+        p.handle(PlayerAction::NextMarker, t0, &marks),
         Outcome::SeekMarker(1)
     );
     assert_eq!(
-        p.handle(Command::NextMarker, t0, &marks),
+        p.handle(PlayerAction::NextMarker, t0, &marks),
         Outcome::SeekMarker(2)
     );
-    assert_eq!(p.handle(Command::NextMarker, t0, &marks), Outcome::Nothing);
     assert_eq!(
-        p.handle(Command::PrevMarker, t0, &marks),
+        p.handle(PlayerAction::NextMarker, t0, &marks),
+        Outcome::Nothing
+    );
+    assert_eq!(
+        p.handle(PlayerAction::PrevMarker, t0, &marks),
         Outcome::SeekMarker(1)
     );
     assert_eq!(
-        p.handle(Command::PrevMarker, t0, &marks),
+        p.handle(PlayerAction::PrevMarker, t0, &marks),
         Outcome::SeekMarker(0)
     );
     assert_eq!(
-        p.handle(Command::PrevMarker, t0, &marks),
+        p.handle(PlayerAction::PrevMarker, t0, &marks),
         Outcome::Seek(0.0)
     );
     // From between markers: the nearest one on that side.
-    p.handle(Command::SeekBy(2.0), t0, &marks);
+    p.handle(PlayerAction::SeekBy(2.0), t0, &marks);
     assert_eq!(
-        p.handle(Command::PrevMarker, t0, &marks),
+        p.handle(PlayerAction::PrevMarker, t0, &marks),
         Outcome::SeekMarker(1)
     );
-    p.handle(Command::SeekBy(0.5), t0, &marks);
+    p.handle(PlayerAction::SeekBy(0.5), t0, &marks);
     assert_eq!(
-        p.handle(Command::NextMarker, t0, &marks),
+        p.handle(PlayerAction::NextMarker, t0, &marks),
         Outcome::SeekMarker(2)
     );
 }
@@ -126,8 +138,8 @@ fn markers_are_stepped_through() {
 fn fastest_play_follows_the_screen() {
     let t0 = Instant::now();
     let mut p = Player::new(10.0, t0);
-    p.handle(Command::Fastest, t0, &[]);
-    p.handle(Command::TogglePlay, t0, &[]);
+    p.handle(PlayerAction::Fastest, t0, &[]);
+    p.handle(PlayerAction::TogglePlay, t0, &[]);
     assert_eq!(p.next_wakeup(t0), Some(t0));
     p.set_position(3.5, t0 + secs(1.0));
     assert_eq!(p.position(t0 + secs(5.0)), 3.5);
@@ -140,31 +152,31 @@ fn fastest_play_follows_the_screen() {
 fn keys_map_to_commands() {
     let key = |code| KeyEvent::new(code, KeyModifiers::NONE);
     let cases = [
-        (key(KeyCode::Char(' ')), Some(Command::TogglePlay)),
-        (key(KeyCode::Left), Some(Command::SeekBy(-5.0))),
-        (key(KeyCode::Right), Some(Command::SeekBy(5.0))),
+        (key(KeyCode::Char(' ')), Some(PlayerAction::TogglePlay)),
+        (key(KeyCode::Left), Some(PlayerAction::SeekBy(-5.0))),
+        (key(KeyCode::Right), Some(PlayerAction::SeekBy(5.0))),
         (
             KeyEvent::new(KeyCode::Right, KeyModifiers::SHIFT),
-            Some(Command::SeekBy(60.0)),
+            Some(PlayerAction::SeekBy(60.0)),
         ),
-        (key(KeyCode::Up), Some(Command::SeekBy(-60.0))),
-        (key(KeyCode::Down), Some(Command::SeekBy(60.0))),
-        (key(KeyCode::Home), Some(Command::SeekStart)),
-        (key(KeyCode::End), Some(Command::SeekEnd)),
-        (key(KeyCode::Char('n')), Some(Command::NextMarker)),
-        (key(KeyCode::Char('p')), Some(Command::PrevMarker)),
-        (key(KeyCode::Char('+')), Some(Command::Faster)),
-        (key(KeyCode::Char('-')), Some(Command::Slower)),
-        (key(KeyCode::Char('f')), Some(Command::Fastest)),
-        (key(KeyCode::Char('i')), Some(Command::ToggleIdleCap)),
-        (key(KeyCode::Char('q')), Some(Command::Quit)),
+        (key(KeyCode::Up), Some(PlayerAction::SeekBy(-60.0))),
+        (key(KeyCode::Down), Some(PlayerAction::SeekBy(60.0))),
+        (key(KeyCode::Home), Some(PlayerAction::SeekStart)),
+        (key(KeyCode::End), Some(PlayerAction::SeekEnd)),
+        (key(KeyCode::Char('n')), Some(PlayerAction::NextMarker)),
+        (key(KeyCode::Char('p')), Some(PlayerAction::PrevMarker)),
+        (key(KeyCode::Char('+')), Some(PlayerAction::Faster)),
+        (key(KeyCode::Char('-')), Some(PlayerAction::Slower)),
+        (key(KeyCode::Char('f')), Some(PlayerAction::Fastest)),
+        (key(KeyCode::Char('i')), Some(PlayerAction::ToggleIdleCap)),
+        (key(KeyCode::Char('q')), Some(PlayerAction::Quit)),
         (
             KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL),
-            Some(Command::Quit),
+            Some(PlayerAction::Quit),
         ),
         (key(KeyCode::Char('z')), None),
     ];
     for (key, command) in cases {
-        assert_eq!(Command::from_key(key), command, "{key:?}");
+        assert_eq!(PlayerAction::from_key(key), command, "{key:?}");
     }
 }

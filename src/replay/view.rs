@@ -14,7 +14,7 @@ use std::time::Instant;
 use crossterm::event::KeyEvent;
 
 use super::cast::CastError;
-use super::player::{Command, Outcome, Player};
+use super::player::{Outcome, Player, PlayerAction};
 use super::seek::{Index, IndexOptions, Playhead};
 use super::timeline::Timeline;
 
@@ -110,7 +110,7 @@ impl<R: BufRead + Seek> ReplayView<R> {
             view.seek_recorded(at);
         }
         if options.autoplay {
-            let outcome = view.player.handle(Command::TogglePlay, now, &[]);
+            let outcome = view.player.handle(PlayerAction::TogglePlay, now, &[]);
             view.apply(outcome, now);
         }
         view
@@ -129,7 +129,7 @@ impl<R: BufRead + Seek> ReplayView<R> {
     }
 
     pub fn handle_key_at(&mut self, key: KeyEvent, now: Instant) -> Handled {
-        let Some(command) = Command::from_key(key) else {
+        let Some(command) = PlayerAction::from_key(key) else {
             return Handled::Ignored;
         };
         let outcome = self.player.handle(command, now, &self.marks);
