@@ -730,7 +730,7 @@ pub use events::{Event, signal_status};
 mod test_support;
 
 #[cfg(test)]
-mod tests;
+mod table_tests;
 
 #[cfg(test)]
 mod app_server_tests;

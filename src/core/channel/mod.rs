@@ -81,7 +81,7 @@ impl Channels {
     pub fn for_profile(profile: &Profile) -> Channels {
         Channels {
             screen: screen::ScreenChannel::new(profile.prompts.len()),
-            stream: (profile.output == OutputKind::StreamJson).then(stream::StreamChannel::new),
+            stream: (profile.output == OutputKind::StreamJson).then(stream::StreamChannel::default),
             acp: (profile.protocol == Protocol::Acp).then_some(acp::AcpChannel),
             hook: hook::HookChannel::default(),
             app_server: app_server::AppServerChannel::default(),

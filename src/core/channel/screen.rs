@@ -205,18 +205,31 @@ impl ScreenChannel {
             sighting.text,
             approval::describe(Some(&request), Some(&decision))
         );
-        effects.push(Effect::Note(Note::WaitingForOperator {
-            rule: prompts[sighting.rule].name.clone(),
-            text,
-        }));
+        let name = prompts[sighting.rule].name.clone();
+        let asked = (Some(request), Some(decision));
+        self.hold(sighting, (name, text), asked, now, effects);
+    }
+
+    /// Holds `sighting`'s dialog for the operator (noted as `rule`'s, with `text`), with what
+    /// it asks and why herd did not answer it.
+    fn hold(
+        &mut self,
+        sighting: PromptSighting,
+        (rule, text): (String, String),
+        (request, decision): (Option<Request>, Option<Decision>),
+        now: Duration,
+        effects: &mut Vec<Effect>,
+    ) {
+        effects.push(Effect::Note(Note::WaitingForOperator { rule, text }));
         self.waiting = Some(WaitingPrompt {
             rule: sighting.rule,
             since: now,
             sighting,
-            request: Some(request),
-            decision: Some(decision),
+            request,
+            decision,
         });
     }
+
     /// Which dialogs the screen shows (`snapshot`, read at this change), and what to do about
     /// those that appeared.
     pub fn update_prompts(
@@ -430,17 +443,8 @@ impl ScreenChannel {
             text: with_note(&sighting.text),
         }));
         if !auto {
-            cx.effects.push(Effect::Note(Note::WaitingForOperator {
-                rule: name,
-                text: with_note(&sighting.text),
-            }));
-            self.waiting = Some(WaitingPrompt {
-                rule: sighting.rule,
-                since: now,
-                sighting,
-                request,
-                decision,
-            });
+            let text = with_note(&sighting.text);
+            self.hold(sighting, (name, text), (request, decision), now, cx.effects);
             return None;
         }
         let count = self.answers_by_key.entry(keys.clone()).or_insert(0);
@@ -623,20 +627,16 @@ impl ScreenChannel {
             "{} (still on screen after your answer {})",
             sighting.text, answered.name
         );
-        cx.effects.push(Effect::Note(Note::WaitingForOperator {
-            rule: prompt.name.clone(),
-            text,
-        }));
         let last = cx.approvals.last().and_then(|a| a.request.clone());
-        self.waiting = Some(WaitingPrompt {
-            rule: answered.rule,
-            since: now,
-            request: last,
-            decision: Some(Decision::Ask {
-                reason: format!("the dialog stayed after your answer {}", answered.name),
-            }),
+        let reason = format!("the dialog stayed after your answer {}", answered.name);
+        let asked = (last, Some(Decision::Ask { reason }));
+        self.hold(
             sighting,
-        });
+            (prompt.name.clone(), text),
+            asked,
+            now,
+            cx.effects,
+        );
     }
 
     /// Sends an automatic answer again when its dialog is still there (the agent did not take
@@ -718,24 +718,23 @@ impl ScreenChannel {
             "{} (the answer {:?} was not taken)",
             sighting.text, prompt.send
         );
-        cx.effects.push(Effect::Note(Note::WaitingForOperator {
-            rule: prompt.name.clone(),
-            text,
-        }));
         let last = cx.approvals.iter().rev().find(|a| a.rule == prompt.name);
-        self.waiting = Some(WaitingPrompt {
-            rule,
-            since: now,
-            request: last.and_then(|a| a.request.clone()),
-            decision: Some(Decision::Ask {
-                reason: format!(
-                    "the agent did not take the answer {:?} ({} tries)",
-                    prompt.send,
-                    MAX_RESENDS + 1
-                ),
-            }),
+        let reason = format!(
+            "the agent did not take the answer {:?} ({} tries)",
+            prompt.send,
+            MAX_RESENDS + 1
+        );
+        let asked = (
+            last.and_then(|a| a.request.clone()),
+            Some(Decision::Ask { reason }),
+        );
+        self.hold(
             sighting,
-        });
+            (prompt.name.clone(), text),
+            asked,
+            now,
+            cx.effects,
+        );
     }
 
     /// The automatic answer `u` sent again.

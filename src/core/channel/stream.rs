@@ -6,7 +6,7 @@ use crate::core::classify::EndCause;
 use crate::core::stream::{self, StreamFacts, StreamParser};
 
 /// A structured agent's events, parsed from its output.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct StreamChannel {
     parser: StreamParser,
 }
@@ -24,12 +24,6 @@ pub enum StreamNews {
 }
 
 impl StreamChannel {
-    pub fn new() -> StreamChannel {
-        StreamChannel {
-            parser: StreamParser::new(),
-        }
-    }
-
     /// The agent's events so far.
     pub fn facts(&self) -> &StreamFacts {
         self.parser.facts()
@@ -57,11 +51,5 @@ impl StreamChannel {
     pub fn finish(&mut self, marker: &str) -> bool {
         self.parser.finish();
         stream::result_has_marker(self.parser.facts(), marker)
-    }
-}
-
-impl Default for StreamChannel {
-    fn default() -> StreamChannel {
-        StreamChannel::new()
     }
 }
