@@ -66,7 +66,8 @@ impl Judge<'_> {
 }
 
 /// The channels of one attempt: the screen always; the stream for a structured agent; herd's
-/// ACP client for an ACP agent; the hooks and the app server from the moment the CLI uses them.
+/// ACP client for an ACP agent; the hooks and the app server always, idle until the CLI calls
+/// a hook or herd connects to the server.
 #[derive(Debug)]
 pub struct Channels {
     pub screen: screen::ScreenChannel,
