@@ -5,11 +5,11 @@
 
 use serde_json::{Value, json};
 
+use super::test_support::{self as support, guard, secs as at};
 use super::*;
 use crate::core::app_server::{COMMAND_APPROVAL, FILE_CHANGE_APPROVAL};
 use crate::core::approval::{AnsweredBy, Channel};
-use crate::core::guard::{Decision, GuardContext, RuleSet};
-use crate::core::profile::ProfileSet;
+use crate::core::guard::Decision;
 use crate::core::task::FailureType;
 
 const PROFILE: &str = r#"
@@ -30,32 +30,11 @@ send = "y"
 "#;
 
 fn setup(press_1: bool, headless: bool) -> AttemptSetup {
-    let profile = ProfileSet::build(&[PROFILE], None)
-        .expect("profile")
-        .get("t")
-        .expect("t")
-        .clone();
     AttemptSetup {
-        profile,
-        marker: "TASK_COMPLETE:t1".into(),
-        prompt: "do it".into(),
-        rows: 24,
-        cols: 80,
-        timeout: Duration::from_secs(100),
-        idle: Duration::from_secs(50),
-        permission_wait: headless.then(|| Duration::from_secs(10)),
+        permission_wait: headless.then(|| at(10)),
         auto_rules: vec![false, press_1],
-        answer_cap: 5,
-        completion: Completion::Marker,
-        marker_required: true,
-        guard: GuardSetup {
-            rules: RuleSet::parse(&[], &[], &["Edit(secrets/**)".to_string()]).expect("rules"),
-            context: GuardContext {
-                task_dir: "/home/dev/proj".into(),
-                home: "/home/dev".into(),
-                ..GuardContext::default()
-            },
-        },
+        guard: guard(&[], &[], &["Edit(secrets/**)"]),
+        ..support::setup(PROFILE)
     }
 }
 
@@ -88,10 +67,6 @@ fn sent(effects: &[Effect]) -> Vec<Value> {
             _ => None,
         })
         .collect()
-}
-
-fn at(secs: u64) -> Duration {
-    Duration::from_secs(secs)
 }
 
 fn connected(press_1: bool, headless: bool) -> Attempt {
@@ -338,11 +313,11 @@ fn once_connected_the_tuis_dialog_is_the_channels_and_never_gets_a_key() {
 fn a_resolved_request_is_no_longer_the_operators() {
     let mut attempt = connected(false, false);
     attempt.handle(Event::AppServer(&command(5, "make")), at(1));
-    assert!(attempt.undecided_app_server_request().is_some());
+    assert!(attempt.channels.app_server.undecided_request().is_some());
     let resolved = json!({"method": "serverRequest/resolved", "params": {"requestId": 5,
                           "threadId": "t"}});
     attempt.handle(Event::AppServer(&resolved), at(2));
-    assert!(attempt.undecided_app_server_request().is_none());
+    assert!(attempt.channels.app_server.undecided_request().is_none());
 }
 
 #[test]

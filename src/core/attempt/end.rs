@@ -1,126 +1,121 @@
-//! How an attempt ends: the deadlines (timeout, unanswered prompt, turn over, idle), the gentle
-//! or hard stop (exit keys, grace, TERM, KILL) and the verdict once the agent exited. A child of
-//! `attempt` so it shares its state; it does not read the agent's output (`observe`).
+//! How an attempt ends, as a part of it: the phase (running, ending, done), the gentle or hard
+//! stop (exit keys, grace, TERM, KILL), whether herd or the agent ended it, and what the
+//! attempt was doing when herd began to end it. Which deadline ends the attempt, and the
+//! verdict's facts, are the attempt's (`mod.rs`); this part keeps the order of the stop.
 
 use std::time::Duration;
 
-use super::{Attempt, Effect, EndStage, InputReason, Note, Phase, StopSignal};
-use crate::core::agent_log::AgentLogParser;
-use crate::core::classify::{EndCause, EndFacts, ExitStatus, Verdict, classify};
-use crate::core::deciding_event::{EndingScene, Unanswered};
-use crate::core::detect;
-use crate::core::stream::{self, StreamParser};
+use crate::core::approval::Approval;
+use crate::core::channel::effects::{Effect, InputReason, Note, StopSignal};
+use crate::core::classify::{EndCause, Verdict};
+use crate::core::deciding_event::EndingScene;
 use crate::core::task::FailureType;
 
-impl Attempt {
-    pub(super) fn on_tick(&mut self, now: Duration, effects: &mut Vec<Effect>) {
-        self.expire_gone_prompts(now);
-        if self.phase == Phase::Running {
-            self.resend_untaken_answer(now, effects);
-            self.recheck_operator_answer(now, effects);
-            if self.prompt_due_at().is_some_and(|due| now >= due) {
-                let snapshot = self.screen.snapshot();
-                self.update_prompts(&snapshot, now, effects);
-            }
-        }
-        match self.phase.clone() {
-            Phase::Running => {
-                if now >= self.setup.timeout {
-                    let cause = EndCause::Timeout {
-                        after_sec: self.setup.timeout.as_secs(),
-                    };
-                    self.begin_ending(cause, now, effects);
-                } else if let (Some(w), Some(wait)) = (&self.waiting, self.setup.permission_wait)
-                    && now >= w.since + wait
-                {
-                    let name = &self.setup.profile.prompts[w.rule].name;
-                    let note = w.guard_note();
-                    let evidence = if note.is_empty() {
-                        format!(
-                            "prompt {name} unanswered for {} s: {}",
-                            wait.as_secs(),
-                            w.sighting.text
-                        )
-                    } else {
-                        let dialog = w.sighting.text.lines().next().unwrap_or_default().trim();
-                        format!(
-                            "prompt {name} unanswered for {} s: {note} (the dialog: {dialog})",
-                            wait.as_secs()
-                        )
-                    };
-                    self.begin_ending(EndCause::PermissionBlocked { evidence }, now, effects);
-                } else if let Some(evidence) = self.overdue_app_server_request(now) {
-                    self.begin_ending(EndCause::PermissionBlocked { evidence }, now, effects);
-                } else if self
-                    .turn_settle()
-                    .is_some_and(|settle| now >= self.last_change + settle)
-                {
-                    self.begin_ending(EndCause::AfterMarker, now, effects);
-                } else if self.could_be_idle()
-                    && (now >= self.last_change + self.setup.idle
-                        || self.hopeless_idle_at.is_some_and(|at| now >= at))
-                {
-                    let rows = self.screen.visible_rows();
-                    self.idle_tail = Some(detect::tail_rows(&rows, self.setup.profile.tail_rows));
-                    self.begin_ending(EndCause::Idle, now, effects);
-                }
-            }
-            Phase::Ending { cause, stage } => {
-                let Some(deadline) = self.next_deadline() else {
-                    return;
-                };
-                if now < deadline {
-                    return;
-                }
-                self.herd_ended = true;
-                let next = match stage {
-                    EndStage::Settle { .. } | EndStage::Grace { .. } => {
-                        effects.push(Effect::Signal(StopSignal::Term));
-                        EndStage::Term { at: now }
-                    }
-                    EndStage::Term { .. } => {
-                        effects.push(Effect::Signal(StopSignal::Kill));
-                        EndStage::Kill
-                    }
-                    EndStage::Kill => EndStage::Kill,
-                };
-                self.phase = Phase::Ending { cause, stage: next };
-            }
-            Phase::Done(_) => {}
+/// Between TERM and KILL to the process group.
+pub const KILL_AFTER: Duration = Duration::from_secs(3);
+/// How long a CLI is given to take herd's refusal through a hook before herd stops it.
+pub const HOOK_SETTLE: Duration = Duration::from_secs(2);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EndStage {
+    /// herd refused a tool call through a hook at `at` and waits for the CLI to take that
+    /// answer before any signal: a hook killed before it answers is no decision, and the CLI
+    /// would go on with the call (Gemini in yolo mode runs it).
+    Settle {
+        at: Duration,
+    },
+    /// Exit keys sent (or a natural exit awaited) at `at`.
+    Grace {
+        at: Duration,
+    },
+    Term {
+        at: Duration,
+    },
+    Kill,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Phase {
+    Running,
+    Ending { cause: EndCause, stage: EndStage },
+    Done(Verdict),
+}
+
+/// The attempt's end, from running to its verdict.
+#[derive(Debug, Clone)]
+pub(super) struct Ending {
+    phase: Phase,
+    /// herd has acted to end the agent (exit keys written or a signal sent): an exit from now
+    /// on is herd's doing, not the agent's own.
+    herd_ended: bool,
+    /// The screen's tail when the agent was found idle (before the exit keys changed it).
+    idle_tail: Option<Vec<String>>,
+    /// What the attempt was doing when herd began to end it: the morning's "why".
+    scene: Option<EndingScene>,
+}
+
+impl Ending {
+    pub(super) fn new() -> Ending {
+        Ending {
+            phase: Phase::Running,
+            herd_ended: false,
+            idle_tail: None,
+            scene: None,
         }
     }
 
-    pub(super) fn begin_ending(
-        &mut self,
-        cause: EndCause,
-        now: Duration,
-        effects: &mut Vec<Effect>,
-    ) {
-        self.start_ending(cause, now, false, effects);
+    pub(super) fn running(&self) -> bool {
+        self.phase == Phase::Running
     }
 
-    /// Ends the attempt after a refusal given through a hook, which the CLI has yet to read:
-    /// nothing is sent to it before `HOOK_SETTLE` (see `EndStage::Settle`).
-    pub(super) fn begin_ending_after_hook_answer(
-        &mut self,
-        cause: EndCause,
-        now: Duration,
-        effects: &mut Vec<Effect>,
-    ) {
-        self.start_ending(cause, now, true, effects);
+    pub(super) fn is_ending(&self) -> bool {
+        matches!(self.phase, Phase::Ending { .. })
     }
 
-    fn start_ending(
-        &mut self,
-        cause: EndCause,
-        now: Duration,
-        settle: bool,
-        effects: &mut Vec<Effect>,
-    ) {
-        if !matches!(self.phase, Phase::Running) {
-            return;
+    pub(super) fn verdict(&self) -> Option<&Verdict> {
+        match &self.phase {
+            Phase::Done(v) => Some(v),
+            _ => None,
         }
-        self.ending_scene = Some(self.scene_at(now));
+    }
+
+    pub(super) fn scene(&self) -> Option<&EndingScene> {
+        self.scene.as_ref()
+    }
+
+    pub(super) fn idle_tail(&self) -> Option<&Vec<String>> {
+        self.idle_tail.as_ref()
+    }
+
+    /// The screen's tail as the agent was found idle, kept for the verdict.
+    pub(super) fn keep_idle_tail(&mut self, tail: Vec<String>) {
+        self.idle_tail = Some(tail);
+    }
+
+    /// When the stop goes on to its next step (`exit_grace` after the exit keys), if it does;
+    /// `None` while running too (the attempt's own deadlines count then).
+    pub(super) fn deadline(&self, exit_grace: Duration) -> Option<Duration> {
+        match &self.phase {
+            Phase::Ending { stage, .. } => match stage {
+                EndStage::Grace { at } => Some(*at + exit_grace),
+                EndStage::Settle { at } => Some(*at + HOOK_SETTLE),
+                EndStage::Term { at } => Some(*at + KILL_AFTER),
+                EndStage::Kill => None,
+            },
+            Phase::Running | Phase::Done(_) => None,
+        }
+    }
+
+    /// Begins the stop for `cause` at `now` (the attempt was running): the exit keys for a
+    /// gentle end, TERM for any other, nothing yet after a hook's refusal (`settle`).
+    pub(super) fn begin(
+        &mut self,
+        (cause, settle): (EndCause, bool),
+        now: Duration,
+        (scene, exit_keys): (EndingScene, Option<&str>),
+        effects: &mut Vec<Effect>,
+    ) {
+        self.scene = Some(scene);
         effects.push(Effect::Note(Note::Ending {
             reason: describe_cause(&cause),
         }));
@@ -132,9 +127,9 @@ impl Attempt {
             self.herd_ended = true;
             EndStage::Settle { at: now }
         } else if gentle {
-            if let Some(keys) = &self.setup.profile.exit_keys {
+            if let Some(keys) = exit_keys {
                 effects.push(Effect::Write {
-                    bytes: keys.clone().into_bytes(),
+                    bytes: keys.as_bytes().to_vec(),
                     reason: InputReason::ExitKeys,
                 });
                 self.herd_ended = true;
@@ -145,84 +140,81 @@ impl Attempt {
             effects.push(Effect::Signal(StopSignal::Term));
             EndStage::Term { at: now }
         };
-        self.waiting = None;
-        self.unconfirmed = None;
         self.phase = Phase::Ending { cause, stage };
     }
 
-    pub(super) fn on_exit(&mut self, exit: ExitStatus, effects: &mut Vec<Effect>) {
-        // An agent that exits by itself before herd wrote its exit keys or sent a signal ended
-        // on its own: its exit status counts, whatever herd was about to do.
-        let cause = match &self.phase {
+    /// The stop's next step once its deadline passed: TERM after the grace or the settle,
+    /// KILL after TERM.
+    pub(super) fn escalate(
+        &mut self,
+        now: Duration,
+        exit_grace: Duration,
+        effects: &mut Vec<Effect>,
+    ) {
+        let Phase::Ending { cause, stage } = &self.phase else {
+            return;
+        };
+        if self
+            .deadline(exit_grace)
+            .is_none_or(|deadline| now < deadline)
+        {
+            return;
+        }
+        self.herd_ended = true;
+        let next = match stage {
+            EndStage::Settle { .. } | EndStage::Grace { .. } => {
+                effects.push(Effect::Signal(StopSignal::Term));
+                EndStage::Term { at: now }
+            }
+            EndStage::Term { .. } => {
+                effects.push(Effect::Signal(StopSignal::Kill));
+                EndStage::Kill
+            }
+            EndStage::Kill => EndStage::Kill,
+        };
+        self.phase = Phase::Ending {
+            cause: cause.clone(),
+            stage: next,
+        };
+    }
+
+    /// Why the agent exited: an agent that exits by itself before herd wrote its exit keys or
+    /// sent a signal ended on its own, and its exit status counts, whatever herd was about to do.
+    pub(super) fn cause_at_exit(&self) -> EndCause {
+        match &self.phase {
             Phase::Ending { cause, .. } if self.herd_ended => cause.clone(),
             Phase::Ending {
                 cause: cause @ EndCause::Idle,
                 ..
             } => cause.clone(),
             _ => EndCause::Exited,
-        };
-        let tail = match (&cause, &self.idle_tail) {
-            (EndCause::Idle, Some(tail)) => tail.clone(),
-            _ => detect::tail_rows(&self.screen.visible_rows(), self.setup.profile.tail_rows),
-        };
-        if let Some(parser) = self.stream.as_mut() {
-            parser.finish();
         }
-        let stream_facts = self.stream.as_ref().map(StreamParser::facts);
-        if let Some(facts) = stream_facts {
-            self.marker_seen = stream::result_has_marker(facts, &self.setup.marker);
-        }
-        let facts = EndFacts {
-            cause,
-            marker_seen: self.marker_seen,
-            exit,
-            tail: &tail,
-            completion: self.setup.completion,
-            marker_required: self.setup.marker_required,
-            stream: stream_facts,
-            signal: self.signal.as_ref(),
-            agent_log: self.agent_log.as_ref().map(AgentLogParser::facts),
-        };
-        let mut verdict = classify(&facts, &self.setup.profile);
-        self.name_the_operator_s_refusal(&mut verdict);
-        effects.push(Effect::Note(Note::Verdict(verdict.clone())));
+    }
+
+    pub(super) fn finish(&mut self, verdict: Verdict) {
         self.phase = Phase::Done(verdict);
     }
 }
 
-impl Attempt {
-    /// An attempt that failed after the operator's last answer said No to the agent ended
-    /// because of it: the evidence says so first (`the operator refused Bash(npm test) (Esc);
-    /// no completion marker …`), where it read as a bare `failed_incomplete`.
-    fn name_the_operator_s_refusal(&self, verdict: &mut Verdict) {
-        let after_refusal = matches!(
-            verdict.failure,
-            Some(FailureType::Incomplete | FailureType::Process | FailureType::PermissionBlocked)
-        );
-        let Some(refusal) = self
-            .approvals
-            .last()
-            .filter(|a| after_refusal && a.is_operator_refusal())
-        else {
-            return;
-        };
-        let refused = refusal.refusal_text();
-        verdict.evidence = Some(match verdict.evidence.take() {
-            Some(evidence) => format!("{refused}; {evidence}"),
-            None => refused,
-        });
-    }
-}
-
-impl Attempt {
-    /// The prompt left waiting (and for how long) and the agent's last line, at `now`.
-    fn scene_at(&self, now: Duration) -> EndingScene {
-        let unanswered = self.waiting.as_ref().map(|w| Unanswered {
-            asks: w.asks(),
-            waited: now.saturating_sub(w.since),
-        });
-        EndingScene::of(&self.screen.visible_rows(), &self.setup.prompt, unanswered)
-    }
+/// An attempt that failed after the operator's last answer (in `approvals`) said No to the
+/// agent ended because of it: the evidence says so first (`the operator refused Bash(npm test)
+/// (Esc); no completion marker …`), where it read as a bare `failed_incomplete`.
+pub(super) fn name_the_operator_s_refusal(approvals: &[Approval], verdict: &mut Verdict) {
+    let after_refusal = matches!(
+        verdict.failure,
+        Some(FailureType::Incomplete | FailureType::Process | FailureType::PermissionBlocked)
+    );
+    let Some(refusal) = approvals
+        .last()
+        .filter(|a| after_refusal && a.is_operator_refusal())
+    else {
+        return;
+    };
+    let refused = refusal.refusal_text();
+    verdict.evidence = Some(match verdict.evidence.take() {
+        Some(evidence) => format!("{refused}; {evidence}"),
+        None => refused,
+    });
 }
 
 fn describe_cause(cause: &EndCause) -> String {

@@ -3,9 +3,9 @@
 //! once its turn is over (exit keys, grace, TERM, KILL). Exiting by itself non-zero or by a
 //! signal after the marker is `failed_process`; a profile without `exit_keys` is left to finish.
 
+use super::test_support::{exit_code, secs, setup};
 use super::*;
 use crate::core::classify::ExitStatus;
-use crate::core::profile::ProfileSet;
 use crate::core::task::FailureType;
 
 const PLAIN: &str = r#"
@@ -28,37 +28,14 @@ const BUSY: &[u8] =
     "\x1b[2J\x1b[H● TASK_COMPLETE:t1\r\n✻ Tidying up (esc to interrupt)\r\n".as_bytes();
 
 fn attempt(profile: &str) -> Attempt {
-    let profile = ProfileSet::build(&[profile], None)
-        .unwrap()
-        .get("t")
-        .unwrap()
-        .clone();
     Attempt::new(AttemptSetup {
-        profile,
-        marker: "TASK_COMPLETE:t1".into(),
         prompt: "Work. Then print TASK_COMPLETE:t1".into(),
         rows: 20,
         cols: 60,
-        timeout: secs(100),
         idle: secs(20),
         permission_wait: None,
-        auto_rules: Vec::new(),
-        answer_cap: 5,
-        completion: Completion::Marker,
-        marker_required: true,
-        guard: Default::default(),
+        ..setup(profile)
     })
-}
-
-fn secs(s: u64) -> Duration {
-    Duration::from_secs(s)
-}
-
-fn code(code: i32) -> ExitStatus {
-    ExitStatus {
-        code: Some(code),
-        signal: None,
-    }
 }
 
 fn signal(name: &str) -> ExitStatus {
@@ -100,9 +77,9 @@ fn verdict(a: &Attempt) -> (Option<FailureType>, String) {
 #[test]
 fn a_plain_agent_exiting_by_itself_after_the_marker() {
     let cases: Vec<(ExitStatus, Option<FailureType>, &str)> = vec![
-        (code(0), None, ""),
+        (exit_code(0), None, ""),
         (
-            code(3),
+            exit_code(3),
             Some(FailureType::Process),
             "exit code 3 after the completion marker",
         ),
@@ -133,7 +110,7 @@ fn a_plain_agent_is_left_to_finish_after_the_marker() {
     );
     assert!(tick_until(&mut a, secs(99)).is_empty());
     a.handle(Event::Output(b"still tidying up\r\n"), secs(60));
-    a.handle(Event::Exited(code(0)), secs(80));
+    a.handle(Event::Exited(exit_code(0)), secs(80));
     assert_eq!(verdict(&a), (None, String::new()));
 }
 
@@ -163,7 +140,7 @@ fn an_interactive_agent_gets_its_exit_keys_only_once_its_turn_is_over() {
     );
     a.handle(Event::Output(READY), secs(50));
     assert_eq!(tick_until(&mut a, secs(50) + TURN_SETTLE), ["/exit\r"]);
-    a.handle(Event::Exited(code(0)), secs(52));
+    a.handle(Event::Exited(exit_code(0)), secs(52));
     assert_eq!(verdict(&a), (None, String::new()));
 }
 
@@ -199,7 +176,7 @@ fn an_interactive_agent_whose_ready_pattern_does_not_match_ends_after_idle_sec_q
         "not before idle_sec"
     );
     assert_eq!(tick_until(&mut a, secs(21)), ["/exit\r"]);
-    a.handle(Event::Exited(code(0)), secs(22));
+    a.handle(Event::Exited(exit_code(0)), secs(22));
     assert_eq!(verdict(&a), (None, String::new()));
 }
 
@@ -228,7 +205,7 @@ fn an_interactive_agent_whose_log_names_a_rejected_key_is_ended_at_once_as_faile
 "#;
     let fx = a.handle(Event::AgentLog(retry), secs(3));
     assert!(fx.contains(&Effect::Signal(StopSignal::Term)), "{fx:?}");
-    let fx = a.handle(Event::Exited(code(0)), secs(3));
+    let fx = a.handle(Event::Exited(exit_code(0)), secs(3));
     let verdict = verdict_of(&fx);
     assert_eq!(verdict.failure, Some(FailureType::Auth), "{verdict:?}");
     assert_eq!(
@@ -255,7 +232,7 @@ fn an_interactive_agents_log_ends_a_quota_at_the_second_retry_and_waits_out_over
     let second = line(2, 429, "rate_limit_error");
     let fx = a.handle(Event::AgentLog(second.as_bytes()), secs(3));
     assert!(fx.contains(&Effect::Signal(StopSignal::Term)), "{fx:?}");
-    let verdict = verdict_of(&a.handle(Event::Exited(code(0)), secs(3)));
+    let verdict = verdict_of(&a.handle(Event::Exited(exit_code(0)), secs(3)));
     assert_eq!(verdict.failure, Some(FailureType::Quota), "{verdict:?}");
 
     let mut a = attempt(&format!("{INTERACTIVE}agent_log = \"claude_debug\"\n"));
@@ -295,7 +272,7 @@ fn a_tool_call_the_agent_refused_by_itself_blocks_the_attempt_despite_the_marker
         )),
         "the turn ends as usual: {fx:?}"
     );
-    let verdict = verdict_of(&a.handle(Event::Exited(code(0)), secs(4)));
+    let verdict = verdict_of(&a.handle(Event::Exited(exit_code(0)), secs(4)));
     assert_eq!(
         verdict.failure,
         Some(FailureType::PermissionBlocked),

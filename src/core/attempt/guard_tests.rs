@@ -1,10 +1,10 @@
 //! The attempt with the guard: what herd answers by itself, what it holds, what it records.
 
+use super::test_support::{self as support, guard, secs, writes};
 use super::*;
 use crate::core::approval::AnsweredBy;
 use crate::core::classify::ExitStatus;
-use crate::core::guard::{Decision, GuardContext, RuleSet};
-use crate::core::profile::ProfileSet;
+use crate::core::guard::Decision;
 use crate::core::task::FailureType;
 
 /// Claude's Bash dialog with both "yes" options, and a trust dialog that approves nothing.
@@ -32,33 +32,10 @@ send = "1"
 "#;
 
 fn setup(press_1: bool, press_p: bool, allow: &[&str]) -> AttemptSetup {
-    let profile = ProfileSet::build(&[PROFILE], None)
-        .expect("profile")
-        .get("t")
-        .expect("t")
-        .clone();
-    let allow: Vec<String> = allow.iter().map(|s| s.to_string()).collect();
     AttemptSetup {
-        profile,
-        marker: "TASK_COMPLETE:t1".into(),
-        prompt: "do it".into(),
-        rows: 24,
-        cols: 80,
-        timeout: Duration::from_secs(100),
-        idle: Duration::from_secs(50),
-        permission_wait: Some(Duration::from_secs(10)),
         auto_rules: vec![true, press_p, press_1],
-        answer_cap: 5,
-        completion: Completion::Marker,
-        marker_required: true,
-        guard: GuardSetup {
-            rules: RuleSet::parse(&allow, &[], &[]).expect("rules"),
-            context: GuardContext {
-                task_dir: "/home/dev/proj".into(),
-                home: "/home/dev".into(),
-                ..GuardContext::default()
-            },
-        },
+        guard: guard(allow, &[], &[]),
+        ..support::setup(PROFILE)
     }
 }
 
@@ -67,20 +44,6 @@ fn dialog(command: &str) -> Vec<u8> {
         "\x1b[2J\x1b[H Bash command\r\n\r\n   {command}\r\n   Does a thing\r\n\r\n Do you want to proceed?\r\n ❯ 1. Yes\r\n   2. Yes, and don't ask again\r\n   3. No\r\n"
     )
     .into_bytes()
-}
-
-fn writes(effects: &[Effect]) -> Vec<String> {
-    effects
-        .iter()
-        .filter_map(|e| match e {
-            Effect::Write { bytes, .. } => Some(String::from_utf8_lossy(bytes).into_owned()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn secs(s: u64) -> Duration {
-    Duration::from_secs(s)
 }
 
 #[test]

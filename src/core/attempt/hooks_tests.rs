@@ -4,10 +4,10 @@
 
 use serde_json::{Value, json};
 
+use super::test_support::{self as support, guard, secs as at};
 use super::*;
 use crate::core::approval::{AnsweredBy, Channel};
-use crate::core::guard::{Decision, GuardContext, RuleSet};
-use crate::core::profile::ProfileSet;
+use crate::core::guard::{Decision, RuleSet};
 use crate::core::task::FailureType;
 
 const PROFILE: &str = r#"
@@ -25,32 +25,11 @@ send = "1"
 "#;
 
 fn setup(press_1: bool, headless: bool) -> AttemptSetup {
-    let profile = ProfileSet::build(&[PROFILE], None)
-        .expect("profile")
-        .get("t")
-        .expect("t")
-        .clone();
     AttemptSetup {
-        profile,
-        marker: "TASK_COMPLETE:t1".into(),
-        prompt: "do it".into(),
-        rows: 24,
-        cols: 80,
-        timeout: Duration::from_secs(100),
-        idle: Duration::from_secs(50),
-        permission_wait: headless.then(|| Duration::from_secs(10)),
+        permission_wait: headless.then(|| at(10)),
         auto_rules: vec![press_1],
-        answer_cap: 5,
-        completion: Completion::Marker,
-        marker_required: true,
-        guard: GuardSetup {
-            rules: RuleSet::parse(&[], &[], &[]).expect("rules"),
-            context: GuardContext {
-                task_dir: "/home/dev/proj".into(),
-                home: "/home/dev".into(),
-                ..GuardContext::default()
-            },
-        },
+        guard: guard(&[], &[], &[]),
+        ..support::setup(PROFILE)
     }
 }
 
@@ -69,10 +48,6 @@ fn reply(effects: &[Effect]) -> Value {
         .collect();
     assert_eq!(replies.len(), 1, "one reply per call: {effects:?}");
     serde_json::from_str(replies[0]).expect("the reply is JSON")
-}
-
-fn at(secs: u64) -> Duration {
-    Duration::from_secs(secs)
 }
 
 #[test]

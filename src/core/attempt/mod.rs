@@ -1,51 +1,44 @@
 //! One attempt as a state machine: `handle(event, now) -> effects`.
 //!
 //! Owns the agent's screen and every decision made while the agent runs: answering terminal
-//! queries, answering or holding permission prompts, seeing the completion marker, the idle end,
-//! the timeout, ending the agent (exit keys, grace, TERM, KILL) and the final verdict. Time comes
-//! in as the elapsed time since the attempt started; effects go out as values. No I/O here.
+//! queries, seeing the completion marker, the idle end, the timeout, ending the agent (exit
+//! keys, grace, TERM, KILL) and the final verdict. Time comes in as the elapsed time since the
+//! attempt started; effects go out as values. No I/O here.
 //!
-//! This file holds the state and the dispatch; `events` the vocabulary, `observe` what the agent
-//! shows, `prompts` its dialogs, `end` how it ends.
+//! Composed of parts, each with its own impl: the approval channels its profile uses
+//! (`core::channel`: the screen's dialogs, the stream, herd's ACP client, the hooks, the app
+//! server), which this file routes events to, and its end (`end`). `events` is what comes in;
+//! what goes out is `core::channel::effects`.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::agent_log::{AgentLogFacts, AgentLogParser, RetryWatch};
-use super::approval::{Approval, GuardSetup};
-use super::classify::{EndCause, Verdict};
-use super::deciding_event::EndingScene;
-use super::detect::PromptSighting;
-use super::marker::MarkerWatch;
-use super::profile::{OutputKind, Profile};
+use super::approval::{AnsweredBy, Approval, Channel, GuardSetup};
+use super::channel::acp::AcpChannel;
+use super::channel::app_server::AppServerOutcome;
+use super::channel::screen::{DialogContext, ScreenChannel};
+use super::channel::stream::{StreamChannel, StreamNews};
+use super::channel::{Channels, EndRequest, Judge};
+use super::classify::{EndCause, EndFacts, ExitStatus, Verdict, classify};
+use super::deciding_event::{EndingScene, Unanswered};
+use super::detect::{self, PromptSighting};
+use super::marker::{CONTEXT_ROWS, MarkerWatch};
+use super::profile::Profile;
 use super::screen::{Screen, Snapshot};
 use super::screen_retry::ScreenRetryWatch;
 use super::signal_file::{SignalFile, SignalFileError};
-use super::stream::{StreamFacts, StreamParser};
-use super::task::Completion;
+use super::stream::StreamFacts;
+use super::task::{Completion, FailureType};
 
 /// Automatic answers per key before a prompt that keeps coming back blocks the attempt.
 pub const DEFAULT_ANSWER_CAP: u32 = 5;
 /// Headless wait for an operator answer before the attempt fails as blocked.
 pub const DEFAULT_PERMISSION_WAIT_SEC: f64 = 60.0;
-/// Between TERM and KILL to the process group.
-pub const KILL_AFTER: Duration = Duration::from_secs(3);
-/// How long a CLI is given to take herd's refusal through a hook before herd stops it.
-pub const HOOK_SETTLE: Duration = Duration::from_secs(2);
 /// After the marker, an interactive agent's turn is over once its `ready` screen has stayed
 /// unchanged this long (or `idle_sec`, if shorter): only then are its exit keys sent.
 pub const TURN_SETTLE: Duration = Duration::from_secs(1);
-/// A prompt must stay off the screen this long to count as gone: TUIs erase a dialog in one
-/// write and draw it again in the next, which is not a new appearance.
-pub const PROMPT_SETTLE: Duration = Duration::from_millis(300);
-/// An automatic answer the agent did not take (the same dialog still showing this long after)
-/// is sent again, up to `MAX_RESENDS` times; it counts as one answer.
-pub const RESEND_AFTER: Duration = Duration::from_secs(2);
-pub const MAX_RESENDS: u32 = 2;
-/// An operator's answer whose dialog is still on screen this long after (the agent did not
-/// take the key: Enter on a question that highlights nothing) leaves the dialog waiting for the
-/// operator again, instead of the task looking busy until its timeout.
-pub const ANSWER_RECHECK: Duration = Duration::from_secs(2);
+pub use super::channel::screen::{ANSWER_RECHECK, MAX_RESENDS, PROMPT_SETTLE, RESEND_AFTER};
+pub use end::{HOOK_SETTLE, KILL_AFTER};
 
 /// What the attempt needs to know up front.
 #[derive(Debug, Clone)]
@@ -69,104 +62,30 @@ pub struct AttemptSetup {
     pub guard: GuardSetup,
 }
 
-/// An automatic answer not yet seen taken: its dialog has not left the screen.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Unconfirmed {
-    rule: usize,
-    appearance: u64,
-    sent_at: Duration,
-    resends: u32,
-}
-
-/// An operator's answer not yet seen taken: the dialog it answered, by rule and appearance.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct OperatorAnswered {
-    rule: usize,
-    appearance: u64,
-    /// What the operator sent ("Enter", "press_1"), for the note when it was not taken.
-    name: String,
-    sent_at: Duration,
-}
-
-/// A prompt rule's current appearance on screen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Showing {
-    appearance: u64,
-    /// When it left the screen, if it did; it is gone once `PROMPT_SETTLE` has passed.
-    gone_since: Option<Duration>,
-    /// When this appearance was first seen.
-    since: Duration,
-    /// Its rule's `wait_sec` has not passed yet: herd has not looked at answering it.
-    pending: bool,
-}
-
-impl Showing {
-    fn new(appearance: u64, now: Duration, wait: Duration) -> Showing {
-        Showing {
-            appearance,
-            gone_since: None,
-            since: now,
-            pending: !wait.is_zero(),
+impl AttemptSetup {
+    /// The task's rules as the channels judge requests with them.
+    fn judge(&self) -> Judge<'_> {
+        Judge {
+            profile: &self.profile,
+            auto_rules: &self.auto_rules,
+            guard: &self.guard,
+            headless: self.permission_wait.is_some(),
         }
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum EndStage {
-    /// herd refused a tool call through a hook at `at` and waits for the CLI to take that
-    /// answer before any signal: a hook killed before it answers is no decision, and the CLI
-    /// would go on with the call (Gemini in yolo mode runs it).
-    Settle {
-        at: Duration,
-    },
-    /// Exit keys sent (or a natural exit awaited) at `at`.
-    Grace {
-        at: Duration,
-    },
-    Term {
-        at: Duration,
-    },
-    Kill,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-enum Phase {
-    Running,
-    Ending { cause: EndCause, stage: EndStage },
-    Done(Verdict),
 }
 
 pub struct Attempt {
     setup: AttemptSetup,
     screen: Screen,
     watch: MarkerWatch,
-    phase: Phase,
     marker_seen: bool,
     /// The screen as the detectors last read it (`after_screen_change`).
     snapshot: Snapshot,
     last_change: Duration,
     ready: bool,
     busy: bool,
-    /// Per rule: the appearance currently on screen, if any.
-    showing: Vec<Option<Showing>>,
-    /// Cursor-anchored questions already handled, by (rule, absolute row): a question the cursor
-    /// left and came back to is not asked again.
-    handled_rows: std::collections::HashSet<(usize, u64)>,
-    sightings: Vec<PromptSighting>,
-    waiting: Option<WaitingPrompt>,
-    answers_by_key: BTreeMap<String, u32>,
-    auto_inputs: Vec<AutoInput>,
-    /// Every answer given, automatic or by the operator.
+    /// Every answer given, automatic or by the operator, through any channel.
     approvals: Vec<Approval>,
-    unconfirmed: Option<Unconfirmed>,
-    operator_answered: Option<OperatorAnswered>,
-    /// The screen's tail when the agent was found idle (before the exit keys changed it).
-    idle_tail: Option<Vec<String>>,
-    /// A structured agent's events, parsed from its output.
-    stream: Option<StreamParser>,
-    /// herd has acted to end the agent (exit keys written or a signal sent): an exit from now
-    /// on is herd's doing, not the agent's own.
-    herd_ended: bool,
     signal: Option<Result<SignalFile, SignalFileError>>,
     /// The agent's own log, read live (the profile's `agent_log`).
     agent_log: Option<AgentLogParser>,
@@ -175,19 +94,15 @@ pub struct Attempt {
     /// The agent waits for input below an auth or quota text: the idle end comes at this time
     /// (`PROMPT_SETTLE` after it was first seen, so the screen is whole), not `idle_sec` later.
     hopeless_idle_at: Option<Duration>,
-    /// The CLI has called herd's hooks in this attempt: its tool calls are decided there, and
-    /// a tool dialog still on screen is one the hook left to the operator.
-    hooks_seen: bool,
-    /// What herd knows of Codex's app server requests (`app_server`).
-    app_server: app_server::AppServerState,
-    /// What the attempt was doing when herd began to end it (`end`): the morning's "why".
-    ending_scene: Option<EndingScene>,
+    /// The approval channels the profile uses.
+    channels: Channels,
+    end: end::Ending,
 }
 
 impl std::fmt::Debug for Attempt {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Attempt")
-            .field("phase", &self.phase)
+            .field("end", &self.end)
             .field("marker_seen", &self.marker_seen)
             .finish()
     }
@@ -195,49 +110,33 @@ impl std::fmt::Debug for Attempt {
 
 impl Attempt {
     pub fn new(mut setup: AttemptSetup) -> Attempt {
-        let rules = setup.profile.prompts.len();
-        if setup.profile.protocol == super::profile::Protocol::Acp {
-            // herd's ACP client draws a dialog only for what its own guard, on the exact
-            // request, left to the operator: a reading of that dialog is never answered by
-            // herd itself, whatever the task's switches (the client applies those).
-            setup.auto_rules = vec![false; rules];
+        let channels = Channels::for_profile(&setup.profile);
+        if let Some(acp) = channels.acp {
+            setup.auto_rules = acp.auto_rules(setup.profile.prompts.len());
         }
         Attempt {
             screen: Screen::new(setup.rows, setup.cols),
             watch: MarkerWatch::new(&setup.marker, &setup.prompt),
-            phase: Phase::Running,
             marker_seen: false,
             snapshot: Snapshot::default(),
             last_change: Duration::ZERO,
             ready: false,
             busy: false,
-            showing: vec![None; rules],
-            handled_rows: std::collections::HashSet::new(),
-            sightings: Vec::new(),
-            waiting: None,
-            answers_by_key: BTreeMap::new(),
-            auto_inputs: Vec::new(),
             approvals: Vec::new(),
-            unconfirmed: None,
-            operator_answered: None,
-            idle_tail: None,
-            stream: (setup.profile.output == OutputKind::StreamJson).then(StreamParser::new),
             signal: None,
             agent_log: setup.profile.agent_log.map(AgentLogParser::new),
             log_retries: RetryWatch::default(),
             screen_retries: ScreenRetryWatch::default(),
             hopeless_idle_at: None,
-            herd_ended: false,
-            hooks_seen: false,
-            app_server: app_server::AppServerState::default(),
-            ending_scene: None,
+            channels,
+            end: end::Ending::new(),
             setup,
         }
     }
 
     /// A structured agent's events so far.
     pub fn stream_facts(&self) -> Option<&StreamFacts> {
-        self.stream.as_ref().map(StreamParser::facts)
+        self.channels.stream.as_ref().map(StreamChannel::facts)
     }
 
     /// What the agent's own log said so far.
@@ -253,7 +152,7 @@ impl Attempt {
     /// The screen's marker ends the attempt only when the marker is the completion rule of a
     /// screen agent; a structured agent's marker is looked for in its result's text.
     fn watches_screen_marker(&self) -> bool {
-        self.setup.completion == Completion::Marker && self.stream.is_none()
+        self.setup.completion == Completion::Marker && self.channels.stream.is_none()
     }
 
     pub fn screen(&self) -> &Screen {
@@ -273,32 +172,29 @@ impl Attempt {
     }
 
     pub fn waiting(&self) -> Option<&WaitingPrompt> {
-        self.waiting.as_ref()
+        self.channels.screen.waiting()
     }
 
     /// Prompts matching the screen now.
     pub fn sightings(&self) -> &[PromptSighting] {
-        &self.sightings
+        self.channels.screen.sightings()
     }
 
     /// What the attempt was doing when herd began to end it, if herd did.
     pub fn ending_scene(&self) -> Option<&EndingScene> {
-        self.ending_scene.as_ref()
+        self.end.scene()
     }
 
     pub fn verdict(&self) -> Option<&Verdict> {
-        match &self.phase {
-            Phase::Done(v) => Some(v),
-            _ => None,
-        }
+        self.end.verdict()
     }
 
     pub fn is_ending(&self) -> bool {
-        matches!(self.phase, Phase::Ending { .. })
+        self.end.is_ending()
     }
 
     pub fn auto_inputs(&self) -> &[AutoInput] {
-        &self.auto_inputs
+        self.channels.screen.auto_inputs()
     }
 
     /// Every answer given so far, with its request and the guard's decision.
@@ -306,14 +202,19 @@ impl Attempt {
         &self.approvals
     }
 
+    /// The CLI has called herd's hooks in this attempt.
+    pub fn hooks_seen(&self) -> bool {
+        self.channels.hook.seen()
+    }
+
     /// Whether herd may answer rule `rule` by itself in this attempt.
     pub fn is_auto(&self, rule: usize) -> bool {
-        self.setup.auto_rules.get(rule).copied().unwrap_or(false)
+        self.setup.judge().is_auto(rule)
     }
 
     pub fn set_auto(&mut self, rule: usize, auto: bool) {
         // An ACP client's switches are read at its launch; its dialogs stay the operator's.
-        if self.setup.profile.protocol == super::profile::Protocol::Acp {
+        if self.channels.acp.is_some() {
             return;
         }
         if let Some(slot) = self.setup.auto_rules.get_mut(rule) {
@@ -326,8 +227,10 @@ impl Attempt {
         let mut out: Vec<(String, u32)> = Vec::new();
         for (i, rule) in self.setup.profile.prompts.iter().enumerate() {
             if self.is_auto(i) && !out.iter().any(|(k, _)| *k == rule.send) {
-                let count = self.answers_by_key.get(&rule.send).copied().unwrap_or(0);
-                out.push((rule.send.clone(), count));
+                out.push((
+                    rule.send.clone(),
+                    self.channels.screen.answers_with(&rule.send),
+                ));
             }
         }
         out
@@ -335,65 +238,39 @@ impl Attempt {
 
     /// When `Tick` should come next, if ever.
     pub fn next_deadline(&self) -> Option<Duration> {
-        match &self.phase {
-            Phase::Done(_) => None,
-            Phase::Ending { stage, .. } => match stage {
-                EndStage::Grace { at } => {
-                    Some(*at + Duration::from_secs_f64(self.setup.profile.exit_grace_sec))
-                }
-                EndStage::Settle { at } => Some(*at + HOOK_SETTLE),
-                EndStage::Term { at } => Some(*at + KILL_AFTER),
-                EndStage::Kill => None,
-            },
-            Phase::Running => {
-                let mut next = self.setup.timeout;
-                if let (Some(w), Some(wait)) = (&self.waiting, self.setup.permission_wait) {
-                    next = next.min(w.since + wait);
-                }
-                if self.could_be_idle() {
-                    next = next.min(self.last_change + self.setup.idle);
-                }
-                if let Some(at) = self.hopeless_idle_at {
-                    next = next.min(at);
-                }
-                if let Some(u) = &self.unconfirmed {
-                    next = next.min(u.sent_at + RESEND_AFTER);
-                }
-                if let Some(a) = &self.operator_answered {
-                    next = next.min(a.sent_at + ANSWER_RECHECK);
-                }
-                if let Some(settle) = self.turn_settle() {
-                    next = next.min(self.last_change + settle);
-                }
-                if let Some(gone) = self
-                    .showing
-                    .iter()
-                    .flatten()
-                    .filter_map(|s| s.gone_since)
-                    .min()
-                {
-                    next = next.min(gone + PROMPT_SETTLE);
-                }
-                if let Some(due) = self.prompt_due_at() {
-                    next = next.min(due);
-                }
-                if let Some(due) = self.app_server_request_due_at() {
-                    next = next.min(due);
-                }
-                Some(next)
-            }
+        if !self.end.running() {
+            let grace = Duration::from_secs_f64(self.setup.profile.exit_grace_sec);
+            return self.end.deadline(grace);
         }
+        let (wait, connected) = (
+            self.setup.permission_wait,
+            self.channels.app_server.connected(),
+        );
+        let dialogs = &self.channels.screen;
+        let held = dialogs.waiting().is_some();
+        [
+            Some(self.setup.timeout),
+            self.could_be_idle()
+                .then(|| self.last_change + self.setup.idle),
+            self.hopeless_idle_at,
+            self.turn_settle().map(|settle| self.last_change + settle),
+            dialogs.next_deadline(&self.setup.profile, connected, wait),
+            self.channels.app_server.request_due_at(wait, held),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     fn could_be_idle(&self) -> bool {
-        self.ready && !self.busy && self.sightings.is_empty()
+        self.ready && !self.busy && self.sightings().is_empty()
     }
 
     /// The marker was seen on an interactive agent's screen and herd waits for its turn to be
     /// over before sending the exit keys.
     fn waits_for_turn_end(&self) -> bool {
         self.marker_seen
-            && self.phase == Phase::Running
+            && self.end.running()
             && self.setup.profile.exit_keys.is_some()
             && self.watches_screen_marker()
     }
@@ -403,7 +280,7 @@ impl Attempt {
     /// pattern no longer matches the CLI's input prompt still ends); never while it is busy or
     /// a prompt shows.
     fn turn_settle(&self) -> Option<Duration> {
-        if !self.waits_for_turn_end() || self.busy || !self.sightings.is_empty() {
+        if !self.waits_for_turn_end() || self.busy || !self.sightings().is_empty() {
             return None;
         }
         Some(if self.ready {
@@ -415,7 +292,7 @@ impl Attempt {
 
     pub fn handle(&mut self, event: Event<'_>, now: Duration) -> Vec<Effect> {
         let mut effects = Vec::new();
-        if matches!(self.phase, Phase::Done(_)) {
+        if self.end.verdict().is_some() {
             if matches!(event, Event::Hook(_)) {
                 effects.push(Effect::HookReply {
                     output: crate::core::hook::NO_DECISION.to_string(),
@@ -427,38 +304,17 @@ impl Attempt {
             Event::Output(bytes) => self.on_output(bytes, now, &mut effects),
             Event::Tick => self.on_tick(now, &mut effects),
             Event::Exited(status) => self.on_exit(status, &mut effects),
-            Event::OperatorAnswer { rule } => self.on_operator_answer(
-                rule,
-                crate::core::approval::AnsweredBy::Operator,
-                now,
-                &mut effects,
-            ),
-            Event::OperatorReply { name, keys } => self.on_operator_reply(
-                name,
-                keys,
-                crate::core::approval::AnsweredBy::Operator,
-                now,
-                &mut effects,
-            ),
-            Event::ApiAnswer {
-                rule: Some(rule), ..
-            } => self.on_operator_answer(
-                rule,
-                crate::core::approval::AnsweredBy::Api,
-                now,
-                &mut effects,
-            ),
-            Event::ApiAnswer {
-                rule: None,
-                name,
-                keys,
-            } => self.on_operator_reply(
-                name,
-                keys,
-                crate::core::approval::AnsweredBy::Api,
-                now,
-                &mut effects,
-            ),
+            Event::OperatorAnswer { rule } => {
+                self.on_answer(AnsweredBy::Operator, (Some(rule), None), now, &mut effects);
+            }
+            Event::OperatorReply { name, keys } => {
+                let reply = (None, Some((name, keys)));
+                self.on_answer(AnsweredBy::Operator, reply, now, &mut effects);
+            }
+            Event::ApiAnswer { rule, name, keys } => {
+                let answer = (rule, Some((name, keys)));
+                self.on_answer(AnsweredBy::Api, answer, now, &mut effects);
+            }
             Event::OperatorKeys(bytes) => effects.push(Effect::Write {
                 bytes,
                 reason: InputReason::Operator,
@@ -475,25 +331,406 @@ impl Attempt {
             Event::SignalFile(read) => self.on_signal_file(read, now, &mut effects),
             Event::AgentLog(bytes) => self.on_agent_log(bytes, now, &mut effects),
             Event::Hook(input) => self.on_hook(input, now, &mut effects),
-            Event::AppServerConnected => self.on_app_server_connected(),
+            Event::AppServerConnected => self.channels.app_server.connect(),
             Event::AppServer(message) => self.on_app_server(message, now, &mut effects),
         }
         effects
     }
+
+    /// The screen channel at work on one call, with what it reads of the attempt.
+    fn with_dialogs<R>(
+        &mut self,
+        effects: &mut Vec<Effect>,
+        act: impl FnOnce(&mut ScreenChannel, &mut DialogContext<'_>) -> R,
+    ) -> R {
+        let channels = &mut self.channels;
+        let decided_elsewhere = channels.tool_dialogs_decided_elsewhere();
+        let mut cx = DialogContext {
+            judge: self.setup.judge(),
+            answer_cap: self.setup.answer_cap,
+            screen: &self.screen,
+            running: self.end.running(),
+            app_server: &channels.app_server,
+            decided_elsewhere,
+            operator_channel: channels.acp.map_or(Channel::Screen, AcpChannel::channel),
+            approvals: &mut self.approvals,
+            effects,
+        };
+        act(&mut channels.screen, &mut cx)
+    }
+
+    /// An answer of the operator's (`by`: on the dashboard or through the API) to the dialog
+    /// on screen: with a rule's keys (`rule`), or with keys of no rule (`reply`: their name and
+    /// the keys); an API answer with a rule is the rule's.
+    fn on_answer(
+        &mut self,
+        by: AnsweredBy,
+        (rule, reply): (Option<usize>, Option<(String, Vec<u8>)>),
+        now: Duration,
+        effects: &mut Vec<Effect>,
+    ) {
+        self.with_dialogs(effects, |dialogs, cx| match (rule, reply) {
+            (Some(rule), _) => dialogs.on_operator_answer(rule, by, now, cx),
+            (None, Some((name, keys))) => dialogs.on_operator_reply(name, keys, by, now, cx),
+            (None, None) => {}
+        });
+    }
+
+    /// A channel's end, if it asks for one.
+    fn end_as_asked(&mut self, end: Option<EndRequest>, now: Duration, effects: &mut Vec<Effect>) {
+        match end {
+            Some(EndRequest::Now(cause)) => self.start_ending(cause, now, false, effects),
+            Some(EndRequest::AfterAnswer(cause)) => self.start_ending(cause, now, true, effects),
+            None => {}
+        }
+    }
+
+    fn on_hook(&mut self, input: &serde_json::Value, now: Duration, effects: &mut Vec<Effect>) {
+        let judge = self.setup.judge();
+        let answer = self
+            .channels
+            .hook
+            .handle(input, judge, now, &mut self.approvals, effects);
+        self.end_as_asked(answer.end, now, effects);
+        effects.push(Effect::HookReply {
+            output: answer.output,
+        });
+    }
+
+    fn on_app_server(
+        &mut self,
+        message: &serde_json::Value,
+        now: Duration,
+        effects: &mut Vec<Effect>,
+    ) {
+        let judge = self.setup.judge();
+        let app_server = &mut self.channels.app_server;
+        match app_server.handle(message, judge, now, &mut self.approvals, effects) {
+            AppServerOutcome::Nothing => {}
+            AppServerOutcome::End(end) => self.end_as_asked(Some(end), now, effects),
+            AppServerOutcome::LeftToOperator { request, decision } => {
+                let asked = (request, decision);
+                let profile = &self.setup.profile;
+                self.channels
+                    .screen
+                    .hold_drawn_dialog(asked, profile, now, effects);
+            }
+        }
+    }
+
+    fn on_signal_file(
+        &mut self,
+        read: Result<SignalFile, SignalFileError>,
+        now: Duration,
+        effects: &mut Vec<Effect>,
+    ) {
+        if self.setup.completion != Completion::SignalFile {
+            return;
+        }
+        let valid = read.is_ok();
+        if let Ok(file) = &read {
+            let already = matches!(&self.signal, Some(Ok(old)) if old == file);
+            if !already {
+                effects.push(Effect::Note(Note::SignalRead {
+                    status: signal_status(&file.signal).to_string(),
+                }));
+            }
+        }
+        self.signal = Some(read);
+        if valid {
+            self.begin_ending(EndCause::AfterSignal, now, effects);
+        }
+    }
+
+    /// A structured agent's output: a request it retries in vain ends the attempt; its result
+    /// ends it too (unless the signal file does), and herd's ACP client's exact record of its
+    /// answers (the request as data, the option sent) replaces what the screen read of the
+    /// dialogs it drew.
+    fn feed_stream(&mut self, bytes: &[u8], now: Duration, effects: &mut Vec<Effect>) {
+        let Some(stream) = self.channels.stream.as_mut() else {
+            return;
+        };
+        match stream.feed(bytes) {
+            StreamNews::Nothing => {}
+            StreamNews::HopelessRetry(cause) => self.begin_ending(cause, now, effects),
+            StreamNews::Result { success } => {
+                effects.push(Effect::Note(Note::ResultEvent { success }));
+                let client = stream.facts().client_approvals.as_ref();
+                if let (Some(acp), Some(client)) = (self.channels.acp, client) {
+                    acp.take_record(client, &mut self.approvals, effects);
+                }
+                if self.setup.completion != Completion::SignalFile {
+                    self.begin_ending(EndCause::AfterResult, now, effects);
+                }
+            }
+        }
+    }
+
+    /// The agent's log grew: a request it keeps retrying in vain (a rejected key from the first
+    /// retry, a spent quota from the second in a row, server errors for `SERVER_ERROR_PATIENCE`)
+    /// ends the attempt now; refusals are kept for the verdict.
+    fn on_agent_log(&mut self, bytes: &[u8], now: Duration, effects: &mut Vec<Effect>) {
+        let Some(parser) = self.agent_log.as_mut() else {
+            return;
+        };
+        parser.feed(bytes);
+        if self.marker_seen {
+            return;
+        }
+        if let Some((failure, evidence)) = self.log_retries.check(&parser.facts().retries, now) {
+            self.begin_ending(EndCause::HopelessRetry { failure, evidence }, now, effects);
+        }
+    }
+
+    /// What the agent shows: its output fed to the screen (query replies, the bell, the
+    /// marker) and to the stream, if it has one.
+    fn on_output(&mut self, bytes: &[u8], now: Duration, effects: &mut Vec<Effect>) {
+        let fed = self.screen.feed_counted(bytes);
+        if !fed.replies.is_empty() {
+            effects.push(Effect::Write {
+                bytes: fed.replies,
+                reason: InputReason::QueryReply,
+            });
+        }
+        if fed.bell {
+            effects.push(Effect::Note(Note::Bell));
+        }
+        self.feed_stream(bytes, now, effects);
+        // A marker line that scrolled off in this burst: the rows above it are read only when
+        // one of the scrolled rows has the marker's text.
+        if fed.scrolled > 0 && self.watches_screen_marker() && !self.marker_seen {
+            let (scrolled, _) = self.screen.scrolled_rows(fed.scrolled, 0);
+            if self.watch.may_be_on(&scrolled) {
+                let (rows, context) = self.screen.scrolled_rows(fed.scrolled, CONTEXT_ROWS);
+                if self.watch.find(&rows, context).is_some() {
+                    self.saw_marker(effects);
+                }
+            }
+        }
+        self.after_screen_change(now, effects);
+    }
+
+    /// The screen changed (output, a resize): the attempt's snapshot is brought up to date
+    /// (only the rows the output can have written are read again), and when its text or the
+    /// cursor's row changed every detector reads that one snapshot (a prompt anchored at the
+    /// cursor shows when the cursor comes back to it, even with no text changed).
+    fn after_screen_change(&mut self, now: Duration, effects: &mut Vec<Effect>) {
+        let mut snapshot = std::mem::take(&mut self.snapshot);
+        let changed = self.screen.update(&mut snapshot);
+        if !changed {
+            self.snapshot = snapshot;
+            return;
+        }
+        self.last_change = now;
+        self.ready = detect::is_ready(&self.setup.profile, &snapshot.text);
+        self.busy = detect::is_busy_rows(&self.setup.profile, &snapshot.rows);
+        // Only a screen with the marker's text on it can show the marker line: the rows above
+        // it, read to tell an echo of the prompt, are taken from the history only then.
+        if self.watches_screen_marker() && !self.marker_seen && self.watch.may_be_on(&snapshot.rows)
+        {
+            let (rows, history) = snapshot.with_history(self.screen.history_tail(CONTEXT_ROWS));
+            if self.watch.find(&rows, history).is_some() {
+                self.saw_marker(effects);
+            }
+        }
+        let end = self.with_dialogs(effects, |d, cx| d.update_prompts(&snapshot, now, cx));
+        self.end_as_asked(end.map(EndRequest::Now), now, effects);
+        self.judge_screen_retries(&snapshot, now, effects);
+        self.snapshot = snapshot;
+    }
+
+    /// Errors that do not heal by waiting, on screen: the agent waits for input below an auth
+    /// or quota text (the idle end comes at once: waiting `idle_sec` would give the same verdict,
+    /// and a spinner left running beside a question would keep it from ever coming); or it
+    /// retries a failed request beside the cause (the profile's `retrying` texts): auth, quota
+    /// or lasting server errors end the attempt now.
+    fn judge_screen_retries(
+        &mut self,
+        snapshot: &Snapshot,
+        now: Duration,
+        effects: &mut Vec<Effect>,
+    ) {
+        let profile = &self.setup.profile;
+        if self.marker_seen || !self.end.running() {
+            return;
+        }
+        let hopeless_idle = self.could_be_idle() && {
+            let tail = detect::tail_rows(&snapshot.rows, profile.tail_rows);
+            crate::core::classify::failure_text(&tail, profile)
+                .is_some_and(|(f, _)| matches!(f, FailureType::Auth | FailureType::Quota))
+        };
+        if !hopeless_idle {
+            self.hopeless_idle_at = None;
+        } else if self.hopeless_idle_at.is_none() {
+            self.hopeless_idle_at = Some(now + PROMPT_SETTLE);
+        }
+        if profile.retrying.is_empty() {
+            return;
+        }
+        let (rows, _) = snapshot.with_history(self.screen.history_tail(profile.tail_rows));
+        let tail = detect::tail_rows(&rows, profile.tail_rows);
+        if let Some((failure, evidence)) = self.screen_retries.check(profile, &tail, now) {
+            self.begin_ending(EndCause::HopelessRetry { failure, evidence }, now, effects);
+        }
+    }
+
+    /// SPEC: success is the marker AND a normal end. An interactive agent (a profile with exit
+    /// keys) is ended by herd once its turn is over (see `on_tick`); any other agent is left to
+    /// finish by itself, up to the timeout.
+    fn saw_marker(&mut self, effects: &mut Vec<Effect>) {
+        self.marker_seen = true;
+        effects.push(Effect::Note(Note::MarkerSeen));
+    }
+
+    fn on_tick(&mut self, now: Duration, effects: &mut Vec<Effect>) {
+        self.channels.screen.expire_gone_prompts(now);
+        if self.end.running() {
+            let end = self.with_dialogs(effects, |d, cx| d.resend_untaken_answer(now, cx));
+            self.end_as_asked(end.map(EndRequest::Now), now, effects);
+            self.with_dialogs(effects, |d, cx| d.recheck_operator_answer(now, cx));
+            let connected = self.channels.app_server.connected();
+            let due = self
+                .channels
+                .screen
+                .prompt_due_at(&self.setup.profile, connected);
+            if due.is_some_and(|due| now >= due) {
+                let snapshot = self.screen.snapshot();
+                let end = self.with_dialogs(effects, |d, cx| d.update_prompts(&snapshot, now, cx));
+                self.end_as_asked(end.map(EndRequest::Now), now, effects);
+            }
+        }
+        if self.end.running() {
+            if let Some(cause) = self.due_end(now) {
+                self.begin_ending(cause, now, effects);
+            }
+        } else {
+            let grace = Duration::from_secs_f64(self.setup.profile.exit_grace_sec);
+            self.end.escalate(now, grace, effects);
+        }
+    }
+
+    /// The end whose deadline has come, first the timeout, then an unanswered prompt or
+    /// request, the turn over, and the idle end.
+    fn due_end(&mut self, now: Duration) -> Option<EndCause> {
+        let wait = self.setup.permission_wait;
+        let held = self.waiting().is_some();
+        if now >= self.setup.timeout {
+            let after_sec = self.setup.timeout.as_secs();
+            return Some(EndCause::Timeout { after_sec });
+        }
+        let unanswered = self
+            .unanswered_prompt(now)
+            .or_else(|| self.channels.app_server.overdue_request(wait, held, now));
+        if let Some(evidence) = unanswered {
+            return Some(EndCause::PermissionBlocked { evidence });
+        }
+        if self
+            .turn_settle()
+            .is_some_and(|settle| now >= self.last_change + settle)
+        {
+            return Some(EndCause::AfterMarker);
+        }
+        let idle = now >= self.last_change + self.setup.idle
+            || self.hopeless_idle_at.is_some_and(|at| now >= at);
+        if !(self.could_be_idle() && idle) {
+            return None;
+        }
+        let rows = self.screen.visible_rows();
+        self.end
+            .keep_idle_tail(detect::tail_rows(&rows, self.setup.profile.tail_rows));
+        Some(EndCause::Idle)
+    }
+
+    /// The evidence of the prompt held for the operator past `permission_wait`, headless.
+    fn unanswered_prompt(&self, now: Duration) -> Option<String> {
+        let (w, wait) = self.waiting().zip(self.setup.permission_wait)?;
+        if now < w.since + wait {
+            return None;
+        }
+        let name = &self.setup.profile.prompts[w.rule].name;
+        let note = w.guard_note();
+        Some(if note.is_empty() {
+            format!(
+                "prompt {name} unanswered for {} s: {}",
+                wait.as_secs(),
+                w.sighting.text
+            )
+        } else {
+            let dialog = w.sighting.text.lines().next().unwrap_or_default().trim();
+            format!(
+                "prompt {name} unanswered for {} s: {note} (the dialog: {dialog})",
+                wait.as_secs()
+            )
+        })
+    }
+
+    fn begin_ending(&mut self, cause: EndCause, now: Duration, effects: &mut Vec<Effect>) {
+        self.start_ending(cause, now, false, effects);
+    }
+
+    /// Begins the end (`settle`: after a refusal given through a hook, which the CLI has yet
+    /// to read, nothing is sent to it before `HOOK_SETTLE`), if the attempt is still running.
+    fn start_ending(
+        &mut self,
+        cause: EndCause,
+        now: Duration,
+        settle: bool,
+        effects: &mut Vec<Effect>,
+    ) {
+        if !self.end.running() {
+            return;
+        }
+        let unanswered = self.waiting().map(|w| Unanswered {
+            asks: w.asks(),
+            waited: now.saturating_sub(w.since),
+        });
+        let scene = EndingScene::of(&self.screen.visible_rows(), &self.setup.prompt, unanswered);
+        let exit_keys = self.setup.profile.exit_keys.as_deref();
+        self.end
+            .begin((cause, settle), now, (scene, exit_keys), effects);
+        self.channels.screen.stop_waiting();
+    }
+
+    fn on_exit(&mut self, exit: ExitStatus, effects: &mut Vec<Effect>) {
+        let cause = self.end.cause_at_exit();
+        let tail = match (&cause, self.end.idle_tail()) {
+            (EndCause::Idle, Some(tail)) => tail.clone(),
+            _ => detect::tail_rows(&self.screen.visible_rows(), self.setup.profile.tail_rows),
+        };
+        if let Some(stream) = self.channels.stream.as_mut() {
+            self.marker_seen = stream.finish(&self.setup.marker);
+        }
+        let facts = EndFacts {
+            cause,
+            marker_seen: self.marker_seen,
+            exit,
+            tail: &tail,
+            completion: self.setup.completion,
+            marker_required: self.setup.marker_required,
+            stream: self.stream_facts(),
+            signal: self.signal.as_ref(),
+            agent_log: self.agent_log_facts(),
+        };
+        let mut verdict = classify(&facts, &self.setup.profile);
+        end::name_the_operator_s_refusal(&self.approvals, &mut verdict);
+        effects.push(Effect::Note(Note::Verdict(verdict.clone())));
+        self.end.finish(verdict);
+    }
 }
 
-mod app_server;
 mod end;
 mod events;
-mod hooks;
-mod observe;
-mod prompts;
 
-pub use events::{AutoInput, Effect, Event, InputReason, Note, StopSignal, WaitingPrompt};
-pub use observe::signal_status;
+pub use super::channel::effects::{
+    AutoInput, Effect, InputReason, Note, StopSignal, WaitingPrompt,
+};
+pub use events::{Event, signal_status};
 
 #[cfg(test)]
-mod tests;
+mod test_support;
+
+#[cfg(test)]
+mod table_tests;
 
 #[cfg(test)]
 mod app_server_tests;

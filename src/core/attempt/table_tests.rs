@@ -3,8 +3,8 @@
 //! The prompt rules here are `guard = false`: these tests are about when and how often herd
 //! answers; what it may approve is `attempt_guard_tests`'.
 
+use super::test_support::{self as support, exit_code, millis, secs, writes};
 use super::*;
-use crate::core::classify::ExitStatus;
 use crate::core::profile::ProfileSet;
 use crate::core::task::FailureType;
 
@@ -23,7 +23,6 @@ send = "1"
 guard = false
 "#;
 
-const MARKER: &str = "TASK_COMPLETE:t1";
 const PROMPT: &str = "Do the thing. When complete, print exactly: TASK_COMPLETE:t1";
 
 /// A dialog that two rules match: `1. Yes` and the "don't ask again" option.
@@ -47,42 +46,14 @@ fn profile_from(text: &str) -> Profile {
 }
 
 fn setup(auto: bool) -> AttemptSetup {
-    let profile = profile_from(PROFILE);
     AttemptSetup {
-        profile,
-        marker: MARKER.into(),
         prompt: PROMPT.into(),
         rows: 20,
         cols: 60,
-        timeout: Duration::from_secs(100),
-        idle: Duration::from_secs(5),
-        permission_wait: Some(Duration::from_secs(10)),
+        idle: secs(5),
         auto_rules: vec![auto],
         answer_cap: 2,
-        completion: Completion::Marker,
-        marker_required: true,
-        guard: Default::default(),
-    }
-}
-
-fn secs(s: u64) -> Duration {
-    Duration::from_secs(s)
-}
-
-fn writes(effects: &[Effect]) -> Vec<String> {
-    effects
-        .iter()
-        .filter_map(|e| match e {
-            Effect::Write { bytes, .. } => Some(String::from_utf8_lossy(bytes).into_owned()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn exit0() -> ExitStatus {
-    ExitStatus {
-        code: Some(0),
-        signal: None,
+        ..support::setup(PROFILE)
     }
 }
 
@@ -156,7 +127,7 @@ fn an_auto_prompt_is_answered_once_per_appearance_and_capped() {
     let fx = a.handle(Event::Output(DIALOG), secs(6));
     assert!(writes(&fx).is_empty());
     assert!(fx.contains(&Effect::Signal(StopSignal::Term)));
-    a.handle(Event::Exited(exit0()), secs(7));
+    a.handle(Event::Exited(exit_code(0)), secs(7));
     let v = a.verdict().unwrap();
     assert_eq!(v.failure, Some(FailureType::PermissionBlocked));
     assert!(
@@ -178,7 +149,7 @@ fn an_unanswered_prompt_blocks_after_the_wait() {
     assert!(a.handle(Event::Tick, secs(10)).is_empty());
     let fx = a.handle(Event::Tick, secs(11));
     assert!(fx.contains(&Effect::Signal(StopSignal::Term)));
-    a.handle(Event::Exited(exit0()), secs(12));
+    a.handle(Event::Exited(exit_code(0)), secs(12));
     assert_eq!(
         a.verdict().unwrap().failure,
         Some(FailureType::PermissionBlocked)
@@ -201,7 +172,7 @@ fn idle_at_the_ready_prompt_ends_after_idle_sec() {
     assert_eq!(a.next_deadline(), Some(secs(6)));
     let fx = a.handle(Event::Tick, secs(6));
     assert_eq!(writes(&fx), ["/exit\r"]);
-    a.handle(Event::Exited(exit0()), secs(7));
+    a.handle(Event::Exited(exit_code(0)), secs(7));
     assert_eq!(a.verdict().unwrap().failure, Some(FailureType::Incomplete));
 }
 
@@ -223,7 +194,7 @@ fn idle_at_the_ready_prompt_below_an_auth_error_ends_at_once_with_the_screen_ver
     assert_eq!(writes(&fx), ["/exit\r"]);
     // The agent prints something else on its way out; the verdict uses the idle screen.
     a.handle(Event::Output(b"\x1b[2J\x1b[HBye"), secs(6));
-    a.handle(Event::Exited(exit0()), secs(7));
+    a.handle(Event::Exited(exit_code(0)), secs(7));
     let v = a.verdict().unwrap();
     assert_eq!(v.failure, Some(FailureType::Auth));
 }
@@ -244,7 +215,7 @@ fn timeout_signals_the_group_and_wins() {
     let fx = a.handle(Event::Tick, secs(100));
     assert_eq!(fx.last(), Some(&Effect::Signal(StopSignal::Term)));
     a.handle(Event::Output(b"TASK_COMPLETE:t1\r\n"), secs(101));
-    a.handle(Event::Exited(exit0()), secs(101));
+    a.handle(Event::Exited(exit_code(0)), secs(101));
     assert_eq!(a.verdict().unwrap().failure, Some(FailureType::Timeout));
 }
 
@@ -252,7 +223,7 @@ fn timeout_signals_the_group_and_wins() {
 fn exit_without_marker_is_incomplete() {
     let mut a = Attempt::new(setup(false));
     a.handle(Event::Output(b"did some work\r\n"), secs(1));
-    a.handle(Event::Exited(exit0()), secs(2));
+    a.handle(Event::Exited(exit_code(0)), secs(2));
     assert_eq!(a.verdict().unwrap().failure, Some(FailureType::Incomplete));
     assert_eq!(a.next_deadline(), None);
 }
@@ -287,10 +258,6 @@ fn one_dialog_matched_by_two_rules_is_answered_once_by_the_first_auto_rule() {
         assert_eq!(writes(&fx), want, "{auto:?}");
         assert_eq!(a.waiting().is_some(), want.is_empty());
     }
-}
-
-fn millis(ms: u64) -> Duration {
-    Duration::from_millis(ms)
 }
 
 #[test]
@@ -434,4 +401,25 @@ fn a_rule_with_a_wait_answers_once_the_dialog_stayed() {
     for at in [1500, 2500, 4000] {
         assert!(writes(&b.handle(Event::Tick, Duration::from_millis(at))).is_empty());
     }
+}
+
+/// The attempt is composed of parts: its one `impl Attempt` is in `mod.rs`, and a feature
+/// that would need another is a new part (a channel in `core::channel`), not a new file.
+/// (`clippy::multiple_inherent_impl` is emitted at the crate's level only, so the attempt
+/// cannot turn it on for itself alone; this test keeps the same line.)
+#[test]
+fn the_attempt_has_one_impl_block() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/core/attempt");
+    let mut blocks = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("src/core/attempt") {
+        let path = entry.expect("an entry").path();
+        let text = std::fs::read_to_string(&path).expect("a source file");
+        let count = text
+            .lines()
+            .filter(|l| l.starts_with("impl Attempt {") || l.starts_with("impl super::Attempt {"))
+            .count();
+        blocks.extend(std::iter::repeat_n(path, count));
+    }
+    assert_eq!(blocks.len(), 1, "{blocks:?}");
+    assert!(blocks[0].ends_with("mod.rs"), "{blocks:?}");
 }
