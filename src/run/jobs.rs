@@ -7,10 +7,12 @@
 //! `blocking_send` waits for room in the bounded channel (a flooding agent is slowed down, not
 //! buffered), `try_send` never waits.
 //!
-//! A worker thread is started one way, `spawn_job` (a one-shot job whose result goes to an
-//! outbox) or `spawn_thread` (a thread whose result, if any, is joined): named, and when the
-//! system has no thread to give, a typed `CannotStart` with the work handed back
-//! (`NotStarted`), so the caller can do it here, later, or not at all, as its worker requires.
+//! Every thread of herd's is started here, one way, `spawn_job` (a one-shot job whose result
+//! goes to an outbox) or `spawn_thread` (a thread whose result, if any, is joined; dropped, it
+//! runs on detached, as a server's or a pump's does): named, a panic reported in the log with
+//! the thread's name (`runs/herd.log`: a dashboard's stderr is its screen), and when the system
+//! has no thread to give, a typed `CannotStart` with the work handed back (`NotStarted`), so the
+//! caller can do it here, later, or not at all, as its worker requires.
 //!
 //! This module knows no receiver and no worker; it must not import either.
 
@@ -216,9 +218,11 @@ where
     R: Send + 'static,
 {
     let (hand, handed) = std_mpsc::sync_channel::<W>(1);
-    let spawned = builder
-        .name(name.clone())
-        .spawn(move || handed.recv().ok().map(run));
+    let reported_as = name.clone();
+    let spawned = builder.name(name.clone()).spawn(move || {
+        let work = handed.recv().ok()?;
+        Some(reporting_panics(&reported_as, || run(work)))
+    });
     let thread = match spawned {
         Ok(thread) => thread,
         Err(cause) => {
@@ -241,6 +245,31 @@ where
             work,
         }),
     }
+}
+
+/// Runs `run`; a panic in it is logged with the thread's `name`, then goes on unwinding (the
+/// thread ends as it would have, and a `Job` joined on it says so).
+fn reporting_panics<R>(name: &str, run: impl FnOnce() -> R) -> R {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+        Ok(result) => result,
+        Err(payload) => {
+            tracing::error!(
+                thread = name,
+                "the thread panicked: {}",
+                panic_text(&*payload)
+            );
+            std::panic::resume_unwind(payload)
+        }
+    }
+}
+
+/// What a panic said (its `&str` or `String` message).
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)")
 }
 
 /// The channel behind an outbox, whatever its receiver's type.
@@ -397,6 +426,19 @@ mod tests {
                 .starts_with("cannot start the thread huge-stack: "),
             "{io}"
         );
+    }
+
+    #[test]
+    fn a_panic_is_told_with_its_message() {
+        let said = std::panic::catch_unwind(|| panic!("on purpose {}", 7)).expect_err("panicked");
+        assert_eq!(panic_text(&*said), "on purpose 7");
+        let said = std::panic::catch_unwind(|| panic!("literal")).expect_err("panicked");
+        assert_eq!(panic_text(&*said), "literal");
+        let said = std::panic::catch_unwind(|| std::panic::panic_any(5_u8)).expect_err("panicked");
+        assert_eq!(panic_text(&*said), "(no message)");
+        let unwound = std::panic::catch_unwind(|| reporting_panics("t", || panic!("again")));
+        assert!(unwound.is_err(), "the panic goes on after it is reported");
+        assert_eq!(reporting_panics("t", || 3), 3);
     }
 
     #[test]
