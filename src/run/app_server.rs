@@ -150,7 +150,7 @@ impl Worker {
             if self.stop.load(Ordering::SeqCst) {
                 return Err("the attempt ended before the server listened".into());
             }
-            match ipc::connect(&self.socket) {
+            match ipc::connect_own(&self.socket) {
                 Ok(stream) => break stream,
                 // Served by another user (whoever could put a socket in our private folder):
                 // nothing to wait for.

@@ -205,7 +205,7 @@ fn ask_herd(input: &str) -> Option<String> {
     let socket = std::env::var_os(hook::SOCKET_ENV)?;
     let token = std::env::var(hook::TOKEN_ENV).ok()?;
     let input: Value = serde_json::from_str(input).ok()?;
-    let mut stream = ipc::connect(Path::new(&socket)).ok()?;
+    let mut stream = ipc::connect_own(Path::new(&socket)).ok()?;
     stream
         .set_read_timeout(Some(ANSWER_WAIT + READ_WAIT))
         .ok()?;

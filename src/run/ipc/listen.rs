@@ -7,7 +7,7 @@ use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 
-use super::peer::Peer;
+use super::peer::{Peer, PeerRefused};
 
 /// Why a socket could not be served.
 #[derive(Debug, thiserror::Error)]
@@ -46,7 +46,10 @@ pub enum Arrival {
     Admitted { stream: UnixStream, peer: Peer },
     /// From another user, or one that cannot be told: logged already; the stream is there for
     /// a last word, then to be dropped.
-    Refused { stream: UnixStream },
+    Refused {
+        stream: UnixStream,
+        why: PeerRefused,
+    },
 }
 
 /// A socket served, whose connections come checked.
@@ -75,9 +78,9 @@ impl Listener {
         let (stream, _) = self.listener.accept()?;
         Ok(match Peer::of(&stream) {
             Ok(peer) => Arrival::Admitted { stream, peer },
-            Err(refused) => {
-                tracing::warn!("{}: {refused}", self.name);
-                Arrival::Refused { stream }
+            Err(why) => {
+                why.log(self.name);
+                Arrival::Refused { stream, why }
             }
         })
     }

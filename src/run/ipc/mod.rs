@@ -24,9 +24,17 @@ pub use lines::{LineRead, read_line, read_line_or_error, skip_rest_of_line, writ
 pub use listen::{Arrival, BindError, Listener};
 pub use peer::{Peer, PeerRefused};
 
-/// Dials the socket at `path` and checks that it is served by this user: a socket of another
-/// user's is refused (`PermissionDenied`) before a byte goes through.
+/// Dials the socket at `path` of a server that checks who calls and answers another user in
+/// its own words (the control socket closes, the attach socket says why): herd's servers.
 pub fn connect(path: &Path) -> io::Result<UnixStream> {
+    UnixStream::connect(path)
+}
+
+/// Dials the socket at `path` and checks that it is served by this user: a socket of another
+/// user's is refused (`PermissionDenied`) before a byte goes through. For the servers herd
+/// did not write (the Codex app server), and for `herd hook`, which has nothing to say to a
+/// stranger.
+pub fn connect_own(path: &Path) -> io::Result<UnixStream> {
     let stream = UnixStream::connect(path)?;
     Peer::of(&stream).map_err(io::Error::from)?;
     Ok(stream)

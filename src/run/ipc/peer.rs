@@ -14,8 +14,8 @@ pub struct Peer {
 #[derive(Debug, thiserror::Error)]
 pub enum PeerRefused {
     #[error(
-        "refused a connection of another user (uid {uid}, pid {pid}): herd's sockets are \
-         for the user it runs as (uid {me})"
+        "the other end belongs to another user (uid {uid}, pid {pid}), not to this one (uid \
+         {me}): herd's sockets join a user's own processes only"
     )]
     OtherUser { uid: u32, pid: i32, me: u32 },
     #[error("cannot read who is at the other end of the socket: {0}")]
@@ -25,6 +25,20 @@ pub enum PeerRefused {
 impl From<PeerRefused> for io::Error {
     fn from(refused: PeerRefused) -> io::Error {
         io::Error::new(io::ErrorKind::PermissionDenied, refused)
+    }
+}
+
+impl PeerRefused {
+    /// Logs the refusal of a connection to the socket called `server`.
+    pub fn log(&self, server: &str) {
+        match self {
+            PeerRefused::OtherUser { uid, pid, .. } => {
+                tracing::warn!(pid, uid, "{server}: refused a connection of another user");
+            }
+            PeerRefused::Unknown(error) => {
+                tracing::warn!("{server}: cannot read the caller's credentials: {error}");
+            }
+        }
     }
 }
 
@@ -66,6 +80,7 @@ mod tests {
         };
         let refused = stranger.admitted_by(me).expect_err("another user");
         let said = refused.to_string();
+        assert!(said.contains("belongs to another user"), "{said}");
         assert!(
             said.contains(&format!("uid {}", me.wrapping_add(1))),
             "{said}"
