@@ -168,6 +168,14 @@ impl<R> Job<R> {
         }
     }
 
+    /// Whether the work has ended, for a caller that waits only so long (a job done here has).
+    pub fn is_finished(&self) -> bool {
+        match &self.state {
+            JobState::Running(thread) => thread.is_finished(),
+            JobState::Done(_) => true,
+        }
+    }
+
     /// Waits for the result; `None` when the work panicked.
     pub fn join(self) -> Option<R> {
         match self.state {
@@ -405,6 +413,7 @@ mod tests {
         })
         .expect("started");
         assert_eq!(named.join(), Some(Some("thread-test".to_string())));
+        assert!(Job::done(7).is_finished());
         assert_eq!(Job::done(7).join(), Some(7));
         let panicked = spawn_thread("panic-test", || -> u8 { panic!("on purpose") });
         assert_eq!(panicked.expect("started").join(), None);

@@ -268,8 +268,8 @@ fn accept_clients(listener: Listener, tx: mpsc::Sender<Event>) -> Result<(), Can
         loop {
             let stream = match listener.accept() {
                 Ok(Arrival::Admitted { stream, .. }) => stream,
-                Ok(Arrival::Refused { mut stream }) => {
-                    eprintln!("herd hold: refused an attach of another user");
+                Ok(Arrival::Refused { mut stream, why }) => {
+                    eprintln!("herd hold: refused an attach from user: {why}");
                     let why = "refused: this background herd belongs to another user";
                     let _ = send(&mut stream, &Frame::Bye(why.into()));
                     continue;
