@@ -213,6 +213,28 @@ where
     start(Builder::new(), name.into(), work, |work: W| work())
 }
 
+/// Why work handed to `blocking` gave no result.
+#[derive(Debug, thiserror::Error)]
+pub enum Unfinished {
+    #[error(transparent)]
+    CannotStart(#[from] CannotStart),
+    #[error("the thread {name} panicked (its message is in the log)")]
+    Panicked { name: String },
+}
+
+/// Runs `work` on a thread named `name` and awaits its result: for async code that must not
+/// block its runtime (tokio's blocking pool would give the work a nameless thread).
+pub async fn blocking<R, W>(name: impl Into<String>, work: W) -> Result<R, Unfinished>
+where
+    R: Send + 'static,
+    W: FnOnce() -> R + Send + 'static,
+{
+    let name = name.into();
+    let (tell, told) = tokio::sync::oneshot::channel();
+    spawn_thread(name.clone(), move || drop(tell.send(work()))).map_err(|not| not.error)?;
+    told.await.map_err(|_| Unfinished::Panicked { name })
+}
+
 /// Starts a thread of `builder` named `name` that does `run(work)`. The work is handed to the
 /// thread once it runs, so that a thread that cannot start gives it back.
 fn start<W, R>(
@@ -435,6 +457,20 @@ mod tests {
                 .starts_with("cannot start the thread huge-stack: "),
             "{io}"
         );
+    }
+
+    #[test]
+    fn blocking_work_is_awaited_and_its_panic_told() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        let done = runtime.block_on(blocking("blocking-test", || 6 * 7));
+        assert_eq!(done.expect("done"), 42);
+        let panicked = runtime.block_on(blocking("blocking-panic", || -> u8 {
+            panic!("on purpose")
+        }));
+        let said = panicked.expect_err("panicked").to_string();
+        assert!(said.contains("blocking-panic panicked"), "{said}");
     }
 
     #[test]
