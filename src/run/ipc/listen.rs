@@ -13,12 +13,10 @@ use super::peer::{Peer, PeerRefused};
 #[derive(Debug, thiserror::Error)]
 pub enum BindError {
     #[error(
-        "{} is served by a running herd (pid {pid}): stop it first, or use the one that runs",
+        "{} is served by a running herd ({herd}): stop it first, or use the one that runs",
         path.display()
     )]
-    Live { path: PathBuf, pid: i32 },
-    #[error("{} is served by a running herd: stop it first, or use the one that runs", path.display())]
-    LiveUnknown { path: PathBuf },
+    Live { path: PathBuf, herd: String },
     #[error(
         "{} is not a socket: herd will not replace it; move it away and start again",
         path.display()
@@ -31,7 +29,7 @@ pub enum BindError {
 impl From<BindError> for io::Error {
     fn from(error: BindError) -> io::Error {
         let kind = match &error {
-            BindError::Live { .. } | BindError::LiveUnknown { .. } => io::ErrorKind::AddrInUse,
+            BindError::Live { .. } => io::ErrorKind::AddrInUse,
             BindError::NotASocket { .. } => io::ErrorKind::AlreadyExists,
             BindError::Io { source, .. } => source.kind(),
         };
@@ -89,34 +87,30 @@ impl Listener {
 /// Removes a socket at `path` nobody answers on; refuses a live one, or a file that is not a
 /// socket.
 fn clear_stale(path: &Path) -> Result<(), BindError> {
-    let path_buf = path.to_path_buf();
+    let failed = |source| BindError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
     let meta = match std::fs::symlink_metadata(path) {
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(()),
-        Err(source) => {
-            return Err(BindError::Io {
-                path: path_buf,
-                source,
-            });
-        }
-        Ok(meta) => meta,
+        found => found.map_err(failed)?,
     };
+    let path_buf = path.to_path_buf();
     if !meta.file_type().is_socket() {
         return Err(BindError::NotASocket { path: path_buf });
     }
     if let Ok(live) = UnixStream::connect(path) {
-        return Err(match rustix::net::sockopt::socket_peercred(&live) {
-            Ok(cred) => BindError::Live {
-                path: path_buf,
-                pid: cred.pid.as_raw_nonzero().get(),
-            },
-            Err(_) => BindError::LiveUnknown { path: path_buf },
+        let herd = rustix::net::sockopt::socket_peercred(&live)
+            .map_or("its pid unknown".into(), |cred| {
+                format!("pid {}", cred.pid.as_raw_nonzero())
+            });
+        return Err(BindError::Live {
+            path: path_buf,
+            herd,
         });
     }
     match std::fs::remove_file(path) {
-        Err(error) if error.kind() != io::ErrorKind::NotFound => Err(BindError::Io {
-            path: path_buf,
-            source: error,
-        }),
+        Err(error) if error.kind() != io::ErrorKind::NotFound => Err(failed(error)),
         _ => Ok(()),
     }
 }
@@ -153,11 +147,9 @@ mod tests {
         let path = dir.path().join("s.sock");
         let _live = Listener::bind(&path, "test socket").expect("first");
         let error = Listener::bind(&path, "test socket").expect_err("live");
-        assert!(
-            matches!(error, BindError::Live { pid, .. } if pid == std::process::id() as i32),
-            "{error:?}"
-        );
-        assert!(error.to_string().contains("running herd (pid "), "{error}");
+        let herd = format!("running herd (pid {})", std::process::id());
+        assert!(matches!(error, BindError::Live { .. }), "{error:?}");
+        assert!(error.to_string().contains(&herd), "{error}");
         assert_eq!(io::Error::from(error).kind(), io::ErrorKind::AddrInUse);
         assert!(
             UnixStream::connect(&path).is_ok(),
