@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::protocol::{self, Call, INTERNAL_ERROR, Incoming, RpcError};
-use crate::run::ipc::{self, Arrival, LineRead, Listener};
+use crate::run::ipc::{self, Arrival, BindError, LineRead, Listener};
 use crate::run::jobs;
 use crate::run::rendezvous::{Registration, Rendezvous, RunMode};
 
@@ -68,8 +68,7 @@ pub fn start(tasks: &Path, runs_dir: &Path, mode: RunMode) -> io::Result<Control
         started_at: jiff::Timestamp::now().to_string(),
         herd_version: env!("CARGO_PKG_VERSION").to_string(),
     };
-    // Only one herd runs a file (the tasks file's lease): a socket left there is a dead herd's.
-    let listener = Listener::bind(&names.control, "control socket")?;
+    let listener = listen(&names.control)?;
     registration.write(&names.registration)?;
     let (requests_tx, requests) = mpsc::unbounded_channel();
     let (events, _) = broadcast::channel(EVENT_BACKLOG);
@@ -104,6 +103,21 @@ pub fn start(tasks: &Path, runs_dir: &Path, mode: RunMode) -> io::Result<Control
             forwarders,
         },
     })
+}
+
+/// Serves the control socket at `path`. Only one herd runs a file (the tasks file's lease): a
+/// socket that answers there is of a herd that gave the file up and is leaving (it writes its
+/// last events for `FLUSH_LIMIT` at most), so it is waited for that long before it is an error.
+fn listen(path: &Path) -> io::Result<Listener> {
+    let until = Instant::now() + FLUSH_LIMIT + Duration::from_secs(1);
+    loop {
+        match Listener::bind(path, "control socket") {
+            Err(BindError::Live { .. }) if Instant::now() < until => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            bound => return Ok(bound?),
+        }
+    }
 }
 
 /// The server's files, its accept thread's stop switch, and its subscribers' threads.
