@@ -20,6 +20,7 @@ pub mod guard_context;
 pub mod headless;
 pub mod hook_server;
 pub mod hygiene;
+pub mod ipc;
 pub mod jobs;
 pub mod last_run;
 pub mod launch;
