@@ -184,7 +184,7 @@ impl Engine {
 
     /// Every prompt waiting for the operator, in task order.
     pub(super) fn waiting_prompts(&self) -> Vec<PromptInfo> {
-        let mut tasks: Vec<usize> = self.live.values().map(|l| l.task).collect();
+        let mut tasks: Vec<usize> = self.attempts.live().map(|(_, l)| l.task).collect();
         tasks.sort_unstable();
         tasks
             .into_iter()
@@ -207,8 +207,9 @@ impl Engine {
             ))))
         };
         let Some(live) = self
-            .live
-            .values()
+            .attempts
+            .live()
+            .map(|(_, live)| live)
             .find(|l| l.prompts.is_current(prompt_id) && l.attempt.waiting().is_some())
         else {
             return stale();

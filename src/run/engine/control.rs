@@ -82,12 +82,11 @@ impl super::Engine {
     /// The task an inbox report is about, while its attempt is live.
     pub fn task_of_report(&self, report: &EngineInbox) -> Option<usize> {
         let key = report.key()?;
-        self.live.get(&key).map(|live| live.task)
+        self.attempts.get_live(key).map(|live| live.task)
     }
 
     fn live_mut(&mut self, index: usize) -> Option<&mut LiveAttempt> {
-        let key = self.live_by_task.get(&index)?;
-        self.live.get_mut(key)
+        self.attempts.live_of_task_mut(index).map(|(_, live)| live)
     }
 
     pub(super) fn task_label(&self, index: usize) -> Option<(String, TaskStatus)> {

@@ -110,9 +110,7 @@ impl Engine {
 
     /// Nothing runs, and the file has not parsed for `WAIT_FOR_VALID_FILE`: the run ends.
     pub(super) fn gave_up_on_file(&self) -> bool {
-        self.live.is_empty()
-            && self.ending.is_empty()
-            && self.preparing.is_empty()
+        self.attempts.awaiting().count() == self.attempts.len()
             && self
                 .gives_up_on_file_at()
                 .is_some_and(|at| self.clock.at >= at)

@@ -73,12 +73,12 @@ impl Engine {
     /// about to start (`starting`).
     pub(super) fn choose_host(&self, name: &str, starting: &[&str], now: Instant) -> HostChoice {
         let mut load: BTreeMap<String, usize> = BTreeMap::new();
-        for live in self.live.values() {
+        for (_, live) in self.attempts.live() {
             if let Some(remote) = &live.remote {
                 *load.entry(remote.host.name.clone()).or_default() += 1;
             }
         }
-        for planned in self.preparing.values() {
+        for (_, planned) in self.attempts.preparing() {
             if let Some(host) = &planned.host {
                 *load.entry(host.name.clone()).or_default() += 1;
             }
@@ -117,7 +117,7 @@ impl Engine {
         now: Instant,
         lost: Option<String>,
     ) -> Result<bool> {
-        let Some(live) = self.live.get(&key) else {
+        let Some(live) = self.attempts.get_live(key) else {
             return Ok(false);
         };
         let Some(remote) = &live.remote else {
@@ -137,10 +137,9 @@ impl Engine {
             LauncherEnd::Unreachable { reason } => (false, reason),
             LauncherEnd::Lost { reason } => (true, reason),
         };
-        let Some(mut live) = self.live.remove(&key) else {
+        let Some(mut live) = self.attempts.take_live(key) else {
             return Ok(false);
         };
-        self.live_by_task.remove(&live.task);
         let Some(remote) = live.remote.take() else {
             return Ok(false);
         };
@@ -199,7 +198,7 @@ impl Engine {
     /// happen (the task keeps its status and attempts) and the host goes out of rotation.
     pub(super) fn unreachable_at_start(
         &mut self,
-        planned: super::prepare::Planned,
+        planned: super::attempts::Planned,
         reason: String,
         now: Instant,
     ) -> Result<()> {

@@ -100,14 +100,12 @@ impl Engine {
         let now = self.turn(now);
         self.drive(Input::Operator(QueueCommand::Stop), now)?;
         // Not started yet (nothing marked them `running`): they stay as they are.
-        for planned in std::mem::take(&mut self.preparing).into_values() {
-            self.live_by_task.remove(&planned.index);
-        }
+        self.attempts.take_all_preparing();
         // Prepared, waiting for the write that marks them `running`: back to what they were.
         self.withdraw_starts(None);
-        let keys: Vec<u64> = self.live.keys().copied().collect();
+        let keys: Vec<u64> = self.attempts.live().map(|(key, _)| key).collect();
         for key in keys {
-            if let Some(live) = self.live.get_mut(&key) {
+            if let Some(live) = self.attempts.get_live_mut(key) {
                 live.stopped_by_operator = true;
                 let at = now.saturating_duration_since(live.started);
                 let effects = live.attempt.handle(Event::Cancel, at);
@@ -127,7 +125,7 @@ impl Engine {
         self.kill_all();
         self.withdraw_starts(None);
         let ended_at = outcome::utc_timestamp(self.clock.wall);
-        let in_flight: Vec<(usize, u32)> = (self.live.values().chain(self.ending.values()))
+        let in_flight: Vec<(usize, u32)> = (self.attempts.live_then_ending())
             .map(|l| (l.task, l.number))
             .collect();
         let file = self.store.file_mut();
@@ -158,14 +156,14 @@ impl Engine {
     /// Kills every agent's process group at once (a second Ctrl-C, or leaving for good), and
     /// every process the attempts started, wherever it went.
     pub fn kill_all(&mut self) {
-        for live in self.live.values() {
+        for (_, live) in self.attempts.live() {
             live.process.signal(crate::core::attempt::StopSignal::Kill);
         }
         // The hosts' sweeps run at once, each on its own thread, while the local ones run here
         // (a sweep that gets no thread runs here too, before them).
         let on_hosts: Vec<_> = self
-            .live
-            .iter()
+            .attempts
+            .live()
             .filter_map(|(key, live)| {
                 let sweep = super::hosts::sweep_on_host(live)?;
                 let job = jobs::spawn_thread(format!("leave-sweep-{key}"), sweep)
@@ -173,7 +171,7 @@ impl Engine {
                 Some((live.task_id.clone(), job))
             })
             .collect();
-        for live in self.live.values() {
+        for (_, live) in self.attempts.live() {
             let ended = hygiene::end_attempt(
                 &live.cookie,
                 &live.known_processes,

@@ -29,7 +29,7 @@
 //! The tasks file is written by `commit` on a writer thread, pipelined: an agent is launched
 //! once the write that marks its task `running` is on disk (`commit` says why that is enough).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -37,14 +37,10 @@ use color_eyre::eyre::Result;
 use tokio::sync::mpsc;
 
 use super::clock::Now;
-use super::failure_report;
-use super::hygiene::{self, EndedProcess};
+use super::hygiene;
 use super::jobs::Outbox;
-use super::launch::LaunchPlan;
-use super::pty::AgentProcess;
-use super::recorder::Recorder;
 use super::store::TaskStore;
-use crate::core::attempt::{Attempt, Note};
+use crate::core::attempt::Note;
 use crate::core::batch::Batch;
 use crate::core::classify::Verdict;
 use crate::core::profile::ProfileSet;
@@ -55,6 +51,7 @@ mod agent_report;
 pub mod api;
 #[cfg(test)]
 mod api_tests;
+mod attempts;
 pub mod command;
 #[cfg(test)]
 mod command_tests;
@@ -88,6 +85,7 @@ mod view;
 #[cfg(test)]
 mod view_tests;
 
+pub use attempts::LiveAttempt;
 pub use commit::LAST_WRITE_WAIT;
 pub use view::{BatchView, LiveView};
 
@@ -181,66 +179,6 @@ pub enum EngineEvent {
     },
 }
 
-/// One running attempt.
-pub struct LiveAttempt {
-    pub task: usize,
-    pub task_id: String,
-    pub number: u32,
-    pub attempt: Attempt,
-    /// The id of the prompt waiting for the operator now, and how many waited before.
-    pub prompts: crate::core::prompt_id::PromptIds,
-    process: AgentProcess,
-    recorder: Recorder,
-    plan: LaunchPlan,
-    pub started: Instant,
-    started_at: jiff::Timestamp,
-    /// The operator stopped herd: the task goes back to `retryable`.
-    stopped_by_operator: bool,
-    /// (cols, rows) the PTY started at.
-    size: (u16, u16),
-    /// `git status` of the task's folder when the attempt started (None outside a repository).
-    /// `git status` as the attempt started, for a failure's changed files (in a repository).
-    git_before: failure_report::GitSnapshot,
-    /// The profile's account this attempt uses, by index.
-    pub account: Option<usize>,
-    /// The signal file's text as last read, so an unchanged file is not read into the attempt
-    /// again.
-    signal_text: Option<String>,
-    /// The worker that reads the signal file and the agent's own log (the profile's
-    /// `agent_log`); gone once its last read came in. Where the attempt's end is, is the
-    /// batch's (`core::batch::end`).
-    files: Option<super::attempt_files::FileWatch>,
-    /// `HERD_ATTEMPT_ID` of this attempt: every process it starts carries it.
-    cookie: String,
-    /// Processes seen under the agent before herd signalled it (found again by identity, for
-    /// those that cleared their environment).
-    known_processes: Vec<(u32, u64)>,
-    /// What was ended after the agent exited.
-    swept: Vec<EndedProcess>,
-    /// What the worker gathered at its end, until it is concluded.
-    gathered: Option<Box<gathered::Gathered>>,
-    /// The host it runs on, when not here.
-    remote: Option<hosts::RemoteState>,
-    /// The listener of the CLI's hooks (profiles with `hooks`, agents here), gone with the
-    /// attempt.
-    _hooks: Option<super::hook_server::HookServer>,
-    /// herd's client of the attempt's Codex app server, when its command places
-    /// `{app_server}` and the agent runs here.
-    app_server: Option<super::app_server::AppServerLink>,
-}
-
-impl LiveAttempt {
-    /// The launch plan the attempt runs (argv, completion rule, resumed session).
-    pub fn plan(&self) -> &LaunchPlan {
-        &self.plan
-    }
-
-    /// The host it runs on, when not here.
-    pub fn host(&self) -> Option<&str> {
-        self.remote.as_ref().map(|r| r.host.name.as_str())
-    }
-}
-
 pub struct Engine {
     /// The tasks file's writer and the generations handed to it. First, so it is dropped (its
     /// last write and the spare's removal waited for) before `store` gives the lock up.
@@ -248,13 +186,8 @@ pub struct Engine {
     store: TaskStore,
     profiles: ProfileSet,
     opts: EngineOptions,
-    live: BTreeMap<u64, LiveAttempt>,
-    /// Attempts that ended and wait for their end to be gathered off the loop (`gather`).
-    ending: BTreeMap<u64, LiveAttempt>,
-    /// Attempts whose worktree, signal file or host folder is being made (`prepare`).
-    preparing: BTreeMap<u64, prepare::Planned>,
-    live_by_task: HashMap<usize, u64>,
-    next_key: u64,
+    /// Every attempt holding a slot, at its stage (`attempts`).
+    attempts: attempts::Attempts,
     /// The batch's decisions: which task starts next (retry times, quota holds, accounts,
     /// hosts, pause, stop).
     batch: Batch,
@@ -273,9 +206,6 @@ pub struct Engine {
     last_durations: HashMap<usize, Duration>,
     /// Attempts whose connection was lost: swept on their host once it is back.
     unswept: Vec<(crate::core::remote::hosts::Host, String)>,
-    /// Starts prepared (their task `running` in the document) that wait for the write that
-    /// records it before their agents launch; each holds a slot.
-    awaiting: Vec<start::Starting>,
     /// The time of the current turn, as the frontend gave it: every timestamp written in the
     /// turn is its `wall`. The engine reads no clock.
     clock: Now,
@@ -303,11 +233,7 @@ impl Engine {
             store,
             profiles,
             opts,
-            live: BTreeMap::new(),
-            ending: BTreeMap::new(),
-            preparing: BTreeMap::new(),
-            live_by_task: HashMap::new(),
-            next_key: 1,
+            attempts: attempts::Attempts::default(),
             batch: Batch::default(),
             inbox,
             events: Vec::new(),
@@ -317,7 +243,6 @@ impl Engine {
             launch_sizes: Vec::new(),
             last_durations: HashMap::new(),
             commits,
-            awaiting: Vec::new(),
             clock: now,
             file_invalid: None,
             notify: notify::NotifyState::default(),

@@ -46,9 +46,9 @@ impl Engine {
     }
 
     fn wait_facts(&self) -> Vec<WaitFact> {
-        self.live
-            .values()
-            .filter_map(|live| {
+        self.attempts
+            .live()
+            .filter_map(|(_, live)| {
                 let waiting = live.attempt.waiting()?;
                 let rule = live.attempt.profile().prompts.get(waiting.rule)?;
                 let judged = waiting.decision.as_ref().filter(|d| !d.is_allow());

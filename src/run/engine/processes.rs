@@ -70,7 +70,7 @@ impl Engine {
         now: Instant,
     ) -> Result<()> {
         self.revert_start(index, before);
-        let running = self.live.len() + self.ending.len();
+        let running = self.attempts.with_agent();
         self.opts.concurrency = running.max(1).min(self.opts.concurrency);
         self.batch
             .queue_mut()
