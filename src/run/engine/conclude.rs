@@ -9,10 +9,12 @@ use std::time::{Duration, Instant};
 use color_eyre::eyre::{Result, WrapErr};
 use serde_json::json;
 
+use super::Engine;
 use super::agent_report::AgentReport;
+use super::attempts::LiveAttempt;
+use super::event::{EngineEvent, note_label};
 use super::gather::{self, FailureJob, GatherJob};
 use super::gathered::Gathered;
-use super::{Engine, EngineEvent, LiveAttempt, note_label};
 
 use crate::core::attempt::{Attempt, Event, Note};
 use crate::core::batch::EndInput;

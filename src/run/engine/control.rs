@@ -12,7 +12,7 @@ use std::path::Path;
 use color_eyre::eyre::Result;
 use serde_json::{Value, json};
 
-use super::LiveAttempt;
+use super::attempts::LiveAttempt;
 use crate::core::attempt::Event;
 use crate::core::rerun::RetryReset;
 use crate::core::task::TaskStatus;

@@ -22,7 +22,8 @@ use std::time::{Duration, Instant};
 
 use color_eyre::eyre::{Result, eyre};
 
-use super::{Engine, EngineEvent};
+use super::Engine;
+use super::event::EngineEvent;
 use crate::core::task::TaskStatus;
 use crate::run::store::format_problem;
 

@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 use color_eyre::eyre::Result;
 use serde_json::json;
 
-use super::{Engine, EngineEvent, LiveAttempt};
+use super::Engine;
+use super::attempts::LiveAttempt;
+use super::event::EngineEvent;
 use crate::core::remote::host_choice::HostChoice;
 use crate::core::remote::hosts::Host;
 use crate::core::remote::script::{self as remote_script, LauncherEnd, SweepScope};

@@ -7,7 +7,8 @@ use std::time::Duration;
 use color_eyre::eyre::Result;
 use serde_json::json;
 
-use super::{Engine, EngineEvent};
+use super::Engine;
+use super::event::EngineEvent;
 use crate::run::clock::Now;
 
 use crate::core::attempt::Event;

@@ -7,11 +7,13 @@ use std::time::{Duration, Instant};
 use color_eyre::eyre::{Result, WrapErr};
 use serde_json::json;
 
+use super::Engine;
 use super::agent_report::AgentReport;
+use super::attempts::LiveAttempt;
 use super::attempts::Starting;
 use super::conclude::Ended;
+use super::event::EngineEvent;
 use super::inbox::EngineInbox;
-use super::{Engine, EngineEvent, LiveAttempt};
 
 use crate::core::attempt::{
     Attempt, AttemptSetup, DEFAULT_ANSWER_CAP, DEFAULT_PERMISSION_WAIT_SEC,

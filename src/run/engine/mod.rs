@@ -30,7 +30,6 @@
 //! once the write that marks its task `running` is on disk (`commit` says why that is enough).
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use color_eyre::eyre::Result;
@@ -40,11 +39,8 @@ use super::clock::Now;
 use super::hygiene;
 use super::jobs::Outbox;
 use super::store::TaskStore;
-use crate::core::attempt::Note;
 use crate::core::batch::Batch;
-use crate::core::classify::Verdict;
 use crate::core::profile::ProfileSet;
-use crate::core::task::TaskStatus;
 use inbox::EngineInbox;
 
 mod agent_report;
@@ -65,6 +61,7 @@ mod control_tests;
 pub mod edits;
 #[cfg(test)]
 mod edits_tests;
+pub mod event;
 mod executor;
 mod files;
 pub mod gather;
@@ -74,6 +71,7 @@ pub mod inbox;
 mod interrupted;
 mod launch_agent;
 mod notify;
+pub mod options;
 mod prepare;
 mod processes;
 mod queries;
@@ -87,97 +85,9 @@ mod view_tests;
 
 pub use attempts::LiveAttempt;
 pub use commit::LAST_WRITE_WAIT;
+pub use event::{EngineEvent, note_label};
+pub use options::EngineOptions;
 pub use view::{BatchView, LiveView};
-
-/// How often a running agent's signal file and log are read here.
-const SIGNAL_POLL: Duration = Duration::from_secs(1);
-/// How often they are read on a host (each read is one run of its launcher).
-const REMOTE_POLL: Duration = Duration::from_secs(2);
-/// A task whose agent could not start for lack of resources tries again after this.
-const SPAWN_RETRY_AFTER: Duration = Duration::from_secs(5);
-
-#[derive(Debug, Clone)]
-pub struct EngineOptions {
-    pub concurrency: usize,
-    pub rows: u16,
-    pub cols: u16,
-    pub runs_dir: PathBuf,
-    /// Task ids to run; empty means every enabled task.
-    pub only: Vec<String>,
-    /// Prompts wait for the operator without a time limit (the dashboard); headless they fail
-    /// the attempt after `permission_wait_sec`.
-    pub operator_present: bool,
-    /// The hosts a task's `host` may name (empty: every task runs here).
-    pub hosts: crate::core::remote::hosts::HostSet,
-    /// Record the keys the operator types in take-over mode (`--record-input`); otherwise only
-    /// how many and when.
-    pub record_input: bool,
-}
-
-/// What happened, for the frontends to show.
-#[derive(Debug, Clone, PartialEq)]
-pub enum EngineEvent {
-    Resumed {
-        task_id: String,
-        attempt: u32,
-    },
-    Started {
-        task_id: String,
-        attempt: u32,
-        command: String,
-    },
-    Note {
-        task_id: String,
-        note: Note,
-    },
-    Finished {
-        task_id: String,
-        attempt: u32,
-        verdict: Verdict,
-        status: TaskStatus,
-    },
-    ConfigFailed {
-        task_id: String,
-        evidence: String,
-    },
-    RetryScheduled {
-        task_id: String,
-        after: Duration,
-    },
-    /// The agent could not start for lack of resources (open files, processes, memory): the
-    /// task waits for a slot, not a failure, and concurrency was lowered.
-    SpawnDeferred {
-        task_id: String,
-        reason: String,
-        concurrency: usize,
-    },
-    /// The task's host could not be reached or the connection was lost: the attempt does not
-    /// count, the task goes back to the queue and the host is out of rotation for a while.
-    HostTrouble {
-        task_id: String,
-        host: String,
-        evidence: String,
-        out_for: Duration,
-    },
-    /// The operator's version of the tasks file was merged: what was picked up
-    /// (`tasks file changed: 1 task added, 1 prompt changed`).
-    TasksFileChanged {
-        summary: String,
-    },
-    /// The operator's version does not parse: `FILE:LINE:COL: message`. herd writes nothing
-    /// until it does.
-    TasksFileInvalid {
-        problem: String,
-    },
-    /// The tasks file parses again after `TasksFileInvalid`: herd's changes are written.
-    TasksFileParses,
-    /// At the start: results `runs/` recorded and the tasks file did not have (`recovered 3
-    /// results from runs/`), each task with its attempt and status, now in the file.
-    RecoveredFromRuns {
-        summary: String,
-        tasks: Vec<(String, u32, TaskStatus)>,
-    },
-}
 
 pub struct Engine {
     /// The tasks file's writer and the generations handed to it. First, so it is dropped (its
@@ -280,39 +190,5 @@ impl Engine {
     fn turn(&mut self, now: Now) -> Instant {
         self.clock = now;
         now.at
-    }
-}
-
-/// The cast marker text for a note.
-pub fn note_label(note: &Note) -> String {
-    match note {
-        Note::PromptShown { rule, text } => format!("prompt {rule}: {text}"),
-        Note::AutoAnswered { rule, keys } => format!("auto answer {rule}: {keys:?}"),
-        Note::OperatorAnswered { rule, keys } => format!("operator answer {rule}: {keys:?}"),
-        Note::WaitingForOperator { rule, text } => format!("waiting for operator {rule}: {text}"),
-        Note::MarkerSeen => "completion marker seen".to_string(),
-        Note::ResultEvent { success } => format!(
-            "result event: {}",
-            if *success { "success" } else { "error" }
-        ),
-        Note::SignalRead { status } => format!("signal file: {status}"),
-        Note::Ending { reason } => format!("ending: {reason}"),
-        Note::Verdict(v) => format!(
-            "verdict: {}{}",
-            v.label(),
-            v.evidence
-                .as_deref()
-                .map(|e| format!(" ({e})"))
-                .unwrap_or_default()
-        ),
-        Note::Bell => "bell".to_string(),
-        Note::Approval(approval) => format!("answer {}", approval.summary()),
-        Note::AnswerTaken { rule } => format!("taken {rule}: the dialog left the screen"),
-        Note::AnswerResent { rule, keys, resend } => format!(
-            "not taken {rule}: the dialog still showed {} s later; {keys:?} sent again \
-             ({resend} of {})",
-            crate::core::attempt::RESEND_AFTER.as_secs(),
-            crate::core::attempt::MAX_RESENDS
-        ),
     }
 }

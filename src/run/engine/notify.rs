@@ -6,7 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{Engine, EngineEvent};
+use super::Engine;
+use super::event::EngineEvent;
 use crate::core::clock_words;
 use crate::core::guard::Decision;
 use crate::core::notify::{BatchEnd, EndFact, NotifyEvent, Turn, WaitFact};

@@ -10,9 +10,10 @@ use std::time::Instant;
 
 use color_eyre::eyre::Result;
 
+use super::Engine;
 use super::attempts::Planned;
+use super::event::EngineEvent;
 use super::inbox::EngineInbox;
-use super::{Engine, EngineEvent};
 use crate::core::folder_trust::FolderTrust;
 use crate::core::remote::files::{self as remote_files, RemotePrepare};
 use crate::core::remote::frames::Prepared;

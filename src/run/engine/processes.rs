@@ -9,10 +9,15 @@ use std::time::{Duration, Instant};
 use color_eyre::eyre::Result;
 use serde_json::json;
 
+use super::Engine;
+use super::attempts::LiveAttempt;
+use super::event::EngineEvent;
 use super::inbox::EngineInbox;
-use super::{Engine, EngineEvent, LiveAttempt, SPAWN_RETRY_AFTER};
 use crate::run::hygiene::{self, EndedProcess};
 use crate::run::jobs::{self, Outbox};
+
+/// A task whose agent could not start for lack of resources tries again after this.
+const SPAWN_RETRY_AFTER: Duration = Duration::from_secs(5);
 
 impl Engine {
     /// Ends what attempts of a herd that died on this file left running (found by the file's

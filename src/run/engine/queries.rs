@@ -8,7 +8,9 @@
 
 use std::time::Instant;
 
-use super::{Engine, EngineEvent, LiveAttempt};
+use super::Engine;
+use super::attempts::LiveAttempt;
+use super::event::EngineEvent;
 use crate::core::batch::{Input, QueueCommand};
 use crate::core::task::TaskStatus;
 

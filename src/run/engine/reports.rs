@@ -5,8 +5,9 @@ use std::time::{Duration, Instant};
 
 use color_eyre::eyre::Result;
 
+use super::Engine;
+use super::event::{EngineEvent, note_label};
 use super::executor::end_input;
-use super::{Engine, EngineEvent, note_label};
 
 use crate::core::attempt::{Effect, Event, InputReason};
 use crate::core::batch::{EndInput, Input};

@@ -10,8 +10,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use super::Engine;
 use super::api::PromptInfo;
-use super::{Engine, LiveAttempt};
+use super::attempts::LiveAttempt;
 use crate::core::attempt::Attempt;
 use crate::core::profile::ProfileSet;
 use crate::core::task::TaskSpec;
