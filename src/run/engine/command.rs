@@ -114,7 +114,7 @@ impl Engine {
                 done("free slots filled")
             }
             Command::SetLaunchSizes(sizes) => {
-                self.set_launch_sizes(sizes);
+                self.sizes.set(sizes);
                 done("launch sizes set")
             }
             Command::Stop => {

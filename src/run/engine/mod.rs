@@ -109,9 +109,8 @@ pub struct Engine {
     /// Per task: the survivors of its interrupted attempt ended at start, carried into the
     /// record of its next attempt so the record keeps saying so.
     survivors: HashMap<usize, serde_json::Value>,
-    /// The size of each next agent's PTY by how many run when it starts (`sizes`); empty: the
-    /// options' size.
-    launch_sizes: Vec<(u16, u16)>,
+    /// The size of each next agent's PTY by how many run when it starts (`sizes`).
+    sizes: sizes::Sizes,
     /// Per task: how long its last attempt of this run took.
     last_durations: HashMap<usize, Duration>,
     /// Attempts whose connection was lost: swept on their host once it is back.
@@ -123,10 +122,13 @@ pub struct Engine {
     /// and since when. Nothing is written meanwhile (`edits`).
     file_invalid: Option<(String, Instant)>,
     /// What the `notify` command was told, and its worker.
-    notify: notify::NotifyState,
+    notify: notify::Notify,
 }
 
 impl Engine {
+    /// The most agents that run at once (`set_concurrency` keeps to it).
+    pub const MAX_CONCURRENCY: usize = 256;
+
     /// Takes over the store at `now`: tasks left `running` by a herd that died become
     /// `retryable` with the interruption recorded; tasks with config problems fail now, before
     /// anything starts.
@@ -139,6 +141,7 @@ impl Engine {
     ) -> Result<Engine> {
         let inbox = Outbox::new(reports);
         let commits = commit::Commits::start(inbox.map(EngineInbox::from), store.guard())?;
+        let sizes = sizes::Sizes::new(opts.rows, opts.cols);
         let mut engine = Engine {
             store,
             profiles,
@@ -150,12 +153,12 @@ impl Engine {
             file_tag: String::new(),
             survivors: HashMap::new(),
             unswept: Vec::new(),
-            launch_sizes: Vec::new(),
+            sizes,
             last_durations: HashMap::new(),
             commits,
             clock: now,
             file_invalid: None,
-            notify: notify::NotifyState::default(),
+            notify: notify::Notify::default(),
         };
         engine.file_tag = hygiene::file_tag(engine.store.path());
         engine.end_survivors()?;
@@ -184,6 +187,37 @@ impl Engine {
     /// file, which must not cost an allocation per task.
     fn scope_iter(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.store.file().tasks().len()).filter(|&i| self.in_scope(i))
+    }
+
+    /// `herd run --notify CMD`: the argv that gets every event, whatever the file and profiles
+    /// say.
+    pub fn set_notify_command(&mut self, argv: Option<Vec<String>>) {
+        self.notify.set_command(argv);
+    }
+
+    /// Tells the `notify` command what this turn's events and waits call for.
+    fn notify_turn(&mut self, events: &[EngineEvent]) {
+        let waits = notify::wait_facts(&self.attempts);
+        let ends = notify::end_facts(&self.store, events);
+        let done = self.is_done();
+        let scope = if done { self.scope() } else { Vec::new() };
+        let batch_end = done.then(|| notify::batch_end(&self.store, &scope, self.exit_code()));
+        let told = self.notify.observe(notify::Turn {
+            waits: &waits,
+            ends: &ends,
+            batch_end,
+        });
+        if told.is_empty() {
+            return;
+        }
+        let scope = if done { scope } else { self.scope() };
+        let from = notify::NotifyContext {
+            store: &self.store,
+            profiles: &self.profiles,
+            scope: &scope,
+            wall: self.clock.wall,
+        };
+        self.notify.tell(&told, &from);
     }
 
     /// Takes the time of a turn from the frontend; its instant, for deadlines.

@@ -317,7 +317,7 @@ impl Engine {
                 return self.unreachable_at_start(planned, reason.to_string(), now);
             }
         }
-        let size = self.launch_size_at(self.attempts.past_preparation());
+        let size = self.sizes.at(self.attempts.past_preparation());
         let starting = self.begin(planned, now, git_before, size)?;
         // Launched once the write that marks it `running` is on disk.
         self.record_starts(vec![starting], now)?;

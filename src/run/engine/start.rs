@@ -77,7 +77,7 @@ impl Engine {
             };
             if let Some(planned) = self.starts_now(planned) {
                 // Its slot among the agents running once it started: the frontend's size for it.
-                let size = self.launch_size_at(self.attempts_in_flight() + starting.len());
+                let size = self.sizes.at(self.attempts_in_flight() + starting.len());
                 starting.push(self.begin(planned, now, None, size)?);
             }
         }

@@ -207,7 +207,7 @@ impl BatchView for Engine {
     }
 
     fn last_attempt_duration(&self, index: usize) -> Option<Duration> {
-        Engine::last_attempt_duration(self, index)
+        self.last_durations.get(&index).copied()
     }
 
     fn resumable_session(&self, index: usize) -> Option<String> {
