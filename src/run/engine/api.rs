@@ -304,7 +304,7 @@ impl Engine {
     fn problems_of(&self, file: &TaskFile, task_id: &str) -> Vec<String> {
         let checks = validate::Checks {
             profiles: Some(&self.profiles),
-            hosts: &self.opts.hosts,
+            hosts: self.hosts.set(),
             base_dir: self.store.base_dir(),
             runs_dir: &self.opts.runs_dir,
         };

@@ -66,6 +66,7 @@ mod executor;
 mod files;
 pub mod gather;
 pub mod gathered;
+mod host_trouble;
 mod hosts;
 pub mod inbox;
 mod interrupted;
@@ -113,8 +114,8 @@ pub struct Engine {
     sizes: sizes::Sizes,
     /// Per task: how long its last attempt of this run took.
     last_durations: HashMap<usize, Duration>,
-    /// Attempts whose connection was lost: swept on their host once it is back.
-    unswept: Vec<(crate::core::remote::hosts::Host, String)>,
+    /// The run's hosts, and what is left to sweep on them (`hosts`).
+    hosts: hosts::Hosts,
     /// The time of the current turn, as the frontend gave it: every timestamp written in the
     /// turn is its `wall`. The engine reads no clock.
     clock: Now,
@@ -135,13 +136,14 @@ impl Engine {
     pub fn new(
         store: TaskStore,
         profiles: ProfileSet,
-        opts: EngineOptions,
+        mut opts: EngineOptions,
         reports: mpsc::Sender<EngineInbox>,
         now: Now,
     ) -> Result<Engine> {
         let inbox = Outbox::new(reports);
         let commits = commit::Commits::start(inbox.map(EngineInbox::from), store.guard())?;
         let sizes = sizes::Sizes::new(opts.rows, opts.cols);
+        let hosts = hosts::Hosts::new(std::mem::take(&mut opts.hosts));
         let mut engine = Engine {
             store,
             profiles,
@@ -152,7 +154,7 @@ impl Engine {
             events: Vec::new(),
             file_tag: String::new(),
             survivors: HashMap::new(),
-            unswept: Vec::new(),
+            hosts,
             sizes,
             last_durations: HashMap::new(),
             commits,

@@ -61,7 +61,7 @@ impl Engine {
         match &task.host {
             None => self.plan_in(index, attempt, &run_dir, None),
             // The folder and the program are the host's: not looked for here.
-            Some(_) => match remote::task_problem(task, &self.opts.hosts) {
+            Some(_) => match remote::task_problem(task, self.hosts.set()) {
                 Some(problem) => Err(PlanError::Host(problem)),
                 None => self.plan_in(index, attempt, &run_dir, None),
             },

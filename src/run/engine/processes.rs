@@ -24,7 +24,13 @@ impl Engine {
     /// cookie tag) before anything starts, and says so in the log and in each task's record.
     pub(super) fn end_survivors(&mut self) -> Result<()> {
         let mut ended = hygiene::end_survivors(&self.file_tag, hygiene::SWEEP_GRACE);
-        ended.extend(self.remote_survivors());
+        let (on_hosts, swept) = self
+            .hosts
+            .survivors(self.store.file().tasks(), &self.file_tag);
+        ended.extend(on_hosts);
+        for host in swept {
+            self.forget_lost_on(&host);
+        }
         if ended.is_empty() {
             return Ok(());
         }

@@ -204,8 +204,8 @@ impl Engine {
                 self.apply_effects(key, effects, at)?;
             }
         }
-        if !self.unswept.is_empty() {
-            self.sweep_hosts_back(now);
+        if self.hosts.any_unswept() {
+            self.hosts.sweep_back(self.batch.queue(), now);
         }
         // The drains that are over, then the slots and the write (`core::batch`).
         self.drive(Input::Tick, now)

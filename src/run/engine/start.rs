@@ -60,12 +60,18 @@ impl Engine {
                     let taken: Vec<&str> = (starting.iter().chain(self.attempts.awaiting()))
                         .filter_map(|s: &Starting| s.host.as_ref().map(|h| h.name.as_str()))
                         .collect();
-                    match self.choose_host(&name, &taken, now) {
-                        HostChoice::Use(chosen) => self.opts.hosts.get(&chosen).cloned(),
+                    match (self.hosts).choose(
+                        &name,
+                        &self.attempts,
+                        &taken,
+                        self.batch.queue(),
+                        now,
+                    ) {
+                        HostChoice::Use(chosen) => self.hosts.set().get(&chosen).cloned(),
                         // Full or out of rotation: the task waits, it has not failed.
                         HostChoice::Wait { .. } => continue,
                         HostChoice::Unknown => {
-                            let problem = self.opts.hosts.unknown_target_message(&name);
+                            let problem = self.hosts.set().unknown_target_message(&name);
                             self.fail_config(index, problem)?;
                             continue;
                         }
@@ -136,7 +142,7 @@ impl Engine {
         if let Some(host) = &host {
             file.set_field(
                 index,
-                super::hosts::RAN_ON_FIELD,
+                super::host_trouble::RAN_ON_FIELD,
                 serde_json::json!(host.name),
             );
         }

@@ -255,7 +255,7 @@ impl BatchView for Engine {
     }
 
     fn hosts_out_of_rotation(&self, now: Instant) -> Vec<(String, String, Duration)> {
-        Engine::hosts_out_of_rotation(self, now)
+        super::hosts::out_of_rotation(self.batch.queue(), now)
     }
 
     fn runs_dir(&self) -> &Path {
