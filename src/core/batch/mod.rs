@@ -25,7 +25,7 @@ mod launch_tests;
 mod queue_tests;
 
 use std::collections::BTreeMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 pub use end::{AfterHost, AttemptEnd, DRAIN_AFTER_EXIT, EndInput, EndStage, EndStep};
 pub use generations::Generations;
@@ -54,6 +54,16 @@ pub enum Input {
     WriteHeld { generation: u64 },
     /// The operator or the frontend steers the queue.
     Operator(QueueCommand),
+    /// Task `task` may start as soon as there is room (its retry wait is dropped).
+    RetryCleared { task: usize },
+    /// Task `task`'s next attempt starts at `at` at the earliest.
+    RetryAt { task: usize, at: Instant },
+    /// Host `host` could not be reached or was lost (`reason`): out of rotation for `out_for`.
+    HostOut {
+        host: String,
+        reason: String,
+        out_for: Duration,
+    },
 }
 
 /// How the queue is steered.
@@ -163,6 +173,13 @@ impl Batch {
                 QueueCommand::Resume => self.queue.set_paused(false),
                 QueueCommand::Stop => self.queue.stop(),
             },
+            Input::RetryCleared { task } => self.queue.clear_retry(task),
+            Input::RetryAt { task, at } => self.queue.set_retry_at(task, at),
+            Input::HostOut {
+                host,
+                reason,
+                out_for,
+            } => self.queue.take_host_out(&host, reason, now, out_for),
         }
         self.ends.retain(|_, end| !end.is_done());
         effects

@@ -376,7 +376,7 @@ impl Engine {
         }
         // A start not launched yet goes with the task as it is now.
         self.withdraw_starts(Some(index));
-        let when = if self.has_attempt(index) {
+        let when = if self.attempts.has_task(index) {
             "from its next attempt"
         } else {
             "for its next attempt"
@@ -414,7 +414,7 @@ impl Engine {
                 .set_field(index, "enabled", Value::Bool(true));
             notes.push("enabled");
         }
-        if self.has_attempt(index) {
+        if self.attempts.has_task(index) {
             return done(format!("{task_id} is running"));
         }
         let outcome = self.retry_now(index, now)?;

@@ -10,6 +10,7 @@ use serde_json::json;
 
 use super::Engine;
 use super::event::EngineEvent;
+use crate::core::batch::Input;
 use crate::core::remote::script::LauncherEnd;
 use crate::core::task::TaskStatus;
 use crate::run::outcome;
@@ -68,9 +69,12 @@ impl Engine {
             // sweep could not reach it: swept again once the host is back.
             self.hosts.lost(remote.host.clone(), live.cookie.clone());
         }
-        self.batch
-            .queue_mut()
-            .take_host_out(&host, reason.clone(), now, for_how_long);
+        let out = Input::HostOut {
+            host: host.clone(),
+            reason,
+            out_for: for_how_long,
+        };
+        self.batch.handle(out, now);
         // The attempt's recording is kept under another name: the next attempt takes its number.
         let at = now.saturating_duration_since(live.started);
         let facts = json!({
@@ -120,9 +124,12 @@ impl Engine {
         let name = host.name.clone();
         let what = format!("host {name} cannot be reached: {reason}");
         let for_how_long = Duration::from_secs(host.out_of_rotation_sec);
-        self.batch
-            .queue_mut()
-            .take_host_out(&name, reason, now, for_how_long);
+        let out = Input::HostOut {
+            host: name.clone(),
+            reason,
+            out_for: for_how_long,
+        };
+        self.batch.handle(out, now);
         self.note_host_trouble(planned.index, &name, &what);
         tracing::warn!(task = %planned.task.task_id, "{what}; the task waits (not counted) and {name} is out of rotation for {} s", for_how_long.as_secs());
         self.events.push(EngineEvent::HostTrouble {

@@ -90,7 +90,9 @@ impl Engine {
             let task = &self.store.file().tasks()[index];
             if let (TaskStatus::Retryable, Some(at)) = (task.status, task.retry_at) {
                 let wait = Duration::try_from(at.duration_since(now.wall)).unwrap_or_default();
-                self.batch.queue_mut().set_retry_at(index, now.at + wait);
+                let at = now.at + wait;
+                self.batch
+                    .handle(Input::RetryAt { task: index, at }, now.at);
             }
         }
     }

@@ -10,21 +10,25 @@
 //! (`engine.view()`, a read-only `BatchView`) and drain its `EngineEvent`s; what they ask of the
 //! batch is a `Command` carried out by `apply` (`command`).
 //!
-//! This file holds the engine's state, its options and events; `view` what the frontends read,
-//! `queries` the reads behind it.
+//! This file holds the engine's state: its parts, each with its own impl in its own file(s):
+//! `attempts` (every attempt holding a slot, at its stage: preparing, awaiting its write,
+//! live, ending), `hosts` (the run's hosts and what is left to sweep on them), `notify` (the
+//! operator's `notify` command), `sizes` (the size each next agent starts at), `commit` (the
+//! tasks file's writer); `options` and `event` hold what it is started with and what it
+//! tells. `view` is what the frontends read, `queries` the reads behind it.
 //! The steps live beside it: `executor` (hands inputs to `core::batch` and carries out its
 //! effects), `prepare` (a task's plan, and its worktree, signal file or host
-//! folder made on a worker before it starts), `start` (from plan to spawn), `files` (the
+//! folder made on a worker before it starts), `start` (from plan to a start awaiting its
+//! write), `launch_agent` (from that start to spawn), `files` (the
 //! attempt's signal file and agent log read on a worker, here or on its host), `reports` (PTY
 //! output, timers, what the workers read fed to the attempts), `conclude` (carries out
 //! `core::outcome::decide` at an attempt's end), `gather` (the end's git, transcript and
 //! worktree work, on a worker), `agent_report` (what the agent said besides its verdict),
-//! `interrupted` (recovery, stop, abandon), `processes` (process hygiene), `hosts` (remote
-//! hosts), `command` (what a frontend asks: one typed `Command`, one `apply`), `control` and
-//! `session` (the operator actions it carries out), `sizes` (the size each next agent starts
-//! at), `notify` (the operator's `notify` command), `inbox` (the reports the engine receives,
-//! and the outboxes it hands its workers, `Engine::outbox_of`). Workers start through
-//! `run::jobs`.
+//! `interrupted` (recovery, stop, abandon), `processes` (process hygiene), `host_trouble` (a
+//! host lost or unreachable at an attempt's start or end), `command` (what a frontend asks:
+//! one typed `Command`, one `apply`), `control` and `session` (the operator actions it
+//! carries out), `inbox` (the reports the engine receives, and the outboxes it hands its
+//! workers, `Engine::outbox_of`). Workers start through `run::jobs`.
 //!
 //! The tasks file is written by `commit` on a writer thread, pipelined: an agent is launched
 //! once the write that marks its task `running` is on disk (`commit` says why that is enough).

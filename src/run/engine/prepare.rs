@@ -14,6 +14,7 @@ use super::Engine;
 use super::attempts::Planned;
 use super::event::EngineEvent;
 use super::inbox::EngineInbox;
+use crate::core::batch::Input;
 use crate::core::folder_trust::FolderTrust;
 use crate::core::remote::files::{self as remote_files, RemotePrepare};
 use crate::core::remote::frames::Prepared;
@@ -139,7 +140,8 @@ impl Engine {
         index: usize,
         host: Option<Host>,
     ) -> Result<Option<Planned>> {
-        self.batch.queue_mut().clear_retry(index);
+        self.batch
+            .handle(Input::RetryCleared { task: index }, self.clock.at);
         let task = self.store.file().tasks()[index].clone();
         let number = task.attempts + 1;
         let plan = match self.plan_for(index, number) {

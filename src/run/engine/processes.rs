@@ -13,6 +13,7 @@ use super::Engine;
 use super::attempts::LiveAttempt;
 use super::event::EngineEvent;
 use super::inbox::EngineInbox;
+use crate::core::batch::Input;
 use crate::run::hygiene::{self, EndedProcess};
 use crate::run::jobs::{self, Outbox};
 
@@ -83,9 +84,8 @@ impl Engine {
         self.revert_start(index, before);
         let running = self.attempts.with_agent();
         self.opts.concurrency = running.max(1).min(self.opts.concurrency);
-        self.batch
-            .queue_mut()
-            .set_retry_at(index, now + SPAWN_RETRY_AFTER);
+        let at = now + SPAWN_RETRY_AFTER;
+        self.batch.handle(Input::RetryAt { task: index, at }, now);
         tracing::warn!(task = %before.task_id, concurrency = self.opts.concurrency, "cannot start the agent for lack of resources, the task waits: {reason}");
         self.events.push(EngineEvent::SpawnDeferred {
             task_id: before.task_id.clone(),

@@ -35,17 +35,6 @@ impl Engine {
         self.attempts.live_then_ending()
     }
 
-    /// Attempts that hold a slot: being prepared, waiting for the write that records their
-    /// start, running or ending.
-    pub(super) fn attempts_in_flight(&self) -> usize {
-        self.attempts.len()
-    }
-
-    /// Whether task `index` has an attempt: starting, running or ending.
-    pub(super) fn has_attempt(&self, index: usize) -> bool {
-        self.attempts.has_task(index)
-    }
-
     pub(crate) fn live_for_task(&self, index: usize) -> Option<&LiveAttempt> {
         self.attempts.with_agent_of_task(index)
     }

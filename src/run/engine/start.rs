@@ -38,7 +38,7 @@ impl Engine {
             // An attempt being prepared, waiting for its start's write, or being concluded
             // holds its slot.
             let slots = Slots {
-                held: self.attempts_in_flight() + starting.len(),
+                held: self.attempts.len() + starting.len(),
                 concurrency: self.opts.concurrency,
             };
             let task = &self.store.file().tasks()[index];
@@ -83,7 +83,7 @@ impl Engine {
             };
             if let Some(planned) = self.starts_now(planned) {
                 // Its slot among the agents running once it started: the frontend's size for it.
-                let size = self.sizes.at(self.attempts_in_flight() + starting.len());
+                let size = self.sizes.at(self.attempts.len() + starting.len());
                 starting.push(self.begin(planned, now, None, size)?);
             }
         }
