@@ -103,7 +103,7 @@ impl Engine {
         let now = self.turn(now);
         self.drive(Input::Operator(QueueCommand::Stop), now)?;
         // Not started yet (nothing marked them `running`): they stay as they are.
-        self.attempts.take_all_preparing();
+        self.attempts.drop_preparing();
         // Prepared, waiting for the write that marks them `running`: back to what they were.
         self.withdraw_starts(None);
         let keys: Vec<u64> = self.attempts.live().map(|(key, _)| key).collect();

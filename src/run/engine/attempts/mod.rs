@@ -36,27 +36,19 @@ impl Stage {
     }
 }
 
-/// The attempts holding a slot, by key (keys rise in the order attempts are planned).
+/// The attempts holding a slot, by key (keys rise from 1 in the order attempts are planned).
+#[derive(Default)]
 pub(super) struct Attempts {
     table: BTreeMap<u64, Stage>,
-    next_key: u64,
-}
-
-impl Default for Attempts {
-    fn default() -> Self {
-        Attempts {
-            table: BTreeMap::new(),
-            next_key: 1,
-        }
-    }
+    /// The key given last.
+    last_key: u64,
 }
 
 impl Attempts {
     /// The key of the next attempt planned.
     pub(super) fn new_key(&mut self) -> u64 {
-        let key = self.next_key;
-        self.next_key += 1;
-        key
+        self.last_key += 1;
+        self.last_key
     }
 
     /// How many attempts hold a slot: preparing, awaiting their write, live or ending.
@@ -67,7 +59,6 @@ impl Attempts {
     pub(super) fn is_empty(&self) -> bool {
         self.table.is_empty()
     }
-
     /// How many have an agent: live or ending.
     pub(super) fn with_agent(&self) -> usize {
         self.live().count() + self.ending().count()
@@ -95,11 +86,9 @@ impl Attempts {
     }
 
     /// Every attempt being prepared leaves the table.
-    pub(super) fn take_all_preparing(&mut self) -> Vec<Planned> {
-        let keys: Vec<u64> = self.preparing().map(|(key, _)| key).collect();
-        keys.into_iter()
-            .filter_map(|key| self.take_preparing(key))
-            .collect()
+    pub(super) fn drop_preparing(&mut self) {
+        self.table
+            .retain(|_, stage| !matches!(stage, Stage::Preparing(_)));
     }
 
     pub(super) fn preparing(&self) -> impl Iterator<Item = (u64, &Planned)> {
