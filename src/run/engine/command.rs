@@ -114,7 +114,7 @@ impl Engine {
                 done("free slots filled")
             }
             Command::SetLaunchSizes(sizes) => {
-                self.sizes.set(sizes);
+                self.set_launch_sizes(sizes);
                 done("launch sizes set")
             }
             Command::Stop => {

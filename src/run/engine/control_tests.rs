@@ -250,7 +250,7 @@ fn agents_start_at_the_launch_size_and_the_cast_header_says_so() {
     let (rows, cols) =
         crate::ui::layout::launch_size(ratatui::layout::Rect::new(0, 0, 120, 40), false, 1);
     assert_eq!((rows, cols), (36, 76));
-    f.engine.sizes.set(vec![(rows, cols)]);
+    f.engine.set_launch_sizes(vec![(rows, cols)]);
     assert_eq!(f.engine.sizes.at(0), (36, 76));
     f.engine.fill_slots(Now::read()).expect("start");
     f.engine

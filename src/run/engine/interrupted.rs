@@ -151,7 +151,7 @@ impl Engine {
             file.set_status(index, TaskStatus::Retryable);
             file.set_result(index, result);
         }
-        if let Err(error) = self.write_last(super::LAST_WRITE_WAIT) {
+        if let Err(error) = self.write_last(super::commit::LAST_WRITE_WAIT) {
             tracing::error!("cannot write the tasks in flight back as retryable: {error:#}");
         }
     }

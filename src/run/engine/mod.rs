@@ -195,6 +195,12 @@ impl Engine {
         (0..self.store.file().tasks().len()).filter(|&i| self.in_scope(i))
     }
 
+    /// The sizes (rows, cols) the next agents start at, by how many run when each starts
+    /// (`Command::SetLaunchSizes` does the same). Running agents are not touched.
+    pub fn set_launch_sizes(&mut self, sizes: Vec<(u16, u16)>) {
+        self.sizes.set(sizes);
+    }
+
     /// `herd run --notify CMD`: the argv that gets every event, whatever the file and profiles
     /// say.
     pub fn set_notify_command(&mut self, argv: Option<Vec<String>>) {

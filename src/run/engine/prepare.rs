@@ -168,7 +168,7 @@ impl Engine {
     }
 
     /// Whether `planned` starts now: otherwise what it needs is made on a worker and it waits
-    /// in `preparing` (holding its slot) for `on_prepared`.
+    /// in the attempt table as `Preparing` (holding its slot) for `on_prepared`.
     pub(super) fn starts_now(&mut self, planned: Planned) -> Option<Planned> {
         if !planned.needs_preparation() {
             return Some(planned);
