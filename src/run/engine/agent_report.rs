@@ -3,8 +3,9 @@
 
 use serde_json::{Map, Value, json};
 
+use super::Engine;
+use super::attempts::LiveAttempt;
 use super::gather::TranscriptJob;
-use super::{Engine, LiveAttempt};
 use crate::core::attempt::Attempt;
 
 use crate::run::launch::LaunchPlan;

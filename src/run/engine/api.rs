@@ -184,7 +184,7 @@ impl Engine {
 
     /// Every prompt waiting for the operator, in task order.
     pub(super) fn waiting_prompts(&self) -> Vec<PromptInfo> {
-        let mut tasks: Vec<usize> = self.live.values().map(|l| l.task).collect();
+        let mut tasks: Vec<usize> = self.attempts.live().map(|(_, l)| l.task).collect();
         tasks.sort_unstable();
         tasks
             .into_iter()
@@ -207,8 +207,9 @@ impl Engine {
             ))))
         };
         let Some(live) = self
-            .live
-            .values()
+            .attempts
+            .live()
+            .map(|(_, live)| live)
             .find(|l| l.prompts.is_current(prompt_id) && l.attempt.waiting().is_some())
         else {
             return stale();
@@ -303,7 +304,7 @@ impl Engine {
     fn problems_of(&self, file: &TaskFile, task_id: &str) -> Vec<String> {
         let checks = validate::Checks {
             profiles: Some(&self.profiles),
-            hosts: &self.opts.hosts,
+            hosts: self.hosts.set(),
             base_dir: self.store.base_dir(),
             runs_dir: &self.opts.runs_dir,
         };
@@ -375,7 +376,7 @@ impl Engine {
         }
         // A start not launched yet goes with the task as it is now.
         self.withdraw_starts(Some(index));
-        let when = if self.has_attempt(index) {
+        let when = if self.attempts.has_task(index) {
             "from its next attempt"
         } else {
             "for its next attempt"
@@ -413,7 +414,7 @@ impl Engine {
                 .set_field(index, "enabled", Value::Bool(true));
             notes.push("enabled");
         }
-        if self.has_attempt(index) {
+        if self.attempts.has_task(index) {
             return done(format!("{task_id} is running"));
         }
         let outcome = self.retry_now(index, now)?;

@@ -299,7 +299,7 @@ fn a_prompt_is_answered_only_by_its_id() {
         answer(&mut f, "a/1/1", ApiAnswer::Approve),
         Err(AnswerRefused::Stale(_))
     ));
-    f.pump_until("the task ends", |e| !e.has_attempt(0));
+    f.pump_until("the task ends", |e| !e.attempts.has_task(0));
     let events = events_json(&mut f);
     let finished = events
         .iter()

@@ -9,10 +9,12 @@ use std::time::{Duration, Instant};
 use color_eyre::eyre::{Result, WrapErr};
 use serde_json::json;
 
+use super::Engine;
 use super::agent_report::AgentReport;
+use super::attempts::LiveAttempt;
+use super::event::{EngineEvent, note_label};
 use super::gather::{self, FailureJob, GatherJob};
 use super::gathered::Gathered;
-use super::{Engine, EngineEvent, LiveAttempt, note_label};
 
 use crate::core::attempt::{Attempt, Event, Note};
 use crate::core::batch::EndInput;
@@ -104,7 +106,7 @@ impl Engine {
     /// `Gathered` follows: now when no worker could be had, else with the worker's report.
     pub(super) fn gather_end(&mut self, key: u64, now: Instant) -> Option<EndInput> {
         // It keeps its task and its slot until it is concluded.
-        let mut live = self.live.remove(&key)?;
+        let mut live = self.attempts.take_live(key)?;
         let at = now.saturating_duration_since(live.started);
         let exit = self.exit_of(key);
         // The verdict note is recorded by `conclude`, with the status it leads to.
@@ -140,7 +142,7 @@ impl Engine {
         let gathered = gather::gather_in_background(key, job, self.inbox.clone());
         let now_gathered = gathered.is_some();
         live.gathered = gathered.map(Box::new);
-        self.ending.insert(key, live);
+        self.attempts.end(key, live);
         now_gathered.then_some(EndInput::Gathered)
     }
 
@@ -156,7 +158,7 @@ impl Engine {
     /// Concludes ended attempt `key` with what was gathered for it; `Concluded` follows, with
     /// the write that carries it.
     pub(super) fn conclude_ended(&mut self, key: u64, now: Instant) -> Result<Option<EndInput>> {
-        let Some(mut live) = self.ending.remove(&key) else {
+        let Some(mut live) = self.attempts.take_ending(key) else {
             return Ok(None);
         };
         let gathered = live.gathered.take().map(|g| *g).unwrap_or_default();
@@ -174,7 +176,6 @@ impl Engine {
         exit: ExitStatus,
         now: Instant,
     ) -> Result<()> {
-        self.live_by_task.remove(&live.task);
         let verdict = live
             .attempt
             .verdict()

@@ -12,8 +12,9 @@ use std::path::Path;
 use color_eyre::eyre::Result;
 use serde_json::{Value, json};
 
-use super::LiveAttempt;
+use super::attempts::LiveAttempt;
 use crate::core::attempt::Event;
+use crate::core::batch::Input;
 use crate::core::rerun::RetryReset;
 use crate::core::task::TaskStatus;
 use crate::run::clock::Now;
@@ -82,12 +83,11 @@ impl super::Engine {
     /// The task an inbox report is about, while its attempt is live.
     pub fn task_of_report(&self, report: &EngineInbox) -> Option<usize> {
         let key = report.key()?;
-        self.live.get(&key).map(|live| live.task)
+        self.attempts.get_live(key).map(|live| live.task)
     }
 
     fn live_mut(&mut self, index: usize) -> Option<&mut LiveAttempt> {
-        let key = self.live_by_task.get(&index)?;
-        self.live.get_mut(key)
+        self.attempts.live_of_task_mut(index).map(|(_, live)| live)
     }
 
     pub(super) fn task_label(&self, index: usize) -> Option<(String, TaskStatus)> {
@@ -114,7 +114,8 @@ impl super::Engine {
         if !status.can_become(TaskStatus::Cancelled) {
             return refused(format!("{task_id} is {status}; it cannot be cancelled"));
         }
-        self.batch.queue_mut().clear_retry(index);
+        self.batch
+            .handle(Input::RetryCleared { task: index }, self.clock.at);
         self.store
             .file_mut()
             .set_status(index, TaskStatus::Cancelled);
@@ -129,7 +130,7 @@ impl super::Engine {
         let Some((task_id, status)) = self.task_label(index) else {
             return refused("no such task");
         };
-        if self.has_attempt(index) {
+        if self.attempts.has_task(index) {
             return refused(format!("{task_id} is running"));
         }
         if !self.in_scope(index) {
@@ -143,25 +144,28 @@ impl super::Engine {
         let message = match status {
             // What `herd run --retry TASK_ID` does: a fresh retry budget, the wait dropped.
             TaskStatus::Retryable | TaskStatus::Failed | TaskStatus::Cancelled => {
-                self.batch.queue_mut().clear_retry(index);
+                self.batch
+                    .handle(Input::RetryCleared { task: index }, self.clock.at);
                 let reset = RetryReset::of(index, &self.store.file().tasks()[index]);
                 reset.apply(self.store.file_mut());
                 tracing::info!(task = %task_id, "retry now: {}", reset.describe());
                 reset.describe()
             }
             TaskStatus::Pending => {
-                self.batch.queue_mut().clear_retry(index);
+                self.batch
+                    .handle(Input::RetryCleared { task: index }, self.clock.at);
                 format!("{task_id} is already queued")
             }
             _ if status.can_become(TaskStatus::Pending) => {
-                self.batch.queue_mut().clear_retry(index);
+                self.batch
+                    .handle(Input::RetryCleared { task: index }, self.clock.at);
                 self.store.file_mut().set_status(index, TaskStatus::Pending);
                 format!("{task_id} is pending again")
             }
             _ => return refused(format!("{task_id} is {status}; it does not run again")),
         };
         self.fill(now)?;
-        let started = self.has_attempt(index);
+        let started = self.attempts.has_task(index);
         let suffix = if started {
             "; started"
         } else if self.batch.queue().is_paused() {
@@ -253,7 +257,7 @@ impl super::Engine {
         self.store
             .file_mut()
             .set_field(index, "prompt_template", json!(text));
-        let when = if self.has_attempt(index) {
+        let when = if self.attempts.has_task(index) {
             "from its next attempt"
         } else {
             "for its next attempt"

@@ -22,7 +22,9 @@ use std::time::{Duration, Instant};
 
 use color_eyre::eyre::{Result, eyre};
 
-use super::{Engine, EngineEvent};
+use super::Engine;
+use super::event::EngineEvent;
+use crate::core::batch::Input;
 use crate::core::task::TaskStatus;
 use crate::run::store::format_problem;
 
@@ -110,9 +112,7 @@ impl Engine {
 
     /// Nothing runs, and the file has not parsed for `WAIT_FOR_VALID_FILE`: the run ends.
     pub(super) fn gave_up_on_file(&self) -> bool {
-        self.live.is_empty()
-            && self.ending.is_empty()
-            && self.preparing.is_empty()
+        self.attempts.awaiting().count() == self.attempts.len()
             && self
                 .gives_up_on_file_at()
                 .is_some_and(|at| self.clock.at >= at)
@@ -122,7 +122,7 @@ impl Engine {
     pub(super) fn carry_out(&mut self, merged: &crate::core::taskfile::Merged) -> Result<()> {
         for &index in &merged.removed {
             let task_id = self.store.file().tasks()[index].task_id.clone();
-            if self.has_attempt(index) {
+            if self.attempts.has_task(index) {
                 tracing::warn!(
                     task_id,
                     "removed from the tasks file while it ran: its agent is ended"
@@ -130,7 +130,8 @@ impl Engine {
                 self.cancel_task(index, self.clock)?;
             } else {
                 tracing::info!(task_id, "removed from the tasks file");
-                self.batch.queue_mut().clear_retry(index);
+                self.batch
+                    .handle(Input::RetryCleared { task: index }, self.clock.at);
             }
         }
         // A start still waiting for the write that marks it running has launched nothing: the
@@ -172,7 +173,7 @@ impl Engine {
     /// A task with a problem fails its configuration unless an attempt of it runs or it is done.
     fn may_fail_config(&self, index: usize) -> bool {
         let status = self.store.file().tasks()[index].status;
-        !self.has_attempt(index) && status.is_runnable() && status != TaskStatus::Running
+        !self.attempts.has_task(index) && status.is_runnable() && status != TaskStatus::Running
     }
 
     /// The end of a run while the operator's version does not parse: their text stays, herd's

@@ -3,18 +3,24 @@
 //! through the launcher, see `run::attempt_files`), and what the end of an attempt on a host
 //! needs to find its files there (`gather`).
 
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
+use super::Engine;
+use super::attempts::LiveAttempt;
 use super::gather::RemoteEndJob;
 use super::hosts::RemoteState;
 use super::prepare::{attempt_file_names, remote_stamp};
-use super::{Engine, LiveAttempt, REMOTE_POLL, SIGNAL_POLL};
 use crate::core::profile::AgentLogKind;
 use crate::core::task::TaskSpec;
 use crate::run::agent_log::AgentLogTail;
 use crate::run::attempt_files::{FileSource, FileWatch, RemoteRollouts};
 use crate::run::engine::inbox::EngineInbox;
 use crate::run::launch::LaunchPlan;
+
+/// How often a running agent's signal file and log are read here.
+const SIGNAL_POLL: Duration = Duration::from_secs(1);
+/// How often they are read on a host (each read is one run of its launcher).
+const REMOTE_POLL: Duration = Duration::from_secs(2);
 
 impl Engine {
     /// Starts the worker that reads attempt `key`'s signal file and its agent's log, when it has

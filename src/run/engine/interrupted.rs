@@ -7,7 +7,8 @@ use std::time::Duration;
 use color_eyre::eyre::Result;
 use serde_json::json;
 
-use super::{Engine, EngineEvent};
+use super::Engine;
+use super::event::EngineEvent;
 use crate::run::clock::Now;
 
 use crate::core::attempt::Event;
@@ -89,7 +90,9 @@ impl Engine {
             let task = &self.store.file().tasks()[index];
             if let (TaskStatus::Retryable, Some(at)) = (task.status, task.retry_at) {
                 let wait = Duration::try_from(at.duration_since(now.wall)).unwrap_or_default();
-                self.batch.queue_mut().set_retry_at(index, now.at + wait);
+                let at = now.at + wait;
+                self.batch
+                    .handle(Input::RetryAt { task: index, at }, now.at);
             }
         }
     }
@@ -100,14 +103,12 @@ impl Engine {
         let now = self.turn(now);
         self.drive(Input::Operator(QueueCommand::Stop), now)?;
         // Not started yet (nothing marked them `running`): they stay as they are.
-        for planned in std::mem::take(&mut self.preparing).into_values() {
-            self.live_by_task.remove(&planned.index);
-        }
+        self.attempts.drop_preparing();
         // Prepared, waiting for the write that marks them `running`: back to what they were.
         self.withdraw_starts(None);
-        let keys: Vec<u64> = self.live.keys().copied().collect();
+        let keys: Vec<u64> = self.attempts.live().map(|(key, _)| key).collect();
         for key in keys {
-            if let Some(live) = self.live.get_mut(&key) {
+            if let Some(live) = self.attempts.get_live_mut(key) {
                 live.stopped_by_operator = true;
                 let at = now.saturating_duration_since(live.started);
                 let effects = live.attempt.handle(Event::Cancel, at);
@@ -127,7 +128,7 @@ impl Engine {
         self.kill_all();
         self.withdraw_starts(None);
         let ended_at = outcome::utc_timestamp(self.clock.wall);
-        let in_flight: Vec<(usize, u32)> = (self.live.values().chain(self.ending.values()))
+        let in_flight: Vec<(usize, u32)> = (self.attempts.live_then_ending())
             .map(|l| (l.task, l.number))
             .collect();
         let file = self.store.file_mut();
@@ -150,7 +151,7 @@ impl Engine {
             file.set_status(index, TaskStatus::Retryable);
             file.set_result(index, result);
         }
-        if let Err(error) = self.write_last(super::LAST_WRITE_WAIT) {
+        if let Err(error) = self.write_last(super::commit::LAST_WRITE_WAIT) {
             tracing::error!("cannot write the tasks in flight back as retryable: {error:#}");
         }
     }
@@ -158,14 +159,14 @@ impl Engine {
     /// Kills every agent's process group at once (a second Ctrl-C, or leaving for good), and
     /// every process the attempts started, wherever it went.
     pub fn kill_all(&mut self) {
-        for live in self.live.values() {
+        for (_, live) in self.attempts.live() {
             live.process.signal(crate::core::attempt::StopSignal::Kill);
         }
         // The hosts' sweeps run at once, each on its own thread, while the local ones run here
         // (a sweep that gets no thread runs here too, before them).
         let on_hosts: Vec<_> = self
-            .live
-            .iter()
+            .attempts
+            .live()
             .filter_map(|(key, live)| {
                 let sweep = super::hosts::sweep_on_host(live)?;
                 let job = jobs::spawn_thread(format!("leave-sweep-{key}"), sweep)
@@ -173,7 +174,7 @@ impl Engine {
                 Some((live.task_id.clone(), job))
             })
             .collect();
-        for live in self.live.values() {
+        for (_, live) in self.attempts.live() {
             let ended = hygiene::end_attempt(
                 &live.cookie,
                 &live.known_processes,

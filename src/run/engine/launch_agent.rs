@@ -7,11 +7,13 @@ use std::time::{Duration, Instant};
 use color_eyre::eyre::{Result, WrapErr};
 use serde_json::json;
 
+use super::Engine;
 use super::agent_report::AgentReport;
+use super::attempts::LiveAttempt;
+use super::attempts::Starting;
 use super::conclude::Ended;
+use super::event::EngineEvent;
 use super::inbox::EngineInbox;
-use super::start::Starting;
-use super::{Engine, EngineEvent, LiveAttempt};
 
 use crate::core::attempt::{
     Attempt, AttemptSetup, DEFAULT_ANSWER_CAP, DEFAULT_PERMISSION_WAIT_SEC,
@@ -261,7 +263,7 @@ impl Engine {
     fn spawn_agent(&self, launching: &Launching) -> Result<AgentProcess> {
         let Launching { plan, key, .. } = launching;
         let (rows, cols) = launching.size;
-        if !self.live.is_empty() || !self.ending.is_empty() {
+        if self.attempts.with_agent() > 0 {
             crate::run::limits::check_room_for_an_agent()
                 .wrap_err_with(|| format!("cannot start {}", plan.argv[0]))?;
         }
@@ -311,7 +313,7 @@ impl Engine {
         let agent_log = setup.profile.agent_log;
         let files = self.watch_files(key, &task, number, &plan, agent_log, &remote, started_at);
         let watches_files = files.is_some();
-        self.live.insert(
+        self.attempts.go_live(
             key,
             LiveAttempt {
                 task: index,
@@ -339,7 +341,6 @@ impl Engine {
                 remote,
             },
         );
-        self.live_by_task.insert(index, key);
         let started = Input::AgentStarted { key, watches_files };
         self.drive(started, now)
     }
@@ -413,10 +414,7 @@ impl Engine {
     /// Withdraws the starts still waiting for their write (`only`: that task's, or all): their
     /// tasks go back to what they were; nothing was launched or recorded for them.
     pub(super) fn withdraw_starts(&mut self, only: Option<usize>) {
-        let (withdrawn, kept) = std::mem::take(&mut self.awaiting)
-            .into_iter()
-            .partition(|s| only.is_none_or(|i| i == s.index));
-        self.awaiting = kept;
+        let withdrawn = (self.attempts).take_awaiting_if(|s| only.is_none_or(|i| i == s.index));
         for starting in withdrawn {
             let key = starting.key;
             self.batch

@@ -9,17 +9,29 @@ use std::time::{Duration, Instant};
 use color_eyre::eyre::Result;
 use serde_json::json;
 
+use super::Engine;
+use super::attempts::LiveAttempt;
+use super::event::EngineEvent;
 use super::inbox::EngineInbox;
-use super::{Engine, EngineEvent, LiveAttempt, SPAWN_RETRY_AFTER};
+use crate::core::batch::Input;
 use crate::run::hygiene::{self, EndedProcess};
 use crate::run::jobs::{self, Outbox};
+
+/// A task whose agent could not start for lack of resources tries again after this.
+const SPAWN_RETRY_AFTER: Duration = Duration::from_secs(5);
 
 impl Engine {
     /// Ends what attempts of a herd that died on this file left running (found by the file's
     /// cookie tag) before anything starts, and says so in the log and in each task's record.
     pub(super) fn end_survivors(&mut self) -> Result<()> {
         let mut ended = hygiene::end_survivors(&self.file_tag, hygiene::SWEEP_GRACE);
-        ended.extend(self.remote_survivors());
+        let (on_hosts, swept) = self
+            .hosts
+            .survivors(self.store.file().tasks(), &self.file_tag);
+        ended.extend(on_hosts);
+        for host in swept {
+            self.forget_lost_on(&host);
+        }
         if ended.is_empty() {
             return Ok(());
         }
@@ -70,11 +82,10 @@ impl Engine {
         now: Instant,
     ) -> Result<()> {
         self.revert_start(index, before);
-        let running = self.live.len() + self.ending.len();
+        let running = self.attempts.with_agent();
         self.opts.concurrency = running.max(1).min(self.opts.concurrency);
-        self.batch
-            .queue_mut()
-            .set_retry_at(index, now + SPAWN_RETRY_AFTER);
+        let at = now + SPAWN_RETRY_AFTER;
+        self.batch.handle(Input::RetryAt { task: index, at }, now);
         tracing::warn!(task = %before.task_id, concurrency = self.opts.concurrency, "cannot start the agent for lack of resources, the task waits: {reason}");
         self.events.push(EngineEvent::SpawnDeferred {
             task_id: before.task_id.clone(),

@@ -8,7 +8,9 @@
 
 use std::time::Instant;
 
-use super::{Engine, EngineEvent, LiveAttempt};
+use super::Engine;
+use super::attempts::LiveAttempt;
+use super::event::EngineEvent;
 use crate::core::batch::{Input, QueueCommand};
 use crate::core::task::TaskStatus;
 
@@ -30,24 +32,11 @@ impl Engine {
     /// Every attempt running or ending. Outside the engine, tests only: frontends read
     /// `view().live_attempts()`.
     pub(crate) fn live(&self) -> impl Iterator<Item = &LiveAttempt> {
-        self.live.values().chain(self.ending.values())
-    }
-
-    /// Attempts that hold a slot: being prepared, waiting for the write that records their
-    /// start, running or ending.
-    pub(super) fn attempts_in_flight(&self) -> usize {
-        self.preparing.len() + self.awaiting.len() + self.live.len() + self.ending.len()
-    }
-
-    /// Whether task `index` has an attempt: starting, running or ending.
-    pub(super) fn has_attempt(&self, index: usize) -> bool {
-        self.live_by_task.contains_key(&index) || self.awaiting.iter().any(|s| s.index == index)
+        self.attempts.live_then_ending()
     }
 
     pub(crate) fn live_for_task(&self, index: usize) -> Option<&LiveAttempt> {
-        self.live_by_task
-            .get(&index)
-            .and_then(|k| self.live.get(k).or_else(|| self.ending.get(k)))
+        self.attempts.with_agent_of_task(index)
     }
 
     pub fn retry_at(&self, index: usize) -> Option<Instant> {
@@ -83,10 +72,7 @@ impl Engine {
     /// Nothing runs and nothing in scope is left to start.
     pub fn is_done(&self) -> bool {
         self.gave_up_on_file()
-            || self.live.is_empty()
-                && self.ending.is_empty()
-                && self.awaiting.is_empty()
-                && self.preparing.is_empty()
+            || self.attempts.is_empty()
                 && (self.batch.queue().is_stopping()
                     || !self
                         .scope_iter()
