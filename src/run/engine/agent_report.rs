@@ -30,8 +30,9 @@ impl Engine {
     /// worker looks (`gather`).
     pub(super) fn transcript_job(&self, live: &LiveAttempt) -> Option<TranscriptJob> {
         let wants_transcript = self
+            .tasks
             .profiles
-            .get(&self.store.file().tasks()[live.task].agent)
+            .get(&self.tasks.store.file().tasks()[live.task].agent)
             .is_some_and(|p| p.transcripts.is_some());
         if !wants_transcript {
             return None;
@@ -46,7 +47,7 @@ impl Engine {
             cwd: live.plan.cwd.clone(),
             session,
             since: std::time::SystemTime::from(live.started_at),
-            base_dir: self.store.base_dir().to_path_buf(),
+            base_dir: self.tasks.store.base_dir().to_path_buf(),
         })
     }
 }

@@ -91,11 +91,11 @@ impl Engine {
     /// write that follows it carries them (`take_writes` hands it over).
     pub(super) fn commit(&mut self, now: Instant) -> Result<()> {
         // While the operator's version does not parse, herd's changes wait in memory.
-        if self.batch.generations().in_flight() || self.file_invalid.is_some() {
+        if self.batch.generations().in_flight() || self.tasks.file_invalid.is_some() {
             return Ok(());
         }
         let generations = self.batch.generations();
-        match self.store.snapshot().wrap_err(CANNOT_WRITE)? {
+        match self.tasks.store.snapshot().wrap_err(CANNOT_WRITE)? {
             Some(snapshot) => {
                 self.hand_over(snapshot);
                 Ok(())
@@ -114,7 +114,7 @@ impl Engine {
     pub(super) fn take_writes(&mut self, now: Instant) -> Result<()> {
         let status = self.commits.writer.status();
         if let Some((_, error)) = status.failed {
-            self.store.mark_unsaved();
+            self.tasks.store.mark_unsaved();
             return Err(WriteError::Failed(error)).wrap_err(CANNOT_WRITE);
         }
         let merged = self.take_operator_version()?;
@@ -122,7 +122,7 @@ impl Engine {
             // Its text is not on disk: the next snapshot carries it again.
             let generation = status.held;
             self.batch.handle(Input::WriteHeld { generation }, now);
-            self.store.mark_unsaved();
+            self.tasks.store.mark_unsaved();
         }
         if status.durable > self.batch.generations().durable() {
             let generation = status.durable;
@@ -162,10 +162,10 @@ impl Engine {
         // keeps writing faster than herd can merge is given up on after a few.
         for _ in 0..LAST_WRITE_ROUNDS {
             self.take_operator_version()?;
-            if self.file_invalid.is_some() {
+            if self.tasks.file_invalid.is_some() {
                 return self.write_beside();
             }
-            let Some(snapshot) = self.store.snapshot().wrap_err(CANNOT_WRITE)? else {
+            let Some(snapshot) = self.tasks.store.snapshot().wrap_err(CANNOT_WRITE)? else {
                 return Ok(());
             };
             let generation = self.hand_over(snapshot);
@@ -173,7 +173,7 @@ impl Engine {
                 Err(error) if is_held(&error) => {
                     self.batch
                         .handle(Input::WriteHeld { generation }, self.clock.at);
-                    self.store.mark_unsaved();
+                    self.tasks.store.mark_unsaved();
                 }
                 other => return other,
             }
@@ -187,7 +187,7 @@ impl Engine {
             Ok(()) => self.drive(Input::WriteDurable { generation }, self.clock.at),
             Err(WriteError::Held) => Err(WriteError::Held).wrap_err(CANNOT_WRITE),
             Err(error) => {
-                self.store.mark_unsaved();
+                self.tasks.store.mark_unsaved();
                 Err(error).wrap_err(CANNOT_WRITE)
             }
         }

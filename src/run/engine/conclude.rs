@@ -69,7 +69,7 @@ impl Engine {
         verdict: &Verdict,
         attempt: &mut Attempt,
     ) -> Option<jiff::Zoned> {
-        let task = &self.store.file().tasks()[index];
+        let task = &self.tasks.store.file().tasks()[index];
         if verdict.failure != Some(FailureType::Quota) {
             return None;
         }
@@ -92,8 +92,9 @@ impl Engine {
     /// Whether task `index` waits for its quota to reset (rather than failing or retrying at
     /// once): it asked to, or its profile has accounts to rotate through.
     fn waits_for_quota(&self, index: usize) -> bool {
-        let task = &self.store.file().tasks()[index];
+        let task = &self.tasks.store.file().tasks()[index];
         let has_accounts = self
+            .tasks
             .profiles
             .get(&task.agent)
             .is_some_and(|p| !p.accounts.is_empty());
@@ -123,7 +124,7 @@ impl Engine {
                 cwd: live.plan.cwd.clone(),
                 errors_path: live.recorder.paths().log.with_extension("errors.json"),
             });
-        let task = &self.store.file().tasks()[live.task];
+        let task = &self.tasks.store.file().tasks()[live.task];
         // Only a completed task's worktree is removed; `conclude` says so again.
         let finish_worktree = (task.worktree && verdict.is_success() && !live.stopped_by_operator)
             .then(|| live.plan.cwd.clone());
@@ -139,7 +140,7 @@ impl Engine {
                 .parent()
                 .map(|dir| (dir.to_path_buf(), live.number)),
         };
-        let gathered = gather::gather_in_background(key, job, self.inbox.clone());
+        let gathered = gather::gather_in_background(key, job, self.out.inbox.clone());
         let now_gathered = gathered.is_some();
         live.gathered = gathered.map(Box::new);
         self.attempts.end(key, live);
@@ -191,7 +192,7 @@ impl Engine {
             attempt: live.number,
             marker_seen: live.attempt.marker_seen(),
             exit,
-            log_file: outcome::relative_to(&live.recorder.paths().log, self.store.base_dir()),
+            log_file: outcome::relative_to(&live.recorder.paths().log, self.tasks.store.base_dir()),
             auto_counts: live.attempt.auto_input_counts(),
             auto_inputs: live.attempt.auto_inputs().to_vec(),
             approvals: live.attempt.approvals().to_vec(),
@@ -228,8 +229,8 @@ impl Engine {
         now: Instant,
     ) -> Result<()> {
         let index = ended.index;
-        let task = self.store.file().tasks()[index].clone();
-        let profile = self.profiles.get(&task.agent).cloned();
+        let task = self.tasks.store.file().tasks()[index].clone();
+        let profile = self.tasks.profiles.get(&task.agent).cloned();
         let decision = self.decide_what_follows(&ended, &task, profile.as_ref(), now);
         if let Some(evidence) = decision.evidence {
             ended.outcome.verdict.evidence = Some(evidence.into());
@@ -325,7 +326,7 @@ impl Engine {
             host: ended.host.clone(),
             agent: ended.agent.result_fields(plan),
             total_cost_usd: ended.agent.total_cost(task.result.as_ref()),
-            survivors_ended: self.survivors.remove(&ended.index),
+            survivors_ended: self.tasks.survivors.remove(&ended.index),
             ..AttemptResult::new(&ended.outcome)
         }
     }
@@ -339,7 +340,7 @@ impl Engine {
         retry_after: Option<Duration>,
         ended_at: jiff::Timestamp,
     ) {
-        let file = self.store.file_mut();
+        let file = self.tasks.store.file_mut();
         file.set_result(index, result);
         file.set_status(index, status);
         match retry_after {
@@ -366,16 +367,17 @@ impl Engine {
         let (task_id, number) = (ended.task_id, ended.outcome.attempt);
         let verdict = ended.outcome.verdict.clone();
         tracing::info!(task = task_id, attempt = number, verdict = verdict.label(), evidence = ?verdict.evidence, status = %status, "attempt ended");
-        self.last_durations
+        self.tasks
+            .last_durations
             .insert(ended.index, ended.outcome.duration);
-        self.events.push(EngineEvent::Finished {
+        self.out.events.push(EngineEvent::Finished {
             task_id: task_id.to_string(),
             attempt: number,
             verdict,
             status,
         });
         if let Some(after) = retry_after {
-            self.events.push(EngineEvent::RetryScheduled {
+            self.out.events.push(EngineEvent::RetryScheduled {
                 task_id: task_id.to_string(),
                 after,
             });

@@ -72,12 +72,12 @@ pub fn message_bytes(text: &str, bracketed_paste: bool) -> Vec<u8> {
 impl super::Engine {
     /// Where attempts are recorded (and the dashboard writes its log).
     pub fn runs_dir(&self) -> &Path {
-        &self.opts.runs_dir
+        &self.tasks.opts.runs_dir
     }
 
     /// Whether task `index` belongs to this run (enabled, and picked by `--only` if given).
     pub(super) fn task_in_scope(&self, index: usize) -> bool {
-        index < self.store.file().tasks().len() && self.in_scope(index)
+        index < self.tasks.store.file().tasks().len() && self.tasks.in_scope(index)
     }
 
     /// The task an inbox report is about, while its attempt is live.
@@ -91,7 +91,7 @@ impl super::Engine {
     }
 
     pub(super) fn task_label(&self, index: usize) -> Option<(String, TaskStatus)> {
-        let task = self.store.file().tasks().get(index)?;
+        let task = self.tasks.store.file().tasks().get(index)?;
         Some((task.task_id.clone(), task.status))
     }
 
@@ -116,7 +116,8 @@ impl super::Engine {
         }
         self.batch
             .handle(Input::RetryCleared { task: index }, self.clock.at);
-        self.store
+        self.tasks
+            .store
             .file_mut()
             .set_status(index, TaskStatus::Cancelled);
         done(format!("{task_id} cancelled"))
@@ -133,7 +134,7 @@ impl super::Engine {
         if self.attempts.has_task(index) {
             return refused(format!("{task_id} is running"));
         }
-        if !self.in_scope(index) {
+        if !self.tasks.in_scope(index) {
             return refused(format!(
                 "{task_id} is not part of this run (disabled or not --only)"
             ));
@@ -146,8 +147,8 @@ impl super::Engine {
             TaskStatus::Retryable | TaskStatus::Failed | TaskStatus::Cancelled => {
                 self.batch
                     .handle(Input::RetryCleared { task: index }, self.clock.at);
-                let reset = RetryReset::of(index, &self.store.file().tasks()[index]);
-                reset.apply(self.store.file_mut());
+                let reset = RetryReset::of(index, &self.tasks.store.file().tasks()[index]);
+                reset.apply(self.tasks.store.file_mut());
                 tracing::info!(task = %task_id, "retry now: {}", reset.describe());
                 reset.describe()
             }
@@ -159,7 +160,10 @@ impl super::Engine {
             _ if status.can_become(TaskStatus::Pending) => {
                 self.batch
                     .handle(Input::RetryCleared { task: index }, self.clock.at);
-                self.store.file_mut().set_status(index, TaskStatus::Pending);
+                self.tasks
+                    .store
+                    .file_mut()
+                    .set_status(index, TaskStatus::Pending);
                 format!("{task_id} is pending again")
             }
             _ => return refused(format!("{task_id} is {status}; it does not run again")),
@@ -188,11 +192,12 @@ impl super::Engine {
         now: Now,
     ) -> Result<ControlOutcome> {
         let now = self.turn(now);
-        let Some(task) = self.store.file().tasks().get(index) else {
+        let Some(task) = self.tasks.store.file().tasks().get(index) else {
             return refused("no such task");
         };
         let task_id = task.task_id.clone();
         let Some(name) = self
+            .tasks
             .profiles
             .get(&task.agent)
             .and_then(|p| p.prompts.get(rule))
@@ -234,7 +239,8 @@ impl super::Engine {
         if answered {
             self.send(index, Event::OperatorAnswer { rule }, now)?;
         }
-        self.store
+        self.tasks
+            .store
             .file_mut()
             .set_field(index, "permission_policy", Value::Object(policy));
         let state = if auto { "on" } else { "off" };
@@ -254,7 +260,8 @@ impl super::Engine {
         if status == TaskStatus::Completed {
             return refused(format!("{task_id} is completed; it never runs again"));
         }
-        self.store
+        self.tasks
+            .store
             .file_mut()
             .set_field(index, "prompt_template", json!(text));
         let when = if self.attempts.has_task(index) {

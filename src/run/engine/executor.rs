@@ -78,6 +78,6 @@ impl Engine {
             return false;
         };
         live.process.signal(StopSignal::Kill);
-        super::processes::sweep_in_background(key, live, self.inbox.clone())
+        super::processes::sweep_in_background(key, live, self.out.inbox.clone())
     }
 }

@@ -76,7 +76,7 @@ impl Engine {
                     return None;
                 }
                 let copies_log = log.is_some() || rollouts.is_some();
-                let here = self.opts.runs_dir.join(&task.task_id);
+                let here = self.tasks.opts.runs_dir.join(&task.task_id);
                 let source = FileSource::Remote {
                     host: Box::new(remote.host.clone()),
                     signal: plan.signal_file.as_ref().map(|p| p.display().to_string()),
@@ -107,12 +107,16 @@ impl Engine {
         let remote = live.remote.as_ref()?;
         Some(RemoteEndJob {
             host: remote.host.clone(),
-            run_dir: crate::core::remote::files::run_dir_under_home(&self.file_tag, &live.task_id),
+            run_dir: crate::core::remote::files::run_dir_under_home(
+                &self.tasks.file_tag,
+                &live.task_id,
+            ),
             remove: attempt_file_names(&live.plan),
             fetch: vec![format!("attempt_{}.acp.jsonl", live.number)],
-            runs_dir: self.opts.runs_dir.join(&live.task_id),
+            runs_dir: self.tasks.opts.runs_dir.join(&live.task_id),
             stamp: remote_stamp(live.number),
             transcript_copy: self
+                .tasks
                 .opts
                 .runs_dir
                 .join(&live.task_id)

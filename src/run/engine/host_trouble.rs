@@ -94,14 +94,14 @@ impl Engine {
         );
         let index = live.task;
         self.note_host_trouble(index, &host, &what);
-        let file = self.store.file_mut();
+        let file = self.tasks.store.file_mut();
         if lost {
             file.set_field(index, LOST_ON_FIELD, json!(host));
         }
         file.set_status(index, TaskStatus::Retryable);
         file.set_attempts(index, live.number.saturating_sub(1));
         tracing::warn!(task = %live.task_id, attempt = live.number, "{what}; the task goes back to the queue (not counted) and {host} is out of rotation for {} s", for_how_long.as_secs());
-        self.events.push(EngineEvent::HostTrouble {
+        self.out.events.push(EngineEvent::HostTrouble {
             task_id: live.task_id.clone(),
             host,
             evidence: what,
@@ -132,7 +132,7 @@ impl Engine {
         self.batch.handle(out, now);
         self.note_host_trouble(planned.index, &name, &what);
         tracing::warn!(task = %planned.task.task_id, "{what}; the task waits (not counted) and {name} is out of rotation for {} s", for_how_long.as_secs());
-        self.events.push(EngineEvent::HostTrouble {
+        self.out.events.push(EngineEvent::HostTrouble {
             task_id: planned.task.task_id.clone(),
             host: name,
             evidence: what,
@@ -144,7 +144,7 @@ impl Engine {
     /// Adds `host_trouble` (which host, when, what happened) to task `index`'s result.
     fn note_host_trouble(&mut self, index: usize, host: &str, what: &str) {
         let at = outcome::utc_timestamp(self.clock.wall);
-        let file = self.store.file_mut();
+        let file = self.tasks.store.file_mut();
         let mut result = file.tasks()[index]
             .result
             .clone()
@@ -162,11 +162,14 @@ impl Engine {
 impl Engine {
     /// `lost_on` of every task that names `host` is cleared: the host was swept.
     pub(super) fn forget_lost_on(&mut self, host: &str) {
-        let indexes: Vec<usize> = (0..self.store.file().tasks().len())
-            .filter(|&i| self.store.file().tasks()[i].lost_on.as_deref() == Some(host))
+        let indexes: Vec<usize> = (0..self.tasks.store.file().tasks().len())
+            .filter(|&i| self.tasks.store.file().tasks()[i].lost_on.as_deref() == Some(host))
             .collect();
         for index in indexes {
-            self.store.file_mut().remove_field(index, LOST_ON_FIELD);
+            self.tasks
+                .store
+                .file_mut()
+                .remove_field(index, LOST_ON_FIELD);
         }
     }
 }

@@ -23,11 +23,11 @@ impl Engine {
     /// operator's version did not parse): adopted into the file (`core::recovered`), before
     /// the tasks found `running` are taken as interrupted.
     pub(super) fn recover_from_runs(&mut self) {
-        let runs_dir = self.opts.runs_dir.clone();
+        let runs_dir = self.tasks.opts.runs_dir.clone();
         let mut recovered = Vec::new();
-        for index in 0..self.store.file().tasks().len() {
-            let task = &self.store.file().tasks()[index];
-            if self.store.file().is_removed(index) {
+        for index in 0..self.tasks.store.file().tasks().len() {
+            let task = &self.tasks.store.file().tasks()[index];
+            if self.tasks.store.file().is_removed(index) {
                 continue;
             }
             let last = crate::run::runs_dir::last_recorded_attempt(&runs_dir, &task.task_id);
@@ -39,7 +39,7 @@ impl Engine {
             };
             let task_id = task.task_id.clone();
             tracing::info!(task = %task_id, attempt = end.attempt, status = %end.status, "the tasks file did not have this attempt's end: taken from runs/");
-            let file = self.store.file_mut();
+            let file = self.tasks.store.file_mut();
             file.set_status(index, end.status);
             file.set_attempts(index, end.attempt);
             file.set_result(index, end.result);
@@ -51,7 +51,7 @@ impl Engine {
         }
         let summary = recovered::describe(recovered.len());
         tracing::info!("{summary}");
-        self.events.push(EngineEvent::RecoveredFromRuns {
+        self.out.events.push(EngineEvent::RecoveredFromRuns {
             summary,
             tasks: recovered,
         });
@@ -59,8 +59,8 @@ impl Engine {
 
     pub(super) fn recover_interrupted(&mut self) -> Result<()> {
         let now = self.clock.wall;
-        for index in self.scope() {
-            let task = &self.store.file().tasks()[index];
+        for index in self.tasks.scope() {
+            let task = &self.tasks.store.file().tasks()[index];
             if task.status != TaskStatus::Running {
                 continue;
             }
@@ -76,18 +76,20 @@ impl Engine {
                     )),
                 );
             }
-            let file = self.store.file_mut();
+            let file = self.tasks.store.file_mut();
             file.set_status(index, TaskStatus::Retryable);
             file.set_result(index, result);
-            self.events.push(EngineEvent::Resumed { task_id, attempt });
+            self.out
+                .events
+                .push(EngineEvent::Resumed { task_id, attempt });
         }
         Ok(())
     }
 
     /// A resumed batch keeps the backoff: `retry_at` in the file becomes the wait.
     pub(super) fn restore_retry_times(&mut self, now: Now) {
-        for index in self.scope() {
-            let task = &self.store.file().tasks()[index];
+        for index in self.tasks.scope() {
+            let task = &self.tasks.store.file().tasks()[index];
             if let (TaskStatus::Retryable, Some(at)) = (task.status, task.retry_at) {
                 let wait = Duration::try_from(at.duration_since(now.wall)).unwrap_or_default();
                 let at = now.at + wait;
@@ -131,7 +133,7 @@ impl Engine {
         let in_flight: Vec<(usize, u32)> = (self.attempts.live_then_ending())
             .map(|l| (l.task, l.number))
             .collect();
-        let file = self.store.file_mut();
+        let file = self.tasks.store.file_mut();
         for (index, attempt) in in_flight {
             // Like a crash (`recover_interrupted`): what the result already holds is kept.
             let mut result = file.tasks()[index]

@@ -133,7 +133,7 @@ impl Engine {
     ) -> Result<Recorder> {
         let (rows, cols) = starting.size;
         let paths = AttemptPaths::new(
-            &self.opts.runs_dir.join(&starting.task.task_id),
+            &self.tasks.opts.runs_dir.join(&starting.task.task_id),
             starting.number,
         );
         let recorder = Recorder::create(
@@ -171,7 +171,7 @@ impl Engine {
         let setup = self.attempt_setup(&task, profile, &plan, (rows, cols));
         let command = one_line(&plan.argv);
         tracing::info!(task = %task.task_id, attempt = number, cwd = %plan.cwd.display(), "starting {command}");
-        self.events.push(EngineEvent::Started {
+        self.out.events.push(EngineEvent::Started {
             task_id: task.task_id.clone(),
             attempt: number,
             command,
@@ -181,7 +181,7 @@ impl Engine {
             (Some(_), Some(before)) => failure_report::GitSnapshot::known(before),
             (Some(_), None) => failure_report::GitSnapshot::default(),
         };
-        let cookie = hygiene::new_cookie(&self.file_tag, &task.task_id, number);
+        let cookie = hygiene::new_cookie(&self.tasks.file_tag, &task.task_id, number);
         plan.env.insert(hygiene::COOKIE_VAR.into(), cookie.clone());
         let hooks = self.hook_server(key, &task, &setup, &plan.env, host.is_none());
         if let Some(server) = &hooks {
@@ -194,7 +194,7 @@ impl Engine {
             &herd_exe(),
         );
         let remote = host.map(|host| {
-            let run_dir = self.opts.runs_dir.join(&task.task_id);
+            let run_dir = self.tasks.opts.runs_dir.join(&task.task_id);
             let log = crate::run::remote::log_path(&run_dir, number);
             super::hosts::RemoteState::new(host, log)
         });
@@ -234,7 +234,7 @@ impl Engine {
             .collect();
         AttemptSetup {
             idle: Duration::from_secs_f64(task.idle_sec.unwrap_or(profile.idle_sec)),
-            permission_wait: (!self.opts.operator_present).then(|| {
+            permission_wait: (!self.tasks.opts.operator_present).then(|| {
                 Duration::from_secs_f64(
                     task.permission_wait_sec
                         .unwrap_or(DEFAULT_PERMISSION_WAIT_SEC),
@@ -276,7 +276,7 @@ impl Engine {
                 self.outbox_of(*key, EngineInbox::from_pty),
             ),
             Some(remote) => {
-                let run_dir = self.opts.runs_dir.join(&launching.task.task_id);
+                let run_dir = self.tasks.opts.runs_dir.join(&launching.task.task_id);
                 let cwd = plan.cwd.display().to_string();
                 let (host, log, cookie) = (&remote.host, &remote.log, &launching.cookie);
                 let local = crate::run::remote::wrap(plan, host, &cwd, cookie, log, &run_dir);
@@ -370,7 +370,7 @@ impl Engine {
             verdict,
             marker_seen: false,
             exit: ExitStatus::default(),
-            log_file: outcome::relative_to(&recorder.paths().log, self.store.base_dir()),
+            log_file: outcome::relative_to(&recorder.paths().log, self.tasks.store.base_dir()),
             auto_counts: Vec::new(),
             auto_inputs: Vec::new(),
             approvals: Vec::new(),
@@ -400,7 +400,7 @@ impl Engine {
 
     /// Puts task `index` back to what it was before a start that did not happen (`before`).
     pub(super) fn revert_start(&mut self, index: usize, before: &TaskSpec) {
-        let file = self.store.file_mut();
+        let file = self.tasks.store.file_mut();
         file.set_status(index, before.status);
         file.set_attempts(index, before.attempts);
         if let Some(message) = &before.resume_message {

@@ -33,14 +33,12 @@
 //! The tasks file is written by `commit` on a writer thread, pipelined: an agent is launched
 //! once the write that marks its task `running` is on disk (`commit` says why that is enough).
 
-use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use color_eyre::eyre::Result;
 use tokio::sync::mpsc;
 
 use super::clock::Now;
-use super::hygiene;
 use super::jobs::Outbox;
 use super::store::TaskStore;
 use crate::core::batch::Batch;
@@ -77,6 +75,7 @@ mod interrupted;
 mod launch_agent;
 mod notify;
 pub mod options;
+mod outgoing;
 mod prepare;
 mod processes;
 mod queries;
@@ -84,6 +83,7 @@ mod reports;
 pub mod session;
 mod sizes;
 mod start;
+mod tasks;
 mod view;
 #[cfg(test)]
 mod view_tests;
@@ -96,36 +96,24 @@ pub use view::{BatchView, LiveView};
 
 pub struct Engine {
     /// The tasks file's writer and the generations handed to it. First, so it is dropped (its
-    /// last write and the spare's removal waited for) before `store` gives the lock up.
+    /// last write and the spare's removal waited for) before the store gives the lock up.
     commits: commit::Commits,
-    store: TaskStore,
-    profiles: ProfileSet,
-    opts: EngineOptions,
+    /// The tasks file, the profiles and the options, and what is known per task (`tasks`).
+    tasks: tasks::Tasks,
     /// Every attempt holding a slot, at its stage (`attempts`).
     attempts: attempts::Attempts,
     /// The batch's decisions: which task starts next (retry times, quota holds, accounts,
     /// hosts, pause, stop).
     batch: Batch,
-    /// Where the workers' reports go (`inbox`).
-    inbox: Outbox<EngineInbox>,
-    events: Vec<EngineEvent>,
-    /// `hygiene::file_tag` of the tasks file: the prefix of every cookie this run hands out.
-    file_tag: String,
-    /// Per task: the survivors of its interrupted attempt ended at start, carried into the
-    /// record of its next attempt so the record keeps saying so.
-    survivors: HashMap<usize, serde_json::Value>,
+    /// The events for the frontends and the outbox the workers report through (`outgoing`).
+    out: outgoing::Outgoing,
     /// The size of each next agent's PTY by how many run when it starts (`sizes`).
     sizes: sizes::Sizes,
-    /// Per task: how long its last attempt of this run took.
-    last_durations: HashMap<usize, Duration>,
     /// The run's hosts, and what is left to sweep on them (`hosts`).
     hosts: hosts::Hosts,
     /// The time of the current turn, as the frontend gave it: every timestamp written in the
     /// turn is its `wall`. The engine reads no clock.
     clock: Now,
-    /// The operator's version of the tasks file does not parse: where (`FILE:LINE:COL: ...`)
-    /// and since when. Nothing is written meanwhile (`edits`).
-    file_invalid: Option<(String, Instant)>,
     /// What the `notify` command was told, and its worker.
     notify: notify::Notify,
 }
@@ -149,24 +137,16 @@ impl Engine {
         let sizes = sizes::Sizes::new(opts.rows, opts.cols);
         let hosts = hosts::Hosts::new(std::mem::take(&mut opts.hosts));
         let mut engine = Engine {
-            store,
-            profiles,
-            opts,
+            tasks: tasks::Tasks::new(store, profiles, opts),
             attempts: attempts::Attempts::default(),
             batch: Batch::default(),
-            inbox,
-            events: Vec::new(),
-            file_tag: String::new(),
-            survivors: HashMap::new(),
+            out: outgoing::Outgoing::new(inbox),
             hosts,
             sizes,
-            last_durations: HashMap::new(),
             commits,
             clock: now,
-            file_invalid: None,
             notify: notify::Notify::default(),
         };
-        engine.file_tag = hygiene::file_tag(engine.store.path());
         engine.end_survivors()?;
         engine.recover_from_runs();
         engine.recover_interrupted()?;
@@ -175,24 +155,6 @@ impl Engine {
         // What was found at the start is on disk before anything runs.
         engine.write_last(LAST_WRITE_WAIT)?;
         Ok(engine)
-    }
-
-    fn in_scope(&self, index: usize) -> bool {
-        let file = self.store.file();
-        let task = &file.tasks()[index];
-        task.enabled
-            && !file.is_removed(index)
-            && (self.opts.only.is_empty() || self.opts.only.contains(&task.task_id))
-    }
-
-    fn scope(&self) -> Vec<usize> {
-        self.scope_iter().collect()
-    }
-
-    /// `scope` without collecting it: the checks made every turn of the loop walk the whole
-    /// file, which must not cost an allocation per task.
-    fn scope_iter(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.store.file().tasks().len()).filter(|&i| self.in_scope(i))
     }
 
     /// The sizes (rows, cols) the next agents start at, by how many run when each starts
@@ -210,10 +172,11 @@ impl Engine {
     /// Tells the `notify` command what this turn's events and waits call for.
     fn notify_turn(&mut self, events: &[EngineEvent]) {
         let waits = notify::wait_facts(&self.attempts);
-        let ends = notify::end_facts(&self.store, events);
+        let ends = notify::end_facts(&self.tasks.store, events);
         let done = self.is_done();
-        let scope = if done { self.scope() } else { Vec::new() };
-        let batch_end = done.then(|| notify::batch_end(&self.store, &scope, self.exit_code()));
+        let scope = if done { self.tasks.scope() } else { Vec::new() };
+        let batch_end =
+            done.then(|| notify::batch_end(&self.tasks.store, &scope, self.exit_code()));
         let told = self.notify.observe(notify::Turn {
             waits: &waits,
             ends: &ends,
@@ -222,10 +185,10 @@ impl Engine {
         if told.is_empty() {
             return;
         }
-        let scope = if done { scope } else { self.scope() };
+        let scope = if done { scope } else { self.tasks.scope() };
         let from = notify::NotifyContext {
-            store: &self.store,
-            profiles: &self.profiles,
+            store: &self.tasks.store,
+            profiles: &self.tasks.profiles,
             scope: &scope,
             wall: self.clock.wall,
         };

@@ -57,8 +57,8 @@ impl Engine {
         index: usize,
         attempt: u32,
     ) -> std::result::Result<LaunchPlan, PlanError> {
-        let task = &self.store.file().tasks()[index];
-        let run_dir = self.opts.runs_dir.join(&task.task_id);
+        let task = &self.tasks.store.file().tasks()[index];
+        let run_dir = self.tasks.opts.runs_dir.join(&task.task_id);
         match &task.host {
             None => self.plan_in(index, attempt, &run_dir, None),
             // The folder and the program are the host's: not looked for here.
@@ -78,27 +78,28 @@ impl Engine {
         run_dir: &Path,
         cwd: Option<&Path>,
     ) -> std::result::Result<LaunchPlan, PlanError> {
-        let task = &self.store.file().tasks()[index];
+        let task = &self.tasks.store.file().tasks()[index];
         // herd's hooks reach only a herd on this machine: an agent on a host is left to the
         // screen.
         let hooks = self
+            .tasks
             .profiles
             .get(&task.agent)
             .and_then(|p| p.hooks)
             .filter(|_| task.host.is_none());
         let hook_settings = hooks.and_then(crate::run::hook_server::settings);
         let ctx = LaunchContext {
-            base_dir: self.store.base_dir(),
-            run_id: self.store.file().run_id(),
+            base_dir: self.tasks.store.base_dir(),
+            run_id: self.tasks.store.file().run_id(),
             attempt,
             run_dir,
             cwd,
             hook_settings: hook_settings.as_deref(),
         };
         match &task.host {
-            None => Ok(launch::prepare(task, &self.profiles, &ctx)?),
+            None => Ok(launch::prepare(task, &self.tasks.profiles, &ctx)?),
             Some(_) => {
-                let mut plan = launch::render(task, &self.profiles, &ctx)?;
+                let mut plan = launch::render(task, &self.tasks.profiles, &ctx)?;
                 // The CLI's config on a host is the host's: herd trusts folders here only.
                 plan.trust_folder = None;
                 Ok(plan)
@@ -107,8 +108,8 @@ impl Engine {
     }
 
     pub(super) fn fail_config_problems(&mut self) -> Result<()> {
-        for index in self.scope() {
-            let task = &self.store.file().tasks()[index];
+        for index in self.tasks.scope() {
+            let task = &self.tasks.store.file().tasks()[index];
             if !task.status.is_runnable() {
                 continue;
             }
@@ -120,15 +121,16 @@ impl Engine {
     }
 
     pub(super) fn fail_config(&mut self, index: usize, evidence: String) -> Result<()> {
-        let task_id = self.store.file().tasks()[index].task_id.clone();
-        let file = self.store.file_mut();
+        let task_id = self.tasks.store.file().tasks()[index].task_id.clone();
+        let file = self.tasks.store.file_mut();
         file.set_status(index, TaskStatus::Failed);
         file.set_result(
             index,
             outcome::config_failure_json(&evidence, self.clock.wall),
         );
         // Written with the rest of this turn's changes (`commit`): nothing follows from it.
-        self.events
+        self.out
+            .events
             .push(EngineEvent::ConfigFailed { task_id, evidence });
         Ok(())
     }
@@ -142,7 +144,7 @@ impl Engine {
     ) -> Result<Option<Planned>> {
         self.batch
             .handle(Input::RetryCleared { task: index }, self.clock.at);
-        let task = self.store.file().tasks()[index].clone();
+        let task = self.tasks.store.file().tasks()[index].clone();
         let number = task.attempts + 1;
         let plan = match self.plan_for(index, number) {
             Ok(plan) => plan,
@@ -150,7 +152,7 @@ impl Engine {
                 return self.fail_config(index, evidence.to_string()).map(|()| None);
             }
         };
-        let Some(profile) = self.profiles.get(&task.agent).cloned() else {
+        let Some(profile) = self.tasks.profiles.get(&task.agent).cloned() else {
             let problem = format!("agent \"{}\" is not a known profile", task.agent);
             return self.fail_config(index, problem).map(|()| None);
         };
@@ -211,7 +213,7 @@ impl Engine {
             .map(|trust| (trust.cli, planned.plan.env.clone()));
         let remote = planned.host.clone().map(|host| {
             let cwd = remote::remote_cwd(planned.task.cwd.as_deref(), &host, &cwd);
-            let run_dir = remote_files::run_dir_under_home(&self.file_tag, &task_id);
+            let run_dir = remote_files::run_dir_under_home(&self.tasks.file_tag, &task_id);
             let clear = attempt_file_names(&planned.plan);
             (host, cwd, run_dir, clear, remote_stamp(planned.number))
         });
@@ -265,7 +267,7 @@ impl Engine {
             return Ok(());
         };
         // Stopped, or the operator cancelled the task meanwhile: it does not start.
-        let task = &self.store.file().tasks()[planned.index];
+        let task = &self.tasks.store.file().tasks()[planned.index];
         if self.batch.queue().is_stopping() || !task.status.is_runnable() {
             return Ok(());
         }

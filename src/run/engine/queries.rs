@@ -18,7 +18,7 @@ impl Engine {
     /// The events since last asked. Every event leaves the engine here, so this is also where
     /// the `notify` command hears of them (and of the prompts waiting now).
     pub fn drain_events(&mut self) -> Vec<EngineEvent> {
-        let events = std::mem::take(&mut self.events);
+        let events = std::mem::take(&mut self.out.events);
         self.notify_turn(&events);
         events
     }
@@ -26,7 +26,7 @@ impl Engine {
     /// The store itself, for tests that look inside; frontends read through `view()`.
     #[cfg(test)]
     pub(crate) fn store(&self) -> &crate::run::store::TaskStore {
-        &self.store
+        &self.tasks.store
     }
 
     /// Every attempt running or ending. Outside the engine, tests only: frontends read
@@ -62,11 +62,11 @@ impl Engine {
     }
 
     pub fn concurrency(&self) -> usize {
-        self.opts.concurrency
+        self.tasks.opts.concurrency
     }
 
     pub fn set_concurrency(&mut self, n: usize) {
-        self.opts.concurrency = n.clamp(1, Self::MAX_CONCURRENCY);
+        self.tasks.opts.concurrency = n.clamp(1, Self::MAX_CONCURRENCY);
     }
 
     /// Nothing runs and nothing in scope is left to start.
@@ -75,14 +75,16 @@ impl Engine {
             || self.attempts.is_empty()
                 && (self.batch.queue().is_stopping()
                     || !self
+                        .tasks
                         .scope_iter()
-                        .any(|i| self.store.file().tasks()[i].status.is_runnable()))
+                        .any(|i| self.tasks.store.file().tasks()[i].status.is_runnable()))
     }
 
     /// Whether a task of this run waits for the operator's answers to its questions.
     pub fn any_needs_input(&self) -> bool {
-        self.scope_iter()
-            .any(|i| self.store.file().tasks()[i].status == TaskStatus::NeedsInput)
+        self.tasks
+            .scope_iter()
+            .any(|i| self.tasks.store.file().tasks()[i].status == TaskStatus::NeedsInput)
     }
 
     /// Exit status of `herd run`: 0 every task in scope completed, 1 otherwise, 130 stopped.
@@ -91,22 +93,25 @@ impl Engine {
             return 130;
         }
         let all_done = self
+            .tasks
             .scope_iter()
-            .all(|i| self.store.file().tasks()[i].status == TaskStatus::Completed);
+            .all(|i| self.tasks.store.file().tasks()[i].status == TaskStatus::Completed);
         if all_done { 0 } else { 1 }
     }
 
     /// The tasks in scope (enabled, and of `--only` when given).
     pub fn scoped_tasks(&self) -> Vec<usize> {
-        self.scope()
+        self.tasks.scope()
     }
 
     /// The tasks a run's summary reports: the file's, or those `--only` names, disabled ones
     /// included (as `skipped`), so that it counts as `herd status` does.
     pub(super) fn reported_tasks(&self) -> Vec<usize> {
-        let only = &self.opts.only;
-        (0..self.store.file().tasks().len())
-            .filter(|&i| only.is_empty() || only.contains(&self.store.file().tasks()[i].task_id))
+        let only = &self.tasks.opts.only;
+        (0..self.tasks.store.file().tasks().len())
+            .filter(|&i| {
+                only.is_empty() || only.contains(&self.tasks.store.file().tasks()[i].task_id)
+            })
             .collect()
     }
 }

@@ -126,7 +126,7 @@ impl Engine {
         for effect in effects {
             match effect {
                 Effect::Write { bytes, reason } => {
-                    if reason == InputReason::Operator && !self.opts.record_input {
+                    if reason == InputReason::Operator && !self.tasks.opts.record_input {
                         live.recorder.operator_typed(at, &bytes)?;
                     } else {
                         live.recorder.input(at, &bytes)?;
@@ -144,7 +144,7 @@ impl Engine {
                 }
                 Effect::Note(note) => {
                     live.recorder.marker(at, &note_label(&note))?;
-                    self.events.push(EngineEvent::Note {
+                    self.out.events.push(EngineEvent::Note {
                         task_id: live.task_id.clone(),
                         note,
                     });

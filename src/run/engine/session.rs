@@ -19,8 +19,8 @@ impl super::Engine {
     /// The session task `index`'s next attempt would continue: its last session id, when its
     /// profile knows how to resume.
     pub(super) fn resumable_session(&self, index: usize) -> Option<String> {
-        let task = self.store.file().tasks().get(index)?;
-        let profile = self.profiles.get(&task.agent)?;
+        let task = self.tasks.store.file().tasks().get(index)?;
+        let profile = self.tasks.profiles.get(&task.agent)?;
         if !profile.can_resume() {
             return None;
         }
@@ -47,7 +47,7 @@ impl super::Engine {
         if text.trim().is_empty() {
             return refused("empty message not sent");
         }
-        if !self.in_scope(index) {
+        if !self.tasks.in_scope(index) {
             return refused(format!(
                 "{task_id} is not part of this run (disabled or not --only)"
             ));
@@ -61,7 +61,7 @@ impl super::Engine {
         let session = self.resumable_session(index);
         self.batch
             .handle(Input::RetryCleared { task: index }, self.clock.at);
-        let file = self.store.file_mut();
+        let file = self.tasks.store.file_mut();
         file.set_field(index, "resume_message", json!(text));
         file.set_status(index, TaskStatus::Retryable);
         file.remove_field(index, "retry_at");

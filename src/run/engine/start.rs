@@ -33,20 +33,20 @@ impl Engine {
         // Only the tasks that may start, not `scope()`: most of a large file is done, and this
         // runs every turn.
         let mut from = 0;
-        while let Some(index) = self.store.file().next_runnable(from) {
+        while let Some(index) = self.tasks.store.file().next_runnable(from) {
             from = index + 1;
             // An attempt being prepared, waiting for its start's write, or being concluded
             // holds its slot.
             let slots = Slots {
                 held: self.attempts.len() + starting.len(),
-                concurrency: self.opts.concurrency,
+                concurrency: self.tasks.opts.concurrency,
             };
-            let task = &self.store.file().tasks()[index];
+            let task = &self.tasks.store.file().tasks()[index];
             let candidate = Candidate {
                 index,
                 agent: &task.agent,
-                profile: self.profiles.get(&task.agent),
-                in_scope: self.in_scope(index),
+                profile: self.tasks.profiles.get(&task.agent),
+                in_scope: self.tasks.in_scope(index),
                 has_attempt: self.attempts.has_task(index),
             };
             match self.batch.queue_mut().consider(&candidate, slots, now) {
@@ -133,7 +133,7 @@ impl Engine {
             plan.env.extend(chosen.env.clone());
             plan.env.insert("HERD_ACCOUNT".into(), chosen.name.clone());
         }
-        let file = self.store.file_mut();
+        let file = self.tasks.store.file_mut();
         file.set_status(index, TaskStatus::Running);
         file.set_attempts(index, number);
         file.remove_field(index, "retry_at");

@@ -175,15 +175,15 @@ impl Engine {
 
 impl BatchView for Engine {
     fn file(&self) -> &TaskFile {
-        self.store.file()
+        self.tasks.store.file()
     }
 
     fn tasks_path(&self) -> &Path {
-        self.store.path()
+        self.tasks.store.path()
     }
 
     fn profiles(&self) -> &ProfileSet {
-        &self.profiles
+        &self.tasks.profiles
     }
 
     fn in_scope(&self, index: usize) -> bool {
@@ -207,7 +207,7 @@ impl BatchView for Engine {
     }
 
     fn last_attempt_duration(&self, index: usize) -> Option<Duration> {
-        self.last_durations.get(&index).copied()
+        self.tasks.last_durations.get(&index).copied()
     }
 
     fn resumable_session(&self, index: usize) -> Option<String> {
