@@ -79,6 +79,11 @@ fn setup_from_env() -> SessionSetup {
         cwd: cwd.display().to_string(),
         prompt: env_var("HERD_ACP_PROMPT").unwrap_or_default(),
         auth_method: env_var("HERD_ACP_AUTH"),
+        set_vars: std::env::vars_os()
+            .filter(|(_, value)| !value.is_empty())
+            .filter_map(|(name, _)| name.into_string().ok())
+            .collect(),
+        agent: env_var("HERD_ACP_PROFILE").unwrap_or_else(|| "<agent>".into()),
         policy: policy(env_var("HERD_ACP_POLICY").as_deref(), &cwd),
         init_timeout: Duration::from_secs_f64(
             env_var("HERD_ACP_INIT_TIMEOUT")
@@ -105,6 +110,7 @@ fn spawn_agent(
         .env_remove("HERD_ACP_POLICY")
         .env_remove("HERD_ACP_LOAD_SESSION")
         .env_remove("HERD_ACP_MODE")
+        .env_remove("HERD_ACP_PROFILE")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
