@@ -47,6 +47,7 @@
 
 pub mod audit;
 pub mod auth;
+pub mod install;
 pub mod outcome;
 pub mod permission;
 pub mod registry;
