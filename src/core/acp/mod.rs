@@ -45,6 +45,7 @@
 //! - `fs/*` and `terminal/*`: herd offers neither capability and refuses those requests
 //!   (`METHOD_NOT_FOUND`), so it reads none of their params.
 
+pub mod api_watch;
 pub mod audit;
 pub mod auth;
 pub mod install;

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::api_watch::ApiWatch;
 use super::audit::Answer;
 use super::auth::{self, AuthChoice, AuthMethod};
 use super::outcome::Outcome;
@@ -109,6 +110,8 @@ pub struct Session {
     mode_pending: bool,
     /// The agent reported a system error for its thread (codex-acp): the text it said since.
     system_error: Option<String>,
+    /// The model API's answers as the agent's runtime reports them.
+    api: ApiWatch,
     text: String,
     denials: Vec<Request>,
     answers: Vec<Answer>,
@@ -136,6 +139,7 @@ impl Session {
             mode: ModeFacts::default(),
             mode_pending: false,
             system_error: None,
+            api: ApiWatch::default(),
             text: String::new(),
             denials: Vec::new(),
             answers: Vec::new(),
@@ -172,8 +176,15 @@ impl Session {
         ]
     }
 
-    /// Time passed: an agent that has not answered `initialize` in time has failed.
+    /// Time passed: an agent that has not answered `initialize` in time has failed, and so has
+    /// a turn whose model API has kept failing long enough (`api_watch`).
     pub fn tick(&mut self, elapsed: Duration) -> Vec<Action> {
+        let failing_api = self.prompting.then(|| self.api.due(elapsed)).flatten();
+        if let (Some(outcome), false) = (failing_api, self.finished) {
+            let mut actions = self.cancel();
+            actions.push(self.finish(outcome));
+            return actions;
+        }
         if self.initialized || self.finished || elapsed < self.setup.init_timeout {
             return Vec::new();
         }
@@ -202,6 +213,21 @@ impl Session {
             message.push_str(&stderr.join(" | "));
         }
         vec![self.finish(Outcome::failed("agent_exited", &message))]
+    }
+
+    /// The agent's runtime reported an HTTP answer (`api_watch`): during a turn, an API that
+    /// keeps failing ends it now, the turn cancelled, rather than when the agent's retries run
+    /// out.
+    pub fn api_response(&mut self, status: u16, at: Duration) -> Vec<Action> {
+        if self.finished || !self.prompting {
+            return Vec::new();
+        }
+        let Some(outcome) = self.api.response(status, at) else {
+            return Vec::new();
+        };
+        let mut actions = self.cancel();
+        actions.push(self.finish(outcome));
+        actions
     }
 
     /// herd ends the session (timeout, stop): `session/cancel`, and any waiting request is
@@ -299,6 +325,7 @@ impl Session {
     fn on_update(&mut self, update: &Value) -> Vec<Action> {
         let mut actions = Vec::new();
         if let Some(shown) = self.tools.read(update) {
+            self.api.progress();
             if let Shown::Text(text) = &shown {
                 self.text.push_str(text);
                 if let Some(error) = &mut self.system_error {

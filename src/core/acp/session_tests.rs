@@ -664,3 +664,32 @@ fn a_loaded_session_gets_herds_mode_before_the_message_that_continues_it() {
     ));
     assert_eq!(prompt[0]["method"], "session/prompt");
 }
+
+#[test]
+fn a_model_api_that_keeps_failing_ends_the_turn_before_the_agent_gives_up() {
+    let s = Duration::from_secs;
+    let mut session = Session::new(setup(false));
+    // Before the prompt, answers do not count.
+    session.start();
+    assert!(session.api_response(429, s(1)).is_empty());
+    let mut session = Session::new(setup(false));
+    open(&mut session);
+    for at in [10, 12, 15] {
+        assert!(session.api_response(429, s(at)).is_empty());
+    }
+    // The agent's text is progress: the model answered after all.
+    session.handle(update("working"), s(16));
+    assert!(session.tick(s(40)).is_empty());
+    for at in [41, 43, 46] {
+        assert!(session.api_response(503, s(at)).is_empty());
+    }
+    assert!(session.tick(s(60)).is_empty());
+    let end = session.tick(s(61));
+    assert_eq!(sent(&end)[0]["method"], "session/cancel");
+    let outcome = finished(&end).expect("ends on its own");
+    assert_eq!(
+        (outcome.kind.as_str(), outcome.status),
+        ("api_error", Some(503))
+    );
+    assert!(session.is_finished());
+}
