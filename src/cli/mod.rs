@@ -3,6 +3,7 @@
 //! `run` (the engine and store), `ui` (the dashboard), `replay` and `sim`, and map outcomes to
 //! exit codes. Nothing below `cli` imports it.
 
+mod acp;
 mod args;
 mod attach;
 mod background;
@@ -61,6 +62,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
                 Command::Mcp(args) => mcp::mcp(&args),
                 Command::Policy(args) => policy::policy(&args),
                 Command::Hosts(args) => hosts::hosts(&args),
+                Command::Acp(args) => acp::acp(&args),
                 Command::Sim(_)
                 | Command::AcpClient(_)
                 | Command::Hook
@@ -91,6 +93,7 @@ fn prints_only(command: &Command) -> bool {
         | Command::Attach(_)
         | Command::Hold(_)
         | Command::Hosts(_)
+        | Command::Acp(_)
         | Command::AcpClient(_)
         | Command::Hook
         | Command::AppServerPair(_) => false,
