@@ -13,11 +13,11 @@ use super::inputs::{
 };
 use crate::core::rerun::{self, RetryPlan};
 use crate::run::console::note;
-use crate::run::driver::Driver;
 use crate::run::engine::{Engine, EngineOptions};
 use crate::run::rendezvous::RunMode;
 use crate::run::store::TaskStore;
 use crate::run::validate;
+use crate::serve::driver::Driver;
 
 pub(super) fn run(args: &RunArgs) -> Result<i32> {
     let (before, after) = crate::run::limits::raise_open_file_limit();
@@ -190,7 +190,7 @@ async fn drive(
     let driver = Driver::new(rx, control_socket(&tasks_path, &runs_dir, mode, headless));
     let started_at = jiff::Timestamp::now();
     let code = if headless {
-        crate::run::headless::run(engine, driver).await
+        crate::serve::headless::run(engine, driver).await
     } else {
         crate::ui::run(engine, driver, !args.no_mouse).await
     }?;

@@ -12,7 +12,7 @@ use super::state::UiState;
 use crate::core::attempt::Note;
 use crate::core::task::TaskStatus;
 use crate::run::engine::{Engine, EngineEvent};
-use crate::run::headless::describe;
+use crate::run::event_text::describe;
 use crate::term::Session;
 
 /// Shows engine event `event` on the dashboard.

@@ -21,10 +21,10 @@ use super::keyboard::Keyboard;
 use super::layout;
 use super::state::{Leaving, Mode, UiState};
 use crate::run::clock::Now;
-use crate::run::driver::{Driver, Input};
 use crate::run::engine::Engine;
 use crate::run::engine::command::Command;
 use crate::run::engine::inbox::EngineInbox;
+use crate::serve::driver::{Driver, Input};
 use crate::term::Session;
 
 /// At most ~60 frames a second.
@@ -59,7 +59,7 @@ pub async fn run(mut engine: Engine, mut driver: Driver, mouse: bool) -> Result<
         // Back on the operator's screen: what the run did, as headless mode ends.
         Ok(_) => print!(
             "{}",
-            crate::run::summary::table(&engine, crate::run::summary::stdout_width())
+            crate::serve::summary::table(&engine, crate::serve::summary::stdout_width())
         ),
         Err(error) => {
             tracing::error!("dashboard failed: {error:#}");

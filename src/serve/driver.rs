@@ -10,10 +10,10 @@ use color_eyre::eyre::Result;
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use super::clock::Now;
-use super::control::{self, ControlLink, Request};
-use super::engine::inbox::EngineInbox;
-use super::engine::{BatchView, Engine, EngineEvent};
+use crate::run::clock::Now;
+use crate::run::control::{self, ControlLink, Request};
+use crate::run::engine::inbox::EngineInbox;
+use crate::run::engine::{BatchView, Engine, EngineEvent};
 
 /// What woke the driver.
 #[derive(Debug)]
@@ -63,7 +63,7 @@ impl Driver {
                 // Take everything already waiting before drawing conclusions.
                 let mut batch: Vec<EngineInbox> = report.into_iter().collect();
                 while !batch.is_empty()
-                    && batch.len() < super::engine::inbox::BATCH_MAX
+                    && batch.len() < crate::run::engine::inbox::BATCH_MAX
                     && let Ok(report) = self.reports.try_recv()
                 {
                     batch.push(report);
@@ -86,7 +86,7 @@ impl Driver {
     ) -> Result<Taken> {
         match input {
             Input::Reports(batch) => {
-                for report in super::engine::inbox::coalesce(batch) {
+                for report in crate::run::engine::inbox::coalesce(batch) {
                     look(engine, &report);
                     engine.on_report(report, now)?;
                 }

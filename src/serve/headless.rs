@@ -10,13 +10,13 @@ use std::time::Instant;
 use color_eyre::eyre::Result;
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
-use super::clock::Now;
-use super::console::Console;
 use super::driver::Driver;
-use super::engine::command::Command;
-use super::engine::{Engine, EngineEvent};
-pub use super::event_text::describe;
 use super::summary;
+use crate::run::clock::Now;
+use crate::run::console::Console;
+use crate::run::engine::command::Command;
+use crate::run::engine::{Engine, EngineEvent};
+pub use crate::run::event_text::describe;
 
 /// Runs the batch to the end; returns herd's exit code.
 pub async fn run(mut engine: Engine, driver: Driver) -> Result<i32> {
@@ -77,7 +77,7 @@ async fn drive(engine: &mut Engine, mut driver: Driver) -> Result<i32> {
     }
     // The summary shows what is on disk.
     let now = Now::read();
-    engine.settle_writes(now, super::engine::LAST_WRITE_WAIT)?;
+    engine.settle_writes(now, crate::run::engine::LAST_WRITE_WAIT)?;
     print_events(&driver.drain(engine), &mut out, now);
     out.text(&format!(
         "\n{}",
