@@ -1,36 +1,207 @@
-//! The turn every frontend shares: the headless loop and the dashboard wait on the driver (the
-//! engine's inbox and the control socket's commands) beside their own sources (signals, keys, timers),
-//! hand what woke them to `take`, and end each turn with `end_turn`, which ticks the engine and
-//! hands back its events — published to the control socket's subscribers on the way. So the
-//! socket works in every frontend and no frontend repeats the drain block.
+//! The one event loop every face of a batch runs (the dashboard, headless): it waits on the
+//! signals, the face's own input, the engine's inbox and the control socket's requests, and the
+//! next wakeup (the engine's or the face's), then carries out what woke it: reports go to
+//! `Engine::on_report`, control commands are handled and answered, and what the face asks of
+//! the batch goes as `Command`s through `Engine::apply`. Each turn ends with `Engine::on_tick`,
+//! the engine's events shown by the face (and published to the control socket's subscribers),
+//! then the face's frame laid out and drawn. A face is a `Face`: it reads the batch through
+//! `&dyn BatchView` only, so it never changes the engine but by asking.
 
+use std::future::Future;
 use std::sync::Arc;
+use std::time::Instant;
 
-use color_eyre::eyre::Result;
+use color_eyre::eyre::{Result, WrapErr};
 use serde_json::json;
+use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
 use crate::run::clock::Now;
 use crate::run::control::{self, ControlLink, Request};
+use crate::run::engine::command::Command;
+use crate::run::engine::control::ControlOutcome;
 use crate::run::engine::inbox::EngineInbox;
 use crate::run::engine::{BatchView, Engine, EngineEvent};
 
-/// What woke the driver.
+/// A command a face asks for, with what the face keeps to be told its outcome (`Face::told`).
 #[derive(Debug)]
-pub enum Input {
-    /// Reports waiting together, each terminal's output in one piece (`engine::inbox::coalesce`).
-    Reports(Vec<EngineInbox>),
-    /// A command from the control socket.
-    Control(Request),
+pub struct Asked<N> {
+    pub command: Command,
+    pub note: N,
 }
 
-/// What a turn's input asked of the frontend.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Taken {
-    /// A control command changed something (redraw).
-    pub changed: bool,
-    /// `batch.stop`: stop the run as on the first Ctrl-C.
-    pub stop: bool,
+/// A signal that stops the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    /// INT or TERM.
+    Interrupt,
+    /// HUP: the terminal closed.
+    HangUp,
+}
+
+/// One face of a batch, as the loop runs it. It reads the batch and says what it asks of it.
+pub trait Face {
+    /// What the face's own source gives: keys, nothing.
+    type Input;
+    /// What the face keeps of a command it asked for, to be told its outcome.
+    type Note;
+
+    /// The face's own next input; never ready when it has none.
+    fn next_input(&mut self) -> impl Future<Output = Self::Input>;
+
+    /// When the face wants a turn of its own (a frame, its clock), seen at `now`.
+    fn next_wakeup(&mut self, now: Instant) -> Option<Instant>;
+
+    /// What it asks before the first turn (the first agents started).
+    fn start(&mut self, batch: &dyn BatchView, now: Now) -> Vec<Asked<Self::Note>>;
+
+    /// A turn woke for time alone.
+    fn on_timer(&mut self, _now: Instant) {}
+
+    /// Looks at a report of `task` before the engine takes it (the attempt it ends may go with it).
+    fn look(&mut self, _batch: &dyn BatchView, _report: &EngineInbox, _task: Option<usize>) {}
+
+    /// What its own input asks of the batch.
+    fn on_input(
+        &mut self,
+        batch: &dyn BatchView,
+        input: Self::Input,
+        now: Now,
+    ) -> Vec<Asked<Self::Note>>;
+
+    /// A control command was carried out; `stop`: it was `batch.stop`.
+    fn on_control(&mut self, batch: &dyn BatchView, stop: bool, now: Now)
+    -> Vec<Asked<Self::Note>>;
+
+    /// A signal arrived.
+    fn on_signal(
+        &mut self,
+        batch: &dyn BatchView,
+        signal: Signal,
+        now: Now,
+    ) -> Vec<Asked<Self::Note>>;
+
+    /// What a command it asked for did.
+    fn told(&mut self, _note: Self::Note, _outcome: &ControlOutcome, _now: Instant) {}
+
+    /// Shows the engine's events (and the turn's end).
+    fn show(&mut self, batch: &dyn BatchView, events: &[EngineEvent], now: Now) -> Result<()>;
+
+    /// Whether the loop ends now.
+    fn leaves(&self, batch: &dyn BatchView) -> bool;
+
+    /// Lays out the face's frame when one is due; what the layout asks of the batch.
+    fn lay_out(&mut self, _batch: &dyn BatchView, _now: Now) -> Vec<Asked<Self::Note>> {
+        Vec::new()
+    }
+
+    /// Draws what it laid out; what losing the terminal asks of the batch.
+    fn draw(&mut self, _batch: &dyn BatchView, _now: Now) -> Vec<Asked<Self::Note>> {
+        Vec::new()
+    }
+}
+
+/// What woke a turn of the loop.
+enum Woke<I> {
+    Signal(Signal),
+    Face(I),
+    /// The first report waiting; the others are taken with it.
+    Report(Option<EngineInbox>),
+    Control(Request),
+    Timer,
+}
+
+/// The signals a run stops on, listened to for the whole run: a fresh listener per turn would
+/// miss a signal that arrives while the loop is busy between two waits.
+struct Signals {
+    interrupt: tokio::signal::unix::Signal,
+    terminate: tokio::signal::unix::Signal,
+    hangup: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn listen() -> Result<Signals> {
+        let listen = |kind| signal(kind).wrap_err("cannot listen for signals");
+        Ok(Signals {
+            interrupt: listen(SignalKind::interrupt())?,
+            terminate: listen(SignalKind::terminate())?,
+            hangup: listen(SignalKind::hangup())?,
+        })
+    }
+}
+
+/// Runs `face` on the batch until it leaves, then waits (a moment at most) for the run's last
+/// writes. When the loop fails, the run is abandoned (its
+/// agents killed, their tasks written back as `retryable`) before the error is returned.
+pub async fn run<F: Face>(engine: &mut Engine, driver: &mut Driver, face: &mut F) -> Result<()> {
+    let outcome = drive(engine, driver, face).await;
+    if let Err(error) = &outcome {
+        tracing::error!("herd cannot go on: {error:#}");
+        let reason = format!("{error:#}");
+        // Abandoning carries out no effect that can fail.
+        if let Err(error) = engine.apply(Command::Abandon { reason }, Now::read()) {
+            tracing::error!("cannot abandon the run: {error:#}");
+        }
+    }
+    outcome
+}
+
+async fn drive<F: Face>(engine: &mut Engine, driver: &mut Driver, face: &mut F) -> Result<()> {
+    let mut signals = Signals::listen()?;
+    // The time of each turn, read once when it starts.
+    let mut now = Now::read();
+    let asked = face.start(engine.view(), now);
+    carry_out(engine, face, asked, now)?;
+    show(engine, driver, face, now)?;
+    while !face.leaves(engine.view()) {
+        let woke = driver.wait(engine, face, &mut signals, now.at).await;
+        now = Now::read();
+        driver.take(engine, face, woke, now)?;
+        engine.on_tick(now)?;
+        show(engine, driver, face, now)?;
+        if face.leaves(engine.view()) {
+            break;
+        }
+        let asked = face.lay_out(engine.view(), now);
+        if !asked.is_empty() {
+            carry_out(engine, face, asked, now)?;
+            // Resizing panes can change what the detectors see (a prompt redrawn).
+            show(engine, driver, face, now)?;
+        }
+        let asked = face.draw(engine.view(), now);
+        carry_out(engine, face, asked, now)?;
+    }
+    // What the run leaves on disk is written before the face says its last.
+    let now = Now::read();
+    engine.settle_writes(now, crate::run::engine::LAST_WRITE_WAIT)?;
+    show(engine, driver, face, now)
+}
+
+/// The engine's events since the last drain, published and shown.
+fn show<F: Face>(engine: &mut Engine, driver: &mut Driver, face: &mut F, now: Now) -> Result<()> {
+    let events = driver.drain(engine);
+    face.show(engine.view(), &events, now)
+}
+
+/// Carries out what a face asked, and tells it what each command did.
+fn carry_out<F: Face>(
+    engine: &mut Engine,
+    face: &mut F,
+    asked: Vec<Asked<F::Note>>,
+    now: Now,
+) -> Result<()> {
+    for Asked { command, note } in asked {
+        let outcome = engine.apply(command, now)?;
+        face.told(note, &outcome, now.at);
+    }
+    Ok(())
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending::<()>().await,
+    }
 }
 
 pub struct Driver {
@@ -50,8 +221,20 @@ impl Driver {
         }
     }
 
-    /// Waits for reports or a control command.
-    pub async fn next(&mut self) -> Input {
+    /// Waits for what wakes the next turn, seen from the last turn's time. In this order when
+    /// several are ready: a signal, the face's input (the operator's key), then reports, so a
+    /// fleet's output never keeps a key waiting for more than one turn of the loop.
+    async fn wait<F: Face>(
+        &mut self,
+        engine: &Engine,
+        face: &mut F,
+        signals: &mut Signals,
+        now: Instant,
+    ) -> Woke<F::Input> {
+        let wake = [engine.next_wakeup(now), face.next_wakeup(now)]
+            .into_iter()
+            .flatten()
+            .min();
         let control = async {
             match self.control.as_mut() {
                 Some(link) => link.requests.recv().await,
@@ -59,60 +242,78 @@ impl Driver {
             }
         };
         tokio::select! {
-            report = self.reports.recv() => {
-                // Take everything already waiting before drawing conclusions.
-                let mut batch: Vec<EngineInbox> = report.into_iter().collect();
-                while !batch.is_empty()
-                    && batch.len() < crate::run::engine::inbox::BATCH_MAX
-                    && let Ok(report) = self.reports.try_recv()
-                {
-                    batch.push(report);
-                }
-                Input::Reports(batch)
-            }
-            Some(request) = control => Input::Control(request),
+            biased;
+            _ = signals.interrupt.recv() => Woke::Signal(Signal::Interrupt),
+            _ = signals.terminate.recv() => Woke::Signal(Signal::Interrupt),
+            _ = signals.hangup.recv() => Woke::Signal(Signal::HangUp),
+            input = face.next_input() => Woke::Face(input),
+            report = self.reports.recv() => Woke::Report(report),
+            Some(request) = control => Woke::Control(request),
+            () = sleep_until(wake) => Woke::Timer,
         }
     }
 
-    /// Carries out what woke the driver: each report is fed to the engine (`on_report`), after
-    /// the frontend had a look at it (`look`: the attempt it ends may go with it); a command is
-    /// carried out and answered.
-    pub fn take(
+    /// Carries out what woke the turn.
+    fn take<F: Face>(
         &mut self,
         engine: &mut Engine,
-        input: Input,
+        face: &mut F,
+        woke: Woke<F::Input>,
         now: Now,
-        mut look: impl FnMut(&Engine, &EngineInbox),
-    ) -> Result<Taken> {
-        match input {
-            Input::Reports(batch) => {
-                for report in crate::run::engine::inbox::coalesce(batch) {
-                    look(engine, &report);
-                    engine.on_report(report, now)?;
-                }
-                Ok(Taken::default())
+    ) -> Result<()> {
+        let asked = match woke {
+            Woke::Signal(signal) => face.on_signal(engine.view(), signal, now),
+            Woke::Face(input) => face.on_input(engine.view(), input, now),
+            Woke::Report(first) => {
+                self.take_reports(engine, face, first, now)?;
+                Vec::new()
             }
-            Input::Control(request) => {
-                let hello = self
-                    .control
-                    .as_ref()
-                    .map_or(serde_json::Value::Null, |c| c.hello.clone());
-                let handled = control::handle::handle(engine, request.command, &hello, now);
-                // The caller may have gone; nothing to answer then.
-                let _ = request.reply.send(handled.reply);
-                Ok(Taken {
-                    changed: true,
-                    stop: handled.stop,
-                })
+            Woke::Control(request) => {
+                let stop = self.handle(engine, request, now);
+                face.on_control(engine.view(), stop, now)
             }
-        }
+            Woke::Timer => {
+                face.on_timer(now.at);
+                Vec::new()
+            }
+        };
+        carry_out(engine, face, asked, now)
     }
 
-    /// The end of a turn: the engine's deadlines and writes (`on_tick`), then its events, for
-    /// the frontend to show (and published to subscribers).
-    pub fn end_turn(&mut self, engine: &mut Engine, now: Now) -> Result<Vec<EngineEvent>> {
-        engine.on_tick(now)?;
-        Ok(self.drain(engine))
+    /// The reports waiting, taken together (each terminal's output in one piece:
+    /// `engine::inbox::coalesce`), each fed to the engine after the face had a look at it.
+    fn take_reports<F: Face>(
+        &mut self,
+        engine: &mut Engine,
+        face: &mut F,
+        first: Option<EngineInbox>,
+        now: Now,
+    ) -> Result<()> {
+        // Take everything already waiting before drawing conclusions.
+        let mut batch: Vec<EngineInbox> = first.into_iter().collect();
+        while !batch.is_empty()
+            && batch.len() < crate::run::engine::inbox::BATCH_MAX
+            && let Ok(report) = self.reports.try_recv()
+        {
+            batch.push(report);
+        }
+        for report in crate::run::engine::inbox::coalesce(batch) {
+            face.look(engine.view(), &report, engine.task_of_report(&report));
+            engine.on_report(report, now)?;
+        }
+        Ok(())
+    }
+
+    /// Carries out a control command and answers it; whether it was `batch.stop`.
+    fn handle(&mut self, engine: &mut Engine, request: Request, now: Now) -> bool {
+        let hello = self
+            .control
+            .as_ref()
+            .map_or(serde_json::Value::Null, |c| c.hello.clone());
+        let handled = control::handle::handle(engine, request.command, &hello, now);
+        // The caller may have gone; nothing to answer then.
+        let _ = request.reply.send(handled.reply);
+        handled.stop
     }
 
     /// The engine's events since the last drain, published to subscribers.

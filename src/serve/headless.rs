@@ -1,106 +1,106 @@
-//! Headless mode: the engine's event loop with one line per event on stdout and a summary table
-//! at the end. Ctrl-C (or TERM, or HUP) stops the run (tasks in flight go back to `retryable`);
-//! a second one kills the agents at once. The turn itself is the driver's (`run::driver`), so
-//! the control socket works here as in the dashboard; `batch.stop` counts as a first Ctrl-C.
-//! The printing goes through a `Console`: a reader that leaves (`| head`) ends only the
-//! printing, never the run.
+//! Headless mode: the driver's loop (`serve::driver`) with one line per event on stdout and a
+//! summary table at the end. Ctrl-C (or TERM, or HUP) stops the run (tasks in flight go back to
+//! `retryable`); a second one kills the agents at once. The control socket works here as in the
+//! dashboard; `batch.stop` counts as a first Ctrl-C. The printing goes through a `Console`: a
+//! reader that leaves (`| head`) ends only the printing, never the run.
 
 use std::time::Instant;
 
 use color_eyre::eyre::Result;
-use tokio::signal::unix::{Signal, SignalKind, signal};
 
-use super::driver::Driver;
+use super::driver::{self, Asked, Driver, Face, Signal};
 use super::summary;
 use crate::run::clock::Now;
 use crate::run::console::Console;
 use crate::run::engine::command::Command;
-use crate::run::engine::{Engine, EngineEvent};
+use crate::run::engine::{BatchView, Engine, EngineEvent};
 pub use crate::run::event_text::describe;
 
 /// Runs the batch to the end; returns herd's exit code.
-pub async fn run(mut engine: Engine, driver: Driver) -> Result<i32> {
-    let outcome = drive(&mut engine, driver).await;
-    if let Err(error) = &outcome {
-        tracing::error!("herd cannot go on: {error:#}");
-        let reason = format!("{error:#}");
-        // Abandoning carries out no effect that can fail.
-        if let Err(error) = engine.apply(Command::Abandon { reason }, Now::read()) {
-            tracing::error!("cannot abandon the run: {error:#}");
-        }
-    }
-    outcome
-}
-
-async fn drive(engine: &mut Engine, mut driver: Driver) -> Result<i32> {
-    let mut out = Console::stdout();
-    let mut interrupts = 0u32;
-    // TERM and HUP (a closed terminal, a supervisor stopping herd) stop the run like Ctrl-C.
-    let mut interrupt = signal(SignalKind::interrupt())?;
-    let mut terminate = signal(SignalKind::terminate())?;
-    let mut hangup = signal(SignalKind::hangup())?;
-    // The time of each turn, read once when it starts.
-    let mut now = Now::read();
-    engine.apply(Command::FillSlots, now)?;
-    print_events(&driver.drain(engine), &mut out, now);
-    while !engine.view().is_done() {
-        let wake = engine.next_wakeup(now.at);
-        let woke = tokio::select! {
-            input = driver.next() => Some(Some(input)),
-            () = sleep_until(wake) => Some(None),
-            _ = stop_signal(&mut interrupt, &mut terminate, &mut hangup) => None,
-        };
-        now = Now::read();
-        let stop = match woke {
-            Some(Some(input)) => {
-                let taken = driver.take(engine, input, now, |_, _| {})?;
-                // `batch.stop` through the control socket: as a first Ctrl-C, never a second.
-                taken.stop && interrupts == 0
-            }
-            Some(None) => false,
-            None => true,
-        };
-        if stop {
-            interrupts += 1;
-            if interrupts == 1 {
-                out.line(&format!(
-                    "{}  stopping: ending running agents (Ctrl-C again to kill them now)",
-                    clock(now)
-                ));
-                engine.apply(Command::Stop, now)?;
-            } else {
-                engine.apply(Command::KillAll, now)?;
-            }
-        }
-        let events = driver.end_turn(engine, now)?;
-        print_events(&events, &mut out, now);
-    }
-    // The summary shows what is on disk.
-    let now = Now::read();
-    engine.settle_writes(now, crate::run::engine::LAST_WRITE_WAIT)?;
-    print_events(&driver.drain(engine), &mut out, now);
-    out.text(&format!(
+pub async fn run(mut engine: Engine, mut driver: Driver) -> Result<i32> {
+    let mut face = Headless {
+        out: Console::stdout(),
+        interrupts: 0,
+    };
+    driver::run(&mut engine, &mut driver, &mut face).await?;
+    face.out.text(&format!(
         "\n{}",
-        summary::table(engine, summary::stdout_width())
+        summary::table(engine.view(), summary::stdout_width())
     ));
     Ok(engine.view().exit_code())
 }
 
-/// Ctrl-C, TERM or HUP, whichever comes first.
-/// The listeners live for the whole run: a fresh `ctrl_c()` per turn of the loop would miss a
-/// Ctrl-C that arrives while the loop is busy between two waits.
-async fn stop_signal(interrupt: &mut Signal, terminate: &mut Signal, hangup: &mut Signal) {
-    tokio::select! {
-        _ = interrupt.recv() => {}
-        _ = terminate.recv() => {}
-        _ = hangup.recv() => {}
+/// The headless face: its stdout, and how many times it was asked to stop.
+struct Headless {
+    out: Console<std::io::Stdout>,
+    interrupts: u32,
+}
+
+impl Headless {
+    /// The first stop ends the running agents, any later one kills them.
+    fn stop(&mut self, now: Now) -> Vec<Asked<()>> {
+        self.interrupts += 1;
+        let command = if self.interrupts == 1 {
+            self.out.line(&format!(
+                "{}  stopping: ending running agents (Ctrl-C again to kill them now)",
+                clock(now)
+            ));
+            Command::Stop
+        } else {
+            Command::KillAll
+        };
+        vec![Asked { command, note: () }]
     }
 }
 
-async fn sleep_until(at: Option<Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at.into()).await,
-        None => std::future::pending::<()>().await,
+impl Face for Headless {
+    /// Headless reads nothing of its own.
+    type Input = ();
+    type Note = ();
+
+    async fn next_input(&mut self) {
+        std::future::pending::<()>().await;
+    }
+
+    fn next_wakeup(&mut self, _now: Instant) -> Option<Instant> {
+        None
+    }
+
+    fn start(&mut self, _batch: &dyn BatchView, _now: Now) -> Vec<Asked<()>> {
+        vec![Asked {
+            command: Command::FillSlots,
+            note: (),
+        }]
+    }
+
+    fn on_input(&mut self, _batch: &dyn BatchView, _input: (), _now: Now) -> Vec<Asked<()>> {
+        Vec::new()
+    }
+
+    /// `batch.stop` through the control socket: as a first Ctrl-C, never a second.
+    fn on_control(&mut self, _batch: &dyn BatchView, stop: bool, now: Now) -> Vec<Asked<()>> {
+        match stop && self.interrupts == 0 {
+            true => self.stop(now),
+            false => Vec::new(),
+        }
+    }
+
+    /// TERM and HUP (a closed terminal, a supervisor stopping herd) stop the run like Ctrl-C.
+    fn on_signal(&mut self, _batch: &dyn BatchView, _signal: Signal, now: Now) -> Vec<Asked<()>> {
+        self.stop(now)
+    }
+
+    fn show(&mut self, _batch: &dyn BatchView, events: &[EngineEvent], now: Now) -> Result<()> {
+        for event in events {
+            if let Some(line) = describe(event) {
+                self.out.line(&format!("{}  {line}", clock(now)));
+            }
+        }
+        Ok(())
+    }
+
+    fn leaves(&self, batch: &dyn BatchView) -> bool {
+        batch.is_done()
     }
 }
 
@@ -110,12 +110,4 @@ fn clock(now: Now) -> String {
         .to_zoned(jiff::tz::TimeZone::system())
         .strftime("%H:%M:%S")
         .to_string()
-}
-
-fn print_events(events: &[EngineEvent], out: &mut Console<std::io::Stdout>, now: Now) {
-    for event in events {
-        if let Some(line) = describe(event) {
-            out.line(&format!("{}  {line}", clock(now)));
-        }
-    }
 }

@@ -1,34 +1,58 @@
 //! What the dashboard's actions do in its normal mode (`keys::Action`): moves in its own
-//! state (selection, focus, zoom, scroll, filter) and operator actions carried out through the
-//! engine (answers, cancel, retry, pause, concurrency, leaving). Nothing here draws.
+//! state (selection, focus, zoom, scroll, filter), and operator actions asked of the batch as
+//! `Command`s (answers, cancel, retry, pause, concurrency, leaving), which the event loop
+//! carries out. It reads the batch only. Nothing here draws.
 
 use std::time::Instant;
 
-use color_eyre::eyre::Result;
 use ratatui::layout::Rect;
 
+use super::asks::{Ask, Told, ask, silently};
 use super::keys::{Action, AnswerKey, Reply, key_name};
 use super::model::RowStatus;
 use super::model::{live_tasks, matching, task_name, waiting_tasks};
 use super::mouse::select_step;
 use super::state::{AnswerHold, Filter, Leaving, Mode, UiState};
 use super::{attempts, editors, layout, queue};
-use crate::run::clock::Now;
-use crate::run::engine::Engine;
+use crate::run::engine::BatchView;
 use crate::run::engine::command::{Command, DialogReply};
 
-/// Carries out `action`; `area` is the terminal's size (for page sizes).
+/// Carries out `action`; `area` is the terminal's size (for page sizes). What it asks of the
+/// batch is returned.
 pub fn act(
-    engine: &mut Engine,
+    engine: &dyn BatchView,
     state: &mut UiState,
     action: Action,
     area: Rect,
-    clock: Now,
-) -> Result<()> {
-    let now = clock.at;
-    let focus = state
-        .focus
-        .filter(|f| engine.view().live_attempt(*f).is_some());
+    now: Instant,
+) -> Vec<Ask> {
+    let focus = state.focus.filter(|f| engine.live_attempt(*f).is_some());
+    match action {
+        Action::Pause => toggle_pause(engine),
+        Action::Cancel => cancel_selected(engine, state),
+        Action::Retry => retry_selected(state),
+        Action::Concurrency { delta } => change_concurrency(engine, delta),
+        Action::Quit => quit(engine, state, now),
+        Action::Answer(answer) => match focus {
+            Some(task) => answer_dialog(engine, state, task, answer, now),
+            None => Vec::new(),
+        },
+        action => {
+            move_within(engine, state, action, focus, area, now);
+            Vec::new()
+        }
+    }
+}
+
+/// The actions that change only what the dashboard shows.
+fn move_within(
+    engine: &dyn BatchView,
+    state: &mut UiState,
+    action: Action,
+    focus: Option<usize>,
+    area: Rect,
+    now: Instant,
+) {
     match action {
         Action::Up => select_step(engine, state, -1),
         Action::Down => select_step(engine, state, 1),
@@ -46,9 +70,6 @@ pub fn act(
         Action::ScrollForward => scroll_pane(engine, state, focus, false, area, now),
         Action::Filter { forward } => step_filter(engine, state, forward),
         Action::Search => super::search::open(state),
-        Action::Pause => toggle_pause(engine, state, clock)?,
-        Action::Cancel => cancel_selected(engine, state, clock)?,
-        Action::Retry => retry_selected(engine, state, clock)?,
         Action::AutoMenu => {
             state.mode = Mode::Auto {
                 task: state.selected,
@@ -56,29 +77,28 @@ pub fn act(
         }
         Action::EditPrompt => editors::edit_prompt(engine, state, now),
         Action::Message => editors::open_message(engine, state, focus, now),
-        Action::Concurrency { delta } => change_concurrency(engine, state, delta, clock)?,
         Action::Help => state.mode = Mode::Help { offset: 0 },
         Action::Details => state.mode = Mode::Details { offset: 0 },
         Action::Answers => open_answers(engine, state),
         Action::Replay => open_attempts(engine, state),
-        Action::Quit => quit(engine, state, clock)?,
-        Action::Answer(answer) => {
-            if let Some(task) = focus {
-                answer_dialog(engine, state, task, answer, clock)?;
-            }
-        }
         Action::NotOffered { key } => {
             if let Some(task) = focus {
                 let text = not_offered(engine, task, &key);
                 state.say(text, now);
             }
         }
+        // Asked of the batch (`act`).
+        Action::Pause
+        | Action::Cancel
+        | Action::Retry
+        | Action::Concurrency { .. }
+        | Action::Quit
+        | Action::Answer(_) => {}
     }
-    Ok(())
 }
 
 /// Tab / Shift-Tab: the focus to the next (or previous) running agent's pane.
-fn cycle_focus(engine: &Engine, state: &mut UiState, focus: Option<usize>, forward: bool) {
+fn cycle_focus(engine: &dyn BatchView, state: &mut UiState, focus: Option<usize>, forward: bool) {
     let live = live_tasks(engine);
     if live.is_empty() {
         return;
@@ -93,14 +113,14 @@ fn cycle_focus(engine: &Engine, state: &mut UiState, focus: Option<usize>, forwa
 }
 
 /// `w`: the next task waiting for the operator, its pane focused when it runs.
-fn select_next_waiting(engine: &Engine, state: &mut UiState, now: Instant) {
+fn select_next_waiting(engine: &dyn BatchView, state: &mut UiState, now: Instant) {
     let waiting = waiting_tasks(engine);
     let next = waiting
         .iter()
         .find(|&&t| t > state.selected)
         .or(waiting.first());
     match next {
-        Some(&task) if engine.view().live_attempt(task).is_some() => focus_task(state, task),
+        Some(&task) if engine.live_attempt(task).is_some() => focus_task(state, task),
         Some(&task) => select_task(state, task, RowStatus::NeedsInput),
         None => state.say("no task is waiting for you", now),
     }
@@ -122,7 +142,7 @@ fn take_over(state: &mut UiState, focus: Option<usize>, now: Instant) {
 
 /// `[` / `]`: scrolls the focused pane half a screen back into its agent's history (`back`) or forward.
 fn scroll_pane(
-    engine: &Engine,
+    engine: &dyn BatchView,
     state: &mut UiState,
     focus: Option<usize>,
     back: bool,
@@ -135,7 +155,6 @@ fn scroll_pane(
     };
     // Rows that went off the top of the agent's screen: its history.
     let history = engine
-        .view()
         .live_attempt(task)
         .map_or(0, |l| l.attempt().screen().history_len());
     let step = usize::from(area.height / 2).max(1);
@@ -158,7 +177,7 @@ fn scroll_pane(
 }
 
 /// `f` / `F`: the next (or previous) filter that lists a task.
-fn step_filter(engine: &Engine, state: &mut UiState, forward: bool) {
+fn step_filter(engine: &dyn BatchView, state: &mut UiState, forward: bool) {
     let counts = super::model::filter_counts(engine);
     state.filter = state
         .filter
@@ -167,65 +186,52 @@ fn step_filter(engine: &Engine, state: &mut UiState, forward: bool) {
 }
 
 /// Space: pauses the queue, or resumes it.
-fn toggle_pause(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
-    let command = if engine.view().is_paused() {
+fn toggle_pause(engine: &dyn BatchView) -> Vec<Ask> {
+    let command = if engine.is_paused() {
         Command::Resume
     } else {
         Command::Pause
     };
-    let outcome = engine.apply(command, clock)?;
-    state.say(outcome.message(), clock.at);
-    Ok(())
+    vec![ask(command, Told::Said)]
 }
 
 /// `c`: cancels the selected task; a running one is asked about first.
-fn cancel_selected(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
+fn cancel_selected(engine: &dyn BatchView, state: &mut UiState) -> Vec<Ask> {
     let task = state.selected;
-    if engine.view().live_attempt(task).is_some() {
+    if engine.live_attempt(task).is_some() {
         state.mode = Mode::ConfirmCancel { task };
+        Vec::new()
     } else {
-        let outcome = engine.apply(Command::Cancel { task }, clock)?;
-        state.report(outcome.message(), outcome.is_done(), clock.at);
+        vec![ask(Command::Cancel { task }, Told::Reported)]
     }
-    Ok(())
 }
 
 /// `r`: runs the selected task again as soon as there is room.
-fn retry_selected(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
+fn retry_selected(state: &UiState) -> Vec<Ask> {
     let task = state.selected;
-    let outcome = engine.apply(Command::RetryNow { task }, clock)?;
-    state.report(outcome.message(), outcome.is_done(), clock.at);
-    if outcome.is_done() {
-        state.message_about = Some(task);
-    }
-    Ok(())
+    vec![ask(
+        Command::RetryNow { task },
+        Told::ReportedAbout { task },
+    )]
 }
 
 /// `+` / `-`: one agent more or fewer at once (never fewer than one).
-fn change_concurrency(
-    engine: &mut Engine,
-    state: &mut UiState,
-    delta: i8,
-    clock: Now,
-) -> Result<()> {
+fn change_concurrency(engine: &dyn BatchView, delta: i8) -> Vec<Ask> {
     let n = engine
         .concurrency()
         .saturating_add_signed(isize::from(delta))
         .max(1);
-    let outcome = engine.apply(Command::SetConcurrency(n), clock)?;
-    state.say(outcome.message(), clock.at);
-    Ok(())
+    vec![ask(Command::SetConcurrency(n), Told::Said)]
 }
 
 /// `A`: the selected task's answers to its prompts, this run's and those recorded.
-fn open_answers(engine: &Engine, state: &mut UiState) {
+fn open_answers(engine: &dyn BatchView, state: &mut UiState) {
     let task = state.selected;
-    if let Some(spec) = engine.view().file().tasks().get(task) {
+    if let Some(spec) = engine.file().tasks().get(task) {
         let live = engine
-            .view()
             .live_attempt(task)
             .map(|l| (l.number(), l.attempt().approvals()));
-        let lines = super::answers::lines(&engine.view().runs_dir().join(&spec.task_id), live);
+        let lines = super::answers::lines(&engine.runs_dir().join(&spec.task_id), live);
         state.mode = Mode::Answers {
             task,
             lines,
@@ -235,10 +241,10 @@ fn open_answers(engine: &Engine, state: &mut UiState) {
 }
 
 /// `v`: the selected task's recorded attempts, to replay one.
-fn open_attempts(engine: &Engine, state: &mut UiState) {
+fn open_attempts(engine: &dyn BatchView, state: &mut UiState) {
     let task = state.selected;
-    if let Some(spec) = engine.view().file().tasks().get(task) {
-        let list = attempts::list(&engine.view().runs_dir().join(&spec.task_id));
+    if let Some(spec) = engine.file().tasks().get(task) {
+        let list = attempts::list(&engine.runs_dir().join(&spec.task_id));
         state.mode = Mode::Attempts {
             task,
             list,
@@ -250,65 +256,58 @@ fn open_attempts(engine: &Engine, state: &mut UiState) {
 /// An answer key: its reply goes to the dialog waiting in `task`'s pane (where
 /// `answer_target` found it), and the next key is held a moment.
 fn answer_dialog(
-    engine: &mut Engine,
+    engine: &dyn BatchView,
     state: &mut UiState,
     task: usize,
     answer: AnswerKey,
-    clock: Now,
-) -> Result<()> {
-    let now = clock.at;
+    now: Instant,
+) -> Vec<Ask> {
     let reply = match answer.reply {
         Reply::Rule(rule) => DialogReply::Rule(rule),
         Reply::Keys { name, bytes } => DialogReply::Keys { name, bytes },
     };
-    engine.apply(Command::Answer { task, reply }, clock)?;
     state.hold_answers(AnswerHold::JustAnswered, now);
     let sent = format!("sent {} ({})", key_name(answer.code), answer.label);
     state.say_about(task, format!("{sent} → {}", task_name(engine, task)), now);
-    Ok(())
+    vec![silently(Command::Answer { task, reply })]
 }
 
 /// `q`: leave at once when nothing runs, else ask first; while stopping, kill the agents.
-pub fn quit(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
-    let now = clock.at;
+pub fn quit(engine: &dyn BatchView, state: &mut UiState, now: Instant) -> Vec<Ask> {
     match state.leaving {
-        Leaving::Stopping => {
-            let outcome = engine.apply(Command::KillAll, clock)?;
-            state.say(outcome.message(), now);
-        }
+        Leaving::Stopping => return vec![ask(Command::KillAll, Told::Said)],
         _ if state.background => state.mode = Mode::ConfirmLeave,
-        _ if !engine.view().live_attempts().is_empty() => state.mode = Mode::ConfirmQuit,
-        _ if engine.view().is_done() => state.leaving = Leaving::Now,
-        _ => stop(engine, state, clock)?,
+        _ if !engine.live_attempts().is_empty() => state.mode = Mode::ConfirmQuit,
+        _ if engine.is_done() => state.leaving = Leaving::Now,
+        _ => return stop(state, now),
     }
-    Ok(())
+    Vec::new()
 }
 
 /// `s` after `q` in a background run: leave at once when nothing runs, else stop the batch (the
 /// question already confirmed it).
-pub fn stop_batch(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
-    if engine.view().live_attempts().is_empty() && engine.view().is_done() {
+pub fn stop_batch(engine: &dyn BatchView, state: &mut UiState, now: Instant) -> Vec<Ask> {
+    if engine.live_attempts().is_empty() && engine.is_done() {
         state.leaving = Leaving::Now;
-        Ok(())
+        Vec::new()
     } else {
-        stop(engine, state, clock)
+        stop(state, now)
     }
 }
 
-pub fn stop(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
-    let now = clock.at;
-    engine.apply(Command::Stop, clock)?;
+/// Stops the batch and leaves once it stopped.
+pub fn stop(state: &mut UiState, now: Instant) -> Vec<Ask> {
     state.leaving = Leaving::Stopping;
     state.say(
         "stopping: ending the running agents (q again kills them now)",
         now,
     );
-    Ok(())
+    vec![silently(Command::Stop)]
 }
 
 /// After the filter or the search changed: the queue from its top, and the selection on a task
 /// it lists.
-pub fn select_a_match(engine: &Engine, state: &mut UiState) {
+pub fn select_a_match(engine: &dyn BatchView, state: &mut UiState) {
     state.queue_offset = 0;
     let list = matching(engine, state);
     if !list.contains(&state.selected)
@@ -324,7 +323,7 @@ fn page(state: &UiState, area: Rect) -> isize {
 }
 
 /// Why a key the dialog does not take was not sent (the banner lists the keys it takes).
-fn not_offered(engine: &Engine, task: usize, key: &str) -> String {
+fn not_offered(engine: &dyn BatchView, task: usize, key: &str) -> String {
     let name = task_name(engine, task);
     match key {
         "Enter" => format!("Enter not sent: {name}'s dialog highlights no option"),

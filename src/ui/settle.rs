@@ -15,7 +15,8 @@ use super::layout;
 use super::model::{self, PaneSetup, live_tasks, matching, pane_order, window_offset};
 use super::queue;
 use super::state::{Filter, Mode, UiState};
-use crate::run::engine::Engine;
+use crate::run::engine::command::Command;
+use crate::run::engine::{BatchView, Engine};
 
 /// One running agent's PTY to resize to the pane it is drawn in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,8 +42,27 @@ pub struct FrameLayout {
     pub launch_sizes: Option<Vec<(u16, u16)>>,
 }
 
+impl FrameLayout {
+    /// What the layout asks of the batch: agents resized to their panes, the sizes the next
+    /// agents start at.
+    pub fn commands(&self) -> Vec<Command> {
+        let resizes = self.resizes.iter().map(|r| Command::ResizePane {
+            task: r.task,
+            rows: r.rows,
+            cols: r.cols,
+        });
+        let launch = self.launch_sizes.clone().map(Command::SetLaunchSizes);
+        resizes.chain(launch).collect()
+    }
+}
+
 /// Settles the dashboard's state for a frame drawn in `area` and lays it out.
-pub fn settle(engine: &Engine, state: &mut UiState, area: Rect, now: Instant) -> FrameLayout {
+pub fn settle(
+    engine: &dyn BatchView,
+    state: &mut UiState,
+    area: Rect,
+    now: Instant,
+) -> FrameLayout {
     let live = live_tasks(engine);
     if let Mode::TakeOver { task, was_zoomed } = state.mode
         && !live.contains(&task)
@@ -66,7 +86,7 @@ pub fn settle(engine: &Engine, state: &mut UiState, area: Rect, now: Instant) ->
         .iter()
         .zip(&plan.slots)
         .filter_map(|(&task, slot)| {
-            let current = engine.view().live_attempt(task)?.attempt().screen().size();
+            let current = engine.live_attempt(task)?.attempt().screen().size();
             let (rows, slot_cols) = layout::pty_size(*slot);
             let cols = if terminal_resized {
                 slot_cols
@@ -95,7 +115,7 @@ pub fn settle(engine: &Engine, state: &mut UiState, area: Rect, now: Instant) ->
 /// Panes scrolled back show a view rebuilt from the agent's history (the live screens are only
 /// read); offsets are clamped to the history there is.
 fn scroll_views(
-    engine: &Engine,
+    engine: &dyn BatchView,
     state: &mut UiState,
     live: &[usize],
     visible: &[usize],
@@ -107,7 +127,7 @@ fn scroll_views(
         if wanted == 0 {
             continue;
         }
-        if let Some(live) = engine.view().live_attempt(task) {
+        if let Some(live) = engine.live_attempt(task) {
             let (view, actual) = live.attempt().screen().scrolled_view(wanted);
             state.scroll.insert(task, actual);
             if actual > 0 {
@@ -121,7 +141,7 @@ fn scroll_views(
 /// The queue's first visible row, so that the selection is in view (`listed`: the tasks the
 /// queue lists, when already known).
 fn settle_queue_window(
-    engine: &Engine,
+    engine: &dyn BatchView,
     state: &mut UiState,
     area: Rect,
     listed: Option<Vec<usize>>,
@@ -136,7 +156,7 @@ fn settle_queue_window(
 
 /// A task that left the filtered list (it finished, say) is not left selected out of sight:
 /// the selection moves to the next listed task. Returns the list when it was read.
-fn keep_selection_listed(engine: &Engine, state: &mut UiState) -> Option<Vec<usize>> {
+fn keep_selection_listed(engine: &dyn BatchView, state: &mut UiState) -> Option<Vec<usize>> {
     if state.filter == Filter::All {
         return None;
     }
