@@ -1,6 +1,6 @@
 //! The one event loop every face of a batch runs (the dashboard, headless): it waits on the
 //! signals, the face's own input, the engine's inbox and the control socket's requests, and the
-//! next wakeup (the engine's or the face's), then carries out what woke it: reports go to
+//! replies of the face's workers and the next wakeup (the engine's or the face's), then carries out what woke it: reports go to
 //! `Engine::on_report`, control commands are handled and answered, and what the face asks of
 //! the batch goes as `Command`s through `Engine::apply`. Each turn ends with `Engine::on_tick`,
 //! the engine's events shown by the face (and published to the control socket's subscribers),
@@ -22,6 +22,10 @@ use crate::run::engine::command::Command;
 use crate::run::engine::control::ControlOutcome;
 use crate::run::engine::inbox::EngineInbox;
 use crate::run::engine::{BatchView, Engine, EngineEvent};
+use crate::run::jobs::Outbox;
+
+/// Room for what a face's workers handed back and the loop has not taken yet.
+const REPLIES_MAX: usize = 16;
 
 /// A command a face asks for, with what the face keeps to be told its outcome (`Face::told`).
 #[derive(Debug)]
@@ -45,6 +49,9 @@ pub trait Face {
     type Input;
     /// What the face keeps of a command it asked for, to be told its outcome.
     type Note;
+    /// What the face's workers hand back (files it asked to read), through the outbox it is
+    /// given at the start.
+    type Reply: Send + 'static;
 
     /// The face's own next input; never ready when it has none.
     fn next_input(&mut self) -> impl Future<Output = Self::Input>;
@@ -52,8 +59,14 @@ pub trait Face {
     /// When the face wants a turn of its own (a frame, its clock), seen at `now`.
     fn next_wakeup(&mut self, now: Instant) -> Option<Instant>;
 
-    /// What it asks before the first turn (the first agents started).
-    fn start(&mut self, batch: &dyn BatchView, now: Now) -> Vec<Asked<Self::Note>>;
+    /// What it asks before the first turn (the first agents started). `replies`: where its
+    /// workers hand back what they did (`on_reply`).
+    fn start(
+        &mut self,
+        batch: &dyn BatchView,
+        replies: Outbox<Self::Reply>,
+        now: Now,
+    ) -> Vec<Asked<Self::Note>>;
 
     /// A turn woke for time alone.
     fn on_timer(&mut self, _now: Instant) {}
@@ -68,6 +81,16 @@ pub trait Face {
         input: Self::Input,
         now: Now,
     ) -> Vec<Asked<Self::Note>>;
+
+    /// A worker of the face handed `reply` back.
+    fn on_reply(
+        &mut self,
+        _batch: &dyn BatchView,
+        _reply: Self::Reply,
+        _now: Now,
+    ) -> Vec<Asked<Self::Note>> {
+        Vec::new()
+    }
 
     /// A control command was carried out; `stop`: it was `batch.stop`.
     fn on_control(&mut self, batch: &dyn BatchView, stop: bool, now: Now)
@@ -102,9 +125,10 @@ pub trait Face {
 }
 
 /// What woke a turn of the loop.
-enum Woke<I> {
+enum Woke<I, R> {
     Signal(Signal),
     Face(I),
+    Reply(R),
     /// The first report waiting; the others are taken with it.
     Report(Option<EngineInbox>),
     Control(Request),
@@ -148,13 +172,15 @@ pub async fn run<F: Face>(engine: &mut Engine, driver: &mut Driver, face: &mut F
 
 async fn drive<F: Face>(engine: &mut Engine, driver: &mut Driver, face: &mut F) -> Result<()> {
     let mut signals = Signals::listen()?;
+    let (replies, mut replied) = mpsc::channel(REPLIES_MAX);
     // The time of each turn, read once when it starts.
     let mut now = Now::read();
-    let asked = face.start(engine.view(), now);
+    let asked = face.start(engine.view(), Outbox::new(replies), now);
     carry_out(engine, face, asked, now)?;
     show(engine, driver, face, now)?;
     while !face.leaves(engine.view()) {
-        let woke = driver.wait(engine, face, &mut signals, now.at).await;
+        let sources = (&mut signals, &mut replied);
+        let woke = driver.wait(engine, face, sources, now.at).await;
         now = Now::read();
         driver.take(engine, face, woke, now)?;
         engine.on_tick(now)?;
@@ -228,9 +254,9 @@ impl Driver {
         &mut self,
         engine: &Engine,
         face: &mut F,
-        signals: &mut Signals,
+        (signals, replied): (&mut Signals, &mut mpsc::Receiver<F::Reply>),
         now: Instant,
-    ) -> Woke<F::Input> {
+    ) -> Woke<F::Input, F::Reply> {
         let wake = [engine.next_wakeup(now), face.next_wakeup(now)]
             .into_iter()
             .flatten()
@@ -247,6 +273,7 @@ impl Driver {
             _ = signals.terminate.recv() => Woke::Signal(Signal::Interrupt),
             _ = signals.hangup.recv() => Woke::Signal(Signal::HangUp),
             input = face.next_input() => Woke::Face(input),
+            Some(reply) = replied.recv() => Woke::Reply(reply),
             report = self.reports.recv() => Woke::Report(report),
             Some(request) = control => Woke::Control(request),
             () = sleep_until(wake) => Woke::Timer,
@@ -258,12 +285,13 @@ impl Driver {
         &mut self,
         engine: &mut Engine,
         face: &mut F,
-        woke: Woke<F::Input>,
+        woke: Woke<F::Input, F::Reply>,
         now: Now,
     ) -> Result<()> {
         let asked = match woke {
             Woke::Signal(signal) => face.on_signal(engine.view(), signal, now),
             Woke::Face(input) => face.on_input(engine.view(), input, now),
+            Woke::Reply(reply) => face.on_reply(engine.view(), reply, now),
             Woke::Report(first) => {
                 self.take_reports(engine, face, first, now)?;
                 Vec::new()

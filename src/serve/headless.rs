@@ -15,6 +15,7 @@ use crate::run::console::Console;
 use crate::run::engine::command::Command;
 use crate::run::engine::{BatchView, Engine, EngineEvent};
 pub use crate::run::event_text::describe;
+use crate::run::jobs::Outbox;
 
 /// Runs the batch to the end; returns herd's exit code.
 pub async fn run(mut engine: Engine, mut driver: Driver) -> Result<i32> {
@@ -57,6 +58,8 @@ impl Face for Headless {
     /// Headless reads nothing of its own.
     type Input = ();
     type Note = ();
+    /// Headless starts no worker of its own.
+    type Reply = ();
 
     async fn next_input(&mut self) {
         std::future::pending::<()>().await;
@@ -66,7 +69,7 @@ impl Face for Headless {
         None
     }
 
-    fn start(&mut self, _batch: &dyn BatchView, _now: Now) -> Vec<Asked<()>> {
+    fn start(&mut self, _batch: &dyn BatchView, _replies: Outbox<()>, _now: Now) -> Vec<Asked<()>> {
         vec![Asked {
             command: Command::FillSlots,
             note: (),

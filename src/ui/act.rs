@@ -12,8 +12,9 @@ use super::keys::{Action, AnswerKey, Reply, key_name};
 use super::model::RowStatus;
 use super::model::{live_tasks, matching, task_name, waiting_tasks};
 use super::mouse::select_step;
+use super::reads::FileRead;
 use super::state::{AnswerHold, Filter, Leaving, Mode, UiState};
-use super::{attempts, editors, layout, queue};
+use super::{editors, layout, queue};
 use crate::run::engine::BatchView;
 use crate::run::engine::command::{Command, DialogReply};
 
@@ -224,32 +225,30 @@ fn change_concurrency(engine: &dyn BatchView, delta: i8) -> Vec<Ask> {
     vec![ask(Command::SetConcurrency(n), Told::Said)]
 }
 
-/// `A`: the selected task's answers to its prompts, this run's and those recorded.
+/// `A`: the selected task's answers to its prompts, this run's and those recorded (read on a
+/// worker: `reads`).
 fn open_answers(engine: &dyn BatchView, state: &mut UiState) {
     let task = state.selected;
     if let Some(spec) = engine.file().tasks().get(task) {
         let live = engine
             .live_attempt(task)
-            .map(|l| (l.number(), l.attempt().approvals()));
-        let lines = super::answers::lines(&engine.runs_dir().join(&spec.task_id), live);
-        state.mode = Mode::Answers {
+            .map(|l| (l.number(), l.attempt().approvals().to_vec()));
+        state.to_read = Some(FileRead::Answers {
             task,
-            lines,
-            offset: 0,
-        };
+            task_dir: engine.runs_dir().join(&spec.task_id),
+            live,
+        });
     }
 }
 
-/// `v`: the selected task's recorded attempts, to replay one.
+/// `v`: the selected task's recorded attempts, to replay one (read on a worker: `reads`).
 fn open_attempts(engine: &dyn BatchView, state: &mut UiState) {
     let task = state.selected;
     if let Some(spec) = engine.file().tasks().get(task) {
-        let list = attempts::list(&engine.runs_dir().join(&spec.task_id));
-        state.mode = Mode::Attempts {
+        state.to_read = Some(FileRead::Attempts {
             task,
-            list,
-            selected: 0,
-        };
+            task_dir: engine.runs_dir().join(&spec.task_id),
+        });
     }
 }
 

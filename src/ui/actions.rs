@@ -13,8 +13,9 @@ use super::answer_target::{self, Target};
 use super::asks::{Ask, Told, ask, silently};
 use super::keys;
 use super::model::auto_menu;
+use super::reads::FileRead;
 use super::state::{Mode, UiState};
-use super::{attempts, editors, takeover_keys};
+use super::{editors, takeover_keys};
 use crate::replay::Handled;
 use crate::run::engine::BatchView;
 use crate::run::engine::command::Command;
@@ -93,7 +94,7 @@ fn in_mode(
         Mode::ConfirmQuit | Mode::ConfirmCancel { .. } if yes_no.no => state.mode = Mode::Normal,
         Mode::ConfirmQuit | Mode::ConfirmCancel { .. } => {}
         &mut Mode::Auto { task } => return auto_menu_key(engine, state, key.code, task, yes_no),
-        Mode::Attempts { .. } => attempts_key(engine, state, key.code, yes_no, now),
+        Mode::Attempts { .. } => attempts_key(engine, state, key.code, yes_no),
         Mode::EditPrompt { .. } | Mode::Message { .. } => {
             return editors::on_key(engine, state, key, now);
         }
@@ -182,14 +183,9 @@ fn auto_menu_key(
     Vec::new()
 }
 
-/// A key in the list of a task's attempts: move, Enter replays one, `v`, `q` or No closes it.
-fn attempts_key(
-    engine: &dyn BatchView,
-    state: &mut UiState,
-    code: KeyCode,
-    yes_no: YesNo,
-    now: Instant,
-) {
+/// A key in the list of a task's attempts: move, Enter replays one (its recording read on a
+/// worker: `reads`), `v`, `q` or No closes it.
+fn attempts_key(engine: &dyn BatchView, state: &mut UiState, code: KeyCode, yes_no: YesNo) {
     let Mode::Attempts {
         task,
         list,
@@ -207,18 +203,15 @@ fn attempts_key(
         KeyCode::End | KeyCode::Char('G') => *selected = list.len().saturating_sub(1),
         KeyCode::Enter => {
             let task = *task;
-            let entry = list.get(*selected).cloned();
             let task_id = engine
                 .task(task)
                 .map_or_else(String::new, |t| t.task_id.clone());
-            if let Some(entry) = entry {
-                match attempts::open(task, &task_id, &entry) {
-                    Ok(replaying) => {
-                        state.mode = Mode::Normal;
-                        state.replay = Some(Box::new(replaying));
-                    }
-                    Err(error) => state.say(error.to_string(), now),
-                }
+            if let Some(entry) = list.get(*selected).cloned() {
+                state.to_read = Some(FileRead::Replay {
+                    task,
+                    task_id,
+                    entry,
+                });
             }
         }
         _ if yes_no.no || matches!(code, KeyCode::Char('v' | 'q')) => state.mode = Mode::Normal,

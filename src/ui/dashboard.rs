@@ -1,6 +1,6 @@
 //! The dashboard as a face of the driver's loop (`serve::driver`): its own input is the
 //! keyboard (and the mouse, and pastes), its own wakeups are the frame timer and the status
-//! bar's clock. It draws only when something visible changed: at most once per frame interval
+//! bar's clock; its workers read the files its windows show (`reads`). It draws only when something visible changed: at most once per frame interval
 //! for the operator's keys, the focused pane and the run's events, at most once per
 //! `TILE_FRAME` when only the tiles' output changed (a fleet's tiles would otherwise redraw the
 //! whole dashboard at the full frame rate). It reads the batch through `&dyn BatchView`; what
@@ -19,6 +19,7 @@ use super::engine_events::on_engine_event;
 use super::frame;
 use super::keyboard::Keyboard;
 use super::layout;
+use super::reads::{self, FileRead, FileReadDone};
 use super::settle::FrameLayout;
 use super::state::{Leaving, Mode, UiState};
 use crate::run::clock::Now;
@@ -26,6 +27,7 @@ use crate::run::engine::command::Command;
 use crate::run::engine::control::ControlOutcome;
 use crate::run::engine::inbox::EngineInbox;
 use crate::run::engine::{BatchView, Engine, EngineEvent};
+use crate::run::jobs::{self, Outbox};
 use crate::serve::driver::{self, Driver, Face, Signal};
 use crate::term::Session;
 
@@ -84,6 +86,7 @@ async fn drive(engine: &mut Engine, driver: &mut Driver, session: &mut Session) 
         },
         layout: None,
         redraw_at: None,
+        reads: None,
     };
     driver::run(engine, driver, &mut dashboard).await?;
     tracing::info!(code = engine.view().exit_code(), "dashboard left");
@@ -129,11 +132,14 @@ struct Dashboard<'a> {
     layout: Option<FrameLayout>,
     /// When the status bar's clock or a message's expiry redraws.
     redraw_at: Option<Instant>,
+    /// Where the workers reading files for it hand back what they read (given at the start).
+    reads: Option<Outbox<FileReadDone>>,
 }
 
 impl Face for Dashboard<'_> {
     type Input = Option<std::io::Result<TermEvent>>;
     type Note = Told;
+    type Reply = FileReadDone;
 
     async fn next_input(&mut self) -> Self::Input {
         match &mut self.keyboard {
@@ -158,7 +164,13 @@ impl Face for Dashboard<'_> {
     }
 
     /// The first agents start at the sizes of the panes they will be drawn in.
-    fn start(&mut self, batch: &dyn BatchView, now: Now) -> Vec<Ask> {
+    fn start(
+        &mut self,
+        batch: &dyn BatchView,
+        replies: Outbox<FileReadDone>,
+        now: Now,
+    ) -> Vec<Ask> {
+        self.reads = Some(replies);
         let size = self.session.terminal.size().unwrap_or_default();
         let area = Rect::new(0, 0, size.width, size.height);
         let commands = start_at_pane_sizes(batch, area, now.at);
@@ -183,7 +195,18 @@ impl Face for Dashboard<'_> {
     }
 
     fn on_input(&mut self, batch: &dyn BatchView, input: Self::Input, now: Now) -> Vec<Ask> {
-        self.on_terminal(batch, input, now.at)
+        let asked = self.on_terminal(batch, input, now.at);
+        if let Some(read) = self.state.to_read.take() {
+            self.read(read, now.at);
+        }
+        asked
+    }
+
+    /// What a worker read: the window the operator asked for opens.
+    fn on_reply(&mut self, _batch: &dyn BatchView, read: FileReadDone, now: Now) -> Vec<Ask> {
+        reads::opened(&mut self.state, read, now.at);
+        self.frames.dirty = true;
+        Vec::new()
     }
 
     /// `batch.stop` through the control socket: as the operator's confirmed stop.
@@ -269,6 +292,17 @@ impl Face for Dashboard<'_> {
 }
 
 impl Dashboard<'_> {
+    /// Hands `read` to a worker; what it read comes back through `on_reply`.
+    fn read(&mut self, read: FileRead, now: Instant) {
+        let Some(replies) = self.reads.clone() else {
+            return;
+        };
+        if let Err(not) = jobs::spawn_job("dashboard-read", replies, move || read.read()) {
+            tracing::warn!("{not}");
+            self.state.say(format!("cannot read the files: {not}"), now);
+        }
+    }
+
     /// A key, a paste or the mouse; or the terminal gone.
     fn on_terminal(
         &mut self,

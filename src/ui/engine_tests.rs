@@ -112,12 +112,17 @@ impl Fixture {
         self.press(&key);
     }
 
-    /// Presses `key` in a 120x40 terminal; what it asks of the batch is carried out.
+    /// Presses `key` in a 120x40 terminal; what it asks of the batch is carried out, what it asks
+    /// to read is read.
     pub(super) fn press(&mut self, key: &KeyEvent) {
         let area = Rect::new(0, 0, 120, 40);
         let now = Now::read();
         let asked = on_key(self.engine.view(), &mut self.state, key, area, now.at);
         carry_out(&mut self.engine, &mut self.state, asked, now);
+        // The files a key asked for, read here as the dashboard's worker reads them.
+        if let Some(read) = self.state.to_read.take() {
+            super::reads::opened(&mut self.state, read.read(), now.at);
+        }
     }
 
     /// Types `text` into whatever has the keyboard, one key at a time.

@@ -32,6 +32,7 @@ pub mod overlay;
 pub mod pane;
 pub mod prompt;
 pub mod queue;
+pub mod reads;
 pub mod render;
 pub mod search;
 pub mod settle;
