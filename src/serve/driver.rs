@@ -1,11 +1,10 @@
-//! The one event loop every face of a batch runs (the dashboard, headless): it waits on the
-//! signals, the face's own input, the engine's inbox and the control socket's requests, and the
-//! replies of the face's workers and the next wakeup (the engine's or the face's), then carries out what woke it: reports go to
-//! `Engine::on_report`, control commands are handled and answered, and what the face asks of
-//! the batch goes as `Command`s through `Engine::apply`. Each turn ends with `Engine::on_tick`,
-//! the engine's events shown by the face (and published to the control socket's subscribers),
-//! then the face's frame laid out and drawn. A face is a `Face`: it reads the batch through
-//! `&dyn BatchView` only, so it never changes the engine but by asking.
+//! The one event loop every face of a batch runs (the dashboard, headless). It waits on the
+//! signals, the face's input and its workers' replies, the engine's inbox, the control socket
+//! and the next wakeup; reports go to `Engine::on_report`, control commands are answered, and
+//! what the face asks goes as `Command`s through `Engine::apply`. A turn ends with
+//! `Engine::on_tick`, the events shown by the face (and published to the control socket's
+//! subscribers), then the face's frame laid out and drawn. A `Face` reads the batch through
+//! `&dyn BatchView` only: it changes the engine only by asking.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -34,75 +33,61 @@ pub struct Asked<N> {
     pub note: N,
 }
 
-/// A signal that stops the run.
+/// Why the run is to stop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Signal {
+pub enum Stop {
     /// INT or TERM.
     Interrupt,
     /// HUP: the terminal closed.
     HangUp,
+    /// `batch.stop` through the control socket.
+    Asked,
 }
 
-/// One face of a batch, as the loop runs it. It reads the batch and says what it asks of it.
+/// One face of a batch, as the loop runs it: it reads the batch and says what it asks of it.
+/// What a hook asks is carried out at once, in order, and each outcome handed to `told`.
 pub trait Face {
     /// What the face's own source gives: keys, nothing.
     type Input;
     /// What the face keeps of a command it asked for, to be told its outcome.
     type Note;
-    /// What the face's workers hand back (files it asked to read), through the outbox it is
-    /// given at the start.
+    /// What its workers hand back through the outbox it gets at `start` (files read).
     type Reply: Send + 'static;
 
     /// The face's own next input; never ready when it has none.
-    fn next_input(&mut self) -> impl Future<Output = Self::Input>;
+    fn next_input(&mut self) -> impl Future<Output = Self::Input> {
+        std::future::pending()
+    }
 
     /// When the face wants a turn of its own (a frame, its clock), seen at `now`.
-    fn next_wakeup(&mut self, now: Instant) -> Option<Instant>;
+    fn next_wakeup(&mut self, _now: Instant) -> Option<Instant> {
+        None
+    }
 
-    /// What it asks before the first turn (the first agents started). `replies`: where its
-    /// workers hand back what they did (`on_reply`).
+    /// What it asks before the first turn (the first agents started).
     fn start(
         &mut self,
         batch: &dyn BatchView,
         replies: Outbox<Self::Reply>,
         now: Now,
-    ) -> Vec<Asked<Self::Note>>;
+    ) -> Asks<Self>;
 
     /// A turn woke for time alone.
     fn on_timer(&mut self, _now: Instant) {}
 
-    /// Looks at a report of `task` before the engine takes it (the attempt it ends may go with it).
+    /// Looks at a report of `task` before the engine takes it (its attempt may go with it).
     fn look(&mut self, _batch: &dyn BatchView, _report: &EngineInbox, _task: Option<usize>) {}
 
-    /// What its own input asks of the batch.
-    fn on_input(
-        &mut self,
-        batch: &dyn BatchView,
-        input: Self::Input,
-        now: Now,
-    ) -> Vec<Asked<Self::Note>>;
-
-    /// A worker of the face handed `reply` back.
-    fn on_reply(
-        &mut self,
-        _batch: &dyn BatchView,
-        _reply: Self::Reply,
-        _now: Now,
-    ) -> Vec<Asked<Self::Note>> {
+    /// What its own input, or a worker's reply, asks of the batch.
+    fn on_input(&mut self, _batch: &dyn BatchView, _input: Input<Self>, _now: Now) -> Asks<Self> {
         Vec::new()
     }
 
-    /// A control command was carried out; `stop`: it was `batch.stop`.
-    fn on_control(&mut self, batch: &dyn BatchView, stop: bool, now: Now)
-    -> Vec<Asked<Self::Note>>;
+    /// A control command was carried out (what it changed may show).
+    fn on_control(&mut self) {}
 
-    /// A signal arrived.
-    fn on_signal(
-        &mut self,
-        batch: &dyn BatchView,
-        signal: Signal,
-        now: Now,
-    ) -> Vec<Asked<Self::Note>>;
+    /// What stopping asks of the batch.
+    fn on_stop(&mut self, batch: &dyn BatchView, stop: Stop, now: Now) -> Asks<Self>;
 
     /// What a command it asked for did.
     fn told(&mut self, _note: Self::Note, _outcome: &ControlOutcome, _now: Instant) {}
@@ -114,21 +99,29 @@ pub trait Face {
     fn leaves(&self, batch: &dyn BatchView) -> bool;
 
     /// Lays out the face's frame when one is due; what the layout asks of the batch.
-    fn lay_out(&mut self, _batch: &dyn BatchView, _now: Now) -> Vec<Asked<Self::Note>> {
+    fn lay_out(&mut self, _batch: &dyn BatchView, _now: Now) -> Asks<Self> {
         Vec::new()
     }
 
     /// Draws what it laid out; what losing the terminal asks of the batch.
-    fn draw(&mut self, _batch: &dyn BatchView, _now: Now) -> Vec<Asked<Self::Note>> {
+    fn draw(&mut self, _batch: &dyn BatchView, _now: Now) -> Asks<Self> {
         Vec::new()
     }
 }
 
+/// What a face's hook asks of the batch.
+pub type Asks<F> = Vec<Asked<<F as Face>::Note>>;
+
+/// A face's own input, or what one of its workers handed back.
+pub enum Input<F: Face + ?Sized> {
+    Own(F::Input),
+    Reply(F::Reply),
+}
+
 /// What woke a turn of the loop.
-enum Woke<I, R> {
-    Signal(Signal),
-    Face(I),
-    Reply(R),
+enum Woke<F: Face> {
+    Stop(Stop),
+    Face(Input<F>),
     /// The first report waiting; the others are taken with it.
     Report(Option<EngineInbox>),
     Control(Request),
@@ -155,8 +148,8 @@ impl Signals {
 }
 
 /// Runs `face` on the batch until it leaves, then waits (a moment at most) for the run's last
-/// writes. When the loop fails, the run is abandoned (its
-/// agents killed, their tasks written back as `retryable`) before the error is returned.
+/// writes. When the loop fails, the run is abandoned (its agents killed, their tasks written
+/// back as `retryable`) before the error is returned.
 pub async fn run<F: Face>(engine: &mut Engine, driver: &mut Driver, face: &mut F) -> Result<()> {
     let outcome = drive(engine, driver, face).await;
     if let Err(error) = &outcome {
@@ -210,12 +203,7 @@ fn show<F: Face>(engine: &mut Engine, driver: &mut Driver, face: &mut F, now: No
 }
 
 /// Carries out what a face asked, and tells it what each command did.
-fn carry_out<F: Face>(
-    engine: &mut Engine,
-    face: &mut F,
-    asked: Vec<Asked<F::Note>>,
-    now: Now,
-) -> Result<()> {
+fn carry_out<F: Face>(engine: &mut Engine, face: &mut F, asked: Asks<F>, now: Now) -> Result<()> {
     for Asked { command, note } in asked {
         let outcome = engine.apply(command, now)?;
         face.told(note, &outcome, now.at);
@@ -230,6 +218,7 @@ async fn sleep_until(at: Option<Instant>) {
     }
 }
 
+/// The loop's own sources: the engine's inbox and the control socket.
 pub struct Driver {
     reports: mpsc::Receiver<EngineInbox>,
     control: Option<ControlLink>,
@@ -256,7 +245,7 @@ impl Driver {
         face: &mut F,
         (signals, replied): (&mut Signals, &mut mpsc::Receiver<F::Reply>),
         now: Instant,
-    ) -> Woke<F::Input, F::Reply> {
+    ) -> Woke<F> {
         let wake = [engine.next_wakeup(now), face.next_wakeup(now)]
             .into_iter()
             .flatten()
@@ -269,11 +258,11 @@ impl Driver {
         };
         tokio::select! {
             biased;
-            _ = signals.interrupt.recv() => Woke::Signal(Signal::Interrupt),
-            _ = signals.terminate.recv() => Woke::Signal(Signal::Interrupt),
-            _ = signals.hangup.recv() => Woke::Signal(Signal::HangUp),
-            input = face.next_input() => Woke::Face(input),
-            Some(reply) = replied.recv() => Woke::Reply(reply),
+            _ = signals.interrupt.recv() => Woke::Stop(Stop::Interrupt),
+            _ = signals.terminate.recv() => Woke::Stop(Stop::Interrupt),
+            _ = signals.hangup.recv() => Woke::Stop(Stop::HangUp),
+            input = face.next_input() => Woke::Face(Input::Own(input)),
+            Some(reply) = replied.recv() => Woke::Face(Input::Reply(reply)),
             report = self.reports.recv() => Woke::Report(report),
             Some(request) = control => Woke::Control(request),
             () = sleep_until(wake) => Woke::Timer,
@@ -285,20 +274,22 @@ impl Driver {
         &mut self,
         engine: &mut Engine,
         face: &mut F,
-        woke: Woke<F::Input, F::Reply>,
+        woke: Woke<F>,
         now: Now,
     ) -> Result<()> {
         let asked = match woke {
-            Woke::Signal(signal) => face.on_signal(engine.view(), signal, now),
+            Woke::Stop(stop) => face.on_stop(engine.view(), stop, now),
             Woke::Face(input) => face.on_input(engine.view(), input, now),
-            Woke::Reply(reply) => face.on_reply(engine.view(), reply, now),
             Woke::Report(first) => {
                 self.take_reports(engine, face, first, now)?;
                 Vec::new()
             }
             Woke::Control(request) => {
-                let stop = self.handle(engine, request, now);
-                face.on_control(engine.view(), stop, now)
+                face.on_control();
+                match self.handle(engine, request, now) {
+                    true => face.on_stop(engine.view(), Stop::Asked, now),
+                    false => Vec::new(),
+                }
             }
             Woke::Timer => {
                 face.on_timer(now.at);

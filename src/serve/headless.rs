@@ -4,11 +4,9 @@
 //! dashboard; `batch.stop` counts as a first Ctrl-C. The printing goes through a `Console`: a
 //! reader that leaves (`| head`) ends only the printing, never the run.
 
-use std::time::Instant;
-
 use color_eyre::eyre::Result;
 
-use super::driver::{self, Asked, Driver, Face, Signal};
+use super::driver::{self, Asked, Asks, Driver, Face, Stop};
 use super::summary;
 use crate::run::clock::Now;
 use crate::run::console::Console;
@@ -55,42 +53,25 @@ impl Headless {
 }
 
 impl Face for Headless {
-    /// Headless reads nothing of its own.
+    /// Headless reads nothing of its own, and starts no worker.
     type Input = ();
     type Note = ();
-    /// Headless starts no worker of its own.
     type Reply = ();
 
-    async fn next_input(&mut self) {
-        std::future::pending::<()>().await;
-    }
-
-    fn next_wakeup(&mut self, _now: Instant) -> Option<Instant> {
-        None
-    }
-
-    fn start(&mut self, _batch: &dyn BatchView, _replies: Outbox<()>, _now: Now) -> Vec<Asked<()>> {
+    fn start(&mut self, _batch: &dyn BatchView, _replies: Outbox<()>, _now: Now) -> Asks<Self> {
         vec![Asked {
             command: Command::FillSlots,
             note: (),
         }]
     }
 
-    fn on_input(&mut self, _batch: &dyn BatchView, _input: (), _now: Now) -> Vec<Asked<()>> {
-        Vec::new()
-    }
-
-    /// `batch.stop` through the control socket: as a first Ctrl-C, never a second.
-    fn on_control(&mut self, _batch: &dyn BatchView, stop: bool, now: Now) -> Vec<Asked<()>> {
-        match stop && self.interrupts == 0 {
-            true => self.stop(now),
-            false => Vec::new(),
+    /// TERM and HUP (a closed terminal, a supervisor stopping herd) stop the run like Ctrl-C;
+    /// `batch.stop` through the control socket counts as a first Ctrl-C, never a second.
+    fn on_stop(&mut self, _batch: &dyn BatchView, stop: Stop, now: Now) -> Asks<Self> {
+        match stop == Stop::Asked && self.interrupts > 0 {
+            true => Vec::new(),
+            false => self.stop(now),
         }
-    }
-
-    /// TERM and HUP (a closed terminal, a supervisor stopping herd) stop the run like Ctrl-C.
-    fn on_signal(&mut self, _batch: &dyn BatchView, _signal: Signal, now: Now) -> Vec<Asked<()>> {
-        self.stop(now)
     }
 
     fn show(&mut self, _batch: &dyn BatchView, events: &[EngineEvent], now: Now) -> Result<()> {

@@ -12,7 +12,7 @@ use super::keys::{Action, AnswerKey, Reply, key_name};
 use super::model::RowStatus;
 use super::model::{live_tasks, matching, task_name, waiting_tasks};
 use super::mouse::select_step;
-use super::reads::FileRead;
+use super::reads::FileReadDone;
 use super::state::{AnswerHold, Filter, Leaving, Mode, UiState};
 use super::{editors, layout, queue};
 use crate::run::engine::BatchView;
@@ -230,14 +230,15 @@ fn change_concurrency(engine: &dyn BatchView, delta: i8) -> Vec<Ask> {
 fn open_answers(engine: &dyn BatchView, state: &mut UiState) {
     let task = state.selected;
     if let Some(spec) = engine.file().tasks().get(task) {
+        let task_dir = engine.runs_dir().join(&spec.task_id);
         let live = engine
             .live_attempt(task)
             .map(|l| (l.number(), l.attempt().approvals().to_vec()));
-        state.to_read = Some(FileRead::Answers {
-            task,
-            task_dir: engine.runs_dir().join(&spec.task_id),
-            live,
-        });
+        state.to_read = Some(Box::new(move || {
+            let live = live.as_ref().map(|(n, a)| (*n, a.as_slice()));
+            let lines = super::answers::lines(&task_dir, live);
+            FileReadDone::Answers { task, lines }
+        }));
     }
 }
 
@@ -245,10 +246,11 @@ fn open_answers(engine: &dyn BatchView, state: &mut UiState) {
 fn open_attempts(engine: &dyn BatchView, state: &mut UiState) {
     let task = state.selected;
     if let Some(spec) = engine.file().tasks().get(task) {
-        state.to_read = Some(FileRead::Attempts {
-            task,
-            task_dir: engine.runs_dir().join(&spec.task_id),
-        });
+        let task_dir = engine.runs_dir().join(&spec.task_id);
+        state.to_read = Some(Box::new(move || {
+            let list = super::attempts::list(&task_dir);
+            FileReadDone::Attempts { task, list }
+        }));
     }
 }
 

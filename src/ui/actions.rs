@@ -13,7 +13,7 @@ use super::answer_target::{self, Target};
 use super::asks::{Ask, Told, ask, silently};
 use super::keys;
 use super::model::auto_menu;
-use super::reads::FileRead;
+use super::reads::FileReadDone;
 use super::state::{Mode, UiState};
 use super::{editors, takeover_keys};
 use crate::replay::Handled;
@@ -207,11 +207,10 @@ fn attempts_key(engine: &dyn BatchView, state: &mut UiState, code: KeyCode, yes_
                 .task(task)
                 .map_or_else(String::new, |t| t.task_id.clone());
             if let Some(entry) = list.get(*selected).cloned() {
-                state.to_read = Some(FileRead::Replay {
-                    task,
-                    task_id,
-                    entry,
-                });
+                state.to_read = Some(Box::new(move || {
+                    let opened = super::attempts::open(task, &task_id, &entry);
+                    FileReadDone::Replay(opened.map(Box::new))
+                }));
             }
         }
         _ if yes_no.no || matches!(code, KeyCode::Char('v' | 'q')) => state.mode = Mode::Normal,

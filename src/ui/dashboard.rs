@@ -28,7 +28,7 @@ use crate::run::engine::control::ControlOutcome;
 use crate::run::engine::inbox::EngineInbox;
 use crate::run::engine::{BatchView, Engine, EngineEvent};
 use crate::run::jobs::{self, Outbox};
-use crate::serve::driver::{self, Driver, Face, Signal};
+use crate::serve::driver::{self, Driver, Face, Input, Stop};
 use crate::term::Session;
 
 /// At most ~60 frames a second.
@@ -194,34 +194,35 @@ impl Face for Dashboard<'_> {
         }
     }
 
-    fn on_input(&mut self, batch: &dyn BatchView, input: Self::Input, now: Now) -> Vec<Ask> {
-        let asked = self.on_terminal(batch, input, now.at);
+    /// A key, a paste or the mouse; or what a worker read: the window the operator asked for.
+    fn on_input(&mut self, batch: &dyn BatchView, input: Input<Self>, now: Now) -> Vec<Ask> {
+        let asked = match input {
+            Input::Own(event) => self.on_terminal(batch, event, now.at),
+            Input::Reply(read) => {
+                reads::opened(&mut self.state, read, now.at);
+                self.frames.dirty = true;
+                Vec::new()
+            }
+        };
         if let Some(read) = self.state.to_read.take() {
             self.read(read, now.at);
         }
         asked
     }
 
-    /// What a worker read: the window the operator asked for opens.
-    fn on_reply(&mut self, _batch: &dyn BatchView, read: FileReadDone, now: Now) -> Vec<Ask> {
-        reads::opened(&mut self.state, read, now.at);
+    fn on_control(&mut self) {
         self.frames.dirty = true;
-        Vec::new()
     }
 
     /// `batch.stop` through the control socket: as the operator's confirmed stop.
-    fn on_control(&mut self, batch: &dyn BatchView, stop: bool, _now: Now) -> Vec<Ask> {
-        self.frames.dirty = true;
-        match stop && self.state.leaving == Leaving::No {
-            true => stop_for_good(batch, &mut self.state),
-            false => Vec::new(),
-        }
-    }
-
-    fn on_signal(&mut self, batch: &dyn BatchView, signal: Signal, _now: Now) -> Vec<Ask> {
-        match signal {
-            Signal::Interrupt => stop_for_good(batch, &mut self.state),
-            Signal::HangUp => self.lose_terminal(batch),
+    fn on_stop(&mut self, batch: &dyn BatchView, stop: Stop, _now: Now) -> Vec<Ask> {
+        match stop {
+            Stop::Interrupt => stop_for_good(batch, &mut self.state),
+            Stop::HangUp => self.lose_terminal(batch),
+            Stop::Asked if self.state.leaving == Leaving::No => {
+                stop_for_good(batch, &mut self.state)
+            }
+            Stop::Asked => Vec::new(),
         }
     }
 
@@ -297,7 +298,7 @@ impl Dashboard<'_> {
         let Some(replies) = self.reads.clone() else {
             return;
         };
-        if let Err(not) = jobs::spawn_job("dashboard-read", replies, move || read.read()) {
+        if let Err(not) = jobs::spawn_job("dashboard-read", replies, read) {
             tracing::warn!("{not}");
             self.state.say(format!("cannot read the files: {not}"), now);
         }

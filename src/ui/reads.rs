@@ -1,35 +1,16 @@
 //! What the dashboard reads from disk: the answers window's facts files (`A`), a task's
 //! recorded attempts (`v`), a recording opened in the player (Enter in that list). A key asks
 //! for a read (`UiState::to_read`); the dashboard hands it to a worker (`run::jobs`) and opens
-//! the window once the worker hands back what it read (`opened`). Only `read` touches files,
-//! and it runs on the worker, never on the loop's thread.
+//! the window once the worker hands back what it read (`opened`). The reads (`answers::lines`,
+//! `attempts::list`, `attempts::open`) run on the worker, never on the loop's thread.
 
-use std::path::PathBuf;
 use std::time::Instant;
 
-use super::attempts::{self, AttemptEntry, OpenError, Replaying};
+use super::attempts::{AttemptEntry, OpenError, Replaying};
 use super::state::{Mode, UiState};
-use crate::core::approval::Approval;
 
-/// A read a key asked for.
-#[derive(Debug, Clone)]
-pub enum FileRead {
-    /// The answers of task `task`, recorded under `task_dir`, and its running attempt's
-    /// (number, answers so far).
-    Answers {
-        task: usize,
-        task_dir: PathBuf,
-        live: Option<(u32, Vec<Approval>)>,
-    },
-    /// The recorded attempts of task `task`.
-    Attempts { task: usize, task_dir: PathBuf },
-    /// The recording of `entry`, an attempt of task `task` (`task_id`), for the player.
-    Replay {
-        task: usize,
-        task_id: String,
-        entry: AttemptEntry,
-    },
-}
+/// A read a key asked for; it runs on a worker.
+pub type FileRead = Box<dyn FnOnce() -> FileReadDone + Send>;
 
 /// What a read found.
 pub enum FileReadDone {
@@ -43,32 +24,6 @@ pub enum FileReadDone {
     },
     /// The player (boxed: it is large, and goes into `UiState::replay` boxed as it is).
     Replay(Result<Box<Replaying>, OpenError>),
-}
-
-impl FileRead {
-    /// Reads what it asks for; on a worker.
-    pub fn read(self) -> FileReadDone {
-        match self {
-            FileRead::Answers {
-                task,
-                task_dir,
-                live,
-            } => {
-                let live = live.as_ref().map(|(n, a)| (*n, a.as_slice()));
-                let lines = super::answers::lines(&task_dir, live);
-                FileReadDone::Answers { task, lines }
-            }
-            FileRead::Attempts { task, task_dir } => FileReadDone::Attempts {
-                task,
-                list: attempts::list(&task_dir),
-            },
-            FileRead::Replay {
-                task,
-                task_id,
-                entry,
-            } => FileReadDone::Replay(attempts::open(task, &task_id, &entry).map(Box::new)),
-        }
-    }
 }
 
 /// Opens what was read, unless the operator went elsewhere meanwhile (another window, the
