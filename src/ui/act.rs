@@ -21,86 +21,64 @@ use crate::run::engine::command::{Command, DialogReply};
 /// Carries out `action`; `area` is the terminal's size (for page sizes). What it asks of the
 /// batch is returned.
 pub fn act(
-    engine: &dyn BatchView,
+    batch: &dyn BatchView,
     state: &mut UiState,
     action: Action,
     area: Rect,
     now: Instant,
 ) -> Vec<Ask> {
-    let focus = state.focus.filter(|f| engine.live_attempt(*f).is_some());
+    let focus = state.focus.filter(|f| batch.live_attempt(*f).is_some());
     match action {
-        Action::Pause => toggle_pause(engine),
-        Action::Cancel => cancel_selected(engine, state),
-        Action::Retry => retry_selected(state),
-        Action::Concurrency { delta } => change_concurrency(engine, delta),
-        Action::Quit => quit(engine, state, now),
-        Action::Answer(answer) => match focus {
-            Some(task) => answer_dialog(engine, state, task, answer, now),
-            None => Vec::new(),
-        },
-        action => {
-            move_within(engine, state, action, focus, area, now);
-            Vec::new()
-        }
-    }
-}
-
-/// The actions that change only what the dashboard shows.
-fn move_within(
-    engine: &dyn BatchView,
-    state: &mut UiState,
-    action: Action,
-    focus: Option<usize>,
-    area: Rect,
-    now: Instant,
-) {
-    match action {
-        Action::Up => select_step(engine, state, -1),
-        Action::Down => select_step(engine, state, 1),
-        Action::PageUp => select_step(engine, state, -page(state, area)),
-        Action::PageDown => select_step(engine, state, page(state, area)),
-        Action::Top => select_step(engine, state, isize::MIN),
-        Action::Bottom => select_step(engine, state, isize::MAX),
-        Action::NextPane => cycle_focus(engine, state, focus, true),
-        Action::PrevPane => cycle_focus(engine, state, focus, false),
-        Action::NextWaiting => select_next_waiting(engine, state, now),
+        Action::Up => select_step(batch, state, -1),
+        Action::Down => select_step(batch, state, 1),
+        Action::PageUp => select_step(batch, state, -page(state, area)),
+        Action::PageDown => select_step(batch, state, page(state, area)),
+        Action::Top => select_step(batch, state, isize::MIN),
+        Action::Bottom => select_step(batch, state, isize::MAX),
+        Action::NextPane => cycle_focus(batch, state, focus, true),
+        Action::PrevPane => cycle_focus(batch, state, focus, false),
+        Action::NextWaiting => select_next_waiting(batch, state, now),
         Action::Zoom => state.zoomed = !state.zoomed,
         Action::Unzoom => state.zoomed = false,
         Action::TakeOver => take_over(state, focus, now),
-        Action::ScrollBack => scroll_pane(engine, state, focus, true, area, now),
-        Action::ScrollForward => scroll_pane(engine, state, focus, false, area, now),
-        Action::Filter { forward } => step_filter(engine, state, forward),
+        Action::ScrollBack => scroll_pane(batch, state, focus, true, area, now),
+        Action::ScrollForward => scroll_pane(batch, state, focus, false, area, now),
+        Action::Filter { forward } => step_filter(batch, state, forward),
         Action::Search => super::search::open(state),
+        Action::Pause => return toggle_pause(batch),
+        Action::Cancel => return cancel_selected(batch, state),
+        Action::Retry => return retry_selected(state),
         Action::AutoMenu => {
             state.mode = Mode::Auto {
                 task: state.selected,
             }
         }
-        Action::EditPrompt => editors::edit_prompt(engine, state, now),
-        Action::Message => editors::open_message(engine, state, focus, now),
+        Action::EditPrompt => editors::edit_prompt(batch, state, now),
+        Action::Message => editors::open_message(batch, state, focus, now),
+        Action::Concurrency { delta } => return change_concurrency(batch, delta),
         Action::Help => state.mode = Mode::Help { offset: 0 },
         Action::Details => state.mode = Mode::Details { offset: 0 },
-        Action::Answers => open_answers(engine, state),
-        Action::Replay => open_attempts(engine, state),
+        Action::Answers => open_answers(batch, state),
+        Action::Replay => open_attempts(batch, state),
+        Action::Quit => return quit(batch, state, now),
+        Action::Answer(answer) => {
+            if let Some(task) = focus {
+                return answer_dialog(batch, state, task, answer, now);
+            }
+        }
         Action::NotOffered { key } => {
             if let Some(task) = focus {
-                let text = not_offered(engine, task, &key);
+                let text = not_offered(batch, task, &key);
                 state.say(text, now);
             }
         }
-        // Asked of the batch (`act`).
-        Action::Pause
-        | Action::Cancel
-        | Action::Retry
-        | Action::Concurrency { .. }
-        | Action::Quit
-        | Action::Answer(_) => {}
     }
+    Vec::new()
 }
 
 /// Tab / Shift-Tab: the focus to the next (or previous) running agent's pane.
-fn cycle_focus(engine: &dyn BatchView, state: &mut UiState, focus: Option<usize>, forward: bool) {
-    let live = live_tasks(engine);
+fn cycle_focus(batch: &dyn BatchView, state: &mut UiState, focus: Option<usize>, forward: bool) {
+    let live = live_tasks(batch);
     if live.is_empty() {
         return;
     }
@@ -114,14 +92,14 @@ fn cycle_focus(engine: &dyn BatchView, state: &mut UiState, focus: Option<usize>
 }
 
 /// `w`: the next task waiting for the operator, its pane focused when it runs.
-fn select_next_waiting(engine: &dyn BatchView, state: &mut UiState, now: Instant) {
-    let waiting = waiting_tasks(engine);
+fn select_next_waiting(batch: &dyn BatchView, state: &mut UiState, now: Instant) {
+    let waiting = waiting_tasks(batch);
     let next = waiting
         .iter()
         .find(|&&t| t > state.selected)
         .or(waiting.first());
     match next {
-        Some(&task) if engine.live_attempt(task).is_some() => focus_task(state, task),
+        Some(&task) if batch.live_attempt(task).is_some() => focus_task(state, task),
         Some(&task) => select_task(state, task, RowStatus::NeedsInput),
         None => state.say("no task is waiting for you", now),
     }
@@ -143,7 +121,7 @@ fn take_over(state: &mut UiState, focus: Option<usize>, now: Instant) {
 
 /// `[` / `]`: scrolls the focused pane half a screen back into its agent's history (`back`) or forward.
 fn scroll_pane(
-    engine: &dyn BatchView,
+    batch: &dyn BatchView,
     state: &mut UiState,
     focus: Option<usize>,
     back: bool,
@@ -155,7 +133,7 @@ fn scroll_pane(
         return;
     };
     // Rows that went off the top of the agent's screen: its history.
-    let history = engine
+    let history = batch
         .live_attempt(task)
         .map_or(0, |l| l.attempt().screen().history_len());
     let step = usize::from(area.height / 2).max(1);
@@ -169,7 +147,7 @@ fn scroll_pane(
     if history == 0 {
         *offset = 0;
         state.say(
-            format!("{}: no history yet to scroll", task_name(engine, task)),
+            format!("{}: no history yet to scroll", task_name(batch, task)),
             now,
         );
     } else if !back && before == 0 {
@@ -178,17 +156,17 @@ fn scroll_pane(
 }
 
 /// `f` / `F`: the next (or previous) filter that lists a task.
-fn step_filter(engine: &dyn BatchView, state: &mut UiState, forward: bool) {
-    let counts = super::model::filter_counts(engine);
+fn step_filter(batch: &dyn BatchView, state: &mut UiState, forward: bool) {
+    let counts = super::model::filter_counts(batch);
     state.filter = state
         .filter
         .step_among(forward, |f| counts.iter().any(|(g, n)| *g == f && *n > 0));
-    select_a_match(engine, state);
+    select_a_match(batch, state);
 }
 
 /// Space: pauses the queue, or resumes it.
-fn toggle_pause(engine: &dyn BatchView) -> Vec<Ask> {
-    let command = if engine.is_paused() {
+fn toggle_pause(batch: &dyn BatchView) -> Vec<Ask> {
+    let command = if batch.is_paused() {
         Command::Resume
     } else {
         Command::Pause
@@ -197,9 +175,9 @@ fn toggle_pause(engine: &dyn BatchView) -> Vec<Ask> {
 }
 
 /// `c`: cancels the selected task; a running one is asked about first.
-fn cancel_selected(engine: &dyn BatchView, state: &mut UiState) -> Vec<Ask> {
+fn cancel_selected(batch: &dyn BatchView, state: &mut UiState) -> Vec<Ask> {
     let task = state.selected;
-    if engine.live_attempt(task).is_some() {
+    if batch.live_attempt(task).is_some() {
         state.mode = Mode::ConfirmCancel { task };
         Vec::new()
     } else {
@@ -217,8 +195,8 @@ fn retry_selected(state: &UiState) -> Vec<Ask> {
 }
 
 /// `+` / `-`: one agent more or fewer at once (never fewer than one).
-fn change_concurrency(engine: &dyn BatchView, delta: i8) -> Vec<Ask> {
-    let n = engine
+fn change_concurrency(batch: &dyn BatchView, delta: i8) -> Vec<Ask> {
+    let n = batch
         .concurrency()
         .saturating_add_signed(isize::from(delta))
         .max(1);
@@ -227,11 +205,11 @@ fn change_concurrency(engine: &dyn BatchView, delta: i8) -> Vec<Ask> {
 
 /// `A`: the selected task's answers to its prompts, this run's and those recorded (read on a
 /// worker: `reads`).
-fn open_answers(engine: &dyn BatchView, state: &mut UiState) {
+fn open_answers(batch: &dyn BatchView, state: &mut UiState) {
     let task = state.selected;
-    if let Some(spec) = engine.file().tasks().get(task) {
-        let task_dir = engine.runs_dir().join(&spec.task_id);
-        let live = engine
+    if let Some(spec) = batch.file().tasks().get(task) {
+        let task_dir = batch.runs_dir().join(&spec.task_id);
+        let live = batch
             .live_attempt(task)
             .map(|l| (l.number(), l.attempt().approvals().to_vec()));
         state.to_read = Some(Box::new(move || {
@@ -243,10 +221,10 @@ fn open_answers(engine: &dyn BatchView, state: &mut UiState) {
 }
 
 /// `v`: the selected task's recorded attempts, to replay one (read on a worker: `reads`).
-fn open_attempts(engine: &dyn BatchView, state: &mut UiState) {
+fn open_attempts(batch: &dyn BatchView, state: &mut UiState) {
     let task = state.selected;
-    if let Some(spec) = engine.file().tasks().get(task) {
-        let task_dir = engine.runs_dir().join(&spec.task_id);
+    if let Some(spec) = batch.file().tasks().get(task) {
+        let task_dir = batch.runs_dir().join(&spec.task_id);
         state.to_read = Some(Box::new(move || {
             let list = super::attempts::list(&task_dir);
             FileReadDone::Attempts { task, list }
@@ -257,7 +235,7 @@ fn open_attempts(engine: &dyn BatchView, state: &mut UiState) {
 /// An answer key: its reply goes to the dialog waiting in `task`'s pane (where
 /// `answer_target` found it), and the next key is held a moment.
 fn answer_dialog(
-    engine: &dyn BatchView,
+    batch: &dyn BatchView,
     state: &mut UiState,
     task: usize,
     answer: AnswerKey,
@@ -269,17 +247,17 @@ fn answer_dialog(
     };
     state.hold_answers(AnswerHold::JustAnswered, now);
     let sent = format!("sent {} ({})", key_name(answer.code), answer.label);
-    state.say_about(task, format!("{sent} → {}", task_name(engine, task)), now);
+    state.say_about(task, format!("{sent} → {}", task_name(batch, task)), now);
     vec![silently(Command::Answer { task, reply })]
 }
 
 /// `q`: leave at once when nothing runs, else ask first; while stopping, kill the agents.
-pub fn quit(engine: &dyn BatchView, state: &mut UiState, now: Instant) -> Vec<Ask> {
+pub fn quit(batch: &dyn BatchView, state: &mut UiState, now: Instant) -> Vec<Ask> {
     match state.leaving {
         Leaving::Stopping => return vec![ask(Command::KillAll, Told::Said)],
         _ if state.background => state.mode = Mode::ConfirmLeave,
-        _ if !engine.live_attempts().is_empty() => state.mode = Mode::ConfirmQuit,
-        _ if engine.is_done() => state.leaving = Leaving::Now,
+        _ if !batch.live_attempts().is_empty() => state.mode = Mode::ConfirmQuit,
+        _ if batch.is_done() => state.leaving = Leaving::Now,
         _ => return stop(state, now),
     }
     Vec::new()
@@ -287,8 +265,8 @@ pub fn quit(engine: &dyn BatchView, state: &mut UiState, now: Instant) -> Vec<As
 
 /// `s` after `q` in a background run: leave at once when nothing runs, else stop the batch (the
 /// question already confirmed it).
-pub fn stop_batch(engine: &dyn BatchView, state: &mut UiState, now: Instant) -> Vec<Ask> {
-    if engine.live_attempts().is_empty() && engine.is_done() {
+pub fn stop_batch(batch: &dyn BatchView, state: &mut UiState, now: Instant) -> Vec<Ask> {
+    if batch.live_attempts().is_empty() && batch.is_done() {
         state.leaving = Leaving::Now;
         Vec::new()
     } else {
@@ -308,9 +286,9 @@ pub fn stop(state: &mut UiState, now: Instant) -> Vec<Ask> {
 
 /// After the filter or the search changed: the queue from its top, and the selection on a task
 /// it lists.
-pub fn select_a_match(engine: &dyn BatchView, state: &mut UiState) {
+pub fn select_a_match(batch: &dyn BatchView, state: &mut UiState) {
     state.queue_offset = 0;
-    let list = matching(engine, state);
+    let list = matching(batch, state);
     if !list.contains(&state.selected)
         && let Some(&first) = list.first()
     {
@@ -324,8 +302,8 @@ fn page(state: &UiState, area: Rect) -> isize {
 }
 
 /// Why a key the dialog does not take was not sent (the banner lists the keys it takes).
-fn not_offered(engine: &dyn BatchView, task: usize, key: &str) -> String {
-    let name = task_name(engine, task);
+fn not_offered(batch: &dyn BatchView, task: usize, key: &str) -> String {
+    let name = task_name(batch, task);
     match key {
         "Enter" => format!("Enter not sent: {name}'s dialog highlights no option"),
         _ => format!("{key} not sent: {name}'s dialog has no option {key}"),

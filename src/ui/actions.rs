@@ -41,20 +41,20 @@ impl YesNo {
 /// Handles one key press; what it asks of the batch. `area` is the terminal's size (for page
 /// sizes).
 pub fn on_key(
-    engine: &dyn BatchView,
+    batch: &dyn BatchView,
     state: &mut UiState,
     key: &KeyEvent,
     area: Rect,
     now: Instant,
 ) -> Vec<Ask> {
-    let asked = in_mode(engine, state, key, area, now);
+    let asked = in_mode(batch, state, key, area, now);
     state.operator_chose();
     asked
 }
 
 /// A key in the mode the dashboard is in.
 fn in_mode(
-    engine: &dyn BatchView,
+    batch: &dyn BatchView,
     state: &mut UiState,
     key: &KeyEvent,
     area: Rect,
@@ -70,7 +70,7 @@ fn in_mode(
     }
     match &mut state.mode {
         &mut Mode::TakeOver { task, was_zoomed } => {
-            return take_over_key(engine, state, key, task, was_zoomed);
+            return take_over_key(batch, state, key, task, was_zoomed);
         }
         Mode::Help { offset } | Mode::Answers { offset, .. } | Mode::Details { offset } => {
             if !scroll(key.code, offset) {
@@ -79,7 +79,7 @@ fn in_mode(
         }
         Mode::Search => {
             if super::search::on_key(state, key) {
-                super::act::select_a_match(engine, state);
+                super::act::select_a_match(batch, state);
             }
         }
         Mode::ConfirmQuit if yes_no.yes => {
@@ -90,17 +90,17 @@ fn in_mode(
             state.mode = Mode::Normal;
             return vec![ask(Command::Cancel { task }, Told::ReportedAbout { task })];
         }
-        Mode::ConfirmLeave => return confirm_leave_key(engine, state, key.code, yes_no, now),
+        Mode::ConfirmLeave => return confirm_leave_key(batch, state, key.code, yes_no, now),
         Mode::ConfirmQuit | Mode::ConfirmCancel { .. } if yes_no.no => state.mode = Mode::Normal,
         Mode::ConfirmQuit | Mode::ConfirmCancel { .. } => {}
-        &mut Mode::Auto { task } => return auto_menu_key(engine, state, key.code, task, yes_no),
-        Mode::Attempts { .. } => attempts_key(engine, state, key.code, yes_no),
+        &mut Mode::Auto { task } => return auto_menu_key(batch, state, key.code, task, yes_no),
+        Mode::Attempts { .. } => attempts_key(batch, state, key.code, yes_no),
         Mode::EditPrompt { .. } | Mode::Message { .. } => {
-            return editors::on_key(engine, state, key, now);
+            return editors::on_key(batch, state, key, now);
         }
         Mode::Normal => {
-            if let Some(action) = normal_action(engine, state, key, now) {
-                return act(engine, state, action, area, now);
+            if let Some(action) = normal_action(batch, state, key, now) {
+                return act(batch, state, action, area, now);
             }
         }
     }
@@ -110,7 +110,7 @@ fn in_mode(
 /// A key in take-over mode: the leave chord gives the keys back to the dashboard, any other key
 /// goes to the agent as its terminal would send it.
 fn take_over_key(
-    engine: &dyn BatchView,
+    batch: &dyn BatchView,
     state: &mut UiState,
     key: &KeyEvent,
     task: usize,
@@ -119,7 +119,7 @@ fn take_over_key(
     if takeover_keys::is_leave_chord(key) {
         state.mode = Mode::Normal;
         state.zoomed = was_zoomed;
-    } else if let Some(live) = engine.live_attempt(task) {
+    } else if let Some(live) = batch.live_attempt(task) {
         let app_cursor = live.attempt().screen().vt().application_cursor();
         if let Some(bytes) = takeover_keys::to_bytes(key, app_cursor) {
             state.scroll.remove(&task);
@@ -131,7 +131,7 @@ fn take_over_key(
 
 /// Leaving a background run: `d` detaches (the batch goes on), `s` stops it.
 fn confirm_leave_key(
-    engine: &dyn BatchView,
+    batch: &dyn BatchView,
     state: &mut UiState,
     code: KeyCode,
     yes_no: YesNo,
@@ -144,7 +144,7 @@ fn confirm_leave_key(
         }
         KeyCode::Char('s' | 'S') => {
             state.mode = Mode::Normal;
-            return super::act::stop_batch(engine, state, now);
+            return super::act::stop_batch(batch, state, now);
         }
         _ if yes_no.no => state.mode = Mode::Normal,
         _ => {}
@@ -154,13 +154,13 @@ fn confirm_leave_key(
 
 /// A key in the auto-answer menu: a rule's key switches it, `a`, `q` or No closes the menu.
 fn auto_menu_key(
-    engine: &dyn BatchView,
+    batch: &dyn BatchView,
     state: &mut UiState,
     code: KeyCode,
     task: usize,
     yes_no: YesNo,
 ) -> Vec<Ask> {
-    let menu = auto_menu(engine, task);
+    let menu = auto_menu(batch, task);
     let found = menu.as_ref().and_then(|m| {
         let rule = m
             .rules
@@ -185,7 +185,7 @@ fn auto_menu_key(
 
 /// A key in the list of a task's attempts: move, Enter replays one (its recording read on a
 /// worker: `reads`), `v`, `q` or No closes it.
-fn attempts_key(engine: &dyn BatchView, state: &mut UiState, code: KeyCode, yes_no: YesNo) {
+fn attempts_key(batch: &dyn BatchView, state: &mut UiState, code: KeyCode, yes_no: YesNo) {
     let Mode::Attempts {
         task,
         list,
@@ -203,7 +203,7 @@ fn attempts_key(engine: &dyn BatchView, state: &mut UiState, code: KeyCode, yes_
         KeyCode::End | KeyCode::Char('G') => *selected = list.len().saturating_sub(1),
         KeyCode::Enter => {
             let task = *task;
-            let task_id = engine
+            let task_id = batch
                 .task(task)
                 .map_or_else(String::new, |t| t.task_id.clone());
             if let Some(entry) = list.get(*selected).cloned() {
@@ -221,13 +221,13 @@ fn attempts_key(engine: &dyn BatchView, state: &mut UiState, code: KeyCode, yes_
 /// A key's action in normal mode, given where answer keys go now (`answer_target`): a key the
 /// held dialog would take, or a dialog's key with no dialog to take it, gets a word instead.
 fn normal_action(
-    engine: &dyn BatchView,
+    batch: &dyn BatchView,
     state: &mut UiState,
     key: &KeyEvent,
     now: Instant,
 ) -> Option<keys::Action> {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    match answer_target::target(engine, state, now) {
+    match answer_target::target(batch, state, now) {
         Target::Ready { keys, .. } => keys::normal(key, &keys),
         Target::Held { keys, why }
             if !ctrl
@@ -240,7 +240,7 @@ fn normal_action(
         Target::Nothing => {
             let action = keys::normal(key, &[]);
             if action.is_none() && !ctrl && keys::is_dialog_like(key.code) {
-                let name = super::model::task_name(engine, state.selected);
+                let name = super::model::task_name(batch, state.selected);
                 state.say(
                     format!(
                         "{} went nowhere: no dialog waits in {name}'s pane",
@@ -255,11 +255,11 @@ fn normal_action(
 }
 
 /// Pasted text: to the agent in take-over mode, into an open editor, else nowhere.
-pub fn on_paste(engine: &dyn BatchView, state: &mut UiState, text: &str) -> Vec<Ask> {
+pub fn on_paste(batch: &dyn BatchView, state: &mut UiState, text: &str) -> Vec<Ask> {
     match &mut state.mode {
         Mode::TakeOver { task, .. } => {
             let task = *task;
-            let Some(live) = engine.live_attempt(task) else {
+            let Some(live) = batch.live_attempt(task) else {
                 return Vec::new();
             };
             let text = text.replace("\r\n", "\r").replace('\n', "\r");

@@ -17,7 +17,7 @@ use crate::run::engine::command::Command;
 /// A key in an open editor: Ctrl-S (or Alt-Enter) saves the prompt or sends the message, Esc
 /// closes it (asking first when typed text would be lost), any other key edits.
 pub fn on_key(
-    engine: &dyn BatchView,
+    batch: &dyn BatchView,
     state: &mut UiState,
     key: &KeyEvent,
     now: Instant,
@@ -31,9 +31,9 @@ pub fn on_key(
     let submit = (ctrl && key.code == KeyCode::Char('s'))
         || (key.modifiers.contains(KeyModifiers::ALT) && key.code == KeyCode::Enter);
     if submit {
-        return submit_editor(engine, state, task);
+        return submit_editor(batch, state, task);
     } else if key.code == KeyCode::Esc {
-        close_editor(engine, state, task, now);
+        close_editor(batch, state, task, now);
     } else {
         state.discard_armed = false;
         editor.input(*key);
@@ -42,7 +42,7 @@ pub fn on_key(
 }
 
 /// Saves the prompt, or sends the message: into the running agent, else to its session.
-fn submit_editor(engine: &dyn BatchView, state: &mut UiState, task: usize) -> Vec<Ask> {
+fn submit_editor(batch: &dyn BatchView, state: &mut UiState, task: usize) -> Vec<Ask> {
     let (Mode::EditPrompt { editor, .. } | Mode::Message { editor, .. }) = &state.mode else {
         return Vec::new();
     };
@@ -51,7 +51,7 @@ fn submit_editor(engine: &dyn BatchView, state: &mut UiState, task: usize) -> Ve
     state.mode = Mode::Normal;
     let command = if editing {
         Command::SetPromptTemplate { task, text }
-    } else if engine.live_attempt(task).is_some() {
+    } else if batch.live_attempt(task).is_some() {
         Command::SendMessage { task, text }
     } else {
         // Answers to its questions, or a follow-up: its session is resumed (or a fresh attempt
@@ -62,13 +62,13 @@ fn submit_editor(engine: &dyn BatchView, state: &mut UiState, task: usize) -> Ve
 }
 
 /// Esc: closes the editor, unless that loses typed text and Esc was not pressed twice.
-fn close_editor(engine: &dyn BatchView, state: &mut UiState, task: usize, now: Instant) {
+fn close_editor(batch: &dyn BatchView, state: &mut UiState, task: usize, now: Instant) {
     let (Mode::EditPrompt { editor, .. } | Mode::Message { editor, .. }) = &state.mode else {
         return;
     };
     let text = editor.lines().join("\n");
     let before = match &state.mode {
-        Mode::EditPrompt { .. } => engine
+        Mode::EditPrompt { .. } => batch
             .task(task)
             .and_then(|t| t.prompt_template.clone())
             .unwrap_or_default(),
@@ -91,17 +91,17 @@ fn close_editor(engine: &dyn BatchView, state: &mut UiState, task: usize, now: I
 /// running agent, as answers to its questions, or into its session once it ended. A task that
 /// has not run yet leaves the message to the focused agent, as before.
 pub fn open_message(
-    engine: &dyn BatchView,
+    batch: &dyn BatchView,
     state: &mut UiState,
     focus: Option<usize>,
     now: Instant,
 ) {
     let selected = state.selected;
-    let (task, target) = match (message_target(engine, selected), focus) {
+    let (task, target) = match (message_target(batch, selected), focus) {
         (Some(target), _) => (selected, target),
         (None, Some(task)) => (task, MessageTarget::Running),
         (None, None) => {
-            let id = engine
+            let id = batch
                 .task(selected)
                 .map_or("the selected task", |t| t.task_id.as_str());
             state.say(
@@ -133,9 +133,9 @@ pub fn open_message(
 }
 
 /// `e`: the prompt editor for the selected task, holding its `prompt_template`.
-pub fn edit_prompt(engine: &dyn BatchView, state: &mut UiState, now: Instant) {
+pub fn edit_prompt(batch: &dyn BatchView, state: &mut UiState, now: Instant) {
     let task = state.selected;
-    let Some(spec) = engine.file().tasks().get(task) else {
+    let Some(spec) = batch.file().tasks().get(task) else {
         return;
     };
     if spec.status == TaskStatus::Completed {
