@@ -12,7 +12,7 @@ use crate::run::clock::Now;
 use crate::run::console::Console;
 use crate::run::engine::command::Command;
 use crate::run::engine::{BatchView, Engine, EngineEvent};
-pub use crate::run::event_text::describe;
+use crate::run::event_text::describe;
 use crate::run::jobs::Outbox;
 
 /// Runs the batch to the end; returns herd's exit code.
