@@ -232,6 +232,40 @@ fn open_attempts(batch: &dyn BatchView, state: &mut UiState) {
     }
 }
 
+/// Opens what was read, unless the operator went elsewhere meanwhile (another window, the
+/// player): a window never opens over what they turned to.
+pub fn opened(state: &mut UiState, done: FileReadDone, now: Instant) {
+    let idle = matches!(state.mode, Mode::Normal) && state.replay.is_none();
+    match done {
+        FileReadDone::Answers { task, lines } if idle => {
+            state.mode = Mode::Answers {
+                task,
+                lines,
+                offset: 0,
+            };
+        }
+        FileReadDone::Attempts { task, list } if idle => {
+            state.mode = Mode::Attempts {
+                task,
+                list,
+                selected: 0,
+            };
+        }
+        FileReadDone::Replay(replaying) => {
+            let chosen = |task| matches!(state.mode, Mode::Attempts { task: t, .. } if t == task);
+            match replaying {
+                Ok(replaying) if chosen(replaying.task) && state.replay.is_none() => {
+                    state.mode = Mode::Normal;
+                    state.replay = Some(replaying);
+                }
+                Ok(_) => {}
+                Err(error) => state.say(error.to_string(), now),
+            }
+        }
+        FileReadDone::Answers { .. } | FileReadDone::Attempts { .. } => {}
+    }
+}
+
 /// An answer key: its reply goes to the dialog waiting in `task`'s pane (where
 /// `answer_target` found it), and the next key is held a moment.
 fn answer_dialog(
@@ -325,5 +359,30 @@ fn select_task(state: &mut UiState, task: usize, status: RowStatus) {
     state.selected = task;
     if !state.filter.matches(status) {
         state.filter = Filter::All;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_was_read_opens_only_where_the_operator_still_is() {
+        let now = Instant::now();
+        let mut state = UiState::new(now);
+        let list = FileReadDone::Attempts {
+            task: 2,
+            list: Vec::new(),
+        };
+        opened(&mut state, list, now);
+        assert!(matches!(state.mode, Mode::Attempts { task: 2, .. }));
+        // The operator turned to the help meanwhile: the answers read later do not cover it.
+        state.mode = Mode::Help { offset: 0 };
+        let answers = FileReadDone::Answers {
+            task: 2,
+            lines: vec!["attempt 1".into()],
+        };
+        opened(&mut state, answers, now);
+        assert!(matches!(state.mode, Mode::Help { offset: 0 }));
     }
 }

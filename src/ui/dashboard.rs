@@ -13,13 +13,14 @@ use color_eyre::eyre::{Result, WrapErr};
 use crossterm::event::Event as TermEvent;
 use ratatui::layout::Rect;
 
+use super::act;
 use super::actions;
 use super::asks::{self, Ask, Told, silently};
 use super::engine_events::on_engine_event;
 use super::frame;
 use super::keyboard::Keyboard;
 use super::layout;
-use super::reads::{self, FileRead, FileReadDone};
+use super::reads::{FileRead, FileReadDone};
 use super::settle::FrameLayout;
 use super::state::{Leaving, Mode, UiState};
 use crate::run::clock::Now;
@@ -199,7 +200,7 @@ impl Face for Dashboard<'_> {
         let asked = match input {
             Input::Own(event) => self.on_terminal(batch, event, now.at),
             Input::Reply(read) => {
-                reads::opened(&mut self.state, read, now.at);
+                act::opened(&mut self.state, read, now.at);
                 self.frames.dirty = true;
                 Vec::new()
             }

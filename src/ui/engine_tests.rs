@@ -121,7 +121,7 @@ impl Fixture {
         carry_out(&mut self.engine, &mut self.state, asked, now);
         // The files a key asked for, read here as the dashboard's worker reads them.
         if let Some(read) = self.state.to_read.take() {
-            super::reads::opened(&mut self.state, read(), now.at);
+            super::act::opened(&mut self.state, read(), now.at);
         }
     }
 
