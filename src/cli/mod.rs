@@ -1,6 +1,7 @@
 //! The command line: its definitions (`args`) and one module per command, above everything
 //! else. `dispatch` hands each command to its module; the modules load inputs, call into
-//! `run` (the engine and store), `ui` (the dashboard), `replay` and `sim`, and map outcomes to
+//! `serve` (a batch served to its end: engine, control socket, dashboard or headless), `run`
+//! (the engine and store), `ui` (the dashboard), `replay` and `sim`, and map outcomes to
 //! exit codes. Nothing below `cli` imports it.
 
 mod acp;

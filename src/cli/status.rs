@@ -17,7 +17,7 @@ use crate::run::ipc::answers;
 use crate::run::last_run::{self, RunEnd};
 use crate::run::rendezvous::{Registration, Rendezvous, RunMode};
 use crate::run::store::TaskStore;
-use crate::run::summary;
+use crate::serve::summary;
 use serde_json::json;
 
 pub(super) fn status(args: &StatusArgs) -> Result<i32> {

@@ -4,11 +4,11 @@ use std::fmt::Write;
 
 use serde_json::{Value, json};
 
-use super::engine::BatchView;
 use crate::core::clock_words::{self, LocalNow};
 use crate::core::task::{TaskSpec, TaskStatus};
 use crate::core::taskfile::TaskFile;
 use crate::core::{deciding_event, digest};
+use crate::run::engine::BatchView;
 
 /// One task's row, its times in the system's zone.
 pub fn row(task: &TaskSpec) -> Value {
@@ -459,7 +459,7 @@ pub fn table(batch: &dyn BatchView, width: Option<usize>) -> String {
         batch.tasks_path(),
         &batch.reported_tasks(),
         width,
-        &super::clock::local_now(),
+        &crate::run::clock::local_now(),
     )
 }
 
