@@ -174,7 +174,7 @@ pub(super) fn end_facts(store: &TaskStore, events: &[EngineEvent]) -> Vec<EndFac
         let result = file.tasks()[file.task_index(task_id)?].result.as_ref()?;
         let same =
             result.get("attempt").and_then(serde_json::Value::as_u64) == Some(u64::from(attempt));
-        same.then(|| crate::serve::summary::why_of(Some(result), &local))
+        same.then(|| crate::core::deciding_event::why_of(Some(result), &local))
             .flatten()
     };
     let attempts_of = |task_id: &str| {
