@@ -455,7 +455,7 @@ pub struct CtlArgs {
 /// `herd ctl --help`'s list of methods.
 fn ctl_help() -> String {
     let mut text = String::from("Methods (params -> result):\n");
-    for (name, params, result) in crate::run::control::protocol::METHODS {
+    for (name, params, result) in crate::serve::control::protocol::METHODS {
         text.push_str(&format!("  {name:<18} {params} -> {result}\n"));
     }
     text.push_str(

@@ -1,5 +1,5 @@
 //! Tests of what the control socket asks of the engine (`api`), through the commands' handler
-//! (`run::control::handle`): each command's result or error code, tasks added and changed as
+//! (`serve::control::handle`): each command's result or error code, tasks added and changed as
 //! the file would have them, a task brought into a `--only` run, and prompts answered only by
 //! their id.
 
@@ -9,8 +9,8 @@ use super::api::{AnswerRefused, ApiAnswer};
 use super::control_tests::{Fixture, fixture_with};
 use crate::core::task::TaskStatus;
 use crate::run::clock::Now;
-use crate::run::control::handle::handle;
-use crate::run::control::protocol::{Command, INVALID_TASK, NO_SUCH_TASK, REFUSED, STALE_PROMPT};
+use crate::serve::control::handle::handle;
+use crate::serve::control::protocol::{Command, INVALID_TASK, NO_SUCH_TASK, REFUSED, STALE_PROMPT};
 
 /// A profile whose prompt is `Allow? [y/n]`, answered with its `press_1` rule (`y` Enter).
 const PROFILE: &str = r#"
@@ -48,7 +48,7 @@ fn events_json(f: &mut Fixture) -> Vec<Value> {
     let events = f.engine.drain_events();
     events
         .iter()
-        .filter_map(|e| crate::run::control::events::to_json(&f.engine, e))
+        .filter_map(|e| crate::serve::control::events::to_json(&f.engine, e))
         .collect()
 }
 

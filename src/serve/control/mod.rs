@@ -3,7 +3,7 @@
 //! terminals can list and change tasks, answer prompts by id, read panes and follow events.
 //!
 //! `protocol` is the wire (methods, `Command`, error codes), `server` the socket and its
-//! threads, `handle` carries a command out on the engine in the loop's turn (`run::driver`),
+//! threads, `handle` carries a command out on the engine in the loop's turn (`serve::driver`),
 //! `events` turns the engine's events into the JSON subscribers get, `client` is the other end.
 
 pub mod client;
