@@ -20,11 +20,11 @@ herd validate --tasks tasks.json and herd run --tasks tasks.json.\nEvery command
 )]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub command: HerdCommand,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub enum HerdCommand {
     /// Write a starter tasks file for the agent CLIs found on PATH: two example tasks and an
     /// unattended preset in "defaults" (refuses to overwrite a file without --force)
     Init(InitArgs),
