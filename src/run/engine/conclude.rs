@@ -130,9 +130,9 @@ impl Engine {
             .then(|| live.plan.cwd.clone());
         let job = GatherJob {
             failure,
-            transcript: self.transcript_job(&live),
+            transcript: live.transcript_job(&self.tasks),
             finish_worktree,
-            remote: self.remote_end_job(&live),
+            remote: live.remote_end_job(&self.tasks),
             recordings: live
                 .recorder
                 .paths()

@@ -8,6 +8,8 @@ use std::time::Instant;
 use color_eyre::eyre::Result;
 
 use super::Engine;
+use super::attempts::Planned;
+use super::host_trouble::HostTrouble;
 use crate::core::attempt::StopSignal;
 use crate::core::batch::{Effect, EndInput, EndStep, Input};
 
@@ -79,5 +81,64 @@ impl Engine {
         };
         live.process.signal(StopSignal::Kill);
         super::processes::sweep_in_background(key, live, self.out.inbox.clone())
+    }
+
+    /// Whether attempt `key` ended through its host rather than its agent (`lost`: its host
+    /// could not be read at its end); if so the task goes back to the queue (not counted) and
+    /// the host out of rotation, and `true` is returned.
+    fn conclude_on_host_trouble(
+        &mut self,
+        key: u64,
+        now: Instant,
+        lost: Option<String>,
+    ) -> Result<bool> {
+        let exit = self.batch.end(key).and_then(|end| end.exit());
+        let exit_code = exit.and_then(|e| e.code);
+        let Some((mut live, trouble)) = self.attempts.take_on_host_trouble(key, exit_code, lost)
+        else {
+            return Ok(false);
+        };
+        if trouble.lost {
+            // What it left on the host may still run (an agent that ignores SIGHUP) and the
+            // sweep could not reach it: swept again once the host is back.
+            self.hosts.lost(trouble.host.clone(), live.cookie.clone());
+        }
+        self.batch.handle(trouble.host_out(), now);
+        live.set_aside(&trouble, now, self.clock.wall)?;
+        let attempt = (live.task, live.number);
+        (self.tasks).back_after_host_trouble(attempt, &trouble, self.clock.wall);
+        self.out.events.push(trouble.event(&live.task_id));
+        Ok(true)
+    }
+
+    /// The host of a planned attempt could not be reached to prepare it: the attempt did not
+    /// happen (the task keeps its status and attempts) and the host goes out of rotation.
+    pub(super) fn unreachable_at_start(
+        &mut self,
+        planned: Planned,
+        reason: String,
+        now: Instant,
+    ) -> Result<()> {
+        let Some(host) = planned.host else {
+            return Ok(());
+        };
+        let trouble = HostTrouble::unreachable(host, reason);
+        self.batch.handle(trouble.host_out(), now);
+        (self.tasks).unreachable_at_start(planned.index, &trouble, self.clock.wall);
+        self.out.events.push(trouble.event(&planned.task.task_id));
+        Ok(())
+    }
+
+    /// Withdraws the starts still waiting for their write (`only`: that task's, or all): their
+    /// tasks go back to what they were; nothing was launched or recorded for them.
+    pub(super) fn withdraw_starts(&mut self, only: Option<usize>) {
+        let withdrawn = (self.attempts).take_awaiting_if(|s| only.is_none_or(|i| i == s.index));
+        for starting in withdrawn {
+            let key = starting.key;
+            self.batch
+                .handle(Input::StartWithdrawn { key }, self.clock.at);
+            tracing::info!(task = %starting.task.task_id, attempt = starting.number, "start withdrawn before its agent launched");
+            self.tasks.revert_start(starting.index, &starting.task);
+        }
     }
 }

@@ -14,6 +14,8 @@ use super::attempts::Starting;
 use super::conclude::Ended;
 use super::event::EngineEvent;
 use super::inbox::EngineInbox;
+use super::processes::SPAWN_RETRY_AFTER;
+use super::tasks::Tasks;
 
 use crate::core::attempt::{
     Attempt, AttemptSetup, DEFAULT_ANSWER_CAP, DEFAULT_PERMISSION_WAIT_SEC,
@@ -110,7 +112,7 @@ impl Engine {
             Ok(recorder) => recorder,
             Err(error) => {
                 // herd stops: the attempt did not happen.
-                self.revert_start(starting.index, &starting.task);
+                self.tasks.revert_start(starting.index, &starting.task);
                 return Err(error);
             }
         };
@@ -119,7 +121,12 @@ impl Engine {
             Ok(process) => self.go_live(launching, process, now),
             Err(error) if crate::run::limits::is_resource_shortage(&error) => {
                 let reason = format!("{error:#}");
-                self.defer_spawn(launching.index, &launching.task, reason, now)
+                let (task, running) = (launching.index, self.attempts.with_agent());
+                let told = (self.tasks).defer_spawn((task, &launching.task), reason, running);
+                self.out.events.push(told);
+                let at = now + SPAWN_RETRY_AFTER;
+                self.batch.handle(Input::RetryAt { task, at }, now);
+                Ok(())
             }
             Err(error) => self.conclude_unspawned(launching, &error, now),
         }
@@ -311,36 +318,36 @@ impl Engine {
             remote,
         } = launching;
         let agent_log = setup.profile.agent_log;
-        let files = self.watch_files(key, &task, number, &plan, agent_log, &remote, started_at);
-        let watches_files = files.is_some();
-        self.attempts.go_live(
-            key,
-            LiveAttempt {
-                task: index,
-                task_id: task.task_id.clone(),
-                number,
-                attempt: Attempt::new(setup),
-                prompts: crate::core::prompt_id::PromptIds::new(&task.task_id, number),
-                process,
-                recorder,
-                plan,
-                started: now,
-                started_at,
-                stopped_by_operator: false,
-                size: (cols, rows),
-                git_before,
-                account,
-                _hooks: hooks,
-                app_server,
-                signal_text: None,
-                files,
-                cookie,
-                known_processes: Vec::new(),
-                swept: Vec::new(),
-                gathered: None,
-                remote,
-            },
-        );
+        let mut live = LiveAttempt {
+            task: index,
+            task_id: task.task_id.clone(),
+            number,
+            attempt: Attempt::new(setup),
+            prompts: crate::core::prompt_id::PromptIds::new(&task.task_id, number),
+            process,
+            recorder,
+            plan,
+            started: now,
+            started_at,
+            stopped_by_operator: false,
+            size: (cols, rows),
+            git_before,
+            account,
+            _hooks: hooks,
+            app_server,
+            signal_text: None,
+            files: None,
+            cookie,
+            known_processes: Vec::new(),
+            swept: Vec::new(),
+            gathered: None,
+            remote,
+        };
+        let runs_dir = &self.tasks.opts.runs_dir;
+        let reports = self.outbox_of(key, EngineInbox::from_files);
+        live.files = live.watch_files((key, agent_log), runs_dir, reports);
+        let watches_files = live.files.is_some();
+        self.attempts.go_live(key, live);
         let started = Input::AgentStarted { key, watches_files };
         self.drive(started, now)
     }
@@ -397,10 +404,12 @@ impl Engine {
         };
         self.conclude(ended, &mut recorder, now)
     }
+}
 
+impl Tasks {
     /// Puts task `index` back to what it was before a start that did not happen (`before`).
     pub(super) fn revert_start(&mut self, index: usize, before: &TaskSpec) {
-        let file = self.tasks.store.file_mut();
+        let file = self.store.file_mut();
         file.set_status(index, before.status);
         file.set_attempts(index, before.attempts);
         if let Some(message) = &before.resume_message {
@@ -408,19 +417,6 @@ impl Engine {
         }
         if let Some(at) = before.retry_at {
             file.set_field(index, "retry_at", json!(outcome::utc_timestamp(at)));
-        }
-    }
-
-    /// Withdraws the starts still waiting for their write (`only`: that task's, or all): their
-    /// tasks go back to what they were; nothing was launched or recorded for them.
-    pub(super) fn withdraw_starts(&mut self, only: Option<usize>) {
-        let withdrawn = (self.attempts).take_awaiting_if(|s| only.is_none_or(|i| i == s.index));
-        for starting in withdrawn {
-            let key = starting.key;
-            self.batch
-                .handle(Input::StartWithdrawn { key }, self.clock.at);
-            tracing::info!(task = %starting.task.task_id, attempt = starting.number, "start withdrawn before its agent launched");
-            self.revert_start(starting.index, &starting.task);
         }
     }
 }

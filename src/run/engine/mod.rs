@@ -147,7 +147,7 @@ impl Engine {
             clock: now,
             notify: notify::Notify::default(),
         };
-        engine.end_survivors()?;
+        engine.tasks.end_survivors(&engine.hosts);
         engine.recover_from_runs();
         engine.recover_interrupted()?;
         engine.restore_retry_times(now);
