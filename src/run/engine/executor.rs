@@ -8,10 +8,16 @@ use std::time::Instant;
 use color_eyre::eyre::Result;
 
 use super::Engine;
-use super::attempts::Planned;
+use super::attempts::{Planned, RemoteGitBefore, Starting};
 use super::host_trouble::HostTrouble;
+use super::inbox::EngineInbox;
+use super::prepare::NotPrepared;
 use crate::core::attempt::StopSignal;
-use crate::core::batch::{Effect, EndInput, EndStep, Input};
+use crate::core::batch::{Candidate, Consider, Effect, EndInput, EndStep, Input, Slots};
+use crate::core::remote::host_choice::HostChoice;
+use crate::core::remote::hosts::Host;
+use crate::run::attempt_files::Preparation;
+use crate::run::clock::Now;
 
 /// Input `input` about attempt `key`'s end.
 pub(super) fn end_input(key: u64, input: EndInput) -> Input {
@@ -140,5 +146,168 @@ impl Engine {
             tracing::info!(task = %starting.task.task_id, attempt = starting.number, "start withdrawn before its agent launched");
             self.tasks.revert_start(starting.index, &starting.task);
         }
+    }
+
+    /// Starts tasks while there is room.
+    pub fn fill_slots(&mut self, now: Now) -> Result<()> {
+        let now = self.turn(now);
+        self.fill(now)
+    }
+
+    /// `fill_slots` within a turn: the tasks the queue says are due start while there is
+    /// room, each marked `running` in the document.
+    pub(super) fn fill(&mut self, now: Instant) -> Result<()> {
+        if !self.batch.queue().accepts_starts() {
+            return Ok(());
+        }
+        // Group commit: every task started in this turn is marked `running` in the same
+        // generation, and their agents launch once it is on disk (`commit`).
+        let mut starting = Vec::new();
+        // Only the tasks that may start, not `scope()`: most of a large file is done, and this
+        // runs every turn.
+        let mut from = 0;
+        while let Some(index) = self.tasks.store.file().next_runnable(from) {
+            from = index + 1;
+            // An attempt being prepared, waiting for its start's write, or being concluded
+            // holds its slot.
+            let slots = Slots {
+                held: self.attempts.len() + starting.len(),
+                concurrency: self.tasks.opts.concurrency,
+            };
+            let task = &self.tasks.store.file().tasks()[index];
+            let candidate = Candidate {
+                index,
+                agent: &task.agent,
+                profile: self.tasks.profiles.get(&task.agent),
+                in_scope: self.tasks.in_scope(index),
+                has_attempt: self.attempts.has_task(index),
+            };
+            match self.batch.queue_mut().consider(&candidate, slots, now) {
+                Consider::Full => break,
+                Consider::Skip => continue,
+                Consider::Due => {}
+            }
+            let Some(planned) = self.plan_start(index, &starting, now) else {
+                continue;
+            };
+            let prepared = self.outbox_of(planned.key, EngineInbox::from_preparation);
+            let file_tag = &self.tasks.file_tag;
+            if let Some(planned) = self.attempts.starts_now(planned, file_tag, prepared) {
+                // Its slot among the agents running once it started: the frontend's size for it.
+                let size = self.sizes.at(self.attempts.len() + starting.len());
+                starting.push(self.begin(planned, now, None, size));
+            }
+        }
+        if starting.is_empty() {
+            return Ok(());
+        }
+        self.record_starts(starting, now)?;
+        // Handed over now: a frontend may wait for reports right after this call.
+        self.commit(now)
+    }
+
+    /// Plans task `index`'s next attempt (its retry time cleared) on the host it takes beside
+    /// the `starting` ones; `None` when it waits for a host or failed its configuration.
+    fn plan_start(&mut self, index: usize, starting: &[Starting], now: Instant) -> Option<Planned> {
+        let host = self.host_for(index, starting, now)?;
+        self.batch.handle(Input::RetryCleared { task: index }, now);
+        match (self.attempts).plan(index, host, &self.tasks, self.hosts.set()) {
+            Ok(planned) => Some(planned),
+            Err(problem) => {
+                (self.tasks).fail_config(index, problem, &mut self.out, self.clock.wall);
+                None
+            }
+        }
+    }
+
+    /// The host task `index`'s next attempt runs on (`Some(None)`: here); `None` when it waits
+    /// for one or names none the run knows (its configuration fails).
+    fn host_for(
+        &mut self,
+        index: usize,
+        starting: &[Starting],
+        now: Instant,
+    ) -> Option<Option<Host>> {
+        let Some(name) = self.tasks.store.file().tasks()[index].host.clone() else {
+            return Some(None);
+        };
+        match (self.hosts).choose(&name, &self.attempts, starting, self.batch.queue(), now) {
+            HostChoice::Use(chosen) => Some(self.hosts.set().get(&chosen).cloned()),
+            // Full or out of rotation: the task waits, it has not failed.
+            HostChoice::Wait { .. } => None,
+            HostChoice::Unknown => {
+                let problem = self.hosts.set().unknown_target_message(&name);
+                (self.tasks).fail_config(index, problem, &mut self.out, self.clock.wall);
+                None
+            }
+        }
+    }
+
+    /// A planned attempt about to launch, with its task marked `running` in the document (not
+    /// yet written: it waits in `awaiting` for the write). `git_before`: `git status` of a
+    /// remote attempt's folder as it starts.
+    fn begin(
+        &mut self,
+        planned: Planned,
+        now: Instant,
+        git_before: RemoteGitBefore,
+        size: (u16, u16),
+    ) -> Starting {
+        let account = self.batch.queue_mut().take_account(&planned.profile, now);
+        let (index, number) = (planned.index, planned.number);
+        self.tasks
+            .mark_running(index, number, planned.host.as_ref());
+        planned.into_starting(account, (git_before, size), self.next_generation())
+    }
+
+    /// Starts whose tasks are `running` in the document wait for the write that records them
+    /// (`core::batch::launch` says when their agents launch).
+    fn record_starts(&mut self, starts: Vec<Starting>, now: Instant) -> Result<()> {
+        let recorded: Vec<(u64, u64)> = starts.iter().map(|s| (s.key, s.generation)).collect();
+        for starting in starts {
+            self.attempts.await_write(starting);
+        }
+        for (key, generation) in recorded {
+            self.drive(Input::StartRecorded { key, generation }, now)?;
+        }
+        Ok(())
+    }
+
+    /// What attempt `key` needed was made (or not): it starts, its task fails its
+    /// configuration, or its host goes out of rotation and the task waits.
+    pub(super) fn on_prepared(
+        &mut self,
+        key: u64,
+        preparation: Preparation,
+        now: Instant,
+    ) -> Result<()> {
+        let Some(mut planned) = self.attempts.take_preparing(key) else {
+            return Ok(());
+        };
+        // Stopped, or the operator cancelled the task meanwhile: it does not start.
+        let task = &self.tasks.store.file().tasks()[planned.index];
+        if self.batch.queue().is_stopping() || !task.status.is_runnable() {
+            return Ok(());
+        }
+        // Disabled or changed meanwhile: the task as it is now goes, or stays, from the queue.
+        if planned.withdrawn {
+            return self.fill(now);
+        }
+        let git_before = match planned.take_preparation(preparation, &self.tasks) {
+            Ok(git_before) => git_before,
+            Err(NotPrepared::Config(problem)) => {
+                let wall = self.clock.wall;
+                (self.tasks).fail_config(planned.index, problem, &mut self.out, wall);
+                return Ok(());
+            }
+            Err(NotPrepared::Unreachable(reason)) => {
+                return self.unreachable_at_start(planned, reason, now);
+            }
+        };
+        let size = self.sizes.at(self.attempts.past_preparation());
+        let starting = self.begin(planned, now, git_before, size);
+        // Launched once the write that marks it `running` is on disk.
+        self.record_starts(vec![starting], now)?;
+        self.commit(now)
     }
 }

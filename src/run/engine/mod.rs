@@ -151,7 +151,8 @@ impl Engine {
         engine.recover_from_runs();
         engine.recover_interrupted()?;
         engine.restore_retry_times(now);
-        engine.fail_config_problems()?;
+        let (hosts, wall) = (engine.hosts.set(), now.wall);
+        (engine.tasks).fail_config_problems(hosts, &mut engine.out, wall);
         // What was found at the start is on disk before anything runs.
         engine.write_last(LAST_WRITE_WAIT)?;
         Ok(engine)
