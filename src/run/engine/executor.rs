@@ -3,20 +3,20 @@
 //! checked, a gather done at once, a conclusion) fed back as the next input. The decisions
 //! are the batch's; this only does what it is told.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use color_eyre::eyre::Result;
 
 use super::Engine;
-use super::attempts::{Planned, RemoteGitBefore, Starting};
+use super::attempts::{Effects, Planned, RemoteGitBefore, Starting};
 use super::host_trouble::HostTrouble;
 use super::inbox::EngineInbox;
 use super::prepare::NotPrepared;
-use crate::core::attempt::StopSignal;
+use crate::core::attempt::{Effect as AttemptEffect, Event, StopSignal};
 use crate::core::batch::{Candidate, Consider, Effect, EndInput, EndStep, Input, Slots};
 use crate::core::remote::host_choice::HostChoice;
 use crate::core::remote::hosts::Host;
-use crate::run::attempt_files::Preparation;
+use crate::run::attempt_files::{FilesReport, Preparation};
 use crate::run::clock::Now;
 
 /// Input `input` about attempt `key`'s end.
@@ -309,5 +309,149 @@ impl Engine {
         // Launched once the write that marks it `running` is on disk.
         self.record_starts(vec![starting], now)?;
         self.commit(now)
+    }
+
+    /// Handles one report of the engine's inbox (a terminal's, a worker's, the writer's).
+    pub fn on_report(&mut self, report: EngineInbox, now: Now) -> Result<()> {
+        let now = self.turn(now);
+        match report {
+            EngineInbox::Output { key, bytes } => {
+                let effects = self.attempts.output(key, &bytes, now)?;
+                self.apply_some(key, effects)?;
+            }
+            EngineInbox::Exited { key, status } => {
+                self.drive(end_input(key, EndInput::Exited(status)), now)?;
+            }
+            EngineInbox::Swept { key, ended } => {
+                self.attempts.swept(key, ended);
+                self.drive(end_input(key, EndInput::Swept), now)?;
+            }
+            EngineInbox::Gathered { key, gathered } => {
+                if let Some(live) = self.attempts.get_ending_mut(key) {
+                    live.gathered = Some(gathered);
+                }
+                self.drive(end_input(key, EndInput::Gathered), now)?;
+            }
+            EngineInbox::Files { key, report } => self.on_files(key, report, now)?,
+            EngineInbox::Prepared { key, preparation } => {
+                self.on_prepared(key, *preparation, now)?;
+            }
+            EngineInbox::Closed { key } => {
+                self.drive(end_input(key, EndInput::TerminalClosed), now)?;
+            }
+            EngineInbox::TasksFileWritten { .. } => self.take_writes(now)?,
+            EngineInbox::Hook { key, input, reply } => {
+                let effects = self.attempts.hook(key, &input, &reply, now);
+                self.apply_some(key, effects)?;
+            }
+            EngineInbox::AppServer { key, report } => {
+                let effects = self.attempts.app_server(key, report, now);
+                self.apply_some(key, effects)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Carries out live attempt `key`'s `effects` (`LiveAttempt::apply`).
+    pub(super) fn apply_effects(
+        &mut self,
+        key: u64,
+        effects: Vec<AttemptEffect>,
+        at: Duration,
+    ) -> Result<()> {
+        let exited = self.batch.end(key).is_some_and(|end| end.exit().is_some());
+        let Some(live) = self.attempts.get_live_mut(key) else {
+            return Ok(());
+        };
+        let record_input = self.tasks.opts.record_input;
+        live.apply((effects, at), (record_input, exited), &mut self.out)
+    }
+
+    /// `apply_effects` of what a hand-over to attempt `key` returned, if anything.
+    fn apply_some(&mut self, key: u64, effects: Option<Effects>) -> Result<()> {
+        match effects {
+            Some((effects, at)) => self.apply_effects(key, effects, at),
+            None => Ok(()),
+        }
+    }
+
+    /// Deadlines that passed: attempt timers, drains, retries; then this turn's changes go to
+    /// the tasks file's writer (`commit`).
+    pub fn on_tick(&mut self, now: Now) -> Result<()> {
+        let now = self.turn(now);
+        // Writes the writer finished whose wakeup is still queued behind other reports.
+        self.take_writes(now)?;
+        for key in self.attempts.due(now)? {
+            let effects = self.attempts.tick(key, now);
+            self.apply_some(key, effects)?;
+        }
+        if self.hosts.any_unswept() {
+            self.hosts.sweep_back(self.batch.queue(), now);
+        }
+        // The drains that are over, then the slots and the write (`core::batch`).
+        self.drive(Input::Tick, now)
+    }
+
+    /// What the worker read of attempt `key`'s signal file and agent log (`attempt_files`).
+    fn on_files(&mut self, key: u64, report: FilesReport, now: Instant) -> Result<()> {
+        let (signal, log, trouble) = match report {
+            FilesReport::Signal(text) => {
+                let effects = self.attempts.signal(key, text, false, now);
+                return self.apply_some(key, effects);
+            }
+            FilesReport::AgentLog(bytes) => {
+                let effects = self.attempts.agent_log(key, &bytes, now);
+                return self.apply_some(key, effects);
+            }
+            FilesReport::Last {
+                signal,
+                log,
+                trouble,
+            } => (signal, log, trouble),
+        };
+        let Some(live) = self.attempts.get_live_mut(key) else {
+            return Ok(());
+        };
+        live.files = None;
+        let mut lost = None;
+        match trouble {
+            // Without its signal file the attempt has no verdict: its host's trouble.
+            Some(why) if live.plan.signal_file.is_some() => lost = Some(why.to_string()),
+            _ => {
+                if let Some(text) = signal {
+                    let effects = self.attempts.signal(key, text, true, now);
+                    self.apply_some(key, effects)?;
+                }
+                // The last lines of the agent's log (a Codex refusal the model talked past).
+                if !log.is_empty() {
+                    let effects = self.attempts.agent_log(key, &log, now);
+                    self.apply_some(key, effects)?;
+                }
+            }
+        }
+        self.drive(end_input(key, EndInput::LastFilesRead { lost }), now)
+    }
+
+    /// When `on_tick` should run next, seen at `now`.
+    pub fn next_wakeup(&self, now: Instant) -> Option<Instant> {
+        // Drains, retries, holds, rests, hosts' returns.
+        (self.attempts.next_deadline().into_iter())
+            .chain(self.batch.next_deadline(now))
+            .chain(self.gives_up_on_file_at())
+            .min()
+    }
+
+    /// Sends an event to a live attempt (operator answers, keys, cancel, resize).
+    pub fn send_to_task(&mut self, index: usize, event: Event<'_>, now: Now) -> Result<()> {
+        let now = self.turn(now);
+        self.send(index, event, now)
+    }
+
+    /// `send_to_task` within a turn.
+    pub(super) fn send(&mut self, index: usize, event: Event<'_>, now: Instant) -> Result<()> {
+        match self.attempts.send(index, event, now)? {
+            Some((key, (effects, at))) => self.apply_effects(key, effects, at),
+            None => Ok(()),
+        }
     }
 }

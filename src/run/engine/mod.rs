@@ -20,7 +20,7 @@
 //! effects), `prepare` (a task's plan, and its worktree, signal file or host
 //! folder made on a worker before it starts), `start` (from plan to a start awaiting its
 //! write), `launch_agent` (from that start to spawn), `files` (the
-//! attempt's signal file and agent log read on a worker, here or on its host), `reports` (PTY
+//! attempt's signal file and agent log read on a worker, here or on its host), `attempts::reports` (PTY
 //! output, timers, what the workers read fed to the attempts), `conclude` (carries out
 //! `core::outcome::decide` at an attempt's end), `gather` (the end's git, transcript and
 //! worktree work, on a worker), `agent_report` (what the agent said besides its verdict),
@@ -79,7 +79,6 @@ mod outgoing;
 mod prepare;
 mod processes;
 mod queries;
-mod reports;
 pub mod session;
 mod sizes;
 mod start;
