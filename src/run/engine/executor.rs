@@ -11,9 +11,12 @@ use super::Engine;
 use super::attempts::{Effects, Planned, RemoteGitBefore, Starting};
 use super::host_trouble::HostTrouble;
 use super::inbox::EngineInbox;
+use super::launch_agent::Launch;
 use super::prepare::NotPrepared;
+use super::processes::SPAWN_RETRY_AFTER;
 use crate::core::attempt::{Effect as AttemptEffect, Event, StopSignal};
 use crate::core::batch::{Candidate, Consider, Effect, EndInput, EndStep, Input, Slots};
+use crate::core::classify::ExitStatus;
 use crate::core::remote::host_choice::HostChoice;
 use crate::core::remote::hosts::Host;
 use crate::run::attempt_files::{FilesReport, Preparation};
@@ -42,8 +45,7 @@ impl Engine {
                 let Some(starting) = self.attempts.take_awaiting(key) else {
                     return Ok(None);
                 };
-                self.launch(starting, now)?;
-                Ok(None)
+                self.launch(starting, now).map(|()| None)
             }
             Effect::End { key, step } => {
                 let next = self.end_step(key, step, now)?;
@@ -74,9 +76,59 @@ impl Engine {
                 live.files = None;
                 Ok(Some(EndInput::LastFilesUnavailable))
             }
-            EndStep::Gather => Ok(self.gather_end(key, now)),
+            EndStep::Gather => {
+                let (exit, reports) = (self.exit_of(key), self.out.inbox.clone());
+                Ok((self.attempts).gather_end(key, exit, &self.tasks, reports, now))
+            }
             EndStep::Conclude => self.conclude_ended(key, now),
         }
+    }
+
+    /// Launches a prepared attempt's agent (its `running` state is on disk): the batch is told
+    /// it runs; without room for it, its task waits; one that could not start concludes.
+    fn launch(&mut self, starting: Starting, now: Instant) -> Result<()> {
+        let (key, at) = (starting.key, (now, self.clock.wall));
+        match (self.attempts).launch(starting, &mut self.tasks, &mut self.out, at)? {
+            Launch::Live { watches_files } => {
+                self.drive(Input::AgentStarted { key, watches_files }, now)
+            }
+            Launch::NoRoom {
+                index,
+                before,
+                reason,
+            } => {
+                let running = self.attempts.with_agent();
+                let told = (self.tasks).defer_spawn((index, &before), reason, running);
+                self.out.events.push(told);
+                let at = now + SPAWN_RETRY_AFTER;
+                self.batch.handle(Input::RetryAt { task: index, at }, now);
+                Ok(())
+            }
+            Launch::Unspawned { launching, error } => {
+                let queue = self.batch.queue_mut();
+                launching.conclude_unspawned(&error, &mut self.tasks, queue, &mut self.out, at)
+            }
+        }
+    }
+
+    /// How attempt `key`'s agent exited, as its end recorded it.
+    fn exit_of(&self, key: u64) -> ExitStatus {
+        let end = self.batch.end(key);
+        end.and_then(|end| end.exit()).cloned().unwrap_or_default()
+    }
+
+    /// Concludes ended attempt `key` with what was gathered for it; `Concluded` follows, with
+    /// the write that carries it.
+    fn conclude_ended(&mut self, key: u64, now: Instant) -> Result<Option<EndInput>> {
+        let Some(mut live) = self.attempts.take_ending(key) else {
+            return Ok(None);
+        };
+        let gathered = live.gathered.take().map(|g| *g).unwrap_or_default();
+        let (end, at) = ((gathered, self.exit_of(key)), (now, self.clock.wall));
+        let queue = self.batch.queue_mut();
+        live.conclude(end, &mut self.tasks, queue, &mut self.out, at)?;
+        let generation = self.next_generation();
+        Ok(Some(EndInput::Concluded { generation }))
     }
 
     /// Whatever the agent left running in its group goes with it, and whatever left the group
