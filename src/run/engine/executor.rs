@@ -150,8 +150,7 @@ impl Engine {
         now: Instant,
         lost: Option<String>,
     ) -> Result<bool> {
-        let exit = self.batch.end(key).and_then(|end| end.exit());
-        let exit_code = exit.and_then(|e| e.code);
+        let exit_code = self.exit_of(key).code;
         let Some((mut live, trouble)) = self.attempts.take_on_host_trouble(key, exit_code, lost)
         else {
             return Ok(false);
