@@ -149,7 +149,7 @@ impl Engine {
             .chain(&merged.other_changed)
         {
             self.withdraw_starts(Some(index));
-            self.withdraw_preparation(index);
+            self.attempts.withdraw_preparation(index);
         }
         let path = self.tasks.store.path().to_path_buf();
         for problem in &merged.problems {
@@ -159,7 +159,9 @@ impl Engine {
                 .and_then(|id| self.tasks.store.file().task_index(id));
             let said = format_problem(&path, problem);
             match index {
-                Some(index) if self.may_fail_config(index) => self.fail_config(index, said)?,
+                Some(index) if self.may_fail_config(index) => {
+                    (self.tasks).fail_config(index, said, &mut self.out, self.clock.wall)
+                }
                 _ => tracing::warn!("tasks file: {said}"),
             }
         }
@@ -168,9 +170,12 @@ impl Engine {
             let task = &self.tasks.store.file().tasks()[index];
             if self.tasks.in_scope(index)
                 && task.status.is_runnable()
-                && let Err(evidence) = self.plan_for(index, task.attempts + 1)
+                && let Err(evidence) =
+                    self.tasks
+                        .plan_for(index, task.attempts + 1, self.hosts.set())
             {
-                self.fail_config(index, evidence.to_string())?;
+                let wall = self.clock.wall;
+                (self.tasks).fail_config(index, evidence.to_string(), &mut self.out, wall);
             }
         }
         Ok(())

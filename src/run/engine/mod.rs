@@ -16,12 +16,13 @@
 //! operator's `notify` command), `sizes` (the size each next agent starts at), `commit` (the
 //! tasks file's writer); `options` and `event` hold what it is started with and what it
 //! tells. `view` is what the frontends read, `queries` the reads behind it.
-//! The steps live beside it: `executor` (hands inputs to `core::batch` and carries out its
-//! effects), `prepare` (a task's plan, and its worktree, signal file or host
-//! folder made on a worker before it starts), `start` (from plan to a start awaiting its
-//! write), `launch_agent` (from that start to spawn), `files` (the
-//! attempt's signal file and agent log read on a worker, here or on its host), `reports` (PTY
-//! output, timers, what the workers read fed to the attempts), `conclude` (carries out
+//! The steps that need several parts live in `executor` (hands inputs to `core::batch`,
+//! carries out its effects, feeds the attempts what comes in); the parts' own steps beside
+//! them: `prepare` (a task's plan, and its worktree, signal file or host folder made on a
+//! worker before it starts), `start` (from plan to a start awaiting its write),
+//! `launch_agent` (from that start to spawn), `files` (the attempt's signal file and agent log
+//! read on a worker, here or on its host), `attempts::reports` (PTY output, timers, what the
+//! workers read, fed to the attempts), `conclude` (carries out
 //! `core::outcome::decide` at an attempt's end), `gather` (the end's git, transcript and
 //! worktree work, on a worker), `agent_report` (what the agent said besides its verdict),
 //! `interrupted` (recovery, stop, abandon), `processes` (process hygiene), `host_trouble` (a
@@ -79,7 +80,6 @@ mod outgoing;
 mod prepare;
 mod processes;
 mod queries;
-mod reports;
 pub mod session;
 mod sizes;
 mod start;
@@ -147,11 +147,12 @@ impl Engine {
             clock: now,
             notify: notify::Notify::default(),
         };
-        engine.end_survivors()?;
+        engine.tasks.end_survivors(&engine.hosts);
         engine.recover_from_runs();
         engine.recover_interrupted()?;
         engine.restore_retry_times(now);
-        engine.fail_config_problems()?;
+        let (hosts, wall) = (engine.hosts.set(), now.wall);
+        (engine.tasks).fail_config_problems(hosts, &mut engine.out, wall);
         // What was found at the start is on disk before anything runs.
         engine.write_last(LAST_WRITE_WAIT)?;
         Ok(engine)
