@@ -15,6 +15,7 @@ use super::conclude::Ended;
 use super::event::EngineEvent;
 use super::inbox::EngineInbox;
 
+use super::os::AgentProcess;
 use crate::core::attempt::{
     Attempt, AttemptSetup, DEFAULT_ANSWER_CAP, DEFAULT_PERMISSION_WAIT_SEC,
 };
@@ -23,7 +24,6 @@ use crate::core::classify::{ExitStatus, Verdict};
 use crate::core::task::{FailureType, TaskSpec};
 use crate::run::guard_context::guard_setup;
 use crate::run::outcome::AttemptOutcome;
-use crate::run::pty::AgentProcess;
 use crate::run::recorder::{AttemptPaths, Recorder};
 use crate::run::{failure_report, hygiene, outcome};
 
@@ -268,7 +268,7 @@ impl Engine {
                 .wrap_err_with(|| format!("cannot start {}", plan.argv[0]))?;
         }
         match &launching.remote {
-            None => AgentProcess::spawn(
+            None => self.os.spawn(
                 plan,
                 rows,
                 cols,
@@ -280,7 +280,7 @@ impl Engine {
                 let cwd = plan.cwd.display().to_string();
                 let (host, log, cookie) = (&remote.host, &remote.log, &launching.cookie);
                 let local = crate::run::remote::wrap(plan, host, &cwd, cookie, log, &run_dir);
-                AgentProcess::spawn(
+                self.os.spawn(
                     &local,
                     rows,
                     cols,
