@@ -76,6 +76,8 @@ mod launch_agent;
 mod notify;
 pub mod options;
 pub(crate) mod os;
+#[cfg(test)]
+pub(crate) mod os_fake;
 mod os_real;
 mod outgoing;
 mod prepare;
