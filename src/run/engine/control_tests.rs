@@ -410,3 +410,70 @@ fn a_task_cancelled_while_its_worktree_is_made_does_not_start() {
         "no attempt started"
     );
 }
+
+/// What one operator action does to a running agent's terminal.
+type Action = fn(&mut Engine);
+
+/// What the fake saw: writes, resizes, signals.
+type Seen = (
+    Vec<&'static [u8]>,
+    Vec<(u16, u16)>,
+    Vec<crate::core::attempt::StopSignal>,
+);
+
+#[test]
+fn each_operator_action_reaches_the_agents_terminal_as_the_fake_records_it() {
+    use crate::core::attempt::{Event, StopSignal};
+    let cases: [(&str, Action, Seen); 5] = [
+        (
+            "resize",
+            |e| {
+                let resize = Event::Resize {
+                    rows: 30,
+                    cols: 100,
+                };
+                e.send_to_task(0, resize, Now::read()).expect("resize");
+            },
+            (vec![], vec![(30, 100)], vec![]),
+        ),
+        (
+            "keys",
+            |e| {
+                let keys = Event::OperatorKeys(b"\x1b[A".to_vec());
+                e.send_to_task(0, keys, Now::read()).expect("keys");
+            },
+            (vec![b"\x1b[A"], vec![], vec![]),
+        ),
+        (
+            "message",
+            |e| drop(e.send_message(0, "hi", Now::read()).expect("send")),
+            (vec![b"hi\r"], vec![], vec![]),
+        ),
+        (
+            "cancel",
+            |e| drop(e.cancel_task(0, Now::read()).expect("cancel")),
+            (vec![], vec![], vec![StopSignal::Term]),
+        ),
+        (
+            "kill",
+            Engine::kill_all,
+            (vec![], vec![], vec![StopSignal::Kill]),
+        ),
+    ];
+    for (name, act, (writes, resizes, signals)) in cases {
+        let mut f = fixture(&tasks(&[task("a", "pending", "")]));
+        f.os.set_script(Script::idle());
+        f.engine.fill_slots(Now::read()).expect("start");
+        f.engine
+            .settle_writes(Now::read(), Duration::from_secs(10))
+            .expect("written");
+        assert!(f.engine.live_for_task(0).is_some(), "{name}: running");
+        act(&mut f.engine);
+        let agent = f.os.spawned(0);
+        let written: Vec<&[u8]> = agent.writes.iter().map(Vec::as_slice).collect();
+        assert_eq!(written, writes, "{name}: writes");
+        assert_eq!(agent.resizes, resizes, "{name}: resizes");
+        assert_eq!(agent.signals, signals, "{name}: signals");
+        f.engine.kill_all();
+    }
+}
