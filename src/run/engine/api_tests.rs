@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use super::api::{AnswerRefused, ApiAnswer};
-use super::control_tests::{Fixture, fixture_with};
+use super::control_tests::{Fixture, asking, fixture_with};
 use crate::core::task::TaskStatus;
 use crate::run::clock::Now;
 use crate::serve::control::handle::handle;
@@ -28,7 +28,7 @@ fn fixture(tasks: &[&str]) -> Fixture {
         .iter()
         .map(|t| format!(r#"{{"agent": "ask", "prompt_template": "do it", {t}}}"#))
         .collect();
-    fixture_with(
+    asking(
         &format!(
             "{{\n  \"tasks\": [\n    {}\n  ]\n}}\n",
             list.join(",\n    ")

@@ -88,7 +88,13 @@ impl Engine {
     /// it runs; without room for it, its task waits; one that could not start concludes.
     fn launch(&mut self, starting: Starting, now: Instant) -> Result<()> {
         let (key, at) = (starting.key, (now, self.clock.wall));
-        match (self.attempts).launch(starting, &mut self.tasks, &mut self.out, at)? {
+        match (self.attempts).launch(
+            starting,
+            self.os.as_ref(),
+            &mut self.tasks,
+            &mut self.out,
+            at,
+        )? {
             Launch::Live { watches_files } => {
                 self.drive(Input::AgentStarted { key, watches_files }, now)
             }

@@ -15,6 +15,7 @@ use super::inbox::EngineInbox;
 use super::outgoing::Outgoing;
 use super::tasks::Tasks;
 
+use super::os::{AgentProcess, Os};
 use crate::core::attempt::{
     Attempt, AttemptSetup, DEFAULT_ANSWER_CAP, DEFAULT_PERMISSION_WAIT_SEC,
 };
@@ -24,7 +25,6 @@ use crate::core::task::{FailureType, TaskSpec};
 use crate::run::guard_context::guard_setup;
 use crate::run::jobs::Outbox;
 use crate::run::outcome::AttemptOutcome;
-use crate::run::pty::AgentProcess;
 use crate::run::recorder::{AttemptPaths, Recorder};
 use crate::run::{failure_report, hygiene, outcome};
 
@@ -122,6 +122,7 @@ impl Attempts {
     pub(super) fn launch(
         &mut self,
         starting: Starting,
+        os: &dyn Os,
         tasks: &mut Tasks,
         out: &mut Outgoing,
         (now, wall): At,
@@ -135,7 +136,7 @@ impl Attempts {
             }
         };
         let launching = Launching::new(starting, (recorder, wall), tasks, out);
-        match self.spawn_agent(&launching, &tasks.opts.runs_dir, &out.inbox) {
+        match self.spawn_agent(os, &launching, &tasks.opts.runs_dir, &out.inbox) {
             Ok(process) => {
                 let watches_files = self.start_live(launching, process, now, tasks, &out.inbox);
                 Ok(Launch::Live { watches_files })
@@ -164,6 +165,7 @@ impl Attempts {
     /// them: the start is tried, and only the system's own refusal makes it wait.
     fn spawn_agent(
         &self,
+        os: &dyn Os,
         launching: &Launching,
         runs_dir: &std::path::Path,
         inbox: &Outbox<EngineInbox>,
@@ -177,13 +179,13 @@ impl Attempts {
         let key = *key;
         let output = inbox.map(move |event| EngineInbox::from_pty(key, event));
         match &launching.remote {
-            None => AgentProcess::spawn(plan, rows, cols, key, output),
+            None => os.spawn(plan, rows, cols, key, output),
             Some(remote) => {
                 let run_dir = runs_dir.join(&launching.task.task_id);
                 let cwd = plan.cwd.display().to_string();
                 let (host, log, cookie) = (&remote.host, &remote.log, &launching.cookie);
                 let local = crate::run::remote::wrap(plan, host, &cwd, cookie, log, &run_dir);
-                AgentProcess::spawn(&local, rows, cols, key, output)
+                os.spawn(&local, rows, cols, key, output)
             }
         }
     }

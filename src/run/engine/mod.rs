@@ -76,6 +76,10 @@ mod interrupted;
 mod launch_agent;
 mod notify;
 pub mod options;
+pub(crate) mod os;
+#[cfg(test)]
+pub(crate) mod os_fake;
+mod os_real;
 mod outgoing;
 mod prepare;
 mod processes;
@@ -116,6 +120,8 @@ pub struct Engine {
     clock: Now,
     /// What the `notify` command was told, and its worker.
     notify: notify::Notify,
+    /// What agents are spawned, written to, resized and signalled through (`os`).
+    os: Box<dyn os::Os>,
 }
 
 impl Engine {
@@ -128,9 +134,28 @@ impl Engine {
     pub fn new(
         store: TaskStore,
         profiles: ProfileSet,
+        opts: EngineOptions,
+        reports: mpsc::Sender<EngineInbox>,
+        now: Now,
+    ) -> Result<Engine> {
+        Engine::with_os(
+            store,
+            profiles,
+            opts,
+            reports,
+            now,
+            Box::new(os_real::RealOs),
+        )
+    }
+
+    /// `new`, its agents started through `os` (the tests' fake spawns none).
+    pub(crate) fn with_os(
+        store: TaskStore,
+        profiles: ProfileSet,
         mut opts: EngineOptions,
         reports: mpsc::Sender<EngineInbox>,
         now: Now,
+        os: Box<dyn os::Os>,
     ) -> Result<Engine> {
         let inbox = Outbox::new(reports);
         let commits = commit::Commits::start(inbox.map(EngineInbox::from), store.guard())?;
@@ -146,6 +171,7 @@ impl Engine {
             commits,
             clock: now,
             notify: notify::Notify::default(),
+            os,
         };
         engine.tasks.end_survivors(&engine.hosts);
         engine.recover_from_runs();

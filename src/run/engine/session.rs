@@ -90,7 +90,7 @@ mod tests {
 
     use crate::core::task::TaskStatus;
     use crate::run::clock::Now;
-    use crate::run::engine::control_tests::{Fixture, fixture_with};
+    use crate::run::engine::control_tests::{Fixture, fixture_with_processes};
 
     /// (Braces are doubled: commands are templates.)
     /// An agent that prints Claude-style events: a session `s-1` whose result echoes the
@@ -111,7 +111,7 @@ protocol = "acp"
 "#;
 
     fn fixture(tasks: &str) -> Fixture {
-        fixture_with(tasks, PROFILE)
+        fixture_with_processes(tasks, PROFILE)
     }
 
     impl Fixture {
