@@ -251,7 +251,7 @@ impl Engine {
     /// operator's edit and written by the writer. A run limited by `--only` takes it in.
     pub fn add_task(&mut self, task: Map<String, Value>, now: Now) -> Result<Added> {
         let now = self.turn(now);
-        if let Some(problem) = self.tasks_file_problem() {
+        if let Some(problem) = self.tasks.file_problem() {
             return Ok(Added::Refused(format!(
                 "the tasks file does not parse ({problem}); fix it, then add the task"
             )));

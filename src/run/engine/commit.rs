@@ -163,7 +163,7 @@ impl Engine {
         for _ in 0..LAST_WRITE_ROUNDS {
             self.take_operator_version()?;
             if self.tasks.file_invalid.is_some() {
-                return self.write_beside();
+                return self.tasks.write_beside(self.clock.wall);
             }
             let Some(snapshot) = self.tasks.store.snapshot().wrap_err(CANNOT_WRITE)? else {
                 return Ok(());
@@ -178,7 +178,7 @@ impl Engine {
                 other => return other,
             }
         }
-        self.write_beside()
+        self.tasks.write_beside(self.clock.wall)
     }
 
     /// Waits for `generation` to reach the disk; what waited for it launches.

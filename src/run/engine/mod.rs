@@ -42,7 +42,10 @@ use super::clock::Now;
 use super::jobs::Outbox;
 use super::store::TaskStore;
 use crate::core::batch::Batch;
+use crate::core::batch::Input;
 use crate::core::profile::ProfileSet;
+use crate::core::taskfile::Merged;
+use crate::run::store::format_problem;
 use inbox::EngineInbox;
 
 mod agent_report;
@@ -60,7 +63,6 @@ mod conclude;
 pub mod control;
 #[cfg(test)]
 mod control_tests;
-pub mod edits;
 #[cfg(test)]
 mod edits_tests;
 pub mod event;
@@ -92,6 +94,7 @@ pub use attempts::LiveAttempt;
 pub use commit::LAST_WRITE_WAIT;
 pub use event::{EngineEvent, note_label};
 pub use options::EngineOptions;
+pub use tasks::edits;
 pub use view::{BatchView, LiveView};
 
 pub struct Engine {
@@ -193,6 +196,67 @@ impl Engine {
             wall: self.clock.wall,
         };
         self.notify.tell(&told, &from);
+    }
+
+    /// Merges the operator's version the writer found, if there is one, and carries out what
+    /// it means for the queue; true when one was merged (its text is to be written).
+    fn take_operator_version(&mut self) -> Result<bool> {
+        let (commits, out, at) = (&self.commits, &mut self.out, self.clock.at);
+        let Some(merged) = self.tasks.take_operator_version(commits, out, at) else {
+            return Ok(false);
+        };
+        self.carry_out(&merged)?;
+        Ok(true)
+    }
+
+    /// What a merged version means for the queue (see `tasks::edits`).
+    fn carry_out(&mut self, merged: &Merged) -> Result<()> {
+        for &index in &merged.removed {
+            let task_id = self.tasks.store.file().tasks()[index].task_id.clone();
+            if self.attempts.has_task(index) {
+                tracing::warn!(
+                    task_id,
+                    "removed from the tasks file while it ran: its agent is ended"
+                );
+                self.cancel_task(index, self.clock)?;
+            } else {
+                tracing::info!(task_id, "removed from the tasks file");
+                let cleared = Input::RetryCleared { task: index };
+                self.batch.handle(cleared, self.clock.at);
+            }
+        }
+        // A start still waiting for the write that marks it running has launched nothing: the
+        // attempt that goes reads the task as the operator left it, or does not go.
+        for &index in (merged.disabled.iter())
+            .chain(&merged.prompt_changed)
+            .chain(&merged.other_changed)
+        {
+            self.withdraw_starts(Some(index));
+            self.withdraw_preparation(index);
+        }
+        let path = self.tasks.store.path().to_path_buf();
+        for problem in &merged.problems {
+            let index =
+                (problem.task_id.as_deref()).and_then(|id| self.tasks.store.file().task_index(id));
+            let said = format_problem(&path, problem);
+            match index {
+                Some(index) if self.tasks.may_fail_config(index, &self.attempts) => {
+                    self.fail_config(index, said)?
+                }
+                _ => tracing::warn!("tasks file: {said}"),
+            }
+        }
+        // New tasks are checked like the tasks at the start (agent, inputs, host).
+        for &index in &merged.added {
+            let task = &self.tasks.store.file().tasks()[index];
+            if self.tasks.in_scope(index)
+                && task.status.is_runnable()
+                && let Err(evidence) = self.plan_for(index, task.attempts + 1)
+            {
+                self.fail_config(index, evidence.to_string())?;
+            }
+        }
+        Ok(())
     }
 
     /// Takes the time of a turn from the frontend; its instant, for deadlines.

@@ -71,7 +71,7 @@ impl Engine {
 
     /// Nothing runs and nothing in scope is left to start.
     pub fn is_done(&self) -> bool {
-        self.gave_up_on_file()
+        self.tasks.gave_up_on_file(&self.attempts, self.clock.at)
             || self.attempts.is_empty()
                 && (self.batch.queue().is_stopping()
                     || !self

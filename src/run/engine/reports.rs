@@ -291,7 +291,7 @@ impl Engine {
         // Drains, retries, holds, rests, hosts' returns.
         attempts
             .chain(self.batch.next_deadline(now))
-            .chain(self.gives_up_on_file_at())
+            .chain(self.tasks.gives_up_on_file_at())
             .min()
     }
 

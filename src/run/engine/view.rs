@@ -251,7 +251,7 @@ impl BatchView for Engine {
     }
 
     fn tasks_file_problem(&self) -> Option<&str> {
-        Engine::tasks_file_problem(self)
+        self.tasks.file_problem()
     }
 
     fn hosts_out_of_rotation(&self, now: Instant) -> Vec<(String, String, Duration)> {

@@ -10,6 +10,8 @@ use crate::core::profile::ProfileSet;
 use crate::run::hygiene;
 use crate::run::store::TaskStore;
 
+pub mod edits;
+
 pub(super) struct Tasks {
     pub(super) store: TaskStore,
     pub(super) profiles: ProfileSet,
