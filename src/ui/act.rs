@@ -14,8 +14,8 @@ use super::mouse::select_step;
 use super::state::{AnswerHold, Filter, Leaving, Mode, UiState};
 use super::{attempts, editors, layout, queue};
 use crate::run::clock::Now;
-use crate::run::engine::Engine;
 use crate::run::engine::command::{Command, DialogReply};
+use crate::run::engine::{BatchView, Engine};
 
 /// Carries out `action`; `area` is the terminal's size (for page sizes).
 pub fn act(

@@ -22,9 +22,9 @@ use super::layout;
 use super::state::{Leaving, Mode, UiState};
 use crate::run::clock::Now;
 use crate::run::driver::{Driver, Input};
-use crate::run::engine::Engine;
 use crate::run::engine::command::Command;
 use crate::run::engine::inbox::EngineInbox;
+use crate::run::engine::{BatchView, Engine};
 use crate::term::Session;
 
 /// At most ~60 frames a second.

@@ -10,6 +10,7 @@ use color_eyre::eyre::Result;
 use serde_json::{Map, Value};
 
 use super::Engine;
+use super::attempts::LiveAttempt;
 use super::control::{ControlOutcome, done, refused};
 use crate::core::attempt::{Attempt, Event, WaitingPrompt};
 use crate::core::dialog;
@@ -150,10 +151,9 @@ fn typed_yes_no(attempt: &Attempt, waiting: &WaitingPrompt) -> bool {
     dialog::read(shown).typed_yes_no
 }
 
-impl Engine {
-    /// The prompt waiting for the operator in task `index`'s attempt, if one waits.
-    pub(super) fn waiting_prompt(&self, index: usize) -> Option<PromptInfo> {
-        let live = self.live_for_task(index)?;
+impl PromptInfo {
+    /// The prompt waiting for the operator in `live`, if one waits.
+    pub(super) fn of(live: &LiveAttempt) -> Option<PromptInfo> {
         let waiting = live.attempt.waiting()?;
         let prompt_id = live.prompts.current()?.to_string();
         let request = waiting.request.as_ref().map_or_else(
@@ -181,17 +181,9 @@ impl Engine {
             since: since.to_string(),
         })
     }
+}
 
-    /// Every prompt waiting for the operator, in task order.
-    pub(super) fn waiting_prompts(&self) -> Vec<PromptInfo> {
-        let mut tasks: Vec<usize> = self.attempts.live().map(|(_, l)| l.task).collect();
-        tasks.sort_unstable();
-        tasks
-            .into_iter()
-            .filter_map(|t| self.waiting_prompt(t))
-            .collect()
-    }
-
+impl Engine {
     /// Answers the prompt `prompt_id` if it still waits (recorded as the API's answer).
     pub fn answer_prompt(
         &mut self,
@@ -324,7 +316,7 @@ impl Engine {
         index: usize,
         patch: &Map<String, Value>,
     ) -> Result<std::result::Result<ControlOutcome, Vec<String>>> {
-        let Some((task_id, _)) = self.task_label(index) else {
+        let Some((task_id, _)) = self.tasks.label(index) else {
             return Ok(Ok(ControlOutcome::Refused("no such task".into())));
         };
         fn field(key: &str) -> &str {
@@ -398,7 +390,7 @@ impl Engine {
     /// `--only` takes it in, a disabled task is enabled, a failed or cancelled one is pending
     /// again (`retry_now`).
     pub fn run_task(&mut self, index: usize, now: Now) -> Result<ControlOutcome> {
-        let Some((task_id, _)) = self.task_label(index) else {
+        let Some((task_id, _)) = self.tasks.label(index) else {
             return refused("no such task");
         };
         if self.tasks.store.file().is_removed(index) {
@@ -427,21 +419,6 @@ impl Engine {
                 refused(format!("{m} ({})", notes.join(", ")))
             }
         }
-    }
-
-    /// Task `index`'s pane as text: (rows, cols, the visible rows joined by newlines), while an
-    /// attempt of it runs.
-    pub(super) fn screen_text(&self, index: usize) -> Option<(u16, u16, String)> {
-        let live = self.live_for_task(index)?;
-        let screen = live.attempt.screen();
-        let (rows, cols) = screen.size();
-        let text = screen
-            .visible_rows()
-            .iter()
-            .map(|r| r.trim_end())
-            .collect::<Vec<_>>()
-            .join("\n");
-        Some((rows, cols, text))
     }
 }
 

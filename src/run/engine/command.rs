@@ -165,7 +165,7 @@ impl Engine {
         said: &str,
     ) -> Result<ControlOutcome> {
         if self.live_for_task(task).is_none() {
-            return Ok(ControlOutcome::Refused(match self.task_label(task) {
+            return Ok(ControlOutcome::Refused(match self.tasks.label(task) {
                 Some((task_id, _)) => format!("{task_id} is not running"),
                 None => "no such task".to_string(),
             }));
@@ -185,7 +185,7 @@ impl Engine {
 
     fn concurrency_of(&mut self, n: usize) -> ControlOutcome {
         self.set_concurrency(n);
-        let n = self.concurrency();
+        let n = self.tasks.opts.concurrency;
         let noun = if n == 1 { "agent" } else { "agents" };
         ControlOutcome::Done(format!("{n} {noun} at once"))
     }

@@ -75,11 +75,6 @@ impl super::Engine {
         &self.tasks.opts.runs_dir
     }
 
-    /// Whether task `index` belongs to this run (enabled, and picked by `--only` if given).
-    pub(super) fn task_in_scope(&self, index: usize) -> bool {
-        index < self.tasks.store.file().tasks().len() && self.tasks.in_scope(index)
-    }
-
     /// The task an inbox report is about, while its attempt is live.
     pub fn task_of_report(&self, report: &EngineInbox) -> Option<usize> {
         let key = report.key()?;
@@ -90,18 +85,13 @@ impl super::Engine {
         self.attempts.live_of_task_mut(index).map(|(_, live)| live)
     }
 
-    pub(super) fn task_label(&self, index: usize) -> Option<(String, TaskStatus)> {
-        let task = self.tasks.store.file().tasks().get(index)?;
-        Some((task.task_id.clone(), task.status))
-    }
-
     /// Cancels a task: a running agent is ended (its process group gets TERM, then KILL) and the
     /// task becomes `cancelled` when it is gone; a pending or retryable task is cancelled now.
     pub fn cancel_task(&mut self, index: usize, now: Now) -> Result<ControlOutcome> {
         let now = self.turn(now);
         // Its agent has not launched yet: the start is withdrawn and the task cancelled.
         self.withdraw_starts(Some(index));
-        let Some((task_id, status)) = self.task_label(index) else {
+        let Some((task_id, status)) = self.tasks.label(index) else {
             return refused("no such task");
         };
         if let Some(live) = self.live_for_task(index) {
@@ -128,7 +118,7 @@ impl super::Engine {
     /// (its attempts so far set aside) and without its retry wait.
     pub fn retry_now(&mut self, index: usize, now: Now) -> Result<ControlOutcome> {
         let now = self.turn(now);
-        let Some((task_id, status)) = self.task_label(index) else {
+        let Some((task_id, status)) = self.tasks.label(index) else {
             return refused("no such task");
         };
         if self.attempts.has_task(index) {
@@ -254,7 +244,7 @@ impl super::Engine {
 
     /// Replaces a task's `prompt_template`; it takes effect from the task's next attempt.
     pub fn set_prompt_template(&mut self, index: usize, text: &str) -> Result<ControlOutcome> {
-        let Some((task_id, status)) = self.task_label(index) else {
+        let Some((task_id, status)) = self.tasks.label(index) else {
             return refused("no such task");
         };
         if status == TaskStatus::Completed {
@@ -275,7 +265,7 @@ impl super::Engine {
     /// Types a (multi-line) message into a running agent and submits it.
     pub fn send_message(&mut self, index: usize, text: &str, now: Now) -> Result<ControlOutcome> {
         let now = self.turn(now);
-        let Some((task_id, _)) = self.task_label(index) else {
+        let Some((task_id, _)) = self.tasks.label(index) else {
             return refused("no such task");
         };
         let Some(live) = self.live_for_task(index) else {

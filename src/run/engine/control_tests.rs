@@ -12,7 +12,7 @@ use super::control::*;
 use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
 use crate::run::engine::inbox::EngineInbox;
-use crate::run::engine::{Engine, EngineOptions};
+use crate::run::engine::{BatchView, Engine, EngineOptions};
 use crate::run::store::TaskStore;
 use std::time::Instant;
 

@@ -42,7 +42,7 @@ use super::clock::Now;
 use super::jobs::Outbox;
 use super::store::TaskStore;
 use crate::core::batch::Batch;
-use crate::core::batch::Input;
+use crate::core::batch::{Input, QueueCommand};
 use crate::core::profile::ProfileSet;
 use crate::core::taskfile::Merged;
 use crate::run::store::format_problem;
@@ -80,7 +80,6 @@ pub mod options;
 mod outgoing;
 mod prepare;
 mod processes;
-mod queries;
 mod reports;
 pub mod session;
 mod sizes;
@@ -160,6 +159,11 @@ impl Engine {
         Ok(engine)
     }
 
+    /// The batch, to read.
+    pub fn view(&self) -> &dyn BatchView {
+        self
+    }
+
     /// The sizes (rows, cols) the next agents start at, by how many run when each starts
     /// (`Command::SetLaunchSizes` does the same). Running agents are not touched.
     pub fn set_launch_sizes(&mut self, sizes: Vec<(u16, u16)>) {
@@ -172,30 +176,46 @@ impl Engine {
         self.notify.set_command(argv);
     }
 
-    /// Tells the `notify` command what this turn's events and waits call for.
-    fn notify_turn(&mut self, events: &[EngineEvent]) {
-        let waits = notify::wait_facts(&self.attempts);
-        let ends = notify::end_facts(&self.tasks.store, events);
-        let done = self.is_done();
-        let scope = if done { self.tasks.scope() } else { Vec::new() };
-        let batch_end =
-            done.then(|| notify::batch_end(&self.tasks.store, &scope, self.exit_code()));
-        let told = self.notify.observe(notify::Turn {
-            waits: &waits,
-            ends: &ends,
-            batch_end,
-        });
-        if told.is_empty() {
-            return;
-        }
-        let scope = if done { scope } else { self.tasks.scope() };
-        let from = notify::NotifyContext {
-            store: &self.tasks.store,
-            profiles: &self.tasks.profiles,
-            scope: &scope,
-            wall: self.clock.wall,
+    /// The events since last asked. Every event leaves the engine here, so this is also where
+    /// the `notify` command hears of them (and of the prompts waiting now).
+    pub fn drain_events(&mut self) -> Vec<EngineEvent> {
+        let events = std::mem::take(&mut self.out.events);
+        let ended = self.is_done().then(|| self.exit_code());
+        let (attempts, tasks) = (&self.attempts, &self.tasks);
+        (self.notify).turn(&events, attempts, tasks, ended, self.clock.wall);
+        events
+    }
+
+    /// The store itself, for tests that look inside; frontends read through `view()`.
+    #[cfg(test)]
+    pub(crate) fn store(&self) -> &TaskStore {
+        &self.tasks.store
+    }
+
+    /// Every attempt running or ending. Tests only: frontends read `view().live_attempts()`.
+    #[cfg(test)]
+    pub(crate) fn live(&self) -> impl Iterator<Item = &LiveAttempt> {
+        self.attempts.live_then_ending()
+    }
+
+    /// Task `index`'s attempt while it runs or ends. Outside the engine, tests only:
+    /// frontends read `view().live_attempt(index)`.
+    pub(crate) fn live_for_task(&self, index: usize) -> Option<&LiveAttempt> {
+        self.attempts.with_agent_of_task(index)
+    }
+
+    pub fn set_paused(&mut self, paused: bool) {
+        let command = if paused {
+            QueueCommand::Pause
+        } else {
+            QueueCommand::Resume
         };
-        self.notify.tell(&told, &from);
+        // Pausing and resuming have no effects to carry out; the next turn fills the slots.
+        self.batch.handle(Input::Operator(command), self.clock.at);
+    }
+
+    pub fn set_concurrency(&mut self, n: usize) {
+        self.tasks.opts.concurrency = n.clamp(1, Self::MAX_CONCURRENCY);
     }
 
     /// Merges the operator's version the writer found, if there is one, and carries out what

@@ -13,20 +13,8 @@ use serde_json::json;
 
 use super::control::{ControlOutcome, done, refused};
 use crate::core::task::TaskStatus;
-use crate::run::launch::last_session;
 
 impl super::Engine {
-    /// The session task `index`'s next attempt would continue: its last session id, when its
-    /// profile knows how to resume.
-    pub(super) fn resumable_session(&self, index: usize) -> Option<String> {
-        let task = self.tasks.store.file().tasks().get(index)?;
-        let profile = self.tasks.profiles.get(&task.agent)?;
-        if !profile.can_resume() {
-            return None;
-        }
-        last_session(task)
-    }
-
     /// Sends `text` to task `index`'s agent session: the task becomes `retryable` with the
     /// message, and starts as soon as there is room.
     pub fn resume_with_message(
@@ -36,7 +24,7 @@ impl super::Engine {
         now: Now,
     ) -> Result<ControlOutcome> {
         let now = self.turn(now);
-        let Some((task_id, status)) = self.task_label(index) else {
+        let Some((task_id, status)) = self.tasks.label(index) else {
             return refused("no such task");
         };
         if self.attempts.has_task(index) {
@@ -58,7 +46,7 @@ impl super::Engine {
         if !(status.is_runnable() || status.can_become(TaskStatus::Retryable)) {
             return refused(format!("{task_id} is {status}; it cannot take a message"));
         }
-        let session = self.resumable_session(index);
+        let session = self.tasks.resumable_session(index);
         self.batch
             .handle(Input::RetryCleared { task: index }, self.clock.at);
         let file = self.tasks.store.file_mut();
@@ -90,6 +78,7 @@ mod tests {
 
     use crate::core::task::TaskStatus;
     use crate::run::clock::Now;
+    use crate::run::engine::BatchView;
     use crate::run::engine::control_tests::{Fixture, fixture_with};
 
     /// (Braces are doubled: commands are templates.)

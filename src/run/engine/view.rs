@@ -15,7 +15,7 @@ use super::api::PromptInfo;
 use super::attempts::LiveAttempt;
 use crate::core::attempt::Attempt;
 use crate::core::profile::ProfileSet;
-use crate::core::task::TaskSpec;
+use crate::core::task::{TaskSpec, TaskStatus};
 use crate::core::taskfile::TaskFile;
 
 /// The batch as a frontend reads it: its tasks as the tasks file has them, what runs now, and
@@ -160,16 +160,20 @@ impl<'a> LiveView<'a> {
         self.live.host()
     }
 
+    /// Its pane as text: (rows, cols, the visible rows joined by newlines).
+    pub fn screen_text(self) -> (u16, u16, String) {
+        let screen = self.live.attempt.screen();
+        let (rows, cols) = screen.size();
+        let text = (screen.visible_rows().iter())
+            .map(|r| r.trim_end())
+            .collect::<Vec<_>>()
+            .join("\n");
+        (rows, cols, text)
+    }
+
     /// The agent session it continues, when it resumed one.
     pub fn resumed_session(self) -> Option<&'a str> {
         self.live.plan().resumed_session.as_deref()
-    }
-}
-
-impl Engine {
-    /// The batch, to read.
-    pub fn view(&self) -> &dyn BatchView {
-        self
     }
 }
 
@@ -187,23 +191,25 @@ impl BatchView for Engine {
     }
 
     fn in_scope(&self, index: usize) -> bool {
-        self.task_in_scope(index)
+        self.tasks.in_scope(index)
     }
 
     fn reported_tasks(&self) -> Vec<usize> {
-        Engine::reported_tasks(self)
+        self.tasks.reported()
     }
 
     fn live_attempt(&self, index: usize) -> Option<LiveView<'_>> {
-        self.live_for_task(index).map(|live| LiveView { live })
+        (self.attempts.with_agent_of_task(index)).map(|live| LiveView { live })
     }
 
     fn live_attempts(&self) -> Vec<LiveView<'_>> {
-        Engine::live(self).map(|live| LiveView { live }).collect()
+        (self.attempts.live_then_ending())
+            .map(|live| LiveView { live })
+            .collect()
     }
 
     fn retry_at(&self, index: usize) -> Option<Instant> {
-        Engine::retry_at(self, index)
+        self.batch.queue().retry_at(index)
     }
 
     fn last_attempt_duration(&self, index: usize) -> Option<Duration> {
@@ -211,43 +217,54 @@ impl BatchView for Engine {
     }
 
     fn resumable_session(&self, index: usize) -> Option<String> {
-        Engine::resumable_session(self, index)
+        self.tasks.resumable_session(index)
     }
 
     fn waiting_prompt(&self, index: usize) -> Option<PromptInfo> {
-        Engine::waiting_prompt(self, index)
+        PromptInfo::of(self.attempts.with_agent_of_task(index)?)
     }
 
     fn waiting_prompts(&self) -> Vec<PromptInfo> {
-        Engine::waiting_prompts(self)
+        let mut tasks: Vec<usize> = self.attempts.live().map(|(_, l)| l.task).collect();
+        tasks.sort_unstable();
+        (tasks.into_iter())
+            .filter_map(|t| self.waiting_prompt(t))
+            .collect()
     }
 
     fn screen_text(&self, index: usize) -> Option<(u16, u16, String)> {
-        Engine::screen_text(self, index)
+        Some(self.live_attempt(index)?.screen_text())
     }
 
     fn is_paused(&self) -> bool {
-        Engine::is_paused(self)
+        self.batch.queue().is_paused()
     }
 
     fn concurrency(&self) -> usize {
-        Engine::concurrency(self)
+        self.tasks.opts.concurrency
     }
 
     fn is_stopping(&self) -> bool {
-        Engine::is_stopping(self)
+        self.batch.queue().is_stopping()
     }
 
     fn is_done(&self) -> bool {
-        Engine::is_done(self)
+        self.tasks.gave_up_on_file(&self.attempts, self.clock.at)
+            || self.attempts.is_empty()
+                && (self.batch.queue().is_stopping()
+                    || !self.tasks.any_in_scope_is(TaskStatus::is_runnable))
     }
 
     fn exit_code(&self) -> i32 {
-        Engine::exit_code(self)
+        if self.batch.queue().is_stopping() {
+            return 130;
+        }
+        let all_done = !self.tasks.any_in_scope_is(|s| s != TaskStatus::Completed);
+        if all_done { 0 } else { 1 }
     }
 
     fn any_needs_input(&self) -> bool {
-        Engine::any_needs_input(self)
+        self.tasks.any_in_scope_is(|s| s == TaskStatus::NeedsInput)
     }
 
     fn tasks_file_problem(&self) -> Option<&str> {
@@ -259,6 +276,6 @@ impl BatchView for Engine {
     }
 
     fn runs_dir(&self) -> &Path {
-        Engine::runs_dir(self)
+        &self.tasks.opts.runs_dir
     }
 }
