@@ -165,7 +165,7 @@ impl Engine {
         let gathered = live.gathered.take().map(|g| *g).unwrap_or_default();
         let exit = self.exit_of(key);
         self.conclude_gathered(live, gathered, exit, now)?;
-        let generation = self.next_generation();
+        let generation = self.batch.generations().next();
         Ok(Some(EndInput::Concluded { generation }))
     }
 

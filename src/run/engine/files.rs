@@ -91,7 +91,7 @@ impl Engine {
                 (source, REMOTE_POLL)
             }
         };
-        let reports = self.outbox_of(key, EngineInbox::from_files);
+        let reports = self.out.outbox_of(key, EngineInbox::from_files);
         let post = move |report| reports.blocking_send(report).is_ok();
         match FileWatch::start(format!("files-{key}"), source, every, post) {
             Ok(watch) => Some(watch),

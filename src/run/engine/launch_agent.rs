@@ -64,7 +64,7 @@ impl Engine {
         match crate::run::hook_server::HookServer::start(
             kind,
             key,
-            self.outbox_of(key, EngineInbox::from_hook),
+            self.out.outbox_of(key, EngineInbox::from_hook),
             env,
         ) {
             Ok(server) => Some(server),
@@ -93,7 +93,7 @@ impl Engine {
         }
         match crate::run::app_server::AppServerLink::start(
             key,
-            self.outbox_of(key, EngineInbox::from_app_server),
+            self.out.outbox_of(key, EngineInbox::from_app_server),
         ) {
             Ok(link) => Some(link),
             Err(error) => {
@@ -273,7 +273,7 @@ impl Engine {
                 rows,
                 cols,
                 *key,
-                self.outbox_of(*key, EngineInbox::from_pty),
+                self.out.outbox_of(*key, EngineInbox::from_pty),
             ),
             Some(remote) => {
                 let run_dir = self.tasks.opts.runs_dir.join(&launching.task.task_id);
@@ -285,7 +285,7 @@ impl Engine {
                     rows,
                     cols,
                     *key,
-                    self.outbox_of(*key, EngineInbox::from_pty),
+                    self.out.outbox_of(*key, EngineInbox::from_pty),
                 )
             }
         }

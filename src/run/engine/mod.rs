@@ -28,14 +28,14 @@
 //! host lost or unreachable at an attempt's start or end), `command` (what a frontend asks:
 //! one typed `Command`, one `apply`), `control` and `session` (the operator actions it
 //! carries out), `inbox` (the reports the engine receives, and the outboxes it hands its
-//! workers, `Engine::outbox_of`). Workers start through `run::jobs`.
+//! workers, `Outgoing::outbox_of`). Workers start through `run::jobs`.
 //!
 //! The tasks file is written by `commit` on a writer thread, pipelined: an agent is launched
 //! once the write that marks its task `running` is on disk (`commit` says why that is enough).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use color_eyre::eyre::Result;
+use color_eyre::eyre::{Result, WrapErr};
 use tokio::sync::mpsc;
 
 use super::clock::Now;
@@ -216,6 +216,85 @@ impl Engine {
 
     pub fn set_concurrency(&mut self, n: usize) {
         self.tasks.opts.concurrency = n.clamp(1, Self::MAX_CONCURRENCY);
+    }
+
+    /// Hands the changes made so far to the writer (`Commits::commit`); what waited for a
+    /// text already on disk goes.
+    fn commit(&mut self, now: Instant) -> Result<()> {
+        match (self.commits).commit(&mut self.batch, &mut self.tasks, now)? {
+            Some(durable) => self.drive(durable, now),
+            None => Ok(()),
+        }
+    }
+
+    /// Takes in what the writer finished: the operator's version it found is merged, the
+    /// starts whose generation is on disk launch, and the changes made meanwhile are handed
+    /// over. A failed write stops the run.
+    fn take_writes(&mut self, now: Instant) -> Result<()> {
+        let status = self.commits.status(&mut self.tasks.store)?;
+        let merged = self.take_operator_version()?;
+        let store = &mut self.tasks.store;
+        if let Some(durable) = commit::Commits::take_status(&status, &mut self.batch, store, now) {
+            self.drive(durable, now)?;
+        }
+        if merged || !self.batch.generations().in_flight() {
+            self.commit(now)?;
+        }
+        Ok(())
+    }
+
+    /// Waits until every change made so far is on disk (at most `timeout` per write), then
+    /// launches what waited for it. For the ends of a run, where the loop has nothing else to
+    /// do; while it runs, `take_writes` does this without waiting.
+    pub fn settle_writes(&mut self, now: Now, timeout: Duration) -> Result<()> {
+        let now = self.turn(now);
+        self.take_writes(now)?;
+        self.write_last(timeout)?;
+        let generation = self.batch.generations().durable();
+        self.drive(Input::WriteDurable { generation }, now)
+    }
+
+    /// Writes what is not on disk yet and waits for it (at most `timeout` per write), whatever
+    /// happened to the writes before: herd giving up writes its tasks back this way.
+    fn write_last(&mut self, timeout: Duration) -> Result<()> {
+        if self.batch.generations().in_flight() {
+            // A newer snapshot follows when this one failed; its own result is what counts.
+            let _ = self.wait_for(self.batch.generations().handed(), timeout);
+        }
+        // Each round merges the operator's version that held the last write; an operator who
+        // keeps writing faster than herd can merge is given up on after a few.
+        for _ in 0..commit::LAST_WRITE_ROUNDS {
+            self.take_operator_version()?;
+            if self.tasks.file_invalid.is_some() {
+                return self.tasks.write_beside(self.clock.wall);
+            }
+            let Some(snapshot) = self.tasks.store.snapshot().wrap_err(commit::CANNOT_WRITE)? else {
+                return Ok(());
+            };
+            let at = self.clock.at;
+            let generation = self.commits.hand_over(&mut self.batch, snapshot, at);
+            match self.wait_for(generation, timeout) {
+                Err(error) if commit::is_held(&error) => {
+                    self.batch.handle(Input::WriteHeld { generation }, at);
+                    self.tasks.store.mark_unsaved();
+                }
+                other => return other,
+            }
+        }
+        self.tasks.write_beside(self.clock.wall)
+    }
+
+    /// Waits for `generation` to reach the disk; what waited for it launches.
+    fn wait_for(&mut self, generation: u64, timeout: Duration) -> Result<()> {
+        let durable = (self.commits).wait_for(generation, timeout, &mut self.tasks.store)?;
+        self.drive(durable, self.clock.at)
+    }
+
+    /// (handed, durable) generations, for tests.
+    #[cfg(test)]
+    pub(super) fn generations(&self) -> (u64, u64) {
+        let generations = self.batch.generations();
+        (generations.handed(), generations.durable())
     }
 
     /// Merges the operator's version the writer found, if there is one, and carries out what

@@ -177,7 +177,7 @@ impl Engine {
         }
         let job = self.preparation_job(&planned);
         let key = planned.key;
-        let prepared = self.outbox_of(key, EngineInbox::from_preparation);
+        let prepared = self.out.outbox_of(key, EngineInbox::from_preparation);
         self.attempts.prepare(key, planned);
         if let Err(not) = jobs::spawn_job(format!("prepare-{key}"), prepared, job) {
             tracing::warn!(

@@ -157,7 +157,7 @@ impl Engine {
             size,
             host,
             git_before,
-            generation: self.next_generation(),
+            generation: self.batch.generations().next(),
         })
     }
 }
