@@ -41,11 +41,14 @@ use tokio::sync::mpsc;
 use super::clock::Now;
 use super::jobs::Outbox;
 use super::store::TaskStore;
+use crate::core::attempt::Event;
 use crate::core::batch::Batch;
 use crate::core::batch::{Input, QueueCommand};
 use crate::core::profile::ProfileSet;
 use crate::core::taskfile::Merged;
 use crate::run::store::format_problem;
+use command::Command;
+use control::ControlOutcome;
 use inbox::EngineInbox;
 
 mod agent_report;
@@ -162,6 +165,84 @@ impl Engine {
     /// The batch, to read.
     pub fn view(&self) -> &dyn BatchView {
         self
+    }
+
+    /// Carries out `command` in the turn of `now`; what it did, in words (`command`).
+    pub fn apply(&mut self, command: Command, now: Now) -> Result<ControlOutcome> {
+        let done = |text: &str| Ok(ControlOutcome::Done(text.to_string()));
+        match command {
+            Command::Pause => {
+                self.set_paused(true);
+                Ok(command::paused(true))
+            }
+            Command::Resume => {
+                self.set_paused(false);
+                Ok(command::paused(false))
+            }
+            Command::SetConcurrency(n) => {
+                self.set_concurrency(n);
+                Ok(command::concurrency(self.tasks.opts.concurrency))
+            }
+            Command::FillSlots => {
+                self.fill_slots(now)?;
+                done("free slots filled")
+            }
+            Command::SetLaunchSizes(sizes) => {
+                self.sizes.set(sizes);
+                done("launch sizes set")
+            }
+            Command::Stop => {
+                self.stop(now)?;
+                done("stopping: ending the running agents")
+            }
+            Command::KillAll => {
+                self.kill_all();
+                done("killing the agents' process groups")
+            }
+            Command::Abandon { reason } => {
+                self.abandon(&reason, now);
+                done(&format!("abandoned: {reason}"))
+            }
+            Command::Cancel { task } => self.cancel_task(task, now),
+            Command::RetryNow { task } => self.retry_now(task, now),
+            Command::Run { task } => self.run_task(task, now),
+            Command::SetAutoAnswer { task, rule, on } => self.set_auto_answer(task, rule, on, now),
+            Command::SetPromptTemplate { task, text } => self.set_prompt_template(task, &text),
+            Command::SendMessage { task, text } => self.send_message(task, &text, now),
+            Command::ResumeWithMessage { task, text } => self.resume_with_message(task, &text, now),
+            Command::Answer { task, reply } => {
+                self.send_to_agent(task, reply.into_event(), now, "answer sent")
+            }
+            Command::AnswerPrompt { prompt_id, answer } => {
+                let answer = self.answer_prompt(&prompt_id, answer, now)?;
+                Ok(command::answered(answer))
+            }
+            Command::TypeKeys { task, bytes } => {
+                self.send_to_agent(task, Event::OperatorKeys(bytes), now, "keys sent")
+            }
+            Command::ResizePane { task, rows, cols } => {
+                let said = format!("resized to {rows}x{cols}");
+                self.send_to_agent(task, Event::Resize { rows, cols }, now, &said)
+            }
+        }
+    }
+
+    /// Hands `event` to task `task`'s running attempt; nothing to hand it to when none runs.
+    fn send_to_agent(
+        &mut self,
+        task: usize,
+        event: Event<'_>,
+        now: Now,
+        said: &str,
+    ) -> Result<ControlOutcome> {
+        if self.attempts.with_agent_of_task(task).is_none() {
+            return Ok(ControlOutcome::Refused(match self.tasks.label(task) {
+                Some((task_id, _)) => format!("{task_id} is not running"),
+                None => "no such task".to_string(),
+            }));
+        }
+        self.send_to_task(task, event, now)?;
+        Ok(ControlOutcome::Done(said.to_string()))
     }
 
     /// The sizes (rows, cols) the next agents start at, by how many run when each starts
