@@ -153,9 +153,9 @@ impl Engine {
             notify: notify::Notify::default(),
         };
         engine.end_survivors()?;
-        engine.recover_from_runs();
-        engine.recover_interrupted()?;
-        engine.restore_retry_times(now);
+        engine.tasks.recover_from_runs(&mut engine.out);
+        engine.tasks.recover_interrupted(&mut engine.out, now.wall);
+        engine.tasks.restore_retry_times(&mut engine.batch, now);
         engine.fail_config_problems()?;
         // What was found at the start is on disk before anything runs.
         engine.write_last(LAST_WRITE_WAIT)?;
@@ -243,6 +243,55 @@ impl Engine {
         }
         self.send_to_task(task, event, now)?;
         Ok(ControlOutcome::Done(said.to_string()))
+    }
+
+    /// The operator stops herd: every running agent is ended and its task goes back to
+    /// `retryable`; nothing new starts.
+    pub fn stop(&mut self, now: Now) -> Result<()> {
+        let now = self.turn(now);
+        self.drive(Input::Operator(QueueCommand::Stop), now)?;
+        // Not started yet (nothing marked them `running`): they stay as they are.
+        self.attempts.drop_preparing();
+        // Prepared, waiting for the write that marks them `running`: back to what they were.
+        self.withdraw_starts(None);
+        let keys: Vec<u64> = self.attempts.live().map(|(key, _)| key).collect();
+        for key in keys {
+            if let Some(live) = self.attempts.get_live_mut(key) {
+                live.stopped_by_operator = true;
+                let at = now.saturating_duration_since(live.started);
+                let effects = live.attempt.handle(Event::Cancel, at);
+                self.apply_effects(key, effects, at)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// herd cannot go on (`reason`: a write of the tasks file or of a recording failed): every
+    /// agent is killed and its task written back as `retryable`, where the file can still be
+    /// written (the write is atomic either way, so the file stays valid).
+    pub fn abandon(&mut self, reason: &str, now: Now) {
+        let now = self.turn(now);
+        // A stop has no effects to carry out: nothing can fail here.
+        self.batch.handle(Input::Operator(QueueCommand::Stop), now);
+        self.kill_all();
+        self.withdraw_starts(None);
+        let in_flight: Vec<(usize, u32)> = (self.attempts.live_then_ending())
+            .map(|l| (l.task, l.number))
+            .collect();
+        for (index, attempt) in in_flight {
+            // Like a crash (`Tasks::recover_interrupted`).
+            let why = format!("attempt {attempt} was interrupted: herd could not go on ({reason})");
+            self.tasks.interrupt(index, why, self.clock.wall);
+        }
+        if let Err(error) = self.write_last(LAST_WRITE_WAIT) {
+            tracing::error!("cannot write the tasks in flight back as retryable: {error:#}");
+        }
+    }
+
+    /// Kills every agent's process group at once (a second Ctrl-C, or leaving for good), and
+    /// every process the attempts started, wherever it went.
+    pub fn kill_all(&mut self) {
+        interrupted::kill_every_agent(&self.attempts);
     }
 
     /// The sizes (rows, cols) the next agents start at, by how many run when each starts
