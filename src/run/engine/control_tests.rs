@@ -195,14 +195,14 @@ fn prompt_edits_and_policy_switches_are_written_to_the_file() {
     f.engine.set_paused(true);
     assert!(
         f.engine
-            .set_prompt_template(0, "new\nprompt")
+            .apply(prompt_template(0, "new\nprompt"), Now::read())
             .expect("edit")
             .is_done()
     );
     assert_eq!(f.on_disk(0, "prompt_template"), json!("new\nprompt"));
     assert!(
         !f.engine
-            .set_prompt_template(1, "x")
+            .apply(prompt_template(1, "x"), Now::read())
             .expect("edit")
             .is_done()
     );
@@ -377,4 +377,10 @@ fn a_task_cancelled_while_its_worktree_is_made_does_not_start() {
         0,
         "no attempt started"
     );
+}
+
+/// The command that replaces task `task`'s `prompt_template` with `text`.
+fn prompt_template(task: usize, text: &str) -> super::command::Command {
+    let text = text.to_string();
+    super::command::Command::SetPromptTemplate { task, text }
 }

@@ -44,12 +44,15 @@ use super::store::TaskStore;
 use crate::core::attempt::Event;
 use crate::core::batch::Batch;
 use crate::core::batch::{Input, QueueCommand};
+use crate::core::guard::Decision;
 use crate::core::profile::ProfileSet;
 use crate::core::taskfile::Merged;
 use crate::run::store::format_problem;
+use api::{Added, AnswerRefused, ApiAnswer};
 use command::Command;
-use control::ControlOutcome;
+use control::{ControlOutcome, done, refused};
 use inbox::EngineInbox;
+use serde_json::{Map, Value};
 
 mod agent_report;
 pub mod api;
@@ -207,7 +210,10 @@ impl Engine {
             Command::RetryNow { task } => self.retry_now(task, now),
             Command::Run { task } => self.run_task(task, now),
             Command::SetAutoAnswer { task, rule, on } => self.set_auto_answer(task, rule, on, now),
-            Command::SetPromptTemplate { task, text } => self.set_prompt_template(task, &text),
+            Command::SetPromptTemplate { task, text } => {
+                let running = self.attempts.has_task(task);
+                Ok(self.tasks.set_prompt_template(task, &text, running))
+            }
             Command::SendMessage { task, text } => self.send_message(task, &text, now),
             Command::ResumeWithMessage { task, text } => self.resume_with_message(task, &text, now),
             Command::Answer { task, reply } => {
@@ -243,6 +249,198 @@ impl Engine {
         }
         self.send_to_task(task, event, now)?;
         Ok(ControlOutcome::Done(said.to_string()))
+    }
+
+    /// The task an inbox report is about, while its attempt is live.
+    pub fn task_of_report(&self, report: &EngineInbox) -> Option<usize> {
+        let key = report.key()?;
+        self.attempts.get_live(key).map(|live| live.task)
+    }
+
+    /// Cancels a task: a running agent is ended (its process group gets TERM, then KILL) and the
+    /// task becomes `cancelled` when it is gone; a pending or retryable task is cancelled now.
+    pub fn cancel_task(&mut self, index: usize, now: Now) -> Result<ControlOutcome> {
+        let now = self.turn(now);
+        // Its agent has not launched yet: the start is withdrawn and the task cancelled.
+        self.withdraw_starts(Some(index));
+        let Some(live) = self.attempts.with_agent_of_task(index) else {
+            return Ok(self.tasks.cancel(index, &mut self.batch, now));
+        };
+        let task_id = live.task_id.clone();
+        if live.attempt.is_ending() {
+            return refused(format!("{task_id} is already ending"));
+        }
+        self.send(index, Event::Cancel, now)?;
+        done(format!("cancelling {task_id}: ending its agent"))
+    }
+
+    /// Runs a task again as soon as there is room, as `herd run --retry TASK_ID` does
+    /// (`Tasks::retry_now`).
+    pub fn retry_now(&mut self, index: usize, now: Now) -> Result<ControlOutcome> {
+        let now = self.turn(now);
+        let running = self.attempts.has_task(index);
+        let message = match (self.tasks).retry_now(index, running, &mut self.batch, now) {
+            Ok(message) => message,
+            Err(refusal) => return Ok(refusal),
+        };
+        self.fill(now)?;
+        done(format!("{message}; {}", self.when_it_starts(index)))
+    }
+
+    /// Whether task `index`, just queued, started or when it will.
+    fn when_it_starts(&self, index: usize) -> &'static str {
+        if self.attempts.has_task(index) {
+            "started"
+        } else if self.batch.queue().is_paused() {
+            "the queue is paused"
+        } else {
+            "it starts when a slot is free"
+        }
+    }
+
+    /// Sends `text` to task `index`'s agent session: the task becomes `retryable` with the
+    /// message, and starts as soon as there is room (`session`).
+    pub fn resume_with_message(
+        &mut self,
+        index: usize,
+        text: &str,
+        now: Now,
+    ) -> Result<ControlOutcome> {
+        let now = self.turn(now);
+        let running = self.attempts.has_task(index);
+        let queued = (self.tasks).queue_message(index, text, running, &mut self.batch, now);
+        let (task_id, session) = match queued {
+            Ok(queued) => queued,
+            Err(refusal) => return Ok(refusal),
+        };
+        self.fill(now)?;
+        let how = match session {
+            Some(id) => format!("resuming session {id}"),
+            None => "no session to resume: a fresh attempt gets the message".to_string(),
+        };
+        done(format!("{task_id}: {how}; {}", self.when_it_starts(index)))
+    }
+
+    /// Whether herd answers prompt rule `rule` (an index into the task's profile's prompts) by
+    /// itself for this task: for the running attempt at once, and in the task's
+    /// `permission_policy` so later attempts keep it. Turning it on while that prompt waits for
+    /// the operator answers it now.
+    pub fn set_auto_answer(
+        &mut self,
+        index: usize,
+        rule: usize,
+        auto: bool,
+        now: Now,
+    ) -> Result<ControlOutcome> {
+        let now = self.turn(now);
+        let (task_id, name, policy) = match self.tasks.auto_answer_policy(index, rule, auto) {
+            Ok(switched) => switched,
+            Err(refusal) => return Ok(refusal),
+        };
+        let mut answered = false;
+        if let Some((_, live)) = self.attempts.live_of_task_mut(index) {
+            live.attempt.set_auto(rule, auto);
+            // Never for a request the guard refused: the switch allows only what it does not.
+            answered = auto
+                && live.attempt.waiting().is_some_and(|w| {
+                    w.rule == rule && !matches!(w.decision, Some(Decision::Refuse { .. }))
+                });
+        }
+        if answered {
+            self.send(index, Event::OperatorAnswer { rule }, now)?;
+        }
+        let file = self.tasks.store.file_mut();
+        file.set_field(index, "permission_policy", policy);
+        let state = if auto { "on" } else { "off" };
+        let extra = match answered {
+            true => "; the waiting prompt was answered",
+            false => "",
+        };
+        done(format!("{task_id}: auto_{name} {state}{extra}"))
+    }
+
+    /// Types a (multi-line) message into a running agent and submits it.
+    pub fn send_message(&mut self, index: usize, text: &str, now: Now) -> Result<ControlOutcome> {
+        let now = self.turn(now);
+        let Some((task_id, _)) = self.tasks.label(index) else {
+            return refused("no such task");
+        };
+        let Some(live) = self.attempts.with_agent_of_task(index) else {
+            return refused(format!("{task_id} is not running"));
+        };
+        if text.trim().is_empty() {
+            return refused("empty message not sent");
+        }
+        let bytes = control::message_bytes(text, live.attempt.screen().vt().bracketed_paste());
+        self.send(index, Event::OperatorMessage(bytes), now)?;
+        done(format!("message sent to {task_id}"))
+    }
+
+    /// Answers the prompt `prompt_id` if it still waits (recorded as the API's answer).
+    pub fn answer_prompt(
+        &mut self,
+        prompt_id: &str,
+        answer: ApiAnswer,
+        now: Now,
+    ) -> Result<std::result::Result<String, AnswerRefused>> {
+        let now = self.turn(now);
+        let (index, event) = match api::answer_event(&self.attempts, prompt_id, answer) {
+            Ok(answering) => answering,
+            Err(refusal) => return Ok(Err(refusal)),
+        };
+        self.send(index, event, now)?;
+        Ok(Ok(format!("{prompt_id} answered: {}", answer.as_str())))
+    }
+
+    /// Adds `task` (a task object, as in the file) at the end of the tasks file, checked like
+    /// the file and taken in like an operator's edit (`Tasks::add`), and starts what can start.
+    pub fn add_task(&mut self, task: Map<String, Value>, now: Now) -> Result<Added> {
+        let now = self.turn(now);
+        let (task_id, merged) = match self.tasks.add(task, self.hosts.set(), &mut self.out) {
+            Ok(added) => added,
+            Err(not) => return Ok(not),
+        };
+        self.carry_out(&merged)?;
+        self.fill(now)?;
+        Ok(Added::Added { task_id })
+    }
+
+    /// Changes task `index`'s operator fields, checked like the file (`Tasks::update`); they
+    /// apply from the task's next attempt.
+    pub fn update_task(
+        &mut self,
+        index: usize,
+        patch: &Map<String, Value>,
+    ) -> Result<std::result::Result<ControlOutcome, Vec<String>>> {
+        let task_id = match self.tasks.update(index, patch, self.hosts.set()) {
+            Ok(task_id) => task_id,
+            Err(not) => return Ok(not),
+        };
+        // A start not launched yet goes with the task as it is now.
+        self.withdraw_starts(Some(index));
+        let running = self.attempts.has_task(index);
+        Ok(Ok(tasks::operator::saved(&task_id, patch, running)))
+    }
+
+    /// Brings task `index` into this run and starts it when a slot is free: a run limited by
+    /// `--only` takes it in, a disabled task is enabled, a failed or cancelled one is pending
+    /// again (`retry_now`).
+    pub fn run_task(&mut self, index: usize, now: Now) -> Result<ControlOutcome> {
+        let (task_id, notes) = match self.tasks.take_into_run(index) {
+            Ok(taken) => taken,
+            Err(refusal) => return Ok(refusal),
+        };
+        if self.attempts.has_task(index) {
+            return done(format!("{task_id} is running"));
+        }
+        let outcome = self.retry_now(index, now)?;
+        match (outcome, notes.is_empty()) {
+            (outcome, true) => Ok(outcome),
+            (ControlOutcome::Done(m), false) => done(format!("{m} ({})", notes.join(", "))),
+            (ControlOutcome::Refused(m) | ControlOutcome::Stale(m), false) => {
+                refused(format!("{m} ({})", notes.join(", ")))
+            }
+        }
     }
 
     /// The operator stops herd: every running agent is ended and its task goes back to
@@ -328,8 +526,9 @@ impl Engine {
         self.attempts.live_then_ending()
     }
 
-    /// Task `index`'s attempt while it runs or ends. Outside the engine, tests only:
-    /// frontends read `view().live_attempt(index)`.
+    /// Task `index`'s attempt while it runs or ends. Tests only: frontends read
+    /// `view().live_attempt(index)`.
+    #[cfg(test)]
     pub(crate) fn live_for_task(&self, index: usize) -> Option<&LiveAttempt> {
         self.attempts.with_agent_of_task(index)
     }

@@ -48,7 +48,7 @@ const WAIT_FOR_VALID_FILE: Duration = Duration::from_secs(60);
 impl Tasks {
     /// Merges the operator's version the writer found, if there is one and it parses (its
     /// text is then to be written); one that does not parse is recorded (`file_invalid`).
-    pub(in crate::run::engine) fn take_operator_version(
+    pub(crate) fn take_operator_version(
         &mut self,
         commits: &Commits,
         out: &mut Outgoing,
@@ -100,35 +100,31 @@ impl Tasks {
 
     /// Where the operator's version of the tasks file does not parse (`FILE:LINE:COL: ...`),
     /// while it does not: the dashboard shows it until a version parses.
-    pub(in crate::run::engine) fn file_problem(&self) -> Option<&str> {
+    pub(crate) fn file_problem(&self) -> Option<&str> {
         self.file_invalid.as_ref().map(|(said, _)| said.as_str())
     }
 
     /// When herd stops waiting for the tasks file to parse again, once nothing runs.
-    pub(in crate::run::engine) fn gives_up_on_file_at(&self) -> Option<Instant> {
+    pub(crate) fn gives_up_on_file_at(&self) -> Option<Instant> {
         (self.file_invalid.as_ref()).map(|(_, since)| *since + WAIT_FOR_VALID_FILE)
     }
 
     /// Nothing runs, and the file has not parsed for `WAIT_FOR_VALID_FILE` at `at`: the run
     /// ends.
-    pub(in crate::run::engine) fn gave_up_on_file(&self, attempts: &Attempts, at: Instant) -> bool {
+    pub(crate) fn gave_up_on_file(&self, attempts: &Attempts, at: Instant) -> bool {
         attempts.awaiting().count() == attempts.len()
             && self.gives_up_on_file_at().is_some_and(|end| at >= end)
     }
 
     /// A task with a problem fails its configuration unless an attempt of it runs or it is done.
-    pub(in crate::run::engine) fn may_fail_config(
-        &self,
-        index: usize,
-        attempts: &Attempts,
-    ) -> bool {
+    pub(crate) fn may_fail_config(&self, index: usize, attempts: &Attempts) -> bool {
         let status = self.store.file().tasks()[index].status;
         !attempts.has_task(index) && status.is_runnable() && status != TaskStatus::Running
     }
 
     /// The end of a run while the operator's version does not parse: their text stays, herd's
     /// version goes beside it, and the run ends with the message (exit code 3).
-    pub(in crate::run::engine) fn write_beside(&mut self, wall: jiff::Timestamp) -> Result<()> {
+    pub(crate) fn write_beside(&mut self, wall: jiff::Timestamp) -> Result<()> {
         let problem = (self.file_invalid.as_ref())
             .map_or_else(|| "it kept changing".to_string(), |(said, _)| said.clone());
         let beside = self.store.write_beside(wall).map_err(|e| eyre!("{e}"))?;

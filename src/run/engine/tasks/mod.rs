@@ -13,6 +13,7 @@ use crate::run::launch::last_session;
 use crate::run::store::TaskStore;
 
 pub mod edits;
+pub(super) mod operator;
 mod recovery;
 
 pub(super) struct Tasks {

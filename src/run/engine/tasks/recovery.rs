@@ -20,7 +20,7 @@ impl Tasks {
     /// Results `runs/` kept and the tasks file does not have (a run that ended while the
     /// operator's version did not parse): adopted into the file (`core::recovered`), before
     /// the tasks found `running` are taken as interrupted.
-    pub(in crate::run::engine) fn recover_from_runs(&mut self, out: &mut Outgoing) {
+    pub(crate) fn recover_from_runs(&mut self, out: &mut Outgoing) {
         let runs_dir = self.opts.runs_dir.clone();
         let mut recovered = Vec::new();
         for index in 0..self.store.file().tasks().len() {
@@ -57,11 +57,7 @@ impl Tasks {
 
     /// The tasks in scope a herd that died left `running`: `retryable`, the interruption
     /// recorded (`interrupt`).
-    pub(in crate::run::engine) fn recover_interrupted(
-        &mut self,
-        out: &mut Outgoing,
-        wall: jiff::Timestamp,
-    ) {
+    pub(crate) fn recover_interrupted(&mut self, out: &mut Outgoing, wall: jiff::Timestamp) {
         for index in self.scope() {
             let task = &self.store.file().tasks()[index];
             if task.status != TaskStatus::Running {
@@ -76,12 +72,7 @@ impl Tasks {
 
     /// Task `index`'s attempt was cut short at `wall` (`why`): the task goes back to
     /// `retryable`, and what its result already holds is kept.
-    pub(in crate::run::engine) fn interrupt(
-        &mut self,
-        index: usize,
-        why: String,
-        wall: jiff::Timestamp,
-    ) {
+    pub(crate) fn interrupt(&mut self, index: usize, why: String, wall: jiff::Timestamp) {
         let file = self.store.file_mut();
         let mut result = (file.tasks()[index].result.clone()).unwrap_or_else(|| json!({}));
         if let Some(fields) = result.as_object_mut() {
@@ -94,7 +85,7 @@ impl Tasks {
     }
 
     /// A resumed batch keeps the backoff: `retry_at` in the file becomes the wait.
-    pub(in crate::run::engine) fn restore_retry_times(&self, batch: &mut Batch, now: Now) {
+    pub(crate) fn restore_retry_times(&self, batch: &mut Batch, now: Now) {
         for index in self.scope() {
             let task = &self.store.file().tasks()[index];
             if let (TaskStatus::Retryable, Some(at)) = (task.status, task.retry_at) {
