@@ -10,12 +10,16 @@
 //! (`engine.view()`, a read-only `BatchView`) and drain its `EngineEvent`s; what they ask of the
 //! batch is a `Command` carried out by `apply` (`command`).
 //!
-//! This file holds the engine's state: its parts, each with its own impl in its own file(s):
-//! `attempts` (every attempt holding a slot, at its stage: preparing, awaiting its write,
-//! live, ending), `hosts` (the run's hosts and what is left to sweep on them), `notify` (the
-//! operator's `notify` command), `sizes` (the size each next agent starts at), `commit` (the
-//! tasks file's writer); `options` and `event` hold what it is started with and what it
-//! tells. `view` is what the frontends read, `queries` the reads behind it.
+//! This file holds the engine's state, its parts, each with its own impl in its own file(s):
+//! `tasks` (the tasks file and what is known per task: the operator's edits, recovery at
+//! start, the operator's changes), `attempts` (every attempt holding a slot, at its stage:
+//! preparing, awaiting its write, live, ending), `hosts` (the run's hosts and what is left to
+//! sweep on them), `notify` (the operator's `notify` command), `sizes` (the size each next
+//! agent starts at), `commit` (the tasks file's writer), `outgoing` (the events and the
+//! workers' outbox); `options` and `event` hold what it is started with and what it tells.
+//! Here too are `apply` (one typed `Command`, `command`, dispatched to the parts),
+//! `impl BatchView` (what the frontends read, `view`) and the steps that need several parts
+//! (an operator's command, a merged edit carried out, the writes' handoff, stop, abandon).
 //! The steps live beside it: `executor` (hands inputs to `core::batch` and carries out its
 //! effects), `prepare` (a task's plan, and its worktree, signal file or host
 //! folder made on a worker before it starts), `start` (from plan to a start awaiting its
@@ -24,35 +28,35 @@
 //! output, timers, what the workers read fed to the attempts), `conclude` (carries out
 //! `core::outcome::decide` at an attempt's end), `gather` (the end's git, transcript and
 //! worktree work, on a worker), `agent_report` (what the agent said besides its verdict),
-//! `interrupted` (recovery, stop, abandon), `processes` (process hygiene), `host_trouble` (a
-//! host lost or unreachable at an attempt's start or end), `command` (what a frontend asks:
-//! one typed `Command`, one `apply`), `control` and `session` (the operator actions it
-//! carries out), `inbox` (the reports the engine receives, and the outboxes it hands its
-//! workers, `Outgoing::outbox_of`). Workers start through `run::jobs`.
+//! `interrupted` (the last kill), `processes` (process hygiene), `host_trouble` (a
+//! host lost or unreachable at an attempt's start or end), `control` and `api` (the words of
+//! an operator action's outcome, the API's prompts), `session` (messages to a session),
+//! `inbox` (the reports the engine receives). Workers start through `run::jobs`.
 //!
 //! The tasks file is written by `commit` on a writer thread, pipelined: an agent is launched
 //! once the write that marks its task `running` is on disk (`commit` says why that is enough).
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use color_eyre::eyre::{Result, WrapErr};
+use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 
 use super::clock::Now;
 use super::jobs::Outbox;
 use super::store::TaskStore;
 use crate::core::attempt::Event;
-use crate::core::batch::Batch;
-use crate::core::batch::{Input, QueueCommand};
+use crate::core::batch::{Batch, Input, QueueCommand};
 use crate::core::guard::Decision;
 use crate::core::profile::ProfileSet;
-use crate::core::taskfile::Merged;
+use crate::core::task::TaskStatus;
+use crate::core::taskfile::{Merged, TaskFile};
 use crate::run::store::format_problem;
-use api::{Added, AnswerRefused, ApiAnswer};
+use api::{Added, AnswerRefused, ApiAnswer, PromptInfo};
 use command::Command;
 use control::{ControlOutcome, done, refused};
 use inbox::EngineInbox;
-use serde_json::{Map, Value};
 
 mod agent_report;
 pub mod api;
@@ -84,6 +88,8 @@ mod launch_agent;
 mod notify;
 pub mod options;
 mod outgoing;
+#[cfg(test)]
+mod parts_tests;
 mod prepare;
 mod processes;
 mod reports;
@@ -691,5 +697,108 @@ impl Engine {
     fn turn(&mut self, now: Now) -> Instant {
         self.clock = now;
         now.at
+    }
+}
+
+impl BatchView for Engine {
+    fn file(&self) -> &TaskFile {
+        self.tasks.store.file()
+    }
+
+    fn tasks_path(&self) -> &Path {
+        self.tasks.store.path()
+    }
+
+    fn profiles(&self) -> &ProfileSet {
+        &self.tasks.profiles
+    }
+
+    fn in_scope(&self, index: usize) -> bool {
+        self.tasks.in_scope(index)
+    }
+
+    fn reported_tasks(&self) -> Vec<usize> {
+        self.tasks.reported()
+    }
+
+    fn live_attempt(&self, index: usize) -> Option<LiveView<'_>> {
+        (self.attempts.with_agent_of_task(index)).map(|live| LiveView { live })
+    }
+
+    fn live_attempts(&self) -> Vec<LiveView<'_>> {
+        (self.attempts.live_then_ending())
+            .map(|live| LiveView { live })
+            .collect()
+    }
+
+    fn retry_at(&self, index: usize) -> Option<Instant> {
+        self.batch.queue().retry_at(index)
+    }
+
+    fn last_attempt_duration(&self, index: usize) -> Option<Duration> {
+        self.tasks.last_durations.get(&index).copied()
+    }
+
+    fn resumable_session(&self, index: usize) -> Option<String> {
+        self.tasks.resumable_session(index)
+    }
+
+    fn waiting_prompt(&self, index: usize) -> Option<PromptInfo> {
+        PromptInfo::of(self.attempts.with_agent_of_task(index)?)
+    }
+
+    fn waiting_prompts(&self) -> Vec<PromptInfo> {
+        let mut tasks: Vec<usize> = self.attempts.live().map(|(_, l)| l.task).collect();
+        tasks.sort_unstable();
+        (tasks.into_iter())
+            .filter_map(|t| self.waiting_prompt(t))
+            .collect()
+    }
+
+    fn screen_text(&self, index: usize) -> Option<(u16, u16, String)> {
+        Some(self.live_attempt(index)?.screen_text())
+    }
+
+    fn is_paused(&self) -> bool {
+        self.batch.queue().is_paused()
+    }
+
+    fn concurrency(&self) -> usize {
+        self.tasks.opts.concurrency
+    }
+
+    fn is_stopping(&self) -> bool {
+        self.batch.queue().is_stopping()
+    }
+
+    fn is_done(&self) -> bool {
+        self.tasks.gave_up_on_file(&self.attempts, self.clock.at)
+            || self.attempts.is_empty()
+                && (self.batch.queue().is_stopping()
+                    || !self.tasks.any_in_scope_is(TaskStatus::is_runnable))
+    }
+
+    fn exit_code(&self) -> i32 {
+        if self.batch.queue().is_stopping() {
+            return 130;
+        }
+        let all_done = !self.tasks.any_in_scope_is(|s| s != TaskStatus::Completed);
+        if all_done { 0 } else { 1 }
+    }
+
+    fn any_needs_input(&self) -> bool {
+        self.tasks.any_in_scope_is(|s| s == TaskStatus::NeedsInput)
+    }
+
+    fn tasks_file_problem(&self) -> Option<&str> {
+        self.tasks.file_problem()
+    }
+
+    fn hosts_out_of_rotation(&self, now: Instant) -> Vec<(String, String, Duration)> {
+        hosts::out_of_rotation(self.batch.queue(), now)
+    }
+
+    fn runs_dir(&self) -> &Path {
+        &self.tasks.opts.runs_dir
     }
 }

@@ -10,12 +10,11 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::Engine;
 use super::api::PromptInfo;
 use super::attempts::LiveAttempt;
 use crate::core::attempt::Attempt;
 use crate::core::profile::ProfileSet;
-use crate::core::task::{TaskSpec, TaskStatus};
+use crate::core::task::TaskSpec;
 use crate::core::taskfile::TaskFile;
 
 /// The batch as a frontend reads it: its tasks as the tasks file has them, what runs now, and
@@ -116,7 +115,7 @@ pub trait BatchView {
 /// One running (or ending) attempt, read-only.
 #[derive(Clone, Copy)]
 pub struct LiveView<'a> {
-    live: &'a LiveAttempt,
+    pub(super) live: &'a LiveAttempt,
 }
 
 impl<'a> LiveView<'a> {
@@ -174,108 +173,5 @@ impl<'a> LiveView<'a> {
     /// The agent session it continues, when it resumed one.
     pub fn resumed_session(self) -> Option<&'a str> {
         self.live.plan().resumed_session.as_deref()
-    }
-}
-
-impl BatchView for Engine {
-    fn file(&self) -> &TaskFile {
-        self.tasks.store.file()
-    }
-
-    fn tasks_path(&self) -> &Path {
-        self.tasks.store.path()
-    }
-
-    fn profiles(&self) -> &ProfileSet {
-        &self.tasks.profiles
-    }
-
-    fn in_scope(&self, index: usize) -> bool {
-        self.tasks.in_scope(index)
-    }
-
-    fn reported_tasks(&self) -> Vec<usize> {
-        self.tasks.reported()
-    }
-
-    fn live_attempt(&self, index: usize) -> Option<LiveView<'_>> {
-        (self.attempts.with_agent_of_task(index)).map(|live| LiveView { live })
-    }
-
-    fn live_attempts(&self) -> Vec<LiveView<'_>> {
-        (self.attempts.live_then_ending())
-            .map(|live| LiveView { live })
-            .collect()
-    }
-
-    fn retry_at(&self, index: usize) -> Option<Instant> {
-        self.batch.queue().retry_at(index)
-    }
-
-    fn last_attempt_duration(&self, index: usize) -> Option<Duration> {
-        self.tasks.last_durations.get(&index).copied()
-    }
-
-    fn resumable_session(&self, index: usize) -> Option<String> {
-        self.tasks.resumable_session(index)
-    }
-
-    fn waiting_prompt(&self, index: usize) -> Option<PromptInfo> {
-        PromptInfo::of(self.attempts.with_agent_of_task(index)?)
-    }
-
-    fn waiting_prompts(&self) -> Vec<PromptInfo> {
-        let mut tasks: Vec<usize> = self.attempts.live().map(|(_, l)| l.task).collect();
-        tasks.sort_unstable();
-        (tasks.into_iter())
-            .filter_map(|t| self.waiting_prompt(t))
-            .collect()
-    }
-
-    fn screen_text(&self, index: usize) -> Option<(u16, u16, String)> {
-        Some(self.live_attempt(index)?.screen_text())
-    }
-
-    fn is_paused(&self) -> bool {
-        self.batch.queue().is_paused()
-    }
-
-    fn concurrency(&self) -> usize {
-        self.tasks.opts.concurrency
-    }
-
-    fn is_stopping(&self) -> bool {
-        self.batch.queue().is_stopping()
-    }
-
-    fn is_done(&self) -> bool {
-        self.tasks.gave_up_on_file(&self.attempts, self.clock.at)
-            || self.attempts.is_empty()
-                && (self.batch.queue().is_stopping()
-                    || !self.tasks.any_in_scope_is(TaskStatus::is_runnable))
-    }
-
-    fn exit_code(&self) -> i32 {
-        if self.batch.queue().is_stopping() {
-            return 130;
-        }
-        let all_done = !self.tasks.any_in_scope_is(|s| s != TaskStatus::Completed);
-        if all_done { 0 } else { 1 }
-    }
-
-    fn any_needs_input(&self) -> bool {
-        self.tasks.any_in_scope_is(|s| s == TaskStatus::NeedsInput)
-    }
-
-    fn tasks_file_problem(&self) -> Option<&str> {
-        self.tasks.file_problem()
-    }
-
-    fn hosts_out_of_rotation(&self, now: Instant) -> Vec<(String, String, Duration)> {
-        super::hosts::out_of_rotation(self.batch.queue(), now)
-    }
-
-    fn runs_dir(&self) -> &Path {
-        &self.tasks.opts.runs_dir
     }
 }
