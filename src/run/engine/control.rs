@@ -4,8 +4,6 @@
 //! transition against `TaskStatus::can_become` and changes the document (`tasks::operator`),
 //! and the engine does what follows for the queue and the agents. Nothing here draws or waits.
 
-use color_eyre::eyre::Result;
-
 /// What an operator action did, in words for the status line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ControlOutcome {
@@ -27,12 +25,12 @@ impl ControlOutcome {
     }
 }
 
-pub(super) fn refused(text: impl Into<String>) -> Result<ControlOutcome> {
-    Ok(ControlOutcome::Refused(text.into()))
+pub(super) fn refused(text: impl Into<String>) -> ControlOutcome {
+    ControlOutcome::Refused(text.into())
 }
 
-pub(super) fn done(text: impl Into<String>) -> Result<ControlOutcome> {
-    Ok(ControlOutcome::Done(text.into()))
+pub(super) fn done(text: impl Into<String>) -> ControlOutcome {
+    ControlOutcome::Done(text.into())
 }
 
 /// The bytes that deliver `text` to an agent as one message, then submit it: a bracketed paste

@@ -8,8 +8,7 @@ use super::attempts::Attempts;
 use crate::run::hygiene;
 use crate::run::jobs::{self, Job};
 
-/// Kills every agent's process group at once (a second Ctrl-C, or leaving for good), and
-/// every process the attempts started, wherever it went.
+/// `Engine::kill_all`.
 pub(super) fn kill_every_agent(attempts: &Attempts) {
     for (_, live) in attempts.live() {
         live.process.signal(crate::core::attempt::StopSignal::Kill);

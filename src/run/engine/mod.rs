@@ -178,7 +178,6 @@ impl Engine {
 
     /// Carries out `command` in the turn of `now`; what it did, in words (`command`).
     pub fn apply(&mut self, command: Command, now: Now) -> Result<ControlOutcome> {
-        let done = |text: &str| Ok(ControlOutcome::Done(text.to_string()));
         match command {
             Command::Pause => {
                 self.set_paused(true);
@@ -194,23 +193,23 @@ impl Engine {
             }
             Command::FillSlots => {
                 self.fill_slots(now)?;
-                done("free slots filled")
+                Ok(done("free slots filled"))
             }
             Command::SetLaunchSizes(sizes) => {
                 self.sizes.set(sizes);
-                done("launch sizes set")
+                Ok(done("launch sizes set"))
             }
             Command::Stop => {
                 self.stop(now)?;
-                done("stopping: ending the running agents")
+                Ok(done("stopping: ending the running agents"))
             }
             Command::KillAll => {
                 self.kill_all();
-                done("killing the agents' process groups")
+                Ok(done("killing the agents' process groups"))
             }
             Command::Abandon { reason } => {
                 self.abandon(&reason, now);
-                done(&format!("abandoned: {reason}"))
+                Ok(done(format!("abandoned: {reason}")))
             }
             Command::Cancel { task } => self.cancel_task(task, now),
             Command::RetryNow { task } => self.retry_now(task, now),
@@ -274,14 +273,13 @@ impl Engine {
         };
         let task_id = live.task_id.clone();
         if live.attempt.is_ending() {
-            return refused(format!("{task_id} is already ending"));
+            return Ok(refused(format!("{task_id} is already ending")));
         }
         self.send(index, Event::Cancel, now)?;
-        done(format!("cancelling {task_id}: ending its agent"))
+        Ok(done(format!("cancelling {task_id}: ending its agent")))
     }
 
-    /// Runs a task again as soon as there is room, as `herd run --retry TASK_ID` does
-    /// (`Tasks::retry_now`).
+    /// Runs a task again as soon as there is room, as `herd run --retry` does (`Tasks::retry_now`).
     pub fn retry_now(&mut self, index: usize, now: Now) -> Result<ControlOutcome> {
         let now = self.turn(now);
         let running = self.attempts.has_task(index);
@@ -290,7 +288,7 @@ impl Engine {
             Err(refusal) => return Ok(refusal),
         };
         self.fill(now)?;
-        done(format!("{message}; {}", self.when_it_starts(index)))
+        Ok(done(format!("{message}; {}", self.when_it_starts(index))))
     }
 
     /// Whether task `index`, just queued, started or when it will.
@@ -324,7 +322,10 @@ impl Engine {
             Some(id) => format!("resuming session {id}"),
             None => "no session to resume: a fresh attempt gets the message".to_string(),
         };
-        done(format!("{task_id}: {how}; {}", self.when_it_starts(index)))
+        Ok(done(format!(
+            "{task_id}: {how}; {}",
+            self.when_it_starts(index)
+        )))
     }
 
     /// Whether herd answers prompt rule `rule` (an index into the task's profile's prompts) by
@@ -362,24 +363,24 @@ impl Engine {
             true => "; the waiting prompt was answered",
             false => "",
         };
-        done(format!("{task_id}: auto_{name} {state}{extra}"))
+        Ok(done(format!("{task_id}: auto_{name} {state}{extra}")))
     }
 
     /// Types a (multi-line) message into a running agent and submits it.
     pub fn send_message(&mut self, index: usize, text: &str, now: Now) -> Result<ControlOutcome> {
         let now = self.turn(now);
         let Some((task_id, _)) = self.tasks.label(index) else {
-            return refused("no such task");
+            return Ok(refused("no such task"));
         };
         let Some(live) = self.attempts.with_agent_of_task(index) else {
-            return refused(format!("{task_id} is not running"));
+            return Ok(refused(format!("{task_id} is not running")));
         };
         if text.trim().is_empty() {
-            return refused("empty message not sent");
+            return Ok(refused("empty message not sent"));
         }
         let bytes = control::message_bytes(text, live.attempt.screen().vt().bracketed_paste());
         self.send(index, Event::OperatorMessage(bytes), now)?;
-        done(format!("message sent to {task_id}"))
+        Ok(done(format!("message sent to {task_id}")))
     }
 
     /// Answers the prompt `prompt_id` if it still waits (recorded as the API's answer).
@@ -398,8 +399,7 @@ impl Engine {
         Ok(Ok(format!("{prompt_id} answered: {}", answer.as_str())))
     }
 
-    /// Adds `task` (a task object, as in the file) at the end of the tasks file, checked like
-    /// the file and taken in like an operator's edit (`Tasks::add`), and starts what can start.
+    /// Adds `task` at the end of the tasks file (`Tasks::add`) and starts what can start.
     pub fn add_task(&mut self, task: Map<String, Value>, now: Now) -> Result<Added> {
         let now = self.turn(now);
         let (task_id, merged) = match self.tasks.add(task, self.hosts.set(), &mut self.out) {
@@ -411,8 +411,7 @@ impl Engine {
         Ok(Added::Added { task_id })
     }
 
-    /// Changes task `index`'s operator fields, checked like the file (`Tasks::update`); they
-    /// apply from the task's next attempt.
+    /// Changes task `index`'s operator fields (`Tasks::update`) from its next attempt.
     pub fn update_task(
         &mut self,
         index: usize,
@@ -437,14 +436,14 @@ impl Engine {
             Err(refusal) => return Ok(refusal),
         };
         if self.attempts.has_task(index) {
-            return done(format!("{task_id} is running"));
+            return Ok(done(format!("{task_id} is running")));
         }
         let outcome = self.retry_now(index, now)?;
         match (outcome, notes.is_empty()) {
             (outcome, true) => Ok(outcome),
-            (ControlOutcome::Done(m), false) => done(format!("{m} ({})", notes.join(", "))),
+            (ControlOutcome::Done(m), false) => Ok(done(format!("{m} ({})", notes.join(", ")))),
             (ControlOutcome::Refused(m) | ControlOutcome::Stale(m), false) => {
-                refused(format!("{m} ({})", notes.join(", ")))
+                Ok(refused(format!("{m} ({})", notes.join(", "))))
             }
         }
     }
@@ -532,8 +531,7 @@ impl Engine {
         self.attempts.live_then_ending()
     }
 
-    /// Task `index`'s attempt while it runs or ends. Tests only: frontends read
-    /// `view().live_attempt(index)`.
+    /// Task `index`'s attempt, for tests; frontends read `view().live_attempt(index)`.
     #[cfg(test)]
     pub(crate) fn live_for_task(&self, index: usize) -> Option<&LiveAttempt> {
         self.attempts.with_agent_of_task(index)

@@ -12,15 +12,11 @@ use crate::core::rerun::RetryReset;
 use crate::core::task::TaskStatus;
 use crate::core::taskfile::{HERD_OWNED, Merged, TaskFile};
 use crate::run::engine::api::{Added, without_place};
-use crate::run::engine::control::ControlOutcome;
+use crate::run::engine::control::{ControlOutcome, refused};
 use crate::run::engine::event::EngineEvent;
 use crate::run::engine::outgoing::Outgoing;
 use crate::run::validate;
 use std::time::Instant;
-
-fn refused(text: impl Into<String>) -> ControlOutcome {
-    ControlOutcome::Refused(text.into())
-}
 
 /// When a change of a task's operator fields applies, while an attempt of it runs or not.
 pub(crate) fn next_attempt(running: bool) -> &'static str {
