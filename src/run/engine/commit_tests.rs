@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::BatchView;
 use super::control_tests::{Fixture, fixture_with};
 use super::os_fake::Script;
 use crate::core::task::TaskStatus;

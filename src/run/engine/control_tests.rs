@@ -14,7 +14,7 @@ use super::os_fake::{FakeOs, Script};
 use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
 use crate::run::engine::inbox::EngineInbox;
-use crate::run::engine::{Engine, EngineOptions};
+use crate::run::engine::{BatchView, Engine, EngineOptions};
 use crate::run::store::TaskStore;
 use std::time::Instant;
 
@@ -221,14 +221,14 @@ fn prompt_edits_and_policy_switches_are_written_to_the_file() {
     f.engine.set_paused(true);
     assert!(
         f.engine
-            .set_prompt_template(0, "new\nprompt")
+            .apply(prompt_template(0, "new\nprompt"), Now::read())
             .expect("edit")
             .is_done()
     );
     assert_eq!(f.on_disk(0, "prompt_template"), json!("new\nprompt"));
     assert!(
         !f.engine
-            .set_prompt_template(1, "x")
+            .apply(prompt_template(1, "x"), Now::read())
             .expect("edit")
             .is_done()
     );
@@ -476,4 +476,10 @@ fn each_operator_action_reaches_the_agents_terminal_as_the_fake_records_it() {
         assert_eq!(agent.signals, signals, "{name}: signals");
         f.engine.kill_all();
     }
+}
+
+/// The command that replaces task `task`'s `prompt_template` with `text`.
+fn prompt_template(task: usize, text: &str) -> super::command::Command {
+    let text = text.to_string();
+    super::command::Command::SetPromptTemplate { task, text }
 }

@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::EngineEvent;
 use super::control_tests::{Fixture, fixture_with};
 use super::os_fake::Script;
+use super::{BatchView, EngineEvent};
 use crate::core::task::TaskStatus;
 use crate::run::clock::Now;
 

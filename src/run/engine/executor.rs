@@ -133,7 +133,7 @@ impl Engine {
         let (end, at) = ((gathered, self.exit_of(key)), (now, self.clock.wall));
         let queue = self.batch.queue_mut();
         live.conclude(end, &mut self.tasks, queue, &mut self.out, at)?;
-        let generation = self.next_generation();
+        let generation = self.batch.generations().next();
         Ok(Some(EndInput::Concluded { generation }))
     }
 
@@ -247,7 +247,9 @@ impl Engine {
             let Some(planned) = self.plan_start(index, &starting, now) else {
                 continue;
             };
-            let prepared = self.outbox_of(planned.key, EngineInbox::from_preparation);
+            let prepared = self
+                .out
+                .outbox_of(planned.key, EngineInbox::from_preparation);
             let file_tag = &self.tasks.file_tag;
             if let Some(planned) = self.attempts.starts_now(planned, file_tag, prepared) {
                 // Its slot among the agents running once it started: the frontend's size for it.
@@ -314,7 +316,7 @@ impl Engine {
         let (index, number) = (planned.index, planned.number);
         self.tasks
             .mark_running(index, number, planned.host.as_ref());
-        planned.into_starting(account, (git_before, size), self.next_generation())
+        planned.into_starting(account, (git_before, size), self.batch.generations().next())
     }
 
     /// Starts whose tasks are `running` in the document wait for the write that records them
@@ -494,7 +496,7 @@ impl Engine {
         // Drains, retries, holds, rests, hosts' returns.
         (self.attempts.next_deadline().into_iter())
             .chain(self.batch.next_deadline(now))
-            .chain(self.gives_up_on_file_at())
+            .chain(self.tasks.gives_up_on_file_at())
             .min()
     }
 
