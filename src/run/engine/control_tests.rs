@@ -59,13 +59,6 @@ pub(crate) fn fixture_with(tasks: &str, profiles: &str) -> Fixture {
     fixture_on(tasks, profiles, Box::new(os.clone()), os)
 }
 
-/// `fixture_with`, its agents real processes: for the session tests (in `session`), whose
-/// agents are shell scripts.
-pub(crate) fn fixture_with_processes(tasks: &str, profiles: &str) -> Fixture {
-    let real: Box<dyn Os> = Box::new(super::os_real::RealOs);
-    fixture_on(tasks, profiles, real, FakeOs::default())
-}
-
 fn fixture_on(tasks: &str, profiles: &str, on: Box<dyn Os>, os: FakeOs) -> Fixture {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("tasks.json");

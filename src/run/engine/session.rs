@@ -15,11 +15,14 @@ mod tests {
     use crate::core::task::TaskStatus;
     use crate::run::clock::Now;
     use crate::run::engine::BatchView;
-    use crate::run::engine::control_tests::{Fixture, fixture_with_processes};
+    use crate::run::engine::control_tests::{Fixture, fixture_with};
+    use crate::run::engine::os_fake::Script;
+    use crate::run::launch::LaunchPlan;
 
     /// (Braces are doubled: commands are templates.)
     /// An agent that prints Claude-style events: a session `s-1` whose result echoes the
-    /// prompt; resumed, it echoes the session id and the message.
+    /// prompt; resumed, it echoes the session id and the message. The commands say what each
+    /// does; the fake OS plays them (`plays_the_profiles`), so no process is spawned.
     const PROFILE: &str = r#"
 [profiles.echo]
 command = ["sh", "-c", "printf '%s\n' '{{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s-1\"}}'; printf '{{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"%s\",\"total_cost_usd\":0.5,\"num_turns\":1}}\n' \"$1\"", "sh", "{rendered_prompt}"]
@@ -36,7 +39,36 @@ protocol = "acp"
 "#;
 
     fn fixture(tasks: &str) -> Fixture {
-        fixture_with_processes(tasks, PROFILE)
+        let f = fixture_with(tasks, PROFILE);
+        f.os.set_script(Script::says(0, plays_the_profiles));
+        f
+    }
+
+    /// What `PROFILE`'s shell commands print, from the words their plan passes them
+    /// (`sh -c SCRIPT sh ARG...`): `echo` its init and result, resumed its resumed result,
+    /// `fresh` its result with the prompt's newlines as spaces.
+    fn plays_the_profiles(plan: &LaunchPlan) -> String {
+        let args = &plan.argv[4..];
+        let result = |text: &str, cost: &str| {
+            format!(
+                "{{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"{text}\"{cost}}}\r\n"
+            )
+        };
+        let script = &plan.argv[2];
+        if script.contains("resumed") {
+            result(
+                &format!("resumed {}: {}", args[0], args[1]),
+                ",\"total_cost_usd\":0.25",
+            )
+        } else if script.contains("s-1") {
+            let init = "{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s-1\"}\r\n";
+            format!(
+                "{init}{}",
+                result(&args[0], ",\"total_cost_usd\":0.5,\"num_turns\":1")
+            )
+        } else {
+            result(&args[0].replace('\n', " "), "")
+        }
     }
 
     impl Fixture {
