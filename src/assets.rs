@@ -47,7 +47,7 @@ pub fn built_in_profile_texts() -> Vec<&'static str> {
 fn registry_profiles() -> &'static str {
     static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     TEXT.get_or_init(|| {
-        use crate::core::acp::registry::{Registry, platform};
+        use crate::core::wire::acp::registry::{Registry, platform};
         let here = platform(std::env::consts::OS, std::env::consts::ARCH);
         // The snapshot is checked by the tests; a broken one gives no registry profiles rather
         // than no herd. A binary agent runs the copy `herd acp install` left, if any.

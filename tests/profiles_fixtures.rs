@@ -22,9 +22,9 @@ use std::time::Duration;
 use herd::assets::built_in_profile_texts;
 use herd::core::attempt::{Attempt, AttemptSetup, Effect, Event, InputReason, Note};
 use herd::core::classify::{EndCause, EndFacts, ExitStatus, Verdict, classify};
-use herd::core::detect::{ScreenView, find_prompts, is_busy, is_ready, tail_rows};
 use herd::core::profile::{Profile, ProfileSet};
 use herd::core::screen::Screen;
+use herd::core::screen::detect::{ScreenView, find_prompts, is_busy, is_ready, tail_rows};
 use herd::core::task::{Completion, FailureType};
 
 const ROWS: u16 = 40;

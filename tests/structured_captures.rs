@@ -21,8 +21,8 @@ use herd::assets::built_in_profile_texts;
 use herd::core::attempt::{Attempt, AttemptSetup, Event};
 use herd::core::classify::{ExitStatus, Verdict};
 use herd::core::profile::{Profile, ProfileSet};
-use herd::core::stream::StreamFacts;
 use herd::core::task::{Completion, FailureType};
+use herd::core::wire::stream::StreamFacts;
 
 const ROWS: u16 = 40;
 const COLS: u16 = 120;

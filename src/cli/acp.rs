@@ -5,9 +5,9 @@ use color_eyre::eyre::Result;
 
 use super::args::{AcpArgs, AcpCommand, AcpInstallArgs, AcpLoginArgs};
 use super::inputs::{EXIT_INVALID, print_problems};
-use crate::core::acp::install::InstallPlan;
-use crate::core::acp::registry::{Registry, platform, profile_name};
 use crate::core::profile::Protocol;
+use crate::core::wire::acp::install::InstallPlan;
+use crate::core::wire::acp::registry::{Registry, platform, profile_name};
 use crate::run::acp::install::{data_folder, install};
 use crate::run::acp::login::{LoginAgent, login};
 use crate::run::inputs::load_profiles;

@@ -108,7 +108,7 @@ fn show_digest_first(tasks: &std::path::Path, always: bool) {
         return;
     };
     let now = jiff::Timestamp::now();
-    if !always && !crate::core::digest::worth_a_first_screen(&lines, since, now) {
+    if !always && !crate::core::operator::digest::worth_a_first_screen(&lines, since, now) {
         return;
     }
     if let Err(error) = first_screen(&lines) {

@@ -9,9 +9,9 @@ use color_eyre::eyre::{Result, WrapErr};
 
 use super::args::InitArgs;
 use super::inputs::{EXIT_INVALID, print_problems};
-use crate::core::folder_trust::trusted_cli;
 use crate::core::profile::ProfileSet;
-use crate::core::starter::{StarterAgent, StarterPlan, starter_file};
+use crate::core::profile::folder_trust::trusted_cli;
+use crate::core::taskfile::starter::{StarterAgent, StarterPlan, starter_file};
 use crate::run::inputs::load_profiles;
 use crate::run::launch::find_program;
 

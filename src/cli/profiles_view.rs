@@ -105,13 +105,13 @@ fn describe_run(out: &mut String, p: &Profile) {
     }
     if p.command
         .iter()
-        .any(|a| a == crate::core::app_server::PLACEHOLDER)
+        .any(|a| a == crate::core::wire::app_server::PLACEHOLDER)
     {
         let _ = writeln!(
             out,
             "  approvals       Codex's app server, herd a second client of it ({}; the screen \
              on another host)",
-            crate::core::app_server::PLACEHOLDER
+            crate::core::wire::app_server::PLACEHOLDER
         );
     }
     if let Some(kind) = p.agent_log {

@@ -7,7 +7,7 @@ use color_eyre::eyre::Result;
 
 use super::args::RunArgs;
 use super::inputs::{EXIT_CANNOT_GO_ON, EXIT_INVALID, print_problems};
-use crate::core::rerun::{self, RetryPlan};
+use crate::core::batch::rerun::{self, RetryPlan};
 use crate::run::console::note;
 use crate::run::engine::EngineOptions;
 use crate::run::inputs::{default_runs_dir, load_profiles, store_problems};

@@ -9,8 +9,8 @@ use color_eyre::eyre::Result;
 
 use super::args::StatusArgs;
 use super::inputs::{EXIT_INVALID, print_problems};
-use crate::core::clock_words;
-use crate::core::digest::{self, Since};
+use crate::core::operator::clock_words;
+use crate::core::operator::digest::{self, Since};
 use crate::run::clock::local_now;
 use crate::run::inputs::{default_runs_dir, store_problems};
 use crate::run::ipc::answers;

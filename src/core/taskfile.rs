@@ -15,6 +15,12 @@
 //! `read` parses and checks; this file holds the document and its updates; `fields` reads one
 //! task, `splice` writes changed fields back into the text.
 
+pub mod command_file;
+pub mod json_pos;
+pub mod jsonc;
+pub mod starter;
+pub mod template;
+
 mod defaults;
 mod fields;
 mod json_error;
@@ -27,10 +33,10 @@ use std::fmt;
 
 use serde_json::Value;
 
-pub use crate::core::json_pos::Location;
-use crate::core::json_pos::{self, PositionIndex, pointer_token};
 use crate::core::task::{TaskSpec, TaskStatus, is_safe_task_id};
+pub use crate::core::taskfile::json_pos::Location;
 use fields::{TaskContext, describe, read_task};
+use json_pos::{PositionIndex, pointer_token};
 pub use merge::{HERD_OWNED, Merged};
 use splice::{Changes, SharedText, TaskText};
 
@@ -103,7 +109,7 @@ impl TaskFile {
 
     /// The file's `notify` command (an argv), when it has a valid one.
     pub fn notify_command(&self) -> Option<Vec<String>> {
-        crate::core::notify::command(self.doc.get("notify"))
+        crate::core::operator::notify::command(self.doc.get("notify"))
     }
 
     /// The tasks with a usable id, in file order. Indexes below refer to this list.

@@ -12,10 +12,10 @@ use serde_json::Value;
 
 use super::cast::{Event, EventKind, Header};
 use crate::core::classify;
-use crate::core::detect::{self, ScreenView};
-use crate::core::failure_context;
+use crate::core::facts::failure_context;
 use crate::core::profile::Profile;
 use crate::core::screen::Screen;
+use crate::core::screen::detect::{self, ScreenView};
 use crate::core::task::FailureType;
 
 /// What one attempt's files hold, read by the caller.

@@ -1,6 +1,6 @@
 //! Finding and tailing the file an agent writes while it runs (the profile's `agent_log`), so its
 //! new lines reach the attempt as they come. What the lines say is
-//! [`crate::core::agent_log`]'s business.
+//! [`crate::core::facts::agent_log`]'s business.
 //!
 //! Owns where the file is: the path herd gave the agent (`{agent_log}`, Claude's debug log), or
 //! the Codex rollout its session started (`<CODEX_HOME or HOME/.codex>/sessions/Y/M/D/

@@ -23,7 +23,7 @@ use tungstenite::{Message, WebSocket};
 
 use super::ipc;
 use super::jobs::{self, Outbox};
-use crate::core::app_server::{self, AppServerReport, Subscriber};
+use crate::core::wire::app_server::{self, AppServerReport, Subscriber};
 
 /// How long the worker looks for the server's socket (the launcher waits as long for it).
 const CONNECT_WAIT: Duration = Duration::from_secs(60);

@@ -59,7 +59,7 @@ pub enum Preparation {
     Local {
         worktree: Option<Result<PathBuf, crate::run::worktree::WorktreeError>>,
         /// `trust_folder`: the folder trusted in the CLI's config, or why it could not be.
-        trusted: Option<Result<crate::core::folder_trust::FolderTrust, String>>,
+        trusted: Option<Result<crate::core::profile::folder_trust::FolderTrust, String>>,
     },
     /// On a host, through its launcher (`run::remote::files::prepare`).
     Remote(super::remote::files::PrepareOutcome),

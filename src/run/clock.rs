@@ -27,8 +27,8 @@ impl Now {
 
 /// The wall clock and the system's zone, for views that say times as clock times
 /// (`core::clock_words`). Only frontends call this.
-pub fn local_now() -> crate::core::clock_words::LocalNow {
-    crate::core::clock_words::LocalNow {
+pub fn local_now() -> crate::core::operator::clock_words::LocalNow {
+    crate::core::operator::clock_words::LocalNow {
         now: Timestamp::now(),
         zone: jiff::tz::TimeZone::system(),
     }

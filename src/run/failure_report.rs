@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use super::jobs::{self, Job};
-use crate::core::failure_context::FailureContext;
+use crate::core::facts::failure_context::FailureContext;
 
 /// Longest `{previous_failure}` text.
 pub const SUMMARY_MAX_CHARS: usize = 1500;
@@ -99,7 +99,7 @@ pub fn changed_since(before: Option<&BTreeSet<String>>, cwd: &Path) -> Vec<Strin
 /// Builds the context, writes `errors_path`, and returns the summary for the next attempt.
 /// The lines a structured agent's failure is explained by: its error messages, its denied
 /// tools and its final text (the screen shows only JSON).
-pub fn stream_lines(facts: &crate::core::stream::StreamFacts) -> Vec<String> {
+pub fn stream_lines(facts: &crate::core::wire::stream::StreamFacts) -> Vec<String> {
     let mut lines: Vec<String> = facts
         .errors
         .iter()

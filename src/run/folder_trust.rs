@@ -15,7 +15,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use super::config_lock::{ConfigLock, STALE};
-use crate::core::folder_trust::{self, FolderTrust, TrustedCli};
+use crate::core::profile::folder_trust::{self, FolderTrust, TrustedCli};
 
 /// One config edit at a time in this process (the lock folder alone would make the workers of
 /// one batch poll each other).

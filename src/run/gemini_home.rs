@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::core::hook;
+use crate::core::wire::hook;
 
 /// The variable that moves Gemini's home.
 pub const HOME_ENV: &str = "GEMINI_CLI_HOME";

@@ -23,8 +23,8 @@ use serde_json::Value;
 use super::gemini_home;
 use super::ipc::{self, Arrival, LineRead, Listener};
 use super::jobs::{self, Outbox};
-use crate::core::hook;
 use crate::core::profile::HookKind;
+use crate::core::wire::hook;
 
 /// How long a connection may take to send its call.
 const READ_WAIT: Duration = Duration::from_secs(5);

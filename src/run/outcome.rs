@@ -16,8 +16,8 @@ use super::launch::LaunchPlan;
 use crate::core::approval::Approval;
 use crate::core::attempt::AutoInput;
 use crate::core::classify::{ExitStatus, Verdict};
-use crate::core::stream::StreamFacts;
-use crate::core::transcript::TranscriptFacts;
+use crate::core::facts::transcript::TranscriptFacts;
+use crate::core::wire::stream::StreamFacts;
 
 /// `2026-02-24T12:00:00Z`
 pub fn utc_timestamp(at: Timestamp) -> String {

@@ -12,7 +12,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use super::safe_fs::{self, SafeFsError};
-use crate::core::recovered::RecordedEnd;
+use crate::core::batch::recovered::RecordedEnd;
 
 /// Makes `runs_dir` private (creating it if missing) and, when it was not, the entries of it
 /// that are herd's: `herd.log` and the folders of `task_ids`. Returns how many files and

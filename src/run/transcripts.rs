@@ -2,7 +2,7 @@
 //!
 //! Owns where transcripts live (`<config dir>/projects/<project dir name>/<session_id>.jsonl`,
 //! config dir from `CLAUDE_CONFIG_DIR` or `~/.claude`) and reading one within a size bound. What a
-//! transcript says is [`crate::core::transcript`]'s business. Never fails loudly: a transcript is
+//! transcript says is [`crate::core::facts::transcript`]'s business. Never fails loudly: a transcript is
 //! extra evidence, so anything missing or unreadable is `None`.
 
 use std::collections::BTreeMap;
@@ -11,7 +11,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::core::transcript::{self, TranscriptFacts, project_dir_name};
+use crate::core::facts::transcript::{self, TranscriptFacts, project_dir_name};
 
 /// The most of a transcript [`read`] reads: its last 64 MiB.
 pub const MAX_READ_BYTES: u64 = 64 * 1024 * 1024;

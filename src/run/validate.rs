@@ -11,9 +11,9 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use crate::core::json_pos::Location;
 use crate::core::profile::ProfileSet;
 use crate::core::remote::hosts::HostSet;
+use crate::core::taskfile::json_pos::Location;
 use crate::core::taskfile::{self, TaskFile};
 
 use super::launch::{self, AddedInstruction, LaunchContext, LaunchError};

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use thiserror::Error;
 
-use crate::core::failure_context::headline_of;
+use crate::core::facts::failure_context::headline_of;
 use crate::replay::cast::{Step, read_header};
 use crate::replay::explain::{AttemptRecord, explain as explain_record};
 use crate::replay::print::resolve_cast;

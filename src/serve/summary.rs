@@ -4,10 +4,10 @@ use std::fmt::Write;
 
 use serde_json::{Value, json};
 
-use crate::core::clock_words::{self, LocalNow};
+use crate::core::operator::clock_words::{self, LocalNow};
 use crate::core::task::{TaskSpec, TaskStatus};
 use crate::core::taskfile::TaskFile;
-use crate::core::{deciding_event, digest};
+use crate::core::{operator::deciding_event, operator::digest};
 use crate::run::engine::BatchView;
 
 /// One task's row, its times in the system's zone.
@@ -256,7 +256,7 @@ pub fn table_for(
             "{} need{} input: answer with `herd message --tasks {} {first} \"...\"`, then run again",
             asking.join(", "),
             if asking.len() == 1 { "s" } else { "" },
-            crate::core::shell_words::quote(&tasks_path.display().to_string())
+            crate::core::guard::shell_words::quote(&tasks_path.display().to_string())
         );
     }
     out

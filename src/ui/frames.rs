@@ -356,7 +356,7 @@ fn replay_over_the_panes_120x40() {
 /// clock time it starts again (`core::clock_words::retry_note`, `countdown`), not 7740 seconds.
 #[test]
 fn a_quota_wait_reads_as_a_clock_time_120x40_and_80x24() {
-    use crate::core::clock_words;
+    use crate::core::operator::clock_words;
     use std::time::Duration;
     let local = clock_words::LocalNow {
         now: "2026-11-29T11:51:00Z".parse().unwrap(),

@@ -9,10 +9,10 @@ use super::keys::{AnswerKey, NO_KEY, Reply, answer_key, key_name};
 use super::model::{Choice, PromptView};
 use crate::core::approval;
 use crate::core::attempt::Attempt;
-use crate::core::detect::PromptSighting;
-use crate::core::dialog;
 use crate::core::guard::Decision;
+use crate::core::guard::dialog;
 use crate::core::profile::Protocol;
+use crate::core::screen::detect::PromptSighting;
 
 /// The sightings that make up the waiting prompt: the one on hold, and every other rule
 /// matching the screen now (one dialog often matches several).

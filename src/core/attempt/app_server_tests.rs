@@ -7,10 +7,10 @@ use serde_json::{Value, json};
 
 use super::test_support::{self as support, guard, secs as at};
 use super::*;
-use crate::core::app_server::{COMMAND_APPROVAL, FILE_CHANGE_APPROVAL};
 use crate::core::approval::{AnsweredBy, Channel};
 use crate::core::guard::Decision;
 use crate::core::task::FailureType;
+use crate::core::wire::app_server::{COMMAND_APPROVAL, FILE_CHANGE_APPROVAL};
 
 const PROFILE: &str = r#"
 [profiles.t]

@@ -8,7 +8,7 @@ use std::time::Duration;
 use crate::core::approval::Approval;
 use crate::core::channel::effects::{Effect, InputReason, Note, StopSignal};
 use crate::core::classify::{EndCause, Verdict};
-use crate::core::deciding_event::EndingScene;
+use crate::core::operator::deciding_event::EndingScene;
 use crate::core::task::FailureType;
 
 /// Between TERM and KILL to the process group.

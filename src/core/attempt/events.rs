@@ -3,7 +3,7 @@
 //! only; no decisions here.
 
 use crate::core::classify::ExitStatus;
-use crate::core::signal_file::{Signal, SignalFile, SignalFileError};
+use crate::core::facts::signal_file::{Signal, SignalFile, SignalFileError};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event<'a> {

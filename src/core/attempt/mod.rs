@@ -10,9 +10,10 @@
 //! server), which this file routes events to, and its end (`end`). `events` is what comes in;
 //! what goes out is `core::channel::effects`.
 
+pub mod prompt_id;
+
 use std::time::Duration;
 
-use super::agent_log::{AgentLogFacts, AgentLogParser, RetryWatch};
 use super::approval::{AnsweredBy, Approval, Channel, GuardSetup};
 use super::channel::acp::AcpChannel;
 use super::channel::app_server::AppServerOutcome;
@@ -20,15 +21,16 @@ use super::channel::screen::{DialogContext, ScreenChannel};
 use super::channel::stream::{StreamChannel, StreamNews};
 use super::channel::{Channels, EndRequest, Judge};
 use super::classify::{EndCause, EndFacts, ExitStatus, Verdict, classify};
-use super::deciding_event::{EndingScene, Unanswered};
-use super::detect::{self, PromptSighting};
-use super::marker::{CONTEXT_ROWS, MarkerWatch};
 use super::profile::Profile;
 use super::screen::{Screen, Snapshot};
-use super::screen_retry::ScreenRetryWatch;
-use super::signal_file::{SignalFile, SignalFileError};
-use super::stream::StreamFacts;
 use super::task::{Completion, FailureType};
+use crate::core::facts::agent_log::{AgentLogFacts, AgentLogParser, RetryWatch};
+use crate::core::facts::signal_file::{SignalFile, SignalFileError};
+use crate::core::operator::deciding_event::{EndingScene, Unanswered};
+use crate::core::screen::detect::{self, PromptSighting};
+use crate::core::screen::marker::{CONTEXT_ROWS, MarkerWatch};
+use crate::core::screen::screen_retry::ScreenRetryWatch;
+use crate::core::wire::stream::StreamFacts;
 
 /// Automatic answers per key before a prompt that keeps coming back blocks the attempt.
 pub const DEFAULT_ANSWER_CAP: u32 = 5;
@@ -295,7 +297,7 @@ impl Attempt {
         if self.end.verdict().is_some() {
             if matches!(event, Event::Hook(_)) {
                 effects.push(Effect::HookReply {
-                    output: crate::core::hook::NO_DECISION.to_string(),
+                    output: crate::core::wire::hook::NO_DECISION.to_string(),
                 });
             }
             return effects;

@@ -13,6 +13,12 @@
 //! What an attempt does while its agent runs (its screen, prompts, keys, verdict) stays with
 //! `core::attempt`; the shell feeds it and writes its keys.
 
+pub mod accounts;
+pub mod outcome;
+pub mod recovered;
+pub mod rerun;
+pub mod retry;
+
 pub mod end;
 pub mod generations;
 pub mod queue;

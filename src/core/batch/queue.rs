@@ -10,8 +10,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
-use crate::core::accounts::{AccountBook, Choice};
-use crate::core::outcome::Decision;
+use crate::core::batch::accounts::{AccountBook, Choice};
+use crate::core::batch::outcome::Decision;
 use crate::core::profile::Profile;
 use crate::core::remote::host_choice::{self, HostChoice, OutOfRotation, Rotation};
 use crate::core::remote::hosts::HostSet;

@@ -263,7 +263,7 @@ fn nothing_is_due_while_paused_or_stopping() {
 
 #[test]
 fn an_attempts_end_rests_its_account_holds_its_profile_and_sets_its_retry_time() {
-    use crate::core::outcome::{AccountRest, Decision};
+    use crate::core::batch::outcome::{AccountRest, Decision};
     use crate::core::task::TaskStatus;
     let p = profile(2);
     let t0 = Instant::now();

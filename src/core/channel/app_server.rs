@@ -16,10 +16,10 @@ use serde_json::Value;
 
 use super::effects::Effect;
 use super::{EndRequest, Judge, record};
-use crate::core::app_server::{self, Answer, ServerMessage};
 use crate::core::approval::{self, AnsweredBy, Approval, Channel};
 use crate::core::classify::EndCause;
 use crate::core::guard::{self, Decision, Request, RequestKind};
+use crate::core::wire::app_server::{self, Answer, ServerMessage};
 
 /// The rule name an app server answer is recorded under (it has no screen rule).
 pub const APP_SERVER_RULE: &str = "app_server";

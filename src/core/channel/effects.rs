@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use crate::core::approval::{self, Approval};
 use crate::core::classify::Verdict;
-use crate::core::detect::PromptSighting;
 use crate::core::guard::{Decision, Request};
+use crate::core::screen::detect::PromptSighting;
 
 /// Why herd writes to the agent.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -16,7 +16,7 @@ use super::{EndRequest, Judge, record};
 use crate::core::approval::{AnsweredBy, Approval, Channel};
 use crate::core::classify::EndCause;
 use crate::core::guard::{self, Decision, Request};
-use crate::core::hook::{self, HookCall, ToolStage};
+use crate::core::wire::hook::{self, HookCall, ToolStage};
 
 /// The rule name a hook's answer is recorded under (it has no screen rule).
 pub const HOOK_RULE: &str = "hook";

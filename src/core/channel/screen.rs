@@ -11,9 +11,9 @@ use super::effects::{AutoInput, Effect, InputReason, Note, WaitingPrompt};
 use super::{Judge, record};
 use crate::core::approval::{self, AnsweredBy, Approval, Channel};
 use crate::core::classify::EndCause;
-use crate::core::detect::{self, PromptSighting, ScreenView};
 use crate::core::guard::{Decision, Request};
 use crate::core::profile::{Profile, PromptAnchor, PromptRule};
+use crate::core::screen::detect::{self, PromptSighting, ScreenView};
 use crate::core::screen::{Screen, Snapshot};
 
 /// A prompt must stay off the screen this long to count as gone: TUIs erase a dialog in one

@@ -3,7 +3,7 @@
 //! result means for the attempt (its end, herd's ACP client's record) is the attempt's.
 
 use crate::core::classify::EndCause;
-use crate::core::stream::{self, StreamFacts, StreamParser};
+use crate::core::wire::stream::{self, StreamFacts, StreamParser};
 
 /// A structured agent's events, parsed from its output.
 #[derive(Debug, Default)]

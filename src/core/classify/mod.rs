@@ -4,11 +4,11 @@
 //! incomplete. Failure texts are matched only on the end of the output of a failed attempt
 //! (`text` finds them; this file orders the rules).
 
-use super::agent_log::AgentLogFacts;
 use super::profile::Profile;
-use super::signal_file::{Signal, SignalFile, SignalFileError};
-use super::stream::{self, StreamFacts};
 use super::task::{Completion, FailureType};
+use crate::core::facts::agent_log::AgentLogFacts;
+use crate::core::facts::signal_file::{Signal, SignalFile, SignalFileError};
+use crate::core::wire::stream::{self, StreamFacts};
 
 /// How the agent's process ended.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -256,8 +256,8 @@ fn set_up_problems_are_config_failures() {
 #[test]
 fn a_hopeless_retry_decides_over_the_stream_report_of_the_kill() {
     let p = profile();
-    let mut stream = crate::core::stream::StreamFacts::default();
-    stream.errors.push(crate::core::stream::StreamError {
+    let mut stream = crate::core::wire::stream::StreamFacts::default();
+    stream.errors.push(crate::core::wire::stream::StreamError {
         kind: None,
         status: None,
         message: "the agent exited (killed by signal 15) before the turn ended".into(),

@@ -10,6 +10,9 @@
 //! in through `GuardContext`. It decides whether herd may answer by itself, never what keys to
 //! send: that is `attempt`'s.
 
+pub mod dialog;
+pub mod shell_words;
+
 #[cfg(test)]
 pub(crate) mod arbitrary_input;
 pub mod capture;

@@ -8,6 +8,8 @@
 //! This file holds the compiled types and the set; `source` the TOML side and the overlay,
 //! `compile` the checks and regexes.
 
+pub mod folder_trust;
+
 use std::collections::BTreeMap;
 use std::fmt;
 

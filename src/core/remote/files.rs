@@ -13,7 +13,7 @@
 //! (lost, timed out). Pure: text in, text out.
 
 use super::template::{Fill, render};
-use crate::core::shell_words::quote;
+use crate::core::guard::shell_words::quote;
 
 /// Where an attempt's files live on the host, under its `$HOME`.
 pub fn run_dir_under_home(file_tag: &str, task_id: &str) -> String {

@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Deserialize;
 use thiserror::Error;
 
-use crate::core::shell_words::{is_env_name, quote};
+use crate::core::guard::shell_words::{is_env_name, quote};
 
 /// The placeholder of an exec template replaced by `-t` when a terminal is wanted and dropped
 /// when not (the upload of the launch script, probes, sweeps).

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use super::template::{Fill, render};
-use crate::core::shell_words::{is_env_name, quote};
+use crate::core::guard::shell_words::{is_env_name, quote};
 
 /// The OSC sequence the launch script prints after the agent ended, with its exit code:
 /// terminals ignore it, and its absence at an exit of 255 means the connection was lost.

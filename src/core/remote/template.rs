@@ -4,7 +4,7 @@
 //! herd's own shell code. The programs themselves are plain files, so `shellcheck` can read
 //! them (`run::remote::shellcheck_tests`).
 
-use crate::core::shell_words::quote;
+use crate::core::guard::shell_words::quote;
 
 /// A value for one hole of a script.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,11 +14,17 @@
 //! again only the rows output can have written since (`rows_touched` follows the bytes beside
 //! vt100 to tell), instead of every row after every burst.
 
+pub mod alternate_screen;
+pub mod detect;
+pub mod marker;
+pub mod queries;
+pub mod screen_retry;
+
 use std::collections::VecDeque;
 use std::num::NonZeroU16;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::queries::TerminalQuery;
+use crate::core::screen::queries::TerminalQuery;
 use rows_touched::{RowTracker, Touched};
 
 mod rows_touched;

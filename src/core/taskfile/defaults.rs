@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 use super::Problem;
 use super::merge::HERD_OWNED;
-use crate::core::json_pos::{PositionIndex, pointer_token};
+use crate::core::taskfile::json_pos::{PositionIndex, pointer_token};
 
 type JsonObject = Map<String, Value>;
 

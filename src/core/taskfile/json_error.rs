@@ -2,7 +2,7 @@
 //! characters and a message that says what is missing, not the parser's vocabulary.
 
 use super::{Location, Problem};
-use crate::core::json_pos;
+use crate::core::taskfile::json_pos;
 
 /// One problem for text that is not JSON, with serde_json's position in characters.
 pub(super) fn problem(text: &str, error: &serde_json::Error) -> Problem {

@@ -139,7 +139,7 @@ fn file_problems(root: &JsonObject, positions: &PositionIndex) -> Vec<Problem> {
     }
     if let Some(problem) = root
         .get("notify")
-        .and_then(crate::core::notify::command_problem)
+        .and_then(crate::core::operator::notify::command_problem)
     {
         problems.push(Problem {
             location: positions.value("/notify"),

@@ -14,9 +14,9 @@ use super::lines::AgentLine;
 use super::log::AcpLog;
 use super::spawn::{policy, start_threads};
 use super::terminal::{Key, KeyInput, RawMode, Screen, end_agent, excerpt, rows_of};
-use crate::core::acp::api_watch::{self, StderrLine};
-use crate::core::acp::render::Renderer;
-use crate::core::acp::{Action, Session, SessionSetup, Shown, rpc};
+use crate::core::wire::acp::api_watch::{self, StderrLine};
+use crate::core::wire::acp::render::Renderer;
+use crate::core::wire::acp::{Action, Session, SessionSetup, Shown, rpc};
 
 /// The exit code when the agent cannot be started: a set-up problem (`failed_config`).
 pub(super) const EXIT_CANNOT_START: i32 = 78;

@@ -11,8 +11,8 @@ use std::process::Command;
 use color_eyre::eyre::{Result, WrapErr, bail, eyre};
 use sha2::{Digest, Sha256};
 
-use crate::core::acp::install::{InstallPlan, Packing, install_folder, installed_command};
-use crate::core::acp::registry::Registry;
+use crate::core::wire::acp::install::{InstallPlan, Packing, install_folder, installed_command};
+use crate::core::wire::acp::registry::Registry;
 
 /// herd's data folder: `$XDG_DATA_HOME/herd`, else `~/.local/share/herd`.
 pub fn data_folder() -> Option<PathBuf> {

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use color_eyre::eyre::{Result, WrapErr, bail, eyre};
 use serde_json::Value;
 
-use crate::core::acp::auth::{self, AuthKind, AuthMethod};
-use crate::core::acp::{rpc, wire};
+use crate::core::wire::acp::auth::{self, AuthKind, AuthMethod};
+use crate::core::wire::acp::{rpc, wire};
 use crate::run::jobs;
 
 /// How long the agent has to answer `initialize`.

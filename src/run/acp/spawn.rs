@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::inbox::Event;
 use super::lines::{self, AgentLine};
 use super::terminal::describe_exit;
-use crate::core::acp::permission::PermissionPolicy;
+use crate::core::wire::acp::permission::PermissionPolicy;
 use crate::run::jobs;
 
 /// The guard's rules and switches the engine passed in `HERD_ACP_POLICY`, judged in `cwd`.

@@ -14,15 +14,15 @@ use crate::run::outcome::{AttemptFacts, TranscriptRef, agent_facts};
 /// What the agent reported besides its verdict: its events, its signal file, its transcript.
 #[derive(Default)]
 pub(super) struct AgentReport {
-    pub(super) stream: Option<crate::core::stream::StreamFacts>,
+    pub(super) stream: Option<crate::core::wire::stream::StreamFacts>,
     pub(super) signal: Option<
         std::result::Result<
-            crate::core::signal_file::SignalFile,
-            crate::core::signal_file::SignalFileError,
+            crate::core::facts::signal_file::SignalFile,
+            crate::core::facts::signal_file::SignalFileError,
         >,
     >,
     /// The transcript's path (relative to the tasks file where below it) and facts.
-    pub(super) transcript: Option<(String, crate::core::transcript::TranscriptFacts)>,
+    pub(super) transcript: Option<(String, crate::core::facts::transcript::TranscriptFacts)>,
 }
 
 impl LiveAttempt {
@@ -56,7 +56,7 @@ impl AgentReport {
     /// transcript the worker found.
     pub(super) fn of(
         attempt: &Attempt,
-        transcript: Option<(String, crate::core::transcript::TranscriptFacts)>,
+        transcript: Option<(String, crate::core::facts::transcript::TranscriptFacts)>,
     ) -> AgentReport {
         AgentReport {
             stream: attempt.stream_facts().cloned(),

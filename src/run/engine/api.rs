@@ -8,8 +8,8 @@
 
 use super::attempts::{Attempts, LiveAttempt};
 use crate::core::attempt::{Attempt, Event, WaitingPrompt};
-use crate::core::dialog;
 use crate::core::guard::Decision;
+use crate::core::guard::dialog;
 
 /// A prompt waiting for the operator, as the API shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -19,11 +19,11 @@ use super::outgoing::Outgoing;
 use super::tasks::Tasks;
 
 use crate::core::attempt::{Attempt, Event, Note};
+use crate::core::batch::outcome::{Decision, OutcomeInput, RetryRules, decide};
 use crate::core::batch::{EndInput, Queue};
 use crate::core::classify::{ExitStatus, Verdict};
-use crate::core::deciding_event::EndingScene;
-use crate::core::failure_context::headline_says_more;
-use crate::core::outcome::{Decision, OutcomeInput, RetryRules, decide};
+use crate::core::facts::failure_context::headline_says_more;
+use crate::core::operator::deciding_event::EndingScene;
 use crate::core::profile::Profile;
 use crate::core::task::{FailureType, TaskSpec, TaskStatus};
 use crate::run::failure_report::FailureReport;
@@ -73,7 +73,8 @@ impl LiveAttempt {
         let rows = (self.attempt)
             .screen_mut()
             .rows_with_history(failure_report::TAIL_ROWS);
-        let mut text = crate::core::detect::tail_rows(&rows, failure_report::TAIL_ROWS).join("\n");
+        let mut text =
+            crate::core::screen::detect::tail_rows(&rows, failure_report::TAIL_ROWS).join("\n");
         // The verdict's own words last (the last match of a rank wins): a hook's `StopFailure`
         // payload says when the limit resets even where the screen does not.
         if let Some(evidence) = &verdict.evidence {
@@ -81,7 +82,7 @@ impl LiveAttempt {
             text.push_str(evidence);
         }
         let local = jiff::tz::TimeZone::system();
-        let reset = crate::core::quota_reset::parse_reset(&text, wall, local)?;
+        let reset = crate::core::facts::quota_reset::parse_reset(&text, wall, local)?;
         tracing::info!(task = %self.task_id, at = %reset.at, evidence = %reset.evidence, "the quota resets");
         Some(reset.at)
     }
@@ -442,11 +443,11 @@ fn failure_tail(attempt: &mut Attempt) -> Vec<String> {
         .rows_with_history(failure_report::TAIL_ROWS);
     let tail = match attempt.stream_facts().filter(|f| f.events > 0) {
         Some(facts) => failure_report::stream_lines(facts),
-        None => crate::core::detect::tail_rows(&rows, failure_report::TAIL_ROWS),
+        None => crate::core::screen::detect::tail_rows(&rows, failure_report::TAIL_ROWS),
     };
     match attempt.signal() {
         Some(Ok(file)) => match &file.signal {
-            crate::core::signal_file::Signal::Error { error } => {
+            crate::core::facts::signal_file::Signal::Error { error } => {
                 let mut lines = vec![format!("Error: {error}")];
                 lines.extend(tail);
                 lines

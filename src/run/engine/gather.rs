@@ -112,7 +112,7 @@ impl GatherJob {
             .unwrap_or_default();
         let transcript = self.transcript.as_ref().map(|t| RemoteTranscript {
             config_dir: t.env.get("CLAUDE_CONFIG_DIR").map(String::as_str),
-            project: crate::core::transcript::project_dir_name(&t.cwd.to_string_lossy()),
+            project: crate::core::facts::transcript::project_dir_name(&t.cwd.to_string_lossy()),
             session: t.session.as_deref(),
             max_bytes: transcripts::MAX_READ_BYTES,
         });

@@ -2,7 +2,7 @@
 //! loop inside an `EngineInbox`. Data only: its own file so the inbox (`inbox`) does not
 //! depend on the worker that fills it.
 
-use crate::core::transcript::TranscriptFacts;
+use crate::core::facts::transcript::TranscriptFacts;
 use crate::run::worktree;
 
 /// What the worker found.

@@ -11,8 +11,8 @@
 //! results the same way.
 
 use super::gathered::Gathered;
-use crate::core::app_server::AppServerReport;
 use crate::core::classify::ExitStatus;
+use crate::core::wire::app_server::AppServerReport;
 use crate::run::attempt_files::{FilesReport, Preparation};
 use crate::run::hook_server::HookCall;
 use crate::run::hygiene::EndedProcess;

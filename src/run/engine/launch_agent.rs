@@ -102,7 +102,7 @@ fn app_server_link(
 ) -> Option<crate::run::app_server::AppServerLink> {
     let placed = argv
         .iter()
-        .any(|a| a == crate::core::app_server::PLACEHOLDER);
+        .any(|a| a == crate::core::wire::app_server::PLACEHOLDER);
     if !placed || !here {
         return None;
     }
@@ -223,7 +223,7 @@ impl Attempts {
             task_id: task.task_id.clone(),
             number,
             attempt: Attempt::new(setup),
-            prompts: crate::core::prompt_id::PromptIds::new(&task.task_id, number),
+            prompts: crate::core::attempt::prompt_id::PromptIds::new(&task.task_id, number),
             process,
             recorder,
             plan,

@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 use super::attempts::Attempts;
 use super::event::EngineEvent;
 use super::tasks::Tasks;
-use crate::core::clock_words;
 use crate::core::guard::Decision;
-use crate::core::notify::{BatchEnd, EndFact, NotifyEvent, Turn, WaitFact};
+use crate::core::operator::clock_words;
+use crate::core::operator::notify::{BatchEnd, EndFact, NotifyEvent, Turn, WaitFact};
 use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
 use crate::run::notify::{Notifier, NotifyJob, TIME_LIMIT};
@@ -22,7 +22,7 @@ use crate::run::store::TaskStore;
 pub(super) struct Notify {
     /// `herd run --notify`, as an argv; overrides every other.
     command: Option<Vec<String>>,
-    told: crate::core::notify::Notifications,
+    told: crate::core::operator::notify::Notifications,
     /// Started with the first event that has a command to run.
     notifier: Option<Notifier>,
 }
@@ -205,7 +205,7 @@ fn end_facts(store: &TaskStore, events: &[EngineEvent]) -> Vec<EndFact> {
         let result = file.tasks()[file.task_index(task_id)?].result.as_ref()?;
         let same =
             result.get("attempt").and_then(serde_json::Value::as_u64) == Some(u64::from(attempt));
-        same.then(|| crate::core::deciding_event::why_of(Some(result), &local))
+        same.then(|| crate::core::operator::deciding_event::why_of(Some(result), &local))
             .flatten()
     };
     let attempts_of = |task_id: &str| {

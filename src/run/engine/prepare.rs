@@ -11,7 +11,7 @@ use super::attempts::{Attempts, Planned, RemoteGitBefore};
 use super::event::EngineEvent;
 use super::outgoing::Outgoing;
 use super::tasks::Tasks;
-use crate::core::folder_trust::FolderTrust;
+use crate::core::profile::folder_trust::FolderTrust;
 use crate::core::remote::files::{self as remote_files, RemotePrepare};
 use crate::core::remote::frames::Prepared;
 use crate::core::remote::hosts::{Host, HostSet};

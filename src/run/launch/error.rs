@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use crate::core::command_file::CommandFileError;
-use crate::core::template::TemplateError;
+use crate::core::taskfile::command_file::CommandFileError;
+use crate::core::taskfile::template::TemplateError;
 
 /// Where a template that cannot be rendered sits.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -39,7 +39,7 @@ pub struct LaunchPlan {
     /// The folder herd trusts in the CLI's config before the agent starts (the task's or its
     /// profile's `trust_folder`, for a CLI whose config herd knows: Claude Code, Codex CLI,
     /// Gemini CLI).
-    pub trust_folder: Option<crate::core::folder_trust::FolderTrust>,
+    pub trust_folder: Option<crate::core::profile::folder_trust::FolderTrust>,
 }
 
 /// What the task's fields and the run contribute to placeholders.

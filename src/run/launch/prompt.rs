@@ -6,9 +6,9 @@
 
 use std::path::Path;
 
-use crate::core::command_file;
 use crate::core::profile::{OutputKind, Profile};
 use crate::core::task::{Completion, RetryMode, TaskSpec};
+use crate::core::taskfile::command_file;
 
 use super::{LaunchError, task_cwd};
 

@@ -2,10 +2,10 @@
 //! resume command, each placeholder filled. Pure: every problem is collected, nothing is looked
 //! up on the file system (`check`).
 
-use crate::core::folder_trust::{FolderTrust, TrustedCli};
 use crate::core::profile::Profile;
+use crate::core::profile::folder_trust::{FolderTrust, TrustedCli};
 use crate::core::task::{Completion, TaskSpec};
-use crate::core::template;
+use crate::core::taskfile::template;
 
 use super::*;
 
@@ -158,7 +158,7 @@ impl<'a> Placeholders<'a> {
             "sandbox_mode" => Some("workspace-write".to_string()),
             "hook_settings" => Some(
                 ctx.hook_settings
-                    .unwrap_or(crate::core::hook::NO_SETTINGS)
+                    .unwrap_or(crate::core::wire::hook::NO_SETTINGS)
                     .to_string(),
             ),
             "session_id" => self.resume.map(|r| r.session_id.clone()),
@@ -294,7 +294,7 @@ fn render_argv(
 ) -> Vec<String> {
     let mut argv = Vec::with_capacity(command.len());
     for (i, part) in command.iter().enumerate() {
-        if part == crate::core::app_server::PLACEHOLDER {
+        if part == crate::core::wire::app_server::PLACEHOLDER {
             argv.push(part.clone());
             continue;
         }
@@ -348,7 +348,7 @@ fn trusted_cli(task: &TaskSpec, profile: &Profile) -> Option<TrustedCli> {
     if !task.trust_folder.unwrap_or(profile.trust_folder) {
         return None;
     }
-    crate::core::folder_trust::trusted_cli(profile.hooks, profile.agent_log)
+    crate::core::profile::folder_trust::trusted_cli(profile.hooks, profile.agent_log)
 }
 
 /// `text` with its placeholders filled from `values`; empty, and the problem added to

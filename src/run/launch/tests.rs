@@ -470,7 +470,7 @@ fn built_in_clis_start_in_a_named_mode_the_task_may_change() {
 
 #[test]
 fn trust_folder_names_the_cli_whose_config_gets_it() {
-    use crate::core::folder_trust::TrustedCli;
+    use crate::core::profile::folder_trust::TrustedCli;
     let p = ProfileSet::build(&crate::assets::built_in_profile_texts(), None).unwrap();
     let table = [
         ("claude", true, Some(TrustedCli::Claude)),
@@ -506,7 +506,7 @@ fn the_codex_profile_leaves_its_app_server_to_the_launch() {
     // server's socket is the attempt's own.
     assert_eq!(
         plan.argv[..2],
-        ["codex", crate::core::app_server::PLACEHOLDER]
+        ["codex", crate::core::wire::app_server::PLACEHOLDER]
     );
     let launched = crate::run::app_server::argv_for(
         plan.argv.clone(),

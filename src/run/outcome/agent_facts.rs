@@ -5,9 +5,9 @@
 use serde_json::{Map, Value, json};
 
 use crate::core::attempt::signal_status;
-use crate::core::signal_file::{Signal, SignalFile, SignalFileError};
-use crate::core::stream::StreamFacts;
-use crate::core::transcript::TranscriptFacts;
+use crate::core::facts::signal_file::{Signal, SignalFile, SignalFileError};
+use crate::core::facts::transcript::TranscriptFacts;
+use crate::core::wire::stream::StreamFacts;
 
 /// A result text longer than this is cut in the tasks file (the full stream stays in the
 /// recordings).
@@ -137,7 +137,7 @@ pub fn total_cost(previous: Option<&Value>, this_attempt: Option<f64>) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::stream::{FinalResult, Tokens};
+    use crate::core::wire::stream::{FinalResult, Tokens};
 
     #[test]
     fn a_structured_result_becomes_result_fields() {

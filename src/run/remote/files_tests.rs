@@ -143,7 +143,7 @@ fn a_worktree_is_made_read_and_removed_on_the_host() {
     assert_eq!(back.signal, Some(Err(65)));
 
     // The end: a transcript written since the start, the clean worktree removed, files gone.
-    let project = crate::core::transcript::project_dir_name(&wt);
+    let project = crate::core::facts::transcript::project_dir_name(&wt);
     let projects = home.join(".claude/projects").join(&project);
     std::fs::create_dir_all(&projects).unwrap();
     std::fs::write(projects.join("s-1.jsonl"), "{\"type\":\"user\"}\n").unwrap();

@@ -26,12 +26,12 @@ use std::time::{Duration, Instant};
 use super::hygiene::{COOKIE_VAR, EndedProcess};
 use super::jobs::{self, Job};
 use super::launch::LaunchPlan;
+use crate::core::guard::shell_words::quote;
 use crate::core::remote;
 use crate::core::remote::hosts::{Host, HostSet, Target, launcher_argv};
 use crate::core::remote::script::{
     ProbeFacts, RemoteEnded, RemoteLaunch, SweepScope, UPLOAD_FAILED,
 };
-use crate::core::shell_words::quote;
 
 /// The variable of the local wrapper that holds the launch script.
 const SCRIPT_VAR: &str = "HERD_REMOTE_SCRIPT";
@@ -326,7 +326,7 @@ pub fn probe(host: &Host, programs: &[&str]) -> Result<ProbeFacts, ProbeError> {
     // With the host's environment, as its agents have it (its PATH finds their programs).
     let mut script = String::new();
     for (key, value) in &host.env {
-        if crate::core::shell_words::is_env_name(key) {
+        if crate::core::guard::shell_words::is_env_name(key) {
             script.push_str(&format!("export {key}={}\n", quote(value)));
         }
     }

@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex, mpsc};
 use thiserror::Error;
 
 use super::send;
-use crate::core::alternate_screen::AlternateScreen;
-use crate::core::attach_wire::{Decoder, Frame, split_at_detach_key};
+use crate::core::screen::alternate_screen::AlternateScreen;
+use crate::core::wire::attach_wire::{Decoder, Frame, split_at_detach_key};
 use crate::run::ipc;
 use crate::run::jobs;
 

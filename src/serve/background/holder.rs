@@ -23,7 +23,7 @@ use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
 use thiserror::Error;
 
 use super::{ENV_FLAG, send};
-use crate::core::attach_wire::{Decoder, DetachScanner, Frame};
+use crate::core::wire::attach_wire::{Decoder, DetachScanner, Frame};
 use crate::run::ipc::{Arrival, Listener};
 use crate::run::jobs::{self, CannotStart};
 use crate::run::rendezvous::{Registration, Rendezvous};

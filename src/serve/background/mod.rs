@@ -15,7 +15,7 @@ pub mod start;
 use std::io::{self, Write};
 use std::os::unix::net::UnixStream;
 
-use crate::core::attach_wire::Frame;
+use crate::core::wire::attach_wire::Frame;
 
 pub use crate::run::spawn::BACKGROUND_FLAG as ENV_FLAG;
 
@@ -27,7 +27,7 @@ pub fn in_background() -> bool {
 /// Asks the holder, through the dashboard's own output, to detach the client that typed last.
 pub fn request_detach() {
     let mut out = std::io::stdout().lock();
-    let _ = out.write_all(crate::core::attach_wire::DETACH_REQUEST);
+    let _ = out.write_all(crate::core::wire::attach_wire::DETACH_REQUEST);
     let _ = out.flush();
 }
 

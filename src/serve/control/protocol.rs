@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 use crate::core::task::TaskStatus;
 use crate::run::engine::api::ApiAnswer;
 
-pub use crate::core::jsonrpc::{
+pub use crate::core::wire::jsonrpc::{
     INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, RpcError,
 };
 pub const NO_SUCH_TASK: i64 = -32001;

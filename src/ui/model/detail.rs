@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::agent;
 use super::tasks::{failure_of, max_attempts, row_status};
-use crate::core::clock_words::LocalNow;
+use crate::core::operator::clock_words::LocalNow;
 use crate::core::task::TaskSpec;
 use crate::run::engine::{BatchView, LiveView};
 use crate::ui::model::{DetailView, RowStatus};
@@ -75,7 +75,7 @@ fn result_lines(
 ) -> Vec<(String, String)> {
     let mut lines = Vec::new();
     let text = |key: &str| result.and_then(|r| r.get(key)).and_then(Value::as_str);
-    if let Some(why) = crate::core::deciding_event::why_of(result, local) {
+    if let Some(why) = crate::core::operator::deciding_event::why_of(result, local) {
         // While the task runs again, the failure belongs to the attempt before.
         let label = if live.is_some() {
             "last failure"

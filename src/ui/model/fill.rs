@@ -9,7 +9,7 @@ use ratatui::layout::Rect;
 use super::tasks::{failure_of, is_listed, matching, max_attempts, row_status, window_offset};
 use super::{Dashboard, FinalScreen, PaneSetup, PaneView, QueueView, RowStatus, TaskRow};
 use super::{agent, detail, overlay, status};
-use crate::core::clock_words::{self, LocalNow};
+use crate::core::operator::clock_words::{self, LocalNow};
 use crate::core::task::TaskSpec;
 use crate::run::engine::BatchView;
 use crate::ui::state::{Mode, UiState};

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use super::overlay::message_target;
 use super::tasks::{failure_of, is_listed, row_status, waiting_tasks};
-use crate::core::clock_words;
+use crate::core::operator::clock_words;
 use crate::core::task::FailureType;
 use crate::run::engine::BatchView;
 use crate::run::outcome::agent_facts;

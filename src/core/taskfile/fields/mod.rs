@@ -10,12 +10,12 @@
 use serde_json::{Map, Value};
 
 use super::{Location, Problem, defaults};
-use crate::core::json_pos::{PositionIndex, pointer_token};
 use crate::core::task::{
     DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_SEC, MAX_ATTEMPTS, MAX_RETRIES_LIMIT, MAX_TIMEOUT_SEC,
     MAX_WAIT_SEC, TaskSpec, TaskStatus,
 };
-use crate::core::template;
+use crate::core::taskfile::json_pos::{PositionIndex, pointer_token};
+use crate::core::taskfile::template;
 
 /// Where one task is, and what to call it in messages.
 pub(super) struct TaskContext<'a> {

@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::Reader;
-use crate::core::json_pos::pointer_token;
 use crate::core::task::{Completion, FailureType, PermissionRules, RetryMode, TaskStatus};
-use crate::core::template;
+use crate::core::taskfile::json_pos::pointer_token;
+use crate::core::taskfile::template;
 
 impl Reader<'_> {
     /// An object whose every value passes `item`.

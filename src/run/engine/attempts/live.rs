@@ -18,7 +18,7 @@ pub struct LiveAttempt {
     pub number: u32,
     pub attempt: Attempt,
     /// The id of the prompt waiting for the operator now, and how many waited before.
-    pub prompts: crate::core::prompt_id::PromptIds,
+    pub prompts: crate::core::attempt::prompt_id::PromptIds,
     pub(in crate::run::engine) process: AgentProcess,
     pub(in crate::run::engine) recorder: Recorder,
     pub(in crate::run::engine) plan: LaunchPlan,

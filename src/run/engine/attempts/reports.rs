@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use color_eyre::eyre::Result;
 
 use super::{Attempts, LiveAttempt};
-use crate::core::app_server::AppServerReport;
 use crate::core::attempt::{Effect, Event, InputReason};
+use crate::core::wire::app_server::AppServerReport;
 use crate::run::attempt_files::SignalText;
 use crate::run::engine::event::{EngineEvent, note_label};
 use crate::run::engine::outgoing::Outgoing;
@@ -49,7 +49,7 @@ impl Attempts {
         now: Instant,
     ) -> Option<Effects> {
         let Some(live) = self.get_live_mut(key) else {
-            let _ = reply.send(crate::core::hook::NO_DECISION.to_string());
+            let _ = reply.send(crate::core::wire::hook::NO_DECISION.to_string());
             return None;
         };
         let at = now.saturating_duration_since(live.started);
@@ -97,9 +97,9 @@ impl Attempts {
     ) -> Option<Effects> {
         let live = self.get_live_mut(key)?;
         let (read, raw) = match text {
-            SignalText::Text(raw) => (crate::core::signal_file::parse(&raw), raw),
+            SignalText::Text(raw) => (crate::core::facts::signal_file::parse(&raw), raw),
             SignalText::TooLarge(bytes) => {
-                let problem = crate::core::signal_file::SignalFileError::TooLarge { bytes };
+                let problem = crate::core::facts::signal_file::SignalFileError::TooLarge { bytes };
                 let raw = problem.to_string();
                 (Err(problem), raw)
             }

@@ -6,9 +6,9 @@
 use serde_json::{Map, Value, json};
 
 use super::Tasks;
+use crate::core::batch::rerun::RetryReset;
 use crate::core::batch::{Batch, Input};
 use crate::core::remote::hosts::HostSet;
-use crate::core::rerun::RetryReset;
 use crate::core::task::TaskStatus;
 use crate::core::taskfile::{HERD_OWNED, Merged, TaskFile};
 use crate::run::engine::api::{Added, without_place};

@@ -8,8 +8,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::Tasks;
+use crate::core::batch::recovered;
 use crate::core::batch::{Batch, Input};
-use crate::core::recovered;
 use crate::core::task::TaskStatus;
 use crate::run::clock::Now;
 use crate::run::engine::event::EngineEvent;
