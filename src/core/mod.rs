@@ -14,6 +14,7 @@ pub mod approval;
 pub mod attach_wire;
 pub mod attempt;
 pub mod batch;
+pub mod changes;
 pub mod channel;
 pub mod classify;
 pub mod clock_words;
