@@ -6,6 +6,7 @@ pub mod agent_log;
 pub mod app_server;
 pub mod attempt_files;
 pub mod background;
+pub mod changes;
 pub mod clock;
 pub mod config_lock;
 pub mod console;
