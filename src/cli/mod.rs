@@ -8,6 +8,7 @@ mod attach;
 mod background;
 mod closed_pipe;
 mod ctl;
+mod diff;
 pub mod explain;
 pub mod hosts;
 mod init;
@@ -57,6 +58,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
                 Command::Profiles(args) => profiles::profiles(&args),
                 Command::Replay(args) => replay::replay(&args),
                 Command::Explain(args) => explain::explain(&args),
+                Command::Diff(args) => diff::diff(&args),
                 Command::Message(args) => message::message(&args),
                 Command::Mcp(args) => mcp::mcp(&args),
                 Command::Policy(args) => policy::policy(&args),
@@ -83,6 +85,7 @@ fn prints_only(command: &Command) -> bool {
         | Command::Profiles(_)
         | Command::Replay(_)
         | Command::Explain(_)
+        | Command::Diff(_)
         | Command::Message(_)
         | Command::Policy(_)
         | Command::Sim(_) => true,
