@@ -6,7 +6,8 @@
 //! (`attempt_<n>.index`). As it ends, `diff::since` compares that snapshot with the working tree:
 //! the files changed with their line counts (`core::changes`), and the unified text for
 //! `herd diff` and the diff view. `commit::commit_onto_branch` is `"on_complete": "commit"`;
-//! `command::run_on_complete` is `"on_complete": [...]`.
+//! `command::run_on_complete` is `"on_complete": [...]`; `attempt::AttemptFolder` is all
+//! of it for one attempt, as a worker runs it.
 //!
 //! Nothing is written into the user's repository unless asked: the snapshot's index is herd's
 //! own file, the user's index, refs and files are only read; the blobs of files that were
@@ -14,6 +15,7 @@
 //! leaves them), so that their old text can be shown. Everything here blocks on the disk: call it
 //! from a worker (`run::jobs`), never from the event loop.
 
+pub mod attempt;
 pub mod command;
 pub mod commit;
 pub mod diff;

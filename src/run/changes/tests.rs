@@ -281,3 +281,50 @@ fn the_on_complete_command_gets_the_facts_and_its_failure_is_reported() {
     let missing = ["/no/such/program".to_string()];
     assert!(command::run_on_complete(&missing, dir.path(), &facts).is_err());
 }
+
+#[test]
+fn an_attempt_records_its_changes_and_carries_out_on_complete() {
+    use crate::core::task::OnComplete;
+    let repo = repo();
+    let p = repo.path();
+    let runs = tempfile::tempdir().unwrap();
+    let attempt = attempt::AttemptFolder {
+        folder: p.to_path_buf(),
+        task_runs: runs.path().to_path_buf(),
+        attempt: 2,
+        own: vec![],
+    };
+    let start = attempt.at_start().unwrap();
+    assert!(runs.path().join("attempt_2.index").is_file());
+    std::fs::write(p.join("a.txt"), "one\n").unwrap();
+    let changes = attempt.at_end(start).unwrap();
+    assert_eq!(changes.summary(), "1 file +0 −2");
+    let mut task: crate::core::task::TaskSpec = crate::core::taskfile::TaskFile::parse(
+        r#"{"tasks": [{"task_id": "t", "agent": "x", "prompt_template": "p"}]}"#,
+    )
+    .unwrap()
+    .tasks()[0]
+        .clone();
+    let facts = serde_json::json!({"result": {"result_text": "Trimmed a.txt."}});
+    assert_eq!(attempt.on_complete(&task, &facts, &[]), None);
+    task.on_complete = Some(OnComplete::Commit);
+    let record = attempt.on_complete(&task, &facts, &[]).unwrap();
+    assert_eq!(record["branch"], "herd/t", "{record}");
+    assert_eq!(
+        git(p, &["log", "-1", "--format=%B", "herd/t"]).trim(),
+        "herd: t\n\nTrimmed a.txt."
+    );
+    task.on_complete = Some(OnComplete::Command(
+        ["sh", "-c", "echo broken >&2; exit 1"]
+            .map(String::from)
+            .to_vec(),
+    ));
+    let record = attempt.on_complete(&task, &facts, &[]).unwrap();
+    assert_eq!(
+        record,
+        serde_json::json!({"action": "command", "exit_code": 1, "error": "broken"})
+    );
+    let facts = attempt::facts_of(&task, p);
+    assert_eq!(facts["task_id"], "t");
+    assert_eq!(facts["status"], "pending");
+}
