@@ -13,6 +13,7 @@ pub mod answer_target;
 pub mod answers;
 pub mod attempts;
 pub mod details_box;
+pub mod diff_view;
 pub mod draw;
 pub mod editors;
 pub mod engine_events;
