@@ -23,6 +23,18 @@ pub const BUILT_IN_PROFILES: &[(&str, &str)] = &[
 /// The ACP registry's index as herd ships it (`scripts/acp-registry refresh` renews it).
 pub const ACP_REGISTRY: &str = include_str!("../assets/acp/registry.json");
 
+/// The ACP registry's index in effect: the file `HERD_ACP_REGISTRY` names (a registry of
+/// one's own, or a mirror), else the shipped snapshot.
+pub fn acp_registry_text() -> std::borrow::Cow<'static, str> {
+    std::env::var_os("HERD_ACP_REGISTRY")
+        .filter(|path| !path.is_empty())
+        .and_then(|path| std::fs::read_to_string(path).ok())
+        .map_or(
+            std::borrow::Cow::Borrowed(ACP_REGISTRY),
+            std::borrow::Cow::Owned,
+        )
+}
+
 /// The built-in profile texts, for `ProfileSet::build`: the files of `assets/profiles/`, then
 /// every agent of the ACP registry as `acp:<id>`.
 pub fn built_in_profile_texts() -> Vec<&'static str> {
@@ -38,9 +50,16 @@ fn registry_profiles() -> &'static str {
         use crate::core::acp::registry::{Registry, platform};
         let here = platform(std::env::consts::OS, std::env::consts::ARCH);
         // The snapshot is checked by the tests; a broken one gives no registry profiles rather
-        // than no herd.
-        Registry::parse(ACP_REGISTRY)
-            .map(|registry| registry.profiles_toml(&here))
+        // than no herd. A binary agent runs the copy `herd acp install` left, if any.
+        Registry::parse(&acp_registry_text())
+            .map(|registry| {
+                let installed = crate::run::acp::install::data_folder()
+                    .map(|data| {
+                        crate::run::acp::install::installed_commands(&registry, &here, &data)
+                    })
+                    .unwrap_or_default();
+                registry.profiles_toml_with(&here, &installed)
+            })
             .unwrap_or_default()
     })
 }

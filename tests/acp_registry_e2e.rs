@@ -21,7 +21,7 @@ mod mock_api;
 
 use std::path::{Path, PathBuf};
 
-use harness::{Case, check, run_batch};
+use harness::{Case, check, late_verdicts, run_batch};
 use mock_api::{MockApi, Scenario};
 use serde_json::{Value, json};
 
@@ -199,15 +199,19 @@ fn plan() -> [Planned; 9] {
 }
 
 /// The task's timeout: a hang is judged by it. Both agents retry a 429 and a 503 inside one
-/// prompt for about 80 s (Qwen Code seven times from 1.5 s on, not configurable) and tell their
-/// ACP client nothing meanwhile, so those verdicts come when the agent gives up.
+/// prompt for 75 to 90 s (Qwen Code seven times from 1.5 s on, not configurable) and tell their
+/// ACP client nothing meanwhile; herd reads each answer from their runtime's fetch diagnostics
+/// and ends the turn once the API keeps failing, well before the agents give up (and before
+/// this timeout, which would say `failed_timeout`).
 fn timeout_sec(scenario: Scenario) -> u64 {
     match scenario {
         Scenario::Hang => 30,
-        Scenario::Quota | Scenario::Overloaded => 150,
         _ => 90,
     }
 }
+
+/// Auth, quota and overload verdicts come within this many seconds of the API's first error.
+const HOPELESS_LIMIT: f64 = 60.0;
 
 fn task(dir: &Path, api: &MockApi, agent: &Agent, planned: &Planned) -> Case {
     let (name, scenario, policy, expect, evidence, tool_ran) = planned.clone();
@@ -260,4 +264,15 @@ fn registry_agents_end_each_task_as_a_careful_person_concludes() {
         return;
     }
     check(dir.path(), &doc, &cases, &said);
+    let hopeless: Vec<&str> = cases
+        .iter()
+        .map(|c| c.id.as_str())
+        .filter(|id| {
+            ["-auth", "-quota", "-overloaded"]
+                .iter()
+                .any(|s| id.ends_with(s))
+        })
+        .collect();
+    let late = late_verdicts(dir.path(), &api, &hopeless, HOPELESS_LIMIT);
+    assert!(late.is_empty(), "{}", late.join("\n"));
 }

@@ -70,6 +70,9 @@ pub enum Command {
     Policy(PolicyArgs),
     /// Hosts agents run on through ssh or an exec launcher: `herd hosts check` probes each
     Hosts(super::hosts::HostsArgs),
+    /// Agents of the ACP registry: `herd acp login <agent>` runs its terminal login once,
+    /// `herd acp install <id>` installs a binary agent, its sha256 checked
+    Acp(AcpArgs),
     /// herd's Agent Client Protocol client, which herd starts in an attempt's terminal for a
     /// `protocol = "acp"` profile: `herd acp-client -- <agent command>`
     #[command(name = "acp-client", hide = true)]
@@ -150,6 +153,42 @@ pub struct HoldArgs {
     /// herd's arguments for the dashboard (`run --tasks FILE ...`)
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
     pub args: Vec<std::ffi::OsString>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AcpArgs {
+    #[command(subcommand)]
+    pub command: AcpCommand,
+}
+
+#[derive(Debug, Subcommand, Clone)]
+pub enum AcpCommand {
+    /// Run the agent's terminal login (its ACP `terminal` auth method) in this terminal, once
+    Login(AcpLoginArgs),
+    /// Download a binary agent of the registry for this platform into herd's data folder,
+    /// check its sha256 and unpack it; `acp:<id>` runs it from then on (`herd run` never
+    /// downloads)
+    Install(AcpInstallArgs),
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AcpLoginArgs {
+    /// The agent: a registry id (`qwen-code`) or an ACP profile's name (`acp:qwen-code`,
+    /// `gemini-acp`, one of --profiles)
+    pub agent: String,
+    /// Extra or overriding agent profiles (TOML), on top of the built-in ones
+    #[arg(long, value_name = "FILE")]
+    pub profiles: Option<PathBuf>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct AcpInstallArgs {
+    /// The agent's id in the ACP registry (`herd profiles` lists them as `acp:<id>`)
+    pub id: String,
+    /// The archive's expected SHA-256 (hex), when the registry gives none; must match the
+    /// registry's when it does
+    #[arg(long, value_name = "HEX")]
+    pub sha256: Option<String>,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -61,7 +61,7 @@ pub(super) fn attach(args: &AttachArgs) -> Result<i32> {
         },
     };
     // Said first: no herd to attach to matters more than where this runs.
-    if let Err(error) = std::os::unix::net::UnixStream::connect(&socket) {
+    if let Err(error) = crate::run::ipc::connect(&socket) {
         eprintln!(
             "herd: no background herd answers on {}: {error}",
             socket.display()

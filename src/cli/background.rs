@@ -15,9 +15,10 @@ use color_eyre::eyre::{Result, WrapErr};
 
 use super::args::{HoldArgs, RunArgs};
 use super::inputs::{EXIT_CANNOT_GO_ON, EXIT_INVALID, default_runs_dir};
+use crate::run::background::holder;
 use crate::run::background::start::Starting;
-use crate::run::background::{self, holder};
 use crate::run::console::{Console, note};
+use crate::run::ipc;
 use crate::run::rendezvous::{Registration, Rendezvous, RunMode};
 
 /// How long the dashboard may take to come up before `--detach` gives up waiting.
@@ -101,7 +102,7 @@ pub(super) fn detach(args: &RunArgs) -> Result<i32> {
             return Ok(code);
         }
         // Up once it is registered (a second --detach then finds it) and attachable.
-        if background::answers(&rendezvous.attach)
+        if ipc::answers(&rendezvous.attach)
             && Registration::read_live(&rendezvous.registration).is_some()
         {
             break;

@@ -11,6 +11,7 @@ use super::inputs::{EXIT_INVALID, load_profiles, print_problems};
 use crate::core::profile::ProfileSet;
 use crate::core::remote::hosts::{Host, HostSet, Launcher};
 use crate::core::remote::script::ProbeFacts;
+use crate::run::jobs::{self, Job};
 use crate::run::remote;
 
 #[derive(Debug, Args, Clone)]
@@ -92,7 +93,7 @@ fn hosts_check(args: &HostsCheckArgs) -> Result<i32> {
     ]];
     let mut unreachable = 0;
     for handle in handles {
-        let Ok((host, result)) = handle.join() else {
+        let Some((host, result)) = handle.join() else {
             continue;
         };
         if result.is_err() {
@@ -153,12 +154,14 @@ fn agent_programs(profiles: &ProfileSet) -> Vec<String> {
 type Probe = (Host, Result<ProbeFacts, remote::ProbeError>);
 
 /// Each host probed on a thread of its own, through its launcher when that is installed.
-fn start_probes(hosts: Vec<Host>, programs: &[String]) -> Vec<std::thread::JoinHandle<Probe>> {
+/// A probe that gets no thread is run here, in turn.
+fn start_probes(hosts: Vec<Host>, programs: &[String]) -> Vec<Job<Probe>> {
     hosts
         .into_iter()
         .map(|host| {
             let programs = programs.to_vec();
-            std::thread::spawn(move || {
+            let name = format!("probe-{}", host.name);
+            jobs::spawn_thread(name, move || {
                 let names: Vec<&str> = programs.iter().map(String::as_str).collect();
                 let result = if remote::launcher_installed(&host) {
                     remote::probe(&host, &names)
@@ -169,6 +172,7 @@ fn start_probes(hosts: Vec<Host>, programs: &[String]) -> Vec<std::thread::JoinH
                 };
                 (host, result)
             })
+            .unwrap_or_else(|not| Job::done((not.work)()))
         })
         .collect()
 }

@@ -1,8 +1,10 @@
 //! The command line: its definitions (`args`) and one module per command, above everything
 //! else. `dispatch` hands each command to its module; the modules load inputs, call into
-//! `run` (the engine and store), `ui` (the dashboard), `replay` and `sim`, and map outcomes to
+//! `serve` (a batch served to its end: engine, control socket, dashboard or headless), `run`
+//! (the engine and store), `ui` (the dashboard), `replay` and `sim`, and map outcomes to
 //! exit codes. Nothing below `cli` imports it.
 
+mod acp;
 mod args;
 mod attach;
 mod background;
@@ -63,6 +65,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
                 Command::Mcp(args) => mcp::mcp(&args),
                 Command::Policy(args) => policy::policy(&args),
                 Command::Hosts(args) => hosts::hosts(&args),
+                Command::Acp(args) => acp::acp(&args),
                 Command::Sim(_)
                 | Command::AcpClient(_)
                 | Command::Hook
@@ -94,6 +97,7 @@ fn prints_only(command: &Command) -> bool {
         | Command::Attach(_)
         | Command::Hold(_)
         | Command::Hosts(_)
+        | Command::Acp(_)
         | Command::AcpClient(_)
         | Command::Hook
         | Command::AppServerPair(_) => false,

@@ -1,10 +1,9 @@
-//! `herd run`: checks the tasks file and profiles, then drives the batch through the engine,
-//! with the dashboard on a terminal or headless otherwise. Maps the outcome to an exit code.
+//! `herd run`: checks the tasks file and profiles, then hands the batch to `serve::run`, with
+//! the dashboard on a terminal or headless otherwise. Maps the outcome to an exit code.
 
 use std::io::IsTerminal;
 
-use color_eyre::eyre::{Result, WrapErr};
-use tokio::sync::mpsc;
+use color_eyre::eyre::Result;
 
 use super::args::RunArgs;
 use super::inputs::{
@@ -13,11 +12,10 @@ use super::inputs::{
 };
 use crate::core::rerun::{self, RetryPlan};
 use crate::run::console::note;
-use crate::run::driver::Driver;
-use crate::run::engine::{Engine, EngineOptions};
-use crate::run::rendezvous::RunMode;
+use crate::run::engine::EngineOptions;
 use crate::run::store::TaskStore;
 use crate::run::validate;
+use crate::serve::run::Run;
 
 pub(super) fn run(args: &RunArgs) -> Result<i32> {
     let (before, after) = crate::run::limits::raise_open_file_limit();
@@ -64,14 +62,15 @@ pub(super) fn run(args: &RunArgs) -> Result<i32> {
         hosts,
         record_input: args.record_input,
     };
-    // One thread: the loop is the runtime's only task (workers are threads of their own), so
-    // it waits in the runtime's driver itself; with worker threads every timer woke a worker
-    // that then woke the loop, two switches instead of one (#29).
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .wrap_err("cannot start the async runtime")?;
-    let outcome = runtime.block_on(drive(args, store, profiles, opts, headless));
+    let run = Run {
+        store,
+        profiles,
+        opts,
+        notify: args.notify.clone(),
+        headless,
+        mouse: !args.no_mouse,
+    };
+    let outcome = crate::serve::run::serve(run);
     match outcome {
         Ok(code) => Ok(code),
         // The engine already ended the agents and wrote their tasks back where it could.
@@ -160,79 +159,6 @@ fn tasks_file_accepted(store: &TaskStore, args: &RunArgs) -> bool {
         }
     }
     true
-}
-
-/// The batch driven to its end by the engine, through the dashboard or headless, with the
-/// run's control socket; the exit code.
-async fn drive(
-    args: &RunArgs,
-    store: TaskStore,
-    profiles: crate::core::profile::ProfileSet,
-    opts: EngineOptions,
-    headless: bool,
-) -> Result<i32> {
-    let notify = args
-        .notify
-        .as_ref()
-        .map(|line| vec!["sh".to_string(), "-c".to_string(), line.clone()]);
-    let tasks_path = store.path().to_path_buf();
-    let runs_dir = opts.runs_dir.clone();
-    let (tx, rx) = mpsc::channel(1024);
-    let mut engine = Engine::new(store, profiles, opts, tx, crate::run::clock::Now::read())?;
-    engine.set_notify_command(notify);
-    let mode = if headless {
-        RunMode::Headless
-    } else if crate::run::background::in_background() {
-        RunMode::Background
-    } else {
-        RunMode::Dashboard
-    };
-    let driver = Driver::new(rx, control_socket(&tasks_path, &runs_dir, mode, headless));
-    let started_at = jiff::Timestamp::now();
-    let code = if headless {
-        crate::run::headless::run(engine, driver).await
-    } else {
-        crate::ui::run(engine, driver, !args.no_mouse).await
-    }?;
-    let log_file = match mode {
-        RunMode::Background => runs_dir.join("background.log"),
-        _ => runs_dir.join("herd.log"),
-    };
-    let end = crate::run::last_run::RunEnd {
-        tasks: std::path::absolute(&tasks_path).unwrap_or(tasks_path.clone()),
-        mode,
-        started_at: started_at.to_string(),
-        ended_at: jiff::Timestamp::now().to_string(),
-        exit_code: code,
-        log_file,
-    };
-    // For `herd attach` and `herd status` after the end; the run's result does not depend on it.
-    if let Err(error) = end.write(&runs_dir) {
-        tracing::warn!("cannot record how the run ended: {error}");
-    }
-    Ok(code)
-}
-
-/// The run's control socket (`run::control`); a run goes on without one when it cannot be made
-/// (said on stderr before a headless run's first line, always in `runs/herd.log`).
-fn control_socket(
-    tasks: &std::path::Path,
-    runs_dir: &std::path::Path,
-    mode: RunMode,
-    headless: bool,
-) -> Option<crate::run::control::ControlLink> {
-    match crate::run::control::start(tasks, runs_dir, mode) {
-        Ok(link) => Some(link),
-        Err(error) => {
-            tracing::warn!("no control socket for this run: {error}");
-            if headless {
-                note(&format!(
-                    "herd: no control socket for this run (herd ctl cannot reach it): {error}"
-                ));
-            }
-            None
-        }
-    }
 }
 
 /// `--retry`: each task goes back to `pending` with its attempts so far set aside (a fresh

@@ -11,13 +11,13 @@ use super::args::StatusArgs;
 use super::inputs::{EXIT_INVALID, default_runs_dir, print_problems, store_problems};
 use crate::core::clock_words;
 use crate::core::digest::{self, Since};
-use crate::run::background::answers;
 use crate::run::clock::local_now;
 use crate::run::control::client::Client;
+use crate::run::ipc::answers;
 use crate::run::last_run::{self, RunEnd};
 use crate::run::rendezvous::{Registration, Rendezvous, RunMode};
 use crate::run::store::TaskStore;
-use crate::run::summary;
+use crate::serve::summary;
 use serde_json::json;
 
 pub(super) fn status(args: &StatusArgs) -> Result<i32> {

@@ -138,6 +138,26 @@ fn fold(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// A quota failure's reset as the result recorded it (`quota_resets_at`).
+fn quota_resets_at(result: Option<&serde_json::Value>) -> Option<Zoned> {
+    result?.get("quota_resets_at")?.as_str()?.parse().ok()
+}
+
+/// A task's "why" at `local`: what decided its failure (`why`), from its `result` as recorded.
+pub fn why_of(result: Option<&serde_json::Value>, local: &LocalNow) -> Option<String> {
+    let text = |key: &str| {
+        result
+            .and_then(|r| r.get(key))
+            .and_then(serde_json::Value::as_str)
+    };
+    why(
+        text("failure_evidence"),
+        text("failure_cause"),
+        quota_resets_at(result).as_ref(),
+        local,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

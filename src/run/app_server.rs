@@ -11,7 +11,6 @@
 //! charge (the attempt only hands its dialogs to this channel once connected).
 
 use std::io::ErrorKind;
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -22,6 +21,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tungstenite::{Message, WebSocket};
 
+use super::ipc;
 use super::jobs::{self, Outbox};
 use crate::core::app_server::{self, AppServerReport, Subscriber};
 
@@ -47,14 +47,7 @@ impl AppServerLink {
     /// A private folder for the socket of attempt `key`, and the worker that connects to the
     /// server once it listens there; reports go to `reports`.
     pub fn start(key: u64, reports: Outbox<AppServerReport>) -> std::io::Result<AppServerLink> {
-        let base = std::env::var_os("XDG_RUNTIME_DIR")
-            .map(PathBuf::from)
-            .filter(|p| p.is_dir())
-            .unwrap_or_else(std::env::temp_dir);
-        let dir = tempfile::Builder::new()
-            .prefix("herd-codex-")
-            .tempdir_in(base)?;
-        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))?;
+        let dir = ipc::private_subfolder("herd-codex-")?;
         let socket = dir.path().join(app_server::SOCKET_NAME);
         let stop = Arc::new(AtomicBool::new(false));
         let (outbox, inbox) = std_mpsc::channel();
@@ -157,8 +150,13 @@ impl Worker {
             if self.stop.load(Ordering::SeqCst) {
                 return Err("the attempt ended before the server listened".into());
             }
-            match UnixStream::connect(&self.socket) {
+            match ipc::connect_own(&self.socket) {
                 Ok(stream) => break stream,
+                // Served by another user (whoever could put a socket in our private folder):
+                // nothing to wait for.
+                Err(error) if error.kind() == ErrorKind::PermissionDenied => {
+                    return Err(format!("refused {}: {error}", self.socket.display()));
+                }
                 Err(_) if Instant::now() < deadline => std::thread::sleep(CONNECT_POLL),
                 Err(error) => {
                     return Err(format!("no server at {}: {error}", self.socket.display()));
@@ -283,7 +281,7 @@ fn start_server(
         .spawn()
         .map_err(|e| (format!("cannot start {program} app-server: {e}"), 127))?;
     let deadline = Instant::now() + CONNECT_WAIT;
-    while UnixStream::connect(socket).is_err() {
+    while !ipc::answers(socket) {
         if let Ok(Some(status)) = server.try_wait() {
             let said = std::fs::read_to_string(&log).unwrap_or_default();
             return Err((
@@ -321,6 +319,8 @@ fn end_server(server: &mut std::process::Child) {
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
     use tokio::sync::mpsc;
 
     use super::*;

@@ -11,9 +11,8 @@
 //! cannot be carried (a wrong token, herd busy past the wait, the attempt gone) is answered
 //! with no decision: the CLI then goes on as without the hook, and the screen is in charge.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::fs::PermissionsExt;
-use std::os::unix::net::{UnixListener, UnixStream};
+use std::io::{BufReader, Read, Write};
+use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,6 +21,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::gemini_home;
+use super::ipc::{self, Arrival, LineRead, Listener};
 use super::jobs::{self, Outbox};
 use crate::core::hook;
 use crate::core::profile::HookKind;
@@ -71,17 +71,9 @@ impl HookServer {
         calls: Outbox<HookCall>,
         agent_env: &std::collections::BTreeMap<String, String>,
     ) -> std::io::Result<HookServer> {
-        let base = std::env::var_os("XDG_RUNTIME_DIR")
-            .map(PathBuf::from)
-            .filter(|p| p.is_dir())
-            .unwrap_or_else(std::env::temp_dir);
-        let dir = tempfile::Builder::new()
-            .prefix("herd-hook-")
-            .tempdir_in(base)?;
-        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))?;
+        let dir = ipc::private_subfolder("herd-hook-")?;
         let socket = dir.path().join("hook.sock");
-        let listener = UnixListener::bind(&socket)?;
-        std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))?;
+        let listener = Listener::bind(&socket, "hook listener")?;
         let token = new_token()?;
         let stop = Arc::new(AtomicBool::new(false));
         let (thread_stop, thread_token) = (stop.clone(), token.clone());
@@ -120,22 +112,27 @@ impl Drop for HookServer {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         // Wakes the accepting thread so it sees the flag and ends.
-        let _ = UnixStream::connect(&self.socket);
+        ipc::wake(&self.socket);
     }
 }
 
 fn accept_loop(
-    listener: UnixListener,
+    listener: Listener,
     key: u64,
     token: String,
     calls: Outbox<HookCall>,
     stop: Arc<AtomicBool>,
 ) {
-    for stream in listener.incoming() {
+    loop {
+        let arrival = listener.accept();
         if stop.load(Ordering::SeqCst) {
             return;
         }
-        let Ok(stream) = stream else { continue };
+        // Another user's call is closed unanswered (the kit logged it): its CLI goes on as
+        // without the hook.
+        let Ok(Arrival::Admitted { stream, .. }) = arrival else {
+            continue;
+        };
         let (token, calls) = (token.clone(), calls.clone());
         let call = move || serve(stream, &token, &calls);
         if let Err(not) = jobs::spawn_thread(format!("hook-call-{key}"), call) {
@@ -159,11 +156,15 @@ fn serve(stream: UnixStream, token: &str, calls: &Outbox<HookCall>) {
 
 fn read_call(stream: &UnixStream, token: &str) -> Option<Value> {
     stream.set_read_timeout(Some(READ_WAIT)).ok()?;
-    let mut line = String::new();
-    BufReader::new(stream.take(MAX_CALL_BYTES))
-        .read_line(&mut line)
-        .ok()?;
-    let call: Value = serde_json::from_str(&line).ok()?;
+    let line = match ipc::read_line(&mut BufReader::new(stream), MAX_CALL_BYTES) {
+        LineRead::Line(line) => line,
+        LineRead::TooLong => {
+            tracing::warn!("a hook call over {MAX_CALL_BYTES} bytes was refused");
+            return None;
+        }
+        LineRead::End => return None,
+    };
+    let call: Value = serde_json::from_slice(&line).ok()?;
     if call.get("token").and_then(Value::as_str) != Some(token) {
         tracing::warn!("a hook call with a wrong token was refused");
         return None;
@@ -204,12 +205,12 @@ fn ask_herd(input: &str) -> Option<String> {
     let socket = std::env::var_os(hook::SOCKET_ENV)?;
     let token = std::env::var(hook::TOKEN_ENV).ok()?;
     let input: Value = serde_json::from_str(input).ok()?;
-    let mut stream = UnixStream::connect(socket).ok()?;
+    let mut stream = ipc::connect_own(Path::new(&socket)).ok()?;
     stream
         .set_read_timeout(Some(ANSWER_WAIT + READ_WAIT))
         .ok()?;
     let call = serde_json::json!({"token": token, "input": input});
-    stream.write_all(format!("{call}\n").as_bytes()).ok()?;
+    ipc::write_line(&mut stream, &call.to_string()).ok()?;
     stream.shutdown(std::net::Shutdown::Write).ok()?;
     let mut answer = String::new();
     stream.read_to_string(&mut answer).ok()?;
@@ -218,6 +219,8 @@ fn ask_herd(input: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
     use tokio::sync::mpsc;
 
     use super::*;

@@ -7,10 +7,12 @@
 //! `blocking_send` waits for room in the bounded channel (a flooding agent is slowed down, not
 //! buffered), `try_send` never waits.
 //!
-//! A worker thread is started one way, `spawn_job` (a one-shot job whose result goes to an
-//! outbox) or `spawn_thread` (a thread whose result, if any, is joined): named, and when the
-//! system has no thread to give, a typed `CannotStart` with the work handed back
-//! (`NotStarted`), so the caller can do it here, later, or not at all, as its worker requires.
+//! Every thread of herd's is started here, one way, `spawn_job` (a one-shot job whose result
+//! goes to an outbox) or `spawn_thread` (a thread whose result, if any, is joined; dropped, it
+//! runs on detached, as a server's or a pump's does): named, a panic reported in the log with
+//! the thread's name (`runs/herd.log`: a dashboard's stderr is its screen), and when the system
+//! has no thread to give, a typed `CannotStart` with the work handed back (`NotStarted`), so the
+//! caller can do it here, later, or not at all, as its worker requires.
 //!
 //! This module knows no receiver and no worker; it must not import either.
 
@@ -166,6 +168,14 @@ impl<R> Job<R> {
         }
     }
 
+    /// Whether the work has ended, for a caller that waits only so long (a job done here has).
+    pub fn is_finished(&self) -> bool {
+        match &self.state {
+            JobState::Running(thread) => thread.is_finished(),
+            JobState::Done(_) => true,
+        }
+    }
+
     /// Waits for the result; `None` when the work panicked.
     pub fn join(self) -> Option<R> {
         match self.state {
@@ -203,6 +213,28 @@ where
     start(Builder::new(), name.into(), work, |work: W| work())
 }
 
+/// Why work handed to `blocking` gave no result.
+#[derive(Debug, thiserror::Error)]
+pub enum Unfinished {
+    #[error(transparent)]
+    CannotStart(#[from] CannotStart),
+    #[error("the thread {name} panicked (its message is in the log)")]
+    Panicked { name: String },
+}
+
+/// Runs `work` on a thread named `name` and awaits its result: for async code that must not
+/// block its runtime (tokio's blocking pool would give the work a nameless thread).
+pub async fn blocking<R, W>(name: impl Into<String>, work: W) -> Result<R, Unfinished>
+where
+    R: Send + 'static,
+    W: FnOnce() -> R + Send + 'static,
+{
+    let name = name.into();
+    let (tell, told) = tokio::sync::oneshot::channel();
+    spawn_thread(name.clone(), move || drop(tell.send(work()))).map_err(|not| not.error)?;
+    told.await.map_err(|_| Unfinished::Panicked { name })
+}
+
 /// Starts a thread of `builder` named `name` that does `run(work)`. The work is handed to the
 /// thread once it runs, so that a thread that cannot start gives it back.
 fn start<W, R>(
@@ -216,9 +248,11 @@ where
     R: Send + 'static,
 {
     let (hand, handed) = std_mpsc::sync_channel::<W>(1);
-    let spawned = builder
-        .name(name.clone())
-        .spawn(move || handed.recv().ok().map(run));
+    let reported_as = name.clone();
+    let spawned = builder.name(name.clone()).spawn(move || {
+        let work = handed.recv().ok()?;
+        Some(reporting_panics(&reported_as, || run(work)))
+    });
     let thread = match spawned {
         Ok(thread) => thread,
         Err(cause) => {
@@ -241,6 +275,31 @@ where
             work,
         }),
     }
+}
+
+/// Runs `run`; a panic in it is logged with the thread's `name`, then goes on unwinding (the
+/// thread ends as it would have, and a `Job` joined on it says so).
+fn reporting_panics<R>(name: &str, run: impl FnOnce() -> R) -> R {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+        Ok(result) => result,
+        Err(payload) => {
+            tracing::error!(
+                thread = name,
+                "the thread panicked: {}",
+                panic_text(&*payload)
+            );
+            std::panic::resume_unwind(payload)
+        }
+    }
+}
+
+/// What a panic said (its `&str` or `String` message).
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)")
 }
 
 /// The channel behind an outbox, whatever its receiver's type.
@@ -376,6 +435,7 @@ mod tests {
         })
         .expect("started");
         assert_eq!(named.join(), Some(Some("thread-test".to_string())));
+        assert!(Job::done(7).is_finished());
         assert_eq!(Job::done(7).join(), Some(7));
         let panicked = spawn_thread("panic-test", || -> u8 { panic!("on purpose") });
         assert_eq!(panicked.expect("started").join(), None);
@@ -397,6 +457,33 @@ mod tests {
                 .starts_with("cannot start the thread huge-stack: "),
             "{io}"
         );
+    }
+
+    #[test]
+    fn blocking_work_is_awaited_and_its_panic_told() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        let done = runtime.block_on(blocking("blocking-test", || 6 * 7));
+        assert_eq!(done.expect("done"), 42);
+        let panicked = runtime.block_on(blocking("blocking-panic", || -> u8 {
+            panic!("on purpose")
+        }));
+        let said = panicked.expect_err("panicked").to_string();
+        assert!(said.contains("blocking-panic panicked"), "{said}");
+    }
+
+    #[test]
+    fn a_panic_is_told_with_its_message() {
+        let said = std::panic::catch_unwind(|| panic!("on purpose {}", 7)).expect_err("panicked");
+        assert_eq!(panic_text(&*said), "on purpose 7");
+        let said = std::panic::catch_unwind(|| panic!("literal")).expect_err("panicked");
+        assert_eq!(panic_text(&*said), "literal");
+        let said = std::panic::catch_unwind(|| std::panic::panic_any(5_u8)).expect_err("panicked");
+        assert_eq!(panic_text(&*said), "(no message)");
+        let unwound = std::panic::catch_unwind(|| reporting_panics("t", || panic!("again")));
+        assert!(unwound.is_err(), "the panic goes on after it is reported");
+        assert_eq!(reporting_panics("t", || 3), 3);
     }
 
     #[test]

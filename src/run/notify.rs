@@ -9,8 +9,9 @@
 use std::io::{Read, Write};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use super::jobs::{self, Job};
 
 /// How long one run of the command may take before it is killed.
 pub const TIME_LIMIT: Duration = Duration::from_secs(10);
@@ -33,7 +34,7 @@ pub struct NotifyJob {
 /// The worker that runs the jobs in order, one at a time.
 pub struct Notifier {
     jobs: Option<mpsc::Sender<NotifyJob>>,
-    worker: Option<JoinHandle<()>>,
+    worker: Option<Job<()>>,
     /// Jobs handed over and not yet done, to bound the wait at the end.
     pending: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     time_limit: Duration,
@@ -45,17 +46,15 @@ impl Notifier {
         let (jobs, inbox) = mpsc::channel::<NotifyJob>();
         let pending = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let left = pending.clone();
-        let worker = std::thread::Builder::new()
-            .name("notify".into())
-            .spawn(move || {
-                for job in inbox {
-                    run_logged(&job, time_limit);
-                    left.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
-                }
-            });
+        let worker = jobs::spawn_thread("notify", move || {
+            for job in inbox {
+                run_logged(&job, time_limit);
+                left.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+            }
+        });
         let worker = match worker {
             Ok(handle) => Some(handle),
-            Err(error) => {
+            Err(jobs::NotStarted { error, .. }) => {
                 tracing::warn!(
                     "notify: cannot start its worker thread ({error}); no notifications"
                 );
@@ -146,10 +145,14 @@ pub fn run(job: &NotifyJob, time_limit: Duration) -> NotifyRun {
     if let Some(mut stdin) = child.stdin.take() {
         let payload = job.payload.clone();
         // A command that does not read its stdin must not hold the worker.
-        std::thread::spawn(move || {
+        let feeding = jobs::spawn_thread("notify-stdin", move || {
             let _ = stdin.write_all(payload.as_bytes());
             let _ = stdin.write_all(b"\n");
         });
+        if let Err(not) = feeding {
+            // Its stdin closed unwritten: the command reads an end, and the run goes on.
+            tracing::warn!("notify: {not}");
+        }
     }
     let deadline = Instant::now() + time_limit;
     let status = loop {
@@ -208,7 +211,8 @@ fn kill(child: &mut Child) {
 
 fn read_in_background(mut pipe: impl Read + Send + 'static) -> mpsc::Receiver<String> {
     let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
+    // Not started, its sender goes with the work: the run is told of no stderr.
+    let _ = jobs::spawn_thread("notify-stderr", move || {
         let mut bytes = Vec::new();
         let _ = pipe.read_to_end(&mut bytes);
         let _ = tx.send(String::from_utf8_lossy(&bytes).into_owned());

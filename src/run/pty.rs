@@ -17,7 +17,7 @@ use rustix::process::{Pid, Signal, kill_process_group};
 
 mod reader;
 
-use super::jobs::Outbox;
+use super::jobs::{self, Outbox};
 use super::launch::LaunchPlan;
 use super::spawn::{self, SpawnRequest};
 use crate::core::attempt::StopSignal;
@@ -97,29 +97,27 @@ impl AgentProcess {
         reader::watch(master, key, reports.clone()).wrap_err("cannot start the PTY reader")?;
 
         let (writer_tx, writer_rx) = std_mpsc::channel::<Vec<u8>>();
-        std::thread::Builder::new()
-            .name(format!("pty-write-{key}"))
-            .spawn(move || {
-                // The writer lives as long as the attempt: dropping it sends EOF to the agent.
-                for bytes in writer_rx {
-                    if writer
-                        .write_all(&bytes)
-                        .and_then(|()| writer.flush())
-                        .is_err()
-                    {
-                        break;
-                    }
+        jobs::spawn_thread(format!("pty-write-{key}"), move || {
+            // The writer lives as long as the attempt: dropping it sends EOF to the agent.
+            for bytes in writer_rx {
+                if writer
+                    .write_all(&bytes)
+                    .and_then(|()| writer.flush())
+                    .is_err()
+                {
+                    break;
                 }
-            })
-            .wrap_err("cannot start the PTY writer thread")?;
+            }
+        })
+        .map_err(|not| not.error)
+        .wrap_err("cannot start the PTY writer thread")?;
 
-        std::thread::Builder::new()
-            .name(format!("pty-wait-{key}"))
-            .spawn(move || {
-                let status = spawn::wait_for_exit(pid);
-                let _ = reports.blocking_send(PtyEvent::Exited { status });
-            })
-            .wrap_err("cannot start the child waiter thread")?;
+        jobs::spawn_thread(format!("pty-wait-{key}"), move || {
+            let status = spawn::wait_for_exit(pid);
+            let _ = reports.blocking_send(PtyEvent::Exited { status });
+        })
+        .map_err(|not| not.error)
+        .wrap_err("cannot start the child waiter thread")?;
 
         Ok(AgentProcess {
             pid,

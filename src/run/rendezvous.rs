@@ -14,20 +14,16 @@
 
 use std::fs;
 use std::io;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-/// The private folder of this user's running herds, made when missing.
+use super::ipc::{self, answers};
+
+/// The private folder of this user's running herds, made when missing (`ipc::private_folder`).
 pub fn folder() -> io::Result<PathBuf> {
-    let uid = rustix::process::getuid().as_raw();
-    let dir = match std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from) {
-        Some(runtime) if owned_by(&runtime, uid) => runtime.join("herd"),
-        _ => std::env::temp_dir().join(format!("herd-{uid}")),
-    };
-    ensure_private(&dir, uid)?;
-    Ok(dir)
+    Ok(ipc::private_folder()?)
 }
 
 /// The key of a tasks file: the hash of its canonical path, so every spelling of the path
@@ -112,11 +108,6 @@ impl Rendezvous {
 /// How long after registering a herd's control socket must answer before a herd whose pid
 /// runs is taken for gone (its pid reused by another process).
 const SETTLE: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// Whether something answers on the socket at `path`.
-fn answers(path: &Path) -> bool {
-    std::os::unix::net::UnixStream::connect(path).is_ok()
-}
 
 /// How the herd that runs a file was started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -215,36 +206,6 @@ fn is_zombie(pid: rustix::process::Pid) -> bool {
         .unwrap_or(false)
 }
 
-fn owned_by(dir: &Path, uid: u32) -> bool {
-    fs::metadata(dir).is_ok_and(|meta| meta.is_dir() && meta.uid() == uid)
-}
-
-/// Makes `dir` 0700 when missing; refuses one owned by another user or open to others.
-///
-/// Made 0700 from the start (not made, then narrowed): another herd starting at the same moment
-/// must never see it open to others in between and refuse it.
-fn ensure_private(dir: &Path, uid: u32) -> io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    match fs::DirBuilder::new().mode(0o700).create(dir) {
-        // The umask may have taken more than the others' bits away.
-        Ok(()) => fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?,
-        Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
-        Err(error) => return Err(error),
-    }
-    let meta = fs::symlink_metadata(dir)?;
-    if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o077 != 0 {
-        return Err(io::Error::new(
-            io::ErrorKind::PermissionDenied,
-            format!(
-                "{} must be a folder of yours that only you can enter (mode 0700); \
-                 remove it or set XDG_RUNTIME_DIR to a private folder",
-                dir.display()
-            ),
-        ));
-    }
-    Ok(())
-}
-
 /// 64-bit FNV-1a: stable across builds and platforms, unlike std's hasher.
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
@@ -278,49 +239,6 @@ mod tests {
         let other = dir.path().join("other.json");
         fs::write(&other, "{}").expect("write");
         assert_ne!(key(&other).expect("key"), k);
-    }
-
-    #[test]
-    fn a_folder_others_can_enter_is_refused() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let uid = rustix::process::getuid().as_raw();
-        let private = dir.path().join("herd");
-        ensure_private(&private, uid).expect("made");
-        let mode = fs::metadata(&private).expect("meta").permissions().mode() & 0o777;
-        assert_eq!(mode, 0o700);
-        fs::set_permissions(&private, fs::Permissions::from_mode(0o755)).expect("chmod");
-        let error = ensure_private(&private, uid).expect_err("open to others");
-        assert_eq!(error.kind(), io::ErrorKind::PermissionDenied);
-        assert!(error.to_string().contains("0700"), "{error}");
-    }
-
-    /// Herds started at the same moment all make or find the folder: none of them sees it open
-    /// to others while another is making it.
-    #[test]
-    fn herds_starting_together_all_take_the_new_folder() {
-        let uid = rustix::process::getuid().as_raw();
-        for round in 0..50 {
-            let dir = tempfile::tempdir().expect("tempdir");
-            let private = dir.path().join("herd");
-            let start = std::sync::Barrier::new(8);
-            let refused: Vec<io::Error> = std::thread::scope(|scope| {
-                let herds: Vec<_> = (0..8)
-                    .map(|_| {
-                        scope.spawn(|| {
-                            start.wait();
-                            ensure_private(&private, uid)
-                        })
-                    })
-                    .collect();
-                herds
-                    .into_iter()
-                    .filter_map(|herd| herd.join().expect("joined").err())
-                    .collect()
-            });
-            assert!(refused.is_empty(), "round {round}: {refused:?}");
-            let mode = fs::metadata(&private).expect("meta").permissions().mode() & 0o777;
-            assert_eq!(mode, 0o700);
-        }
     }
 
     #[test]

@@ -132,7 +132,8 @@ impl Input {
     /// Reads this process's stdin.
     pub(super) fn from_stdin(is_terminal: bool) -> Input {
         let (sender, chunks) = mpsc::channel();
-        std::thread::spawn(move || {
+        // Not started, the sender goes with the work: the input reads as closed.
+        let _ = crate::run::jobs::spawn_thread("sim-keys", move || {
             let mut stdin = std::io::stdin().lock();
             let mut buffer = [0u8; 4096];
             loop {

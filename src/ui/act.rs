@@ -1,85 +1,84 @@
 //! What the dashboard's actions do in its normal mode (`keys::Action`): moves in its own
-//! state (selection, focus, zoom, scroll, filter) and operator actions carried out through the
-//! engine (answers, cancel, retry, pause, concurrency, leaving). Nothing here draws.
+//! state (selection, focus, zoom, scroll, filter), and operator actions asked of the batch as
+//! `Command`s (answers, cancel, retry, pause, concurrency, leaving), which the event loop
+//! carries out. It reads the batch only. Nothing here draws.
 
 use std::time::Instant;
 
-use color_eyre::eyre::Result;
 use ratatui::layout::Rect;
 
+use super::asks::{Ask, Told, ask, silently};
 use super::keys::{Action, AnswerKey, Reply, key_name};
 use super::model::RowStatus;
 use super::model::{live_tasks, matching, task_name, waiting_tasks};
 use super::mouse::select_step;
+use super::reads::FileReadDone;
 use super::state::{AnswerHold, Filter, Leaving, Mode, UiState};
-use super::{attempts, editors, layout, queue};
-use crate::run::clock::Now;
-use crate::run::engine::Engine;
+use super::{editors, layout, queue};
+use crate::run::engine::BatchView;
 use crate::run::engine::command::{Command, DialogReply};
 
-/// Carries out `action`; `area` is the terminal's size (for page sizes).
+/// Carries out `action`; `area` is the terminal's size (for page sizes). What it asks of the
+/// batch is returned.
 pub fn act(
-    engine: &mut Engine,
+    batch: &dyn BatchView,
     state: &mut UiState,
     action: Action,
     area: Rect,
-    clock: Now,
-) -> Result<()> {
-    let now = clock.at;
-    let focus = state
-        .focus
-        .filter(|f| engine.view().live_attempt(*f).is_some());
+    now: Instant,
+) -> Vec<Ask> {
+    let focus = state.focus.filter(|f| batch.live_attempt(*f).is_some());
     match action {
-        Action::Up => select_step(engine, state, -1),
-        Action::Down => select_step(engine, state, 1),
-        Action::PageUp => select_step(engine, state, -page(state, area)),
-        Action::PageDown => select_step(engine, state, page(state, area)),
-        Action::Top => select_step(engine, state, isize::MIN),
-        Action::Bottom => select_step(engine, state, isize::MAX),
-        Action::NextPane => cycle_focus(engine, state, focus, true),
-        Action::PrevPane => cycle_focus(engine, state, focus, false),
-        Action::NextWaiting => select_next_waiting(engine, state, now),
+        Action::Up => select_step(batch, state, -1),
+        Action::Down => select_step(batch, state, 1),
+        Action::PageUp => select_step(batch, state, -page(state, area)),
+        Action::PageDown => select_step(batch, state, page(state, area)),
+        Action::Top => select_step(batch, state, isize::MIN),
+        Action::Bottom => select_step(batch, state, isize::MAX),
+        Action::NextPane => cycle_focus(batch, state, focus, true),
+        Action::PrevPane => cycle_focus(batch, state, focus, false),
+        Action::NextWaiting => select_next_waiting(batch, state, now),
         Action::Zoom => state.zoomed = !state.zoomed,
         Action::Unzoom => state.zoomed = false,
         Action::TakeOver => take_over(state, focus, now),
-        Action::ScrollBack => scroll_pane(engine, state, focus, true, area, now),
-        Action::ScrollForward => scroll_pane(engine, state, focus, false, area, now),
-        Action::Filter { forward } => step_filter(engine, state, forward),
+        Action::ScrollBack => scroll_pane(batch, state, focus, true, area, now),
+        Action::ScrollForward => scroll_pane(batch, state, focus, false, area, now),
+        Action::Filter { forward } => step_filter(batch, state, forward),
         Action::Search => super::search::open(state),
-        Action::Pause => toggle_pause(engine, state, clock)?,
-        Action::Cancel => cancel_selected(engine, state, clock)?,
-        Action::Retry => retry_selected(engine, state, clock)?,
+        Action::Pause => return toggle_pause(batch),
+        Action::Cancel => return cancel_selected(batch, state),
+        Action::Retry => return retry_selected(state),
         Action::AutoMenu => {
             state.mode = Mode::Auto {
                 task: state.selected,
             }
         }
-        Action::EditPrompt => editors::edit_prompt(engine, state, now),
-        Action::Message => editors::open_message(engine, state, focus, now),
-        Action::Concurrency { delta } => change_concurrency(engine, state, delta, clock)?,
+        Action::EditPrompt => editors::edit_prompt(batch, state, now),
+        Action::Message => editors::open_message(batch, state, focus, now),
+        Action::Concurrency { delta } => return change_concurrency(batch, delta),
         Action::Help => state.mode = Mode::Help { offset: 0 },
         Action::Details => state.mode = Mode::Details { offset: 0 },
-        Action::Answers => open_answers(engine, state),
-        Action::Replay => open_attempts(engine, state),
-        Action::Quit => quit(engine, state, clock)?,
+        Action::Answers => open_answers(batch, state),
+        Action::Replay => open_attempts(batch, state),
+        Action::Quit => return quit(batch, state, now),
         Action::Answer(answer) => {
             if let Some(task) = focus {
-                answer_dialog(engine, state, task, answer, clock)?;
+                return answer_dialog(batch, state, task, answer, now);
             }
         }
         Action::NotOffered { key } => {
             if let Some(task) = focus {
-                let text = not_offered(engine, task, &key);
+                let text = not_offered(batch, task, &key);
                 state.say(text, now);
             }
         }
     }
-    Ok(())
+    Vec::new()
 }
 
 /// Tab / Shift-Tab: the focus to the next (or previous) running agent's pane.
-fn cycle_focus(engine: &Engine, state: &mut UiState, focus: Option<usize>, forward: bool) {
-    let live = live_tasks(engine);
+fn cycle_focus(batch: &dyn BatchView, state: &mut UiState, focus: Option<usize>, forward: bool) {
+    let live = live_tasks(batch);
     if live.is_empty() {
         return;
     }
@@ -93,14 +92,14 @@ fn cycle_focus(engine: &Engine, state: &mut UiState, focus: Option<usize>, forwa
 }
 
 /// `w`: the next task waiting for the operator, its pane focused when it runs.
-fn select_next_waiting(engine: &Engine, state: &mut UiState, now: Instant) {
-    let waiting = waiting_tasks(engine);
+fn select_next_waiting(batch: &dyn BatchView, state: &mut UiState, now: Instant) {
+    let waiting = waiting_tasks(batch);
     let next = waiting
         .iter()
         .find(|&&t| t > state.selected)
         .or(waiting.first());
     match next {
-        Some(&task) if engine.view().live_attempt(task).is_some() => focus_task(state, task),
+        Some(&task) if batch.live_attempt(task).is_some() => focus_task(state, task),
         Some(&task) => select_task(state, task, RowStatus::NeedsInput),
         None => state.say("no task is waiting for you", now),
     }
@@ -122,7 +121,7 @@ fn take_over(state: &mut UiState, focus: Option<usize>, now: Instant) {
 
 /// `[` / `]`: scrolls the focused pane half a screen back into its agent's history (`back`) or forward.
 fn scroll_pane(
-    engine: &Engine,
+    batch: &dyn BatchView,
     state: &mut UiState,
     focus: Option<usize>,
     back: bool,
@@ -134,8 +133,7 @@ fn scroll_pane(
         return;
     };
     // Rows that went off the top of the agent's screen: its history.
-    let history = engine
-        .view()
+    let history = batch
         .live_attempt(task)
         .map_or(0, |l| l.attempt().screen().history_len());
     let step = usize::from(area.height / 2).max(1);
@@ -149,7 +147,7 @@ fn scroll_pane(
     if history == 0 {
         *offset = 0;
         state.say(
-            format!("{}: no history yet to scroll", task_name(engine, task)),
+            format!("{}: no history yet to scroll", task_name(batch, task)),
             now,
         );
     } else if !back && before == 0 {
@@ -158,159 +156,173 @@ fn scroll_pane(
 }
 
 /// `f` / `F`: the next (or previous) filter that lists a task.
-fn step_filter(engine: &Engine, state: &mut UiState, forward: bool) {
-    let counts = super::model::filter_counts(engine);
+fn step_filter(batch: &dyn BatchView, state: &mut UiState, forward: bool) {
+    let counts = super::model::filter_counts(batch);
     state.filter = state
         .filter
         .step_among(forward, |f| counts.iter().any(|(g, n)| *g == f && *n > 0));
-    select_a_match(engine, state);
+    select_a_match(batch, state);
 }
 
 /// Space: pauses the queue, or resumes it.
-fn toggle_pause(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
-    let command = if engine.view().is_paused() {
+fn toggle_pause(batch: &dyn BatchView) -> Vec<Ask> {
+    let command = if batch.is_paused() {
         Command::Resume
     } else {
         Command::Pause
     };
-    let outcome = engine.apply(command, clock)?;
-    state.say(outcome.message(), clock.at);
-    Ok(())
+    vec![ask(command, Told::Said)]
 }
 
 /// `c`: cancels the selected task; a running one is asked about first.
-fn cancel_selected(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
+fn cancel_selected(batch: &dyn BatchView, state: &mut UiState) -> Vec<Ask> {
     let task = state.selected;
-    if engine.view().live_attempt(task).is_some() {
+    if batch.live_attempt(task).is_some() {
         state.mode = Mode::ConfirmCancel { task };
+        Vec::new()
     } else {
-        let outcome = engine.apply(Command::Cancel { task }, clock)?;
-        state.report(outcome.message(), outcome.is_done(), clock.at);
+        vec![ask(Command::Cancel { task }, Told::Reported)]
     }
-    Ok(())
 }
 
 /// `r`: runs the selected task again as soon as there is room.
-fn retry_selected(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
+fn retry_selected(state: &UiState) -> Vec<Ask> {
     let task = state.selected;
-    let outcome = engine.apply(Command::RetryNow { task }, clock)?;
-    state.report(outcome.message(), outcome.is_done(), clock.at);
-    if outcome.is_done() {
-        state.message_about = Some(task);
-    }
-    Ok(())
+    vec![ask(
+        Command::RetryNow { task },
+        Told::ReportedAbout { task },
+    )]
 }
 
 /// `+` / `-`: one agent more or fewer at once (never fewer than one).
-fn change_concurrency(
-    engine: &mut Engine,
-    state: &mut UiState,
-    delta: i8,
-    clock: Now,
-) -> Result<()> {
-    let n = engine
+fn change_concurrency(batch: &dyn BatchView, delta: i8) -> Vec<Ask> {
+    let n = batch
         .concurrency()
         .saturating_add_signed(isize::from(delta))
         .max(1);
-    let outcome = engine.apply(Command::SetConcurrency(n), clock)?;
-    state.say(outcome.message(), clock.at);
-    Ok(())
+    vec![ask(Command::SetConcurrency(n), Told::Said)]
 }
 
-/// `A`: the selected task's answers to its prompts, this run's and those recorded.
-fn open_answers(engine: &Engine, state: &mut UiState) {
+/// `A`: the selected task's answers to its prompts, this run's and those recorded (read on a
+/// worker: `reads`).
+fn open_answers(batch: &dyn BatchView, state: &mut UiState) {
     let task = state.selected;
-    if let Some(spec) = engine.view().file().tasks().get(task) {
-        let live = engine
-            .view()
+    if let Some(spec) = batch.file().tasks().get(task) {
+        let task_dir = batch.runs_dir().join(&spec.task_id);
+        let live = batch
             .live_attempt(task)
-            .map(|l| (l.number(), l.attempt().approvals()));
-        let lines = super::answers::lines(&engine.view().runs_dir().join(&spec.task_id), live);
-        state.mode = Mode::Answers {
-            task,
-            lines,
-            offset: 0,
-        };
+            .map(|l| (l.number(), l.attempt().approvals().to_vec()));
+        state.to_read = Some(Box::new(move || {
+            let live = live.as_ref().map(|(n, a)| (*n, a.as_slice()));
+            let lines = super::answers::lines(&task_dir, live);
+            FileReadDone::Answers { task, lines }
+        }));
     }
 }
 
-/// `v`: the selected task's recorded attempts, to replay one.
-fn open_attempts(engine: &Engine, state: &mut UiState) {
+/// `v`: the selected task's recorded attempts, to replay one (read on a worker: `reads`).
+fn open_attempts(batch: &dyn BatchView, state: &mut UiState) {
     let task = state.selected;
-    if let Some(spec) = engine.view().file().tasks().get(task) {
-        let list = attempts::list(&engine.view().runs_dir().join(&spec.task_id));
-        state.mode = Mode::Attempts {
-            task,
-            list,
-            selected: 0,
-        };
+    if let Some(spec) = batch.file().tasks().get(task) {
+        let task_dir = batch.runs_dir().join(&spec.task_id);
+        state.to_read = Some(Box::new(move || {
+            let list = super::attempts::list(&task_dir);
+            FileReadDone::Attempts { task, list }
+        }));
+    }
+}
+
+/// Opens what was read, unless the operator went elsewhere meanwhile (another window, the
+/// player): a window never opens over what they turned to.
+pub fn opened(state: &mut UiState, done: FileReadDone, now: Instant) {
+    let idle = matches!(state.mode, Mode::Normal) && state.replay.is_none();
+    match done {
+        FileReadDone::Answers { task, lines } if idle => {
+            state.mode = Mode::Answers {
+                task,
+                lines,
+                offset: 0,
+            };
+        }
+        FileReadDone::Attempts { task, list } if idle => {
+            state.mode = Mode::Attempts {
+                task,
+                list,
+                selected: 0,
+            };
+        }
+        FileReadDone::Replay(replaying) => {
+            let chosen = |task| matches!(state.mode, Mode::Attempts { task: t, .. } if t == task);
+            match replaying {
+                Ok(replaying) if chosen(replaying.task) && state.replay.is_none() => {
+                    state.mode = Mode::Normal;
+                    state.replay = Some(replaying);
+                }
+                Ok(_) => {}
+                Err(error) => state.say(error.to_string(), now),
+            }
+        }
+        FileReadDone::Answers { .. } | FileReadDone::Attempts { .. } => {}
     }
 }
 
 /// An answer key: its reply goes to the dialog waiting in `task`'s pane (where
 /// `answer_target` found it), and the next key is held a moment.
 fn answer_dialog(
-    engine: &mut Engine,
+    batch: &dyn BatchView,
     state: &mut UiState,
     task: usize,
     answer: AnswerKey,
-    clock: Now,
-) -> Result<()> {
-    let now = clock.at;
+    now: Instant,
+) -> Vec<Ask> {
     let reply = match answer.reply {
         Reply::Rule(rule) => DialogReply::Rule(rule),
         Reply::Keys { name, bytes } => DialogReply::Keys { name, bytes },
     };
-    engine.apply(Command::Answer { task, reply }, clock)?;
     state.hold_answers(AnswerHold::JustAnswered, now);
     let sent = format!("sent {} ({})", key_name(answer.code), answer.label);
-    state.say_about(task, format!("{sent} → {}", task_name(engine, task)), now);
-    Ok(())
+    state.say_about(task, format!("{sent} → {}", task_name(batch, task)), now);
+    vec![silently(Command::Answer { task, reply })]
 }
 
 /// `q`: leave at once when nothing runs, else ask first; while stopping, kill the agents.
-pub fn quit(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
-    let now = clock.at;
+pub fn quit(batch: &dyn BatchView, state: &mut UiState, now: Instant) -> Vec<Ask> {
     match state.leaving {
-        Leaving::Stopping => {
-            let outcome = engine.apply(Command::KillAll, clock)?;
-            state.say(outcome.message(), now);
-        }
+        Leaving::Stopping => return vec![ask(Command::KillAll, Told::Said)],
         _ if state.background => state.mode = Mode::ConfirmLeave,
-        _ if !engine.view().live_attempts().is_empty() => state.mode = Mode::ConfirmQuit,
-        _ if engine.view().is_done() => state.leaving = Leaving::Now,
-        _ => stop(engine, state, clock)?,
+        _ if !batch.live_attempts().is_empty() => state.mode = Mode::ConfirmQuit,
+        _ if batch.is_done() => state.leaving = Leaving::Now,
+        _ => return stop(state, now),
     }
-    Ok(())
+    Vec::new()
 }
 
 /// `s` after `q` in a background run: leave at once when nothing runs, else stop the batch (the
 /// question already confirmed it).
-pub fn stop_batch(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
-    if engine.view().live_attempts().is_empty() && engine.view().is_done() {
+pub fn stop_batch(batch: &dyn BatchView, state: &mut UiState, now: Instant) -> Vec<Ask> {
+    if batch.live_attempts().is_empty() && batch.is_done() {
         state.leaving = Leaving::Now;
-        Ok(())
+        Vec::new()
     } else {
-        stop(engine, state, clock)
+        stop(state, now)
     }
 }
 
-pub fn stop(engine: &mut Engine, state: &mut UiState, clock: Now) -> Result<()> {
-    let now = clock.at;
-    engine.apply(Command::Stop, clock)?;
+/// Stops the batch and leaves once it stopped.
+pub fn stop(state: &mut UiState, now: Instant) -> Vec<Ask> {
     state.leaving = Leaving::Stopping;
     state.say(
         "stopping: ending the running agents (q again kills them now)",
         now,
     );
-    Ok(())
+    vec![silently(Command::Stop)]
 }
 
 /// After the filter or the search changed: the queue from its top, and the selection on a task
 /// it lists.
-pub fn select_a_match(engine: &Engine, state: &mut UiState) {
+pub fn select_a_match(batch: &dyn BatchView, state: &mut UiState) {
     state.queue_offset = 0;
-    let list = matching(engine, state);
+    let list = matching(batch, state);
     if !list.contains(&state.selected)
         && let Some(&first) = list.first()
     {
@@ -324,8 +336,8 @@ fn page(state: &UiState, area: Rect) -> isize {
 }
 
 /// Why a key the dialog does not take was not sent (the banner lists the keys it takes).
-fn not_offered(engine: &Engine, task: usize, key: &str) -> String {
-    let name = task_name(engine, task);
+fn not_offered(batch: &dyn BatchView, task: usize, key: &str) -> String {
+    let name = task_name(batch, task);
     match key {
         "Enter" => format!("Enter not sent: {name}'s dialog highlights no option"),
         _ => format!("{key} not sent: {name}'s dialog has no option {key}"),
@@ -347,5 +359,30 @@ fn select_task(state: &mut UiState, task: usize, status: RowStatus) {
     state.selected = task;
     if !state.filter.matches(status) {
         state.filter = Filter::All;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_was_read_opens_only_where_the_operator_still_is() {
+        let now = Instant::now();
+        let mut state = UiState::new(now);
+        let list = FileReadDone::Attempts {
+            task: 2,
+            list: Vec::new(),
+        };
+        opened(&mut state, list, now);
+        assert!(matches!(state.mode, Mode::Attempts { task: 2, .. }));
+        // The operator turned to the help meanwhile: the answers read later do not cover it.
+        state.mode = Mode::Help { offset: 0 };
+        let answers = FileReadDone::Answers {
+            task: 2,
+            lines: vec!["attempt 1".into()],
+        };
+        opened(&mut state, answers, now);
+        assert!(matches!(state.mode, Mode::Help { offset: 0 }));
     }
 }

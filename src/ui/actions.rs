@@ -1,22 +1,23 @@
 //! What a key or a paste does in each of the dashboard's modes: the replay player, take-over,
 //! the overlays and confirmations, the editors (`editors`) and the normal mode, whose actions
-//! `act` carries out. Nothing here draws.
+//! `act` carries out. What a key asks of the batch is returned as `Command`s (`asks`), for the
+//! event loop to carry out; the batch is only read here. Nothing here draws.
 
 use std::time::Instant;
 
-use color_eyre::eyre::Result;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 
 use super::act::{act, stop};
 use super::answer_target::{self, Target};
+use super::asks::{Ask, Told, ask, silently};
 use super::keys;
 use super::model::auto_menu;
+use super::reads::FileReadDone;
 use super::state::{Mode, UiState};
-use super::{attempts, editors, takeover_keys};
+use super::{editors, takeover_keys};
 use crate::replay::Handled;
-use crate::run::clock::Now;
-use crate::run::engine::Engine;
+use crate::run::engine::BatchView;
 use crate::run::engine::command::Command;
 
 /// How a key answers a question of the dashboard's own (quit? cancel? leave?).
@@ -37,26 +38,39 @@ impl YesNo {
     }
 }
 
-/// Handles one key press. `area` is the terminal's size (for page sizes).
+/// Handles one key press; what it asks of the batch. `area` is the terminal's size (for page
+/// sizes).
 pub fn on_key(
-    engine: &mut Engine,
+    batch: &dyn BatchView,
     state: &mut UiState,
     key: &KeyEvent,
     area: Rect,
-    clock: Now,
-) -> Result<()> {
-    let now = clock.at;
+    now: Instant,
+) -> Vec<Ask> {
+    let asked = in_mode(batch, state, key, area, now);
+    state.operator_chose();
+    asked
+}
+
+/// A key in the mode the dashboard is in.
+fn in_mode(
+    batch: &dyn BatchView,
+    state: &mut UiState,
+    key: &KeyEvent,
+    area: Rect,
+    now: Instant,
+) -> Vec<Ask> {
     let yes_no = YesNo::of(key);
     // The player takes every key while it is open; leaving it shows the dashboard as it was.
     if let Some(replay) = state.replay.as_mut() {
         if replay.view.handle_key(*key) == Handled::Exit {
             state.replay = None;
         }
-        return Ok(());
+        return Vec::new();
     }
     match &mut state.mode {
         &mut Mode::TakeOver { task, was_zoomed } => {
-            take_over_key(engine, state, key, task, was_zoomed, clock)?
+            return take_over_key(batch, state, key, task, was_zoomed);
         }
         Mode::Help { offset } | Mode::Answers { offset, .. } | Mode::Details { offset } => {
             if !scroll(key.code, offset) {
@@ -65,81 +79,64 @@ pub fn on_key(
         }
         Mode::Search => {
             if super::search::on_key(state, key) {
-                super::act::select_a_match(engine, state);
+                super::act::select_a_match(batch, state);
             }
         }
         Mode::ConfirmQuit if yes_no.yes => {
             state.mode = Mode::Normal;
-            stop(engine, state, clock)?;
+            return stop(state, now);
         }
         &mut Mode::ConfirmCancel { task } if yes_no.yes => {
-            cancel_confirmed(engine, state, task, clock)?
+            state.mode = Mode::Normal;
+            return vec![ask(Command::Cancel { task }, Told::ReportedAbout { task })];
         }
-        Mode::ConfirmLeave => confirm_leave_key(engine, state, key.code, yes_no, clock)?,
+        Mode::ConfirmLeave => return confirm_leave_key(batch, state, key.code, yes_no, now),
         Mode::ConfirmQuit | Mode::ConfirmCancel { .. } if yes_no.no => state.mode = Mode::Normal,
         Mode::ConfirmQuit | Mode::ConfirmCancel { .. } => {}
-        &mut Mode::Auto { task } => auto_menu_key(engine, state, key.code, task, yes_no, clock)?,
-        Mode::Attempts { .. } => attempts_key(engine, state, key.code, yes_no, now),
+        &mut Mode::Auto { task } => return auto_menu_key(batch, state, key.code, task, yes_no),
+        Mode::Attempts { .. } => attempts_key(batch, state, key.code, yes_no),
         Mode::EditPrompt { .. } | Mode::Message { .. } => {
-            editors::on_key(engine, state, key, clock)?
+            return editors::on_key(batch, state, key, now);
         }
         Mode::Normal => {
-            if let Some(action) = normal_action(engine, state, key, now) {
-                act(engine, state, action, area, clock)?;
+            if let Some(action) = normal_action(batch, state, key, now) {
+                return act(batch, state, action, area, now);
             }
         }
     }
-    state.operator_chose();
-    Ok(())
+    Vec::new()
 }
 
 /// A key in take-over mode: the leave chord gives the keys back to the dashboard, any other key
 /// goes to the agent as its terminal would send it.
 fn take_over_key(
-    engine: &mut Engine,
+    batch: &dyn BatchView,
     state: &mut UiState,
     key: &KeyEvent,
     task: usize,
     was_zoomed: bool,
-    clock: Now,
-) -> Result<()> {
+) -> Vec<Ask> {
     if takeover_keys::is_leave_chord(key) {
         state.mode = Mode::Normal;
         state.zoomed = was_zoomed;
-    } else if let Some(live) = engine.view().live_attempt(task) {
+    } else if let Some(live) = batch.live_attempt(task) {
         let app_cursor = live.attempt().screen().vt().application_cursor();
         if let Some(bytes) = takeover_keys::to_bytes(key, app_cursor) {
             state.scroll.remove(&task);
-            engine.apply(Command::TypeKeys { task, bytes }, clock)?;
+            return vec![silently(Command::TypeKeys { task, bytes })];
         }
     }
-    Ok(())
-}
-
-/// Yes to "cancel this running task?".
-fn cancel_confirmed(
-    engine: &mut Engine,
-    state: &mut UiState,
-    task: usize,
-    clock: Now,
-) -> Result<()> {
-    state.mode = Mode::Normal;
-    let outcome = engine.apply(Command::Cancel { task }, clock)?;
-    state.report(outcome.message(), outcome.is_done(), clock.at);
-    if outcome.is_done() {
-        state.message_about = Some(task);
-    }
-    Ok(())
+    Vec::new()
 }
 
 /// Leaving a background run: `d` detaches (the batch goes on), `s` stops it.
 fn confirm_leave_key(
-    engine: &mut Engine,
+    batch: &dyn BatchView,
     state: &mut UiState,
     code: KeyCode,
     yes_no: YesNo,
-    clock: Now,
-) -> Result<()> {
+    now: Instant,
+) -> Vec<Ask> {
     match code {
         KeyCode::Char('d' | 'D') => {
             state.mode = Mode::Normal;
@@ -147,24 +144,23 @@ fn confirm_leave_key(
         }
         KeyCode::Char('s' | 'S') => {
             state.mode = Mode::Normal;
-            super::act::stop_batch(engine, state, clock)?;
+            return super::act::stop_batch(batch, state, now);
         }
         _ if yes_no.no => state.mode = Mode::Normal,
         _ => {}
     }
-    Ok(())
+    Vec::new()
 }
 
 /// A key in the auto-answer menu: a rule's key switches it, `a`, `q` or No closes the menu.
 fn auto_menu_key(
-    engine: &mut Engine,
+    batch: &dyn BatchView,
     state: &mut UiState,
     code: KeyCode,
     task: usize,
     yes_no: YesNo,
-    clock: Now,
-) -> Result<()> {
-    let menu = auto_menu(engine, task);
+) -> Vec<Ask> {
+    let menu = auto_menu(batch, task);
     let found = menu.as_ref().and_then(|m| {
         let rule = m
             .rules
@@ -179,17 +175,17 @@ fn auto_menu_key(
                 rule,
                 on: !on,
             };
-            let outcome = engine.apply(command, clock)?;
-            state.report(outcome.message(), outcome.is_done(), clock.at);
+            return vec![ask(command, Told::Reported)];
         }
         None if yes_no.no || matches!(code, KeyCode::Char('a' | 'q')) => state.mode = Mode::Normal,
         None => {}
     }
-    Ok(())
+    Vec::new()
 }
 
-/// A key in the list of a task's attempts: move, Enter replays one, `v`, `q` or No closes it.
-fn attempts_key(engine: &Engine, state: &mut UiState, code: KeyCode, yes_no: YesNo, now: Instant) {
+/// A key in the list of a task's attempts: move, Enter replays one (its recording read on a
+/// worker: `reads`), `v`, `q` or No closes it.
+fn attempts_key(batch: &dyn BatchView, state: &mut UiState, code: KeyCode, yes_no: YesNo) {
     let Mode::Attempts {
         task,
         list,
@@ -207,19 +203,14 @@ fn attempts_key(engine: &Engine, state: &mut UiState, code: KeyCode, yes_no: Yes
         KeyCode::End | KeyCode::Char('G') => *selected = list.len().saturating_sub(1),
         KeyCode::Enter => {
             let task = *task;
-            let entry = list.get(*selected).cloned();
-            let task_id = engine
-                .view()
+            let task_id = batch
                 .task(task)
                 .map_or_else(String::new, |t| t.task_id.clone());
-            if let Some(entry) = entry {
-                match attempts::open(task, &task_id, &entry) {
-                    Ok(replaying) => {
-                        state.mode = Mode::Normal;
-                        state.replay = Some(Box::new(replaying));
-                    }
-                    Err(error) => state.say(error.to_string(), now),
-                }
+            if let Some(entry) = list.get(*selected).cloned() {
+                state.to_read = Some(Box::new(move || {
+                    let opened = super::attempts::open(task, &task_id, &entry);
+                    FileReadDone::Replay(opened.map(Box::new))
+                }));
             }
         }
         _ if yes_no.no || matches!(code, KeyCode::Char('v' | 'q')) => state.mode = Mode::Normal,
@@ -230,13 +221,13 @@ fn attempts_key(engine: &Engine, state: &mut UiState, code: KeyCode, yes_no: Yes
 /// A key's action in normal mode, given where answer keys go now (`answer_target`): a key the
 /// held dialog would take, or a dialog's key with no dialog to take it, gets a word instead.
 fn normal_action(
-    engine: &Engine,
+    batch: &dyn BatchView,
     state: &mut UiState,
     key: &KeyEvent,
     now: Instant,
 ) -> Option<keys::Action> {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    match answer_target::target(engine, state, now) {
+    match answer_target::target(batch, state, now) {
         Target::Ready { keys, .. } => keys::normal(key, &keys),
         Target::Held { keys, why }
             if !ctrl
@@ -249,7 +240,7 @@ fn normal_action(
         Target::Nothing => {
             let action = keys::normal(key, &[]);
             if action.is_none() && !ctrl && keys::is_dialog_like(key.code) {
-                let name = super::model::task_name(engine, state.selected);
+                let name = super::model::task_name(batch, state.selected);
                 state.say(
                     format!(
                         "{} went nowhere: no dialog waits in {name}'s pane",
@@ -264,12 +255,12 @@ fn normal_action(
 }
 
 /// Pasted text: to the agent in take-over mode, into an open editor, else nowhere.
-pub fn on_paste(engine: &mut Engine, state: &mut UiState, text: &str, clock: Now) -> Result<()> {
+pub fn on_paste(batch: &dyn BatchView, state: &mut UiState, text: &str) -> Vec<Ask> {
     match &mut state.mode {
         Mode::TakeOver { task, .. } => {
             let task = *task;
-            let Some(live) = engine.view().live_attempt(task) else {
-                return Ok(());
+            let Some(live) = batch.live_attempt(task) else {
+                return Vec::new();
             };
             let text = text.replace("\r\n", "\r").replace('\n', "\r");
             let bytes = if live.attempt().screen().vt().bracketed_paste() {
@@ -277,14 +268,14 @@ pub fn on_paste(engine: &mut Engine, state: &mut UiState, text: &str, clock: Now
             } else {
                 text.into_bytes()
             };
-            engine.apply(Command::TypeKeys { task, bytes }, clock)?;
+            return vec![silently(Command::TypeKeys { task, bytes })];
         }
         Mode::EditPrompt { editor, .. } | Mode::Message { editor, .. } => {
             editor.insert_str(text);
         }
         _ => {}
     }
-    Ok(())
+    Vec::new()
 }
 
 /// The arrows and pages scroll a window of text (the drawing clamps `offset` to its length);

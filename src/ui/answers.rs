@@ -3,7 +3,8 @@
 //! what the guard decided, and why. Past attempts come from their facts files
 //! (`attempt_<n>.json`, `approvals`), the running one from its attempt.
 //!
-//! Reads files only when the operator opens the window; never while drawing.
+//! Reads files only on a worker, when the operator opens the window (`reads`); never while
+//! drawing, never on the loop's thread.
 
 use std::path::Path;
 

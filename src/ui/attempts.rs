@@ -2,7 +2,8 @@
 //! `<runs_dir>/<task_id>/` (newest first, each with its verdict from `attempt_<n>.json` when
 //! there is one) and the embedded player opened on the chosen recording.
 //!
-//! Reads files only when the operator asks (the key, then Enter); never while drawing.
+//! Reads files only on a worker, when the operator asks (the key, then Enter: `reads`); never
+//! while drawing, never on the loop's thread.
 
 use std::path::{Path, PathBuf};
 

@@ -1,73 +1,74 @@
 //! The two editors: the selected task's prompt (`e`) and a message to a task's agent (`m`), each
 //! opened with what it edits and saying where the text goes, their keys, and saving or sending
-//! through the engine. Nothing here draws (`overlay` does).
+//! asked of the batch as a `Command`. Nothing here draws (`overlay` does).
 
 use std::time::Instant;
 
-use color_eyre::eyre::Result;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui_textarea::TextArea;
 
+use super::asks::{Ask, Told, ask};
 use super::model::{MessageTarget, message_target};
 use super::state::{Mode, UiState};
 use crate::core::task::TaskStatus;
-use crate::run::clock::Now;
-use crate::run::engine::Engine;
+use crate::run::engine::BatchView;
 use crate::run::engine::command::Command;
 
 /// A key in an open editor: Ctrl-S (or Alt-Enter) saves the prompt or sends the message, Esc
 /// closes it (asking first when typed text would be lost), any other key edits.
-pub fn on_key(engine: &mut Engine, state: &mut UiState, key: &KeyEvent, clock: Now) -> Result<()> {
+pub fn on_key(
+    batch: &dyn BatchView,
+    state: &mut UiState,
+    key: &KeyEvent,
+    now: Instant,
+) -> Vec<Ask> {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     let (Mode::EditPrompt { task, editor } | Mode::Message { task, editor }) = &mut state.mode
     else {
-        return Ok(());
+        return Vec::new();
     };
     let task = *task;
     let submit = (ctrl && key.code == KeyCode::Char('s'))
         || (key.modifiers.contains(KeyModifiers::ALT) && key.code == KeyCode::Enter);
     if submit {
-        submit_editor(engine, state, task, clock)?;
+        return submit_editor(batch, state, task);
     } else if key.code == KeyCode::Esc {
-        close_editor(engine, state, task, clock.at);
+        close_editor(batch, state, task, now);
     } else {
         state.discard_armed = false;
         editor.input(*key);
     }
-    Ok(())
+    Vec::new()
 }
 
 /// Saves the prompt, or sends the message: into the running agent, else to its session.
-fn submit_editor(engine: &mut Engine, state: &mut UiState, task: usize, clock: Now) -> Result<()> {
+fn submit_editor(batch: &dyn BatchView, state: &mut UiState, task: usize) -> Vec<Ask> {
     let (Mode::EditPrompt { editor, .. } | Mode::Message { editor, .. }) = &state.mode else {
-        return Ok(());
+        return Vec::new();
     };
     let text = editor.lines().join("\n");
     let editing = matches!(state.mode, Mode::EditPrompt { .. });
     state.mode = Mode::Normal;
     let command = if editing {
         Command::SetPromptTemplate { task, text }
-    } else if engine.view().live_attempt(task).is_some() {
+    } else if batch.live_attempt(task).is_some() {
         Command::SendMessage { task, text }
     } else {
         // Answers to its questions, or a follow-up: its session is resumed (or a fresh attempt
         // gets the message).
         Command::ResumeWithMessage { task, text }
     };
-    let outcome = engine.apply(command, clock)?;
-    state.report(outcome.message(), outcome.is_done(), clock.at);
-    Ok(())
+    vec![ask(command, Told::Reported)]
 }
 
 /// Esc: closes the editor, unless that loses typed text and Esc was not pressed twice.
-fn close_editor(engine: &Engine, state: &mut UiState, task: usize, now: Instant) {
+fn close_editor(batch: &dyn BatchView, state: &mut UiState, task: usize, now: Instant) {
     let (Mode::EditPrompt { editor, .. } | Mode::Message { editor, .. }) = &state.mode else {
         return;
     };
     let text = editor.lines().join("\n");
     let before = match &state.mode {
-        Mode::EditPrompt { .. } => engine
-            .view()
+        Mode::EditPrompt { .. } => batch
             .task(task)
             .and_then(|t| t.prompt_template.clone())
             .unwrap_or_default(),
@@ -89,14 +90,18 @@ fn close_editor(engine: &Engine, state: &mut UiState, task: usize, now: Instant)
 /// `m`: the message editor for the selected task, saying where the message goes: into its
 /// running agent, as answers to its questions, or into its session once it ended. A task that
 /// has not run yet leaves the message to the focused agent, as before.
-pub fn open_message(engine: &Engine, state: &mut UiState, focus: Option<usize>, now: Instant) {
+pub fn open_message(
+    batch: &dyn BatchView,
+    state: &mut UiState,
+    focus: Option<usize>,
+    now: Instant,
+) {
     let selected = state.selected;
-    let (task, target) = match (message_target(engine, selected), focus) {
+    let (task, target) = match (message_target(batch, selected), focus) {
         (Some(target), _) => (selected, target),
         (None, Some(task)) => (task, MessageTarget::Running),
         (None, None) => {
-            let id = engine
-                .view()
+            let id = batch
                 .task(selected)
                 .map_or("the selected task", |t| t.task_id.as_str());
             state.say(
@@ -128,9 +133,9 @@ pub fn open_message(engine: &Engine, state: &mut UiState, focus: Option<usize>, 
 }
 
 /// `e`: the prompt editor for the selected task, holding its `prompt_template`.
-pub fn edit_prompt(engine: &Engine, state: &mut UiState, now: Instant) {
+pub fn edit_prompt(batch: &dyn BatchView, state: &mut UiState, now: Instant) {
     let task = state.selected;
-    let Some(spec) = engine.view().file().tasks().get(task) else {
+    let Some(spec) = batch.file().tasks().get(task) else {
         return;
     };
     if spec.status == TaskStatus::Completed {

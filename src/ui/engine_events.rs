@@ -11,13 +11,13 @@ use super::notify::notify;
 use super::state::UiState;
 use crate::core::attempt::Note;
 use crate::core::task::TaskStatus;
-use crate::run::engine::{Engine, EngineEvent};
-use crate::run::headless::describe;
+use crate::run::engine::{BatchView, EngineEvent};
+use crate::run::event_text::describe;
 use crate::term::Session;
 
 /// Shows engine event `event` on the dashboard.
 pub(super) fn on_engine_event(
-    engine: &Engine,
+    batch: &dyn BatchView,
     state: &mut UiState,
     session: &mut Session,
     event: &EngineEvent,
@@ -26,17 +26,17 @@ pub(super) fn on_engine_event(
     if let Some(line) = describe(event) {
         tracing::info!("{line}");
     }
-    let index = |id: &str| engine.view().file().task_index(id);
+    let index = |id: &str| batch.file().task_index(id);
     match event {
         EngineEvent::Started { task_id, .. } => {
             if let Some(i) = index(task_id) {
                 state.progress(i, format!("{task_id} started"), now);
             }
         }
-        EngineEvent::Note { task_id, note } => on_note(engine, state, session, task_id, note, now),
+        EngineEvent::Note { task_id, note } => on_note(batch, state, session, task_id, note, now),
         EngineEvent::Finished {
             task_id, status, ..
-        } => on_finished(engine, state, session, task_id, *status, now),
+        } => on_finished(batch, state, session, task_id, *status, now),
         // The status line shows it while it lasts (`model::status`), from now on: a passing
         // message gives way to it.
         EngineEvent::TasksFileInvalid { .. } => {
@@ -60,14 +60,14 @@ pub(super) fn on_engine_event(
 
 /// What an attempt noted: an answer in its row, a prompt waiting for the operator rings.
 fn on_note(
-    engine: &Engine,
+    batch: &dyn BatchView,
     state: &mut UiState,
     session: &mut Session,
     task_id: &str,
     note: &Note,
     now: Instant,
 ) {
-    let index = engine.view().file().task_index(task_id);
+    let index = batch.file().task_index(task_id);
     match note {
         // Who answered through which channel, as the audit says it (`Approval::answered`):
         // a hook's or an ACP client's answer is not a key pressed on the screen.
@@ -82,7 +82,7 @@ fn on_note(
         Note::WaitingForOperator { .. } => {
             // What the prompt asks, not the rule's name (`press_1`, `always`).
             let asks = index
-                .and_then(|i| engine.view().live_attempt(i))
+                .and_then(|i| batch.live_attempt(i))
                 .and_then(|l| l.attempt().waiting().map(|w| w.asks()))
                 .unwrap_or_else(|| "a prompt".to_string());
             ring(session, &format!("{task_id} is waiting for you: {asks}"));
@@ -93,14 +93,14 @@ fn on_note(
 
 /// An attempt ended: its task's new status in its row, and the bell when it has questions.
 fn on_finished(
-    engine: &Engine,
+    batch: &dyn BatchView,
     state: &mut UiState,
     session: &mut Session,
     task_id: &str,
     status: TaskStatus,
     now: Instant,
 ) {
-    let file = engine.view().file();
+    let file = batch.file();
     let index = file.task_index(task_id);
     let spec = index.and_then(|i| file.tasks().get(i));
     if let Some(i) = index {

@@ -11,7 +11,6 @@ use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 
 use super::engine_tests::{Fixture, fixture_from};
-use super::frame;
 use super::model;
 use super::model::{MessageTarget, Overlay, PaneSetup, RowStatus};
 use super::state::{Filter, Mode};
@@ -49,7 +48,8 @@ fn tasks() -> Fixture {
 
 fn screen_text(f: &mut Fixture) -> String {
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
-    frame::frame(&mut terminal, &mut f.engine, &mut f.state, Now::read()).expect("frame");
+    super::engine_tests::frame(&mut terminal, &mut f.engine, &mut f.state, Now::read())
+        .expect("frame");
     format!("{}", terminal.backend())
 }
 

@@ -11,7 +11,7 @@ use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 
 use super::engine_tests::fixture;
-use super::{frame, layout, settle};
+use super::{layout, settle};
 use crate::run::engine::Engine;
 
 #[test]
@@ -25,7 +25,8 @@ fn a_click_selects_a_task_or_focuses_a_pane_and_the_wheel_scrolls() {
     let area = Rect::new(0, 0, 160, 48);
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
     let now = Instant::now();
-    frame::frame(&mut terminal, &mut f.engine, &mut f.state, Now::read()).expect("frame");
+    super::engine_tests::frame(&mut terminal, &mut f.engine, &mut f.state, Now::read())
+        .expect("frame");
     let mouse = |kind, column, row| MouseEvent {
         kind,
         column,
@@ -55,7 +56,8 @@ fn a_click_selects_a_task_or_focuses_a_pane_and_the_wheel_scrolls() {
     // The wheel over a pane scrolls its history.
     let focus_slot = plan.slots[0];
     let wheel = mouse(MouseEventKind::ScrollUp, focus_slot.x + 2, focus_slot.y + 2);
-    frame::frame(&mut terminal, &mut f.engine, &mut f.state, Now::read()).expect("frame");
+    super::engine_tests::frame(&mut terminal, &mut f.engine, &mut f.state, Now::read())
+        .expect("frame");
     super::mouse::on_mouse(&f.engine, &mut f.state, &wheel, area, now);
     assert_eq!(f.state.scroll.get(&focused), Some(&3));
 }
@@ -76,7 +78,8 @@ fn each_visible_pane_gets_a_pty_of_the_size_it_is_drawn_at() {
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
     let now = Instant::now();
     let visible =
-        frame::frame(&mut terminal, &mut f.engine, &mut f.state, Now::read()).expect("frame");
+        super::engine_tests::frame(&mut terminal, &mut f.engine, &mut f.state, Now::read())
+            .expect("frame");
     assert_eq!(visible.len(), 3);
     let regions = layout::regions(Rect::new(0, 0, 160, 48), false);
     let plan = layout::panes(regions.panes, 3, false);
@@ -96,7 +99,7 @@ fn each_visible_pane_gets_a_pty_of_the_size_it_is_drawn_at() {
 
     // Zoomed, the focused pane grows to the whole screen but for the status bar.
     f.state.zoomed = true;
-    frame::frame(
+    super::engine_tests::frame(
         &mut terminal,
         &mut f.engine,
         &mut f.state,
@@ -112,7 +115,7 @@ fn each_visible_pane_gets_a_pty_of_the_size_it_is_drawn_at() {
     // wider width gets cut), only their height follows the pane.
     f.state.zoomed = false;
     f.key(KeyCode::Tab);
-    frame::frame(
+    super::engine_tests::frame(
         &mut terminal,
         &mut f.engine,
         &mut f.state,
@@ -139,7 +142,7 @@ fn each_visible_pane_gets_a_pty_of_the_size_it_is_drawn_at() {
 
     // The operator's terminal changed size: now every agent follows its pane, narrower too.
     let mut smaller = Terminal::new(TestBackend::new(140, 48)).expect("terminal");
-    frame::frame(
+    super::engine_tests::frame(
         &mut smaller,
         &mut f.engine,
         &mut f.state,
@@ -163,7 +166,7 @@ fn each_visible_pane_gets_a_pty_of_the_size_it_is_drawn_at() {
 fn the_first_agents_start_together_at_the_sizes_of_their_panes() {
     let mut f = fixture(&[("a", "pending"), ("b", "pending"), ("c", "pending")]);
     let area = Rect::new(0, 0, 160, 48);
-    super::event_loop::start_at_pane_sizes(&mut f.engine, area, Now::read()).expect("start");
+    super::engine_tests::start_at_pane_sizes(&mut f.engine, area, Now::read()).expect("start");
     f.engine
         .settle_writes(Now::read(), Duration::from_secs(10))
         .expect("written");
@@ -190,11 +193,12 @@ fn a_later_agent_starts_at_the_size_of_the_tile_it_joins() {
     let mut f = fixture(&[("a", "pending"), ("b", "pending"), ("c", "failed")]);
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
     let area = Rect::new(0, 0, 160, 48);
-    super::event_loop::start_at_pane_sizes(&mut f.engine, area, Now::read()).expect("start");
+    super::engine_tests::start_at_pane_sizes(&mut f.engine, area, Now::read()).expect("start");
     f.engine
         .settle_writes(Now::read(), Duration::from_secs(10))
         .expect("written");
-    frame::frame(&mut terminal, &mut f.engine, &mut f.state, Now::read()).expect("frame");
+    super::engine_tests::frame(&mut terminal, &mut f.engine, &mut f.state, Now::read())
+        .expect("frame");
     // The launch sizes are sent once for a terminal size and zoom.
     let again = settle::settle(&f.engine, &mut f.state, area, Instant::now());
     assert_eq!(again.launch_sizes, None);

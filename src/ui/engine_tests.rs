@@ -8,7 +8,14 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 use tokio::sync::mpsc;
 
+use std::collections::HashSet;
+
+use color_eyre::eyre::Result;
+use ratatui::Terminal;
+use ratatui::backend::Backend;
+
 use super::actions::on_key;
+use super::asks::{self, Ask};
 use super::state::{Filter, Leaving, Mode, UiState};
 use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
@@ -65,11 +72,57 @@ pub(super) fn fixture_from(text: &str, profiles: Option<&str>) -> Fixture {
     }
 }
 
+/// What the dashboard asked of the batch, carried out as the driver's loop does it.
+pub(super) fn carry_out(engine: &mut Engine, state: &mut UiState, asked: Vec<Ask>, now: Now) {
+    for ask in asked {
+        let outcome = engine.apply(ask.command, now).expect("command");
+        asks::tell(state, ask.note, &outcome, now.at);
+    }
+}
+
+/// Lays out and draws a frame as the driver's loop does (the layout's commands carried out
+/// before drawing); returns the tasks whose panes are visible.
+pub(super) fn frame<B: Backend>(
+    terminal: &mut Terminal<B>,
+    engine: &mut Engine,
+    state: &mut UiState,
+    now: Now,
+) -> Result<HashSet<usize>>
+where
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    let layout = super::frame::lay_out(terminal, engine.view(), state, now.at)?;
+    for command in layout.commands() {
+        engine.apply(command, now)?;
+    }
+    super::frame::draw(terminal, engine.view(), state, &layout, now.at)
+}
+
+/// Starts the first agents at their panes' sizes, as the dashboard does.
+pub(super) fn start_at_pane_sizes(engine: &mut Engine, area: Rect, now: Now) -> Result<()> {
+    for command in super::dashboard::start_at_pane_sizes(engine.view(), area, now.at) {
+        engine.apply(command, now)?;
+    }
+    Ok(())
+}
+
 impl Fixture {
     pub(super) fn key(&mut self, code: KeyCode) {
         let key = KeyEvent::new(code, KeyModifiers::NONE);
+        self.press(&key);
+    }
+
+    /// Presses `key` in a 120x40 terminal; what it asks of the batch is carried out, what it asks
+    /// to read is read.
+    pub(super) fn press(&mut self, key: &KeyEvent) {
         let area = Rect::new(0, 0, 120, 40);
-        on_key(&mut self.engine, &mut self.state, &key, area, Now::read()).expect("key");
+        let now = Now::read();
+        let asked = on_key(self.engine.view(), &mut self.state, key, area, now.at);
+        carry_out(&mut self.engine, &mut self.state, asked, now);
+        // The files a key asked for, read here as the dashboard's worker reads them.
+        if let Some(read) = self.state.to_read.take() {
+            super::act::opened(&mut self.state, read(), now.at);
+        }
     }
 
     /// Types `text` into whatever has the keyboard, one key at a time.
@@ -81,8 +134,7 @@ impl Fixture {
 
     pub(super) fn ctrl(&mut self, c: char) {
         let key = KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
-        let area = Rect::new(0, 0, 120, 40);
-        on_key(&mut self.engine, &mut self.state, &key, area, Now::read()).expect("key");
+        self.press(&key);
     }
 
     /// Feeds the agents' output to the engine (without its timers: nothing is ended by time)
@@ -186,8 +238,7 @@ fn actions_reach_the_engine_and_the_tasks_file() {
     assert!(matches!(f.state.mode, Mode::EditPrompt { task: 1, .. }));
     f.key(KeyCode::Char('!'));
     let save = KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL);
-    let area = Rect::new(0, 0, 120, 40);
-    on_key(&mut f.engine, &mut f.state, &save, area, Now::read()).expect("save");
+    f.press(&save);
     let prompt = f.engine.store().file().tasks()[1].prompt_template.clone();
     assert_eq!(prompt.as_deref(), Some("!p"));
 }

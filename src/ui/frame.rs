@@ -1,6 +1,7 @@
 //! One frame of the dashboard, in the order that keeps drawing read-only: settle the view state
-//! and lay it out (`settle`), send the engine what the layout asks of it (running agents'
-//! PTY sizes, the size the next agents start at), then draw with `&` only (`render`).
+//! and lay it out (`settle`), the event loop carries out what the layout asks of the batch
+//! (running agents' PTY sizes, the size the next agents start at), then draw with `&` only
+//! (`render`).
 
 use std::collections::HashSet;
 use std::time::Instant;
@@ -13,31 +14,15 @@ use ratatui::layout::Rect;
 use super::render;
 use super::settle::{FrameLayout, settle};
 use super::state::UiState;
-use crate::run::clock::Now;
-use crate::run::engine::command::Command;
-use crate::run::engine::{BatchView, Engine};
+use crate::run::engine::BatchView;
 
-/// Lays out and draws a frame; returns the tasks whose panes are visible (their output
-/// redraws).
-pub fn frame<B: Backend>(
-    terminal: &mut Terminal<B>,
-    engine: &mut Engine,
-    state: &mut UiState,
-    now: Now,
-) -> Result<HashSet<usize>>
-where
-    B::Error: std::error::Error + Send + Sync + 'static,
-{
-    let layout = lay_out(terminal, engine, state, now)?;
-    draw(terminal, engine, state, &layout, now.at)
-}
-
-/// Settles the state for the terminal's size and sends the engine the layout's commands.
+/// Settles the state for the terminal's size and lays the frame out; what it asks of the batch
+/// is in the layout (`FrameLayout::commands`), for the event loop to carry out before drawing.
 pub fn lay_out<B: Backend>(
     terminal: &Terminal<B>,
-    engine: &mut Engine,
+    batch: &dyn BatchView,
     state: &mut UiState,
-    now: Now,
+    now: Instant,
 ) -> Result<FrameLayout>
 where
     B::Error: std::error::Error + Send + Sync + 'static,
@@ -45,14 +30,12 @@ where
     let size = terminal
         .size()
         .map_err(|e| eyre!("cannot read the terminal size: {e}"))?;
-    let layout = settle(
-        engine,
+    Ok(settle(
+        batch,
         state,
         Rect::new(0, 0, size.width, size.height),
-        now.at,
-    );
-    apply(engine, &layout, now)?;
-    Ok(layout)
+        now,
+    ))
 }
 
 /// Draws a laid-out frame; the replay open over it is marked drawn. Returns the tasks whose
@@ -75,18 +58,4 @@ where
         }
         None => Ok(layout.visible.iter().copied().collect()),
     }
-}
-
-/// Carries out what the layout asks of the engine: agents resized to their panes, the sizes
-/// the next agents start at.
-pub fn apply(engine: &mut Engine, layout: &FrameLayout, now: Now) -> Result<()> {
-    for resize in &layout.resizes {
-        let (task, rows, cols) = (resize.task, resize.rows, resize.cols);
-        tracing::debug!(task, rows, cols, "pane resized");
-        engine.apply(Command::ResizePane { task, rows, cols }, now)?;
-    }
-    if let Some(sizes) = &layout.launch_sizes {
-        engine.apply(Command::SetLaunchSizes(sizes.clone()), now)?;
-    }
-    Ok(())
 }

@@ -34,9 +34,7 @@ impl Keyboard {
         let (sender, events) = mpsc::channel(WAITING_MAX);
         let stop = Arc::new(AtomicBool::new(false));
         let stop_seen = Arc::clone(&stop);
-        std::thread::Builder::new()
-            .name("keyboard".into())
-            .spawn(move || read_events(&sender, &stop_seen))?;
+        crate::run::jobs::spawn_thread("keyboard", move || read_events(&sender, &stop_seen))?;
         Ok(Keyboard { events, stop })
     }
 

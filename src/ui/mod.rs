@@ -1,8 +1,10 @@
 //! The full-screen dashboard of `herd run`: the queue, live terminal panes of the running agents,
 //! prompts waiting for the operator, and the keys that act on tasks.
 //!
-//! It drives the same `Engine` as the headless mode and owns no run state of its own: the event
-//! loop feeds the engine and asks it to act. A frame (`frame`) is first laid out (`settle`: the
+//! It is one face of the driver's loop (`serve::driver`), as headless is, and owns no run state
+//! of its own (`dashboard`): it reads the batch through `&dyn BatchView`, and its keys, mouse and
+//! frames ask the batch for what they want as `Command`s (`asks`), which the loop carries out.
+//! A frame (`frame`) is first laid out (`settle`: the
 //! dashboard's view state, and the PTY sizes the layout asks the engine for, sent before
 //! drawing); then `model` turns the engine's state into a plain view model and `draw` renders
 //! that, reading only (`render`). Layout and key maps are pure functions.
@@ -11,13 +13,14 @@ pub mod act;
 pub mod actions;
 pub mod answer_target;
 pub mod answers;
+pub mod asks;
 pub mod attempts;
+pub mod dashboard;
 pub mod details_box;
 pub mod diff_view;
 pub mod draw;
 pub mod editors;
 pub mod engine_events;
-pub mod event_loop;
 pub mod frame;
 pub mod keyboard;
 pub mod keys;
@@ -30,6 +33,7 @@ pub mod overlay;
 pub mod pane;
 pub mod prompt;
 pub mod queue;
+pub mod reads;
 pub mod render;
 pub mod search;
 pub mod settle;
@@ -55,4 +59,4 @@ mod frames_guard;
 #[cfg(test)]
 mod frames_structured;
 
-pub use event_loop::run;
+pub use dashboard::run;

@@ -15,7 +15,8 @@ use super::layout;
 use super::model::{self, PaneSetup, live_tasks, matching, pane_order, window_offset};
 use super::queue;
 use super::state::{Filter, Mode, UiState};
-use crate::run::engine::Engine;
+use crate::run::engine::command::Command;
+use crate::run::engine::{BatchView, Engine};
 
 /// One running agent's PTY to resize to the pane it is drawn in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,16 +42,30 @@ pub struct FrameLayout {
     pub launch_sizes: Option<Vec<(u16, u16)>>,
 }
 
+impl FrameLayout {
+    /// What the layout asks of the batch: agents resized to their panes, the sizes the next
+    /// agents start at.
+    pub fn commands(&self) -> Vec<Command> {
+        let resizes = self.resizes.iter().map(|r| Command::ResizePane {
+            task: r.task,
+            rows: r.rows,
+            cols: r.cols,
+        });
+        let launch = self.launch_sizes.clone().map(Command::SetLaunchSizes);
+        resizes.chain(launch).collect()
+    }
+}
+
 /// Settles the dashboard's state for a frame drawn in `area` and lays it out.
-pub fn settle(engine: &Engine, state: &mut UiState, area: Rect, now: Instant) -> FrameLayout {
-    let live = live_tasks(engine);
+pub fn settle(batch: &dyn BatchView, state: &mut UiState, area: Rect, now: Instant) -> FrameLayout {
+    let live = live_tasks(batch);
     if let Mode::TakeOver { task, was_zoomed } = state.mode
         && !live.contains(&task)
     {
         state.mode = Mode::Normal;
         state.zoomed = was_zoomed;
     }
-    let listed = keep_selection_listed(engine, state);
+    let listed = keep_selection_listed(batch, state);
     state.notice_selection(now);
     state.resolve_focus(&live);
     let order = pane_order(state.focus, &live);
@@ -66,7 +81,7 @@ pub fn settle(engine: &Engine, state: &mut UiState, area: Rect, now: Instant) ->
         .iter()
         .zip(&plan.slots)
         .filter_map(|(&task, slot)| {
-            let current = engine.view().live_attempt(task)?.attempt().screen().size();
+            let current = batch.live_attempt(task)?.attempt().screen().size();
             let (rows, slot_cols) = layout::pty_size(*slot);
             let cols = if terminal_resized {
                 slot_cols
@@ -81,8 +96,8 @@ pub fn settle(engine: &Engine, state: &mut UiState, area: Rect, now: Instant) ->
         state.launch_sized_for = Some(sized_for);
         layout::launch_sizes(area, state.zoomed, Engine::MAX_CONCURRENCY)
     });
-    let scrolled = scroll_views(engine, state, &live, &visible);
-    settle_queue_window(engine, state, area, listed);
+    let scrolled = scroll_views(batch, state, &live, &visible);
+    settle_queue_window(batch, state, area, listed);
     FrameLayout {
         area,
         panes: PaneSetup { order, scrolled },
@@ -95,7 +110,7 @@ pub fn settle(engine: &Engine, state: &mut UiState, area: Rect, now: Instant) ->
 /// Panes scrolled back show a view rebuilt from the agent's history (the live screens are only
 /// read); offsets are clamped to the history there is.
 fn scroll_views(
-    engine: &Engine,
+    batch: &dyn BatchView,
     state: &mut UiState,
     live: &[usize],
     visible: &[usize],
@@ -107,7 +122,7 @@ fn scroll_views(
         if wanted == 0 {
             continue;
         }
-        if let Some(live) = engine.view().live_attempt(task) {
+        if let Some(live) = batch.live_attempt(task) {
             let (view, actual) = live.attempt().screen().scrolled_view(wanted);
             state.scroll.insert(task, actual);
             if actual > 0 {
@@ -121,26 +136,26 @@ fn scroll_views(
 /// The queue's first visible row, so that the selection is in view (`listed`: the tasks the
 /// queue lists, when already known).
 fn settle_queue_window(
-    engine: &Engine,
+    batch: &dyn BatchView,
     state: &mut UiState,
     area: Rect,
     listed: Option<Vec<usize>>,
 ) {
-    let detail = model::detail(engine, state.selected, &crate::run::clock::local_now());
+    let detail = model::detail(batch, state.selected, &crate::run::clock::local_now());
     let regions = draw::regions(area, state.zoomed, detail.as_ref());
     let height = regions.queue.map_or(0, queue::visible_rows);
-    let list = listed.unwrap_or_else(|| matching(engine, state));
+    let list = listed.unwrap_or_else(|| matching(batch, state));
     let selected = list.iter().position(|&i| i == state.selected);
     state.queue_offset = window_offset(state.queue_offset, selected, height, list.len());
 }
 
 /// A task that left the filtered list (it finished, say) is not left selected out of sight:
 /// the selection moves to the next listed task. Returns the list when it was read.
-fn keep_selection_listed(engine: &Engine, state: &mut UiState) -> Option<Vec<usize>> {
+fn keep_selection_listed(batch: &dyn BatchView, state: &mut UiState) -> Option<Vec<usize>> {
     if state.filter == Filter::All {
         return None;
     }
-    let list = matching(engine, state);
+    let list = matching(batch, state);
     if !list.contains(&state.selected) {
         let next = list.iter().find(|&&i| i > state.selected).or(list.last());
         if let Some(&next) = next {

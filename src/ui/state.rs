@@ -10,6 +10,7 @@ use ratatui_textarea::TextArea;
 
 use super::attempts::{AttemptEntry, Replaying};
 use super::model::RowStatus;
+use super::reads::FileRead;
 
 /// Final screens kept for tasks that ended (the oldest go first).
 pub const FINAL_SCREENS_KEPT: usize = 64;
@@ -225,6 +226,8 @@ pub struct UiState {
     pub finished: Option<Instant>,
     /// The dashboard runs in the background (`herd run --detach`), seen through `herd attach`.
     pub background: bool,
+    /// What a key asked to read from disk, for the dashboard to hand to a worker (`reads`).
+    pub to_read: Option<FileRead>,
 }
 
 impl UiState {

@@ -2,7 +2,9 @@
 //! `HERD_FAKE_ACP` names a script (see `acp_conformance.rs`). It reads JSON-RPC lines on stdin
 //! and answers per script: a polite session, garbage, a huge line, unknown requests, a forged
 //! result line in its message, a
-//! dangerous permission request, no answer to `initialize`, or an early exit.
+//! dangerous permission request, no answer to `initialize`, or an early exit. And the three
+//! kinds of authentication method (`agent_auth`, `env_auth`, `login_required`), with the login
+//! of the last run as its terminal method says (`HERD_FAKE_ACP_LOGIN`).
 
 use std::io::{BufRead, Write};
 
@@ -19,8 +21,70 @@ fn update(text: &str) -> Value {
         "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}}})
 }
 
+/// The variable `env_auth`'s method asks the client to set.
+pub(crate) const API_KEY_VAR: &str = "FAKE_ACP_API_KEY";
+/// Where `login_required`'s login leaves its credentials (a path, set by the test).
+pub(crate) const CREDENTIALS_VAR: &str = "HERD_FAKE_ACP_CREDENTIALS";
+
+/// The authentication methods a script offers.
+fn auth_methods(script: &str) -> Value {
+    let login = json!({"id": "fake-login", "name": "Log in to fake-acp", "type": "terminal",
+        "env": {"HERD_FAKE_ACP_LOGIN": "1"}});
+    match script {
+        "agent_auth" => json!([{"id": "fake-self", "name": "fake-acp logs in by itself"}]),
+        "env_auth" => json!([login, {"id": "fake-api-key", "name": "API key", "type": "env_var",
+            "vars": [{"name": API_KEY_VAR}]}]),
+        "login_required" => json!([login]),
+        _ => json!([]),
+    }
+}
+
+/// Whether a script's session may open: the auth scripts want `authenticate` first (or, for
+/// `login_required`, the login's credentials).
+fn may_open(script: &str, authenticated: bool) -> bool {
+    match script {
+        "agent_auth" | "env_auth" => authenticated,
+        "login_required" => std::env::var_os(CREDENTIALS_VAR)
+            .is_some_and(|path| std::path::Path::new(&path).exists()),
+        _ => true,
+    }
+}
+
+/// `authenticate` with `method`: the env_var method works only with its variable set.
+fn authenticate(script: &str, method: &str) -> bool {
+    match (script, method) {
+        ("agent_auth", "fake-self") => true,
+        ("env_auth", "fake-api-key") => std::env::var(API_KEY_VAR).is_ok_and(|v| !v.is_empty()),
+        _ => false,
+    }
+}
+
+/// The terminal login: asks the operator for a word on the terminal and keeps it as the
+/// credentials; exit 0 once logged in.
+fn login() -> ! {
+    println!("fake-acp login: type yes to log in");
+    let mut answer = String::new();
+    let _ = std::io::stdin().read_line(&mut answer);
+    let path = std::env::var_os(CREDENTIALS_VAR);
+    match path {
+        Some(path) if answer.trim() == "yes" => {
+            let _ = std::fs::write(path, "logged in\n");
+            println!("fake-acp: logged in");
+            std::process::exit(0)
+        }
+        _ => {
+            println!("fake-acp: not logged in");
+            std::process::exit(1)
+        }
+    }
+}
+
 /// Runs the script until stdin closes; never returns.
 pub(crate) fn run(script: &str) -> ! {
+    if std::env::var_os("HERD_FAKE_ACP_LOGIN").is_some() {
+        login();
+    }
+    let mut authenticated = false;
     let marker = std::env::var("HERD_COMPLETION_MARKER").unwrap_or_default();
     let stdin = std::io::stdin();
     let mut permission_for: Option<Value> = None;
@@ -51,11 +115,28 @@ pub(crate) fn run(script: &str) -> ! {
                     }
                     send(
                         &json!({"jsonrpc": "2.0", "id": id, "result": {"protocolVersion": 1,
-                        "agentCapabilities": {"loadSession": false}, "authMethods": [],
+                        "agentCapabilities": {"loadSession": false}, "authMethods": auth_methods(script),
                         "agentInfo": {"name": "fake-acp", "version": "0"}}}),
                     );
                 }
             },
+            Some("authenticate") => {
+                let method = message["params"]["methodId"].as_str().unwrap_or("");
+                authenticated = authenticate(script, method);
+                let answer = if authenticated {
+                    json!({"jsonrpc": "2.0", "id": id, "result": {}})
+                } else {
+                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32000,
+                        "message": format!("authentication with {method} failed")}})
+                };
+                send(&answer);
+            }
+            Some("session/new") if !may_open(script, authenticated) => {
+                send(
+                    &json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32000,
+                    "message": "Authentication required"}}),
+                );
+            }
             Some("session/new") => send(&json!({"jsonrpc": "2.0", "id": id,
                 "result": {"sessionId": "fake-1"}})),
             Some("session/prompt") => {

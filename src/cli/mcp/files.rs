@@ -16,8 +16,8 @@ use crate::cli::inputs::load_profiles;
 use crate::core::task::TaskStatus;
 use crate::core::taskfile::TaskFile;
 use crate::run::store::{StoreError, TaskStore};
-use crate::run::summary;
 use crate::run::validate::{self, Checks};
+use crate::serve::summary;
 
 /// What every tool needs to know of the tasks file and how herd is started on it.
 #[derive(Debug, Clone)]

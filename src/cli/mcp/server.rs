@@ -21,6 +21,7 @@ use super::files::{self, Setup};
 use super::live;
 use super::tools::{self, ToolCall, ToolError, WaitState};
 use crate::core::task::TaskStatus;
+use crate::run::jobs;
 
 /// How often `wait_for` looks at the task again.
 const WAIT_STEP: Duration = Duration::from_millis(200);
@@ -48,7 +49,7 @@ impl HerdServer {
             } => self.wait_for(&task_id, &states, timeout_sec).await,
             other => {
                 let server = self.clone();
-                tokio::task::spawn_blocking(move || server.call_blocking(other))
+                jobs::blocking("mcp-call", move || server.call_blocking(other))
                     .await
                     .map_err(|error| {
                         ToolError::new(
@@ -199,7 +200,7 @@ impl HerdServer {
             let server = self.clone();
             let id = task_id.to_string();
             // The herd first, then the file: a herd that ended wrote its last change before.
-            let (herd, row) = tokio::task::spawn_blocking(move || {
+            let (herd, row) = jobs::blocking("mcp-wait", move || {
                 let herd = running_herd(&server.setup.tasks);
                 let row = server.task_now(herd.as_ref(), &id)?;
                 Ok::<_, ToolError>((herd, row))

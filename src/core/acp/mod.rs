@@ -40,10 +40,15 @@
 //!   not need (it keeps the capabilities and `agentInfo` as the agent gave them);
 //! - `session/prompt`'s result: `StopReason` has five values and no fallback, where herd ends
 //!   the attempt on any reason (`stop_<reason>`, named in the evidence);
+//! - `initialize`'s `authMethods` (`auth`): version 1 of the crate knows the `agent` and
+//!   `terminal` types but not `env_var`, which agents send;
 //! - `fs/*` and `terminal/*`: herd offers neither capability and refuses those requests
 //!   (`METHOD_NOT_FOUND`), so it reads none of their params.
 
+pub mod api_watch;
 pub mod audit;
+pub mod auth;
+pub mod install;
 pub mod outcome;
 pub mod permission;
 pub mod registry;

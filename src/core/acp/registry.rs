@@ -5,8 +5,11 @@
 //! ACP client and guard, with no profile of the user's.
 //!
 //! herd runs npx and uvx distributions as they are; it never downloads a binary by itself: a
-//! binary agent's profile runs its command from `PATH`, where the operator installed it. Pure:
-//! the registry's JSON in, profile TOML out (the shell hands in the text and the platform).
+//! binary agent's profile runs the copy the operator installed with `herd acp install <id>`
+//! (`install`), else its command from `PATH`. Pure: the registry's JSON in, profile TOML out
+//! (the shell hands in the text, the platform and the installed commands).
+
+use std::path::{Path, PathBuf};
 
 use std::collections::BTreeMap;
 
@@ -60,6 +63,9 @@ pub struct Package {
 #[derive(Debug, Clone, Deserialize)]
 pub struct Binary {
     pub archive: String,
+    /// The archive's SHA-256 (hex), when the registry gives one.
+    #[serde(default)]
+    pub sha256: Option<String>,
     pub cmd: String,
     #[serde(default)]
     pub args: Vec<String>,
@@ -96,9 +102,20 @@ impl Registry {
     /// Every agent as a profile `acp:<id>`, in TOML: the registry's command at its pin, its
     /// env, `protocol = "acp"` (and with it herd's ACP dialog rules).
     pub fn profiles_toml(&self, platform: &str) -> String {
+        self.profiles_toml_with(platform, &BTreeMap::new())
+    }
+
+    /// `profiles_toml`, a binary agent running its copy in `installed` (by id) when there is
+    /// one.
+    pub fn profiles_toml_with(
+        &self,
+        platform: &str,
+        installed: &BTreeMap<String, PathBuf>,
+    ) -> String {
         let mut text = String::new();
         for agent in &self.agents {
-            let launch = agent.launch(platform);
+            let copy = installed.get(&agent.id).map(PathBuf::as_path);
+            let launch = agent.launch_with(platform, copy);
             let mut profile = toml::Table::new();
             profile.insert(
                 "description".into(),
@@ -135,6 +152,11 @@ impl Agent {
     /// The command that starts the agent: npx first, then uvx, then the platform's binary from
     /// `PATH` (herd does not download it).
     pub fn launch(&self, platform: &str) -> Launch {
+        self.launch_with(platform, None)
+    }
+
+    /// `launch`, a binary agent running `installed` (its `herd acp install` copy) when given.
+    pub fn launch_with(&self, platform: &str, installed: Option<&Path>) -> Launch {
         let dist = &self.distribution;
         if let Some(npx) = &dist.npx {
             let mut command = vec!["npx".into(), "--yes".into(), npx.package.clone()];
@@ -159,6 +181,21 @@ impl Agent {
             .get(platform)
             .or_else(|| dist.binary.values().next());
         match binary {
+            Some(binary) if installed.is_some() => {
+                let path = installed
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default();
+                let mut command = vec![path.clone()];
+                command.extend(binary.args.iter().cloned());
+                Launch {
+                    command,
+                    env: binary.env.clone(),
+                    how: format!(
+                        "a binary, {} {}, installed at {path}",
+                        self.id, self.version
+                    ),
+                }
+            }
             Some(binary) => {
                 let program = binary.cmd.rsplit('/').next().unwrap_or(&binary.cmd);
                 let program = program.strip_suffix(".exe").unwrap_or(program);
@@ -168,8 +205,9 @@ impl Agent {
                     command,
                     env: binary.env.clone(),
                     how: format!(
-                        "a binary, {} {}: install it on PATH yourself, herd downloads no binaries",
-                        self.id, self.version
+                        "a binary, {} {}: install it with `herd acp install {}` (or on PATH \
+                         yourself); herd downloads no binaries by itself",
+                        self.id, self.version, self.id
                     ),
                 }
             }
@@ -245,6 +283,18 @@ mod tests {
         assert_eq!(
             registry.agents[2].launch("darwin-aarch64").command,
             ["c-mac"]
+        );
+        // Once the operator installed it, its copy runs.
+        let copy = Path::new("/data/acp/c/3/c");
+        let installed = registry.agents[2].launch_with("linux-x86_64", Some(copy));
+        assert_eq!(installed.command, ["/data/acp/c/3/c", "acp"]);
+        let toml = registry.profiles_toml_with(
+            "linux-x86_64",
+            &[("c".to_string(), copy.to_path_buf())].into(),
+        );
+        assert!(
+            toml.contains(r#"command = ["/data/acp/c/3/c", "acp"]"#),
+            "{toml}"
         );
     }
 

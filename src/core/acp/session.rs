@@ -9,12 +9,14 @@
 //! `handle` takes one message and returns what to send, what to show and, once, the outcome.
 //! Pure: no I/O, no clock (elapsed time is passed in); the shell (`run::acp`) carries it out.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
 use serde_json::Value;
 
+use super::api_watch::ApiWatch;
 use super::audit::Answer;
+use super::auth::{self, AuthChoice, AuthMethod};
 use super::outcome::Outcome;
 use super::permission::{self, PermissionOption, PermissionPolicy};
 use super::rpc::{self, Message, RpcError};
@@ -36,8 +38,15 @@ pub use unasked::UNASKED;
 pub struct SessionSetup {
     pub cwd: String,
     pub prompt: String,
-    /// The `authenticate` method to use when the agent says authentication is required.
+    /// The `authenticate` method the operator named (`HERD_ACP_AUTH`): used when the agent
+    /// says authentication is required, whatever it offers.
     pub auth_method: Option<String>,
+    /// The names of the variables set in the agent's environment (never their values): an
+    /// `env_var` method whose variables are all here can be used.
+    pub set_vars: BTreeSet<String>,
+    /// The agent as `herd acp login` names it (its profile), for the fix an auth failure
+    /// gives.
+    pub agent: String,
     pub policy: PermissionPolicy,
     /// How long the agent has to answer `initialize`.
     pub init_timeout: Duration,
@@ -89,6 +98,8 @@ pub struct Session {
     session_id: Option<String>,
     /// `agentCapabilities`, `agentInfo` and `authMethods` as the agent gave them.
     pub capabilities: Option<Value>,
+    /// The authentication methods the agent offered in `initialize`.
+    auth_methods: Vec<AuthMethod>,
     authenticated: bool,
     tools: ToolCalls,
     watch: ToolWatch,
@@ -99,6 +110,8 @@ pub struct Session {
     mode_pending: bool,
     /// The agent reported a system error for its thread (codex-acp): the text it said since.
     system_error: Option<String>,
+    /// The model API's answers as the agent's runtime reports them.
+    api: ApiWatch,
     text: String,
     denials: Vec<Request>,
     answers: Vec<Answer>,
@@ -118,6 +131,7 @@ impl Session {
             asked: BTreeMap::new(),
             session_id: None,
             capabilities: None,
+            auth_methods: Vec::new(),
             authenticated: false,
             tools: ToolCalls::default(),
             watch: ToolWatch::default(),
@@ -125,6 +139,7 @@ impl Session {
             mode: ModeFacts::default(),
             mode_pending: false,
             system_error: None,
+            api: ApiWatch::default(),
             text: String::new(),
             denials: Vec::new(),
             answers: Vec::new(),
@@ -161,8 +176,15 @@ impl Session {
         ]
     }
 
-    /// Time passed: an agent that has not answered `initialize` in time has failed.
+    /// Time passed: an agent that has not answered `initialize` in time has failed, and so has
+    /// a turn whose model API has kept failing long enough (`api_watch`).
     pub fn tick(&mut self, elapsed: Duration) -> Vec<Action> {
+        let failing_api = self.prompting.then(|| self.api.due(elapsed)).flatten();
+        if let (Some(outcome), false) = (failing_api, self.finished) {
+            let mut actions = self.cancel();
+            actions.push(self.finish(outcome));
+            return actions;
+        }
         if self.initialized || self.finished || elapsed < self.setup.init_timeout {
             return Vec::new();
         }
@@ -191,6 +213,21 @@ impl Session {
             message.push_str(&stderr.join(" | "));
         }
         vec![self.finish(Outcome::failed("agent_exited", &message))]
+    }
+
+    /// The agent's runtime reported an HTTP answer (`api_watch`): during a turn, an API that
+    /// keeps failing ends it now, the turn cancelled, rather than when the agent's retries run
+    /// out.
+    pub fn api_response(&mut self, status: u16, at: Duration) -> Vec<Action> {
+        if self.finished || !self.prompting {
+            return Vec::new();
+        }
+        let Some(outcome) = self.api.response(status, at) else {
+            return Vec::new();
+        };
+        let mut actions = self.cancel();
+        actions.push(self.finish(outcome));
+        actions
     }
 
     /// herd ends the session (timeout, stop): `session/cancel`, and any waiting request is
@@ -288,6 +325,7 @@ impl Session {
     fn on_update(&mut self, update: &Value) -> Vec<Action> {
         let mut actions = Vec::new();
         if let Some(shown) = self.tools.read(update) {
+            self.api.progress();
             if let Shown::Text(text) = &shown {
                 self.text.push_str(text);
                 if let Some(error) = &mut self.system_error {
@@ -356,17 +394,7 @@ impl Session {
             (Asked::SetMode, answer) => self.on_mode_set(answer),
             (Asked::Prompt, Ok(result)) => self.on_turn_ended(&result),
             (Asked::NewSession, Err(error)) if needs_auth(&error) && !self.authenticated => {
-                match self.setup.auth_method.clone() {
-                    Some(method) => vec![
-                        Action::Show(Shown::Note(format!("authenticate with {method}"))),
-                        self.ask(
-                            Asked::Authenticate,
-                            wire::AUTHENTICATE,
-                            wire::authenticate(&method),
-                        ),
-                    ],
-                    None => vec![self.finish(Outcome::from_error("session/new", &error))],
-                }
+                self.authenticate(&error)
             }
             (asked, Err(error)) => {
                 let during = match asked {
@@ -382,6 +410,33 @@ impl Session {
         }
     }
 
+    /// `session/new` said authentication is required: `authenticate` with the method herd can
+    /// use, else the attempt ends now with the methods and the fix as evidence.
+    fn authenticate(&mut self, error: &RpcError) -> Vec<Action> {
+        let choice = auth::choose(
+            &self.auth_methods,
+            self.setup.auth_method.as_deref(),
+            &self.setup.set_vars,
+            &self.setup.agent,
+        );
+        match choice {
+            AuthChoice::Use { method, why } => vec![
+                Action::Show(Shown::Note(format!("authenticate with {method} ({why})"))),
+                self.ask(
+                    Asked::Authenticate,
+                    wire::AUTHENTICATE,
+                    wire::authenticate(&method),
+                ),
+            ],
+            AuthChoice::Impossible { message } => {
+                let mut outcome = Outcome::from_error("session/new", error);
+                outcome.kind = "authentication_failed".into();
+                outcome.message = format!("{}: {message}", outcome.message);
+                vec![self.finish(outcome)]
+            }
+        }
+    }
+
     /// The agent answered `initialize` (`result`): the session herd was told to continue is
     /// loaded when the agent can, else a new one is asked for.
     fn on_initialized(&mut self, result: Value) -> Vec<Action> {
@@ -390,6 +445,7 @@ impl Session {
         let name = info.get("name").and_then(Value::as_str).unwrap_or("agent");
         let version = info.get("version").and_then(Value::as_str).unwrap_or("?");
         let can_load = result["agentCapabilities"]["loadSession"] == Value::Bool(true);
+        self.auth_methods = auth::methods(&result);
         self.capabilities = Some(result);
         let mut actions = vec![Action::Show(Shown::Note(format!(
             "{name} {version} initialized"

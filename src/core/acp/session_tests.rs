@@ -25,6 +25,7 @@ fn setup(auto_once: bool) -> SessionSetup {
         init_timeout: Duration::from_secs(30),
         load_session: None,
         mode: None,
+        ..SessionSetup::default()
     }
 }
 
@@ -200,6 +201,54 @@ fn auth_is_asked_for_once_and_errors_end_the_session() {
     needs["id"] = new_again[0]["id"].clone();
     let end = s.handle(msg(needs), T);
     assert_eq!(finished(&end).unwrap().kind, "authentication_failed");
+}
+
+/// initialize answered with `methods`, then `session/new` refused as ACP's `auth_required`:
+/// what herd does next.
+fn refused_for_auth(s: &mut Session, methods: Value) -> Vec<Action> {
+    let first = sent(&s.start());
+    let init = json!({"jsonrpc": "2.0", "id": first[0]["id"], "result": {"authMethods": methods}});
+    let new = sent(&s.handle(msg(init), T));
+    let needs = json!({"jsonrpc": "2.0", "id": new[0]["id"], "error": {"code": -32000, "message": "Authentication required"}});
+    s.handle(msg(needs), T)
+}
+
+#[test]
+fn herd_chooses_the_method_it_can_use_and_ends_at_once_when_none() {
+    let methods = json!([
+        {"id": "login", "name": "Log in", "type": "terminal"},
+        {"id": "api-key", "name": "API key", "type": "env_var", "vars": [{"name": "FAKE_KEY"}]}]);
+    let with_key = SessionSetup {
+        auth_method: None,
+        set_vars: ["FAKE_KEY".to_string()].into(),
+        agent: "acp:fake".into(),
+        ..setup(false)
+    };
+    let auth = sent(&refused_for_auth(
+        &mut Session::new(with_key.clone()),
+        methods.clone(),
+    ));
+    assert_eq!(auth[0]["method"], "authenticate");
+    assert_eq!(auth[0]["params"]["methodId"], "api-key");
+    let without = SessionSetup {
+        set_vars: BTreeSet::new(),
+        ..with_key
+    };
+    let mut s = Session::new(without);
+    let end = refused_for_auth(&mut s, methods);
+    let outcome = finished(&end).expect("ends at once");
+    assert_eq!(outcome.kind, "authentication_failed");
+    assert!(
+        outcome.message.contains("herd acp login acp:fake"),
+        "{}",
+        outcome.message
+    );
+    assert!(
+        outcome.message.contains("set FAKE_KEY in the task's env"),
+        "{}",
+        outcome.message
+    );
+    assert!(s.is_finished());
 }
 
 #[test]
@@ -614,4 +663,33 @@ fn a_loaded_session_gets_herds_mode_before_the_message_that_continues_it() {
         T,
     ));
     assert_eq!(prompt[0]["method"], "session/prompt");
+}
+
+#[test]
+fn a_model_api_that_keeps_failing_ends_the_turn_before_the_agent_gives_up() {
+    let s = Duration::from_secs;
+    let mut session = Session::new(setup(false));
+    // Before the prompt, answers do not count.
+    session.start();
+    assert!(session.api_response(429, s(1)).is_empty());
+    let mut session = Session::new(setup(false));
+    open(&mut session);
+    for at in [10, 12, 15] {
+        assert!(session.api_response(429, s(at)).is_empty());
+    }
+    // The agent's text is progress: the model answered after all.
+    session.handle(update("working"), s(16));
+    assert!(session.tick(s(40)).is_empty());
+    for at in [41, 43, 46] {
+        assert!(session.api_response(503, s(at)).is_empty());
+    }
+    assert!(session.tick(s(60)).is_empty());
+    let end = session.tick(s(61));
+    assert_eq!(sent(&end)[0]["method"], "session/cancel");
+    let outcome = finished(&end).expect("ends on its own");
+    assert_eq!(
+        (outcome.kind.as_str(), outcome.status),
+        ("api_error", Some(503))
+    );
+    assert!(session.is_finished());
 }

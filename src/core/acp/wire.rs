@@ -11,11 +11,11 @@
 
 use agent_client_protocol_schema::ProtocolVersion;
 use agent_client_protocol_schema::v1::{
-    AGENT_METHOD_NAMES, AuthenticateRequest, CLIENT_METHOD_NAMES, CancelNotification,
-    ClientCapabilities, ContentBlock, FileSystemCapabilities, Implementation, InitializeRequest,
-    LoadSessionRequest, NewSessionRequest, NewSessionResponse, PromptRequest, SessionConfigKind,
-    SessionConfigOptionCategory, SessionModeState, SessionUpdate, SetSessionModeRequest,
-    TextContent,
+    AGENT_METHOD_NAMES, AuthCapabilities, AuthenticateRequest, CLIENT_METHOD_NAMES,
+    CancelNotification, ClientCapabilities, ContentBlock, FileSystemCapabilities, Implementation,
+    InitializeRequest, LoadSessionRequest, NewSessionRequest, NewSessionResponse, PromptRequest,
+    SessionConfigKind, SessionConfigOptionCategory, SessionModeState, SessionUpdate,
+    SetSessionModeRequest, TextContent,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -40,14 +40,17 @@ pub(super) fn to_json(message: &impl Serialize) -> Value {
 }
 
 /// `initialize`: herd offers the agent no file system and no terminal of its own (the agent
-/// uses its own tools, which herd's guard judges through permission requests). The crate also
-/// writes the spec's default `auth: {terminal: false}`: herd runs no terminal login either.
+/// uses its own tools, which herd's guard judges through permission requests). It can run the
+/// agent's terminal login (`auth.terminal`): `herd acp login <agent>` runs the agent's command
+/// with the method's arguments in the operator's terminal; an attempt whose agent needs that
+/// login ends saying so.
 pub fn initialize() -> Value {
     let capabilities = ClientCapabilities::new()
         .fs(FileSystemCapabilities::new()
             .read_text_file(false)
             .write_text_file(false))
-        .terminal(false);
+        .terminal(false)
+        .auth(AuthCapabilities::new().terminal(true));
     to_json(
         &InitializeRequest::new(PROTOCOL_VERSION)
             .client_capabilities(capabilities)
@@ -153,7 +156,7 @@ mod tests {
                 "clientCapabilities": {
                     "fs": {"readTextFile": false, "writeTextFile": false},
                     "terminal": false,
-                    "auth": {"terminal": false},
+                    "auth": {"terminal": true},
                 },
                 "clientInfo": {"name": "herd", "version": env!("CARGO_PKG_VERSION")},
             })

@@ -2,7 +2,8 @@
 //!
 //! Owns the batch's decisions: which task starts next and when (`queue`: retry times, quota
 //! holds, account rotation, host choice, concurrency, pause, stop), when a prepared start's
-//! agent may launch (`launch`: once the write that marks its task `running` is durable) and the
+//! agent may launch (`generations`: once the write that marks its task `running` is durable, the
+//! one count of which write is) and the
 //! stages of each attempt's end (`end`: exit, sweep, drain, host check, last file read, gather,
 //! conclusion, durable write). Inputs are ticks, worker results, write-durable notices and
 //! operator commands; effects are values the shell (`run::engine`) carries out: start an agent,
@@ -13,7 +14,7 @@
 //! `core::attempt`; the shell feeds it and writes its keys.
 
 pub mod end;
-pub mod launch;
+pub mod generations;
 pub mod queue;
 
 #[cfg(test)]
@@ -24,10 +25,10 @@ mod launch_tests;
 mod queue_tests;
 
 use std::collections::BTreeMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 pub use end::{AfterHost, AttemptEnd, DRAIN_AFTER_EXIT, EndInput, EndStage, EndStep};
-pub use launch::LaunchGate;
+pub use generations::Generations;
 pub use queue::{Candidate, Consider, Queue, Slots};
 
 /// What comes in.
@@ -45,10 +46,24 @@ pub enum Input {
     AgentStarted { key: u64, watches_files: bool },
     /// A worker's (or the PTY's) report about attempt `key`'s end.
     Attempt { key: u64, input: EndInput },
+    /// The next write generation of the tasks file was handed to its writer.
+    WriteHanded,
     /// Write generation `generation` of the tasks file is on disk.
     WriteDurable { generation: u64 },
+    /// The writer held write generation `generation`: the file was not herd's version.
+    WriteHeld { generation: u64 },
     /// The operator or the frontend steers the queue.
     Operator(QueueCommand),
+    /// Task `task` may start as soon as there is room (its retry wait is dropped).
+    RetryCleared { task: usize },
+    /// Task `task`'s next attempt starts at `at` at the earliest.
+    RetryAt { task: usize, at: Instant },
+    /// Host `host` could not be reached or was lost (`reason`): out of rotation for `out_for`.
+    HostOut {
+        host: String,
+        reason: String,
+        out_for: Duration,
+    },
 }
 
 /// How the queue is steered.
@@ -77,7 +92,7 @@ pub enum Effect {
 #[derive(Debug, Default)]
 pub struct Batch {
     queue: Queue,
-    gate: LaunchGate,
+    generations: Generations,
     /// The end of every attempt whose agent was launched, until its status is durable.
     ends: BTreeMap<u64, AttemptEnd>,
 }
@@ -98,7 +113,12 @@ impl Batch {
 
     /// Whether a start waits for a generation newer than `durable`.
     pub fn waits_beyond(&self, durable: u64) -> bool {
-        self.gate.waits_beyond(durable)
+        self.generations.waits_beyond(durable)
+    }
+
+    /// Which write generation of the tasks file is handed, durable, held.
+    pub fn generations(&self) -> &Generations {
+        &self.generations
     }
 
     /// When a `Tick` is due: a drain's deadline or a waiting task's time.
@@ -123,10 +143,12 @@ impl Batch {
                 effects.push(Effect::CommitFile);
             }
             Input::StartRecorded { key, generation } => {
-                let ready = self.gate.recorded(key, generation);
+                let ready = self.generations.recorded(key, generation);
                 effects.extend(ready.into_iter().map(|key| Effect::StartAgent { key }));
             }
-            Input::StartWithdrawn { key } => self.gate.withdraw(key),
+            Input::StartWithdrawn { key } => self.generations.withdraw(key),
+            Input::WriteHanded => self.generations.hand(),
+            Input::WriteHeld { generation } => self.generations.hold(generation),
             Input::AgentStarted { key, watches_files } => {
                 self.ends.insert(key, AttemptEnd::new(watches_files));
             }
@@ -143,7 +165,7 @@ impl Batch {
                 for end in self.ends.values_mut() {
                     end.handle(EndInput::WriteDurable { generation }, now);
                 }
-                let ready = self.gate.durable(generation);
+                let ready = self.generations.made_durable(generation);
                 effects.extend(ready.into_iter().map(|key| Effect::StartAgent { key }));
             }
             Input::Operator(command) => match command {
@@ -151,6 +173,13 @@ impl Batch {
                 QueueCommand::Resume => self.queue.set_paused(false),
                 QueueCommand::Stop => self.queue.stop(),
             },
+            Input::RetryCleared { task } => self.queue.clear_retry(task),
+            Input::RetryAt { task, at } => self.queue.set_retry_at(task, at),
+            Input::HostOut {
+                host,
+                reason,
+                out_for,
+            } => self.queue.take_host_out(&host, reason, now, out_for),
         }
         self.ends.retain(|_, end| !end.is_done());
         effects

@@ -336,3 +336,31 @@ fn an_attempts_end_rests_its_account_holds_its_profile_and_sets_its_retry_time()
         "both rest: the task waits"
     );
 }
+
+#[test]
+fn the_engine_tells_the_queue_retry_times_and_hosts_out_through_inputs() {
+    use super::{Batch, Input};
+    let now = Instant::now();
+    let mut batch = Batch::default();
+    let at = now + Duration::from_secs(30);
+    assert!(batch.handle(Input::RetryAt { task: 3, at }, now).is_empty());
+    assert_eq!(batch.queue().retry_at(3), Some(at));
+    assert!(
+        batch
+            .handle(Input::RetryCleared { task: 3 }, now)
+            .is_empty()
+    );
+    assert_eq!(batch.queue().retry_at(3), None);
+    let out = Input::HostOut {
+        host: "gpu1".into(),
+        reason: "no route".into(),
+        out_for: Duration::from_secs(60),
+    };
+    assert!(batch.handle(out, now).is_empty());
+    assert!(!batch.queue().host_in_rotation("gpu1", now));
+    assert!(
+        batch
+            .queue()
+            .host_in_rotation("gpu1", now + Duration::from_secs(61))
+    );
+}

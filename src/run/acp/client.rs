@@ -14,6 +14,7 @@ use super::lines::AgentLine;
 use super::log::AcpLog;
 use super::spawn::{policy, start_threads};
 use super::terminal::{Key, KeyInput, RawMode, Screen, end_agent, excerpt, rows_of};
+use crate::core::acp::api_watch::{self, StderrLine};
 use crate::core::acp::render::Renderer;
 use crate::core::acp::{Action, Session, SessionSetup, Shown, rpc};
 
@@ -79,6 +80,11 @@ fn setup_from_env() -> SessionSetup {
         cwd: cwd.display().to_string(),
         prompt: env_var("HERD_ACP_PROMPT").unwrap_or_default(),
         auth_method: env_var("HERD_ACP_AUTH"),
+        set_vars: std::env::vars_os()
+            .filter(|(_, value)| !value.is_empty())
+            .filter_map(|(name, _)| name.into_string().ok())
+            .collect(),
+        agent: env_var("HERD_ACP_PROFILE").unwrap_or_else(|| "<agent>".into()),
         policy: policy(env_var("HERD_ACP_POLICY").as_deref(), &cwd),
         init_timeout: Duration::from_secs_f64(
             env_var("HERD_ACP_INIT_TIMEOUT")
@@ -105,6 +111,8 @@ fn spawn_agent(
         .env_remove("HERD_ACP_POLICY")
         .env_remove("HERD_ACP_LOAD_SESSION")
         .env_remove("HERD_ACP_MODE")
+        .env_remove("HERD_ACP_PROFILE")
+        .envs(fetch_diagnostics())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -122,6 +130,24 @@ fn spawn_agent(
             None
         }
     }
+}
+
+/// The variables that turn on the agent's runtime's fetch diagnostics (Node, Bun), read by
+/// `api_watch`; none when the task sets `HERD_ACP_HTTP_TRACE=0`. Node's `NODE_DEBUG` keeps what
+/// the task set.
+fn fetch_diagnostics() -> Vec<(String, String)> {
+    if env_var("HERD_ACP_HTTP_TRACE").as_deref() == Some("0") {
+        return Vec::new();
+    }
+    let node = match env_var("NODE_DEBUG") {
+        Some(set) if set.split(',').any(|s| s.trim() == "fetch") => set,
+        Some(set) => format!("{set},fetch"),
+        None => "fetch".into(),
+    };
+    vec![
+        ("NODE_DEBUG".into(), node),
+        ("BUN_CONFIG_VERBOSE_FETCH".into(), "true".into()),
+    ]
 }
 
 /// A flag set when herd asks the client to stop (SIGTERM, SIGHUP, SIGINT).
@@ -211,7 +237,7 @@ impl Client {
                         .garbage(&excerpt(&head), &format!("{bytes} bytes, over the limit"));
                     self.apply(actions);
                 }
-                Ok(Event::Stderr(line)) => self.on_stderr(line),
+                Ok(Event::Stderr(line)) => self.on_stderr(line, at),
                 Ok(Event::Keys(bytes)) => self.on_keys(&bytes, at),
                 Ok(Event::Exited(how)) => {
                     self.agent_exited = true;
@@ -253,7 +279,18 @@ impl Client {
         }
     }
 
-    fn on_stderr(&mut self, line: String) {
+    fn on_stderr(&mut self, line: String, at: Duration) {
+        match api_watch::classify(&line) {
+            StderrLine::Agent => {}
+            // A request's lines carry its headers (the API key): never recorded.
+            StderrLine::Trace => return,
+            StderrLine::Response { status } => {
+                self.log.record("http", json!({"status": status}));
+                let actions = self.session.api_response(status, at);
+                self.apply(actions);
+                return;
+            }
+        }
         self.log.record("stderr", json!({"text": line}));
         let line = excerpt(&line);
         if line.trim().is_empty() {

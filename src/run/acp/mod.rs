@@ -9,11 +9,16 @@
 //! The operator's keys arrive on stdin: a digit answers a waiting permission request, a line
 //! (typed or pasted with `m`) is a follow-up prompt. TERM/HUP/INT (herd's timeout or stop) send
 //! `session/cancel`, then the agent is ended.
+//!
+//! Beside the client, the operator's own commands: `herd acp login` (`login`) and
+//! `herd acp install` (`install`).
 
 mod client;
 mod inbox;
+pub mod install;
 mod lines;
 mod log;
+pub mod login;
 mod spawn;
 mod terminal;
 

@@ -13,6 +13,7 @@ use super::inbox::Event;
 use super::lines::{self, AgentLine};
 use super::terminal::describe_exit;
 use crate::core::acp::permission::PermissionPolicy;
+use crate::run::jobs;
 
 /// The guard's rules and switches the engine passed in `HERD_ACP_POLICY`, judged in `cwd`.
 pub(super) fn policy(text: Option<&str>, cwd: &std::path::Path) -> PermissionPolicy {
@@ -62,25 +63,25 @@ pub(super) fn start_threads(mut child: Child, events: &Sender<Event>) -> Sender<
     let (read_out, pipes_done) = mpsc::channel::<()>();
     let mut pipes = 0;
     if let Some(stdout) = child.stdout.take() {
-        let (events, done) = (events.clone(), read_out.clone());
+        let (to_client, done) = (events.clone(), read_out.clone());
         pipes += 1;
-        std::thread::spawn(move || {
+        pump("acp-stdout", events, move || {
             lines::read_lines(stdout, lines::MAX_LINE_BYTES, |line| {
-                events.send(Event::Line(line)).is_ok()
+                to_client.send(Event::Line(line)).is_ok()
             });
             let _ = done.send(());
         });
     }
     if let Some(stderr) = child.stderr.take() {
-        let (events, done) = (events.clone(), read_out.clone());
+        let (to_client, done) = (events.clone(), read_out.clone());
         pipes += 1;
-        std::thread::spawn(move || {
+        pump("acp-stderr", events, move || {
             lines::read_lines(stderr, 64 * 1024, |line| {
                 let text = match line {
                     AgentLine::Line(text) => text,
                     AgentLine::Oversized { head, .. } => head,
                 };
-                events.send(Event::Stderr(text)).is_ok()
+                to_client.send(Event::Stderr(text)).is_ok()
             });
             let _ = done.send(());
         });
@@ -88,7 +89,7 @@ pub(super) fn start_threads(mut child: Child, events: &Sender<Event>) -> Sender<
     drop(read_out);
     let (to_agent, writes) = mpsc::channel::<Vec<u8>>();
     if let Some(mut stdin) = child.stdin.take() {
-        std::thread::spawn(move || {
+        pump("acp-stdin", events, move || {
             for bytes in writes {
                 if stdin
                     .write_all(&bytes)
@@ -101,19 +102,19 @@ pub(super) fn start_threads(mut child: Child, events: &Sender<Event>) -> Sender<
         });
     }
     if std::io::stdin().is_terminal() {
-        let events = events.clone();
-        std::thread::spawn(move || {
+        let keys = events.clone();
+        pump("acp-keys", events, move || {
             let mut buf = [0u8; 1024];
             let mut stdin = std::io::stdin();
             while let Ok(n @ 1..) = std::io::Read::read(&mut stdin, &mut buf) {
-                if events.send(Event::Keys(buf[..n].to_vec())).is_err() {
+                if keys.send(Event::Keys(buf[..n].to_vec())).is_err() {
                     break;
                 }
             }
         });
     }
-    let events = events.clone();
-    std::thread::spawn(move || {
+    let exits = events.clone();
+    pump("acp-exit", events, move || {
         let how = match child.wait() {
             Ok(status) => describe_exit(status),
             Err(error) => format!("wait failed: {error}"),
@@ -125,7 +126,15 @@ pub(super) fn start_threads(mut child: Child, events: &Sender<Event>) -> Sender<
                 break;
             }
         }
-        let _ = events.send(Event::Exited(how));
+        let _ = exits.send(Event::Exited(how));
     });
     to_agent
+}
+
+/// Runs one of the session's threads; one that cannot start ends the session (told as the
+/// agent's exit, with why), as the client cannot go on without it.
+fn pump(name: &str, events: &Sender<Event>, work: impl FnOnce() + Send + 'static) {
+    if let Err(not) = jobs::spawn_thread(name, work) {
+        let _ = events.send(Event::Exited(format!("herd could not go on: {not}")));
+    }
 }

@@ -14,6 +14,8 @@ use thiserror::Error;
 use super::send;
 use crate::core::alternate_screen::AlternateScreen;
 use crate::core::attach_wire::{Decoder, Frame, split_at_detach_key};
+use crate::run::ipc;
+use crate::run::jobs;
 
 #[derive(Debug, Error)]
 pub enum AttachError {
@@ -58,7 +60,7 @@ const LEAVE_ALTERNATE: &[u8] = b"\x1b[?1049l";
 /// Attaches this terminal to the holder at `socket` until one side leaves.
 pub fn attach(socket: &Path) -> Result<Ending, AttachError> {
     let shown = socket.display().to_string();
-    let stream = UnixStream::connect(socket).map_err(|error| AttachError::Connect {
+    let stream = ipc::connect(socket).map_err(|error| AttachError::Connect {
         path: shown.clone(),
         error,
     })?;
@@ -133,7 +135,7 @@ fn read_holder(
     alternate: Arc<Mutex<AlternateScreen>>,
     tx: mpsc::Sender<Wake>,
 ) {
-    std::thread::spawn(move || {
+    spawn_or_lose("attach-holder", &tx.clone(), move || {
         let mut decoder = Decoder::default();
         let mut buf = [0u8; 16 * 1024];
         let mut out = io::stdout();
@@ -169,7 +171,7 @@ fn read_holder(
 
 /// This terminal's keys: to the holder, up to the detach key.
 fn read_keys(writer: Arc<Mutex<UnixStream>>, tx: mpsc::Sender<Wake>) {
-    std::thread::spawn(move || {
+    spawn_or_lose("attach-keys", &tx.clone(), move || {
         let mut stdin = io::stdin();
         let mut buf = [0u8; 4096];
         loop {
@@ -202,7 +204,7 @@ fn watch_signals(tx: mpsc::Sender<Wake>) {
     let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGWINCH, SIGHUP, SIGTERM]) else {
         return;
     };
-    std::thread::spawn(move || {
+    spawn_or_lose("attach-signals", &tx.clone(), move || {
         for signal in signals.forever() {
             let wake = if signal == SIGWINCH {
                 Wake::Resized
@@ -214,4 +216,12 @@ fn watch_signals(tx: mpsc::Sender<Wake>) {
             }
         }
     });
+}
+
+/// Runs `work` on a thread named `name`; one that cannot start ends the attach as lost (the
+/// terminal given back), not a half-working one.
+fn spawn_or_lose(name: &str, tx: &mpsc::Sender<Wake>, work: impl FnOnce() + Send + 'static) {
+    if jobs::spawn_thread(name, work).is_err() {
+        let _ = tx.send(Wake::Lost);
+    }
 }

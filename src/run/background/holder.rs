@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::num::NonZeroU16;
-use std::os::unix::net::{UnixListener, UnixStream};
+use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -22,8 +22,10 @@ use std::time::Duration;
 use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
 use thiserror::Error;
 
-use super::{ENV_FLAG, listen_private, peer_uid, send};
+use super::{ENV_FLAG, send};
 use crate::core::attach_wire::{Decoder, DetachScanner, Frame};
+use crate::run::ipc::{Arrival, Listener};
+use crate::run::jobs::{self, CannotStart};
 use crate::run::rendezvous::{Registration, Rendezvous};
 
 /// What the holder needs: the tasks file (for its rendezvous), herd's arguments for the
@@ -49,6 +51,8 @@ pub enum HoldError {
         path: PathBuf,
         error: std::io::Error,
     },
+    #[error(transparent)]
+    Thread(#[from] CannotStart),
 }
 
 /// How long a client may take to accept a write before it is dropped: a stuck client must not
@@ -140,7 +144,7 @@ fn start_dashboard(options: &HoldOptions, tx: &mpsc::Sender<Event>) -> Result<Se
     let mut reader = pair.master.try_clone_reader().map_err(|e| pty_error(&e))?;
     let writer = pair.master.take_writer().map_err(|e| pty_error(&e))?;
     let out = tx.clone();
-    std::thread::spawn(move || {
+    jobs::spawn_thread("hold-output", move || {
         let mut buf = [0u8; 16 * 1024];
         while let Ok(n) = reader.read(&mut buf) {
             if n == 0 || out.send(Event::Output(buf[..n].to_vec())).is_err() {
@@ -148,12 +152,14 @@ fn start_dashboard(options: &HoldOptions, tx: &mpsc::Sender<Event>) -> Result<Se
             }
         }
         let _ = out.send(Event::Closed);
-    });
+    })
+    .map_err(|not| not.error)?;
     let exited = tx.clone();
-    std::thread::spawn(move || {
+    jobs::spawn_thread("hold-exit", move || {
         let code = child.wait().map_or(1, |status| status.exit_code());
         let _ = exited.send(Event::Exited(code));
-    });
+    })
+    .map_err(|not| not.error)?;
     let session = Session {
         master: pair.master,
         writer,
@@ -188,13 +194,16 @@ fn forward_stop_signals(tx: &mpsc::Sender<Event>) {
         return;
     };
     let tx = tx.clone();
-    std::thread::spawn(move || {
+    let forwarding = jobs::spawn_thread("hold-signals", move || {
         for signal in signals.forever() {
             if signal != SIGHUP && tx.send(Event::Stop).is_err() {
                 break;
             }
         }
     });
+    if let Err(not) = forwarding {
+        eprintln!("herd hold: cannot listen for signals: {not}");
+    }
 }
 
 /// The loop: until the dashboard has exited and its terminal is drained; its exit code.
@@ -236,11 +245,12 @@ fn serve(
         // Served once the dashboard is up: an invalid tasks file ends it before that, and the
         // launcher reports what it printed.
         if !listening && exited.is_none() && session.parser.screen().alternate_screen() {
-            let listener = listen_private(attach).map_err(|error| HoldError::Listen {
-                path: attach.to_path_buf(),
-                error,
-            })?;
-            accept_clients(listener, tx.clone());
+            let listener =
+                Listener::bind(attach, "attach socket").map_err(|error| HoldError::Listen {
+                    path: attach.to_path_buf(),
+                    error: error.into(),
+                })?;
+            accept_clients(listener, tx.clone())?;
             listening = true;
         }
         if let (Some(code), true) = (exited, closed) {
@@ -252,20 +262,20 @@ fn serve(
 
 /// Accepts clients on their own thread: a peer of another user is told so and closed; each
 /// accepted one is read on a thread of its own.
-fn accept_clients(listener: UnixListener, tx: mpsc::Sender<Event>) {
-    std::thread::spawn(move || {
+fn accept_clients(listener: Listener, tx: mpsc::Sender<Event>) -> Result<(), CannotStart> {
+    let accepting = jobs::spawn_thread("hold-accept", move || {
         let mut next_id = 0u64;
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            match peer_uid(&stream) {
-                Ok(uid) if uid == rustix::process::getuid().as_raw() => {}
-                seen => {
-                    eprintln!("herd hold: refused an attach from user {seen:?}");
+        loop {
+            let stream = match listener.accept() {
+                Ok(Arrival::Admitted { stream, .. }) => stream,
+                Ok(Arrival::Refused { mut stream, why }) => {
+                    eprintln!("herd hold: refused an attach from user: {why}");
                     let why = "refused: this background herd belongs to another user";
                     let _ = send(&mut stream, &Frame::Bye(why.into()));
                     continue;
                 }
-            }
+                Err(_) => continue,
+            };
             next_id += 1;
             let id = next_id;
             let _ = stream.set_write_timeout(Some(CLIENT_WRITE_WAIT));
@@ -278,10 +288,12 @@ fn accept_clients(listener: UnixListener, tx: mpsc::Sender<Event>) {
             read_client(id, reading, tx.clone());
         }
     });
+    accepting.map(drop).map_err(|not| not.error)
 }
 
 fn read_client(id: u64, mut stream: UnixStream, tx: mpsc::Sender<Event>) {
-    std::thread::spawn(move || {
+    let gone = tx.clone();
+    let reading = jobs::spawn_thread(format!("hold-client-{id}"), move || {
         let mut decoder = Decoder::default();
         let mut buf = [0u8; 4096];
         'reading: while let Ok(n) = stream.read(&mut buf) {
@@ -298,6 +310,11 @@ fn read_client(id: u64, mut stream: UnixStream, tx: mpsc::Sender<Event>) {
         }
         let _ = tx.send(Event::Gone(id));
     });
+    if let Err(not) = reading {
+        // A client nobody reads is let go at once.
+        eprintln!("herd hold: cannot read an attached client: {not}");
+        let _ = gone.send(Event::Gone(id));
+    }
 }
 
 impl Session {

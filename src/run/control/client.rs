@@ -4,7 +4,7 @@
 //! most (`with_answer_limit`): a herd that hangs must not hang the script or agent that asked.
 //! Events after a subscription are waited for as long as the run lasts.
 
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufReader};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -13,6 +13,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::protocol;
+use crate::run::ipc::{self, LineRead};
 use crate::run::rendezvous::Rendezvous;
 
 #[derive(Debug, Error)]
@@ -50,7 +51,13 @@ pub enum ClientError {
     },
     #[error("the herd sent a line that is not JSON: {line}")]
     NotJson { line: String },
+    #[error("the herd on {} sent a line over {limit} bytes", socket.display())]
+    TooLong { socket: PathBuf, limit: u64 },
 }
+
+/// The longest line read from the herd (an event carries a task's text and its prompt's
+/// screen, far below this).
+const MAX_LINE: u64 = 64 << 20;
 
 /// How long a call waits for its answer unless told otherwise: every method answers at once
 /// (none waits for an agent), so this is long only for a herd that is very busy.
@@ -100,7 +107,7 @@ impl Client {
 
     /// Connects to the socket at `socket`.
     pub fn connect(socket: &Path) -> Result<Client, ClientError> {
-        let stream = UnixStream::connect(socket).map_err(|source| ClientError::Connect {
+        let stream = ipc::connect(socket).map_err(|source| ClientError::Connect {
             socket: socket.to_path_buf(),
             source,
         })?;
@@ -182,25 +189,26 @@ impl Client {
 
     /// The next line the herd sends, read as JSON; `None` when it closed the connection.
     pub fn next_message(&mut self) -> Result<Option<Value>, ClientError> {
-        let mut line = String::new();
-        let read = self
-            .reader
-            .read_line(&mut line)
-            .map_err(|source| self.io(source))?;
-        if read == 0 {
-            return Ok(None);
-        }
-        serde_json::from_str(&line)
+        let line = match ipc::read_line_or_error(&mut self.reader, MAX_LINE) {
+            Err(source) => return Err(self.io(source)),
+            Ok(LineRead::End) => return Ok(None),
+            Ok(LineRead::TooLong) => {
+                return Err(ClientError::TooLong {
+                    socket: self.socket.clone(),
+                    limit: MAX_LINE,
+                });
+            }
+            Ok(LineRead::Line(line)) => line,
+        };
+        serde_json::from_slice(&line)
             .map(Some)
-            .map_err(|_| ClientError::NotJson { line })
+            .map_err(|_| ClientError::NotJson {
+                line: String::from_utf8_lossy(&line).into_owned(),
+            })
     }
 
     fn send(&mut self, line: &str) -> Result<(), ClientError> {
-        let sent = self
-            .writer
-            .write_all(line.as_bytes())
-            .and_then(|()| self.writer.write_all(b"\n"))
-            .and_then(|()| self.writer.flush());
+        let sent = ipc::write_line(&mut self.writer, line);
         match sent {
             Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Err(ClientError::Closed {
                 socket: self.socket.clone(),

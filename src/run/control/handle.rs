@@ -198,7 +198,7 @@ fn outcome_json(outcome: &ControlOutcome) -> Value {
 /// A task's row (`herd status --json`) and what runs of it now.
 pub fn row(batch: &dyn BatchView, index: usize) -> Value {
     let task = &batch.tasks()[index];
-    let mut row = crate::run::summary::row(task);
+    let mut row = crate::serve::summary::row(task);
     row["live"] = batch.live_attempt(index).map_or(Value::Null, |live| {
         let state = if live.attempt().is_ending() {
             "ending"

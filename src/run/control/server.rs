@@ -14,9 +14,8 @@
 //! `finished` and `batch_done`, would otherwise die with the process) and end its stream, for
 //! `FLUSH_LIMIT` at most.
 
-use std::io::{self, BufRead, BufReader, Read, Write};
-use std::os::unix::fs::PermissionsExt;
-use std::os::unix::net::{UnixListener, UnixStream};
+use std::io::{self, BufReader};
+use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -26,6 +25,8 @@ use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::protocol::{self, Call, INTERNAL_ERROR, Incoming, RpcError};
+use crate::run::ipc::{self, Arrival, BindError, LineRead, Listener};
+use crate::run::jobs;
 use crate::run::rendezvous::{Registration, Rendezvous, RunMode};
 
 /// The longest request line read; a longer one is answered with an error and skipped.
@@ -67,13 +68,7 @@ pub fn start(tasks: &Path, runs_dir: &Path, mode: RunMode) -> io::Result<Control
         started_at: jiff::Timestamp::now().to_string(),
         herd_version: env!("CARGO_PKG_VERSION").to_string(),
     };
-    // Only one herd runs a file (the tasks file's lease): a socket left there is a dead herd's.
-    match std::fs::remove_file(&names.control) {
-        Err(error) if error.kind() != io::ErrorKind::NotFound => return Err(error),
-        _ => {}
-    }
-    let listener = UnixListener::bind(&names.control)?;
-    std::fs::set_permissions(&names.control, std::fs::Permissions::from_mode(0o600))?;
+    let listener = listen(&names.control)?;
     registration.write(&names.registration)?;
     let (requests_tx, requests) = mpsc::unbounded_channel();
     let (events, _) = broadcast::channel(EVENT_BACKLOG);
@@ -86,9 +81,7 @@ pub fn start(tasks: &Path, runs_dir: &Path, mode: RunMode) -> io::Result<Control
         forwarders: forwarders.clone(),
         stop: stop.clone(),
     };
-    std::thread::Builder::new()
-        .name("herd-control".into())
-        .spawn(move || accept.run())?;
+    jobs::spawn_thread("herd-control", move || accept.run())?;
     tracing::info!(socket = %names.control.display(), "control socket listening");
     let hello = json!({
         "herd_version": registration.herd_version,
@@ -110,6 +103,21 @@ pub fn start(tasks: &Path, runs_dir: &Path, mode: RunMode) -> io::Result<Control
             forwarders,
         },
     })
+}
+
+/// Serves the control socket at `path`. Only one herd runs a file (the tasks file's lease): a
+/// socket that answers there is of a herd that gave the file up and is leaving (it writes its
+/// last events for `FLUSH_LIMIT` at most), so it is waited for that long before it is an error.
+fn listen(path: &Path) -> io::Result<Listener> {
+    let until = Instant::now() + FLUSH_LIMIT + Duration::from_secs(1);
+    loop {
+        match Listener::bind(path, "control socket") {
+            Err(BindError::Live { .. }) if Instant::now() < until => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            bound => return Ok(bound?),
+        }
+    }
 }
 
 /// The server's files, its accept thread's stop switch, and its subscribers' threads.
@@ -138,7 +146,7 @@ impl Drop for Server {
             .is_some_and(|r| r.pid == std::process::id());
         if ours {
             // Wakes the accept thread so it sees the switch.
-            let _ = UnixStream::connect(&self.socket);
+            ipc::wake(&self.socket);
             let _ = std::fs::remove_file(&self.socket);
             let _ = std::fs::remove_file(&self.registration);
         }
@@ -146,7 +154,7 @@ impl Drop for Server {
 }
 
 struct Accept {
-    listener: UnixListener,
+    listener: Listener,
     requests: mpsc::UnboundedSender<Request>,
     events: broadcast::Sender<Arc<str>>,
     forwarders: Arc<AtomicUsize>,
@@ -155,19 +163,19 @@ struct Accept {
 
 impl Accept {
     fn run(self) {
-        for stream in self.listener.incoming() {
+        loop {
+            let arrival = self.listener.accept();
             if self.stop.load(Ordering::SeqCst) {
                 return;
             }
-            let stream = match stream {
-                Ok(stream) => stream,
+            let (stream, pid) = match arrival {
+                Ok(Arrival::Admitted { stream, peer }) => (stream, peer.pid),
+                // Closed unanswered (the kit logged it).
+                Ok(Arrival::Refused { .. }) => continue,
                 Err(error) => {
                     tracing::warn!("control socket: cannot accept: {error}");
                     continue;
                 }
-            };
-            let Some(pid) = admitted(&stream) else {
-                continue;
             };
             let connection = Connection {
                 stream,
@@ -176,33 +184,10 @@ impl Accept {
                 events: self.events.clone(),
                 forwarders: self.forwarders.clone(),
             };
-            let spawned = std::thread::Builder::new()
-                .name("herd-control-conn".into())
-                .spawn(move || connection.run());
-            if let Err(error) = spawned {
-                tracing::warn!("control socket: cannot serve a connection: {error}");
+            let spawned = jobs::spawn_thread("herd-control-conn", move || connection.run());
+            if let Err(not) = spawned {
+                tracing::warn!("control socket: cannot serve a connection: {not}");
             }
-        }
-    }
-}
-
-/// The caller's pid when the caller is this user; otherwise the connection is refused (closed
-/// unanswered) and logged.
-fn admitted(stream: &UnixStream) -> Option<i32> {
-    let me = rustix::process::getuid().as_raw();
-    match rustix::net::sockopt::socket_peercred(stream) {
-        Ok(cred) if cred.uid.as_raw() == me => Some(cred.pid.as_raw_nonzero().get()),
-        Ok(cred) => {
-            tracing::warn!(
-                pid = cred.pid.as_raw_nonzero().get(),
-                uid = cred.uid.as_raw(),
-                "control socket: refused a connection of another user"
-            );
-            None
-        }
-        Err(error) => {
-            tracing::warn!("control socket: cannot read the caller's credentials: {error}");
-            None
         }
     }
 }
@@ -241,7 +226,7 @@ impl Connection {
         let mut reader = BufReader::new(&self.stream);
         let mut subscribed = false;
         loop {
-            let line = match read_request_line(&mut reader) {
+            let line = match ipc::read_line(&mut reader, MAX_LINE) {
                 LineRead::End => break,
                 LineRead::TooLong => {
                     let error = protocol::line_too_long(MAX_LINE);
@@ -249,7 +234,7 @@ impl Connection {
                     // Answered before the rest is skipped: a client that waits for an answer
                     // without ending its line gets one too.
                     if write_line(&writer, &protocol::failure(&Value::Null, &error)).is_err()
-                        || !skip_rest_of_line(&mut reader)
+                        || !ipc::skip_rest_of_line(&mut reader)
                     {
                         break;
                     }
@@ -327,68 +312,29 @@ impl Connection {
     fn forward_events(&self, writer: Writer) {
         let mut events = self.events.subscribe();
         let running = Forwarding::new(&self.forwarders);
-        let spawned = std::thread::Builder::new()
-            .name("herd-control-events".into())
-            .spawn(move || {
-                let _running = running;
-                loop {
-                    let line = match events.blocking_recv() {
-                        Ok(line) if *line == *END_OF_EVENTS => {
-                            if let Ok(stream) = writer.lock() {
-                                let _ = stream.shutdown(std::net::Shutdown::Write);
-                            }
-                            return;
+        let spawned = jobs::spawn_thread("herd-control-events", move || {
+            let _running = running;
+            loop {
+                let line = match events.blocking_recv() {
+                    Ok(line) if *line == *END_OF_EVENTS => {
+                        if let Ok(stream) = writer.lock() {
+                            let _ = stream.shutdown(std::net::Shutdown::Write);
                         }
-                        Ok(line) => line.to_string(),
-                        Err(broadcast::error::RecvError::Lagged(missed)) => {
-                            protocol::event_line(&json!({"event": "lagged", "missed": missed}))
-                        }
-                        Err(broadcast::error::RecvError::Closed) => return,
-                    };
-                    if write_line(&writer, &line).is_err() {
                         return;
                     }
+                    Ok(line) => line.to_string(),
+                    Err(broadcast::error::RecvError::Lagged(missed)) => {
+                        protocol::event_line(&json!({"event": "lagged", "missed": missed}))
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return,
+                };
+                if write_line(&writer, &line).is_err() {
+                    return;
                 }
-            });
-        if let Err(error) = spawned {
-            tracing::warn!("control socket: cannot stream events: {error}");
-        }
-    }
-}
-
-/// One request line as read off a connection.
-enum LineRead {
-    /// A line of at most `MAX_LINE` bytes, its newline included when it had one.
-    Line(Vec<u8>),
-    /// `MAX_LINE` bytes and no newline yet: the rest of the line is still unread.
-    TooLong,
-    /// The client closed its side (or the connection failed).
-    End,
-}
-
-fn read_request_line(reader: &mut impl BufRead) -> LineRead {
-    let mut line = Vec::new();
-    match reader.take(MAX_LINE).read_until(b'\n', &mut line) {
-        Ok(0) | Err(_) => LineRead::End,
-        Ok(_) if line.last() != Some(&b'\n') && line.len() as u64 >= MAX_LINE => LineRead::TooLong,
-        Ok(_) => LineRead::Line(line),
-    }
-}
-
-/// Reads past the end of the current line without keeping it; false when the connection ended
-/// first.
-fn skip_rest_of_line(reader: &mut impl BufRead) -> bool {
-    loop {
-        let (used, ended) = match reader.fill_buf() {
-            Ok([]) | Err(_) => return false,
-            Ok(buffer) => match buffer.iter().position(|byte| *byte == b'\n') {
-                Some(at) => (at + 1, true),
-                None => (buffer.len(), false),
-            },
-        };
-        reader.consume(used);
-        if ended {
-            return true;
+            }
+        });
+        if let Err(not) = spawned {
+            tracing::warn!("control socket: cannot stream events: {not}");
         }
     }
 }
@@ -397,16 +343,13 @@ fn write_line(writer: &Writer, line: &str) -> io::Result<()> {
     let mut stream = writer
         .lock()
         .map_err(|_| io::Error::other("a writer panicked"))?;
-    // One write per line: a subscriber's socket buffer holds more of them.
-    let mut framed = Vec::with_capacity(line.len() + 1);
-    framed.extend_from_slice(line.as_bytes());
-    framed.push(b'\n');
-    stream.write_all(&framed)?;
-    stream.flush()
+    ipc::write_line(&mut *stream, line)
 }
 
 #[cfg(test)]
 mod tests {
+    use std::io::{BufRead, Read, Write};
+
     use super::*;
 
     /// A subscriber that reads only after the server closed gets every event published before,

@@ -3,8 +3,9 @@
 
 use serde_json::{Map, Value, json};
 
+use super::Engine;
+use super::attempts::LiveAttempt;
 use super::gather::TranscriptJob;
-use super::{Engine, LiveAttempt};
 use crate::core::attempt::Attempt;
 
 use crate::run::launch::LaunchPlan;
@@ -29,8 +30,9 @@ impl Engine {
     /// worker looks (`gather`).
     pub(super) fn transcript_job(&self, live: &LiveAttempt) -> Option<TranscriptJob> {
         let wants_transcript = self
+            .tasks
             .profiles
-            .get(&self.store.file().tasks()[live.task].agent)
+            .get(&self.tasks.store.file().tasks()[live.task].agent)
             .is_some_and(|p| p.transcripts.is_some());
         if !wants_transcript {
             return None;
@@ -45,7 +47,7 @@ impl Engine {
             cwd: live.plan.cwd.clone(),
             session,
             since: std::time::SystemTime::from(live.started_at),
-            base_dir: self.store.base_dir().to_path_buf(),
+            base_dir: self.tasks.store.base_dir().to_path_buf(),
         })
     }
 }

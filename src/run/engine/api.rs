@@ -184,7 +184,7 @@ impl Engine {
 
     /// Every prompt waiting for the operator, in task order.
     pub(super) fn waiting_prompts(&self) -> Vec<PromptInfo> {
-        let mut tasks: Vec<usize> = self.live.values().map(|l| l.task).collect();
+        let mut tasks: Vec<usize> = self.attempts.live().map(|(_, l)| l.task).collect();
         tasks.sort_unstable();
         tasks
             .into_iter()
@@ -207,8 +207,9 @@ impl Engine {
             ))))
         };
         let Some(live) = self
-            .live
-            .values()
+            .attempts
+            .live()
+            .map(|(_, live)| live)
             .find(|l| l.prompts.is_current(prompt_id) && l.attempt.waiting().is_some())
         else {
             return stale();
@@ -260,12 +261,12 @@ impl Engine {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
-        if !task_id.is_empty() && self.store.file().task_index(&task_id).is_some() {
+        if !task_id.is_empty() && self.tasks.store.file().task_index(&task_id).is_some() {
             return Ok(Added::Invalid(vec![format!(
                 "task_id {task_id:?} is already in the tasks file"
             )]));
         }
-        let text = self.store.text_with_task(&Value::Object(task));
+        let text = self.tasks.store.text_with_task(&Value::Object(task));
         let problems = match TaskFile::parse(&text) {
             Ok(candidate) => self.problems_of(&candidate, &task_id),
             Err(problems) => problems.iter().map(ToString::to_string).collect(),
@@ -277,14 +278,14 @@ impl Engine {
             }
             return Ok(Added::Invalid(problems));
         }
-        match self.store.merge_own(&text) {
+        match self.tasks.store.merge_own(&text) {
             Ok(merged) => {
                 // Asked for by name: a run limited by `--only` takes it in.
-                if !self.opts.only.is_empty() {
-                    self.opts.only.push(task_id.clone());
+                if !self.tasks.opts.only.is_empty() {
+                    self.tasks.opts.only.push(task_id.clone());
                 }
                 tracing::info!(task_id, "task added through the control socket");
-                self.events.push(super::EngineEvent::TasksFileChanged {
+                self.out.events.push(super::EngineEvent::TasksFileChanged {
                     summary: merged.to_string(),
                 });
                 self.carry_out(&merged)?;
@@ -302,12 +303,12 @@ impl Engine {
     /// those of that version.
     fn problems_of(&self, file: &TaskFile, task_id: &str) -> Vec<String> {
         let checks = validate::Checks {
-            profiles: Some(&self.profiles),
-            hosts: &self.opts.hosts,
-            base_dir: self.store.base_dir(),
-            runs_dir: &self.opts.runs_dir,
+            profiles: Some(&self.tasks.profiles),
+            hosts: self.hosts.set(),
+            base_dir: self.tasks.store.base_dir(),
+            runs_dir: &self.tasks.opts.runs_dir,
         };
-        let path = self.store.path();
+        let path = self.tasks.store.path();
         validate::check(file, &checks)
             .iter()
             .filter(|p| p.task_id().is_none_or(|id| id == task_id))
@@ -347,6 +348,7 @@ impl Engine {
         }
         // The task as it would be, checked on its own like a file holding only it.
         let mut object = self
+            .tasks
             .store
             .file()
             .task_object(index)
@@ -358,7 +360,7 @@ impl Engine {
                 other => object.insert(field(key).to_string(), other.clone()),
             };
         }
-        let defaults = Value::Object(self.store.file().defaults());
+        let defaults = Value::Object(self.tasks.store.file().defaults());
         let alone = serde_json::json!({ "defaults": defaults, "tasks": [Value::Object(object)] })
             .to_string();
         let problems = match TaskFile::parse(&alone) {
@@ -368,14 +370,14 @@ impl Engine {
         if !problems.is_empty() {
             return Ok(Err(problems));
         }
-        let file = self.store.file_mut();
+        let file = self.tasks.store.file_mut();
         for (key, value) in patch {
             let value = (!value.is_null()).then(|| value.clone());
             file.set_field_unseen(index, field(key), value);
         }
         // A start not launched yet goes with the task as it is now.
         self.withdraw_starts(Some(index));
-        let when = if self.has_attempt(index) {
+        let when = if self.attempts.has_task(index) {
             "from its next attempt"
         } else {
             "for its next attempt"
@@ -399,21 +401,22 @@ impl Engine {
         let Some((task_id, _)) = self.task_label(index) else {
             return refused("no such task");
         };
-        if self.store.file().is_removed(index) {
+        if self.tasks.store.file().is_removed(index) {
             return refused(format!("{task_id} was removed from the tasks file"));
         }
         let mut notes = Vec::new();
-        if !self.opts.only.is_empty() && !self.opts.only.contains(&task_id) {
-            self.opts.only.push(task_id.clone());
+        if !self.tasks.opts.only.is_empty() && !self.tasks.opts.only.contains(&task_id) {
+            self.tasks.opts.only.push(task_id.clone());
             notes.push("taken into this run");
         }
-        if !self.store.file().tasks()[index].enabled {
-            self.store
+        if !self.tasks.store.file().tasks()[index].enabled {
+            self.tasks
+                .store
                 .file_mut()
                 .set_field(index, "enabled", Value::Bool(true));
             notes.push("enabled");
         }
-        if self.has_attempt(index) {
+        if self.attempts.has_task(index) {
             return done(format!("{task_id} is running"));
         }
         let outcome = self.retry_now(index, now)?;

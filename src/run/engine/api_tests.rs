@@ -215,7 +215,7 @@ fn an_added_task_and_an_update_are_written_like_any_change() {
 #[test]
 fn tasks_run_and_tasks_add_take_a_task_into_an_only_run() {
     let mut f = fixture(&[r#""task_id": "a""#, r#""task_id": "b", "enabled": false"#]);
-    f.engine.opts.only = vec!["a".into()];
+    f.engine.tasks.opts.only = vec!["a".into()];
     f.engine.set_paused(true);
     assert!(!f.engine.task_in_scope(1));
     let ran = run(
@@ -299,7 +299,7 @@ fn a_prompt_is_answered_only_by_its_id() {
         answer(&mut f, "a/1/1", ApiAnswer::Approve),
         Err(AnswerRefused::Stale(_))
     ));
-    f.pump_until("the task ends", |e| !e.has_attempt(0));
+    f.pump_until("the task ends", |e| !e.attempts.has_task(0));
     let events = events_json(&mut f);
     let finished = events
         .iter()
@@ -335,7 +335,7 @@ fn the_problems_of_a_task_not_in_the_file_have_no_place() {
 fn no_task_is_added_while_the_file_does_not_parse() {
     let mut f = fixture(&[r#""task_id": "a""#]);
     f.engine.set_paused(true);
-    f.engine.file_invalid = Some((
+    f.engine.tasks.file_invalid = Some((
         "tasks.json:3:1: expected `,`".into(),
         std::time::Instant::now(),
     ));
@@ -344,7 +344,7 @@ fn no_task_is_added_while_the_file_does_not_parse() {
         run(&mut f, Command::AddTask { task: task.clone() }),
         Err(REFUSED)
     );
-    f.engine.file_invalid = None;
+    f.engine.tasks.file_invalid = None;
     assert_eq!(
         run(&mut f, Command::AddTask { task }),
         Ok(json!({"task_id": "c"}))

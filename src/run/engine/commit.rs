@@ -4,13 +4,14 @@
 //! While a write is in flight, changes pile up in memory and the next write carries all of
 //! them, so the number of writes adapts to what a write costs.
 //!
-//! Owns the generation bookkeeping and the starts waiting for their generation. Must not write
-//! itself (the writer does) nor decide task states (the other engine steps do).
+//! Owns the writer; which generation is handed, durable or held, and the starts waiting for
+//! theirs, are the batch's (`core::batch::generations`), told here what the writer did. Must
+//! not write itself (the writer does) nor decide task states (the other engine steps do).
 //!
 //! Never acting on a state that is not on disk, case by case:
 //! - A start marks its task `running` (attempt number, cleared `retry_at`) in generation G =
 //!   `next_generation()`, and its agent is launched only once G is durable (`launch_ready`;
-//!   the gate is `core::batch::launch`);
+//!   the count is `core::batch::generations`);
 //!   until then the start waits in `awaiting` and holds its slot. Every snapshot holds every
 //!   change made before it, and generations reach the disk in order, so "G durable" means every
 //!   earlier change is durable too.
@@ -55,30 +56,15 @@ fn is_held(error: &color_eyre::eyre::Report) -> bool {
     matches!(error.downcast_ref::<WriteError>(), Some(WriteError::Held))
 }
 
-/// The writer and the generations handed to it.
+/// The tasks file's writer (its own thread).
 pub(super) struct Commits {
     writer: StoreWriter,
-    /// The newest generation handed to the writer (0: none).
-    handed: u64,
-    /// The newest generation the engine knows is on disk.
-    durable: u64,
-    /// The newest generation the writer held (not written: the file was not herd's version).
-    held: u64,
 }
 
 impl Commits {
     pub(super) fn start(written: Outbox<TasksFileWritten>, guard: Guard) -> Result<Commits> {
         let writer = StoreWriter::start(written, guard).wrap_err(CANNOT_WRITE)?;
-        Ok(Commits {
-            writer,
-            handed: 0,
-            durable: 0,
-            held: 0,
-        })
-    }
-
-    fn in_flight(&self) -> bool {
-        self.handed > self.durable.max(self.held)
+        Ok(Commits { writer })
     }
 
     /// The writer's, for the operator's version it found.
@@ -90,27 +76,34 @@ impl Commits {
 impl Engine {
     /// The generation that carries a change made now: the next one handed to the writer.
     pub(super) fn next_generation(&self) -> u64 {
-        self.commits.handed + 1
+        self.batch.generations().next()
+    }
+
+    /// Hands `snapshot` to the writer as the next generation.
+    fn hand_over(&mut self, snapshot: crate::run::store::Snapshot) -> u64 {
+        self.batch.handle(Input::WriteHanded, self.clock.at);
+        let generation = self.batch.generations().handed();
+        self.commits.writer.submit(generation, snapshot);
+        generation
     }
 
     /// Hands the changes made so far to the writer, unless a write is in flight: then the
     /// write that follows it carries them (`take_writes` hands it over).
     pub(super) fn commit(&mut self, now: Instant) -> Result<()> {
         // While the operator's version does not parse, herd's changes wait in memory.
-        if self.commits.in_flight() || self.file_invalid.is_some() {
+        if self.batch.generations().in_flight() || self.tasks.file_invalid.is_some() {
             return Ok(());
         }
-        match self.store.snapshot().wrap_err(CANNOT_WRITE)? {
+        let generations = self.batch.generations();
+        match self.tasks.store.snapshot().wrap_err(CANNOT_WRITE)? {
             Some(snapshot) => {
-                self.commits.handed += 1;
-                self.commits.writer.submit(self.commits.handed, snapshot);
+                self.hand_over(snapshot);
                 Ok(())
             }
             // The text is what is on disk: starts waiting for the next generation may go.
-            None if self.batch.waits_beyond(self.commits.durable) => {
-                self.commits.handed += 1;
-                self.commits.durable = self.commits.handed;
-                self.launch_ready(now)
+            None if generations.waits_beyond(generations.durable()) => {
+                let generation = generations.next();
+                self.drive(Input::WriteDurable { generation }, now)
             }
             None => Ok(()),
         }
@@ -121,29 +114,30 @@ impl Engine {
     pub(super) fn take_writes(&mut self, now: Instant) -> Result<()> {
         let status = self.commits.writer.status();
         if let Some((_, error)) = status.failed {
-            self.store.mark_unsaved();
+            self.tasks.store.mark_unsaved();
             return Err(WriteError::Failed(error)).wrap_err(CANNOT_WRITE);
         }
         let merged = self.take_operator_version()?;
-        if status.held > self.commits.held {
+        if status.held > self.batch.generations().held() {
             // Its text is not on disk: the next snapshot carries it again.
-            self.commits.held = status.held;
-            self.store.mark_unsaved();
+            let generation = status.held;
+            self.batch.handle(Input::WriteHeld { generation }, now);
+            self.tasks.store.mark_unsaved();
         }
-        if status.durable > self.commits.durable {
-            self.commits.durable = status.durable;
-            self.launch_ready(now)?;
+        if status.durable > self.batch.generations().durable() {
+            let generation = status.durable;
+            self.drive(Input::WriteDurable { generation }, now)?;
         }
-        if merged || !self.commits.in_flight() {
+        if merged || !self.batch.generations().in_flight() {
             self.commit(now)?;
         }
         Ok(())
     }
 
     /// Tells the batch what is on disk: the prepared starts whose generation is launch, in
-    /// the order they were made (`core::batch::launch`).
+    /// the order they were made (`core::batch::generations`).
     fn launch_ready(&mut self, now: Instant) -> Result<()> {
-        let generation = self.commits.durable;
+        let generation = self.batch.generations().durable();
         self.drive(Input::WriteDurable { generation }, now)
     }
 
@@ -160,26 +154,26 @@ impl Engine {
     /// Writes what is not on disk yet and waits for it (at most `timeout` per write), whatever
     /// happened to the writes before: herd giving up writes its tasks back this way.
     pub(super) fn write_last(&mut self, timeout: Duration) -> Result<()> {
-        if self.commits.in_flight() {
+        if self.batch.generations().in_flight() {
             // A newer snapshot follows when this one failed; its own result is what counts.
-            let _ = self.wait_for(self.commits.handed, timeout);
+            let _ = self.wait_for(self.batch.generations().handed(), timeout);
         }
         // Each round merges the operator's version that held the last write; an operator who
         // keeps writing faster than herd can merge is given up on after a few.
         for _ in 0..LAST_WRITE_ROUNDS {
             self.take_operator_version()?;
-            if self.file_invalid.is_some() {
+            if self.tasks.file_invalid.is_some() {
                 return self.write_beside();
             }
-            let Some(snapshot) = self.store.snapshot().wrap_err(CANNOT_WRITE)? else {
+            let Some(snapshot) = self.tasks.store.snapshot().wrap_err(CANNOT_WRITE)? else {
                 return Ok(());
             };
-            self.commits.handed += 1;
-            self.commits.writer.submit(self.commits.handed, snapshot);
-            match self.wait_for(self.commits.handed, timeout) {
+            let generation = self.hand_over(snapshot);
+            match self.wait_for(generation, timeout) {
                 Err(error) if is_held(&error) => {
-                    self.commits.held = self.commits.handed;
-                    self.store.mark_unsaved();
+                    self.batch
+                        .handle(Input::WriteHeld { generation }, self.clock.at);
+                    self.tasks.store.mark_unsaved();
                 }
                 other => return other,
             }
@@ -187,15 +181,13 @@ impl Engine {
         self.write_beside()
     }
 
+    /// Waits for `generation` to reach the disk; what waited for it launches.
     fn wait_for(&mut self, generation: u64, timeout: Duration) -> Result<()> {
         match self.commits.writer.wait(generation, timeout) {
-            Ok(()) => {
-                self.commits.durable = self.commits.durable.max(generation);
-                Ok(())
-            }
+            Ok(()) => self.drive(Input::WriteDurable { generation }, self.clock.at),
             Err(WriteError::Held) => Err(WriteError::Held).wrap_err(CANNOT_WRITE),
             Err(error) => {
-                self.store.mark_unsaved();
+                self.tasks.store.mark_unsaved();
                 Err(error).wrap_err(CANNOT_WRITE)
             }
         }
@@ -204,6 +196,7 @@ impl Engine {
     /// (handed, durable) generations, for tests.
     #[cfg(test)]
     pub(super) fn generations(&self) -> (u64, u64) {
-        (self.commits.handed, self.commits.durable)
+        let generations = self.batch.generations();
+        (generations.handed(), generations.durable())
     }
 }

@@ -44,7 +44,7 @@ fn an_agent_launches_only_once_its_running_state_is_on_disk() {
     let mut f = fixture(2);
     f.engine.fill_slots(Now::read()).expect("fill");
     // Prepared and handed to the writer, not launched: no report was taken in yet.
-    assert_eq!(f.engine.attempts_in_flight(), 2);
+    assert_eq!(f.engine.attempts.len(), 2);
     assert!(f.engine.live_for_task(0).is_none());
     assert!(f.engine.live_for_task(1).is_none());
     let (handed, durable) = f.engine.generations();
@@ -119,7 +119,7 @@ fn a_stop_withdraws_the_starts_that_wait_for_their_write() {
         TaskStatus::Running
     );
     f.engine.stop(Now::read()).expect("stop");
-    assert_eq!(f.engine.attempts_in_flight(), 0);
+    assert_eq!(f.engine.attempts.len(), 0);
     assert!(f.engine.is_done());
     f.engine
         .settle_writes(Now::read(), Duration::from_secs(10))

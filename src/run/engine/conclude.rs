@@ -9,10 +9,12 @@ use std::time::{Duration, Instant};
 use color_eyre::eyre::{Result, WrapErr};
 use serde_json::json;
 
+use super::Engine;
 use super::agent_report::AgentReport;
+use super::attempts::LiveAttempt;
+use super::event::{EngineEvent, note_label};
 use super::gather::{self, FailureJob, GatherJob};
 use super::gathered::Gathered;
-use super::{Engine, EngineEvent, LiveAttempt, note_label};
 
 use crate::core::attempt::{Attempt, Event, Note};
 use crate::core::batch::EndInput;
@@ -67,7 +69,7 @@ impl Engine {
         verdict: &Verdict,
         attempt: &mut Attempt,
     ) -> Option<jiff::Zoned> {
-        let task = &self.store.file().tasks()[index];
+        let task = &self.tasks.store.file().tasks()[index];
         if verdict.failure != Some(FailureType::Quota) {
             return None;
         }
@@ -90,8 +92,9 @@ impl Engine {
     /// Whether task `index` waits for its quota to reset (rather than failing or retrying at
     /// once): it asked to, or its profile has accounts to rotate through.
     fn waits_for_quota(&self, index: usize) -> bool {
-        let task = &self.store.file().tasks()[index];
+        let task = &self.tasks.store.file().tasks()[index];
         let has_accounts = self
+            .tasks
             .profiles
             .get(&task.agent)
             .is_some_and(|p| !p.accounts.is_empty());
@@ -104,7 +107,7 @@ impl Engine {
     /// `Gathered` follows: now when no worker could be had, else with the worker's report.
     pub(super) fn gather_end(&mut self, key: u64, now: Instant) -> Option<EndInput> {
         // It keeps its task and its slot until it is concluded.
-        let mut live = self.live.remove(&key)?;
+        let mut live = self.attempts.take_live(key)?;
         let at = now.saturating_duration_since(live.started);
         let exit = self.exit_of(key);
         // The verdict note is recorded by `conclude`, with the status it leads to.
@@ -121,7 +124,7 @@ impl Engine {
                 cwd: live.plan.cwd.clone(),
                 errors_path: live.recorder.paths().log.with_extension("errors.json"),
             });
-        let task = &self.store.file().tasks()[live.task];
+        let task = &self.tasks.store.file().tasks()[live.task];
         // Only a completed task's worktree is removed; `conclude` says so again.
         let finish_worktree = (task.worktree && verdict.is_success() && !live.stopped_by_operator)
             .then(|| live.plan.cwd.clone());
@@ -137,10 +140,10 @@ impl Engine {
                 .parent()
                 .map(|dir| (dir.to_path_buf(), live.number)),
         };
-        let gathered = gather::gather_in_background(key, job, self.inbox.clone());
+        let gathered = gather::gather_in_background(key, job, self.out.inbox.clone());
         let now_gathered = gathered.is_some();
         live.gathered = gathered.map(Box::new);
-        self.ending.insert(key, live);
+        self.attempts.end(key, live);
         now_gathered.then_some(EndInput::Gathered)
     }
 
@@ -156,7 +159,7 @@ impl Engine {
     /// Concludes ended attempt `key` with what was gathered for it; `Concluded` follows, with
     /// the write that carries it.
     pub(super) fn conclude_ended(&mut self, key: u64, now: Instant) -> Result<Option<EndInput>> {
-        let Some(mut live) = self.ending.remove(&key) else {
+        let Some(mut live) = self.attempts.take_ending(key) else {
             return Ok(None);
         };
         let gathered = live.gathered.take().map(|g| *g).unwrap_or_default();
@@ -174,7 +177,6 @@ impl Engine {
         exit: ExitStatus,
         now: Instant,
     ) -> Result<()> {
-        self.live_by_task.remove(&live.task);
         let verdict = live
             .attempt
             .verdict()
@@ -190,7 +192,7 @@ impl Engine {
             attempt: live.number,
             marker_seen: live.attempt.marker_seen(),
             exit,
-            log_file: outcome::relative_to(&live.recorder.paths().log, self.store.base_dir()),
+            log_file: outcome::relative_to(&live.recorder.paths().log, self.tasks.store.base_dir()),
             auto_counts: live.attempt.auto_input_counts(),
             auto_inputs: live.attempt.auto_inputs().to_vec(),
             approvals: live.attempt.approvals().to_vec(),
@@ -227,8 +229,8 @@ impl Engine {
         now: Instant,
     ) -> Result<()> {
         let index = ended.index;
-        let task = self.store.file().tasks()[index].clone();
-        let profile = self.profiles.get(&task.agent).cloned();
+        let task = self.tasks.store.file().tasks()[index].clone();
+        let profile = self.tasks.profiles.get(&task.agent).cloned();
         let decision = self.decide_what_follows(&ended, &task, profile.as_ref(), now);
         if let Some(evidence) = decision.evidence {
             ended.outcome.verdict.evidence = Some(evidence.into());
@@ -324,7 +326,7 @@ impl Engine {
             host: ended.host.clone(),
             agent: ended.agent.result_fields(plan),
             total_cost_usd: ended.agent.total_cost(task.result.as_ref()),
-            survivors_ended: self.survivors.remove(&ended.index),
+            survivors_ended: self.tasks.survivors.remove(&ended.index),
             ..AttemptResult::new(&ended.outcome)
         }
     }
@@ -338,7 +340,7 @@ impl Engine {
         retry_after: Option<Duration>,
         ended_at: jiff::Timestamp,
     ) {
-        let file = self.store.file_mut();
+        let file = self.tasks.store.file_mut();
         file.set_result(index, result);
         file.set_status(index, status);
         match retry_after {
@@ -365,16 +367,17 @@ impl Engine {
         let (task_id, number) = (ended.task_id, ended.outcome.attempt);
         let verdict = ended.outcome.verdict.clone();
         tracing::info!(task = task_id, attempt = number, verdict = verdict.label(), evidence = ?verdict.evidence, status = %status, "attempt ended");
-        self.last_durations
+        self.tasks
+            .last_durations
             .insert(ended.index, ended.outcome.duration);
-        self.events.push(EngineEvent::Finished {
+        self.out.events.push(EngineEvent::Finished {
             task_id: task_id.to_string(),
             attempt: number,
             verdict,
             status,
         });
         if let Some(after) = retry_after {
-            self.events.push(EngineEvent::RetryScheduled {
+            self.out.events.push(EngineEvent::RetryScheduled {
                 task_id: task_id.to_string(),
                 after,
             });

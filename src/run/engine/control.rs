@@ -12,8 +12,9 @@ use std::path::Path;
 use color_eyre::eyre::Result;
 use serde_json::{Value, json};
 
-use super::LiveAttempt;
+use super::attempts::LiveAttempt;
 use crate::core::attempt::Event;
+use crate::core::batch::Input;
 use crate::core::rerun::RetryReset;
 use crate::core::task::TaskStatus;
 use crate::run::clock::Now;
@@ -71,27 +72,26 @@ pub fn message_bytes(text: &str, bracketed_paste: bool) -> Vec<u8> {
 impl super::Engine {
     /// Where attempts are recorded (and the dashboard writes its log).
     pub fn runs_dir(&self) -> &Path {
-        &self.opts.runs_dir
+        &self.tasks.opts.runs_dir
     }
 
     /// Whether task `index` belongs to this run (enabled, and picked by `--only` if given).
     pub(super) fn task_in_scope(&self, index: usize) -> bool {
-        index < self.store.file().tasks().len() && self.in_scope(index)
+        index < self.tasks.store.file().tasks().len() && self.tasks.in_scope(index)
     }
 
     /// The task an inbox report is about, while its attempt is live.
     pub fn task_of_report(&self, report: &EngineInbox) -> Option<usize> {
         let key = report.key()?;
-        self.live.get(&key).map(|live| live.task)
+        self.attempts.get_live(key).map(|live| live.task)
     }
 
     fn live_mut(&mut self, index: usize) -> Option<&mut LiveAttempt> {
-        let key = self.live_by_task.get(&index)?;
-        self.live.get_mut(key)
+        self.attempts.live_of_task_mut(index).map(|(_, live)| live)
     }
 
     pub(super) fn task_label(&self, index: usize) -> Option<(String, TaskStatus)> {
-        let task = self.store.file().tasks().get(index)?;
+        let task = self.tasks.store.file().tasks().get(index)?;
         Some((task.task_id.clone(), task.status))
     }
 
@@ -114,8 +114,10 @@ impl super::Engine {
         if !status.can_become(TaskStatus::Cancelled) {
             return refused(format!("{task_id} is {status}; it cannot be cancelled"));
         }
-        self.batch.queue_mut().clear_retry(index);
-        self.store
+        self.batch
+            .handle(Input::RetryCleared { task: index }, self.clock.at);
+        self.tasks
+            .store
             .file_mut()
             .set_status(index, TaskStatus::Cancelled);
         done(format!("{task_id} cancelled"))
@@ -129,10 +131,10 @@ impl super::Engine {
         let Some((task_id, status)) = self.task_label(index) else {
             return refused("no such task");
         };
-        if self.has_attempt(index) {
+        if self.attempts.has_task(index) {
             return refused(format!("{task_id} is running"));
         }
-        if !self.in_scope(index) {
+        if !self.tasks.in_scope(index) {
             return refused(format!(
                 "{task_id} is not part of this run (disabled or not --only)"
             ));
@@ -143,25 +145,31 @@ impl super::Engine {
         let message = match status {
             // What `herd run --retry TASK_ID` does: a fresh retry budget, the wait dropped.
             TaskStatus::Retryable | TaskStatus::Failed | TaskStatus::Cancelled => {
-                self.batch.queue_mut().clear_retry(index);
-                let reset = RetryReset::of(index, &self.store.file().tasks()[index]);
-                reset.apply(self.store.file_mut());
+                self.batch
+                    .handle(Input::RetryCleared { task: index }, self.clock.at);
+                let reset = RetryReset::of(index, &self.tasks.store.file().tasks()[index]);
+                reset.apply(self.tasks.store.file_mut());
                 tracing::info!(task = %task_id, "retry now: {}", reset.describe());
                 reset.describe()
             }
             TaskStatus::Pending => {
-                self.batch.queue_mut().clear_retry(index);
+                self.batch
+                    .handle(Input::RetryCleared { task: index }, self.clock.at);
                 format!("{task_id} is already queued")
             }
             _ if status.can_become(TaskStatus::Pending) => {
-                self.batch.queue_mut().clear_retry(index);
-                self.store.file_mut().set_status(index, TaskStatus::Pending);
+                self.batch
+                    .handle(Input::RetryCleared { task: index }, self.clock.at);
+                self.tasks
+                    .store
+                    .file_mut()
+                    .set_status(index, TaskStatus::Pending);
                 format!("{task_id} is pending again")
             }
             _ => return refused(format!("{task_id} is {status}; it does not run again")),
         };
         self.fill(now)?;
-        let started = self.has_attempt(index);
+        let started = self.attempts.has_task(index);
         let suffix = if started {
             "; started"
         } else if self.batch.queue().is_paused() {
@@ -184,11 +192,12 @@ impl super::Engine {
         now: Now,
     ) -> Result<ControlOutcome> {
         let now = self.turn(now);
-        let Some(task) = self.store.file().tasks().get(index) else {
+        let Some(task) = self.tasks.store.file().tasks().get(index) else {
             return refused("no such task");
         };
         let task_id = task.task_id.clone();
         let Some(name) = self
+            .tasks
             .profiles
             .get(&task.agent)
             .and_then(|p| p.prompts.get(rule))
@@ -230,7 +239,8 @@ impl super::Engine {
         if answered {
             self.send(index, Event::OperatorAnswer { rule }, now)?;
         }
-        self.store
+        self.tasks
+            .store
             .file_mut()
             .set_field(index, "permission_policy", Value::Object(policy));
         let state = if auto { "on" } else { "off" };
@@ -250,10 +260,11 @@ impl super::Engine {
         if status == TaskStatus::Completed {
             return refused(format!("{task_id} is completed; it never runs again"));
         }
-        self.store
+        self.tasks
+            .store
             .file_mut()
             .set_field(index, "prompt_template", json!(text));
-        let when = if self.has_attempt(index) {
+        let when = if self.attempts.has_task(index) {
             "from its next attempt"
         } else {
             "for its next attempt"

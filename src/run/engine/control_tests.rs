@@ -245,13 +245,13 @@ fn agents_start_at_the_launch_size_and_the_cast_header_says_so() {
         "pending",
         r#", "command": ["sleep", "30"]"#,
     )]));
-    assert_eq!(f.engine.launch_size_at(0), (24, 80));
+    assert_eq!(f.engine.sizes.at(0), (24, 80));
     // What the dashboard computes for a lone agent on a 120x40 terminal.
     let (rows, cols) =
         crate::ui::layout::launch_size(ratatui::layout::Rect::new(0, 0, 120, 40), false, 1);
     assert_eq!((rows, cols), (36, 76));
     f.engine.set_launch_sizes(vec![(rows, cols)]);
-    assert_eq!(f.engine.launch_size_at(0), (36, 76));
+    assert_eq!(f.engine.sizes.at(0), (36, 76));
     f.engine.fill_slots(Now::read()).expect("start");
     f.engine
         .settle_writes(Now::read(), Duration::from_secs(10))

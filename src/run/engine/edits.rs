@@ -22,7 +22,9 @@ use std::time::{Duration, Instant};
 
 use color_eyre::eyre::{Result, eyre};
 
-use super::{Engine, EngineEvent};
+use super::Engine;
+use super::event::EngineEvent;
+use crate::core::batch::Input;
 use crate::core::task::TaskStatus;
 use crate::run::store::format_problem;
 
@@ -46,11 +48,11 @@ impl Engine {
         let Some(theirs) = self.commits.writer().take_operator_version() else {
             return Ok(false);
         };
-        match self.store.merge(&theirs) {
+        match self.tasks.store.merge(&theirs) {
             Ok(merged) => {
-                if self.file_invalid.take().is_some() {
+                if self.tasks.file_invalid.take().is_some() {
                     tracing::info!("the tasks file parses again");
-                    self.events.push(EngineEvent::TasksFileParses);
+                    self.out.events.push(EngineEvent::TasksFileParses);
                 }
                 let summary = merged.to_string();
                 tracing::info!(
@@ -58,19 +60,21 @@ impl Engine {
                     removed = merged.removed.len(),
                     "{summary}"
                 );
-                self.events.push(EngineEvent::TasksFileChanged { summary });
+                self.out
+                    .events
+                    .push(EngineEvent::TasksFileChanged { summary });
                 self.carry_out(&merged)?;
                 Ok(true)
             }
             Err(problems) => {
-                let path = self.store.path().to_path_buf();
+                let path = self.tasks.store.path().to_path_buf();
                 let said = problems
                     .first()
                     .map(|p| format_problem(&path, p))
                     .unwrap_or_else(|| format!("{}: cannot be read", path.display()));
                 // Said once when it breaks; where the error is now stays readable through
                 // `tasks_file_problem` until a version parses.
-                let since = match self.file_invalid.take() {
+                let since = match self.tasks.file_invalid.take() {
                     Some((before, since)) => {
                         if before != said {
                             tracing::info!("the tasks file still does not parse: {said}");
@@ -82,7 +86,7 @@ impl Engine {
                         self.clock.at
                     }
                 };
-                self.file_invalid = Some((said, since));
+                self.tasks.file_invalid = Some((said, since));
                 Ok(false)
             }
         }
@@ -90,7 +94,7 @@ impl Engine {
 
     fn say_invalid(&mut self, said: &str) {
         tracing::warn!("the tasks file does not parse; herd waits: {said}");
-        self.events.push(EngineEvent::TasksFileInvalid {
+        self.out.events.push(EngineEvent::TasksFileInvalid {
             problem: said.to_string(),
         });
     }
@@ -98,21 +102,23 @@ impl Engine {
     /// Where the operator's version of the tasks file does not parse (`FILE:LINE:COL: ...`),
     /// while it does not: the dashboard shows it until a version parses.
     pub(super) fn tasks_file_problem(&self) -> Option<&str> {
-        self.file_invalid.as_ref().map(|(said, _)| said.as_str())
+        self.tasks
+            .file_invalid
+            .as_ref()
+            .map(|(said, _)| said.as_str())
     }
 
     /// When herd stops waiting for the tasks file to parse again, once nothing runs.
     pub(super) fn gives_up_on_file_at(&self) -> Option<Instant> {
-        self.file_invalid
+        self.tasks
+            .file_invalid
             .as_ref()
             .map(|(_, since)| *since + WAIT_FOR_VALID_FILE)
     }
 
     /// Nothing runs, and the file has not parsed for `WAIT_FOR_VALID_FILE`: the run ends.
     pub(super) fn gave_up_on_file(&self) -> bool {
-        self.live.is_empty()
-            && self.ending.is_empty()
-            && self.preparing.is_empty()
+        self.attempts.awaiting().count() == self.attempts.len()
             && self
                 .gives_up_on_file_at()
                 .is_some_and(|at| self.clock.at >= at)
@@ -121,8 +127,8 @@ impl Engine {
     /// What a merged version means for the queue (see the module header).
     pub(super) fn carry_out(&mut self, merged: &crate::core::taskfile::Merged) -> Result<()> {
         for &index in &merged.removed {
-            let task_id = self.store.file().tasks()[index].task_id.clone();
-            if self.has_attempt(index) {
+            let task_id = self.tasks.store.file().tasks()[index].task_id.clone();
+            if self.attempts.has_task(index) {
                 tracing::warn!(
                     task_id,
                     "removed from the tasks file while it ran: its agent is ended"
@@ -130,7 +136,8 @@ impl Engine {
                 self.cancel_task(index, self.clock)?;
             } else {
                 tracing::info!(task_id, "removed from the tasks file");
-                self.batch.queue_mut().clear_retry(index);
+                self.batch
+                    .handle(Input::RetryCleared { task: index }, self.clock.at);
             }
         }
         // A start still waiting for the write that marks it running has launched nothing: the
@@ -144,12 +151,12 @@ impl Engine {
             self.withdraw_starts(Some(index));
             self.withdraw_preparation(index);
         }
-        let path = self.store.path().to_path_buf();
+        let path = self.tasks.store.path().to_path_buf();
         for problem in &merged.problems {
             let index = problem
                 .task_id
                 .as_deref()
-                .and_then(|id| self.store.file().task_index(id));
+                .and_then(|id| self.tasks.store.file().task_index(id));
             let said = format_problem(&path, problem);
             match index {
                 Some(index) if self.may_fail_config(index) => self.fail_config(index, said)?,
@@ -158,8 +165,8 @@ impl Engine {
         }
         // New tasks are checked like the tasks at the start (agent, inputs, host).
         for &index in &merged.added {
-            let task = &self.store.file().tasks()[index];
-            if self.in_scope(index)
+            let task = &self.tasks.store.file().tasks()[index];
+            if self.tasks.in_scope(index)
                 && task.status.is_runnable()
                 && let Err(evidence) = self.plan_for(index, task.attempts + 1)
             {
@@ -171,18 +178,20 @@ impl Engine {
 
     /// A task with a problem fails its configuration unless an attempt of it runs or it is done.
     fn may_fail_config(&self, index: usize) -> bool {
-        let status = self.store.file().tasks()[index].status;
-        !self.has_attempt(index) && status.is_runnable() && status != TaskStatus::Running
+        let status = self.tasks.store.file().tasks()[index].status;
+        !self.attempts.has_task(index) && status.is_runnable() && status != TaskStatus::Running
     }
 
     /// The end of a run while the operator's version does not parse: their text stays, herd's
     /// version goes beside it, and the run ends with the message (exit code 3).
     pub(super) fn write_beside(&mut self) -> Result<()> {
         let problem = self
+            .tasks
             .file_invalid
             .as_ref()
             .map_or_else(|| "it kept changing".to_string(), |(said, _)| said.clone());
         let beside = self
+            .tasks
             .store
             .write_beside(self.clock.wall)
             .map_err(|e| eyre!("{e}"))?;

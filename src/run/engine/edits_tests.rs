@@ -162,7 +162,7 @@ fn a_start_waiting_for_its_write_is_withdrawn_when_the_edit_disables_or_changes_
             .any(|e| matches!(e, EngineEvent::TasksFileInvalid { .. }))
     });
     f.engine.fill_slots(Now::read()).expect("fill");
-    assert!(f.engine.has_attempt(0) && f.engine.has_attempt(1));
+    assert!(f.engine.attempts.has_task(0) && f.engine.attempts.has_task(1));
     assert!(f.engine.live_for_task(0).is_none() && f.engine.live_for_task(1).is_none());
     // The operator's next version, read from before herd marked them running: t0 off, t1's
     // prompt changed. Neither agent has launched, so the edit applies to both.
@@ -199,7 +199,7 @@ fn a_start_being_prepared_is_withdrawn_when_the_edit_disables_its_task() {
 ]}"#;
     let mut f = fixture_with(one, SAYS_PROMPT);
     f.engine.fill_slots(Now::read()).expect("fill");
-    assert!(f.engine.has_attempt(0), "t0 is being prepared");
+    assert!(f.engine.attempts.has_task(0), "t0 is being prepared");
     assert!(f.engine.live_for_task(0).is_none());
     // The operator disables it while its preparation is out; herd reads the edit before the
     // preparation's report (ticks only, no report taken in).

@@ -31,10 +31,9 @@ impl Engine {
     fn carry_out_effect(&mut self, effect: Effect, now: Instant) -> Result<Option<Input>> {
         match effect {
             Effect::StartAgent { key } => {
-                let Some(at) = self.awaiting.iter().position(|s| s.key == key) else {
+                let Some(starting) = self.attempts.take_awaiting(key) else {
                     return Ok(None);
                 };
-                let starting = self.awaiting.remove(at);
                 self.launch(starting, now)?;
                 Ok(None)
             }
@@ -57,7 +56,7 @@ impl Engine {
                 Ok(Some(EndInput::HostChecked { by_host }))
             }
             EndStep::ReadLastFiles => {
-                let Some(live) = self.live.get_mut(&key) else {
+                let Some(live) = self.attempts.get_live_mut(key) else {
                     return Ok(None);
                 };
                 // It concludes once the worker's last read is in, whatever it found.
@@ -75,10 +74,10 @@ impl Engine {
     /// Whatever the agent left running in its group goes with it, and whatever left the group
     /// is found by its cookie, off the event loop; `true` when that was done here at once.
     fn sweep(&mut self, key: u64) -> bool {
-        let Some(live) = self.live.get_mut(&key) else {
+        let Some(live) = self.attempts.get_live_mut(key) else {
             return false;
         };
         live.process.signal(StopSignal::Kill);
-        super::processes::sweep_in_background(key, live, self.inbox.clone())
+        super::processes::sweep_in_background(key, live, self.out.inbox.clone())
     }
 }

@@ -3,18 +3,24 @@
 //! through the launcher, see `run::attempt_files`), and what the end of an attempt on a host
 //! needs to find its files there (`gather`).
 
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
+use super::Engine;
+use super::attempts::LiveAttempt;
 use super::gather::RemoteEndJob;
 use super::hosts::RemoteState;
 use super::prepare::{attempt_file_names, remote_stamp};
-use super::{Engine, LiveAttempt, REMOTE_POLL, SIGNAL_POLL};
 use crate::core::profile::AgentLogKind;
 use crate::core::task::TaskSpec;
 use crate::run::agent_log::AgentLogTail;
 use crate::run::attempt_files::{FileSource, FileWatch, RemoteRollouts};
 use crate::run::engine::inbox::EngineInbox;
 use crate::run::launch::LaunchPlan;
+
+/// How often a running agent's signal file and log are read here.
+const SIGNAL_POLL: Duration = Duration::from_secs(1);
+/// How often they are read on a host (each read is one run of its launcher).
+const REMOTE_POLL: Duration = Duration::from_secs(2);
 
 impl Engine {
     /// Starts the worker that reads attempt `key`'s signal file and its agent's log, when it has
@@ -70,7 +76,7 @@ impl Engine {
                     return None;
                 }
                 let copies_log = log.is_some() || rollouts.is_some();
-                let here = self.opts.runs_dir.join(&task.task_id);
+                let here = self.tasks.opts.runs_dir.join(&task.task_id);
                 let source = FileSource::Remote {
                     host: Box::new(remote.host.clone()),
                     signal: plan.signal_file.as_ref().map(|p| p.display().to_string()),
@@ -101,12 +107,16 @@ impl Engine {
         let remote = live.remote.as_ref()?;
         Some(RemoteEndJob {
             host: remote.host.clone(),
-            run_dir: crate::core::remote::files::run_dir_under_home(&self.file_tag, &live.task_id),
+            run_dir: crate::core::remote::files::run_dir_under_home(
+                &self.tasks.file_tag,
+                &live.task_id,
+            ),
             remove: attempt_file_names(&live.plan),
             fetch: vec![format!("attempt_{}.acp.jsonl", live.number)],
-            runs_dir: self.opts.runs_dir.join(&live.task_id),
+            runs_dir: self.tasks.opts.runs_dir.join(&live.task_id),
             stamp: remote_stamp(live.number),
             transcript_copy: self
+                .tasks
                 .opts
                 .runs_dir
                 .join(&live.task_id)

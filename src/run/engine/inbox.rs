@@ -149,7 +149,7 @@ impl Engine {
         key: u64,
         tag: fn(u64, T) -> EngineInbox,
     ) -> Outbox<T> {
-        self.inbox.map(move |report| tag(key, report))
+        self.out.inbox.map(move |report| tag(key, report))
     }
 }
 

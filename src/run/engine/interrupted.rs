@@ -7,7 +7,8 @@ use std::time::Duration;
 use color_eyre::eyre::Result;
 use serde_json::json;
 
-use super::{Engine, EngineEvent};
+use super::Engine;
+use super::event::EngineEvent;
 use crate::run::clock::Now;
 
 use crate::core::attempt::Event;
@@ -22,11 +23,11 @@ impl Engine {
     /// operator's version did not parse): adopted into the file (`core::recovered`), before
     /// the tasks found `running` are taken as interrupted.
     pub(super) fn recover_from_runs(&mut self) {
-        let runs_dir = self.opts.runs_dir.clone();
+        let runs_dir = self.tasks.opts.runs_dir.clone();
         let mut recovered = Vec::new();
-        for index in 0..self.store.file().tasks().len() {
-            let task = &self.store.file().tasks()[index];
-            if self.store.file().is_removed(index) {
+        for index in 0..self.tasks.store.file().tasks().len() {
+            let task = &self.tasks.store.file().tasks()[index];
+            if self.tasks.store.file().is_removed(index) {
                 continue;
             }
             let last = crate::run::runs_dir::last_recorded_attempt(&runs_dir, &task.task_id);
@@ -38,7 +39,7 @@ impl Engine {
             };
             let task_id = task.task_id.clone();
             tracing::info!(task = %task_id, attempt = end.attempt, status = %end.status, "the tasks file did not have this attempt's end: taken from runs/");
-            let file = self.store.file_mut();
+            let file = self.tasks.store.file_mut();
             file.set_status(index, end.status);
             file.set_attempts(index, end.attempt);
             file.set_result(index, end.result);
@@ -50,7 +51,7 @@ impl Engine {
         }
         let summary = recovered::describe(recovered.len());
         tracing::info!("{summary}");
-        self.events.push(EngineEvent::RecoveredFromRuns {
+        self.out.events.push(EngineEvent::RecoveredFromRuns {
             summary,
             tasks: recovered,
         });
@@ -58,8 +59,8 @@ impl Engine {
 
     pub(super) fn recover_interrupted(&mut self) -> Result<()> {
         let now = self.clock.wall;
-        for index in self.scope() {
-            let task = &self.store.file().tasks()[index];
+        for index in self.tasks.scope() {
+            let task = &self.tasks.store.file().tasks()[index];
             if task.status != TaskStatus::Running {
                 continue;
             }
@@ -75,21 +76,25 @@ impl Engine {
                     )),
                 );
             }
-            let file = self.store.file_mut();
+            let file = self.tasks.store.file_mut();
             file.set_status(index, TaskStatus::Retryable);
             file.set_result(index, result);
-            self.events.push(EngineEvent::Resumed { task_id, attempt });
+            self.out
+                .events
+                .push(EngineEvent::Resumed { task_id, attempt });
         }
         Ok(())
     }
 
     /// A resumed batch keeps the backoff: `retry_at` in the file becomes the wait.
     pub(super) fn restore_retry_times(&mut self, now: Now) {
-        for index in self.scope() {
-            let task = &self.store.file().tasks()[index];
+        for index in self.tasks.scope() {
+            let task = &self.tasks.store.file().tasks()[index];
             if let (TaskStatus::Retryable, Some(at)) = (task.status, task.retry_at) {
                 let wait = Duration::try_from(at.duration_since(now.wall)).unwrap_or_default();
-                self.batch.queue_mut().set_retry_at(index, now.at + wait);
+                let at = now.at + wait;
+                self.batch
+                    .handle(Input::RetryAt { task: index, at }, now.at);
             }
         }
     }
@@ -100,14 +105,12 @@ impl Engine {
         let now = self.turn(now);
         self.drive(Input::Operator(QueueCommand::Stop), now)?;
         // Not started yet (nothing marked them `running`): they stay as they are.
-        for planned in std::mem::take(&mut self.preparing).into_values() {
-            self.live_by_task.remove(&planned.index);
-        }
+        self.attempts.drop_preparing();
         // Prepared, waiting for the write that marks them `running`: back to what they were.
         self.withdraw_starts(None);
-        let keys: Vec<u64> = self.live.keys().copied().collect();
+        let keys: Vec<u64> = self.attempts.live().map(|(key, _)| key).collect();
         for key in keys {
-            if let Some(live) = self.live.get_mut(&key) {
+            if let Some(live) = self.attempts.get_live_mut(key) {
                 live.stopped_by_operator = true;
                 let at = now.saturating_duration_since(live.started);
                 let effects = live.attempt.handle(Event::Cancel, at);
@@ -127,10 +130,10 @@ impl Engine {
         self.kill_all();
         self.withdraw_starts(None);
         let ended_at = outcome::utc_timestamp(self.clock.wall);
-        let in_flight: Vec<(usize, u32)> = (self.live.values().chain(self.ending.values()))
+        let in_flight: Vec<(usize, u32)> = (self.attempts.live_then_ending())
             .map(|l| (l.task, l.number))
             .collect();
-        let file = self.store.file_mut();
+        let file = self.tasks.store.file_mut();
         for (index, attempt) in in_flight {
             // Like a crash (`recover_interrupted`): what the result already holds is kept.
             let mut result = file.tasks()[index]
@@ -150,7 +153,7 @@ impl Engine {
             file.set_status(index, TaskStatus::Retryable);
             file.set_result(index, result);
         }
-        if let Err(error) = self.write_last(super::LAST_WRITE_WAIT) {
+        if let Err(error) = self.write_last(super::commit::LAST_WRITE_WAIT) {
             tracing::error!("cannot write the tasks in flight back as retryable: {error:#}");
         }
     }
@@ -158,14 +161,14 @@ impl Engine {
     /// Kills every agent's process group at once (a second Ctrl-C, or leaving for good), and
     /// every process the attempts started, wherever it went.
     pub fn kill_all(&mut self) {
-        for live in self.live.values() {
+        for (_, live) in self.attempts.live() {
             live.process.signal(crate::core::attempt::StopSignal::Kill);
         }
         // The hosts' sweeps run at once, each on its own thread, while the local ones run here
         // (a sweep that gets no thread runs here too, before them).
         let on_hosts: Vec<_> = self
-            .live
-            .iter()
+            .attempts
+            .live()
             .filter_map(|(key, live)| {
                 let sweep = super::hosts::sweep_on_host(live)?;
                 let job = jobs::spawn_thread(format!("leave-sweep-{key}"), sweep)
@@ -173,7 +176,7 @@ impl Engine {
                 Some((live.task_id.clone(), job))
             })
             .collect();
-        for live in self.live.values() {
+        for (_, live) in self.attempts.live() {
             let ended = hygiene::end_attempt(
                 &live.cookie,
                 &live.known_processes,

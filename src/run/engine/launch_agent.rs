@@ -7,11 +7,13 @@ use std::time::{Duration, Instant};
 use color_eyre::eyre::{Result, WrapErr};
 use serde_json::json;
 
+use super::Engine;
 use super::agent_report::AgentReport;
+use super::attempts::LiveAttempt;
+use super::attempts::Starting;
 use super::conclude::Ended;
+use super::event::EngineEvent;
 use super::inbox::EngineInbox;
-use super::start::Starting;
-use super::{Engine, EngineEvent, LiveAttempt};
 
 use crate::core::attempt::{
     Attempt, AttemptSetup, DEFAULT_ANSWER_CAP, DEFAULT_PERMISSION_WAIT_SEC,
@@ -131,7 +133,7 @@ impl Engine {
     ) -> Result<Recorder> {
         let (rows, cols) = starting.size;
         let paths = AttemptPaths::new(
-            &self.opts.runs_dir.join(&starting.task.task_id),
+            &self.tasks.opts.runs_dir.join(&starting.task.task_id),
             starting.number,
         );
         let recorder = Recorder::create(
@@ -169,7 +171,7 @@ impl Engine {
         let setup = self.attempt_setup(&task, profile, &plan, (rows, cols));
         let command = one_line(&plan.argv);
         tracing::info!(task = %task.task_id, attempt = number, cwd = %plan.cwd.display(), "starting {command}");
-        self.events.push(EngineEvent::Started {
+        self.out.events.push(EngineEvent::Started {
             task_id: task.task_id.clone(),
             attempt: number,
             command,
@@ -179,7 +181,7 @@ impl Engine {
             (Some(_), Some(before)) => failure_report::GitSnapshot::known(before),
             (Some(_), None) => failure_report::GitSnapshot::default(),
         };
-        let cookie = hygiene::new_cookie(&self.file_tag, &task.task_id, number);
+        let cookie = hygiene::new_cookie(&self.tasks.file_tag, &task.task_id, number);
         plan.env.insert(hygiene::COOKIE_VAR.into(), cookie.clone());
         let hooks = self.hook_server(key, &task, &setup, &plan.env, host.is_none());
         if let Some(server) = &hooks {
@@ -192,7 +194,7 @@ impl Engine {
             &herd_exe(),
         );
         let remote = host.map(|host| {
-            let run_dir = self.opts.runs_dir.join(&task.task_id);
+            let run_dir = self.tasks.opts.runs_dir.join(&task.task_id);
             let log = crate::run::remote::log_path(&run_dir, number);
             super::hosts::RemoteState::new(host, log)
         });
@@ -232,7 +234,7 @@ impl Engine {
             .collect();
         AttemptSetup {
             idle: Duration::from_secs_f64(task.idle_sec.unwrap_or(profile.idle_sec)),
-            permission_wait: (!self.opts.operator_present).then(|| {
+            permission_wait: (!self.tasks.opts.operator_present).then(|| {
                 Duration::from_secs_f64(
                     task.permission_wait_sec
                         .unwrap_or(DEFAULT_PERMISSION_WAIT_SEC),
@@ -261,7 +263,7 @@ impl Engine {
     fn spawn_agent(&self, launching: &Launching) -> Result<AgentProcess> {
         let Launching { plan, key, .. } = launching;
         let (rows, cols) = launching.size;
-        if !self.live.is_empty() || !self.ending.is_empty() {
+        if self.attempts.with_agent() > 0 {
             crate::run::limits::check_room_for_an_agent()
                 .wrap_err_with(|| format!("cannot start {}", plan.argv[0]))?;
         }
@@ -274,7 +276,7 @@ impl Engine {
                 self.outbox_of(*key, EngineInbox::from_pty),
             ),
             Some(remote) => {
-                let run_dir = self.opts.runs_dir.join(&launching.task.task_id);
+                let run_dir = self.tasks.opts.runs_dir.join(&launching.task.task_id);
                 let cwd = plan.cwd.display().to_string();
                 let (host, log, cookie) = (&remote.host, &remote.log, &launching.cookie);
                 let local = crate::run::remote::wrap(plan, host, &cwd, cookie, log, &run_dir);
@@ -311,7 +313,7 @@ impl Engine {
         let agent_log = setup.profile.agent_log;
         let files = self.watch_files(key, &task, number, &plan, agent_log, &remote, started_at);
         let watches_files = files.is_some();
-        self.live.insert(
+        self.attempts.go_live(
             key,
             LiveAttempt {
                 task: index,
@@ -339,7 +341,6 @@ impl Engine {
                 remote,
             },
         );
-        self.live_by_task.insert(index, key);
         let started = Input::AgentStarted { key, watches_files };
         self.drive(started, now)
     }
@@ -369,7 +370,7 @@ impl Engine {
             verdict,
             marker_seen: false,
             exit: ExitStatus::default(),
-            log_file: outcome::relative_to(&recorder.paths().log, self.store.base_dir()),
+            log_file: outcome::relative_to(&recorder.paths().log, self.tasks.store.base_dir()),
             auto_counts: Vec::new(),
             auto_inputs: Vec::new(),
             approvals: Vec::new(),
@@ -399,7 +400,7 @@ impl Engine {
 
     /// Puts task `index` back to what it was before a start that did not happen (`before`).
     pub(super) fn revert_start(&mut self, index: usize, before: &TaskSpec) {
-        let file = self.store.file_mut();
+        let file = self.tasks.store.file_mut();
         file.set_status(index, before.status);
         file.set_attempts(index, before.attempts);
         if let Some(message) = &before.resume_message {
@@ -413,10 +414,7 @@ impl Engine {
     /// Withdraws the starts still waiting for their write (`only`: that task's, or all): their
     /// tasks go back to what they were; nothing was launched or recorded for them.
     pub(super) fn withdraw_starts(&mut self, only: Option<usize>) {
-        let (withdrawn, kept) = std::mem::take(&mut self.awaiting)
-            .into_iter()
-            .partition(|s| only.is_none_or(|i| i == s.index));
-        self.awaiting = kept;
+        let withdrawn = (self.attempts).take_awaiting_if(|s| only.is_none_or(|i| i == s.index));
         for starting in withdrawn {
             let key = starting.key;
             self.batch

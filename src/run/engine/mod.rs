@@ -10,51 +10,46 @@
 //! (`engine.view()`, a read-only `BatchView`) and drain its `EngineEvent`s; what they ask of the
 //! batch is a `Command` carried out by `apply` (`command`).
 //!
-//! This file holds the engine's state, its options and events; `view` what the frontends read,
-//! `queries` the reads behind it.
+//! This file holds the engine's state: its parts, each with its own impl in its own file(s):
+//! `attempts` (every attempt holding a slot, at its stage: preparing, awaiting its write,
+//! live, ending), `hosts` (the run's hosts and what is left to sweep on them), `notify` (the
+//! operator's `notify` command), `sizes` (the size each next agent starts at), `commit` (the
+//! tasks file's writer); `options` and `event` hold what it is started with and what it
+//! tells. `view` is what the frontends read, `queries` the reads behind it.
 //! The steps live beside it: `executor` (hands inputs to `core::batch` and carries out its
 //! effects), `prepare` (a task's plan, and its worktree, signal file or host
-//! folder made on a worker before it starts), `start` (from plan to spawn), `files` (the
+//! folder made on a worker before it starts), `start` (from plan to a start awaiting its
+//! write), `launch_agent` (from that start to spawn), `files` (the
 //! attempt's signal file and agent log read on a worker, here or on its host), `reports` (PTY
 //! output, timers, what the workers read fed to the attempts), `conclude` (carries out
 //! `core::outcome::decide` at an attempt's end), `gather` (the end's git, transcript and
 //! worktree work, on a worker), `agent_report` (what the agent said besides its verdict),
-//! `interrupted` (recovery, stop, abandon), `processes` (process hygiene), `hosts` (remote
-//! hosts), `command` (what a frontend asks: one typed `Command`, one `apply`), `control` and
-//! `session` (the operator actions it carries out), `sizes` (the size each next agent starts
-//! at), `notify` (the operator's `notify` command), `inbox` (the reports the engine receives,
-//! and the outboxes it hands its workers, `Engine::outbox_of`). Workers start through
-//! `run::jobs`.
+//! `interrupted` (recovery, stop, abandon), `processes` (process hygiene), `host_trouble` (a
+//! host lost or unreachable at an attempt's start or end), `command` (what a frontend asks:
+//! one typed `Command`, one `apply`), `control` and `session` (the operator actions it
+//! carries out), `inbox` (the reports the engine receives, and the outboxes it hands its
+//! workers, `Engine::outbox_of`). Workers start through `run::jobs`.
 //!
 //! The tasks file is written by `commit` on a writer thread, pipelined: an agent is launched
 //! once the write that marks its task `running` is on disk (`commit` says why that is enough).
 
-use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use color_eyre::eyre::Result;
 use tokio::sync::mpsc;
 
 use super::clock::Now;
-use super::failure_report;
-use super::hygiene::{self, EndedProcess};
 use super::jobs::Outbox;
-use super::launch::LaunchPlan;
-use super::pty::AgentProcess;
-use super::recorder::Recorder;
 use super::store::TaskStore;
-use crate::core::attempt::{Attempt, Note};
 use crate::core::batch::Batch;
-use crate::core::classify::Verdict;
 use crate::core::profile::ProfileSet;
-use crate::core::task::TaskStatus;
 use inbox::EngineInbox;
 
 mod agent_report;
 pub mod api;
 #[cfg(test)]
 mod api_tests;
+mod attempts;
 pub mod command;
 #[cfg(test)]
 mod command_tests;
@@ -68,15 +63,19 @@ mod control_tests;
 pub mod edits;
 #[cfg(test)]
 mod edits_tests;
+pub mod event;
 mod executor;
 mod files;
 pub mod gather;
 pub mod gathered;
+mod host_trouble;
 mod hosts;
 pub mod inbox;
 mod interrupted;
 mod launch_agent;
 mod notify;
+pub mod options;
+mod outgoing;
 mod prepare;
 mod processes;
 mod queries;
@@ -84,245 +83,70 @@ mod reports;
 pub mod session;
 mod sizes;
 mod start;
+mod tasks;
 mod view;
 #[cfg(test)]
 mod view_tests;
 
+pub use attempts::LiveAttempt;
 pub use commit::LAST_WRITE_WAIT;
+pub use event::{EngineEvent, note_label};
+pub use options::EngineOptions;
 pub use view::{BatchView, LiveView};
-
-/// How often a running agent's signal file and log are read here.
-const SIGNAL_POLL: Duration = Duration::from_secs(1);
-/// How often they are read on a host (each read is one run of its launcher).
-const REMOTE_POLL: Duration = Duration::from_secs(2);
-/// A task whose agent could not start for lack of resources tries again after this.
-const SPAWN_RETRY_AFTER: Duration = Duration::from_secs(5);
-
-#[derive(Debug, Clone)]
-pub struct EngineOptions {
-    pub concurrency: usize,
-    pub rows: u16,
-    pub cols: u16,
-    pub runs_dir: PathBuf,
-    /// Task ids to run; empty means every enabled task.
-    pub only: Vec<String>,
-    /// Prompts wait for the operator without a time limit (the dashboard); headless they fail
-    /// the attempt after `permission_wait_sec`.
-    pub operator_present: bool,
-    /// The hosts a task's `host` may name (empty: every task runs here).
-    pub hosts: crate::core::remote::hosts::HostSet,
-    /// Record the keys the operator types in take-over mode (`--record-input`); otherwise only
-    /// how many and when.
-    pub record_input: bool,
-}
-
-/// What happened, for the frontends to show.
-#[derive(Debug, Clone, PartialEq)]
-pub enum EngineEvent {
-    Resumed {
-        task_id: String,
-        attempt: u32,
-    },
-    Started {
-        task_id: String,
-        attempt: u32,
-        command: String,
-    },
-    Note {
-        task_id: String,
-        note: Note,
-    },
-    Finished {
-        task_id: String,
-        attempt: u32,
-        verdict: Verdict,
-        status: TaskStatus,
-    },
-    ConfigFailed {
-        task_id: String,
-        evidence: String,
-    },
-    RetryScheduled {
-        task_id: String,
-        after: Duration,
-    },
-    /// The agent could not start for lack of resources (open files, processes, memory): the
-    /// task waits for a slot, not a failure, and concurrency was lowered.
-    SpawnDeferred {
-        task_id: String,
-        reason: String,
-        concurrency: usize,
-    },
-    /// The task's host could not be reached or the connection was lost: the attempt does not
-    /// count, the task goes back to the queue and the host is out of rotation for a while.
-    HostTrouble {
-        task_id: String,
-        host: String,
-        evidence: String,
-        out_for: Duration,
-    },
-    /// The operator's version of the tasks file was merged: what was picked up
-    /// (`tasks file changed: 1 task added, 1 prompt changed`).
-    TasksFileChanged {
-        summary: String,
-    },
-    /// The operator's version does not parse: `FILE:LINE:COL: message`. herd writes nothing
-    /// until it does.
-    TasksFileInvalid {
-        problem: String,
-    },
-    /// The tasks file parses again after `TasksFileInvalid`: herd's changes are written.
-    TasksFileParses,
-    /// At the start: results `runs/` recorded and the tasks file did not have (`recovered 3
-    /// results from runs/`), each task with its attempt and status, now in the file.
-    RecoveredFromRuns {
-        summary: String,
-        tasks: Vec<(String, u32, TaskStatus)>,
-    },
-}
-
-/// One running attempt.
-pub struct LiveAttempt {
-    pub task: usize,
-    pub task_id: String,
-    pub number: u32,
-    pub attempt: Attempt,
-    /// The id of the prompt waiting for the operator now, and how many waited before.
-    pub prompts: crate::core::prompt_id::PromptIds,
-    process: AgentProcess,
-    recorder: Recorder,
-    plan: LaunchPlan,
-    pub started: Instant,
-    started_at: jiff::Timestamp,
-    /// The operator stopped herd: the task goes back to `retryable`.
-    stopped_by_operator: bool,
-    /// (cols, rows) the PTY started at.
-    size: (u16, u16),
-    /// `git status` of the task's folder when the attempt started (None outside a repository).
-    /// `git status` as the attempt started, for a failure's changed files (in a repository).
-    git_before: failure_report::GitSnapshot,
-    /// The profile's account this attempt uses, by index.
-    pub account: Option<usize>,
-    /// The signal file's text as last read, so an unchanged file is not read into the attempt
-    /// again.
-    signal_text: Option<String>,
-    /// The worker that reads the signal file and the agent's own log (the profile's
-    /// `agent_log`); gone once its last read came in. Where the attempt's end is, is the
-    /// batch's (`core::batch::end`).
-    files: Option<super::attempt_files::FileWatch>,
-    /// `HERD_ATTEMPT_ID` of this attempt: every process it starts carries it.
-    cookie: String,
-    /// Processes seen under the agent before herd signalled it (found again by identity, for
-    /// those that cleared their environment).
-    known_processes: Vec<(u32, u64)>,
-    /// What was ended after the agent exited.
-    swept: Vec<EndedProcess>,
-    /// What the worker gathered at its end, until it is concluded.
-    gathered: Option<Box<gathered::Gathered>>,
-    /// The host it runs on, when not here.
-    remote: Option<hosts::RemoteState>,
-    /// The listener of the CLI's hooks (profiles with `hooks`, agents here), gone with the
-    /// attempt.
-    _hooks: Option<super::hook_server::HookServer>,
-    /// herd's client of the attempt's Codex app server, when its command places
-    /// `{app_server}` and the agent runs here.
-    app_server: Option<super::app_server::AppServerLink>,
-}
-
-impl LiveAttempt {
-    /// The launch plan the attempt runs (argv, completion rule, resumed session).
-    pub fn plan(&self) -> &LaunchPlan {
-        &self.plan
-    }
-
-    /// The host it runs on, when not here.
-    pub fn host(&self) -> Option<&str> {
-        self.remote.as_ref().map(|r| r.host.name.as_str())
-    }
-}
 
 pub struct Engine {
     /// The tasks file's writer and the generations handed to it. First, so it is dropped (its
-    /// last write and the spare's removal waited for) before `store` gives the lock up.
+    /// last write and the spare's removal waited for) before the store gives the lock up.
     commits: commit::Commits,
-    store: TaskStore,
-    profiles: ProfileSet,
-    opts: EngineOptions,
-    live: BTreeMap<u64, LiveAttempt>,
-    /// Attempts that ended and wait for their end to be gathered off the loop (`gather`).
-    ending: BTreeMap<u64, LiveAttempt>,
-    /// Attempts whose worktree, signal file or host folder is being made (`prepare`).
-    preparing: BTreeMap<u64, prepare::Planned>,
-    live_by_task: HashMap<usize, u64>,
-    next_key: u64,
+    /// The tasks file, the profiles and the options, and what is known per task (`tasks`).
+    tasks: tasks::Tasks,
+    /// Every attempt holding a slot, at its stage (`attempts`).
+    attempts: attempts::Attempts,
     /// The batch's decisions: which task starts next (retry times, quota holds, accounts,
     /// hosts, pause, stop).
     batch: Batch,
-    /// Where the workers' reports go (`inbox`).
-    inbox: Outbox<EngineInbox>,
-    events: Vec<EngineEvent>,
-    /// `hygiene::file_tag` of the tasks file: the prefix of every cookie this run hands out.
-    file_tag: String,
-    /// Per task: the survivors of its interrupted attempt ended at start, carried into the
-    /// record of its next attempt so the record keeps saying so.
-    survivors: HashMap<usize, serde_json::Value>,
-    /// The size of each next agent's PTY by how many run when it starts (`sizes`); empty: the
-    /// options' size.
-    launch_sizes: Vec<(u16, u16)>,
-    /// Per task: how long its last attempt of this run took.
-    last_durations: HashMap<usize, Duration>,
-    /// Attempts whose connection was lost: swept on their host once it is back.
-    unswept: Vec<(crate::core::remote::hosts::Host, String)>,
-    /// Starts prepared (their task `running` in the document) that wait for the write that
-    /// records it before their agents launch; each holds a slot.
-    awaiting: Vec<start::Starting>,
+    /// The events for the frontends and the outbox the workers report through (`outgoing`).
+    out: outgoing::Outgoing,
+    /// The size of each next agent's PTY by how many run when it starts (`sizes`).
+    sizes: sizes::Sizes,
+    /// The run's hosts, and what is left to sweep on them (`hosts`).
+    hosts: hosts::Hosts,
     /// The time of the current turn, as the frontend gave it: every timestamp written in the
     /// turn is its `wall`. The engine reads no clock.
     clock: Now,
-    /// The operator's version of the tasks file does not parse: where (`FILE:LINE:COL: ...`)
-    /// and since when. Nothing is written meanwhile (`edits`).
-    file_invalid: Option<(String, Instant)>,
     /// What the `notify` command was told, and its worker.
-    notify: notify::NotifyState,
+    notify: notify::Notify,
 }
 
 impl Engine {
+    /// The most agents that run at once (`set_concurrency` keeps to it).
+    pub const MAX_CONCURRENCY: usize = 256;
+
     /// Takes over the store at `now`: tasks left `running` by a herd that died become
     /// `retryable` with the interruption recorded; tasks with config problems fail now, before
     /// anything starts.
     pub fn new(
         store: TaskStore,
         profiles: ProfileSet,
-        opts: EngineOptions,
+        mut opts: EngineOptions,
         reports: mpsc::Sender<EngineInbox>,
         now: Now,
     ) -> Result<Engine> {
         let inbox = Outbox::new(reports);
         let commits = commit::Commits::start(inbox.map(EngineInbox::from), store.guard())?;
+        let sizes = sizes::Sizes::new(opts.rows, opts.cols);
+        let hosts = hosts::Hosts::new(std::mem::take(&mut opts.hosts));
         let mut engine = Engine {
-            store,
-            profiles,
-            opts,
-            live: BTreeMap::new(),
-            ending: BTreeMap::new(),
-            preparing: BTreeMap::new(),
-            live_by_task: HashMap::new(),
-            next_key: 1,
+            tasks: tasks::Tasks::new(store, profiles, opts),
+            attempts: attempts::Attempts::default(),
             batch: Batch::default(),
-            inbox,
-            events: Vec::new(),
-            file_tag: String::new(),
-            survivors: HashMap::new(),
-            unswept: Vec::new(),
-            launch_sizes: Vec::new(),
-            last_durations: HashMap::new(),
+            out: outgoing::Outgoing::new(inbox),
+            hosts,
+            sizes,
             commits,
-            awaiting: Vec::new(),
             clock: now,
-            file_invalid: None,
-            notify: notify::NotifyState::default(),
+            notify: notify::Notify::default(),
         };
-        engine.file_tag = hygiene::file_tag(engine.store.path());
         engine.end_survivors()?;
         engine.recover_from_runs();
         engine.recover_interrupted()?;
@@ -333,61 +157,47 @@ impl Engine {
         Ok(engine)
     }
 
-    fn in_scope(&self, index: usize) -> bool {
-        let file = self.store.file();
-        let task = &file.tasks()[index];
-        task.enabled
-            && !file.is_removed(index)
-            && (self.opts.only.is_empty() || self.opts.only.contains(&task.task_id))
+    /// The sizes (rows, cols) the next agents start at, by how many run when each starts
+    /// (`Command::SetLaunchSizes` does the same). Running agents are not touched.
+    pub fn set_launch_sizes(&mut self, sizes: Vec<(u16, u16)>) {
+        self.sizes.set(sizes);
     }
 
-    fn scope(&self) -> Vec<usize> {
-        self.scope_iter().collect()
+    /// `herd run --notify CMD`: the argv that gets every event, whatever the file and profiles
+    /// say.
+    pub fn set_notify_command(&mut self, argv: Option<Vec<String>>) {
+        self.notify.set_command(argv);
     }
 
-    /// `scope` without collecting it: the checks made every turn of the loop walk the whole
-    /// file, which must not cost an allocation per task.
-    fn scope_iter(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.store.file().tasks().len()).filter(|&i| self.in_scope(i))
+    /// Tells the `notify` command what this turn's events and waits call for.
+    fn notify_turn(&mut self, events: &[EngineEvent]) {
+        let waits = notify::wait_facts(&self.attempts);
+        let ends = notify::end_facts(&self.tasks.store, events);
+        let done = self.is_done();
+        let scope = if done { self.tasks.scope() } else { Vec::new() };
+        let batch_end =
+            done.then(|| notify::batch_end(&self.tasks.store, &scope, self.exit_code()));
+        let told = self.notify.observe(notify::Turn {
+            waits: &waits,
+            ends: &ends,
+            batch_end,
+        });
+        if told.is_empty() {
+            return;
+        }
+        let scope = if done { scope } else { self.tasks.scope() };
+        let from = notify::NotifyContext {
+            store: &self.tasks.store,
+            profiles: &self.tasks.profiles,
+            scope: &scope,
+            wall: self.clock.wall,
+        };
+        self.notify.tell(&told, &from);
     }
 
     /// Takes the time of a turn from the frontend; its instant, for deadlines.
     fn turn(&mut self, now: Now) -> Instant {
         self.clock = now;
         now.at
-    }
-}
-
-/// The cast marker text for a note.
-pub fn note_label(note: &Note) -> String {
-    match note {
-        Note::PromptShown { rule, text } => format!("prompt {rule}: {text}"),
-        Note::AutoAnswered { rule, keys } => format!("auto answer {rule}: {keys:?}"),
-        Note::OperatorAnswered { rule, keys } => format!("operator answer {rule}: {keys:?}"),
-        Note::WaitingForOperator { rule, text } => format!("waiting for operator {rule}: {text}"),
-        Note::MarkerSeen => "completion marker seen".to_string(),
-        Note::ResultEvent { success } => format!(
-            "result event: {}",
-            if *success { "success" } else { "error" }
-        ),
-        Note::SignalRead { status } => format!("signal file: {status}"),
-        Note::Ending { reason } => format!("ending: {reason}"),
-        Note::Verdict(v) => format!(
-            "verdict: {}{}",
-            v.label(),
-            v.evidence
-                .as_deref()
-                .map(|e| format!(" ({e})"))
-                .unwrap_or_default()
-        ),
-        Note::Bell => "bell".to_string(),
-        Note::Approval(approval) => format!("answer {}", approval.summary()),
-        Note::AnswerTaken { rule } => format!("taken {rule}: the dialog left the screen"),
-        Note::AnswerResent { rule, keys, resend } => format!(
-            "not taken {rule}: the dialog still showed {} s later; {keys:?} sent again \
-             ({resend} of {})",
-            crate::core::attempt::RESEND_AFTER.as_secs(),
-            crate::core::attempt::MAX_RESENDS
-        ),
     }
 }

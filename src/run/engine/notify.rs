@@ -6,135 +6,65 @@
 
 use std::collections::BTreeMap;
 
-use super::{Engine, EngineEvent};
+use super::attempts::Attempts;
+use super::event::EngineEvent;
 use crate::core::clock_words;
 use crate::core::guard::Decision;
-use crate::core::notify::{BatchEnd, EndFact, NotifyEvent, Turn, WaitFact};
+pub(super) use crate::core::notify::Turn;
+use crate::core::notify::{BatchEnd, EndFact, NotifyEvent, WaitFact};
+use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
 use crate::run::notify::{Notifier, NotifyJob, TIME_LIMIT};
+use crate::run::store::TaskStore;
 
-/// The `notify` state the engine holds.
+/// What the `notify` command was told, and its worker.
 #[derive(Default)]
-pub(super) struct NotifyState {
+pub(super) struct Notify {
     /// `herd run --notify`, as an argv; overrides every other.
-    pub(super) command: Option<Vec<String>>,
-    pub(super) told: crate::core::notify::Notifications,
+    command: Option<Vec<String>>,
+    told: crate::core::notify::Notifications,
     /// Started with the first event that has a command to run.
-    pub(super) notifier: Option<Notifier>,
+    notifier: Option<Notifier>,
 }
 
-impl Engine {
+/// What a notification's commands and payload are read from: the tasks file as it is now, the
+/// profiles, the run's scope and the time of the turn.
+pub(super) struct NotifyContext<'a> {
+    pub(super) store: &'a TaskStore,
+    pub(super) profiles: &'a ProfileSet,
+    pub(super) scope: &'a [usize],
+    pub(super) wall: jiff::Timestamp,
+}
+
+impl Notify {
     /// `herd run --notify CMD`: the argv that gets every event, whatever the file and profiles
     /// say.
-    pub fn set_notify_command(&mut self, argv: Option<Vec<String>>) {
-        self.notify.command = argv;
+    pub(super) fn set_command(&mut self, argv: Option<Vec<String>>) {
+        self.command = argv;
     }
 
-    /// Tells the `notify` command what this turn's events and waits call for.
-    pub(super) fn notify_turn(&mut self, events: &[EngineEvent]) {
-        let waits = self.wait_facts();
-        let ends = self.end_facts(events);
-        let batch_end = self.is_done().then(|| self.batch_end());
-        let told = self.notify.told.observe(Turn {
-            waits: &waits,
-            ends: &ends,
-            batch_end,
-        });
-        for event in told {
-            self.send_notification(&event);
-        }
+    /// What this turn's events and waits call for telling (`core::notify` decides).
+    pub(super) fn observe(&mut self, turn: Turn<'_>) -> Vec<NotifyEvent> {
+        self.told.observe(turn)
     }
 
-    fn wait_facts(&self) -> Vec<WaitFact> {
-        self.live
-            .values()
-            .filter_map(|live| {
-                let waiting = live.attempt.waiting()?;
-                let rule = live.attempt.profile().prompts.get(waiting.rule)?;
-                let judged = waiting.decision.as_ref().filter(|d| !d.is_allow());
-                Some(WaitFact {
-                    task_id: live.task_id.clone(),
-                    attempt: live.number,
-                    rule: rule.name.clone(),
-                    since: waiting.since,
-                    request: waiting.request.as_ref().map(ToString::to_string),
-                    decision: judged.map(Decision::name),
-                    reason: judged.map(|d| d.why().to_string()),
-                    prompt: waiting.sighting.text.clone(),
-                })
-            })
-            .collect()
-    }
-
-    fn end_facts(&self, events: &[EngineEvent]) -> Vec<EndFact> {
-        let local = crate::run::clock::local_now();
-        // The result of this very attempt (written before its end is told), never an older one.
-        let why_of = |task_id: &str, attempt: u32| {
-            let file = self.store.file();
-            let result = file.tasks()[file.task_index(task_id)?].result.as_ref()?;
-            let same = result.get("attempt").and_then(serde_json::Value::as_u64)
-                == Some(u64::from(attempt));
-            same.then(|| crate::run::summary::why_of(Some(result), &local))
-                .flatten()
-        };
-        let attempts_of = |task_id: &str| {
-            let file = self.store.file();
-            file.task_index(task_id)
-                .map_or(0, |i| file.tasks()[i].attempts)
-        };
-        events
-            .iter()
-            .filter_map(|event| match event {
-                EngineEvent::Finished {
-                    task_id,
-                    attempt,
-                    verdict,
-                    status,
-                } => Some(EndFact {
-                    task_id: task_id.clone(),
-                    attempt: *attempt,
-                    status: *status,
-                    failure: verdict.failure,
-                    evidence: verdict.evidence.clone(),
-                    why: why_of(task_id, *attempt),
-                    questions: verdict.questions.clone(),
-                }),
-                EngineEvent::ConfigFailed { task_id, evidence } => Some(EndFact {
-                    task_id: task_id.clone(),
-                    attempt: attempts_of(task_id),
-                    status: TaskStatus::Failed,
-                    failure: Some(crate::core::task::FailureType::Config),
-                    evidence: Some(evidence.clone()),
-                    why: None,
-                    questions: Vec::new(),
-                }),
-                _ => None,
-            })
-            .collect()
-    }
-
-    fn batch_end(&self) -> BatchEnd {
-        let mut counts = BTreeMap::new();
-        for index in self.scope_iter() {
-            let status = self.store.file().tasks()[index].status;
-            *counts.entry(status.as_str().to_string()).or_insert(0) += 1;
-        }
-        BatchEnd {
-            counts,
-            exit_code: self.exit_code(),
+    /// Tells the commands each of `events`, on the notifier's worker (never waited for).
+    pub(super) fn tell(&mut self, events: &[NotifyEvent], from: &NotifyContext<'_>) {
+        for event in events {
+            self.send(event, from);
         }
     }
 
     /// The commands for an event about `task_id`: the flag, else the task's profile's, else
     /// the file's. The batch's end goes to the flag's or the file's, else to the command of
     /// every profile the run's tasks use (each once), so a profile's `notify` hears it too.
-    fn notify_commands(&self, task_id: Option<&str>) -> Vec<Vec<String>> {
-        if let Some(argv) = &self.notify.command {
+    fn commands(&self, task_id: Option<&str>, from: &NotifyContext<'_>) -> Vec<Vec<String>> {
+        if let Some(argv) = &self.command {
             return vec![argv.clone()];
         }
-        let file = self.store.file();
+        let file = from.store.file();
         let profile_command = |index: usize| {
-            self.profiles
+            from.profiles
                 .get(&file.tasks()[index].agent)
                 .filter(|p| !p.notify.is_empty())
                 .map(|p| p.notify.clone())
@@ -144,7 +74,7 @@ impl Engine {
                 return vec![argv];
             }
             let mut commands: Vec<Vec<String>> = Vec::new();
-            for argv in self.scope_iter().filter_map(profile_command) {
+            for argv in from.scope.iter().copied().filter_map(profile_command) {
                 if !commands.contains(&argv) {
                     commands.push(argv);
                 }
@@ -158,9 +88,9 @@ impl Engine {
             .collect()
     }
 
-    fn send_notification(&mut self, event: &NotifyEvent) {
+    fn send(&mut self, event: &NotifyEvent, from: &NotifyContext<'_>) {
         let task_id = event_task(event);
-        let commands = self.notify_commands(task_id);
+        let commands = self.commands(task_id, from);
         if commands.is_empty() {
             return;
         }
@@ -170,17 +100,17 @@ impl Engine {
         };
         payload.insert(
             "at".into(),
-            crate::run::outcome::utc_timestamp(self.clock.wall).into(),
+            crate::run::outcome::utc_timestamp(from.wall).into(),
         );
         // The same moment on the operator's clock, for a message read in the morning.
         payload.insert(
             "at_local".into(),
-            clock_words::local_iso(self.clock.wall, &jiff::tz::TimeZone::system()).into(),
+            clock_words::local_iso(from.wall, &jiff::tz::TimeZone::system()).into(),
         );
-        let tasks_file = std::path::absolute(self.store.path())
-            .unwrap_or_else(|_| self.store.path().to_path_buf());
+        let tasks_file = std::path::absolute(from.store.path())
+            .unwrap_or_else(|_| from.store.path().to_path_buf());
         payload.insert("tasks_file".into(), tasks_file.display().to_string().into());
-        if let Some(run_id) = self.store.file().run_id() {
+        if let Some(run_id) = from.store.file().run_id() {
             payload.insert("run_id".into(), run_id.into());
         }
         let field = |key: &str| {
@@ -200,7 +130,6 @@ impl Engine {
         let payload = serde_json::Value::Object(payload).to_string();
         let cwd = tasks_file.parent().map(std::path::Path::to_path_buf);
         let notifier = self
-            .notify
             .notifier
             .get_or_insert_with(|| Notifier::start(TIME_LIMIT));
         for argv in commands {
@@ -212,6 +141,86 @@ impl Engine {
             });
         }
     }
+}
+
+/// What waits for the operator now, for the `notify` command.
+pub(super) fn wait_facts(attempts: &Attempts) -> Vec<WaitFact> {
+    attempts
+        .live()
+        .filter_map(|(_, live)| {
+            let waiting = live.attempt.waiting()?;
+            let rule = live.attempt.profile().prompts.get(waiting.rule)?;
+            let judged = waiting.decision.as_ref().filter(|d| !d.is_allow());
+            Some(WaitFact {
+                task_id: live.task_id.clone(),
+                attempt: live.number,
+                rule: rule.name.clone(),
+                since: waiting.since,
+                request: waiting.request.as_ref().map(ToString::to_string),
+                decision: judged.map(Decision::name),
+                reason: judged.map(|d| d.why().to_string()),
+                prompt: waiting.sighting.text.clone(),
+            })
+        })
+        .collect()
+}
+
+/// The ends among `events`, for the `notify` command.
+pub(super) fn end_facts(store: &TaskStore, events: &[EngineEvent]) -> Vec<EndFact> {
+    let local = crate::run::clock::local_now();
+    // The result of this very attempt (written before its end is told), never an older one.
+    let why_of = |task_id: &str, attempt: u32| {
+        let file = store.file();
+        let result = file.tasks()[file.task_index(task_id)?].result.as_ref()?;
+        let same =
+            result.get("attempt").and_then(serde_json::Value::as_u64) == Some(u64::from(attempt));
+        same.then(|| crate::core::deciding_event::why_of(Some(result), &local))
+            .flatten()
+    };
+    let attempts_of = |task_id: &str| {
+        let file = store.file();
+        file.task_index(task_id)
+            .map_or(0, |i| file.tasks()[i].attempts)
+    };
+    events
+        .iter()
+        .filter_map(|event| match event {
+            EngineEvent::Finished {
+                task_id,
+                attempt,
+                verdict,
+                status,
+            } => Some(EndFact {
+                task_id: task_id.clone(),
+                attempt: *attempt,
+                status: *status,
+                failure: verdict.failure,
+                evidence: verdict.evidence.clone(),
+                why: why_of(task_id, *attempt),
+                questions: verdict.questions.clone(),
+            }),
+            EngineEvent::ConfigFailed { task_id, evidence } => Some(EndFact {
+                task_id: task_id.clone(),
+                attempt: attempts_of(task_id),
+                status: TaskStatus::Failed,
+                failure: Some(crate::core::task::FailureType::Config),
+                evidence: Some(evidence.clone()),
+                why: None,
+                questions: Vec::new(),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The batch's end: how many tasks of `scope` ended at each status, and the exit code.
+pub(super) fn batch_end(store: &TaskStore, scope: &[usize], exit_code: i32) -> BatchEnd {
+    let mut counts = BTreeMap::new();
+    for &index in scope {
+        let status = store.file().tasks()[index].status;
+        *counts.entry(status.as_str().to_string()).or_insert(0) += 1;
+    }
+    BatchEnd { counts, exit_code }
 }
 
 fn event_task(event: &NotifyEvent) -> Option<&str> {

@@ -5,49 +5,26 @@
 //! and `git status` as it starts. The worker posts an `EngineInbox::Prepared`; the attempt starts
 //! (or its task fails its configuration, or its host goes out of rotation) on it.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use color_eyre::eyre::Result;
 
+use super::Engine;
+use super::attempts::Planned;
+use super::event::EngineEvent;
 use super::inbox::EngineInbox;
-use super::{Engine, EngineEvent};
+use crate::core::batch::Input;
 use crate::core::folder_trust::FolderTrust;
 use crate::core::remote::files::{self as remote_files, RemotePrepare};
 use crate::core::remote::frames::Prepared;
 use crate::core::remote::hosts::Host;
-use crate::core::task::{TaskSpec, TaskStatus};
+use crate::core::task::TaskStatus;
 use crate::run::attempt_files::Preparation;
 use crate::run::jobs;
 use crate::run::launch::{self, LaunchContext, LaunchPlan};
 use crate::run::remote::files::PrepareOutcome;
 use crate::run::{outcome, remote, worktree};
-
-/// A task's next attempt, planned, not yet started.
-pub(super) struct Planned {
-    pub(super) key: u64,
-    pub(super) index: usize,
-    pub(super) task: TaskSpec,
-    pub(super) number: u32,
-    pub(super) plan: LaunchPlan,
-    pub(super) profile: crate::core::profile::Profile,
-    /// The host it runs on, when not here.
-    pub(super) host: Option<Host>,
-    /// Its task was disabled or changed while it was prepared: it does not start, and the
-    /// next attempt is planned from the task as it is now (`withdraw_preparation`).
-    pub(super) withdrawn: bool,
-}
-
-impl Planned {
-    /// Whether something must be made before the agent starts (off the loop).
-    fn needs_preparation(&self) -> bool {
-        self.task.worktree
-            || self.host.is_some()
-            || self.plan.signal_file.is_some()
-            || self.plan.trust_folder.is_some()
-    }
-}
 
 /// The stamp file, in a remote attempt's folder, whose time is the attempt's start.
 pub(super) fn remote_stamp(number: u32) -> String {
@@ -80,12 +57,12 @@ impl Engine {
         index: usize,
         attempt: u32,
     ) -> std::result::Result<LaunchPlan, PlanError> {
-        let task = &self.store.file().tasks()[index];
-        let run_dir = self.opts.runs_dir.join(&task.task_id);
+        let task = &self.tasks.store.file().tasks()[index];
+        let run_dir = self.tasks.opts.runs_dir.join(&task.task_id);
         match &task.host {
             None => self.plan_in(index, attempt, &run_dir, None),
             // The folder and the program are the host's: not looked for here.
-            Some(_) => match remote::task_problem(task, &self.opts.hosts) {
+            Some(_) => match remote::task_problem(task, self.hosts.set()) {
                 Some(problem) => Err(PlanError::Host(problem)),
                 None => self.plan_in(index, attempt, &run_dir, None),
             },
@@ -101,27 +78,28 @@ impl Engine {
         run_dir: &Path,
         cwd: Option<&Path>,
     ) -> std::result::Result<LaunchPlan, PlanError> {
-        let task = &self.store.file().tasks()[index];
+        let task = &self.tasks.store.file().tasks()[index];
         // herd's hooks reach only a herd on this machine: an agent on a host is left to the
         // screen.
         let hooks = self
+            .tasks
             .profiles
             .get(&task.agent)
             .and_then(|p| p.hooks)
             .filter(|_| task.host.is_none());
         let hook_settings = hooks.and_then(crate::run::hook_server::settings);
         let ctx = LaunchContext {
-            base_dir: self.store.base_dir(),
-            run_id: self.store.file().run_id(),
+            base_dir: self.tasks.store.base_dir(),
+            run_id: self.tasks.store.file().run_id(),
             attempt,
             run_dir,
             cwd,
             hook_settings: hook_settings.as_deref(),
         };
         match &task.host {
-            None => Ok(launch::prepare(task, &self.profiles, &ctx)?),
+            None => Ok(launch::prepare(task, &self.tasks.profiles, &ctx)?),
             Some(_) => {
-                let mut plan = launch::render(task, &self.profiles, &ctx)?;
+                let mut plan = launch::render(task, &self.tasks.profiles, &ctx)?;
                 // The CLI's config on a host is the host's: herd trusts folders here only.
                 plan.trust_folder = None;
                 Ok(plan)
@@ -130,8 +108,8 @@ impl Engine {
     }
 
     pub(super) fn fail_config_problems(&mut self) -> Result<()> {
-        for index in self.scope() {
-            let task = &self.store.file().tasks()[index];
+        for index in self.tasks.scope() {
+            let task = &self.tasks.store.file().tasks()[index];
             if !task.status.is_runnable() {
                 continue;
             }
@@ -143,15 +121,16 @@ impl Engine {
     }
 
     pub(super) fn fail_config(&mut self, index: usize, evidence: String) -> Result<()> {
-        let task_id = self.store.file().tasks()[index].task_id.clone();
-        let file = self.store.file_mut();
+        let task_id = self.tasks.store.file().tasks()[index].task_id.clone();
+        let file = self.tasks.store.file_mut();
         file.set_status(index, TaskStatus::Failed);
         file.set_result(
             index,
             outcome::config_failure_json(&evidence, self.clock.wall),
         );
         // Written with the rest of this turn's changes (`commit`): nothing follows from it.
-        self.events
+        self.out
+            .events
             .push(EngineEvent::ConfigFailed { task_id, evidence });
         Ok(())
     }
@@ -163,8 +142,9 @@ impl Engine {
         index: usize,
         host: Option<Host>,
     ) -> Result<Option<Planned>> {
-        self.batch.queue_mut().clear_retry(index);
-        let task = self.store.file().tasks()[index].clone();
+        self.batch
+            .handle(Input::RetryCleared { task: index }, self.clock.at);
+        let task = self.tasks.store.file().tasks()[index].clone();
         let number = task.attempts + 1;
         let plan = match self.plan_for(index, number) {
             Ok(plan) => plan,
@@ -172,12 +152,11 @@ impl Engine {
                 return self.fail_config(index, evidence.to_string()).map(|()| None);
             }
         };
-        let Some(profile) = self.profiles.get(&task.agent).cloned() else {
+        let Some(profile) = self.tasks.profiles.get(&task.agent).cloned() else {
             let problem = format!("agent \"{}\" is not a known profile", task.agent);
             return self.fail_config(index, problem).map(|()| None);
         };
-        let key = self.next_key;
-        self.next_key += 1;
+        let key = self.attempts.new_key();
         Ok(Some(Planned {
             key,
             index,
@@ -191,7 +170,7 @@ impl Engine {
     }
 
     /// Whether `planned` starts now: otherwise what it needs is made on a worker and it waits
-    /// in `preparing` (holding its slot) for `on_prepared`.
+    /// in the attempt table as `Preparing` (holding its slot) for `on_prepared`.
     pub(super) fn starts_now(&mut self, planned: Planned) -> Option<Planned> {
         if !planned.needs_preparation() {
             return Some(planned);
@@ -199,15 +178,13 @@ impl Engine {
         let job = self.preparation_job(&planned);
         let key = planned.key;
         let prepared = self.outbox_of(key, EngineInbox::from_preparation);
-        self.live_by_task.insert(planned.index, key);
-        self.preparing.insert(key, planned);
+        self.attempts.prepare(key, planned);
         if let Err(not) = jobs::spawn_job(format!("prepare-{key}"), prepared, job) {
             tracing::warn!(
                 "cannot prepare attempt {key} on a worker: {}",
                 not.error.cause
             );
-            let planned = self.preparing.remove(&key)?;
-            self.live_by_task.remove(&planned.index);
+            self.attempts.take_preparing(key)?;
         }
         None
     }
@@ -217,7 +194,7 @@ impl Engine {
     /// task until then, so the next attempt, planned from the task as it is now, is never
     /// prepared beside it (two `git worktree add` of one task at once).
     pub(super) fn withdraw_preparation(&mut self, index: usize) {
-        for planned in self.preparing.values_mut().filter(|p| p.index == index) {
+        for planned in self.attempts.preparing_mut().filter(|p| p.index == index) {
             tracing::info!(task = %planned.task.task_id, attempt = planned.number, "start withdrawn while it was prepared");
             planned.withdrawn = true;
         }
@@ -236,7 +213,7 @@ impl Engine {
             .map(|trust| (trust.cli, planned.plan.env.clone()));
         let remote = planned.host.clone().map(|host| {
             let cwd = remote::remote_cwd(planned.task.cwd.as_deref(), &host, &cwd);
-            let run_dir = remote_files::run_dir_under_home(&self.file_tag, &task_id);
+            let run_dir = remote_files::run_dir_under_home(&self.tasks.file_tag, &task_id);
             let clear = attempt_file_names(&planned.plan);
             (host, cwd, run_dir, clear, remote_stamp(planned.number))
         });
@@ -286,12 +263,11 @@ impl Engine {
         preparation: Preparation,
         now: Instant,
     ) -> Result<()> {
-        let Some(mut planned) = self.preparing.remove(&key) else {
+        let Some(mut planned) = self.attempts.take_preparing(key) else {
             return Ok(());
         };
-        self.live_by_task.remove(&planned.index);
         // Stopped, or the operator cancelled the task meanwhile: it does not start.
-        let task = &self.store.file().tasks()[planned.index];
+        let task = &self.tasks.store.file().tasks()[planned.index];
         if self.batch.queue().is_stopping() || !task.status.is_runnable() {
             return Ok(());
         }
@@ -345,7 +321,7 @@ impl Engine {
                 return self.unreachable_at_start(planned, reason.to_string(), now);
             }
         }
-        let size = self.launch_size_at(self.awaiting.len() + self.live.len() + self.ending.len());
+        let size = self.sizes.at(self.attempts.past_preparation());
         let starting = self.begin(planned, now, git_before, size)?;
         // Launched once the write that marks it `running` is on disk.
         self.record_starts(vec![starting], now)?;
@@ -358,6 +334,3 @@ fn set_worktree(plan: &mut LaunchPlan, path: PathBuf) {
         .insert("HERD_WORKTREE".into(), path.display().to_string());
     plan.cwd = path;
 }
-
-/// `git status` of a remote attempt's folder as it started, for its `GitSnapshot`.
-pub(super) type RemoteGitBefore = Option<Option<BTreeSet<String>>>;

@@ -9,17 +9,29 @@ use std::time::{Duration, Instant};
 use color_eyre::eyre::Result;
 use serde_json::json;
 
+use super::Engine;
+use super::attempts::LiveAttempt;
+use super::event::EngineEvent;
 use super::inbox::EngineInbox;
-use super::{Engine, EngineEvent, LiveAttempt, SPAWN_RETRY_AFTER};
+use crate::core::batch::Input;
 use crate::run::hygiene::{self, EndedProcess};
 use crate::run::jobs::{self, Outbox};
+
+/// A task whose agent could not start for lack of resources tries again after this.
+const SPAWN_RETRY_AFTER: Duration = Duration::from_secs(5);
 
 impl Engine {
     /// Ends what attempts of a herd that died on this file left running (found by the file's
     /// cookie tag) before anything starts, and says so in the log and in each task's record.
     pub(super) fn end_survivors(&mut self) -> Result<()> {
-        let mut ended = hygiene::end_survivors(&self.file_tag, hygiene::SWEEP_GRACE);
-        ended.extend(self.remote_survivors());
+        let mut ended = hygiene::end_survivors(&self.tasks.file_tag, hygiene::SWEEP_GRACE);
+        let (on_hosts, swept) = self
+            .hosts
+            .survivors(self.tasks.store.file().tasks(), &self.tasks.file_tag);
+        ended.extend(on_hosts);
+        for host in swept {
+            self.forget_lost_on(&host);
+        }
         if ended.is_empty() {
             return Ok(());
         }
@@ -39,6 +51,7 @@ impl Engine {
         }
         for (task_id, processes) in by_task {
             let Some(index) = self
+                .tasks
                 .store
                 .file()
                 .tasks()
@@ -47,15 +60,15 @@ impl Engine {
             else {
                 continue;
             };
-            let mut result = self.store.file().tasks()[index]
+            let mut result = self.tasks.store.file().tasks()[index]
                 .result
                 .clone()
                 .unwrap_or_else(|| json!({}));
             if let Some(obj) = result.as_object_mut() {
                 obj.insert("survivors_ended".into(), json!(processes));
             }
-            self.survivors.insert(index, json!(processes));
-            self.store.file_mut().set_result(index, result);
+            self.tasks.survivors.insert(index, json!(processes));
+            self.tasks.store.file_mut().set_result(index, result);
         }
         Ok(())
     }
@@ -70,16 +83,15 @@ impl Engine {
         now: Instant,
     ) -> Result<()> {
         self.revert_start(index, before);
-        let running = self.live.len() + self.ending.len();
-        self.opts.concurrency = running.max(1).min(self.opts.concurrency);
-        self.batch
-            .queue_mut()
-            .set_retry_at(index, now + SPAWN_RETRY_AFTER);
-        tracing::warn!(task = %before.task_id, concurrency = self.opts.concurrency, "cannot start the agent for lack of resources, the task waits: {reason}");
-        self.events.push(EngineEvent::SpawnDeferred {
+        let running = self.attempts.with_agent();
+        self.tasks.opts.concurrency = running.max(1).min(self.tasks.opts.concurrency);
+        let at = now + SPAWN_RETRY_AFTER;
+        self.batch.handle(Input::RetryAt { task: index, at }, now);
+        tracing::warn!(task = %before.task_id, concurrency = self.tasks.opts.concurrency, "cannot start the agent for lack of resources, the task waits: {reason}");
+        self.out.events.push(EngineEvent::SpawnDeferred {
             task_id: before.task_id.clone(),
             reason,
-            concurrency: self.opts.concurrency,
+            concurrency: self.tasks.opts.concurrency,
         });
         Ok(())
     }

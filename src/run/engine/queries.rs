@@ -8,7 +8,9 @@
 
 use std::time::Instant;
 
-use super::{Engine, EngineEvent, LiveAttempt};
+use super::Engine;
+use super::attempts::LiveAttempt;
+use super::event::EngineEvent;
 use crate::core::batch::{Input, QueueCommand};
 use crate::core::task::TaskStatus;
 
@@ -16,7 +18,7 @@ impl Engine {
     /// The events since last asked. Every event leaves the engine here, so this is also where
     /// the `notify` command hears of them (and of the prompts waiting now).
     pub fn drain_events(&mut self) -> Vec<EngineEvent> {
-        let events = std::mem::take(&mut self.events);
+        let events = std::mem::take(&mut self.out.events);
         self.notify_turn(&events);
         events
     }
@@ -24,30 +26,17 @@ impl Engine {
     /// The store itself, for tests that look inside; frontends read through `view()`.
     #[cfg(test)]
     pub(crate) fn store(&self) -> &crate::run::store::TaskStore {
-        &self.store
+        &self.tasks.store
     }
 
     /// Every attempt running or ending. Outside the engine, tests only: frontends read
     /// `view().live_attempts()`.
     pub(crate) fn live(&self) -> impl Iterator<Item = &LiveAttempt> {
-        self.live.values().chain(self.ending.values())
-    }
-
-    /// Attempts that hold a slot: being prepared, waiting for the write that records their
-    /// start, running or ending.
-    pub(super) fn attempts_in_flight(&self) -> usize {
-        self.preparing.len() + self.awaiting.len() + self.live.len() + self.ending.len()
-    }
-
-    /// Whether task `index` has an attempt: starting, running or ending.
-    pub(super) fn has_attempt(&self, index: usize) -> bool {
-        self.live_by_task.contains_key(&index) || self.awaiting.iter().any(|s| s.index == index)
+        self.attempts.live_then_ending()
     }
 
     pub(crate) fn live_for_task(&self, index: usize) -> Option<&LiveAttempt> {
-        self.live_by_task
-            .get(&index)
-            .and_then(|k| self.live.get(k).or_else(|| self.ending.get(k)))
+        self.attempts.with_agent_of_task(index)
     }
 
     pub fn retry_at(&self, index: usize) -> Option<Instant> {
@@ -73,30 +62,29 @@ impl Engine {
     }
 
     pub fn concurrency(&self) -> usize {
-        self.opts.concurrency
+        self.tasks.opts.concurrency
     }
 
     pub fn set_concurrency(&mut self, n: usize) {
-        self.opts.concurrency = n.clamp(1, Self::MAX_CONCURRENCY);
+        self.tasks.opts.concurrency = n.clamp(1, Self::MAX_CONCURRENCY);
     }
 
     /// Nothing runs and nothing in scope is left to start.
     pub fn is_done(&self) -> bool {
         self.gave_up_on_file()
-            || self.live.is_empty()
-                && self.ending.is_empty()
-                && self.awaiting.is_empty()
-                && self.preparing.is_empty()
+            || self.attempts.is_empty()
                 && (self.batch.queue().is_stopping()
                     || !self
+                        .tasks
                         .scope_iter()
-                        .any(|i| self.store.file().tasks()[i].status.is_runnable()))
+                        .any(|i| self.tasks.store.file().tasks()[i].status.is_runnable()))
     }
 
     /// Whether a task of this run waits for the operator's answers to its questions.
     pub fn any_needs_input(&self) -> bool {
-        self.scope_iter()
-            .any(|i| self.store.file().tasks()[i].status == TaskStatus::NeedsInput)
+        self.tasks
+            .scope_iter()
+            .any(|i| self.tasks.store.file().tasks()[i].status == TaskStatus::NeedsInput)
     }
 
     /// Exit status of `herd run`: 0 every task in scope completed, 1 otherwise, 130 stopped.
@@ -105,22 +93,25 @@ impl Engine {
             return 130;
         }
         let all_done = self
+            .tasks
             .scope_iter()
-            .all(|i| self.store.file().tasks()[i].status == TaskStatus::Completed);
+            .all(|i| self.tasks.store.file().tasks()[i].status == TaskStatus::Completed);
         if all_done { 0 } else { 1 }
     }
 
     /// The tasks in scope (enabled, and of `--only` when given).
     pub fn scoped_tasks(&self) -> Vec<usize> {
-        self.scope()
+        self.tasks.scope()
     }
 
     /// The tasks a run's summary reports: the file's, or those `--only` names, disabled ones
     /// included (as `skipped`), so that it counts as `herd status` does.
     pub(super) fn reported_tasks(&self) -> Vec<usize> {
-        let only = &self.opts.only;
-        (0..self.store.file().tasks().len())
-            .filter(|&i| only.is_empty() || only.contains(&self.store.file().tasks()[i].task_id))
+        let only = &self.tasks.opts.only;
+        (0..self.tasks.store.file().tasks().len())
+            .filter(|&i| {
+                only.is_empty() || only.contains(&self.tasks.store.file().tasks()[i].task_id)
+            })
             .collect()
     }
 }

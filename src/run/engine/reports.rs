@@ -5,8 +5,9 @@ use std::time::{Duration, Instant};
 
 use color_eyre::eyre::Result;
 
+use super::Engine;
+use super::event::{EngineEvent, note_label};
 use super::executor::end_input;
-use super::{Engine, EngineEvent, note_label};
 
 use crate::core::attempt::{Effect, Event, InputReason};
 use crate::core::batch::{EndInput, Input};
@@ -21,7 +22,7 @@ impl Engine {
         let now = self.turn(now);
         match report {
             EngineInbox::Output { key, bytes } => {
-                let Some(live) = self.live.get_mut(&key) else {
+                let Some(live) = self.attempts.get_live_mut(key) else {
                     return Ok(());
                 };
                 let at = now.saturating_duration_since(live.started);
@@ -36,7 +37,7 @@ impl Engine {
                 self.drive(end_input(key, EndInput::Exited(status)), now)?;
             }
             EngineInbox::Swept { key, ended } => {
-                if let Some(live) = self.live.get_mut(&key) {
+                if let Some(live) = self.attempts.get_live_mut(key) {
                     for process in &ended {
                         tracing::info!(task = %live.task_id, attempt = live.number, "ended a leftover process: {}", hygiene::describe(process));
                     }
@@ -45,7 +46,7 @@ impl Engine {
                 self.drive(end_input(key, EndInput::Swept), now)?;
             }
             EngineInbox::Gathered { key, gathered } => {
-                if let Some(live) = self.ending.get_mut(&key) {
+                if let Some(live) = self.attempts.get_ending_mut(key) {
                     live.gathered = Some(gathered);
                 }
                 self.drive(end_input(key, EndInput::Gathered), now)?;
@@ -73,7 +74,7 @@ impl Engine {
         reply: &std::sync::mpsc::Sender<String>,
         now: Instant,
     ) -> Result<()> {
-        let Some(live) = self.live.get_mut(&key) else {
+        let Some(live) = self.attempts.get_live_mut(key) else {
             let _ = reply.send(crate::core::hook::NO_DECISION.to_string());
             return Ok(());
         };
@@ -98,7 +99,7 @@ impl Engine {
         now: Instant,
     ) -> Result<()> {
         use crate::core::app_server::AppServerReport;
-        let Some(live) = self.live.get_mut(&key) else {
+        let Some(live) = self.attempts.get_live_mut(key) else {
             return Ok(());
         };
         let at = now.saturating_duration_since(live.started);
@@ -119,13 +120,13 @@ impl Engine {
         effects: Vec<Effect>,
         at: Duration,
     ) -> Result<()> {
-        let Some(live) = self.live.get_mut(&key) else {
+        let Some(live) = self.attempts.get_live_mut(key) else {
             return Ok(());
         };
         for effect in effects {
             match effect {
                 Effect::Write { bytes, reason } => {
-                    if reason == InputReason::Operator && !self.opts.record_input {
+                    if reason == InputReason::Operator && !self.tasks.opts.record_input {
                         live.recorder.operator_typed(at, &bytes)?;
                     } else {
                         live.recorder.input(at, &bytes)?;
@@ -143,7 +144,7 @@ impl Engine {
                 }
                 Effect::Note(note) => {
                     live.recorder.marker(at, &note_label(&note))?;
-                    self.events.push(EngineEvent::Note {
+                    self.out.events.push(EngineEvent::Note {
                         task_id: live.task_id.clone(),
                         note,
                     });
@@ -179,12 +180,12 @@ impl Engine {
         // handed the tick if an earlier one's effects did not move their deadline meanwhile.
         // When one recording's flush is due, every recording flushes what it holds: a fleet's
         // flushes share one wakeup instead of one each at scattered times.
-        let flush_all = self.live.values().any(|live| {
+        let flush_all = self.attempts.live().any(|(_, live)| {
             let at = now.saturating_duration_since(live.started);
             live.recorder.flush_due().is_some_and(|due| due <= at)
         });
         let mut due = Vec::new();
-        for (&key, live) in &mut self.live {
+        for (key, live) in self.attempts.live_mut() {
             let at = now.saturating_duration_since(live.started);
             if flush_all {
                 live.recorder.flush_pending(at)?;
@@ -194,7 +195,7 @@ impl Engine {
             }
         }
         for key in due {
-            let Some(live) = self.live.get_mut(&key) else {
+            let Some(live) = self.attempts.get_live_mut(key) else {
                 continue;
             };
             let at = now.saturating_duration_since(live.started);
@@ -203,8 +204,8 @@ impl Engine {
                 self.apply_effects(key, effects, at)?;
             }
         }
-        if !self.unswept.is_empty() {
-            self.sweep_hosts_back(now);
+        if self.hosts.any_unswept() {
+            self.hosts.sweep_back(self.batch.queue(), now);
         }
         // The drains that are over, then the slots and the write (`core::batch`).
         self.drive(Input::Tick, now)
@@ -220,7 +221,7 @@ impl Engine {
                 log,
                 trouble,
             } => {
-                let Some(live) = self.live.get_mut(&key) else {
+                let Some(live) = self.attempts.get_live_mut(key) else {
                     return Ok(());
                 };
                 live.files = None;
@@ -250,7 +251,7 @@ impl Engine {
     /// valid file counts (it may be half written); `last` (the agent exited) hands over
     /// whatever is there.
     fn take_signal(&mut self, key: u64, text: SignalText, now: Instant, last: bool) -> Result<()> {
-        let Some(live) = self.live.get_mut(&key) else {
+        let Some(live) = self.attempts.get_live_mut(key) else {
             return Ok(());
         };
         let (read, raw) = match text {
@@ -272,7 +273,7 @@ impl Engine {
 
     /// Hands attempt `key` what its agent added to its own log.
     fn take_agent_log(&mut self, key: u64, bytes: &[u8], now: Instant) -> Result<()> {
-        let Some(live) = self.live.get_mut(&key) else {
+        let Some(live) = self.attempts.get_live_mut(key) else {
             return Ok(());
         };
         let at = now.saturating_duration_since(live.started);
@@ -282,7 +283,7 @@ impl Engine {
 
     /// When `on_tick` should run next, seen at `now`.
     pub fn next_wakeup(&self, now: Instant) -> Option<Instant> {
-        let attempts = self.live.values().filter_map(|live| {
+        let attempts = self.attempts.live().filter_map(|(_, live)| {
             let attempt = live.attempt.next_deadline().map(|d| live.started + d);
             let flush = live.recorder.flush_due().map(|d| live.started + d);
             attempt.into_iter().chain(flush).min()
@@ -302,10 +303,7 @@ impl Engine {
 
     /// `send_to_task` within a turn.
     pub(super) fn send(&mut self, index: usize, event: Event<'_>, now: Instant) -> Result<()> {
-        let Some(&key) = self.live_by_task.get(&index) else {
-            return Ok(());
-        };
-        let Some(live) = self.live.get_mut(&key) else {
+        let Some((key, live)) = self.attempts.live_of_task_mut(index) else {
             return Ok(());
         };
         let at = now.saturating_duration_since(live.started);

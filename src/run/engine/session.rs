@@ -5,6 +5,7 @@
 //! agent: its client's `session/load`), or, with no
 //! session to continue, starts afresh with the message in its prompt.
 
+use crate::core::batch::Input;
 use crate::run::clock::Now;
 
 use color_eyre::eyre::Result;
@@ -18,8 +19,8 @@ impl super::Engine {
     /// The session task `index`'s next attempt would continue: its last session id, when its
     /// profile knows how to resume.
     pub(super) fn resumable_session(&self, index: usize) -> Option<String> {
-        let task = self.store.file().tasks().get(index)?;
-        let profile = self.profiles.get(&task.agent)?;
+        let task = self.tasks.store.file().tasks().get(index)?;
+        let profile = self.tasks.profiles.get(&task.agent)?;
         if !profile.can_resume() {
             return None;
         }
@@ -38,7 +39,7 @@ impl super::Engine {
         let Some((task_id, status)) = self.task_label(index) else {
             return refused("no such task");
         };
-        if self.has_attempt(index) {
+        if self.attempts.has_task(index) {
             return refused(format!(
                 "{task_id} is running: its agent gets messages directly (m)"
             ));
@@ -46,7 +47,7 @@ impl super::Engine {
         if text.trim().is_empty() {
             return refused("empty message not sent");
         }
-        if !self.in_scope(index) {
+        if !self.tasks.in_scope(index) {
             return refused(format!(
                 "{task_id} is not part of this run (disabled or not --only)"
             ));
@@ -58,8 +59,9 @@ impl super::Engine {
             return refused(format!("{task_id} is {status}; it cannot take a message"));
         }
         let session = self.resumable_session(index);
-        self.batch.queue_mut().clear_retry(index);
-        let file = self.store.file_mut();
+        self.batch
+            .handle(Input::RetryCleared { task: index }, self.clock.at);
+        let file = self.tasks.store.file_mut();
         file.set_field(index, "resume_message", json!(text));
         file.set_status(index, TaskStatus::Retryable);
         file.remove_field(index, "retry_at");
@@ -69,7 +71,7 @@ impl super::Engine {
             Some(id) => format!("resuming session {id}"),
             None => "no session to resume: a fresh attempt gets the message".to_string(),
         };
-        let when = if self.has_attempt(index) {
+        let when = if self.attempts.has_task(index) {
             "started"
         } else if self.batch.queue().is_paused() {
             "the queue is paused"
@@ -129,8 +131,7 @@ protocol = "acp"
         fn run_until_idle(&mut self) {
             let deadline = std::time::Instant::now() + Duration::from_secs(10);
             self.engine.fill_slots(Now::read()).expect("fill");
-            while self.engine.attempts_in_flight() > 0 || self.first_status() == TaskStatus::Pending
-            {
+            while !self.engine.attempts.is_empty() || self.first_status() == TaskStatus::Pending {
                 assert!(
                     std::time::Instant::now() < deadline,
                     "the agent did not finish"

@@ -8,34 +8,12 @@ use std::time::Instant;
 use color_eyre::eyre::Result;
 
 use super::Engine;
-use super::prepare::{Planned, RemoteGitBefore};
+use super::attempts::{Planned, RemoteGitBefore, Starting};
 use crate::run::clock::Now;
 
 use crate::core::batch::{Candidate, Consider, Input, Slots};
 use crate::core::remote::host_choice::HostChoice;
-use crate::core::task::{TaskSpec, TaskStatus};
-use crate::run::launch::LaunchPlan;
-
-/// A task's next attempt between `begin` and `launch`: its task is `running` in the document,
-/// and its agent launches once generation `generation` is on disk.
-pub(super) struct Starting {
-    pub(super) index: usize,
-    /// The task as it was before this start changed it.
-    pub(super) task: TaskSpec,
-    pub(super) number: u32,
-    pub(super) plan: LaunchPlan,
-    pub(super) profile: crate::core::profile::Profile,
-    pub(super) key: u64,
-    pub(super) account: Option<usize>,
-    /// (rows, cols) its PTY starts at: its slot's size when it was prepared.
-    pub(super) size: (u16, u16),
-    /// The host it runs on, when not here.
-    pub(super) host: Option<crate::core::remote::hosts::Host>,
-    /// `git status` of a remote attempt's folder as it started.
-    pub(super) git_before: RemoteGitBefore,
-    /// The write that records this start.
-    pub(super) generation: u64,
-}
+use crate::core::task::TaskStatus;
 
 impl Engine {
     /// Starts tasks while there is room.
@@ -55,21 +33,21 @@ impl Engine {
         // Only the tasks that may start, not `scope()`: most of a large file is done, and this
         // runs every turn.
         let mut from = 0;
-        while let Some(index) = self.store.file().next_runnable(from) {
+        while let Some(index) = self.tasks.store.file().next_runnable(from) {
             from = index + 1;
             // An attempt being prepared, waiting for its start's write, or being concluded
             // holds its slot.
             let slots = Slots {
-                held: self.attempts_in_flight() + starting.len(),
-                concurrency: self.opts.concurrency,
+                held: self.attempts.len() + starting.len(),
+                concurrency: self.tasks.opts.concurrency,
             };
-            let task = &self.store.file().tasks()[index];
+            let task = &self.tasks.store.file().tasks()[index];
             let candidate = Candidate {
                 index,
                 agent: &task.agent,
-                profile: self.profiles.get(&task.agent),
-                in_scope: self.in_scope(index),
-                has_attempt: self.live_by_task.contains_key(&index),
+                profile: self.tasks.profiles.get(&task.agent),
+                in_scope: self.tasks.in_scope(index),
+                has_attempt: self.attempts.has_task(index),
             };
             match self.batch.queue_mut().consider(&candidate, slots, now) {
                 Consider::Full => break,
@@ -79,15 +57,21 @@ impl Engine {
             let host = match task.host.clone() {
                 None => None,
                 Some(name) => {
-                    let taken: Vec<&str> = (starting.iter().chain(&self.awaiting))
+                    let taken: Vec<&str> = (starting.iter().chain(self.attempts.awaiting()))
                         .filter_map(|s: &Starting| s.host.as_ref().map(|h| h.name.as_str()))
                         .collect();
-                    match self.choose_host(&name, &taken, now) {
-                        HostChoice::Use(chosen) => self.opts.hosts.get(&chosen).cloned(),
+                    match (self.hosts).choose(
+                        &name,
+                        &self.attempts,
+                        &taken,
+                        self.batch.queue(),
+                        now,
+                    ) {
+                        HostChoice::Use(chosen) => self.hosts.set().get(&chosen).cloned(),
                         // Full or out of rotation: the task waits, it has not failed.
                         HostChoice::Wait { .. } => continue,
                         HostChoice::Unknown => {
-                            let problem = self.opts.hosts.unknown_target_message(&name);
+                            let problem = self.hosts.set().unknown_target_message(&name);
                             self.fail_config(index, problem)?;
                             continue;
                         }
@@ -99,7 +83,7 @@ impl Engine {
             };
             if let Some(planned) = self.starts_now(planned) {
                 // Its slot among the agents running once it started: the frontend's size for it.
-                let size = self.launch_size_at(self.attempts_in_flight() + starting.len());
+                let size = self.sizes.at(self.attempts.len() + starting.len());
                 starting.push(self.begin(planned, now, None, size)?);
             }
         }
@@ -115,7 +99,9 @@ impl Engine {
     /// (`core::batch::launch` says when their agents launch).
     pub(super) fn record_starts(&mut self, starts: Vec<Starting>, now: Instant) -> Result<()> {
         let recorded: Vec<(u64, u64)> = starts.iter().map(|s| (s.key, s.generation)).collect();
-        self.awaiting.extend(starts);
+        for starting in starts {
+            self.attempts.await_write(starting);
+        }
         for (key, generation) in recorded {
             self.drive(Input::StartRecorded { key, generation }, now)?;
         }
@@ -147,7 +133,7 @@ impl Engine {
             plan.env.extend(chosen.env.clone());
             plan.env.insert("HERD_ACCOUNT".into(), chosen.name.clone());
         }
-        let file = self.store.file_mut();
+        let file = self.tasks.store.file_mut();
         file.set_status(index, TaskStatus::Running);
         file.set_attempts(index, number);
         file.remove_field(index, "retry_at");
@@ -156,7 +142,7 @@ impl Engine {
         if let Some(host) = &host {
             file.set_field(
                 index,
-                super::hosts::RAN_ON_FIELD,
+                super::host_trouble::RAN_ON_FIELD,
                 serde_json::json!(host.name),
             );
         }

@@ -10,8 +10,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use super::Engine;
 use super::api::PromptInfo;
-use super::{Engine, LiveAttempt};
+use super::attempts::LiveAttempt;
 use crate::core::attempt::Attempt;
 use crate::core::profile::ProfileSet;
 use crate::core::task::TaskSpec;
@@ -174,15 +175,15 @@ impl Engine {
 
 impl BatchView for Engine {
     fn file(&self) -> &TaskFile {
-        self.store.file()
+        self.tasks.store.file()
     }
 
     fn tasks_path(&self) -> &Path {
-        self.store.path()
+        self.tasks.store.path()
     }
 
     fn profiles(&self) -> &ProfileSet {
-        &self.profiles
+        &self.tasks.profiles
     }
 
     fn in_scope(&self, index: usize) -> bool {
@@ -206,7 +207,7 @@ impl BatchView for Engine {
     }
 
     fn last_attempt_duration(&self, index: usize) -> Option<Duration> {
-        Engine::last_attempt_duration(self, index)
+        self.tasks.last_durations.get(&index).copied()
     }
 
     fn resumable_session(&self, index: usize) -> Option<String> {
@@ -254,7 +255,7 @@ impl BatchView for Engine {
     }
 
     fn hosts_out_of_rotation(&self, now: Instant) -> Vec<(String, String, Duration)> {
-        Engine::hosts_out_of_rotation(self, now)
+        super::hosts::out_of_rotation(self.batch.queue(), now)
     }
 
     fn runs_dir(&self) -> &Path {

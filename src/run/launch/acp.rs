@@ -43,6 +43,8 @@ pub fn wrap(
     env.insert("HERD_ACP_PROMPT".into(), prompt.to_string());
     env.insert("HERD_ACP_POLICY".into(), policy.to_string());
     env.insert("HERD_ACP_LOG".into(), log.display().to_string());
+    // The agent as `herd acp login` names it, for the fix an auth failure gives.
+    env.insert("HERD_ACP_PROFILE".into(), profile.name.clone());
     // The session mode the client sets: the task's, else the profile's (the agent's manual one).
     match task.acp_mode.as_ref().or(profile.acp_mode.as_ref()) {
         Some(mode) => env.insert("HERD_ACP_MODE".into(), mode.clone()),

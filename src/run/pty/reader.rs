@@ -32,7 +32,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::PtyEvent;
-use crate::run::jobs::{NotQueued, NotSent, Outbox};
+use crate::run::jobs::{self, NotQueued, NotSent, Outbox};
 use filedescriptor::FileDescriptor;
 use rustix::buffer::spare_capacity;
 use rustix::event::{EventfdFlags, Timespec, epoll, eventfd};
@@ -135,9 +135,7 @@ fn reader() -> io::Result<Arc<Shared>> {
         next_token: Mutex::new(DOORBELL),
     });
     let thread_shared = Arc::clone(&shared);
-    std::thread::Builder::new()
-        .name("pty-read".into())
-        .spawn(move || Reader::new(thread_shared).run())?;
+    jobs::spawn_thread("pty-read", move || Reader::new(thread_shared).run())?;
     *reader = Some(Arc::clone(&shared));
     Ok(shared)
 }

@@ -14,7 +14,8 @@ use crate::core::remote;
 use crate::core::remote::files::{RemoteEnd, RemotePrepare, RemoteRead};
 use crate::core::remote::frames::{EndBack, FollowReader, Prepared, ReadBack};
 use crate::core::remote::hosts::Host;
-use crate::run::remote::{PlainBytes, run_plain_bytes, spawn_script};
+use crate::run::jobs;
+use crate::run::remote::{PlainBytes, drain, run_plain_bytes, spawn_script};
 
 /// Longest a prepare may take (`git worktree add` of a large repository included).
 pub const PREPARE_TIMEOUT: Duration = Duration::from_secs(120);
@@ -111,16 +112,11 @@ impl Follower {
         let every_sec = u32::try_from(every.as_secs().max(1)).unwrap_or(u32::MAX);
         let script = remote::files::follow_script(r, every_sec);
         let mut child = spawn_script(host, &script)?;
-        let stderr = child.stderr.take().map(|mut pipe| {
-            std::thread::spawn(move || {
-                let mut text = Vec::new();
-                let _ = pipe.by_ref().take(64 * 1024).read_to_end(&mut text);
-                String::from_utf8_lossy(&text).into_owned()
-            })
-        });
+        let stderr = child.stderr.take().map(|pipe| drain(pipe.take(64 * 1024)));
         let (send, events) = mpsc::channel();
         if let Some(mut stdout) = child.stdout.take() {
-            std::thread::spawn(move || {
+            let lost = send.clone();
+            let following = jobs::spawn_thread("remote-follow", move || {
                 let mut reader = FollowReader::default();
                 let mut chunk = vec![0u8; 64 * 1024];
                 loop {
@@ -135,9 +131,8 @@ impl Follower {
                         }
                     }
                 }
-                let said = stderr
-                    .and_then(|h| h.join().ok())
-                    .unwrap_or_default()
+                let said = stderr.and_then(jobs::Job::join).unwrap_or_default();
+                let said = String::from_utf8_lossy(&said)
                     .lines()
                     .map(str::trim)
                     .rfind(|l| !l.is_empty())
@@ -145,6 +140,9 @@ impl Follower {
                     .to_string();
                 let _ = send.send(FollowEvent::Gone(said));
             });
+            if let Err(not) = following {
+                let _ = lost.send(FollowEvent::Gone(not.to_string()));
+            }
         }
         Ok(Follower { child, events })
     }

@@ -24,6 +24,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::hygiene::{COOKIE_VAR, EndedProcess};
+use super::jobs::{self, Job};
 use super::launch::LaunchPlan;
 use crate::core::remote;
 use crate::core::remote::hosts::{Host, HostSet, Target, launcher_argv};
@@ -170,10 +171,10 @@ pub fn spawn_script(host: &Host, script: &str) -> std::io::Result<std::process::
     if let Some(mut stdin) = child.stdin.take() {
         let script = script.to_string();
         // A launcher that does not read its stdin must not block us.
-        std::thread::spawn(move || {
+        jobs::spawn_thread("remote-script", move || {
             use std::io::Write;
             let _ = stdin.write_all(script.as_bytes());
-        });
+        })?;
     }
     Ok(child)
 }
@@ -201,9 +202,7 @@ pub fn run_plain_bytes(
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    let join = |h: Option<std::thread::JoinHandle<Vec<u8>>>| {
-        h.and_then(|h| h.join().ok()).unwrap_or_default()
-    };
+    let join = |h: Option<Job<Vec<u8>>>| h.and_then(Job::join).unwrap_or_default();
     Ok(PlainBytes {
         code: status.and_then(|s| s.code()),
         stdout: join(out),
@@ -212,11 +211,17 @@ pub fn run_plain_bytes(
     })
 }
 
-fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
-    std::thread::spawn(move || {
+/// All `pipe` says until it closes, read on a thread of its own; nothing when no thread could
+/// start (the pipe is closed unread, and the warning logged).
+fn drain(mut pipe: impl Read + Send + 'static) -> Job<Vec<u8>> {
+    let reading = jobs::spawn_thread("remote-drain", move || {
         let mut bytes = Vec::new();
         let _ = pipe.read_to_end(&mut bytes);
         bytes
+    });
+    reading.unwrap_or_else(|not| {
+        tracing::warn!("{not}");
+        Job::done(Vec::new())
     })
 }
 

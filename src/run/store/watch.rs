@@ -254,40 +254,38 @@ pub fn watch(target: &Path, changed: impl Fn(bool) + Send + 'static) -> Option<W
         .ok()?;
     let ending = Arc::new(AtomicBool::new(false));
     let theirs = Arc::clone(&ending);
-    std::thread::Builder::new()
-        .name("tasks-file-watch".into())
-        .spawn(move || {
-            let mut buffer = vec![std::mem::MaybeUninit::<u8>::uninit(); 8192];
-            let mut pending: Option<Instant> = None;
-            let mut written = false;
-            while !theirs.load(Ordering::Relaxed) {
-                let wait = if pending.is_some() {
-                    QUIET
-                } else {
-                    LOOK_FOR_END
-                };
-                let mut fds = [PollFd::new(&fd, PollFlags::IN)];
-                let timeout = Timespec {
-                    tv_sec: 0,
-                    tv_nsec: i64::from(wait.subsec_nanos()),
-                };
-                let ready = poll(&mut fds, Some(&timeout)).unwrap_or(0);
-                if ready > 0
-                    && let Some(wrote) = about_target(&fd, &mut buffer, &name)
-                {
-                    pending.get_or_insert_with(Instant::now);
-                    written |= wrote;
-                }
-                if let Some(first) = pending
-                    && (ready == 0 || first.elapsed() >= QUIET_AT_MOST)
-                {
-                    pending = None;
-                    changed(std::mem::take(&mut written));
-                }
+    crate::run::jobs::spawn_thread("tasks-file-watch", move || {
+        let mut buffer = vec![std::mem::MaybeUninit::<u8>::uninit(); 8192];
+        let mut pending: Option<Instant> = None;
+        let mut written = false;
+        while !theirs.load(Ordering::Relaxed) {
+            let wait = if pending.is_some() {
+                QUIET
+            } else {
+                LOOK_FOR_END
+            };
+            let mut fds = [PollFd::new(&fd, PollFlags::IN)];
+            let timeout = Timespec {
+                tv_sec: 0,
+                tv_nsec: i64::from(wait.subsec_nanos()),
+            };
+            let ready = poll(&mut fds, Some(&timeout)).unwrap_or(0);
+            if ready > 0
+                && let Some(wrote) = about_target(&fd, &mut buffer, &name)
+            {
+                pending.get_or_insert_with(Instant::now);
+                written |= wrote;
             }
-        })
-        .inspect_err(|e| tracing::warn!("cannot start the tasks file's watcher: {e}"))
-        .ok()?;
+            if let Some(first) = pending
+                && (ready == 0 || first.elapsed() >= QUIET_AT_MOST)
+            {
+                pending = None;
+                changed(std::mem::take(&mut written));
+            }
+        }
+    })
+    .inspect_err(|not| tracing::warn!("cannot start the tasks file's watcher: {not}"))
+    .ok()?;
     Some(Watcher { ending })
 }
 

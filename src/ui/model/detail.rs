@@ -75,7 +75,7 @@ fn result_lines(
 ) -> Vec<(String, String)> {
     let mut lines = Vec::new();
     let text = |key: &str| result.and_then(|r| r.get(key)).and_then(Value::as_str);
-    if let Some(why) = crate::run::summary::why_of(result, local) {
+    if let Some(why) = crate::core::deciding_event::why_of(result, local) {
         // While the task runs again, the failure belongs to the attempt before.
         let label = if live.is_some() {
             "last failure"

@@ -4,11 +4,11 @@ use std::fmt::Write;
 
 use serde_json::{Value, json};
 
-use super::engine::BatchView;
 use crate::core::clock_words::{self, LocalNow};
 use crate::core::task::{TaskSpec, TaskStatus};
 use crate::core::taskfile::TaskFile;
 use crate::core::{deciding_event, digest};
+use crate::run::engine::BatchView;
 
 /// One task's row, its times in the system's zone.
 pub fn row(task: &TaskSpec) -> Value {
@@ -42,22 +42,6 @@ pub struct AttemptTimes {
     pub started: jiff::Timestamp,
     pub ended: jiff::Timestamp,
     pub took: std::time::Duration,
-}
-
-/// A quota failure's reset as the result recorded it (`quota_resets_at`).
-fn quota_resets_at(result: Option<&Value>) -> Option<jiff::Zoned> {
-    result?.get("quota_resets_at")?.as_str()?.parse().ok()
-}
-
-/// A task's "why" at `local`: what decided its failure (`core::deciding_event::why`).
-pub fn why_of(result: Option<&Value>, local: &LocalNow) -> Option<String> {
-    let text = |key: &str| result.and_then(|r| r.get(key)).and_then(Value::as_str);
-    deciding_event::why(
-        text("failure_evidence"),
-        text("failure_cause"),
-        quota_resets_at(result).as_ref(),
-        local,
-    )
 }
 
 /// One task's row, its times (`started_at`, `ended_at`: ISO with `zone`'s offset) and
@@ -149,7 +133,7 @@ fn cells_of(r: &Value, task: &TaskSpec, local: &LocalNow) -> (Vec<String>, Strin
         (false, word) => format!("{word} (disabled)"),
         (true, word) => word,
     };
-    let why = why_of(task.result.as_ref(), local);
+    let why = deciding_event::why_of(task.result.as_ref(), local);
     let (last, short) = match (why, &r["log_file"]) {
         (Some(why), Value::String(log)) => (format!("{log}: {}", clip(&why, 70)), why),
         (Some(why), _) => (clip(&why, 90), why),
@@ -404,7 +388,7 @@ pub fn digest_facts(file: &TaskFile, local: &LocalNow) -> Vec<digest::TaskFact> 
             status: task.status,
             enabled: task.enabled,
             ended_at: attempt_times(task).map(|t| t.ended),
-            why: why_of(task.result.as_ref(), local),
+            why: deciding_event::why_of(task.result.as_ref(), local),
             retry_at: task.retry_at,
             questions: task
                 .result
@@ -459,7 +443,7 @@ pub fn table(batch: &dyn BatchView, width: Option<usize>) -> String {
         batch.tasks_path(),
         &batch.reported_tasks(),
         width,
-        &super::clock::local_now(),
+        &crate::run::clock::local_now(),
     )
 }
 

@@ -1,0 +1,21 @@
+//! What the engine sends out: the events the frontends drain, and the outbox its workers report
+//! into (`inbox`).
+
+use super::event::EngineEvent;
+use super::inbox::EngineInbox;
+use crate::run::jobs::Outbox;
+
+pub(super) struct Outgoing {
+    /// Where the workers' reports go (`inbox`).
+    pub(super) inbox: Outbox<EngineInbox>,
+    pub(super) events: Vec<EngineEvent>,
+}
+
+impl Outgoing {
+    pub(super) fn new(inbox: Outbox<EngineInbox>) -> Outgoing {
+        Outgoing {
+            inbox,
+            events: Vec::new(),
+        }
+    }
+}
