@@ -171,6 +171,41 @@ fn herd_diff_shows_what_each_agent_changed_as_git_counts_it() {
         ("binary", root.join("binary"), "1 file +0 −0, 1 binary"),
         ("wt", worktree.clone(), "1 file +1 −0"),
     ];
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&tasks_file).unwrap()).unwrap();
+    for (id, folder, summary) in cases.clone() {
+        let recorded = &common::task(&doc, id)["result"]["changes"];
+        assert_eq!(recorded["summary"], summary, "{id}: {recorded}");
+        let mut rows: Vec<_> = recorded["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                let count = |key: &str| match f["binary"].as_bool() {
+                    Some(true) => "-".to_string(),
+                    _ => f[key].to_string(),
+                };
+                (
+                    f["path"].as_str().unwrap().to_string(),
+                    count("added"),
+                    count("removed"),
+                )
+            })
+            .collect();
+        rows.sort();
+        assert_eq!(rows, git_numstat(&folder), "{id}: {recorded}");
+        let facts = root.join(format!("runs/{id}/attempt_1.json"));
+        let facts: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(facts).unwrap()).unwrap();
+        assert_eq!(
+            &facts["task_result"]["changes"], recorded,
+            "{id}: the attempt's facts"
+        );
+    }
+    assert_eq!(
+        common::task(&doc, "outside")["result"]["changes"],
+        serde_json::json!({"repository": false, "summary": "not a repository"})
+    );
     for (id, folder, summary) in cases {
         let stat = herd_diff(&tasks_file, id, &["--stat"]);
         assert_eq!(stat.status.code(), Some(0), "{id}: {}", describe(&stat));
@@ -202,4 +237,92 @@ fn herd_diff_shows_what_each_agent_changed_as_git_counts_it() {
     );
     let unknown = herd_diff(&tasks_file, "nope", &[]);
     assert_eq!(unknown.status.code(), Some(2), "{}", describe(&unknown));
+}
+
+#[test]
+fn on_complete_commits_onto_the_herd_branch_and_a_failing_command_keeps_the_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    repo(&root.join("mine"), &[("a.txt", "one\n")]);
+    // The operator's own uncommitted work is there before the agent starts.
+    std::fs::write(root.join("mine/draft.txt"), "mine\n").unwrap();
+    repo(&root.join("wt"), &[("w.txt", "w\n")]);
+    repo(&root.join("cmd"), &[("c.txt", "c\n")]);
+    let facts_file = root.join("facts.json");
+    let tasks = [
+        shell_task(
+            "mine",
+            "mine",
+            "echo Renamed the thing.; printf 'one\\\\ntwo\\\\n' > a.txt",
+            r#", "on_complete": "commit""#,
+        ),
+        shell_task(
+            "wt",
+            "wt",
+            "printf 'new\\\\n' > n.txt",
+            r#", "worktree": true, "on_complete": "commit""#,
+        ),
+        shell_task(
+            "cmd",
+            "cmd",
+            "echo x >> c.txt",
+            &format!(
+                r#", "on_complete": ["sh", "-c", "cat > {}; echo no token >&2; exit 4"]"#,
+                facts_file.display()
+            ),
+        ),
+    ];
+    let tasks_file = root.join("tasks.json");
+    std::fs::write(
+        &tasks_file,
+        format!(r#"{{"run_id": "c", "tasks": [{}]}}"#, tasks.join(",")),
+    )
+    .unwrap();
+    let mine = root.join("mine");
+    let head = git(&mine, &["rev-parse", "HEAD"]);
+    let out = herd()
+        .args(["run", "--headless", "--tasks"])
+        .arg(&tasks_file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&tasks_file).unwrap()).unwrap();
+    for id in ["mine", "wt", "cmd"] {
+        assert_eq!(common::task(&doc, id)["status"], "completed", "{id}: {doc}");
+    }
+    // The user's checkout: HEAD, index and files as they were; the branch has the agent's work.
+    let result = &common::task(&doc, "mine")["result"];
+    assert_eq!(result["changes"]["summary"], "1 file +1 −0", "{result}");
+    assert_eq!(result["on_complete"]["branch"], "herd/mine", "{result}");
+    assert_eq!(git(&mine, &["rev-parse", "HEAD"]), head);
+    assert_eq!(git(&mine, &["branch", "--show-current"]).trim(), "main");
+    assert_eq!(git(&mine, &["diff", "--cached", "--stat"]), "");
+    assert_eq!(git(&mine, &["show", "herd/mine:a.txt"]), "one\ntwo\n");
+    let message = git(&mine, &["log", "-1", "--format=%B", "herd/mine"]);
+    assert!(message.starts_with("herd: mine\n\n"), "{message}");
+    assert!(message.contains("Renamed the thing."), "{message}");
+    assert_eq!(
+        git(&mine, &["diff", "--numstat", "HEAD", "herd/mine"]),
+        "1\t0\ta.txt\n1\t0\tdraft.txt\n",
+        "the commit holds the folder as it was left"
+    );
+    // The worktree: committed onto its branch, so clean and removed; the branch stays.
+    let wt = root.join("wt");
+    let result = &common::task(&doc, "wt")["result"];
+    assert_eq!(result["on_complete"]["branch"], "herd/wt", "{result}");
+    assert_eq!(result["worktree"]["state"], "removed", "{result}");
+    assert_eq!(git(&wt, &["show", "herd/wt:n.txt"]), "new\n");
+    assert!(
+        !wt.join("n.txt").exists(),
+        "the user's checkout is untouched"
+    );
+    // The failing command: recorded, the verdict kept; it got the facts.
+    let result = &common::task(&doc, "cmd")["result"];
+    assert_eq!(result["on_complete"]["exit_code"], 4, "{result}");
+    assert_eq!(result["on_complete"]["error"], "no token", "{result}");
+    let facts: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&facts_file).unwrap()).unwrap();
+    assert_eq!(facts["task_id"], "cmd");
+    assert_eq!(facts["changes"]["summary"], "1 file +1 −0");
 }

@@ -3,7 +3,7 @@
 //! blocks on the disk and returns plain values (the facts, the JSON to record); recording them
 //! is the caller's.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
@@ -92,15 +92,64 @@ impl AttemptFolder {
     }
 }
 
-/// The facts an `on_complete` command gets on its standard input: the task's id, agent, status,
-/// attempts, folder and result (with its `changes`).
-pub fn facts_of(task: &TaskSpec, folder: &Path) -> Value {
+/// What a completed attempt's `on_complete` needs: the task, and the agent's own summary (its
+/// final result text, else its last lines before the marker) for a commit message.
+#[derive(Debug, Clone)]
+pub struct OnCompleteJob {
+    pub task: TaskSpec,
+    pub result_text: Option<String>,
+    pub output_tail: Vec<String>,
+}
+
+/// The changes work of an attempt's end, for the gathering worker.
+#[derive(Debug, Clone)]
+pub struct ChangesAtEnd {
+    pub folder: AttemptFolder,
+    /// Where the attempt started (`None`: not in a repository, or not taken).
+    pub start: Option<StartPoint>,
+    /// The task completed and has an `on_complete`.
+    pub on_complete: Option<OnCompleteJob>,
+}
+
+/// What the end found: the changes (`None` when they could not be read, said in the log) and
+/// the record of `on_complete`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChangesFound {
+    pub changes: Option<Changes>,
+    pub on_complete: Option<Value>,
+}
+
+impl ChangesAtEnd {
+    /// The changes first (against the snapshot), then `on_complete`, which may commit them.
+    pub fn run(self) -> ChangesFound {
+        let changes = match self.folder.at_end(self.start) {
+            Ok(changes) => Some(changes),
+            Err(error) => {
+                tracing::warn!(folder = %self.folder.folder.display(), "cannot read the attempt's changes: {error}");
+                None
+            }
+        };
+        let on_complete = self.on_complete.and_then(|job| {
+            let facts = facts_of(&job, &self.folder, changes.as_ref());
+            self.folder.on_complete(&job.task, &facts, &job.output_tail)
+        });
+        ChangesFound {
+            changes,
+            on_complete,
+        }
+    }
+}
+
+/// The facts an `on_complete` command gets on its standard input: the task's id and agent, its
+/// status, the attempt, the folder, its changes and the agent's final result text.
+pub fn facts_of(job: &OnCompleteJob, folder: &AttemptFolder, changes: Option<&Changes>) -> Value {
     json!({
-        "task_id": task.task_id,
-        "agent": task.agent,
-        "status": task.status.as_str(),
-        "attempts": task.attempts,
-        "folder": folder.display().to_string(),
-        "result": task.result.clone().unwrap_or(Value::Null),
+        "task_id": job.task.task_id,
+        "agent": job.task.agent,
+        "status": "completed",
+        "attempt": folder.attempt,
+        "folder": folder.folder.display().to_string(),
+        "changes": changes.map(Changes::to_json),
+        "result": {"result_text": job.result_text},
     })
 }

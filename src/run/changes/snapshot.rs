@@ -8,6 +8,7 @@ use git2::{Index, IndexAddOption, Repository, StatusOptions};
 
 use super::{ChangesError, OwnPaths, branch_of, open};
 use crate::core::changes::StartPoint;
+use crate::run::safe_fs;
 
 /// Records where `folder` stands into `index_file`; `None` when the folder is in no repository
 /// (then nothing is written). `own` are herd's own files, left out.
@@ -61,6 +62,9 @@ pub(super) fn write_working_tree(
         path: index_file.to_path_buf(),
         cause,
     };
+    if let Some(dir) = index_file.parent() {
+        safe_fs::create_real_dir(dir).map_err(|e| unusable(e.to_string()))?;
+    }
     if index_file.exists() {
         std::fs::remove_file(index_file).map_err(|e| unusable(e.to_string()))?;
     }
@@ -75,5 +79,7 @@ pub(super) fn write_working_tree(
     index.add_all(["*"], IndexAddOption::DEFAULT, Some(&mut skip_own))?;
     index.update_all(["*"], Some(&mut skip_own))?;
     index.write()?;
+    // The index names every file of the folder: it is the owner's alone, like all of `runs/`.
+    safe_fs::make_private(index_file).map_err(|e| unusable(e.to_string()))?;
     Ok(())
 }

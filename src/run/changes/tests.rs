@@ -324,7 +324,16 @@ fn an_attempt_records_its_changes_and_carries_out_on_complete() {
         record,
         serde_json::json!({"action": "command", "exit_code": 1, "error": "broken"})
     );
-    let facts = attempt::facts_of(&task, p);
-    assert_eq!(facts["task_id"], "t");
-    assert_eq!(facts["status"], "pending");
+    let end = attempt::ChangesAtEnd {
+        folder: attempt.clone(),
+        start: None,
+        on_complete: Some(attempt::OnCompleteJob {
+            task: task.clone(),
+            result_text: Some("Trimmed.".into()),
+            output_tail: vec![],
+        }),
+    };
+    let found = end.run();
+    assert_eq!(found.changes.unwrap().summary(), "1 file +0 −2");
+    assert_eq!(found.on_complete.unwrap()["exit_code"], 1);
 }

@@ -15,15 +15,18 @@ use super::attempts::LiveAttempt;
 use super::event::{EngineEvent, note_label};
 use super::gather::{self, FailureJob, GatherJob};
 use super::gathered::Gathered;
+use super::snapshots;
 
 use crate::core::attempt::{Attempt, Event, Note};
 use crate::core::batch::EndInput;
+use crate::core::changes::lines_before_marker;
 use crate::core::classify::{ExitStatus, Verdict};
 use crate::core::deciding_event::EndingScene;
 use crate::core::failure_context::headline_says_more;
 use crate::core::outcome::{AttemptEnd, Decision, RetryRules, decide};
 use crate::core::profile::Profile;
 use crate::core::task::{FailureType, TaskSpec, TaskStatus};
+use crate::run::changes::attempt::{ChangesFound, OnCompleteJob};
 use crate::run::failure_report::FailureReport;
 use crate::run::hygiene::EndedProcess;
 use crate::run::launch::LaunchPlan;
@@ -59,6 +62,8 @@ pub(super) struct Ended<'a> {
     pub(super) host: Option<String>,
     /// A completed task's worktree after its removal was tried (on the worker).
     pub(super) worktree: Option<Result<worktree::Cleanup, worktree::WorktreeError>>,
+    /// What the attempt changed in its folder, and its `on_complete`'s record (`run::changes`).
+    pub(super) changes: ChangesFound,
 }
 
 impl Engine {
@@ -128,7 +133,22 @@ impl Engine {
         // Only a completed task's worktree is removed; `conclude` says so again.
         let finish_worktree = (task.worktree && verdict.is_success() && !live.stopped_by_operator)
             .then(|| live.plan.cwd.clone());
+        let completed = verdict.is_success() && !live.stopped_by_operator;
+        let on_complete = (completed && task.on_complete.is_some() && live.host().is_none())
+            .then(|| on_complete_job(&mut live, task));
+        let runs_dir = &self.tasks.opts.runs_dir;
+        let folder = snapshots::attempt_folder(
+            live.plan.cwd.clone(),
+            runs_dir.join(&live.task_id),
+            live.number,
+            vec![self.tasks.store.path().to_path_buf(), runs_dir.clone()],
+        );
+        let changes = live
+            .host()
+            .is_none()
+            .then(|| self.snapshots.end(key, folder, on_complete));
         let job = GatherJob {
+            changes,
             failure,
             transcript: self.transcript_job(&live),
             finish_worktree,
@@ -217,6 +237,7 @@ impl Engine {
             ended_processes: std::mem::take(&mut live.swept),
             host: live.host().map(str::to_string),
             worktree: gathered.worktree,
+            changes: gathered.changes,
         };
         self.conclude(ended, &mut live.recorder, now)
     }
@@ -241,7 +262,9 @@ impl Engine {
             .and_then(|i| profile.as_ref().and_then(|p| p.accounts.get(i)))
             .map(|a| a.name.clone());
         let result = self.attempt_result(&mut ended, &task, status, account_name.clone());
-        let result = serde_json::to_value(&result).wrap_err("cannot build the task's result")?;
+        let mut result =
+            serde_json::to_value(&result).wrap_err("cannot build the task's result")?;
+        add_changes(&mut result, std::mem::take(&mut ended.changes));
         let facts = EndFacts {
             agent: &task.agent,
             status,
@@ -468,6 +491,36 @@ fn failure_tail(attempt: &mut Attempt) -> Vec<String> {
             _ => tail,
         },
         _ => tail,
+    }
+}
+
+/// `result.changes` and `result.on_complete`, when the gathering worker found them.
+fn add_changes(result: &mut serde_json::Value, found: ChangesFound) {
+    let Some(fields) = result.as_object_mut() else {
+        return;
+    };
+    if let Some(changes) = found.changes {
+        fields.insert("changes".into(), changes.to_json());
+    }
+    if let Some(record) = found.on_complete {
+        fields.insert("on_complete".into(), record);
+    }
+}
+
+/// How many of the last screen's rows (history included) a commit message may come from.
+const SUMMARY_ROWS: usize = 200;
+
+/// What a completed attempt's `on_complete` needs from it: its final result text, and the
+/// lines it showed before the marker.
+fn on_complete_job(live: &mut LiveAttempt, task: &TaskSpec) -> OnCompleteJob {
+    let rows = live.attempt.screen_mut().rows_with_history(SUMMARY_ROWS);
+    OnCompleteJob {
+        task: task.clone(),
+        result_text: live
+            .attempt
+            .stream_facts()
+            .and_then(|facts| facts.result_text.clone()),
+        output_tail: lines_before_marker(&rows.join("\n"), &live.plan.marker),
     }
 }
 

@@ -362,8 +362,10 @@ impl Engine {
             started_at,
             mut recorder,
             remote,
+            key,
             ..
         } = launching;
+        self.snapshots.forget(key);
         let verdict = Verdict::failed(FailureType::Process, format!("{error:#}"));
         let outcome = AttemptOutcome {
             attempt: number,
@@ -394,6 +396,7 @@ impl Engine {
             ended_processes: Vec::new(),
             host: remote.map(|r| r.host.name),
             worktree: None,
+            changes: Default::default(),
         };
         self.conclude(ended, &mut recorder, now)
     }

@@ -82,6 +82,7 @@ mod queries;
 mod reports;
 pub mod session;
 mod sizes;
+mod snapshots;
 mod start;
 mod tasks;
 mod view;
@@ -116,6 +117,8 @@ pub struct Engine {
     clock: Now,
     /// What the `notify` command was told, and its worker.
     notify: notify::Notify,
+    /// Where each local attempt's folder stood as it started, for its changes (`snapshots`).
+    snapshots: snapshots::Snapshots,
 }
 
 impl Engine {
@@ -146,6 +149,7 @@ impl Engine {
             commits,
             clock: now,
             notify: notify::Notify::default(),
+            snapshots: snapshots::Snapshots::default(),
         };
         engine.end_survivors()?;
         engine.recover_from_runs();

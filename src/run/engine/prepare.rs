@@ -14,6 +14,7 @@ use super::Engine;
 use super::attempts::Planned;
 use super::event::EngineEvent;
 use super::inbox::EngineInbox;
+use super::snapshots;
 use crate::core::batch::Input;
 use crate::core::folder_trust::FolderTrust;
 use crate::core::remote::files::{self as remote_files, RemotePrepare};
@@ -217,6 +218,7 @@ impl Engine {
             let clear = attempt_file_names(&planned.plan);
             (host, cwd, run_dir, clear, remote_stamp(planned.number))
         });
+        let snapshot = snapshot_place(planned, &self.tasks.opts.runs_dir, self.tasks.store.path());
         move || match remote {
             Some((host, cwd, run_dir, clear, stamp)) => {
                 Preparation::Remote(crate::run::remote::files::prepare(
@@ -246,11 +248,23 @@ impl Engine {
                     Some(Ok(path)) => path.clone(),
                     _ => cwd,
                 };
+                let snapshot = snapshot.map(|mut place| {
+                    place.folder = folder.clone();
+                    let start = place.at_start().unwrap_or_else(|error| {
+                        tracing::warn!(folder = %folder.display(), "cannot take the attempt's snapshot: {error}");
+                        None
+                    });
+                    (place, start)
+                });
                 let trusted = trust.map(|(cli, env)| {
                     let trust = FolderTrust { cli, folder };
                     crate::run::folder_trust::trust_folder(&env, &trust).map(|_| trust)
                 });
-                Preparation::Local { worktree, trusted }
+                Preparation::Local {
+                    worktree,
+                    trusted,
+                    snapshot,
+                }
             }
         }
     }
@@ -278,7 +292,14 @@ impl Engine {
         let index = planned.index;
         let mut git_before = None;
         match preparation {
-            Preparation::Local { worktree, trusted } => {
+            Preparation::Local {
+                worktree,
+                trusted,
+                snapshot,
+            } => {
+                if let Some((place, start)) = snapshot {
+                    self.snapshots.started(key, place, start);
+                }
                 match worktree {
                     Some(Ok(path)) => set_worktree(&mut planned.plan, path),
                     Some(Err(problem)) => return self.fail_config(index, problem.to_string()),
@@ -333,4 +354,21 @@ fn set_worktree(plan: &mut LaunchPlan, path: PathBuf) {
     plan.env
         .insert("HERD_WORKTREE".into(), path.display().to_string());
     plan.cwd = path;
+}
+
+/// Where a local attempt's changes are read (its folder is set on the worker, once its worktree
+/// is made), with herd's own files (the tasks file, `runs/`) left out; `None` on a host.
+fn snapshot_place(
+    planned: &Planned,
+    runs_dir: &Path,
+    tasks_file: &Path,
+) -> Option<crate::run::changes::attempt::AttemptFolder> {
+    planned.host.is_none().then(|| {
+        snapshots::attempt_folder(
+            planned.plan.cwd.clone(),
+            runs_dir.join(&planned.task.task_id),
+            planned.number,
+            vec![tasks_file.to_path_buf(), runs_dir.to_path_buf()],
+        )
+    })
 }
