@@ -235,6 +235,34 @@ fn herd_diff_shows_what_each_agent_changed_as_git_counts_it() {
         "w\n",
         "the worktree task's own checkout is untouched"
     );
+    // herd status: the table and --json (which the MCP tools and the control socket share).
+    let status = herd()
+        .args(["status", "--json", "--tasks"])
+        .arg(&tasks_file)
+        .output()
+        .unwrap();
+    let rows: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    let edit_row = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["task_id"] == "edit")
+        .unwrap();
+    assert_eq!(
+        edit_row["changes"]["summary"], "2 files +3 −2",
+        "{edit_row}"
+    );
+    let table = herd()
+        .args(["status", "--tasks"])
+        .arg(&tasks_file)
+        .output()
+        .unwrap();
+    let table = String::from_utf8(table.stdout).unwrap();
+    assert!(table.contains("2 files +3 −2"), "{table}");
+    assert!(
+        table.contains("edit: 2 files +3 −2, took"),
+        "the digest: {table}"
+    );
     let unknown = herd_diff(&tasks_file, "nope", &[]);
     assert_eq!(unknown.status.code(), Some(2), "{}", describe(&unknown));
 }
