@@ -5,17 +5,15 @@
 //! repository, never writes either (`run::changes`).
 
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use color_eyre::eyre::Result;
-use serde_json::Value;
 
 use super::args::DiffArgs;
 use super::inputs::{EXIT_INVALID, default_runs_dir, print_problems, store_problems};
-use crate::core::changes::{Changes, DiffLine, StartPoint, classify_diff};
-use crate::run::changes::diff::{Since, changes};
-use crate::run::changes::{folder_of, snapshot_file};
+use crate::core::changes::{Changes, DiffLine, classify_diff};
+use crate::run::changes::task::task_changes;
 use crate::run::store::TaskStore;
 
 pub(super) fn diff(args: &DiffArgs) -> Result<i32> {
@@ -39,22 +37,13 @@ pub(super) fn diff(args: &DiffArgs) -> Result<i32> {
         );
         return Ok(EXIT_INVALID);
     };
-    let base_dir = base_dir_of(&args.tasks);
     let runs_dir = args
         .runs_dir
         .clone()
         .unwrap_or_else(|| default_runs_dir(&args.tasks));
-    let attempt = args.attempt.unwrap_or(task.attempts.max(1));
-    let task_runs = runs_dir.join(&task.task_id);
-    let folder = folder_of(task, &base_dir);
-    let own = vec![args.tasks.clone(), runs_dir.clone()];
-    let since = Since {
-        index_file: &snapshot_file(&task_runs, attempt),
-        start: recorded_start(&task_runs, attempt),
-        own: &own,
-    };
-    let found = match changes(&folder, &since, !args.stat) {
-        Ok(found) => found,
+    let read = task_changes(task, &args.tasks, &runs_dir, args.attempt, !args.stat);
+    let (folder, attempt, found) = match read {
+        Ok(read) => read,
         Err(error) => {
             eprintln!("herd: {error}");
             return Ok(EXIT_INVALID);
@@ -63,24 +52,6 @@ pub(super) fn diff(args: &DiffArgs) -> Result<i32> {
     let heading = heading(&task.task_id, attempt, &folder, &found.changes);
     show(&report(&heading, &found.changes, &found.text))?;
     Ok(0)
-}
-
-fn base_dir_of(tasks: &Path) -> PathBuf {
-    tasks
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .to_path_buf()
-}
-
-/// Where attempt `attempt` started, as its facts file recorded it.
-fn recorded_start(task_runs: &Path, attempt: u32) -> Option<StartPoint> {
-    let text = std::fs::read_to_string(task_runs.join(format!("attempt_{attempt}.json"))).ok()?;
-    let facts: Value = serde_json::from_str(&text).ok()?;
-    match Changes::from_json(facts.get("changes")?)? {
-        Changes::InRepository(repo) => Some(repo.start),
-        Changes::NotARepository => None,
-    }
 }
 
 /// `fix-042 · attempt 2 · /src/app (main) · 3 files +120 −14`

@@ -14,7 +14,11 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 
+use std::path::Path;
+
 use crate::core::changes::{Changes, DiffLine, FileChange, classify_diff_line};
+use crate::core::task::TaskSpec;
+use crate::run::changes::task::task_changes;
 
 /// Below this width the file list gives way to the diff; the current file is named in the
 /// title instead.
@@ -60,7 +64,7 @@ impl DiffMove {
             KeyCode::Char('p') | KeyCode::Char('[') | KeyCode::BackTab => DiffMove::PreviousFile,
             KeyCode::Home | KeyCode::Char('g') => DiffMove::Top,
             KeyCode::End | KeyCode::Char('G') => DiffMove::Bottom,
-            KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('d') => DiffMove::Close,
+            KeyCode::Esc | KeyCode::Char('q' | 'd' | 'D') => DiffMove::Close,
             _ => return None,
         })
     }
@@ -167,6 +171,19 @@ impl DiffView {
             .map(|m| self.line(m))
             .find(|line| line.starts_with("@@") || line.starts_with("diff --git "))
             .is_some_and(|line| line.starts_with("@@"))
+    }
+}
+
+/// Reads what `task` changed since its latest attempt started, into a view (on a worker: it
+/// reads the repository). A failure to read is shown in the view's place of the diff.
+pub fn read(task: &TaskSpec, tasks_file: &Path, runs_dir: &Path) -> DiffView {
+    match task_changes(task, tasks_file, runs_dir, None, true) {
+        Ok((_, _, found)) => DiffView::new(&task.task_id, &found.changes, found.text),
+        Err(error) => {
+            let mut view = DiffView::new(&task.task_id, &Changes::NotARepository, String::new());
+            view.summary = format!("cannot read its changes: {error}");
+            view
+        }
     }
 }
 

@@ -20,6 +20,7 @@ pub mod command;
 pub mod commit;
 pub mod diff;
 pub mod snapshot;
+pub mod task;
 
 use std::path::{Path, PathBuf};
 

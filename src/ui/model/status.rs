@@ -132,6 +132,13 @@ fn hints(batch: &dyn BatchView, state: &UiState) -> Vec<(String, String)> {
                 pair("Esc", "clear"),
             ];
         }
+        Mode::Diff { .. } => {
+            return vec![
+                pair("j/k", "scroll"),
+                pair("n/p", "file"),
+                pair("q", "close"),
+            ];
+        }
         Mode::Attempts { .. } => {
             return vec![
                 pair("↑↓", "choose"),
