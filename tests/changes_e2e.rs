@@ -8,7 +8,9 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::time::Duration;
 
+use common::dashboard::{Dashboard, Launch};
 use common::{describe, herd};
 
 fn git(dir: &Path, args: &[&str]) -> String {
@@ -353,4 +355,86 @@ fn on_complete_commits_onto_the_herd_branch_and_a_failing_command_keeps_the_verd
         serde_json::from_str(&std::fs::read_to_string(&facts_file).unwrap()).unwrap();
     assert_eq!(facts["task_id"], "cmd");
     assert_eq!(facts["changes"]["summary"], "1 file +1 −0");
+}
+
+/// The screen as plain lines, for the test's output (the closing note's captures).
+fn capture(ui: &Dashboard, title: &str) -> String {
+    let text = ui.text();
+    println!("--- {title} ---\n{text}\n---");
+    text
+}
+
+#[test]
+fn the_diff_view_in_the_dashboard_shows_the_files_and_the_diff_at_160x45_and_80x24() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    repo(
+        &root.join("proj"),
+        &[("a.txt", "one\ntwo\nthree\n"), ("gone.txt", "x\n")],
+    );
+    let task = shell_task(
+        "edit",
+        "proj",
+        "printf 'one\\\\n2\\\\nthree\\\\nfour\\\\n' > a.txt; rm gone.txt; printf 'new\\\\n' > new.txt",
+        "",
+    );
+    let tasks_file = root.join("tasks.json");
+    std::fs::write(
+        &tasks_file,
+        format!(r#"{{"run_id": "c", "tasks": [{task}]}}"#),
+    )
+    .unwrap();
+    let mut ui = Dashboard::start(&tasks_file, Launch::size(45, 160));
+    ui.wait_until("the task to complete", Duration::from_secs(30), |s| {
+        let text = s.contents();
+        text.contains("✔ edit") && text.contains("DONE")
+    });
+    ui.press("D");
+    ui.wait_until("the diff view", Duration::from_secs(10), |s| {
+        let text = s.contents();
+        text.contains("edit · 3 files +3 −2") && text.contains("+four") && text.contains("q close")
+    });
+    let wide = capture(&ui, "the diff view at 160x45");
+    // The file list beside the diff, as git counts them.
+    let numstat = git_numstat(&root.join("proj"));
+    for (path, added, removed) in &numstat {
+        let row = format!("+{added} −{removed} {path}");
+        assert!(
+            wide.lines().any(|l| l
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .contains(&row)),
+            "{row} in the list:\n{wide}"
+        );
+    }
+    assert!(wide.contains("diff --git a/a.txt b/a.txt"), "{wide}");
+    assert!(wide.contains("+four"), "{wide}");
+    ui.press("n");
+    ui.wait_until("the next file", Duration::from_secs(5), |s| {
+        s.contents().contains("edit · 3 files +3 −2 · 2/3 gone.txt")
+    });
+    ui.press("q");
+    ui.wait_until("the dashboard again", Duration::from_secs(5), |s| {
+        !s.contents().contains("j/k scroll")
+    });
+    ui.resize(24, 80);
+    ui.press("D");
+    ui.wait_until("the narrow diff view", Duration::from_secs(10), |s| {
+        let text = s.contents();
+        text.contains("1/3 a.txt") && text.contains("-two") && text.contains("q close")
+    });
+    let narrow = capture(&ui, "the diff view at 80x24");
+    assert!(narrow.contains("-two"), "{narrow}");
+    ui.press("q");
+    ui.wait_until("the dashboard again", Duration::from_secs(5), |s| {
+        !s.contents().contains("1/3 a.txt")
+    });
+    ui.press("q");
+    assert_eq!(
+        ui.wait_for_exit(Duration::from_secs(10)),
+        0,
+        "{}",
+        ui.text()
+    );
 }

@@ -20,8 +20,7 @@ use crate::core::changes::{Changes, DiffLine, FileChange, classify_diff_line};
 use crate::core::task::TaskSpec;
 use crate::run::changes::task::task_changes;
 
-/// Below this width the file list gives way to the diff; the current file is named in the
-/// title instead.
+/// Below this width the file list gives way to the diff; the title names the current file.
 const SIDE_LIST_MIN_WIDTH: u16 = 100;
 const SIDE_LIST_WIDTH: u16 = 34;
 
@@ -38,6 +37,9 @@ pub struct DiffView {
     file_starts: Vec<usize>,
     /// The first line shown.
     top: usize,
+    /// The file jumped to last (`n`/`p`), while the view has not scrolled since: a short diff
+    /// does not scroll, and the file still has to be the current one.
+    jumped_to: Option<usize>,
 }
 
 /// What a key asks of the diff view.
@@ -89,6 +91,7 @@ impl DiffView {
             line_starts,
             file_starts: Vec::new(),
             top: 0,
+            jumped_to: None,
         };
         view.file_starts = (0..view.line_starts.len())
             .filter(|&n| view.line(n).starts_with("diff --git "))
@@ -113,11 +116,13 @@ impl DiffView {
         self.top
     }
 
-    /// The file the first line shown belongs to.
+    /// The file jumped to last, else the one the first line shown belongs to.
     pub fn current_file(&self) -> Option<usize> {
-        self.file_starts
-            .iter()
-            .rposition(|&start| start <= self.top)
+        self.jumped_to.or_else(|| {
+            self.file_starts
+                .iter()
+                .rposition(|&start| start <= self.top)
+        })
     }
 
     /// Carries out `movement` for a diff area `height` lines high; `false` when it closes the view.
@@ -125,23 +130,22 @@ impl DiffView {
         let last = self.line_count().saturating_sub(height.max(1));
         let page = height.saturating_sub(1).max(1) as isize;
         let by = |top: usize, lines: isize| top.saturating_add_signed(lines).min(last);
-        self.top = match movement {
-            DiffMove::Lines(n) => by(self.top, n),
-            DiffMove::Pages(n) => by(self.top, n * page),
-            DiffMove::Top => 0,
-            DiffMove::Bottom => last,
-            DiffMove::NextFile => self
-                .file_starts
-                .iter()
-                .find(|&&start| start > self.top)
-                .map_or(self.top, |&start| start.min(last)),
-            DiffMove::PreviousFile => self
-                .file_starts
-                .iter()
-                .rev()
-                .find(|&&start| start < self.top)
-                .copied()
-                .unwrap_or(0),
+        let jump = |file: usize| (self.file_starts[file].min(last), Some(file));
+        let current = self.current_file();
+        let files = self.file_starts.len();
+        (self.top, self.jumped_to) = match movement {
+            DiffMove::Lines(n) => (by(self.top, n), None),
+            DiffMove::Pages(n) => (by(self.top, n * page), None),
+            DiffMove::Top => (0, None),
+            DiffMove::Bottom => (last, None),
+            DiffMove::NextFile => match current.map_or(0, |f| f + 1) {
+                next if next < files => jump(next),
+                _ => (self.top, self.jumped_to),
+            },
+            DiffMove::PreviousFile => match current {
+                Some(file) if file > 0 => jump(file - 1),
+                _ => (0, self.jumped_to.map(|_| 0)),
+            },
             DiffMove::Close => return false,
         };
         true
@@ -190,7 +194,7 @@ pub fn read(task: &TaskSpec, tasks_file: &Path, runs_dir: &Path) -> DiffView {
 /// Draws `view` into `area` of `buf`: a bordered box titled with the task and its summary, the
 /// file list at its left when it is wide enough, the diff beside it.
 pub fn draw(view: &DiffView, area: Rect, buf: &mut Buffer) {
-    let title = title(view, area.width >= SIDE_LIST_MIN_WIDTH);
+    let title = title(view);
     let block = Block::default()
         .borders(Borders::ALL)
         .title(Span::styled(
@@ -217,10 +221,9 @@ pub fn draw(view: &DiffView, area: Rect, buf: &mut Buffer) {
     draw_diff(view, diff_area, buf);
 }
 
-fn title(view: &DiffView, with_list: bool) -> String {
+fn title(view: &DiffView) -> String {
     let file = view
         .current_file()
-        .filter(|_| !with_list)
         .and_then(|i| view.files.get(i).map(|f| (i, f)))
         .map(|(i, f)| format!(" · {}/{} {}", i + 1, view.files.len(), f.path))
         .unwrap_or_default();
