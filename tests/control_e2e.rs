@@ -421,7 +421,7 @@ fn ctl_without_a_running_herd_says_how_to_start_one() {
 fn ctl_help_lists_every_method() {
     let out = herd().args(["ctl", "--help"]).output().unwrap();
     let help = String::from_utf8_lossy(&out.stdout);
-    for (method, _, _) in herd::run::control::protocol::METHODS {
+    for (method, _, _) in herd::serve::control::protocol::METHODS {
         assert!(help.contains(method), "{method} in {help}");
     }
     assert!(help.contains("watch"), "{help}");

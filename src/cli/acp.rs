@@ -4,12 +4,13 @@
 use color_eyre::eyre::Result;
 
 use super::args::{AcpArgs, AcpCommand, AcpInstallArgs, AcpLoginArgs};
-use super::inputs::{EXIT_INVALID, load_profiles, print_problems};
+use super::inputs::{EXIT_INVALID, print_problems};
 use crate::core::acp::install::InstallPlan;
 use crate::core::acp::registry::{Registry, platform, profile_name};
 use crate::core::profile::Protocol;
 use crate::run::acp::install::{data_folder, install};
 use crate::run::acp::login::{LoginAgent, login};
+use crate::run::inputs::load_profiles;
 
 pub(super) fn acp(args: &AcpArgs) -> Result<i32> {
     match &args.command {

@@ -20,11 +20,11 @@ herd validate --tasks tasks.json and herd run --tasks tasks.json.\nEvery command
 )]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub command: HerdCommand,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub enum HerdCommand {
     /// Write a starter tasks file for the agent CLIs found on PATH: two example tasks and an
     /// unattended preset in "defaults" (refuses to overwrite a file without --force)
     Init(InitArgs),
@@ -458,7 +458,7 @@ pub struct CtlArgs {
 /// `herd ctl --help`'s list of methods.
 fn ctl_help() -> String {
     let mut text = String::from("Methods (params -> result):\n");
-    for (name, params, result) in crate::run::control::protocol::METHODS {
+    for (name, params, result) in crate::serve::control::protocol::METHODS {
         text.push_str(&format!("  {name:<18} {params} -> {result}\n"));
     }
     text.push_str(

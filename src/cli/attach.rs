@@ -1,6 +1,6 @@
 //! `herd attach`: finds the background herd of a tasks file (its rendezvous), or without
 //! `--tasks` the only background herd of this user, and attaches this terminal to it
-//! (`run::background::client`); says how it ended.
+//! (`serve::background::client`); says how it ended.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -9,9 +9,9 @@ use color_eyre::eyre::Result;
 
 use super::args::AttachArgs;
 use super::status::{how_it_ended, runs_dir_of, since_you_left};
-use crate::run::background::client::{self, Ending};
 use crate::run::last_run::RunEnd;
 use crate::run::rendezvous::{Registration, Rendezvous, RunMode};
+use crate::serve::background::client::{self, Ending};
 
 pub(super) fn attach(args: &AttachArgs) -> Result<i32> {
     let mut tasks_file = args.tasks.clone();

@@ -1,7 +1,7 @@
 //! `herd run --detach`: starts the session holder (`herd hold`, a new session with no terminal,
 //! its output in runs/background.log) with the same arguments less `--detach`, waits until the
 //! dashboard it runs is up (or has ended: then says what it printed), and tells how to attach,
-//! watch and stop it. `herd hold` itself is `run::background::holder`.
+//! watch and stop it. `herd hold` itself is `serve::background::holder`.
 
 use std::ffi::OsString;
 use std::fs::{self, OpenOptions};
@@ -14,12 +14,13 @@ use std::time::{Duration, Instant};
 use color_eyre::eyre::{Result, WrapErr};
 
 use super::args::{HoldArgs, RunArgs};
-use super::inputs::{EXIT_CANNOT_GO_ON, EXIT_INVALID, default_runs_dir};
-use crate::run::background::holder;
-use crate::run::background::start::Starting;
+use super::inputs::{EXIT_CANNOT_GO_ON, EXIT_INVALID};
 use crate::run::console::{Console, note};
+use crate::run::inputs::default_runs_dir;
 use crate::run::ipc;
 use crate::run::rendezvous::{Registration, Rendezvous, RunMode};
+use crate::serve::background::holder;
+use crate::serve::background::start::Starting;
 
 /// How long the dashboard may take to come up before `--detach` gives up waiting.
 const START_WAIT: Duration = Duration::from_secs(60);

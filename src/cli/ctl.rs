@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::args::{CtlArgs, StopArgs};
 use super::inputs::{EXIT_CANNOT_GO_ON, EXIT_INVALID};
-use crate::run::control::client::{Client, ClientError};
+use crate::serve::control::client::{Client, ClientError};
 
 /// The herd answered with an error.
 const EXIT_ERROR_ANSWER: i32 = 1;

@@ -11,9 +11,10 @@ use std::process::{Command, Stdio};
 use color_eyre::eyre::Result;
 
 use super::args::DiffArgs;
-use super::inputs::{EXIT_INVALID, default_runs_dir, print_problems, store_problems};
+use super::inputs::{EXIT_INVALID, print_problems};
 use crate::core::changes::{Changes, DiffLine, classify_diff};
 use crate::run::changes::task::task_changes;
+use crate::run::inputs::{default_runs_dir, store_problems};
 use crate::run::store::TaskStore;
 
 pub(super) fn diff(args: &DiffArgs) -> Result<i32> {

@@ -2,15 +2,16 @@
 //! (`--hosts FILE`, or the `[hosts]` table of the profiles file), what `validate` says about a
 //! task's `host`, and the probe table.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use color_eyre::eyre::Result;
 
-use super::inputs::{EXIT_INVALID, load_profiles, print_problems};
+use super::inputs::{EXIT_INVALID, print_problems};
 use crate::core::profile::ProfileSet;
 use crate::core::remote::hosts::{Host, HostSet, Launcher};
 use crate::core::remote::script::ProbeFacts;
+use crate::run::inputs::load_profiles;
 use crate::run::jobs::{self, Job};
 use crate::run::remote;
 
@@ -38,32 +39,6 @@ pub struct HostsCheckArgs {
     /// Check only these hosts (repeatable)
     #[arg(long = "only", value_name = "HOST")]
     pub only: Vec<String>,
-}
-
-/// The hosts of a run: `--hosts FILE` when given, else the profiles file's `[hosts]` table,
-/// else none. Problems come as `FILE:LINE:COL: message`.
-pub fn load_hosts(
-    hosts: Option<&Path>,
-    profiles: Option<&Path>,
-) -> std::result::Result<HostSet, Vec<String>> {
-    let Some(path) = hosts.or(profiles) else {
-        return Ok(HostSet::default());
-    };
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        vec![format!(
-            "{}: cannot read the hosts file: {e}",
-            path.display()
-        )]
-    })?;
-    HostSet::parse(&text).map_err(|errors| {
-        errors
-            .iter()
-            .map(|e| match e.location {
-                Some(_) => format!("{}:{e}", path.display()),
-                None => format!("{}: {e}", path.display()),
-            })
-            .collect()
-    })
 }
 
 pub fn hosts(args: &HostsArgs) -> Result<i32> {
@@ -110,7 +85,8 @@ fn hosts_check(args: &HostsCheckArgs) -> Result<i32> {
 /// The hosts and profiles `args` name, checked; `None` when there is a problem (said on
 /// stderr): no hosts, or an `--only` that names none.
 fn check_inputs(args: &HostsCheckArgs) -> Option<(HostSet, ProfileSet)> {
-    let set = match load_hosts(args.hosts.as_deref(), args.profiles.as_deref()) {
+    let set = match crate::run::inputs::load_hosts(args.hosts.as_deref(), args.profiles.as_deref())
+    {
         Ok(set) => set,
         Err(problems) => {
             print_problems(&problems);

@@ -8,10 +8,11 @@ use std::path::Path;
 use color_eyre::eyre::{Result, WrapErr};
 
 use super::args::InitArgs;
-use super::inputs::{EXIT_INVALID, load_profiles, print_problems};
+use super::inputs::{EXIT_INVALID, print_problems};
 use crate::core::folder_trust::trusted_cli;
 use crate::core::profile::ProfileSet;
 use crate::core::starter::{StarterAgent, StarterPlan, starter_file};
+use crate::run::inputs::load_profiles;
 use crate::run::launch::find_program;
 
 /// The CLIs a starter file is for when none is named, in this order.

@@ -10,13 +10,12 @@ use color_eyre::eyre::{Result, WrapErr};
 use serde_json::json;
 
 use super::args::MessageArgs;
-use super::inputs::{
-    EXIT_CANNOT_GO_ON, EXIT_INVALID, load_profiles, print_problems, store_problems,
-};
+use super::inputs::{EXIT_CANNOT_GO_ON, EXIT_INVALID, print_problems};
 use crate::core::task::TaskStatus;
-use crate::run::control::client::{Client, ClientError};
+use crate::run::inputs::{load_profiles, store_problems};
 use crate::run::launch::last_session;
 use crate::run::store::TaskStore;
+use crate::serve::control::client::{Client, ClientError};
 
 pub(super) fn message(args: &MessageArgs) -> Result<i32> {
     let text = if args.text == "-" {

@@ -36,41 +36,41 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         closed_pipe::end_quietly_when_stdout_closes();
     }
     match cli.command {
-        Command::Sim(args) => crate::sim::run(&args),
-        Command::AcpClient(args) => Ok(crate::run::acp::run(crate::run::acp::ClientArgs {
+        HerdCommand::Sim(args) => crate::sim::run(&args),
+        HerdCommand::AcpClient(args) => Ok(crate::run::acp::run(crate::run::acp::ClientArgs {
             command: args.command,
         })),
-        Command::Hook => Ok(crate::run::hook_server::run_client()),
-        Command::Hold(args) => Ok(background::hold(&args)),
-        Command::AppServerPair(args) => Ok(crate::run::app_server::run_pair(
+        HerdCommand::Hook => Ok(crate::run::hook_server::run_client()),
+        HerdCommand::Hold(args) => Ok(background::hold(&args)),
+        HerdCommand::AppServerPair(args) => Ok(crate::run::app_server::run_pair(
             &args.listen,
             &args.command,
         )),
         other => {
             color_eyre::install()?;
             match other {
-                Command::Run(args) if args.detach => background::detach(&args),
-                Command::Run(args) => run::run(&args),
-                Command::Attach(args) => attach::attach(&args),
-                Command::Init(args) => init::init(&args),
-                Command::Validate(args) => validate::validate(&args),
-                Command::Status(args) => status::status(&args),
-                Command::Ctl(args) => ctl::ctl(&args),
-                Command::Stop(args) => ctl::stop(&args),
-                Command::Profiles(args) => profiles::profiles(&args),
-                Command::Replay(args) => replay::replay(&args),
-                Command::Explain(args) => explain::explain(&args),
-                Command::Diff(args) => diff::diff(&args),
-                Command::Message(args) => message::message(&args),
-                Command::Mcp(args) => mcp::mcp(&args),
-                Command::Policy(args) => policy::policy(&args),
-                Command::Hosts(args) => hosts::hosts(&args),
-                Command::Acp(args) => acp::acp(&args),
-                Command::Sim(_)
-                | Command::AcpClient(_)
-                | Command::Hook
-                | Command::Hold(_)
-                | Command::AppServerPair(_) => Ok(0),
+                HerdCommand::Run(args) if args.detach => background::detach(&args),
+                HerdCommand::Run(args) => run::run(&args),
+                HerdCommand::Attach(args) => attach::attach(&args),
+                HerdCommand::Init(args) => init::init(&args),
+                HerdCommand::Validate(args) => validate::validate(&args),
+                HerdCommand::Status(args) => status::status(&args),
+                HerdCommand::Ctl(args) => ctl::ctl(&args),
+                HerdCommand::Stop(args) => ctl::stop(&args),
+                HerdCommand::Profiles(args) => profiles::profiles(&args),
+                HerdCommand::Replay(args) => replay::replay(&args),
+                HerdCommand::Explain(args) => explain::explain(&args),
+                HerdCommand::Diff(args) => diff::diff(&args),
+                HerdCommand::Message(args) => message::message(&args),
+                HerdCommand::Mcp(args) => mcp::mcp(&args),
+                HerdCommand::Policy(args) => policy::policy(&args),
+                HerdCommand::Hosts(args) => hosts::hosts(&args),
+                HerdCommand::Acp(args) => acp::acp(&args),
+                HerdCommand::Sim(_)
+                | HerdCommand::AcpClient(_)
+                | HerdCommand::Hook
+                | HerdCommand::Hold(_)
+                | HerdCommand::AppServerPair(_) => Ok(0),
             }
         }
     }
@@ -78,28 +78,28 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
 
 /// Commands that start no agent and write into no child's pipe: a closed stdout may end them
 /// (`closed_pipe`). `hosts check` restores it itself once its probes are done.
-fn prints_only(command: &Command) -> bool {
+fn prints_only(command: &HerdCommand) -> bool {
     match command {
-        Command::Validate(_)
-        | Command::Init(_)
-        | Command::Status(_)
-        | Command::Ctl(_)
-        | Command::Stop(_)
-        | Command::Profiles(_)
-        | Command::Replay(_)
-        | Command::Explain(_)
-        | Command::Diff(_)
-        | Command::Message(_)
-        | Command::Policy(_)
-        | Command::Sim(_) => true,
-        Command::Run(_)
-        | Command::Mcp(_)
-        | Command::Attach(_)
-        | Command::Hold(_)
-        | Command::Hosts(_)
-        | Command::Acp(_)
-        | Command::AcpClient(_)
-        | Command::Hook
-        | Command::AppServerPair(_) => false,
+        HerdCommand::Validate(_)
+        | HerdCommand::Init(_)
+        | HerdCommand::Status(_)
+        | HerdCommand::Ctl(_)
+        | HerdCommand::Stop(_)
+        | HerdCommand::Profiles(_)
+        | HerdCommand::Replay(_)
+        | HerdCommand::Explain(_)
+        | HerdCommand::Diff(_)
+        | HerdCommand::Message(_)
+        | HerdCommand::Policy(_)
+        | HerdCommand::Sim(_) => true,
+        HerdCommand::Run(_)
+        | HerdCommand::Mcp(_)
+        | HerdCommand::Attach(_)
+        | HerdCommand::Hold(_)
+        | HerdCommand::Hosts(_)
+        | HerdCommand::Acp(_)
+        | HerdCommand::AcpClient(_)
+        | HerdCommand::Hook
+        | HerdCommand::AppServerPair(_) => false,
     }
 }

@@ -6,11 +6,12 @@ use std::path::{Path, PathBuf};
 use color_eyre::eyre::Result;
 
 use super::args::{PolicyArgs, PolicyCheckArgs, PolicyCommand};
-use super::inputs::{EXIT_INVALID, load_profiles, print_problems};
+use super::inputs::{EXIT_INVALID, print_problems};
 use crate::core::approval::ONCE_RULE;
 use crate::core::guard::{self, Decision, Policy, Request, RuleSet};
 use crate::core::taskfile::TaskFile;
 use crate::run::guard_context::{context_for, task_rules};
+use crate::run::inputs::load_profiles;
 
 pub(super) fn policy(args: &PolicyArgs) -> Result<i32> {
     match &args.command {

@@ -3,8 +3,9 @@
 use color_eyre::eyre::Result;
 
 use super::args::ProfilesArgs;
-use super::inputs::{EXIT_INVALID, load_profiles, print_problems};
+use super::inputs::{EXIT_INVALID, print_problems};
 use super::profiles_view;
+use crate::run::inputs::load_profiles;
 
 pub(super) fn profiles(args: &ProfilesArgs) -> Result<i32> {
     let set = match load_profiles(args.profiles.as_deref()) {

@@ -6,13 +6,11 @@ use std::io::IsTerminal;
 use color_eyre::eyre::Result;
 
 use super::args::RunArgs;
-use super::inputs::{
-    EXIT_CANNOT_GO_ON, EXIT_INVALID, default_runs_dir, load_profiles, print_problems,
-    store_problems,
-};
+use super::inputs::{EXIT_CANNOT_GO_ON, EXIT_INVALID, print_problems};
 use crate::core::rerun::{self, RetryPlan};
 use crate::run::console::note;
 use crate::run::engine::EngineOptions;
+use crate::run::inputs::{default_runs_dir, load_profiles, store_problems};
 use crate::run::store::TaskStore;
 use crate::run::validate;
 use crate::serve::run::Run;
@@ -99,15 +97,16 @@ fn accept_inputs(args: &RunArgs) -> Option<Accepted> {
             return None;
         }
     };
-    let hosts =
-        match super::hosts::load_hosts(args.tasks.hosts.as_deref(), args.tasks.profiles.as_deref())
-        {
-            Ok(hosts) => hosts,
-            Err(problems) => {
-                print_problems(&problems);
-                return None;
-            }
-        };
+    let hosts = match crate::run::inputs::load_hosts(
+        args.tasks.hosts.as_deref(),
+        args.tasks.profiles.as_deref(),
+    ) {
+        Ok(hosts) => hosts,
+        Err(problems) => {
+            print_problems(&problems);
+            return None;
+        }
+    };
     let store = match TaskStore::open(&args.tasks.tasks) {
         Ok(store) => store,
         Err(e) => {

@@ -8,15 +8,16 @@ use std::path::Path;
 use color_eyre::eyre::Result;
 
 use super::args::StatusArgs;
-use super::inputs::{EXIT_INVALID, default_runs_dir, print_problems, store_problems};
+use super::inputs::{EXIT_INVALID, print_problems};
 use crate::core::clock_words;
 use crate::core::digest::{self, Since};
 use crate::run::clock::local_now;
-use crate::run::control::client::Client;
+use crate::run::inputs::{default_runs_dir, store_problems};
 use crate::run::ipc::answers;
 use crate::run::last_run::{self, RunEnd};
 use crate::run::rendezvous::{Registration, Rendezvous, RunMode};
 use crate::run::store::TaskStore;
+use crate::serve::control::client::Client;
 use crate::serve::summary;
 use serde_json::json;
 

@@ -7,8 +7,9 @@ use std::path::Path;
 use color_eyre::eyre::Result;
 
 use super::args::TasksArgs;
-use super::inputs::{EXIT_INVALID, default_runs_dir, load_profiles, print_problems};
+use super::inputs::{EXIT_INVALID, print_problems};
 use crate::core::taskfile::TaskFile;
+use crate::run::inputs::{default_runs_dir, load_profiles};
 use crate::run::launch::AddedInstruction;
 use crate::run::store;
 use crate::run::validate::{self, Checks};
@@ -22,13 +23,14 @@ pub(super) fn validate(args: &TasksArgs) -> Result<i32> {
             None
         }
     };
-    let hosts = match super::hosts::load_hosts(args.hosts.as_deref(), args.profiles.as_deref()) {
-        Ok(hosts) => hosts,
-        Err(mut errors) => {
-            problems.append(&mut errors);
-            crate::core::remote::hosts::HostSet::default()
-        }
-    };
+    let hosts =
+        match crate::run::inputs::load_hosts(args.hosts.as_deref(), args.profiles.as_deref()) {
+            Ok(hosts) => hosts,
+            Err(mut errors) => {
+                problems.append(&mut errors);
+                crate::core::remote::hosts::HostSet::default()
+            }
+        };
     let text = match std::fs::read_to_string(&args.tasks) {
         Ok(text) => text,
         Err(e) => {

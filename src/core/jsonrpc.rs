@@ -1,6 +1,6 @@
 //! JSON-RPC 2.0's error object and its standard codes, shared by the two JSON-RPC wires herd
 //! speaks: ACP with its agents (`core::acp::rpc`, herd is the client and reads the agent's
-//! errors) and the control socket with its clients (`run::control::protocol`, herd is the
+//! errors) and the control socket with its clients (`serve::control::protocol`, herd is the
 //! server and writes them).
 //!
 //! Owns the error's shape (`code`, `message`, optional `data`) both ways: read leniently from

@@ -43,7 +43,7 @@ pub const STOPPED_EVIDENCE: &str = "stopped by the operator; the task will run a
 
 /// One attempt's end, as far as the next step depends on it.
 #[derive(Debug, Clone, Copy)]
-pub struct AttemptEnd<'a> {
+pub struct OutcomeInput<'a> {
     pub verdict: &'a Verdict,
     /// The attempt that ended (1 for the first).
     pub attempt: u32,
@@ -83,7 +83,7 @@ pub struct Decision {
 /// `accounts` is the run's account book as it was before this end (it is not changed: `rest`
 /// says which account to mark).
 pub fn decide(
-    end: &AttemptEnd<'_>,
+    end: &OutcomeInput<'_>,
     task: RetryRules<'_>,
     profile: Option<&Profile>,
     accounts: &AccountBook,

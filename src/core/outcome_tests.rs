@@ -52,8 +52,8 @@ fn rules(wait_for_quota_reset: bool) -> RetryRules<'static> {
     }
 }
 
-fn end(verdict: &Verdict, attempt: u32) -> AttemptEnd<'_> {
-    AttemptEnd {
+fn end(verdict: &Verdict, attempt: u32) -> OutcomeInput<'_> {
+    OutcomeInput {
         verdict,
         attempt,
         account: None,
@@ -114,7 +114,7 @@ fn the_operators_stop_sends_every_verdict_back_without_a_wait() {
     let two = profile(2);
     for (name, verdict) in verdicts() {
         for (attempt, account, profile) in [(1, None, None), (2, Some(0), Some(&two))] {
-            let e = AttemptEnd {
+            let e = OutcomeInput {
                 account,
                 stopped_by_operator: true,
                 ..end(&verdict, attempt)
@@ -288,7 +288,7 @@ fn account_and_quota_situations() {
             book.mark_exhausted(&profile, index, now + m(minutes));
         }
         let verdict = Verdict::failed(case.failure, "limit");
-        let e = AttemptEnd {
+        let e = OutcomeInput {
             account: (case.accounts > 0).then_some(0),
             stopped_by_operator: case.stopped,
             quota_reset_in: case.reset_in_min.map(m),
@@ -321,7 +321,7 @@ fn the_account_book_is_not_changed() {
     let book = AccountBook::default();
     let now = Instant::now();
     let verdict = Verdict::failed(FailureType::Quota, "limit");
-    let e = AttemptEnd {
+    let e = OutcomeInput {
         account: Some(0),
         ..end(&verdict, 1)
     };

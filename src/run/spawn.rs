@@ -42,6 +42,11 @@ pub struct SpawnRequest<'a> {
     pub terminal: &'a Path,
 }
 
+/// The environment variable the background holder sets for the dashboard it runs
+/// (`serve::background`): the dashboard is in the background (its `q` asks "detach or stop?",
+/// and it leaves by itself when the batch is done). Agents never inherit it.
+pub const BACKGROUND_FLAG: &str = "HERD_BACKGROUND";
+
 /// herd's environment (less `HERD_BACKGROUND`) with `overrides` on top, and `SHELL` set when
 /// neither has it (agents that run commands through `$SHELL` expect one; portable-pty set it
 /// too).
@@ -51,7 +56,7 @@ pub fn agent_environment<'a>(
     let mut env: std::collections::BTreeMap<OsString, OsString> = std::env::vars_os().collect();
     // The flag that makes this herd a background dashboard is herd's own: a herd an agent runs
     // (say, herd's tests) must not take it.
-    env.remove(OsStr::new(super::background::ENV_FLAG));
+    env.remove(OsStr::new(BACKGROUND_FLAG));
     for (key, value) in overrides {
         env.insert(key.into(), value.into());
     }

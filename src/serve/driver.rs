@@ -16,12 +16,12 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
 use crate::run::clock::Now;
-use crate::run::control::{self, ControlLink, Request};
 use crate::run::engine::command::Command;
 use crate::run::engine::control::ControlOutcome;
 use crate::run::engine::inbox::EngineInbox;
 use crate::run::engine::{BatchView, Engine, EngineEvent};
 use crate::run::jobs::Outbox;
+use crate::serve::control::{self, ControlLink, Request};
 
 /// Room for what a face's workers handed back and the loop has not taken yet.
 const REPLIES_MAX: usize = 16;

@@ -3,7 +3,11 @@
 //! dashboard: headless (`headless`) and the summary tables a run ends with (`summary`). A face
 //! sends `Command`s and reads the engine's view; it never reaches into the engine otherwise.
 
+pub mod background;
+pub mod control;
 pub mod driver;
+pub mod explain;
 pub mod headless;
+pub mod mcp;
 pub mod run;
 pub mod summary;

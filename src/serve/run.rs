@@ -10,10 +10,10 @@ use tokio::sync::mpsc;
 use super::driver::Driver;
 use crate::core::profile::ProfileSet;
 use crate::run::console::note;
-use crate::run::control::ControlLink;
 use crate::run::engine::{Engine, EngineOptions};
 use crate::run::rendezvous::RunMode;
 use crate::run::store::TaskStore;
+use crate::serve::control::ControlLink;
 
 /// A run whose inputs were accepted.
 pub struct Run {
@@ -54,7 +54,7 @@ async fn drive(run: Run) -> Result<i32> {
     engine.set_notify_command(notify);
     let mode = if run.headless {
         RunMode::Headless
-    } else if crate::run::background::in_background() {
+    } else if crate::serve::background::in_background() {
         RunMode::Background
     } else {
         RunMode::Dashboard
@@ -86,7 +86,7 @@ async fn drive(run: Run) -> Result<i32> {
     Ok(code)
 }
 
-/// The run's control socket (`run::control`); a run goes on without one when it cannot be made
+/// The run's control socket (`serve::control`); a run goes on without one when it cannot be made
 /// (said on stderr before a headless run's first line, always in `runs/herd.log`).
 fn control_socket(
     tasks: &std::path::Path,
@@ -94,7 +94,7 @@ fn control_socket(
     mode: RunMode,
     headless: bool,
 ) -> Option<ControlLink> {
-    match crate::run::control::start(tasks, runs_dir, mode) {
+    match crate::serve::control::start(tasks, runs_dir, mode) {
         Ok(link) => Some(link),
         Err(error) => {
             tracing::warn!("no control socket for this run: {error}");

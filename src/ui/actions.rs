@@ -147,7 +147,7 @@ fn confirm_leave_key(
     match code {
         KeyCode::Char('d' | 'D') => {
             state.mode = Mode::Normal;
-            crate::run::background::request_detach();
+            crate::serve::background::request_detach();
         }
         KeyCode::Char('s' | 'S') => {
             state.mode = Mode::Normal;

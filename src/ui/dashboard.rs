@@ -76,7 +76,7 @@ async fn drive(engine: &mut Engine, driver: &mut Driver, session: &mut Session) 
     let mut state = UiState::new(Now::read().at);
     // https://no-color.org: set and not empty.
     state.no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    state.background = crate::run::background::in_background();
+    state.background = crate::serve::background::in_background();
     let mut dashboard = Dashboard {
         session,
         state,

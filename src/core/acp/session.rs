@@ -252,6 +252,19 @@ impl Session {
         actions
     }
 
+    /// The agent did not end its turn within `grace` of `session/cancel`: the session ends
+    /// here, its facts (mode, answers, tool calls) told as for any other end.
+    pub fn cancel_unanswered(&mut self, grace: Duration) -> Vec<Action> {
+        if self.finished {
+            return Vec::new();
+        }
+        let message = format!(
+            "the agent did not end its turn within {} s of session/cancel",
+            grace.as_secs()
+        );
+        vec![self.finish(Outcome::failed("stop_cancelled", &message))]
+    }
+
     /// A follow-up prompt from the operator: sent now if the agent is idle, else after its turn.
     pub fn follow_up(&mut self, text: &str) -> Vec<Action> {
         if self.finished || text.trim().is_empty() {

@@ -303,6 +303,24 @@ fn cancel_sends_session_cancel_and_follow_ups_wait_for_the_turn() {
 }
 
 #[test]
+fn a_cancel_the_agent_never_answers_still_ends_the_session_with_its_facts() {
+    let mut s = Session::new(setup(false));
+    open(&mut s);
+    s.cancel();
+    let end = s.cancel_unanswered(Duration::from_secs(3));
+    let outcome = finished(&end).expect("the session ends when the grace runs out");
+    assert_eq!(outcome.kind, "stop_cancelled");
+    assert!(
+        outcome.message.contains("within 3 s of session/cancel"),
+        "{}",
+        outcome.message
+    );
+    // Told once: a late answer, or the agent's exit, adds nothing.
+    assert!(s.cancel_unanswered(Duration::from_secs(3)).is_empty());
+    assert!(s.exited("signal 15", &[]).is_empty());
+}
+
+#[test]
 fn a_resumed_attempt_loads_its_session_when_the_agent_can() {
     let mut s = Session::new(SessionSetup {
         load_session: Some("old-1".into()),

@@ -224,6 +224,8 @@ impl Client {
                 self.apply(actions);
             }
             if cancel_by.is_some_and(|by| Instant::now() > by) {
+                let actions = self.session.cancel_unanswered(CANCEL_GRACE);
+                self.apply(actions);
                 return 143;
             }
             let at = self.started.elapsed();

@@ -1,5 +1,5 @@
 //! Tests of what the control socket asks of the engine (`api`), through the commands' handler
-//! (`run::control::handle`): each command's result or error code, tasks added and changed as
+//! (`serve::control::handle`): each command's result or error code, tasks added and changed as
 //! the file would have them, a task brought into a `--only` run, and prompts answered only by
 //! their id.
 
@@ -9,8 +9,8 @@ use super::api::{AnswerRefused, ApiAnswer};
 use super::control_tests::{Fixture, fixture_with};
 use crate::core::task::TaskStatus;
 use crate::run::clock::Now;
-use crate::run::control::handle::handle;
-use crate::run::control::protocol::{Command, INVALID_TASK, NO_SUCH_TASK, REFUSED, STALE_PROMPT};
+use crate::serve::control::handle::handle;
+use crate::serve::control::protocol::{INVALID_TASK, Method, NO_SUCH_TASK, REFUSED, STALE_PROMPT};
 
 /// A profile whose prompt is `Allow? [y/n]`, answered with its `press_1` rule (`y` Enter).
 const PROFILE: &str = r#"
@@ -37,7 +37,7 @@ fn fixture(tasks: &[&str]) -> Fixture {
     )
 }
 
-fn run(f: &mut Fixture, command: Command) -> Result<Value, i64> {
+fn run(f: &mut Fixture, command: Method) -> Result<Value, i64> {
     let handled = handle(&mut f.engine, command, &json!({"pid": 1}), Now::read());
     assert!(!handled.stop);
     handled.reply.map_err(|e| e.code)
@@ -48,7 +48,7 @@ fn events_json(f: &mut Fixture) -> Vec<Value> {
     let events = f.engine.drain_events();
     events
         .iter()
-        .filter_map(|e| crate::run::control::events::to_json(&f.engine, e))
+        .filter_map(|e| crate::serve::control::events::to_json(&f.engine, e))
         .collect()
 }
 
@@ -64,25 +64,25 @@ fn each_command_gives_its_result_or_error_code() {
     ]);
     f.engine.set_paused(true);
     let id = |s: &str| s.to_string();
-    let cases: Vec<(Command, Result<(), i64>)> = vec![
-        (Command::Hello, Ok(())),
+    let cases: Vec<(Method, Result<(), i64>)> = vec![
+        (Method::Hello, Ok(())),
         (
-            Command::GetTask {
+            Method::GetTask {
                 task_id: id("nope"),
             },
             Err(NO_SUCH_TASK),
         ),
         (
-            Command::Cancel {
+            Method::Cancel {
                 task_id: id("nope"),
             },
             Err(NO_SUCH_TASK),
         ),
-        (Command::Cancel { task_id: id("b") }, Err(REFUSED)),
-        (Command::Retry { task_id: id("b") }, Err(REFUSED)),
-        (Command::Run { task_id: id("b") }, Err(REFUSED)),
+        (Method::Cancel { task_id: id("b") }, Err(REFUSED)),
+        (Method::Retry { task_id: id("b") }, Err(REFUSED)),
+        (Method::Run { task_id: id("b") }, Err(REFUSED)),
         (
-            Command::Message {
+            Method::Message {
                 task_id: id("a"),
                 text: id("  "),
             },
@@ -90,73 +90,73 @@ fn each_command_gives_its_result_or_error_code() {
         ),
         // A task that is not running takes the message for its next attempt (`m`).
         (
-            Command::Message {
+            Method::Message {
                 task_id: id("a"),
                 text: id("hi"),
             },
             Ok(()),
         ),
-        (Command::Screen { task_id: id("a") }, Err(REFUSED)),
+        (Method::Screen { task_id: id("a") }, Err(REFUSED)),
         (
-            Command::UpdateTask {
+            Method::UpdateTask {
                 task_id: id("a"),
                 patch: object(json!({"status": "completed"})),
             },
             Err(REFUSED),
         ),
         (
-            Command::UpdateTask {
+            Method::UpdateTask {
                 task_id: id("a"),
                 patch: object(json!({"timeout_sec": "soon"})),
             },
             Err(INVALID_TASK),
         ),
         (
-            Command::UpdateTask {
+            Method::UpdateTask {
                 task_id: id("a"),
                 patch: object(json!({"agent": "nope"})),
             },
             Err(INVALID_TASK),
         ),
         (
-            Command::AddTask {
+            Method::AddTask {
                 task: object(json!({"task_id": "a", "agent": "ask", "prompt_template": "x"})),
             },
             Err(INVALID_TASK),
         ),
         (
-            Command::AddTask {
+            Method::AddTask {
                 task: object(json!({"agent": "ask", "prompt_template": "x"})),
             },
             Err(INVALID_TASK),
         ),
         (
-            Command::AddTask {
+            Method::AddTask {
                 task: object(json!({"task_id": "c", "agent": "ask"})),
             },
             Err(INVALID_TASK),
         ),
         (
-            Command::Answer {
+            Method::Answer {
                 prompt_id: id("a/1/1"),
                 answer: ApiAnswer::Approve,
             },
             Err(STALE_PROMPT),
         ),
-        (Command::Pause, Ok(())),
-        (Command::Concurrency { n: 2 }, Ok(())),
-        (Command::ListPrompts, Ok(())),
+        (Method::Pause, Ok(())),
+        (Method::Concurrency { n: 2 }, Ok(())),
+        (Method::ListPrompts, Ok(())),
     ];
     for (command, want) in cases {
         let said = format!("{command:?}");
         assert_eq!(run(&mut f, command).map(|_| ()), want, "{said}");
     }
     assert_eq!(f.engine.concurrency(), 2);
-    let stop = handle(&mut f.engine, Command::Stop, &Value::Null, Now::read());
+    let stop = handle(&mut f.engine, Method::Stop, &Value::Null, Now::read());
     assert!(stop.stop && stop.reply.is_ok(), "{stop:?}");
     let listed = run(
         &mut f,
-        Command::ListTasks {
+        Method::ListTasks {
             status: Some(vec![TaskStatus::Completed]),
         },
     )
@@ -180,14 +180,14 @@ fn an_added_task_and_an_update_are_written_like_any_change() {
     f.engine.set_paused(true);
     let added = run(
         &mut f,
-        Command::AddTask {
+        Method::AddTask {
             task: object(json!({"task_id": "c", "agent": "ask", "prompt_template": "new one"})),
         },
     );
     assert_eq!(added, Ok(json!({"task_id": "c"})));
     let updated = run(
         &mut f,
-        Command::UpdateTask {
+        Method::UpdateTask {
             task_id: "a".into(),
             patch: object(json!({"prompt": "changed", "enabled": false})),
         },
@@ -220,7 +220,7 @@ fn tasks_run_and_tasks_add_take_a_task_into_an_only_run() {
     assert!(!f.engine.task_in_scope(1));
     let ran = run(
         &mut f,
-        Command::Run {
+        Method::Run {
             task_id: "b".into(),
         },
     )
@@ -236,7 +236,7 @@ fn tasks_run_and_tasks_add_take_a_task_into_an_only_run() {
     // A task added through the socket is asked for by name: the run takes it in too.
     let added = run(
         &mut f,
-        Command::AddTask {
+        Method::AddTask {
             task: object(json!({"task_id": "c", "agent": "ask", "prompt_template": "x"})),
         },
     );
@@ -341,12 +341,12 @@ fn no_task_is_added_while_the_file_does_not_parse() {
     ));
     let task = object(json!({"task_id": "c", "agent": "ask", "prompt_template": "x"}));
     assert_eq!(
-        run(&mut f, Command::AddTask { task: task.clone() }),
+        run(&mut f, Method::AddTask { task: task.clone() }),
         Err(REFUSED)
     );
     f.engine.tasks.file_invalid = None;
     assert_eq!(
-        run(&mut f, Command::AddTask { task }),
+        run(&mut f, Method::AddTask { task }),
         Ok(json!({"task_id": "c"}))
     );
 }
@@ -363,7 +363,7 @@ fn a_task_on_defaults_is_updated_with_its_defaults() {
     f.engine.set_paused(true);
     let updated = run(
         &mut f,
-        Command::UpdateTask {
+        Method::UpdateTask {
             task_id: "a".into(),
             patch: object(json!({"enabled": false})),
         },
@@ -374,7 +374,7 @@ fn a_task_on_defaults_is_updated_with_its_defaults() {
     assert_eq!(f.on_disk(0, "agent"), Value::Null);
     let refused = run(
         &mut f,
-        Command::UpdateTask {
+        Method::UpdateTask {
             task_id: "a".into(),
             patch: object(json!({"agent": "nope"})),
         },

@@ -23,7 +23,7 @@ use crate::core::changes::lines_before_marker;
 use crate::core::classify::{ExitStatus, Verdict};
 use crate::core::deciding_event::EndingScene;
 use crate::core::failure_context::headline_says_more;
-use crate::core::outcome::{AttemptEnd, Decision, RetryRules, decide};
+use crate::core::outcome::{Decision, OutcomeInput, RetryRules, decide};
 use crate::core::profile::Profile;
 use crate::core::task::{FailureType, TaskSpec, TaskStatus};
 use crate::run::changes::attempt::{ChangesFound, OnCompleteJob};
@@ -293,7 +293,7 @@ impl Engine {
         let quota_reset_in = ended
             .quota_reset
             .map(|at| Duration::try_from(at.duration_since(ended_at)).unwrap_or_default());
-        let end = AttemptEnd {
+        let end = OutcomeInput {
             verdict: &ended.outcome.verdict,
             attempt: number,
             account: ended.account,

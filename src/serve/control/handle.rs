@@ -1,4 +1,4 @@
-//! A `Command` carried out on the engine, in the loop's turn, and its JSON result or error.
+//! A `Method` carried out on the engine, in the loop's turn, and its JSON result or error.
 //! What changes the batch goes through the engine's one entry point, `Engine::apply`, as the
 //! dashboard's keys do; the engine decides (every status transition is its `ControlOutcome`);
 //! this maps words to codes: an unknown task is `NO_SUCH_TASK`, a refusal `REFUSED`, a stale prompt id
@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 
 use super::protocol::{
-    self, Command, INTERNAL_ERROR, NO_SUCH_TASK, REFUSED, RpcError, STALE_PROMPT,
+    self, INTERNAL_ERROR, Method, NO_SUCH_TASK, REFUSED, RpcError, STALE_PROMPT,
 };
 use crate::run::clock::Now;
 use crate::run::engine::api::{Added, PromptInfo};
@@ -30,8 +30,8 @@ impl Handled {
 }
 
 /// Carries out `command`; `hello` is the run's `hello` result.
-pub fn handle(engine: &mut Engine, command: Command, hello: &Value, now: Now) -> Handled {
-    if let Command::Stop = command {
+pub fn handle(engine: &mut Engine, command: Method, hello: &Value, now: Now) -> Handled {
+    if let Method::Stop = command {
         return stop(engine);
     }
     let reply = match carry_out(engine, command, hello, now) {
@@ -62,15 +62,15 @@ type Reply = Result<Value, RpcError>;
 
 fn carry_out(
     engine: &mut Engine,
-    command: Command,
+    command: Method,
     hello: &Value,
     now: Now,
 ) -> color_eyre::Result<Reply> {
     let task = index_of;
     Ok(match command {
-        Command::Hello => Ok(hello.clone()),
-        Command::ListTasks { status } => Ok(json!({ "tasks": rows(engine, status.as_deref()) })),
-        Command::GetTask { task_id } => task(engine, &task_id).map(|index| {
+        Method::Hello => Ok(hello.clone()),
+        Method::ListTasks { status } => Ok(json!({ "tasks": rows(engine, status.as_deref()) })),
+        Method::GetTask { task_id } => task(engine, &task_id).map(|index| {
             let mut row = row(engine, index);
             row["prompt"] = engine
                 .view()
@@ -78,12 +78,12 @@ fn carry_out(
                 .map_or(Value::Null, |p| prompt_json(&p));
             json!({ "task": row })
         }),
-        Command::AddTask { task } => match engine.add_task(task, now)? {
+        Method::AddTask { task } => match engine.add_task(task, now)? {
             Added::Added { task_id } => Ok(json!({ "task_id": task_id })),
             Added::Invalid(problems) => Err(protocol::invalid_task(problems)),
             Added::Refused(message) => Err(RpcError::new(REFUSED, message)),
         },
-        Command::UpdateTask { task_id, patch } => match task(engine, &task_id) {
+        Method::UpdateTask { task_id, patch } => match task(engine, &task_id) {
             Err(error) => Err(error),
             Ok(index) => match engine.update_task(index, &patch)? {
                 Ok(ControlOutcome::Done(message)) => {
@@ -93,25 +93,25 @@ fn carry_out(
                 Err(problems) => Err(protocol::invalid_task(problems)),
             },
         },
-        Command::Cancel { task_id } => {
+        Method::Cancel { task_id } => {
             on_task(engine, &task_id, now, |task| EngineCommand::Cancel { task })?
         }
-        Command::Retry { task_id } => on_task(engine, &task_id, now, |task| {
+        Method::Retry { task_id } => on_task(engine, &task_id, now, |task| {
             EngineCommand::RetryNow { task }
         })?,
-        Command::Run { task_id } => {
+        Method::Run { task_id } => {
             on_task(engine, &task_id, now, |task| EngineCommand::Run { task })?
         }
-        Command::Message { task_id, text } => match task(engine, &task_id) {
+        Method::Message { task_id, text } => match task(engine, &task_id) {
             Err(error) => Err(error),
             Ok(index) => {
                 let command = message_command(engine.view(), index, text);
                 reply_of(engine.apply(command, now)?)
             }
         },
-        Command::Pause => reply_of(engine.apply(EngineCommand::Pause, now)?),
-        Command::Resume => reply_of(engine.apply(EngineCommand::Resume, now)?),
-        Command::Concurrency { n } => {
+        Method::Pause => reply_of(engine.apply(EngineCommand::Pause, now)?),
+        Method::Resume => reply_of(engine.apply(EngineCommand::Resume, now)?),
+        Method::Concurrency { n } => {
             engine.apply(EngineCommand::SetConcurrency(n), now)?;
             // The socket's own words for it, as before.
             Ok(outcome_json(&ControlOutcome::Done(format!(
@@ -119,8 +119,8 @@ fn carry_out(
                 engine.view().concurrency()
             ))))
         }
-        Command::Stop => stop(engine).reply,
-        Command::ListPrompts => {
+        Method::Stop => stop(engine).reply,
+        Method::ListPrompts => {
             let list: Vec<Value> = engine
                 .view()
                 .waiting_prompts()
@@ -129,10 +129,10 @@ fn carry_out(
                 .collect();
             Ok(json!({ "prompts": list }))
         }
-        Command::Answer { prompt_id, answer } => {
+        Method::Answer { prompt_id, answer } => {
             reply_of(engine.apply(EngineCommand::AnswerPrompt { prompt_id, answer }, now)?)
         }
-        Command::Screen { task_id } => task(engine, &task_id).and_then(|index| {
+        Method::Screen { task_id } => task(engine, &task_id).and_then(|index| {
             engine
                 .view()
                 .screen_text(index)

@@ -1,6 +1,6 @@
 //! The tools when a herd runs the tasks file: calls on its control socket through
-//! `run::control::client` (line-framed JSON-RPC 2.0; the methods and error codes are the
-//! control API's, `run::control::protocol`), one connection per call. herd's error codes become tool errors
+//! `serve::control::client` (line-framed JSON-RPC 2.0; the methods and error codes are the
+//! control API's, `serve::control::protocol`), one connection per call. herd's error codes become tool errors
 //! that say what, why and how to fix it.
 
 use std::path::Path;
@@ -8,8 +8,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::tools::ToolError;
-use crate::run::control::client::{Client, ClientError};
-use crate::run::control::protocol::{
+use crate::serve::control::client::{Client, ClientError};
+use crate::serve::control::protocol::{
     INTERNAL_ERROR, INVALID_TASK, METHOD_NOT_FOUND as UNKNOWN_METHOD, NO_SUCH_TASK, REFUSED,
     STALE_PROMPT,
 };
@@ -98,7 +98,7 @@ fn answered(what: &str, code: i64, message: String, data: &Value) -> ToolError {
     }
 }
 
-/// Calls `method` with `params` on the control socket at `socket` (`run::control::client`);
+/// Calls `method` with `params` on the control socket at `socket` (`serve::control::client`);
 /// its result.
 pub(super) fn call(socket: &Path, method: &str, params: Value) -> Result<Value, CallError> {
     let unreachable = |error: ClientError| CallError::Unreachable(error.to_string());

@@ -1,5 +1,5 @@
 //! The control socket's wire: line-framed JSON-RPC 2.0 (one JSON object per line), the methods
-//! and their parameters as a typed `Command`, and the error codes.
+//! and their parameters as a typed `Method`, and the error codes.
 //!
 //! Requests carry an `id`; the server answers each, in order, on the same connection. After
 //! `events.subscribe` the server also sends notifications (no `id`):
@@ -29,7 +29,7 @@ pub const INVALID_TASK: i64 = -32004;
 /// What the run is asked to do or tell (every method but `events.subscribe`, which the server
 /// answers itself).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Command {
+pub enum Method {
     Hello,
     ListTasks {
         status: Option<Vec<TaskStatus>>,
@@ -76,7 +76,7 @@ pub enum Command {
 /// A request's method, read.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Call {
-    Command(Command),
+    Method(Method),
     Subscribe,
 }
 
@@ -286,14 +286,14 @@ fn read_call(method: &str, raw: Value) -> Result<Call, RpcError> {
     let empty = |raw, command| params::<Empty>(method, raw).map(|_| command);
     let command = match method {
         "events.subscribe" => return params::<Empty>(method, raw).map(|_| Call::Subscribe),
-        "hello" => empty(raw, Command::Hello)?,
-        "tasks.list" => Command::ListTasks {
+        "hello" => empty(raw, Method::Hello)?,
+        "tasks.list" => Method::ListTasks {
             status: read_statuses(params::<ListParams>(method, raw)?.status)?,
         },
-        "tasks.get" => Command::GetTask {
+        "tasks.get" => Method::GetTask {
             task_id: task(raw)?,
         },
-        "tasks.add" => Command::AddTask {
+        "tasks.add" => Method::AddTask {
             task: params::<AddParams>(method, raw)?.task,
         },
         "tasks.update" => {
@@ -304,30 +304,30 @@ fn read_call(method: &str, raw: Value) -> Result<Call, RpcError> {
                     "tasks.update: the patch is empty",
                 ));
             }
-            Command::UpdateTask {
+            Method::UpdateTask {
                 task_id: p.task_id,
                 patch: p.patch,
             }
         }
-        "tasks.run" => Command::Run {
+        "tasks.run" => Method::Run {
             task_id: task(raw)?,
         },
-        "tasks.cancel" => Command::Cancel {
+        "tasks.cancel" => Method::Cancel {
             task_id: task(raw)?,
         },
-        "tasks.retry" => Command::Retry {
+        "tasks.retry" => Method::Retry {
             task_id: task(raw)?,
         },
         "tasks.message" => {
             let p: MessageParams = params(method, raw)?;
-            Command::Message {
+            Method::Message {
                 task_id: p.task_id,
                 text: p.text,
             }
         }
-        "batch.pause" => empty(raw, Command::Pause)?,
-        "batch.resume" => empty(raw, Command::Resume)?,
-        "batch.stop" => empty(raw, Command::Stop)?,
+        "batch.pause" => empty(raw, Method::Pause)?,
+        "batch.resume" => empty(raw, Method::Resume)?,
+        "batch.stop" => empty(raw, Method::Stop)?,
         "batch.concurrency" => {
             let n = params::<ConcurrencyParams>(method, raw)?.n;
             if n == 0 {
@@ -336,9 +336,9 @@ fn read_call(method: &str, raw: Value) -> Result<Call, RpcError> {
                     "batch.concurrency: n must be at least 1",
                 ));
             }
-            Command::Concurrency { n }
+            Method::Concurrency { n }
         }
-        "prompts.list" => empty(raw, Command::ListPrompts)?,
+        "prompts.list" => empty(raw, Method::ListPrompts)?,
         "prompts.answer" => {
             let p: AnswerParams = params(method, raw)?;
             let Some(answer) = ApiAnswer::parse(&p.answer) else {
@@ -350,12 +350,12 @@ fn read_call(method: &str, raw: Value) -> Result<Call, RpcError> {
                     ),
                 ));
             };
-            Command::Answer {
+            Method::Answer {
                 prompt_id: p.prompt_id,
                 answer,
             }
         }
-        "panes.screen" => Command::Screen {
+        "panes.screen" => Method::Screen {
             task_id: task(raw)?,
         },
         other => {
@@ -365,7 +365,7 @@ fn read_call(method: &str, raw: Value) -> Result<Call, RpcError> {
             ));
         }
     };
-    Ok(Call::Command(command))
+    Ok(Call::Method(command))
 }
 
 fn read_statuses(list: Option<Vec<String>>) -> Result<Option<Vec<TaskStatus>>, RpcError> {
@@ -406,10 +406,10 @@ pub fn request_line(id: u64, method: &str, params: &Value) -> String {
 mod tests {
     use super::*;
 
-    fn call(line: &str) -> Result<Command, (Value, i64)> {
+    fn call(line: &str) -> Result<Method, (Value, i64)> {
         match parse_line(line) {
             Incoming::Call {
-                call: Call::Command(c),
+                call: Call::Method(c),
                 ..
             } => Ok(c),
             Incoming::Call { .. } => Err((Value::Null, 0)),
@@ -424,65 +424,65 @@ mod tests {
 
     #[test]
     fn each_method_reads_its_params() {
-        let cases: Vec<(&str, &str, Command)> = vec![
-            ("hello", "{}", Command::Hello),
-            ("tasks.list", "{}", Command::ListTasks { status: None }),
+        let cases: Vec<(&str, &str, Method)> = vec![
+            ("hello", "{}", Method::Hello),
+            ("tasks.list", "{}", Method::ListTasks { status: None }),
             (
                 "tasks.list",
                 r#"{"status":["failed","pending"]}"#,
-                Command::ListTasks {
+                Method::ListTasks {
                     status: Some(vec![TaskStatus::Failed, TaskStatus::Pending]),
                 },
             ),
             (
                 "tasks.get",
                 r#"{"task_id":"a"}"#,
-                Command::GetTask {
+                Method::GetTask {
                     task_id: "a".into(),
                 },
             ),
             (
                 "tasks.run",
                 r#"{"task_id":"a"}"#,
-                Command::Run {
+                Method::Run {
                     task_id: "a".into(),
                 },
             ),
             (
                 "tasks.cancel",
                 r#"{"task_id":"a"}"#,
-                Command::Cancel {
+                Method::Cancel {
                     task_id: "a".into(),
                 },
             ),
             (
                 "tasks.retry",
                 r#"{"task_id":"a"}"#,
-                Command::Retry {
+                Method::Retry {
                     task_id: "a".into(),
                 },
             ),
             (
                 "tasks.message",
                 r#"{"task_id":"a","text":"hi"}"#,
-                Command::Message {
+                Method::Message {
                     task_id: "a".into(),
                     text: "hi".into(),
                 },
             ),
-            ("batch.pause", "{}", Command::Pause),
-            ("batch.resume", "null", Command::Resume),
-            ("batch.stop", "{}", Command::Stop),
+            ("batch.pause", "{}", Method::Pause),
+            ("batch.resume", "null", Method::Resume),
+            ("batch.stop", "{}", Method::Stop),
             (
                 "batch.concurrency",
                 r#"{"n":3}"#,
-                Command::Concurrency { n: 3 },
+                Method::Concurrency { n: 3 },
             ),
-            ("prompts.list", "{}", Command::ListPrompts),
+            ("prompts.list", "{}", Method::ListPrompts),
             (
                 "prompts.answer",
                 r#"{"prompt_id":"a/1/2","answer":"approve_always"}"#,
-                Command::Answer {
+                Method::Answer {
                     prompt_id: "a/1/2".into(),
                     answer: ApiAnswer::ApproveAlways,
                 },
@@ -490,7 +490,7 @@ mod tests {
             (
                 "panes.screen",
                 r#"{"task_id":"a"}"#,
-                Command::Screen {
+                Method::Screen {
                     task_id: "a".into(),
                 },
             ),
@@ -498,12 +498,12 @@ mod tests {
         for (method, params, want) in cases {
             assert_eq!(call(&req(method, params)), Ok(want), "{method} {params}");
         }
-        let Ok(Command::AddTask { task }) = call(&req("tasks.add", r#"{"task":{"task_id":"n"}}"#))
+        let Ok(Method::AddTask { task }) = call(&req("tasks.add", r#"{"task":{"task_id":"n"}}"#))
         else {
             panic!("tasks.add");
         };
         assert_eq!(task.get("task_id"), Some(&json!("n")));
-        let Ok(Command::UpdateTask { task_id, patch }) = call(&req(
+        let Ok(Method::UpdateTask { task_id, patch }) = call(&req(
             "tasks.update",
             r#"{"task_id":"a","patch":{"enabled":false}}"#,
         )) else {

@@ -10,24 +10,24 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use super::tools::ToolError;
-use crate::cli::explain::explain_attempt;
-use crate::cli::hosts::load_hosts;
-use crate::cli::inputs::load_profiles;
 use crate::core::task::TaskStatus;
 use crate::core::taskfile::TaskFile;
+use crate::run::inputs::load_hosts;
+use crate::run::inputs::load_profiles;
 use crate::run::store::{StoreError, TaskStore};
 use crate::run::validate::{self, Checks};
+use crate::serve::explain::explain_attempt;
 use crate::serve::summary;
 
 /// What every tool needs to know of the tasks file and how herd is started on it.
 #[derive(Debug, Clone)]
-pub(super) struct Setup {
+pub struct Setup {
     /// The tasks file as given to `herd mcp`.
-    pub(super) tasks: PathBuf,
-    pub(super) profiles: Option<PathBuf>,
-    pub(super) hosts: Option<PathBuf>,
+    pub tasks: PathBuf,
+    pub profiles: Option<PathBuf>,
+    pub hosts: Option<PathBuf>,
     /// `--runs-dir`, else `runs/` beside the tasks file.
-    pub(super) runs_dir: PathBuf,
+    pub runs_dir: PathBuf,
 }
 
 /// The tasks file, read without its lock; an empty queue while the file does not exist yet (the
@@ -97,7 +97,7 @@ fn create_empty(setup: &Setup) -> Result<(), ToolError> {
     }
 }
 
-/// Every task's row (`run::summary::row`, as `herd status --json`), in file order, only those
+/// Every task's row (`serve::summary::row`, as `herd status --json`), in file order, only those
 /// in `statuses` when given.
 pub(super) fn rows(file: &TaskFile, statuses: Option<&[TaskStatus]>) -> Vec<Value> {
     file.tasks()

@@ -1,25 +1,11 @@
-//! `herd mcp --tasks FILE`: an MCP server over stdio (the official Rust SDK, `rmcp`) whose tools
-//! list, read, add, change and run the file's tasks, wait for them, answer their permission
-//! prompts and explain their attempts, with herd's own verdicts (`tools` the tools as data,
-//! `server` the protocol side, `files` the tasks file when no herd runs it, `background` the
-//! herd `run_agent` starts).
-//!
-//! Standard output is the protocol's: nothing else may be printed there.
+//! `herd mcp --tasks FILE`: its arguments checked, then the MCP server (`serve::mcp`) on stdio.
 
-mod arguments;
-mod background;
-mod files;
-mod live;
-mod server;
-mod tools;
-
-use color_eyre::eyre::{Result, WrapErr};
-use rmcp::ServiceExt;
+use color_eyre::eyre::Result;
 
 use super::args::McpArgs;
-use super::inputs::{EXIT_INVALID, default_runs_dir};
-use files::Setup;
-use server::HerdServer;
+use super::inputs::EXIT_INVALID;
+use crate::run::inputs::default_runs_dir;
+use crate::serve::mcp::{self, Setup};
 
 pub(super) fn mcp(args: &McpArgs) -> Result<i32> {
     let tasks = &args.tasks.tasks;
@@ -36,19 +22,7 @@ pub(super) fn mcp(args: &McpArgs) -> Result<i32> {
             .clone()
             .unwrap_or_else(|| default_runs_dir(tasks)),
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .wrap_err("cannot start the MCP server's runtime")?;
-    runtime.block_on(async {
-        let service = HerdServer::new(setup)
-            .serve(rmcp::transport::stdio())
-            .await
-            .wrap_err("the MCP client did not initialize the session")?;
-        service.waiting().await.wrap_err("the MCP server stopped")?;
-        Ok::<_, color_eyre::Report>(())
-    })?;
+    mcp::serve(setup)?;
     Ok(0)
 }
 

@@ -17,9 +17,7 @@ use std::os::unix::net::UnixStream;
 
 use crate::core::attach_wire::Frame;
 
-/// The environment variable the holder sets for the dashboard it runs: the dashboard is in the
-/// background (its `q` asks "detach or stop?", and it leaves by itself when the batch is done).
-pub const ENV_FLAG: &str = "HERD_BACKGROUND";
+pub use crate::run::spawn::BACKGROUND_FLAG as ENV_FLAG;
 
 /// Whether this herd runs as the dashboard of a background run.
 pub fn in_background() -> bool {

@@ -41,7 +41,7 @@ const END_OF_EVENTS: &str = "";
 /// One command for the loop, and where its answer goes.
 #[derive(Debug)]
 pub struct Request {
-    pub command: protocol::Command,
+    pub command: protocol::Method,
     /// The caller's process, for the log.
     pub pid: i32,
     pub reply: oneshot::Sender<Result<Value, RpcError>>,
@@ -274,7 +274,7 @@ impl Connection {
                 tracing::info!(pid = self.pid, "control call events.subscribe");
                 return protocol::success(id, json!({"subscribed": true}));
             }
-            Call::Command(command) => command,
+            Call::Method(command) => command,
         };
         tracing::info!(pid = self.pid, "control call {command:?}");
         let (reply, answer) = oneshot::channel();

@@ -1,7 +1,7 @@
 //! The MCP server (`rmcp`): `tools/list` gives `tools::all`, `tools/call` checks the arguments
 //! (`tools::parse`) and carries the call out against the tasks file, through the running herd
 //! when one runs it, else on the file itself (`files`, `background`). Every result is herd's own
-//! data (rows of `run::summary::row`, `herd explain`'s lines); every failure is a tool error
+//! data (rows of `serve::summary::row`, `herd explain`'s lines); every failure is a tool error
 //! result that says what, why and how to fix it.
 
 use std::path::{Path, PathBuf};
