@@ -412,11 +412,13 @@ pub fn digest_facts(file: &TaskFile, local: &LocalNow) -> Vec<digest::TaskFact> 
                 .and_then(Value::as_array)
                 .map(|list| list.iter().map(text).collect())
                 .unwrap_or_default(),
+            // Only a repository's: "not a repository" is no news of the morning.
             changes: task
                 .result
                 .as_ref()
-                .and_then(|r| r.pointer("/changes/summary"))
-                .and_then(Value::as_str)
+                .and_then(|r| r.get("changes"))
+                .filter(|c| c["repository"] == true)
+                .and_then(|c| c["summary"].as_str())
                 .map(str::to_string),
             took: attempt_times(task).map(|t| t.took),
         })

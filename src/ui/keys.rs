@@ -235,12 +235,8 @@ pub const HELP: &[(&str, &str)] = &[
          guard's decision",
     ),
     (
-        "d",
-        "the selected task's details in a window (where the screen has no room for the box)",
-    ),
-    (
-        "D",
-        "what the selected task's agent changed: its files and the diff (n/p file, q closes)",
+        "d  D",
+        "the selected task's details in a window / the diff of what its agent changed",
     ),
     (
         "mouse",
