@@ -20,7 +20,7 @@ use super::state::{Filter, Leaving, Mode, UiState};
 use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
 use crate::run::engine::inbox::EngineInbox;
-use crate::run::engine::{Engine, EngineOptions};
+use crate::run::engine::{BatchView, Engine, EngineOptions};
 use crate::run::store::TaskStore;
 
 pub(super) struct Fixture {

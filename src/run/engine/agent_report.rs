@@ -3,9 +3,9 @@
 
 use serde_json::{Map, Value, json};
 
-use super::Engine;
 use super::attempts::LiveAttempt;
 use super::gather::TranscriptJob;
+use super::tasks::Tasks;
 use crate::core::attempt::Attempt;
 
 use crate::run::launch::LaunchPlan;
@@ -25,29 +25,28 @@ pub(super) struct AgentReport {
     pub(super) transcript: Option<(String, crate::core::transcript::TranscriptFacts)>,
 }
 
-impl Engine {
+impl LiveAttempt {
     /// Where a Claude session's transcript is looked for, when the profile leaves them; the
     /// worker looks (`gather`).
-    pub(super) fn transcript_job(&self, live: &LiveAttempt) -> Option<TranscriptJob> {
-        let wants_transcript = self
-            .tasks
+    pub(super) fn transcript_job(&self, tasks: &Tasks) -> Option<TranscriptJob> {
+        let wants_transcript = tasks
             .profiles
-            .get(&self.tasks.store.file().tasks()[live.task].agent)
+            .get(&tasks.store.file().tasks()[self.task].agent)
             .is_some_and(|p| p.transcripts.is_some());
         if !wants_transcript {
             return None;
         }
-        let session = live
+        let session = self
             .attempt
             .stream_facts()
             .and_then(|s| s.session_id.clone())
-            .or_else(|| live.plan.resumed_session.clone());
+            .or_else(|| self.plan.resumed_session.clone());
         Some(TranscriptJob {
-            env: live.plan.env.clone(),
-            cwd: live.plan.cwd.clone(),
+            env: self.plan.env.clone(),
+            cwd: self.plan.cwd.clone(),
             session,
-            since: std::time::SystemTime::from(live.started_at),
-            base_dir: self.tasks.store.base_dir().to_path_buf(),
+            since: std::time::SystemTime::from(self.started_at),
+            base_dir: tasks.store.base_dir().to_path_buf(),
         })
     }
 }

@@ -6,17 +6,10 @@
 //! An answer names the prompt it answers by its id (`core::prompt_id`): it goes to that
 //! dialog only while that very wait lasts, never to whatever shows in its place.
 
-use color_eyre::eyre::Result;
-use serde_json::{Map, Value};
-
-use super::Engine;
-use super::control::{ControlOutcome, done, refused};
+use super::attempts::{Attempts, LiveAttempt};
 use crate::core::attempt::{Attempt, Event, WaitingPrompt};
 use crate::core::dialog;
 use crate::core::guard::Decision;
-use crate::core::taskfile::{HERD_OWNED, TaskFile};
-use crate::run::clock::Now;
-use crate::run::validate;
 
 /// A prompt waiting for the operator, as the API shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,10 +143,9 @@ fn typed_yes_no(attempt: &Attempt, waiting: &WaitingPrompt) -> bool {
     dialog::read(shown).typed_yes_no
 }
 
-impl Engine {
-    /// The prompt waiting for the operator in task `index`'s attempt, if one waits.
-    pub(super) fn waiting_prompt(&self, index: usize) -> Option<PromptInfo> {
-        let live = self.live_for_task(index)?;
+impl PromptInfo {
+    /// The prompt waiting for the operator in `live`, if one waits.
+    pub(super) fn of(live: &LiveAttempt) -> Option<PromptInfo> {
         let waiting = live.attempt.waiting()?;
         let prompt_id = live.prompts.current()?.to_string();
         let request = waiting.request.as_ref().map_or_else(
@@ -181,268 +173,53 @@ impl Engine {
             since: since.to_string(),
         })
     }
+}
 
-    /// Every prompt waiting for the operator, in task order.
-    pub(super) fn waiting_prompts(&self) -> Vec<PromptInfo> {
-        let mut tasks: Vec<usize> = self.attempts.live().map(|(_, l)| l.task).collect();
-        tasks.sort_unstable();
-        tasks
-            .into_iter()
-            .filter_map(|t| self.waiting_prompt(t))
-            .collect()
-    }
-
-    /// Answers the prompt `prompt_id` if it still waits (recorded as the API's answer).
-    pub fn answer_prompt(
-        &mut self,
-        prompt_id: &str,
-        answer: ApiAnswer,
-        now: Now,
-    ) -> Result<std::result::Result<String, AnswerRefused>> {
-        let now = self.turn(now);
-        let stale = || {
-            Ok(Err(AnswerRefused::Stale(format!(
-                "no prompt {prompt_id} waits: it was answered or went away (prompts.list shows \
-                 what waits now)"
-            ))))
-        };
-        let Some(live) = self
-            .attempts
-            .live()
-            .map(|(_, live)| live)
-            .find(|l| l.prompts.is_current(prompt_id) && l.attempt.waiting().is_some())
-        else {
-            return stale();
-        };
-        let (index, task_id) = (live.task, live.task_id.clone());
-        let Some((_, keys)) = offered(&live.attempt)
-            .into_iter()
-            .find(|(a, _)| *a == answer)
-        else {
-            return Ok(Err(AnswerRefused::NotOffered(format!(
-                "prompt {prompt_id} does not offer {}",
-                answer.as_str()
-            ))));
-        };
-        let event = match keys {
-            Keys::Rule(rule) => Event::ApiAnswer {
-                rule: Some(rule),
-                name: String::new(),
-                keys: Vec::new(),
-            },
-            Keys::Reply { name, bytes } => Event::ApiAnswer {
-                rule: None,
-                name: name.to_string(),
-                keys: bytes.to_vec(),
-            },
-        };
-        tracing::info!(
-            task_id,
-            prompt_id,
-            answer = answer.as_str(),
-            "answered through the control socket"
-        );
-        self.send(index, event, now)?;
-        Ok(Ok(format!("{prompt_id} answered: {}", answer.as_str())))
-    }
-
-    /// Adds `task` (a task object, as in the file) at the end of the tasks file: checked like
-    /// the file (`herd validate`'s problems of that task refuse it), then taken in like an
-    /// operator's edit and written by the writer. A run limited by `--only` takes it in.
-    pub fn add_task(&mut self, task: Map<String, Value>, now: Now) -> Result<Added> {
-        let now = self.turn(now);
-        if let Some(problem) = self.tasks_file_problem() {
-            return Ok(Added::Refused(format!(
-                "the tasks file does not parse ({problem}); fix it, then add the task"
-            )));
-        }
-        let task_id = task
-            .get("task_id")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
-        if !task_id.is_empty() && self.tasks.store.file().task_index(&task_id).is_some() {
-            return Ok(Added::Invalid(vec![format!(
-                "task_id {task_id:?} is already in the tasks file"
-            )]));
-        }
-        let text = self.tasks.store.text_with_task(&Value::Object(task));
-        let problems = match TaskFile::parse(&text) {
-            Ok(candidate) => self.problems_of(&candidate, &task_id),
-            Err(problems) => problems.iter().map(ToString::to_string).collect(),
-        };
-        if !problems.is_empty() || task_id.is_empty() {
-            let mut problems = problems;
-            if problems.is_empty() {
-                problems.push("the task has no task_id".to_string());
-            }
-            return Ok(Added::Invalid(problems));
-        }
-        match self.tasks.store.merge_own(&text) {
-            Ok(merged) => {
-                // Asked for by name: a run limited by `--only` takes it in.
-                if !self.tasks.opts.only.is_empty() {
-                    self.tasks.opts.only.push(task_id.clone());
-                }
-                tracing::info!(task_id, "task added through the control socket");
-                self.out.events.push(super::EngineEvent::TasksFileChanged {
-                    summary: merged.to_string(),
-                });
-                self.carry_out(&merged)?;
-                self.fill(now)?;
-                Ok(Added::Added { task_id })
-            }
-            Err(problems) => Ok(Added::Invalid(
-                problems.iter().map(ToString::to_string).collect(),
-            )),
-        }
-    }
-
-    /// `herd validate`'s problems of task `task_id` in `file` (a version of the file that is
-    /// not on disk), one line each, without a place in the file: the lines and columns would be
-    /// those of that version.
-    fn problems_of(&self, file: &TaskFile, task_id: &str) -> Vec<String> {
-        let checks = validate::Checks {
-            profiles: Some(&self.tasks.profiles),
-            hosts: self.hosts.set(),
-            base_dir: self.tasks.store.base_dir(),
-            runs_dir: &self.tasks.opts.runs_dir,
-        };
-        let path = self.tasks.store.path();
-        validate::check(file, &checks)
-            .iter()
-            .filter(|p| p.task_id().is_none_or(|id| id == task_id))
-            .map(|p| without_place(&p.line(path), path))
-            .collect()
-    }
-
-    /// Changes task `index`'s operator fields (any field but `task_id` and those herd writes as
-    /// it runs; `prompt` stands for `prompt_template`): checked like the file, then written like
-    /// any change. They apply from the task's next attempt.
-    pub fn update_task(
-        &mut self,
-        index: usize,
-        patch: &Map<String, Value>,
-    ) -> Result<std::result::Result<ControlOutcome, Vec<String>>> {
-        let Some((task_id, _)) = self.task_label(index) else {
-            return Ok(Ok(ControlOutcome::Refused("no such task".into())));
-        };
-        fn field(key: &str) -> &str {
-            if key == "prompt" {
-                "prompt_template"
-            } else {
-                key
-            }
-        }
-        let owned: Vec<&str> = patch
-            .keys()
-            .map(|k| field(k))
-            .filter(|k| *k == "task_id" || *k == "ran_on" || HERD_OWNED.contains(k))
-            .collect();
-        if !owned.is_empty() {
-            return Ok(Ok(ControlOutcome::Refused(format!(
-                "{} {} herd's to write, not an operator field",
-                owned.join(", "),
-                if owned.len() == 1 { "is" } else { "are" }
-            ))));
-        }
-        // The task as it would be, checked on its own like a file holding only it.
-        let mut object = self
-            .tasks
-            .store
-            .file()
-            .task_object(index)
-            .cloned()
-            .unwrap_or_default();
-        for (key, value) in patch {
-            match value {
-                Value::Null => object.shift_remove(field(key)),
-                other => object.insert(field(key).to_string(), other.clone()),
-            };
-        }
-        let defaults = Value::Object(self.tasks.store.file().defaults());
-        let alone = serde_json::json!({ "defaults": defaults, "tasks": [Value::Object(object)] })
-            .to_string();
-        let problems = match TaskFile::parse(&alone) {
-            Ok(candidate) => self.problems_of(&candidate, &task_id),
-            Err(problems) => problems.iter().map(ToString::to_string).collect(),
-        };
-        if !problems.is_empty() {
-            return Ok(Err(problems));
-        }
-        let file = self.tasks.store.file_mut();
-        for (key, value) in patch {
-            let value = (!value.is_null()).then(|| value.clone());
-            file.set_field_unseen(index, field(key), value);
-        }
-        // A start not launched yet goes with the task as it is now.
-        self.withdraw_starts(Some(index));
-        let when = if self.attempts.has_task(index) {
-            "from its next attempt"
-        } else {
-            "for its next attempt"
-        };
-        let names: Vec<&str> = patch.keys().map(|k| field(k)).collect();
-        tracing::info!(
-            task_id,
-            fields = names.join(","),
-            "task changed through the control socket"
-        );
-        Ok(Ok(ControlOutcome::Done(format!(
-            "{task_id}: {} saved {when}",
-            names.join(", ")
-        ))))
-    }
-
-    /// Brings task `index` into this run and starts it when a slot is free: a run limited by
-    /// `--only` takes it in, a disabled task is enabled, a failed or cancelled one is pending
-    /// again (`retry_now`).
-    pub fn run_task(&mut self, index: usize, now: Now) -> Result<ControlOutcome> {
-        let Some((task_id, _)) = self.task_label(index) else {
-            return refused("no such task");
-        };
-        if self.tasks.store.file().is_removed(index) {
-            return refused(format!("{task_id} was removed from the tasks file"));
-        }
-        let mut notes = Vec::new();
-        if !self.tasks.opts.only.is_empty() && !self.tasks.opts.only.contains(&task_id) {
-            self.tasks.opts.only.push(task_id.clone());
-            notes.push("taken into this run");
-        }
-        if !self.tasks.store.file().tasks()[index].enabled {
-            self.tasks
-                .store
-                .file_mut()
-                .set_field(index, "enabled", Value::Bool(true));
-            notes.push("enabled");
-        }
-        if self.attempts.has_task(index) {
-            return done(format!("{task_id} is running"));
-        }
-        let outcome = self.retry_now(index, now)?;
-        match (outcome, notes.is_empty()) {
-            (outcome, true) => Ok(outcome),
-            (ControlOutcome::Done(m), false) => done(format!("{m} ({})", notes.join(", "))),
-            (ControlOutcome::Refused(m) | ControlOutcome::Stale(m), false) => {
-                refused(format!("{m} ({})", notes.join(", ")))
-            }
-        }
-    }
-
-    /// Task `index`'s pane as text: (rows, cols, the visible rows joined by newlines), while an
-    /// attempt of it runs.
-    pub(super) fn screen_text(&self, index: usize) -> Option<(u16, u16, String)> {
-        let live = self.live_for_task(index)?;
-        let screen = live.attempt.screen();
-        let (rows, cols) = screen.size();
-        let text = screen
-            .visible_rows()
-            .iter()
-            .map(|r| r.trim_end())
-            .collect::<Vec<_>>()
-            .join("\n");
-        Some((rows, cols, text))
-    }
+/// The event that gives `answer` to the prompt `prompt_id`, if it still waits and takes that
+/// answer (recorded as the API's), with the task it goes to.
+pub(super) fn answer_event(
+    attempts: &Attempts,
+    prompt_id: &str,
+    answer: ApiAnswer,
+) -> Result<(usize, Event<'static>), AnswerRefused> {
+    let Some(live) = (attempts.live().map(|(_, live)| live))
+        .find(|l| l.prompts.is_current(prompt_id) && l.attempt.waiting().is_some())
+    else {
+        return Err(AnswerRefused::Stale(format!(
+            "no prompt {prompt_id} waits: it was answered or went away (prompts.list shows \
+             what waits now)"
+        )));
+    };
+    let Some((_, keys)) = offered(&live.attempt)
+        .into_iter()
+        .find(|(a, _)| *a == answer)
+    else {
+        return Err(AnswerRefused::NotOffered(format!(
+            "prompt {prompt_id} does not offer {}",
+            answer.as_str()
+        )));
+    };
+    let event = match keys {
+        Keys::Rule(rule) => Event::ApiAnswer {
+            rule: Some(rule),
+            name: String::new(),
+            keys: Vec::new(),
+        },
+        Keys::Reply { name, bytes } => Event::ApiAnswer {
+            rule: None,
+            name: name.to_string(),
+            keys: bytes.to_vec(),
+        },
+    };
+    let task_id = &live.task_id;
+    let answer = answer.as_str();
+    tracing::info!(
+        task_id,
+        prompt_id,
+        answer,
+        "answered through the control socket"
+    );
+    Ok((live.task, event))
 }
 
 /// `FILE:LINE:COL: message` (or `FILE: message`) as `message`.

@@ -5,8 +5,9 @@
 
 use serde_json::{Value, json};
 
+use super::BatchView;
 use super::api::{AnswerRefused, ApiAnswer};
-use super::control_tests::{Fixture, fixture_with};
+use super::control_tests::{Fixture, asking, fixture_with};
 use crate::core::task::TaskStatus;
 use crate::run::clock::Now;
 use crate::serve::control::handle::handle;
@@ -28,7 +29,7 @@ fn fixture(tasks: &[&str]) -> Fixture {
         .iter()
         .map(|t| format!(r#"{{"agent": "ask", "prompt_template": "do it", {t}}}"#))
         .collect();
-    fixture_with(
+    asking(
         &format!(
             "{{\n  \"tasks\": [\n    {}\n  ]\n}}\n",
             list.join(",\n    ")
@@ -208,8 +209,8 @@ fn an_added_task_and_an_update_are_written_like_any_change() {
         text.contains("},\n    {\n      \"task_id\": \"c\""),
         "{text}"
     );
-    assert!(!f.engine.task_in_scope(0));
-    assert!(f.engine.task_in_scope(1));
+    assert!(!f.engine.in_scope(0));
+    assert!(f.engine.in_scope(1));
 }
 
 #[test]
@@ -217,7 +218,7 @@ fn tasks_run_and_tasks_add_take_a_task_into_an_only_run() {
     let mut f = fixture(&[r#""task_id": "a""#, r#""task_id": "b", "enabled": false"#]);
     f.engine.tasks.opts.only = vec!["a".into()];
     f.engine.set_paused(true);
-    assert!(!f.engine.task_in_scope(1));
+    assert!(!f.engine.in_scope(1));
     let ran = run(
         &mut f,
         Method::Run {
@@ -231,7 +232,7 @@ fn tasks_run_and_tasks_add_take_a_task_into_an_only_run() {
         "{ran}"
     );
     assert!(message.contains("paused"), "{ran}");
-    assert!(f.engine.task_in_scope(1));
+    assert!(f.engine.in_scope(1));
     assert_eq!(f.on_disk(1, "enabled"), json!(true));
     // A task added through the socket is asked for by name: the run takes it in too.
     let added = run(
@@ -241,7 +242,7 @@ fn tasks_run_and_tasks_add_take_a_task_into_an_only_run() {
         },
     );
     assert_eq!(added, Ok(json!({"task_id": "c"})));
-    assert!(f.engine.task_in_scope(2));
+    assert!(f.engine.in_scope(2));
 }
 
 #[test]

@@ -1,19 +1,15 @@
 //! What a frontend asks of the batch, as one typed `Command`, and the one entry point that
-//! carries it out: `Engine::apply(command, now) -> ControlOutcome`. The dashboard's keys and the
+//! carries it out: `Engine::apply(command, now) -> ControlOutcome` (in the engine's root). The dashboard's keys and the
 //! control socket's requests both become commands, so every frontend steers the batch the same
 //! way and none reaches into the engine's other methods to change it.
 //!
 //! Each command checks what it may do where the engine decides (`control`, `session`, `api`,
-//! `interrupted`, `sizes`): this file only says which. The outcome is the status line's words;
+//! `interrupted`, `sizes`): `apply` only says which. The outcome is the status line's words;
 //! the frontend decides how to show them.
 
-use color_eyre::eyre::Result;
-
-use super::Engine;
 use super::api::{AnswerRefused, ApiAnswer};
 use super::control::ControlOutcome;
 use crate::core::attempt::Event;
-use crate::run::clock::Now;
 
 /// What the operator's answer key sends to the dialog waiting in a task's pane.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,98 +97,32 @@ pub enum Command {
     },
 }
 
-impl Engine {
-    /// Carries out `command` in the turn of `now`; what it did, in words.
-    pub fn apply(&mut self, command: Command, now: Now) -> Result<ControlOutcome> {
-        let done = |text: &str| Ok(ControlOutcome::Done(text.to_string()));
-        match command {
-            Command::Pause => Ok(self.pause(true)),
-            Command::Resume => Ok(self.pause(false)),
-            Command::SetConcurrency(n) => Ok(self.concurrency_of(n)),
-            Command::FillSlots => {
-                self.fill_slots(now)?;
-                done("free slots filled")
-            }
-            Command::SetLaunchSizes(sizes) => {
-                self.set_launch_sizes(sizes);
-                done("launch sizes set")
-            }
-            Command::Stop => {
-                self.stop(now)?;
-                done("stopping: ending the running agents")
-            }
-            Command::KillAll => {
-                self.kill_all();
-                done("killing the agents' process groups")
-            }
-            Command::Abandon { reason } => {
-                self.abandon(&reason, now);
-                done(&format!("abandoned: {reason}"))
-            }
-            Command::Cancel { task } => self.cancel_task(task, now),
-            Command::RetryNow { task } => self.retry_now(task, now),
-            Command::Run { task } => self.run_task(task, now),
-            Command::SetAutoAnswer { task, rule, on } => self.set_auto_answer(task, rule, on, now),
-            Command::SetPromptTemplate { task, text } => self.set_prompt_template(task, &text),
-            Command::SendMessage { task, text } => self.send_message(task, &text, now),
-            Command::ResumeWithMessage { task, text } => self.resume_with_message(task, &text, now),
-            Command::Answer { task, reply } => {
-                self.send_to_agent(task, reply.into_event(), now, "answer sent")
-            }
-            Command::AnswerPrompt { prompt_id, answer } => {
-                Ok(match self.answer_prompt(&prompt_id, answer, now)? {
-                    Ok(message) => ControlOutcome::Done(message),
-                    Err(AnswerRefused::Stale(message)) => ControlOutcome::Stale(message),
-                    Err(AnswerRefused::NotOffered(message)) => ControlOutcome::Refused(message),
-                })
-            }
-            Command::TypeKeys { task, bytes } => {
-                self.send_to_agent(task, Event::OperatorKeys(bytes), now, "keys sent")
-            }
-            Command::ResizePane { task, rows, cols } => {
-                let said = format!("resized to {rows}x{cols}");
-                self.send_to_agent(task, Event::Resize { rows, cols }, now, &said)
-            }
-        }
-    }
+/// What pausing or resuming the queue did, in words.
+pub(super) fn paused(paused: bool) -> ControlOutcome {
+    let message = match paused {
+        true => "queue paused: running agents go on, nothing new starts",
+        false => "queue resumed",
+    };
+    ControlOutcome::Done(message.into())
+}
 
-    /// Hands `event` to task `task`'s running attempt; nothing to hand it to when none runs.
-    fn send_to_agent(
-        &mut self,
-        task: usize,
-        event: Event<'_>,
-        now: Now,
-        said: &str,
-    ) -> Result<ControlOutcome> {
-        if self.live_for_task(task).is_none() {
-            return Ok(ControlOutcome::Refused(match self.task_label(task) {
-                Some((task_id, _)) => format!("{task_id} is not running"),
-                None => "no such task".to_string(),
-            }));
-        }
-        self.send_to_task(task, event, now)?;
-        Ok(ControlOutcome::Done(said.to_string()))
-    }
+/// What setting the concurrency to `n` did, in words.
+pub(super) fn concurrency(n: usize) -> ControlOutcome {
+    let noun = if n == 1 { "agent" } else { "agents" };
+    ControlOutcome::Done(format!("{n} {noun} at once"))
+}
 
-    fn pause(&mut self, paused: bool) -> ControlOutcome {
-        self.set_paused(paused);
-        let message = match paused {
-            true => "queue paused: running agents go on, nothing new starts",
-            false => "queue resumed",
-        };
-        ControlOutcome::Done(message.into())
-    }
-
-    fn concurrency_of(&mut self, n: usize) -> ControlOutcome {
-        self.set_concurrency(n);
-        let n = self.concurrency();
-        let noun = if n == 1 { "agent" } else { "agents" };
-        ControlOutcome::Done(format!("{n} {noun} at once"))
+/// What an answer by prompt id came to.
+pub(super) fn answered(answer: std::result::Result<String, AnswerRefused>) -> ControlOutcome {
+    match answer {
+        Ok(message) => ControlOutcome::Done(message),
+        Err(AnswerRefused::Stale(message)) => ControlOutcome::Stale(message),
+        Err(AnswerRefused::NotOffered(message)) => ControlOutcome::Refused(message),
     }
 }
 
 impl DialogReply {
-    fn into_event(self) -> Event<'static> {
+    pub(super) fn into_event(self) -> Event<'static> {
         match self {
             DialogReply::Rule(rule) => Event::OperatorAnswer { rule },
             DialogReply::Keys { name, bytes } => Event::OperatorReply { name, keys: bytes },

@@ -3,6 +3,7 @@
 
 use crate::core::task::TaskStatus;
 use crate::run::clock::Now;
+use crate::run::engine::BatchView;
 use crate::run::engine::api::ApiAnswer;
 use crate::run::engine::command::Command;
 use crate::run::engine::control::ControlOutcome;

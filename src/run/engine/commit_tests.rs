@@ -7,12 +7,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::BatchView;
 use super::control_tests::{Fixture, fixture_with};
+use super::os_fake::Script;
 use crate::core::task::TaskStatus;
 use crate::run::engine::inbox::EngineInbox;
 
 /// An agent that prints the tasks file as it finds it on disk when it starts (its folder is
-/// the tasks file's), then its marker.
+/// the tasks file's), then its marker: the fake plays it (`fixture`).
 const PROFILE: &str = r#"
 [profiles.look]
 command = ["sh", "-c", "tr -d '\n' < tasks.json; echo; echo TASK_COMPLETE:{task_id}"]
@@ -22,7 +24,12 @@ fn fixture(count: usize) -> Fixture {
     let tasks: Vec<String> = (0..count)
         .map(|i| format!(r#"{{"task_id": "t{i}", "agent": "look", "prompt_template": "p"}}"#))
         .collect();
-    fixture_with(&format!(r#"{{"tasks": [{}]}}"#, tasks.join(", ")), PROFILE)
+    let f = fixture_with(&format!(r#"{{"tasks": [{}]}}"#, tasks.join(", ")), PROFILE);
+    f.os.set_script(Script::says(0, |plan| {
+        let file = std::fs::read_to_string(plan.cwd.join("tasks.json")).unwrap_or_default();
+        format!("{}\r\n{{marker}}\r\n", file.replace('\n', ""))
+    }));
+    f
 }
 
 fn on_disk(f: &Fixture) -> Value {

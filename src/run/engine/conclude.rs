@@ -9,16 +9,18 @@ use std::time::{Duration, Instant};
 use color_eyre::eyre::{Result, WrapErr};
 use serde_json::json;
 
-use super::Engine;
 use super::agent_report::AgentReport;
-use super::attempts::LiveAttempt;
+use super::attempts::{Attempts, LiveAttempt};
 use super::event::{EngineEvent, note_label};
 use super::gather::{self, FailureJob, GatherJob};
 use super::gathered::Gathered;
+use super::inbox::EngineInbox;
+use super::outgoing::Outgoing;
 use super::snapshots;
+use super::tasks::Tasks;
 
 use crate::core::attempt::{Attempt, Event, Note};
-use crate::core::batch::EndInput;
+use crate::core::batch::{EndInput, Queue};
 use crate::core::changes::lines_before_marker;
 use crate::core::classify::{ExitStatus, Verdict};
 use crate::core::deciding_event::EndingScene;
@@ -29,6 +31,7 @@ use crate::core::task::{FailureType, TaskSpec, TaskStatus};
 use crate::run::changes::attempt::{ChangesFound, OnCompleteJob};
 use crate::run::failure_report::FailureReport;
 use crate::run::hygiene::EndedProcess;
+use crate::run::jobs::Outbox;
 use crate::run::launch::LaunchPlan;
 use crate::run::outcome::{self, AttemptFacts, AttemptOutcome, AttemptResult, Size, WorktreeState};
 use crate::run::recorder::Recorder;
@@ -66,19 +69,13 @@ pub(super) struct Ended<'a> {
     pub(super) changes: ChangesFound,
 }
 
-impl Engine {
-    /// The reset time a quota failure names, if it names one (in the zone it named).
-    pub(super) fn quota_reset(
-        &self,
-        index: usize,
-        verdict: &Verdict,
-        attempt: &mut Attempt,
-    ) -> Option<jiff::Zoned> {
-        let task = &self.tasks.store.file().tasks()[index];
+impl LiveAttempt {
+    /// The reset time its quota failure names, if it names one (in the zone it named).
+    fn quota_reset(&mut self, verdict: &Verdict, wall: jiff::Timestamp) -> Option<jiff::Zoned> {
         if verdict.failure != Some(FailureType::Quota) {
             return None;
         }
-        let rows = attempt
+        let rows = (self.attempt)
             .screen_mut()
             .rows_with_history(failure_report::TAIL_ROWS);
         let mut text = crate::core::detect::tail_rows(&rows, failure_report::TAIL_ROWS).join("\n");
@@ -89,32 +86,45 @@ impl Engine {
             text.push_str(evidence);
         }
         let local = jiff::tz::TimeZone::system();
-        let reset = crate::core::quota_reset::parse_reset(&text, self.clock.wall, local)?;
-        tracing::info!(task = %task.task_id, at = %reset.at, evidence = %reset.evidence, "the quota resets");
+        let reset = crate::core::quota_reset::parse_reset(&text, wall, local)?;
+        tracing::info!(task = %self.task_id, at = %reset.at, evidence = %reset.evidence, "the quota resets");
         Some(reset.at)
     }
+}
 
+impl Tasks {
     /// Whether task `index` waits for its quota to reset (rather than failing or retrying at
     /// once): it asked to, or its profile has accounts to rotate through.
     fn waits_for_quota(&self, index: usize) -> bool {
-        let task = &self.tasks.store.file().tasks()[index];
+        let task = &self.store.file().tasks()[index];
         let has_accounts = self
-            .tasks
             .profiles
             .get(&task.agent)
             .is_some_and(|p| !p.accounts.is_empty());
         task.wait_for_quota_reset || has_accounts
     }
+}
 
+impl Attempts {
     /// Attempt `key`'s agent exited, its leftovers were swept, its terminal drained and its
     /// files read (`core::batch::end`): the attempt takes its verdict, leaves the live attempts,
     /// and what its end needs from git and the disk is gathered off the loop (`gather`).
-    /// `Gathered` follows: now when no worker could be had, else with the worker's report.
-    pub(super) fn gather_end(&mut self, key: u64, now: Instant) -> Option<EndInput> {
+    /// `Gathered` follows: now when no worker could be had, else with the worker's report
+    /// (into `reports`). `exit`: how its agent exited; `snapshots`: where a local attempt
+    /// started, for its changes.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn gather_end(
+        &mut self,
+        key: u64,
+        exit: ExitStatus,
+        tasks: &Tasks,
+        snapshots: &mut snapshots::Snapshots,
+        reports: Outbox<EngineInbox>,
+        now: Instant,
+    ) -> Option<EndInput> {
         // It keeps its task and its slot until it is concluded.
-        let mut live = self.attempts.take_live(key)?;
+        let mut live = self.take_live(key)?;
         let at = now.saturating_duration_since(live.started);
-        let exit = self.exit_of(key);
         // The verdict note is recorded by `conclude`, with the status it leads to.
         let _ = live.attempt.handle(Event::Exited(exit), at);
         let verdict = live
@@ -129,30 +139,30 @@ impl Engine {
                 cwd: live.plan.cwd.clone(),
                 errors_path: live.recorder.paths().log.with_extension("errors.json"),
             });
-        let task = &self.tasks.store.file().tasks()[live.task];
+        let task = &tasks.store.file().tasks()[live.task];
         // Only a completed task's worktree is removed; `conclude` says so again.
         let finish_worktree = (task.worktree && verdict.is_success() && !live.stopped_by_operator)
             .then(|| live.plan.cwd.clone());
         let completed = verdict.is_success() && !live.stopped_by_operator;
         let on_complete = (completed && task.on_complete.is_some() && live.host().is_none())
             .then(|| on_complete_job(&mut live, task));
-        let runs_dir = &self.tasks.opts.runs_dir;
+        let runs_dir = &tasks.opts.runs_dir;
         let folder = snapshots::attempt_folder(
             live.plan.cwd.clone(),
             runs_dir.join(&live.task_id),
             live.number,
-            vec![self.tasks.store.path().to_path_buf(), runs_dir.clone()],
+            vec![tasks.store.path().to_path_buf(), runs_dir.clone()],
         );
         let changes = live
             .host()
             .is_none()
-            .then(|| self.snapshots.end(key, folder, on_complete));
+            .then(|| snapshots.end(key, folder, on_complete));
         let job = GatherJob {
             changes,
             failure,
-            transcript: self.transcript_job(&live),
+            transcript: live.transcript_job(tasks),
             finish_worktree,
-            remote: self.remote_end_job(&live),
+            remote: live.remote_end_job(tasks),
             recordings: live
                 .recorder
                 .paths()
@@ -160,99 +170,86 @@ impl Engine {
                 .parent()
                 .map(|dir| (dir.to_path_buf(), live.number)),
         };
-        let gathered = gather::gather_in_background(key, job, self.out.inbox.clone());
+        let gathered = gather::gather_in_background(key, job, reports);
         let now_gathered = gathered.is_some();
         live.gathered = gathered.map(Box::new);
-        self.attempts.end(key, live);
+        self.end(key, live);
         now_gathered.then_some(EndInput::Gathered)
     }
+}
 
-    /// How attempt `key`'s agent exited, as its end recorded it.
-    pub(super) fn exit_of(&self, key: u64) -> ExitStatus {
-        self.batch
-            .end(key)
-            .and_then(|end| end.exit())
-            .cloned()
-            .unwrap_or_default()
-    }
-
-    /// Concludes ended attempt `key` with what was gathered for it; `Concluded` follows, with
-    /// the write that carries it.
-    pub(super) fn conclude_ended(&mut self, key: u64, now: Instant) -> Result<Option<EndInput>> {
-        let Some(mut live) = self.attempts.take_ending(key) else {
-            return Ok(None);
-        };
-        let gathered = live.gathered.take().map(|g| *g).unwrap_or_default();
-        let exit = self.exit_of(key);
-        self.conclude_gathered(live, gathered, exit, now)?;
-        let generation = self.next_generation();
-        Ok(Some(EndInput::Concluded { generation }))
-    }
-
-    /// Concludes an ended attempt with what was gathered for it.
-    fn conclude_gathered(
-        &mut self,
-        mut live: LiveAttempt,
-        gathered: Gathered,
-        exit: ExitStatus,
-        now: Instant,
+impl LiveAttempt {
+    /// Concludes the ended attempt with what was gathered for it (`exit`: how its agent
+    /// exited) into `tasks`, the `queue` and `out`, at `now` (`wall`).
+    pub(super) fn conclude(
+        mut self,
+        (gathered, exit): (Gathered, ExitStatus),
+        tasks: &mut Tasks,
+        queue: &mut Queue,
+        out: &mut Outgoing,
+        (now, wall): (Instant, jiff::Timestamp),
     ) -> Result<()> {
-        let verdict = live
+        let verdict = self
             .attempt
             .verdict()
             .cloned()
             .unwrap_or_else(Verdict::success);
-        let quota_resets_at = self.quota_reset(live.task, &verdict, &mut live.attempt);
+        let quota_resets_at = self.quota_reset(&verdict, wall);
         let quota_reset = quota_resets_at
             .as_ref()
-            .filter(|_| self.waits_for_quota(live.task))
+            .filter(|_| tasks.waits_for_quota(self.task))
             .map(jiff::Zoned::timestamp);
-        let agent = AgentReport::of(&live.attempt, gathered.transcript);
+        let agent = AgentReport::of(&self.attempt, gathered.transcript);
         let outcome = AttemptOutcome {
-            attempt: live.number,
-            marker_seen: live.attempt.marker_seen(),
+            attempt: self.number,
+            marker_seen: self.attempt.marker_seen(),
             exit,
-            log_file: outcome::relative_to(&live.recorder.paths().log, self.tasks.store.base_dir()),
-            auto_counts: live.attempt.auto_input_counts(),
-            auto_inputs: live.attempt.auto_inputs().to_vec(),
-            approvals: live.attempt.approvals().to_vec(),
-            started_at: live.started_at,
-            ended_at: self.clock.wall,
-            duration: now.saturating_duration_since(live.started),
+            log_file: outcome::relative_to(&self.recorder.paths().log, tasks.store.base_dir()),
+            auto_counts: self.attempt.auto_input_counts(),
+            auto_inputs: self.attempt.auto_inputs().to_vec(),
+            approvals: self.attempt.approvals().to_vec(),
+            started_at: self.started_at,
+            ended_at: wall,
+            duration: now.saturating_duration_since(self.started),
             verdict,
         };
         let ended = Ended {
-            index: live.task,
-            task_id: &live.task_id,
-            plan: &live.plan,
-            size: live.size,
-            account: live.account,
-            stopped_by_operator: live.stopped_by_operator,
+            index: self.task,
+            task_id: &self.task_id,
+            plan: &self.plan,
+            size: self.size,
+            account: self.account,
+            stopped_by_operator: self.stopped_by_operator,
             outcome,
             failure: gathered.failure,
             quota_reset,
             quota_resets_at,
-            deciding_event: live.attempt.ending_scene().and_then(EndingScene::describe),
+            deciding_event: self.attempt.ending_scene().and_then(EndingScene::describe),
             agent,
-            ended_processes: std::mem::take(&mut live.swept),
-            host: live.host().map(str::to_string),
+            ended_processes: std::mem::take(&mut self.swept),
+            host: self.host().map(str::to_string),
             worktree: gathered.worktree,
             changes: gathered.changes,
         };
-        self.conclude(ended, &mut live.recorder, now)
+        tasks.conclude(ended, &mut self.recorder, queue, out, now)
     }
+}
 
-    /// Carries out the end of `ended`: the decision, the result, the facts, the retry.
+impl Tasks {
+    /// Carries out the end of `ended`: the decision (the `queue` told what follows), the
+    /// result, the facts, the retry; the frontends told through `out`.
     pub(super) fn conclude(
         &mut self,
         mut ended: Ended<'_>,
         recorder: &mut Recorder,
+        queue: &mut Queue,
+        out: &mut Outgoing,
         now: Instant,
     ) -> Result<()> {
         let index = ended.index;
-        let task = self.tasks.store.file().tasks()[index].clone();
-        let profile = self.tasks.profiles.get(&task.agent).cloned();
-        let decision = self.decide_what_follows(&ended, &task, profile.as_ref(), now);
+        let task = self.store.file().tasks()[index].clone();
+        let profile = self.profiles.get(&task.agent).cloned();
+        let decision = decide_what_follows(&ended, &task, profile.as_ref(), queue, now);
         if let Some(evidence) = decision.evidence {
             ended.outcome.verdict.evidence = Some(evidence.into());
         }
@@ -274,51 +271,8 @@ impl Engine {
         record_facts(&ended, facts, recorder)?;
         let retry_after = decision.retry_after;
         self.write_end(index, result, status, retry_after, ended.outcome.ended_at);
-        self.announce_end(&ended, status, retry_after);
+        self.announce_end(&ended, status, retry_after, out);
         Ok(())
-    }
-
-    /// What follows `ended` (`core::outcome::decide`: next status, retry, account rest, quota
-    /// hold); the account's rest, the profile's hold and the task's retry time are handed to
-    /// the queue.
-    fn decide_what_follows(
-        &mut self,
-        ended: &Ended<'_>,
-        task: &TaskSpec,
-        profile: Option<&Profile>,
-        now: Instant,
-    ) -> Decision {
-        let number = ended.outcome.attempt;
-        let ended_at = ended.outcome.ended_at;
-        let quota_reset_in = ended
-            .quota_reset
-            .map(|at| Duration::try_from(at.duration_since(ended_at)).unwrap_or_default());
-        let end = OutcomeInput {
-            verdict: &ended.outcome.verdict,
-            attempt: number,
-            account: ended.account,
-            stopped_by_operator: ended.stopped_by_operator,
-            quota_reset_in,
-            jitter: random_spread(ended.index, number),
-        };
-        let decision = decide(
-            &end,
-            RetryRules::of(task),
-            profile,
-            self.batch.queue().accounts(),
-            now,
-        );
-        if let (Some(rest), Some(profile)) = (decision.rest, profile) {
-            let name = profile
-                .accounts
-                .get(rest.account)
-                .map_or("?", |a| a.name.as_str());
-            tracing::info!(profile = %profile.name, account = name, wait_sec = rest.wait.as_secs(), "account exhausted");
-        }
-        self.batch
-            .queue_mut()
-            .follow(ended.index, &task.agent, profile, &decision, now);
-        decision
     }
 
     /// The task's `result` for `ended`, whose task goes to `status` (its failure and worktree
@@ -349,7 +303,7 @@ impl Engine {
             host: ended.host.clone(),
             agent: ended.agent.result_fields(plan),
             total_cost_usd: ended.agent.total_cost(task.result.as_ref()),
-            survivors_ended: self.tasks.survivors.remove(&ended.index),
+            survivors_ended: self.survivors.remove(&ended.index),
             ..AttemptResult::new(&ended.outcome)
         }
     }
@@ -363,7 +317,7 @@ impl Engine {
         retry_after: Option<Duration>,
         ended_at: jiff::Timestamp,
     ) {
-        let file = self.tasks.store.file_mut();
+        let file = self.store.file_mut();
         file.set_result(index, result);
         file.set_status(index, status);
         match retry_after {
@@ -386,26 +340,61 @@ impl Engine {
         ended: &Ended<'_>,
         status: TaskStatus,
         retry_after: Option<Duration>,
+        out: &mut Outgoing,
     ) {
         let (task_id, number) = (ended.task_id, ended.outcome.attempt);
         let verdict = ended.outcome.verdict.clone();
         tracing::info!(task = task_id, attempt = number, verdict = verdict.label(), evidence = ?verdict.evidence, status = %status, "attempt ended");
-        self.tasks
-            .last_durations
+        self.last_durations
             .insert(ended.index, ended.outcome.duration);
-        self.out.events.push(EngineEvent::Finished {
+        out.events.push(EngineEvent::Finished {
             task_id: task_id.to_string(),
             attempt: number,
             verdict,
             status,
         });
         if let Some(after) = retry_after {
-            self.out.events.push(EngineEvent::RetryScheduled {
+            out.events.push(EngineEvent::RetryScheduled {
                 task_id: task_id.to_string(),
                 after,
             });
         }
     }
+}
+
+/// What follows `ended` (`core::outcome::decide`: next status, retry, account rest, quota
+/// hold); the account's rest, the profile's hold and the task's retry time are handed to
+/// the queue.
+fn decide_what_follows(
+    ended: &Ended<'_>,
+    task: &TaskSpec,
+    profile: Option<&Profile>,
+    queue: &mut Queue,
+    now: Instant,
+) -> Decision {
+    let number = ended.outcome.attempt;
+    let ended_at = ended.outcome.ended_at;
+    let quota_reset_in = ended
+        .quota_reset
+        .map(|at| Duration::try_from(at.duration_since(ended_at)).unwrap_or_default());
+    let end = OutcomeInput {
+        verdict: &ended.outcome.verdict,
+        attempt: number,
+        account: ended.account,
+        stopped_by_operator: ended.stopped_by_operator,
+        quota_reset_in,
+        jitter: random_spread(ended.index, number),
+    };
+    let decision = decide(&end, RetryRules::of(task), profile, queue.accounts(), now);
+    if let (Some(rest), Some(profile)) = (decision.rest, profile) {
+        let name = profile
+            .accounts
+            .get(rest.account)
+            .map_or("?", |a| a.name.as_str());
+        tracing::info!(profile = %profile.name, account = name, wait_sec = rest.wait.as_secs(), "account exhausted");
+    }
+    queue.follow(ended.index, &task.agent, profile, &decision, now);
+    decision
 }
 
 /// What `conclude` decided about an ended attempt, for its recording's facts.

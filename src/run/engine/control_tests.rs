@@ -9,10 +9,12 @@ use tokio::sync::mpsc;
 use serde_json::{Value, json};
 
 use super::control::*;
+use super::os::Os;
+use super::os_fake::{FakeOs, Script};
 use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
 use crate::run::engine::inbox::EngineInbox;
-use crate::run::engine::{Engine, EngineOptions};
+use crate::run::engine::{BatchView, Engine, EngineOptions};
 use crate::run::store::TaskStore;
 use std::time::Instant;
 
@@ -34,14 +36,37 @@ pub(crate) struct Fixture {
     pub(crate) engine: Engine,
     pub(crate) reports: mpsc::Receiver<EngineInbox>,
     pub(crate) runtime: tokio::runtime::Runtime,
+    /// What the engine's agents run on: the fake plays its script (idle unless told).
+    pub(crate) os: FakeOs,
 }
 
 fn fixture(tasks: &str) -> Fixture {
-    fixture_with(tasks, PROFILE)
+    asking(tasks, PROFILE)
 }
 
-/// `tasks` with the built-in profiles and `profiles` (a user profiles text).
+/// `fixture_with`, its agents played as `PROFILE`'s: they ask `Allow? [y/n]`, and on `y`
+/// print their marker and exit.
+pub(crate) fn asking(tasks: &str, profiles: &str) -> Fixture {
+    let f = fixture_with(tasks, profiles);
+    f.os.set_script(Script::asks("Allow? [y/n] ", "y\r"));
+    f
+}
+
+/// `tasks` with the built-in profiles and `profiles` (a user profiles text); its agents are
+/// fakes (`os_fake`): none is spawned.
 pub(crate) fn fixture_with(tasks: &str, profiles: &str) -> Fixture {
+    let os = FakeOs::default();
+    fixture_on(tasks, profiles, Box::new(os.clone()), os)
+}
+
+/// `fixture_with`, its agents real processes: for the session tests (in `session`), whose
+/// agents are shell scripts.
+pub(crate) fn fixture_with_processes(tasks: &str, profiles: &str) -> Fixture {
+    let real: Box<dyn Os> = Box::new(super::os_real::RealOs);
+    fixture_on(tasks, profiles, real, FakeOs::default())
+}
+
+fn fixture_on(tasks: &str, profiles: &str, on: Box<dyn Os>, os: FakeOs) -> Fixture {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("tasks.json");
     std::fs::write(&path, tasks).expect("write tasks");
@@ -59,7 +84,7 @@ pub(crate) fn fixture_with(tasks: &str, profiles: &str) -> Fixture {
         record_input: false,
     };
     let (tx, reports) = mpsc::channel(256);
-    let engine = Engine::new(store, profiles, opts, tx, Now::read()).expect("engine");
+    let engine = Engine::with_os(store, profiles, opts, tx, Now::read(), on).expect("engine");
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -70,6 +95,7 @@ pub(crate) fn fixture_with(tasks: &str, profiles: &str) -> Fixture {
         engine,
         reports,
         runtime,
+        os,
     }
 }
 
@@ -195,14 +221,14 @@ fn prompt_edits_and_policy_switches_are_written_to_the_file() {
     f.engine.set_paused(true);
     assert!(
         f.engine
-            .set_prompt_template(0, "new\nprompt")
+            .apply(prompt_template(0, "new\nprompt"), Now::read())
             .expect("edit")
             .is_done()
     );
     assert_eq!(f.on_disk(0, "prompt_template"), json!("new\nprompt"));
     assert!(
         !f.engine
-            .set_prompt_template(1, "x")
+            .apply(prompt_template(1, "x"), Now::read())
             .expect("edit")
             .is_done()
     );
@@ -245,6 +271,7 @@ fn agents_start_at_the_launch_size_and_the_cast_header_says_so() {
         "pending",
         r#", "command": ["sleep", "30"]"#,
     )]));
+    f.os.set_script(Script::idle());
     assert_eq!(f.engine.sizes.at(0), (24, 80));
     // What the dashboard computes for a lone agent on a 120x40 terminal.
     let (rows, cols) =
@@ -265,6 +292,7 @@ fn agents_start_at_the_launch_size_and_the_cast_header_says_so() {
         (header["height"].clone(), header["width"].clone()),
         (json!(36), json!(76))
     );
+    assert_eq!(f.os.spawned(0).size, (36, 76));
     f.engine.kill_all();
 }
 
@@ -285,6 +313,7 @@ fn cancelling_a_running_task_ends_its_agent() {
         "pending",
         r#", "command": ["sleep", "30"], "max_retries": 3"#,
     )]));
+    f.os.set_script(Script::idle());
     f.engine.fill_slots(Now::read()).expect("start");
     f.engine
         .settle_writes(Now::read(), Duration::from_secs(10))
@@ -300,6 +329,9 @@ fn cancelling_a_running_task_ends_its_agent() {
     let outcome = f.engine.cancel_task(0, Now::read()).expect("cancel");
     assert!(outcome.is_done(), "{outcome:?}");
     f.pump_until("the task to be cancelled", |e| e.live_for_task(0).is_none());
+    let agent = f.os.spawned(0);
+    assert_eq!(agent.writes, vec![b"hello\r".to_vec()]);
+    assert!(!agent.signals.is_empty(), "{agent:?}");
     assert_eq!(f.status(0), TaskStatus::Cancelled);
     assert_eq!(f.on_disk(0, "status"), json!("cancelled"));
     assert_eq!(
@@ -377,4 +409,77 @@ fn a_task_cancelled_while_its_worktree_is_made_does_not_start() {
         0,
         "no attempt started"
     );
+}
+
+/// What one operator action does to a running agent's terminal.
+type Action = fn(&mut Engine);
+
+/// What the fake saw: writes, resizes, signals.
+type Seen = (
+    Vec<&'static [u8]>,
+    Vec<(u16, u16)>,
+    Vec<crate::core::attempt::StopSignal>,
+);
+
+#[test]
+fn each_operator_action_reaches_the_agents_terminal_as_the_fake_records_it() {
+    use crate::core::attempt::{Event, StopSignal};
+    let cases: [(&str, Action, Seen); 5] = [
+        (
+            "resize",
+            |e| {
+                let resize = Event::Resize {
+                    rows: 30,
+                    cols: 100,
+                };
+                e.send_to_task(0, resize, Now::read()).expect("resize");
+            },
+            (vec![], vec![(30, 100)], vec![]),
+        ),
+        (
+            "keys",
+            |e| {
+                let keys = Event::OperatorKeys(b"\x1b[A".to_vec());
+                e.send_to_task(0, keys, Now::read()).expect("keys");
+            },
+            (vec![b"\x1b[A"], vec![], vec![]),
+        ),
+        (
+            "message",
+            |e| drop(e.send_message(0, "hi", Now::read()).expect("send")),
+            (vec![b"hi\r"], vec![], vec![]),
+        ),
+        (
+            "cancel",
+            |e| drop(e.cancel_task(0, Now::read()).expect("cancel")),
+            (vec![], vec![], vec![StopSignal::Term]),
+        ),
+        (
+            "kill",
+            Engine::kill_all,
+            (vec![], vec![], vec![StopSignal::Kill]),
+        ),
+    ];
+    for (name, act, (writes, resizes, signals)) in cases {
+        let mut f = fixture(&tasks(&[task("a", "pending", "")]));
+        f.os.set_script(Script::idle());
+        f.engine.fill_slots(Now::read()).expect("start");
+        f.engine
+            .settle_writes(Now::read(), Duration::from_secs(10))
+            .expect("written");
+        assert!(f.engine.live_for_task(0).is_some(), "{name}: running");
+        act(&mut f.engine);
+        let agent = f.os.spawned(0);
+        let written: Vec<&[u8]> = agent.writes.iter().map(Vec::as_slice).collect();
+        assert_eq!(written, writes, "{name}: writes");
+        assert_eq!(agent.resizes, resizes, "{name}: resizes");
+        assert_eq!(agent.signals, signals, "{name}: signals");
+        f.engine.kill_all();
+    }
+}
+
+/// The command that replaces task `task`'s `prompt_template` with `text`.
+fn prompt_template(task: usize, text: &str) -> super::command::Command {
+    let text = text.to_string();
+    super::command::Command::SetPromptTemplate { task, text }
 }

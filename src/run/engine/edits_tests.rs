@@ -6,8 +6,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::EngineEvent;
 use super::control_tests::{Fixture, fixture_with};
+use super::os_fake::Script;
+use super::{BatchView, EngineEvent};
 use crate::core::task::TaskStatus;
 use crate::run::clock::Now;
 
@@ -19,6 +20,24 @@ command = ["sh", "-c", "echo TASK_COMPLETE:{task_id}"]
 const ONE: &str = r#"{"tasks": [
   {"task_id": "t0", "agent": "quick", "prompt_template": "p"}
 ]}"#;
+
+/// `tasks` run by `PROFILE`'s agent, played by the fake: it prints its marker and exits.
+fn quick(tasks: &str) -> Fixture {
+    let f = fixture_with(tasks, PROFILE);
+    f.os.set_script(Script::says(0, |_| "{marker}\r\n".to_string()));
+    f
+}
+
+/// `tasks` run by `SAYS_PROMPT`'s agent, played by the fake: it prints its prompt (its
+/// last argument), then its marker, and exits.
+fn says(tasks: &str) -> Fixture {
+    let f = fixture_with(tasks, SAYS_PROMPT);
+    f.os.set_script(Script::says(0, |plan| {
+        let prompt = plan.argv.last().cloned().unwrap_or_default();
+        format!("prompt: {prompt}\r\n{{marker}}\r\n")
+    }));
+    f
+}
 
 fn on_disk(f: &Fixture) -> String {
     std::fs::read_to_string(&f.path).expect("read tasks")
@@ -57,7 +76,7 @@ fn changed(events: &[EngineEvent]) -> Option<&str> {
 
 #[test]
 fn a_bad_new_task_fails_its_configuration_and_the_rest_of_the_edit_stands() {
-    let mut f = fixture_with(ONE, PROFILE);
+    let mut f = quick(ONE);
     let theirs = r#"{"tasks": [
   {"task_id": "t0", "agent": "quick", "prompt_template": "p", "mine": 1},
   {"task_id": "bad", "agent": "nope", "prompt_template": "p"},
@@ -91,7 +110,7 @@ fn a_bad_new_task_fails_its_configuration_and_the_rest_of_the_edit_stands() {
 
 #[test]
 fn while_the_file_does_not_parse_nothing_is_written_and_no_agent_launches() {
-    let mut f = fixture_with(ONE, PROFILE);
+    let mut f = quick(ONE);
     let broken = ONE.replace(
         "\"prompt_template\": \"p\"}",
         "\"prompt_template\": \"p\",}",
@@ -152,7 +171,7 @@ const TWO: &str = r#"{"tasks": [
 
 #[test]
 fn a_start_waiting_for_its_write_is_withdrawn_when_the_edit_disables_or_changes_its_task() {
-    let mut f = fixture_with(TWO, SAYS_PROMPT);
+    let mut f = says(TWO);
     // A version that does not parse holds the writes: both starts wait for theirs.
     std::fs::write(&f.path, TWO.replace("]}", "],}")).expect("edit");
     let mut events = Vec::new();
@@ -197,7 +216,7 @@ fn a_start_being_prepared_is_withdrawn_when_the_edit_disables_its_task() {
     let one = r#"{"tasks": [
   {"task_id": "t0", "agent": "says", "prompt_template": "old", "completion": "signal_file"}
 ]}"#;
-    let mut f = fixture_with(one, SAYS_PROMPT);
+    let mut f = says(one);
     f.engine.fill_slots(Now::read()).expect("fill");
     assert!(f.engine.attempts.has_task(0), "t0 is being prepared");
     assert!(f.engine.live_for_task(0).is_none());

@@ -5,42 +5,36 @@
 
 use std::time::{Duration, SystemTime};
 
-use super::Engine;
 use super::attempts::LiveAttempt;
 use super::gather::RemoteEndJob;
-use super::hosts::RemoteState;
 use super::prepare::{attempt_file_names, remote_stamp};
+use super::tasks::Tasks;
 use crate::core::profile::AgentLogKind;
-use crate::core::task::TaskSpec;
 use crate::run::agent_log::AgentLogTail;
-use crate::run::attempt_files::{FileSource, FileWatch, RemoteRollouts};
-use crate::run::engine::inbox::EngineInbox;
-use crate::run::launch::LaunchPlan;
+use crate::run::attempt_files::{FileSource, FileWatch, FilesReport, RemoteRollouts};
+use crate::run::jobs::Outbox;
 
 /// How often a running agent's signal file and log are read here.
 const SIGNAL_POLL: Duration = Duration::from_secs(1);
 /// How often they are read on a host (each read is one run of its launcher).
 const REMOTE_POLL: Duration = Duration::from_secs(2);
 
-impl Engine {
+impl LiveAttempt {
     /// Starts the worker that reads attempt `key`'s signal file and its agent's log, when it has
-    /// either. On a host, the log is the one herd named (`{agent_log}`), or the Codex rollout
-    /// written there since the attempt started for the task's folder.
-    #[allow(clippy::too_many_arguments)]
+    /// either, reporting into `reports`; the copies made of a host's are kept in `runs_dir`. On
+    /// a host, the log is the one herd named (`{agent_log}`), or the Codex rollout written
+    /// there since the attempt started for the task's folder.
     pub(super) fn watch_files(
         &self,
-        key: u64,
-        task: &TaskSpec,
-        number: u32,
-        plan: &LaunchPlan,
-        agent_log: Option<AgentLogKind>,
-        remote: &Option<RemoteState>,
-        started_at: jiff::Timestamp,
+        (key, agent_log): (u64, Option<AgentLogKind>),
+        runs_dir: &std::path::Path,
+        reports: Outbox<FilesReport>,
     ) -> Option<FileWatch> {
+        let (plan, number) = (&self.plan, self.number);
         if plan.signal_file.is_none() && agent_log.is_none() {
             return None;
         }
-        let (source, every) = match remote {
+        let (source, every) = match &self.remote {
             None => {
                 let log = agent_log.map(|kind| {
                     AgentLogTail::new(
@@ -48,7 +42,7 @@ impl Engine {
                         plan.agent_log.clone(),
                         &plan.env,
                         &plan.cwd,
-                        SystemTime::from(started_at),
+                        SystemTime::from(self.started_at),
                     )
                 });
                 let signal = plan.signal_file.clone();
@@ -76,7 +70,7 @@ impl Engine {
                     return None;
                 }
                 let copies_log = log.is_some() || rollouts.is_some();
-                let here = self.tasks.opts.runs_dir.join(&task.task_id);
+                let here = runs_dir.join(&self.task_id);
                 let source = FileSource::Remote {
                     host: Box::new(remote.host.clone()),
                     signal: plan.signal_file.as_ref().map(|p| p.display().to_string()),
@@ -91,36 +85,31 @@ impl Engine {
                 (source, REMOTE_POLL)
             }
         };
-        let reports = self.outbox_of(key, EngineInbox::from_files);
         let post = move |report| reports.blocking_send(report).is_ok();
         match FileWatch::start(format!("files-{key}"), source, every, post) {
             Ok(watch) => Some(watch),
             Err(error) => {
-                tracing::warn!(task = %task.task_id, "cannot read the signal file and agent log on a worker: {error}");
+                tracing::warn!(task = %self.task_id, "cannot read the signal file and agent log on a worker: {error}");
                 None
             }
         }
     }
 
-    /// Where the end of attempt `live`, when it ran on a host, finds its files there.
-    pub(super) fn remote_end_job(&self, live: &LiveAttempt) -> Option<RemoteEndJob> {
-        let remote = live.remote.as_ref()?;
+    /// Where the end of the attempt, when it ran on a host, finds its files there.
+    pub(super) fn remote_end_job(&self, tasks: &Tasks) -> Option<RemoteEndJob> {
+        let remote = self.remote.as_ref()?;
         Some(RemoteEndJob {
             host: remote.host.clone(),
-            run_dir: crate::core::remote::files::run_dir_under_home(
-                &self.tasks.file_tag,
-                &live.task_id,
-            ),
-            remove: attempt_file_names(&live.plan),
-            fetch: vec![format!("attempt_{}.acp.jsonl", live.number)],
-            runs_dir: self.tasks.opts.runs_dir.join(&live.task_id),
-            stamp: remote_stamp(live.number),
-            transcript_copy: self
-                .tasks
+            run_dir: crate::core::remote::files::run_dir_under_home(&tasks.file_tag, &self.task_id),
+            remove: attempt_file_names(&self.plan),
+            fetch: vec![format!("attempt_{}.acp.jsonl", self.number)],
+            runs_dir: tasks.opts.runs_dir.join(&self.task_id),
+            stamp: remote_stamp(self.number),
+            transcript_copy: tasks
                 .opts
                 .runs_dir
-                .join(&live.task_id)
-                .join(format!("attempt_{}.transcript.jsonl", live.number)),
+                .join(&self.task_id)
+                .join(format!("attempt_{}.transcript.jsonl", self.number)),
         })
     }
 }

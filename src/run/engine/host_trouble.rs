@@ -1,16 +1,19 @@
 //! A host's trouble at an attempt's start or end: the launcher's end told apart from the
 //! agent's (a host that cannot be reached or a lost connection sends the task back to the
 //! queue, not counted against its retries, and takes the host out of rotation), and the tasks'
-//! records of which host they ran on or were lost on.
+//! records of which host they ran on or were lost on. The engine composes the parts' steps
+//! here (`executor`); this holds each part's own.
 
 use std::time::{Duration, Instant};
 
 use color_eyre::eyre::Result;
 use serde_json::json;
 
-use super::Engine;
+use super::attempts::{Attempts, LiveAttempt};
 use super::event::EngineEvent;
+use super::tasks::Tasks;
 use crate::core::batch::Input;
+use crate::core::remote::hosts::Host;
 use crate::core::remote::script::LauncherEnd;
 use crate::core::task::TaskStatus;
 use crate::run::outcome;
@@ -20,136 +23,161 @@ pub(super) const RAN_ON_FIELD: &str = "ran_on";
 /// The task field that names a host left unswept after a lost connection (until swept).
 const LOST_ON_FIELD: &str = "lost_on";
 
-impl Engine {
-    /// Whether attempt `key` ended through its host rather than its agent; if so the task goes
-    /// back to the queue (not counted), the host out of rotation, and `true` is returned.
-    /// `lost`: the host could not be read at the attempt's end (its signal file, which decides
-    /// the verdict), whatever the launcher said.
-    pub(super) fn conclude_on_host_trouble(
+/// A host's trouble that ended an attempt, or kept one from starting.
+pub(super) struct HostTrouble {
+    pub(super) host: Host,
+    /// The connection was lost (rather than never made).
+    pub(super) lost: bool,
+    reason: String,
+    /// What happened, in words.
+    what: String,
+}
+
+impl HostTrouble {
+    fn new(host: Host, lost: bool, reason: String) -> HostTrouble {
+        let name = &host.name;
+        let what = if lost {
+            format!("lost the connection to host {name}: {reason}")
+        } else {
+            format!("host {name} cannot be reached: {reason}")
+        };
+        HostTrouble {
+            host,
+            lost,
+            reason,
+            what,
+        }
+    }
+
+    /// The host could not be reached to prepare an attempt.
+    pub(super) fn unreachable(host: Host, reason: String) -> HostTrouble {
+        HostTrouble::new(host, false, reason)
+    }
+
+    fn out_for(&self) -> Duration {
+        Duration::from_secs(self.host.out_of_rotation_sec)
+    }
+
+    /// The batch's input that takes the host out of rotation.
+    pub(super) fn host_out(&self) -> Input {
+        Input::HostOut {
+            host: self.host.name.clone(),
+            reason: self.reason.clone(),
+            out_for: self.out_for(),
+        }
+    }
+
+    /// What the frontends are told, about task `task_id`.
+    pub(super) fn event(&self, task_id: &str) -> EngineEvent {
+        EngineEvent::HostTrouble {
+            task_id: task_id.to_string(),
+            host: self.host.name.clone(),
+            evidence: self.what.clone(),
+            out_for: self.out_for(),
+        }
+    }
+}
+
+impl Attempts {
+    /// Live attempt `key`, when it ended through its host rather than its agent, taken out of
+    /// the table with that trouble. `exit_code`: its launcher's; `lost`: the host could not be
+    /// read at the attempt's end (its signal file, which decides the verdict), whatever the
+    /// launcher said.
+    pub(super) fn take_on_host_trouble(
         &mut self,
         key: u64,
-        now: Instant,
+        exit_code: Option<i32>,
         lost: Option<String>,
-    ) -> Result<bool> {
-        let Some(live) = self.attempts.get_live(key) else {
-            return Ok(false);
-        };
-        let Some(remote) = &live.remote else {
-            return Ok(false);
-        };
-        let exit_code = self
-            .batch
-            .end(key)
-            .and_then(|end| end.exit())
-            .and_then(|e| e.code);
+    ) -> Option<(LiveAttempt, HostTrouble)> {
+        let live = self.get_live(key)?;
+        let remote = live.remote.as_ref()?;
         let end = match lost {
             Some(reason) => LauncherEnd::Lost { reason },
             None => remote.end(exit_code, live.stopped_by_operator),
         };
         let (lost, reason) = match end {
-            LauncherEnd::Agent => return Ok(false),
+            LauncherEnd::Agent => return None,
             LauncherEnd::Unreachable { reason } => (false, reason),
             LauncherEnd::Lost { reason } => (true, reason),
         };
-        let Some(mut live) = self.attempts.take_live(key) else {
-            return Ok(false);
-        };
-        let Some(remote) = live.remote.take() else {
-            return Ok(false);
-        };
-        let host = remote.host.name.clone();
-        let what = if lost {
-            format!("lost the connection to host {host}: {reason}")
-        } else {
-            format!("host {host} cannot be reached: {reason}")
-        };
-        let for_how_long = Duration::from_secs(remote.host.out_of_rotation_sec);
-        if lost {
-            // What it left on the host may still run (an agent that ignores SIGHUP) and the
-            // sweep could not reach it: swept again once the host is back.
-            self.hosts.lost(remote.host.clone(), live.cookie.clone());
-        }
-        let out = Input::HostOut {
-            host: host.clone(),
-            reason,
-            out_for: for_how_long,
-        };
-        self.batch.handle(out, now);
-        // The attempt's recording is kept under another name: the next attempt takes its number.
-        let at = now.saturating_duration_since(live.started);
+        let mut live = self.take_live(key)?;
+        let host = live.remote.take()?.host;
+        Some((live, HostTrouble::new(host, lost, reason)))
+    }
+}
+
+impl LiveAttempt {
+    /// The recording of an attempt its host ended is finished and kept under another name:
+    /// the next attempt takes its number.
+    pub(super) fn set_aside(
+        &mut self,
+        trouble: &HostTrouble,
+        now: Instant,
+        wall: jiff::Timestamp,
+    ) -> Result<()> {
+        let at = now.saturating_duration_since(self.started);
         let facts = json!({
-            "attempt": live.number,
-            "argv": live.plan.argv,
-            "cwd": live.plan.cwd.display().to_string(),
-            "host": host,
-            "host_trouble": what,
+            "attempt": self.number,
+            "argv": self.plan.argv,
+            "cwd": self.plan.cwd.display().to_string(),
+            "host": trouble.host.name,
+            "host_trouble": trouble.what,
             "not_counted": true,
-            "ended_processes": std::mem::take(&mut live.swept),
+            "ended_processes": std::mem::take(&mut self.swept),
         });
-        live.recorder.finish(at, &facts)?;
-        set_aside(
-            live.recorder.paths(),
-            live.number,
-            self.clock.wall.as_second(),
-        );
-        let index = live.task;
-        self.note_host_trouble(index, &host, &what);
-        let file = self.tasks.store.file_mut();
-        if lost {
+        self.recorder.finish(at, &facts)?;
+        set_aside(self.recorder.paths(), self.number, wall.as_second());
+        Ok(())
+    }
+}
+
+impl Tasks {
+    /// Attempt `number` of task `index` ended through its host: the task goes back to the
+    /// queue, not counted.
+    pub(super) fn back_after_host_trouble(
+        &mut self,
+        (index, number): (usize, u32),
+        trouble: &HostTrouble,
+        wall: jiff::Timestamp,
+    ) {
+        let host = &trouble.host.name;
+        self.note_host_trouble(index, trouble, wall);
+        let file = self.store.file_mut();
+        if trouble.lost {
             file.set_field(index, LOST_ON_FIELD, json!(host));
         }
         file.set_status(index, TaskStatus::Retryable);
-        file.set_attempts(index, live.number.saturating_sub(1));
-        tracing::warn!(task = %live.task_id, attempt = live.number, "{what}; the task goes back to the queue (not counted) and {host} is out of rotation for {} s", for_how_long.as_secs());
-        self.out.events.push(EngineEvent::HostTrouble {
-            task_id: live.task_id.clone(),
-            host,
-            evidence: what,
-            out_for: for_how_long,
-        });
-        Ok(true)
+        file.set_attempts(index, number.saturating_sub(1));
+        let task_id = &file.tasks()[index].task_id;
+        tracing::warn!(task = %task_id, attempt = number, "{}; the task goes back to the queue (not counted) and {host} is out of rotation for {} s", trouble.what, trouble.out_for().as_secs());
     }
 
-    /// The host of a planned attempt could not be reached to prepare it: the attempt did not
-    /// happen (the task keeps its status and attempts) and the host goes out of rotation.
+    /// The host of task `index`'s planned attempt could not be reached to prepare it: the
+    /// attempt did not happen (the task keeps its status and attempts).
     pub(super) fn unreachable_at_start(
         &mut self,
-        planned: super::attempts::Planned,
-        reason: String,
-        now: Instant,
-    ) -> Result<()> {
-        let Some(host) = planned.host else {
-            return Ok(());
-        };
-        let name = host.name.clone();
-        let what = format!("host {name} cannot be reached: {reason}");
-        let for_how_long = Duration::from_secs(host.out_of_rotation_sec);
-        let out = Input::HostOut {
-            host: name.clone(),
-            reason,
-            out_for: for_how_long,
-        };
-        self.batch.handle(out, now);
-        self.note_host_trouble(planned.index, &name, &what);
-        tracing::warn!(task = %planned.task.task_id, "{what}; the task waits (not counted) and {name} is out of rotation for {} s", for_how_long.as_secs());
-        self.out.events.push(EngineEvent::HostTrouble {
-            task_id: planned.task.task_id.clone(),
-            host: name,
-            evidence: what,
-            out_for: for_how_long,
-        });
-        Ok(())
+        index: usize,
+        trouble: &HostTrouble,
+        wall: jiff::Timestamp,
+    ) {
+        self.note_host_trouble(index, trouble, wall);
+        let (task_id, name) = (
+            &self.store.file().tasks()[index].task_id,
+            &trouble.host.name,
+        );
+        tracing::warn!(task = %task_id, "{}; the task waits (not counted) and {name} is out of rotation for {} s", trouble.what, trouble.out_for().as_secs());
     }
 
     /// Adds `host_trouble` (which host, when, what happened) to task `index`'s result.
-    fn note_host_trouble(&mut self, index: usize, host: &str, what: &str) {
-        let at = outcome::utc_timestamp(self.clock.wall);
-        let file = self.tasks.store.file_mut();
+    fn note_host_trouble(&mut self, index: usize, trouble: &HostTrouble, wall: jiff::Timestamp) {
+        let at = outcome::utc_timestamp(wall);
+        let file = self.store.file_mut();
         let mut result = file.tasks()[index]
             .result
             .clone()
             .unwrap_or_else(|| json!({}));
         if let Some(obj) = result.as_object_mut() {
+            let (host, what) = (&trouble.host.name, &trouble.what);
             obj.insert(
                 "host_trouble".into(),
                 json!({"host": host, "at": at, "evidence": what}),
@@ -157,19 +185,14 @@ impl Engine {
         }
         file.set_result(index, result);
     }
-}
 
-impl Engine {
     /// `lost_on` of every task that names `host` is cleared: the host was swept.
     pub(super) fn forget_lost_on(&mut self, host: &str) {
-        let indexes: Vec<usize> = (0..self.tasks.store.file().tasks().len())
-            .filter(|&i| self.tasks.store.file().tasks()[i].lost_on.as_deref() == Some(host))
+        let indexes: Vec<usize> = (0..self.store.file().tasks().len())
+            .filter(|&i| self.store.file().tasks()[i].lost_on.as_deref() == Some(host))
             .collect();
         for index in indexes {
-            self.tasks
-                .store
-                .file_mut()
-                .remove_field(index, LOST_ON_FIELD);
+            self.store.file_mut().remove_field(index, LOST_ON_FIELD);
         }
     }
 }

@@ -6,18 +6,16 @@
 //!
 //! Each worker reports in its own type through an `Outbox` (`run::jobs`) and knows nothing of
 //! the engine: the engine hands it an outbox that converts into this inbox and tags the report
-//! with the attempt it is about (`Engine::outbox_of`, the `from_*` constructors here). The
+//! with the attempt it is about (`Outgoing::outbox_of`, the `from_*` constructors here). The
 //! engine's own jobs (prepare, sweep, gather, started by `run::jobs::spawn_job`) return their
 //! results the same way.
 
-use super::Engine;
 use super::gathered::Gathered;
 use crate::core::app_server::AppServerReport;
 use crate::core::classify::ExitStatus;
 use crate::run::attempt_files::{FilesReport, Preparation};
 use crate::run::hook_server::HookCall;
 use crate::run::hygiene::EndedProcess;
-use crate::run::jobs::Outbox;
 use crate::run::pty::PtyEvent;
 use crate::run::store::writer::TasksFileWritten;
 
@@ -139,17 +137,6 @@ impl From<TasksFileWritten> for EngineInbox {
         EngineInbox::TasksFileWritten {
             generation: written.generation,
         }
-    }
-}
-
-impl Engine {
-    /// An outbox for a worker of attempt `key` whose reports `tag` turns into inbox reports.
-    pub(super) fn outbox_of<T: 'static>(
-        &self,
-        key: u64,
-        tag: fn(u64, T) -> EngineInbox,
-    ) -> Outbox<T> {
-        self.out.inbox.map(move |report| tag(key, report))
     }
 }
 

@@ -7,29 +7,50 @@ use std::time::{Duration, Instant};
 use color_eyre::eyre::{Result, WrapErr};
 use serde_json::json;
 
-use super::Engine;
 use super::agent_report::AgentReport;
-use super::attempts::LiveAttempt;
-use super::attempts::Starting;
+use super::attempts::{Attempts, LiveAttempt, Starting};
 use super::conclude::Ended;
 use super::event::EngineEvent;
 use super::inbox::EngineInbox;
+use super::outgoing::Outgoing;
+use super::tasks::Tasks;
 
+use super::os::{AgentProcess, Os};
 use crate::core::attempt::{
     Attempt, AttemptSetup, DEFAULT_ANSWER_CAP, DEFAULT_PERMISSION_WAIT_SEC,
 };
-use crate::core::batch::Input;
+use crate::core::batch::Queue;
 use crate::core::classify::{ExitStatus, Verdict};
 use crate::core::task::{FailureType, TaskSpec};
 use crate::run::guard_context::guard_setup;
+use crate::run::jobs::Outbox;
 use crate::run::outcome::AttemptOutcome;
-use crate::run::pty::AgentProcess;
 use crate::run::recorder::{AttemptPaths, Recorder};
 use crate::run::{failure_report, hygiene, outcome};
 
+/// What became of a start `Attempts::launch` was given.
+pub(super) enum Launch {
+    /// Its agent runs (`watches_files`: a worker reads its files).
+    Live { watches_files: bool },
+    /// No room for another agent now: task `index` went back to what it was (`before`).
+    NoRoom {
+        index: usize,
+        before: Box<TaskSpec>,
+        reason: String,
+    },
+    /// Its agent could not start: to conclude as a process failure.
+    Unspawned {
+        launching: Box<Launching>,
+        error: color_eyre::eyre::Report,
+    },
+}
+
+/// The moment of a launch: its instant and its time in the tasks file.
+type At = (Instant, jiff::Timestamp);
+
 /// An attempt whose agent is about to be spawned: what its live state, or its end when the
 /// agent cannot start, is made of.
-struct Launching {
+pub(super) struct Launching {
     index: usize,
     /// The task as it was before this start changed it.
     task: TaskSpec,
@@ -49,111 +70,197 @@ struct Launching {
     remote: Option<super::hosts::RemoteState>,
 }
 
-impl Engine {
-    /// The listener for the hooks of a profile that has them, for an agent on this machine; a
-    /// listener that cannot start leaves the screen in charge (and says so in the log).
-    fn hook_server(
-        &self,
-        key: u64,
-        task: &TaskSpec,
-        setup: &AttemptSetup,
-        env: &std::collections::BTreeMap<String, String>,
-        here: bool,
-    ) -> Option<crate::run::hook_server::HookServer> {
-        let kind = setup.profile.hooks.filter(|_| here)?;
-        match crate::run::hook_server::HookServer::start(
-            kind,
-            key,
-            self.outbox_of(key, EngineInbox::from_hook),
-            env,
-        ) {
-            Ok(server) => Some(server),
-            Err(error) => {
-                tracing::warn!(task = %task.task_id, "herd's hooks could not be set up ({error}): the screen decides");
-                None
-            }
+/// The listener for the hooks of a profile that has them, for an agent on this machine
+/// (reporting into `inbox`); a listener that cannot start leaves the screen in charge (and
+/// says so in the log).
+fn hook_server(
+    (key, task): (u64, &TaskSpec),
+    setup: &AttemptSetup,
+    env: &std::collections::BTreeMap<String, String>,
+    here: bool,
+    inbox: &Outbox<EngineInbox>,
+) -> Option<crate::run::hook_server::HookServer> {
+    let kind = setup.profile.hooks.filter(|_| here)?;
+    let calls = inbox.map(move |call| EngineInbox::from_hook(key, call));
+    match crate::run::hook_server::HookServer::start(kind, key, calls, env) {
+        Ok(server) => Some(server),
+        Err(error) => {
+            tracing::warn!(task = %task.task_id, "herd's hooks could not be set up ({error}): the screen decides");
+            None
         }
     }
+}
 
-    /// herd's client of the Codex app server of a command that places `{app_server}`, for an
-    /// agent on this machine; a link that cannot start leaves the TUI on its own session and
-    /// the screen in charge (and says so in the log).
-    fn app_server_link(
-        &self,
-        key: u64,
-        task: &TaskSpec,
-        argv: &[String],
-        here: bool,
-    ) -> Option<crate::run::app_server::AppServerLink> {
-        let placed = argv
-            .iter()
-            .any(|a| a == crate::core::app_server::PLACEHOLDER);
-        if !placed || !here {
-            return None;
-        }
-        match crate::run::app_server::AppServerLink::start(
-            key,
-            self.outbox_of(key, EngineInbox::from_app_server),
-        ) {
-            Ok(link) => Some(link),
-            Err(error) => {
-                tracing::warn!(task = %task.task_id, "the Codex app server could not be set up ({error}): the screen decides");
-                None
-            }
+/// herd's client of the Codex app server of a command that places `{app_server}`, for an
+/// agent on this machine (reporting into `inbox`); a link that cannot start leaves the TUI on
+/// its own session and the screen in charge (and says so in the log).
+fn app_server_link(
+    (key, task): (u64, &TaskSpec),
+    argv: &[String],
+    here: bool,
+    inbox: &Outbox<EngineInbox>,
+) -> Option<crate::run::app_server::AppServerLink> {
+    let placed = argv
+        .iter()
+        .any(|a| a == crate::core::app_server::PLACEHOLDER);
+    if !placed || !here {
+        return None;
+    }
+    let reports = inbox.map(move |report| EngineInbox::from_app_server(key, report));
+    match crate::run::app_server::AppServerLink::start(key, reports) {
+        Ok(link) => Some(link),
+        Err(error) => {
+            tracing::warn!(task = %task.task_id, "the Codex app server could not be set up ({error}): the screen decides");
+            None
         }
     }
+}
 
-    /// Launches a prepared attempt's agent; its `running` state is on disk (`commit`).
-    pub(super) fn launch(&mut self, starting: Starting, now: Instant) -> Result<()> {
-        let started_at = self.clock.wall;
-        let recorder = match self.create_recorder(&starting, started_at) {
+impl Attempts {
+    /// Launches a prepared attempt's agent (its `running` state is on disk, `commit`) at `at`;
+    /// what became of it. Its task's document is `tasks`; the frontends hear through `out`.
+    pub(super) fn launch(
+        &mut self,
+        starting: Starting,
+        os: &dyn Os,
+        tasks: &mut Tasks,
+        out: &mut Outgoing,
+        (now, wall): At,
+    ) -> Result<Launch> {
+        let recorder = match starting.recorder(&tasks.opts.runs_dir, wall) {
             Ok(recorder) => recorder,
             Err(error) => {
                 // herd stops: the attempt did not happen.
-                self.revert_start(starting.index, &starting.task);
+                tasks.revert_start(starting.index, &starting.task);
                 return Err(error);
             }
         };
-        let launching = self.prepare_launch(starting, recorder, started_at);
-        match self.spawn_agent(&launching) {
-            Ok(process) => self.go_live(launching, process, now),
+        let launching = Launching::new(starting, (recorder, wall), tasks, out);
+        match self.spawn_agent(os, &launching, &tasks.opts.runs_dir, &out.inbox) {
+            Ok(process) => {
+                let watches_files = self.start_live(launching, process, now, tasks, &out.inbox);
+                Ok(Launch::Live { watches_files })
+            }
             Err(error) if crate::run::limits::is_resource_shortage(&error) => {
                 let reason = format!("{error:#}");
-                self.defer_spawn(launching.index, &launching.task, reason, now)
+                let (index, before) = (launching.index, Box::new(launching.task));
+                Ok(Launch::NoRoom {
+                    index,
+                    before,
+                    reason,
+                })
             }
-            Err(error) => self.conclude_unspawned(launching, &error, now),
+            Err(error) => {
+                let launching = Box::new(launching);
+                Ok(Launch::Unspawned { launching, error })
+            }
         }
     }
 
-    /// The recorder of the attempt `starting` prepares.
-    fn create_recorder(
+    /// Spawns the agent in its PTY (reporting into `inbox`); on a host, the local terminal
+    /// carries the launcher (ssh -tt, an exec with -t), its log in `runs_dir`.
+    ///
+    /// The reserve of descriptors for herd's own files is kept while other agents run (one of
+    /// them ending frees what this start needs). With none running, nothing would ever free
+    /// them: the start is tried, and only the system's own refusal makes it wait.
+    fn spawn_agent(
         &self,
-        starting: &Starting,
-        started_at: jiff::Timestamp,
-    ) -> Result<Recorder> {
-        let (rows, cols) = starting.size;
-        let paths = AttemptPaths::new(
-            &self.tasks.opts.runs_dir.join(&starting.task.task_id),
-            starting.number,
-        );
-        let recorder = Recorder::create(
-            paths,
-            cols,
-            rows,
-            started_at.as_second().max(0) as u64,
-            &starting.task.task_id,
-        )?;
-        Ok(recorder)
+        os: &dyn Os,
+        launching: &Launching,
+        runs_dir: &std::path::Path,
+        inbox: &Outbox<EngineInbox>,
+    ) -> Result<AgentProcess> {
+        let Launching { plan, key, .. } = launching;
+        let (rows, cols) = launching.size;
+        if self.with_agent() > 0 {
+            crate::run::limits::check_room_for_an_agent()
+                .wrap_err_with(|| format!("cannot start {}", plan.argv[0]))?;
+        }
+        let key = *key;
+        let output = inbox.map(move |event| EngineInbox::from_pty(key, event));
+        match &launching.remote {
+            None => os.spawn(plan, rows, cols, key, output),
+            Some(remote) => {
+                let run_dir = runs_dir.join(&launching.task.task_id);
+                let cwd = plan.cwd.display().to_string();
+                let (host, log, cookie) = (&remote.host, &remote.log, &launching.cookie);
+                let local = crate::run::remote::wrap(plan, host, &cwd, cookie, log, &run_dir);
+                os.spawn(&local, rows, cols, key, output)
+            }
+        }
     }
 
+    /// The spawned agent becomes a live attempt, its files watched (reporting into `inbox`);
+    /// whether they are.
+    fn start_live(
+        &mut self,
+        launching: Launching,
+        process: AgentProcess,
+        now: Instant,
+        tasks: &Tasks,
+        inbox: &Outbox<EngineInbox>,
+    ) -> bool {
+        let Launching {
+            index,
+            task,
+            number,
+            plan,
+            key,
+            account,
+            size: (rows, cols),
+            started_at,
+            recorder,
+            setup,
+            git_before,
+            cookie,
+            hooks,
+            app_server,
+            remote,
+        } = launching;
+        let agent_log = setup.profile.agent_log;
+        let mut live = LiveAttempt {
+            task: index,
+            task_id: task.task_id.clone(),
+            number,
+            attempt: Attempt::new(setup),
+            prompts: crate::core::prompt_id::PromptIds::new(&task.task_id, number),
+            process,
+            recorder,
+            plan,
+            started: now,
+            started_at,
+            stopped_by_operator: false,
+            size: (cols, rows),
+            git_before,
+            account,
+            _hooks: hooks,
+            app_server,
+            signal_text: None,
+            files: None,
+            cookie,
+            known_processes: Vec::new(),
+            swept: Vec::new(),
+            gathered: None,
+            remote,
+        };
+        let runs_dir = &tasks.opts.runs_dir;
+        let reports = inbox.map(move |report| EngineInbox::from_files(key, report));
+        live.files = live.watch_files((key, agent_log), runs_dir, reports);
+        let watches_files = live.files.is_some();
+        self.go_live(key, live);
+        watches_files
+    }
+}
+
+impl Launching {
     /// Everything the agent's process is started with and watched by: the attempt's setup,
     /// its hygiene cookie, herd's hooks and app-server link, its host's state; the start is
     /// announced.
-    fn prepare_launch(
-        &mut self,
+    fn new(
         starting: Starting,
-        recorder: Recorder,
-        started_at: jiff::Timestamp,
+        (recorder, started_at): (Recorder, jiff::Timestamp),
+        tasks: &Tasks,
+        out: &mut Outgoing,
     ) -> Launching {
         let Starting {
             index,
@@ -168,10 +275,11 @@ impl Engine {
             size: (rows, cols),
             ..
         } = starting;
-        let setup = self.attempt_setup(&task, profile, &plan, (rows, cols));
+        let present = tasks.opts.operator_present;
+        let setup = attempt_setup(&task, profile, &plan, (rows, cols), present);
         let command = one_line(&plan.argv);
         tracing::info!(task = %task.task_id, attempt = number, cwd = %plan.cwd.display(), "starting {command}");
-        self.out.events.push(EngineEvent::Started {
+        out.events.push(EngineEvent::Started {
             task_id: task.task_id.clone(),
             attempt: number,
             command,
@@ -181,20 +289,20 @@ impl Engine {
             (Some(_), Some(before)) => failure_report::GitSnapshot::known(before),
             (Some(_), None) => failure_report::GitSnapshot::default(),
         };
-        let cookie = hygiene::new_cookie(&self.tasks.file_tag, &task.task_id, number);
+        let cookie = hygiene::new_cookie(&tasks.file_tag, &task.task_id, number);
         plan.env.insert(hygiene::COOKIE_VAR.into(), cookie.clone());
-        let hooks = self.hook_server(key, &task, &setup, &plan.env, host.is_none());
+        let hooks = hook_server((key, &task), &setup, &plan.env, host.is_none(), &out.inbox);
         if let Some(server) = &hooks {
             plan.env.extend(server.env().iter().cloned());
         }
-        let app_server = self.app_server_link(key, &task, &plan.argv, host.is_none());
+        let app_server = app_server_link((key, &task), &plan.argv, host.is_none(), &out.inbox);
         plan.argv = crate::run::app_server::argv_for(
             std::mem::take(&mut plan.argv),
             app_server.as_ref().map(|link| link.url()).as_deref(),
             &herd_exe(),
         );
         let remote = host.map(|host| {
-            let run_dir = self.tasks.opts.runs_dir.join(&task.task_id);
+            let run_dir = tasks.opts.runs_dir.join(&task.task_id);
             let log = crate::run::remote::log_path(&run_dir, number);
             super::hosts::RemoteState::new(host, log)
         });
@@ -217,140 +325,15 @@ impl Engine {
         }
     }
 
-    /// What the attempt's state machine is set up with: the profile's rules and timings as the
-    /// task overrides them, and the plan's prompt and completion.
-    fn attempt_setup(
-        &self,
-        task: &TaskSpec,
-        profile: crate::core::profile::Profile,
-        plan: &crate::run::launch::LaunchPlan,
-        (rows, cols): (u16, u16),
-    ) -> AttemptSetup {
-        let profile_rules = profile.rules.clone();
-        let auto_rules = profile
-            .prompts
-            .iter()
-            .map(|rule| task.policy_for(&rule.name).unwrap_or(rule.auto_by_default))
-            .collect();
-        AttemptSetup {
-            idle: Duration::from_secs_f64(task.idle_sec.unwrap_or(profile.idle_sec)),
-            permission_wait: (!self.tasks.opts.operator_present).then(|| {
-                Duration::from_secs_f64(
-                    task.permission_wait_sec
-                        .unwrap_or(DEFAULT_PERMISSION_WAIT_SEC),
-                )
-            }),
-            profile,
-            marker: plan.marker.clone(),
-            prompt: plan.prompt.clone(),
-            rows,
-            cols,
-            timeout: Duration::from_secs(task.timeout_sec),
-            auto_rules,
-            answer_cap: DEFAULT_ANSWER_CAP,
-            completion: plan.completion.completion,
-            marker_required: plan.completion.marker_required,
-            guard: guard_setup(task, &profile_rules, &plan.cwd),
-        }
-    }
-
-    /// Spawns the agent in its PTY; on a host, the local terminal carries the launcher (ssh -tt,
-    /// an exec with -t).
-    ///
-    /// The reserve of descriptors for herd's own files is kept while other agents run (one of
-    /// them ending frees what this start needs). With none running, nothing would ever free
-    /// them: the start is tried, and only the system's own refusal makes it wait.
-    fn spawn_agent(&self, launching: &Launching) -> Result<AgentProcess> {
-        let Launching { plan, key, .. } = launching;
-        let (rows, cols) = launching.size;
-        if self.attempts.with_agent() > 0 {
-            crate::run::limits::check_room_for_an_agent()
-                .wrap_err_with(|| format!("cannot start {}", plan.argv[0]))?;
-        }
-        match &launching.remote {
-            None => AgentProcess::spawn(
-                plan,
-                rows,
-                cols,
-                *key,
-                self.outbox_of(*key, EngineInbox::from_pty),
-            ),
-            Some(remote) => {
-                let run_dir = self.tasks.opts.runs_dir.join(&launching.task.task_id);
-                let cwd = plan.cwd.display().to_string();
-                let (host, log, cookie) = (&remote.host, &remote.log, &launching.cookie);
-                let local = crate::run::remote::wrap(plan, host, &cwd, cookie, log, &run_dir);
-                AgentProcess::spawn(
-                    &local,
-                    rows,
-                    cols,
-                    *key,
-                    self.outbox_of(*key, EngineInbox::from_pty),
-                )
-            }
-        }
-    }
-
-    /// The spawned agent becomes a live attempt, its files watched, and the batch is told.
-    fn go_live(&mut self, launching: Launching, process: AgentProcess, now: Instant) -> Result<()> {
-        let Launching {
-            index,
-            task,
-            number,
-            plan,
-            key,
-            account,
-            size: (rows, cols),
-            started_at,
-            recorder,
-            setup,
-            git_before,
-            cookie,
-            hooks,
-            app_server,
-            remote,
-        } = launching;
-        let agent_log = setup.profile.agent_log;
-        let files = self.watch_files(key, &task, number, &plan, agent_log, &remote, started_at);
-        let watches_files = files.is_some();
-        self.attempts.go_live(
-            key,
-            LiveAttempt {
-                task: index,
-                task_id: task.task_id.clone(),
-                number,
-                attempt: Attempt::new(setup),
-                prompts: crate::core::prompt_id::PromptIds::new(&task.task_id, number),
-                process,
-                recorder,
-                plan,
-                started: now,
-                started_at,
-                stopped_by_operator: false,
-                size: (cols, rows),
-                git_before,
-                account,
-                _hooks: hooks,
-                app_server,
-                signal_text: None,
-                files,
-                cookie,
-                known_processes: Vec::new(),
-                swept: Vec::new(),
-                gathered: None,
-                remote,
-            },
-        );
-        let started = Input::AgentStarted { key, watches_files };
-        self.drive(started, now)
-    }
-
     /// An agent that could not even start: a process failure of this attempt, with the reason.
-    fn conclude_unspawned(
-        &mut self,
-        launching: Launching,
+    /// Its end is concluded into `tasks`, the `queue` and `out` (`Tasks::conclude`).
+    pub(super) fn conclude_unspawned(
+        self,
         error: &color_eyre::eyre::Report,
-        now: Instant,
+        tasks: &mut Tasks,
+        queue: &mut Queue,
+        out: &mut Outgoing,
+        (now, wall): At,
     ) -> Result<()> {
         let Launching {
             index,
@@ -362,22 +345,20 @@ impl Engine {
             started_at,
             mut recorder,
             remote,
-            key,
             ..
-        } = launching;
-        self.snapshots.forget(key);
+        } = self;
         let verdict = Verdict::failed(FailureType::Process, format!("{error:#}"));
         let outcome = AttemptOutcome {
             attempt: number,
             verdict,
             marker_seen: false,
             exit: ExitStatus::default(),
-            log_file: outcome::relative_to(&recorder.paths().log, self.tasks.store.base_dir()),
+            log_file: outcome::relative_to(&recorder.paths().log, tasks.store.base_dir()),
             auto_counts: Vec::new(),
             auto_inputs: Vec::new(),
             approvals: Vec::new(),
             started_at,
-            ended_at: self.clock.wall,
+            ended_at: wall,
             duration: Duration::ZERO,
         };
         let ended = Ended {
@@ -398,12 +379,72 @@ impl Engine {
             worktree: None,
             changes: Default::default(),
         };
-        self.conclude(ended, &mut recorder, now)
+        tasks.conclude(ended, &mut recorder, queue, out, now)
     }
+}
 
+/// What the attempt's state machine is set up with: the profile's rules and timings as the
+/// task overrides them, and the plan's prompt and completion (`operator_present`: no
+/// permission wait).
+fn attempt_setup(
+    task: &TaskSpec,
+    profile: crate::core::profile::Profile,
+    plan: &crate::run::launch::LaunchPlan,
+    (rows, cols): (u16, u16),
+    operator_present: bool,
+) -> AttemptSetup {
+    let profile_rules = profile.rules.clone();
+    let auto_rules = profile
+        .prompts
+        .iter()
+        .map(|rule| task.policy_for(&rule.name).unwrap_or(rule.auto_by_default))
+        .collect();
+    AttemptSetup {
+        idle: Duration::from_secs_f64(task.idle_sec.unwrap_or(profile.idle_sec)),
+        permission_wait: (!operator_present).then(|| {
+            Duration::from_secs_f64(
+                task.permission_wait_sec
+                    .unwrap_or(DEFAULT_PERMISSION_WAIT_SEC),
+            )
+        }),
+        profile,
+        marker: plan.marker.clone(),
+        prompt: plan.prompt.clone(),
+        rows,
+        cols,
+        timeout: Duration::from_secs(task.timeout_sec),
+        auto_rules,
+        answer_cap: DEFAULT_ANSWER_CAP,
+        completion: plan.completion.completion,
+        marker_required: plan.completion.marker_required,
+        guard: guard_setup(task, &profile_rules, &plan.cwd),
+    }
+}
+
+impl Starting {
+    /// Its recorder, in `runs_dir`, started at `started_at`.
+    fn recorder(
+        &self,
+        runs_dir: &std::path::Path,
+        started_at: jiff::Timestamp,
+    ) -> Result<Recorder> {
+        let (rows, cols) = self.size;
+        let paths = AttemptPaths::new(&runs_dir.join(&self.task.task_id), self.number);
+        let recorder = Recorder::create(
+            paths,
+            cols,
+            rows,
+            started_at.as_second().max(0) as u64,
+            &self.task.task_id,
+        )?;
+        Ok(recorder)
+    }
+}
+
+impl Tasks {
     /// Puts task `index` back to what it was before a start that did not happen (`before`).
     pub(super) fn revert_start(&mut self, index: usize, before: &TaskSpec) {
-        let file = self.tasks.store.file_mut();
+        let file = self.store.file_mut();
         file.set_status(index, before.status);
         file.set_attempts(index, before.attempts);
         if let Some(message) = &before.resume_message {
@@ -411,19 +452,6 @@ impl Engine {
         }
         if let Some(at) = before.retry_at {
             file.set_field(index, "retry_at", json!(outcome::utc_timestamp(at)));
-        }
-    }
-
-    /// Withdraws the starts still waiting for their write (`only`: that task's, or all): their
-    /// tasks go back to what they were; nothing was launched or recorded for them.
-    pub(super) fn withdraw_starts(&mut self, only: Option<usize>) {
-        let withdrawn = (self.attempts).take_awaiting_if(|s| only.is_none_or(|i| i == s.index));
-        for starting in withdrawn {
-            let key = starting.key;
-            self.batch
-                .handle(Input::StartWithdrawn { key }, self.clock.at);
-            tracing::info!(task = %starting.task.task_id, attempt = starting.number, "start withdrawn before its agent launched");
-            self.revert_start(starting.index, &starting.task);
         }
     }
 }

@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 
 use super::attempts::Attempts;
 use super::event::EngineEvent;
+use super::tasks::Tasks;
 use crate::core::clock_words;
 use crate::core::guard::Decision;
-pub(super) use crate::core::notify::Turn;
-use crate::core::notify::{BatchEnd, EndFact, NotifyEvent, WaitFact};
+use crate::core::notify::{BatchEnd, EndFact, NotifyEvent, Turn, WaitFact};
 use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
 use crate::run::notify::{Notifier, NotifyJob, TIME_LIMIT};
@@ -29,11 +29,11 @@ pub(super) struct Notify {
 
 /// What a notification's commands and payload are read from: the tasks file as it is now, the
 /// profiles, the run's scope and the time of the turn.
-pub(super) struct NotifyContext<'a> {
-    pub(super) store: &'a TaskStore,
-    pub(super) profiles: &'a ProfileSet,
-    pub(super) scope: &'a [usize],
-    pub(super) wall: jiff::Timestamp,
+struct NotifyContext<'a> {
+    store: &'a TaskStore,
+    profiles: &'a ProfileSet,
+    scope: &'a [usize],
+    wall: jiff::Timestamp,
 }
 
 impl Notify {
@@ -43,15 +43,46 @@ impl Notify {
         self.command = argv;
     }
 
-    /// What this turn's events and waits call for telling (`core::notify` decides).
-    pub(super) fn observe(&mut self, turn: Turn<'_>) -> Vec<NotifyEvent> {
-        self.told.observe(turn)
-    }
-
-    /// Tells the commands each of `events`, on the notifier's worker (never waited for).
-    pub(super) fn tell(&mut self, events: &[NotifyEvent], from: &NotifyContext<'_>) {
-        for event in events {
-            self.send(event, from);
+    /// Tells the commands what a turn's `events` and the waits of `attempts` call for
+    /// (`core::notify` decides), on the notifier's worker (never waited for); `ended`: the
+    /// run's exit code, once the batch is done.
+    pub(super) fn turn(
+        &mut self,
+        events: &[EngineEvent],
+        attempts: &Attempts,
+        tasks: &Tasks,
+        ended: Option<i32>,
+        wall: jiff::Timestamp,
+    ) {
+        let (waits, ends) = (wait_facts(attempts), end_facts(&tasks.store, events));
+        // The scope walks the whole file: only at the end, or when there is something to tell.
+        let scope = if ended.is_some() {
+            tasks.scope()
+        } else {
+            Vec::new()
+        };
+        let batch_end = ended.map(|code| batch_end(&tasks.store, &scope, code));
+        let told = self.told.observe(Turn {
+            waits: &waits,
+            ends: &ends,
+            batch_end,
+        });
+        if told.is_empty() {
+            return;
+        }
+        let scope = if ended.is_some() {
+            scope
+        } else {
+            tasks.scope()
+        };
+        let from = NotifyContext {
+            store: &tasks.store,
+            profiles: &tasks.profiles,
+            scope: &scope,
+            wall,
+        };
+        for event in &told {
+            self.send(event, &from);
         }
     }
 
@@ -144,7 +175,7 @@ impl Notify {
 }
 
 /// What waits for the operator now, for the `notify` command.
-pub(super) fn wait_facts(attempts: &Attempts) -> Vec<WaitFact> {
+fn wait_facts(attempts: &Attempts) -> Vec<WaitFact> {
     attempts
         .live()
         .filter_map(|(_, live)| {
@@ -166,7 +197,7 @@ pub(super) fn wait_facts(attempts: &Attempts) -> Vec<WaitFact> {
 }
 
 /// The ends among `events`, for the `notify` command.
-pub(super) fn end_facts(store: &TaskStore, events: &[EngineEvent]) -> Vec<EndFact> {
+fn end_facts(store: &TaskStore, events: &[EngineEvent]) -> Vec<EndFact> {
     let local = crate::run::clock::local_now();
     // The result of this very attempt (written before its end is told), never an older one.
     let why_of = |task_id: &str, attempt: u32| {
@@ -224,7 +255,7 @@ pub(super) fn end_facts(store: &TaskStore, events: &[EngineEvent]) -> Vec<EndFac
 }
 
 /// The batch's end: how many tasks of `scope` ended at each status, and the exit code.
-pub(super) fn batch_end(store: &TaskStore, scope: &[usize], exit_code: i32) -> BatchEnd {
+fn batch_end(store: &TaskStore, scope: &[usize], exit_code: i32) -> BatchEnd {
     let mut counts = BTreeMap::new();
     for &index in scope {
         let status = store.file().tasks()[index].status;

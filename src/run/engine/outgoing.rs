@@ -18,4 +18,13 @@ impl Outgoing {
             events: Vec::new(),
         }
     }
+
+    /// An outbox for a worker of attempt `key` whose reports `tag` turns into inbox reports.
+    pub(super) fn outbox_of<T: 'static>(
+        &self,
+        key: u64,
+        tag: fn(u64, T) -> EngineInbox,
+    ) -> Outbox<T> {
+        self.inbox.map(move |report| tag(key, report))
+    }
 }

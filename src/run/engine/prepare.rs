@@ -6,23 +6,20 @@
 //! (or its task fails its configuration, or its host goes out of rotation) on it.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
-use color_eyre::eyre::Result;
-
-use super::Engine;
-use super::attempts::Planned;
+use super::attempts::{Attempts, Planned, RemoteGitBefore};
 use super::event::EngineEvent;
-use super::inbox::EngineInbox;
+use super::outgoing::Outgoing;
 use super::snapshots;
-use crate::core::batch::Input;
+use super::tasks::Tasks;
 use crate::core::folder_trust::FolderTrust;
 use crate::core::remote::files::{self as remote_files, RemotePrepare};
 use crate::core::remote::frames::Prepared;
-use crate::core::remote::hosts::Host;
+use crate::core::remote::hosts::{Host, HostSet};
 use crate::core::task::TaskStatus;
 use crate::run::attempt_files::Preparation;
-use crate::run::jobs;
+use crate::run::changes::attempt::AttemptFolder;
+use crate::run::jobs::{self, Outbox};
 use crate::run::launch::{self, LaunchContext, LaunchPlan};
 use crate::run::remote::files::PrepareOutcome;
 use crate::run::{outcome, remote, worktree};
@@ -51,19 +48,29 @@ pub(super) enum PlanError {
     Host(String),
 }
 
-impl Engine {
-    /// The launch plan of a task's next attempt, or its config problem.
+/// Why a prepared attempt does not start.
+pub(super) enum NotPrepared {
+    /// Its task fails its configuration, with this evidence.
+    Config(String),
+    /// Its host could not be reached, for this reason.
+    Unreachable(String),
+}
+
+impl Tasks {
+    /// The launch plan of a task's next attempt (`hosts`: those a task may name), or its
+    /// config problem.
     pub(super) fn plan_for(
         &self,
         index: usize,
         attempt: u32,
-    ) -> std::result::Result<LaunchPlan, PlanError> {
-        let task = &self.tasks.store.file().tasks()[index];
-        let run_dir = self.tasks.opts.runs_dir.join(&task.task_id);
+        hosts: &HostSet,
+    ) -> Result<LaunchPlan, PlanError> {
+        let task = &self.store.file().tasks()[index];
+        let run_dir = self.opts.runs_dir.join(&task.task_id);
         match &task.host {
             None => self.plan_in(index, attempt, &run_dir, None),
             // The folder and the program are the host's: not looked for here.
-            Some(_) => match remote::task_problem(task, self.hosts.set()) {
+            Some(_) => match remote::task_problem(task, hosts) {
                 Some(problem) => Err(PlanError::Host(problem)),
                 None => self.plan_in(index, attempt, &run_dir, None),
             },
@@ -78,29 +85,28 @@ impl Engine {
         attempt: u32,
         run_dir: &Path,
         cwd: Option<&Path>,
-    ) -> std::result::Result<LaunchPlan, PlanError> {
-        let task = &self.tasks.store.file().tasks()[index];
+    ) -> Result<LaunchPlan, PlanError> {
+        let task = &self.store.file().tasks()[index];
         // herd's hooks reach only a herd on this machine: an agent on a host is left to the
         // screen.
         let hooks = self
-            .tasks
             .profiles
             .get(&task.agent)
             .and_then(|p| p.hooks)
             .filter(|_| task.host.is_none());
         let hook_settings = hooks.and_then(crate::run::hook_server::settings);
         let ctx = LaunchContext {
-            base_dir: self.tasks.store.base_dir(),
-            run_id: self.tasks.store.file().run_id(),
+            base_dir: self.store.base_dir(),
+            run_id: self.store.file().run_id(),
             attempt,
             run_dir,
             cwd,
             hook_settings: hook_settings.as_deref(),
         };
         match &task.host {
-            None => Ok(launch::prepare(task, &self.tasks.profiles, &ctx)?),
+            None => Ok(launch::prepare(task, &self.profiles, &ctx)?),
             Some(_) => {
-                let mut plan = launch::render(task, &self.tasks.profiles, &ctx)?;
+                let mut plan = launch::render(task, &self.profiles, &ctx)?;
                 // The CLI's config on a host is the host's: herd trusts folders here only.
                 plan.trust_folder = None;
                 Ok(plan)
@@ -108,57 +114,59 @@ impl Engine {
         }
     }
 
-    pub(super) fn fail_config_problems(&mut self) -> Result<()> {
-        for index in self.tasks.scope() {
-            let task = &self.tasks.store.file().tasks()[index];
+    /// Every runnable task in scope whose next attempt has no plan fails its configuration.
+    pub(super) fn fail_config_problems(&mut self, hosts: &HostSet, out: &mut Outgoing, wall: Wall) {
+        for index in self.scope() {
+            let task = &self.store.file().tasks()[index];
             if !task.status.is_runnable() {
                 continue;
             }
-            if let Err(evidence) = self.plan_for(index, task.attempts + 1) {
-                self.fail_config(index, evidence.to_string())?;
+            if let Err(evidence) = self.plan_for(index, task.attempts + 1, hosts) {
+                self.fail_config(index, evidence.to_string(), out, wall);
             }
         }
-        Ok(())
     }
 
-    pub(super) fn fail_config(&mut self, index: usize, evidence: String) -> Result<()> {
-        let task_id = self.tasks.store.file().tasks()[index].task_id.clone();
-        let file = self.tasks.store.file_mut();
+    /// Task `index` fails its configuration, with `evidence`; the frontends are told.
+    pub(super) fn fail_config(
+        &mut self,
+        index: usize,
+        evidence: String,
+        out: &mut Outgoing,
+        wall: Wall,
+    ) {
+        let task_id = self.store.file().tasks()[index].task_id.clone();
+        let file = self.store.file_mut();
         file.set_status(index, TaskStatus::Failed);
-        file.set_result(
-            index,
-            outcome::config_failure_json(&evidence, self.clock.wall),
-        );
+        file.set_result(index, outcome::config_failure_json(&evidence, wall));
         // Written with the rest of this turn's changes (`commit`): nothing follows from it.
-        self.out
-            .events
+        out.events
             .push(EngineEvent::ConfigFailed { task_id, evidence });
-        Ok(())
     }
+}
 
-    /// Plans task `index`'s next attempt on `host`; `None` when the task failed its
-    /// configuration instead.
-    pub(super) fn plan_start(
+/// The time of the turn, written into the tasks file.
+type Wall = jiff::Timestamp;
+
+impl Attempts {
+    /// Plans task `index`'s next attempt on `host`, or why its configuration fails.
+    pub(super) fn plan(
         &mut self,
         index: usize,
         host: Option<Host>,
-    ) -> Result<Option<Planned>> {
-        self.batch
-            .handle(Input::RetryCleared { task: index }, self.clock.at);
-        let task = self.tasks.store.file().tasks()[index].clone();
+        tasks: &Tasks,
+        hosts: &HostSet,
+    ) -> Result<Planned, String> {
+        let task = tasks.store.file().tasks()[index].clone();
         let number = task.attempts + 1;
-        let plan = match self.plan_for(index, number) {
-            Ok(plan) => plan,
-            Err(evidence) => {
-                return self.fail_config(index, evidence.to_string()).map(|()| None);
-            }
+        let plan = tasks
+            .plan_for(index, number, hosts)
+            .map_err(|e| e.to_string())?;
+        let Some(profile) = tasks.profiles.get(&task.agent).cloned() else {
+            return Err(format!("agent \"{}\" is not a known profile", task.agent));
         };
-        let Some(profile) = self.tasks.profiles.get(&task.agent).cloned() else {
-            let problem = format!("agent \"{}\" is not a known profile", task.agent);
-            return self.fail_config(index, problem).map(|()| None);
-        };
-        let key = self.attempts.new_key();
-        Ok(Some(Planned {
+        let key = self.new_key();
+        Ok(Planned {
             key,
             index,
             task,
@@ -167,25 +175,31 @@ impl Engine {
             profile,
             host,
             withdrawn: false,
-        }))
+        })
     }
 
-    /// Whether `planned` starts now: otherwise what it needs is made on a worker and it waits
-    /// in the attempt table as `Preparing` (holding its slot) for `on_prepared`.
-    pub(super) fn starts_now(&mut self, planned: Planned) -> Option<Planned> {
+    /// Whether `planned` starts now: otherwise what it needs is made on a worker (reporting
+    /// into `prepared`) and it waits in the table as `Preparing` (holding its slot) for
+    /// `on_prepared`. `file_tag`: the tasks file's.
+    pub(super) fn starts_now(
+        &mut self,
+        planned: Planned,
+        file_tag: &str,
+        snapshot: Option<AttemptFolder>,
+        prepared: Outbox<Preparation>,
+    ) -> Option<Planned> {
         if !planned.needs_preparation() {
             return Some(planned);
         }
-        let job = self.preparation_job(&planned);
+        let job = planned.preparation_job(file_tag, snapshot);
         let key = planned.key;
-        let prepared = self.outbox_of(key, EngineInbox::from_preparation);
-        self.attempts.prepare(key, planned);
+        self.prepare(key, planned);
         if let Err(not) = jobs::spawn_job(format!("prepare-{key}"), prepared, job) {
             tracing::warn!(
                 "cannot prepare attempt {key} on a worker: {}",
                 not.error.cause
             );
-            self.attempts.take_preparing(key)?;
+            self.take_preparing(key)?;
         }
         None
     }
@@ -195,30 +209,36 @@ impl Engine {
     /// task until then, so the next attempt, planned from the task as it is now, is never
     /// prepared beside it (two `git worktree add` of one task at once).
     pub(super) fn withdraw_preparation(&mut self, index: usize) {
-        for planned in self.attempts.preparing_mut().filter(|p| p.index == index) {
+        for planned in self.preparing_mut().filter(|p| p.index == index) {
             tracing::info!(task = %planned.task.task_id, attempt = planned.number, "start withdrawn while it was prepared");
             planned.withdrawn = true;
         }
     }
+}
 
-    /// The blocking work `planned` needs, for a worker.
-    fn preparation_job(&self, planned: &Planned) -> impl FnOnce() -> Preparation + Send + 'static {
-        let task_id = planned.task.task_id.clone();
-        let worktree = planned.task.worktree;
-        let cwd = planned.plan.cwd.clone();
-        let signal = planned.plan.signal_file.clone();
-        let trust = planned
+impl Planned {
+    /// The blocking work it needs, for a worker (`file_tag`: the tasks file's).
+    /// `snapshot`: where its changes are read (`run::changes`), taken after its worktree.
+    fn preparation_job(
+        &self,
+        file_tag: &str,
+        snapshot: Option<AttemptFolder>,
+    ) -> impl FnOnce() -> Preparation + Send + 'static {
+        let task_id = self.task.task_id.clone();
+        let worktree = self.task.worktree;
+        let cwd = self.plan.cwd.clone();
+        let signal = self.plan.signal_file.clone();
+        let trust = self
             .plan
             .trust_folder
             .as_ref()
-            .map(|trust| (trust.cli, planned.plan.env.clone()));
-        let remote = planned.host.clone().map(|host| {
-            let cwd = remote::remote_cwd(planned.task.cwd.as_deref(), &host, &cwd);
-            let run_dir = remote_files::run_dir_under_home(&self.tasks.file_tag, &task_id);
-            let clear = attempt_file_names(&planned.plan);
-            (host, cwd, run_dir, clear, remote_stamp(planned.number))
+            .map(|trust| (trust.cli, self.plan.env.clone()));
+        let remote = self.host.clone().map(|host| {
+            let cwd = remote::remote_cwd(self.task.cwd.as_deref(), &host, &cwd);
+            let run_dir = remote_files::run_dir_under_home(file_tag, &task_id);
+            let clear = attempt_file_names(&self.plan);
+            (host, cwd, run_dir, clear, remote_stamp(self.number))
         });
-        let snapshot = snapshot_place(planned, &self.tasks.opts.runs_dir, self.tasks.store.path());
         move || match remote {
             Some((host, cwd, run_dir, clear, stamp)) => {
                 Preparation::Remote(crate::run::remote::files::prepare(
@@ -269,84 +289,54 @@ impl Engine {
         }
     }
 
-    /// What an attempt needed was made (or not): it starts, its task fails its configuration,
-    /// or its host goes out of rotation and the task waits.
-    pub(super) fn on_prepared(
+    /// What it needed was made (or not) on a worker: taken into its plan (with `git status` of
+    /// its folder on a host as it starts), or why it does not start.
+    pub(super) fn take_preparation(
         &mut self,
-        key: u64,
         preparation: Preparation,
-        now: Instant,
-    ) -> Result<()> {
-        let Some(mut planned) = self.attempts.take_preparing(key) else {
-            return Ok(());
-        };
-        // Stopped, or the operator cancelled the task meanwhile: it does not start.
-        let task = &self.tasks.store.file().tasks()[planned.index];
-        if self.batch.queue().is_stopping() || !task.status.is_runnable() {
-            return Ok(());
-        }
-        // Disabled or changed meanwhile: the task as it is now goes, or stays, from the queue.
-        if planned.withdrawn {
-            return self.fill(now);
-        }
-        let index = planned.index;
-        let mut git_before = None;
+        tasks: &Tasks,
+    ) -> Result<RemoteGitBefore, NotPrepared> {
         match preparation {
+            // Its snapshot was taken out already (`Snapshots::started`).
             Preparation::Local {
-                worktree,
-                trusted,
-                snapshot,
+                worktree, trusted, ..
             } => {
-                if let Some((place, start)) = snapshot {
-                    self.snapshots.started(key, place, start);
-                }
                 match worktree {
-                    Some(Ok(path)) => set_worktree(&mut planned.plan, path),
-                    Some(Err(problem)) => return self.fail_config(index, problem.to_string()),
+                    Some(Ok(path)) => set_worktree(&mut self.plan, path),
+                    Some(Err(problem)) => return Err(NotPrepared::Config(problem.to_string())),
                     None => {}
                 }
                 match trusted {
-                    Some(Ok(trust)) => planned.plan.trust_folder = Some(trust),
-                    Some(Err(problem)) => return self.fail_config(index, problem),
+                    Some(Ok(trust)) => self.plan.trust_folder = Some(trust),
+                    Some(Err(problem)) => return Err(NotPrepared::Config(problem)),
                     None => {}
                 }
+                Ok(None)
             }
             Preparation::Remote(PrepareOutcome::Ready(Prepared::Ready {
                 run_dir,
                 cwd,
-                git_before: before,
+                git_before,
             })) => {
-                let plan = self.plan_in(
-                    index,
-                    planned.number,
-                    Path::new(&run_dir),
-                    Some(Path::new(&cwd)),
-                );
-                planned.plan = match plan {
-                    Ok(plan) => plan,
-                    Err(problem) => return self.fail_config(index, problem.to_string()),
-                };
-                planned.plan.cwd = PathBuf::from(&cwd);
-                if planned.task.worktree {
-                    set_worktree(&mut planned.plan, PathBuf::from(cwd));
+                let (run_dir, at) = (Path::new(&run_dir), Path::new(&cwd));
+                let plan = tasks.plan_in(self.index, self.number, run_dir, Some(at));
+                self.plan = plan.map_err(|problem| NotPrepared::Config(problem.to_string()))?;
+                self.plan.cwd = PathBuf::from(&cwd);
+                if self.task.worktree {
+                    set_worktree(&mut self.plan, PathBuf::from(cwd));
                 }
-                git_before = Some(before);
+                Ok(Some(git_before))
             }
             Preparation::Remote(PrepareOutcome::Refused(problem)) => {
-                return self.fail_config(index, problem);
+                Err(NotPrepared::Config(problem))
             }
             Preparation::Remote(PrepareOutcome::Ready(_)) => {
-                return self.unreachable_at_start(planned, "no answer".into(), now);
+                Err(NotPrepared::Unreachable("no answer".into()))
             }
             Preparation::Remote(PrepareOutcome::Unreachable(reason)) => {
-                return self.unreachable_at_start(planned, reason.to_string(), now);
+                Err(NotPrepared::Unreachable(reason.to_string()))
             }
         }
-        let size = self.sizes.at(self.attempts.past_preparation());
-        let starting = self.begin(planned, now, git_before, size)?;
-        // Launched once the write that marks it `running` is on disk.
-        self.record_starts(vec![starting], now)?;
-        self.commit(now)
     }
 }
 
@@ -358,11 +348,11 @@ fn set_worktree(plan: &mut LaunchPlan, path: PathBuf) {
 
 /// Where a local attempt's changes are read (its folder is set on the worker, once its worktree
 /// is made), with herd's own files (the tasks file, `runs/`) left out; `None` on a host.
-fn snapshot_place(
+pub(super) fn snapshot_place(
     planned: &Planned,
     runs_dir: &Path,
     tasks_file: &Path,
-) -> Option<crate::run::changes::attempt::AttemptFolder> {
+) -> Option<AttemptFolder> {
     planned.host.is_none().then(|| {
         snapshots::attempt_folder(
             planned.plan.cwd.clone(),

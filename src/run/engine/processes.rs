@@ -4,36 +4,35 @@
 //! leaves its task waiting. The /proc work itself is in `run::hygiene`.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use color_eyre::eyre::Result;
 use serde_json::json;
 
-use super::Engine;
 use super::attempts::LiveAttempt;
 use super::event::EngineEvent;
+use super::hosts::Hosts;
 use super::inbox::EngineInbox;
-use crate::core::batch::Input;
+use super::tasks::Tasks;
+use crate::core::task::TaskSpec;
 use crate::run::hygiene::{self, EndedProcess};
 use crate::run::jobs::{self, Outbox};
 
 /// A task whose agent could not start for lack of resources tries again after this.
-const SPAWN_RETRY_AFTER: Duration = Duration::from_secs(5);
+pub(super) const SPAWN_RETRY_AFTER: Duration = Duration::from_secs(5);
 
-impl Engine {
+impl Tasks {
     /// Ends what attempts of a herd that died on this file left running (found by the file's
-    /// cookie tag) before anything starts, and says so in the log and in each task's record.
-    pub(super) fn end_survivors(&mut self) -> Result<()> {
-        let mut ended = hygiene::end_survivors(&self.tasks.file_tag, hygiene::SWEEP_GRACE);
-        let (on_hosts, swept) = self
-            .hosts
-            .survivors(self.tasks.store.file().tasks(), &self.tasks.file_tag);
+    /// cookie tag, here and on the `hosts` they ran on) before anything starts, and says so in
+    /// the log and in each task's record.
+    pub(super) fn end_survivors(&mut self, hosts: &Hosts) {
+        let mut ended = hygiene::end_survivors(&self.file_tag, hygiene::SWEEP_GRACE);
+        let (on_hosts, swept) = hosts.survivors(self.store.file().tasks(), &self.file_tag);
         ended.extend(on_hosts);
         for host in swept {
             self.forget_lost_on(&host);
         }
         if ended.is_empty() {
-            return Ok(());
+            return;
         }
         let mut by_task: BTreeMap<String, Vec<&EndedProcess>> = BTreeMap::new();
         for process in &ended {
@@ -51,7 +50,6 @@ impl Engine {
         }
         for (task_id, processes) in by_task {
             let Some(index) = self
-                .tasks
                 .store
                 .file()
                 .tasks()
@@ -60,40 +58,35 @@ impl Engine {
             else {
                 continue;
             };
-            let mut result = self.tasks.store.file().tasks()[index]
+            let mut result = self.store.file().tasks()[index]
                 .result
                 .clone()
                 .unwrap_or_else(|| json!({}));
             if let Some(obj) = result.as_object_mut() {
                 obj.insert("survivors_ended".into(), json!(processes));
             }
-            self.tasks.survivors.insert(index, json!(processes));
-            self.tasks.store.file_mut().set_result(index, result);
+            self.survivors.insert(index, json!(processes));
+            self.store.file_mut().set_result(index, result);
         }
-        Ok(())
     }
 
-    /// The agent could not start for lack of resources: the task goes back to what it was (the
-    /// attempt did not happen), waits a little, and fewer agents run at once from now on.
+    /// The agent could not start for lack of resources while `running` others run: the task
+    /// goes back to what it was (`before`: the attempt did not happen), and fewer agents run at
+    /// once from now on; what the frontends are told. The task's wait is the caller's.
     pub(super) fn defer_spawn(
         &mut self,
-        index: usize,
-        before: &crate::core::task::TaskSpec,
+        (index, before): (usize, &TaskSpec),
         reason: String,
-        now: Instant,
-    ) -> Result<()> {
+        running: usize,
+    ) -> EngineEvent {
         self.revert_start(index, before);
-        let running = self.attempts.with_agent();
-        self.tasks.opts.concurrency = running.max(1).min(self.tasks.opts.concurrency);
-        let at = now + SPAWN_RETRY_AFTER;
-        self.batch.handle(Input::RetryAt { task: index, at }, now);
-        tracing::warn!(task = %before.task_id, concurrency = self.tasks.opts.concurrency, "cannot start the agent for lack of resources, the task waits: {reason}");
-        self.out.events.push(EngineEvent::SpawnDeferred {
+        self.opts.concurrency = running.max(1).min(self.opts.concurrency);
+        tracing::warn!(task = %before.task_id, concurrency = self.opts.concurrency, "cannot start the agent for lack of resources, the task waits: {reason}");
+        EngineEvent::SpawnDeferred {
             task_id: before.task_id.clone(),
             reason,
-            concurrency: self.tasks.opts.concurrency,
-        });
-        Ok(())
+            concurrency: self.opts.concurrency,
+        }
     }
 }
 

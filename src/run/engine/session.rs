@@ -3,84 +3,8 @@
 //! kept in the task (`resume_message`, so a crash does not lose it) and delivered by the task's
 //! next attempt, which continues the session with the profile's `resume` command (an ACP
 //! agent: its client's `session/load`), or, with no
-//! session to continue, starts afresh with the message in its prompt.
-
-use crate::core::batch::Input;
-use crate::run::clock::Now;
-
-use color_eyre::eyre::Result;
-use serde_json::json;
-
-use super::control::{ControlOutcome, done, refused};
-use crate::core::task::TaskStatus;
-use crate::run::launch::last_session;
-
-impl super::Engine {
-    /// The session task `index`'s next attempt would continue: its last session id, when its
-    /// profile knows how to resume.
-    pub(super) fn resumable_session(&self, index: usize) -> Option<String> {
-        let task = self.tasks.store.file().tasks().get(index)?;
-        let profile = self.tasks.profiles.get(&task.agent)?;
-        if !profile.can_resume() {
-            return None;
-        }
-        last_session(task)
-    }
-
-    /// Sends `text` to task `index`'s agent session: the task becomes `retryable` with the
-    /// message, and starts as soon as there is room.
-    pub fn resume_with_message(
-        &mut self,
-        index: usize,
-        text: &str,
-        now: Now,
-    ) -> Result<ControlOutcome> {
-        let now = self.turn(now);
-        let Some((task_id, status)) = self.task_label(index) else {
-            return refused("no such task");
-        };
-        if self.attempts.has_task(index) {
-            return refused(format!(
-                "{task_id} is running: its agent gets messages directly (m)"
-            ));
-        }
-        if text.trim().is_empty() {
-            return refused("empty message not sent");
-        }
-        if !self.tasks.in_scope(index) {
-            return refused(format!(
-                "{task_id} is not part of this run (disabled or not --only)"
-            ));
-        }
-        if self.batch.queue().is_stopping() {
-            return refused("herd is stopping; nothing new starts");
-        }
-        if !(status.is_runnable() || status.can_become(TaskStatus::Retryable)) {
-            return refused(format!("{task_id} is {status}; it cannot take a message"));
-        }
-        let session = self.resumable_session(index);
-        self.batch
-            .handle(Input::RetryCleared { task: index }, self.clock.at);
-        let file = self.tasks.store.file_mut();
-        file.set_field(index, "resume_message", json!(text));
-        file.set_status(index, TaskStatus::Retryable);
-        file.remove_field(index, "retry_at");
-        tracing::info!(task = %task_id, session = ?session, "operator message queued");
-        self.fill(now)?;
-        let how = match session {
-            Some(id) => format!("resuming session {id}"),
-            None => "no session to resume: a fresh attempt gets the message".to_string(),
-        };
-        let when = if self.attempts.has_task(index) {
-            "started"
-        } else if self.batch.queue().is_paused() {
-            "the queue is paused"
-        } else {
-            "it starts when a slot is free"
-        };
-        done(format!("{task_id}: {how}; {when}"))
-    }
-}
+//! session to continue, starts afresh with the message in its prompt
+//! (`Engine::resume_with_message`, the task's side in `Tasks::queue_message`).
 
 #[cfg(test)]
 mod tests {
@@ -90,7 +14,8 @@ mod tests {
 
     use crate::core::task::TaskStatus;
     use crate::run::clock::Now;
-    use crate::run::engine::control_tests::{Fixture, fixture_with};
+    use crate::run::engine::BatchView;
+    use crate::run::engine::control_tests::{Fixture, fixture_with_processes};
 
     /// (Braces are doubled: commands are templates.)
     /// An agent that prints Claude-style events: a session `s-1` whose result echoes the
@@ -111,7 +36,7 @@ protocol = "acp"
 "#;
 
     fn fixture(tasks: &str) -> Fixture {
-        fixture_with(tasks, PROFILE)
+        fixture_with_processes(tasks, PROFILE)
     }
 
     impl Fixture {

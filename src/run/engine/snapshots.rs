@@ -38,11 +38,6 @@ impl Snapshots {
             on_complete,
         }
     }
-
-    /// Attempt `key` ended without a gathering step (it never launched).
-    pub(super) fn forget(&mut self, key: u64) {
-        self.starts.remove(&key);
-    }
 }
 
 /// Where attempt `attempt` of a task reads its changes: `folder`, its files in `task_runs`, and

@@ -10,7 +10,6 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::Engine;
 use super::api::PromptInfo;
 use super::attempts::LiveAttempt;
 use crate::core::attempt::Attempt;
@@ -116,7 +115,7 @@ pub trait BatchView {
 /// One running (or ending) attempt, read-only.
 #[derive(Clone, Copy)]
 pub struct LiveView<'a> {
-    live: &'a LiveAttempt,
+    pub(super) live: &'a LiveAttempt,
 }
 
 impl<'a> LiveView<'a> {
@@ -160,105 +159,19 @@ impl<'a> LiveView<'a> {
         self.live.host()
     }
 
+    /// Its pane as text: (rows, cols, the visible rows joined by newlines).
+    pub fn screen_text(self) -> (u16, u16, String) {
+        let screen = self.live.attempt.screen();
+        let (rows, cols) = screen.size();
+        let text = (screen.visible_rows().iter())
+            .map(|r| r.trim_end())
+            .collect::<Vec<_>>()
+            .join("\n");
+        (rows, cols, text)
+    }
+
     /// The agent session it continues, when it resumed one.
     pub fn resumed_session(self) -> Option<&'a str> {
         self.live.plan().resumed_session.as_deref()
-    }
-}
-
-impl Engine {
-    /// The batch, to read.
-    pub fn view(&self) -> &dyn BatchView {
-        self
-    }
-}
-
-impl BatchView for Engine {
-    fn file(&self) -> &TaskFile {
-        self.tasks.store.file()
-    }
-
-    fn tasks_path(&self) -> &Path {
-        self.tasks.store.path()
-    }
-
-    fn profiles(&self) -> &ProfileSet {
-        &self.tasks.profiles
-    }
-
-    fn in_scope(&self, index: usize) -> bool {
-        self.task_in_scope(index)
-    }
-
-    fn reported_tasks(&self) -> Vec<usize> {
-        Engine::reported_tasks(self)
-    }
-
-    fn live_attempt(&self, index: usize) -> Option<LiveView<'_>> {
-        self.live_for_task(index).map(|live| LiveView { live })
-    }
-
-    fn live_attempts(&self) -> Vec<LiveView<'_>> {
-        Engine::live(self).map(|live| LiveView { live }).collect()
-    }
-
-    fn retry_at(&self, index: usize) -> Option<Instant> {
-        Engine::retry_at(self, index)
-    }
-
-    fn last_attempt_duration(&self, index: usize) -> Option<Duration> {
-        self.tasks.last_durations.get(&index).copied()
-    }
-
-    fn resumable_session(&self, index: usize) -> Option<String> {
-        Engine::resumable_session(self, index)
-    }
-
-    fn waiting_prompt(&self, index: usize) -> Option<PromptInfo> {
-        Engine::waiting_prompt(self, index)
-    }
-
-    fn waiting_prompts(&self) -> Vec<PromptInfo> {
-        Engine::waiting_prompts(self)
-    }
-
-    fn screen_text(&self, index: usize) -> Option<(u16, u16, String)> {
-        Engine::screen_text(self, index)
-    }
-
-    fn is_paused(&self) -> bool {
-        Engine::is_paused(self)
-    }
-
-    fn concurrency(&self) -> usize {
-        Engine::concurrency(self)
-    }
-
-    fn is_stopping(&self) -> bool {
-        Engine::is_stopping(self)
-    }
-
-    fn is_done(&self) -> bool {
-        Engine::is_done(self)
-    }
-
-    fn exit_code(&self) -> i32 {
-        Engine::exit_code(self)
-    }
-
-    fn any_needs_input(&self) -> bool {
-        Engine::any_needs_input(self)
-    }
-
-    fn tasks_file_problem(&self) -> Option<&str> {
-        Engine::tasks_file_problem(self)
-    }
-
-    fn hosts_out_of_rotation(&self, now: Instant) -> Vec<(String, String, Duration)> {
-        super::hosts::out_of_rotation(self.batch.queue(), now)
-    }
-
-    fn runs_dir(&self) -> &Path {
-        Engine::runs_dir(self)
     }
 }

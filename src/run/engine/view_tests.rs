@@ -4,11 +4,11 @@
 
 use std::time::Instant;
 
-use super::control_tests::fixture_with;
+use super::control_tests::asking;
 use crate::core::task::TaskStatus;
 use crate::run::clock::Now;
 
-/// A profile whose agent asks `Allow? [y/n]` and waits for the answer.
+/// A profile whose agent asks `Allow? [y/n]` and waits for the answer (the fake plays it).
 const PROFILE: &str = r#"
 [profiles.ask]
 command = ["sh", "-c", "printf 'Allow? [y/n] '; read a; [ \"$a\" = y ] && echo TASK_COMPLETE:{task_id}; sleep 0.2"]
@@ -30,7 +30,7 @@ const TASKS: &str = r#"{
 
 #[test]
 fn a_running_attempt_reads_as_a_live_view() {
-    let mut f = fixture_with(TASKS, PROFILE);
+    let mut f = asking(TASKS, PROFILE);
     let before = Instant::now();
     f.engine.fill_slots(Now::read()).expect("start");
     f.pump_until("the prompt waits", |e| {
@@ -61,7 +61,7 @@ fn a_running_attempt_reads_as_a_live_view() {
 
 #[test]
 fn scope_and_the_batch_flags_read_as_the_engine_holds_them() {
-    let mut f = fixture_with(TASKS, PROFILE);
+    let mut f = asking(TASKS, PROFILE);
     let view = f.engine.view();
     assert_eq!(
         (0..4).map(|i| view.in_scope(i)).collect::<Vec<_>>(),

@@ -5,10 +5,10 @@
 use std::time::Instant;
 
 use crate::core::attempt::Attempt;
+use crate::run::engine::os::AgentProcess;
 use crate::run::failure_report;
 use crate::run::hygiene::EndedProcess;
 use crate::run::launch::LaunchPlan;
-use crate::run::pty::AgentProcess;
 use crate::run::recorder::Recorder;
 
 /// One running attempt.

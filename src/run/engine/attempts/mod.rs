@@ -5,12 +5,14 @@
 
 mod live;
 mod planned;
+mod reports;
 mod starting;
 
 use std::collections::BTreeMap;
 
 pub use live::LiveAttempt;
 pub(super) use planned::Planned;
+pub(super) use reports::Effects;
 pub(super) use starting::{RemoteGitBefore, Starting};
 
 /// An attempt's stage, with what it holds at that stage.

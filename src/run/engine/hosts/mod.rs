@@ -12,7 +12,7 @@ mod remote_state;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use super::attempts::{Attempts, LiveAttempt};
+use super::attempts::{Attempts, LiveAttempt, Starting};
 use crate::core::batch::Queue;
 use crate::core::remote::host_choice::HostChoice;
 use crate::core::remote::hosts::{Host, HostSet};
@@ -55,13 +55,14 @@ impl Hosts {
         !self.unswept.is_empty()
     }
 
-    /// The host for a task whose `host` is `name`, counting the attempts running and being
-    /// prepared and those about to start (`starting`); `queue` says which are in rotation.
+    /// The host for a task whose `host` is `name`, counting the attempts running, being
+    /// prepared and awaiting their write, and those about to start (`starting`); `queue` says
+    /// which are in rotation.
     pub(in crate::run::engine) fn choose(
         &self,
         name: &str,
         attempts: &Attempts,
-        starting: &[&str],
+        starting: &[Starting],
         queue: &Queue,
         now: Instant,
     ) -> HostChoice {
@@ -76,8 +77,10 @@ impl Hosts {
                 *load.entry(host.name.clone()).or_default() += 1;
             }
         }
-        for host in starting {
-            *load.entry((*host).to_string()).or_default() += 1;
+        for starting in starting.iter().chain(attempts.awaiting()) {
+            if let Some(host) = &starting.host {
+                *load.entry(host.name.clone()).or_default() += 1;
+            }
         }
         queue.choose_host(&self.set, name, &load, now)
     }
