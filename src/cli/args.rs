@@ -48,6 +48,9 @@ pub enum HerdCommand {
     /// answers and the guard's reasons, the marker, the ending, the verdict and its evidence) and
     /// what the profile's rules make of the last screen
     Explain(ExplainArgs),
+    /// What a task's agent changed in its folder: the files with their added and removed lines,
+    /// and the unified diff, through the pager on a terminal
+    Diff(DiffArgs),
     /// Send a message to a task's agent session (answers to its questions, or a follow-up):
     /// through the herd that runs the file, else for the next `herd run` to resume it with
     Message(MessageArgs),
@@ -490,6 +493,31 @@ pub struct ExplainArgs {
     /// Apply this profile's rules instead of the one the attempt ran with
     #[arg(long, value_name = "PROFILE")]
     pub agent: Option<String>,
+}
+
+#[derive(Debug, Args, Clone)]
+#[command(
+    after_help = "Compares the task's folder (its worktree for a \"worktree\": true task) as it \
+is now with the snapshot herd took as the attempt started (runs/<task_id>/attempt_<n>.index); \
+without a snapshot, with the folder's HEAD. The tasks file and runs/ are never counted. On a \
+terminal the diff goes through $PAGER (else less -R), coloured; into a pipe it is plain.\n\n\
+Example: herd diff --tasks tasks.json fix-042 --stat"
+)]
+pub struct DiffArgs {
+    /// The tasks file (JSON)
+    #[arg(long, value_name = "FILE")]
+    pub tasks: PathBuf,
+    /// Where attempts are recorded [default: runs/ beside the tasks file]
+    #[arg(long, value_name = "DIR")]
+    pub runs_dir: Option<PathBuf>,
+    /// The task whose changes to show
+    pub task_id: String,
+    /// Only the changed files with their line counts
+    #[arg(long)]
+    pub stat: bool,
+    /// The changes since this attempt started [default: the latest]
+    #[arg(long, value_name = "N")]
+    pub attempt: Option<u32>,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -10,6 +10,7 @@ mod attach;
 mod background;
 mod closed_pipe;
 mod ctl;
+mod diff;
 pub mod explain;
 pub mod hosts;
 mod init;
@@ -59,6 +60,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
                 HerdCommand::Profiles(args) => profiles::profiles(&args),
                 HerdCommand::Replay(args) => replay::replay(&args),
                 HerdCommand::Explain(args) => explain::explain(&args),
+                HerdCommand::Diff(args) => diff::diff(&args),
                 HerdCommand::Message(args) => message::message(&args),
                 HerdCommand::Mcp(args) => mcp::mcp(&args),
                 HerdCommand::Policy(args) => policy::policy(&args),
@@ -86,6 +88,7 @@ fn prints_only(command: &HerdCommand) -> bool {
         | HerdCommand::Profiles(_)
         | HerdCommand::Replay(_)
         | HerdCommand::Explain(_)
+        | HerdCommand::Diff(_)
         | HerdCommand::Message(_)
         | HerdCommand::Policy(_)
         | HerdCommand::Sim(_) => true,

@@ -199,6 +199,15 @@ impl RetryMode {
     }
 }
 
+/// What herd does once a task completed, besides recording its changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OnComplete {
+    /// `"commit"`: commit the task's working tree onto the branch `herd/<task_id>`.
+    Commit,
+    /// `["cmd", ...]`: run this command with the task's facts as JSON on its standard input.
+    Command(Vec<String>),
+}
+
 /// A task's permission rules as written (`Bash(npm test:*)`, `Edit(src/**)`); the guard compiles
 /// them.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -273,6 +282,8 @@ pub struct TaskSpec {
     pub acp_mode: Option<String>,
     /// Run in its own git worktree of `cwd` (`.herd/worktrees/<task_id>`, branch `herd/<task_id>`).
     pub worktree: bool,
+    /// What herd does once the task completed; `None`: nothing.
+    pub on_complete: Option<OnComplete>,
     /// The host or host group (of the hosts file) to run on; `None`: this machine.
     pub host: Option<String>,
     /// The host the latest attempt ran on (written by herd when it starts one there).

@@ -60,6 +60,12 @@ pub enum Preparation {
         worktree: Option<Result<PathBuf, crate::run::worktree::WorktreeError>>,
         /// `trust_folder`: the folder trusted in the CLI's config, or why it could not be.
         trusted: Option<Result<crate::core::profile::folder_trust::FolderTrust, String>>,
+        /// Where the folder stood as the attempt starts (`run::changes`), taken after its
+        /// worktree was made; `None` outside a repository or when it could not be taken.
+        snapshot: Option<(
+            crate::run::changes::attempt::AttemptFolder,
+            Option<crate::core::facts::changes::StartPoint>,
+        )>,
     },
     /// On a host, through its launcher (`run::remote::files::prepare`).
     Remote(super::remote::files::PrepareOutcome),

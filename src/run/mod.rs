@@ -5,6 +5,7 @@ pub mod acp;
 pub mod agent_log;
 pub mod app_server;
 pub mod attempt_files;
+pub mod changes;
 pub mod clock;
 pub mod config_lock;
 pub mod console;

@@ -55,7 +55,7 @@ pub fn row_in(task: &TaskSpec, zone: &jiff::tz::TimeZone) -> Value {
             .unwrap_or(Value::Null)
     };
     let times = attempt_times(task);
-    json!({
+    let mut row = json!({
         "task_id": task.task_id,
         "agent": task.agent,
         "enabled": task.enabled,
@@ -76,12 +76,27 @@ pub fn row_in(task: &TaskSpec, zone: &jiff::tz::TimeZone) -> Value {
         "started_at": times.map(|t| clock_words::local_iso(t.started, zone)),
         "ended_at": times.map(|t| clock_words::local_iso(t.ended, zone)),
         "duration_sec": times.map(|t| t.took.as_secs_f64()),
-    })
+    });
+    // What the last attempt changed (`core::facts::changes`), where herd recorded it.
+    if let (Some(changes), Some(fields)) =
+        (result.and_then(|r| r.get("changes")), row.as_object_mut())
+    {
+        fields.insert("changes".into(), changes.clone());
+    }
+    row
 }
 
 /// What the last column says of a task that did not fail: the agent's questions, its final
 /// text, or its log.
 fn outcome_text(r: &Value) -> String {
+    match r["changes"]["summary"].as_str() {
+        Some(changes) => format!("{changes} · {}", outcome_words(r)),
+        None => outcome_words(r),
+    }
+}
+
+/// The questions, the final text or the log.
+fn outcome_words(r: &Value) -> String {
     if let Some(questions) = r["questions"].as_array().filter(|q| !q.is_empty()) {
         let list: Vec<String> = questions.iter().map(text).collect();
         return clip(&format!("? {}", list.join(" | ")), 90);
@@ -397,6 +412,15 @@ pub fn digest_facts(file: &TaskFile, local: &LocalNow) -> Vec<digest::TaskFact> 
                 .and_then(Value::as_array)
                 .map(|list| list.iter().map(text).collect())
                 .unwrap_or_default(),
+            // Only a repository's: "not a repository" is no news of the morning.
+            changes: task
+                .result
+                .as_ref()
+                .and_then(|r| r.get("changes"))
+                .filter(|c| c["repository"] == true)
+                .and_then(|c| c["summary"].as_str())
+                .map(str::to_string),
+            took: attempt_times(task).map(|t| t.took),
         })
         .collect()
 }

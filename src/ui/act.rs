@@ -60,6 +60,7 @@ pub fn act(
         Action::Details => state.mode = Mode::Details { offset: 0 },
         Action::Answers => open_answers(batch, state),
         Action::Replay => open_attempts(batch, state),
+        Action::Diff => open_diff(batch, state),
         Action::Quit => return quit(batch, state, now),
         Action::Answer(answer) => {
             if let Some(task) = focus {
@@ -232,6 +233,26 @@ fn open_attempts(batch: &dyn BatchView, state: &mut UiState) {
     }
 }
 
+/// `D`: the selected task's changes since its latest attempt started (read on a worker:
+/// `reads`, through `run::changes`).
+fn open_diff(batch: &dyn BatchView, state: &mut UiState) {
+    let task = state.selected;
+    let Some(spec) = batch.file().tasks().get(task) else {
+        return;
+    };
+    let tasks_path = batch.tasks_path();
+    let spec = spec.clone();
+    let runs_dir = batch.runs_dir().to_path_buf();
+    let tasks_path = tasks_path.to_path_buf();
+    state.to_read = Some(Box::new(move || {
+        let view = super::diff_view::read(&spec, &tasks_path, &runs_dir);
+        FileReadDone::Diff {
+            task,
+            view: Box::new(view),
+        }
+    }));
+}
+
 /// Opens what was read, unless the operator went elsewhere meanwhile (another window, the
 /// player): a window never opens over what they turned to.
 pub fn opened(state: &mut UiState, done: FileReadDone, now: Instant) {
@@ -251,6 +272,7 @@ pub fn opened(state: &mut UiState, done: FileReadDone, now: Instant) {
                 selected: 0,
             };
         }
+        FileReadDone::Diff { task, view } if idle => state.mode = Mode::Diff { task, view },
         FileReadDone::Replay(replaying) => {
             let chosen = |task| matches!(state.mode, Mode::Attempts { task: t, .. } if t == task);
             match replaying {
@@ -262,7 +284,9 @@ pub fn opened(state: &mut UiState, done: FileReadDone, now: Instant) {
                 Err(error) => state.say(error.to_string(), now),
             }
         }
-        FileReadDone::Answers { .. } | FileReadDone::Attempts { .. } => {}
+        FileReadDone::Answers { .. }
+        | FileReadDone::Attempts { .. }
+        | FileReadDone::Diff { .. } => {}
     }
 }
 

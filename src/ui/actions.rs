@@ -95,6 +95,13 @@ fn in_mode(
         Mode::ConfirmQuit | Mode::ConfirmCancel { .. } => {}
         &mut Mode::Auto { task } => return auto_menu_key(batch, state, key.code, task, yes_no),
         Mode::Attempts { .. } => attempts_key(batch, state, key.code, yes_no),
+        Mode::Diff { view, .. } => {
+            let height = usize::from(area.height.saturating_sub(2));
+            let movement = super::diff_view::DiffMove::from_key(*key);
+            if movement.is_some_and(|m| !view.apply(m, height)) {
+                state.mode = Mode::Normal;
+            }
+        }
         Mode::EditPrompt { .. } | Mode::Message { .. } => {
             return editors::on_key(batch, state, key, now);
         }

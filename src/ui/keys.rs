@@ -49,6 +49,8 @@ pub enum Action {
     Details,
     /// The selected task's answered prompts, attempt by attempt.
     Answers,
+    /// What the selected task's agent changed: the diff view (`diff_view`).
+    Diff,
     /// `/`: search the queue.
     Search,
 }
@@ -159,6 +161,7 @@ pub fn normal(key: &KeyEvent, answers: &[AnswerKey]) -> Option<Action> {
         KeyCode::Char('v') => Action::Replay,
         KeyCode::Char('d') => Action::Details,
         KeyCode::Char('A') => Action::Answers,
+        KeyCode::Char('D') => Action::Diff,
         KeyCode::Char('+' | '=') => Action::Concurrency { delta: 1 },
         KeyCode::Char('-' | '_') => Action::Concurrency { delta: -1 },
         KeyCode::Char('?') | KeyCode::F(1) => Action::Help,
@@ -232,8 +235,8 @@ pub const HELP: &[(&str, &str)] = &[
          guard's decision",
     ),
     (
-        "d",
-        "the selected task's details in a window (where the screen has no room for the box)",
+        "d  D",
+        "the selected task's details in a window / the diff of what its agent changed",
     ),
     (
         "mouse",

@@ -17,6 +17,7 @@ pub mod asks;
 pub mod attempts;
 pub mod dashboard;
 pub mod details_box;
+pub mod diff_view;
 pub mod draw;
 pub mod editors;
 pub mod engine_events;

@@ -48,6 +48,10 @@ pub fn render(frame: &mut Frame<'_>, overlay: &Overlay<'_>) {
         }
         Overlay::Auto(menu) => auto(frame, area, menu),
         Overlay::Attempts(menu) => attempts(frame, area, menu),
+        Overlay::Diff(view) => {
+            frame.render_widget(ratatui::widgets::Clear, area);
+            super::diff_view::draw(view, area, frame.buffer_mut());
+        }
         Overlay::EditPrompt { task_id, editor } => {
             let title = format!(" Prompt of {task_id} · used from its next attempt ");
             let keys = " Ctrl-S save · Esc cancel ";

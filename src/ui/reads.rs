@@ -1,5 +1,5 @@
 //! What the dashboard reads from disk: the answers window's facts files (`A`), a task's
-//! recorded attempts (`v`), a recording opened in the player (Enter in that list). A key asks
+//! recorded attempts (`v`), a task's changes (`D`, through `run::changes`), a recording opened in the player (Enter in that list). A key asks
 //! for a read (`UiState::to_read`); the dashboard hands it to a worker (`run::jobs`) and opens
 //! the window once the worker hands back what it read (`act::opened`). The reads
 //! (`answers::lines`, `attempts::list`, `attempts::open`) run on the worker, never on the
@@ -19,6 +19,11 @@ pub enum FileReadDone {
     Attempts {
         task: usize,
         list: Vec<AttemptEntry>,
+    },
+    /// A task's changes, for the diff view (boxed: it holds the whole diff).
+    Diff {
+        task: usize,
+        view: Box<super::diff_view::DiffView>,
     },
     /// The player (boxed: it is large, and goes into `UiState::replay` boxed as it is).
     Replay(Result<Box<Replaying>, OpenError>),

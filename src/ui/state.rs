@@ -159,6 +159,11 @@ pub enum Mode {
         list: Vec<AttemptEntry>,
         selected: usize,
     },
+    /// `D`: what a task's agent changed (`diff_view`).
+    Diff {
+        task: usize,
+        view: Box<super::diff_view::DiffView>,
+    },
     /// `/`: the queue's search is typed (`search`).
     Search,
     /// Every key goes to the focused agent until the leave chord; the pane is zoomed meanwhile.

@@ -30,6 +30,10 @@ pub struct TaskFact {
     pub retry_at: Option<Timestamp>,
     /// The agent's questions, when it needs the operator's input.
     pub questions: Vec<String>,
+    /// What its last attempt changed, in words (`3 files +120 −14`), where herd recorded it.
+    pub changes: Option<String>,
+    /// How long its last attempt took.
+    pub took: Option<std::time::Duration>,
 }
 
 /// A prompt waiting for the operator now, in a running batch.
@@ -95,14 +99,21 @@ pub fn digest(
             Since::LastLook(look) => at.as_second() > look.as_second(),
         })
     };
-    let completed: Vec<&str> = tasks
+    let completed: Vec<&TaskFact> = tasks
         .iter()
         .filter(ended_since)
         .filter(|t| t.status == TaskStatus::Completed)
-        .map(|t| t.task_id.as_str())
         .collect();
-    if !completed.is_empty() {
-        lines.push(format!("  completed  {}", completed.join(", ")));
+    if completed.iter().any(|t| t.changes.is_some()) {
+        // Each with what it changed and how long it took: the morning's review, at a glance.
+        section(
+            &mut lines,
+            "completed",
+            completed.iter().map(|t| with_changes(t)),
+        );
+    } else if !completed.is_empty() {
+        let ids: Vec<&str> = completed.iter().map(|t| t.task_id.as_str()).collect();
+        lines.push(format!("  completed  {}", ids.join(", ")));
     }
     let failed = tasks
         .iter()
@@ -143,6 +154,18 @@ pub fn digest(
         lines.push(NOTHING.to_string());
     }
     lines
+}
+
+/// `fix-042: 3 files +120 −14, took 12 min`
+fn with_changes(task: &TaskFact) -> String {
+    let mut words: Vec<String> = task.changes.iter().cloned().collect();
+    if let Some(took) = task.took {
+        words.push(format!("took {}", clock_words::span(took)));
+    }
+    match words.is_empty() {
+        true => task.task_id.clone(),
+        false => format!("{}: {}", task.task_id, words.join(", ")),
+    }
 }
 
 /// Retries with their clock times, then how many tasks have not started.
@@ -209,6 +232,8 @@ mod tests {
             why: None,
             retry_at: None,
             questions: Vec::new(),
+            changes: None,
+            took: None,
         }
     }
 
@@ -302,6 +327,40 @@ mod tests {
             [
                 "Since the run started (Sat 22:00, 10 h ago):",
                 "  nothing ended and nothing waits for you",
+            ]
+        );
+    }
+
+    #[test]
+    fn completed_tasks_say_what_they_changed_and_how_long_they_took() {
+        let tasks = vec![
+            TaskFact {
+                changes: Some("3 files +120 −14".into()),
+                took: Some(std::time::Duration::from_secs(12 * 60)),
+                ..fact("fix", TaskStatus::Completed, Some("2026-11-29T03:00:00Z"))
+            },
+            TaskFact {
+                changes: Some("not a repository".into()),
+                ..fact("notes", TaskStatus::Completed, Some("2026-11-29T04:00:00Z"))
+            },
+            fact("plain", TaskStatus::Completed, Some("2026-11-29T05:00:00Z")),
+        ];
+        let lines = digest(
+            &tasks,
+            &[],
+            Since::LastLook(at("2026-11-29T02:30:00Z")),
+            "t.json",
+            &local(),
+        );
+        assert_eq!(
+            lines[1..],
+            [
+                format!(
+                    "  completed  fix: 3 files +120 −14, took {}",
+                    clock_words::span(std::time::Duration::from_secs(720))
+                ),
+                "             notes: not a repository".to_string(),
+                "             plain".to_string(),
             ]
         );
     }

@@ -60,6 +60,8 @@ pub struct EndFact {
     pub why: Option<String>,
     /// The agent's questions, when the task needs the operator's input.
     pub questions: Vec<String>,
+    /// What the attempt changed, in words (`3 files +120 −14`), where herd recorded it.
+    pub changes: Option<String>,
 }
 
 /// The batch as it ended: how many tasks of the run are in each status.
@@ -101,6 +103,9 @@ pub enum NotifyEvent {
         attempt: u32,
         waits_for: &'static str,
         questions: Vec<String>,
+        /// What the attempt changed (`core::facts::changes`), where herd recorded it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        changes: Option<String>,
         message: String,
     },
     /// The task failed for good: no retry is left or its failure is not retried.
@@ -112,6 +117,9 @@ pub enum NotifyEvent {
         /// What decided it (`waited 30 min for an answer to …; nobody answered (timeout after
         /// 1800 s)`), or the evidence.
         why: Option<String>,
+        /// What the attempt changed (`core::facts::changes`), where herd recorded it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        changes: Option<String>,
         message: String,
     },
     /// Nothing runs and nothing is left to start.
@@ -184,6 +192,7 @@ fn ended(end: &EndFact) -> Option<NotifyEvent> {
             attempt: end.attempt,
             waits_for: "answers",
             questions: end.questions.clone(),
+            changes: end.changes.clone(),
             message: format!(
                 "herd: {} needs your input: {}",
                 end.task_id,
@@ -204,6 +213,7 @@ fn ended(end: &EndFact) -> Option<NotifyEvent> {
                 failure_type,
                 evidence: end.evidence.clone(),
                 why,
+                changes: end.changes.clone(),
                 message: format!(
                     "herd: {} failed ({}){said}",
                     end.task_id,

@@ -27,6 +27,7 @@ fn end(task: &str, status: TaskStatus) -> EndFact {
         } else {
             Vec::new()
         },
+        changes: None,
     }
 }
 
@@ -289,5 +290,30 @@ fn a_failure_is_told_by_the_event_that_decided_it() {
     assert_eq!(
         payload["message"],
         format!("herd: t failed (failed_timeout): {why}")
+    );
+}
+
+#[test]
+fn an_ended_task_tells_what_it_changed_when_herd_recorded_it() {
+    let mut notifications = Notifications::default();
+    let ends = [
+        EndFact {
+            changes: Some("3 files +120 −14".into()),
+            ..end("t", TaskStatus::Failed)
+        },
+        end("u", TaskStatus::Failed),
+    ];
+    let events = notifications.observe(Turn {
+        ends: &ends,
+        ..Turn::default()
+    });
+    let payloads: Vec<serde_json::Value> = events
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .collect();
+    assert_eq!(payloads[0]["changes"], "3 files +120 −14");
+    assert!(
+        payloads[1].get("changes").is_none(),
+        "left out when unknown"
     );
 }

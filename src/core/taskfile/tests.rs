@@ -421,6 +421,7 @@ fn defaults_and_typed_fields() {
         trust_folder: None,
         acp_mode: None,
         worktree: false,
+        on_complete: None,
         host: None,
         ran_on: None,
         lost_on: None,
@@ -662,4 +663,38 @@ fn structured_task_fields_are_read_and_checked() {
     assert_eq!(a.retry_mode, crate::core::task::RetryMode::Resume);
     assert_eq!(a.resume_message.as_deref(), Some("go on"));
     assert_eq!(a.status, TaskStatus::NeedsInput);
+}
+
+#[test]
+fn on_complete_is_commit_or_a_command() {
+    use crate::core::task::OnComplete;
+    let text = r#"{"tasks": [
+  {"task_id": "a", "agent": "x", "prompt_template": "p", "on_complete": "commit"},
+  {"task_id": "b", "agent": "x", "prompt_template": "p", "on_complete": ["gh", "pr", "create"]},
+  {"task_id": "c", "agent": "x", "prompt_template": "p", "on_complete": "push"},
+  {"task_id": "d", "agent": "x", "prompt_template": "p", "on_complete": []},
+  {"task_id": "e", "agent": "x", "prompt_template": "p", "on_complete": ["gh", 1]}
+]}"#;
+    let file = TaskFile::parse(text).unwrap();
+    let on_complete: Vec<Option<OnComplete>> =
+        file.tasks().iter().map(|t| t.on_complete.clone()).collect();
+    let command = ["gh", "pr", "create"].map(String::from).to_vec();
+    assert_eq!(
+        on_complete,
+        [
+            Some(OnComplete::Commit),
+            Some(OnComplete::Command(command)),
+            None,
+            None,
+            None
+        ]
+    );
+    let expected = "\"on_complete\" must be \"commit\" or a command as a non-empty list of \
+                    strings like [\"gh\", \"pr\", \"create\", \"--draft\", \"--fill\"], got";
+    let messages: Vec<String> = file.problems().iter().map(|p| p.to_string()).collect();
+    assert_eq!(messages.len(), 3, "{messages:?}");
+    for (message, got) in messages.iter().zip(["\"push\"", "an empty list", "a list"]) {
+        assert!(message.contains(expected), "{message}");
+        assert!(message.ends_with(got), "{message}");
+    }
 }

@@ -16,16 +16,19 @@ use super::gather::{self, FailureJob, GatherJob};
 use super::gathered::Gathered;
 use super::inbox::EngineInbox;
 use super::outgoing::Outgoing;
+use super::snapshots;
 use super::tasks::Tasks;
 
 use crate::core::attempt::{Attempt, Event, Note};
 use crate::core::batch::outcome::{Decision, OutcomeInput, RetryRules, decide};
 use crate::core::batch::{EndInput, Queue};
 use crate::core::classify::{ExitStatus, Verdict};
+use crate::core::facts::changes::lines_before_marker;
 use crate::core::facts::failure_context::headline_says_more;
 use crate::core::operator::deciding_event::EndingScene;
 use crate::core::profile::Profile;
 use crate::core::task::{FailureType, TaskSpec, TaskStatus};
+use crate::run::changes::attempt::{ChangesFound, OnCompleteJob};
 use crate::run::failure_report::FailureReport;
 use crate::run::hygiene::EndedProcess;
 use crate::run::jobs::Outbox;
@@ -62,6 +65,8 @@ pub(super) struct Ended<'a> {
     pub(super) host: Option<String>,
     /// A completed task's worktree after its removal was tried (on the worker).
     pub(super) worktree: Option<Result<worktree::Cleanup, worktree::WorktreeError>>,
+    /// What the attempt changed in its folder, and its `on_complete`'s record (`run::changes`).
+    pub(super) changes: ChangesFound,
 }
 
 impl LiveAttempt {
@@ -106,12 +111,15 @@ impl Attempts {
     /// files read (`core::batch::end`): the attempt takes its verdict, leaves the live attempts,
     /// and what its end needs from git and the disk is gathered off the loop (`gather`).
     /// `Gathered` follows: now when no worker could be had, else with the worker's report
-    /// (into `reports`). `exit`: how its agent exited.
+    /// (into `reports`). `exit`: how its agent exited; `snapshots`: where a local attempt
+    /// started, for its changes.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn gather_end(
         &mut self,
         key: u64,
         exit: ExitStatus,
         tasks: &Tasks,
+        snapshots: &mut snapshots::Snapshots,
         reports: Outbox<EngineInbox>,
         now: Instant,
     ) -> Option<EndInput> {
@@ -136,7 +144,22 @@ impl Attempts {
         // Only a completed task's worktree is removed; `conclude` says so again.
         let finish_worktree = (task.worktree && verdict.is_success() && !live.stopped_by_operator)
             .then(|| live.plan.cwd.clone());
+        let completed = verdict.is_success() && !live.stopped_by_operator;
+        let on_complete = (completed && task.on_complete.is_some() && live.host().is_none())
+            .then(|| on_complete_job(&mut live, task));
+        let runs_dir = &tasks.opts.runs_dir;
+        let folder = snapshots::attempt_folder(
+            live.plan.cwd.clone(),
+            runs_dir.join(&live.task_id),
+            live.number,
+            vec![tasks.store.path().to_path_buf(), runs_dir.clone()],
+        );
+        let changes = live
+            .host()
+            .is_none()
+            .then(|| snapshots.end(key, folder, on_complete));
         let job = GatherJob {
+            changes,
             failure,
             transcript: live.transcript_job(tasks),
             finish_worktree,
@@ -207,6 +230,7 @@ impl LiveAttempt {
             ended_processes: std::mem::take(&mut self.swept),
             host: self.host().map(str::to_string),
             worktree: gathered.worktree,
+            changes: gathered.changes,
         };
         tasks.conclude(ended, &mut self.recorder, queue, out, now)
     }
@@ -236,7 +260,9 @@ impl Tasks {
             .and_then(|i| profile.as_ref().and_then(|p| p.accounts.get(i)))
             .map(|a| a.name.clone());
         let result = self.attempt_result(&mut ended, &task, status, account_name.clone());
-        let result = serde_json::to_value(&result).wrap_err("cannot build the task's result")?;
+        let mut result =
+            serde_json::to_value(&result).wrap_err("cannot build the task's result")?;
+        add_changes(&mut result, std::mem::take(&mut ended.changes));
         let facts = EndFacts {
             agent: &task.agent,
             status,
@@ -455,6 +481,36 @@ fn failure_tail(attempt: &mut Attempt) -> Vec<String> {
             _ => tail,
         },
         _ => tail,
+    }
+}
+
+/// `result.changes` and `result.on_complete`, when the gathering worker found them.
+fn add_changes(result: &mut serde_json::Value, found: ChangesFound) {
+    let Some(fields) = result.as_object_mut() else {
+        return;
+    };
+    if let Some(changes) = found.changes {
+        fields.insert("changes".into(), changes.to_json());
+    }
+    if let Some(record) = found.on_complete {
+        fields.insert("on_complete".into(), record);
+    }
+}
+
+/// How many of the last screen's rows (history included) a commit message may come from.
+const SUMMARY_ROWS: usize = 200;
+
+/// What a completed attempt's `on_complete` needs from it: its final result text, and the
+/// lines it showed before the marker.
+fn on_complete_job(live: &mut LiveAttempt, task: &TaskSpec) -> OnCompleteJob {
+    let rows = live.attempt.screen_mut().rows_with_history(SUMMARY_ROWS);
+    OnCompleteJob {
+        task: task.clone(),
+        result_text: live
+            .attempt
+            .stream_facts()
+            .and_then(|facts| facts.result_text.clone()),
+        output_tail: lines_before_marker(&rows.join("\n"), &live.plan.marker),
     }
 }
 

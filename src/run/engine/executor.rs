@@ -78,7 +78,14 @@ impl Engine {
             }
             EndStep::Gather => {
                 let (exit, reports) = (self.exit_of(key), self.out.inbox.clone());
-                Ok((self.attempts).gather_end(key, exit, &self.tasks, reports, now))
+                Ok((self.attempts).gather_end(
+                    key,
+                    exit,
+                    &self.tasks,
+                    &mut self.snapshots,
+                    reports,
+                    now,
+                ))
             }
             EndStep::Conclude => self.conclude_ended(key, now),
         }
@@ -251,7 +258,10 @@ impl Engine {
                 .out
                 .outbox_of(planned.key, EngineInbox::from_preparation);
             let file_tag = &self.tasks.file_tag;
-            if let Some(planned) = self.attempts.starts_now(planned, file_tag, prepared) {
+            let (runs_dir, tasks_file) = (&self.tasks.opts.runs_dir, self.tasks.store.path());
+            let snapshot = super::prepare::snapshot_place(&planned, runs_dir, tasks_file);
+            if let Some(planned) = (self.attempts).starts_now(planned, file_tag, snapshot, prepared)
+            {
                 // Its slot among the agents running once it started: the frontend's size for it.
                 let size = self.sizes.at(self.attempts.len() + starting.len());
                 starting.push(self.begin(planned, now, None, size));
@@ -337,7 +347,7 @@ impl Engine {
     pub(super) fn on_prepared(
         &mut self,
         key: u64,
-        preparation: Preparation,
+        mut preparation: Preparation,
         now: Instant,
     ) -> Result<()> {
         let Some(mut planned) = self.attempts.take_preparing(key) else {
@@ -351,6 +361,11 @@ impl Engine {
         // Disabled or changed meanwhile: the task as it is now goes, or stays, from the queue.
         if planned.withdrawn {
             return self.fill(now);
+        }
+        if let Preparation::Local { snapshot, .. } = &mut preparation
+            && let Some((place, start)) = snapshot.take()
+        {
+            self.snapshots.started(key, place, start);
         }
         let git_before = match planned.take_preparation(preparation, &self.tasks) {
             Ok(git_before) => git_before,

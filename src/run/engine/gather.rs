@@ -15,6 +15,7 @@ use super::inbox::EngineInbox;
 use crate::core::remote::files::{RemoteEnd, RemoteTranscript};
 use crate::core::remote::frames::WorktreeEnd;
 use crate::core::remote::hosts::Host;
+use crate::run::changes::attempt::{ChangesAtEnd, ChangesFound};
 use crate::run::failure_report::{self, GitSnapshot};
 use crate::run::jobs::{self, Outbox};
 use crate::run::{outcome, transcripts, worktree};
@@ -50,6 +51,9 @@ pub(super) struct GatherJob {
     /// The attempt's recordings folder and number: its files, the agent's own included, are
     /// made private (`runs_dir::tighten_attempt`).
     pub(super) recordings: Option<(PathBuf, u32)>,
+    /// What the attempt changed in its folder, read before a clean worktree is removed, and
+    /// the completed task's `on_complete` (`run::changes`). Here only.
+    pub(super) changes: Option<ChangesAtEnd>,
 }
 
 /// Where an attempt on a host left its files.
@@ -90,11 +94,14 @@ impl GatherJob {
             let facts = transcripts::read(&path)?;
             Some((outcome::relative_to(&path, &job.base_dir), facts))
         });
+        // Before the worktree's removal: `on_complete` may commit what is in it.
+        let changes = self.changes.map(ChangesAtEnd::run).unwrap_or_default();
         let worktree = self.finish_worktree.map(|path| worktree::finish(&path));
         Gathered {
             failure,
             transcript,
             worktree,
+            changes,
         }
     }
 }
@@ -173,6 +180,7 @@ impl GatherJob {
             failure,
             transcript,
             worktree,
+            changes: ChangesFound::default(),
         }
     }
 }

@@ -11,4 +11,6 @@ pub struct Gathered {
     pub(super) failure: Option<crate::run::failure_report::FailureReport>,
     pub(super) transcript: Option<(String, TranscriptFacts)>,
     pub(super) worktree: Option<Result<worktree::Cleanup, worktree::WorktreeError>>,
+    /// What the attempt changed, and its `on_complete`'s record.
+    pub(super) changes: crate::run::changes::attempt::ChangesFound,
 }

@@ -377,6 +377,7 @@ impl Launching {
             ended_processes: Vec::new(),
             host: remote.map(|r| r.host.name),
             worktree: None,
+            changes: Default::default(),
         };
         tasks.conclude(ended, &mut recorder, queue, out, now)
     }

@@ -98,6 +98,7 @@ mod prepare;
 mod processes;
 pub mod session;
 mod sizes;
+mod snapshots;
 mod start;
 mod tasks;
 mod view;
@@ -135,6 +136,8 @@ pub struct Engine {
     notify: notify::Notify,
     /// What agents are spawned, written to, resized and signalled through (`os`).
     os: Box<dyn os::Os>,
+    /// Where each local attempt's folder stood as it started, for its changes (`snapshots`).
+    snapshots: snapshots::Snapshots,
 }
 
 impl Engine {
@@ -185,6 +188,7 @@ impl Engine {
             clock: now,
             notify: notify::Notify::default(),
             os,
+            snapshots: snapshots::Snapshots::default(),
         };
         engine.tasks.end_survivors(&engine.hosts);
         engine.tasks.recover_from_runs(&mut engine.out);

@@ -208,6 +208,14 @@ fn end_facts(store: &TaskStore, events: &[EngineEvent]) -> Vec<EndFact> {
         same.then(|| crate::core::operator::deciding_event::why_of(Some(result), &local))
             .flatten()
     };
+    let changes_of = |task_id: &str, attempt: u32| {
+        let file = store.file();
+        let result = file.tasks()[file.task_index(task_id)?].result.as_ref()?;
+        let same =
+            result.get("attempt").and_then(serde_json::Value::as_u64) == Some(u64::from(attempt));
+        let summary = result.pointer("/changes/summary")?.as_str()?;
+        same.then(|| summary.to_string())
+    };
     let attempts_of = |task_id: &str| {
         let file = store.file();
         file.task_index(task_id)
@@ -229,6 +237,7 @@ fn end_facts(store: &TaskStore, events: &[EngineEvent]) -> Vec<EndFact> {
                 evidence: verdict.evidence.clone(),
                 why: why_of(task_id, *attempt),
                 questions: verdict.questions.clone(),
+                changes: changes_of(task_id, *attempt),
             }),
             EngineEvent::ConfigFailed { task_id, evidence } => Some(EndFact {
                 task_id: task_id.clone(),
@@ -238,6 +247,7 @@ fn end_facts(store: &TaskStore, events: &[EngineEvent]) -> Vec<EndFact> {
                 evidence: Some(evidence.clone()),
                 why: None,
                 questions: Vec::new(),
+                changes: None,
             }),
             _ => None,
         })

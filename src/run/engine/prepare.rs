@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use super::attempts::{Attempts, Planned, RemoteGitBefore};
 use super::event::EngineEvent;
 use super::outgoing::Outgoing;
+use super::snapshots;
 use super::tasks::Tasks;
 use crate::core::profile::folder_trust::FolderTrust;
 use crate::core::remote::files::{self as remote_files, RemotePrepare};
@@ -17,6 +18,7 @@ use crate::core::remote::frames::Prepared;
 use crate::core::remote::hosts::{Host, HostSet};
 use crate::core::task::TaskStatus;
 use crate::run::attempt_files::Preparation;
+use crate::run::changes::attempt::AttemptFolder;
 use crate::run::jobs::{self, Outbox};
 use crate::run::launch::{self, LaunchContext, LaunchPlan};
 use crate::run::remote::files::PrepareOutcome;
@@ -183,12 +185,13 @@ impl Attempts {
         &mut self,
         planned: Planned,
         file_tag: &str,
+        snapshot: Option<AttemptFolder>,
         prepared: Outbox<Preparation>,
     ) -> Option<Planned> {
         if !planned.needs_preparation() {
             return Some(planned);
         }
-        let job = planned.preparation_job(file_tag);
+        let job = planned.preparation_job(file_tag, snapshot);
         let key = planned.key;
         self.prepare(key, planned);
         if let Err(not) = jobs::spawn_job(format!("prepare-{key}"), prepared, job) {
@@ -215,7 +218,12 @@ impl Attempts {
 
 impl Planned {
     /// The blocking work it needs, for a worker (`file_tag`: the tasks file's).
-    fn preparation_job(&self, file_tag: &str) -> impl FnOnce() -> Preparation + Send + 'static {
+    /// `snapshot`: where its changes are read (`run::changes`), taken after its worktree.
+    fn preparation_job(
+        &self,
+        file_tag: &str,
+        snapshot: Option<AttemptFolder>,
+    ) -> impl FnOnce() -> Preparation + Send + 'static {
         let task_id = self.task.task_id.clone();
         let worktree = self.task.worktree;
         let cwd = self.plan.cwd.clone();
@@ -260,11 +268,23 @@ impl Planned {
                     Some(Ok(path)) => path.clone(),
                     _ => cwd,
                 };
+                let snapshot = snapshot.map(|mut place| {
+                    place.folder = folder.clone();
+                    let start = place.at_start().unwrap_or_else(|error| {
+                        tracing::warn!(folder = %folder.display(), "cannot take the attempt's snapshot: {error}");
+                        None
+                    });
+                    (place, start)
+                });
                 let trusted = trust.map(|(cli, env)| {
                     let trust = FolderTrust { cli, folder };
                     crate::run::folder_trust::trust_folder(&env, &trust).map(|_| trust)
                 });
-                Preparation::Local { worktree, trusted }
+                Preparation::Local {
+                    worktree,
+                    trusted,
+                    snapshot,
+                }
             }
         }
     }
@@ -277,7 +297,10 @@ impl Planned {
         tasks: &Tasks,
     ) -> Result<RemoteGitBefore, NotPrepared> {
         match preparation {
-            Preparation::Local { worktree, trusted } => {
+            // Its snapshot was taken out already (`Snapshots::started`).
+            Preparation::Local {
+                worktree, trusted, ..
+            } => {
                 match worktree {
                     Some(Ok(path)) => set_worktree(&mut self.plan, path),
                     Some(Err(problem)) => return Err(NotPrepared::Config(problem.to_string())),
@@ -321,4 +344,21 @@ fn set_worktree(plan: &mut LaunchPlan, path: PathBuf) {
     plan.env
         .insert("HERD_WORKTREE".into(), path.display().to_string());
     plan.cwd = path;
+}
+
+/// Where a local attempt's changes are read (its folder is set on the worker, once its worktree
+/// is made), with herd's own files (the tasks file, `runs/`) left out; `None` on a host.
+pub(super) fn snapshot_place(
+    planned: &Planned,
+    runs_dir: &Path,
+    tasks_file: &Path,
+) -> Option<AttemptFolder> {
+    planned.host.is_none().then(|| {
+        snapshots::attempt_folder(
+            planned.plan.cwd.clone(),
+            runs_dir.join(&planned.task.task_id),
+            planned.number,
+            vec![tasks_file.to_path_buf(), runs_dir.to_path_buf()],
+        )
+    })
 }

@@ -93,6 +93,12 @@ fn result_lines(
     if let Some(account) = text("account") {
         lines.push(("account".to_string(), account.to_string()));
     }
+    if let Some(changes) = result
+        .and_then(|r| r.pointer("/changes/summary"))
+        .and_then(Value::as_str)
+    {
+        lines.push(("changes".to_string(), changes.to_string()));
+    }
     if let Some(worktree) = result.and_then(|r| r.get("worktree")) {
         let path = worktree.get("path").and_then(Value::as_str).unwrap_or("?");
         let state = worktree.get("state").and_then(Value::as_str).unwrap_or("?");

@@ -222,6 +222,8 @@ pub enum Overlay<'a> {
     },
     Auto(AutoMenu),
     Attempts(AttemptsMenu),
+    /// A task's changes (`diff_view`), over the whole screen.
+    Diff(&'a crate::ui::diff_view::DiffView),
     EditPrompt {
         task_id: String,
         editor: &'a TextArea<'static>,

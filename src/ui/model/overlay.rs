@@ -47,6 +47,7 @@ pub(super) fn overlay<'a>(batch: &dyn BatchView, state: &'a UiState) -> Option<O
             rows: list.iter().map(|a| (a.number, a.summary())).collect(),
             selected: *selected,
         }),
+        Mode::Diff { view, .. } => Overlay::Diff(view),
         Mode::EditPrompt { task, editor } => Overlay::EditPrompt {
             task_id: task_id(*task),
             editor,

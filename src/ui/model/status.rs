@@ -117,29 +117,8 @@ pub(crate) fn status_message(passing: Option<&str>, file_problem: Option<&str>) 
 
 fn hints(batch: &dyn BatchView, state: &UiState) -> Vec<(String, String)> {
     let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
-    match &state.mode {
-        Mode::TakeOver { .. } => {
-            return vec![
-                pair(LEAVE_CHORD, "leave take-over"),
-                pair("", "every other key and paste goes to the agent"),
-            ];
-        }
-        Mode::Normal => {}
-        Mode::Search => {
-            return vec![
-                pair(&format!("/{}▏", state.search), ""),
-                pair("Enter", "keep"),
-                pair("Esc", "clear"),
-            ];
-        }
-        Mode::Attempts { .. } => {
-            return vec![
-                pair("↑↓", "choose"),
-                pair("Enter", "replay"),
-                pair("Esc", "close"),
-            ];
-        }
-        _ => return vec![pair("Esc", "close")],
+    if let Some(keys) = window_hints(state) {
+        return keys;
     }
     if state.leaving == Leaving::Stopping {
         return vec![pair("q", "kill the agents now")];
@@ -195,6 +174,35 @@ fn hints(batch: &dyn BatchView, state: &UiState) -> Vec<(String, String)> {
         keys.push(pair("q", "quit"));
     }
     keys
+}
+
+/// The keys of the window or mode that takes them (take-over, search, a list, a window);
+/// `None` in the dashboard itself.
+fn window_hints(state: &UiState) -> Option<Vec<(String, String)>> {
+    let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
+    match &state.mode {
+        Mode::TakeOver { .. } => Some(vec![
+            pair(LEAVE_CHORD, "leave take-over"),
+            pair("", "every other key and paste goes to the agent"),
+        ]),
+        Mode::Normal => None,
+        Mode::Search => Some(vec![
+            pair(&format!("/{}▏", state.search), ""),
+            pair("Enter", "keep"),
+            pair("Esc", "clear"),
+        ]),
+        Mode::Diff { .. } => Some(vec![
+            pair("j/k", "scroll"),
+            pair("n/p", "file"),
+            pair("q", "close"),
+        ]),
+        Mode::Attempts { .. } => Some(vec![
+            pair("↑↓", "choose"),
+            pair("Enter", "replay"),
+            pair("Esc", "close"),
+        ]),
+        _ => Some(vec![pair("Esc", "close")]),
+    }
 }
 
 /// What `m` does for the selected task, when that is worth a hint: answer its questions, or

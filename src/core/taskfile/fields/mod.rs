@@ -100,6 +100,7 @@ pub(super) fn read_task(
             false,
         ),
         worktree: r.boolean("worktree").unwrap_or(false),
+        on_complete: r.on_complete(),
         host: r.string("host", "a host or group name of the hosts file", false),
         ran_on: r.string(
             "ran_on",

@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::Reader;
-use crate::core::task::{Completion, FailureType, PermissionRules, RetryMode, TaskStatus};
+use crate::core::task::{
+    Completion, FailureType, OnComplete, PermissionRules, RetryMode, TaskStatus,
+};
 use crate::core::taskfile::json_pos::pointer_token;
 use crate::core::taskfile::template;
 
@@ -243,6 +245,30 @@ impl Reader<'_> {
             self.wrong_field("completion", &format!("one of {names}"), value);
         }
         completion
+    }
+
+    /// `on_complete`: `"commit"`, or a command as a non-empty list of strings.
+    pub(super) fn on_complete(&mut self) -> Option<OnComplete> {
+        let value = self.object.get("on_complete")?;
+        let expected = "\"commit\" or a command as a non-empty list of strings like \
+                        [\"gh\", \"pr\", \"create\", \"--draft\", \"--fill\"]";
+        match value {
+            Value::String(word) if word == "commit" => Some(OnComplete::Commit),
+            Value::Array(items) if !items.is_empty() => {
+                let argv: Option<Vec<String>> = items
+                    .iter()
+                    .map(|item| item.as_str().map(str::to_string))
+                    .collect();
+                if argv.is_none() {
+                    self.wrong_field("on_complete", expected, value);
+                }
+                argv.map(OnComplete::Command)
+            }
+            _ => {
+                self.wrong_field("on_complete", expected, value);
+                None
+            }
+        }
     }
 
     pub(super) fn retry_mode(&mut self) -> RetryMode {

@@ -27,5 +27,7 @@ impl Planned {
             || self.host.is_some()
             || self.plan.signal_file.is_some()
             || self.plan.trust_folder.is_some()
+            // Its snapshot (`run::changes`) is taken before the agent runs.
+            || crate::run::failure_report::in_repository(&self.plan.cwd)
     }
 }

@@ -1,0 +1,151 @@
+//! What an attempt changed in its task's folder, read through libgit2 (`git2`), never by parsing
+//! git's printed output.
+//!
+//! As an attempt starts, `snapshot::take` records where the folder stands: its commit, branch
+//! and uncommitted changes, and the whole working tree as a private index file under `runs/`
+//! (`attempt_<n>.index`). As it ends, `diff::since` compares that snapshot with the working tree:
+//! the files changed with their line counts (`core::facts::changes`), and the unified text for
+//! `herd diff` and the diff view. `commit::commit_onto_branch` is `"on_complete": "commit"`;
+//! `command::run_on_complete` is `"on_complete": [...]`; `attempt::AttemptFolder` is all
+//! of it for one attempt, as a worker runs it.
+//!
+//! Nothing is written into the user's repository unless asked: the snapshot's index is herd's
+//! own file, the user's index, refs and files are only read; the blobs of files that were
+//! uncommitted at the start go into the object database unreferenced (as `git stash create`
+//! leaves them), so that their old text can be shown. Everything here blocks on the disk: call it
+//! from a worker (`run::jobs`), never from the event loop.
+
+pub mod attempt;
+pub mod command;
+pub mod commit;
+pub mod diff;
+pub mod snapshot;
+pub mod task;
+
+use std::path::{Path, PathBuf};
+
+use git2::{ErrorCode, Repository};
+use thiserror::Error;
+
+use crate::core::task::TaskSpec;
+use crate::run::launch::task_cwd;
+
+/// Why the changes of a folder could not be read or committed.
+#[derive(Debug, Error)]
+pub enum ChangesError {
+    #[error("git: {0}")]
+    Git(#[from] git2::Error),
+    #[error("the snapshot {}: {cause}", path.display())]
+    Snapshot { path: PathBuf, cause: String },
+    #[error("{} is not in a git repository", .folder.display())]
+    NotARepository { folder: PathBuf },
+    #[error("{} has no working tree (a bare repository)", .folder.display())]
+    Bare { folder: PathBuf },
+    #[error("cannot run {program}: {cause}")]
+    CannotRun { program: String, cause: String },
+}
+
+/// The private index holding the snapshot of attempt `attempt`, in its task's folder under
+/// `runs/`.
+pub fn snapshot_file(task_runs_dir: &Path, attempt: u32) -> PathBuf {
+    task_runs_dir.join(format!("attempt_{attempt}.index"))
+}
+
+/// The folder whose changes are a task's: its own worktree when it runs in one (as its result
+/// names it, else where `run::worktree` makes it), otherwise its `cwd`.
+pub fn folder_of(task: &TaskSpec, base_dir: &Path) -> PathBuf {
+    let cwd = task_cwd(task, base_dir);
+    if !task.worktree {
+        return cwd;
+    }
+    let recorded = task
+        .result
+        .as_ref()
+        .and_then(|r| r.pointer("/worktree/path"))
+        .and_then(|p| p.as_str())
+        .map(PathBuf::from);
+    let made = || {
+        let repo = open(&cwd).ok().flatten()?;
+        let path = repo
+            .workdir()?
+            .join(".herd")
+            .join("worktrees")
+            .join(&task.task_id);
+        path.exists().then_some(path)
+    };
+    recorded.or_else(made).unwrap_or(cwd)
+}
+
+/// The repository holding `folder`, or `None` when it is in none.
+pub fn open(folder: &Path) -> Result<Option<Repository>, ChangesError> {
+    match Repository::discover(folder) {
+        Ok(repo) if repo.is_bare() => Err(ChangesError::Bare {
+            folder: folder.to_path_buf(),
+        }),
+        Ok(repo) => Ok(Some(repo)),
+        Err(error) if error.code() == ErrorCode::NotFound => Ok(None),
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// The branch `HEAD` names, also before its first commit; `None` on a detached head.
+pub fn branch_of(repo: &Repository) -> Option<String> {
+    let head = repo.find_reference("HEAD").ok()?;
+    let target = head.symbolic_target().ok()??;
+    Some(
+        target
+            .strip_prefix("refs/heads/")
+            .unwrap_or(target)
+            .to_string(),
+    )
+}
+
+/// The paths herd writes itself (the tasks file, `runs/`, `.herd/`), which are never an agent's
+/// changes, as `/`-separated prefixes relative to the repository's top folder.
+#[derive(Debug, Clone, Default)]
+pub struct OwnPaths {
+    prefixes: Vec<String>,
+}
+
+impl OwnPaths {
+    /// `paths` (absolute, or relative to the working directory) that lie inside `repo`'s
+    /// working tree, plus `.herd/`.
+    pub fn new(repo: &Repository, paths: &[PathBuf]) -> Self {
+        let mut prefixes = vec![".herd/".to_string()];
+        if let Some(top) = repo.workdir().and_then(|t| t.canonicalize().ok()) {
+            for path in paths {
+                let Ok(path) = canonical_even_if_missing(path) else {
+                    continue;
+                };
+                if let Ok(relative) = path.strip_prefix(&top) {
+                    let text = relative.to_string_lossy().replace('\\', "/");
+                    if !text.is_empty() {
+                        prefixes.push(text);
+                    }
+                }
+            }
+        }
+        OwnPaths { prefixes }
+    }
+
+    /// Whether the repository path `path` is one of herd's own.
+    pub fn holds(&self, path: &str) -> bool {
+        self.prefixes.iter().any(|prefix| {
+            path == prefix.trim_end_matches('/')
+                || path.starts_with(&format!("{}/", prefix.trim_end_matches('/')))
+        })
+    }
+}
+
+/// `path` made absolute with its symbolic links resolved, as far as it exists.
+fn canonical_even_if_missing(path: &Path) -> std::io::Result<PathBuf> {
+    if let Ok(path) = path.canonicalize() {
+        return Ok(path);
+    }
+    let parent = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().unwrap_or_default();
+    Ok(parent.canonicalize()?.join(name))
+}
+
+#[cfg(test)]
+mod tests;
