@@ -89,7 +89,9 @@ pub fn row_in(task: &TaskSpec, zone: &jiff::tz::TimeZone) -> Value {
 /// What the last column says of a task that did not fail: the agent's questions, its final
 /// text, or its log.
 fn outcome_text(r: &Value) -> String {
-    match r["changes"]["summary"].as_str() {
+    // Outside a repository there is nothing to say of changes on every row.
+    let in_repository = r["changes"]["repository"].as_bool() == Some(true);
+    match r["changes"]["summary"].as_str().filter(|_| in_repository) {
         Some(changes) => format!("{changes} · {}", outcome_words(r)),
         None => outcome_words(r),
     }
@@ -480,6 +482,17 @@ mod tests {
             now: "2026-11-29T09:00:00Z".parse().unwrap(),
             zone: jiff::tz::TimeZone::get("Europe/Berlin").unwrap(),
         }
+    }
+
+    #[test]
+    fn a_row_speaks_of_changes_only_in_a_repository() {
+        let log = "runs/a/attempt_1.log";
+        let outside = json!({"log_file": log,
+            "changes": {"repository": false, "summary": "not a repository"}});
+        assert_eq!(outcome_text(&outside), log);
+        let inside = json!({"log_file": log,
+            "changes": {"repository": true, "summary": "2 files +3 −2"}});
+        assert_eq!(outcome_text(&inside), format!("2 files +3 −2 · {log}"));
     }
 
     #[test]
