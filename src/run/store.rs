@@ -321,7 +321,7 @@ pub struct Snapshot {
 }
 
 /// The temporary files `save` writes beside `target`: `.<name>.XXXXXX.tmp`.
-fn is_own_temp_file(file_name: &str, target_name: &str) -> bool {
+pub fn is_own_temp_file(file_name: &str, target_name: &str) -> bool {
     file_name
         .strip_prefix(&format!(".{target_name}."))
         .and_then(|rest| rest.strip_suffix(".tmp"))

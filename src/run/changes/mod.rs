@@ -100,8 +100,9 @@ pub fn branch_of(repo: &Repository) -> Option<String> {
     )
 }
 
-/// The paths herd writes itself (the tasks file, `runs/`, `.herd/`), which are never an agent's
-/// changes, as `/`-separated prefixes relative to the repository's top folder.
+/// The paths herd writes itself (the tasks file and the temporary files its writer saves it
+/// through, `runs/`, `.herd/`), which are never an agent's changes, as `/`-separated prefixes
+/// relative to the repository's top folder.
 #[derive(Debug, Clone, Default)]
 pub struct OwnPaths {
     prefixes: Vec<String>,
@@ -131,10 +132,20 @@ impl OwnPaths {
     /// Whether the repository path `path` is one of herd's own.
     pub fn holds(&self, path: &str) -> bool {
         self.prefixes.iter().any(|prefix| {
-            path == prefix.trim_end_matches('/')
-                || path.starts_with(&format!("{}/", prefix.trim_end_matches('/')))
+            let prefix = prefix.trim_end_matches('/');
+            path == prefix
+                || path.starts_with(&format!("{prefix}/"))
+                || is_temp_file_of(path, prefix)
         })
     }
+}
+
+/// Whether `path` is one of the temporary files the tasks file's writer saves `own` through
+/// (`.<name>.XXXXXX.tmp` beside it, `run::store`).
+fn is_temp_file_of(path: &str, own: &str) -> bool {
+    let (folder, name) = own.rsplit_once('/').unwrap_or(("", own));
+    let (path_folder, file) = path.rsplit_once('/').unwrap_or(("", path));
+    folder == path_folder && crate::run::store::is_own_temp_file(file, name)
 }
 
 /// `path` made absolute with its symbolic links resolved, as far as it exists.

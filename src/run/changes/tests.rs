@@ -166,12 +166,16 @@ fn herds_own_files_are_never_the_agents_changes() {
     let own = vec![p.join("tasks.json"), p.join("runs")];
     let start = snapshot::take(p, &index, &own).unwrap().unwrap();
     std::fs::write(p.join("tasks.json"), "{}").unwrap();
+    // The writer saves the tasks file through a temporary file beside it (`run::store`); one
+    // left there mid-write is herd's too, and a look-alike of another name is not.
+    std::fs::write(p.join(".tasks.json.5L8yTD.tmp"), "{}\n").unwrap();
+    std::fs::write(p.join(".notes.json.5L8yTD.tmp"), "mine\n").unwrap();
     std::fs::write(p.join("runs/t/attempt_1.cast"), "x").unwrap();
     std::fs::create_dir_all(p.join(".herd/worktrees/x")).unwrap();
     std::fs::write(p.join(".herd/worktrees/x/f"), "x").unwrap();
     std::fs::write(p.join("real.txt"), "x\n").unwrap();
     let found = end(p, &index, Some(start), &own);
-    assert_eq!(in_repo(&found.changes).summary(), "1 file +1 −0");
+    assert_eq!(in_repo(&found.changes).summary(), "2 files +2 −0");
 }
 
 #[test]
