@@ -26,8 +26,10 @@ pub struct GuardSetup {
 pub enum AnsweredBy {
     Herd,
     Operator,
-    /// The operator's answer given through the control socket (by prompt id).
+    /// The operator's answer given through the control socket or MCP (by prompt id).
     Api,
+    /// The operator's answer given through the web view or one of its one-time links.
+    Web,
 }
 
 impl AnsweredBy {
@@ -36,6 +38,7 @@ impl AnsweredBy {
             AnsweredBy::Herd => "auto",
             AnsweredBy::Operator => "operator",
             AnsweredBy::Api => "api",
+            AnsweredBy::Web => "web",
         }
     }
 }
@@ -109,13 +112,15 @@ impl Approval {
     /// rejection.
     pub fn is_operator_refusal(&self) -> bool {
         let no_words = ["esc", "no", "n", "deny", "reject"];
-        matches!(self.by, AnsweredBy::Operator | AnsweredBy::Api)
-            && (self.keys == "\u{1b}"
-                || no_words.contains(&self.rule.to_ascii_lowercase().as_str())
-                || self
-                    .option
-                    .as_deref()
-                    .is_some_and(|o| o.starts_with("reject")))
+        matches!(
+            self.by,
+            AnsweredBy::Operator | AnsweredBy::Api | AnsweredBy::Web
+        ) && (self.keys == "\u{1b}"
+            || no_words.contains(&self.rule.to_ascii_lowercase().as_str())
+            || self
+                .option
+                .as_deref()
+                .is_some_and(|o| o.starts_with("reject")))
     }
 
     /// `the operator refused Bash(npm test) (Esc)`: why an attempt the operator said No in

@@ -329,7 +329,7 @@ impl Driver {
             .control
             .as_ref()
             .map_or(serde_json::Value::Null, |c| c.hello.clone());
-        let handled = control::handle::handle(engine, request.command, &hello, now);
+        let handled = control::handle::handle(engine, (request.command, request.by), &hello, now);
         // The caller may have gone; nothing to answer then.
         let _ = request.reply.send(handled.reply);
         handled.stop

@@ -2,6 +2,7 @@
 //! records) is `core::channel::effects`, shared with the channels that make most of it. Data
 //! only; no decisions here.
 
+use crate::core::approval::AnsweredBy;
 use crate::core::classify::ExitStatus;
 use crate::core::facts::signal_file::{Signal, SignalFile, SignalFileError};
 
@@ -26,8 +27,9 @@ pub enum Event<'a> {
     },
     /// An answer given through the control socket to the waiting prompt (the shell checked its
     /// prompt id): `Some(rule)` answers with that rule's keys like `OperatorAnswer`, `None`
-    /// with `keys` (named `name`) like `OperatorReply`. Recorded as the API's (`"by": "api"`).
+    /// with `keys` (named `name`) like `OperatorReply`. Recorded as `by`'s (`"api"`, `"web"`).
     ApiAnswer {
+        by: AnsweredBy,
         rule: Option<usize>,
         name: String,
         keys: Vec<u8>,

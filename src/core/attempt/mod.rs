@@ -313,9 +313,14 @@ impl Attempt {
                 let reply = (None, Some((name, keys)));
                 self.on_answer(AnsweredBy::Operator, reply, now, &mut effects);
             }
-            Event::ApiAnswer { rule, name, keys } => {
+            Event::ApiAnswer {
+                by,
+                rule,
+                name,
+                keys,
+            } => {
                 let answer = (rule, Some((name, keys)));
-                self.on_answer(AnsweredBy::Api, answer, now, &mut effects);
+                self.on_answer(by, answer, now, &mut effects);
             }
             Event::OperatorKeys(bytes) => effects.push(Effect::Write {
                 bytes,

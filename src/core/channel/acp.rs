@@ -42,7 +42,7 @@ impl AcpChannel {
 
 /// The client's record of its answers, where the operator's answers given through the control
 /// socket say so: the client saw keys on its dialog and cannot tell; herd's screen records of
-/// the same dialogs, in the same order, can (`AnsweredBy::Api`).
+/// the same dialogs, in the same order, can (`AnsweredBy::Api`, `AnsweredBy::Web`).
 fn with_api_answers(client: &[Approval], screen: &[Approval]) -> Vec<Approval> {
     let mut people = screen
         .iter()
@@ -52,8 +52,10 @@ fn with_api_answers(client: &[Approval], screen: &[Approval]) -> Vec<Approval> {
         .iter()
         .map(|approval| {
             let mut approval = approval.clone();
-            if approval.by == AnsweredBy::Operator && people.next() == Some(AnsweredBy::Api) {
-                approval.by = AnsweredBy::Api;
+            if approval.by == AnsweredBy::Operator
+                && let Some(by @ (AnsweredBy::Api | AnsweredBy::Web)) = people.next()
+            {
+                approval.by = by;
             }
             approval
         })

@@ -7,6 +7,7 @@
 //! dialog only while that very wait lasts, never to whatever shows in its place.
 
 use super::attempts::{Attempts, LiveAttempt};
+use crate::core::approval::AnsweredBy;
 use crate::core::attempt::{Attempt, Event, WaitingPrompt};
 use crate::core::guard::Decision;
 use crate::core::guard::dialog;
@@ -181,6 +182,7 @@ pub(super) fn answer_event(
     attempts: &Attempts,
     prompt_id: &str,
     answer: ApiAnswer,
+    by: AnsweredBy,
 ) -> Result<(usize, Event<'static>), AnswerRefused> {
     let Some(live) = (attempts.live().map(|(_, live)| live))
         .find(|l| l.prompts.is_current(prompt_id) && l.attempt.waiting().is_some())
@@ -201,11 +203,13 @@ pub(super) fn answer_event(
     };
     let event = match keys {
         Keys::Rule(rule) => Event::ApiAnswer {
+            by,
             rule: Some(rule),
             name: String::new(),
             keys: Vec::new(),
         },
         Keys::Reply { name, bytes } => Event::ApiAnswer {
+            by,
             rule: None,
             name: name.to_string(),
             keys: bytes.to_vec(),
@@ -217,7 +221,8 @@ pub(super) fn answer_event(
         task_id,
         prompt_id,
         answer,
-        "answered through the control socket"
+        by = by.as_str(),
+        "answered by prompt id"
     );
     Ok((live.task, event))
 }

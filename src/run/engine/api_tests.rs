@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use super::BatchView;
 use super::api::{AnswerRefused, ApiAnswer};
 use super::control_tests::{Fixture, asking, fixture_with};
+use crate::core::approval::AnsweredBy;
 use crate::core::task::TaskStatus;
 use crate::run::clock::Now;
 use crate::serve::control::handle::handle;
@@ -39,7 +40,12 @@ fn fixture(tasks: &[&str]) -> Fixture {
 }
 
 fn run(f: &mut Fixture, command: Method) -> Result<Value, i64> {
-    let handled = handle(&mut f.engine, command, &json!({"pid": 1}), Now::read());
+    let handled = handle(
+        &mut f.engine,
+        (command, AnsweredBy::Api),
+        &json!({"pid": 1}),
+        Now::read(),
+    );
     assert!(!handled.stop);
     handled.reply.map_err(|e| e.code)
 }
@@ -153,7 +159,12 @@ fn each_command_gives_its_result_or_error_code() {
         assert_eq!(run(&mut f, command).map(|_| ()), want, "{said}");
     }
     assert_eq!(f.engine.concurrency(), 2);
-    let stop = handle(&mut f.engine, Method::Stop, &Value::Null, Now::read());
+    let stop = handle(
+        &mut f.engine,
+        (Method::Stop, AnsweredBy::Api),
+        &Value::Null,
+        Now::read(),
+    );
     assert!(stop.stop && stop.reply.is_ok(), "{stop:?}");
     let listed = run(
         &mut f,
@@ -279,7 +290,7 @@ fn a_prompt_is_answered_only_by_its_id() {
     assert_eq!(f.engine.waiting_prompts(), [prompt]);
     let answer = |f: &mut Fixture, id: &str, answer| {
         f.engine
-            .answer_prompt(id, answer, Now::read())
+            .answer_prompt(id, answer, AnsweredBy::Api, Now::read())
             .expect("answer")
     };
     assert!(matches!(

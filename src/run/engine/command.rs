@@ -9,6 +9,7 @@
 
 use super::api::{AnswerRefused, ApiAnswer};
 use super::control::ControlOutcome;
+use crate::core::approval::AnsweredBy;
 use crate::core::attempt::Event;
 
 /// What the operator's answer key sends to the dialog waiting in a task's pane.
@@ -83,6 +84,8 @@ pub enum Command {
     AnswerPrompt {
         prompt_id: String,
         answer: ApiAnswer,
+        /// Who answers: the API's (control socket, MCP) or the web view's.
+        by: AnsweredBy,
     },
     /// Keys typed or pasted into the task's agent (take-over mode).
     TypeKeys {

@@ -71,6 +71,7 @@ fn each_command_says_what_it_did_in_order() {
             Command::AnswerPrompt {
                 prompt_id: "p-gone".into(),
                 answer: ApiAnswer::Approve,
+                by: crate::core::approval::AnsweredBy::Api,
             },
             ControlOutcome::Stale(
                 "no prompt p-gone waits: it was answered or went away (prompts.list shows what \

@@ -46,6 +46,7 @@ use tokio::sync::mpsc;
 use super::clock::Now;
 use super::jobs::Outbox;
 use super::store::TaskStore;
+use crate::core::approval::AnsweredBy;
 use crate::core::attempt::Event;
 use crate::core::batch::{Batch, Input, QueueCommand};
 use crate::core::guard::Decision;
@@ -254,8 +255,12 @@ impl Engine {
             Command::Answer { task, reply } => {
                 self.send_to_agent(task, reply.into_event(), now, "answer sent")
             }
-            Command::AnswerPrompt { prompt_id, answer } => {
-                let answer = self.answer_prompt(&prompt_id, answer, now)?;
+            Command::AnswerPrompt {
+                prompt_id,
+                answer,
+                by,
+            } => {
+                let answer = self.answer_prompt(&prompt_id, answer, by, now)?;
                 Ok(command::answered(answer))
             }
             Command::TypeKeys { task, bytes } => {
@@ -418,10 +423,11 @@ impl Engine {
         &mut self,
         prompt_id: &str,
         answer: ApiAnswer,
+        by: AnsweredBy,
         now: Now,
     ) -> Result<std::result::Result<String, AnswerRefused>> {
         let now = self.turn(now);
-        let (index, event) = match api::answer_event(&self.attempts, prompt_id, answer) {
+        let (index, event) = match api::answer_event(&self.attempts, prompt_id, answer, by) {
             Ok(answering) => answering,
             Err(refusal) => return Ok(Err(refusal)),
         };

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::protocol::{
     self, INTERNAL_ERROR, Method, NO_SUCH_TASK, REFUSED, RpcError, STALE_PROMPT,
 };
+use crate::core::approval::AnsweredBy;
 use crate::run::clock::Now;
 use crate::run::engine::api::{Added, PromptInfo};
 use crate::run::engine::command::Command as EngineCommand;
@@ -30,11 +31,11 @@ impl Handled {
 }
 
 /// Carries out `command`; `hello` is the run's `hello` result.
-pub fn handle(engine: &mut Engine, command: Method, hello: &Value, now: Now) -> Handled {
-    if let Method::Stop = command {
+pub fn handle(engine: &mut Engine, request: Asked, hello: &Value, now: Now) -> Handled {
+    if let Method::Stop = request.0 {
         return stop(engine);
     }
-    let reply = match carry_out(engine, command, hello, now) {
+    let reply = match carry_out(engine, request, hello, now) {
         Ok(reply) => reply,
         Err(error) => {
             tracing::error!("a control command failed: {error:#}");
@@ -60,9 +61,12 @@ fn stop(batch: &dyn BatchView) -> Handled {
 
 type Reply = Result<Value, RpcError>;
 
+/// A method, and whose answer it gives when it answers a prompt.
+pub type Asked = (Method, AnsweredBy);
+
 fn carry_out(
     engine: &mut Engine,
-    command: Method,
+    (command, by): Asked,
     hello: &Value,
     now: Now,
 ) -> color_eyre::Result<Reply> {
@@ -130,7 +134,12 @@ fn carry_out(
             Ok(json!({ "prompts": list }))
         }
         Method::Answer { prompt_id, answer } => {
-            reply_of(engine.apply(EngineCommand::AnswerPrompt { prompt_id, answer }, now)?)
+            let answer = EngineCommand::AnswerPrompt {
+                prompt_id,
+                answer,
+                by,
+            };
+            reply_of(engine.apply(answer, now)?)
         }
         Method::Screen { task_id } => task(engine, &task_id).and_then(|index| {
             engine

@@ -25,6 +25,7 @@ use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::protocol::{self, Call, INTERNAL_ERROR, Incoming, RpcError};
+use crate::core::approval::AnsweredBy;
 use crate::run::ipc::{self, Arrival, BindError, LineRead, Listener};
 use crate::run::jobs;
 use crate::run::rendezvous::{Registration, Rendezvous, RunMode};
@@ -42,8 +43,8 @@ const END_OF_EVENTS: &str = "";
 #[derive(Debug)]
 pub struct Request {
     pub command: protocol::Method,
-    /// The caller's process, for the log.
-    pub pid: i32,
+    /// Whose answer a `prompts.answer` is: the API's, or the web view's.
+    pub by: AnsweredBy,
     pub reply: oneshot::Sender<Result<Value, RpcError>>,
 }
 
@@ -280,7 +281,7 @@ impl Connection {
         let (reply, answer) = oneshot::channel();
         let request = Request {
             command,
-            pid: self.pid,
+            by: AnsweredBy::Api,
             reply,
         };
         let outcome = match self.requests.send(request) {
