@@ -32,6 +32,9 @@ pub struct WaitFact {
     pub reason: Option<String>,
     /// The prompt as it shows on the screen.
     pub prompt: String,
+    /// Its id for an answer by id (`prompts.answer`, the web view), and the answers it takes.
+    pub prompt_id: Option<String>,
+    pub answers: Vec<&'static str>,
 }
 
 impl WaitFact {
@@ -95,6 +98,11 @@ pub enum NotifyEvent {
         decision: Option<&'static str>,
         reason: Option<String>,
         prompt: String,
+        /// The id that answers it (`prompts.answer`), and the answers it takes.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        prompt_id: Option<String>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        answers: Vec<&'static str>,
         message: String,
     },
     /// The agent asked questions and the task waits for the operator's answers.
@@ -179,6 +187,8 @@ fn prompt_waiting(wait: &WaitFact) -> NotifyEvent {
         decision: wait.decision,
         reason: wait.reason.clone(),
         prompt: wait.prompt.clone(),
+        prompt_id: wait.prompt_id.clone(),
+        answers: wait.answers.clone(),
         message: format!("herd: {} waits for you: {asks}{why}", wait.task_id),
     }
 }

@@ -11,6 +11,8 @@ fn wait(task: &str, rule: &str, since_ms: u64) -> WaitFact {
         decision: Some("ask"),
         reason: Some("no rule allows Bash(npm test)".into()),
         prompt: "Do you want to proceed? 1. Yes 2. No".into(),
+        prompt_id: Some(format!("{task}/1/1")),
+        answers: vec!["approve", "deny"],
     }
 }
 
@@ -189,6 +191,8 @@ fn the_payloads_carry_the_request_the_reason_the_verdict_and_the_counts() {
                 "decision": "ask",
                 "reason": "no rule allows Bash(npm test)",
                 "prompt": "Do you want to proceed? 1. Yes 2. No",
+                "prompt_id": "fix-042/1/1",
+                "answers": ["approve", "deny"],
                 "message": "herd: fix-042 waits for you: Bash(npm test) (no rule allows Bash(npm test))",
             }),
             json!({

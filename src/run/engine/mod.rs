@@ -545,6 +545,11 @@ impl Engine {
         self.notify.set_command(argv);
     }
 
+    /// The web view runs: the `notify` events of waiting prompts carry its one-time links.
+    pub fn set_action_links(&mut self, links: crate::core::operator::action_link::ActionLinks) {
+        self.notify.set_links(Some(links));
+    }
+
     /// The events since last asked. Every event leaves the engine here, so this is also where
     /// the `notify` command hears of them (and of the prompts waiting now).
     pub fn drain_events(&mut self) -> Vec<EngineEvent> {

@@ -10,6 +10,7 @@ use super::attempts::Attempts;
 use super::event::EngineEvent;
 use super::tasks::Tasks;
 use crate::core::guard::Decision;
+use crate::core::operator::action_link::ActionLinks;
 use crate::core::operator::clock_words;
 use crate::core::operator::notify::{BatchEnd, EndFact, NotifyEvent, Turn, WaitFact};
 use crate::core::profile::ProfileSet;
@@ -25,6 +26,9 @@ pub(super) struct Notify {
     told: crate::core::operator::notify::Notifications,
     /// Started with the first event that has a command to run.
     notifier: Option<Notifier>,
+    /// The web view's one-time links, while it runs: a waiting prompt's event carries one per
+    /// answer (`actions`).
+    links: Option<ActionLinks>,
 }
 
 /// What a notification's commands and payload are read from: the tasks file as it is now, the
@@ -41,6 +45,11 @@ impl Notify {
     /// say.
     pub(super) fn set_command(&mut self, argv: Option<Vec<String>>) {
         self.command = argv;
+    }
+
+    /// The web view runs (`Some`): prompts' events carry its one-time links.
+    pub(super) fn set_links(&mut self, links: Option<ActionLinks>) {
+        self.links = links;
     }
 
     /// Tells the commands what a turn's `events` and the waits of `attempts` call for
@@ -144,6 +153,12 @@ impl Notify {
         if let Some(run_id) = from.store.file().run_id() {
             payload.insert("run_id".into(), run_id.into());
         }
+        if let (Some(links), NotifyEvent::PromptWaiting { prompt_id: Some(id), answers, .. }) =
+            (&self.links, event)
+        {
+            let offers = links.offers(id, answers, from.wall.as_second());
+            payload.insert("actions".into(), serde_json::json!(offers));
+        }
         let field = |key: &str| {
             payload
                 .get(key)
@@ -191,9 +206,18 @@ fn wait_facts(attempts: &Attempts) -> Vec<WaitFact> {
                 decision: judged.map(Decision::name),
                 reason: judged.map(|d| d.why().to_string()),
                 prompt: waiting.sighting.text.clone(),
+                prompt_id: live.prompts.current().map(str::to_string),
+                answers: offered_answers(live),
             })
         })
         .collect()
+}
+
+/// The answers the prompt waiting in `live` takes, as `prompts.answer` names them.
+fn offered_answers(live: &super::attempts::LiveAttempt) -> Vec<&'static str> {
+    super::api::PromptInfo::of(live)
+        .map(|p| p.options.iter().map(|a| a.as_str()).collect())
+        .unwrap_or_default()
 }
 
 /// The ends among `events`, for the `notify` command.
