@@ -61,6 +61,9 @@ pub enum HerdCommand {
     /// Stop the herd that runs a tasks file, as a first Ctrl-C does: running agents are ended
     /// and their tasks go back to retryable
     Stop(StopArgs),
+    /// Start the web view of the herd that runs a tasks file, or say where it runs: prints its
+    /// sign-in address (it holds the token) and a QR code of it, for a phone
+    Web(WebArgs),
     /// An MCP server over stdio for one tasks file: tools to list, add, change and run its
     /// tasks, wait for them, answer their prompts and explain their attempts
     Mcp(McpArgs),
@@ -361,6 +364,13 @@ pub struct RunArgs {
     /// tasks file's and the profiles' `notify`
     #[arg(long, value_name = "CMD")]
     pub notify: Option<String>,
+    /// Serve the web view (the queue, waiting prompts with their answers, live panes, the
+    /// digest) on ADDR, 127.0.0.1:8917 by default; its sign-in address is printed once, with a
+    /// QR code (with --detach, by the command that detaches). Another address than
+    /// 127.0.0.1 is reachable from the network: prefer an ssh tunnel or Tailscale (README,
+    /// "Approve from your phone")
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, require_equals = false)]
+    pub web: Option<Option<String>>,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -424,6 +434,19 @@ pub struct MessageArgs {
     /// Send it to a completed task too: the task runs again (its session continues with it)
     #[arg(long)]
     pub reopen: bool,
+}
+
+#[derive(Debug, Args, Clone)]
+#[command(
+    after_help = "The web view shows the queue, the prompts waiting with their answers as buttons, a live view of any pane and the digest; what it answers is recorded as \"by\": \"web\". It listens on 127.0.0.1 unless ADDR says otherwise (then it warns: prefer an ssh tunnel or Tailscale). While it runs, the notify events of waiting prompts carry one-time links, one per answer. `herd run --web` starts it with the run."
+)]
+pub struct WebArgs {
+    /// The tasks file the running herd runs (JSON)
+    #[arg(long, value_name = "FILE")]
+    pub tasks: PathBuf,
+    /// Where to listen (IP:PORT, or a port on 127.0.0.1); 127.0.0.1:8917 by default
+    #[arg(value_name = "ADDR")]
+    pub addr: Option<String>,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -122,6 +122,13 @@ pub(super) fn detach(args: &RunArgs) -> Result<i32> {
     let pid = Registration::read_live(&rendezvous.registration).map_or(holder.id(), |r| r.pid);
     // The batch runs already: a closed stdout ends only this printing.
     Console::stdout().text(&started_text(tasks, pid, &log_path));
+    // Its web view's token is printed here, never into its log.
+    if args.web.is_some() {
+        match super::web::start(tasks, None) {
+            Ok(text) => Console::stdout().text(&text),
+            Err(why) => note(&format!("herd: the web view did not start: {why}")),
+        }
+    }
     Ok(0)
 }
 

@@ -24,6 +24,7 @@ mod replay;
 mod run;
 mod status;
 mod validate;
+mod web;
 
 pub use args::*;
 pub use inputs::{EXIT_CANNOT_GO_ON, EXIT_INVALID};
@@ -57,6 +58,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
                 HerdCommand::Status(args) => status::status(&args),
                 HerdCommand::Ctl(args) => ctl::ctl(&args),
                 HerdCommand::Stop(args) => ctl::stop(&args),
+                HerdCommand::Web(args) => web::web(&args),
                 HerdCommand::Profiles(args) => profiles::profiles(&args),
                 HerdCommand::Replay(args) => replay::replay(&args),
                 HerdCommand::Explain(args) => explain::explain(&args),
@@ -85,6 +87,7 @@ fn prints_only(command: &HerdCommand) -> bool {
         | HerdCommand::Status(_)
         | HerdCommand::Ctl(_)
         | HerdCommand::Stop(_)
+        | HerdCommand::Web(_)
         | HerdCommand::Profiles(_)
         | HerdCommand::Replay(_)
         | HerdCommand::Explain(_)

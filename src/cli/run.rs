@@ -67,6 +67,7 @@ pub(super) fn run(args: &RunArgs) -> Result<i32> {
         notify: args.notify.clone(),
         headless,
         mouse: !args.no_mouse,
+        web: args.web.clone(),
     };
     let outcome = crate::serve::run::serve(run);
     match outcome {

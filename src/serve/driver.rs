@@ -22,6 +22,7 @@ use crate::run::engine::inbox::EngineInbox;
 use crate::run::engine::{BatchView, Engine, EngineEvent};
 use crate::run::jobs::Outbox;
 use crate::serve::control::{self, ControlLink, Request};
+use crate::serve::web::{self, WebView};
 
 /// Room for what a face's workers handed back and the loop has not taken yet.
 const REPLIES_MAX: usize = 16;
@@ -218,10 +219,37 @@ async fn sleep_until(at: Option<Instant>) {
     }
 }
 
+/// Where the web view runs, and whether this call started it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebStarted {
+    pub url: String,
+    pub login_url: String,
+    pub started: bool,
+    /// It listens on this machine only.
+    pub local: bool,
+}
+
+impl WebStarted {
+    fn of(web: &WebView, started: bool) -> WebStarted {
+        WebStarted {
+            url: web.url.clone(),
+            login_url: web.login_url.clone(),
+            started,
+            local: web.addr.ip().is_loopback(),
+        }
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        json!({"url": self.url, "login_url": self.login_url, "started": self.started, "local": self.local})
+    }
+}
+
 /// The loop's own sources: the engine's inbox and the control socket.
 pub struct Driver {
     reports: mpsc::Receiver<EngineInbox>,
     control: Option<ControlLink>,
+    /// The web view, once started (`--web`, `web.start`); it asks through the control link.
+    web: Option<WebView>,
     /// `batch_done` was published and the batch has not started anything since.
     said_done: bool,
 }
@@ -232,8 +260,29 @@ impl Driver {
         Driver {
             reports,
             control,
+            web: None,
             said_done: false,
         }
+    }
+
+    /// Starts the web view on `addr` (its default without), or says where it runs already;
+    /// its one-time links go into the `notify` events from now on.
+    pub fn start_web(
+        &mut self,
+        engine: &mut Engine,
+        addr: Option<&str>,
+    ) -> Result<WebStarted, String> {
+        if let Some(web) = &self.web {
+            return Ok(WebStarted::of(web, false));
+        }
+        let Some(link) = &self.control else {
+            return Err("the web view needs the run's control socket, which it has not".into());
+        };
+        let addr = web::parse_addr(addr.unwrap_or(web::DEFAULT_ADDR)).map_err(|e| e.to_string())?;
+        let view =
+            web::start(addr, link.asker.clone(), link.events.clone()).map_err(|e| e.to_string())?;
+        engine.set_action_links(view.links.clone());
+        Ok(WebStarted::of(self.web.insert(view), true))
     }
 
     /// Waits for what wakes the next turn, seen from the last turn's time. In this order when
@@ -325,6 +374,14 @@ impl Driver {
 
     /// Carries out a control command and answers it; whether it was `batch.stop`.
     fn handle(&mut self, engine: &mut Engine, request: Request, now: Now) -> bool {
+        if let control::protocol::Method::WebStart { addr } = &request.command {
+            let started = self.start_web(engine, addr.as_deref());
+            let reply = started
+                .map(|s| s.to_json())
+                .map_err(|why| control::protocol::RpcError::new(control::protocol::REFUSED, why));
+            let _ = request.reply.send(reply);
+            return false;
+        }
         let hello = self
             .control
             .as_ref()

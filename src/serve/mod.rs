@@ -11,3 +11,4 @@ pub mod headless;
 pub mod mcp;
 pub mod run;
 pub mod summary;
+pub mod web;

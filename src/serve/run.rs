@@ -26,6 +26,8 @@ pub struct Run {
     pub headless: bool,
     /// The dashboard takes clicks and the wheel.
     pub mouse: bool,
+    /// `--web [ADDR]`: the web view, on ADDR or its default.
+    pub web: Option<Option<String>>,
 }
 
 /// Serves `run` to its end; herd's exit code.
@@ -60,7 +62,19 @@ async fn drive(run: Run) -> Result<i32> {
         RunMode::Dashboard
     };
     let control = control_socket(&tasks_path, &runs_dir, mode, run.headless);
-    let driver = Driver::new(rx, control);
+    let mut driver = Driver::new(rx, control);
+    if let Some(addr) = &run.web {
+        let started = driver.start_web(&mut engine, addr.as_deref());
+        let started = started.map_err(|why| color_eyre::eyre::eyre!("--web: {why}"))?;
+        // A background run's output is a log: the token is printed by `--detach` instead.
+        if mode != RunMode::Background {
+            note(&crate::serve::web::announcement(
+                &started.url,
+                &started.login_url,
+                started.local,
+            ));
+        }
+    }
     let started_at = jiff::Timestamp::now();
     let code = if run.headless {
         super::headless::run(engine, driver).await

@@ -11,15 +11,17 @@
 
 use std::collections::HashMap;
 
+use hmac::digest::KeyInit;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
 /// How long a link works at most, when the prompt waits that long.
 pub const LINK_LIFETIME_SECS: i64 = 60 * 60;
 
-/// The secret a web view signs its links with (random, never written anywhere).
+/// The secret a web view signs its links with (random, never written anywhere): a block of
+/// SHA-256, HMAC's own key size.
 #[derive(Clone)]
-pub struct LinkKey([u8; 32]);
+pub struct LinkKey([u8; 64]);
 
 impl std::fmt::Debug for LinkKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -62,12 +64,12 @@ pub struct LinkOffer {
 }
 
 impl LinkKey {
-    pub fn new(bytes: [u8; 32]) -> LinkKey {
+    pub fn new(bytes: [u8; 64]) -> LinkKey {
         LinkKey(bytes)
     }
 
     fn mac(&self, body: &str) -> String {
-        let mut mac = Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes any key size");
+        let mut mac = <Hmac<Sha256> as KeyInit>::new(&self.0.into());
         mac.update(body.as_bytes());
         hex(&mac.finalize().into_bytes())
     }
@@ -136,6 +138,11 @@ pub struct Spent {
 }
 
 impl Spent {
+    /// Whether `token` was taken already.
+    pub fn is_spent(&self, token: &str) -> bool {
+        self.taken.contains_key(token)
+    }
+
     /// Takes `token` (already opened as `action`) at `now`; refused when it was taken before.
     pub fn take(&mut self, token: &str, action: &Action, now: i64) -> Result<(), LinkRefused> {
         self.taken.retain(|_, expires| *expires > now);

@@ -3,7 +3,7 @@ use proptest::prelude::*;
 use super::*;
 
 fn key(n: u8) -> LinkKey {
-    LinkKey::new([n; 32])
+    LinkKey::new([n; 64])
 }
 
 fn action(expires: i64) -> Action {
@@ -41,9 +41,15 @@ fn a_link_works_once() {
     let mut spent = Spent::default();
     let token = key(1).sign(&action(100));
     assert_eq!(spent.take(&token, &action(100), 10), Ok(()));
-    assert_eq!(spent.take(&token, &action(100), 11), Err(LinkRefused::Spent));
+    assert_eq!(
+        spent.take(&token, &action(100), 11),
+        Err(LinkRefused::Spent)
+    );
     // Forgotten only once expired, when `open` refuses it anyway.
-    assert_eq!(spent.take(&token, &action(100), 99), Err(LinkRefused::Spent));
+    assert_eq!(
+        spent.take(&token, &action(100), 99),
+        Err(LinkRefused::Spent)
+    );
 }
 
 #[test]

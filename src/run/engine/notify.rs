@@ -153,8 +153,14 @@ impl Notify {
         if let Some(run_id) = from.store.file().run_id() {
             payload.insert("run_id".into(), run_id.into());
         }
-        if let (Some(links), NotifyEvent::PromptWaiting { prompt_id: Some(id), answers, .. }) =
-            (&self.links, event)
+        if let (
+            Some(links),
+            NotifyEvent::PromptWaiting {
+                prompt_id: Some(id),
+                answers,
+                ..
+            },
+        ) = (&self.links, event)
         {
             let offers = links.offers(id, answers, from.wall.as_second());
             payload.insert("actions".into(), serde_json::json!(offers));

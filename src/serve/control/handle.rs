@@ -141,6 +141,11 @@ fn carry_out(
             };
             reply_of(engine.apply(answer, now)?)
         }
+        Method::Digest => Ok(json!({ "lines": digest(engine.view(), hello) })),
+        Method::WebStart { .. } => Err(RpcError::new(
+            REFUSED,
+            "the web view starts in a run's loop only",
+        )),
         Method::Screen { task_id } => task(engine, &task_id).and_then(|index| {
             engine
                 .view()
@@ -151,6 +156,27 @@ fn carry_out(
                 })
         }),
     })
+}
+
+/// The "since you left" digest of the run: what ended since it started (`hello`'s
+/// `started_at`) and what waits now.
+fn digest(batch: &dyn BatchView, hello: &Value) -> Vec<String> {
+    use crate::core::operator::digest::{self, PromptFact, Since};
+    let local = crate::run::clock::local_now();
+    let started = hello["started_at"].as_str().and_then(|t| t.parse().ok());
+    let since = Since::RunStart(started.unwrap_or(local.now));
+    let prompts: Vec<PromptFact> = batch
+        .waiting_prompts()
+        .into_iter()
+        .map(|p| PromptFact {
+            task_id: p.task_id,
+            prompt_id: p.prompt_id,
+            asks: p.request,
+        })
+        .collect();
+    let facts = crate::serve::summary::digest_facts(batch.file(), &local);
+    let file = batch.tasks_path().display().to_string();
+    digest::digest(&facts, &prompts, since, &file, &local)
 }
 
 /// A command about the task `task_id` names, its outcome as `reply_of` words it.

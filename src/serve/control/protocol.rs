@@ -71,6 +71,12 @@ pub enum Method {
     Screen {
         task_id: String,
     },
+    /// The "since you left" digest of the run (since it started).
+    Digest,
+    /// Starts the run's web view (or says where it runs), on `addr` or its default.
+    WebStart {
+        addr: Option<String>,
+    },
 }
 
 /// A request's method, read.
@@ -138,6 +144,12 @@ pub const METHODS: &[(&str, &str, &str)] = &[
         "{done, message}",
     ),
     ("panes.screen", "{task_id}", "{rows, cols, text}"),
+    ("batch.digest", "{}", "{lines: [text]}"),
+    (
+        "web.start",
+        "{addr?: IP:PORT}",
+        "{url, login_url, started} (login_url holds the token)",
+    ),
     (
         "events.subscribe",
         "{}",
@@ -255,6 +267,13 @@ struct UpdateParams {
     patch: Map<String, Value>,
 }
 
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct WebParams {
+    #[serde(default)]
+    addr: Option<String>,
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct MessageParams {
@@ -357,6 +376,10 @@ fn read_call(method: &str, raw: Value) -> Result<Call, RpcError> {
         }
         "panes.screen" => Method::Screen {
             task_id: task(raw)?,
+        },
+        "batch.digest" => empty(raw, Method::Digest)?,
+        "web.start" => Method::WebStart {
+            addr: params::<WebParams>(method, raw)?.addr,
         },
         other => {
             return Err(RpcError::new(

@@ -53,6 +53,8 @@ pub struct Request {
 pub struct ControlLink {
     pub requests: mpsc::UnboundedReceiver<Request>,
     pub events: broadcast::Sender<Arc<str>>,
+    /// Where another face of the run (the web view) sends its requests.
+    pub asker: mpsc::UnboundedSender<Request>,
     /// The `hello` result.
     pub hello: Value,
     _server: Server,
@@ -77,7 +79,7 @@ pub fn start(tasks: &Path, runs_dir: &Path, mode: RunMode) -> io::Result<Control
     let forwarders = Arc::new(AtomicUsize::new(0));
     let accept = Accept {
         listener,
-        requests: requests_tx,
+        requests: requests_tx.clone(),
         events: events.clone(),
         forwarders: forwarders.clone(),
         stop: stop.clone(),
@@ -94,6 +96,7 @@ pub fn start(tasks: &Path, runs_dir: &Path, mode: RunMode) -> io::Result<Control
     });
     Ok(ControlLink {
         requests,
+        asker: requests_tx,
         events: events.clone(),
         hello,
         _server: Server {
