@@ -8,12 +8,13 @@ const INDEX: &str = include_str!("assets/index.html");
 const SCRIPT: &str = include_str!("assets/app.js");
 const STYLE: &str = include_str!("assets/app.css");
 
-/// The headers every page of the web view gets: no framing, no sniffing, no referrer, and
+/// The headers every page of the web view gets: no framing, no sniffing, no referrer beyond
+/// its own origin (a form posts its true `Origin` then, never `null`), and
 /// scripts and styles of its own only.
 pub(super) const SECURITY_HEADERS: [(&str, &str); 4] = [
     ("x-frame-options", "DENY"),
     ("x-content-type-options", "nosniff"),
-    ("referrer-policy", "no-referrer"),
+    ("referrer-policy", "same-origin"),
     (
         "content-security-policy",
         "default-src 'self'; script-src 'self'; style-src 'self'; \
@@ -61,7 +62,7 @@ pub(super) fn link_page(page: &LinkPage<'_>) -> String {
     format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <meta name=\"referrer\" content=\"no-referrer\"><title>herd</title>\
+         <meta name=\"referrer\" content=\"same-origin\"><title>herd</title>\
          <link rel=\"stylesheet\" href=\"/app.css\"></head><body><main>\
          <h1 data-testid=\"link-heading\">{}</h1>{lines}{form}</main></body></html>",
         escape(page.heading)
