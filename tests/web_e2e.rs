@@ -44,8 +44,11 @@ impl WebRun {
         let dir = tempfile::tempdir().unwrap();
         let runtime = dir.path().join("xdg");
         std::fs::create_dir(&runtime).unwrap();
-        std::fs::set_permissions(&runtime, std::os::unix::fs::PermissionsExt::from_mode(0o700))
-            .unwrap();
+        std::fs::set_permissions(
+            &runtime,
+            std::os::unix::fs::PermissionsExt::from_mode(0o700),
+        )
+        .unwrap();
         let file = dir.path().join("tasks.json");
         std::fs::write(&file, json!({ "tasks": tasks }).to_string()).unwrap();
         let mut child = herd()
@@ -113,7 +116,9 @@ impl WebRun {
     /// The one-time link of `task`'s waiting prompt for `answer`.
     fn link(&self, task: &str, answer: &str) -> String {
         let event = self.waiting_event(task);
-        let actions = event["actions"].as_array().expect("the event carries links");
+        let actions = event["actions"]
+            .as_array()
+            .expect("the event carries links");
         let action = actions.iter().find(|a| a["answer"] == answer).unwrap();
         action["url"].as_str().unwrap().to_string()
     }
@@ -128,7 +133,10 @@ impl WebRun {
         let reply = self.request(&Request::post("/api/login", &body));
         assert_eq!(reply.status, 200, "{reply:?}");
         let cookie = reply.header("set-cookie").unwrap();
-        assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "{cookie}");
+        assert!(
+            cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+            "{cookie}"
+        );
         let cookie = cookie.split(';').next().unwrap().to_string();
         (cookie, reply.json()["csrf"].as_str().unwrap().to_string())
     }
@@ -136,7 +144,11 @@ impl WebRun {
     fn wait_until_done(&mut self) -> Value {
         let deadline = Instant::now() + Duration::from_secs(60);
         while self.child.try_wait().unwrap().is_none() {
-            assert!(Instant::now() < deadline, "the run did not end: {}", self.log());
+            assert!(
+                Instant::now() < deadline,
+                "the run did not end: {}",
+                self.log()
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
         self.doc()
@@ -284,15 +296,29 @@ fn the_operator_answers_from_the_browser_and_from_a_one_time_link_on_a_phone() {
     let seen: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(seen["prompts"], json!(["one/1/1", "two/1/1"]), "{seen}");
     // The token left the address bar once it was used.
-    assert!(!seen["url_after_sign_in"].as_str().unwrap().contains("token"), "{seen}");
     assert!(
-        seen["pane_after_approve"].as_str().unwrap().contains("Approved: creating"),
+        !seen["url_after_sign_in"]
+            .as_str()
+            .unwrap()
+            .contains("token"),
+        "{seen}"
+    );
+    assert!(
+        seen["pane_after_approve"]
+            .as_str()
+            .unwrap()
+            .contains("Approved: creating"),
         "{seen}"
     );
     assert_eq!(seen["answer_note"], "one/1/1 answered: approve", "{seen}");
     assert_eq!(seen["phone_overflows"], false, "{seen}");
     assert_eq!(seen["link_heading"], "Approve?", "{seen}");
-    assert!(seen["link_answered"].as_str().unwrap().contains("two/1/1 answered: approve"));
+    assert!(
+        seen["link_answered"]
+            .as_str()
+            .unwrap()
+            .contains("two/1/1 answered: approve")
+    );
     let doc = run.wait_until_done();
     for id in ["one", "two"] {
         let task = task(&doc, id);
@@ -303,7 +329,10 @@ fn the_operator_answers_from_the_browser_and_from_a_one_time_link_on_a_phone() {
 
 #[test]
 fn every_way_in_that_is_not_the_operators_is_refused_and_recorded() {
-    let mut run = WebRun::start(&[ask_task("ask", "permission"), ask_task("gone", "permission")]);
+    let mut run = WebRun::start(&[
+        ask_task("ask", "permission"),
+        ask_task("gone", "permission"),
+    ]);
     let link = path_of(&run.link("ask", "approve"));
     let gone_link = path_of(&run.link("gone", "approve"));
     let answer = json!({"prompt_id": "ask/1/1", "answer": "approve"}).to_string();
@@ -368,23 +397,38 @@ fn every_way_in_that_is_not_the_operators_is_refused_and_recorded() {
     // The link works once: a GET only shows it, the POST answers, a replay is refused.
     let shown = run.request(&Request::get(&link));
     assert_eq!(shown.status, 200);
-    assert!(shown.body.contains("Bash(touch created_by_agent.txt)"), "{}", shown.body);
+    assert!(
+        shown.body.contains("Bash(touch created_by_agent.txt)"),
+        "{}",
+        shown.body
+    );
     let taken = run.request(&Request::post(&link, "").with("origin", &origin));
     assert_eq!(taken.status, 200, "{}", taken.body);
-    assert!(taken.body.contains("ask/1/1 answered: approve"), "{}", taken.body);
+    assert!(
+        taken.body.contains("ask/1/1 answered: approve"),
+        "{}",
+        taken.body
+    );
     let replayed = run.request(&Request::post(&link, ""));
     assert_eq!(replayed.status, 410, "{}", replayed.body);
     assert!(replayed.body.contains("used already"), "{}", replayed.body);
 
     // A link for a prompt that is gone: its prompt answered another way (the API's), its link
     // lands nowhere.
-    let by_page = as_operator(Request::post("/api/answer", &answer.replace("ask/", "gone/")))
-        .with("x-herd-csrf", &csrf)
-        .with("origin", &origin);
+    let by_page = as_operator(Request::post(
+        "/api/answer",
+        &answer.replace("ask/", "gone/"),
+    ))
+    .with("x-herd-csrf", &csrf)
+    .with("origin", &origin);
     assert_eq!(run.request(&by_page).status, 200);
     let gone = run.request(&Request::post(&gone_link, ""));
     assert_eq!(gone.status, 410, "{}", gone.body);
-    assert!(gone.body.contains("no prompt gone/1/1 waits"), "{}", gone.body);
+    assert!(
+        gone.body.contains("no prompt gone/1/1 waits"),
+        "{}",
+        gone.body
+    );
 
     let doc = run.wait_until_done();
     let log = run.log();
@@ -413,4 +457,74 @@ fn every_way_in_that_is_not_the_operators_is_refused_and_recorded() {
     assert!(!log.contains(&token), "the token is in the log");
     let signature = link.rsplit('.').next().unwrap();
     assert!(!log.contains(signature), "a link's signature is in the log");
+}
+
+#[test]
+fn herd_web_starts_the_view_of_a_run_already_going_and_then_says_where_it_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = dir.path().join("xdg");
+    std::fs::create_dir(&runtime).unwrap();
+    std::fs::set_permissions(
+        &runtime,
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    )
+    .unwrap();
+    let file = dir.path().join("tasks.json");
+    std::fs::write(
+        &file,
+        json!({ "tasks": [ask_task("ask", "permission")] }).to_string(),
+    )
+    .unwrap();
+    let herd_in = || {
+        let mut command = herd();
+        command
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .current_dir(dir.path());
+        command
+    };
+    let mut run = herd_in()
+        .args(["run", "--headless", "--tasks"])
+        .arg(&file)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let web = |addr: &str| {
+        wait_for("herd web to reach the run", || {
+            let out = herd_in()
+                .args(["web", "--tasks"])
+                .arg(&file)
+                .arg(addr)
+                .output()
+                .unwrap();
+            out.status
+                .success()
+                .then(|| String::from_utf8_lossy(&out.stderr).into_owned())
+        })
+    };
+    let first = web("127.0.0.1:0");
+    assert!(!first.contains("runs already"), "{first}");
+    let login = first
+        .lines()
+        .find(|l| l.contains("#token="))
+        .unwrap()
+        .trim()
+        .to_string();
+    let second = web("127.0.0.1:0");
+    assert!(second.contains("runs already"), "{second}");
+    assert!(
+        second.contains(&login),
+        "the same address and token: {second}"
+    );
+    let host = login
+        .strip_prefix("http://")
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap();
+    let token = login.split("#token=").nth(1).unwrap();
+    let body = json!({"token": token}).to_string();
+    assert_eq!(http(host, &Request::post("/api/login", &body)).status, 200);
+    let _ = run.kill();
+    let _ = run.wait();
 }

@@ -125,7 +125,7 @@ pub(super) fn detach(args: &RunArgs) -> Result<i32> {
     // Its web view's token is printed here, never into its log.
     if args.web.is_some() {
         match super::web::start(tasks, None) {
-            Ok(text) => Console::stdout().text(&text),
+            Ok((_, text)) => Console::stdout().text(&text),
             Err(why) => note(&format!("herd: the web view did not start: {why}")),
         }
     }

@@ -11,7 +11,10 @@ use crate::serve::control::client::Client;
 
 pub(super) fn web(args: &WebArgs) -> Result<i32> {
     Ok(match start(&args.tasks, args.addr.as_deref()) {
-        Ok(text) => {
+        Ok((started, text)) => {
+            if !started {
+                note("herd: the web view runs already (its address is unchanged)");
+            }
             note(&text);
             0
         }
@@ -22,8 +25,8 @@ pub(super) fn web(args: &WebArgs) -> Result<i32> {
     })
 }
 
-/// Asks the herd running `tasks` for its web view; what to print.
-pub(super) fn start(tasks: &std::path::Path, addr: Option<&str>) -> Result<String, String> {
+/// Asks the herd running `tasks` for its web view: whether this started it, and what to print.
+pub(super) fn start(tasks: &std::path::Path, addr: Option<&str>) -> Result<(bool, String), String> {
     let mut client = Client::for_tasks(tasks).map_err(|e| e.to_string())?;
     let params = addr.map_or(json!({}), |addr| json!({ "addr": addr }));
     let answer = client
@@ -31,16 +34,10 @@ pub(super) fn start(tasks: &std::path::Path, addr: Option<&str>) -> Result<Strin
         .map_err(|e| e.to_string())?
         .map_err(|error| error["message"].as_str().unwrap_or("refused").to_string())?;
     let text = |key: &str| answer[key].as_str().unwrap_or_default().to_string();
-    let mut said = crate::serve::web::announcement(
+    let said = crate::serve::web::announcement(
         &text("url"),
         &text("login_url"),
         answer["local"] != Value::Bool(false),
     );
-    if answer["started"] == Value::Bool(false) {
-        said.insert_str(
-            0,
-            "herd: the web view runs already (its address is unchanged)\n",
-        );
-    }
-    Ok(said)
+    Ok((answer["started"] != Value::Bool(false), said))
 }
