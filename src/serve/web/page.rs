@@ -42,20 +42,27 @@ pub(super) async fn style() -> Response {
 pub(super) struct LinkPage<'a> {
     pub heading: &'a str,
     pub lines: Vec<String>,
+    /// What the prompt asks, shown as code.
+    pub request: Option<&'a str>,
     pub button: Option<&'a str>,
 }
 
 /// A one-time link's page: a GET never answers (a chat app's preview would), its button
 /// posts the answer.
 pub(super) fn link_page(page: &LinkPage<'_>) -> String {
-    let lines: String = page
+    let mut lines: String = page
         .lines
         .iter()
         .map(|line| format!("<p>{}</p>", escape(line)))
         .collect();
+    if let Some(request) = page.request {
+        lines.push_str(&format!("<code>{}</code>", escape(request)));
+    }
     let form = page.button.map_or(String::new(), |label| {
+        let class = if label == "Deny" { "deny" } else { "approve" };
         format!(
-            "<form method=\"post\"><button type=\"submit\" data-testid=\"link-answer\">{}</button></form>",
+            "<form method=\"post\" class=\"buttons\"><button type=\"submit\" class=\"{class}\" \
+             data-testid=\"link-answer\">{}</button></form>",
             escape(label)
         )
     });
@@ -64,7 +71,8 @@ pub(super) fn link_page(page: &LinkPage<'_>) -> String {
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <meta name=\"referrer\" content=\"same-origin\"><title>herd</title>\
          <link rel=\"stylesheet\" href=\"/app.css\"></head><body><main>\
-         <h1 data-testid=\"link-heading\">{}</h1>{lines}{form}</main></body></html>",
+         <h1 data-testid=\"link-heading\">{}</h1><div class=\"prompt\">{lines}{form}</div>\
+         </main></body></html>",
         escape(page.heading)
     )
 }

@@ -290,6 +290,7 @@ fn link_refused(why: &str, status: StatusCode) -> Response {
     let page = LinkPage {
         heading: "Refused",
         lines: vec![why.to_string(), "Nothing was answered.".into()],
+        request: None,
         button: None,
     };
     (status, Html(page::link_page(&page))).into_response()
@@ -324,16 +325,16 @@ async fn link_page(State(shared): WebState, Path(token): Path<String>) -> Respon
         heading: &format!("{label}?"),
         lines: vec![
             format!(
-                "{} (attempt {})",
+                "{} · attempt {}",
                 prompt["task_id"].as_str().unwrap_or("?"),
                 prompt["attempt"]
             ),
-            prompt["request"].as_str().unwrap_or("?").to_string(),
             prompt["guard"]["reason"]
                 .as_str()
                 .unwrap_or_default()
                 .to_string(),
         ],
+        request: prompt["request"].as_str(),
         button: Some(label),
     };
     Html(page::link_page(&page)).into_response()
@@ -377,6 +378,7 @@ async fn link_answer(
             let page = LinkPage {
                 heading: "Answered",
                 lines: vec![done["message"].as_str().unwrap_or("answered").to_string()],
+                request: None,
                 button: None,
             };
             Html(page::link_page(&page)).into_response()
