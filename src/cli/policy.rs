@@ -75,8 +75,7 @@ fn policy_check(args: &PolicyCheckArgs) -> i32 {
     exit_code(&decision)
 }
 
-/// Exit status of `herd policy check` (also in its `--help` and the README): scripts can test
-/// the decision without reading the text. 2 stays "invalid input", as for every herd command.
+/// Exit status of `herd policy check`: scripts can test the decision without reading the text.
 const EXIT_ALLOW: i32 = 0;
 const EXIT_ASK: i32 = 1;
 const EXIT_REFUSE: i32 = 3;
