@@ -1,5 +1,5 @@
-//! Turning serde_json's syntax errors into problems a user can act on: the position in
-//! characters and a message that says what is missing, not the parser's vocabulary.
+//! serde_json's syntax errors as problems a user can act on: a character position and what is
+//! missing.
 
 use super::{Location, Problem};
 use crate::core::taskfile::json_pos;

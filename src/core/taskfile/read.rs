@@ -1,6 +1,5 @@
-//! Reading a tasks file: the JSON parsed with every value's place, each task read (with a
-//! problem for every bad field), then the checks that need the whole file (unique, safe
-//! `task_id`s, keys written twice). A child of `taskfile`; it changes nothing once read.
+//! Reading a tasks file: the JSON parsed with every value's place, each task read, then the
+//! checks that need the whole file (unique, safe `task_id`s, repeated keys).
 
 use std::collections::HashSet;
 
@@ -9,8 +8,7 @@ use super::*;
 type JsonObject = serde_json::Map<String, Value>;
 
 impl TaskFile {
-    /// Parses and checks `text`. `Err` only when the file cannot be used at all; see the module
-    /// documentation for what happens to tasks with problems.
+    /// Parses and checks `text`. `Err` only when the file cannot be used at all.
     pub fn parse(text: &str) -> Result<TaskFile, Vec<Problem>> {
         // Editors on Windows may add a byte order mark; it is not part of the JSON.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -151,9 +149,8 @@ fn file_problems(root: &JsonObject, positions: &PositionIndex) -> Vec<Problem> {
     problems
 }
 
-/// A task's `task_id`, usable (`Some`) when it is a string, a safe folder name, and not used by
-/// an earlier task (`first_line_of`: the line of each id seen so far). A string id becomes the
-/// task's `label` in messages (`task "fix-1"` instead of `task #3`).
+/// A task's `task_id`, when it is a string, a safe folder name and not used before; a string id
+/// becomes the task's `label` in messages.
 fn read_task_id<'a>(
     object: &'a JsonObject,
     label: &mut String,
