@@ -49,7 +49,7 @@ pub struct AttemptOutcome {
 }
 
 /// The task's `result` (SPEC). Field order is the order written.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct AttemptResult {
     pub completed_at: String,
     pub completion_marker_seen: bool,
@@ -139,8 +139,6 @@ impl AttemptResult {
             exit_code: o.exit.code,
             failure_type: o.verdict.failure.map(|f| f.as_str()),
             failure_evidence: o.verdict.evidence.clone(),
-            failure_cause: None,
-            quota_resets_at: None,
             log_file: o.log_file.clone(),
             auto_inputs: o
                 .auto_counts
@@ -165,21 +163,13 @@ impl AttemptResult {
                 .collect(),
             attempt: o.attempt,
             duration_sec: (o.duration.as_secs_f64() * 10.0).round() / 10.0,
-            worktree: None,
-            trusted_folder: None,
-            interrupted: false,
-            failure_summary: None,
-            account: None,
-            host: None,
-            agent: Map::new(),
-            total_cost_usd: None,
-            survivors_ended: None,
+            ..AttemptResult::default()
         }
     }
 }
 
 /// The attempt's facts file (`attempt_<n>.json`). Field order is the order written.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct AttemptFacts<'a> {
     pub attempt: u32,
     pub agent: &'a str,
@@ -222,7 +212,7 @@ pub struct AttemptFacts<'a> {
 }
 
 /// (cols, rows) of the terminal the agent started in.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct Size {
     pub cols: u16,
     pub rows: u16,
@@ -271,16 +261,9 @@ impl<'a> AttemptFacts<'a> {
                 .iter()
                 .map(|a| approval_full(a, o.started_at))
                 .collect(),
-            account: None,
             completion: plan.completion.completion.as_str(),
             resumed_session: plan.resumed_session.as_deref(),
-            stream: None,
-            signal: None,
-            transcript: None,
-            ended_processes: &[],
-            host: None,
-            task_status: None,
-            task_result: None,
+            ..AttemptFacts::default()
         }
     }
 }
