@@ -41,6 +41,18 @@ pub struct Problem {
     pub message: String,
 }
 
+impl Problem {
+    /// A problem of the file itself, about no task or field.
+    pub fn of_file(location: Option<Location>, message: String) -> Problem {
+        Problem {
+            location,
+            task_id: None,
+            field: None,
+            message,
+        }
+    }
+}
+
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.location {

@@ -173,12 +173,10 @@ impl TaskStore {
             let before = &theirs.text[..error.valid_up_to()];
             let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
             let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
-            vec![Problem {
-                location: Some(crate::core::taskfile::Location { line, column }),
-                task_id: None,
-                field: None,
-                message: "not valid UTF-8: save the file as UTF-8".to_string(),
-            }]
+            vec![Problem::of_file(
+                Some(crate::core::taskfile::Location { line, column }),
+                "not valid UTF-8: save the file as UTF-8".to_string(),
+            )]
         })?;
         let merged = self.file.merge(text)?;
         self.byte_order_mark = text.starts_with('\u{feff}');

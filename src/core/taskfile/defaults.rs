@@ -50,28 +50,24 @@ pub(super) fn problems(root: &JsonObject, positions: &PositionIndex) -> Vec<Prob
         return Vec::new();
     };
     let Some(members) = defaults.as_object() else {
-        return vec![Problem {
-            location: positions.value(DEFAULTS_POINTER),
-            task_id: None,
-            field: None,
-            message: format!(
+        return vec![Problem::of_file(
+            positions.value(DEFAULTS_POINTER),
+            format!(
                 "\"defaults\" must be an object of task fields like {{\"agent\": \"claude\", \
                  \"timeout_sec\": 1800}}, got {}",
                 kind_of(defaults)
             ),
-        }];
+        )];
     };
     members
         .keys()
         .filter_map(|key| {
             let why = refusal(key)?;
             let pointer = format!("{DEFAULTS_POINTER}/{}", pointer_token(key));
-            Some(Problem {
-                location: positions.key(&pointer).or(positions.value(&pointer)),
-                task_id: None,
-                field: None,
-                message: format!("defaults: \"{key}\" is not allowed here: {why}; remove it"),
-            })
+            Some(Problem::of_file(
+                positions.key(&pointer).or(positions.value(&pointer)),
+                format!("defaults: \"{key}\" is not allowed here: {why}; remove it"),
+            ))
         })
         .collect()
 }

@@ -41,10 +41,5 @@ pub(super) fn problem(text: &str, error: &serde_json::Error) -> Problem {
         "recursion limit exceeded" => "the document is nested too deeply",
         other => other,
     };
-    Problem {
-        location,
-        task_id: None,
-        field: None,
-        message: format!("not valid JSON: {readable}"),
-    }
+    Problem::of_file(location, format!("not valid JSON: {readable}"))
 }

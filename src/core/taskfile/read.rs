@@ -28,16 +28,14 @@ impl TaskFile {
             let here = positions.value(&pointer);
             let mut label = format!("task #{}", slot + 1);
             let Some(object) = item.as_object() else {
-                problems.push(Problem {
-                    location: here,
-                    task_id: None,
-                    field: None,
-                    message: format!(
+                problems.push(Problem::of_file(
+                    here,
+                    format!(
                         "{label}: must be an object like {{\"task_id\": ..., \"agent\": ..., \
                          \"prompt_template\": ...}}, got {}",
                         describe(item)
                     ),
-                });
+                ));
                 labels.push(label);
                 continue;
             };
@@ -88,14 +86,8 @@ fn root_and_tasks<'a>(
     doc: &'a Value,
     positions: &PositionIndex,
 ) -> Result<(&'a JsonObject, &'a [Value]), Vec<Problem>> {
-    let fatal = |pointer: &str, message: String| {
-        vec![Problem {
-            location: positions.value(pointer),
-            task_id: None,
-            field: None,
-            message,
-        }]
-    };
+    let fatal =
+        |pointer: &str, message: String| vec![Problem::of_file(positions.value(pointer), message)];
     let Some(root) = doc.as_object() else {
         return Err(fatal(
             "",
@@ -128,23 +120,16 @@ fn root_and_tasks<'a>(
 fn file_problems(root: &JsonObject, positions: &PositionIndex) -> Vec<Problem> {
     let mut problems = Vec::new();
     if let Some(run_id) = root.get("run_id").filter(|v| !v.is_string()) {
-        problems.push(Problem {
-            location: positions.value("/run_id"),
-            task_id: None,
-            field: None,
-            message: format!("\"run_id\" must be a string, got {}", describe(run_id)),
-        });
+        problems.push(Problem::of_file(
+            positions.value("/run_id"),
+            format!("\"run_id\" must be a string, got {}", describe(run_id)),
+        ));
     }
     if let Some(problem) = root
         .get("notify")
         .and_then(crate::core::operator::notify::command_problem)
     {
-        problems.push(Problem {
-            location: positions.value("/notify"),
-            task_id: None,
-            field: None,
-            message: problem,
-        });
+        problems.push(Problem::of_file(positions.value("/notify"), problem));
     }
     problems
 }
