@@ -373,13 +373,6 @@ impl UiState {
             .filter(|(until, _)| *until > now)
             .map(|(_, why)| why)
     }
-
-    pub fn takeover_task(&self) -> Option<usize> {
-        match self.mode {
-            Mode::TakeOver { task, .. } => Some(task),
-            _ => None,
-        }
-    }
 }
 
 #[cfg(test)]
