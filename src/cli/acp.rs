@@ -4,7 +4,7 @@
 use color_eyre::eyre::Result;
 
 use super::args::{AcpArgs, AcpCommand, AcpInstallArgs, AcpLoginArgs};
-use super::inputs::{EXIT_INVALID, print_problems};
+use super::inputs::{EXIT_INVALID, loaded};
 use crate::core::profile::Protocol;
 use crate::core::wire::acp::install::InstallPlan;
 use crate::core::wire::acp::registry::{Registry, platform, profile_name};
@@ -20,12 +20,8 @@ pub(super) fn acp(args: &AcpArgs) -> Result<i32> {
 }
 
 fn acp_login(args: &AcpLoginArgs) -> Result<i32> {
-    let set = match load_profiles(args.profiles.as_deref()) {
-        Ok(set) => set,
-        Err(problems) => {
-            print_problems(&problems);
-            return Ok(EXIT_INVALID);
-        }
+    let Some(set) = loaded(load_profiles(args.profiles.as_deref())) else {
+        return Ok(EXIT_INVALID);
     };
     let profile = set
         .get(&args.agent)

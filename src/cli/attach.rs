@@ -1,6 +1,5 @@
-//! `herd attach`: finds the background herd of a tasks file (its rendezvous), or without
-//! `--tasks` the only background herd of this user, and attaches this terminal to it
-//! (`serve::background::client`); says how it ended.
+//! `herd attach`: finds the background herd of a tasks file (or this user's only one) and
+//! attaches this terminal to it; says how it ended.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -96,10 +95,8 @@ pub(super) fn attach(args: &AttachArgs) -> Result<i32> {
     Ok(0)
 }
 
-/// "Since you left" as the first screen, dismissed with any key, before the dashboard: when the
-/// operator was away long enough for it to be news (`core::digest::worth_a_first_screen`), or
-/// always with `--digest`. The attaching terminal shows it rather than the dashboard: only this
-/// client knows that this operator just came back (others may be attached all along).
+/// "Since you left" as the first screen before the dashboard, when the operator was away long
+/// enough for it to be news, or with `--digest`. Only this client knows its operator came back.
 fn show_digest_first(tasks: &std::path::Path, always: bool) {
     let Ok(store) = crate::run::store::TaskStore::read_only(tasks) else {
         return;
@@ -153,8 +150,8 @@ fn first_screen(lines: &[String]) -> std::io::Result<()> {
     }
 }
 
-/// No herd runs `tasks`: how its last run ended (when, its exit status and what it means,
-/// where its log is) and what happened since the operator last looked, else how to start one.
+/// No herd runs `tasks`: how its last run ended and what happened since the operator last
+/// looked, else how to start one.
 fn ended_run(tasks: &std::path::Path) {
     let file = tasks.display();
     let start = format!("start one in the background with `herd run --detach --tasks {file}`");
@@ -176,8 +173,8 @@ fn ended_run(tasks: &std::path::Path) {
     }
 }
 
-/// The attach socket of this user's one background herd; when there is none or several, says
-/// so (with each one's tasks file) and gives the exit code.
+/// The attach socket of this user's one background herd; when there is none or several, says so
+/// and gives the exit code.
 fn only_background_herd() -> Result<(PathBuf, PathBuf), i32> {
     let folder = match crate::run::rendezvous::folder() {
         Ok(folder) => folder,

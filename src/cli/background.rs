@@ -1,7 +1,6 @@
-//! `herd run --detach`: starts the session holder (`herd hold`, a new session with no terminal,
-//! its output in runs/background.log) with the same arguments less `--detach`, waits until the
-//! dashboard it runs is up (or has ended: then says what it printed), and tells how to attach,
-//! watch and stop it. `herd hold` itself is `serve::background::holder`.
+//! `herd run --detach`: starts the session holder (`herd hold`, no terminal, its output in
+//! runs/background.log), waits until its dashboard is up (or ended), and tells how to attach,
+//! watch and stop it.
 
 use std::ffi::OsString;
 use std::fs::{self, OpenOptions};
@@ -44,8 +43,7 @@ pub(super) fn detach(args: &RunArgs) -> Result<i32> {
             return Ok(EXIT_INVALID);
         }
     };
-    // Held until the herd started here is up: a second --detach of the file waits, then finds
-    // this one's herd below instead of starting a holder that would lose the race.
+    // Held until the herd started here is up: a second --detach waits, then finds this one.
     let _starting = match Starting::take(&rendezvous.start) {
         Ok(starting) => starting,
         Err(error) => {
@@ -140,8 +138,7 @@ fn dashboard_args() -> Vec<OsString> {
         .collect()
 }
 
-/// runs/ (made private when missing) and the log opened for appending (0600); where this run's
-/// part of the log starts.
+/// runs/ (made private) and the log opened for appending; where this run's part of it starts.
 fn open_log(runs_dir: &Path, log_path: &Path) -> std::io::Result<(fs::File, u64)> {
     if !runs_dir.exists() {
         fs::create_dir_all(runs_dir)?;

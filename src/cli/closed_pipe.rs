@@ -1,13 +1,9 @@
 //! A closed standard output ends a printing command quietly, as it ends `cat` or `grep`.
 //!
-//! Rust starts every program with SIGPIPE ignored, so `println!` into a pipe whose reader left
-//! (`herd explain … | head`) panics with a backtrace. Commands that only print put SIGPIPE
-//! back to its default before they write: the kernel ends the process silently and the shell
-//! sees 128+13, what `head` expects. Commands that hold agents or write into children's pipes
-//! (`run`, the probes of `hosts check`, the ACP client) keep it ignored: a child that went away
-//! must be an error they handle, not the end of herd.
-//!
-//! The only `unsafe` here is the one `signal` call, see below.
+//! Rust ignores SIGPIPE, so `println!` into a pipe whose reader left (`herd explain … | head`)
+//! panics. Commands that only print restore its default before they write; commands that hold
+//! agents or write into children's pipes keep it ignored: a child that went away is an error
+//! they handle. The only `unsafe` here is the one `signal` call.
 #![allow(unsafe_code)]
 
 /// Restores SIGPIPE's default action (end the process, no message) for the rest of the run.

@@ -1,7 +1,6 @@
-//! `herd ctl`: one call to the control socket of the herd that runs a tasks file, its result
-//! printed as JSON; `watch` prints the run's events, one JSON line each, until the run ends.
-//! The short verbs `list`, `answer PROMPT_ID OPTION` and `herd stop` make the usual calls and
-//! speak to a person on a terminal (a table, a line) and to a script in a pipe (the JSON).
+//! `herd ctl`: one call to the control socket of the herd that runs a tasks file, its result as
+//! JSON; `watch` prints events until the run ends. The short verbs (`list`, `answer`, `herd
+//! stop`) print a table or a line on a terminal and JSON into a pipe.
 
 use std::io::{IsTerminal, Write};
 
@@ -122,8 +121,7 @@ fn json_params(text: Option<&str>) -> Result<Value, String> {
     }
 }
 
-/// `method`: its result (its message, when `said` and stdout is a terminal) on stdout, or the
-/// herd's error on stderr.
+/// `method`'s result (its message, when `said` on a terminal) on stdout, or the error on stderr.
 fn call(client: &mut Client, method: &str, params: &Value, said: bool) -> Result<i32, ClientError> {
     let to_person = said && std::io::stdout().is_terminal();
     match client.call(method, params)? {
@@ -165,8 +163,7 @@ fn list(client: &mut Client, params: &Value) -> Result<i32, ClientError> {
     }
 }
 
-/// The tasks' rows as a table: task, status, attempts, and what runs of it now (with the id of
-/// the prompt it waits on, for `herd ctl answer`).
+/// The tasks' rows as a table, with the id of the prompt each waits on (for `herd ctl answer`).
 fn task_table(rows: &[Value]) -> String {
     let header = ["TASK", "STATUS", "ATTEMPTS", "NOW"].map(str::to_string);
     let lines: Vec<[String; 4]> = std::iter::once(header)

@@ -1,13 +1,11 @@
-//! `herd hosts check` and the loading of hosts for the other commands: the hosts file
-//! (`--hosts FILE`, or the `[hosts]` table of the profiles file), what `validate` says about a
-//! task's `host`, and the probe table.
+//! `herd hosts check`, and the hosts file loaded for the other commands.
 
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use color_eyre::eyre::Result;
 
-use super::inputs::{EXIT_INVALID, print_problems};
+use super::inputs::{EXIT_INVALID, loaded};
 use crate::core::profile::ProfileSet;
 use crate::core::remote::hosts::{Host, HostSet, Launcher};
 use crate::core::remote::script::ProbeFacts;
@@ -82,24 +80,13 @@ fn hosts_check(args: &HostsCheckArgs) -> Result<i32> {
     Ok(if unreachable == 0 { 0 } else { 1 })
 }
 
-/// The hosts and profiles `args` name, checked; `None` when there is a problem (said on
-/// stderr): no hosts, or an `--only` that names none.
+/// The hosts and profiles `args` name, checked; `None` when there is a problem (said on stderr).
 fn check_inputs(args: &HostsCheckArgs) -> Option<(HostSet, ProfileSet)> {
-    let set = match crate::run::inputs::load_hosts(args.hosts.as_deref(), args.profiles.as_deref())
-    {
-        Ok(set) => set,
-        Err(problems) => {
-            print_problems(&problems);
-            return None;
-        }
-    };
-    let profiles = match load_profiles(args.profiles.as_deref()) {
-        Ok(p) => p,
-        Err(problems) => {
-            print_problems(&problems);
-            return None;
-        }
-    };
+    let set = loaded(crate::run::inputs::load_hosts(
+        args.hosts.as_deref(),
+        args.profiles.as_deref(),
+    ))?;
+    let profiles = loaded(load_profiles(args.profiles.as_deref()))?;
     if set.is_empty() {
         eprintln!("herd: no hosts: give --hosts FILE (or a [hosts] table in --profiles FILE)");
         return None;
@@ -113,8 +100,7 @@ fn check_inputs(args: &HostsCheckArgs) -> Option<(HostSet, ProfileSet)> {
     Some((set, profiles))
 }
 
-/// The agent programs to look for on a host: each profile's command's program, when it names
-/// one (not a placeholder), sorted, once each.
+/// The agent programs to look for on a host: each profile's program, sorted, once each.
 fn agent_programs(profiles: &ProfileSet) -> Vec<String> {
     let mut programs: Vec<String> = profiles
         .iter()
@@ -129,8 +115,7 @@ fn agent_programs(profiles: &ProfileSet) -> Vec<String> {
 /// What a probe of a host found, or why it could not reach it.
 type Probe = (Host, Result<ProbeFacts, remote::ProbeError>);
 
-/// Each host probed on a thread of its own, through its launcher when that is installed.
-/// A probe that gets no thread is run here, in turn.
+/// Each host probed on a thread of its own (here, in turn, when it gets none).
 fn start_probes(hosts: Vec<Host>, programs: &[String]) -> Vec<Job<Probe>> {
     hosts
         .into_iter()
@@ -153,8 +138,7 @@ fn start_probes(hosts: Vec<Host>, programs: &[String]) -> Vec<Job<Probe>> {
         .collect()
 }
 
-/// The table's row for `host`: its launcher, whether it was reached, and what was found there
-/// (or why not).
+/// The table's row for `host`: its launcher, whether it was reached, what was found.
 fn probe_row(host: &Host, result: Result<ProbeFacts, remote::ProbeError>) -> Vec<String> {
     let launcher = match &host.launcher {
         Launcher::Ssh(t) => format!("ssh {}", t.destination),

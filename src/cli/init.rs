@@ -1,6 +1,5 @@
-//! `herd init`: writes a starter tasks file (`core::starter`) for the agent CLIs found on PATH,
-//! or the ones named with `--agent`. Looks at PATH and the folder (is it in a git repository?),
-//! never overwrites a file without `--force`, and says what it wrote and what to do next.
+//! `herd init`: writes a starter tasks file for the agent CLIs found on PATH (or named with
+//! `--agent`); never overwrites one without `--force`, and says what to do next.
 
 use std::io::Write;
 use std::path::Path;
@@ -8,7 +7,7 @@ use std::path::Path;
 use color_eyre::eyre::{Result, WrapErr};
 
 use super::args::InitArgs;
-use super::inputs::{EXIT_INVALID, print_problems};
+use super::inputs::{EXIT_INVALID, loaded};
 use crate::core::profile::ProfileSet;
 use crate::core::profile::folder_trust::trusted_cli;
 use crate::core::taskfile::starter::{StarterAgent, StarterPlan, starter_file};
@@ -29,12 +28,8 @@ pub(super) fn init(args: &InitArgs) -> Result<i32> {
         );
         return Ok(EXIT_INVALID);
     }
-    let profiles = match load_profiles(None) {
-        Ok(profiles) => profiles,
-        Err(problems) => {
-            print_problems(&problems);
-            return Ok(EXIT_INVALID);
-        }
+    let Some(profiles) = loaded(load_profiles(None)) else {
+        return Ok(EXIT_INVALID);
     };
     let names = match chosen_agents(args, &profiles) {
         Ok(names) => names,
@@ -58,8 +53,7 @@ pub(super) fn init(args: &InitArgs) -> Result<i32> {
     Ok(0)
 }
 
-/// The agents named with `--agent` (each a known profile), else the usual CLIs on PATH, else
-/// the simulator.
+/// The agents named with `--agent`, else the usual CLIs on PATH, else the simulator.
 fn chosen_agents(args: &InitArgs, profiles: &ProfileSet) -> Result<Vec<String>, String> {
     if !args.agents.is_empty() {
         if let Some(unknown) = args.agents.iter().find(|a| profiles.get(a).is_none()) {

@@ -12,3 +12,8 @@ pub fn print_problems(problems: &[String]) {
         crate::run::console::note(p);
     }
 }
+
+/// What was loaded, or `None` once its problems are on stderr.
+pub fn loaded<T>(result: Result<T, Vec<String>>) -> Option<T> {
+    result.map_err(|problems| print_problems(&problems)).ok()
+}

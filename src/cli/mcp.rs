@@ -26,8 +26,8 @@ pub(super) fn mcp(args: &McpArgs) -> Result<i32> {
     Ok(0)
 }
 
-/// Why `tasks` cannot be the server's tasks file, if it cannot. A file that does not exist yet
-/// is fine (an empty queue; the first `add_task` creates it) as long as its folder exists.
+/// Why `tasks` cannot be the server's tasks file, if it cannot; a missing file is fine as long
+/// as its folder exists (the first `add_task` creates it).
 fn unusable_tasks_path(tasks: &std::path::Path) -> Option<String> {
     match std::fs::metadata(tasks) {
         Ok(_) => None,

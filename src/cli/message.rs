@@ -1,8 +1,6 @@
-//! `herd message`: the operator's message for a task's agent session, for scripts and headless
-//! or background runs. When a herd runs the tasks file, the message goes through its control
-//! socket (`tasks.message`, as the dashboard's `m`): typed into a running agent, or, for a task
-//! that needs input or has ended, delivered at once by resuming its session. Otherwise it is
-//! left in the tasks file and the next `herd run` delivers it.
+//! `herd message`: the operator's message for a task's agent session. Through the control socket
+//! of the herd that runs the file (as the dashboard's `m`), else left in the tasks file for the
+//! next `herd run`.
 
 use std::io::Read;
 
@@ -10,7 +8,7 @@ use color_eyre::eyre::{Result, WrapErr};
 use serde_json::json;
 
 use super::args::MessageArgs;
-use super::inputs::{EXIT_CANNOT_GO_ON, EXIT_INVALID, print_problems};
+use super::inputs::{EXIT_CANNOT_GO_ON, EXIT_INVALID, loaded};
 use crate::core::task::TaskStatus;
 use crate::run::inputs::{load_profiles, store_problems};
 use crate::run::launch::last_session;
@@ -93,19 +91,12 @@ fn unreachable_run(error: &ClientError) -> i32 {
 
 /// The message left in the tasks file for the next `herd run`; the exit code.
 fn into_the_file(args: &MessageArgs, text: &str) -> Result<i32> {
-    let profiles = match load_profiles(args.profiles.as_deref()) {
-        Ok(p) => p,
-        Err(problems) => {
-            print_problems(&problems);
-            return Ok(EXIT_INVALID);
-        }
+    let Some(profiles) = loaded(load_profiles(args.profiles.as_deref())) else {
+        return Ok(EXIT_INVALID);
     };
-    let mut store = match TaskStore::open(&args.tasks) {
-        Ok(store) => store,
-        Err(e) => {
-            print_problems(&store_problems(&e));
-            return Ok(EXIT_INVALID);
-        }
+    let Some(mut store) = loaded(TaskStore::open(&args.tasks).map_err(|e| store_problems(&e)))
+    else {
+        return Ok(EXIT_INVALID);
     };
     let Some(index) = store.file().task_index(&args.task_id) else {
         eprintln!(

@@ -1,8 +1,6 @@
-//! The command line: its definitions (`args`) and one module per command, above everything
-//! else. `dispatch` hands each command to its module; the modules load inputs, call into
-//! `serve` (a batch served to its end: engine, control socket, dashboard or headless), `run`
-//! (the engine and store), `ui` (the dashboard), `replay` and `sim`, and map outcomes to
-//! exit codes. Nothing below `cli` imports it.
+//! The command line: its definitions (`args`) and one module per command, which loads inputs,
+//! calls into `serve`, `run`, `ui`, `replay` or `sim`, and maps outcomes to exit codes. Nothing
+//! below `cli` imports it.
 
 mod acp;
 mod args;
@@ -78,8 +76,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
     }
 }
 
-/// Commands that start no agent and write into no child's pipe: a closed stdout may end them
-/// (`closed_pipe`). `hosts check` restores it itself once its probes are done.
+/// Commands that start no agent and write into no child's pipe: a closed stdout may end them.
 fn prints_only(command: &HerdCommand) -> bool {
     match command {
         HerdCommand::Validate(_)

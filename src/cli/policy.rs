@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use color_eyre::eyre::Result;
 
 use super::args::{PolicyArgs, PolicyCheckArgs, PolicyCommand};
-use super::inputs::{EXIT_INVALID, print_problems};
+use super::inputs::{EXIT_INVALID, loaded};
 use crate::core::approval::ONCE_RULE;
 use crate::core::guard::{self, Decision, Policy, Request, RuleSet};
 use crate::core::taskfile::TaskFile;
@@ -28,29 +28,22 @@ fn policy_check(args: &PolicyCheckArgs) -> i32 {
             return EXIT_INVALID;
         }
     };
-    let mut rules = match RuleSet::parse(&args.allow, &args.ask, &args.deny) {
-        Ok(rules) => rules,
-        Err(errors) => {
-            print_problems(&errors.iter().map(ToString::to_string).collect::<Vec<_>>());
-            return EXIT_INVALID;
-        }
+    let parsed = RuleSet::parse(&args.allow, &args.ask, &args.deny)
+        .map_err(|errors| errors.iter().map(ToString::to_string).collect());
+    let Some(mut rules) = loaded(parsed) else {
+        return EXIT_INVALID;
     };
     let mut switch = args.auto.then(|| "--auto".to_string());
     let mut cwd = args.cwd.clone();
     if let (Some(path), Some(task_id)) = (&args.tasks, &args.task) {
-        match task_policy(path, task_id, args.profiles.as_deref()) {
-            Ok(found) => {
-                rules.extend(&found.rules);
-                if switch.is_none() {
-                    switch = found.switch;
-                }
-                cwd = cwd.or(Some(found.cwd));
-            }
-            Err(problems) => {
-                print_problems(&problems);
-                return EXIT_INVALID;
-            }
+        let Some(found) = loaded(task_policy(path, task_id, args.profiles.as_deref())) else {
+            return EXIT_INVALID;
+        };
+        rules.extend(&found.rules);
+        if switch.is_none() {
+            switch = found.switch;
         }
+        cwd = cwd.or(Some(found.cwd));
     }
     let cwd = cwd
         .or_else(|| std::env::current_dir().ok())
@@ -75,8 +68,7 @@ fn policy_check(args: &PolicyCheckArgs) -> i32 {
     exit_code(&decision)
 }
 
-/// Exit status of `herd policy check` (also in its `--help` and the README): scripts can test
-/// the decision without reading the text. 2 stays "invalid input", as for every herd command.
+/// Exit status of `herd policy check`: scripts can test the decision without reading the text.
 const EXIT_ALLOW: i32 = 0;
 const EXIT_ASK: i32 = 1;
 const EXIT_REFUSE: i32 = 3;

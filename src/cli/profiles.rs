@@ -3,17 +3,13 @@
 use color_eyre::eyre::Result;
 
 use super::args::ProfilesArgs;
-use super::inputs::{EXIT_INVALID, print_problems};
+use super::inputs::{EXIT_INVALID, loaded};
 use super::profiles_view;
 use crate::run::inputs::load_profiles;
 
 pub(super) fn profiles(args: &ProfilesArgs) -> Result<i32> {
-    let set = match load_profiles(args.profiles.as_deref()) {
-        Ok(p) => p,
-        Err(problems) => {
-            print_problems(&problems);
-            return Ok(EXIT_INVALID);
-        }
+    let Some(set) = loaded(load_profiles(args.profiles.as_deref())) else {
+        return Ok(EXIT_INVALID);
     };
     if let Some(name) = &args.name {
         let Some(profile) = set.get(name) else {

@@ -1,6 +1,5 @@
-//! `herd replay PATH`: the shell around the replay view. Resolves the path, indexes the file
-//! (with a progress line for big ones), then runs the player full-screen: crossterm keys and a
-//! frame timer in, a draw only when something changed. `--print` skips all of it.
+//! `herd replay PATH`: resolves the path, indexes the file (with a progress line for big ones),
+//! then runs the player full-screen. `--print` skips all of it.
 
 use std::io::{BufReader, IsTerminal, Write};
 use std::path::Path;

@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 use color_eyre::eyre::Result;
 
 use super::args::RunArgs;
-use super::inputs::{EXIT_CANNOT_GO_ON, EXIT_INVALID, print_problems};
+use super::inputs::{EXIT_CANNOT_GO_ON, EXIT_INVALID, loaded};
 use crate::core::batch::rerun::{self, RetryPlan};
 use crate::run::console::note;
 use crate::run::engine::EngineOptions;
@@ -89,32 +89,14 @@ struct Accepted {
 }
 
 /// The profiles, hosts and tasks file `args` name, checked; `None` when one has a problem (said
-/// on stderr): nothing may start and the tasks file stays as it is.
+/// on stderr): nothing may start.
 fn accept_inputs(args: &RunArgs) -> Option<Accepted> {
-    let profiles = match load_profiles(args.tasks.profiles.as_deref()) {
-        Ok(p) => p,
-        Err(problems) => {
-            print_problems(&problems);
-            return None;
-        }
-    };
-    let hosts = match crate::run::inputs::load_hosts(
+    let profiles = loaded(load_profiles(args.tasks.profiles.as_deref()))?;
+    let hosts = loaded(crate::run::inputs::load_hosts(
         args.tasks.hosts.as_deref(),
         args.tasks.profiles.as_deref(),
-    ) {
-        Ok(hosts) => hosts,
-        Err(problems) => {
-            print_problems(&problems);
-            return None;
-        }
-    };
-    let store = match TaskStore::open(&args.tasks.tasks) {
-        Ok(store) => store,
-        Err(e) => {
-            print_problems(&store_problems(&e));
-            return None;
-        }
-    };
+    ))?;
+    let store = loaded(TaskStore::open(&args.tasks.tasks).map_err(|e| store_problems(&e)))?;
     if !tasks_file_accepted(&store, args) {
         return None;
     }
@@ -136,8 +118,7 @@ fn accept_inputs(args: &RunArgs) -> Option<Accepted> {
     })
 }
 
-/// Whether the tasks file has no problem that blocks a run and has every task `--only` names;
-/// what is wrong is said on stderr.
+/// Whether the tasks file can run and has every task `--only` names; problems go to stderr.
 fn tasks_file_accepted(store: &TaskStore, args: &RunArgs) -> bool {
     let blocking = validate::file_problems(store.file());
     if !blocking.is_empty() {
@@ -161,9 +142,8 @@ fn tasks_file_accepted(store: &TaskStore, args: &RunArgs) -> bool {
     true
 }
 
-/// `--retry`: each task goes back to `pending` with its attempts so far set aside (a fresh
-/// retry budget) and its retry wait dropped, in the tasks file (written with the run's first
-/// write) and in `runs/herd.log`; the notes go to stderr.
+/// `--retry`: each task goes back to `pending` with a fresh retry budget and no retry wait, in
+/// the tasks file and in `runs/herd.log`; the notes go to stderr.
 fn apply_retries(store: &mut TaskStore, plan: &RetryPlan) {
     for said in &plan.notes {
         note(&format!("herd: {said}"));

@@ -1,14 +1,13 @@
-//! `herd status`: the table of a tasks file's tasks (or their JSON rows), how the file's run
-//! stands or how its last one ended, and "since you left" (`core::digest`); reads the tasks
-//! file, never writes it. The table (not `--json`, which scripts read) counts as the operator's
-//! look: the next digest starts there.
+//! `herd status`: the tasks' table (or JSON rows), how the file's run stands or its last one
+//! ended, and "since you left". Never writes the file; the table (not `--json`) counts as the
+//! operator's look for the next digest.
 
 use std::path::Path;
 
 use color_eyre::eyre::Result;
 
 use super::args::StatusArgs;
-use super::inputs::{EXIT_INVALID, print_problems};
+use super::inputs::{EXIT_INVALID, loaded};
 use crate::core::operator::clock_words;
 use crate::core::operator::digest::{self, Since};
 use crate::run::clock::local_now;
@@ -22,12 +21,9 @@ use crate::serve::summary;
 use serde_json::json;
 
 pub(super) fn status(args: &StatusArgs) -> Result<i32> {
-    let store = match TaskStore::read_only(&args.tasks.tasks) {
-        Ok(store) => store,
-        Err(e) => {
-            print_problems(&store_problems(&e));
-            return Ok(EXIT_INVALID);
-        }
+    let opened = TaskStore::read_only(&args.tasks.tasks).map_err(|e| store_problems(&e));
+    let Some(store) = loaded(opened) else {
+        return Ok(EXIT_INVALID);
     };
     let file = store.file();
     let all: Vec<usize> = (0..file.tasks().len()).collect();
@@ -53,8 +49,8 @@ pub(super) fn status(args: &StatusArgs) -> Result<i32> {
     Ok(0)
 }
 
-/// "Since you left": from the operator's last look, else from the start of the file's run (the
-/// one running, or the last one); nothing when herd never ran the file here. Notes this look.
+/// "Since you left": from the operator's last look, else from the start of the file's run;
+/// nothing when herd never ran the file here. Notes this look.
 pub(super) fn since_you_left(
     file: &crate::core::taskfile::TaskFile,
     tasks: &Path,
@@ -93,8 +89,7 @@ pub(super) fn since_you_left(
     Some((since, lines))
 }
 
-/// Whether a herd runs the file now (its registration names a live process), how, and how to
-/// reach it: what the sockets of its rendezvous answer.
+/// Whether a herd runs the file now, how, and how to reach it.
 fn running_herd(tasks: &Path) -> String {
     let Ok(rendezvous) = Rendezvous::for_tasks(tasks) else {
         return "No herd runs this file now.".into();
@@ -139,8 +134,7 @@ fn running_herd(tasks: &Path) -> String {
     text
 }
 
-/// The runs folder of `tasks`: the running herd's, else the default one beside the file (where
-/// a run without `--runs-dir` keeps its records).
+/// The runs folder of `tasks`: the running herd's, else the default one beside the file.
 pub(super) fn runs_dir_of(tasks: &Path, running: Option<&Registration>) -> std::path::PathBuf {
     running.map_or_else(|| default_runs_dir(tasks), |r| r.runs_dir.clone())
 }

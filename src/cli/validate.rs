@@ -1,6 +1,5 @@
-//! `herd validate`: every problem of a tasks file and the profiles and hosts it uses, as
-//! `FILE:LINE:COL: message` lines, from the validator `herd run` uses too (`run::validate`);
-//! reads the file, never writes it.
+//! `herd validate`: every problem of a tasks file and what it uses, as `FILE:LINE:COL: message`
+//! lines, from the validator `herd run` uses too. Never writes the file.
 
 use std::path::Path;
 
@@ -76,8 +75,8 @@ pub(super) fn validate(args: &TasksArgs) -> Result<i32> {
     }
 }
 
-/// What herd adds to prompts, one informational line per kind of instruction: the tasks whose
-/// prompts do not ask for the marker (or the signal file) themselves.
+/// What herd adds to prompts: a line per kind of instruction, with the tasks whose prompts do
+/// not ask for it themselves.
 fn instruction_lines(path: &str, added: &[(String, AddedInstruction)]) -> Vec<String> {
     let (marker, signal): (Vec<_>, Vec<_>) = added
         .iter()

@@ -1,16 +1,7 @@
-//! The pure core of herd, grouped by concern: `task` (a task's fields, statuses and failure
-//! types, the vocabulary of the rest), `taskfile` (the tasks file as a document, its JSON
-//! positions, templates and command files), `batch` (which task starts next, retries, what an
-//! attempt's end means for its task), `attempt` (one attempt as a state machine) and `channel`
-//! (its approval channels), `guard` and `approval` (what may be answered by itself), `screen`
-//! (the emulated terminal and what is read off it), `wire` (the agents' structured protocols:
-//! hooks, stream JSON, app server, ACP), `facts` (what agents leave besides their screens),
-//! `classify` (verdicts), `profile` (agent profiles), `remote` (hosts) and `operator` (what the
-//! operator is told, and in which words).
-//!
-//! Nothing in here touches files, processes, the terminal, tokio or the clock: time is passed in
-//! as the elapsed `Duration` of an attempt, and effects are returned as values for the shell to
-//! carry out. That keeps every rule testable with plain table tests.
+//! The pure core of herd, grouped by concern (tasks, the tasks file, the batch, the attempt and
+//! its channels, the guard, the screen, the wire protocols, facts, verdicts, profiles, hosts,
+//! the operator's words). Nothing here touches files, processes, the terminal, tokio or the
+//! clock: time comes in, effects go out as values, and every rule is a table test.
 
 pub mod approval;
 pub mod attempt;

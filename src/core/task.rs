@@ -1,7 +1,5 @@
-//! Task fields, statuses and failure types, and the status transitions allowed between them.
-//!
-//! Owns the vocabulary of SPEC.md (`pending`, `failed_auth`, ...). Must not read or write the tasks
-//! file (that is `taskfile`) nor decide verdicts (that is `classify`).
+//! Task fields, statuses and failure types, and the transitions allowed between them: the
+//! vocabulary of SPEC.md. Reads no file (`taskfile`), decides no verdict (`classify`).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -18,8 +16,7 @@ pub enum TaskStatus {
     Retryable,
     Failed,
     Cancelled,
-    /// The agent asked questions (signal file) and waits for the operator's answers, which go
-    /// back to it by resuming its session.
+    /// The agent asked questions and waits for the operator's answers (resuming its session).
     NeedsInput,
 }
 
@@ -55,12 +52,9 @@ impl TaskStatus {
         matches!(self, TaskStatus::Pending | TaskStatus::Retryable)
     }
 
-    /// Whether herd may move a task from `self` to `next`.
-    ///
-    /// `running` is entered only from a runnable state and left only through a verdict or a
-    /// stop. `cancelled` and `failed` can be reset to `pending` by the operator (retry now).
-    /// A run never starts a `completed` task again; only the operator's message to its session
-    /// (resume) makes it `retryable`, as it does a task that `needs_input` or ended otherwise.
+    /// Whether herd may move a task from `self` to `next`: `running` only from a runnable state
+    /// and left only through a verdict or a stop; a `completed` task only becomes `retryable`
+    /// by the operator's message to its session.
     pub fn can_become(self, next: TaskStatus) -> bool {
         use TaskStatus::*;
         matches!(
@@ -208,8 +202,7 @@ pub enum OnComplete {
     Command(Vec<String>),
 }
 
-/// A task's permission rules as written (`Bash(npm test:*)`, `Edit(src/**)`); the guard compiles
-/// them.
+/// A task's permission rules as written; the guard compiles them.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PermissionRules {
     pub allow: Vec<String>,
@@ -222,8 +215,8 @@ pub const DEFAULT_TIMEOUT_SEC: u64 = 1800;
 pub const DEFAULT_MAX_RETRIES: u32 = 1;
 pub const DEFAULT_MARKER_TEMPLATE: &str = "TASK_COMPLETE:{task_id}";
 
-/// The ranges herd accepts for the numbers of a task (README, "Numbers"). Beyond them a clock
-/// or a counter would overflow; `validate` and `run` refuse them before anything is written.
+/// The ranges herd accepts for a task's numbers (README, "Numbers"): beyond them a clock or a
+/// counter would overflow.
 pub const MAX_TIMEOUT_SEC: u64 = 30 * 24 * 3600;
 /// `idle_sec` and `permission_wait_sec` (and a profile's `idle_sec`): above 0, at most this.
 pub const MAX_WAIT_SEC: f64 = 30.0 * 24.0 * 3600.0;
@@ -231,15 +224,13 @@ pub const MAX_RETRIES_LIMIT: u32 = 1000;
 /// `attempts`, which herd counts up: far more than any retry budget, far from overflowing.
 pub const MAX_ATTEMPTS: u32 = 1_000_000;
 
-/// One task as herd understands it, read from the tasks file. Fields herd does not know stay in
-/// the document (see `taskfile`) and are never dropped.
+/// One task as herd understands it; fields herd does not know stay in the document.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskSpec {
     pub task_id: String,
     pub agent: String,
     pub enabled: bool,
-    /// As written in the file; relative paths are resolved against the tasks file's folder by the
-    /// shell. `None` means the tasks file's folder.
+    /// As written; relative to the tasks file's folder (`None`: that folder).
     pub cwd: Option<String>,
     pub timeout_sec: u64,
     pub max_retries: u32,
@@ -259,26 +250,22 @@ pub struct TaskSpec {
     pub completion_marker: Option<String>,
     /// `None`: by the profile (a structured agent's result event, else the marker).
     pub completion: Option<Completion>,
-    /// herd adds the completion instruction (the marker's, or the signal file's) to a prompt
-    /// that does not place it itself; `"marker_instruction": false` leaves the prompt as written.
+    /// herd adds the completion instruction to a prompt that does not place it;
+    /// `"marker_instruction": false` leaves it as written.
     pub marker_instruction: bool,
     pub retry_mode: RetryMode,
-    /// The operator's message for the task's agent session: the next attempt resumes the
-    /// session with it (written by herd, cleared when that attempt starts).
+    /// The operator's message for the task's session: the next attempt resumes with it.
     pub resume_message: Option<String>,
     /// Failure types that are retried, replacing the default list.
     pub retry_on: Option<Vec<FailureType>>,
     /// Overrides of the profile's idle end and the headless wait for an unanswered prompt.
     pub idle_sec: Option<f64>,
     pub permission_wait_sec: Option<f64>,
-    /// A `failed_quota` attempt whose output names a reset time makes the task `retryable` at
-    /// that time (and holds the profile's other tasks until then) instead of failing it.
+    /// A `failed_quota` attempt that names a reset time makes the task `retryable` at that time.
     pub wait_for_quota_reset: bool,
-    /// The operator trusts the task's folder: herd writes that into the CLI's config before the
-    /// agent starts (no trust dialog). `None`: as the profile says.
+    /// Trust the task's folder in the CLI's config before it starts; `None`: as the profile says.
     pub trust_folder: Option<bool>,
-    /// The ACP session mode herd sets for this task (an id the agent offers, `auto` included);
-    /// `None`: the profile's `acp_mode`.
+    /// The ACP session mode for this task; `None`: the profile's `acp_mode`.
     pub acp_mode: Option<String>,
     /// Run in its own git worktree of `cwd` (`.herd/worktrees/<task_id>`, branch `herd/<task_id>`).
     pub worktree: bool,
@@ -288,17 +275,15 @@ pub struct TaskSpec {
     pub host: Option<String>,
     /// The host the latest attempt ran on (written by herd when it starts one there).
     pub ran_on: Option<String>,
-    /// A host whose connection was lost while an attempt of the task ran there, and that has
-    /// not been swept since (written by herd).
+    /// A host lost while an attempt ran there and not swept since (written by herd).
     pub lost_on: Option<String>,
     pub status: TaskStatus,
     pub attempts: u32,
-    /// Attempts set aside by the operator's `herd run --retry` (written by herd): the retry
-    /// budget (`max_retries`) counts the attempts after them.
+    /// Attempts set aside by `herd run --retry`: `max_retries` counts those after them.
     pub attempts_before_retry: u32,
     pub result: Option<serde_json::Value>,
-    /// When a `retryable` task may start its next attempt (written by herd after a failure, so a
-    /// resumed batch keeps the backoff).
+    /// When a `retryable` task may start again (written by herd, so a resumed batch keeps the
+    /// backoff).
     pub retry_at: Option<jiff::Timestamp>,
 }
 
@@ -310,8 +295,7 @@ impl TaskSpec {
             .copied()
     }
 
-    /// The last attempt whose retryable failure is retried: `max_retries` after the attempts
-    /// the operator's `--retry` set aside.
+    /// The last attempt whose failure is retried: `max_retries` after those set aside.
     pub fn last_retried_attempt(&self) -> u32 {
         self.attempts_before_retry.saturating_add(self.max_retries)
     }
@@ -322,8 +306,7 @@ impl TaskSpec {
     }
 }
 
-/// Whether `id` is safe as a folder name under `runs/`: no separators, no dot-only names,
-/// nothing that a shell or a file system would trip over.
+/// Whether `id` is safe as a folder name under `runs/`.
 pub fn is_safe_task_id(id: &str) -> bool {
     !id.is_empty()
         && id.len() <= 128

@@ -1,19 +1,9 @@
-//! The tasks file as a document: parse and check it (every problem with its line and column),
-//! update tasks in place, and write it back as text.
+//! The tasks file as a document: parsed and checked (every problem with its line and column),
+//! updated in place, written back as text, unknown fields and key order kept. Pure; no profiles.
 //!
-//! Owns the JSON document, so fields herd does not know and the order of keys survive every
-//! rewrite, and keeps the typed `TaskSpec`s in step with it. Pure: no file I/O (that is
-//! `run::store`), and no knowledge of profiles (an unknown agent name is the caller's to report).
-//!
-//! How tasks with problems appear: `parse` fails only when the file cannot be used at all (not
-//! JSON, not an object, no `tasks` list). Otherwise every problem is in `problems()`, and
-//! `tasks()` holds every task that has a usable `task_id` (a safe, unique string), with defaults in
-//! place of its wrong fields. A task without a usable id (missing, not a string, unsafe, repeated,
-//! or not an object at all) is only a problem. Callers that start work must refuse while
-//! `problems()` is not empty.
-//!
-//! `read` parses and checks; this file holds the document and its updates; `fields` reads one
-//! task, `splice` writes changed fields back into the text.
+//! `parse` fails only when the file cannot be used at all; otherwise every problem is in
+//! `problems()`, and `tasks()` holds every task with a usable `task_id`, defaults in place of its
+//! wrong fields. Callers that start work must refuse while `problems()` is not empty.
 
 pub mod command_file;
 pub mod json_pos;
@@ -51,6 +41,18 @@ pub struct Problem {
     pub message: String,
 }
 
+impl Problem {
+    /// A problem of the file itself, about no task or field.
+    pub fn of_file(location: Option<Location>, message: String) -> Problem {
+        Problem {
+            location,
+            task_id: None,
+            field: None,
+            message,
+        }
+    }
+}
+
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.location {
@@ -66,32 +68,23 @@ pub struct TaskFile {
     /// The root object, exactly as read plus herd's updates.
     doc: Value,
     tasks: Vec<TaskSpec>,
-    /// The indices of the tasks that may start (`TaskSpec::is_runnable`): a scheduler walks
-    /// these, not the whole file, most of which is done in a long batch.
+    /// The indices of the tasks that may start: a scheduler walks these, not the whole file.
     runnable: BTreeSet<usize>,
-    /// `tasks[i]` is element `slots[i]` of the document's `tasks` list; `None` once the
-    /// operator removed it from the file during a run (`merge`): herd still knows the task (an
-    /// attempt of it may be ending) but writes nothing of it.
+    /// `tasks[i]` is element `slots[i]` of the `tasks` list; `None` once the operator removed it
+    /// during a run: herd still knows the task but writes nothing of it.
     slots: Vec<Option<usize>>,
-    /// Per task, the fields of `HERD_OWNED` that herd set during this run: on a `merge`, its
-    /// values of these are put back into the operator's version.
+    /// Per task, the `HERD_OWNED` fields herd set during this run (put back on a `merge`).
     touched: BTreeMap<usize, BTreeSet<String>>,
-    /// The objects of the tasks the operator removed, kept up to date in memory only: put
-    /// back into the file if the operator adds the task again.
+    /// The objects of tasks the operator removed, kept in memory for when they come back.
     held_out: HashMap<usize, serde_json::Map<String, Value>>,
-    /// The ids of the tasks herd added itself (`merge_own`) that no operator's version has
-    /// had yet: one that lacks them was edited from a version before herd added them, and
-    /// keeps them (`merge`).
+    /// The ids of tasks herd added that no operator's version has had yet (see `merge`).
     unseen: BTreeSet<String>,
-    /// Operator fields herd changed itself (`tasks.update` through the control socket) that no
-    /// operator's version has had yet, by task id: the field and its value before (`None`: it
-    /// was absent). A version of theirs that still has the value before was edited from a
-    /// version before the change, and keeps herd's value (`merge`).
+    /// Operator fields herd changed that no operator's version has had yet, by task id, with
+    /// the value before (see `merge`).
     unseen_fields: BTreeMap<String, Vec<(String, Option<Value>)>>,
     positions: PositionIndex,
     problems: Vec<Problem>,
-    /// The text as read, with the changes written so far spliced in (without a byte order
-    /// mark). If it cannot be laid out, the next write is in full.
+    /// The text as read, changes spliced in (no BOM); if it cannot be laid out, a full write.
     text: TaskText,
     /// Keys changed since the text was last brought up to date.
     changes: Changes,
@@ -126,8 +119,7 @@ impl TaskFile {
         self.tasks.iter().position(|t| t.task_id == task_id)
     }
 
-    /// Where task `index` (its `{`), or the value of one of its fields, was in the parsed text.
-    /// Positions are those of the text given to `parse`; updates do not move them.
+    /// Where task `index` or one of its fields was in the parsed text.
     pub fn location(&self, index: usize, field: Option<&str>) -> Option<Location> {
         let slot = (*self.slots.get(index)?)?;
         let pointer = match field {
@@ -145,8 +137,7 @@ impl TaskFile {
         self.positions.value(&in_defaults)
     }
 
-    /// The file's `defaults` object as the tasks take it (without the fields that cannot be
-    /// defaults); empty when there is none.
+    /// The file's `defaults` as the tasks take them.
     pub fn defaults(&self) -> serde_json::Map<String, Value> {
         defaults::usable(&self.doc)
     }
@@ -190,18 +181,15 @@ impl TaskFile {
         }
     }
 
-    /// Sets any field of task `index`: in place if it exists, else appended at the end of the
-    /// task object. Known fields update the typed task the way `parse` reads them (a wrong value
-    /// is written but the typed field falls back to its default, and the next `parse` reports
-    /// it). `task_id` is never changed this way: herd does not rename tasks.
+    /// Sets any field of task `index`, in place or appended. Known fields update the typed task
+    /// as `parse` reads them (a wrong value falls back to the default). `task_id` never changes.
     pub fn set_field(&mut self, index: usize, key: &str, value: Value) {
         if key != "task_id" && self.write(index, key, value) {
             self.reread(index);
         }
     }
 
-    /// Removes a field of task `index`, keeping the order of the others; the typed task goes
-    /// back to the default for it. `task_id` cannot be removed.
+    /// Removes a field of task `index` (the typed task takes its default); not `task_id`.
     pub fn remove_field(&mut self, index: usize, key: &str) {
         if key == "task_id" {
             return;
@@ -215,22 +203,18 @@ impl TaskFile {
         }
     }
 
-    /// The file's text with `task` (a JSON object) added at the end of its `tasks` list, in the
-    /// layout of the tasks before it (`splice::with_task_appended`), or the whole document
-    /// written afresh when the text has no task to copy the layout from. Changes nothing here:
-    /// the caller takes the text in with `merge`, like an operator's version.
+    /// The file's text with `task` appended to its list, or the document written afresh. Changes
+    /// nothing here: the caller takes it in with `merge`.
     pub fn text_with_task(&self, task: &Value) -> String {
         append_task(&self.text.shared().to_string(), &self.doc, task)
     }
 
-    /// The document as pretty JSON (2-space indent) with a trailing newline: all of it written
-    /// afresh, for a file whose own text cannot be kept.
+    /// The document as pretty JSON with a trailing newline, for a file whose text cannot be kept.
     pub fn to_text(&self) -> String {
         format!("{:#}\n", self.doc)
     }
 
-    /// Brings `text()` up to date with the changes made since the last call, rewriting only the
-    /// changed fields' text; true if the text changed.
+    /// Brings `text()` up to date, rewriting only changed fields; true if it changed.
     pub fn splice_changes(&mut self) -> bool {
         if self.changes.is_empty() {
             return false;
@@ -246,9 +230,8 @@ impl TaskFile {
         }
     }
 
-    /// Drops the positions of the parsed text (`location` answers `None` from then on). A run
-    /// keeps the file for its whole length and needs no positions after `parse` reported its
-    /// problems: they cost more memory than the document, and every agent is forked from it.
+    /// Drops the parsed positions: a run needs none after `parse` and they outweigh the
+    /// document, which every agent is forked with.
     pub fn forget_positions(&mut self) {
         self.positions = PositionIndex::default();
     }
@@ -258,8 +241,7 @@ impl TaskFile {
         !self.changes.is_empty()
     }
 
-    /// The file's text as of the last `splice_changes` (without a byte order mark), shared
-    /// without copying it: a snapshot for a writer, unchanged by later splices.
+    /// The file's text as of the last `splice_changes`, shared: a snapshot for a writer.
     pub fn shared_text(&self) -> SharedText {
         self.text.shared()
     }
@@ -347,9 +329,7 @@ impl TaskFile {
     }
 }
 
-/// `text` (whose document is `doc`) with `task` added at the end of its `tasks` list, in the
-/// layout of the tasks before it, or the whole document written afresh when the text has no
-/// task to copy the layout from.
+/// `text` (whose document is `doc`) with `task` appended to its list, or written afresh.
 fn append_task(text: &str, doc: &Value, task: &Value) -> String {
     if let Some(appended) = splice::with_task_appended(text, task) {
         return appended;

@@ -1,19 +1,13 @@
-//! asciicast recordings read as a stream of events: the header line, then one event per line,
-//! each with the byte offset and line number it came from, so a large file can be indexed and
-//! resumed anywhere without holding its events in memory.
-//!
-//! Reads version 2 (absolute times) and version 3 (times relative to the previous event; `#`
-//! comment lines). Damage never stops the reader: a line that is not an event, invalid UTF-8, a
-//! time that goes backwards, or a last line cut short by a crash becomes a [`Problem`] and the
-//! reader goes on. Only a file without a usable header is an error. No terminal, no clock.
+//! asciicast recordings (v2 and v3) read as a stream of events, each with its byte offset and
+//! line, so a large file can be indexed without holding it. Damage (a bad line, invalid UTF-8, a
+//! time going back, a cut last line) becomes a [`Problem`]; only a missing header is an error.
 
 use std::io::{self, BufRead};
 
 use serde::Deserialize;
 use serde_json::Value;
 
-/// Largest recorded size honoured; anything bigger is clamped (a damaged header must not make us
-/// allocate a huge screen).
+/// Largest recorded size honoured; bigger is clamped (a damaged header must not allocate much).
 pub const MAX_COLS: u16 = 1000;
 pub const MAX_ROWS: u16 = 500;
 

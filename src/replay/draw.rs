@@ -1,9 +1,6 @@
-//! Drawing the replay view: the recorded screen in a bordered pane at its recorded size, then a
-//! row of marker ticks over a timeline bar, a readout of the time and of the event under the
-//! cursor, the marker there, and the keys. Reads the view; changes nothing.
-//!
-//! The screen itself is painted by the dashboard's pane widget (`term::paint::screen`), so a replay
-//! looks exactly like the live pane did.
+//! Drawing the replay view: the recorded screen in a pane (painted as the live pane is), marker
+//! ticks over a timeline bar, the time, the event and marker under the cursor, the keys. Reads
+//! only.
 
 use std::time::Instant;
 
@@ -31,8 +28,7 @@ impl<R: std::io::BufRead + std::io::Seek> ReplayView<R> {
 }
 
 impl<R> ReplayView<R> {
-    /// Draws the view at `now`, reading only: the caller marks it drawn (`mark_drawn`) once
-    /// the frame is out.
+    /// Draws the view at `now`; the caller marks it drawn once the frame is out.
     pub fn render(&self, frame: &mut Frame<'_>, area: Rect, now: Instant) {
         draw(self, frame, area, now);
     }
@@ -44,8 +40,7 @@ const CONTROL_ROWS: u16 = 5;
 pub(super) fn draw<R>(view: &ReplayView<R>, frame: &mut Frame<'_>, area: Rect, now: Instant) {
     let buf = frame.buffer_mut();
     let controls = CONTROL_ROWS.min(area.height.saturating_sub(3));
-    // The pane keeps the whole area whatever the recording's size, so a resize in the
-    // recording does not move the controls; what lies outside the recorded terminal is shaded.
+    // The pane keeps the whole area, so a recorded resize does not move the controls.
     let pane_area = Rect {
         height: area.height - controls,
         ..area
@@ -273,8 +268,7 @@ fn event_row<R>(view: &ReplayView<R>, _now: Instant, _width: u16) -> Line<'stati
             index.events
         ))),
         Some(event) => {
-            // What a person follows: who acted, and what herd typed; the agent's raw bytes
-            // are in the .log for whoever needs them.
+            // Who acted and what herd typed; the agent's raw bytes are in the .log.
             let what = match event.kind {
                 EventKind::Output => "the agent drew".to_string(),
                 EventKind::Input => format!("herd typed \"{}\"", event.preview),

@@ -1,12 +1,6 @@
 //! `herd explain`: what herd saw and decided during one attempt, as a timeline a person can read
-//! when a CLI update breaks something. From the recording (`.cast`: herd's markers for prompts,
-//! answers, the marker, the ending and the verdict; the keys it typed; resizes; the agent's
-//! output, summed up between them), the attempt's facts (`.json`: argv, exit, verdict and
-//! evidence, every answer with the guard's reason, processes ended) and the profile's rules
-//! applied to the last screen (logical lines across wraps): which prompt, ready, busy and
-//! failure rules match it, and which do not.
-//!
-//! Pure: events, facts and the profile come in; lines of text go out.
+//! when a CLI update breaks something: from the recording's markers and output, the attempt's
+//! facts, and the profile's rules applied to the last screen (which match, which do not). Pure.
 
 use serde_json::Value;
 
@@ -211,8 +205,7 @@ fn answers(facts: &Value) -> Vec<String> {
     out
 }
 
-/// What was answered, from a facts file's answer: the option sent over a structured channel
-/// (with the hook that asked: `PreToolUse allow`), else the rule and the keys typed.
+/// What was answered: the option sent over a structured channel, else the rule and the keys.
 pub fn answer_given(answer: &Value) -> String {
     let text = |k: &str| answer.get(k).and_then(Value::as_str).unwrap_or("");
     match (text("option"), channel_of(answer)) {
@@ -222,8 +215,7 @@ pub fn answer_given(answer: &Value) -> String {
     }
 }
 
-/// The channel an answer of a facts file came through. Older facts files name none: their
-/// answers were typed on the screen, or (with an option) given over ACP.
+/// The channel an answer came through; older facts files name none (screen, or ACP with an option).
 pub fn channel_of(answer: &Value) -> &str {
     let option = answer.get("option").is_some_and(|o| !o.is_null());
     match answer.get("channel").and_then(Value::as_str) {
@@ -249,8 +241,7 @@ fn processes_ended(facts: &Value) -> Vec<String> {
     out
 }
 
-/// The screen the recording ends on, fed through herd's emulator at the recorded sizes, and what
-/// the profile's rules make of it.
+/// The recording's last screen, fed through herd's emulator, and what the profile makes of it.
 fn last_screen(record: &AttemptRecord<'_>) -> Vec<String> {
     let mut screen = Screen::new(record.header.rows, record.header.cols);
     for event in record.events {

@@ -1,9 +1,6 @@
-//! `herd explain` for an ACP attempt: the session's timeline from `attempt_<n>.acp.jsonl` —
-//! what herd asked and the agent answered, each permission request with herd's answer and the
-//! guard's reason, tool calls as they finished, how the turn ended and the outcome herd drew,
-//! and what the agent printed beside the protocol (stderr, lines that were not messages).
-//!
-//! Pure: takes the log's text, returns lines; a line it cannot read is counted, never fatal.
+//! `herd explain` for an ACP attempt: the session's timeline from `attempt_<n>.acp.jsonl` (what
+//! herd asked, permission requests and answers, tool calls, the turn's end, the outcome, the
+//! agent's stderr). Pure; a line it cannot read is counted, never fatal.
 
 use std::collections::HashMap;
 
@@ -58,8 +55,7 @@ pub fn explain_acp(text: &str) -> Vec<String> {
     out
 }
 
-/// What herd sent: a request (remembered by its id, to name the answer), a notification, or
-/// its answer to the agent's request.
+/// What herd sent: a request (remembered by its id), a notification, or an answer.
 fn outgoing(msg: &Value, methods: &mut HashMap<String, String>) -> String {
     let method = msg.get("method").and_then(Value::as_str);
     let id = msg.get("id").map(Value::to_string);
@@ -81,8 +77,8 @@ fn outgoing(msg: &Value, methods: &mut HashMap<String, String>) -> String {
     }
 }
 
-/// What the agent sent: a finished tool call, a permission request, another request, or the
-/// answer to one of herd's (`methods`: herd's requests by id); message chunks are only counted.
+/// What the agent sent: a finished tool call, a permission request, another request, or an
+/// answer to one of herd's (`methods`); message chunks are only counted.
 fn incoming(msg: &Value, methods: &HashMap<String, String>, chunks: &mut u32) -> Option<String> {
     let method = msg.get("method").and_then(Value::as_str);
     let id = msg.get("id").map(Value::to_string);
@@ -124,8 +120,7 @@ fn incoming(msg: &Value, methods: &HashMap<String, String>, chunks: &mut u32) ->
     }
 }
 
-/// What herd itself noted: an answer to a permission request, the outcome it drew, how the agent
-/// exited, an error.
+/// What herd itself noted: an answer, the outcome, how the agent exited, an error.
 fn herd_note(record: &Value) -> Vec<String> {
     if let Some(a) = record.get("approval") {
         let field = |k: &str| a.get(k).and_then(Value::as_str).unwrap_or("?");

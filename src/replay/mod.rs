@@ -1,12 +1,7 @@
-//! `herd replay`: recorded attempts played back. A streaming asciicast reader (`cast`), the
-//! replayed terminal and its snapshots (`term`), an index of checkpoints for seeking in files of
-//! any size (`seek`), the timeline of markers and idle gaps (`timeline`), the player's pure state
-//! machine (`player`), the embeddable view and its drawing (`view`, `draw`), `--print` (`print`);
-//! `synth` writes synthetic recordings for tests and benchmarks.
-//!
-//! Never owns the user's terminal (the command that runs the player full-screen is
-//! `cli::replay`);
-//! only `seek`, `print` and `view::open` read files.
+//! `herd replay`: recorded attempts played back: the asciicast reader (`cast`), the replayed
+//! terminal (`term`), seeking (`seek`), the timeline (`timeline`), the player's state machine
+//! (`player`), the embeddable view (`view`, `draw`) and `--print`. Only `seek`, `print` and
+//! `view::open` read files; the full-screen command is `cli::replay`.
 
 pub mod cast;
 pub mod draw;

@@ -1,6 +1,5 @@
-//! The player's controls as a pure state machine: play/pause, speed, seeking, marker steps.
-//! Positions are in shown time (idle gaps capped, see `timeline`); the clock is passed in, so
-//! every transition is testable without a terminal or a timer.
+//! The player's controls as a pure state machine: play/pause, speed, seeking, marker steps, in
+//! shown time (`timeline`). The clock is passed in.
 
 use std::time::{Duration, Instant};
 
@@ -74,8 +73,7 @@ pub enum Outcome {
     Redraw,
     /// Move the screen to this shown time.
     Seek(f64),
-    /// Move the screen to just after marker `i` (markers can share a time: this tells them
-    /// apart).
+    /// Move the screen to just after marker `i` (markers can share a time).
     SeekMarker(usize),
     /// Apply one more event, then report its time with [`Player::set_position`].
     StepEvent,
@@ -164,8 +162,7 @@ impl Player {
         self.at_marker = None;
     }
 
-    /// The screen stands just after marker `i` (reached by a seek, not a marker jump): marker
-    /// steps go on from it, not from its time (other markers may share that time).
+    /// The screen stands just after marker `i`: marker steps go on from it, not from its time.
     pub fn stand_on_marker(&mut self, i: usize, markers: &[f64]) {
         if markers.get(i) == Some(&self.pos) {
             self.at_marker = Some(i);

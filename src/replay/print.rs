@@ -1,6 +1,5 @@
-//! `herd replay --print`: the screen of a recording at its end or at a time, as plain text, in one
-//! streaming pass (no checkpoints: nothing is kept but the screen). Also finds the recording a
-//! path names: a `.cast` file, or a task folder's latest attempt.
+//! `herd replay --print`: a recording's screen at its end or at a time, as text, in one pass;
+//! and the recording a path names (a `.cast`, or a task folder's latest attempt).
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};

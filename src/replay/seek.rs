@@ -1,9 +1,6 @@
-//! Seeking in a recording of any size. One pass over the file builds an [`Index`]: the markers,
-//! the idle gaps, the problems, and a checkpoint of the terminal every megabyte or so of file
-//! (restricted to a memory budget: when the checkpoints outgrow it, every other one is dropped and
-//! the spacing doubles). A [`Playhead`] then reaches any time by restoring the nearest checkpoint
-//! before it and reading on from that checkpoint's byte offset; it never holds more than one
-//! screen and one event.
+//! Seeking in a recording of any size: one pass builds an [`Index`] of markers, idle gaps,
+//! problems and terminal checkpoints every megabyte or so (within a memory budget: past it, every
+//! other one is dropped). A [`Playhead`] reaches any time from the nearest checkpoint before it.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Seek, SeekFrom};

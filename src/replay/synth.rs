@@ -1,7 +1,5 @@
-//! Synthetic agent-like recordings of any size, for tests and benchmarks: colourful output,
-//! spinners redrawn in place, permission dialogs drawn and cleared with cursor moves, wide
-//! characters, escape sequences split across events, resizes, markers, answers and idle gaps.
-//! Deterministic for a seed; pure (writes into any `Write`).
+//! Synthetic agent-like recordings of any size, for tests and benchmarks (spinners, dialogs, wide
+//! characters, split escapes, resizes, markers, idle gaps). Deterministic for a seed; pure.
 
 use std::io::{self, Write};
 

@@ -1,10 +1,6 @@
-//! The replayed terminal: a vt100 parser fed with a recording's events, and snapshots of it that
-//! can be restored later (the checkpoints seeking starts from).
-//!
-//! vt100's `Screen` is `Clone`, its `Parser` is not: a snapshot is the screen alone, restored into
-//! a fresh parser. That is exact only where the byte stream is between escape sequences (a fresh
-//! parser starts in its ground state), so [`Term::at_ground`] follows the parser's state machine
-//! closely enough to say when that holds; snapshots are taken only there. Pure: no I/O.
+//! The replayed terminal: a vt100 parser fed with a recording's events, and snapshots of it to
+//! seek from. A snapshot is the screen alone, restored into a fresh parser, so it is taken only
+//! between escape sequences ([`Term::at_ground`]). Pure.
 
 use std::num::NonZeroU16;
 
@@ -13,8 +9,8 @@ use super::cast::{Event, EventKind, parse_size};
 /// Bytes one vt100 cell takes (vt100 asserts this size).
 const CELL_BYTES: usize = 32;
 
-/// Where the escape-sequence parser stands between two events: ground (plain text) or inside a
-/// sequence. Mirrors vte 0.15's states, merged where their exits are the same.
+/// Where the escape-sequence parser stands between two events (vte 0.15's states, merged where
+/// their exits are the same).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Seq {
     Ground,
@@ -28,8 +24,7 @@ enum Seq {
 }
 
 impl Seq {
-    /// The state after `bytes`. Any ESC leads to `Escape` whatever the state, so only the bytes
-    /// after the last ESC matter.
+    /// The state after `bytes`: any ESC leads to `Escape`, so only bytes after the last matter.
     fn after(self, bytes: &[u8]) -> Seq {
         let (mut state, rest) = match bytes.iter().rposition(|&b| b == 0x1b) {
             Some(at) => (Seq::Escape, &bytes[at + 1..]),
@@ -111,9 +106,7 @@ pub struct Term {
     scrollback: usize,
 }
 
-/// Rows kept above a replayed screen of `rows` rows. They are never shown, but a resize that makes
-/// the screen taller brings rows back from them, as it did live; herd keeps more, but a resize
-/// within the sizes a recording uses seldom reaches further back than this.
+/// Rows kept above a replayed screen of `rows` rows, for a resize that makes it taller.
 pub fn scrollback_for(rows: u16) -> usize {
     (usize::from(rows) * 2).clamp(48, usize::from(super::cast::MAX_ROWS))
 }
@@ -123,8 +116,7 @@ fn non_zero(n: u16) -> NonZeroU16 {
 }
 
 impl Term {
-    /// A blank terminal of the recorded size. `scrollback` rows are kept above the screen: they
-    /// are not shown, but a resize that makes the screen taller brings them back, as it did live.
+    /// A blank terminal of the recorded size, `scrollback` rows kept above it.
     pub fn new(rows: u16, cols: u16, scrollback: usize) -> Term {
         Term {
             parser: vt100::Parser::new_with_callbacks(
@@ -200,8 +192,7 @@ impl Term {
         (rows.get(), cols.get())
     }
 
-    /// The visible screen as text: trailing blanks trimmed, trailing blank rows dropped (the same
-    /// text `core::screen::Screen::text` gives for the live screen).
+    /// The visible screen as text, as `core::screen::Screen::text` gives it.
     pub fn text(&self) -> String {
         screen_text(self.parser.screen())
     }

@@ -1,6 +1,5 @@
-//! The recording's timeline: its markers (what herd noted: prompts, answers, the verdict), and
-//! the mapping between recorded time and the time shown when idle gaps are capped (like
-//! `asciinema play -i`). Pure: numbers in, numbers out.
+//! The recording's timeline: its markers, and recorded time mapped to shown time when idle gaps
+//! are capped (like `asciinema play -i`). Pure.
 
 /// Gaps shorter than this are never capped, so they are not kept.
 pub const MIN_IDLE_LIMIT: f64 = 0.1;
@@ -248,8 +247,7 @@ impl Timeline {
     }
 }
 
-/// The first index in `0..n` where `pred` is false (`pred` true then false, like
-/// `slice::partition_point`).
+/// The first index in `0..n` where `pred` is false (as `slice::partition_point`).
 fn partition(n: usize, pred: impl Fn(usize) -> bool) -> usize {
     let (mut lo, mut hi) = (0, n);
     while lo < hi {

@@ -1,9 +1,6 @@
-//! The replay player as an embeddable view: a recording's screen at a moment, the controls that
-//! move the moment, and a `draw` into any area. The stand-alone `herd replay` (`cli.rs`) is one
-//! user; the dashboard can embed the same `ReplayView` to replay a past attempt inline.
-//!
-//! Owns the playhead and the timeline; the pure `Player` decides, this applies its outcomes.
-//! Reading errors (the file vanished mid-replay) become a message, never a panic.
+//! The replay player as an embeddable view, used by `herd replay` and inside the dashboard. Owns
+//! the playhead and the timeline; the pure `Player` decides, this applies its outcomes. Reading
+//! errors become a message, never a panic.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Seek};
@@ -22,8 +19,7 @@ use super::timeline::Timeline;
 pub const DEFAULT_IDLE_LIMIT: f64 = 2.0;
 /// Output bytes applied per frame in "as fast as possible" play.
 const FASTEST_BYTES_PER_FRAME: usize = 64 << 10;
-/// Seeks land this much after the time asked for, so an event at exactly that time (a marker
-/// jumped to) is shown despite rounding.
+/// Seeks land this much after the time asked for, so an event at exactly that time is shown.
 const SEEK_SLACK: f64 = 1e-7;
 
 /// How the player starts.

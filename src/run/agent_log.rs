@@ -1,13 +1,6 @@
-//! Finding and tailing the file an agent writes while it runs (the profile's `agent_log`), so its
-//! new lines reach the attempt as they come. What the lines say is
-//! [`crate::core::facts::agent_log`]'s business.
-//!
-//! Owns where the file is: the path herd gave the agent (`{agent_log}`, Claude's debug log), or
-//! the Codex rollout its session started (`<CODEX_HOME or HOME/.codex>/sessions/Y/M/D/
-//! rollout-*.jsonl` written since the attempt started, whose `session_meta` names the task's
-//! folder; none when several do, since another session's file is never taken for this one).
-//! Never fails loudly: a log is extra evidence, so anything missing or unreadable reads as
-//! nothing new.
+//! Finding and tailing the file an agent writes while it runs (the profile's `agent_log`): the
+//! path herd gave it, or the Codex rollout its session started (never another session's). Never
+//! fails loudly: anything amiss reads as nothing new.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -57,8 +50,7 @@ impl AgentLogTail {
         self.path.as_deref()
     }
 
-    /// The bytes added since the last read (at most [`MAX_READ_BYTES`]); empty when there are
-    /// none or the file is not there (yet).
+    /// The bytes added since the last read (at most [`MAX_READ_BYTES`]).
     pub fn read_new(&mut self) -> Vec<u8> {
         if self.path.is_none() && self.kind == AgentLogKind::CodexRollout {
             self.path = find_rollout(&self.env, &self.cwd, self.since);

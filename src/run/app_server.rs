@@ -1,14 +1,8 @@
-//! The transport of herd's second client of an attempt's Codex app server
-//! (`core::app_server`): a private folder (0700) for the server's Unix socket, the launcher
-//! that runs the server and the TUI in the attempt's terminal and process group (`herd
-//! app-server-pair`), and a worker thread that speaks WebSocket over the socket, keeps the
-//! subscriptions (`core::app_server::Subscriber`) and carries the server's messages to the
-//! engine (as `AppServerReport`s) and the attempt's answers back. The attempt decides; this
-//! only carries bytes and never blocks the event loop.
-//!
-//! The folder and socket go when the attempt ends (`AppServerLink` is dropped); the server
-//! goes with the attempt's process group. A server herd cannot reach leaves the screen in
-//! charge (the attempt only hands its dialogs to this channel once connected).
+//! The transport of herd's second client of an attempt's Codex app server: a private folder for
+//! the server's socket, the launcher running server and TUI in the attempt's process group (`herd
+//! app-server-pair`), and a worker speaking WebSocket that carries messages both ways. It only
+//! carries bytes and never blocks the loop; a server herd cannot reach leaves the screen in
+//! charge. Folder and socket go when `AppServerLink` is dropped.
 
 use std::io::ErrorKind;
 use std::os::unix::net::UnixStream;
@@ -44,8 +38,8 @@ pub struct AppServerLink {
 }
 
 impl AppServerLink {
-    /// A private folder for the socket of attempt `key`, and the worker that connects to the
-    /// server once it listens there; reports go to `reports`.
+    /// A private folder for attempt `key`'s socket, and the worker that connects once the server
+    /// listens.
     pub fn start(key: u64, reports: Outbox<AppServerReport>) -> std::io::Result<AppServerLink> {
         let dir = ipc::private_subfolder("herd-codex-")?;
         let socket = dir.path().join(app_server::SOCKET_NAME);
@@ -84,10 +78,8 @@ impl Drop for AppServerLink {
     }
 }
 
-/// The argv that starts an attempt: `argv` with its `{app_server}` element replaced by
-/// `--remote <url>` under the launcher (`url`: herd's server for this attempt), or by
-/// `--no-daemon` where herd runs none (an agent on another host, a server that could not be
-/// set up). An argv without the element is returned as it is.
+/// The argv that starts an attempt: its `{app_server}` element replaced by `--remote <url>` under
+/// the launcher, or by `--no-daemon` where herd runs no server.
 pub fn argv_for(argv: Vec<String>, url: Option<&str>, herd_exe: &str) -> Vec<String> {
     if !argv.iter().any(|a| a == app_server::PLACEHOLDER) {
         return argv;
@@ -152,8 +144,7 @@ impl Worker {
             }
             match ipc::connect_own(&self.socket) {
                 Ok(stream) => break stream,
-                // Served by another user (whoever could put a socket in our private folder):
-                // nothing to wait for.
+                // Served by another user: nothing to wait for.
                 Err(error) if error.kind() == ErrorKind::PermissionDenied => {
                     return Err(format!("refused {}: {error}", self.socket.display()));
                 }
@@ -226,12 +217,9 @@ impl Worker {
 /// How long the server is given to end by itself after the TUI, before it is killed.
 const SERVER_GRACE: Duration = Duration::from_secs(3);
 
-/// `herd app-server-pair --listen <url> -- <TUI argv>`, run as the attempt's agent in its
-/// terminal: starts `<program> app-server --listen <url>` (the TUI's own program, so both are
-/// the same version) in the attempt's process group, its output in `<socket>.log`, waits until
-/// it listens, runs the TUI in the terminal, and ends the server when the TUI ends, so that
-/// nothing of the pair outlives the agent. Returns the TUI's exit status (128 + the signal
-/// that ended it).
+/// `herd app-server-pair --listen <url> -- <TUI argv>`, the attempt's agent: starts `<program>
+/// app-server` (the TUI's own program, the same version) in the process group, waits until it
+/// listens, runs the TUI, and ends the server with it. Returns the TUI's exit status.
 pub fn run_pair(url: &str, tui: &[String]) -> i32 {
     let (Some(program), Some(socket)) = (tui.first(), url.strip_prefix("unix://")) else {
         eprintln!("herd app-server-pair: needs --listen unix://<socket> and the TUI's command");

@@ -1,13 +1,7 @@
-//! A running attempt's signal file and its agent's own log, read on a worker thread so the event
-//! loop never touches them: every poll interval the worker reads both (here; on a host, one
-//! long-lived run of its launcher reads them every interval and sends what it found, started
-//! again if it goes away) and hands over only what changed — the signal file's text when it
-//! differs from the last handed over, the log's new bytes. Asked for the last read (the agent
-//! ended), it reads once more and hands over whatever is there, then stops. It decides nothing:
-//! whether a text counts is the engine's business.
-//!
-//! For an attempt on a host, what is read is also copied into the attempt's recordings here
-//! (`attempt_<n>.agent.log`, `attempt_<n>.signal.json`), so `runs/` stays the record.
+//! A running attempt's signal file and agent log, read on a worker every interval (on a host, by
+//! one long-lived run of its launcher) and handed over only when changed; asked for the last
+//! read, it reads once more and stops. Decides nothing. Reads from a host are also copied into
+//! the attempt's recordings, so `runs/` stays the record.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -43,8 +37,7 @@ pub enum FilesReport {
     Signal(SignalText),
     /// The agent's log grew.
     AgentLog(Vec<u8>),
-    /// The last read, asked for at the attempt's end: whatever is there. `trouble` says why the
-    /// host could not be read.
+    /// The last read, at the attempt's end; `trouble` says why the host could not be read.
     Last {
         signal: Option<SignalText>,
         log: Vec<u8>,
@@ -60,8 +53,7 @@ pub enum Preparation {
         worktree: Option<Result<PathBuf, crate::run::worktree::WorktreeError>>,
         /// `trust_folder`: the folder trusted in the CLI's config, or why it could not be.
         trusted: Option<Result<crate::core::profile::folder_trust::FolderTrust, String>>,
-        /// Where the folder stood as the attempt starts (`run::changes`), taken after its
-        /// worktree was made; `None` outside a repository or when it could not be taken.
+        /// Where the folder stood as the attempt starts (`run::changes`), when it could be taken.
         snapshot: Option<(
             crate::run::changes::attempt::AttemptFolder,
             Option<crate::core::facts::changes::StartPoint>,
@@ -108,8 +100,7 @@ pub struct FileWatch {
 const REMOTE_LOOK: Duration = Duration::from_millis(100);
 
 impl FileWatch {
-    /// Starts the worker, reading every `every`; `post` hands a report to the event loop and
-    /// says whether it is still there.
+    /// Starts the worker, reading every `every`; `post` says whether the loop is still there.
     pub fn start(
         name: String,
         source: FileSource,
@@ -215,8 +206,7 @@ struct Reader {
 }
 
 impl Reader {
-    /// What was read since the last poll: here, one read; on a host, the follower's rounds
-    /// (started, or started again a little after it went away).
+    /// What was read since the last poll: one read here, the follower's rounds on a host.
     fn poll(&mut self) -> Vec<Found> {
         let FileSource::Remote {
             host,
@@ -331,8 +321,7 @@ impl Reader {
         }
     }
 
-    /// What a read on the host found, as handed over; the copies kept in the recordings; and
-    /// whether the Codex rollout was found just now (the log is that file from now on).
+    /// What a read on the host found, the copies kept, and whether the rollout was just found.
     fn absorb(&mut self, back: ReadBack, last: bool) -> (Option<SignalText>, Vec<u8>, bool) {
         let text = back.signal.and_then(|found| match found {
             Ok(bytes) => String::from_utf8(bytes).ok().map(SignalText::Text),

@@ -1,7 +1,5 @@
-//! The time a turn of the event loop runs at: the frontends (headless loop, dashboard) read it
-//! once per turn with `Now::read` and hand it to the engine, which never reads a clock itself.
-//! One value carries both clocks: the monotonic instant for deadlines and the wall-clock time for
-//! what is written (tasks file, recordings), so both describe the same moment.
+//! The time a turn of the event loop runs at, read once per turn by the frontends: the monotonic
+//! instant for deadlines and the wall-clock time for what is written, the same moment.
 
 use std::time::Instant;
 
@@ -25,8 +23,7 @@ impl Now {
     }
 }
 
-/// The wall clock and the system's zone, for views that say times as clock times
-/// (`core::clock_words`). Only frontends call this.
+/// The wall clock and the system's zone, for clock times in views. Only frontends call this.
 pub fn local_now() -> crate::core::operator::clock_words::LocalNow {
     crate::core::operator::clock_words::LocalNow {
         now: Timestamp::now(),

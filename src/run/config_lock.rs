@@ -1,13 +1,7 @@
-//! The lock Claude Code takes on its config file (`.claude.json`) while it rewrites it: a
-//! folder beside the file, `<file>.lock`, made with `mkdir` (which only one process can do) and
-//! removed when done; the scheme of the `proper-lockfile` package Claude Code uses
-//! (`lockfilePath: `${file}.lock``). A holder refreshes the folder's time while it holds it, so
-//! a lock left unchanged for [`STALE`] was left behind by a process that died and is taken over.
-//!
-//! herd takes it around its own read-modify-write of the file (`folder_trust`), so a running
-//! Claude Code, writing its config on start and exit, and herd never interleave their writes,
-//! which would lose one of the two: a trust entry lost shows the agent the trust dialog, whose
-//! default is "No, exit".
+//! The lock Claude Code takes on its `.claude.json` while it rewrites it (`proper-lockfile`'s
+//! `<file>.lock` folder, refreshed by its holder; one left unchanged for [`STALE`] is taken
+//! over). herd takes it around its own edits, so a trust entry is never lost to a Claude Code
+//! writing its config (it would show the trust dialog, whose default is "No, exit").
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -26,8 +20,7 @@ pub struct ConfigLock {
 }
 
 impl ConfigLock {
-    /// Takes the lock on `file`, waiting up to `wait` while a live holder has it. The error
-    /// says who holds it (its folder) and for how long it was waited for.
+    /// Takes the lock on `file`, waiting up to `wait`; the error says who holds it.
     pub fn acquire(file: &Path, wait: Duration) -> io::Result<ConfigLock> {
         let folder = lock_folder(file);
         let start = Instant::now();
@@ -77,8 +70,7 @@ pub fn lock_folder(file: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Whether the lock `folder` was last refreshed [`STALE`] or longer before `now`. A lock gone
-/// meanwhile is not stale: the next try takes it.
+/// Whether the lock `folder` was last refreshed [`STALE`] or longer before `now` (gone: not).
 fn is_stale(folder: &Path, now: SystemTime) -> bool {
     std::fs::metadata(folder)
         .and_then(|m| m.modified())

@@ -1,12 +1,7 @@
-//! What a run prints for the operator: the headless event lines and summary on stdout, notes and
-//! errors on stderr. A reader that goes away (`herd run --headless | head`, a closed terminal)
-//! ends only the printing: the run keeps SIGPIPE ignored (its agents' pipes need that), so a
-//! write to a closed pipe fails with `EPIPE`, and here that failure is the end of that stream's
-//! printing, said once in `runs/herd.log`, never an error of the run and never a panic (which
-//! `println!`/`eprintln!` would raise, and a panic hook printing into the same closed stderr would
-//! turn into an abort). The lines that can no longer be printed go on into `runs/herd.log`.
-//!
-//! Must not decide anything about the run; it only carries text.
+//! What a run prints for the operator: event lines and the summary on stdout, notes on stderr. A
+//! reader that goes away (`| head`, a closed terminal) ends only the printing: the run keeps
+//! SIGPIPE ignored, so `EPIPE` ends that stream (noted once in `runs/herd.log`, where the lines
+//! go on), never the run and never a panic.
 
 use std::io::{self, Write};
 
@@ -40,8 +35,7 @@ impl<W: Write> Console<W> {
         self.text(&format!("{line}\n"));
     }
 
-    /// `text` as it is (a table, several lines), flushed; into `runs/herd.log` once the stream
-    /// is closed.
+    /// `text` as it is, flushed; into `runs/herd.log` once the stream is closed.
     pub fn text(&mut self, text: &str) {
         if !self.closed {
             let written = self
@@ -71,8 +65,7 @@ impl<W: Write> Console<W> {
     }
 }
 
-/// `line` on stderr, or into `runs/herd.log` when stderr is closed: for the notes and errors of
-/// a run, which must reach the operator where they can but never end the run.
+/// `line` on stderr, or into `runs/herd.log` when stderr is closed.
 pub fn note(line: &str) {
     Console::new(io::stderr(), "stderr").line(line);
 }

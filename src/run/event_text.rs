@@ -1,5 +1,4 @@
-//! One line of text for each engine event: what headless prints, and the `text` of the events
-//! the control socket streams.
+//! One line of text per engine event, for headless and the control socket's events.
 
 use super::engine::{EngineEvent, note_label};
 use crate::core::attempt::Note;

@@ -1,7 +1,5 @@
-//! After a failed attempt: the error lines of its output scored and categorised (the core's
-//! `failure_context`), the files changed in its folder meanwhile (from git, when the folder is a
-//! repository), written to `attempt_<n>.errors.json`, and a short summary for the next attempt's
-//! `{previous_failure}`. Best effort: nothing here can fail an attempt.
+//! After a failed attempt: its scored error lines and the files it changed (from git) written to
+//! `attempt_<n>.errors.json`, and a summary for `{previous_failure}`. Best effort.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -37,14 +35,12 @@ pub fn git_changes(cwd: &Path) -> Option<BTreeSet<String>> {
     )
 }
 
-/// True when `cwd` is inside a git repository (a `.git` folder or file in it or above it):
-/// a few `stat`s, so that git itself runs only where it can say something.
+/// True when `cwd` is inside a git repository (a few `stat`s, so git runs only where useful).
 pub fn in_repository(cwd: &Path) -> bool {
     cwd.ancestors().any(|dir| dir.join(".git").exists())
 }
 
-/// `git status` of an attempt's folder as it started, taken on a worker thread so the event
-/// loop never waits for git; nothing at all outside a repository.
+/// `git status` of an attempt's folder as it started, on a worker; nothing outside a repository.
 #[derive(Debug, Default)]
 pub struct GitSnapshot {
     worker: Option<Job<Option<BTreeSet<String>>>>,
@@ -74,8 +70,7 @@ impl GitSnapshot {
         }
     }
 
-    /// The files git reported changed when the attempt started. Only a failed attempt asks,
-    /// at its end, when the worker finished long ago.
+    /// The files git reported changed when the attempt started (asked only at a failed end).
     pub fn take(&mut self) -> Option<BTreeSet<String>> {
         if let Some(files) = self.known.take() {
             return Some(files);
@@ -96,9 +91,8 @@ pub fn changed_since(before: Option<&BTreeSet<String>>, cwd: &Path) -> Vec<Strin
     }
 }
 
-/// Builds the context, writes `errors_path`, and returns the summary for the next attempt.
-/// The lines a structured agent's failure is explained by: its error messages, its denied
-/// tools and its final text (the screen shows only JSON).
+/// The lines a structured agent's failure is explained by: its errors, denied tools and final
+/// text.
 pub fn stream_lines(facts: &crate::core::wire::stream::StreamFacts) -> Vec<String> {
     let mut lines: Vec<String> = facts
         .errors
@@ -129,8 +123,7 @@ pub struct FailureReport {
     pub headline: Option<String>,
 }
 
-/// Builds the failure context of `tail` (and the files `changed`), writes it to
-/// `errors_path` (`attempt_<n>.errors.json`) and returns its summary and headline.
+/// Builds the failure context of `tail`, writes it to `errors_path`, returns summary and headline.
 pub fn report(tail: &[String], changed: Vec<String>, errors_path: &Path) -> FailureReport {
     let context = FailureContext::build(tail, changed);
     let text = serde_json::to_string_pretty(&context.to_json()).unwrap_or_default();

@@ -1,12 +1,7 @@
-//! `trust_folder`: the operator's trust in a task's folder written into the CLI's config before
-//! the agent starts (`core::folder_trust` says what changes; this reads and writes the file, on
-//! the preparation worker). The file is replaced in one rename, so the CLI never reads half of
-//! it, and keeps its permissions. Its read, change and write happen under the file's lock
-//! (`config_lock`: the one Claude Code takes on its config, so a Claude Code starting or ending
-//! meanwhile cannot write in between; another herd takes it too) and, within this process, one
-//! at a time: tasks start side by side, each on a worker of its own, and two of them trusting
-//! their folders in one shared file would otherwise each write the file without the other's
-//! entry.
+//! `trust_folder`: the operator's trust written into the CLI's config before the agent starts,
+//! on the preparation worker. The file is replaced in one rename, keeping its permissions, under
+//! Claude Code's own lock (`config_lock`) and one edit at a time in this process, so tasks
+//! starting side by side never lose each other's entries.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -17,16 +12,13 @@ use std::time::Duration;
 use super::config_lock::{ConfigLock, STALE};
 use crate::core::profile::folder_trust::{self, FolderTrust, TrustedCli};
 
-/// One config edit at a time in this process (the lock folder alone would make the workers of
-/// one batch poll each other).
+/// One config edit at a time in this process.
 static EDITING: Mutex<()> = Mutex::new(());
 
-/// How long an edit waits for the file's lock: past `STALE`, so a lock left by a process that
-/// died is taken over rather than failing the task.
+/// How long an edit waits for the lock: past `STALE`, so a dead holder's lock is taken over.
 const LOCK_WAIT: Duration = STALE.saturating_add(Duration::from_secs(5));
 
-/// Trusts `trust.folder` in the config of its CLI that the agent with environment `env` reads;
-/// the file written, or why it could not be.
+/// Trusts `trust.folder` in its CLI's config for an agent with `env`; the file, or why not.
 pub fn trust_folder(
     env: &BTreeMap<String, String>,
     trust: &FolderTrust,

@@ -1,19 +1,9 @@
-//! A Gemini CLI home of the attempt's own, so that herd's `BeforeTool` hook is in Gemini's user
-//! settings without a byte of the user's own files changing.
-//!
-//! Gemini 0.61.0 reads its hooks from settings files only. Its system settings
-//! (`GEMINI_CLI_SYSTEM_SETTINGS_PATH`) are skipped unless the file and its folder are owned by
-//! root, and its workspace settings are the user's project; but `GEMINI_CLI_HOME` moves its
-//! home: it then keeps everything in `$GEMINI_CLI_HOME/.gemini` (and `.agents`). herd builds
-//! that home in the hook listener's private folder (0700, gone with the attempt): `.gemini`
-//! holds a link to every entry of the user's real Gemini folder (credentials, history, trusted
-//! folders, extensions, memory — their writes land in the user's files) except
-//! `settings.json`, which is the user's own settings with herd's hook added (`core::hook`).
-//! The trusted-folders file is named to Gemini by its real path, so a folder the operator
-//! trusts in the dialog stays trusted after the attempt.
-//!
-//! What Gemini creates anew in its folder during the attempt (an entry the user's folder did
-//! not have), and a change it makes to its settings, stay in the attempt's copy and go with it.
+//! A Gemini CLI home of the attempt's own, so herd's `BeforeTool` hook is in Gemini's user
+//! settings without a byte of the user's files changing. Gemini reads hooks from settings files
+//! only, and `GEMINI_CLI_HOME` moves its home: herd builds one in the hook listener's private
+//! folder whose `.gemini` links every entry of the user's (their writes land in the user's
+//! files) except `settings.json`, the user's settings plus herd's hook. What Gemini creates anew
+//! there goes with the attempt.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -29,9 +19,8 @@ const AGENTS_DIR: &str = ".agents";
 const SETTINGS_FILE: &str = "settings.json";
 const TRUSTED_FOLDERS_FILE: &str = "trustedFolders.json";
 
-/// Builds the attempt's Gemini home under `dir` for an agent whose environment overrides are
-/// `agent_env` (herd's own environment below them), with the hook running `herd_exe hook`
-/// given `hook_env`. Returns the variables that point Gemini at it.
+/// Builds the attempt's Gemini home under `dir` with the hook running `herd_exe hook` given
+/// `hook_env`. Returns the variables that point Gemini at it.
 pub fn prepare(
     dir: &Path,
     agent_env: &BTreeMap<String, String>,

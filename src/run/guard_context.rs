@@ -1,7 +1,4 @@
-//! What the guard needs to know about where a task runs, found out on the disk: the task's
-//! folder as the shell sees it and its real location, and the user's home.
-//!
-//! The pure guard (`core::guard`) never touches the file system; this is the shell's half.
+//! The shell's half of the guard: the task's folder, its real location and the user's home.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -10,8 +7,7 @@ use crate::core::approval::GuardSetup;
 use crate::core::guard::{GuardContext, Rule, RuleSet};
 use crate::core::task::TaskSpec;
 
-/// The task's rules first, then its profile's; rules that do not compile were reported by
-/// validation and are left out here.
+/// The task's rules, then its profile's (rules that do not compile were reported already).
 pub fn task_rules(task: &TaskSpec, profile_rules: &RuleSet) -> RuleSet {
     let compile = |list: &[String]| -> Vec<Rule> {
         list.iter().filter_map(|r| Rule::parse(r).ok()).collect()
@@ -37,8 +33,7 @@ pub fn context_for(cwd: &Path) -> GuardContext {
             resolved.insert(lexical.clone(), real);
         }
     }
-    // Symlinks at the top of the folder that lead out of it are judged by their target
-    // (`rm -rf data/` where `data -> /srv/data`). One directory read per attempt.
+    // Top-level symlinks leading out of the folder are judged by their target.
     if let Ok(entries) = std::fs::read_dir(cwd) {
         for entry in entries.flatten().take(10_000) {
             let is_link = entry.file_type().is_ok_and(|t| t.is_symlink());

@@ -1,15 +1,7 @@
-//! The per-attempt end of herd's hooks (`core::hook`): a Unix socket only this user can reach
-//! (0600 in a 0700 folder of its own, never TCP), and a token per attempt that `herd hook`
-//! (run by the CLI) must present. Each call is handed to its receiver (the engine) as a
-//! `HookCall` with a channel for the answer; the engine's attempt decides, this only carries
-//! bytes.
-//!
-//! For Gemini CLI the folder also holds the attempt's own Gemini home (`gemini_home`), whose
-//! settings carry the hook with the socket and token.
-//!
-//! The folder and socket go when the attempt ends (`HookServer` is dropped). A call that
-//! cannot be carried (a wrong token, herd busy past the wait, the attempt gone) is answered
-//! with no decision: the CLI then goes on as without the hook, and the screen is in charge.
+//! The per-attempt end of herd's hooks: a Unix socket in a private folder, and a token per
+//! attempt that `herd hook` must present. Each call goes to the engine as a `HookCall` with a
+//! channel for the answer; this only carries bytes. The folder also holds a Gemini CLI's home.
+//! A call that cannot be carried is answered with no decision: the screen is in charge.
 
 use std::io::{BufReader, Read, Write};
 use std::os::unix::net::UnixStream;
@@ -33,8 +25,8 @@ const ANSWER_WAIT: Duration = Duration::from_secs(25);
 /// The most a call may carry (a tool's input can hold a whole file to write).
 const MAX_CALL_BYTES: u64 = 16 << 20;
 
-/// The inline settings for a profile's hooks, routed to this very herd binary; `None` when the
-/// binary's path is unknown (the screen stays in charge).
+/// The inline settings for a profile's hooks, routed to this herd; `None` when its path is
+/// unknown.
 pub fn settings(kind: HookKind) -> Option<String> {
     let exe = std::env::current_exe().ok()?;
     match kind {
@@ -54,8 +46,8 @@ pub struct HookCall {
 /// A live listener for one attempt.
 pub struct HookServer {
     socket: PathBuf,
-    /// The agent's environment for the hooks: the socket and token for Claude, whose hooks
-    /// inherit them; Gemini's home of the attempt's own, whose settings give them to the hook.
+    /// The agent's environment for the hooks (Claude inherits socket and token; Gemini's home
+    /// hands them to the hook).
     agent_env: Vec<(String, String)>,
     stop: Arc<AtomicBool>,
     /// Removed on drop, with the socket in it.
@@ -63,8 +55,7 @@ pub struct HookServer {
 }
 
 impl HookServer {
-    /// Listens for the hook calls of attempt `key`, handed over to `calls`, for a CLI of `kind`
-    /// whose environment is `agent_env`.
+    /// Listens for attempt `key`'s hook calls, handed to `calls`.
     pub fn start(
         kind: HookKind,
         key: u64,
@@ -128,8 +119,7 @@ fn accept_loop(
         if stop.load(Ordering::SeqCst) {
             return;
         }
-        // Another user's call is closed unanswered (the kit logged it): its CLI goes on as
-        // without the hook.
+        // Another user's call is closed unanswered (logged by the kit).
         let Ok(Arrival::Admitted { stream, .. }) = arrival else {
             continue;
         };
@@ -185,10 +175,8 @@ fn new_token() -> std::io::Result<String> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// `herd hook`, run by the CLI for each hook: its input on stdin, the running herd's answer on
-/// stdout. Without a herd to ask (no socket in the environment, a herd that is gone) it prints
-/// no decision: the CLI goes on as without the hook. Always exits 0 (a failing hook must not
-/// block the agent; herd's screen path is still there).
+/// `herd hook`: the hook's input on stdin, the running herd's answer on stdout, no decision
+/// without one. Always exits 0: a failing hook must not block the agent.
 pub fn run_client() -> i32 {
     let mut input = String::new();
     if std::io::stdin().read_to_string(&mut input).is_err() {

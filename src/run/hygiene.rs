@@ -1,19 +1,9 @@
-//! Process hygiene: nothing an attempt starts outlives it, nor a herd that was killed.
-//!
-//! Every agent gets a cookie in its environment, `HERD_ATTEMPT_ID=<file tag>.<attempt>.<nonce>.
-//! <task id>`, which every process it starts inherits whatever it does with process groups and
-//! sessions (setsid, setpgid, double fork, nohup). The processes of an attempt are those whose
-//! `/proc/PID/environ` holds its cookie, plus their descendants and the agent's (for programs that
-//! clear their environment). They are ended with TERM, a grace period, then KILL; a pid is only
-//! signalled while its start time (from `/proc/PID/stat`) is the one seen when it was found, so a
-//! reused pid is never hit.
-//!
-//! The file tag is a hash of the tasks file's path: as one herd at a time holds a tasks file, a
-//! process with the tag of the file herd just locked is a survivor of a herd that died, and is
-//! ended before any task starts again.
-//!
-//! This module reads `/proc` and sends signals; it blocks (for the grace period), so the engine
-//! runs it on a worker thread, except at start-up before anything runs.
+//! Process hygiene: nothing an attempt starts outlives it, nor a herd that was killed. Every
+//! agent gets a cookie (`HERD_ATTEMPT_ID`) that every process it starts inherits; an attempt's
+//! processes are those whose environment holds it, plus descendants. They get TERM, a grace,
+//! then KILL, a pid signalled only while its start time is the one seen (never a reused pid).
+//! The cookie's file tag finds survivors of a dead herd at the next start. Blocks: the engine
+//! runs it on a worker.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
@@ -87,8 +77,7 @@ pub fn cookie_task(cookie: &str) -> Option<&str> {
     cookie.splitn(4, '.').nth(3)
 }
 
-/// Parses `/proc/PID/stat`: (ppid, sid, start time). The command name in parentheses may hold
-/// spaces and parentheses, so fields are counted from the last `)`.
+/// Parses `/proc/PID/stat`: (ppid, sid, start time), counted from the last `)`.
 fn parse_stat(stat: &str) -> Option<(u32, u32, u64, char)> {
     let rest = &stat[stat.rfind(')')? + 1..];
     let fields: Vec<&str> = rest.split_whitespace().collect();
@@ -107,9 +96,7 @@ fn split_nul(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
 /// The variable the launch script on a host sets (`run::remote`).
 const HOST_VAR: &[u8] = b"HERD_HOST=";
 
-/// A process's cookie. One started on a host through a launcher (it carries `HERD_HOST`) is
-/// the host's to end, through the launcher, even when the host is this machine: it is not
-/// looked at here.
+/// A process's cookie; one started through a host's launcher is the host's to end.
 fn cookie_in(environ: &[u8]) -> Option<String> {
     if split_nul(environ).any(|entry| entry.starts_with(HOST_VAR)) {
         return None;
@@ -120,15 +107,13 @@ fn cookie_in(environ: &[u8]) -> Option<String> {
         .map(|value| String::from_utf8_lossy(value).into_owned())
 }
 
-/// Whose environment a scan reads for a cookie. Reading `/proc/PID/environ` (and `cmdline`)
-/// walks the other process's memory, which costs far more than its `stat`: a sweep reads it only
-/// for the processes that can hold the cookie it looks for.
+/// Whose environment a scan reads: reading `environ` costs far more than `stat`, so only
+/// processes that can hold the cookie.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CookieScan {
     /// Every process (a survivor of a herd that died can be of any age).
     Everyone,
-    /// Processes started at or after this start time (clock ticks since boot): an attempt's
-    /// cookie is new, so only what started with or after its agent can carry it.
+    /// Processes started at or after this (a new cookie is only in those).
     StartedSince(u64),
     /// No process (only the process tree is needed).
     Nobody,
@@ -144,8 +129,7 @@ impl CookieScan {
     }
 }
 
-/// One live process (zombies are already dead and are left to their parent), its cookie read
-/// when `cookies` says so. Its argv is left empty: see [`read_argv`].
+/// One live process, its cookie read when `cookies` says so (argv: [`read_argv`]).
 fn read_process(pid: u32, cookies: CookieScan) -> Option<ProcessInfo> {
     let dir = Path::new("/proc").join(pid.to_string());
     let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
@@ -180,9 +164,7 @@ fn read_argv(pid: u32) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Now on the clock of `/proc/PID/stat`'s start times (clock ticks since boot): taken before
-/// an agent is spawned, it is at or before the agent's start time, whatever happens to the agent
-/// next (a quick one may be gone before its `stat` could be read).
+/// Now on `/proc/PID/stat`'s clock: taken before a spawn, it is at or before the agent's start.
 pub fn start_time_now() -> u64 {
     let now = rustix::time::clock_gettime(rustix::time::ClockId::Boottime);
     let ticks = rustix::param::clock_ticks_per_second();
@@ -249,9 +231,8 @@ fn send(pid: u32, signal: Signal) {
     }
 }
 
-/// Ends every process `owned` picks (and their descendants, and `roots`' descendants): TERM,
-/// up to `grace` for them to go, then KILL; processes that appear meanwhile (forks) are found on
-/// the next look. Returns what was ended. Blocks for up to `grace` and a little more.
+/// Ends every process `owned` picks and the descendants: TERM, up to `grace`, then KILL; forks
+/// are found on the next look. Blocks for up to `grace`.
 pub fn end_processes(
     owned: &dyn Fn(&ProcessInfo) -> bool,
     cookies: CookieScan,
@@ -300,8 +281,8 @@ pub fn end_processes(
     ended.into_values().collect()
 }
 
-/// The descendants of live process `pid` as (pid, start time): taken while the agent is alive,
-/// they find the children that cleared their environment after the agent is gone.
+/// The descendants of live `pid` with their start times, to find children that cleared their
+/// environment.
 pub fn descendants_of(pid: u32) -> Vec<(u32, u64)> {
     let none = |_: &ProcessInfo| false;
     select(&scan(CookieScan::Nobody), &none, &[pid])
@@ -310,9 +291,8 @@ pub fn descendants_of(pid: u32) -> Vec<(u32, u64)> {
         .collect()
 }
 
-/// Ends the processes of attempt `cookie`, and the `known` ones (pid, start time) seen earlier
-/// under its agent. `since` is the agent's start time when known: nothing older can be the
-/// attempt's, so older processes' environments are not read.
+/// Ends the processes of attempt `cookie` and the `known` ones; `since` spares reading older
+/// processes' environments.
 pub fn end_attempt(
     cookie: &str,
     known: &[(u32, u64)],

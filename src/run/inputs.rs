@@ -1,6 +1,5 @@
-//! A run's inputs loaded for every command and face: the profiles (built-in plus the user's
-//! file) and the hosts, each problem as a `FILE:LINE:COL: message` line, the tasks file's
-//! problems likewise, and where the recordings go by default.
+//! A run's inputs loaded for every command and face: profiles, hosts and the tasks file, each
+//! problem as a `FILE:LINE:COL: message` line, and where recordings go by default.
 
 use std::path::{Path, PathBuf};
 
@@ -57,8 +56,7 @@ pub fn default_runs_dir(tasks: &Path) -> PathBuf {
         .join("runs")
 }
 
-/// The hosts of a run: `--hosts FILE` when given, else the profiles file's `[hosts]` table,
-/// else none. Problems come as `FILE:LINE:COL: message`.
+/// The hosts of a run: `--hosts FILE`, else the profiles file's `[hosts]`, else none.
 pub fn load_hosts(
     hosts: Option<&Path>,
     profiles: Option<&Path>,

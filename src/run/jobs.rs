@@ -1,20 +1,8 @@
-//! Worker threads and their way back to the loop.
-//!
-//! `Outbox<T>` is the sender a worker gets for the reports it makes, in its own type (`T`: a
-//! PTY's `PtyEvent`, the tasks file writer's `TasksFileWritten`, …): the receiver hands it out
-//! already converting (and tagging) into its own inbox (`Outbox::map`), so a worker names
-//! neither its receiver nor any other worker. Sending keeps the channel's semantics exactly:
-//! `blocking_send` waits for room in the bounded channel (a flooding agent is slowed down, not
-//! buffered), `try_send` never waits.
-//!
-//! Every thread of herd's is started here, one way, `spawn_job` (a one-shot job whose result
-//! goes to an outbox) or `spawn_thread` (a thread whose result, if any, is joined; dropped, it
-//! runs on detached, as a server's or a pump's does): named, a panic reported in the log with
-//! the thread's name (`runs/herd.log`: a dashboard's stderr is its screen), and when the system
-//! has no thread to give, a typed `CannotStart` with the work handed back (`NotStarted`), so the
-//! caller can do it here, later, or not at all, as its worker requires.
-//!
-//! This module knows no receiver and no worker; it must not import either.
+//! Worker threads and their way back to the loop. `Outbox<T>` is a worker's sender, in its own
+//! report type, converting into the receiver's inbox (`Outbox::map`), so a worker names no
+//! receiver. `blocking_send` waits for room (a flooding agent is slowed down), `try_send` never.
+//! Every thread starts here (`spawn_job`, `spawn_thread`): named, a panic logged with its name,
+//! and a thread the system cannot give is a typed `CannotStart` with the work handed back.
 
 use std::fmt;
 use std::sync::Arc;
@@ -71,9 +59,8 @@ impl<T: Send + 'static> Outbox<T> {
         }
     }
 
-    /// An outbox for reports of type `U`, each turned into a `T` by `convert` (and so tagged
-    /// with what the receiver needs to know, such as which attempt it is about) on its way into
-    /// this one.
+    /// An outbox for reports of type `U`, each turned into a `T` by `convert` (tagged with what
+    /// the receiver needs).
     pub fn map<U: 'static>(&self, convert: impl Fn(U) -> T + Send + Sync + 'static) -> Outbox<U> {
         Outbox {
             port: Arc::new(Mapped {
@@ -85,14 +72,12 @@ impl<T: Send + 'static> Outbox<T> {
 }
 
 impl<T> Outbox<T> {
-    /// Sends `report`, waiting for room in the inbox when it is full: the worker is slowed down
-    /// to the receiver's pace. For worker threads only (it blocks, which async code must not).
+    /// Sends `report`, waiting for room: for worker threads only (async code must not block).
     pub fn blocking_send(&self, report: T) -> Result<(), Gone> {
         self.port.blocking_send(report)
     }
 
-    /// Queues `report` if there is room now; never waits. A report that is not queued comes
-    /// back with the reason, so a worker can keep it and try again (the PTY reader does).
+    /// Queues `report` if there is room now; a report not queued comes back with the reason.
     pub fn try_send(&self, report: T) -> Result<(), NotSent<T>> {
         let mut slot = Some(report);
         let queued = self.port.try_send_made(&mut || slot.take());
@@ -185,8 +170,7 @@ impl<R> Job<R> {
     }
 }
 
-/// Runs `work` on a thread named `name`; its result goes to `outbox` (waiting for room, as
-/// a worker does). The job is not joined: it ends with its report.
+/// Runs `work` on a thread named `name`; its result goes to `outbox`. Not joined.
 pub fn spawn_job<T, W>(
     name: impl Into<String>,
     outbox: Outbox<T>,
@@ -203,8 +187,7 @@ where
     .map(drop)
 }
 
-/// Runs `work` on a thread named `name`, for its result to be joined (or dropped: the thread
-/// then runs on, detached).
+/// Runs `work` on a thread named `name`, to be joined (dropped, it runs on detached).
 pub fn spawn_thread<R, W>(name: impl Into<String>, work: W) -> Result<Job<R>, NotStarted<W>>
 where
     R: Send + 'static,
@@ -222,8 +205,7 @@ pub enum Unfinished {
     Panicked { name: String },
 }
 
-/// Runs `work` on a thread named `name` and awaits its result: for async code that must not
-/// block its runtime (tokio's blocking pool would give the work a nameless thread).
+/// Runs `work` on a thread named `name` and awaits it (tokio's blocking pool names no thread).
 pub async fn blocking<R, W>(name: impl Into<String>, work: W) -> Result<R, Unfinished>
 where
     R: Send + 'static,
@@ -235,8 +217,7 @@ where
     told.await.map_err(|_| Unfinished::Panicked { name })
 }
 
-/// Starts a thread of `builder` named `name` that does `run(work)`. The work is handed to the
-/// thread once it runs, so that a thread that cannot start gives it back.
+/// Starts a thread named `name` doing `run(work)`; a thread that cannot start gives work back.
 fn start<W, R>(
     builder: Builder,
     name: String,
@@ -277,8 +258,7 @@ where
     }
 }
 
-/// Runs `run`; a panic in it is logged with the thread's `name`, then goes on unwinding (the
-/// thread ends as it would have, and a `Job` joined on it says so).
+/// Runs `run`; a panic is logged with the thread's `name`, then unwinds on.
 fn reporting_panics<R>(name: &str, run: impl FnOnce() -> R) -> R {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
         Ok(result) => result,
@@ -305,9 +285,8 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
 /// The channel behind an outbox, whatever its receiver's type.
 trait Port<T>: Send + Sync {
     fn blocking_send(&self, report: T) -> Result<(), Gone>;
-    /// Takes a place in the inbox if there is one now, and only then calls `make` for the report
-    /// to put there (`None`: nothing after all, and the place is given back). So a report that
-    /// finds no room is never taken, however many conversions lie between.
+    /// Takes a place in the inbox if there is one now, and only then calls `make` (`None` gives
+    /// the place back): a report that finds no room is never taken.
     fn try_send_made(&self, make: &mut dyn FnMut() -> Option<T>) -> Result<(), NotQueued>;
 }
 

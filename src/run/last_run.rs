@@ -1,9 +1,6 @@
-//! What the operator has seen of a tasks file's runs, kept in its runs folder beside the
-//! recordings and the logs (it outlives the run and the rendezvous folder, which a logout may
-//! empty): how the last run ended (`last_run.json`, written by the run as it leaves, so
-//! `herd attach` after the end can say when and how, and where its log is) and when the
-//! operator last looked (`last_look`, written by `herd status` and `herd attach`: the start of
-//! "since you left"). Best effort: a record that cannot be written or read is no record.
+//! What the operator has seen of a file's runs, kept in its runs folder: how the last run ended
+//! (`last_run.json`, for `herd attach` after the end) and when the operator last looked
+//! (`last_look`, where "since you left" starts). Best effort.
 
 use std::fs;
 use std::io;

@@ -1,12 +1,10 @@
-//! Resource limits: herd raises its own open-file limit at start, and tells a spawn that failed
-//! for lack of resources (a task that must wait for a slot) from one that failed for the task's
-//! own reasons.
+//! Resource limits: herd raises its open-file limit, and tells a spawn that failed for lack of
+//! resources (the task waits for a slot) from one that failed for the task's own reasons.
 
 use rustix::io::Errno;
 use rustix::process::{Resource, getrlimit, setrlimit};
 
-/// Raises the soft open-file limit to the hard limit: every agent costs a PTY and a few pipes.
-/// Returns (before, after) soft limits, `None` for unlimited.
+/// Raises the soft open-file limit to the hard limit; returns (before, after), `None` unlimited.
 pub fn raise_open_file_limit() -> (Option<u64>, Option<u64>) {
     let limit = getrlimit(Resource::Nofile);
     let before = limit.current;
@@ -29,23 +27,19 @@ pub fn raise_open_file_limit() -> (Option<u64>, Option<u64>) {
     }
 }
 
-/// Descriptors herd keeps for its own files while agents run: the tasks file's atomic write (a
-/// temporary file and its folder), an attempt's facts and transcripts, a sweep's `/proc` scan and
-/// a `git status`. Starting an agent that would eat into them could leave herd unable to record
-/// what its agents did.
+/// Descriptors herd keeps for its own files while agents run, so it can always record what its
+/// agents did.
 pub const OWN_FILES_RESERVE: u64 = 16;
 
 /// Descriptors one agent's start needs at once: the terminal's two sides, a reader and a writer.
 pub const AGENT_START_FILES: u64 = 4;
 
-/// Whether `open` descriptors under a soft `limit` (`None`: unlimited) leave room to start one
-/// more agent and keep [`OWN_FILES_RESERVE`].
+/// Whether `open` descriptors under `limit` leave room for one more agent and the reserve.
 pub fn room_for_an_agent(open: u64, limit: Option<u64>) -> bool {
     limit.is_none_or(|limit| open + AGENT_START_FILES + OWN_FILES_RESERVE <= limit)
 }
 
-/// Checks there are descriptors to start an agent with, and fails with `EMFILE` (a shortage: the
-/// task waits for a slot, no attempt spent) when starting one would leave herd short of its own.
+/// Fails with `EMFILE` (the task waits for a slot) when starting an agent would leave herd short.
 pub fn check_room_for_an_agent() -> std::io::Result<()> {
     let Some(limit) = getrlimit(Resource::Nofile).current else {
         return Ok(());

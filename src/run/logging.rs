@@ -1,13 +1,12 @@
-//! herd's own log: a file beside the recordings (`<runs dir>/herd.log`), never the screen, so
-//! it cannot garble the dashboard. `HERD_LOG` sets the filter (default `info`).
+//! herd's own log, `<runs dir>/herd.log`, never the screen. `HERD_LOG` sets the filter.
 
 use std::path::Path;
 
 use tracing_appender::non_blocking::WorkerGuard;
 use tracing_subscriber::EnvFilter;
 
-/// Starts logging to `runs_dir/herd.log`; keep the guard alive for the run so lines are flushed.
-/// Logging is best effort: a folder that cannot be written means no log, not a failed run.
+/// Starts logging to `runs_dir/herd.log` (keep the guard alive). Best effort: no log is no
+/// failure.
 pub fn init(runs_dir: &Path) -> Option<WorkerGuard> {
     // Private, as everything under it (`runs_dir`).
     super::safe_fs::private_dir(runs_dir).ok()?;

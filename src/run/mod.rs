@@ -1,5 +1,4 @@
-//! The shell around the core: the tasks file on disk, agent processes in PTYs, the
-//! recorder and the event loop that drives attempts.
+//! The shell around the core: the tasks file on disk, agents in PTYs, recordings, workers.
 
 pub mod acp;
 pub mod agent_log;

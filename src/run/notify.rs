@@ -1,10 +1,5 @@
-//! Runs the operator's `notify` command, one run per event with the event's JSON on its
-//! standard input, on a worker thread of its own: the event loop hands an event over and never
-//! waits. What the command does is never herd's business: a failure (not found, a non-zero
-//! exit, no end within `TIME_LIMIT`, after which its process group is killed) is written to
-//! `runs/herd.log` and the batch goes on as if nothing happened.
-//!
-//! When to notify is decided in `core::notify`; this file only carries it out.
+//! Runs the operator's `notify` command, one run per event with its JSON on stdin, on a worker:
+//! the loop never waits, and a failure (or a run past `TIME_LIMIT`, killed) is only logged.
 
 use std::io::{Read, Write};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -26,8 +21,7 @@ pub struct NotifyJob {
     pub payload: String,
     /// `HERD_EVENT`, `HERD_TASK_ID`, `HERD_MESSAGE`: the event's gist for one-line commands.
     pub env: Vec<(String, String)>,
-    /// Where it runs: the tasks file's folder, so a relative program or path in the file means
-    /// the same wherever herd was started.
+    /// Where it runs: the tasks file's folder, so relative paths mean the same.
     pub cwd: Option<std::path::PathBuf>,
 }
 
@@ -83,8 +77,7 @@ impl Notifier {
 }
 
 impl Drop for Notifier {
-    /// The last events (the batch's end) are sent before herd exits: waits for the jobs left,
-    /// each within its time limit.
+    /// Sends the last events before herd exits, each within its time limit.
     fn drop(&mut self) {
         self.jobs = None;
         let Some(worker) = self.worker.take() else {

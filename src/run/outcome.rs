@@ -1,6 +1,5 @@
-//! What is written at the end of an attempt, typed: the task's `result` (SPEC) and the attempt's
-//! facts file (`attempt_<n>.json`), both made from one `AttemptOutcome`. Building values only;
-//! writing is the store's and recorder's.
+//! What is written at the end of an attempt, typed: the task's `result` and the facts file, both
+//! from one `AttemptOutcome`. Values only.
 
 use std::path::Path;
 use std::time::Duration;
@@ -32,8 +31,7 @@ pub fn relative_to(path: &Path, base: &Path) -> String {
         .to_string()
 }
 
-/// What an attempt produced, gathered once by the engine; the task's `result` and the facts file
-/// are both made from it.
+/// What an attempt produced, gathered once by the engine.
 #[derive(Debug, Clone)]
 pub struct AttemptOutcome {
     pub attempt: u32,
@@ -50,21 +48,18 @@ pub struct AttemptOutcome {
     pub duration: Duration,
 }
 
-/// The task's `result` (SPEC): the attempt's outcome, then what the shell knows about it, then
-/// what the agent itself reported. Field order is the order written.
-#[derive(Debug, Clone, Serialize)]
+/// The task's `result` (SPEC). Field order is the order written.
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct AttemptResult {
     pub completed_at: String,
     pub completion_marker_seen: bool,
     pub exit_code: Option<i32>,
     pub failure_type: Option<&'static str>,
     pub failure_evidence: Option<String>,
-    /// The line of the output that says best why it failed (from `errors.json`), when the
-    /// evidence is only a fact about the process (`exit code 101`).
+    /// The output's best line on why it failed, when the evidence is only about the process.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure_cause: Option<String>,
-    /// When a quota failure's limit resets, as the agent named it (`2026-11-29T15:00:00+01:00[Europe/Berlin]`):
-    /// the morning's "why" says it as a clock time.
+    /// When a quota failure's limit resets, as the agent named it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quota_resets_at: Option<String>,
     pub log_file: String,
@@ -89,8 +84,7 @@ pub struct AttemptResult {
     /// The host the attempt ran on, when not here.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
-    /// The agent's own report: its events, its signal file, its transcript, its session
-    /// (`agent_facts`).
+    /// The agent's own report (`agent_facts`).
     #[serde(flatten)]
     pub agent: Map<String, Value>,
     /// The task's cost over all its attempts.
@@ -145,8 +139,6 @@ impl AttemptResult {
             exit_code: o.exit.code,
             failure_type: o.verdict.failure.map(|f| f.as_str()),
             failure_evidence: o.verdict.evidence.clone(),
-            failure_cause: None,
-            quota_resets_at: None,
             log_file: o.log_file.clone(),
             auto_inputs: o
                 .auto_counts
@@ -171,22 +163,13 @@ impl AttemptResult {
                 .collect(),
             attempt: o.attempt,
             duration_sec: (o.duration.as_secs_f64() * 10.0).round() / 10.0,
-            worktree: None,
-            trusted_folder: None,
-            interrupted: false,
-            failure_summary: None,
-            account: None,
-            host: None,
-            agent: Map::new(),
-            total_cost_usd: None,
-            survivors_ended: None,
+            ..AttemptResult::default()
         }
     }
 }
 
-/// The attempt's facts file (`attempt_<n>.json`): everything about the attempt, for the replay
-/// and for the operator's questions later. Field order is the order written.
-#[derive(Debug, Clone, Serialize)]
+/// The attempt's facts file (`attempt_<n>.json`). Field order is the order written.
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct AttemptFacts<'a> {
     pub attempt: u32,
     pub agent: &'a str,
@@ -220,8 +203,8 @@ pub struct AttemptFacts<'a> {
     pub ended_processes: &'a [EndedProcess],
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<&'a str>,
-    /// The task's status this attempt's end decided, and the `result` it wrote: what a run
-    /// that could not write the tasks file leaves for the next one (`core::recovered`).
+    /// The task's status this end decided and the `result` it wrote, for a run that could not
+    /// write the tasks file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task_status: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -229,7 +212,7 @@ pub struct AttemptFacts<'a> {
 }
 
 /// (cols, rows) of the terminal the agent started in.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct Size {
     pub cols: u16,
     pub rows: u16,
@@ -243,8 +226,7 @@ pub struct TranscriptRef<'a> {
 }
 
 impl<'a> AttemptFacts<'a> {
-    /// The facts of `o`, run by `plan` in a terminal of `size` for `agent`; the agent's report and
-    /// what the shell knows are filled by the caller.
+    /// The facts of `o`; the agent's report and the shell's facts are filled by the caller.
     pub fn new(o: &'a AttemptOutcome, plan: &'a LaunchPlan, size: Size, agent: &'a str) -> Self {
         AttemptFacts {
             attempt: o.attempt,
@@ -279,16 +261,9 @@ impl<'a> AttemptFacts<'a> {
                 .iter()
                 .map(|a| approval_full(a, o.started_at))
                 .collect(),
-            account: None,
             completion: plan.completion.completion.as_str(),
             resumed_session: plan.resumed_session.as_deref(),
-            stream: None,
-            signal: None,
-            transcript: None,
-            ended_processes: &[],
-            host: None,
-            task_status: None,
-            task_result: None,
+            ..AttemptFacts::default()
         }
     }
 }

@@ -1,12 +1,8 @@
-//! One agent process in its own pseudo-terminal.
-//!
-//! The child leads its own session and process group (`spawn` starts it with setsid), so signals go
-//! to the whole group; what left the group is found and ended by `hygiene`. Writes and the wait
-//! for the child each run on their own thread ("some programs deadlock if you write to their
-//! stdin while reading their stdout"); one thread reads every terminal (`reader`) and feeds a
-//! bounded channel, so a flooding agent is slowed down rather than filling memory. What the
-//! terminal does goes out as `PtyEvent`s through the `Outbox` it is given (`run::jobs`): this
-//! module knows nothing of who receives them.
+//! One agent process in its own pseudo-terminal, leading its own session and process group (so
+//! signals reach the group; `hygiene` finds what left it). Writes and the wait run on threads of
+//! their own ("some programs deadlock if you write to their stdin while reading their stdout");
+//! one thread reads every terminal (`reader`) into a bounded channel, so a flooding agent is
+//! slowed down. What the terminal does goes out as `PtyEvent`s through its `Outbox`.
 
 use std::io::Write;
 use std::sync::mpsc as std_mpsc;
@@ -39,17 +35,15 @@ pub enum PtyEvent {
 /// A running agent: its process group and the writer/resizer of its terminal.
 pub struct AgentProcess {
     pub pid: u32,
-    /// At or before the agent's start time (clock ticks since boot, as `/proc/PID/stat`):
-    /// nothing older can carry its attempt's cookie, which spares a sweep reading older
-    /// processes' environments.
+    /// At or before the agent's start (clock ticks since boot): nothing older can carry its
+    /// cookie, which spares a sweep reading older processes' environments.
     pub start_time: Option<u64>,
     writer: std_mpsc::Sender<Vec<u8>>,
     master: Box<dyn MasterPty + Send>,
 }
 
 impl AgentProcess {
-    /// Starts `plan` in a fresh PTY of `rows` x `cols`, its threads named after `key`; what
-    /// the terminal does goes to `reports`.
+    /// Starts `plan` in a fresh PTY of `rows` x `cols`, threads named after `key`.
     pub fn spawn(
         plan: &LaunchPlan,
         rows: u16,
@@ -80,8 +74,7 @@ impl AgentProcess {
         .wrap_err_with(|| format!("cannot start {}", plan.argv[0]))?;
         // Without dropping our copy of the slave side the reader never sees end of file.
         drop(pty.slave);
-        // Read by the one reader thread of every terminal (`reader`), through a descriptor of
-        // its own.
+        // Read by the one reader thread (`reader`), through a descriptor of its own.
         let master = pty
             .master
             .as_raw_fd()

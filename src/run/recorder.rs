@@ -1,21 +1,8 @@
-//! Recordings of one attempt under `runs/<task_id>/`: the raw bytes (`.log`), an asciicast v2
-//! (`.cast`) with output, input, resize and marker events, and the attempt's facts (`.json`).
-//!
-//! Writes are buffered and flushed at most `FLUSH_EVERY` after they were made (the engine's
-//! tick calls `flush_pending` for every recording at once when one's `flush_due` passed, so a
-//! fleet's recordings share one wakeup) and at the attempt's end, so a recording cut short by a crash
-//! still plays up to a moment shortly before it, without a write per read. Output is split into
-//! valid UTF-8 for the cast (a multi-byte character split across two reads is carried to the
-//! next event); the `.log` keeps the bytes exactly as received. Every file is opened without
-//! following symbolic links (`safe_fs`, which makes them 0600), and every error names the file it
-//! was about.
-//!
-//! Keys the operator types in take-over mode are recorded as what they were for, not as their
-//! text (they may be a password typed where nothing echoes; asciinema leaves input out unless
-//! asked too): a run of them becomes one marker, `operator typed 7 keys from 2.470 s (not
-//! recorded)`, written when they pause for `TYPING_PAUSE` or something else is recorded.
-//! herd's own input (answers, exit keys, replies to terminal queries, the operator's answers
-//! to dialogs and messages) is recorded in full: it is the audit.
+//! Recordings of one attempt under `runs/<task_id>/`: the raw bytes (`.log`), an asciicast
+//! (`.cast`) and the facts (`.json`), private and never through a link. Writes are buffered and
+//! flushed within `FLUSH_EVERY` (a fleet's recordings together) and at the end, so a crash loses
+//! only a moment. Keys the operator types in take-over are recorded as a count, never their
+//! text (it may be a password); herd's own input is recorded in full: it is the audit.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -104,8 +91,7 @@ impl Typing {
 }
 
 impl Recorder {
-    /// Creates the files (replacing leftovers of an attempt with the same number) and writes the
-    /// cast header. Refuses a task folder or a file that is a symbolic link.
+    /// Creates the files (replacing leftovers) and writes the cast header; refuses links.
     pub fn create(
         paths: AttemptPaths,
         cols: u16,
@@ -175,8 +161,7 @@ impl Recorder {
         self.event(at, "i", &String::from_utf8_lossy(bytes))
     }
 
-    /// Keys the operator typed in take-over mode: counted into the current run of typing (a
-    /// marker once it pauses), their text never written.
+    /// Keys the operator typed in take-over mode: counted, their text never written.
     pub fn operator_typed(&mut self, at: Duration, bytes: &[u8]) -> Result<(), RecordingError> {
         if self
             .typing
@@ -196,8 +181,7 @@ impl Recorder {
         Ok(())
     }
 
-    /// Writes the operator's typing so far as one marker, at `at` (never earlier than what is
-    /// already written, so the cast stays in time order).
+    /// Writes the operator's typing so far as one marker, at `at` (never before what is written).
     fn end_typing(&mut self, at: Duration) -> Result<(), RecordingError> {
         match self.typing.take() {
             Some(typing) => self.event(at, "m", &typing.label()),
@@ -215,8 +199,7 @@ impl Recorder {
         self.event(at, "m", label)
     }
 
-    /// When (attempt time) the writes held in memory must be flushed, or the operator's typing
-    /// written, if either is pending.
+    /// When the held writes or the operator's typing are due, if either is pending.
     pub fn flush_due(&self) -> Option<Duration> {
         let flush = self.unflushed_since.map(|since| since + FLUSH_EVERY);
         let typing = self.typing.map(|t| t.last + TYPING_PAUSE);
@@ -226,9 +209,7 @@ impl Recorder {
         }
     }
 
-    /// Writes the operator's typing once it paused for `TYPING_PAUSE`, and whatever writes are
-    /// held (nothing when none are). The engine calls it when `flush_due` passed for this
-    /// recording or another one: a fleet's recordings flush together.
+    /// Writes the operator's typing once it paused, and whatever writes are held.
     pub fn flush_pending(&mut self, at: Duration) -> Result<(), RecordingError> {
         if self
             .typing
@@ -273,8 +254,7 @@ fn round_time(at: Duration) -> f64 {
     (at.as_secs_f64() * 1_000_000.0).round() / 1_000_000.0
 }
 
-/// Takes the longest valid prefix of `buf` as text, replacing invalid bytes, and leaves an
-/// incomplete trailing character (at most 3 bytes) in `buf`.
+/// Takes the longest valid UTF-8 prefix of `buf`, leaving an incomplete last character in it.
 fn take_complete_utf8(buf: &mut Vec<u8>) -> String {
     let mut out = String::new();
     let mut rest: &[u8] = buf;

@@ -1,16 +1,7 @@
-//! Where a running herd can be found: one private folder per user, and in it one name per tasks
-//! file, so `herd status`, `herd attach`, `herd ctl` and `herd mcp` find the herd that runs a
-//! file from the file's path alone.
-//!
-//! The folder is `$XDG_RUNTIME_DIR/herd` when that variable names a folder of ours, otherwise
-//! `/tmp/herd-<uid>`; it is made 0700 and refused when another user owns it or others can enter
-//! it (a folder someone else prepared could hand our socket to them). Short on purpose: a Unix
-//! socket's path must fit in 108 bytes, which a `runs/` folder deep in a project may not.
-//!
-//! The name of a tasks file is a 64-bit FNV-1a hash of its canonical path (symbolic links
-//! resolved), in 16 hex digits: `<key>.sock` is the control socket, `<key>.attach.sock` the
-//! background dashboard's, `<key>.json` says who runs the file (`Registration`), `<key>.start` is
-//! locked while `herd run --detach` starts one.
+//! Where a running herd can be found from the tasks file's path alone: in the user's private
+//! folder (short: a socket path must fit 108 bytes), under a key hashed from the file's
+//! canonical path, `<key>.sock` (control), `<key>.attach.sock`, `<key>.json` (who runs it) and
+//! `<key>.start` (locked while `herd run --detach` starts one).
 
 use std::fs;
 use std::io;
@@ -26,8 +17,7 @@ pub fn folder() -> io::Result<PathBuf> {
     Ok(ipc::private_folder()?)
 }
 
-/// The key of a tasks file: the hash of its canonical path, so every spelling of the path
-/// (relative, through a symbolic link) names the same herd.
+/// The key of a tasks file: every spelling of its path names the same herd.
 pub fn key(tasks: &Path) -> io::Result<String> {
     let canonical = fs::canonicalize(tasks)?;
     Ok(format!(
@@ -45,8 +35,7 @@ pub struct Rendezvous {
     pub attach: PathBuf,
     /// Who runs the file: a `Registration` as JSON.
     pub registration: PathBuf,
-    /// Locked by `herd run --detach` while it starts the file's background herd
-    /// (`background::start`); there only meanwhile.
+    /// Locked by `herd run --detach` while it starts the file's background herd.
     pub start: PathBuf,
 }
 
@@ -68,12 +57,9 @@ impl Rendezvous {
 }
 
 impl Rendezvous {
-    /// Removes what a herd that is gone left here (killed with SIGKILL, it could not remove its
-    /// registration and sockets) and gives its registration, to say so; `None` when nothing of
-    /// a gone herd was here. A herd is gone when its registration names a process that no longer
-    /// runs, or (its pid taken by another process since) when neither of its sockets answers a
-    /// while after it registered. Sockets nobody answers on are removed even without a
-    /// registration; anything that answers, or a registration being written, is left alone.
+    /// Removes what a gone herd left here (a dead pid, or a reused one whose sockets stay silent)
+    /// and gives its registration; `None` when nothing was. Silent sockets go even without one;
+    /// anything that answers, or a registration being written, stays.
     pub fn clear_leftovers(&self) -> Option<Registration> {
         let gone = self.gone_registration();
         if let Some(gone) = &gone {
@@ -105,8 +91,8 @@ impl Rendezvous {
     }
 }
 
-/// How long after registering a herd's control socket must answer before a herd whose pid
-/// runs is taken for gone (its pid reused by another process).
+/// How long after registering a herd's control socket must answer before a live pid is taken
+/// for reused.
 const SETTLE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// How the herd that runs a file was started.
@@ -193,8 +179,7 @@ pub fn process_alive(pid: u32) -> bool {
     }
 }
 
-/// Whether the process has ended and waits only to be reaped (a killed holder's dashboard whose
-/// new parent does not reap): it runs no more. Linux says so in `/proc`; elsewhere, no.
+/// Whether the process has ended and waits only to be reaped (Linux's `/proc`; elsewhere, no).
 fn is_zombie(pid: rustix::process::Pid) -> bool {
     fs::read_to_string(format!("/proc/{}/stat", pid.as_raw_nonzero()))
         .ok()

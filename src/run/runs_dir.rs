@@ -1,11 +1,6 @@
-//! The recordings folder (`runs/`) is the owner's alone: made 0700 at the start of a run, and
-//! when an older herd made it readable by others (0755 with 0644 files), herd's own entries in
-//! it (`herd.log` and the folders of the file's tasks, with everything in them) lose group and
-//! other access too. An attempt's files that its agent wrote itself (a signal file, a debug log)
-//! are tightened when the attempt ends. Never through a symbolic link (`safe_fs`), and nothing
-//! that is not herd's is touched: the folder may be one the user chose (`--runs-dir`).
-//!
-//! Owns permissions only; the files' contents are the recorder's.
+//! The recordings folder (`runs/`) is the owner's alone: made 0700, and herd's own entries in a
+//! folder an older herd left readable lose group and other access; an attempt's files are
+//! tightened when it ends. Never through a link, and nothing that is not herd's is touched.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -14,9 +9,8 @@ use std::path::Path;
 use super::safe_fs::{self, SafeFsError};
 use crate::core::batch::recovered::RecordedEnd;
 
-/// Makes `runs_dir` private (creating it if missing) and, when it was not, the entries of it
-/// that are herd's: `herd.log` and the folders of `task_ids`. Returns how many files and
-/// folders inside it lost group or other access.
+/// Makes `runs_dir` private and, when it was not, herd's entries in it (`herd.log`, the folders
+/// of `task_ids`). Returns how many lost group or other access.
 pub fn prepare<'a>(
     runs_dir: &Path,
     task_ids: impl IntoIterator<Item = &'a str>,
@@ -38,8 +32,7 @@ pub fn prepare<'a>(
     Ok(tightened)
 }
 
-/// Takes group and other access away from the files of attempt `attempt` in `task_dir`
-/// (`attempt_<n>.*`), including the ones its agent wrote. Returns how many had it.
+/// Takes group and other access from attempt `attempt`'s files in `task_dir`; how many had it.
 pub fn tighten_attempt(task_dir: &Path, attempt: u32) -> usize {
     let prefix = format!("attempt_{attempt}.");
     let Ok(entries) = fs::read_dir(task_dir) else {
@@ -52,8 +45,7 @@ pub fn tighten_attempt(task_dir: &Path, attempt: u32) -> usize {
         .sum()
 }
 
-/// The number of the last attempt of `task_id` that `runs/` has facts of (`attempt_<n>.json`
-/// with the highest `n`). Never through a symbolic link.
+/// The number of the last attempt of `task_id` with facts in `runs/`. Never through a link.
 pub fn last_recorded_attempt(runs_dir: &Path, task_id: &str) -> Option<u32> {
     if task_id.is_empty() || task_id.contains('/') || task_id == "." || task_id == ".." {
         return None;
@@ -76,8 +68,7 @@ pub fn last_recorded_attempt(runs_dir: &Path, task_id: &str) -> Option<u32> {
         .max()
 }
 
-/// The end of attempt `attempt` of `task_id` as its facts recorded it (`core::recovered`); a
-/// facts file that cannot be read, or has no end, is no record.
+/// The end of an attempt as its facts recorded it; an unreadable facts file is no record.
 pub fn recorded_end(runs_dir: &Path, task_id: &str, attempt: u32) -> Option<RecordedEnd> {
     let path = runs_dir
         .join(task_id)
@@ -90,8 +81,7 @@ pub fn recorded_end(runs_dir: &Path, task_id: &str, attempt: u32) -> Option<Reco
     RecordedEnd::from_facts(&facts).filter(|end| end.attempt == attempt)
 }
 
-/// `make_private`, with a failure noted in the log (a file herd cannot chmod is not a reason to
-/// stop a run: the folder above it is private already).
+/// `make_private`, a failure only noted in the log (the folder above is private already).
 fn tighten(path: &Path) -> bool {
     match safe_fs::make_private(path) {
         Ok(changed) => changed,

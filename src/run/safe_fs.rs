@@ -1,14 +1,7 @@
 //! Opening the files herd writes beside the user's data (the lock file, everything under
-//! `runs/`) without following a symbolic link someone planted there, so a link cannot make herd
-//! truncate or fill a file elsewhere.
-//!
-//! Owns only how such files and folders are opened; what goes into them is the caller's. The
-//! runs folder itself may be a link the user set up (e.g. to a bigger disk); a task's folder
-//! inside it and every file herd writes may not.
-//!
-//! What goes there is private (everything the agents printed, what was typed to them): files
-//! are made 0600 and folders 0700, as a shell history is, and one made by an older herd with
-//! group or other access is tightened when herd opens it again.
+//! `runs/`) without following a symbolic link planted there. The runs folder itself may be the
+//! user's link; what is in it may not. What goes there is private: files 0600, folders 0700,
+//! and one an older herd made open is tightened.
 
 use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io;
@@ -99,67 +92,68 @@ fn keep_private(file: &File, path: &Path) -> Result<(), SafeFsError> {
         .permissions()
         .mode();
     if mode & SHARED_BITS != 0 {
-        file.set_permissions(fs::Permissions::from_mode(mode & 0o7700))
+        file.set_permissions(private_mode(mode))
             .map_err(io_error("make private", path))?;
     }
     Ok(())
 }
 
-/// Takes group and other access away from the file or folder at `path` (never through a
-/// link: a link is left alone). Returns whether it had any.
+/// `mode` without its group and other bits.
+fn private_mode(mode: u32) -> fs::Permissions {
+    fs::Permissions::from_mode(mode & 0o7700)
+}
+
+/// Takes group and other access from the file or folder at `path` (a link is left alone).
+/// Returns whether it had any.
 pub fn make_private(path: &Path) -> Result<bool, SafeFsError> {
     let meta = fs::symlink_metadata(path).map_err(io_error("read", path))?;
     let mode = meta.permissions().mode();
     if meta.file_type().is_symlink() || mode & SHARED_BITS == 0 {
         return Ok(false);
     }
-    fs::set_permissions(path, fs::Permissions::from_mode(mode & 0o7700))
-        .map_err(io_error("make private", path))?;
+    fs::set_permissions(path, private_mode(mode)).map_err(io_error("make private", path))?;
     Ok(true)
 }
 
-/// Creates the folder `dir` (0700, with any missing parents) or takes group and other access
-/// away from it; `dir` may be a link the user made (the runs folder on another disk).
+/// Creates the folder `dir` (0700, with parents) or tightens it; `dir` may be the user's link.
 pub fn private_dir(dir: &Path) -> Result<(), SafeFsError> {
-    DirBuilder::new()
-        .recursive(true)
-        .mode(PRIVATE_DIR)
-        .create(dir)
-        .map_err(io_error("create the folder", dir))?;
-    let meta = fs::metadata(dir).map_err(io_error("read", dir))?;
-    let mode = meta.permissions().mode();
+    create_dirs(dir)?;
+    let mode = fs::metadata(dir)
+        .map_err(io_error("read", dir))?
+        .permissions()
+        .mode();
     if mode & SHARED_BITS != 0 {
-        fs::set_permissions(dir, fs::Permissions::from_mode(mode & 0o7700))
-            .map_err(io_error("make private", dir))?;
+        fs::set_permissions(dir, private_mode(mode)).map_err(io_error("make private", dir))?;
     }
     Ok(())
 }
 
-/// Creates the folder `dir` (and its parents, 0700) and checks that `dir` itself is a real
-/// folder, not a link to one elsewhere; one that exists loses group and other access.
+/// Creates the folder `dir` (0700) and checks it is a real folder, not a link; tightens it.
 pub fn create_real_dir(dir: &Path) -> Result<(), SafeFsError> {
-    if let Ok(meta) = fs::symlink_metadata(dir)
-        && meta.file_type().is_symlink()
-    {
-        return Err(SafeFsError::Link {
-            path: dir.to_path_buf(),
-            kind: "folder",
-        });
-    }
+    refuse_link(dir)?;
+    create_dirs(dir)?;
+    refuse_link(dir)?;
+    make_private(dir)?;
+    Ok(())
+}
+
+fn create_dirs(dir: &Path) -> Result<(), SafeFsError> {
     DirBuilder::new()
         .recursive(true)
         .mode(PRIVATE_DIR)
         .create(dir)
-        .map_err(io_error("create the folder", dir))?;
-    let meta = fs::symlink_metadata(dir).map_err(io_error("read", dir))?;
-    if meta.file_type().is_symlink() {
-        return Err(SafeFsError::Link {
+        .map_err(io_error("create the folder", dir))
+}
+
+/// An error when `dir` is a symbolic link.
+fn refuse_link(dir: &Path) -> Result<(), SafeFsError> {
+    match fs::symlink_metadata(dir) {
+        Ok(meta) if meta.file_type().is_symlink() => Err(SafeFsError::Link {
             path: dir.to_path_buf(),
             kind: "folder",
-        });
+        }),
+        _ => Ok(()),
     }
-    make_private(dir)?;
-    Ok(())
 }
 
 #[cfg(test)]

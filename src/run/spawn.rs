@@ -1,17 +1,8 @@
-//! Starting an agent in its pseudo-terminal with `posix_spawn`, and waiting for it.
-//!
-//! Why not `fork`: herd's address space grows with the batch (every task's state and the tasks
-//! file's text), and a fork copies its page tables and then faults on every page either side
-//! writes before the child execs. On a 10,000-task batch that made each start cost more than the
-//! one before it. glibc's `posix_spawn` starts the child with `CLONE_VM | CLONE_VFORK`: nothing is
-//! copied, whatever herd's size. The child still gets what portable-pty's `fork` path gave it: a
-//! new session (`POSIX_SPAWN_SETSID`), the terminal as stdin/stdout/stderr and as its controlling
-//! terminal (a session leader that opens a terminal acquires it), default signal dispositions
-//! and an empty signal mask, no other inherited file descriptor, and the task's folder as cwd.
-//!
-//! This is the only module allowed `unsafe`: the calls into libc's spawn API, each with the
-//! reason it is sound next to it. It owns no policy: which program, env and folder come from the
-//! launch plan.
+//! Starting an agent in its pseudo-terminal with `posix_spawn`, and waiting for it. Not `fork`:
+//! herd's address space grows with the batch, and fork's page-table copy made each of 10,000
+//! starts slower than the last; `posix_spawn` copies nothing. The child gets a new session, the
+//! terminal as stdio and controlling terminal, default signals, no other descriptor and the
+//! task's folder. The only module allowed `unsafe`, each call with its reason.
 #![allow(unsafe_code)]
 
 use std::ffi::{CString, OsStr, OsString};
@@ -42,20 +33,17 @@ pub struct SpawnRequest<'a> {
     pub terminal: &'a Path,
 }
 
-/// The environment variable the background holder sets for the dashboard it runs
-/// (`serve::background`): the dashboard is in the background (its `q` asks "detach or stop?",
-/// and it leaves by itself when the batch is done). Agents never inherit it.
+/// Set by the background holder for its dashboard (`q` asks "detach or stop?"); agents never
+/// inherit it.
 pub const BACKGROUND_FLAG: &str = "HERD_BACKGROUND";
 
-/// herd's environment (less `HERD_BACKGROUND`) with `overrides` on top, and `SHELL` set when
-/// neither has it (agents that run commands through `$SHELL` expect one; portable-pty set it
-/// too).
+/// herd's environment (less `HERD_BACKGROUND`) with `overrides` on top, and a `SHELL` when
+/// neither has one.
 pub fn agent_environment<'a>(
     overrides: impl IntoIterator<Item = (&'a String, &'a String)>,
 ) -> Vec<(OsString, OsString)> {
     let mut env: std::collections::BTreeMap<OsString, OsString> = std::env::vars_os().collect();
-    // The flag that makes this herd a background dashboard is herd's own: a herd an agent runs
-    // (say, herd's tests) must not take it.
+    // herd's own flag: a herd an agent runs must not take it.
     env.remove(OsStr::new(BACKGROUND_FLAG));
     for (key, value) in overrides {
         env.insert(key.into(), value.into());
@@ -170,9 +158,8 @@ impl Drop for SpawnSetup {
     }
 }
 
-/// Starts `request` in its terminal; returns the child's pid, which is also its process group
-/// and session id. Errors are the OS's (`ENOENT`, `EACCES`, `EAGAIN`, `EMFILE`…), so a shortage
-/// of processes or files is told from a broken command by its errno.
+/// Starts `request` in its terminal; returns the child's pid (also its group and session). Errors
+/// are the OS's, so a shortage is told from a broken command by its errno.
 pub fn spawn_in_terminal(request: &SpawnRequest<'_>) -> io::Result<u32> {
     let program = c_string(request.program.as_os_str(), "program path")?;
     let terminal = c_string(request.terminal.as_os_str(), "terminal path")?;

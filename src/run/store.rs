@@ -1,14 +1,6 @@
-//! The tasks file on disk: read it, own it (one herd per file, through a lock file beside it for
-//! as long as the run lasts, `lock`), refuse it when it cannot be written back (`writable`),
-//! and write it back atomically after every change.
-//!
-//! `save` writes on the caller's thread (the `message` command); the engine takes a `snapshot`
-//! and hands it to `writer::StoreWriter`, which writes it on its own thread.
-//!
-//! Owns the file I/O around `core::taskfile`; must not decide anything about tasks (that is the
-//! core's). A write puts the whole new text in a file beside the original and then gives it the
-//! original's name in one rename (`atomic_write`), so the file on disk is always either the old or
-//! the new version, never half of one.
+//! The tasks file on disk: read, owned (one herd per file, `lock`), refused when it cannot be
+//! written back (`writable`), written back atomically after every change (`atomic_write`), on
+//! the caller's thread (`save`) or the writer's (`writer`). Decides nothing about tasks.
 
 use std::fmt;
 use std::fs::{self, File};
@@ -113,8 +105,7 @@ fn io_error(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> Stor
 }
 
 impl TaskStore {
-    /// Reads and locks the tasks file. Fails with `Locked` if another herd holds it and with
-    /// `Invalid` if it cannot be used at all; per-task problems are in `file().problems()`.
+    /// Reads and locks the tasks file (`Locked`, `Invalid`); per-task problems are in the file.
     pub fn open(path: &Path) -> Result<TaskStore, StoreError> {
         let target = fs::canonicalize(path).map_err(io_error("read", path))?;
         writable::check(&target).map_err(|why| StoreError::NotWritable {
@@ -175,20 +166,17 @@ impl TaskStore {
         )
     }
 
-    /// Takes `theirs`, the operator's version of the file, as the base (`TaskFile::merge`);
-    /// the next snapshot may replace only that version. `Err`, with nothing changed, when it
-    /// cannot be used: the problems, `FILE:LINE:COL` with `format_problem`.
+    /// Takes the operator's version `theirs` as the base; the next snapshot may replace only it.
+    /// `Err`, nothing changed, when it cannot be used.
     pub fn merge(&mut self, theirs: &OperatorVersion) -> Result<Merged, Vec<Problem>> {
         let text = std::str::from_utf8(&theirs.text).map_err(|error| {
             let before = &theirs.text[..error.valid_up_to()];
             let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
             let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
-            vec![Problem {
-                location: Some(crate::core::taskfile::Location { line, column }),
-                task_id: None,
-                field: None,
-                message: "not valid UTF-8: save the file as UTF-8".to_string(),
-            }]
+            vec![Problem::of_file(
+                Some(crate::core::taskfile::Location { line, column }),
+                "not valid UTF-8: save the file as UTF-8".to_string(),
+            )]
         })?;
         let merged = self.file.merge(text)?;
         self.byte_order_mark = text.starts_with('\u{feff}');
@@ -198,8 +186,7 @@ impl TaskStore {
         Ok(merged)
     }
 
-    /// The file's text with `task` added at the end of its list (`TaskFile::text_with_task`),
-    /// herd's changes spliced in first.
+    /// The file's text with `task` appended, herd's changes spliced in first.
     pub fn text_with_task(&mut self, task: &serde_json::Value) -> String {
         if self.file.splice_changes() {
             self.unsaved = true;
@@ -207,17 +194,15 @@ impl TaskStore {
         self.file.text_with_task(task)
     }
 
-    /// Takes in a version of the file herd made itself (a task added through the control
-    /// socket): merged like an operator's version (`TaskFile::merge`), and written by the next
-    /// snapshot like any change.
+    /// Takes in a version herd made itself (a task added), merged like an operator's.
     pub fn merge_own(&mut self, text: &str) -> Result<Merged, Vec<Problem>> {
         let merged = self.file.merge_own(text)?;
         self.unsaved = true;
         Ok(merged)
     }
 
-    /// Writes herd's whole version of the file beside it, as `<name>.herd-<time>`, when the
-    /// operator's version cannot be merged at the end of a run; its path.
+    /// Writes herd's version beside the file (`<name>.herd-<time>`) when the operator's cannot
+    /// be merged at the end; its path.
     pub fn write_beside(&mut self, at: jiff::Timestamp) -> Result<PathBuf, StoreError> {
         self.file.splice_changes();
         let beside = self.beside.clone().unwrap_or_else(|| {
@@ -259,16 +244,13 @@ impl TaskStore {
         &self.base_dir
     }
 
-    /// True when changes were made since the last successful save (they may not change the
-    /// text: a value set to what it was).
+    /// True when changes were made since the last successful save.
     pub fn has_changes(&self) -> bool {
         self.unsaved || self.file.has_changes()
     }
 
-    /// Writes the file if its text changed since the last read or save, rewriting only the text
-    /// of the fields that changed (`snapshot`, then `Snapshot::write`), on the caller's thread.
-    /// On any error the original is left as it was (and the next save tries again). The engine
-    /// writes through `StoreWriter` instead, off its loop.
+    /// Writes the file on the caller's thread if its text changed, rewriting only changed fields;
+    /// on error the original stays. The engine writes through `StoreWriter` instead.
     pub fn save(&mut self) -> Result<(), StoreError> {
         let Some(snapshot) = self.snapshot()? else {
             return Ok(());
@@ -276,9 +258,8 @@ impl TaskStore {
         snapshot.write().inspect_err(|_| self.mark_unsaved())
     }
 
-    /// The text to write, when it changed since the last snapshot (the changes are spliced in
-    /// first): an immutable copy-free view of it, with what a write needs to know. From here on
-    /// the text counts as saved; `mark_unsaved` says a write of it failed.
+    /// The text to write when it changed (spliced, copy-free); from here on it counts as saved
+    /// (`mark_unsaved` says a write failed).
     pub fn snapshot(&mut self) -> Result<Option<Snapshot>, StoreError> {
         if self.lock.is_none() {
             return Err(StoreError::ReadOnly {
@@ -333,8 +314,7 @@ pub fn is_own_temp_file(file_name: &str, target_name: &str) -> bool {
 /// How many random characters `tempfile` puts in a name (its default).
 const TEMP_RANDOM_LEN: usize = 6;
 
-/// Removes temporary files left by a herd killed while it wrote `target`. Only called with the
-/// lock held, so no other herd is writing one; only herd's own names, only regular files.
+/// Removes temporary files a killed herd left beside `target` (lock held; only herd's names).
 fn remove_stale_temp_files(target: &Path) {
     let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
         return;

@@ -1,9 +1,5 @@
-//! Finding and reading the transcript Claude Code kept of an attempt's session.
-//!
-//! Owns where transcripts live (`<config dir>/projects/<project dir name>/<session_id>.jsonl`,
-//! config dir from `CLAUDE_CONFIG_DIR` or `~/.claude`) and reading one within a size bound. What a
-//! transcript says is [`crate::core::facts::transcript`]'s business. Never fails loudly: a transcript is
-//! extra evidence, so anything missing or unreadable is `None`.
+//! Finding and reading the transcript Claude Code kept of an attempt's session, within a size
+//! bound. Never fails loudly: a transcript is extra evidence, so anything amiss is `None`.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -16,17 +12,10 @@ use crate::core::facts::transcript::{self, TranscriptFacts, project_dir_name};
 /// The most of a transcript [`read`] reads: its last 64 MiB.
 pub const MAX_READ_BYTES: u64 = 64 * 1024 * 1024;
 
-/// The transcript of a Claude session that ran in `cwd`: by session id when known
-/// (`<root>/projects/*/<session_id>.jsonl`), else the one `.jsonl` in
-/// `<root>/projects/<project_dir_name(cwd)>/` modified at or after `since` (none when several
-/// were: another session's transcript is never taken for this one).
-/// Roots, first that exists: `env["CLAUDE_CONFIG_DIR"]` (the attempt's environment), the
-/// process's `CLAUDE_CONFIG_DIR`, `<HOME>/.claude` (HOME from `env`, else the process's).
-///
-/// A session id that is not a plain file name (letters, digits, `-`, `_`) is ignored, as if
-/// unknown. A known id whose file is not there gives `None` rather than another session's file.
-/// The cwd's project folder is looked for under the cwd as given and as resolved (symlinks), since
-/// Claude Code names it after the resolved path.
+/// The transcript of a Claude session that ran in `cwd`: by session id when known (an id that is
+/// not a plain file name counts as unknown), else the one `.jsonl` of the cwd's project folder
+/// written since `since` (none when several were). Roots: the attempt's `CLAUDE_CONFIG_DIR`,
+/// the process's, `<HOME>/.claude`.
 pub fn find(
     env: &BTreeMap<String, String>,
     cwd: &Path,
@@ -70,8 +59,7 @@ fn find_in(
     let folders = project_folders(&projects, cwd);
     match session_id.filter(|id| is_plain_name(id)) {
         Some(id) => by_session_id(&projects, &folders, id),
-        // Without an id, only a single candidate is taken: two sessions written during the
-        // attempt (agents of other tasks in the same folder) leave it unknown, never guessed.
+        // Without an id, only a single candidate: another task's session is never guessed.
         None => {
             let mut candidates: Vec<PathBuf> = folders
                 .iter()
@@ -87,8 +75,7 @@ fn find_in(
     }
 }
 
-/// The project folders Claude Code may have used for `cwd`: its name as given, then as resolved
-/// (Claude Code names the folder after the physical path, symlinks resolved).
+/// The project folders Claude Code may have used for `cwd`: as given, then resolved.
 fn project_folders(projects: &Path, cwd: &Path) -> Vec<PathBuf> {
     let mut folders = vec![projects.join(project_dir_name(&cwd.to_string_lossy()))];
     if let Ok(real) = cwd.canonicalize() {
@@ -108,8 +95,7 @@ fn is_plain_name(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
-/// `<id>.jsonl` in the cwd's project folder, else in any project folder (Claude Code shortens
-/// very long folder names, so the cwd's may not be the one it used).
+/// `<id>.jsonl` in the cwd's project folder, else in any (Claude shortens long names).
 fn by_session_id(projects: &Path, folders: &[PathBuf], id: &str) -> Option<PathBuf> {
     let file = format!("{id}.jsonl");
     if let Some(found) = folders
@@ -149,8 +135,7 @@ fn written_since(folder: &Path, since: SystemTime) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Parses at most the last `limit` bytes of `path`. A cut start drops the partial first line, so
-/// only whole records are read.
+/// Parses at most the last `limit` bytes of `path`, whole records only.
 fn read_tail(path: &Path, limit: u64) -> Option<TranscriptFacts> {
     let mut file = File::open(path).ok()?;
     let len = file.metadata().ok()?.len();

@@ -1,12 +1,7 @@
-//! The one check of a tasks file that `herd validate` and `herd run` share. It reports every
-//! problem of every task, each with its place in the file and the field it belongs to: one bad
-//! field never hides the others, and a field the file itself already got wrong is not reported
-//! a second time through what launching would make of its default.
-//!
-//! `herd run` refuses to start on the problems of the file itself (`Problem::blocks_run`); the
-//! problems of launching a task make that task `failed_config` at its turn (SPEC), so `validate`
-//! lists them before anything runs. Looks at the disk (folders, programs, prompt files) through
-//! `launch`; decides nothing about tasks.
+//! The one check of a tasks file that `herd validate` and `herd run` share: every problem of
+//! every task with its place and field, none hidden by another or said twice. `herd run` refuses
+//! the file's own problems; a task's launch problems make it `failed_config` at its turn, so
+//! `validate` lists them first.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -29,8 +24,7 @@ pub enum Problem {
         location: Option<Location>,
         message: String,
     },
-    /// A task's `host` that is unknown or cannot be reached from here, or what it cannot do
-    /// there.
+    /// A task's `host` that is unknown, unreachable, or cannot do what the task needs.
     Host {
         task_id: String,
         location: Option<Location>,
@@ -91,8 +85,7 @@ impl Problem {
 /// What the tasks are checked against.
 #[derive(Debug, Clone, Copy)]
 pub struct Checks<'a> {
-    /// `None`: the profiles could not be loaded (their problems are reported elsewhere); the
-    /// tasks' launch is not checked.
+    /// `None`: the profiles could not be loaded; launches are not checked.
     pub profiles: Option<&'a ProfileSet>,
     pub hosts: &'a HostSet,
     /// The tasks file's folder: relative `cwd`s are resolved against it.
@@ -106,8 +99,7 @@ pub fn file_problems(file: &TaskFile) -> Vec<Problem> {
     file.problems().iter().cloned().map(Problem::File).collect()
 }
 
-/// Every problem of every task: the file's own, then per task (in file order) its switches,
-/// its host and every reason it cannot be launched.
+/// Every problem of every task: the file's, then per task its switches, host and launch.
 pub fn check(file: &TaskFile, checks: &Checks<'_>) -> Vec<Problem> {
     let mut problems = file_problems(file);
     let Some(profiles) = checks.profiles else {
@@ -182,9 +174,8 @@ fn next_attempt<'a>(
     }
 }
 
-/// The tasks (in file order) whose next prompt herd completes with the completion instruction,
-/// and which one: what `validate` tells the operator, since it is not in the file. Tasks that
-/// cannot be rendered are left out (their problems are `check`'s).
+/// The tasks whose next prompt herd completes with the completion instruction, and which one
+/// (it is not in the file); tasks that cannot render are left out.
 pub fn added_instructions(file: &TaskFile, checks: &Checks<'_>) -> Vec<(String, AddedInstruction)> {
     let Some(profiles) = checks.profiles else {
         return Vec::new();

@@ -1,7 +1,5 @@
-//! Worktree isolation: a task with `"worktree": true` runs in its own git worktree of its cwd
-//! (`<repo>/.herd/worktrees/<task_id>` on branch `herd/<task_id>`), created before its first
-//! attempt and kept across retries. After completion a clean worktree is removed; a dirty one is
-//! kept and reported, never deleted.
+//! Worktree isolation: a `"worktree": true` task runs in its own git worktree, kept across
+//! retries; a clean one is removed after completion, a dirty one kept and reported.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -1,5 +1,5 @@
-//! The steps that wait for the user: permission dialogs (Claude, Codex), one-key questions and
-//! the idle input prompt. Keys a question does not know are ignored, as the real CLIs do.
+//! The steps that wait for the user: dialogs, one-key questions, the idle prompt. Unknown keys
+//! are ignored, as the real CLIs do.
 
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
@@ -121,8 +121,8 @@ impl<W: Write> Player<W> {
         Ok(Flow::Next)
     }
 
-    /// Waits at the input prompt. Typed text is echoed; `/exit` + Enter, Ctrl-C twice or
-    /// Ctrl-D (or stdin closing) end the session with 0; another message gets a short reply.
+    /// Waits at the input prompt: `/exit`, Ctrl-C twice, Ctrl-D or stdin closing end the session
+    /// with 0; another message gets a short reply.
     pub(super) fn idle(&mut self, idle: &Idle) -> io::Result<Flow> {
         let notice = idle.notice.as_deref().map(|notice| self.fill(notice));
         let hint_text = match idle.style {

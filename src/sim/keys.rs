@@ -1,6 +1,5 @@
-//! Input for the simulator: a thread reads stdin (a raw-mode terminal or a pipe) and hands the
-//! bytes over; [`Input`] turns them into keys and terminal answers (cursor position reports,
-//! device attributes), with deadlines. Parsing is a pure function, tested on its own.
+//! Input for the simulator: a thread reads stdin and hands the bytes over; [`Input`] turns them
+//! into keys and terminal answers, with deadlines. Parsing is pure.
 
 use std::collections::VecDeque;
 use std::io::Read;
@@ -123,8 +122,7 @@ pub(super) struct Input {
     chunks: Receiver<Vec<u8>>,
     pending: VecDeque<u8>,
     closed: bool,
-    /// Keys typed before a question appeared are dropped (terminal only; a pipe's bytes were
-    /// written ahead on purpose).
+    /// Keys typed before a question appeared are dropped (terminal only: a pipe's were meant).
     drops_early_keys: bool,
 }
 
@@ -160,12 +158,7 @@ impl Input {
     pub(super) fn from_bytes(bytes: &[u8]) -> Input {
         let (sender, chunks) = mpsc::channel();
         let _ = sender.send(bytes.to_vec());
-        Input {
-            chunks,
-            pending: VecDeque::new(),
-            closed: false,
-            drops_early_keys: false,
-        }
+        Input::from_channel(chunks)
     }
 
     /// Input from a channel that stays open while its sender lives (tests).
@@ -244,8 +237,7 @@ impl Input {
         }
     }
 
-    /// An unfinished sequence that stopped coming: a lone ESC is the Esc key, anything else
-    /// is dropped.
+    /// An unfinished sequence that stopped coming: a lone ESC is Esc, anything else is dropped.
     fn give_up_on_partial(&mut self) -> InputEvent {
         if self.pending.front() == Some(&0x1b) {
             self.pending.pop_front();

@@ -1,14 +1,7 @@
-//! `herd sim`: the built-in agent simulator that stands in for Claude Code, Codex and plain
-//! CLIs in tests and the demo. It plays a scenario (built-in or a TOML file) in a terminal:
-//! drawing like the real CLIs, asking the terminal questions, waiting at permission dialogs and
-//! its input prompt, failing the ways they fail; or printing Claude's print-mode event stream
-//! and writing the completion signal file, for the structured agent modes. This file resolves
-//! the command line and the environment herd sets (`HERD_TASK_ID`, `HERD_ATTEMPT`,
-//! `HERD_COMPLETION_MARKER`, `HERD_SIGNAL_FILE`), then hands over to the player; it owns the
-//! terminal's raw mode for the run.
-//!
-//! Like a model, it prints the completion marker only when its prompt asks for it (the prompt
-//! contains the marker), so a prompt herd failed to complete fails here as it would for real.
+//! `herd sim`: the built-in agent simulator that stands in for agent CLIs in tests and the demo.
+//! It plays a scenario in a terminal, drawing and failing like the real CLIs, or prints Claude's
+//! event stream and writes the signal file. This file resolves the command line and herd's
+//! environment and owns raw mode. Like a model, it prints the marker only when its prompt asks.
 
 mod builtin;
 mod draw;
@@ -221,14 +214,12 @@ fn new_session_id(task_id: Option<&str>, attempt: u32) -> String {
     }
 }
 
-/// Whether the agent was told to print `marker`: its prompt contains it, or it resumes a session
-/// (which was given its task, instruction included, when it started).
+/// Whether the agent was told to print `marker`: its prompt contains it, or it resumes a session.
 fn is_marker_asked(prompt: &str, marker: &str, resumed: bool) -> bool {
     resumed || prompt.contains(marker)
 }
 
-/// `--marker`, else `HERD_COMPLETION_MARKER`, else `TASK_COMPLETE:` + the task id (`sim`
-/// without one).
+/// `--marker`, else `HERD_COMPLETION_MARKER`, else `TASK_COMPLETE:` + the task id.
 fn resolve_marker(flag: Option<&str>, from_env: Option<String>, task_id: Option<&str>) -> String {
     flag.map(str::to_string)
         .or(from_env)

@@ -1,7 +1,5 @@
-//! Plays a scenario's steps in order against a [`Terminal`] and an [`Input`]: output actions,
-//! timed animations, terminal queries, processes and signals. The interactive steps (dialogs,
-//! one-key questions, the idle prompt) live in `interact`, the structured output (stream-json
-//! lines, raw bytes, the signal file) in `structured_play`.
+//! Plays a scenario's steps in order against a [`Terminal`] and an [`Input`]. Interactive steps
+//! live in `interact`, structured output in `structured_play`.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -29,8 +27,8 @@ const FLOOD_CHUNK: usize = 64 * 1024;
 #[derive(Debug, Clone)]
 pub(super) struct Context {
     pub marker: String,
-    /// Whether the prompt asks for the marker (or the session was asked before it was resumed):
-    /// like a model, the simulator prints the marker only when told to.
+    /// Whether the prompt asks for the marker: like a model, the simulator prints it only when
+    /// told to (a resumed session was told before).
     pub marker_asked: bool,
     pub prompt: String,
     pub attempt: u32,
@@ -92,8 +90,7 @@ impl<W: Write> Player<W> {
         }
     }
 
-    /// Plays every step meant for this attempt (and resume or not); reaching the end is exit
-    /// code 0.
+    /// Plays every step meant for this attempt; reaching the end is exit code 0.
     pub(super) fn play(&mut self, scenario: &Scenario) -> io::Result<Ending> {
         self.started = Instant::now();
         let mut skipping_to_idle = false;
@@ -299,8 +296,8 @@ impl<W: Write> Player<W> {
         self.terminal.clear()
     }
 
-    /// Asks the terminal and waits for every answer; without them the agent gives up like a
-    /// real CLI that stalls.
+    /// Asks the terminal and waits for every answer; without them the agent gives up, as a real
+    /// CLI stalls.
     fn query(&mut self, query: &Query) -> io::Result<Flow> {
         let mut asked = String::new();
         if query.cursor_position {

@@ -1,9 +1,6 @@
-//! What a simulator scenario is: an ordered list of steps, each one action plus optional
-//! attempt and resume conditions. Plain data; parsing lives in `parse`, playing in `player`.
-//!
-//! Text fields may use placeholders, filled in at run time: `{marker}`, `{prompt}`, `{task_id}`,
-//! `{attempt}`, `{session_id}`, `{dir}` (the working folder's name), `{cwd}`, `{row}` and
-//! `{col}` (the cursor position the terminal reported to a `query` step).
+//! A simulator scenario: ordered steps, each one action plus optional attempt and resume
+//! conditions. Text may use `{marker}`, `{prompt}`, `{task_id}`, `{attempt}`, `{session_id}`,
+//! `{dir}`, `{cwd}`, `{row}` and `{col}`.
 
 use serde::Deserialize;
 
@@ -16,8 +13,7 @@ pub(super) struct Scenario {
     pub steps: Vec<Step>,
 }
 
-/// One step: an action, played only when the attempt number is in range and the run is
-/// (or is not) resuming a session, as the step asks.
+/// One step: an action, played only when the attempt and resume conditions hold.
 #[derive(Debug, Clone)]
 pub(super) struct Step {
     pub action: Action,
@@ -98,8 +94,8 @@ pub(super) enum Action {
     Exit(i32),
     /// `ignore_signals = true`: from now on SIGTERM, SIGHUP and SIGINT do nothing.
     IgnoreSignals,
-    /// `spawn = { scenario = "term_ignoring_child", count = 2 }`: child `herd sim` processes in
-    /// the same process group, never waited for.
+    /// `spawn = { scenario = "term_ignoring_child", count = 2 }`: children in the same process
+    /// group, never waited for.
     Spawn(Spawn),
     /// `flood = { megabytes = 5 }`: varied, coloured lines as fast as possible.
     Flood(Flood),

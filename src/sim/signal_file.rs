@@ -1,7 +1,5 @@
-//! The completion signal file an agent writes at `$HERD_SIGNAL_FILE`:
-//! `{"status": "done"|"questions"|"error", "result"?, "questions"?, "error"?, "session_id"?}`.
-//! Builds the content from a `signal` step (placeholders already filled) and writes it
-//! atomically, so herd never reads half a file.
+//! The completion signal file an agent writes at `$HERD_SIGNAL_FILE`, written atomically so herd
+//! never reads half a file.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -10,8 +8,8 @@ use serde_json::{Map, Value, json};
 
 use super::structured::{Signal, status_name};
 
-/// The file's content: the step's `text` as given, else the JSON object.
-/// `session_id` is the run's own id, used when the step names none.
+/// The file's content: the step's `text` as given, else the JSON object (`session_id` when the
+/// step names none).
 pub(super) fn content(signal: &Signal, session_id: &str) -> String {
     if let Some(text) = &signal.text {
         return text.clone();

@@ -1,6 +1,4 @@
-//! What is wrong with a scenario step, typed: the step's shape (no action, two actions, a bad
-//! condition), an action's value (which field, what is expected) and the checks of the
-//! structured steps. Messages only; `parse` and `structured` decide when they apply.
+//! What is wrong with a scenario step, typed. Messages only.
 
 use thiserror::Error;
 

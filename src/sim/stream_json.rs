@@ -1,7 +1,5 @@
-//! Claude Code's print-mode event stream (`claude -p --output-format stream-json --verbose`),
-//! one JSON object per line, shaped like the captures in the fixtures (field names, order and
-//! nesting). Pure: the callers fill placeholders first, pass the time in and print the lines;
-//! ids are derived from the session id and a counter, so a run is reproducible.
+//! Claude Code's print-mode event stream, one JSON object per line, shaped like the captured
+//! fixtures. Pure; ids derive from the session id and a counter, so a run is reproducible.
 
 use serde_json::{Map, Value, json};
 
@@ -85,8 +83,8 @@ impl StreamSession {
         self.assistant(json!([{ "type": "text", "text": text }]))
     }
 
-    /// The assistant's `tool_use` event and the `user` event with its `tool_result`.
-    /// `timestamp` is the RFC 3339 time the result carries.
+    /// The assistant's `tool_use` event and the `user` event with its `tool_result` at
+    /// `timestamp`.
     pub(super) fn tool(&mut self, tool: &JsonTool, timestamp: &str) -> [String; 2] {
         let id = format!("toolu_sim{:012x}", self.next_number() >> 80);
         self.tool_calls
@@ -127,8 +125,7 @@ impl StreamSession {
         [self.assistant(call), answer.to_string()]
     }
 
-    /// The final `result` event, preceded by Claude's synthetic assistant error record when
-    /// the result names one. `duration_ms` is the run's time so far.
+    /// The final `result` event, after Claude's synthetic error record when it names one.
     pub(super) fn result(&mut self, result: &JsonResult, duration_ms: u64) -> Vec<String> {
         let mut lines = Vec::new();
         if let Some(error) = &result.assistant_error {
@@ -222,8 +219,7 @@ impl StreamSession {
         .to_string()
     }
 
-    /// The record Claude prints for a failed request: a `<synthetic>` message whose text is
-    /// the error, with the error's kind at the top level.
+    /// Claude's record for a failed request: a `<synthetic>` message with the error as its text.
     fn assistant_error(&mut self, error: &str, text: &str, api_status: Option<u16>) -> String {
         let mut event = json!({
             "type": "assistant",

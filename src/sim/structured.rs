@@ -1,7 +1,5 @@
-//! The data of the steps that produce structured output instead of a screen: Claude Code's
-//! print-mode events (`json_*` steps, printed by `stream_json`) and the completion signal file
-//! (`signal`, written by `signal_file`). Plain data with the checks serde cannot express;
-//! nothing here prints or writes.
+//! The data of the steps that produce structured output instead of a screen (`json_*` events,
+//! the `signal` file), with the checks serde cannot express.
 
 use serde::Deserialize;
 
@@ -30,8 +28,8 @@ pub(super) struct JsonSay {
     pub text: String,
 }
 
-/// `json_tool = { name?, command, description?, result?, is_error? }`: an assistant `tool_use`
-/// event, then the `user` event carrying its `tool_result`.
+/// `json_tool = { name?, command, description?, result?, is_error? }`: `tool_use`, then its
+/// `tool_result`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct JsonTool {
@@ -45,8 +43,8 @@ pub(super) struct JsonTool {
     pub is_error: bool,
 }
 
-/// `json_result = { text, ... }`: the final `result` event (and, with `assistant_error`, the
-/// synthetic assistant error record Claude prints before it).
+/// `json_result = { text, ... }`: the final `result` event (after the synthetic error record
+/// with `assistant_error`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct JsonResult {
@@ -71,8 +69,8 @@ pub(super) struct JsonResult {
     /// Tool calls the permission mode refused, reported in `permission_denials`.
     #[serde(default)]
     pub denials: Vec<Denial>,
-    /// `authentication_failed`, `rate_limit`, ...: print Claude's synthetic assistant record
-    /// with this top-level `error` (and the result text as its message) first.
+    /// `authentication_failed`, `rate_limit`, ...: print Claude's synthetic record with this
+    /// `error` first.
     pub assistant_error: Option<String>,
 }
 
@@ -85,8 +83,7 @@ pub(super) struct Denial {
     pub command: String,
 }
 
-/// `json_error = { type?, message }`: a bare `{"type":"error","error":{...}}` line, as API
-/// stand-ins (claudeless) print.
+/// `json_error = { type?, message }`: a bare error line, as API stand-ins print.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct JsonError {
@@ -104,8 +101,7 @@ pub(super) enum SignalStatus {
     Error,
 }
 
-/// `signal = { status, result?, questions?, error?, session_id? }` or `signal = { text }`:
-/// the file at `$HERD_SIGNAL_FILE`, written atomically.
+/// `signal = { status, result?, questions?, error?, session_id? }` or `signal = { text }`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Signal {

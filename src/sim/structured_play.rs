@@ -1,7 +1,5 @@
-//! Plays the steps that produce structured output: stream-json events (one JSON object per
-//! line, `\n`-terminated as Claude's print mode writes them), raw bytes, and the completion
-//! signal file. Placeholders are filled into the string values before they are encoded, so any
-//! text comes out correctly escaped.
+//! Plays the steps that produce structured output: stream-json lines, raw bytes, the signal file.
+//! Placeholders are filled before encoding, so any text comes out escaped.
 
 use std::io::{self, Write};
 
@@ -73,8 +71,7 @@ impl<W: Write> Player<W> {
         self.terminal.write_raw(bytes)
     }
 
-    /// Writes the signal file; without `$HERD_SIGNAL_FILE`, or when writing fails, says so on
-    /// the screen and goes on, as an agent would that cannot report.
+    /// Writes the signal file, or says on the screen why not and goes on.
     pub(super) fn signal(&mut self, signal: &Signal) -> io::Result<()> {
         let filled = Signal {
             status: signal.status,

@@ -1,7 +1,5 @@
-//! The simulator's screen output, drawn inline like Ink-based CLIs: finished rows are written
-//! once and scroll away ("committed"); the live region under them is erased row by row
-//! (`CSI 2K`, `CSI 1A`) and repainted in place, the hidden cursor parked inside it with
-//! relative moves. Also the terminal size and the raw-mode guard. Every call flushes.
+//! The simulator's screen output, drawn inline like Ink-based CLIs: finished rows scroll away;
+//! the live region under them is erased and repainted in place. Also the size and raw mode.
 
 use std::io::{self, IsTerminal, Write};
 
@@ -110,8 +108,7 @@ impl<W: Write> Terminal<W> {
         self.show(Region::default())
     }
 
-    /// Leaves the region on screen, moves below it and shows the cursor: the state a CLI
-    /// leaves the terminal in when it exits.
+    /// Leaves the region on screen and shows the cursor below it, as a CLI does when it exits.
     pub(super) fn finish(&mut self) -> io::Result<()> {
         let mut frame = String::new();
         let height = self.shown.rows.len();
@@ -157,8 +154,7 @@ impl<W: Write> Terminal<W> {
         self.out.flush()
     }
 
-    /// Erases the shown region row by row, bottom up; leaves the cursor at its first row,
-    /// column 1.
+    /// Erases the shown region bottom up; leaves the cursor at its first row, column 1.
     fn erase_into(&mut self, frame: &mut String) {
         let height = self.shown.rows.len();
         if height == 0 {

@@ -1,6 +1,5 @@
-//! Text for the screen: display widths, word wrapping, placeholders, and [`Row`], a builder for
-//! one screen row with colours and absolute column moves (`CSI nG`) the way Ink-based CLIs
-//! write them. Pure functions; nothing here writes to the terminal.
+//! Text for the screen: display widths, wrapping, placeholders, and [`Row`], a builder for one
+//! row with colours and `CSI nG` column moves as Ink-based CLIs write them. Pure.
 
 use unicode_width::UnicodeWidthStr;
 
@@ -24,8 +23,8 @@ impl Placeholders {
         }
     }
 
-    /// `template` with every known `{name}` replaced; unknown ones stay as written. One pass:
-    /// a value that itself contains `{name}` (a prompt quoting a placeholder) stays as it is.
+    /// `template` with every known `{name}` replaced, in one pass (a value holding `{name}`
+    /// stays as it is).
     pub(super) fn fill(&self, template: &str) -> String {
         let mut text = String::with_capacity(template.len());
         let mut rest = template;
@@ -55,9 +54,8 @@ impl Placeholders {
     }
 }
 
-/// Splits `text` into rows: the first at most `first_width` columns, the others at most
-/// `rest_width`. Breaks at spaces; a word longer than a row is cut. Explicit line breaks in
-/// `text` start a new row.
+/// Splits `text` into rows of at most `first_width`, then `rest_width` columns, at spaces and
+/// line breaks; a word longer than a row is cut.
 pub(super) fn wrap(text: &str, first_width: usize, rest_width: usize) -> Vec<String> {
     let mut rows = vec![String::new()];
     for (paragraph_index, paragraph) in text.split('\n').enumerate() {
@@ -102,8 +100,7 @@ fn place_word(rows: &mut Vec<String>, word: &str, first_width: usize, rest_width
     }
 }
 
-/// Like [`wrap`], but every copy of `isolated` starts a row of its own and the text after it
-/// starts the next row.
+/// Like [`wrap`], but every copy of `isolated` gets a row of its own.
 pub(super) fn wrap_isolating(
     text: &str,
     isolated: &str,
@@ -148,8 +145,8 @@ pub(super) fn truncate(text: &str, width: usize) -> String {
     kept
 }
 
-/// One screen row being built: text, SGR attributes and `CSI nG` column moves. Tracks the
-/// column so callers can place things at absolute columns (1-based, like `CSI nG`).
+/// One screen row being built. Tracks the column so callers can place things at absolute
+/// columns (1-based, like `CSI nG`).
 #[derive(Debug, Clone, Default)]
 pub(super) struct Row {
     bytes: String,

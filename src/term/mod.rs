@@ -1,7 +1,5 @@
-//! The user's terminal and drawing agent screens into it, shared by the dashboard (`ui`) and the
-//! replay player (`cli::replay`): `session` owns raw mode, the alternate screen and their undoing
-//! on exit and panic; `paint` copies a vt100 screen into a ratatui buffer. Knows nothing of tasks,
-//! the engine or recordings.
+//! The user's terminal, shared by the dashboard and the replay player: `session` owns raw mode
+//! and its undoing; `paint` copies a vt100 screen into a ratatui buffer.
 
 pub mod paint;
 pub mod session;

@@ -1,14 +1,7 @@
-//! The vt100 → ratatui painter shared by the dashboard's panes and the replay player: a vt100
-//! screen's cells (colours, attributes, wide characters) copied into a ratatui buffer, the rows
-//! of a waiting prompt marked, and where the cursor shows. Draws into the buffer it is given;
-//! owns no state and knows nothing of tasks.
-//!
-//! Our own rather than `tui-term`: its optional vt100 is an older one (0.15 up to tui-term 0.2),
-//! so with vt100 0.18 we would implement its `Screen`/`Cell` traits through a wrapper, and still
-//! keep here what panes need beyond copying cells: which rows to show when the agent's screen is
-//! taller than the pane (the bottom, where the cursor and prompts are), the prompt's rows marked,
-//! a wide character never spilling past the pane, the cursor position handed back for take-over.
-//! That leaves the cell copy itself, ~40 lines, as all tui-term would save.
+//! The vt100 → ratatui painter of the dashboard's panes and the replay player. Our own rather
+//! than `tui-term` (which pins an older vt100): besides the ~40-line cell copy, panes need the
+//! rows to show when the screen is taller, the prompt's rows marked, wide characters clipped and
+//! the cursor handed back.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
@@ -28,8 +21,7 @@ fn last_row_with_text(vt: &vt100::Screen) -> Option<u16> {
     })
 }
 
-/// Copies the agent's screen into `area`. Returns the cursor's position on screen when it is
-/// visible. `highlight`: rows of the agent's screen to mark.
+/// Copies the agent's screen into `area`, `highlight` rows marked. Returns the visible cursor.
 pub fn screen(
     vt: &vt100::Screen,
     area: Rect,
@@ -88,10 +80,8 @@ pub fn screen(
     visible.then(|| Position::new(area.x + cursor_col, area.y + cursor_row - first))
 }
 
-/// The screen's first row `screen` shows in `height` rows. A screen taller than the pane (a
-/// small tile, or before the agent follows a resize): its bottom, where prompts and progress
-/// are — the lower of the cursor and the last row with text — never the top-left corner of an
-/// empty screen.
+/// The screen's first row shown in `height` rows: for a screen taller than the pane, its bottom,
+/// where prompts are (the lower of the cursor and the last row with text).
 fn first_shown_row(vt: &vt100::Screen, height: u16) -> u16 {
     let (cursor_row, _) = vt.cursor_position();
     let bottom = cursor_row.max(last_row_with_text(vt).unwrap_or(0));
@@ -102,8 +92,7 @@ fn first_shown_row(vt: &vt100::Screen, height: u16) -> u16 {
     }
 }
 
-/// The rows of `area` (as `y`) where `screen` drew a screen wider than the area and text is
-/// hidden past its right edge: where the pane marks that it is cut.
+/// The rows of `area` where text is hidden past its right edge.
 pub fn rows_cut_on_the_right(vt: &vt100::Screen, area: Rect) -> Vec<u16> {
     let (rows, cols) = vt.size();
     let (rows, cols) = (rows.get(), cols.get());

@@ -1,5 +1,5 @@
-//! The user's terminal while herd owns it (the dashboard, the replay player): raw mode, the
-//! alternate screen and bracketed paste on entry; all of it undone on exit, on error and on panic.
+//! The user's terminal while herd owns it: raw mode, the alternate screen and bracketed paste,
+//! undone on exit, on error and on panic.
 
 use std::io;
 

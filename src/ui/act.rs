@@ -1,7 +1,5 @@
-//! What the dashboard's actions do in its normal mode (`keys::Action`): moves in its own
-//! state (selection, focus, zoom, scroll, filter), and operator actions asked of the batch as
-//! `Command`s (answers, cancel, retry, pause, concurrency, leaving), which the event loop
-//! carries out. It reads the batch only. Nothing here draws.
+//! What the dashboard's normal-mode actions do: moves in its own state, and operator actions
+//! asked of the batch as `Command`s for the event loop. Reads the batch only; draws nothing.
 
 use std::time::Instant;
 
@@ -18,8 +16,7 @@ use super::{editors, layout, queue};
 use crate::run::engine::BatchView;
 use crate::run::engine::command::{Command, DialogReply};
 
-/// Carries out `action`; `area` is the terminal's size (for page sizes). What it asks of the
-/// batch is returned.
+/// Carries out `action`; `area` is the terminal's size. Returns what it asks of the batch.
 pub fn act(
     batch: &dyn BatchView,
     state: &mut UiState,
@@ -204,8 +201,7 @@ fn change_concurrency(batch: &dyn BatchView, delta: i8) -> Vec<Ask> {
     vec![ask(Command::SetConcurrency(n), Told::Said)]
 }
 
-/// `A`: the selected task's answers to its prompts, this run's and those recorded (read on a
-/// worker: `reads`).
+/// `A`: the selected task's answers to its prompts, this run's and recorded ones (`reads`).
 fn open_answers(batch: &dyn BatchView, state: &mut UiState) {
     let task = state.selected;
     if let Some(spec) = batch.file().tasks().get(task) {
@@ -233,8 +229,7 @@ fn open_attempts(batch: &dyn BatchView, state: &mut UiState) {
     }
 }
 
-/// `D`: the selected task's changes since its latest attempt started (read on a worker:
-/// `reads`, through `run::changes`).
+/// `D`: the selected task's changes since its latest attempt started (`reads`).
 fn open_diff(batch: &dyn BatchView, state: &mut UiState) {
     let task = state.selected;
     let Some(spec) = batch.file().tasks().get(task) else {
@@ -253,8 +248,7 @@ fn open_diff(batch: &dyn BatchView, state: &mut UiState) {
     }));
 }
 
-/// Opens what was read, unless the operator went elsewhere meanwhile (another window, the
-/// player): a window never opens over what they turned to.
+/// Opens what was read, unless the operator went elsewhere meanwhile.
 pub fn opened(state: &mut UiState, done: FileReadDone, now: Instant) {
     let idle = matches!(state.mode, Mode::Normal) && state.replay.is_none();
     match done {
@@ -290,8 +284,8 @@ pub fn opened(state: &mut UiState, done: FileReadDone, now: Instant) {
     }
 }
 
-/// An answer key: its reply goes to the dialog waiting in `task`'s pane (where
-/// `answer_target` found it), and the next key is held a moment.
+/// An answer key: its reply goes to the dialog waiting in `task`'s pane; the next key is held a
+/// moment.
 fn answer_dialog(
     batch: &dyn BatchView,
     state: &mut UiState,
@@ -321,8 +315,7 @@ pub fn quit(batch: &dyn BatchView, state: &mut UiState, now: Instant) -> Vec<Ask
     Vec::new()
 }
 
-/// `s` after `q` in a background run: leave at once when nothing runs, else stop the batch (the
-/// question already confirmed it).
+/// `s` after `q` in a background run: leave at once when nothing runs, else stop the batch.
 pub fn stop_batch(batch: &dyn BatchView, state: &mut UiState, now: Instant) -> Vec<Ask> {
     if batch.live_attempts().is_empty() && batch.is_done() {
         state.leaving = Leaving::Now;
@@ -342,8 +335,7 @@ pub fn stop(state: &mut UiState, now: Instant) -> Vec<Ask> {
     vec![silently(Command::Stop)]
 }
 
-/// After the filter or the search changed: the queue from its top, and the selection on a task
-/// it lists.
+/// After the filter or the search changed: the queue from its top, the selection on a listed task.
 pub fn select_a_match(batch: &dyn BatchView, state: &mut UiState) {
     state.queue_offset = 0;
     let list = matching(batch, state);
@@ -368,8 +360,7 @@ fn not_offered(batch: &dyn BatchView, task: usize, key: &str) -> String {
     }
 }
 
-/// Focuses a running task's pane and selects it in the queue (showing every task if the
-/// filter hides it).
+/// Focuses a running task's pane and selects it (showing every task if the filter hides it).
 fn focus_task(state: &mut UiState, task: usize) {
     state.selected = task;
     state.focus = Some(task);

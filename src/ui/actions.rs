@@ -1,7 +1,5 @@
-//! What a key or a paste does in each of the dashboard's modes: the replay player, take-over,
-//! the overlays and confirmations, the editors (`editors`) and the normal mode, whose actions
-//! `act` carries out. What a key asks of the batch is returned as `Command`s (`asks`), for the
-//! event loop to carry out; the batch is only read here. Nothing here draws.
+//! What a key or a paste does in each of the dashboard's modes; normal mode's actions are
+//! `act`'s. What a key asks of the batch is returned as `Command`s; the batch is only read.
 
 use std::time::Instant;
 
@@ -38,8 +36,7 @@ impl YesNo {
     }
 }
 
-/// Handles one key press; what it asks of the batch. `area` is the terminal's size (for page
-/// sizes).
+/// Handles one key press; what it asks of the batch. `area` is the terminal's size.
 pub fn on_key(
     batch: &dyn BatchView,
     state: &mut UiState,
@@ -115,7 +112,7 @@ fn in_mode(
 }
 
 /// A key in take-over mode: the leave chord gives the keys back to the dashboard, any other key
-/// goes to the agent as its terminal would send it.
+/// goes to the agent.
 fn take_over_key(
     batch: &dyn BatchView,
     state: &mut UiState,
@@ -190,8 +187,7 @@ fn auto_menu_key(
     Vec::new()
 }
 
-/// A key in the list of a task's attempts: move, Enter replays one (its recording read on a
-/// worker: `reads`), `v`, `q` or No closes it.
+/// A key in the list of a task's attempts: move, Enter replays one, `v`, `q` or No closes it.
 fn attempts_key(batch: &dyn BatchView, state: &mut UiState, code: KeyCode, yes_no: YesNo) {
     let Mode::Attempts {
         task,
@@ -225,8 +221,7 @@ fn attempts_key(batch: &dyn BatchView, state: &mut UiState, code: KeyCode, yes_n
     }
 }
 
-/// A key's action in normal mode, given where answer keys go now (`answer_target`): a key the
-/// held dialog would take, or a dialog's key with no dialog to take it, gets a word instead.
+/// A key's action in normal mode: a dialog's key that no dialog may take now gets a word instead.
 fn normal_action(
     batch: &dyn BatchView,
     state: &mut UiState,
@@ -285,8 +280,7 @@ pub fn on_paste(batch: &dyn BatchView, state: &mut UiState, text: &str) -> Vec<A
     Vec::new()
 }
 
-/// The arrows and pages scroll a window of text (the drawing clamps `offset` to its length);
-/// false for any other key, which closes it.
+/// The arrows and pages scroll a window of text; false for any other key, which closes it.
 fn scroll(code: KeyCode, offset: &mut usize) -> bool {
     match code {
         KeyCode::Down | KeyCode::Char('j') => *offset += 1,

@@ -1,8 +1,6 @@
-//! Which dialog an answer key goes to: the one waiting in the focused pane, and only when that
-//! pane is the selected task's (the queue's highlighted row and the pane agree) and no answer
-//! or automatic move happened a moment ago. A key for a dialog that may not be answered now is
-//! answered with a word on the status line, never sent. Reads the batch's view and the
-//! dashboard's state; acts on nothing.
+//! Which dialog an answer key goes to: the one in the focused pane, only when that pane is the
+//! selected task's and no answer or automatic move happened a moment ago. Otherwise the key is
+//! answered with a word on the status line, never sent.
 
 use std::time::Instant;
 
@@ -19,8 +17,7 @@ pub enum Target {
     Nothing,
     /// The focused, selected task's dialog takes these keys.
     Ready { task: usize, keys: Vec<AnswerKey> },
-    /// A dialog waits in the focused pane, but a key now would not be the operator's answer to
-    /// it: `why` says so and what to do.
+    /// A dialog waits in the focused pane, but a key now would not be the operator's answer.
     Held { keys: Vec<AnswerKey>, why: String },
 }
 

@@ -1,10 +1,6 @@
-//! The answers window (`A`): every permission prompt of a task that was answered, attempt by
-//! attempt — when, by whom (herd or the operator), with which keys, what the prompt asked and
-//! what the guard decided, and why. Past attempts come from their facts files
-//! (`attempt_<n>.json`, `approvals`), the running one from its attempt.
-//!
-//! Reads files only on a worker, when the operator opens the window (`reads`); never while
-//! drawing, never on the loop's thread.
+//! The answers window (`A`): every answered permission prompt of a task, attempt by attempt:
+//! when, by whom, with which keys, what was asked and what the guard decided. Past attempts
+//! come from their facts files, the running one from its attempt. Read on a worker (`reads`).
 
 use std::path::Path;
 

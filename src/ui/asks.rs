@@ -1,6 +1,5 @@
-//! What the dashboard asks of the batch: a `Command` the event loop carries out through
-//! `Engine::apply`, and how the status line tells what it did (`Told`). The keys, the mouse and
-//! the frame only say what they ask; nothing here changes the batch.
+//! What the dashboard asks of the batch: a `Command` for the event loop, and how the status line
+//! tells what it did (`Told`).
 
 use std::time::Instant;
 

@@ -1,9 +1,6 @@
 //! A task's recorded attempts, for replaying one inside the dashboard: the list read from
-//! `<runs_dir>/<task_id>/` (newest first, each with its verdict from `attempt_<n>.json` when
-//! there is one) and the embedded player opened on the chosen recording.
-//!
-//! Reads files only on a worker, when the operator asks (the key, then Enter: `reads`); never
-//! while drawing, never on the loop's thread.
+//! `<runs_dir>/<task_id>/` (newest first, with verdicts) and the player opened on one. Read on a
+//! worker (`reads`).
 
 use std::path::{Path, PathBuf};
 
@@ -58,8 +55,7 @@ impl AttemptEntry {
     }
 }
 
-/// The recorded attempts of the task whose folder is `task_dir`, newest first. A folder that
-/// does not exist (the task never ran) has none.
+/// The recorded attempts in `task_dir`, newest first (none when it does not exist).
 pub fn list(task_dir: &Path) -> Vec<AttemptEntry> {
     let Ok(entries) = std::fs::read_dir(task_dir) else {
         return Vec::new();
@@ -114,8 +110,7 @@ pub struct OpenError {
     pub source: CastError,
 }
 
-/// Opens the player on `entry` of task `task` (`task_id`), playing from the start. A recording
-/// still being written is opened as far as it goes.
+/// Opens the player on `entry`; a recording still being written opens as far as it goes.
 pub fn open(task: usize, task_id: &str, entry: &AttemptEntry) -> Result<Replaying, OpenError> {
     let name = format!("{task_id} · attempt {}", entry.number);
     let options = ReplayOptions {

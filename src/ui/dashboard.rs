@@ -1,10 +1,7 @@
-//! The dashboard as a face of the driver's loop (`serve::driver`): its own input is the
-//! keyboard (and the mouse, and pastes), its own wakeups are the frame timer and the status
-//! bar's clock; its workers read the files its windows show (`reads`). It draws only when something visible changed: at most once per frame interval
-//! for the operator's keys, the focused pane and the run's events, at most once per
-//! `TILE_FRAME` when only the tiles' output changed (a fleet's tiles would otherwise redraw the
-//! whole dashboard at the full frame rate). It reads the batch through `&dyn BatchView`; what
-//! it asks of the batch goes as `Command`s (`asks`), which the loop carries out.
+//! The dashboard as a face of the driver's loop (`serve::driver`): its input is the terminal, its
+//! wakeups the frame timer and the clock. It draws only when something visible changed, tiles'
+//! output alone at most once per `TILE_FRAME` (a fleet's tiles would otherwise redraw it at the
+//! full rate), and asks the batch for what it wants as `Command`s.
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -34,8 +31,7 @@ use crate::term::Session;
 
 /// At most ~60 frames a second.
 pub const FRAME: Duration = Duration::from_millis(16);
-/// Output in the tiles (every pane but the focused one) alone redraws at most 5 times a
-/// second: enough to follow a spinner or a progress line at a glance, a twelfth of the frames.
+/// Output in the tiles alone redraws at most 5 times a second: enough to follow a spinner.
 pub const TILE_FRAME: Duration = Duration::from_millis(200);
 
 /// What a report asks of the screen.
@@ -50,8 +46,7 @@ enum Redraw {
 }
 
 /// Runs the batch in the dashboard until the operator leaves; returns herd's exit code.
-/// `mouse`: clicks and the wheel go to the dashboard (the terminal's own selection then needs
-/// its modifier, Shift in most terminals).
+/// `mouse`: clicks and the wheel go to the dashboard.
 pub async fn run(mut engine: Engine, mut driver: Driver, mouse: bool) -> Result<i32> {
     tracing::info!(
         tasks = engine.view().file().tasks().len(),
@@ -255,8 +250,7 @@ impl Face for Dashboard<'_> {
         }
     }
 
-    /// Lays the frame out when one is due and there is a terminal to draw on; the layout's
-    /// commands (panes resized) go before it is drawn.
+    /// Lays the frame out when one is due; the layout's commands go before it is drawn.
     fn lay_out(&mut self, batch: &dyn BatchView, now: Now) -> Vec<Ask> {
         let now = now.at;
         let frame_due = self.frames.next_at(now).is_some_and(|at| now >= at);
@@ -332,15 +326,13 @@ impl Dashboard<'_> {
         asked
     }
 
-    /// No terminal any more (hung up, unreadable, undrawable): the run stops the way the
-    /// operator would stop it.
+    /// No terminal any more: the run stops the way the operator would stop it.
     fn lose_terminal(&mut self, batch: &dyn BatchView) -> Vec<Ask> {
         self.keyboard = None;
         stop_for_good(batch, &mut self.state)
     }
 
-    /// The frame cannot be laid out or drawn, mostly a terminal that hung up before its signal
-    /// arrived.
+    /// The frame cannot be laid out or drawn (mostly a terminal that hung up).
     fn cannot_draw(
         &mut self,
         batch: &dyn BatchView,
@@ -352,8 +344,7 @@ impl Dashboard<'_> {
         self.lose_terminal(batch)
     }
 
-    /// A task waiting for the operator's answers is not done: the clock runs on and the bar
-    /// says what it waits for.
+    /// A task waiting for the operator's answers is not done: the clock runs on.
     fn notice_finished(&mut self, batch: &dyn BatchView, now: Instant) {
         let state = &mut self.state;
         if batch.is_done() && !batch.any_needs_input() && state.leaving == Leaving::No {
@@ -362,8 +353,7 @@ impl Dashboard<'_> {
                 tracing::info!("batch finished");
                 self.frames.dirty = true;
             }
-            // Nobody may be looking: a background dashboard ends with its batch, as headless
-            // does; attached terminals are told so.
+            // A background dashboard ends with its batch, as headless does.
             if state.background {
                 state.leaving = Leaving::Now;
             }
@@ -374,7 +364,7 @@ impl Dashboard<'_> {
 }
 
 /// Starts the first agents together, each at the size of the pane it will be drawn in once
-/// they all run (the first one focused, the others tiled in start order).
+/// they all run.
 pub(super) fn start_at_pane_sizes(batch: &dyn BatchView, area: Rect, now: Instant) -> Vec<Command> {
     let tasks = batch.file().tasks();
     let startable = batch
@@ -387,9 +377,8 @@ pub(super) fn start_at_pane_sizes(batch: &dyn BatchView, area: Rect, now: Instan
     vec![Command::SetLaunchSizes(sizes), Command::FillSlots]
 }
 
-/// Looks at a PTY report before the engine takes it (the attempt may conclude on it, and its
-/// screen go with it); says how soon the screen should show it.
-/// `task`: the task the report is about; `(visible, focused)`: the panes drawn last.
+/// Looks at a PTY report before the engine takes it (the attempt may conclude on it); says how
+/// soon the screen should show it. `(visible, focused)`: the panes drawn last.
 fn look_at_report(
     batch: &dyn BatchView,
     state: &mut UiState,
@@ -404,8 +393,8 @@ fn look_at_report(
     redraw_for(output, task, visible, focused)
 }
 
-/// How soon a report of `task` shows: output in the focused pane and every other report (an
-/// exit, a prompt's end) at once, output in a tile at the tiles' rate, hidden output never.
+/// How soon a report of `task` shows: output in a tile at the tiles' rate, hidden output never,
+/// anything else at once.
 fn redraw_for(
     output: bool,
     task: Option<usize>,
@@ -420,9 +409,8 @@ fn redraw_for(
     }
 }
 
-/// When the next frame may be drawn, seen at `now`: `FRAME` after the last one when the
-/// operator's view changed (`dirty`), `TILE_FRAME` after it when only tiles did, never with
-/// nothing to draw.
+/// When the next frame may be drawn: `FRAME` after the last one when the operator's view changed,
+/// `TILE_FRAME` when only tiles did, never with nothing to draw.
 fn next_frame(
     dirty: bool,
     tiles_dirty: bool,
@@ -437,8 +425,7 @@ fn next_frame(
     Some(last_draw.map_or(now, |t| t + interval))
 }
 
-/// A signal (INT, TERM, HUP) or a lost keyboard: stop the run as if the operator had confirmed;
-/// a second time kills the agents at once.
+/// A signal or a lost keyboard: stop as if the operator had confirmed; a second time kills.
 fn stop_for_good(batch: &dyn BatchView, state: &mut UiState) -> Vec<Ask> {
     if state.leaving == Leaving::Stopping {
         vec![silently(Command::KillAll)]

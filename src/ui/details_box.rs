@@ -1,8 +1,6 @@
-//! The box with the selected task's details: the questions of a task that needs input first and
-//! prominent, then (label, value) lines, each value wrapped to a few rows at most, except the
-//! guard's reason, shown whole (a person must be able to read why herd refused or asked); what
-//! does not fit is counted on the last row, and the details window (`d`) scrolls through it. The
-//! box's height follows its content (see `draw::regions`); its lines come from `model::detail`.
+//! The box with the selected task's details: the questions of a task that needs input first,
+//! then (label, value) lines, each value cut to a few rows except the guard's reason (a person
+//! must be able to read why herd refused or asked); what does not fit is counted.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -14,8 +12,7 @@ use super::model::{DetailView, RowStatus};
 use super::style;
 use super::text_fit::wrap;
 
-/// Most rows one detail value wraps to; the rest is cut with an ellipsis (the tasks file has
-/// it all).
+/// Most rows one detail value wraps to; the rest is cut with an ellipsis.
 pub const VALUE_ROWS: usize = 3;
 
 /// The labels whose values are shown whole, however many rows they wrap to: why the guard
@@ -26,8 +23,7 @@ pub fn render_detail(detail: Option<&DetailView>, area: Rect, buf: &mut Buffer) 
     render_detail_from(detail, 0, area, buf);
 }
 
-/// The details box with its rows from `offset` on (clamped so the last page fills the box):
-/// the details window scrolled.
+/// The details box with its rows from `offset` on (clamped so the last page fills the box).
 pub fn render_detail_from(
     detail: Option<&DetailView>,
     offset: usize,
@@ -113,8 +109,7 @@ fn detail_lines(detail: &DetailView, width: usize) -> Vec<Line<'static>> {
     lines
 }
 
-/// At most `VALUE_ROWS` of `rows` (each at most `width` columns), the last one ending in an
-/// ellipsis when some were left out.
+/// At most `VALUE_ROWS` of `rows`, the last one ending in an ellipsis when some were left out.
 fn capped(mut rows: Vec<String>, width: usize) -> Vec<String> {
     if rows.len() <= VALUE_ROWS {
         return rows;

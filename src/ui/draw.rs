@@ -1,5 +1,4 @@
-//! One frame of the dashboard from its view model. Reads only: everything it shows is in the
-//! `Dashboard` it is given. A replay open over the panes is drawn on top by `replay`.
+//! One frame of the dashboard from its view model. Reads only.
 
 use std::time::Instant;
 
@@ -72,12 +71,10 @@ pub fn draw(frame: &mut Frame<'_>, view: &Dashboard<'_>) {
     }
 }
 
-/// `+N more · Tab cycles` for the bottom border of the last pane slot (`slot`, in `area`),
-/// after that pane's banner: shortened to `+N more` or `+N` rather than written over the
-/// banner's keys, and left out when not even that fits.
+/// `+N more · Tab cycles` for the bottom border of the last pane slot, after its banner:
+/// shortened rather than written over the banner's keys.
 fn more_panes_text(view: &Dashboard<'_>, hidden: usize, slot: usize, area: Rect) -> Option<String> {
-    // The banner was drawn leaving room for the whole text (`reserve`), so that it fits where
-    // the pane is wide enough for the banner's keys.
+    // The banner left room for the whole text (`reserve`).
     let reserve = format!(" +{hidden} more · Tab cycles ").chars().count() as u16 + 1;
     let banner = view.panes.get(slot).map_or(0, |pane| {
         pane::bottom_width(pane, area, view.takeover && pane.focused, reserve)
@@ -92,10 +89,8 @@ fn more_panes_text(view: &Dashboard<'_>, hidden: usize, slot: usize, area: Rect)
     .find(|t| t.chars().count() <= room)
 }
 
-/// `NO_COLOR`: every cell in the terminal's own colours, its attributes (reverse, bold, faint)
-/// kept. Done here rather than left to crossterm, whose `NO_COLOR` turns each colour change
-/// into a bare `ESC[m`, which also resets the attributes: the selected row lost its reverse
-/// video wherever a coloured span began.
+/// `NO_COLOR`: every cell in the terminal's own colours, its attributes kept. Not left to
+/// crossterm, whose bare `ESC[m` resets attributes too (the selected row lost its reverse video).
 pub fn without_colours(buf: &mut ratatui::buffer::Buffer) {
     for cell in &mut buf.content {
         cell.fg = ratatui::style::Color::Reset;
@@ -104,8 +99,7 @@ pub fn without_colours(buf: &mut ratatui::buffer::Buffer) {
     }
 }
 
-/// The dashboard's regions when it shows `detail`: the details box under the queue grows to
-/// show them whole, up to half the column (the view model is built for the same regions).
+/// The dashboard's regions when it shows `detail`: the details box grows up to half the column.
 pub fn regions(area: Rect, zoomed: bool, shown: Option<&DetailView>) -> Regions {
     let rows = layout::side_width(area)
         .zip(shown)
@@ -115,17 +109,15 @@ pub fn regions(area: Rect, zoomed: bool, shown: Option<&DetailView>) -> Regions 
     layout::regions_with_detail(area, zoomed, rows)
 }
 
-/// Draws the player over the panes region of a dashboard already drawn (`zoomed`: its layout),
-/// the queue and the status bar left in view. The caller marks the player drawn.
+/// Draws the player over the panes region of a dashboard already drawn.
 pub fn replay<R>(frame: &mut Frame<'_>, zoomed: bool, view: &ReplayView<R>, now: Instant) {
     let area = layout::regions(frame.area(), zoomed).panes;
     frame.render_widget(Clear, area);
     view.render(frame, area, now);
 }
 
-/// The panes region when no agent runs: why, and the selected task's last screen (or, on
-/// narrow screens, its details; there the questions of a task that needs input come before its
-/// last screen).
+/// The panes region when no agent runs: why, and the selected task's last screen (on narrow
+/// screens, its details first).
 fn no_agents(view: &Dashboard<'_>, area: Rect, with_detail: bool, frame: &mut Frame<'_>) {
     let questions_wait = view
         .status

@@ -1,6 +1,5 @@
-//! The two editors: the selected task's prompt (`e`) and a message to a task's agent (`m`), each
-//! opened with what it edits and saying where the text goes, their keys, and saving or sending
-//! asked of the batch as a `Command`. Nothing here draws (`overlay` does).
+//! The two editors: the selected task's prompt (`e`) and a message to its agent (`m`). Saving or
+//! sending is asked of the batch as a `Command`; `overlay` draws them.
 
 use std::time::Instant;
 
@@ -14,8 +13,8 @@ use crate::core::task::TaskStatus;
 use crate::run::engine::BatchView;
 use crate::run::engine::command::Command;
 
-/// A key in an open editor: Ctrl-S (or Alt-Enter) saves the prompt or sends the message, Esc
-/// closes it (asking first when typed text would be lost), any other key edits.
+/// A key in an open editor: Ctrl-S (or Alt-Enter) saves or sends, Esc closes it (asking first
+/// when typed text would be lost), any other key edits.
 pub fn on_key(
     batch: &dyn BatchView,
     state: &mut UiState,
@@ -54,8 +53,7 @@ fn submit_editor(batch: &dyn BatchView, state: &mut UiState, task: usize) -> Vec
     } else if batch.live_attempt(task).is_some() {
         Command::SendMessage { task, text }
     } else {
-        // Answers to its questions, or a follow-up: its session is resumed (or a fresh attempt
-        // gets the message).
+        // Answers to its questions, or a follow-up: its session is resumed.
         Command::ResumeWithMessage { task, text }
     };
     vec![ask(command, Told::Reported)]
@@ -87,9 +85,8 @@ fn close_editor(batch: &dyn BatchView, state: &mut UiState, task: usize, now: In
     }
 }
 
-/// `m`: the message editor for the selected task, saying where the message goes: into its
-/// running agent, as answers to its questions, or into its session once it ended. A task that
-/// has not run yet leaves the message to the focused agent, as before.
+/// `m`: the message editor for the selected task, saying where the message goes. A task that
+/// has not run yet leaves the message to the focused agent.
 pub fn open_message(
     batch: &dyn BatchView,
     state: &mut UiState,

@@ -1,6 +1,5 @@
-//! What the dashboard makes of the engine's events: a status line for the task, a note in its
-//! row, and the bell when a task waits for the operator. Reads the engine, writes only `UiState`
-//! and the terminal's bell; decides nothing about tasks.
+//! What the dashboard makes of the engine's events: a status line, a note in the task's row,
+//! the bell when a task waits. Writes only `UiState` and the bell; decides nothing about tasks.
 
 use std::time::Instant;
 
@@ -37,8 +36,7 @@ pub(super) fn on_engine_event(
         EngineEvent::Finished {
             task_id, status, ..
         } => on_finished(batch, state, session, task_id, *status, now),
-        // The status line shows it while it lasts (`model::status`), from now on: a passing
-        // message gives way to it.
+        // A passing message gives way to it (`model::status`).
         EngineEvent::TasksFileInvalid { .. } => {
             state.message = None;
             state.message_about = None;
@@ -69,8 +67,7 @@ fn on_note(
 ) {
     let index = batch.file().task_index(task_id);
     match note {
-        // Who answered through which channel, as the audit says it (`Approval::answered`):
-        // a hook's or an ACP client's answer is not a key pressed on the screen.
+        // Who answered through which channel: a hook's answer is not a key pressed on screen.
         Note::Approval(approval) => {
             if let Some(i) = index {
                 state.note(i, approval.answered(), now);
@@ -153,8 +150,7 @@ fn status_line(event: &EngineEvent) -> Option<String> {
     })
 }
 
-/// Rings the terminal's bell with `body`; a bell that cannot ring is not worth stopping the
-/// run for.
+/// Rings the terminal's bell with `body`; a bell that cannot ring does not stop the run.
 fn ring(session: &mut Session, body: &str) {
     if let Err(error) = notify(session.terminal.backend_mut(), "herd", body) {
         tracing::warn!("cannot ring the bell: {error}");

@@ -1,7 +1,5 @@
-//! One frame of the dashboard, in the order that keeps drawing read-only: settle the view state
-//! and lay it out (`settle`), the event loop carries out what the layout asks of the batch
-//! (running agents' PTY sizes, the size the next agents start at), then draw with `&` only
-//! (`render`).
+//! One frame of the dashboard, in the order that keeps drawing read-only: settle and lay out,
+//! the loop carries out what the layout asks, then draw with `&` only.
 
 use std::collections::HashSet;
 use std::time::Instant;
@@ -16,8 +14,8 @@ use super::settle::{FrameLayout, settle};
 use super::state::UiState;
 use crate::run::engine::BatchView;
 
-/// Settles the state for the terminal's size and lays the frame out; what it asks of the batch
-/// is in the layout (`FrameLayout::commands`), for the event loop to carry out before drawing.
+/// Settles the state and lays the frame out; its commands are for the loop to carry out before
+/// drawing.
 pub fn lay_out<B: Backend>(
     terminal: &Terminal<B>,
     batch: &dyn BatchView,
@@ -38,8 +36,7 @@ where
     ))
 }
 
-/// Draws a laid-out frame; the replay open over it is marked drawn. Returns the tasks whose
-/// panes show (none under a replay: their output changes nothing on screen).
+/// Draws a laid-out frame. Returns the tasks whose panes show (none under a replay).
 pub fn draw<B: Backend>(
     terminal: &mut Terminal<B>,
     batch: &dyn BatchView,

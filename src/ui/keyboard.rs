@@ -1,12 +1,6 @@
-//! The terminal's events (keys, pastes, the mouse, resizes), read by a thread of their own and
-//! handed to the dashboard's loop through a channel.
-//!
-//! crossterm's `EventStream` looks for an event on every poll with a zero-timeout lock of
-//! crossterm's reader, while its own waker thread holds that lock as it waits for input: every
-//! turn of the loop spun on the lock and yielded the processor before giving up. With a fleet's
-//! output turning the loop a few hundred times a second, that was a tenth of the dashboard's
-//! CPU (#29). This thread is the reader's only user: it waits in `poll`, reads what came and
-//! sends it on; the loop waits on the channel like on any other.
+//! The terminal's events, read by a thread of their own and handed to the loop through a
+//! channel. crossterm's `EventStream` spun on its reader's lock at every poll: a tenth of the
+//! dashboard's CPU with a fleet running (#29).
 
 use std::io;
 use std::sync::Arc;
@@ -38,8 +32,7 @@ impl Keyboard {
         Ok(Keyboard { events, stop })
     }
 
-    /// The next event; an error when the terminal cannot be read, `None` once the thread ended
-    /// (after an error).
+    /// The next event; `None` once the thread ended.
     pub async fn next(&mut self) -> Option<io::Result<Event>> {
         self.events.recv().await
     }
@@ -51,8 +44,8 @@ impl Drop for Keyboard {
     }
 }
 
-/// Sends the terminal's events until told to stop, nobody takes them, or the terminal cannot
-/// be read (the error is sent, and nothing after it: a hung-up terminal would fail forever).
+/// Sends the terminal's events until told to stop, nobody takes them, or a read fails (the error
+/// is sent, and nothing after it).
 fn read_events(sender: &mpsc::Sender<io::Result<Event>>, stop: &AtomicBool) {
     while !stop.load(Ordering::Relaxed) {
         let event = match crossterm::event::poll(LOOK_AGAIN) {

@@ -1,5 +1,4 @@
-//! The key map: which key does what on the dashboard (take-over mode's keys are in
-//! `takeover_keys`). Pure functions of the key and the context; nothing here acts.
+//! The key map: which key does what on the dashboard (take-over's are in `takeover_keys`). Pure.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
@@ -40,8 +39,7 @@ pub enum Action {
     Replay,
     /// Answer the dialog waiting in the focused (and selected) pane with one of its keys.
     Answer(AnswerKey),
-    /// A key a dialog could take (a digit, Enter) that the waiting dialog does not offer: the
-    /// status line says which keys it takes.
+    /// A key a dialog could take that the waiting dialog does not offer.
     NotOffered {
         key: String,
     },
@@ -60,8 +58,7 @@ pub enum Action {
 pub enum Reply {
     /// The keys of the profile's prompt rule `0` (recorded under the rule's name).
     Rule(usize),
-    /// Keys of no rule: an option's own key (`2`, `y`), Enter for the highlighted option, Esc
-    /// for no; recorded under `name`.
+    /// Keys of no rule (an option's own key, Enter, Esc), recorded under `name`.
     Keys { name: String, bytes: Vec<u8> },
 }
 
@@ -88,8 +85,8 @@ pub fn key_name(code: KeyCode) -> String {
     }
 }
 
-/// The one key that sends a rule's `send` text, and its label for the banner: `1` for "1",
-/// `y` for "y\r", `Enter` for "\r". `None` when no single key says it.
+/// The one key that sends a rule's `send` text, and its label: `1` for "1", `y` for "y\r",
+/// `Enter` for "\r".
 pub fn answer_key(send: &str) -> Option<(KeyCode, String)> {
     match send {
         "\r" | "\n" => return Some((KeyCode::Enter, "Enter".into())),
@@ -108,9 +105,8 @@ pub fn is_press(key: &KeyEvent) -> bool {
     key.kind != KeyEventKind::Release
 }
 
-/// The dashboard's action for a key in normal mode; `answers` are the keys of the dialog
-/// waiting in the focused pane when the operator may answer it, which come first. Esc never
-/// answers: it leaves zoom.
+/// The dashboard's action for a key in normal mode; the `answers` of the dialog the operator may
+/// answer come first. Esc never answers: it leaves zoom.
 pub fn normal(key: &KeyEvent, answers: &[AnswerKey]) -> Option<Action> {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     let shift = key.modifiers.contains(KeyModifiers::SHIFT);
@@ -170,8 +166,8 @@ pub fn normal(key: &KeyEvent, answers: &[AnswerKey]) -> Option<Action> {
     })
 }
 
-/// Keys a dialog might take and the dashboard has no use for (a digit, Enter, `y`, the No
-/// key): pressed where no dialog takes them, they are answered with a word, never dropped.
+/// Keys a dialog might take that the dashboard has no use for: where no dialog takes them, they
+/// are answered with a word, never dropped.
 pub fn is_dialog_like(code: KeyCode) -> bool {
     matches!(code, KeyCode::Enter)
         || matches!(code, KeyCode::Char(c) if c.is_ascii_digit() || c == 'y' || c == NO_KEY)

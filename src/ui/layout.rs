@@ -1,7 +1,5 @@
-//! Where everything goes on the dashboard, as pure functions of the terminal size: the queue, the
-//! selected task's details, the agent panes (tiled by `tiles`),
-//! and the status bar. The event loop and `draw` call the same functions, so a pane's PTY gets the
-//! size the pane is drawn at (never less than `MIN_PTY_COLS` x `MIN_PTY_ROWS`).
+//! Where everything goes on the dashboard, as pure functions of the terminal size. The event
+//! loop and `draw` call the same functions, so a pane's PTY gets the size it is drawn at.
 
 use ratatui::layout::Rect;
 
@@ -32,9 +30,8 @@ pub fn side_width(area: Rect) -> Option<u16> {
     (area.width >= WIDE_MIN_COLS).then(|| (area.width * 35 / 100).clamp(34, 60))
 }
 
-/// `regions`, with the details under the queue (wide layout) `detail_rows` high, borders
-/// included: never less than `DETAIL_ROWS`, never more than half the column. The panes do not
-/// depend on it.
+/// `regions`, with the details under the queue `detail_rows` high: at least `DETAIL_ROWS`, at
+/// most half the column.
 pub fn regions_with_detail(area: Rect, zoomed: bool, detail_rows: u16) -> Regions {
     let status_rows = if area.height >= 8 { 2 } else { 1 }.min(area.height);
     let body = Rect {
@@ -103,24 +100,20 @@ pub fn inner_size(slot: Rect) -> (u16, u16) {
 pub const MIN_PTY_ROWS: u16 = 24;
 pub const MIN_PTY_COLS: u16 = 72;
 
-/// The size (rows, cols) of the PTY behind a pane drawn in `slot`: its inside, at least
-/// `MIN_PTY_ROWS` x `MIN_PTY_COLS`.
+/// The PTY size (rows, cols) behind a pane drawn in `slot`, at least the minimum.
 pub fn pty_size(slot: Rect) -> (u16, u16) {
     let (rows, cols) = inner_size(slot);
     (rows.max(MIN_PTY_ROWS), cols.max(MIN_PTY_COLS))
 }
 
-/// The PTY size (rows, cols) an agent starts at so that it draws its first screen at the size
-/// of its pane: the last slot when `panes` agents run (it among them; the panes go in start
-/// order), at least `MIN_PTY_ROWS` x `MIN_PTY_COLS`. A pane that would be hidden gets the
-/// smallest size, which is about what a tile gets when it shows up.
+/// The PTY size an agent starts at so its first screen fits its pane: the last slot when `panes`
+/// agents run; the smallest size for a pane that would be hidden.
 pub fn launch_size(area: Rect, zoomed: bool, panes: usize) -> (u16, u16) {
     let panes = panes.max(1);
     slot_pty_size(area, zoomed, panes, panes - 1)
 }
 
-/// The PTY size of pane `slot` (0: the focused one) when `panes` agents run; the smallest size
-/// when that pane is hidden.
+/// The PTY size of pane `slot` (0: the focused one) when `panes` agents run.
 pub fn slot_pty_size(area: Rect, zoomed: bool, panes: usize, slot: usize) -> (u16, u16) {
     let plan = self::panes(regions(area, zoomed).panes, panes, zoomed);
     plan.slots
@@ -128,22 +121,19 @@ pub fn slot_pty_size(area: Rect, zoomed: bool, panes: usize, slot: usize) -> (u1
         .map_or((MIN_PTY_ROWS, MIN_PTY_COLS), |slot| pty_size(*slot))
 }
 
-/// How many panes there are once the next agent started: it joins the `running` ones while
-/// there is room, else it takes the place of one that ends.
+/// How many panes there are once the next agent started.
 pub fn panes_after_next_start(running: usize, concurrency: usize) -> usize {
     (running + 1).min(concurrency).max(1)
 }
 
-/// The sizes the next agents start at, by how many run when each starts (entry `k`: `k` run,
-/// the engine's `set_launch_sizes`): the last slot once it joins them, for up to `max` at once.
+/// The sizes the next agents start at, entry `k` when `k` run (`set_launch_sizes`).
 pub fn launch_sizes(area: Rect, zoomed: bool, max: usize) -> Vec<(u16, u16)> {
     (0..max)
         .map(|running| launch_size(area, zoomed, panes_after_next_start(running, max)))
         .collect()
 }
 
-/// The sizes the first `panes` agents start at when they start together: each gets its slot of
-/// the layout they share once all run (the first one focused, the others tiled in start order).
+/// The sizes the first `panes` agents start at when they start together.
 pub fn first_launch_sizes(area: Rect, zoomed: bool, panes: usize) -> Vec<(u16, u16)> {
     (0..panes)
         .map(|slot| slot_pty_size(area, zoomed, panes, slot))

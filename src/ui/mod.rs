@@ -1,13 +1,8 @@
-//! The full-screen dashboard of `herd run`: the queue, live terminal panes of the running agents,
-//! prompts waiting for the operator, and the keys that act on tasks.
-//!
-//! It is one face of the driver's loop (`serve::driver`), as headless is, and owns no run state
-//! of its own (`dashboard`): it reads the batch through `&dyn BatchView`, and its keys, mouse and
-//! frames ask the batch for what they want as `Command`s (`asks`), which the loop carries out.
-//! A frame (`frame`) is first laid out (`settle`: the
-//! dashboard's view state, and the PTY sizes the layout asks the engine for, sent before
-//! drawing); then `model` turns the engine's state into a plain view model and `draw` renders
-//! that, reading only (`render`). Layout and key maps are pure functions.
+//! The full-screen dashboard of `herd run`: the queue, live panes of the running agents, waiting
+//! prompts, and the keys that act on tasks. A face of the driver's loop (`serve::driver`), as
+//! headless is: it reads the batch through `&dyn BatchView` and asks for what it wants as
+//! `Command`s. A frame is laid out (`settle`), then `model` builds a view model that `draw`
+//! renders, reading only.
 
 pub mod act;
 pub mod actions;

@@ -1,7 +1,6 @@
-//! The mouse, as lazygit and k9s users expect it: a click selects a task in the queue or focuses
-//! an agent's pane, the wheel moves through the queue or scrolls the history of the pane under
-//! the pointer. Hit-testing uses the same layout functions the frame is drawn with; nothing here
-//! draws. Only in the dashboard's normal mode: overlays, editors and take-over keep the keyboard.
+//! The mouse: a click selects a task or focuses a pane, the wheel moves through the queue or
+//! scrolls the pane under the pointer. Hit-testing uses the layout the frame is drawn with. Only
+//! in normal mode: overlays, editors and take-over keep the keyboard.
 
 use std::time::Instant;
 

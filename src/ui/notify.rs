@@ -1,10 +1,8 @@
-//! The dashboard's calls for attention: the bell and a desktop notification when a task needs
-//! the operator. Writes escape sequences only; never reads the terminal.
+//! The dashboard's calls for attention: the bell and a desktop notification. Writes only.
 
 use std::io::{self, Write};
 
-/// Rings the bell and asks for a desktop notification (OSC 9 and OSC 777; terminals that know
-/// neither ignore them).
+/// Rings the bell and asks for a desktop notification (OSC 9 and OSC 777).
 pub fn notify(out: &mut impl Write, title: &str, body: &str) -> io::Result<()> {
     let clean = |s: &str| -> String {
         s.chars()

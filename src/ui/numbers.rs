@@ -1,6 +1,5 @@
-//! How the dashboard writes what agents report in numbers: money (compact for queue rows and the
-//! status bar, precise for the details), token counts with thousands separators, and a task's
-//! cost and turns as one short column.
+//! Numbers as the dashboard writes them: money (compact in rows, precise in details), token
+//! counts with thousands separators, cost and turns as one short column.
 
 /// A cost in a few columns: `$0.42`, `$12.34`, `$123`, `<$0.01`.
 pub fn cost_short(usd: f64) -> String {

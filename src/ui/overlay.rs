@@ -138,8 +138,8 @@ fn answered_prompts(
     scrolled_window(frame, area, width, &title, rows, offset);
 }
 
-/// A centred window `width` wide showing `lines` from `offset` (clamped to the last page), its
-/// footer saying where it stands and how to scroll when they do not all fit.
+/// A centred window `width` wide showing `lines` from `offset`, its footer saying where it
+/// stands when they do not all fit.
 fn scrolled_window(
     frame: &mut Frame<'_>,
     area: Rect,
@@ -169,8 +169,6 @@ fn scrolled_window(
     frame.render_widget(Paragraph::new(shown).block(boxed(title, &keys)), popup);
 }
 
-/// The help text laid out for `width` columns: each key's description wraps at word breaks
-/// under itself (a hanging indent), never under the keys.
 /// The help's rows: in a background run, `q` says what it does there and the detach key follows.
 fn help_rows(background: bool) -> Vec<(&'static str, &'static str)> {
     let mut rows = HELP.to_vec();
@@ -220,8 +218,7 @@ fn help_lines(width: usize, background: bool) -> Vec<Line<'static>> {
     lines
 }
 
-/// `text` broken at spaces into lines of at most `width` columns (a longer word gets a line of
-/// its own).
+/// `text` broken at spaces into lines of at most `width` columns (a longer word gets its own).
 fn wrap_words(text: &str, width: usize) -> Vec<String> {
     let mut lines = Vec::new();
     let mut line = String::new();
@@ -257,14 +254,16 @@ fn confirm(frame: &mut Frame<'_>, area: Rect, title: &str, text: &str, note: &st
             Span::raw(" no"),
         ]),
     ];
-    let popup = centered(area, 70, 8);
-    frame.render_widget(Clear, popup);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .block(boxed(title, ""))
-            .wrap(Wrap { trim: false }),
-        popup,
-    );
+    popup(frame, centered(area, 70, 8), lines, boxed(title, ""));
+}
+
+/// `lines` wrapped in `block`, drawn over whatever is at `area`.
+fn popup(frame: &mut Frame<'_>, area: Rect, lines: Vec<Line<'_>>, block: Block<'_>) {
+    frame.render_widget(Clear, area);
+    let text = Paragraph::new(lines)
+        .block(block)
+        .wrap(Wrap { trim: false });
+    frame.render_widget(text, area);
 }
 
 /// `q` in a background run: detach this terminal (the batch runs on), or stop the batch.
@@ -295,14 +294,7 @@ fn leave(frame: &mut Frame<'_>, area: Rect, running: usize) {
             Span::raw(" back"),
         ]),
     ];
-    let popup = centered(area, 70, 8);
-    frame.render_widget(Clear, popup);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .block(boxed(" Leave ", ""))
-            .wrap(Wrap { trim: false }),
-        popup,
-    );
+    popup(frame, centered(area, 70, 8), lines, boxed(" Leave ", ""));
 }
 
 fn auto(frame: &mut Frame<'_>, area: Rect, menu: &AutoMenu) {
@@ -331,14 +323,13 @@ fn auto(frame: &mut Frame<'_>, area: Rect, menu: &AutoMenu) {
         " Saved in the task's permission_policy; the running agent follows at once.",
         style::DIM,
     )));
-    let popup = centered(area, 76, lines.len() as u16 + 2);
-    frame.render_widget(Clear, popup);
     let title = format!(" Auto-answer · {} ", menu.task_id);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .block(boxed(&title, " [key] switches its rule · Esc close "))
-            .wrap(Wrap { trim: false }),
-        popup,
+    let block = boxed(&title, " [key] switches its rule · Esc close ");
+    popup(
+        frame,
+        centered(area, 76, lines.len() as u16 + 2),
+        lines,
+        block,
     );
 }
 
@@ -372,14 +363,13 @@ fn attempts(frame: &mut Frame<'_>, area: Rect, menu: &AttemptsMenu) {
         " Replayed over the panes; the run goes on meanwhile. q or Esc comes back.",
         style::DIM,
     )));
-    let popup = centered(area, 80, lines.len() as u16 + 2);
-    frame.render_widget(Clear, popup);
     let title = format!(" Recorded attempts · {} ", menu.task_id);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .block(boxed(&title, " ↑↓ choose · Enter replay · Esc close "))
-            .wrap(Wrap { trim: false }),
-        popup,
+    let block = boxed(&title, " ↑↓ choose · Enter replay · Esc close ");
+    popup(
+        frame,
+        centered(area, 80, lines.len() as u16 + 2),
+        lines,
+        block,
     );
 }
 

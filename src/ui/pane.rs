@@ -1,6 +1,5 @@
-//! The agent pane: a bordered box showing one agent's emulated terminal (vt100 cells with their
-//! colours, attributes, wide characters and cursor), with the rows of a waiting prompt
-//! highlighted and a banner of the keys that answer it.
+//! The agent pane: one agent's emulated terminal in a bordered box, the rows of a waiting
+//! prompt highlighted and a banner of the keys that answer it.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
@@ -12,7 +11,7 @@ use unicode_width::UnicodeWidthStr;
 use super::model::{PaneView, PromptView};
 use super::style;
 
-/// Draws `pane` into `area`, its bottom border's last `reserve` columns left to the caller.
+/// Draws `pane` into `area`, leaving its bottom border's last `reserve` columns to the caller.
 /// Returns where the real cursor goes (focused pane in take-over).
 pub fn render(
     pane: &PaneView<'_>,
@@ -49,9 +48,8 @@ pub fn render(
     };
     let mut inner = block.inner(area);
     block.render(area, buf);
-    // The guard's reason in rows of its own above the agent's screen, which keeps its bottom
-    // (where the dialog is) in the rows left.
-    // An objection on the banner's black on yellow; a doubt (no rule allows it) in yellow.
+    // The guard's reason in rows of its own above the screen, which keeps its bottom (where the
+    // dialog is): an objection in the banner's colours, a doubt in yellow.
     let reason_style = if pane.prompt.as_ref().is_some_and(|p| p.guard_objects) {
         style::BANNER
     } else {
@@ -85,9 +83,8 @@ pub fn render(
     }
 }
 
-/// A screen wider than the pane is cut on the right (an agent keeps the width it drew its
-/// boxes at): each row with text past the edge gets `›` on the right border, as `less -S`
-/// marks a cut line, so hidden text is never mistaken for a short line.
+/// A screen wider than the pane is cut on the right: rows with text past the edge get `›` on
+/// the border, as `less -S` marks a cut line.
 fn mark_cut_rows(screen: &vt100::Screen, inner: Rect, buf: &mut Buffer) {
     if inner.width == 0 {
         return;
@@ -160,8 +157,7 @@ fn right_title(pane: &PaneView<'_>) -> Line<'static> {
     Line::from(spans)
 }
 
-/// Display columns the pane's bottom-border title takes (its banner), for what else goes on
-/// that border.
+/// Display columns the pane's bottom-border title (its banner) takes.
 pub fn bottom_width(pane: &PaneView<'_>, area: Rect, takeover: bool, reserve: u16) -> usize {
     let inner = Block::new().borders(Borders::ALL).inner(area);
     let reason_on_banner = guard_reason_rows(pane, takeover, inner).is_empty();
@@ -172,10 +168,8 @@ pub fn bottom_width(pane: &PaneView<'_>, area: Rect, takeover: bool, reserve: u1
 /// Rows at most the guard's reason takes above the agent's screen.
 const REASON_ROWS: usize = 3;
 
-/// What the guard said of the focused pane's prompt (its objection, or its doubt: no rule
-/// allows it), wrapped to the pane's width in rows of its own (on the border's banner it was
-/// cut even at 160 columns); none when it said nothing or the pane is too short to give up the
-/// rows (then it stays on the banner).
+/// What the guard said of the focused pane's prompt, wrapped to the pane's width in rows of its
+/// own (a banner cut it even at 160 columns); none when the pane is too short to spare them.
 fn guard_reason_rows(pane: &PaneView<'_>, takeover: bool, inner: Rect) -> Vec<String> {
     let Some(prompt) = pane.prompt.as_ref().filter(|_| pane.focused && !takeover) else {
         return Vec::new();
@@ -203,8 +197,7 @@ fn guard_reason_rows(pane: &PaneView<'_>, takeover: bool, inner: Rect) -> Vec<St
     rows
 }
 
-/// The pane's bottom border: take-over's chord, or the waiting dialog's banner in `room`
-/// columns.
+/// The pane's bottom border: take-over's chord, or the waiting dialog's banner in `room` columns.
 fn bottom_title(
     pane: &PaneView<'_>,
     takeover: bool,
@@ -228,8 +221,7 @@ fn bottom_title(
         ]));
     }
     if !pane.selected {
-        // Focused because the selected task ended: its keys would answer a dialog the operator
-        // has not chosen.
+        // Focused because the selected task ended: its keys would answer a dialog not chosen.
         return Some(Line::from(vec![
             Span::styled(format!(" ⚠ {} waits ", pane.task_id), style::BANNER),
             Span::styled(" w or Tab selects it to answer ", style::WAITING_BORDER),
@@ -238,10 +230,8 @@ fn bottom_title(
     Some(banner(prompt, &pane.task_id, room, reason_on_banner))
 }
 
-/// `⚠ fix-7: [1/Enter] Yes  [2/p] Yes, don't ask again  [3/n] No`: the task the keys answer,
-/// then the keys, and what the guard said, if anything (an objection only when
-/// `reason_on_banner`: otherwise it has rows of its own in the pane). Where `room` is short, the
-/// options' labels are cut before any key is lost.
+/// `⚠ fix-7: [1/Enter] Yes  [2/p] Yes, don't ask again  [3/n] No`, then what the guard said (an
+/// objection only when `reason_on_banner`). Short of room, labels are cut before any key.
 pub fn banner(
     prompt: &PromptView,
     task_id: &str,
@@ -250,8 +240,7 @@ pub fn banner(
 ) -> Line<'static> {
     let head = format!(" ⚠ {task_id}: ");
     let mut spans = vec![Span::styled(head.clone(), style::BANNER)];
-    // Why herd did not answer: the request and the guard's reason (in full in the details,
-    // `d`); before the keys when the guard objects, so a narrow pane still shows it.
+    // Why herd did not answer; before the keys when the guard objects, so a narrow pane shows it.
     let note = prompt
         .guard
         .as_ref()
@@ -290,8 +279,8 @@ pub fn banner(
     Line::from(spans)
 }
 
-/// The labels in `room` columns altogether: each cut (with an ellipsis) to the longest length
-/// that fits, never below a few letters.
+/// The labels cut (with an ellipsis) to fit in `room` columns altogether, never below a few
+/// letters.
 fn fit_labels(labels: &[&str], room: usize) -> Vec<String> {
     const SHORTEST: usize = 4;
     let total = |cap: usize| -> usize { labels.iter().map(|l| l.width().min(cap)).sum() };

@@ -1,7 +1,5 @@
-//! A prompt waiting for the operator, as the dashboard shows and answers it: the rows to
-//! highlight, and the keys the dialog takes, grouped by the option they pick: the profile's
-//! rules matching the screen (their `send` and `label`), the dialog's own option keys (`2`,
-//! Codex's `y`), Enter where the dialog highlights an option, and `n` for No (Esc).
+//! A prompt waiting for the operator: the rows to highlight, and the keys the dialog takes,
+//! grouped by the option they pick (rules' keys, the dialog's own keys, Enter, `n` for No).
 
 use crossterm::event::KeyCode;
 
@@ -15,7 +13,7 @@ use crate::core::profile::Protocol;
 use crate::core::screen::detect::PromptSighting;
 
 /// The sightings that make up the waiting prompt: the one on hold, and every other rule
-/// matching the screen now (one dialog often matches several).
+/// matching the screen now.
 fn sightings(attempt: &Attempt) -> Option<Vec<&PromptSighting>> {
     let waiting = attempt.waiting()?;
     let mut list: Vec<&PromptSighting> = attempt.sightings().iter().collect();
@@ -54,8 +52,7 @@ fn own_key(code: KeyCode, name: &str, bytes: &[u8]) -> (KeyCode, Reply) {
     (code, reply)
 }
 
-/// The waiting dialog's options and their keys, in the dialog's order; empty when nothing
-/// waits for the operator.
+/// The waiting dialog's options and their keys, in the dialog's order.
 fn groups(attempt: &Attempt) -> Vec<Group> {
     let Some(list) = sightings(attempt) else {
         return Vec::new();
@@ -85,8 +82,7 @@ fn groups(attempt: &Attempt) -> Vec<Group> {
             }),
         }
     }
-    // The profile's rules: the same keys recorded under the rule's name, and its label (the
-    // dialog's own wording can fill a line).
+    // The profile's rules: keys recorded under the rule's name, with its label.
     for sighting in &list {
         let Some(rule) = profile.prompts.get(sighting.rule) else {
             continue;

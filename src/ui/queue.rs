@@ -1,6 +1,5 @@
-//! The queue: one row per task (status glyph and colour, id, agent, attempt n of max, elapsed
-//! time, cost and turns when there is room, failure type or a short note), only the visible
-//! window drawn; and the text fitting both it and the details box use.
+//! The queue: one row per task, only the visible window drawn; and the text fitting it and the
+//! details box use.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -100,13 +99,12 @@ struct Columns {
     note: usize,
 }
 
-/// Columns the note keeps (as far as the notes need them) before the id, cost and turns get
-/// the rest.
+/// Columns the note keeps before the id, cost and turns get the rest.
 const NOTE_KEPT: usize = 10;
 
 impl Columns {
-    /// glyph(2) id agent attempts(5) elapsed(6) [cost turns] note. The id comes first: the
-    /// cost and turns are shown only in what the id leaves, with room kept for the note.
+    /// glyph(2) id agent attempts(5) elapsed(6) [cost turns] note. Cost and turns get only what
+    /// the id leaves, with room kept for the note.
     fn for_width(width: u16, rows: &[TaskRow]) -> Columns {
         let width = usize::from(width);
         let fixed = 2 + 5 + 6;
@@ -119,9 +117,7 @@ impl Columns {
         } else {
             0
         };
-        // Room is kept for notes only as wide as the notes there are: with none, ids are
-        // not cut for an empty column.
-        // (+1: `fit` keeps a column free after the text.)
+        // Room is kept only for notes there are (+1: `fit` keeps a column free after the text).
         let note_wanted = match longest(&|r| note_text(r).0.width()) {
             0 => 0,
             n => (n + 1).min(NOTE_KEPT),
@@ -192,8 +188,7 @@ impl Columns {
     }
 }
 
-/// A row's note in at most `width` columns: the questions of a task that needs input say only
-/// their number when `? N questions` does not fit.
+/// A row's note in at most `width` columns: `? N questions` shrinks to its number.
 fn note_in(row: &TaskRow, width: usize) -> (String, Style) {
     let (note, style) = note_text(row);
     if row.note.is_none() && row.questions > 0 && note.width() >= width {

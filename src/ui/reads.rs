@@ -1,9 +1,6 @@
-//! What the dashboard reads from disk: the answers window's facts files (`A`), a task's
-//! recorded attempts (`v`), a task's changes (`D`, through `run::changes`), a recording opened in the player (Enter in that list). A key asks
-//! for a read (`UiState::to_read`); the dashboard hands it to a worker (`run::jobs`) and opens
-//! the window once the worker hands back what it read (`act::opened`). The reads
-//! (`answers::lines`, `attempts::list`, `attempts::open`) run on the worker, never on the
-//! loop's thread.
+//! What the dashboard reads from disk (answers, recorded attempts, changes, a recording): a key
+//! asks for a read (`UiState::to_read`), a worker does it and the window opens with what it
+//! hands back (`act::opened`). Never on the loop's thread.
 
 use super::attempts::{AttemptEntry, OpenError, Replaying};
 

@@ -1,6 +1,5 @@
-//! Draws one frame from the batch's view and the dashboard's settled state (`settle`): builds
-//! the view model and draws it, with an open replay on top. Takes `&` only: whatever a frame
-//! needs changed (focus, scroll views, PTY sizes) was settled and sent before it is drawn.
+//! Draws one frame from the batch's view and the settled state, with an open replay on top.
+//! Takes `&` only.
 
 use std::time::Instant;
 

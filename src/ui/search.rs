@@ -1,7 +1,6 @@
-//! `/` search in the queue, as in less, k9s and lazygit: `/` opens it, the typed text narrows
-//! the queue to the tasks whose id or agent contains it (any case) as it is typed, Enter keeps
-//! it (the queue stays narrowed, its title says `/text`), Esc clears it; `/` then Esc clears a
-//! kept one. It narrows on top of the status filter (`f`). Nothing here draws.
+//! `/` search in the queue, as in less, k9s and lazygit: the typed text narrows the queue to
+//! tasks whose id or agent contains it (any case), Enter keeps it, Esc clears it. It narrows on
+//! top of the status filter (`f`).
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -22,8 +21,7 @@ pub fn open(state: &mut UiState) {
     state.mode = Mode::Search;
 }
 
-/// One key while the search is typed. Returns whether the text changed (the caller moves the
-/// selection onto a matching task).
+/// One key while the search is typed. Returns whether the text changed.
 pub fn on_key(state: &mut UiState, key: &KeyEvent) -> bool {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     match key.code {

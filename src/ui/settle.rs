@@ -1,9 +1,6 @@
-//! The view state of the next frame, settled before it is drawn: the focus and the selection
-//! after agents came and went, the pane order and rectangles, the queue's window, the screens of
-//! panes scrolled back, and what the layout asks of the engine (PTY sizes of the visible panes,
-//! the size the next agents start at) as a plain list the event loop carries out afterwards.
-//! It reads the engine and writes only the dashboard's own state; it sends nothing and draws
-//! nothing.
+//! The view state of the next frame, settled before it is drawn: focus, selection, pane order
+//! and rectangles, the queue's window, scrolled-back screens, and the PTY sizes the layout asks
+//! of the engine, as a list the event loop carries out. Writes only the dashboard's own state.
 
 use std::collections::HashMap;
 use std::time::Instant;
@@ -31,8 +28,7 @@ pub struct PaneResize {
 pub struct FrameLayout {
     /// The terminal's area.
     pub area: Rect,
-    /// The running tasks in pane order (the focused one first), and the screens of those
-    /// scrolled back.
+    /// The running tasks in pane order, and the screens of those scrolled back.
     pub panes: PaneSetup,
     /// The tasks whose panes are drawn (the first ones of `panes.order`).
     pub visible: Vec<usize>,
@@ -43,8 +39,7 @@ pub struct FrameLayout {
 }
 
 impl FrameLayout {
-    /// What the layout asks of the batch: agents resized to their panes, the sizes the next
-    /// agents start at.
+    /// What the layout asks of the batch: agents resized to their panes, the next start size.
     pub fn commands(&self) -> Vec<Command> {
         let resizes = self.resizes.iter().map(|r| Command::ResizePane {
             task: r.task,
@@ -107,8 +102,7 @@ pub fn settle(batch: &dyn BatchView, state: &mut UiState, area: Rect, now: Insta
     }
 }
 
-/// Panes scrolled back show a view rebuilt from the agent's history (the live screens are only
-/// read); offsets are clamped to the history there is.
+/// Panes scrolled back show a view rebuilt from the agent's history; offsets are clamped.
 fn scroll_views(
     batch: &dyn BatchView,
     state: &mut UiState,
@@ -133,8 +127,7 @@ fn scroll_views(
     views
 }
 
-/// The queue's first visible row, so that the selection is in view (`listed`: the tasks the
-/// queue lists, when already known).
+/// The queue's first visible row, so that the selection is in view.
 fn settle_queue_window(
     batch: &dyn BatchView,
     state: &mut UiState,
@@ -149,8 +142,8 @@ fn settle_queue_window(
     state.queue_offset = window_offset(state.queue_offset, selected, height, list.len());
 }
 
-/// A task that left the filtered list (it finished, say) is not left selected out of sight:
-/// the selection moves to the next listed task. Returns the list when it was read.
+/// A task that left the filtered list is not left selected out of sight: the selection moves to
+/// the next listed task. Returns the list when it was read.
 fn keep_selection_listed(batch: &dyn BatchView, state: &mut UiState) -> Option<Vec<usize>> {
     if state.filter == Filter::All {
         return None;

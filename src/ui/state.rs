@@ -1,7 +1,5 @@
-//! What the dashboard itself remembers between frames: the selection, the queue filter, which
-//! pane is focused or zoomed, scroll offsets, brief notes, the open overlay. It owns no run
-//! state: tasks and agents live in the engine, and so do their times (when an attempt started,
-//! how long the last one took).
+//! What the dashboard itself remembers between frames: selection, filter, focus, zoom, scroll,
+//! notes, the open overlay. No run state: tasks, agents and their times live in the engine.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -27,8 +25,7 @@ pub const ANSWER_GRACE: Duration = Duration::from_secs(1);
 pub enum AnswerHold {
     /// The operator just answered a dialog.
     JustAnswered,
-    /// The selection (and with it the focused pane) moved by itself: a task ended, or left the
-    /// filtered queue.
+    /// The selection moved by itself: a task ended, or left the filtered queue.
     CameByItself,
 }
 
@@ -64,8 +61,7 @@ impl Filter {
     pub fn label(self) -> &'static str {
         match self {
             Filter::All => "all",
-            // Agents that run, waiting ones included: the bar counts those apart as "running"
-            // and "waiting".
+            // Agents that run, waiting ones included.
             Filter::Active => "active",
             Filter::Waiting => "waiting",
             Filter::Pending => "pending",
@@ -96,8 +92,7 @@ impl Filter {
         self.step_among(forward, |_| true)
     }
 
-    /// As `step`, skipping the filters that would list no task (`lists_some` says which do):
-    /// `f` goes through the statuses there are, and `all`.
+    /// As `step`, skipping the filters that would list no task.
     pub fn step_among(self, forward: bool, lists_some: impl Fn(Filter) -> bool) -> Filter {
         let n = Self::ORDER.len();
         let mut at = Self::ORDER.iter().position(|f| *f == self).unwrap_or(0);
@@ -128,8 +123,7 @@ pub enum Mode {
     ConfirmQuit,
     /// `q` in a background run: detach this client, or stop the batch.
     ConfirmLeave,
-    /// The selected task's details in a window: for screens too small for the details box, or
-    /// details too long for it; scrolled down by `offset` rows where they do not fit.
+    /// The selected task's details in a window, scrolled down by `offset` rows.
     Details {
         offset: usize,
     },
@@ -204,8 +198,8 @@ pub struct UiState {
     pub notes: HashMap<usize, (String, Instant)>,
     /// The last action's result and when it goes away.
     pub message: Option<(String, Instant)>,
-    /// The task the message is about while its outcome is still to come ("cancelling …",
-    /// "… started"): the outcome replaces the message when it arrives.
+    /// The task the message is about while its outcome is still to come ("cancelling …"): the
+    /// outcome replaces the message.
     pub message_about: Option<usize>,
     /// Esc was pressed once in an editor holding typed text: the next Esc discards it.
     pub discard_armed: bool,
@@ -216,10 +210,9 @@ pub struct UiState {
     /// Per task: the screen its last attempt ended with (this run), and that attempt's number.
     pub final_screens: HashMap<usize, (u32, vt100::Screen)>,
     pub leaving: Leaving,
-    /// A recorded attempt replayed over the panes; it takes the keys until the operator leaves
-    /// it, and the dashboard is as it was then.
+    /// A recorded attempt replayed over the panes; it takes the keys until the operator leaves it.
     pub replay: Option<Box<Replaying>>,
-    /// The selection as the operator's last key or click left it: found different at the next
+    /// The selection as the operator's last key or click left it: if it differs at the next
     /// frame, it moved by itself.
     pub chosen: Option<usize>,
     /// Answer keys wait until then, and why.
@@ -254,16 +247,14 @@ impl UiState {
         self.message_about = Some(task);
     }
 
-    /// `task`'s attempt ended: a message still waiting for that outcome is replaced by it
-    /// (shown afresh for the usual time); any other message stays as it is.
+    /// `task`'s attempt ended: a message waiting for that outcome is replaced by it.
     pub fn settle(&mut self, task: usize, outcome: impl Into<String>, now: Instant) {
         if self.message_about == Some(task) && self.message_now(now).is_some() {
             self.say(outcome, now);
         }
     }
 
-    /// `task` moved on but its outcome is still to come (`fix-3 started` after a retry): like
-    /// `settle`, and the new message still waits for the outcome, so a task that fails again
+    /// Like `settle`, and the new message still waits for the outcome, so a task that fails again
     /// at once never leaves `… started` on the status line.
     pub fn progress(&mut self, task: usize, text: impl Into<String>, now: Instant) {
         if self.message_about == Some(task) && self.message_now(now).is_some() {
@@ -271,8 +262,7 @@ impl UiState {
         }
     }
 
-    /// Shows an operator action's result (the engine's `ControlOutcome`: `message()` and
-    /// `is_done()`), and logs it.
+    /// Shows an operator action's result, and logs it.
     pub fn report(&mut self, message: &str, done: bool, now: Instant) {
         tracing::info!(message, done, "operator action");
         self.say(message, now);
@@ -320,16 +310,15 @@ impl UiState {
             .saturating_duration_since(start)
     }
 
-    /// The next whole second of the run clock after `now` (countdowns and elapsed times tick
-    /// then).
+    /// The next whole second of the run clock after `now`.
     pub fn next_second(&self, now: Instant) -> Instant {
         let start = self.started.unwrap_or(now);
         let elapsed = now.saturating_duration_since(start);
         start + Duration::from_secs(elapsed.as_secs() + 1)
     }
 
-    /// Chooses the focused pane among the running tasks: the selected task if it runs, else the
-    /// previous focus if it still runs, else the first running task.
+    /// Focuses the selected task if it runs, else the previous focus if it still runs, else the
+    /// first running task.
     pub fn resolve_focus(&mut self, live: &[usize]) {
         self.focus = if live.contains(&self.selected) {
             Some(self.selected)
@@ -354,8 +343,8 @@ impl UiState {
         self.final_screens.insert(task, (attempt, copy));
     }
 
-    /// The operator's key or click was handled: the selection is theirs. One they moved
-    /// themselves (`w`, Tab, a click) is a deliberate choice: its dialog takes keys at once.
+    /// The operator's key or click was handled: a selection they moved themselves is deliberate,
+    /// so its dialog takes keys at once.
     pub fn operator_chose(&mut self) {
         if self.chosen.is_some_and(|chosen| chosen != self.selected) {
             self.answers_held = None;
@@ -363,8 +352,8 @@ impl UiState {
         self.chosen = Some(self.selected);
     }
 
-    /// At each frame: a selection that moved by itself since the operator's last key holds the
-    /// answer keys for `ANSWER_GRACE`.
+    /// A selection that moved by itself since the operator's last key holds the answer keys for
+    /// `ANSWER_GRACE`.
     pub fn notice_selection(&mut self, now: Instant) {
         if self.chosen != Some(self.selected) {
             if self.chosen.is_some() {
@@ -383,13 +372,6 @@ impl UiState {
         self.answers_held
             .filter(|(until, _)| *until > now)
             .map(|(_, why)| why)
-    }
-
-    pub fn takeover_task(&self) -> Option<usize> {
-        match self.mode {
-            Mode::TakeOver { task, .. } => Some(task),
-            _ => None,
-        }
     }
 }
 

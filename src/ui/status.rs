@@ -1,12 +1,5 @@
-//! The status bar: counts by status and by failure class, the retry queue with countdowns, the
-//! batch's cost so far, the run clock, the queue's state, the last action's result and the keys
-//! that matter now.
-//!
-//! Both lines are laid out by priority for the width they get, never cut mid-word: the top line
-//! keeps the counts, the state and the clock, and folds failure classes and retries into `+N`;
-//! the key line keeps `? help`, `q quit` (and `Ctrl-\\ detach` in a background run) and the keys
-//! of the current mode (the prompt's answers
-//! first), dropping the general keys from the end, and shortens the message with an ellipsis.
+//! The status bar: counts, retries, cost, clock, the queue's state, the last result and the keys
+//! that matter now. Both lines are laid out by priority for their width, never cut mid-word.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -23,8 +16,7 @@ pub fn render(status: &StatusView, area: Rect, buf: &mut Buffer) {
     if area.height == 0 {
         return;
     }
-    // No background of its own: a dark bar under the terminal's default foreground is
-    // unreadable on a light theme, and the panes' borders already set the bar apart.
+    // No background: a dark bar is unreadable on a light theme.
     let top = Rect { height: 1, ..area };
     let right = right_side(status);
     let right_width = line_width(&right);
@@ -127,8 +119,7 @@ fn with_more(shown: String, all: &[String], limit: usize) -> String {
     }
 }
 
-/// As many of `parts` as fit in `room` joined by `sep`, the rest folded into " +N"; `None`
-/// when not even "+N" fits.
+/// As many of `parts` as fit in `room`, the rest folded into " +N"; `None` when not even that fits.
 fn fold(parts: &[String], sep: &str, room: usize) -> Option<String> {
     for shown in (0..=parts.len()).rev() {
         let mut text = parts[..shown].join(sep);
@@ -188,8 +179,7 @@ fn right_side(status: &StatusView) -> Line<'static> {
     Line::from(right)
 }
 
-/// Keys that stay on the key line whatever its width: help, leaving, and in a background run
-/// the detach key (the one key that is not the dashboard's and that `?` cannot show).
+/// Keys that stay on the key line whatever its width (help, leaving, detach).
 fn essential(key: &str) -> bool {
     matches!(key, "?" | "q" | DETACH_KEY)
 }
@@ -197,10 +187,8 @@ fn essential(key: &str) -> bool {
 /// The attach client's detach key, as the key line names it (`model::status`).
 pub const DETACH_KEY: &str = "Ctrl-\\";
 
-/// The message and the keys that fit in `width`: general keys are dropped from the end of the
-/// list first (the current mode's keys come before them), then the mode's keys when the message
-/// would get less than a few words; `?` and `q` always stay, and the message is shortened with
-/// an ellipsis to the room left.
+/// The message and the keys that fit in `width`: general keys go first, then the mode's keys when
+/// the message would get too little; `?` and `q` always stay, and the message is shortened.
 fn fit_hints(
     message: Option<&str>,
     keys: &[(String, String)],

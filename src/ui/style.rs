@@ -41,8 +41,7 @@ pub fn color(status: RowStatus) -> Color {
         RowStatus::Completed => Color::Green,
         RowStatus::Retryable => Color::Magenta,
         RowStatus::Failed => Color::Red,
-        // Faint text in the terminal's own colour (`status_style`), not bright black, which is
-        // the background colour of Solarized Dark and vanishes there.
+        // Not bright black: Solarized Dark's background.
         RowStatus::Cancelled => Color::Reset,
         RowStatus::NeedsInput => Color::LightYellow,
         RowStatus::Skipped => Color::Reset,
@@ -65,9 +64,7 @@ pub const WAITING_BORDER: Style = Style::new().fg(Color::Yellow).add_modifier(Mo
 pub const TAKEOVER_BORDER: Style = Style::new()
     .fg(Color::LightGreen)
     .add_modifier(Modifier::BOLD);
-/// The selected queue row: reverse video, which every theme (light, dark, Solarized) and
-/// `NO_COLOR` show, where a forced dark background under the terminal's own foreground is
-/// unreadable on a light theme. The row's own colours are dropped under it (`queue`).
+/// The selected queue row: reverse video, readable on every theme and under `NO_COLOR`.
 pub const SELECTED: Style = Style::new().add_modifier(Modifier::REVERSED.union(Modifier::BOLD));
 /// Rows of an agent's screen that hold a waiting prompt.
 pub const PROMPT_ROWS: Style = crate::term::paint::HIGHLIGHT;
@@ -77,8 +74,7 @@ pub const BANNER: Style = Style::new()
     .bg(Color::Yellow)
     .add_modifier(Modifier::BOLD);
 pub const KEY: Style = Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD);
-/// Secondary text: faint in the terminal's own foreground, readable on any theme (bright black
-/// is Solarized Dark's background).
+/// Secondary text: faint, readable on any theme (bright black is Solarized Dark's background).
 pub const DIM: Style = Style::new().add_modifier(Modifier::DIM);
 /// The sign on a pane's right border where its agent's screen is cut.
 pub const CUT_MARK: Style = Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD);

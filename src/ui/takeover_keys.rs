@@ -1,5 +1,4 @@
-//! Take-over mode's keys: the bytes a terminal sends for a key (what the agent gets), and the
-//! chord that gives the keyboard back to the dashboard. Pure functions; nothing here acts.
+//! Take-over mode's keys: the bytes a terminal sends for a key, and the chord that leaves. Pure.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -11,8 +10,8 @@ pub fn is_leave_chord(key: &KeyEvent) -> bool {
 
 pub const LEAVE_CHORD: &str = "Ctrl-]";
 
-/// The bytes a terminal sends for `key`, for the agent in take-over mode. `app_cursor`: the
-/// agent asked for application cursor keys (`ESC O A` instead of `ESC [ A`).
+/// The bytes a terminal sends for `key`. `app_cursor`: the agent asked for application cursor
+/// keys (`ESC O A` instead of `ESC [ A`).
 pub fn to_bytes(key: &KeyEvent, app_cursor: bool) -> Option<Vec<u8>> {
     let mods = key.modifiers;
     let ctrl = mods.contains(KeyModifiers::CONTROL);

@@ -1,11 +1,9 @@
-//! Text in a fixed number of display columns, for the queue's columns and the details box:
-//! cut with an ellipsis or padded (`fit`), or wrapped at spaces and after a path's slashes
-//! (`wrap`). Pure; wide characters count double.
+//! Text in a fixed number of display columns: cut or padded (`fit`), or wrapped (`wrap`). Pure;
+//! wide characters count double.
 
 use unicode_width::UnicodeWidthStr;
 
-/// `text` in exactly `width` display columns, the last one a blank separating it from the next
-/// column: padded, or cut with an ellipsis.
+/// `text` in exactly `width` columns, the last one blank: padded, or cut with an ellipsis.
 pub fn fit(text: &str, width: usize) -> String {
     if width == 0 {
         return String::new();
@@ -34,9 +32,7 @@ pub fn fit(text: &str, width: usize) -> String {
     out
 }
 
-/// As `fit`, but a cut text keeps its end (`structured-auth-018` in 9 columns is
-/// `str…-018 `): task ids differ most at their end (`-017`, `-018`), so ids cut this way stay
-/// apart where a cut end makes them all `structur…`.
+/// As `fit`, but a cut text keeps its end (`str…-018 `): task ids differ most at their end.
 pub fn fit_middle(text: &str, width: usize) -> String {
     let room = width.saturating_sub(1);
     if text.width() <= room || room < 5 {

@@ -1,6 +1,5 @@
 //! How the agent panes share the panes region: the focused pane large on top, the others tiled
-//! in a grid below it, and how many did not fit. Pure geometry; it knows nothing of the
-//! dashboard's other regions (`layout`) or of what a pane shows.
+//! in a grid below it. Pure geometry.
 
 use ratatui::layout::Rect;
 
@@ -9,16 +8,14 @@ pub const MIN_TILE_COLS: u16 = 24;
 pub const MIN_TILE_ROWS: u16 = 6;
 /// The focused pane keeps at least this many rows before any tile is drawn below it.
 pub const MIN_FOCUS_ROWS: u16 = 10;
-/// The pane rectangles: `slots[0]` is the focused pane, the rest are tiles in order; `hidden`
-/// panes did not fit.
+/// The pane rectangles: `slots[0]` is the focused pane; `hidden` panes did not fit.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PanePlan {
     pub slots: Vec<Rect>,
     pub hidden: usize,
 }
 
-/// Lays out `count` panes in `area`: the focused one on top, the others tiled in a grid below
-/// it. Zoomed, only the focused pane is drawn.
+/// Lays out `count` panes in `area`. Zoomed, only the focused pane is drawn.
 pub fn panes(area: Rect, count: usize, zoomed: bool) -> PanePlan {
     if count == 0 || area.width == 0 || area.height == 0 {
         return PanePlan {
@@ -62,9 +59,8 @@ pub fn panes(area: Rect, count: usize, zoomed: bool) -> PanePlan {
     }
 }
 
-/// The grid (rows, cols) for `count` tiles in `width` x `height`: every tile at least the
-/// minimum size, the shape whose tiles are the largest (a cell is about twice as tall as wide).
-/// When not all fit, the densest grid the minimum size allows.
+/// The grid (rows, cols) for `count` tiles in `width` x `height` whose tiles are the largest (a
+/// cell is about twice as tall as wide); when not all fit, the densest the minimum size allows.
 pub fn grid(width: u16, height: u16, count: usize) -> (u16, u16) {
     let max_rows = (height / MIN_TILE_ROWS).max(1);
     let max_cols = (width / MIN_TILE_COLS).max(1);
@@ -85,8 +81,8 @@ pub fn grid(width: u16, height: u16, count: usize) -> (u16, u16) {
     best.map_or((max_rows, max_cols), |(_, shape)| shape)
 }
 
-/// `count` consecutive spans covering `len` cells from `start`, the first ones one cell larger
-/// when it does not divide evenly.
+/// `count` consecutive spans covering `len` cells from `start`, the first ones one larger when
+/// it does not divide evenly.
 fn spans(start: u16, len: u16, count: u16) -> Vec<(u16, u16)> {
     let count = count.max(1);
     let (base, extra) = (len / count, len % count);

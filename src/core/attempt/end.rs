@@ -1,7 +1,5 @@
-//! How an attempt ends, as a part of it: the phase (running, ending, done), the gentle or hard
-//! stop (exit keys, grace, TERM, KILL), whether herd or the agent ended it, and what the
-//! attempt was doing when herd began to end it. Which deadline ends the attempt, and the
-//! verdict's facts, are the attempt's (`mod.rs`); this part keeps the order of the stop.
+//! How an attempt ends, as a part of it: the phase, the gentle or hard stop (exit keys, grace,
+//! TERM, KILL), who ended it and what the attempt was doing then.
 
 use std::time::Duration;
 
@@ -19,8 +17,7 @@ pub const HOOK_SETTLE: Duration = Duration::from_secs(2);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum EndStage {
     /// herd refused a tool call through a hook at `at` and waits for the CLI to take that
-    /// answer before any signal: a hook killed before it answers is no decision, and the CLI
-    /// would go on with the call (Gemini in yolo mode runs it).
+    /// answer before any signal: a hook killed before it answers is no decision.
     Settle {
         at: Duration,
     },
@@ -45,8 +42,7 @@ enum Phase {
 #[derive(Debug, Clone)]
 pub(super) struct Ending {
     phase: Phase,
-    /// herd has acted to end the agent (exit keys written or a signal sent): an exit from now
-    /// on is herd's doing, not the agent's own.
+    /// herd has acted to end the agent: an exit from now on is herd's doing.
     herd_ended: bool,
     /// The screen's tail when the agent was found idle (before the exit keys changed it).
     idle_tail: Option<Vec<String>>,
@@ -92,8 +88,7 @@ impl Ending {
         self.idle_tail = Some(tail);
     }
 
-    /// When the stop goes on to its next step (`exit_grace` after the exit keys), if it does;
-    /// `None` while running too (the attempt's own deadlines count then).
+    /// When the stop goes on to its next step, if it does.
     pub(super) fn deadline(&self, exit_grace: Duration) -> Option<Duration> {
         match &self.phase {
             Phase::Ending { stage, .. } => match stage {
@@ -106,8 +101,8 @@ impl Ending {
         }
     }
 
-    /// Begins the stop for `cause` at `now` (the attempt was running): the exit keys for a
-    /// gentle end, TERM for any other, nothing yet after a hook's refusal (`settle`).
+    /// Begins the stop for `cause`: exit keys for a gentle end, TERM otherwise, nothing yet
+    /// after a hook's refusal.
     pub(super) fn begin(
         &mut self,
         (cause, settle): (EndCause, bool),
@@ -143,8 +138,7 @@ impl Ending {
         self.phase = Phase::Ending { cause, stage };
     }
 
-    /// The stop's next step once its deadline passed: TERM after the grace or the settle,
-    /// KILL after TERM.
+    /// The stop's next step once its deadline passed: TERM, then KILL.
     pub(super) fn escalate(
         &mut self,
         now: Duration,
@@ -178,8 +172,7 @@ impl Ending {
         };
     }
 
-    /// Why the agent exited: an agent that exits by itself before herd wrote its exit keys or
-    /// sent a signal ended on its own, and its exit status counts, whatever herd was about to do.
+    /// Why the agent exited: before herd acted, it ended on its own and its status counts.
     pub(super) fn cause_at_exit(&self) -> EndCause {
         match &self.phase {
             Phase::Ending { cause, .. } if self.herd_ended => cause.clone(),
@@ -196,9 +189,8 @@ impl Ending {
     }
 }
 
-/// An attempt that failed after the operator's last answer (in `approvals`) said No to the
-/// agent ended because of it: the evidence says so first (`the operator refused Bash(npm test)
-/// (Esc); no completion marker …`), where it read as a bare `failed_incomplete`.
+/// An attempt that failed after the operator said No: the evidence says so first, where it read
+/// as a bare `failed_incomplete`.
 pub(super) fn name_the_operator_s_refusal(approvals: &[Approval], verdict: &mut Verdict) {
     let after_refusal = matches!(
         verdict.failure,

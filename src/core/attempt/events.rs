@@ -1,6 +1,4 @@
-//! The events an attempt is handed by the shell. What it hands back (effects, notes, what it
-//! records) is `core::channel::effects`, shared with the channels that make most of it. Data
-//! only; no decisions here.
+//! The events an attempt is handed by the shell (what goes out is `core::channel::effects`).
 
 use crate::core::approval::AnsweredBy;
 use crate::core::classify::ExitStatus;
@@ -17,17 +15,15 @@ pub enum Event<'a> {
     OperatorAnswer {
         rule: usize,
     },
-    /// The operator answered the waiting prompt with keys of no rule of its own (Enter for the
-    /// option the dialog highlights, Esc for no): recorded with the prompt's request like any
-    /// answer. Without a waiting prompt, the keys are typed into the agent.
+    /// The operator answered the waiting prompt with keys of no rule (Enter, Esc): recorded like
+    /// any answer. Without a waiting prompt, the keys are typed into the agent.
     OperatorReply {
         /// What the keys mean, for the record ("Enter", "Esc").
         name: String,
         keys: Vec<u8>,
     },
-    /// An answer given through the control socket to the waiting prompt (the shell checked its
-    /// prompt id): `Some(rule)` answers with that rule's keys like `OperatorAnswer`, `None`
-    /// with `keys` (named `name`) like `OperatorReply`. Recorded as `by`'s (`"api"`, `"web"`).
+    /// An answer by prompt id (the control socket, MCP, the web view; its id checked): with a
+    /// rule's keys like `OperatorAnswer`, else like `OperatorReply`. Recorded as `by`'s.
     ApiAnswer {
         by: AnsweredBy,
         rule: Option<usize>,
@@ -43,19 +39,15 @@ pub enum Event<'a> {
         cols: u16,
     },
     Cancel,
-    /// The signal file as the shell read it: a valid signal ends the attempt; a file that is
-    /// not valid (yet: the agent may be writing it) is only remembered.
+    /// The signal file as read: a valid one ends the attempt; an invalid one is remembered.
     SignalFile(Result<SignalFile, SignalFileError>),
     /// Bytes the agent added to its own log (the profile's `agent_log`) since the last read.
     AgentLog(&'a [u8]),
-    /// The CLI called one of herd's hooks (see `core::hook`) with this input; the answer goes
-    /// back as `Effect::HookReply`.
+    /// The CLI called one of herd's hooks; the answer goes back as `Effect::HookReply`.
     Hook(&'a serde_json::Value),
-    /// herd's client of the attempt's Codex app server is connected and subscribing: from now
-    /// on the TUI's approval dialogs are that channel's (`core::app_server`).
+    /// herd's app-server client is subscribing: the TUI's dialogs are that channel's from now on.
     AppServerConnected,
-    /// A message of the attempt's Codex app server (a request to approve, a file change, a
-    /// resolved request, an error); an answer goes back as `Effect::AppServerSend`.
+    /// A message of the attempt's Codex app server; an answer goes back as `AppServerSend`.
     AppServer(&'a serde_json::Value),
 }
 

@@ -1,14 +1,7 @@
-//! One attempt as a state machine: `handle(event, now) -> effects`.
-//!
-//! Owns the agent's screen and every decision made while the agent runs: answering terminal
-//! queries, seeing the completion marker, the idle end, the timeout, ending the agent (exit
-//! keys, grace, TERM, KILL) and the final verdict. Time comes in as the elapsed time since the
-//! attempt started; effects go out as values. No I/O here.
-//!
-//! Composed of parts, each with its own impl: the approval channels its profile uses
-//! (`core::channel`: the screen's dialogs, the stream, herd's ACP client, the hooks, the app
-//! server), which this file routes events to, and its end (`end`). `events` is what comes in;
-//! what goes out is `core::channel::effects`.
+//! One attempt as a state machine: `handle(event, now) -> effects`. Owns the agent's screen and
+//! every decision while it runs (queries, the marker, idle, timeout, the end, the verdict). Time
+//! comes in as elapsed time; effects go out as values. Its approval channels and its `end` are
+//! parts of it.
 
 pub mod prompt_id;
 
@@ -36,8 +29,8 @@ use crate::core::wire::stream::StreamFacts;
 pub const DEFAULT_ANSWER_CAP: u32 = 5;
 /// Headless wait for an operator answer before the attempt fails as blocked.
 pub const DEFAULT_PERMISSION_WAIT_SEC: f64 = 60.0;
-/// After the marker, an interactive agent's turn is over once its `ready` screen has stayed
-/// unchanged this long (or `idle_sec`, if shorter): only then are its exit keys sent.
+/// After the marker, an interactive agent's turn is over once its `ready` screen stayed unchanged
+/// this long (or `idle_sec`): only then are its exit keys sent.
 pub const TURN_SETTLE: Duration = Duration::from_secs(1);
 pub use super::channel::screen::{ANSWER_RECHECK, MAX_RESENDS, PROMPT_SETTLE, RESEND_AFTER};
 pub use end::{HOOK_SETTLE, KILL_AFTER};
@@ -94,7 +87,7 @@ pub struct Attempt {
     log_retries: RetryWatch,
     screen_retries: ScreenRetryWatch,
     /// The agent waits for input below an auth or quota text: the idle end comes at this time
-    /// (`PROMPT_SETTLE` after it was first seen, so the screen is whole), not `idle_sec` later.
+    /// (`PROMPT_SETTLE` after it was seen), not `idle_sec` later.
     hopeless_idle_at: Option<Duration>,
     /// The approval channels the profile uses.
     channels: Channels,
@@ -151,8 +144,7 @@ impl Attempt {
         self.signal.as_ref()
     }
 
-    /// The screen's marker ends the attempt only when the marker is the completion rule of a
-    /// screen agent; a structured agent's marker is looked for in its result's text.
+    /// The screen's marker ends only a screen agent; a structured one's is read in its result.
     fn watches_screen_marker(&self) -> bool {
         self.setup.completion == Completion::Marker && self.channels.stream.is_none()
     }
@@ -268,8 +260,7 @@ impl Attempt {
         self.ready && !self.busy && self.sightings().is_empty()
     }
 
-    /// The marker was seen on an interactive agent's screen and herd waits for its turn to be
-    /// over before sending the exit keys.
+    /// The marker was seen and herd waits for the turn to be over before sending exit keys.
     fn waits_for_turn_end(&self) -> bool {
         self.marker_seen
             && self.end.running()
@@ -277,10 +268,8 @@ impl Attempt {
             && self.watches_screen_marker()
     }
 
-    /// How long the screen must stay unchanged for the turn to be over, now: `TURN_SETTLE` on
-    /// the profile's `ready` screen; `idle_sec` on any quiet screen (a profile whose `ready`
-    /// pattern no longer matches the CLI's input prompt still ends); never while it is busy or
-    /// a prompt shows.
+    /// How long the screen must stay unchanged for the turn to be over: `TURN_SETTLE` on the
+    /// `ready` screen, `idle_sec` on any quiet one; never while busy or a prompt shows.
     fn turn_settle(&self) -> Option<Duration> {
         if !self.waits_for_turn_end() || self.busy || !self.sightings().is_empty() {
             return None;
@@ -366,9 +355,8 @@ impl Attempt {
         act(&mut channels.screen, &mut cx)
     }
 
-    /// An answer of the operator's (`by`: on the dashboard or through the API) to the dialog
-    /// on screen: with a rule's keys (`rule`), or with keys of no rule (`reply`: their name and
-    /// the keys); an API answer with a rule is the rule's.
+    /// An operator's answer to the dialog on screen: a rule's keys (`rule`) or keys of no rule
+    /// (`reply`).
     fn on_answer(
         &mut self,
         by: AnsweredBy,
@@ -449,10 +437,8 @@ impl Attempt {
         }
     }
 
-    /// A structured agent's output: a request it retries in vain ends the attempt; its result
-    /// ends it too (unless the signal file does), and herd's ACP client's exact record of its
-    /// answers (the request as data, the option sent) replaces what the screen read of the
-    /// dialogs it drew.
+    /// A structured agent's output: a request retried in vain or its result ends the attempt;
+    /// herd's ACP client's record of its answers replaces what the screen read.
     fn feed_stream(&mut self, bytes: &[u8], now: Duration, effects: &mut Vec<Effect>) {
         let Some(stream) = self.channels.stream.as_mut() else {
             return;
@@ -473,9 +459,8 @@ impl Attempt {
         }
     }
 
-    /// The agent's log grew: a request it keeps retrying in vain (a rejected key from the first
-    /// retry, a spent quota from the second in a row, server errors for `SERVER_ERROR_PATIENCE`)
-    /// ends the attempt now; refusals are kept for the verdict.
+    /// The agent's log grew: a request it retries in vain ends the attempt now; refusals are
+    /// kept for the verdict.
     fn on_agent_log(&mut self, bytes: &[u8], now: Duration, effects: &mut Vec<Effect>) {
         let Some(parser) = self.agent_log.as_mut() else {
             return;
@@ -489,8 +474,7 @@ impl Attempt {
         }
     }
 
-    /// What the agent shows: its output fed to the screen (query replies, the bell, the
-    /// marker) and to the stream, if it has one.
+    /// The agent's output, fed to the screen and to the stream, if it has one.
     fn on_output(&mut self, bytes: &[u8], now: Duration, effects: &mut Vec<Effect>) {
         let fed = self.screen.feed_counted(bytes);
         if !fed.replies.is_empty() {
@@ -503,8 +487,7 @@ impl Attempt {
             effects.push(Effect::Note(Note::Bell));
         }
         self.feed_stream(bytes, now, effects);
-        // A marker line that scrolled off in this burst: the rows above it are read only when
-        // one of the scrolled rows has the marker's text.
+        // The rows above a scrolled-off marker line are read only when it has the marker's text.
         if fed.scrolled > 0 && self.watches_screen_marker() && !self.marker_seen {
             let (scrolled, _) = self.screen.scrolled_rows(fed.scrolled, 0);
             if self.watch.may_be_on(&scrolled) {
@@ -517,10 +500,8 @@ impl Attempt {
         self.after_screen_change(now, effects);
     }
 
-    /// The screen changed (output, a resize): the attempt's snapshot is brought up to date
-    /// (only the rows the output can have written are read again), and when its text or the
-    /// cursor's row changed every detector reads that one snapshot (a prompt anchored at the
-    /// cursor shows when the cursor comes back to it, even with no text changed).
+    /// The screen changed: the snapshot is updated, and when its text or the cursor's row changed,
+    /// every detector reads it.
     fn after_screen_change(&mut self, now: Duration, effects: &mut Vec<Effect>) {
         let mut snapshot = std::mem::take(&mut self.snapshot);
         let changed = self.screen.update(&mut snapshot);
@@ -531,8 +512,7 @@ impl Attempt {
         self.last_change = now;
         self.ready = detect::is_ready(&self.setup.profile, &snapshot.text);
         self.busy = detect::is_busy_rows(&self.setup.profile, &snapshot.rows);
-        // Only a screen with the marker's text on it can show the marker line: the rows above
-        // it, read to tell an echo of the prompt, are taken from the history only then.
+        // Only a screen with the marker's text can show the marker line.
         if self.watches_screen_marker() && !self.marker_seen && self.watch.may_be_on(&snapshot.rows)
         {
             let (rows, history) = snapshot.with_history(self.screen.history_tail(CONTEXT_ROWS));
@@ -546,11 +526,8 @@ impl Attempt {
         self.snapshot = snapshot;
     }
 
-    /// Errors that do not heal by waiting, on screen: the agent waits for input below an auth
-    /// or quota text (the idle end comes at once: waiting `idle_sec` would give the same verdict,
-    /// and a spinner left running beside a question would keep it from ever coming); or it
-    /// retries a failed request beside the cause (the profile's `retrying` texts): auth, quota
-    /// or lasting server errors end the attempt now.
+    /// Errors that do not heal by waiting: input awaited below an auth or quota text ends the
+    /// attempt at once; retries beside the cause are judged as they happen.
     fn judge_screen_retries(
         &mut self,
         snapshot: &Snapshot,
@@ -581,9 +558,8 @@ impl Attempt {
         }
     }
 
-    /// SPEC: success is the marker AND a normal end. An interactive agent (a profile with exit
-    /// keys) is ended by herd once its turn is over (see `on_tick`); any other agent is left to
-    /// finish by itself, up to the timeout.
+    /// SPEC: success is the marker AND a normal end. herd ends an interactive agent once its
+    /// turn is over; any other finishes by itself, up to the timeout.
     fn saw_marker(&mut self, effects: &mut Vec<Effect>) {
         self.marker_seen = true;
         effects.push(Effect::Note(Note::MarkerSeen));
@@ -616,8 +592,7 @@ impl Attempt {
         }
     }
 
-    /// The end whose deadline has come, first the timeout, then an unanswered prompt or
-    /// request, the turn over, and the idle end.
+    /// The end whose deadline has come: timeout, unanswered prompt, turn over, idle.
     fn due_end(&mut self, now: Duration) -> Option<EndCause> {
         let wait = self.setup.permission_wait;
         let held = self.waiting().is_some();
@@ -675,8 +650,8 @@ impl Attempt {
         self.start_ending(cause, now, false, effects);
     }
 
-    /// Begins the end (`settle`: after a refusal given through a hook, which the CLI has yet
-    /// to read, nothing is sent to it before `HOOK_SETTLE`), if the attempt is still running.
+    /// Begins the end if the attempt still runs (`settle`: nothing is sent before `HOOK_SETTLE`
+    /// after a hook's refusal).
     fn start_ending(
         &mut self,
         cause: EndCause,

@@ -1,12 +1,6 @@
-//! The ids of the prompts that wait for the operator, so an answer given from afar (the control
-//! socket) names the dialog it answers and can never land on another one.
-//!
-//! Each attempt numbers the waits it has, from 1: a wait is one `WaitingPrompt` (its rule, when
-//! it began and which appearance of the dialog); a new wait — another dialog, the same dialog
-//! drawn again, or the same one held again after an answer the agent did not take — gets the
-//! next number, and a number is never given twice. The id is `<task_id>/<attempt>/<n>`, unique
-//! in a run since attempt numbers are. Pure: the shell calls `sync` after every event the
-//! attempt handled.
+//! The ids of the prompts that wait for the operator, `<task_id>/<attempt>/<n>`, so an answer
+//! from afar can never land on another dialog: each new wait (another dialog, the same one drawn
+//! or held again) gets the next number, never given twice.
 
 use std::time::Duration;
 
@@ -55,8 +49,7 @@ impl PromptIds {
         }
     }
 
-    /// Follows the attempt's wait after an event: a new wait gets the next id (returned), a
-    /// wait that ended takes its id with it.
+    /// Follows the attempt's wait after an event: a new wait gets the next id (returned).
     pub fn sync(&mut self, waiting: Option<&WaitingPrompt>) -> Option<&str> {
         let Some(waiting) = waiting else {
             self.current = None;

@@ -1,8 +1,5 @@
-//! The verdict of one attempt: success, or which failure class, with the evidence that decided it.
-//!
-//! First match wins, per SPEC: timeout → permission blocked → auth → quota → process →
-//! incomplete. Failure texts are matched only on the end of the output of a failed attempt
-//! (`text` finds them; this file orders the rules).
+//! The verdict of one attempt: success, or which failure class, with the evidence. First match
+//! wins, per SPEC: timeout → permission blocked → auth → quota → process → incomplete.
 
 use super::profile::Profile;
 use super::task::{Completion, FailureType};
@@ -50,9 +47,8 @@ pub enum EndCause {
     PermissionBlocked {
         evidence: String,
     },
-    /// The agent kept retrying a request in vain (its key is rejected, its quota is spent, the
-    /// server kept failing for long) and herd ended it instead of waiting out its retries:
-    /// `failure` is what the retried errors name (auth, quota, process).
+    /// herd ended the agent as it kept retrying a request in vain: `failure` is what the retried
+    /// errors name.
     HopelessRetry {
         failure: FailureType,
         evidence: String,
@@ -66,8 +62,7 @@ pub struct EndFacts<'a> {
     pub cause: EndCause,
     pub marker_seen: bool,
     pub exit: ExitStatus,
-    /// The last non-blank rows of the screen when the attempt ended (for an idle end: when the
-    /// agent was found idle).
+    /// The last non-blank rows of the screen when the attempt ended.
     pub tail: &'a [String],
     pub completion: Completion,
     /// The marker must be seen too (always for `Completion::Marker`).
@@ -152,16 +147,13 @@ pub fn classify(facts: &EndFacts<'_>, profile: &Profile) -> Verdict {
         }
         _ => {}
     }
-    // A tool call the agent refused by itself (Codex under its approval policy) is a blocked
-    // permission, whatever the model printed next, as for a structured agent's refusals.
+    // A tool call the agent refused by itself is a blocked permission, whatever came next.
     if let Some(refused) = facts.agent_log.filter(|log| !log.refused_tools.is_empty()) {
         let evidence = format!("permission denied: {}", refused.refused_tools.join(", "));
         return Verdict::failed(FailureType::PermissionBlocked, evidence);
     }
-    // Errors the agent kept retrying, as its events or log named them, made herd end it: that
-    // is the verdict. It comes before the agent's own report of how it ended, which then only
-    // says that herd stopped it (an ACP client's `the agent exited (killed by signal 15) before
-    // the turn ended`), and before the screen, which may say only `API error · Retrying`.
+    // Errors the agent kept retrying made herd end it: that is the verdict, before the agent's
+    // own report of how it ended and before the screen (`API error · Retrying`).
     if let EndCause::HopelessRetry { failure, evidence } = &facts.cause {
         return Verdict::failed(*failure, evidence.clone());
     }
@@ -192,8 +184,7 @@ pub fn classify(facts: &EndFacts<'_>, profile: &Profile) -> Verdict {
     Verdict::failed(FailureType::Incomplete, incomplete_evidence(facts))
 }
 
-/// Whether the agent ended normally: by itself with exit code 0, or ended by herd once it was
-/// done (`done_cause`).
+/// Whether the agent ended normally: by itself with 0, or by herd once it was done.
 fn ended_normally(facts: &EndFacts<'_>, done_cause: &EndCause) -> bool {
     facts.cause == *done_cause || (facts.cause == EndCause::Exited && facts.exit.success())
 }
@@ -203,8 +194,7 @@ fn by_marker(facts: &EndFacts<'_>) -> Option<Verdict> {
     (facts.marker_seen && ended_normally(facts, &EndCause::AfterMarker)).then(Verdict::success)
 }
 
-/// A structured agent: its events first (errors by type, permission denials), then a
-/// successful result (with the marker in its text when required) and a normal end.
+/// A structured agent: its events first, then a successful result and a normal end.
 fn by_stream(facts: &EndFacts<'_>, profile: &Profile) -> Option<Verdict> {
     let events = facts.stream?;
     if let Some((failure, evidence)) = stream::judge(events, profile) {

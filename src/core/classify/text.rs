@@ -1,16 +1,12 @@
-//! The profile's failure texts (auth, quota, set-up, transient) found on screen rows read as
-//! logical lines: a text the CLI hard-wrapped over two rows still counts, box borders left out.
-//! Decides no verdict order beyond the texts' own (`classify` does).
+//! The profile's failure texts found on screen rows read as logical lines: a text the CLI
+//! hard-wrapped over two rows still counts, box borders left out.
 
 use super::Verdict;
 use crate::core::profile::Profile;
 use crate::core::task::FailureType;
 
-/// The profile's auth, quota, set-up and transient texts on the given lines, read as logical
-/// lines: the CLIs hard-wrap long messages themselves (Gemini breaks `API key not valid. Please
-/// pass a valid API key.` over two rows, `API_KEY_INVALID` even inside the word), so a text that
-/// runs from one row into the next counts too (joined with a space, then without), borders of
-/// boxes left out.
+/// The profile's failure texts on `lines`, read as logical lines: a text running from one row
+/// into the next counts (joined with a space, then without: Gemini wraps inside words).
 pub(super) fn by_text<'a>(
     lines: impl Iterator<Item = &'a str> + Clone,
     profile: &Profile,
@@ -29,16 +25,14 @@ pub(super) fn by_text<'a>(
     None
 }
 
-/// The failure the profile's auth, quota, set-up or transient texts name on these rows (logical
-/// lines, as for the verdict), with the line: for judging an agent's retries as they happen.
+/// The failure the profile's texts name on these rows, with the line: for judging retries live.
 pub fn failure_text(rows: &[String], profile: &Profile) -> Option<(FailureType, String)> {
     let verdict = by_text(rows.iter().map(String::as_str), profile)?;
     Some((verdict.failure?, verdict.evidence?))
 }
 
-/// The first row a pattern matches; else a row joined with the next one where a match starts in
-/// the row and ends in the next (so a row is never blamed for its neighbour's text, and a text
-/// that fits on one row is reported as that row).
+/// The first row a pattern matches; else a row joined with the next where a match spans both (a
+/// row is never blamed for its neighbour's text).
 fn matching_logical_line(rows: &[&str], patterns: &[regex::Regex]) -> Option<String> {
     if let Some(row) = rows
         .iter()
@@ -64,8 +58,7 @@ fn matching_logical_line(rows: &[&str], patterns: &[regex::Regex]) -> Option<Str
     None
 }
 
-/// Which of the profile's failure texts the rows show, in the order the verdict tries them: (the
-/// rule list's name, the logical line it matched). For `herd explain`.
+/// Which of the profile's failure texts the rows show, in the verdict's order, for `herd explain`.
 pub fn failure_texts(rows: &[String], profile: &Profile) -> Vec<(&'static str, String)> {
     let rows: Vec<&str> = rows.iter().map(|r| unboxed(r)).collect();
     [

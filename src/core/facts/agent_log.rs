@@ -1,14 +1,8 @@
 //! Facts an interactive agent writes to a file of its own while it runs, read live beside its
-//! screen: Claude Code's debug log (`--debug-file`: every failed API request with its HTTP status
-//! and error body, while its screen only says `API error · Retrying in 12s · attempt 6/10` until
-//! the last retry), Gemini CLI's debug log (`GEMINI_DEBUG_LOG_FILE`: `Attempt 3 failed with status
-//! 503. Retrying with backoff...` while its screen shows only `Thinking...`) and Codex CLI's
-//! session rollout (`$CODEX_HOME/sessions/…/rollout-*.jsonl`:
-//! every tool call and its output, among them commands Codex refused by itself without a dialog).
-//!
-//! Owns parsing those lines into [`AgentLogFacts`]. Pure: the shell finds the file
-//! (`run::agent_log`) and hands in the bytes added since the last read; a line that is not what a
-//! kind expects is skipped, never fatal.
+//! screen, which says less: Claude Code's debug log (each failed request's status and body),
+//! Gemini CLI's debug log (its retries) and Codex CLI's session rollout (tool calls, those it
+//! refused by itself included). Pure: the shell hands in the new bytes; an unexpected line is
+//! skipped.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -20,13 +14,10 @@ use crate::core::profile::AgentLogKind;
 use crate::core::task::FailureType;
 use crate::core::wire::stream::{self, Retry};
 
-/// Server errors (5xx, overloaded) retried in a row for this long (and at least
-/// `SERVER_ERROR_TRIES` times) are not waited out further: the attempt ends as failed_process and
-/// herd's own retries take over. Gemini's third try comes 10 to 20 s after its first, Claude's
-/// sixth about 10 s after.
+/// Server errors retried in a row for this long (and at least `SERVER_ERROR_TRIES` times) are
+/// not waited out further: the attempt fails and herd's own retries take over.
 pub const SERVER_ERROR_PATIENCE: Duration = Duration::from_secs(10);
-/// A pause this long between two server errors means the agent got answers in between: the
-/// run of errors starts again.
+/// A pause this long between two server errors means the agent got answers in between.
 const SERVER_ERROR_GAP: Duration = Duration::from_secs(60);
 /// Server-error retries a run needs before it counts, however long it lasted.
 const SERVER_ERROR_TRIES: u32 = 3;
@@ -41,13 +32,11 @@ const MAX_LINE_BYTES: usize = 1 << 20;
 pub struct AgentLogFacts {
     /// Lines read.
     pub lines: u32,
-    /// Failed requests the agent is retrying, in order (Claude's `API error (attempt 3/11): 401
-    /// …`).
+    /// Failed requests the agent is retrying, in order.
     pub retries: Vec<Retry>,
     /// Tool calls seen (Codex `function_call` items).
     pub tool_calls: u32,
-    /// Tool calls the agent refused to run itself, as `exec_command(touch x) — <its reason>`:
-    /// Codex's `approval policy is …; reject command`, or a command the operator rejected.
+    /// Tool calls the agent refused to run itself, as `exec_command(touch x) — <its reason>`.
     pub refused_tools: Vec<String>,
 }
 
@@ -144,9 +133,8 @@ impl AgentLogParser {
     }
 }
 
-/// `… [ERROR] API error (attempt 3/11): 401 401 {"type":"error","error":{"type":
-/// "authentication_error","message":"invalid x-api-key"}}`: the request, its status and the
-/// error's type. Also the form without a body (`API error (attempt 2/11): Connection error.`).
+/// `… [ERROR] API error (attempt 3/11): 401 401 {"type":"error",…}`: the request, its status and
+/// the error's type; also without a body (`API error (attempt 2/11): Connection error.`).
 fn claude_api_error(line: &str) -> Option<Retry> {
     const HEAD: &str = "API error (attempt ";
     let rest = &line[line.find(HEAD)? + HEAD.len()..];
@@ -179,10 +167,8 @@ fn claude_api_error(line: &str) -> Option<Retry> {
     })
 }
 
-/// Gemini's retry lines: `[…] [WARN] Attempt 3 failed with status 503. Retrying with backoff...`,
-/// `Attempt 2 failed with 429 error (no Retry-After header)…`, `Attempt 2 failed with 5xx
-/// error…`, and a quota that names its delay, `Attempt 2 failed: <message>. Retrying after
-/// 20512ms...`.
+/// Gemini's retry lines: `Attempt 3 failed with status 503. Retrying with backoff...`, `… with
+/// 429 error …`, `… with 5xx error…`, and `Attempt 2 failed: <message>. Retrying after 20512ms`.
 fn gemini_retry(line: &str) -> Option<Retry> {
     const HEAD: &str = "Attempt ";
     let rest = &line[line.find(HEAD)? + HEAD.len()..];
@@ -258,10 +244,8 @@ fn output_text(output: &Value) -> String {
     }
 }
 
-/// Why Codex did not run a call, when its output says it refused it: its approval policy
-/// (`approval policy is Granular(…); reject command — you cannot ask for escalated permissions
-/// …`) or the operator's rejection (`exec command rejected by user`). The part before the dash,
-/// cut to [`OUTPUT_CHARS`].
+/// Why Codex did not run a call, when its output says it refused it (its approval policy, or the
+/// operator): the part before the dash, cut to [`OUTPUT_CHARS`].
 fn codex_refusal(output: &str) -> Option<String> {
     let head = output.lines().next().unwrap_or_default().trim();
     let refused = head.contains("reject command")
@@ -277,9 +261,8 @@ fn codex_refusal(output: &str) -> Option<String> {
     })
 }
 
-/// Decides, retry by retry as they are read, when an agent's retry loop is not worth waiting for:
-/// auth or quota at once ([`stream::hopeless_retries`]), server errors after
-/// [`SERVER_ERROR_PATIENCE`].
+/// Decides, retry by retry, when an agent's retry loop is not worth waiting for: auth or quota
+/// at once, server errors after [`SERVER_ERROR_PATIENCE`].
 #[derive(Debug, Clone, Default)]
 pub struct RetryWatch {
     /// Retries already looked at.
@@ -289,8 +272,7 @@ pub struct RetryWatch {
 }
 
 impl RetryWatch {
-    /// Looks at the retries not seen yet (read at `now`): `Some((failure, evidence))` when the
-    /// agent should be ended now.
+    /// Looks at the retries not seen yet: `Some((failure, evidence))` when the agent should end.
     pub fn check(&mut self, retries: &[Retry], now: Duration) -> Option<(FailureType, String)> {
         let new = retries.get(self.seen..).unwrap_or_default();
         if new.is_empty() {

@@ -1,13 +1,6 @@
-//! What a failed attempt said went wrong, in a form the next attempt can use.
-//!
-//! Owns: picking error lines out of the end of an attempt's output ([`extract`]), scoring how
-//! actionable each one is ([`score`]), putting it in a [`Category`] ([`categorise`]), and turning
-//! the lot into a [`FailureContext`] that becomes `attempt_<n>.errors.json` ([`FailureContext::to_json`])
-//! and the `{previous_failure}` text ([`FailureContext::summary`]).
-//!
-//! Pure: no files, no git, no clock. The shell reads the output, lists the files changed in the
-//! task's cwd and writes the JSON; this module only works on the strings it is given, and never
-//! panics on them, so building the context can never fail an attempt.
+//! What a failed attempt said went wrong, for the next attempt: error lines picked from the end
+//! of its output, scored and categorised, as `attempt_<n>.errors.json` and the
+//! `{previous_failure}` text. Pure and never panics: building it can never fail an attempt.
 
 mod extract;
 mod score;
@@ -32,12 +25,10 @@ const SUMMARY_LINES: usize = 8;
 const SUMMARY_LINE_CHARS: usize = 300;
 const SUMMARY_FILES: usize = 10;
 
-/// Below this score a line is only an error word (`Error`, `failed`) or a wrapper, and says
-/// less than the verdict's own evidence.
+/// Below this score a line is only an error word or a wrapper, and says less than the evidence.
 pub const HEADLINE_SCORE: u8 = 20;
 
-/// `FailureContext::headline` over `(text, score)` pairs in output order: also how readers of
-/// an `errors.json` pick it.
+/// `FailureContext::headline` over `(text, score)` pairs, as readers of `errors.json` pick it.
 pub fn headline_of<'a>(lines: impl Iterator<Item = (&'a str, u8)>) -> Option<&'a str> {
     let mut best: Option<(&str, u8)> = None;
     for (text, score) in lines {
@@ -48,9 +39,8 @@ pub fn headline_of<'a>(lines: impl Iterator<Item = (&'a str, u8)>) -> Option<&'a
     best.map(|(text, _)| text)
 }
 
-/// Failures whose evidence is a fact about the process (`exit code 101`, `timeout after 1800
-/// s`, no marker) rather than a text the agent printed: for these the output's headline says
-/// more. An auth, quota or permission verdict's evidence is already the deciding text.
+/// Failures whose evidence is a fact about the process (`exit code 101`, a timeout, no marker):
+/// for these the output's headline says more.
 pub fn headline_says_more(failure: FailureType) -> bool {
     matches!(
         failure,
@@ -58,9 +48,8 @@ pub fn headline_says_more(failure: FailureType) -> bool {
     )
 }
 
-/// What to say of a failure in one line: the headline of its output when there is one, with
-/// the verdict's evidence after it in parentheses (`error: could not find Cargo.toml (exit code
-/// 101)`), else the evidence alone.
+/// One line for a failure: the output's headline with the evidence in parentheses, else the
+/// evidence alone.
 pub fn why_failed(evidence: Option<&str>, headline: Option<&str>) -> Option<String> {
     match (headline, evidence) {
         (Some(head), Some(evidence)) if head.contains(evidence) => Some(head.to_string()),
@@ -97,8 +86,7 @@ pub struct ErrorLine {
 }
 
 impl ErrorLine {
-    /// Cleans `raw` (control characters and escape sequences dropped, clipped to
-    /// [`MAX_LINE_CHARS`]) and scores it. Also the way in for a structured agent's error fields.
+    /// Cleans and scores `raw`; also the way in for a structured agent's error fields.
     pub fn new(raw: &str) -> Self {
         let text = extract::clean(raw);
         let (file, line) = score::locate(&text);
@@ -117,17 +105,15 @@ impl ErrorLine {
 pub struct FailureContext {
     /// In output order.
     pub lines: Vec<ErrorLine>,
-    /// The best line's score (0 when there is none): one precise error is enough for the next
-    /// attempt to act on, and noise around it should not drag it down.
+    /// The best line's score (0 when there is none): one precise error is enough.
     pub aggregate_score: u8,
-    /// Files changed in the task's cwd since the attempt started; kept only when
-    /// `aggregate_score < LOW_SCORE`, where they are the best hint left.
+    /// Files changed in the task's cwd since the attempt started; kept only when the score is
+    /// low, where they are the best hint left.
     pub changed_files: Vec<String>,
 }
 
 impl FailureContext {
-    /// Builds the context from the last rows of the attempt's output. `changed_files` comes from
-    /// the caller (git); it is kept only if the error lines alone are not actionable enough.
+    /// Builds the context from the last rows of the output; `changed_files` come from git.
     pub fn build(tail_rows: &[String], changed_files: Vec<String>) -> Self {
         let lines = extract(tail_rows, MAX_LINES);
         let aggregate_score = lines.iter().map(|l| l.score).max().unwrap_or(0);
@@ -148,10 +134,8 @@ impl FailureContext {
         }
     }
 
-    /// The one line that says best why the attempt failed (`error: could not find Cargo.toml`,
-    /// a panic line), for the dashboard, `herd status` and `herd explain` beside the verdict's
-    /// evidence (which is often only `exit code 101`). The most actionable line, the first of
-    /// equals; `None` when no line says more than an error word.
+    /// The one line that says best why the attempt failed, beside an evidence that is often only
+    /// `exit code 101`: the most actionable, the first of equals; `None` for bare error words.
     pub fn headline(&self) -> Option<&str> {
         headline_of(self.lines.iter().map(|l| (l.text.as_str(), l.score)))
     }
@@ -163,8 +147,8 @@ impl FailureContext {
             .unwrap_or_else(|err| serde_json::json!({ "error": err.to_string() }))
     }
 
-    /// A short text for `{previous_failure}`: the most actionable lines first, then the changed
-    /// files if any; never more than `max_chars` chars (clipped with `…`).
+    /// A short text for `{previous_failure}`: the best lines, then changed files, at most
+    /// `max_chars`.
     pub fn summary(&self, max_chars: usize) -> String {
         let mut ranked: Vec<&ErrorLine> = self.lines.iter().collect();
         // Stable: equal scores keep output order.

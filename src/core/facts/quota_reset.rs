@@ -1,8 +1,5 @@
-//! Reads the moment a quota resets out of an agent's error text.
-//!
-//! Owns only the parsing: `parse_reset(text, now, local)` returns the instant plus the text it
-//! came from. It must not read the clock, the system time zone or any file: `now` and the local
-//! offset are passed in, and IANA zones come from the tz database compiled into `jiff`.
+//! Reads the moment a quota resets out of an agent's error text: `parse_reset(text, now, local)`
+//! returns the instant and the text it came from. Reads no clock, zone or file.
 //!
 //! Precedence when several forms appear (the most specific absolute time wins; within one rank the
 //! last match wins, because screens and logs grow downwards so the last line is the newest):

@@ -1,10 +1,6 @@
-//! The agent's own verdict file (`"completion": "signal_file"`): herd gives the agent a path in
-//! `HERD_SIGNAL_FILE`, the agent writes `{"status": "done"|"questions"|"error", ...}` there.
-//!
-//! Owns reading that JSON into a [`SignalFile`], leniently where agents vary (questions as
-//! strings or objects, the error text under another key) and with a one-line message for the
-//! operator where the file cannot be used. Pure: the shell reads the file (and decides whether a
-//! half-written one is worth waiting for); nothing here touches the file system.
+//! The agent's own verdict file (`"completion": "signal_file"`): `{"status": "done"|"questions"|
+//! "error", ...}` at `HERD_SIGNAL_FILE`, read leniently where agents vary, with a one-line
+//! message for the operator where it cannot be used. Pure: the shell reads the file.
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -22,8 +18,7 @@ pub enum Signal {
     Error { error: String },
 }
 
-/// A parsed signal file: the verdict plus the agent's session id, when it gives one (so a later
-/// attempt can resume the session).
+/// A parsed signal file: the verdict plus the agent's session id, when it gives one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SignalFile {
     pub signal: Signal,
@@ -33,8 +28,7 @@ pub struct SignalFile {
 const EXPECTED: &str = r#"expected a JSON object like {"status": "done"}, {"status": "questions", "questions": ["..."]} or {"status": "error", "error": "..."}"#;
 const STATUSES: &str = r#""done", "questions" or "error""#;
 
-/// Why a signal file cannot be used, in one line for the operator: what is wrong, which field,
-/// and what is expected.
+/// Why a signal file cannot be used, in one line for the operator.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum SignalFileError {
     #[error("the signal file is empty (is the agent still writing it?); {EXPECTED}")]
@@ -72,12 +66,9 @@ pub enum SignalFileError {
     TooLarge { bytes: u64 },
 }
 
-/// Parses the file's text. Errors are one-line messages for the operator that say what is wrong
-/// and what is expected.
-///
-/// Accepted beyond the plain shape: a leading BOM and whitespace; `status` in any letter case;
-/// `questions` as one string, or an array of strings or of objects with a `question` (or `text`)
-/// string; for `error`, the message under `result` or `message` when `error` is absent.
+/// Parses the file's text. Accepted beyond the plain shape: a leading BOM and whitespace;
+/// `status` in any case; `questions` as one string, or an array of strings or of objects with a
+/// `question` (or `text`); for `error`, the message under `result` or `message`.
 pub fn parse(text: &str) -> Result<SignalFile, SignalFileError> {
     let text = text.trim_start_matches('\u{feff}').trim();
     if text.is_empty() {

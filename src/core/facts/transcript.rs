@@ -1,13 +1,7 @@
-//! Facts from a Claude Code session transcript: the JSONL file Claude Code keeps for every session
-//! at `<config dir>/projects/<project dir name>/<session_id>.jsonl`.
-//!
-//! Owns reading those records into [`TranscriptFacts`] (how the last turn ended, tool calls, Bash
-//! failures, token use) and the project dir name rule. Pure: the shell finds and reads the file
-//! (`run::transcripts`); this module works on its text and never fails on it: a line that is not
-//! JSON is counted, not fatal.
-//!
-//! Claude Code writes one assistant record per content block, each repeating the message's `id`
-//! and `usage`, so messages and tokens are counted once per message id.
+//! Facts from a Claude Code session transcript (`<config dir>/projects/<dir>/<session>.jsonl`):
+//! how the last turn ended, tool calls, Bash failures, token use. Pure and lenient: a line that
+//! is not JSON is counted. Claude writes one record per content block, repeating the message's
+//! `id` and `usage`, so messages and tokens count once per id.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -60,16 +54,15 @@ impl TranscriptFacts {
     }
 }
 
-/// The folder name Claude Code gives a working directory under `projects/`: the path with every
-/// character that is not an ASCII letter or digit replaced by `-` (`/tmp/cl` → `-tmp-cl`).
+/// The folder name Claude Code gives a working directory under `projects/` (`/tmp/cl` →
+/// `-tmp-cl`).
 pub fn project_dir_name(cwd: &str) -> String {
     cwd.chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect()
 }
 
-/// Reads a transcript's text. Blank lines are skipped; anything else that is not a JSON object
-/// counts in `bad_lines`.
+/// Reads a transcript's text; a non-blank line that is not a JSON object counts in `bad_lines`.
 pub fn parse(text: &str) -> TranscriptFacts {
     let mut reader = Reader::default();
     for line in text.lines() {
@@ -254,8 +247,7 @@ fn result_text(block: &Value) -> Option<&str> {
     }
 }
 
-/// The non-zero exit code a Bash result opens with: `Exit code N` or `Exit code: N`, optionally
-/// after `Error: `.
+/// The non-zero exit code a Bash result opens with (`Exit code N`, `Error: Exit code: N`).
 fn exit_code(text: &str) -> Option<i32> {
     let text = text.trim_start();
     let text = text.strip_prefix("Error: ").unwrap_or(text);

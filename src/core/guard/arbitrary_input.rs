@@ -1,7 +1,5 @@
-//! Input no one wrote by hand, for the property tests of every reader of structured tool calls
-//! (`tool_use` for hooks and streams, `acp::tool_call` for ACP): JSON in any shape, with the
-//! keys agents use for commands, paths and URLs mixed with keys herd never saw, and the texts
-//! a request was judged on. Test support only.
+//! Input no one wrote by hand, for the property tests of the structured tool-call readers. Test
+//! support only.
 
 use proptest::prelude::*;
 use serde_json::Value;
@@ -32,8 +30,7 @@ pub(crate) fn json_value() -> impl Strategy<Value = Value> {
     })
 }
 
-/// A key agents use (for a command, a path, a URL, a folder, a description) or one herd never
-/// saw.
+/// A key agents use, or one herd never saw.
 fn key() -> impl Strategy<Value = String> {
     prop_oneof![
         Just("command".to_string()),

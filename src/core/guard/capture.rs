@@ -1,9 +1,6 @@
-//! Reading the request a permission prompt asks about from the rendered screen, with the
-//! profile's `requests` patterns: box borders (`│`) are stripped, rows the agent hard-wrapped at
-//! the screen's edge are joined back into one line.
-//!
-//! A new CLI is a profile entry (a pattern with a `text` group), never code here: `core::profile`
-//! compiles its `[[requests]]` into [`RequestCapture`]s, and this module never reads profiles.
+//! Reading the request a permission prompt asks about from the screen with the profile's
+//! `requests` patterns (borders stripped, hard-wrapped rows joined). A new CLI is a profile entry,
+//! never code here.
 
 use regex::Regex;
 
@@ -14,8 +11,7 @@ use super::request::{Request, RequestKind};
 pub struct RequestCapture {
     /// `shell`, `edit`, `write`, `read`, `fetch` or a tool name.
     pub kind: String,
-    /// Matched on the prompt's rows (box borders `│` stripped, hard-wrapped rows joined); the
-    /// group `text` is the request's text, an optional group `tool` names the tool.
+    /// Matched on the prompt's rows; group `text` is the request, optional group `tool` the tool.
     pub pattern: Regex,
     /// The last line of `text` is a description, not part of the request (Claude's Bash dialog).
     pub drop_last_line: bool,
@@ -24,8 +20,7 @@ pub struct RequestCapture {
 /// Columns from the right edge within which a row counts as wrapped (its text goes on below).
 const WRAP_SLACK: usize = 6;
 
-/// The request shown in `rows[first..=last]` (the prompt and the rows above it), or `None` when
-/// no pattern of the profile matches.
+/// The request shown in `rows[first..=last]`, when a pattern of the profile matches.
 pub fn extract(
     captures: &[RequestCapture],
     rows: &[String],

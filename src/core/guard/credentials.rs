@@ -1,5 +1,5 @@
-//! Credential stores and keys: a path that names one (`~/.ssh`, `~/.aws`, `*.pem`, `id_rsa`,
-//! keychains, …) is refused, whether it is read, written or sent.
+//! Credential stores and keys (`~/.ssh`, `~/.aws`, `*.pem`, keychains, …): refused whether read,
+//! written or sent.
 
 use super::finding::Finding;
 use super::paths::GuardContext;

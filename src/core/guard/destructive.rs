@@ -1,7 +1,5 @@
-//! The floor's judgement of programs that destroy or rewrite: `rm`/`rmdir`/`shred`, `find
-//! -delete`/`-exec rm`, `git push --force` and remote deletes, recursive `chmod`/`chown`/`chgrp`.
-//! A target outside the task's folder, the folder itself, `~` or `/` is refused; a target only
-//! known at run time is doubted.
+//! The floor's judgement of programs that destroy or rewrite (`rm`, `find -delete`, force
+//! pushes, recursive `chmod`/`chown`).
 
 use super::finding::Finding;
 use super::paths::{GuardContext, Place};
@@ -40,8 +38,8 @@ pub(super) fn check_rm(name: &str, args: &[Word], ctx: &GuardContext, out: &mut 
     }
 }
 
-/// A destructive operation on `target`: refused outside the folder, of the folder itself, of
-/// `~` or `/`; doubted when the target is only known at run time.
+/// A destructive operation on `target`: refused outside the folder, of the folder, `~` or `/`;
+/// doubted when known only at run time.
 pub(super) fn judge_destructive_target(
     what: &str,
     target: &Word,

@@ -1,16 +1,12 @@
-//! The keys a dialog on screen takes, read from what it draws: its numbered options (`1. Yes`
-//! takes `1`), the key hints its options end with (Codex's `Yes, proceed (y)` takes `y`), and
-//! the option it highlights with a cursor glyph (`❯ 1. Yes`), which is what Enter picks. A
-//! question that highlights nothing (`press p to allow always`) takes no Enter. Pure.
+//! The keys a dialog on screen takes, read from what it draws: numbered options, key hints
+//! (`Yes, proceed (y)`), and the highlighted option Enter picks (none highlighted: no Enter).
 
 /// Glyphs a TUI draws before the option that has the focus.
 const CURSOR_GLYPHS: [char; 6] = ['❯', '›', '●', '>', '▶', '→'];
 
-/// Rows above a matched dialog that may still hold its first options (a rule matching option 2
-/// starts below option 1).
+/// Rows above a matched dialog that may still hold its first options.
 pub const ROWS_ABOVE: usize = 6;
-/// Rows below a matched dialog that may still hold its last options (a rule matching option 1
-/// ends above option 3).
+/// Rows below a matched dialog that may still hold its last options.
 pub const ROWS_BELOW: usize = 4;
 
 /// One option a dialog offers, and the key that picks it.
@@ -27,8 +23,7 @@ pub struct DialogKeys {
     pub options: Vec<DialogOption>,
     /// The highlighted option's label, when the dialog highlights one: Enter picks it.
     pub highlighted: Option<String>,
-    /// A typed question (`(Y)es/(N)o … [Yes]:`, Aider's): it is answered with a letter and
-    /// Enter, and No is `n` + Enter rather than Esc.
+    /// A typed question (Aider's `(Y)es/(N)o … [Yes]:`): a letter and Enter, No is `n` + Enter.
     pub typed_yes_no: bool,
 }
 
@@ -78,9 +73,7 @@ fn numbered(text: &str) -> Option<(char, &str)> {
     (!label.is_empty()).then_some((digit, label))
 }
 
-/// `Yes, proceed (y)` → ("Yes, proceed", Some('y')): a lower-case letter or digit alone in
-/// parentheses at the end is the option's own key; `(esc)` is dropped (Esc never answers from
-/// the dashboard: `n` does).
+/// `Yes, proceed (y)` → ("Yes, proceed", Some('y')); `(esc)` is dropped (`n` says No).
 fn split_hint(label: &str) -> (&str, Option<char>) {
     let Some(open) = label.strip_suffix(')').and_then(|l| l.rfind('(')) else {
         return (label, None);

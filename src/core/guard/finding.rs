@@ -1,5 +1,4 @@
-//! What the floor finds wrong with a request: a refusal or a doubt, each with a reason a person
-//! understands. Data only; the checks that produce findings live in `floor` and its helpers.
+//! What the floor finds wrong with a request: a refusal or a doubt, each with a reason.
 
 /// What the floor found wrong with a request.
 #[derive(Debug, Clone, PartialEq, Eq)]

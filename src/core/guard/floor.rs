@@ -1,8 +1,6 @@
 //! The floor: requests no policy passes automatically, each with a reason a person understands.
-//!
-//! Judges every simple command of a parsed command line (after unwrapping `sudo`, `env`,
-//! `nohup`, `timeout`, `xargs`, `bash -c "…"` and the like) and file requests by their path.
-//! A finding is either a refusal (dangerous) or a doubt (the guard cannot tell: ask).
+//! Judges every simple command of a parsed line (wrappers and `bash -c "…"` unwrapped) and file
+//! requests by path: a refusal (dangerous) or a doubt (the guard cannot tell: ask).
 
 use super::credentials::credential_findings;
 use super::destructive::{check_find, check_git, check_recursive_owner, check_rm};
@@ -72,8 +70,8 @@ pub fn check_command_line(text: &str, ctx: &GuardContext) -> Vec<Finding> {
     }
 }
 
-/// Files a downloader command writes (`curl -o F`, `wget -O F`, `> F`, or the URL's last
-/// segment for `curl -O` / a bare `wget URL`), as absolute paths.
+/// Files a downloader command writes (`-o F`, `-O F`, `> F`, or the URL's last segment), as
+/// absolute paths.
 fn downloaded_files(words: &[Word], command: &SimpleCommand, ctx: &GuardContext) -> Vec<String> {
     let mut files = Vec::new();
     let url_name = || {
@@ -166,8 +164,7 @@ fn check_script(script: &Script, ctx: &GuardContext, depth: usize) -> Vec<Findin
             }
         }
     }
-    // `cd DIR` moves where later relative paths point (kept for the rest of the line, also out
-    // of a subshell: stricter, never looser).
+    // `cd DIR` moves later relative paths (kept for the rest of the line: stricter, never looser).
     let mut here = ctx.clone();
     for pipeline in &script.pipelines {
         for command in &pipeline.commands {
@@ -255,8 +252,8 @@ fn check_simple(command: &SimpleCommand, ctx: &GuardContext, depth: usize, out: 
     check_program(name, args, command, ctx, depth, out);
 }
 
-/// The scripts inside the command's words (`$(…)`, `<(…)`), and its redirections: onto a raw
-/// device, or to or from a credential file.
+/// The scripts inside the command's words (`$(…)`, `<(…)`), and its redirections onto a raw
+/// device or touching a credential file.
 fn check_inner_and_redirects(
     command: &SimpleCommand,
     ctx: &GuardContext,
@@ -284,8 +281,7 @@ fn check_inner_and_redirects(
     }
 }
 
-/// What the program `name` does with `args`: deletions, git, raw disks, ownership, the
-/// machine, secrets, and code given to a shell or an interpreter.
+/// What the program `name` does with `args`.
 fn check_program(
     name: &str,
     args: &[Word],
@@ -328,8 +324,8 @@ fn check_program(
     }
 }
 
-/// The refusal of a program that stops or reboots the machine, signals every process, rewrites
-/// disks, or reads a keychain or a password store.
+/// The refusal of a program that stops the machine, signals every process, rewrites disks, or
+/// reads a keychain or password store.
 fn machine_or_secrets(name: &str, args: &[Word]) -> Option<Finding> {
     let refuse = |why: &str| Some(Finding::Refuse(why.into()));
     match name {

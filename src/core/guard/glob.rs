@@ -1,11 +1,6 @@
-//! The globs of permission rules, compiled once with `globset` when the rule is read.
-//!
-//! The syntax is the rules' own, not a shell's: `*` is any text (without `/` in a path), `**` is
-//! any text across folders (`**/` also stands for no folder at all), `?` is one character but
-//! never `/`, and everything else is literal (`[`, `{`, `\` included). Each is spelled out in
-//! `globset`'s syntax: the other special characters are escaped, and the `**` forms that
-//! `globset` would read differently (inside a name, as in `src/**.rs`) become alternatives.
-//! `globset` matches bytes, so `?` stands for one byte: one ASCII character.
+//! The globs of permission rules, compiled once with `globset`. The rules' own syntax: `*` is any
+//! text (not `/` in a path), `**` crosses folders (`**/` also no folder), `?` one byte but never
+//! `/`, everything else literal; spelled out in `globset`'s syntax.
 
 use globset::{GlobBuilder, GlobMatcher};
 

@@ -1,15 +1,7 @@
-//! Reading a tool's structured input so that nothing in it goes unjudged.
-//!
-//! A reader takes the keys whose values become the request (a command, a path, a URL) and
-//! passes over the keys known to carry no action of their own (a description, a timeout, the
-//! new text of an edit, whose place is its path). Whatever is left over when the reader is done
-//! is what herd could not read, and the request that holds it is `Unread`: no switch and no
-//! allow rule approves it. The accounting is the reader's, not each caller's, so a new shape of
-//! input is unread until someone teaches herd to read it.
-//!
-//! Also reads the shapes agents use to state a command (`command` as a string or an argv,
-//! `cmd`, `argv`, `script`, `commands`, a program with its `args`) and a path (`file_path`,
-//! `path`, `paths`, …). Pure: no I/O.
+//! Reading a tool's structured input so that nothing in it goes unjudged: a reader takes the keys
+//! that become the request and passes over those known to carry no action; whatever is left is
+//! unread, and so is the request. The accounting is the reader's, so a new shape of input is
+//! unread until herd is taught it. Pure.
 
 use serde_json::{Map, Value};
 
@@ -70,8 +62,7 @@ impl<'a> Fields<'a> {
         self.map.is_empty() && self.shapeless.is_none()
     }
 
-    /// Takes the first of `keys` that holds a non-blank string. A key holding something else
-    /// stays, to be reported as unread.
+    /// Takes the first of `keys` holding a non-blank string (anything else stays, unread).
     pub fn text(&mut self, keys: &[&str]) -> Option<String> {
         let key = keys.iter().find(|k| {
             self.map
@@ -84,8 +75,7 @@ impl<'a> Fields<'a> {
             .and_then(|v| v.as_str().map(str::to_string))
     }
 
-    /// Passes over keys that carry no action of their own (descriptions, timeouts, the text an
-    /// edit writes): whatever they hold, they are not what is judged.
+    /// Passes over keys that carry no action of their own.
     pub fn pass_over(&mut self, keys: &[&str]) {
         for key in keys {
             // An empty string, `false` or `0` says nothing either way.
@@ -93,8 +83,7 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// Every command the input states, each as one shell line: `command` or `cmd` as a string
-    /// or an argv, `argv`, `script`, a list of `commands`, or a program with its `args`.
+    /// Every command the input states, each as one shell line.
     pub fn commands(&mut self) -> Vec<String> {
         let mut found = Vec::new();
         let program = self

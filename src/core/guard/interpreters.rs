@@ -1,6 +1,5 @@
-//! The floor's judgement of programs that run code: a download handed to a shell or an
-//! interpreter, `bash -c '…'` (parsed as a command line of its own), `eval`/`source` of text
-//! known only at run time, and inline code (`python -c`, `perl -e`, `node -e`) by its literals.
+//! The floor's judgement of programs that run code: downloads piped to a shell, `bash -c '…'`,
+//! `eval`/`source` of run-time text, and inline code by its literals.
 
 use super::credentials::credential_findings;
 use super::finding::Finding;
@@ -8,8 +7,7 @@ use super::paths::GuardContext;
 use super::programs::{DOWNLOADERS, SHELLS, is_fork_bomb, program, unwrap};
 use super::shell::{self, Script, Word};
 
-/// How a command line found inside another is judged: the floor's own check, handed in so this
-/// file does not depend on `floor` (which calls it).
+/// The floor's own check for a command line found inside another, handed in (no import cycle).
 pub(super) type JudgeScript<'a> = &'a dyn Fn(&Script, &GuardContext, usize) -> Vec<Finding>;
 
 pub(super) fn mentions_download(word: &Word) -> bool {
@@ -63,8 +61,7 @@ pub(super) fn check_interpreter(
             }
             return;
         }
-        // `python -c '…'`, `perl -e '…'`, `node -e '…'`: code herd does not parse; its text
-        // literals are judged (a path, or a command handed to the shell).
+        // Inline code herd does not parse: its text literals are judged.
         if !is_shell && matches!(t.as_str(), "-c" | "-e" | "-E" | "--eval" | "-r") {
             if let Some(code) = args.get(i + 1) {
                 check_inline_code(name, &code.text, ctx, depth, judge, out);
@@ -109,9 +106,8 @@ const TREE_DELETES: &[&str] = &[
     "remove_tree",
 ];
 
-/// Judges the text literals of inline code (`python -c`, `perl -e`, `node -e`): a credential
-/// path is refused; with a spawning call, each literal is judged as a command line; with a
-/// tree-deleting call, each literal as the deleted path.
+/// Judges the text literals of inline code: a credential path is refused; with a spawning call
+/// each is judged as a command line, with a tree-deleting call as the deleted path.
 fn check_inline_code(
     name: &str,
     code: &str,

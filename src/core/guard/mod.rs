@@ -1,14 +1,8 @@
 //! Know what you approve: permission requests as data, rules (deny > ask > allow) and the safety
-//! floor that no policy passes automatically.
-//!
-//! `decide` is pure and deterministic: the same request, rules and context always give the same
-//! decision. Never approve what was not read: only a request every part of which herd read
-//! (`Request::is_read`) can reach the step that allows, `decide_read`, which takes a
-//! [`ReadRequest`] that nothing else can make; an unread request is refused when any text of it
-//! is dangerous and otherwise left to the operator, whatever the switches and rules say.
-//! It never reads files; what it needs to know about the disk (symlink targets) comes
-//! in through `GuardContext`. It decides whether herd may answer by itself, never what keys to
-//! send: that is `attempt`'s.
+//! floor no policy passes automatically. `decide` is pure and deterministic. Never approve what
+//! was not read: only a [`ReadRequest`] reaches the step that allows (`decide_read`); an unread
+//! request is refused when any text of it is dangerous, else the operator's. Whether herd may
+//! answer by itself, never which keys: that is `attempt`'s.
 
 pub mod dialog;
 pub mod shell_words;
@@ -81,7 +75,7 @@ impl fmt::Display for Decision {
     }
 }
 
-/// A policy: explicit rules, plus a switch (`auto_press_1`) that allows what the guard does not
+/// A policy: explicit rules, plus a switch (`auto_press_1`) allowing what the guard does not
 /// refuse.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Policy {
@@ -90,8 +84,7 @@ pub struct Policy {
     pub allow_unless_refused: Option<String>,
 }
 
-/// Why an unread request waits for the operator, as headless evidence and dashboard banners
-/// say it.
+/// Why an unread request waits for the operator, as evidence and banners say it.
 pub fn unread_reason(what: &str) -> String {
     if what.is_empty() {
         "herd could not read this request".to_string()
@@ -100,8 +93,7 @@ pub fn unread_reason(what: &str) -> String {
     }
 }
 
-/// A request every part of which herd read: the only kind `decide_read` takes, so the step
-/// that allows cannot be reached by a request with an unread part.
+/// A request every part of which herd read: the only kind `decide_read` takes.
 #[derive(Clone, Copy)]
 pub struct ReadRequest<'a>(&'a Request);
 
@@ -112,10 +104,9 @@ impl<'a> ReadRequest<'a> {
     }
 }
 
-/// Decides a request: an unread one is the operator's (or refused, when any text of it is
-/// dangerous); a read one goes through the floor, then deny > ask > allow, then the switch.
-/// Every part of a request (`Request::also`) is judged, and a refusal of any other reading of
-/// the screen (`Request::alternatives`) stands too.
+/// Decides a request: an unread one is the operator's (or refused when any text is dangerous); a
+/// read one goes through the floor, deny > ask > allow, then the switch. Every part and every
+/// other reading of the screen is judged, and any refusal stands.
 pub fn decide(request: &Request, policy: &Policy, ctx: &GuardContext) -> Decision {
     let ctx = &in_workdir(request, ctx);
     let Some(read) = ReadRequest::of(request) else {
@@ -148,8 +139,7 @@ fn refused_alternative(request: &Request, policy: &Policy, ctx: &GuardContext) -
     })
 }
 
-/// An unread request: refused when the readable parts or any other reading of its text are
-/// refused, otherwise the operator's.
+/// An unread request: refused when any readable part or reading is refused, else the operator's.
 fn decide_unread(request: &Request, policy: &Policy, ctx: &GuardContext) -> Decision {
     // A credential named anywhere in what herd saw is refused outright.
     if let Some(Finding::Refuse(reason)) = floor::check(request, ctx).into_iter().next() {
@@ -183,8 +173,7 @@ fn in_workdir(request: &Request, ctx: &GuardContext) -> GuardContext {
     here
 }
 
-/// Decides a read request: its own kind and every other part, each through the floor and the
-/// rules; the first refusal stands, then the first doubt, else the allowance.
+/// Decides a read request part by part: the first refusal stands, then the first doubt.
 fn decide_read(read: ReadRequest<'_>, policy: &Policy, ctx: &GuardContext) -> Decision {
     let request = read.0;
     let mut decision = decide_one(read, policy, ctx);
@@ -291,8 +280,7 @@ fn decide_one(read: ReadRequest<'_>, policy: &Policy, ctx: &GuardContext) -> Dec
     }
 }
 
-/// The simple commands of a shell request, each as one line (for Bash rules); `None` for other
-/// requests. A command line that does not parse yields its whole text.
+/// The simple commands of a shell request, one line each (the whole text when it does not parse).
 fn rule_units(request: &Request) -> Option<Vec<String>> {
     let RequestKind::Shell { command } = &request.kind else {
         return None;

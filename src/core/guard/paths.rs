@@ -1,8 +1,6 @@
-//! Where a path written in a request points, judged against the task's folder: `~`, `$HOME`,
-//! `..` and relative paths resolved by text, symlinks through facts the shell found out.
-//!
-//! Pure: the caller passes the folder, the home folder and any symlink targets it resolved
-//! (`GuardContext::resolved`); nothing here touches the file system.
+//! Where a path in a request points, judged against the task's folder: `~`, `$HOME`, `..` and
+//! relative paths resolved by text, symlinks through facts the shell found out
+//! (`GuardContext::resolved`). Touches no file.
 
 use std::collections::BTreeMap;
 
@@ -13,12 +11,10 @@ pub struct GuardContext {
     pub task_dir: String,
     /// The user's home folder, absolute.
     pub home: String,
-    /// Real locations of paths, as the shell found them (`canonicalize`): an absolute lexical
-    /// path → its real path. A symlink inside the folder that points outside is judged by its
-    /// target.
+    /// Real locations of paths, as the shell found them: a symlink inside the folder that points
+    /// outside is judged by its target.
     pub resolved: BTreeMap<String, String>,
-    /// The folder a command line moved to with `cd` before this point: relative paths resolve
-    /// against it. `None`: the task's folder.
+    /// The folder a command line moved to with `cd` before this point (`None`: the task's).
     pub shell_dir: Option<String>,
 }
 

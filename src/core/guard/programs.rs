@@ -1,7 +1,6 @@
-//! What a command runs, as the floor sees it: the wrappers taken off (`env`, `nohup`,
-//! `timeout`, `xargs`, …), the program's name, the programs the floor knows by kind
-//! (downloaders, interpreters, senders, privilege, disks, power) and the shapes it recognises
-//! without running anything (a fork bomb, a raw device). Judges nothing itself.
+//! What a command runs, as the floor sees it: wrappers taken off, the program's name and kind
+//! (downloaders, interpreters, senders, privilege, disks, power), shapes such as a fork bomb.
+//! Judges nothing itself.
 
 use super::shell::{SimpleCommand, Word};
 
@@ -89,8 +88,7 @@ pub(super) fn is_fork_bomb(text: &str) -> bool {
     })
 }
 
-/// The words of a command with privilege-free wrappers (`env`, `nohup`, `timeout`, `nice`,
-/// `xargs`, `command`, `exec`, `time`, `stdbuf`) taken off.
+/// The words of a command with privilege-free wrappers (`env`, `nohup`, `timeout`, …) taken off.
 pub(super) fn unwrap(command: &SimpleCommand) -> Vec<Word> {
     let mut words: &[Word] = &command.words;
     loop {

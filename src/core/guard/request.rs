@@ -1,8 +1,5 @@
-//! A permission request as data: what an agent asks to do, read from its dialog or its events.
-//!
-//! A request is read or it is `Unread`: a tool call with any part herd could not read (an
-//! unknown field, kind or shape; a command stated only in a description) keeps what herd saw
-//! as an excerpt, and the guard never allows it by itself (see `guard::decide`).
+//! A permission request as data. A request is read or `Unread`: one with any part herd could not
+//! read keeps an excerpt, and the guard never allows it by itself.
 
 use std::fmt;
 
@@ -23,8 +20,7 @@ pub enum RequestKind {
     Fetch { url: String },
     /// Any other tool (MCP and the like), by name with every text of its input.
     Tool { name: String, input: String },
-    /// A request herd could not read fully: `what` is an excerpt of what it saw (empty when it
-    /// saw nothing). No switch and no allow rule approves it; only the operator can.
+    /// A request herd could not read fully (`what`: an excerpt). Only the operator approves it.
     Unread { what: String },
 }
 
@@ -34,14 +30,11 @@ pub struct Request {
     pub kind: RequestKind,
     /// The options as drawn (`1. Yes`, `2. Yes, and don't ask again …`), when known.
     pub options: Vec<String>,
-    /// Other readings of the same screen text (rows joined differently, a description row
-    /// kept): judged too, and any refusal among them stands.
+    /// Other readings of the same screen text: judged too, any refusal stands.
     pub alternatives: Vec<String>,
-    /// Further things the same request does (the other files of an edit or a move): each is
-    /// judged as well, and the request is allowed only when every one of them is.
+    /// Further things the request does (an edit's other files): each must be allowed.
     pub also: Vec<RequestKind>,
-    /// The folder the command runs in, when the request names one (relative paths in the
-    /// command are judged from there).
+    /// The folder the command runs in, when the request names one.
     pub workdir: Option<String>,
 }
 
@@ -80,8 +73,7 @@ impl Request {
             })
     }
 
-    /// The kind's name as rules write it: `Bash`, `Edit`, `Write`, `Read`, `WebFetch`, the
-    /// tool's name, or `Unknown`.
+    /// The kind's name as rules write it (`Bash`, `Edit`, a tool's name, `Unknown`).
     pub fn tool(&self) -> &str {
         match &self.kind {
             RequestKind::Shell { .. } => "Bash",
@@ -107,8 +99,7 @@ impl Request {
         }
     }
 
-    /// `Bash: npm test`, `Edit: src/main.rs`, `mcp__x` (a tool with no input): what is asked,
-    /// in the words of a queue row or a notification.
+    /// `Bash: npm test`, `Edit: src/main.rs`: what is asked, for a row or a notification.
     pub fn short(&self) -> String {
         match (&self.kind, self.text()) {
             (RequestKind::Unread { .. }, "") => "a prompt".to_string(),
@@ -148,9 +139,8 @@ impl Request {
         })
     }
 
-    /// Reads `Bash(rm -rf build)`, `Edit(src/main.rs)`, `WebFetch(https://x)`, a tool rules
-    /// name (`Bash`, `Edit`, …) or an MCP tool (`mcp__github__create_issue`) as rules write
-    /// them. `None` for anything else: `rm -rf ~` is not a tool named `rm -rf ~`.
+    /// Reads a request as rules write it (`Bash(rm -rf build)`, `WebFetch(https://x)`, `Bash`, an
+    /// MCP tool); `None` for anything else.
     pub fn parse(spec: &str) -> Option<Request> {
         let spec = spec.trim();
         match spec.split_once('(') {
@@ -163,9 +153,8 @@ impl Request {
         }
     }
 
-    /// As `parse`, and anything that is not written as a tool is the shell command it looks
-    /// like (`rm -rf ~` is `Bash(rm -rf ~)`, `make` is `Bash(make)`): what a person typing a
-    /// request on the command line means.
+    /// As `parse`, and anything else is the shell command it looks like (`rm -rf ~` is
+    /// `Bash(rm -rf ~)`).
     pub fn parse_or_shell(spec: &str) -> Request {
         Request::parse(spec).unwrap_or_else(|| Request::from_parts("shell", spec.trim()))
     }

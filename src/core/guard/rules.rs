@@ -1,12 +1,5 @@
-//! Permission rules in the syntax Claude Code users know, and matching them against requests.
-//!
-//! `Bash` (any command), `Bash(npm test)` (exactly), `Bash(npm test:*)` (that prefix, then
-//! anything), `Bash(git * main)` (`*` is any text); `Edit(src/**)`, `Write(docs/*.md)`,
-//! `Read(~/.config/**)` (globs: `**` crosses folders, `*` does not; relative to the task's
-//! folder, `~/` the home, `//` an absolute path); `Edit` rules cover `Write` too;
-//! `WebFetch(domain:example.com)` (that host or its subdomains); any other tool by its name,
-//! optionally with a glob on its input (`mcp__github__create_issue`). `?` is one character but
-//! never `/`. Globs are compiled when the rule is read (`glob.rs`), not at every match.
+//! Permission rules in Claude Code's syntax (see `herd policy check --help`), and matching them
+//! against requests. `Edit` rules cover `Write` too; globs are compiled when the rule is read.
 
 use std::fmt;
 

@@ -1,5 +1,4 @@
-//! POSIX shell words as herd writes them into scripts and command lines: a text quoted as one
-//! word, and the names `export` accepts. Text in, text out; knows nothing of hosts or scripts.
+//! POSIX shell words as herd writes them: a text quoted as one word, and `export`'s names.
 
 /// `text` as one shell word: single-quoted, a `'` written as `'\''`.
 pub fn quote(text: &str) -> String {

@@ -1,12 +1,7 @@
-//! A named tool call (a hook's payload, a stream's `tool_use` block, a permission denial) read
-//! into the guard's request.
-//!
-//! Each family of tools has the keys herd reads (the command, the paths, the URL) and the keys
-//! it passes over (a description, a timeout, the text an edit writes); anything else in the
-//! input makes the request `Unread`. Tools that act only inside the agent (searching, planning,
-//! to-do lists) are read as tools with every text of their input; MCP tools likewise, but only an
-//! allow rule naming one approves it (see `guard::decide`). A tool herd does not know is unread.
-//! Pure: no I/O.
+//! A named tool call (a hook's payload, a stream's `tool_use`, a denial) read into the guard's
+//! request: each family's keys read or passed over, anything else unread. Tools that act inside
+//! the agent are read with every text of their input; MCP tools need an allow rule naming them;
+//! an unknown tool is unread. Pure.
 
 use serde_json::Value;
 
@@ -28,8 +23,7 @@ enum Family {
     Unknown,
 }
 
-/// Tools that change nothing outside the agent, or whose effects reach herd as calls of their
-/// own (a sub-agent's tool calls are judged one by one).
+/// Tools that change nothing outside the agent, or whose effects come as calls of their own.
 const INERT: [&str; 27] = [
     "Glob",
     "Grep",
@@ -73,8 +67,7 @@ fn family(name: &str) -> Family {
     }
 }
 
-/// Whether the policy's switch (`auto_press_1`) may approve a tool of this name: only tools
-/// that act inside the agent. An MCP tool needs an allow rule that names it.
+/// Whether the switch may approve a tool of this name: only tools acting inside the agent.
 pub fn switch_may_allow(name: &str) -> bool {
     family(name) == Family::Inert
 }
@@ -113,8 +106,7 @@ pub const EDIT_PASS: [&str; 11] = [
 /// Keys of a read that only narrow it.
 pub const READ_PASS: [&str; 3] = ["offset", "limit", "pages"];
 
-/// The name under which an unread request is written as a tool call (`{"what": …}`), so that
-/// reading the record back gives the same unread request.
+/// The name an unread request is written under as a tool call, so it reads back the same.
 pub const UNREAD_TOOL: &str = "Unread";
 
 /// Reads a named tool's input into a request.

@@ -1,25 +1,19 @@
-//! Times said the way a person reads them in the morning: spans (`2 h 9 min`), clock times in
-//! the operator's zone (`15:00`, `Mon 15:00`, `2026-12-01 15:00`) and waits until a moment
-//! (`15:00 (in 2 h 9 min)`).
-//!
-//! Pure: the current instant and the zone are always passed in; nothing here reads the clock or
-//! the system's zone, so every wording is a table test.
+//! Times said the way a person reads them: spans (`2 h 9 min`), clock times in the operator's
+//! zone (`15:00`, `Mon 15:00`) and waits (`15:00 (in 2 h 9 min)`). Now and the zone are passed in.
 
 use std::time::Duration;
 
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 
-/// The moment a view is made and the operator's zone: handed in by the shell, which reads the
-/// clock once.
+/// The moment a view is made and the operator's zone, read once by the shell.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LocalNow {
     pub now: Timestamp,
     pub zone: TimeZone,
 }
 
-/// A span in the largest units that matter: `8 s`, `4 min 5 s`, `30 min`, `2 h 9 min`,
-/// `3 d 4 h`. Seconds are kept only under ten minutes, minutes only under a day.
+/// A span in the largest units that matter: `8 s`, `4 min 5 s`, `2 h 9 min`, `3 d 4 h`.
 pub fn span(d: Duration) -> String {
     let secs = d.as_secs();
     let (days, hours, mins, s) = (
@@ -48,8 +42,7 @@ pub fn span(d: Duration) -> String {
     kept.join(" ")
 }
 
-/// `at` as a clock time in `zone`: `15:00` on the same day as `now`, `Mon 15:00` within the
-/// week around it, else `2026-12-01 15:00`.
+/// `at` in `zone`: `15:00` the same day, `Mon 15:00` within the week, else `2026-12-01 15:00`.
 pub fn clock_time(at: Timestamp, zone: &TimeZone, now: Timestamp) -> String {
     let at = at.to_zoned(zone.clone());
     let today = now.to_zoned(zone.clone()).date();
@@ -82,8 +75,7 @@ pub fn from_now(at: Timestamp, now: Timestamp) -> String {
 /// A wait under this is counted in seconds; a longer one is said as the clock time it ends.
 pub const COUNTDOWN_UNDER: Duration = Duration::from_secs(60);
 
-/// When a retry comes, short (the status bar): `7s` while under a minute, else its clock time
-/// (`15:00`, `Mon 15:00`).
+/// When a retry comes, for the status bar: `7s` under a minute, else its clock time.
 pub fn countdown(remaining: Duration, now: Timestamp, zone: &TimeZone) -> String {
     if remaining < COUNTDOWN_UNDER {
         return format!("{}s", remaining.as_secs_f64().ceil() as u64);
@@ -91,8 +83,8 @@ pub fn countdown(remaining: Duration, now: Timestamp, zone: &TimeZone) -> String
     clock_time(after(now, remaining), zone, now)
 }
 
-/// When a retry comes, for the queue's note: `retry 7s`, or `at 15:00 (in 2 h 9 min)` (the
-/// row's ↻ says it is a retry; the clock time comes first so a narrow queue still shows it).
+/// When a retry comes, for the queue's note: `retry 7s`, or `at 15:00 (in 2 h 9 min)` (clock
+/// time first, so a narrow queue still shows it).
 pub fn retry_note(remaining: Duration, now: Timestamp, zone: &TimeZone) -> String {
     if remaining < COUNTDOWN_UNDER {
         return format!("retry {}", countdown(remaining, now, zone));

@@ -1,11 +1,6 @@
-//! The event that decided an attempt's verdict, in the words an operator reads in the morning:
-//! `waited 30 min for an answer to Bash(touch x); nobody answered`, `last seen: ✢ Thinking…`,
-//! `quota: resets 15:00 Europe/Berlin (in 2 h 9 min)`.
-//!
-//! Owns the wording and the choice of the line that says what an agent was doing when it was
-//! stopped (never its echo of the prompt, the input box or the footer under it). Pure: the
-//! attempt hands in its screen rows, its prompt and its waits; the quota wording takes `now` and
-//! the zone from the caller.
+//! The event that decided an attempt's verdict, as the operator reads it in the morning
+//! (`waited 30 min for an answer to Bash(touch x); nobody answered`, `last seen: ✢ Thinking…`),
+//! and which screen line says what the agent was doing (never its echo, input box or footer).
 
 use std::time::Duration;
 
@@ -33,8 +28,7 @@ pub struct EndingScene {
 }
 
 impl EndingScene {
-    /// The scene of `rows` (the screen when the attempt was stopped), the `prompt` it was given
-    /// and the prompt left waiting, if any.
+    /// The scene of `rows` (the screen when stopped), the `prompt` and the prompt left waiting.
     pub fn of(rows: &[String], prompt: &str, unanswered: Option<Unanswered>) -> EndingScene {
         EndingScene {
             unanswered,
@@ -42,8 +36,7 @@ impl EndingScene {
         }
     }
 
-    /// One line naming the event: the unanswered prompt first (it is why nothing moved), else
-    /// the last thing the agent showed; `None` when the screen said nothing.
+    /// One line naming the event: the unanswered prompt first, else the agent's last words.
     pub fn describe(&self) -> Option<String> {
         if let Some(u) = &self.unanswered {
             return Some(format!(
@@ -58,8 +51,7 @@ impl EndingScene {
     }
 }
 
-/// `quota: resets 15:00 Europe/Berlin (in 2 h 9 min)`: the reset in the zone the agent named
-/// (its name said when it is not `local`), and how far off it is from `now`.
+/// `quota: resets 15:00 Europe/Berlin (in 2 h 9 min)`: the reset in the zone the agent named.
 pub fn quota_wait(reset: &Zoned, local: &TimeZone, now: Timestamp) -> String {
     let zone = reset.time_zone();
     let named = zone
@@ -73,9 +65,8 @@ pub fn quota_wait(reset: &Zoned, local: &TimeZone, now: Timestamp) -> String {
     }
 }
 
-/// A task's "why" as the morning reads it: a quota failure's reset as a clock time (with how
-/// far off it is from `local.now`), else the deciding event or headline beside the verdict's
-/// evidence (`failure_context::why_failed`).
+/// A task's "why": a quota reset as a clock time, else the deciding event or headline beside the
+/// evidence.
 pub fn why(
     evidence: Option<&str>,
     cause: Option<&str>,
@@ -91,9 +82,8 @@ pub fn why(
 /// Prompt glyphs an input box or an echoed prompt starts with.
 const PROMPT_GLYPHS: [char; 4] = ['❯', '>', '›', '│'];
 
-/// The last row that says what the agent was doing: above the input box (a rule line with a
-/// bare prompt glyph under it) and the footer below it, skipping blank and drawing-only rows and
-/// rows that are the agent's echo of `prompt`.
+/// The last row that says what the agent was doing: above its input box, skipping blank and
+/// drawing-only rows and its echo of `prompt`.
 pub fn last_activity(rows: &[String], prompt: &str) -> Option<String> {
     let above_input = input_box_top(rows).unwrap_or(rows.len());
     rows[..above_input]
@@ -126,8 +116,7 @@ fn says_something(row: &str) -> bool {
     row.chars().any(char::is_alphanumeric)
 }
 
-/// The row is (part of) the prompt as the agent echoed it: with its glyph and the spaces
-/// folded, it appears in the prompt.
+/// The row is (part of) the prompt as the agent echoed it.
 fn echoes(row: &str, prompt: &str) -> bool {
     let text = row.trim_start_matches(PROMPT_GLYPHS).trim();
     let folded = fold(text);

@@ -1,14 +1,6 @@
-//! "Since you left": what an operator coming back to a batch needs first. What completed and
-//! what failed (with its why) since they last looked, what waits (retries with their clock
-//! times, tasks not started), and what needs them (questions to answer, prompts waiting), each
-//! with the command that answers it.
-//!
-//! "Since" is the operator's last look (`herd status` or `herd attach`), or the run's start when
-//! they never looked: what they already saw is not news, and without a look every end of the
-//! run is. What waits and what needs the operator is said whatever its age: it is still open.
-//!
-//! Pure: the shell hands in the tasks' facts (their "why" already worded), the moment and the
-//! zone; nothing here reads the clock or a file.
+//! "Since you left": what completed and failed since the operator last looked (or since the
+//! run's start), what waits and what needs them, each with the command that answers it. What
+//! waits is said whatever its age: it is still open. Pure.
 
 use jiff::Timestamp;
 
@@ -62,15 +54,13 @@ impl Since {
     }
 }
 
-/// Away for less than this, the digest is no first screen on `herd attach`: what changed in a
-/// few minutes is on the dashboard already.
+/// Away for less than this, the digest is no first screen on `herd attach`.
 pub const AWAY: std::time::Duration = std::time::Duration::from_secs(10 * 60);
 
 /// The line of a digest with nothing to say.
 pub const NOTHING: &str = "  nothing ended and nothing waits for you";
 
-/// Whether `lines` (a digest) are worth a screen of their own when attaching at `now`: the
-/// operator was away at least [`AWAY`] and something ended or waits.
+/// Whether a digest is worth a screen of its own: away at least [`AWAY`], something new.
 pub fn worth_a_first_screen(lines: &[String], since: Since, now: Timestamp) -> bool {
     let away = now.duration_since(since.at());
     let news = lines.len() > 1 && lines[1] != NOTHING;
@@ -91,8 +81,8 @@ pub fn digest(
         Since::LastLook(_) => format!("Since you last looked ({when}, {ago}):"),
         Since::RunStart(_) => format!("Since the run started ({when}, {ago}):"),
     }];
-    // Results are written to the second: an end in the second the run started counts; one
-    // in the second of the last look was in what that look showed.
+    // Results are written to the second: an end in the run's first second counts, one in the
+    // last look's second was seen.
     let ended_since = |t: &&TaskFact| {
         t.ended_at.is_some_and(|at| match since {
             Since::RunStart(start) => at.as_second() >= start.as_second(),

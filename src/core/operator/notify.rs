@@ -1,11 +1,6 @@
-//! When to tell the operator, wherever they are: the `notify` command's events, decided from
-//! what the engine shows each turn (the prompts waiting for the operator, the attempts that
-//! ended, whether the batch is over).
-//!
-//! Pure: it neither runs the command nor reads a clock. `Notifications::observe` is handed the
-//! facts of one turn and returns the events to send; each wait is told once (a prompt that
-//! stays waiting is not told again; one that went away and came back is a new wait), and the
-//! end of the batch once per end. `command_problem` checks the tasks file's `notify` value.
+//! When to tell the operator: the `notify` command's events, decided from what the engine shows
+//! each turn. Each wait is told once (one that went away and came back is new), the batch's end
+//! once. Pure; `command_problem` checks the tasks file's `notify` value.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -22,8 +17,7 @@ pub struct WaitFact {
     pub attempt: u32,
     /// The prompt rule's name (`press_1`).
     pub rule: String,
-    /// When the wait began, in the attempt's time: with the rule, what tells one wait from the
-    /// next.
+    /// When the wait began: with the rule, what tells one wait from the next.
     pub since: Duration,
     /// What the prompt asks, when herd could read it (`Bash(npm test)`).
     pub request: Option<String>,
@@ -58,8 +52,7 @@ pub struct EndFact {
     pub status: TaskStatus,
     pub failure: Option<FailureType>,
     pub evidence: Option<String>,
-    /// The event that decided it, in the morning's words (`core::deciding_event::why`), when
-    /// it says more than the evidence.
+    /// The event that decided it, when it says more than the evidence.
     pub why: Option<String>,
     /// The agent's questions, when the task needs the operator's input.
     pub questions: Vec<String>,
@@ -83,8 +76,7 @@ pub struct Turn<'a> {
     pub batch_end: Option<BatchEnd>,
 }
 
-/// One event for the `notify` command: the JSON its standard input gets (the shell adds the
-/// time and the tasks file).
+/// One event for the `notify` command: the JSON on its stdin (the shell adds time and file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum NotifyEvent {
@@ -122,8 +114,7 @@ pub enum NotifyEvent {
         attempt: u32,
         failure_type: Option<&'static str>,
         evidence: Option<String>,
-        /// What decided it (`waited 30 min for an answer to …; nobody answered (timeout after
-        /// 1800 s)`), or the evidence.
+        /// What decided it, or the evidence.
         why: Option<String>,
         /// What the attempt changed (`core::facts::changes`), where herd recorded it.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -193,8 +184,7 @@ fn prompt_waiting(wait: &WaitFact) -> NotifyEvent {
     }
 }
 
-/// The event for an attempt's end, if it is one to tell: questions to answer or a failure that
-/// stays.
+/// The event for an attempt's end, if it is one to tell: questions, or a failure that stays.
 fn ended(end: &EndFact) -> Option<NotifyEvent> {
     match end.status {
         TaskStatus::NeedsInput => Some(NotifyEvent::NeedsInput {
@@ -245,8 +235,7 @@ fn batch_ended(end: BatchEnd) -> NotifyEvent {
     }
 }
 
-/// What is wrong with a `notify` value of the tasks file, if anything: it must be an argv list
-/// of strings whose first names the program (like a task's `command`), or null for none.
+/// What is wrong with a `notify` value: it must be an argv of strings, or null.
 pub fn command_problem(value: &Value) -> Option<String> {
     let example = "like [\"sh\", \"-c\", \"curl -d @- ntfy.sh/my-topic\"]";
     match value {
@@ -273,8 +262,7 @@ pub fn command_problem(value: &Value) -> Option<String> {
     }
 }
 
-/// The argv of a valid `notify` value (see `command_problem`), `None` when it is absent, null
-/// or not valid.
+/// The argv of a valid `notify` value, `None` when absent, null or not valid.
 pub fn command(value: Option<&Value>) -> Option<Vec<String>> {
     let value = value?;
     if command_problem(value).is_some() {

@@ -1,6 +1,5 @@
-//! A profile's TOML source compiled into a `Profile`: regexes built, values checked against
-//! their bounds, every problem collected with its place in the user's text. It parses no TOML
-//! itself (`source`).
+//! A profile's TOML source compiled into a `Profile`: regexes built, values checked, every
+//! problem collected with its place in the user's text.
 
 use regex::Regex;
 
@@ -14,8 +13,8 @@ struct Compiler<'a> {
     errors: Vec<ProfileError>,
 }
 
-/// The rules that read the dialog herd's own ACP client draws for a request its guard left to
-/// the operator (the same for every ACP agent): Enter allows once, the digits pick any option.
+/// The rules that read herd's own ACP client's dialog (the same for every ACP agent): Enter
+/// allows once, the digits pick any option.
 fn acp_dialog() -> (Vec<PromptRuleSource>, Vec<RequestCaptureSource>) {
     let rule = |name: &str, label: &str, option: &str, send: &str| PromptRuleSource {
         name: name.to_string(),
@@ -91,8 +90,7 @@ pub(super) fn compile(
         text,
         errors: Vec::new(),
     };
-    // An empty command is allowed: every task using the profile must then give its own
-    // `command` (the `generic` profile); the task check reports it otherwise.
+    // An empty command is allowed: every task using the profile must then give its own.
     let command = source.command.unwrap_or_default();
     let ready = source.ready.as_deref().and_then(|p| c.regex("ready", p));
     let busy = c.regexes("busy", &source.busy.unwrap_or_default());
@@ -102,9 +100,8 @@ pub(super) fn compile(
     let transient = c.regexes("transient", &source.transient.unwrap_or_default());
     let config = c.regexes("config", &source.config.unwrap_or_default());
     let protocol = source.protocol.unwrap_or_default();
-    // herd's ACP client draws the same dialog for every ACP agent: a profile that states no
-    // rules of its own reads it with the built-in ones, so its `auto_press_1` means what it
-    // means for the built-in ACP profiles, to `validate` and `run` alike.
+    // An ACP profile with no rules of its own reads herd's dialog with the built-in ones, so
+    // its `auto_press_1` means the same.
     let (prompt_sources, request_sources) = match (protocol, source.prompts, source.requests) {
         (Protocol::Acp, None, None) => acp_dialog(),
         (_, prompts, requests) => (prompts.unwrap_or_default(), requests.unwrap_or_default()),
@@ -170,8 +167,8 @@ pub(super) fn compile(
 }
 
 impl Compiler<'_> {
-    /// The prompt rules: names usable as `auto_<name>` keys and unique, something to send, and
-    /// their patterns; a rule whose pattern does not compile is left out (its error is kept).
+    /// The prompt rules: unique names usable as `auto_<name>` keys, something to send, patterns
+    /// (a rule whose pattern does not compile is left out, its error kept).
     fn prompts(&mut self, rules: Vec<PromptRuleSource>) -> Vec<PromptRule> {
         let mut prompts = Vec::new();
         let mut seen = Vec::new();
@@ -272,8 +269,7 @@ impl Compiler<'_> {
         }
     }
 
-    /// `idle_sec` (above 0, at most 30 days) and `exit_grace_sec` (0 to its maximum), with their
-    /// defaults.
+    /// `idle_sec` and `exit_grace_sec` within their bounds, with their defaults.
     fn times(&mut self, idle_sec: Option<f64>, exit_grace_sec: Option<f64>) -> (f64, f64) {
         let idle_sec = idle_sec.unwrap_or(DEFAULT_IDLE_SEC);
         if !(idle_sec.is_finite() && idle_sec > 0.0 && idle_sec <= MAX_WAIT_SEC) {

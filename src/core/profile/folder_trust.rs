@@ -1,16 +1,9 @@
-//! Trusting a task's folder in the CLI's own config before it starts (`"trust_folder": true` in
-//! the task or its profile): the operator's decision, written down, instead of an answer to a
-//! dialog whose wording and default change between versions. Every other entry of the file is
-//! kept:
-//! - Claude Code: `projects["<folder>"].hasTrustDialogAccepted = true` in
-//!   `<config dir>/.claude.json`;
-//! - Codex CLI: `[projects."<folder>"] trust_level = "trusted"` in `$CODEX_HOME/config.toml`
-//!   (appended as a table of its own when the folder has none, so the user's text, comments
-//!   included, stays byte for byte);
-//! - Gemini CLI: `"<folder>": "TRUST_FOLDER"` in its trusted-folders file
-//!   (`GEMINI_CLI_TRUSTED_FOLDERS_PATH`, else `~/.gemini/trustedFolders.json`).
-//!
-//! Pure: text in, text out; the shell reads and writes the file.
+//! Trusting a task's folder in the CLI's own config before it starts (`"trust_folder": true`),
+//! instead of answering a dialog whose wording changes between versions; every other entry is
+//! kept. Claude Code: `projects["<folder>"].hasTrustDialogAccepted` in `.claude.json`; Codex:
+//! `[projects."<folder>"] trust_level = "trusted"` in `config.toml` (appended, so the user's
+//! text stays byte for byte); Gemini: `"<folder>": "TRUST_FOLDER"` in `trustedFolders.json`.
+//! Pure: text in, text out.
 
 use std::path::{Path, PathBuf};
 
@@ -42,8 +35,7 @@ pub struct FolderTrust {
     pub folder: PathBuf,
 }
 
-/// The CLI a profile runs, as far as its folder trust goes: known from its hooks (Claude Code,
-/// Gemini CLI) or the log it keeps (Codex CLI's session rollout); `None` for any other.
+/// The CLI a profile runs, as far as its folder trust goes; `None` for any other.
 pub fn trusted_cli(hooks: Option<HookKind>, agent_log: Option<AgentLogKind>) -> Option<TrustedCli> {
     match (hooks, agent_log) {
         (Some(HookKind::Claude), _) => Some(TrustedCli::Claude),
@@ -58,8 +50,7 @@ fn first_set<'a>(values: &[Option<&'a str>]) -> Option<&'a str> {
     values.iter().flatten().copied().find(|v| !v.is_empty())
 }
 
-/// Codex CLI's config file: `$CODEX_HOME/config.toml`, else `<HOME>/.codex/config.toml` (the
-/// agent's `HOME`, else herd's `home`).
+/// Codex CLI's config file: `$CODEX_HOME/config.toml`, else `<HOME>/.codex/config.toml`.
 pub fn codex_config_file(codex_home: Option<&str>, env_home: Option<&str>, home: &Path) -> PathBuf {
     match (first_set(&[codex_home]), first_set(&[env_home])) {
         (Some(dir), _) => Path::new(dir).join("config.toml"),
@@ -69,7 +60,7 @@ pub fn codex_config_file(codex_home: Option<&str>, env_home: Option<&str>, home:
 }
 
 /// Gemini CLI's trusted-folders file: `GEMINI_CLI_TRUSTED_FOLDERS_PATH`, else
-/// `<GEMINI_CLI_HOME or HOME>/.gemini/trustedFolders.json` (herd's `home` without either).
+/// `<GEMINI_CLI_HOME or HOME>/.gemini/trustedFolders.json`.
 pub fn gemini_trusted_folders_file(
     trusted_folders_path: Option<&str>,
     gemini_home: Option<&str>,
@@ -111,8 +102,7 @@ pub fn codex_config_with_trust(existing: Option<&str>, folder: &str) -> Result<S
     if toml::from_str::<toml::Table>(&appended).is_ok_and(|doc| trusted(&doc)) {
         return Ok(appended);
     }
-    // The folder has an entry already (or `projects` is written inline): the document is
-    // written anew, every key kept (its comments and layout are not).
+    // The folder has an entry already: the document is written anew (comments are lost).
     let projects = doc
         .entry("projects")
         .or_insert_with(|| toml::Value::Table(toml::Table::new()));
@@ -148,8 +138,7 @@ pub fn gemini_trusted_folders_with_trust(
     serde_json::to_string_pretty(&doc).map_err(|e| TrustError::NotAnObject(e.to_string()))
 }
 
-/// Claude Code's config file for an agent with environment `env` (its own `CLAUDE_CONFIG_DIR`,
-/// else its `HOME`), falling back to `home` (herd's own).
+/// Claude Code's config file for an agent with environment `env`, falling back to `home`.
 pub fn claude_config_file(
     config_dir: Option<&str>,
     env_home: Option<&str>,

@@ -1,12 +1,6 @@
-//! Agent profiles: how to start an agent CLI and how to read its screen (prompt rules, ready,
-//! busy, auth, quota and transient error texts).
-//!
-//! Built-in profiles are TOML texts handed in by the shell (from `assets/profiles/`); a user file
-//! adds profiles or overrides fields of built-in ones. This module parses, merges and compiles
-//! them; it never reads files itself.
-//!
-//! This file holds the compiled types and the set; `source` the TOML side and the overlay,
-//! `compile` the checks and regexes.
+//! Agent profiles: how to start an agent CLI and how to read its screen. Built-in TOML texts
+//! (handed in by the shell) and a user file are parsed (`source`), merged and compiled
+//! (`compile`) here; nothing reads files.
 
 pub mod folder_trust;
 
@@ -31,8 +25,7 @@ pub const DEFAULT_EXIT_GRACE_SEC: f64 = 5.0;
 pub const DEFAULT_TAIL_ROWS: usize = 12;
 /// Non-blank rows at the bottom of the screen a dialog prompt must end within.
 pub const DEFAULT_PROMPT_REGION_ROWS: usize = 12;
-/// Upper bounds of a profile's numbers (README, "Numbers"); `idle_sec` shares the tasks file's
-/// `MAX_WAIT_SEC`.
+/// Upper bounds of a profile's numbers (README, "Numbers").
 pub const MAX_EXIT_GRACE_SEC: f64 = 3600.0;
 pub const MAX_ROWS: usize = 10_000;
 
@@ -59,12 +52,10 @@ impl fmt::Display for ProfileOrigin {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum PromptAnchor {
-    /// A dialog: the match must end within the last `region_rows` non-blank rows. One appearance
-    /// lasts while the rule keeps matching.
+    /// A dialog: the match must end within the last `region_rows` non-blank rows.
     #[default]
     Bottom,
-    /// A question on the cursor's line (`Run shell command? (Y)es/(N)o [Yes]:`): the match must
-    /// end on the cursor row; a question on a new line is a new appearance.
+    /// A question on the cursor's line: the match must end on the cursor row.
     Cursor,
 }
 
@@ -75,8 +66,7 @@ pub enum OutputKind {
     /// A terminal UI or plain text: herd reads the rendered screen.
     #[default]
     Screen,
-    /// JSON lines (Claude `-p --output-format stream-json`, Codex `exec --json`, Gemini
-    /// `--output-format stream-json`): the events decide the verdict, the screen rules second.
+    /// JSON lines: the events decide the verdict, the screen rules second.
     StreamJson,
 }
 
@@ -87,9 +77,8 @@ pub enum Protocol {
     /// A terminal program in a PTY: herd reads its screen (or its JSON lines) and types keys.
     #[default]
     Terminal,
-    /// The Agent Client Protocol on the agent's stdio: herd's ACP client (`herd acp-client`)
-    /// runs it in the attempt's PTY, draws the session there and ends with a structured result,
-    /// so the profile reads as `output = "stream-json"`.
+    /// The Agent Client Protocol, spoken by herd's client (`herd acp-client`) in the attempt's
+    /// PTY; it ends with a structured result, as `output = "stream-json"`.
     Acp,
 }
 
@@ -107,9 +96,8 @@ pub enum TranscriptKind {
 pub enum HookKind {
     /// Claude Code's hooks, given as inline settings: `--settings {hook_settings}`.
     Claude,
-    /// Gemini CLI's `BeforeTool` hook, in the settings of a Gemini home of the attempt's own
-    /// (`GEMINI_CLI_HOME`, the user's own folder seen through it): it denies what the guard
-    /// refuses; approvals stay on the screen.
+    /// Gemini CLI's `BeforeTool` hook, in a Gemini home of the attempt's own: it denies what the
+    /// guard refuses; approvals stay on the screen.
     Gemini,
 }
 
@@ -121,8 +109,7 @@ pub enum AgentLogKind {
     ClaudeDebug,
     /// Gemini CLI's `GEMINI_DEBUG_LOG_FILE={agent_log}`: herd names the file.
     GeminiDebug,
-    /// Codex CLI's session rollout under `$CODEX_HOME/sessions` (`~/.codex` without it): the
-    /// agent names the file, herd finds the one its session started.
+    /// Codex CLI's session rollout under `$CODEX_HOME/sessions`.
     CodexRollout,
 }
 
@@ -135,18 +122,17 @@ pub struct PromptRule {
     pub unless: Vec<Regex>,
     /// The bytes to send, e.g. `"1"`, `"\r"`, `"y\r"`.
     pub send: String,
-    /// Answered without a policy switch (a folder-trust dialog); `auto_<name>: false` still turns
-    /// it off for a task.
+    /// Answered without a policy switch (a folder-trust dialog); `auto_<name>: false` still
+    /// turns it off.
     pub auto_by_default: bool,
     pub anchor: PromptAnchor,
     /// A label for the operator's key banner, e.g. `Yes`.
     pub label: String,
-    /// The prompt asks permission for a request (a command, an edit, …) that the guard judges
-    /// before herd answers by itself. `guard = false` for prompts that approve nothing an agent
-    /// does (a folder-trust dialog, adding `.aider*` to `.gitignore`).
+    /// The prompt asks permission for a request the guard judges first. `guard = false` for
+    /// prompts that approve nothing an agent does (a folder-trust dialog).
     pub guarded: bool,
-    /// herd answers by itself only once the dialog has stayed on screen this long (`wait_sec`):
-    /// for CLIs that drop or undo keys typed while they are still starting up.
+    /// herd answers by itself only once the dialog stayed this long (CLIs that drop keys typed
+    /// while they start).
     pub wait: std::time::Duration,
 }
 
@@ -157,23 +143,20 @@ pub struct Profile {
     pub description: String,
     pub command: Vec<String>,
     pub env: BTreeMap<String, String>,
-    /// Keys that end the agent once it is done (`/exit\r`); `None` for agents that exit by
-    /// themselves.
+    /// Keys that end the agent once it is done (`/exit\r`).
     pub exit_keys: Option<String>,
     pub exit_grace_sec: f64,
     pub ready: Option<Regex>,
     pub busy: Vec<Regex>,
-    /// Texts the agent shows while it retries a failed request by itself (`Retrying in 4.0
-    /// seconds...`): with an auth, quota or transient text beside them, the retries are judged
-    /// as they happen instead of waited out.
+    /// Texts the agent shows while it retries by itself: beside an auth, quota or transient
+    /// text, the retries are judged as they happen.
     pub retrying: Vec<Regex>,
     pub idle_sec: f64,
     pub auth: Vec<Regex>,
     pub quota: Vec<Regex>,
     /// Texts of transient errors (overloaded, network): `failed_process`, retried.
     pub transient: Vec<Regex>,
-    /// Texts of set-up problems (an untrusted folder, a missing flag): `failed_config`, not
-    /// retried, since the next attempt would meet the same set-up.
+    /// Texts of set-up problems: `failed_config`, not retried (the next attempt would meet them).
     pub config: Vec<Regex>,
     /// Exit codes the agent uses for a set-up problem (headless Gemini's 55: untrusted folder).
     pub config_exit_codes: Vec<i32>,
@@ -184,43 +167,35 @@ pub struct Profile {
     pub rules: crate::core::guard::RuleSet,
     pub tail_rows: usize,
     pub prompt_region_rows: usize,
-    /// Accounts to rotate through: each a set of environment variables (a config folder, an API
-    /// key variable). Empty: the agent's own environment.
+    /// Accounts to rotate through, each a set of environment variables.
     pub accounts: Vec<Account>,
     pub output: OutputKind,
     pub protocol: Protocol,
-    /// How to continue a session: an argv with `{session_id}` and `{rendered_prompt}` (the
-    /// message to continue with); empty when the agent cannot resume.
+    /// How to continue a session: an argv with `{session_id}` and `{rendered_prompt}`.
     pub resume: Vec<String>,
     pub transcripts: Option<TranscriptKind>,
     /// The CLI's hooks herd answers (its command places `{hook_settings}`).
     pub hooks: Option<HookKind>,
-    /// Its tasks' folders are trusted in the CLI's config before they start (a task's own
-    /// `trust_folder` wins).
+    /// Its tasks' folders are trusted in the CLI's config (a task's `trust_folder` wins).
     pub trust_folder: bool,
-    /// A file the agent writes while it runs that herd reads live (Claude's debug log, Codex's
-    /// rollout): failed requests it keeps retrying, tool calls it refused by itself.
+    /// A file the agent writes that herd reads live (Claude's debug log, Codex's rollout).
     pub agent_log: Option<AgentLogKind>,
-    /// The ACP session mode herd sets after `session/new` or `session/load` (the agent's manual
-    /// mode, where it asks before it acts), so an agent's own default (Claude's `auto`, Codex's
-    /// auto review) never decides permissions in herd's place. A task's `acp_mode` wins.
+    /// The ACP session mode herd sets (the agent's manual mode), so an agent's own default never
+    /// decides permissions in herd's place. A task's `acp_mode` wins.
     pub acp_mode: Option<String>,
-    /// The command that hears of this profile's tasks' waits and failures (`notify`); empty:
-    /// the tasks file's.
+    /// The command told of this profile's tasks' waits and failures; empty: the tasks file's.
     pub notify: Vec<String>,
     pub origin: ProfileOrigin,
 }
 
 impl Profile {
-    /// Whether a session of this agent can be continued: by its `resume` argv, or, for an ACP
-    /// agent, by its client's `session/load`.
+    /// Whether a session can be continued: by `resume`, or an ACP client's `session/load`.
     pub fn can_resume(&self) -> bool {
         !self.resume.is_empty() || self.protocol == Protocol::Acp
     }
 }
 
-/// One account of a profile. Its variables reach the agent only; they are never written to the
-/// tasks file, the recordings or the screen (only the name is).
+/// One account of a profile. Its variables reach the agent only; only its name is written.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Account {
@@ -245,8 +220,8 @@ pub struct ProfileSet {
 }
 
 impl ProfileSet {
-    /// Builds the set from built-in TOML texts and an optional user TOML text. Collects every
-    /// problem rather than stopping at the first.
+    /// Builds the set from built-in TOML texts and an optional user text, collecting every
+    /// problem.
     pub fn build(built_in: &[&str], user: Option<&str>) -> Result<ProfileSet, Vec<ProfileError>> {
         let mut errors = Vec::new();
         let mut sources: BTreeMap<String, (ProfileSource, ProfileOrigin)> = BTreeMap::new();

@@ -1,6 +1,5 @@
-//! Profiles as written in TOML: every field optional, parsed with its position for errors, and
-//! the user's file laid over the built-in one field by field. Compiling regexes and checking
-//! values is `compile`'s job, not this one's.
+//! Profiles as written in TOML: every field optional and positioned for errors, the user's file
+//! laid over the built-in one field by field.
 
 use std::collections::BTreeMap;
 

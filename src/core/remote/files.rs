@@ -1,16 +1,8 @@
-//! The files of an attempt that runs on a host, reached through its launcher: the shell code
-//! that prepares the attempt there (its folder for the signal file and the agent's log, the
-//! task's worktree, `git status` before), reads its signal file and the new bytes of the agent's
-//! log while it runs, and gathers its end (`git status` after, the Claude transcript, the
-//! worktree's removal, the attempt's files cleared); and how herd reads back what that code
-//! printed.
-//!
-//! Everything comes back in frames (read by `core::remote::frames`) that cannot be confused with
-//! anything else the host prints (a login banner, a git message): a header line
-//! `herd-frame KIND LENGTH [NUMBER]`, then exactly LENGTH bytes, then a newline. A body is
-//! copied into a private temporary folder first, so the length is that of what is sent, even
-//! when the file grows meanwhile. The last frame is `end`: without it the host did not finish
-//! (lost, timed out). Pure: text in, text out.
+//! The files of an attempt that runs on a host: the shell code that prepares it there, reads its
+//! signal file and log while it runs, and gathers its end. Everything comes back in frames
+//! (`core::remote::frames`) that nothing else the host prints can be confused with, each body
+//! copied into a private folder first so its length holds; without the last frame, `end`, the
+//! host did not finish. Pure.
 
 use super::template::{Fill, render};
 use crate::core::guard::shell_words::quote;
@@ -20,9 +12,8 @@ pub fn run_dir_under_home(file_tag: &str, task_id: &str) -> String {
     format!(".herd/runs/{file_tag}/{task_id}")
 }
 
-/// Every script starts with this: a private temporary folder removed on exit, `frame KIND FILE
-/// [NUMBER]` that sends a file's bytes, and `say KIND TEXT...` that sends a text (their own
-/// variables start with `_`: a shell function shares the script's).
+/// Every script starts with this: a private temporary folder, `frame KIND FILE [NUMBER]` and
+/// `say KIND TEXT...` (their own variables start with `_`: a function shares the script's).
 const PREAMBLE: &str = include_str!("scripts/preamble.sh");
 /// The task's folder, the attempt's folder made, before an attempt.
 const PREPARE_SETUP: &str = include_str!("scripts/prepare_setup.sh");
@@ -61,9 +52,8 @@ pub struct RemotePrepare<'a> {
     pub host: &'a str,
 }
 
-/// Makes the attempt's folder, clears its files, stamps the start, makes the worktree, and
-/// prints frames `run-dir`, `cwd` (the folder the agent runs in), `git-status` (when the folder
-/// is a repository), `worktree-error` (the task cannot run), `end`.
+/// Makes the attempt's folder and worktree, clears its files, stamps the start, and prints
+/// frames `run-dir`, `cwd`, `git-status`, `worktree-error`, `end`.
 pub fn prepare_script(p: &RemotePrepare<'_>) -> String {
     let mut s = String::from(PREAMBLE);
     s.push_str(&render(
@@ -110,8 +100,8 @@ pub struct RemoteRead<'a> {
     pub rollouts: Option<RolloutSearch<'a>>,
 }
 
-/// Where a Codex session's rollout is looked for on the host: `<home>/sessions/**/rollout-
-/// *.jsonl` written since the attempt started (its stamp file).
+/// Where a Codex rollout is looked for on the host: `<home>/sessions/**/rollout-*.jsonl` since
+/// the attempt's stamp.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RolloutSearch<'a> {
     /// `CODEX_HOME` of the attempt, when it set one (else the host's, else `~/.codex`).
@@ -125,8 +115,8 @@ pub struct RolloutSearch<'a> {
 /// The most of a rollout's first line (`session_meta`) sent to learn its folder.
 const ROLLOUT_META_BYTES: u64 = 64 * 1024;
 
-/// Prints the task's folder resolved (`cwd-real`) and a `rollout` frame per candidate: its
-/// path, a newline, its first line.
+/// Prints the resolved folder (`cwd-real`) and a `rollout` frame (path, first line) per
+/// candidate.
 fn rollout_search(search: &RolloutSearch<'_>) -> String {
     let home = match search.codex_home {
         Some(home) => Fill::quoted(home),
@@ -143,9 +133,8 @@ fn rollout_search(search: &RolloutSearch<'_>) -> String {
     )
 }
 
-/// Prints the signal file (`signal`, or `signal-large` with its size in the body) and the log's
-/// bytes from the offset (`log`, the offset they start at as the number; from 0 again when the
-/// file was replaced by a shorter one), then `end`.
+/// Prints the signal file (`signal`, or `signal-large`) and the log's bytes from the offset
+/// (`log`, from 0 again when the file was replaced by a shorter one), then `end`.
 pub fn read_script(r: &RemoteRead<'_>) -> String {
     let mut s = String::from(PREAMBLE);
     if let Some(signal) = r.signal {
@@ -174,9 +163,8 @@ pub fn read_script(r: &RemoteRead<'_>) -> String {
     s
 }
 
-/// Like [`read_script`] every `every_sec` seconds until the connection goes, on one run of the
-/// launcher: the signal file only when it changed, the log's new bytes, then a `tick` frame
-/// that closes each round (and ends the script once nobody reads it).
+/// Like [`read_script`] every `every_sec` seconds on one run of the launcher, each round closed
+/// by a `tick` frame (which ends the script once nobody reads it).
 pub fn follow_script(r: &RemoteRead<'_>, every_sec: u32) -> String {
     let mut s = String::from(PREAMBLE);
     s.push_str(": > \"$t/prev\"\n");
@@ -212,13 +200,10 @@ pub fn follow_script(r: &RemoteRead<'_>, every_sec: u32) -> String {
     s
 }
 
-/// Where a Claude session's transcript is looked for on the host (as `run::transcripts::find`
-/// does here): `<root>/projects/<folder>/<session>.jsonl`, or the one transcript of the task's
-/// folder written since the attempt started.
+/// Where a Claude transcript is looked for on the host, as `run::transcripts::find` does here.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RemoteTranscript<'a> {
-    /// `CLAUDE_CONFIG_DIR` of the attempt, when it set one (else the host's, else
-    /// `~/.claude`).
+    /// `CLAUDE_CONFIG_DIR` of the attempt, when it set one.
     pub config_dir: Option<&'a str>,
     /// The project folder's name for the task's folder as given.
     pub project: String,
@@ -241,17 +226,14 @@ pub struct RemoteEnd<'a> {
     /// The attempt's folder under `$HOME`, and the files in it to remove (copied back already).
     pub run_dir: &'a str,
     pub remove: &'a [String],
-    /// Files of the attempt's folder sent back (their last bytes, up to `fetch_max`), then
-    /// removed (the ACP client's log).
+    /// Files of the attempt's folder sent back (their last `fetch_max` bytes), then removed.
     pub fetch: &'a [String],
     pub fetch_max: u64,
     /// The stamp file (in the attempt's folder) that says when the attempt started.
     pub stamp: &'a str,
 }
 
-/// Prints `git-status`, `transcript` (its last bytes) and `transcript-path`,
-/// `worktree-removed`, `worktree-dirty` (its `git status`) or `worktree-error`, a
-/// `fetched-name` and `fetched` pair per file sent back, then `end`.
+/// Prints `git-status`, the transcript, the worktree's fate, the fetched files, then `end`.
 pub fn end_script(e: &RemoteEnd<'_>) -> String {
     let mut s = String::from(PREAMBLE);
     s.push_str(&render(

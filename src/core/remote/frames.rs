@@ -1,9 +1,6 @@
 //! What the shell code of `core::remote::files` printed on a host, read back: its frames (a
-//! header line `herd-frame KIND LENGTH [NUMBER]`, exactly LENGTH bytes, a newline; anything
-//! between frames skipped; a frame cut short ends the reading; `end` says the script finished),
-//! and what they mean for the preparation of an attempt, the reads of its files while it runs
-//! (one run, or a long-lived one in rounds closed by `tick`), and its end. Pure: bytes in,
-//! values out.
+//! header `herd-frame KIND LENGTH [NUMBER]`, LENGTH bytes, a newline; `end` says the script
+//! finished) and what they mean for an attempt's preparation, its reads and its end. Pure.
 
 use std::collections::BTreeSet;
 
@@ -21,15 +18,14 @@ impl Frame {
     }
 }
 
-/// The frames of a script's output, and whether it got to its `end` frame. Anything between
-/// frames (a banner, a message) is skipped; a frame cut short ends the reading.
+/// The frames of a script's output, and whether it got to its `end` frame; anything between
+/// frames is skipped, a frame cut short ends the reading.
 pub fn parse_frames(output: &[u8]) -> (Vec<Frame>, bool) {
     let (frames, ended, _) = scan(output);
     (frames, ended)
 }
 
-/// The whole frames at the start of `output`, whether the `end` frame came, and how many bytes
-/// they took.
+/// The whole frames at the start of `output`, whether `end` came, and the bytes they took.
 fn scan(output: &[u8]) -> (Vec<Frame>, bool, usize) {
     const HEADER: &[u8] = b"herd-frame ";
     let mut frames = Vec::new();
@@ -223,9 +219,8 @@ pub fn parse_end(output: &[u8]) -> EndBack {
     back
 }
 
-/// The one rollout among `candidates` (path, first line) whose `session_meta` names one of
-/// `folders` (the task's folder as given and as resolved); none when several do, since another
-/// session's file is never taken for this one.
+/// The one rollout among `candidates` whose `session_meta` names one of `folders`; none when
+/// several do (another session's file is never taken).
 pub fn choose_rollout(candidates: &[(String, String)], folders: &[&str]) -> Option<String> {
     let mut found = candidates.iter().filter(|(_, first)| {
         serde_json::from_str::<serde_json::Value>(first)
@@ -239,8 +234,8 @@ pub fn choose_rollout(candidates: &[(String, String)], folders: &[&str]) -> Opti
     }
 }
 
-/// Reads the output of `core::remote::files::follow_script` as it comes, in pieces cut anywhere: one [`ReadBack`]
-/// per round.
+/// Reads `core::remote::files::follow_script`'s output as it comes, in pieces cut anywhere: one
+/// [`ReadBack`] per round.
 #[derive(Debug, Default)]
 pub struct FollowReader {
     buf: Vec<u8>,

@@ -1,6 +1,5 @@
-//! Which host a task's next attempt runs on: the least loaded member of its group (or its one
-//! host) that is in rotation and under its `max_agents`. A host that could not be reached is out
-//! of rotation until a time. Pure: loads and times are passed in.
+//! Which host a task's next attempt runs on: the least loaded in rotation and under its
+//! `max_agents`. An unreachable host is out of rotation until a time. Pure.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -68,8 +67,7 @@ pub enum HostChoice {
     Unknown,
 }
 
-/// Picks the host for a task whose `host` field is `name`; `load` counts the agents running on
-/// each host.
+/// Picks the host for a task whose `host` is `name`; `load` counts each host's agents.
 pub fn choose(
     hosts: &HostSet,
     name: &str,

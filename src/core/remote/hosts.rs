@@ -1,17 +1,6 @@
-//! Hosts: the machines (or containers, or pods) agents may run on, and the argv that reaches
-//! each through its launcher (`ssh`, or an exec template such as `docker exec` / `kubectl exec`).
-//!
-//! Read from a TOML text (`--hosts FILE`, or the `[hosts]` table of the profiles file):
-//! ```toml
-//! [hosts.box1]
-//! ssh = "dev@box1"          # or: exec = ["kubectl", "exec", "-i", "{tty}", "pod", "--"]
-//! port = 2222
-//! identity = "~/.ssh/id_herd"
-//! max_agents = 4
-//! groups = ["fleet"]
-//! ```
-//! Pure: no processes are started here; the shell (`run::remote`) runs these argv. What is run
-//! on the host is written by `core::remote::script`.
+//! Hosts agents may run on (machines, containers, pods), read from TOML (`[hosts.NAME]` with
+//! `ssh = "user@host"` or `exec = [...]`, `port`, `identity`, `max_agents`, `groups`), and the argv
+//! that reaches each through its launcher. Pure: `run::remote` runs them.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -20,8 +9,7 @@ use thiserror::Error;
 
 use crate::core::guard::shell_words::{is_env_name, quote};
 
-/// The placeholder of an exec template replaced by `-t` when a terminal is wanted and dropped
-/// when not (the upload of the launch script, probes, sweeps).
+/// The placeholder of an exec template: `-t` when a terminal is wanted, else dropped.
 pub const TTY_PLACEHOLDER: &str = "{tty}";
 /// How long a host that could not be reached stays out of rotation by default.
 pub const DEFAULT_OUT_OF_ROTATION_SEC: u64 = 60;
@@ -57,8 +45,7 @@ pub struct Host {
     pub launcher: Launcher,
     /// Agents at once on this host (besides the global `--concurrency`).
     pub max_agents: Option<usize>,
-    /// Variables set for every agent on this host (sent with the launch script, never on a
-    /// command line).
+    /// Variables set for every agent on this host (never on a command line).
     pub env: BTreeMap<String, String>,
     /// Where relative task folders are found on the host (default: the same path as locally).
     pub workdir: Option<String>,
@@ -149,8 +136,7 @@ pub enum Target<'a> {
 }
 
 impl HostSet {
-    /// Parses a hosts text (a `--hosts` file, or a profiles file whose other tables are
-    /// ignored here). Collects every problem.
+    /// Parses a hosts text (other tables ignored), collecting every problem.
     pub fn parse(text: &str) -> Result<HostSet, Vec<HostsError>> {
         let file: HostsText = toml::from_str(&only_hosts(text)).map_err(|e| {
             vec![HostsError {
@@ -319,9 +305,8 @@ fn locate(text: &str, literal: &str) -> Option<(usize, usize)> {
     text.find(literal).map(|offset| line_col(text, offset))
 }
 
-/// The argv that runs shell code `script` on `host`: with a terminal (`ssh -tt`, `{tty}` as
-/// `-t`) for an agent, without one for uploads, probes and sweeps. `log_file` receives ssh's own
-/// messages (`-E`), so they never mix with the agent's output.
+/// The argv that runs `script` on `host`: with a terminal for an agent, without for uploads,
+/// probes and sweeps. `log_file` gets ssh's own messages (`-E`), away from the agent's output.
 pub fn launcher_argv(host: &Host, tty: bool, log_file: Option<&str>, script: &str) -> Vec<String> {
     match &host.launcher {
         Launcher::Ssh(target) => ssh_argv(target, tty, log_file, script),
@@ -347,8 +332,7 @@ fn ssh_argv(target: &SshTarget, tty: bool, log_file: Option<&str>, script: &str)
     if let Some(config) = &target.config {
         argv.extend(["-F".into(), config.clone()]);
     }
-    // No password prompt can be answered (it would hang the attempt); keepalives notice a host
-    // that went away; INFO messages ("Connection to x closed.") would land in the pane.
+    // No password prompt (it would hang); keepalives notice a lost host; no INFO in the pane.
     for option in [
         "BatchMode=yes",
         "ConnectTimeout=10",
@@ -370,8 +354,7 @@ fn ssh_argv(target: &SshTarget, tty: bool, log_file: Option<&str>, script: &str)
     if let Some(log) = log_file {
         argv.extend(["-E".into(), log.to_string()]);
     }
-    // The remote login shell runs the command text: `sh -c '...'` behaves the same under bash,
-    // zsh, fish or csh, as long as the script holds no single quote (`core::remote::script` makes sure).
+    // `sh -c '...'` runs the same under any login shell, as long as the script holds no quote.
     argv.extend([
         "--".into(),
         target.destination.clone(),

@@ -1,19 +1,14 @@
-//! The POSIX shell code herd runs on a host through its launcher, and how herd reads back what
-//! that code printed: the launch script of an attempt, the sweep that ends an attempt's
-//! processes by cookie, and the probe of `herd hosts check`.
-//!
-//! Secrets never travel on a command line: the launch script (environment included) is sent on
-//! the launcher's stdin into a file only the user can read (`umask 077`, in `~/.herd/run`), which
-//! the script deletes as its first step; the command lines (local `ssh` argv, remote `sh -c`)
-//! hold only the script's path. Pure: text in, text out.
+//! The shell code herd runs on a host: an attempt's launch script, the sweep that ends its
+//! processes by cookie, the probe of `herd hosts check`. Secrets never travel on a command line:
+//! the launch script goes on stdin into a private file it deletes first. Pure.
 
 use std::collections::BTreeMap;
 
 use super::template::{Fill, render};
 use crate::core::guard::shell_words::{is_env_name, quote};
 
-/// The OSC sequence the launch script prints after the agent ended, with its exit code:
-/// terminals ignore it, and its absence at an exit of 255 means the connection was lost.
+/// The OSC sequence the launch script prints with the agent's exit code: without it, an exit of
+/// 255 means the connection was lost.
 pub const TRAILER_PREFIX: &[u8] = b"\x1b]777;herd-exit;";
 /// Longest trailer: prefix, a code of up to 3 digits, BEL.
 const TRAILER_MAX: usize = TRAILER_PREFIX.len() + 4;
@@ -53,8 +48,8 @@ pub struct RemoteLaunch<'a> {
     pub host: &'a str,
 }
 
-/// The launch script: deletes itself, sets the cookie and the environment, enters the folder,
-/// runs the agent (not `exec`: a shell reports a signal as 128+n, and prints the trailer).
+/// The launch script: deletes itself, sets cookie and environment, enters the folder, runs the
+/// agent (not `exec`: the shell reports a signal as 128+n and prints the trailer).
 pub fn launch_script(launch: &RemoteLaunch<'_>) -> String {
     let mut s = String::from("rm -f \"$0\"\n");
     s.push_str(&format!("export {COOKIE_VAR}={}\n", quote(launch.cookie)));
@@ -77,8 +72,7 @@ pub fn launch_script(launch: &RemoteLaunch<'_>) -> String {
     s
 }
 
-/// Finds the trailer in the agent's output. `carry` keeps the end of the previous chunk, so a
-/// trailer split across reads is still found.
+/// Finds the trailer in the agent's output; `carry` keeps the end of the previous chunk.
 pub fn scan_trailer(carry: &mut Vec<u8>, bytes: &[u8]) -> Option<i32> {
     carry.extend_from_slice(bytes);
     let mut found = None;
@@ -116,16 +110,14 @@ pub enum SweepScope<'a> {
     File(&'a str),
 }
 
-/// Ends the processes whose environment holds the cookie (TERM, `grace_sec`, KILL), and prints
-/// `ended PID SIGNAL COOKIE CMDLINE` for each.
+/// Ends the processes whose environment holds the cookie (TERM, grace, KILL), printing each.
 pub fn sweep_script(scope: SweepScope<'_>, grace_sec: u32) -> String {
     // Cookies and tags are file-name safe (no quote, no space); a tag is hex.
     let (options, pattern) = match scope {
         SweepScope::Attempt(cookie) => ("-x -F", format!("{COOKIE_VAR}={cookie}")),
         SweepScope::File(tag) => ("-E", format!("^{COOKIE_VAR}={tag}[.]")),
     };
-    // GNU grep reads every environment in one run (-z: NUL-separated entries); elsewhere
-    // (busybox) each process is read on its own, slower.
+    // GNU grep reads every environment in one run; elsewhere (busybox) each one alone.
     render(
         SWEEP,
         &[
@@ -147,8 +139,7 @@ pub struct RemoteEnded {
     pub command: String,
 }
 
-/// Reads a sweep's output: one entry per process, its strongest signal; `None` when the sweep
-/// did not finish (its `sweep done` line is missing).
+/// Reads a sweep's output: each process with its strongest signal; `None` when unfinished.
 pub fn parse_sweep(output: &str) -> Option<Vec<RemoteEnded>> {
     let mut ended: Vec<RemoteEnded> = Vec::new();
     let mut done = false;
@@ -243,15 +234,13 @@ pub fn parse_probe(output: &str) -> ProbeFacts {
 pub enum LauncherEnd {
     /// The agent ran and ended (the trailer was seen) or herd ended it: judge it as usual.
     Agent,
-    /// The host could not be reached (the launch script could not even be sent): the attempt
-    /// did not happen; the host goes out of rotation.
+    /// The host could not be reached: the attempt did not happen; the host leaves rotation.
     Unreachable { reason: String },
     /// The connection went away while the agent ran: the attempt ends retryable.
     Lost { reason: String },
 }
 
-/// Decides from the launcher's exit code, whether the trailer was seen, whether herd itself
-/// ended the launcher, and the launcher's log (ssh's `-E` file plus the upload's note).
+/// Decides from the launcher's exit code, the trailer, whether herd ended it, and its log.
 pub fn launcher_end(
     exit_code: Option<i32>,
     trailer: Option<i32>,

@@ -1,8 +1,6 @@
-//! Fills the holes (`{{name}}`) of the shell programs in `scripts/` with values that cannot
-//! break out of them: a [`Fill`] is only made by quoting a text for the shell, from a number,
-//! from a message text stripped of what a quoted string would read, or from a fixed piece of
-//! herd's own shell code. The programs themselves are plain files, so `shellcheck` can read
-//! them (`run::remote::shellcheck_tests`).
+//! Fills the holes (`{{name}}`) of the shell programs in `scripts/` with values that cannot break
+//! out: a [`Fill`] is only made by quoting, from a number, from a cleaned message, or from a fixed
+//! piece of herd's own code.
 
 use crate::core::guard::shell_words::quote;
 
@@ -25,8 +23,7 @@ impl Fill {
         Fill(text.to_string())
     }
 
-    /// A text shown inside a quoted message: quotes, `\`, `$`, backticks and control characters
-    /// become `?`.
+    /// A text inside a quoted message: quotes, `\`, `$`, backticks and controls become `?`.
     pub(super) fn message(text: &str) -> Fill {
         Fill(
             text.chars()
@@ -42,8 +39,7 @@ impl Fill {
     }
 }
 
-/// `script` with each `{{name}}` replaced by its fill. A hole without a fill stays as written
-/// (the tests render every script and check that none is left).
+/// `script` with each `{{name}}` filled; a hole without a fill stays (the tests check none does).
 pub(super) fn render(script: &str, fills: &[(&str, Fill)]) -> String {
     let mut out = String::with_capacity(script.len() + 64);
     let mut rest = script;

@@ -1,11 +1,6 @@
-//! Whether a terminal shows its alternate screen, followed from the bytes written to it: the
-//! private modes 1049, 1047 and 47 set (`ESC [ ? 1049 h`) and reset (`... l`), one of several
-//! modes in a sequence included. The attach client passes the holder's bytes through and needs
-//! to know, when it leaves, whether the dashboard already left the alternate screen: leaving it
-//! again (`?1049l`) also restores the cursor saved on entry, which would put the shell's prompt
-//! back over what the dashboard printed on its way out (its summary). Pure: bytes in, a bool out.
-//! A sequence split across writes is read whole (the same bytes split anywhere give the same
-//! answer).
+//! Whether a terminal shows its alternate screen, followed from the bytes written to it (modes
+//! 1049, 1047, 47), split anywhere. The attach client must not leave it twice: `?1049l` also
+//! restores the cursor, over the dashboard's last words. Pure.
 
 /// The longest unfinished sequence kept for the next bytes: longer is not one of ours.
 const LONGEST_PENDING: usize = 32;

@@ -1,9 +1,5 @@
-//! Reading the rendered screen: which permission prompts are showing, whether the agent waits at
-//! its input prompt, whether it is busy.
-//!
-//! Works on rows of text from `screen` (what a person sees), never on raw bytes, so redraws and
-//! output split across reads give the same answers. Decides nothing about keys or time; that is
-//! `attempt`.
+//! Reading the rendered screen: which permission prompts show, whether the agent waits at its
+//! input prompt or is busy. Rows of text only, so split output and redraws read the same.
 
 use std::cell::OnceCell;
 
@@ -14,8 +10,8 @@ use crate::core::profile::{Profile, PromptAnchor, PromptRule};
 pub struct PromptSighting {
     /// Index into the profile's `prompts`.
     pub rule: usize,
-    /// Tells one appearance from the next: for cursor-anchored rules the absolute row of the
-    /// question; for dialogs 0 (one appearance lasts while the dialog stays).
+    /// Tells one appearance from the next: the question's absolute row for cursor-anchored
+    /// rules; 0 for dialogs.
     pub appearance: u64,
     /// Visible rows the match covers (first, last), for highlighting.
     pub rows: (usize, usize),
@@ -34,8 +30,7 @@ pub struct ScreenView<'a> {
 
 /// Every prompt rule of `profile` that matches the screen, in rule order.
 pub fn find_prompts(profile: &Profile, view: ScreenView<'_>) -> Vec<PromptSighting> {
-    // The whole screen as one text, joined only for a rule that has `unless` patterns; the
-    // regions the rules read, each joined once for all the rules anchored there.
+    // The whole screen joined only for rules with `unless`; each region joined once.
     let whole = OnceCell::new();
     let regions = Regions {
         view,
@@ -109,8 +104,7 @@ fn sight(
     }?;
     let start_row = first + region[..found.start()].matches('\n').count();
     let end_row = first + region[..found.end()].matches('\n').count();
-    // Only the live dialog: text that merely looks like one (a file the agent printed, a dialog
-    // it drew past) has the agent's own input prompt drawn below it.
+    // Only the live dialog: a look-alike (printed, or drawn past) has the input prompt below it.
     if rule.anchor == PromptAnchor::Bottom
         && let Some(ready) = &profile.ready
         && end_row < last
@@ -155,10 +149,8 @@ pub fn is_ready(profile: &Profile, screen_text: &str) -> bool {
         .is_some_and(|re| re.is_match(screen_text))
 }
 
-/// The agent says it is working or retrying by itself (a spinner, `esc to interrupt`,
-/// `Retrying in 5s`), so a quiet screen is not idle. Only the last `prompt_region_rows`
-/// non-blank rows count, where CLIs draw their live status: a spinner left higher up by a
-/// restarted UI (Gemini after its folder-trust answer) is history, not work going on.
+/// The agent says it is working (a spinner, `esc to interrupt`, `Retrying in 5s`) in its last
+/// `prompt_region_rows` non-blank rows; a spinner higher up is history.
 pub fn is_busy(profile: &Profile, screen_text: &str) -> bool {
     let rows: Vec<String> = screen_text.lines().map(str::to_string).collect();
     is_busy_rows(profile, &rows)
@@ -173,8 +165,7 @@ pub fn is_busy_rows(profile: &Profile, rows: &[String]) -> bool {
     profile.busy.iter().any(|re| re.is_match(&bottom))
 }
 
-/// The last `count` non-blank rows, oldest first: "the end of the output" that failure texts are
-/// matched on.
+/// The last `count` non-blank rows, oldest first: "the end of the output".
 pub fn tail_rows(rows: &[String], count: usize) -> Vec<String> {
     let mut tail: Vec<String> = rows
         .iter()

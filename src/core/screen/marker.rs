@@ -1,9 +1,6 @@
-//! The completion marker, seen only as a line of the agent's own output.
-//!
-//! Agents echo the prompt, and the prompt contains the marker ("... print exactly:
-//! TASK_COMPLETE:x"). However the echo is hard-wrapped, indented or boxed, the rows above (or
-//! below) an echoed marker spell the prompt's own text around it; the agent's own marker line
-//! does not follow the prompt's words. This module holds that rule and nothing else.
+//! The completion marker, seen only as a line of the agent's own output. Agents echo the prompt,
+//! which holds the marker; however the echo is wrapped or boxed, the rows around an echoed
+//! marker spell the prompt's text, and the agent's own line does not.
 
 /// Characters of the prompt around the marker compared with the screen around a candidate.
 const CONTEXT_CHARS: usize = 48;
@@ -20,8 +17,7 @@ const BORDERS: &[char] = &['│', '┃', '║', '|'];
 #[derive(Debug, Clone)]
 pub struct MarkerWatch {
     marker: String,
-    /// For each place the marker stands in the prompt: the squeezed prompt text just before and
-    /// just after it.
+    /// For each place of the marker in the prompt: the squeezed text just before and after it.
     echoes: Vec<(String, String)>,
 }
 
@@ -50,8 +46,7 @@ impl MarkerWatch {
         &self.marker
     }
 
-    /// Whether any of `rows` holds the marker's text: only such a screen can show the marker
-    /// line (`find`), so the rest of the work is done only then.
+    /// Whether any of `rows` holds the marker's text (only then can `find` see it).
     pub fn may_be_on(&self, rows: &[String]) -> bool {
         !self.marker.is_empty() && rows.iter().any(|row| row.contains(self.marker.as_str()))
     }
@@ -90,8 +85,7 @@ fn strip_decorations(row: &str) -> &str {
     row.trim()
 }
 
-/// Text with every space, line break and frame character removed, so wrapped and indented text
-/// compares equal to its source.
+/// Text without spaces, line breaks and frame characters, so wrapped text equals its source.
 fn squeeze(text: &str) -> String {
     text.chars()
         .filter(|c| !c.is_whitespace() && !BORDERS.contains(c) && !is_box_drawing(*c))

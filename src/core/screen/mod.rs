@@ -1,18 +1,8 @@
-//! The emulated terminal of one agent: vt100 behind a small interface of our own.
-//!
-//! Feeding bytes updates the screen and returns what the detectors need besides the screen
-//! itself: answers to terminal queries (in stream order, with the cursor as it was at the query)
-//! and the rows that scrolled off the top since the last feed. Pure: no I/O.
-//!
-//! History is held compactly: vt100 keeps only the visible rows; each row that scrolls off the
-//! top is kept as its text with its colours (vt100's "basic formatted" capture: only the cells
-//! the row uses, styles as SGR runs), a few dozen bytes a row instead of a full row of cells.
-//! The dashboard's scroll view is rebuilt from it (`scrolled_view`) only while the operator
-//! looks back.
-//!
-//! The detectors' text of the screen (`Snapshot`) is kept up to date by `update`, which reads
-//! again only the rows output can have written since (`rows_touched` follows the bytes beside
-//! vt100 to tell), instead of every row after every burst.
+//! The emulated terminal of one agent: vt100 behind a small interface of our own. A feed returns
+//! query answers and the rows that scrolled off. History is held compactly, each row as its text
+//! and SGR runs, and rebuilt for the scroll view only while the operator looks back. The
+//! detectors' `Snapshot` is updated by re-reading only the rows output can have written
+//! (`rows_touched`).
 
 pub mod alternate_screen;
 pub mod detect;
@@ -40,8 +30,7 @@ pub struct ParseSignals {
     rows_scrolled: usize,
     title: Option<String>,
     bell: bool,
-    /// Rows that scrolled off the top, oldest first, each a self-contained basic-formatted
-    /// capture (text and SGR runs); at most `history_cap`.
+    /// Rows that scrolled off, oldest first, each a self-contained formatted capture.
     history: VecDeque<Box<str>>,
     history_cap: usize,
     /// Where a row is captured before it is stored at its exact size (no regrowth per row).
@@ -86,8 +75,7 @@ impl vt100::Callbacks for ParseSignals {
             return;
         }
         self.scratch.clear();
-        // A fresh state per row: each row carries its own styles, so any window of the
-        // history can be drawn on its own.
+        // A fresh state per row, so any window of the history draws on its own.
         let mut state = vt100::capture::BasicFormattedCaptureState::new();
         if contents
             .write_formatted_basic(&mut self.scratch, &mut state)
@@ -106,8 +94,7 @@ impl vt100::Callbacks for ParseSignals {
 pub struct FeedOutcome {
     /// Bytes to write back to the agent: answers to the queries it sent, in order.
     pub replies: Vec<u8>,
-    /// Text of the rows that scrolled off the top, oldest first (at most the scrollback size),
-    /// preceded by up to `context` older rows that had already scrolled away.
+    /// Text of the rows that scrolled off, oldest first, after up to `context` older rows.
     pub scrolled_rows: Vec<String>,
     /// How many of `scrolled_rows` are context rather than newly scrolled.
     pub context_rows: usize,
@@ -126,9 +113,8 @@ pub struct Fed {
     pub bell: bool,
 }
 
-/// The visible screen as text at one moment (`Screen::snapshot`, or kept up to date by
-/// `Screen::update`): read once after the screen changed and shared by every detector, instead
-/// of each reading the cells again.
+/// The visible screen as text at one moment, read once after a change and shared by every
+/// detector.
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
     /// The visible rows, trailing blanks trimmed.
@@ -139,8 +125,7 @@ pub struct Snapshot {
     pub cursor_row: usize,
     /// Absolute row number of `rows[0]`: rows scrolled away before it.
     pub first_row_number: u64,
-    /// Which `Screen::update` wrote it last (0: none): only the snapshot a screen updated last
-    /// is brought up to date row by row.
+    /// Which `Screen::update` wrote it last (0: none): only that one is updated row by row.
     stamp: u64,
 }
 
@@ -161,16 +146,14 @@ static NEXT_STAMP: AtomicU64 = AtomicU64::new(1);
 /// What changed on screen since the last `Screen::update`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Pending {
-    /// Rows scrolled off the top since (the rows below moved up by as many), and the rows that
-    /// can have been written, in today's rows.
+    /// Rows scrolled off since, and the rows that can have been written, in today's rows.
     Rows { scrolled: usize, touched: Touched },
     /// Anything: every row is read again.
     All,
 }
 
 impl Snapshot {
-    /// The last `history` rows (as `Screen::history_tail` gave them) followed by the visible rows,
-    /// and how many of them are history.
+    /// The last `history` rows followed by the visible rows, and how many are history.
     pub fn with_history(&self, history: Vec<String>) -> (Vec<String>, usize) {
         let above = history.len();
         let mut rows = history;
@@ -182,19 +165,16 @@ impl Snapshot {
 /// One agent's terminal screen.
 pub struct Screen {
     parser: vt100::Parser<ParseSignals>,
-    /// Rows scrolled off the top since the screen was created (the absolute row of the visible
-    /// top row).
+    /// Rows scrolled off since the screen was created (the visible top's absolute row).
     rows_scrolled_total: u64,
-    /// The start of a UTF-8 character cut off at the end of the last feed, held back because
-    /// vte mishandles a character split across two `process` calls (it can drop the next byte).
+    /// A UTF-8 character cut at the end of the last feed, held back: vte can drop the next byte.
     partial_char: Vec<u8>,
     /// Which rows each feed can have written (`rows_touched`).
     tracker: RowTracker,
     /// What changed since the last `update`, and the stamp it gave its snapshot.
     pending: Pending,
     stamp: u64,
-    /// Where a row, and the text, are read before they are compared with the snapshot's (two
-    /// buffers: swapped into a row, the text's would leave every row holding a screenful).
+    /// Buffers a row and the text are read into before they are compared with the snapshot's.
     row_scratch: String,
     text_scratch: String,
 }
@@ -220,8 +200,7 @@ impl Screen {
 
     pub fn with_scrollback(rows: u16, cols: u16, scrollback: usize) -> Screen {
         Screen {
-            // No scrollback in vt100 itself: every row that leaves the screen goes to the
-            // compact history through `on_scroll`.
+            // No scrollback in vt100: rows leave for the compact history through `on_scroll`.
             parser: vt100::Parser::new_with_callbacks(
                 non_zero(rows),
                 non_zero(cols),
@@ -241,8 +220,7 @@ impl Screen {
         }
     }
 
-    /// Feeds output bytes; `context` older rows are returned before newly scrolled rows so that a
-    /// line can be read together with what stood above it.
+    /// Feeds output bytes; `context` older rows come before newly scrolled ones.
     pub fn feed(&mut self, bytes: &[u8], context: usize) -> FeedOutcome {
         let fed = self.feed_counted(bytes);
         let (scrolled_rows, context_rows) = if fed.scrolled > 0 {
@@ -258,8 +236,7 @@ impl Screen {
         }
     }
 
-    /// `feed`, with the rows that scrolled off counted rather than read: the caller reads them
-    /// (`scrolled_rows`) only when it has a use for them.
+    /// `feed`, with the scrolled rows counted, not read (`scrolled_rows` reads them).
     pub fn feed_counted(&mut self, bytes: &[u8]) -> Fed {
         let mut joined;
         let mut bytes = bytes;
@@ -293,14 +270,13 @@ impl Screen {
         }
     }
 
-    /// The newest `count` rows of history (the rows a feed scrolled off) and up to `context`
-    /// rows above them, oldest first, as text; and how many of them are context.
+    /// The newest `count` rows of history and up to `context` rows above them, as text; and how
+    /// many are context.
     pub fn scrolled_rows(&self, count: usize, context: usize) -> (Vec<String>, usize) {
         self.history_rows(count, context)
     }
 
-    /// The newest `count` rows of history (plus up to `context` above them), oldest first, as
-    /// text with trailing blanks trimmed.
+    /// As `scrolled_rows`, with trailing blanks trimmed.
     fn history_rows(&self, count: usize, context: usize) -> (Vec<String>, usize) {
         let history = &self.parser.callbacks().history;
         let len = history.len();
@@ -322,9 +298,8 @@ impl Screen {
         self.parser.callbacks().history.len()
     }
 
-    /// The screen as it looked `offset` rows further back (history rows above, the visible
-    /// rows below them), at the screen's size, with no cursor shown; and the offset used (at
-    /// most the history held). Built afresh from the compact history, for the scroll view.
+    /// The screen as it looked `offset` rows further back, without a cursor, and the offset used:
+    /// for the scroll view.
     pub fn scrolled_view(&self, offset: usize) -> (vt100::Screen, usize) {
         let (rows, cols) = self.size();
         let history = &self.parser.callbacks().history;
@@ -354,8 +329,7 @@ impl Screen {
         self.pending = Pending::All;
     }
 
-    /// Adds a feed's rows (`touched` before its `scrolled` rows went off the top) to what the
-    /// next `update` reads.
+    /// Adds a feed's rows to what the next `update` reads.
     fn note_touched(&mut self, touched: Touched, scrolled: usize) {
         let rows = usize::from(self.size().0);
         self.pending = match self.pending {
@@ -382,13 +356,9 @@ impl Screen {
         };
     }
 
-    /// Brings `snapshot` up to date with the screen, and says whether what the detectors read
-    /// changed: its text, or the cursor's row (a question the cursor comes back to, with no
-    /// text changed, is a question waiting now: a prompt anchored at the cursor). The
-    /// snapshot this screen updated last is updated in place: its rows move up by the rows that
-    /// scrolled off, and only the rows output can have written since are read again (compared
-    /// with what the snapshot holds, so an unchanged row costs no allocation); any other
-    /// snapshot is read whole.
+    /// Brings `snapshot` up to date and says whether its text or the cursor's row changed (a
+    /// prompt anchored at the cursor waits again when it comes back). The snapshot updated last
+    /// moves up by the scrolled rows and re-reads only touched ones; any other is read whole.
     pub fn update(&mut self, snapshot: &mut Snapshot) -> bool {
         let (rows, _) = self.size();
         let rows = usize::from(rows);
@@ -430,16 +400,14 @@ impl Screen {
         text_changed || cursor_moved
     }
 
-    /// Visible row `row` as text, trailing blanks trimmed, into `row_scratch`, written by vt100
-    /// as `visible_rows` has it written (one walk to the row: vt100's `cell` walks to its row
-    /// for every cell, which was most of reading a row).
+    /// Visible row `row` as text into `row_scratch`, in one walk to the row (vt100's `cell`
+    /// walks to its row for every cell).
     fn read_row_into_scratch(&mut self, row: usize) {
         let Ok(row) = u16::try_from(row) else {
             self.row_scratch.clear();
             return;
         };
-        // From the row's start to the next row's start: the row's text, and a line break
-        // unless it wraps onto the next.
+        // The row's text, and a line break unless it wraps onto the next.
         let mut text = self
             .parser
             .screen()
@@ -485,8 +453,7 @@ impl Screen {
         screen_text(&self.visible_rows())
     }
 
-    /// The visible screen read as text once, for every detector to share: its rows, its text,
-    /// the cursor's row and where the rows stand in the whole output.
+    /// The visible screen read as text once, for every detector to share.
     pub fn snapshot(&self) -> Snapshot {
         let rows = self.visible_rows();
         Snapshot {
@@ -498,8 +465,7 @@ impl Screen {
         }
     }
 
-    /// The last `count` rows of history (fewer when less is held), oldest first, as text with
-    /// trailing blanks trimmed.
+    /// The last `count` rows of history, oldest first, trailing blanks trimmed.
     pub fn history_tail(&self, count: usize) -> Vec<String> {
         self.history_rows(count, 0).0
     }
@@ -526,8 +492,7 @@ impl Screen {
     }
 }
 
-/// How many bytes at the end of `bytes` are the start of a UTF-8 character still missing its
-/// continuation bytes.
+/// How many bytes at the end of `bytes` start a UTF-8 character still missing bytes.
 fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
     for back in 1..=bytes.len().min(3) {
         let byte = bytes[bytes.len() - back];
@@ -566,8 +531,7 @@ fn join_rows_into(rows: &[String], text: &mut String) {
     }
 }
 
-/// Rows touched before `scrolled` rows went off the top, in today's rows (those that went off
-/// are gone).
+/// Rows touched before `scrolled` rows went off the top, in today's rows.
 fn shift_up(touched: Touched, scrolled: usize) -> Touched {
     match touched {
         Touched::Rows { first, last } => match usize::from(last).checked_sub(scrolled) {
@@ -581,8 +545,8 @@ fn shift_up(touched: Touched, scrolled: usize) -> Touched {
     }
 }
 
-/// A feed's rows, when `scrolled` rows went off the top somewhere during it: a row it wrote
-/// before a scroll moved up, so its first row can be up to `scrolled` higher.
+/// A feed's rows when `scrolled` rows went off during it: its first row can be up to `scrolled`
+/// higher.
 fn shift_up_wide(touched: Touched, scrolled: usize) -> Touched {
     match touched {
         Touched::Rows { first, last } => Touched::Rows {

@@ -1,9 +1,5 @@
 //! Answers to the terminal queries agent CLIs send (cursor position, device attributes, colours,
-//! keyboard protocol, mode reports).
-//!
-//! Real terminals answer these; vt100 does not, and Claude Code, Codex, Gemini and prompt_toolkit
-//! programs stall or misdetect the terminal without answers. Pure: given the query and the cursor,
-//! returns the bytes to write back.
+//! keyboard protocol, modes): vt100 does not answer, and the CLIs stall without. Pure.
 
 /// A query recognised in the agent's output, with what is needed to answer it.
 #[derive(Debug, Clone, PartialEq, Eq)]

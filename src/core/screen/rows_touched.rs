@@ -1,22 +1,13 @@
-//! Which visible rows a burst of output can have changed, read from the bytes themselves by a
-//! second, light parse beside vt100's (the same `vte`, so both see the same sequences). vt100
-//! says nothing of what it redrew, and reading every row back as text after every burst was
-//! most of what herd spent on a streaming agent beyond what tmux spends (#29): a burst that
-//! prints a line and redraws a spinner changes two or three rows of forty.
-//!
-//! The estimate only errs wide, never narrow. The cursor's row is followed as a range: the
-//! lowest row it can be on (printing never moves it: a line may or may not wrap) and the
-//! highest row and column it can have reached (each character advances it by its widest
-//! possible step, a wide one that does not fit wraps). Every row between the two at the moment
-//! something is written counts as touched. What reaches further or is not followed (clearing
-//! the screen, inserting or deleting lines, scroll regions, the alternate screen, reverse index,
-//! a reset) touches every row. Scrolling is counted by vt100 (`on_scroll`); the caller moves
-//! the range up by it.
+//! Which visible rows a burst of output can have changed, from a second, light parse beside
+//! vt100's (the same `vte`): vt100 does not say, and re-reading every row after every burst was
+//! most of herd's cost on a streaming agent (#29). The estimate errs only wide: the cursor is
+//! followed as a range (lowest row, highest row and column reachable) and every row between
+//! counts when something is written; what is not followed (clears, line inserts, scroll regions,
+//! the alternate screen, resets) touches every row.
 
 use vte::{Params, Perform};
 
-/// Rows a feed can have written, in the screen's rows before the feed's scrolling is
-/// accounted for (the caller moves them up by the rows scrolled off).
+/// Rows a feed can have written, before its scrolling is accounted for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Touched {
     /// Nothing on screen was written (only modes, titles, queries, cursor moves).
@@ -40,16 +31,14 @@ impl Touched {
     }
 }
 
-/// The parse that follows one screen's output (its state carries partial sequences from one
-/// feed to the next, as vt100's parser does).
+/// The parse that follows one screen's output, carrying partial sequences between feeds.
 #[derive(Default)]
 pub(super) struct RowTracker {
     parser: vte::Parser,
     /// Where `ESC 7` saved the cursor, as a range, if it was seen.
     saved: Option<CursorRange>,
-    /// A scroll region other than the whole screen is set, on the main screen and on the
-    /// alternate one (each has its own): scrolling inside it is not counted by `on_scroll` the
-    /// way whole-screen scrolling is, so every feed touches every row.
+    /// A scroll region other than the whole screen is set (main or alternate): `on_scroll`
+    /// misses its scrolling, so every feed touches every row.
     regioned: [bool; 2],
 }
 
@@ -66,8 +55,8 @@ struct CursorRange {
 }
 
 impl RowTracker {
-    /// Follows `bytes`, fed to a screen of `size` (rows, cols) whose cursor stands at `cursor`
-    /// (row, col) before them, showing the alternate screen or not; what they can have written.
+    /// Follows `bytes` fed to a screen of `size` with the cursor at `cursor`; what they can have
+    /// written.
     pub(super) fn feed(
         &mut self,
         bytes: &[u8],
@@ -151,9 +140,7 @@ impl Follow {
         self.touch_cursor_rows();
     }
 
-    /// Down `count` rows, stopping at the last. The highest position is a bound in reading
-    /// order: when it stops at the last row the cursor may stop there too, with a column of
-    /// its own, so the column's bound is given up.
+    /// Down `count` rows, stopping at the last (giving the column's bound up).
     fn down(&mut self, count: u16) {
         let last = self.last_row();
         self.at.lo = self.at.lo.saturating_add(count).min(last);
@@ -245,8 +232,7 @@ impl Perform for Follow {
         if matches!(self.touched, Touched::All) {
             return;
         }
-        // ASCII is one column exactly; anything else at most two (vt100 caps widths at two),
-        // and a combining mark may widen the character before it.
+        // ASCII is one column; anything else at most two (a combining mark may widen the last).
         let width = if c.is_ascii() { 1 } else { 2 };
         self.put_char(width);
     }

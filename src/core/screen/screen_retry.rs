@@ -1,7 +1,5 @@
-//! An agent's retries as its screen shows them (`Retrying in 4.0 seconds...` below
-//! `litellm.RateLimitError: ... You exceeded your current quota`), judged as they happen: the
-//! same rule as for retries an agent logs ([`crate::core::facts::agent_log::RetryWatch`]), for CLIs
-//! that name the cause on screen and keep no log. Pure: the rows and the time come in.
+//! An agent's retries as its screen shows them, judged as they happen by the same rule as
+//! logged retries (`agent_log::RetryWatch`), for CLIs that keep no log. Pure.
 
 use std::time::Duration;
 
@@ -18,9 +16,8 @@ pub struct ScreenRetryWatch {
 }
 
 impl ScreenRetryWatch {
-    /// `tail`: the last rows of the screen (scrolled-off history included). `Some((failure,
-    /// evidence))` when the agent should be ended now: a retry beside an auth text at once, a
-    /// quota text once two retries show, a transient text once it lasted
+    /// `tail`: the screen's last rows. `Some((failure, evidence))` when the agent should end: a
+    /// retry beside an auth text at once, quota after two, transient after
     /// [`SERVER_ERROR_PATIENCE`].
     pub fn check(
         &mut self,

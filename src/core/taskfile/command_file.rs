@@ -1,18 +1,13 @@
-//! Markdown command files (a task's `prompt_file`), as Claude Code's custom slash commands write
-//! them: optional YAML front matter, then a prompt that may use `$ARGUMENTS` and `$1`, `$2`, ...
-//! for the task's `args`.
-//!
-//! Owns the front-matter cut and the argument placeholders. Pure: the shell reads the file and
-//! passes its text; nothing here touches the file system. Must not know about `{placeholders}`
-//! ([`crate::core::taskfile::template`] does), so the two syntaxes never interfere.
+//! Markdown command files (a task's `prompt_file`), as Claude Code's custom slash commands: YAML
+//! front matter, then a prompt using `$ARGUMENTS` and `$1`, `$2`, ... for the task's `args`.
+//! Knows nothing of `{placeholders}`, so the two syntaxes never interfere. Pure.
 
 use thiserror::Error;
 
 /// What is wrong with a command file's use of `args`.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum CommandFileError {
-    /// Positional placeholders (`$3`, ...) beyond the number of arguments given. `positions` are
-    /// 1-based, sorted, each once.
+    /// Positional placeholders beyond the arguments given (1-based, sorted, each once).
     #[error("{}", missing_message(positions, *given))]
     MissingArguments { positions: Vec<usize>, given: usize },
 }
@@ -32,12 +27,8 @@ fn missing_message(positions: &[usize], given: usize) -> String {
     format!("prompt_file uses {uses} but \"args\" {has}; add the missing values to \"args\"")
 }
 
-/// The command file's text with its YAML front matter (a leading `---\n...\n---\n` block, as
-/// Claude Code command files have: description, allowed-tools...) removed; text without one is
-/// returned as is.
-///
-/// A leading byte-order mark and `\r\n` line ends are accepted. An opening `---` without a closing
-/// `---` line is not front matter: the text comes back whole rather than losing the prompt.
+/// The command file's text without its YAML front matter (BOM and CRLF accepted). An opening
+/// `---` without a closing one is not front matter: the prompt is never lost.
 pub fn strip_front_matter(text: &str) -> &str {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     let Some(rest) = body
@@ -65,10 +56,8 @@ enum Piece<'a> {
 
 const ALL: &str = "$ARGUMENTS";
 
-/// Cuts `text` into literal runs and placeholders in one left-to-right pass. `$` followed by
-/// anything else than `ARGUMENTS` or a digit run not starting with `0` is literal (`$HOME`, `$0`,
-/// `$$`, a trailing `$`); so is a digit run too long for a number, and `$<digits>` right after a
-/// letter, digit or `_` (`US$5`).
+/// Cuts `text` into literal runs and placeholders in one pass. Any other `$` is literal (`$HOME`,
+/// `$0`, `$$`, `US$5`), and so is a digit run too long for a number.
 fn pieces(text: &str) -> Vec<Piece<'_>> {
     let mut out = Vec::new();
     let bytes = text.as_bytes();
@@ -117,14 +106,9 @@ fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-/// Fills `$ARGUMENTS` (all arguments: one as is, several joined with ", ") and `$1`, `$2`, ...
-/// `$10`... (positional, 1-based, all digits taken).
-///
-/// Substituted text is never scanned again, and any other `$` is left alone (`$HOME`, `$0`, `$$`,
-/// `US$5`: a `$N` right after a letter, digit or `_` is not a placeholder). A positional
-/// placeholder without an argument is an error, never an empty string. When `args` is not empty
-/// but the text uses no placeholder, `\n\nARGUMENTS: <args>` is appended (as Claude Code does), so
-/// arguments are never silently dropped.
+/// Fills `$ARGUMENTS` (all arguments, joined with ", ") and `$1`, `$2`, ... Substituted text is
+/// never scanned again; a positional without an argument is an error. Arguments the text does
+/// not use are appended as `\n\nARGUMENTS: <args>` (as Claude Code does), never dropped.
 pub fn expand(text: &str, args: &[String]) -> Result<String, CommandFileError> {
     let pieces = pieces(text);
     let mut missing: Vec<usize> = pieces

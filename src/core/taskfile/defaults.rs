@@ -1,16 +1,7 @@
-//! The file-level `defaults` object: task fields that every task takes unless it sets them
-//! itself. A child of `taskfile`; pure.
-//!
-//! How a task and the defaults combine (`apply`): a field the task writes wins; a field only the
-//! defaults write is taken as it is. The object fields `env`, `inputs` and `permission_policy`
-//! combine key by key (the task's keys win), and the rule lists of `permission_policy`
-//! (`allow`, `ask`, `deny`) add up: the task's rules, then the defaults' ones, so a task that
-//! adds one allow rule keeps the shared deny rules.
-//!
-//! What it must not do: the combined object is only read, never written. `defaults` stays in the
-//! document exactly as the user wrote it, and nothing of it is copied into a task's text. The
-//! fields herd writes for each task (`status`, `attempts`, `result`, …) and `task_id` are no
-//! defaults: they are reported where they are written and left out.
+//! The file-level `defaults` object: fields every task takes unless it sets them. The object
+//! fields (`env`, `inputs`, `permission_policy`) combine key by key and the rule lists add up, so
+//! a task's own allow rule keeps the shared deny rules. `defaults` is only read, never copied
+//! into a task's text; herd's own fields and `task_id` cannot be defaults.
 
 use serde_json::{Map, Value};
 
@@ -41,8 +32,7 @@ fn refusal(key: &str) -> Option<&'static str> {
     }
 }
 
-/// The usable defaults of the document `doc`: its `defaults` object without the fields that
-/// cannot be defaults. Empty when there is none or it is not an object.
+/// The usable defaults of `doc` (empty when there is none).
 pub(super) fn usable(doc: &Value) -> JsonObject {
     let Some(defaults) = doc.get(DEFAULTS_KEY).and_then(Value::as_object) else {
         return JsonObject::new();
@@ -54,35 +44,30 @@ pub(super) fn usable(doc: &Value) -> JsonObject {
         .collect()
 }
 
-/// The problems of the `defaults` object itself: not an object, or a field that cannot be a
-/// default. The values of its fields are checked through the tasks that take them.
+/// The problems of the `defaults` object itself (its values are checked through the tasks).
 pub(super) fn problems(root: &JsonObject, positions: &PositionIndex) -> Vec<Problem> {
     let Some(defaults) = root.get(DEFAULTS_KEY) else {
         return Vec::new();
     };
     let Some(members) = defaults.as_object() else {
-        return vec![Problem {
-            location: positions.value(DEFAULTS_POINTER),
-            task_id: None,
-            field: None,
-            message: format!(
+        return vec![Problem::of_file(
+            positions.value(DEFAULTS_POINTER),
+            format!(
                 "\"defaults\" must be an object of task fields like {{\"agent\": \"claude\", \
                  \"timeout_sec\": 1800}}, got {}",
                 kind_of(defaults)
             ),
-        }];
+        )];
     };
     members
         .keys()
         .filter_map(|key| {
             let why = refusal(key)?;
             let pointer = format!("{DEFAULTS_POINTER}/{}", pointer_token(key));
-            Some(Problem {
-                location: positions.key(&pointer).or(positions.value(&pointer)),
-                task_id: None,
-                field: None,
-                message: format!("defaults: \"{key}\" is not allowed here: {why}; remove it"),
-            })
+            Some(Problem::of_file(
+                positions.key(&pointer).or(positions.value(&pointer)),
+                format!("defaults: \"{key}\" is not allowed here: {why}; remove it"),
+            ))
         })
         .collect()
 }
@@ -99,16 +84,15 @@ fn kind_of(value: &Value) -> &'static str {
     }
 }
 
-/// Where the value at `task_pointer` (a pointer inside the task at `task_root`, e.g.
-/// `/tasks/3/env/HOME`) would be written in the defaults: `/defaults/env/HOME`.
+/// Where the value at `task_pointer` would be in the defaults (`/tasks/3/env/HOME` →
+/// `/defaults/env/HOME`).
 pub(super) fn pointer_in_defaults(task_root: &str, task_pointer: &str) -> Option<String> {
     let rest = task_pointer.strip_prefix(task_root)?;
     rest.starts_with('/')
         .then(|| format!("{DEFAULTS_POINTER}{rest}"))
 }
 
-/// The task `task` as herd reads it: its own fields, then the defaults' (see the module
-/// documentation for the object fields).
+/// The task as herd reads it: its own fields, then the defaults'.
 pub(super) fn apply(defaults: &JsonObject, task: &JsonObject) -> JsonObject {
     let mut effective = task.clone();
     for (key, default) in defaults {
@@ -125,8 +109,7 @@ pub(super) fn apply(defaults: &JsonObject, task: &JsonObject) -> JsonObject {
     effective
 }
 
-/// Adds the members of `default` that `own` lacks, when both are objects (a wrong kind is the
-/// task's to report, and its own value wins). `rule_lists`: lists in both add up.
+/// Adds the members of `default` that `own` lacks (`rule_lists`: lists in both add up).
 fn combine_objects(own: &mut Value, default: &Value, rule_lists: bool) {
     let (Some(own), Some(default)) = (own.as_object_mut(), default.as_object()) else {
         return;

@@ -1,5 +1,5 @@
-//! Turning serde_json's syntax errors into problems a user can act on: the position in
-//! characters and a message that says what is missing, not the parser's vocabulary.
+//! serde_json's syntax errors as problems a user can act on: a character position and what is
+//! missing.
 
 use super::{Location, Problem};
 use crate::core::taskfile::json_pos;
@@ -41,10 +41,5 @@ pub(super) fn problem(text: &str, error: &serde_json::Error) -> Problem {
         "recursion limit exceeded" => "the document is nested too deeply",
         other => other,
     };
-    Problem {
-        location,
-        task_id: None,
-        field: None,
-        message: format!("not valid JSON: {readable}"),
-    }
+    Problem::of_file(location, format!("not valid JSON: {readable}"))
 }

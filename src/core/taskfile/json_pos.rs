@@ -1,9 +1,6 @@
 //! Where each value of a JSON text starts, by JSON pointer, as a 1-based line and character
-//! column, so problems found on a parsed `serde_json::Value` can point at the user's text.
-//!
-//! Owns only the scanning. It runs on text serde_json already accepted, but must not panic, loop
-//! or blow up on any input: on text that is not JSON it stops and returns what it found so far.
-//! Must not decide what a valid tasks file is (that is `taskfile`).
+//! column, so problems found on a parsed `Value` point at the user's text. Never panics or loops:
+//! on text that is not JSON it stops with what it found.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -28,8 +25,7 @@ pub struct Entry {
     pub key: Option<Location>,
 }
 
-/// A key written twice in the same object. serde_json keeps the last value, so the first is lost
-/// when the file is rewritten.
+/// A key written twice in one object: serde_json keeps the last, so the first is lost on rewrite.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DuplicateKey {
     /// The member's JSON pointer, e.g. `/tasks/0/agent`.
@@ -80,7 +76,7 @@ pub fn pointer_token(key: &str) -> String {
 }
 
 /// The character column of a byte column on a line (both 1-based, as serde_json's errors give
-/// them: the column is the byte offset just past the offending byte). Never less than 1.
+/// them). Never less than 1.
 pub fn char_column(text: &str, line: usize, byte_column: usize) -> usize {
     let Some(line_text) = text.split('\n').nth(line.saturating_sub(1)) else {
         return byte_column.max(1);
@@ -92,8 +88,7 @@ pub fn char_column(text: &str, line: usize, byte_column: usize) -> usize {
     count.max(1)
 }
 
-/// Deeper than serde_json's own recursion limit (128), so valid documents are never cut short,
-/// and pathological input cannot make pointer strings grow without bound.
+/// Deeper than serde_json's own limit (128), so pointers cannot grow without bound.
 const MAX_DEPTH: usize = 256;
 
 /// Scans `text` and returns the position of every value in it.

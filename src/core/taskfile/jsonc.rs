@@ -1,9 +1,7 @@
-//! JSON with comments, as Gemini CLI reads its settings files (it strips `//` and `/* */`
-//! comments before parsing): the same text with every comment blanked out, so that it parses
-//! as JSON. Text inside strings is kept as it is. Pure.
+//! JSON with comments, as Gemini CLI reads its settings: the text with every comment blanked
+//! out (strings kept), so that it parses as JSON. Pure.
 
-/// `text` with its comments replaced by spaces (a line comment's newline is kept, so line
-/// numbers in a parse error still match).
+/// `text` with its comments replaced by spaces (newlines kept, so line numbers still match).
 pub fn strip_comments(text: &str) -> String {
     #[derive(Clone, Copy, PartialEq)]
     enum State {

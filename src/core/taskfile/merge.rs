@@ -1,36 +1,18 @@
 //! Taking in the operator's version of the tasks file during a run: their text is the base, and
 //! herd puts back only what it owns and changed (`HERD_OWNED` fields it set during the run, and
-//! any change not yet written), spliced into their text in the style around it. A child of
-//! `taskfile`; pure, like it.
+//! changes not yet written): an editor that read the file a while ago writes back an old
+//! `status` and `result`, which must not undo what herd learned since.
 //!
-//! Tasks are matched by `task_id`. A task herd holds keeps its index (the engine refers to tasks
-//! by index): its spec becomes the operator's (a changed prompt, inputs or switches apply to its
-//! next attempt), a task gone from their version is kept in memory as removed (nothing of it is
-//! written again), and a new task is appended to the list herd holds.
-//!
-//! A task herd added itself (`merge_own`, `tasks.add` through the control socket) and that their
-//! version lacks, while no version of theirs has had it yet, is kept: their version was edited
-//! from one written before herd added the task (a three-way merge against the version they
-//! edited, which is the last one herd knows they had), so its absence is not a removal. It is
-//! put back at the end of their list and reported in `kept`; a later version of theirs that
-//! lacks it removes it.
-//!
-//! The same holds for an operator field herd changed itself (`set_field_unseen`, `tasks.update`
-//! through the control socket): a version of theirs that still has the value from before the
-//! change was edited from a version before it, so herd's value is put back; a version that has
-//! another value is their decision and stands. Either way the change is seen from then on.
-//!
-//! Why herd's values of its own fields win even when the operator's version has others: an editor
-//! or script that read the file a while ago writes back the `status` and `result` it read, and
-//! those must not undo what herd learned since. A field herd did not set during the run (a task
-//! it has not started yet) is the operator's.
+//! Tasks are matched by `task_id` and keep their index: a task gone from their version is kept
+//! in memory as removed, a new one is appended. A task or field herd changed itself (through the
+//! control socket) that their version shows as it was before is theirs edited from an older
+//! version (a three-way merge), so herd's change is put back; any other value is their decision.
 
 use std::fmt;
 
 use super::*;
 
-/// The fields herd writes as it runs a task. On a merge, herd's values of those it set during
-/// the run replace the operator's.
+/// The fields herd writes as it runs a task: on a merge, herd's values of those it set win.
 pub const HERD_OWNED: &[&str] = &[
     "status",
     "attempts",
@@ -116,9 +98,8 @@ impl fmt::Display for Merged {
 }
 
 impl TaskFile {
-    /// Takes `text`, the operator's version of the file, as the base: see the module header.
-    /// `Err` (and nothing changed here) when it cannot be used at all (a syntax error, no
-    /// `tasks` list). The changes herd puts back are left for `splice_changes`.
+    /// Takes `text`, the operator's version, as the base. `Err` (nothing changed) when it cannot
+    /// be used at all. The changes herd puts back are left for `splice_changes`.
     pub fn merge(&mut self, text: &str) -> Result<Merged, Vec<Problem>> {
         let (theirs, kept) = self.with_unseen_tasks(TaskFile::parse(text)?)?;
         let mut merged = Merged {
@@ -126,8 +107,7 @@ impl TaskFile {
             kept,
             ..Merged::default()
         };
-        // What herd puts back: what it set during the run, and what it changed since its last
-        // write, with the values it holds (`None`: the field is removed).
+        // What herd puts back: what it set during the run and changed since its last write.
         let mut ours: BTreeMap<usize, Vec<(String, Option<Value>)>> = BTreeMap::new();
         let mut pending = std::mem::take(&mut self.changes);
         let stale = self.stale_fields(&theirs);
@@ -203,9 +183,8 @@ impl TaskFile {
         Ok(merged)
     }
 
-    /// Sets operator field `key` of task `index` for herd itself (`tasks.update`), remembering
-    /// the value before until an operator's version has been merged (see the module header).
-    /// `None` removes the field.
+    /// Sets operator field `key` of task `index` for herd itself, remembering the value before
+    /// until an operator's version is merged. `None` removes the field.
     pub fn set_field_unseen(&mut self, index: usize, key: &str, value: Option<Value>) {
         let Some(task_id) = self.tasks.get(index).map(|t| t.task_id.clone()) else {
             return;
@@ -222,9 +201,8 @@ impl TaskFile {
         }
     }
 
-    /// The fields herd changed for the operator that `theirs` still holds as they were before
-    /// the change, by index here: their version is older there, and herd's values go back.
-    /// Every such change is seen from now on.
+    /// The fields herd changed that `theirs` still holds as before: herd's values go back. Every
+    /// such change is seen from now on.
     fn stale_fields(&mut self, theirs: &TaskFile) -> BTreeMap<usize, BTreeSet<String>> {
         let mut stale: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
         for (task_id, fields) in std::mem::take(&mut self.unseen_fields) {
@@ -243,9 +221,8 @@ impl TaskFile {
         stale
     }
 
-    /// Takes in a version of the file herd made itself (a task added through the control
-    /// socket) like an operator's; the tasks it adds stay unseen by the operator until a
-    /// version of theirs is merged.
+    /// Takes in a version herd made itself (a task added) like an operator's; its tasks stay
+    /// unseen by the operator until a version of theirs is merged.
     pub fn merge_own(&mut self, text: &str) -> Result<Merged, Vec<Problem>> {
         let unseen = std::mem::take(&mut self.unseen);
         // herd's own version does not show that the operator saw herd's field changes.
@@ -260,8 +237,7 @@ impl TaskFile {
         merged
     }
 
-    /// `theirs` with the tasks herd added that no version of theirs has had appended back
-    /// (see the module header), and their indices here. Every such task is seen from now on.
+    /// `theirs` with herd's unseen tasks appended back, and their indices here.
     fn with_unseen_tasks(
         &mut self,
         theirs: TaskFile,
@@ -286,8 +262,7 @@ impl TaskFile {
         Ok((TaskFile::parse(&text)?, missing))
     }
 
-    /// Writes herd's values back into the operator's document (where they differ), so that the
-    /// next `splice_changes` rewrites only those fields in their text.
+    /// Writes herd's values back into the operator's document where they differ.
     fn put_back(&mut self, ours: BTreeMap<usize, Vec<(String, Option<Value>)>>) {
         for (index, values) in ours {
             if self.is_removed(index) {
@@ -317,8 +292,7 @@ impl TaskFile {
     }
 }
 
-/// Notes what changed in task `index` between herd's object and the operator's (herd's own
-/// fields aside: they are herd's to put back).
+/// Notes what changed in task `index` between herd's object and the operator's.
 fn compare(
     merged: &mut Merged,
     index: usize,

@@ -1,6 +1,5 @@
-//! Reading a tasks file: the JSON parsed with every value's place, each task read (with a
-//! problem for every bad field), then the checks that need the whole file (unique, safe
-//! `task_id`s, keys written twice). A child of `taskfile`; it changes nothing once read.
+//! Reading a tasks file: the JSON parsed with every value's place, each task read, then the
+//! checks that need the whole file (unique, safe `task_id`s, repeated keys).
 
 use std::collections::HashSet;
 
@@ -9,8 +8,7 @@ use super::*;
 type JsonObject = serde_json::Map<String, Value>;
 
 impl TaskFile {
-    /// Parses and checks `text`. `Err` only when the file cannot be used at all; see the module
-    /// documentation for what happens to tasks with problems.
+    /// Parses and checks `text`. `Err` only when the file cannot be used at all.
     pub fn parse(text: &str) -> Result<TaskFile, Vec<Problem>> {
         // Editors on Windows may add a byte order mark; it is not part of the JSON.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -30,16 +28,14 @@ impl TaskFile {
             let here = positions.value(&pointer);
             let mut label = format!("task #{}", slot + 1);
             let Some(object) = item.as_object() else {
-                problems.push(Problem {
-                    location: here,
-                    task_id: None,
-                    field: None,
-                    message: format!(
+                problems.push(Problem::of_file(
+                    here,
+                    format!(
                         "{label}: must be an object like {{\"task_id\": ..., \"agent\": ..., \
                          \"prompt_template\": ...}}, got {}",
                         describe(item)
                     ),
-                });
+                ));
                 labels.push(label);
                 continue;
             };
@@ -90,14 +86,8 @@ fn root_and_tasks<'a>(
     doc: &'a Value,
     positions: &PositionIndex,
 ) -> Result<(&'a JsonObject, &'a [Value]), Vec<Problem>> {
-    let fatal = |pointer: &str, message: String| {
-        vec![Problem {
-            location: positions.value(pointer),
-            task_id: None,
-            field: None,
-            message,
-        }]
-    };
+    let fatal =
+        |pointer: &str, message: String| vec![Problem::of_file(positions.value(pointer), message)];
     let Some(root) = doc.as_object() else {
         return Err(fatal(
             "",
@@ -130,30 +120,22 @@ fn root_and_tasks<'a>(
 fn file_problems(root: &JsonObject, positions: &PositionIndex) -> Vec<Problem> {
     let mut problems = Vec::new();
     if let Some(run_id) = root.get("run_id").filter(|v| !v.is_string()) {
-        problems.push(Problem {
-            location: positions.value("/run_id"),
-            task_id: None,
-            field: None,
-            message: format!("\"run_id\" must be a string, got {}", describe(run_id)),
-        });
+        problems.push(Problem::of_file(
+            positions.value("/run_id"),
+            format!("\"run_id\" must be a string, got {}", describe(run_id)),
+        ));
     }
     if let Some(problem) = root
         .get("notify")
         .and_then(crate::core::operator::notify::command_problem)
     {
-        problems.push(Problem {
-            location: positions.value("/notify"),
-            task_id: None,
-            field: None,
-            message: problem,
-        });
+        problems.push(Problem::of_file(positions.value("/notify"), problem));
     }
     problems
 }
 
-/// A task's `task_id`, usable (`Some`) when it is a string, a safe folder name, and not used by
-/// an earlier task (`first_line_of`: the line of each id seen so far). A string id becomes the
-/// task's `label` in messages (`task "fix-1"` instead of `task #3`).
+/// A task's `task_id`, when it is a string, a safe folder name and not used before; a string id
+/// becomes the task's `label` in messages.
 fn read_task_id<'a>(
     object: &'a JsonObject,
     label: &mut String,

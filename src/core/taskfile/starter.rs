@@ -1,11 +1,6 @@
-//! The starter tasks file `herd init` writes: two example tasks and, in `defaults`, a preset for
-//! running unattended (folder trust, worktrees, allow rules for the usual build and test
-//! commands, waiting out a quota, a timeout). Pure: the shell finds the agents and the folder's
-//! facts and writes the text.
-//!
-//! The tasks file is plain JSON (herd's parser takes no comments), so the notes for the reader
-//! are `"//"` fields: herd keeps fields it does not know and ignores them, and one `"//"` per
-//! object never repeats a key.
+//! The starter tasks file `herd init` writes: two example tasks and an unattended preset in
+//! `defaults`. The notes for the reader are `"//"` fields (JSON has no comments; herd keeps
+//! unknown fields). Pure.
 
 use serde_json::{Map, Value, json};
 use thiserror::Error;
@@ -128,8 +123,7 @@ fn defaults(plan: &StarterPlan, first: &StarterAgent) -> Map<String, Value> {
     defaults
 }
 
-/// Two tasks with prompts as people write them (herd adds the completion instruction); the
-/// second uses the second agent, when there is one, to show a task naming its own.
+/// Two tasks with prompts as people write them; the second names the second agent, if any.
 fn example_tasks(plan: &StarterPlan) -> Vec<Value> {
     let mut first = json!({
         "//": "A task needs a task_id (a folder name for its recordings under runs/) and a \

@@ -1,8 +1,5 @@
-//! `{name}` placeholders in prompt templates, commands and completion markers.
-//!
-//! Owns the template syntax: `{name}` is a placeholder, `{{` and `}}` are literal braces, names are
-//! `[A-Za-z_][A-Za-z0-9_.-]*`. Must not decide where values come from (inputs, task fields, the
-//! rendered prompt): the caller passes a lookup.
+//! `{name}` placeholders in prompt templates, commands and markers: `{{` and `}}` are literal,
+//! names are `[A-Za-z_][A-Za-z0-9_.-]*`. The caller passes the lookup.
 
 use thiserror::Error;
 
@@ -118,8 +115,8 @@ pub fn placeholders(template: &str) -> Result<Vec<String>, TemplateError> {
     Ok(names)
 }
 
-/// Fills every placeholder with `lookup(name)`. Syntax errors come first; otherwise every name
-/// without a value is listed in one `Missing` error, each once, in order of first appearance.
+/// Fills every placeholder with `lookup(name)`: syntax errors first, else every missing name
+/// once, in order, in one `Missing` error.
 pub fn render(
     template: &str,
     lookup: impl Fn(&str) -> Option<String>,

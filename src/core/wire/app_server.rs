@@ -1,20 +1,9 @@
-//! Codex's app server as herd uses it: herd is a second client of the attempt's own server
-//! (the TUI in the pane is the first, `codex --remote`), subscribed to every thread, and
-//! answers the approvals the server asks of its clients. This module is the protocol: the
-//! client's plumbing (`Subscriber`: `initialize`, then `thread/resume` for every thread so the
-//! server sends herd its approvals), what a server message says (`read`), and herd's answer in
-//! the server's words (`answer`). Which decision to give is the guard's (`attempt::app_server`
-//! joins them).
-//!
-//! The shapes, checked against Codex 0.171.0 (`codex app-server generate-json-schema`):
-//! JSON-RPC without the `jsonrpc` field, one message per WebSocket text frame.
-//! `item/commandExecution/requestApproval` carries the exact `command`, its `cwd` and a
-//! `reason`; `item/fileChange/requestApproval` only the `itemId`: the paths are in that
-//! `fileChange` item's `item/started` (`changes: [{path, kind, diff}]`). An answer is
-//! `{"decision": "accept" | "decline" | …}` (no reason can go with a decline); the first
-//! client to answer wins, and the server tells every client `serverRequest/resolved`. Errors
-//! name a class (`codexErrorInfo`: `unauthorized`, `usageLimitExceeded`, an HTTP status…).
-//! Pure: JSON in, JSON out.
+//! Codex's app server as herd uses it: herd is a second client of the attempt's own server (the
+//! TUI in the pane is the first), subscribed to every thread, and answers the approvals the
+//! server asks of its clients. This is the protocol (`Subscriber`, `read`, `answer`); which
+//! decision to give is the guard's. Checked against Codex 0.171.0: JSON-RPC without `jsonrpc`,
+//! one message per WebSocket frame; a file change's paths come in its `item/started`; the first
+//! client to answer wins (`serverRequest/resolved`). Pure.
 
 use serde_json::{Value, json};
 
@@ -25,9 +14,8 @@ use crate::core::task::FailureType;
 /// The socket's name in the attempt's private folder.
 pub const SOCKET_NAME: &str = "codex.sock";
 
-/// The placeholder of a command that runs the TUI against herd's app server: a whole argv
-/// element, replaced by `--remote unix://<socket>` (or by `--no-daemon` where herd runs no
-/// server: an agent on another host).
+/// The placeholder of a command that runs the TUI against herd's app server: replaced by
+/// `--remote unix://<socket>` (or `--no-daemon` where herd runs no server).
 pub const PLACEHOLDER: &str = "{app_server}";
 
 /// The method of a command's approval, and of an edit's.
@@ -47,8 +35,7 @@ pub enum ServerMessage {
     },
     /// The server asks its clients to approve the file changes of item `item_id`.
     FileChangeApproval { id: Value, item_id: String },
-    /// Another question of the server for a person (permissions, user input, an MCP
-    /// server's elicitation): left to the TUI, whose dialog is the operator's.
+    /// Another question for a person (user input, an MCP elicitation): left to the TUI.
     OtherQuestion { id: Value, method: String },
     /// A `fileChange` item started: the files it changes, each as the guard's request.
     FileChangeStarted {
@@ -110,16 +97,15 @@ pub fn read(message: &Value) -> ServerMessage {
     }
 }
 
-/// A request of the server that a person answers in the TUI (not one the TUI's own client
-/// machinery answers: token refreshes, dynamic tool calls, attestations).
+/// A request of the server that a person answers in the TUI (not token refreshes, dynamic tool
+/// calls, attestations).
 fn asks_a_person(method: &str) -> bool {
     method.ends_with("/requestApproval")
         || method.ends_with("/requestUserInput")
         || method.ends_with("elicitation/request")
 }
 
-/// Params of a command's approval that say nothing the command does not: who asks, Codex's
-/// reason, its reading of the command, the answers it offers and the rules it proposes.
+/// Params of a command's approval that say nothing the command does not.
 pub const COMMAND_PASS_OVER: [&str; 12] = [
     "threadId",
     "turnId",
@@ -135,14 +121,12 @@ pub const COMMAND_PASS_OVER: [&str; 12] = [
     "skillMetadata",
 ];
 
-/// The command a server asks about, in the folder it runs in. Anything else it asks for with
-/// it (network access to a host, more sandbox permissions, a field herd does not know) makes
-/// the request unread.
+/// The command a server asks about, in its folder; anything else it asks for with it (network,
+/// sandbox permissions, unknown fields) makes the request unread.
 fn command_request(params: &Value) -> Request {
     let mut fields = Fields::of(Some(params));
     fields.pass_over(&COMMAND_PASS_OVER);
-    // `writeStdin` sends text to a running command, `humanCommand` wants a person: neither is
-    // a command line herd can judge.
+    // Neither sends a command line herd can judge.
     if fields.text(&["kind"]).is_some_and(|kind| kind != "command") {
         return Request::unread(&params.to_string());
     }
@@ -160,7 +144,7 @@ fn command_request(params: &Value) -> Request {
 }
 
 /// One changed file as the guard's request: a new file is a write, a move an edit of both
-/// places, any other change an edit. A change that names no path is unread.
+/// places, any other change an edit; no path is unread.
 fn change_request(change: &Value) -> Request {
     let Some(path) = change["path"].as_str().filter(|p| !p.trim().is_empty()) else {
         return Request::unread(&change.to_string());
@@ -200,8 +184,7 @@ fn failed(error: &Value) -> ServerMessage {
     }
 }
 
-/// The failure an error class names, when retrying the turn cannot heal it soon (auth,
-/// quota) or the API itself failed (process).
+/// The failure an error class names, when retrying cannot heal it soon or the API failed.
 pub fn failure_of(info: &Value) -> Option<FailureType> {
     let by_status = |status: u64| match status {
         401 | 403 => Some(FailureType::Auth),
@@ -250,14 +233,10 @@ pub fn wanted(message: &Value) -> bool {
     !matches!(read(message), ServerMessage::Other)
 }
 
-/// herd's side of the connection's plumbing: initialize, then subscribe to every thread (the
-/// ones already loaded when herd connects, and each new one), so that the server sends herd
-/// the approvals of all of them. A thread is only resumable once its rollout is written
-/// (0.171.0 answers `no rollout found` just after `thread/started`): a subscription that
-/// failed is tried again on the thread's next notification, and the server replays a pending
-/// approval to a client that subscribes late. Ephemeral threads (Codex's own side tasks, such
-/// as naming the thread) have no rollout and are left alone. The ids of herd's own requests are
-/// numbers counted here.
+/// herd's side of the plumbing: initialize, then subscribe to every thread, loaded or new, so
+/// the server sends herd all their approvals. A thread is resumable only once its rollout is
+/// written, so a failed subscription is retried on its next notification (a pending approval is
+/// replayed); ephemeral threads have no rollout and are left alone.
 #[derive(Debug, Default)]
 pub struct Subscriber {
     next_id: u64,

@@ -1,22 +1,17 @@
-//! The wire between `herd attach` and the session holder of a background run, and the private
-//! escape sequence the background dashboard writes to ask the holder to detach a client.
-//!
-//! A frame is one kind byte, a 32-bit big-endian length and that many bytes of payload. The
-//! client sends `Hello` (its terminal's size) first, then `Input` (its keys) and `Resize`; the
-//! holder sends `Output` (the dashboard's screen: the current state at once, then the live
-//! bytes) and one `Bye` (why the connection ends) before closing. Pure: bytes in, values out.
+//! The wire between `herd attach` and a background run's session holder: frames of a kind byte,
+//! a big-endian u32 length and the payload (`Hello`, `Input`, `Resize` from the client;
+//! `Output` and one `Bye` from the holder), and the escape sequence asking to detach. Pure.
 
 use thiserror::Error;
 
 /// The largest payload accepted: more is a peer that does not speak this wire.
 pub const MAX_PAYLOAD: usize = 1 << 20;
 
-/// The byte of Ctrl-\ in a raw terminal: the client's detach key (as dtach's), which the
-/// dashboard does not use.
+/// Ctrl-\ in a raw terminal: the client's detach key (as dtach's), unused by the dashboard.
 pub const DETACH_KEY: u8 = 0x1c;
 
-/// What the dashboard writes to its terminal to ask the holder to detach the client that typed
-/// the last key. An OSC no terminal knows: the holder takes it out of the stream.
+/// An OSC no terminal knows, written by the dashboard to ask the holder to detach the client
+/// that typed the last key; the holder takes it out of the stream.
 pub const DETACH_REQUEST: &[u8] = b"\x1b]5379;herd-detach\x07";
 
 /// One message on the attach socket.
@@ -128,9 +123,8 @@ fn decode(kind: u8, payload: Vec<u8>) -> Result<Frame, WireError> {
     })
 }
 
-/// Takes the dashboard's detach requests out of its output, which arrives in pieces: a request
-/// split across two reads is still found, and bytes that may start one are held back until the
-/// next read says.
+/// Takes the dashboard's detach requests out of its output, split across reads or not (bytes
+/// that may start one are held back).
 #[derive(Debug, Default)]
 pub struct DetachScanner {
     held: Vec<u8>,

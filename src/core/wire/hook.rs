@@ -1,21 +1,7 @@
-//! Claude Code's hooks as herd uses them: the settings that make the CLI ask herd before every
-//! tool call (`PreToolUse`), behind every permission dialog (`PermissionRequest`) and at the end
-//! of every turn (`Stop`, `StopFailure`); what a hook call says; and herd's answer in the JSON
-//! the CLI expects. Which decision to give is the guard's (`attempt::hooks` joins them).
-//!
-//! The shapes, checked against Claude Code 2.1.332: `PreToolUse` answers
-//! `hookSpecificOutput.permissionDecision` (`allow` | `deny` | `ask`) with a
-//! `permissionDecisionReason` (shown to the model on a deny); `PermissionRequest` answers
-//! `hookSpecificOutput.decision.behavior` (`allow` | `deny`, with a `message`); an empty object
-//! is no decision (the CLI goes on as without the hook). `StopFailure` carries `error`, one of
-//! `authentication_failed`, `billing_error`, `rate_limit`, `overloaded`, `server_error`, … and
-//! `error_details`.
-//!
-//! Gemini CLI's `BeforeTool` (checked against 0.61.0) has the same input (`hook_event_name`,
-//! `tool_name`, `tool_input`) and answers `{"decision": "deny", "reason": …}`; herd only ever
-//! denies there, its approvals stay on its screen. Its hooks come from a settings file
-//! (`gemini_settings`), whose hook entries carry their own environment. Pure: text and JSON
-//! in, text and JSON out.
+//! Claude Code's hooks as herd uses them (`PreToolUse`, `PermissionRequest`, `Stop`,
+//! `StopFailure`, checked against 2.1.332) and Gemini CLI's `BeforeTool` (0.61.0, deny only):
+//! the settings that route them to herd, what a call says, and herd's answer in the CLI's JSON
+//! (an empty object is no decision). The decision is the guard's. Pure.
 
 use serde_json::{Value, json};
 
@@ -27,8 +13,7 @@ use crate::core::task::FailureType;
 pub const SOCKET_ENV: &str = "HERD_HOOK_SOCKET";
 pub const TOKEN_ENV: &str = "HERD_HOOK_TOKEN";
 
-/// Seconds the CLI waits for one hook call (herd answers at once; this bounds a herd that is
-/// gone).
+/// Seconds the CLI waits for one hook call (bounds a herd that is gone).
 const HOOK_TIMEOUT_SEC: u64 = 30;
 
 /// Where in the CLI's handling of a tool call a hook was called.
@@ -84,9 +69,8 @@ pub fn read(input: &Value) -> HookCall {
         "PermissionRequest" => tool(ToolStage::PermissionRequest),
         "BeforeTool" => tool(ToolStage::BeforeTool),
         "Stop" => HookCall::TurnEnded,
-        // 2.1.332 sends the error's text as the turn's last message (`Invalid API key · Fix
-        // external API key`), `error_details` when it has more. Both are kept: the message is
-        // where a spent limit says when it resets (`You've hit your limit · resets 3pm`).
+        // The error's text is the turn's last message, `error_details` when it has more; the
+        // message says when a spent limit resets.
         "StopFailure" => {
             let said = [text("error_details"), text("last_assistant_message")];
             let mut parts: Vec<String> = Vec::new();
@@ -104,8 +88,7 @@ pub fn read(input: &Value) -> HookCall {
     }
 }
 
-/// The failure a `StopFailure` error class names, when it is one that retrying the turn
-/// cannot heal soon (auth, quota) or one the API itself had (process).
+/// The failure a `StopFailure` error class names, when retrying cannot heal it soon.
 pub fn failure_of(error: &str) -> Option<FailureType> {
     match error {
         "authentication_failed"
@@ -119,8 +102,7 @@ pub fn failure_of(error: &str) -> Option<FailureType> {
     }
 }
 
-/// herd's answer to a tool call at `stage`: the guard's allow or refusal in the CLI's words;
-/// `None` for a decision left to the CLI's own dialog (`Ask`).
+/// herd's answer to a tool call at `stage`; `None` leaves it to the CLI's dialog.
 pub fn tool_answer(stage: ToolStage, decision: &Decision) -> Option<Value> {
     let event = stage.as_str();
     match (stage, decision) {
@@ -156,8 +138,7 @@ fn refusal(reason: &str) -> String {
 /// The text printed for no decision: an empty object.
 pub const NO_DECISION: &str = "{}";
 
-/// The inline settings (`claude --settings '<json>'`) that route the hooks to `herd_exe hook`.
-/// They add to the user's own settings and change no file of theirs.
+/// The inline settings (`claude --settings`) that route the hooks to `herd_exe hook`.
 pub fn claude_settings(herd_exe: &str) -> String {
     let command = format!("{} hook", shell_words::quote(herd_exe));
     let handler = json!([{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SEC}]);
@@ -172,10 +153,8 @@ pub fn claude_settings(herd_exe: &str) -> String {
     .to_string()
 }
 
-/// Gemini CLI's user settings for an attempt: `existing` (the user's own settings file, if
-/// any, kept whole) with herd's `BeforeTool` hook added. The hook's own environment carries
-/// the socket and token: Gemini clears variables whose names look secret (`TOKEN`, `KEY`…)
-/// from the environment it gives a hook, but not the ones its settings give it.
+/// Gemini CLI's settings for an attempt: the user's own, with herd's `BeforeTool` hook whose
+/// own environment carries the socket and token (Gemini clears secret-looking variables).
 pub fn gemini_settings(
     existing: Option<&str>,
     herd_exe: &str,

@@ -1,11 +1,5 @@
-//! JSON-RPC 2.0's error object and its standard codes, shared by the two JSON-RPC wires herd
-//! speaks: ACP with its agents (`core::acp::rpc`, herd is the client and reads the agent's
-//! errors) and the control socket with its clients (`serve::control::protocol`, herd is the
-//! server and writes them).
-//!
-//! Owns the error's shape (`code`, `message`, optional `data`) both ways: read leniently from
-//! whatever an agent sends, written as the spec's object, and described on one line for
-//! evidence. Pure: no I/O.
+//! JSON-RPC 2.0's error object and its standard codes, shared by ACP (herd reads agents'
+//! errors, leniently) and the control socket (herd writes them). Pure.
 
 use serde_json::{Value, json};
 
@@ -34,8 +28,8 @@ impl RpcError {
         }
     }
 
-    /// The error object of a response someone else wrote: a missing code reads 0, a missing
-    /// message `(no message)`, a null `data` none.
+    /// The error object of a response someone else wrote: missing fields read as 0, `(no
+    /// message)`, none.
     pub fn from_json(error: &Value) -> RpcError {
         RpcError {
             code: error.get("code").and_then(Value::as_i64).unwrap_or(0),

@@ -1,12 +1,6 @@
-//! Structured results from agents that print a JSON-lines event stream instead of a TUI: Claude
-//! Code `-p --output-format stream-json --verbose`, `codex exec --json`, Gemini
-//! `-p --output-format stream-json` (and the claudeless simulator).
-//!
-//! Owns reading those events out of raw PTY bytes (lines split across reads, CRLF, terminal
-//! escape sequences, warnings and stack traces mixed in, a stream cut short) into
-//! [`StreamFacts`], and the verdict those facts give on their own ([`judge`]). It must not read
-//! the screen, the exit code or the clock: combining this verdict with the screen text rules and
-//! the process exit is the engine's job.
+//! Structured results from agents that print a JSON-lines event stream (Claude Code, Codex,
+//! Gemini, claudeless): read out of raw PTY bytes, whatever the noise and splits, into
+//! [`StreamFacts`], and the verdict they give on their own ([`judge`]). No screen, exit or clock.
 
 mod events;
 mod judge;
@@ -21,24 +15,20 @@ use crate::core::task::FailureType;
 pub use judge::judge;
 use line::Line;
 
-/// A line longer than this is dropped (and counted in `other_lines`) instead of being kept in
-/// memory up to its newline.
+/// A line longer than this is dropped (counted in `other_lines`), not kept up to its newline.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 /// Buffer capacity kept between lines; a bigger buffer left by a long line is freed.
 const KEPT_BUFFER_CAPACITY: usize = 64 * 1024;
 
-/// Feeds raw PTY bytes in any split; keeps facts about the JSON-lines events seen.
-///
-/// Only the bytes of the line not yet ended are buffered, and each byte is scanned for the
-/// newline once, so feeding a long stream a byte at a time stays linear.
+/// Feeds raw PTY bytes in any split; only the unfinished line is buffered and each byte scanned
+/// once, so a byte-at-a-time stream stays linear.
 #[derive(Debug, Default)]
 pub struct StreamParser {
     facts: StreamFacts,
     /// The start of the line not yet ended by `\n`.
     pending: Vec<u8>,
-    /// Inside a line longer than [`MAX_LINE_BYTES`], skipped up to its newline: `Some(true)`
-    /// when it began like a JSON object.
+    /// Inside an over-long line, skipped to its newline: `Some(true)` when it began like JSON.
     skipping_long_line: Option<bool>,
     /// The last non-blank line was a JSON text that ended before it was complete.
     last_line_truncated: bool,
@@ -59,8 +49,7 @@ impl StreamParser {
         self.extend_pending(bytes);
     }
 
-    /// The end of the stream: a pending partial line is judged, and `cut_short` is set. Calling
-    /// it again changes nothing; feeding more bytes after it continues the stream.
+    /// The end of the stream: a pending partial line is judged, and `cut_short` is set.
     pub fn finish(&mut self) {
         if let Some(looked_like_json) = self.skipping_long_line.take() {
             self.last_line_truncated = looked_like_json;
@@ -104,8 +93,7 @@ impl StreamParser {
         }
     }
 
-    /// Grows the buffer for `more` bytes as `Vec` would (doubling), but never past
-    /// [`MAX_LINE_BYTES`]: the caller has checked that the line fits.
+    /// Grows the buffer for `more` bytes by doubling, never past [`MAX_LINE_BYTES`].
     fn reserve_within_limit(&mut self, more: usize) {
         let needed = self.pending.len() + more;
         let capacity = self.pending.capacity();
@@ -168,21 +156,16 @@ impl StreamParser {
 pub struct StreamFacts {
     /// JSON objects with a string "type" parsed so far.
     pub events: u32,
-    /// Lines that were not such objects (warnings, stack traces, a JSON line cut short, a line
-    /// over [`MAX_LINE_BYTES`]), counted only. Blank lines and lines of only escape sequences
-    /// are not counted.
+    /// Lines that were not such objects, counted only (blank and escape-only lines are not).
     pub other_lines: u32,
-    /// Claude `system`/`init` session_id, Codex `thread.started` thread_id, Gemini `init`
-    /// session_id (the first one seen).
+    /// The session or thread id, the first one seen.
     pub session_id: Option<String>,
-    /// The model the agent announced (Claude and Gemini `init`; else the first assistant
-    /// message's model).
+    /// The model the agent announced (else the first assistant message's).
     pub model: Option<String>,
     /// The final event: Claude `result`, Codex `turn.completed` / `turn.failed`, Gemini `result`.
     pub result: Option<FinalResult>,
-    /// The agent's final text: Claude `result.result` (before it: the last top-level assistant
-    /// message's text), Codex the last `agent_message`, Gemini the assistant message contents
-    /// (`delta: true` appends) after the last user message.
+    /// The agent's final text: Claude `result.result` (else the last assistant text), Codex the
+    /// last `agent_message`, Gemini the assistant messages after the last user message.
     pub result_text: Option<String>,
     /// Claude `total_cost_usd` (claudeless: `cost_usd`).
     pub cost_usd: Option<f64>,
@@ -193,16 +176,12 @@ pub struct StreamFacts {
     pub tool_calls: u32,
     /// Claude `result.permission_denials` as `Bash(touch x)`.
     pub permission_denials: Vec<String>,
-    /// The tool calls as permission requests (Claude `tool_use` blocks, Gemini `tool_use`
-    /// events), the same type the guard decides on screen dialogs; written as `Bash(touch x)`.
+    /// The tool calls as permission requests, written as `Bash(touch x)`.
     #[serde(serialize_with = "requests_as_text")]
     pub tool_requests: Vec<crate::core::guard::Request>,
-    /// Tool calls the agent refused to run or could not run for want of permission, whatever the
-    /// model did next: Codex's `ERROR ... approval policy is Never; reject command` lines, a
-    /// Gemini `tool_result` with status `error` for a tool that is not registered or not allowed.
+    /// Tool calls refused, or not run for want of permission, whatever the model did next.
     pub refused_tools: Vec<String>,
-    /// Tool calls herd's ACP client saw run without a permission request where the task's
-    /// policy would have asked (`the agent ran Bash(touch x) without asking: …`).
+    /// Tool calls herd's ACP client saw run unasked where the policy would have asked.
     pub unasked_tools: Vec<String>,
     /// herd's ACP client's session mode facts (offered, started in, set by herd, current).
     pub acp_mode: Option<serde_json::Value>,
@@ -210,12 +189,10 @@ pub struct StreamFacts {
     pub retries: Vec<Retry>,
     /// In the order seen.
     pub errors: Vec<StreamError>,
-    /// herd's ACP client's answers to the agent's permission requests, from its `result` event
-    /// (the first one); the attempt's approvals are these.
+    /// herd's ACP client's answers, from its first `result` event: the attempt's approvals.
     #[serde(skip)]
     pub client_approvals: Option<Vec<crate::core::approval::Approval>>,
-    /// The stream ended inside a JSON line, or without a final event (or fatal error) after
-    /// events began. Set by [`StreamParser::finish`].
+    /// The stream ended inside a line, or without a final event after events began.
     pub cut_short: bool,
 }
 
@@ -238,8 +215,7 @@ pub struct Tokens {
 /// The event that ends a run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FinalResult {
-    /// Claude: not `is_error` (and no `error_*` subtype); Codex: `turn.completed`; Gemini:
-    /// status `success`.
+    /// Claude: not `is_error`; Codex: `turn.completed`; Gemini: status `success`.
     pub success: bool,
     /// Claude's result subtype (`success`, `error_max_turns`, ...).
     pub subtype: Option<String>,
@@ -248,23 +224,17 @@ pub struct FinalResult {
 /// An error the stream reported.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StreamError {
-    /// The error's own name: `authentication_error`, `authentication_failed`, `rate_limit_error`,
-    /// `rate_limit`, `billing_error`, Gemini's `error.type`, a Claude result subtype like
-    /// `error_max_turns`.
+    /// The error's own name (`authentication_error`, `rate_limit`, `error_max_turns`, …).
     pub kind: Option<String>,
-    /// Claude `api_error_status`, an HTTP code in an error object, or Codex's
-    /// `unexpected status 401`.
+    /// An HTTP status: Claude `api_error_status`, an error object's, or Codex's message.
     pub status: Option<u16>,
     pub message: String,
-    /// Ends the run: a Claude `is_error` result, Codex `turn.failed`, a Gemini error result, a
-    /// top-level `error` event with an error object (claudeless). Codex `error` events
-    /// (`Reconnecting... 1/5 (...)`), Codex error items and Claude's assistant-level `error`
-    /// field are not fatal by themselves.
+    /// Ends the run (Claude `is_error`, Codex `turn.failed`, a Gemini error result, an error
+    /// object); Codex `error` events and error items alone do not.
     pub fatal: bool,
 }
 
-/// One request the agent is retrying: Claude `{"type":"system","subtype":"api_retry",
-/// "attempt":1,"max_retries":10,"error_status":401,"error":"authentication_failed"}`.
+/// One request the agent is retrying (Claude `api_retry`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Retry {
     pub attempt: u32,
@@ -276,10 +246,8 @@ pub struct Retry {
     pub message: Option<String>,
 }
 
-/// Retries of the same failure that cannot heal by waiting: a rejected key (from the first
-/// retry: a key does not become valid) or a spent quota (from the second in a row, so one
-/// passing rate limit is still waited out). `Some(evidence)` when the agent should be ended now;
-/// the retries are also recorded as errors, so the verdict names the class.
+/// Retries that cannot heal by waiting: a rejected key (from the first retry) or a spent quota
+/// (from the second in a row). `Some(evidence)` when the agent should end now.
 pub fn hopeless_retry(facts: &StreamFacts) -> Option<(FailureType, String)> {
     if facts.result.is_some() {
         return None;
@@ -287,8 +255,7 @@ pub fn hopeless_retry(facts: &StreamFacts) -> Option<(FailureType, String)> {
     hopeless_retries(&facts.retries)
 }
 
-/// The retry is of a server error (5xx, overloaded): one that may heal, but not while the agent
-/// keeps getting it.
+/// The retry is of a server error (5xx, overloaded): it may heal, but not while it repeats.
 pub fn is_server_error(retry: &Retry) -> bool {
     let error = StreamError {
         kind: retry.error.clone(),
@@ -299,8 +266,7 @@ pub fn is_server_error(retry: &Retry) -> bool {
     judge::retried_class(&error) == Some(FailureType::Process)
 }
 
-/// The same rule on retries from any source (a structured agent's events, an interactive agent's
-/// own log): the failure class and the evidence when the agent should be ended now.
+/// The same rule on retries from any source: failure and evidence when the agent should end.
 pub fn hopeless_retries(retries: &[Retry]) -> Option<(FailureType, String)> {
     let last = retries.last()?;
     let kind_of = |retry: &Retry| {

@@ -1,5 +1,4 @@
-//! The client's event loop: the agent's stdout, stderr and exit, the operator's keys and herd's
-//! signals arrive as events on one channel; the session decides, this carries it out.
+//! The client's event loop: every input arrives on one channel; the session decides, this acts.
 
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -72,8 +71,7 @@ fn env_var(key: &str) -> Option<String> {
     std::env::var(key).ok().filter(|v| !v.is_empty())
 }
 
-/// The session as herd set it up through the environment (`HERD_ACP_*`), in the current
-/// folder.
+/// The session as herd set it up through the environment (`HERD_ACP_*`).
 fn setup_from_env() -> SessionSetup {
     let cwd = std::env::current_dir().unwrap_or_default();
     SessionSetup {
@@ -97,8 +95,7 @@ fn setup_from_env() -> SessionSetup {
     }
 }
 
-/// The agent started with its pipes (without the variables meant for the client); `None`
-/// when it cannot be, said on screen and in the log.
+/// The agent started with its pipes; `None` when it cannot be (said on screen and in the log).
 fn spawn_agent(
     program: &str,
     args: &[String],
@@ -132,9 +129,8 @@ fn spawn_agent(
     }
 }
 
-/// The variables that turn on the agent's runtime's fetch diagnostics (Node, Bun), read by
-/// `api_watch`; none when the task sets `HERD_ACP_HTTP_TRACE=0`. Node's `NODE_DEBUG` keeps what
-/// the task set.
+/// The variables that turn on the runtime's fetch diagnostics for `api_watch`; none with
+/// `HERD_ACP_HTTP_TRACE=0`.
 fn fetch_diagnostics() -> Vec<(String, String)> {
     if env_var("HERD_ACP_HTTP_TRACE").as_deref() == Some("0") {
         return Vec::new();
@@ -158,8 +154,7 @@ fn stop_on_signals() -> Arc<AtomicBool> {
         signal_hook::consts::SIGHUP,
         signal_hook::consts::SIGINT,
     ] {
-        // Without the handler the default action ends the client at once, which is the old
-        // behaviour; nothing better to do if registering fails.
+        // Without the handler the default action ends the client at once.
         let _ = signal_hook::flag::register(signal, Arc::clone(&stop));
     }
     stop
@@ -321,9 +316,8 @@ impl Client {
         }
     }
 
-    /// Draws a piece of the transcript. A waiting request stays the last thing on screen (what
-    /// comes meanwhile is held) and is wiped once answered, so the prompt rules see only the
-    /// live request.
+    /// Draws a piece of the transcript; a waiting request stays last (what comes is held) and is
+    /// wiped once answered.
     fn show(&mut self, shown: &Shown) {
         let text = self.renderer.draw(shown);
         match shown {

@@ -1,6 +1,4 @@
-//! What the client's loop receives from its threads: the agent's stdout lines and stderr, the
-//! operator's keys, the agent's exit. Data only, below the threads that send it (`spawn`) and
-//! the code that waits for it (`client`, `terminal`).
+//! What the client's loop receives from its threads. Data only.
 
 use super::lines::AgentLine;
 

@@ -1,7 +1,5 @@
-//! `herd acp install <id>`, the shell half: downloads a binary agent's archive into a staging
-//! folder under herd's data folder (`curl`), checks its sha256 (`core::acp::install` decides
-//! against which digest), unpacks it (`tar`, `unzip`) and moves it into place as one rename.
-//! Any failure drops the staging folder: nothing is left behind. `herd run` never calls this.
+//! `herd acp install <id>`, the shell half: download into a staging folder, check the sha256,
+//! unpack, move into place in one rename; any failure drops the staging folder.
 
 use std::collections::BTreeMap;
 use std::io::Read;

@@ -1,6 +1,5 @@
-//! Reading the agent's stdout as lines without trusting it: a line longer than the cap is
-//! skipped up to its newline (reported, not kept in memory), bytes that are not UTF-8 are
-//! replaced, and the end of the stream is reported once.
+//! The agent's stdout as lines, untrusted: an over-long line is skipped (reported), invalid UTF-8
+//! replaced, the end reported once.
 
 use std::io::{BufRead, BufReader, Read};
 

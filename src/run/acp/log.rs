@@ -1,9 +1,6 @@
-//! `attempt_<n>.acp.jsonl`: every JSON-RPC message both ways, the agent's stderr, lines that
-//! were not messages, herd's answers to permission requests and the outcome, one JSON object a
-//! line with the seconds since the attempt started (`t`) and the direction (`dir`: `out` to the
-//! agent, `in` from it, `stderr`, `herd`). Writing never fails the session: a log that cannot be
-//! written is dropped with one note. Like every recording it is private (0600, never through a
-//! link: `safe_fs`).
+//! `attempt_<n>.acp.jsonl`: every JSON-RPC message both ways, the agent's stderr, stray lines,
+//! herd's answers and the outcome, one JSON object a line with the time (`t`) and direction
+//! (`dir`). Private like every recording; a log that cannot be written is dropped with one note.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};

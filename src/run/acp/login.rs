@@ -1,8 +1,6 @@
-//! `herd acp login <agent>`: an agent's `terminal` authentication method, run once in the
-//! operator's terminal. herd starts the agent's command, asks `initialize` (saying it can run
-//! a terminal login), ends it, then runs the same command with the method's arguments and
-//! variables attached to the operator's terminal, as `herd attach` hands over a pane: the
-//! operator types into the agent's own login. Exit 0 from the login is a success.
+//! `herd acp login <agent>`: the agent's `terminal` auth method, run once in the operator's
+//! terminal: herd asks `initialize`, ends the agent, then runs the login command attached to the
+//! terminal. Exit 0 is a success.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};

@@ -1,7 +1,6 @@
-//! Starting the agent's side of a session: the permission policy the engine passed, and the
-//! threads that move the agent's stdout, stderr and exit, the operator's keys, and herd's
-//! writes to the agent's stdin (a writer thread, so an agent that does not read cannot block
-//! the client).
+//! Starting the agent's side of a session: the policy the engine passed, and the threads that
+//! move its output, exit, keys and stdin (a writer thread, so an agent that does not read cannot
+//! block the client).
 
 use std::io::{IsTerminal, Write};
 use std::process::Child;
@@ -53,9 +52,8 @@ pub(super) fn policy(text: Option<&str>, cwd: &std::path::Path) -> PermissionPol
     }
 }
 
-/// How long the exit waits for the agent's last stdout and stderr lines once it has exited: a
-/// line written just before the exit (the reason it gives up) is read before the exit is told,
-/// while a pipe a surviving grandchild holds open does not hold the exit back.
+/// How long the exit waits for the agent's last lines (the reason it gives up), without a
+/// grandchild's open pipe holding it back.
 const LAST_LINES_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 pub(super) fn start_threads(mut child: Child, events: &Sender<Event>) -> Sender<Vec<u8>> {
@@ -131,8 +129,7 @@ pub(super) fn start_threads(mut child: Child, events: &Sender<Event>) -> Sender<
     to_agent
 }
 
-/// Runs one of the session's threads; one that cannot start ends the session (told as the
-/// agent's exit, with why), as the client cannot go on without it.
+/// Runs one of the session's threads; one that cannot start ends the session.
 fn pump(name: &str, events: &Sender<Event>, work: impl FnOnce() + Send + 'static) {
     if let Err(not) = jobs::spawn_thread(name, work) {
         let _ = events.send(Event::Exited(format!("herd could not go on: {not}")));

@@ -1,5 +1,5 @@
-//! The client's side of the attempt's terminal: the transcript and the structured events
-//! written out, the operator's keys read in (raw mode), and ending the agent's process.
+//! The client's side of the attempt's terminal: output written, keys read (raw mode), the agent
+//! ended.
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitStatus;
@@ -32,8 +32,7 @@ impl Screen {
         let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
     }
 
-    /// A structured event for the engine's stream reader: one JSON line, then wiped from the
-    /// screen (cursor back up over its rows, erase below) so the pane keeps the transcript.
+    /// A structured event for the stream reader: one JSON line, then wiped from the screen.
     pub(super) fn event(&mut self, event: &Value) {
         let line = event.to_string();
         let cols = columns().max(1);
@@ -111,8 +110,7 @@ pub(super) enum Key {
     Line(String),
     /// Esc alone while a request waits: the dashboard's "No".
     Reject,
-    /// Enter on an empty line while a request waits: the dashboard's "highlighted option",
-    /// allow once.
+    /// Enter on an empty line while a request waits: allow once.
     Accept,
 }
 

@@ -1,6 +1,5 @@
-//! Where herd's sockets live: a folder of this user's that nobody else may enter or write
-//! (0700), `$XDG_RUNTIME_DIR/herd` or `/tmp/herd-<uid>`, and an attempt's own folders in it.
-//! Made and checked one way, whoever asks.
+//! Where herd's sockets live: this user's private folder (`$XDG_RUNTIME_DIR/herd` or
+//! `/tmp/herd-<uid>`) and attempts' folders in it, made and checked one way.
 
 use std::fs;
 use std::io;
@@ -41,8 +40,7 @@ pub fn private_folder() -> Result<PathBuf, FolderError> {
     Ok(dir)
 }
 
-/// A new folder of its own in the private folder (`<prefix>XXXXXX`), removed when dropped: an
-/// attempt's sockets and files.
+/// A new folder in the private folder (`<prefix>XXXXXX`), removed when dropped.
 pub fn private_subfolder(prefix: &str) -> Result<tempfile::TempDir, FolderError> {
     let parent = private_folder()?;
     let dir = tempfile::Builder::new()
@@ -61,11 +59,8 @@ fn owned_by(dir: &Path, uid: u32) -> bool {
     fs::metadata(dir).is_ok_and(|meta| meta.is_dir() && meta.uid() == uid)
 }
 
-/// Makes `dir` 0700 when missing; refuses one that is not a folder, is another user's or is
-/// open to others.
-///
-/// Made 0700 from the start (not made, then narrowed): another herd starting at the same moment
-/// must never see it open to others in between and refuse it.
+/// Makes `dir` 0700 when missing (never narrowed afterwards, so a herd starting meanwhile never
+/// sees it open); refuses one that is not a folder, is another user's or is open to others.
 pub(super) fn make_private(dir: &Path, uid: u32) -> Result<(), FolderError> {
     let make = |source| FolderError::Make {
         path: dir.to_path_buf(),

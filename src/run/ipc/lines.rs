@@ -1,5 +1,4 @@
-//! The framing of the sockets that speak JSON lines: one message a line, read with a limit on
-//! its size (a peer that never ends its line must not fill the memory), written in one write.
+//! JSON-line framing: one message a line, read with a size limit, written in one write.
 
 use std::io::{self, BufRead, Read, Write};
 
@@ -8,8 +7,7 @@ use std::io::{self, BufRead, Read, Write};
 pub enum LineRead {
     /// A line of at most the limit's bytes, its newline included when it had one.
     Line(Vec<u8>),
-    /// The limit reached and no newline yet: the rest of the line is still unread
-    /// (`skip_rest_of_line`).
+    /// The limit reached before a newline (`skip_rest_of_line`).
     TooLong,
     /// The peer closed its side, or the connection failed (a read time-out included).
     End,
@@ -23,8 +21,7 @@ pub fn read_line(reader: &mut impl BufRead, limit: u64) -> LineRead {
     }
 }
 
-/// Reads one line of at most `limit` bytes; the error of a connection that failed (a time-out
-/// included), for a caller that tells them apart from an end.
+/// Reads one line of at most `limit` bytes; errors (time-outs included) told apart from an end.
 pub fn read_line_or_error(reader: &mut impl BufRead, limit: u64) -> io::Result<LineRead> {
     let mut line = Vec::new();
     Ok(match reader.take(limit).read_until(b'\n', &mut line)? {
@@ -34,8 +31,7 @@ pub fn read_line_or_error(reader: &mut impl BufRead, limit: u64) -> io::Result<L
     })
 }
 
-/// Reads past the end of the current line without keeping it; false when the connection ended
-/// first.
+/// Reads past the end of the current line; false when the connection ended first.
 pub fn skip_rest_of_line(reader: &mut impl BufRead) -> bool {
     loop {
         let (used, ended) = match reader.fill_buf() {
@@ -52,8 +48,7 @@ pub fn skip_rest_of_line(reader: &mut impl BufRead) -> bool {
     }
 }
 
-/// Writes `line` and its newline in one write (a reader's socket buffer holds more lines so),
-/// and flushes.
+/// Writes `line` and its newline in one write, and flushes.
 pub fn write_line(writer: &mut impl Write, line: &str) -> io::Result<()> {
     let mut framed = Vec::with_capacity(line.len() + 1);
     framed.extend_from_slice(line.as_bytes());

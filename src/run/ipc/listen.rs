@@ -1,6 +1,5 @@
-//! A socket herd serves: bound 0600 (in a private folder, `folder`), over a stale socket a
-//! herd that is gone left, never over a live one or over a file that is not a socket; each
-//! connection's peer checked (`peer`), one of another user refused and logged.
+//! A socket herd serves: bound 0600 in a private folder over a stale socket (never a live one or
+//! a non-socket), each peer checked and another user's refused.
 
 use std::io;
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
@@ -42,8 +41,7 @@ impl From<BindError> for io::Error {
 pub enum Arrival {
     /// From this user.
     Admitted { stream: UnixStream, peer: Peer },
-    /// From another user, or one that cannot be told: logged already; the stream is there for
-    /// a last word, then to be dropped.
+    /// From another user, or unknown: logged; the stream is there for a last word.
     Refused {
         stream: UnixStream,
         why: PeerRefused,
@@ -84,8 +82,7 @@ impl Listener {
     }
 }
 
-/// Removes a socket at `path` nobody answers on; refuses a live one, or a file that is not a
-/// socket.
+/// Removes a socket at `path` nobody answers on; refuses a live one or a non-socket.
 fn clear_stale(path: &Path) -> Result<(), BindError> {
     let failed = |source| BindError::Io {
         path: path.to_path_buf(),

@@ -1,7 +1,4 @@
-//! Launching a `protocol = "acp"` profile: the agent's command runs under herd's ACP client
-//! (`herd acp-client -- <command>`), which gets the rendered prompt, the task's permission
-//! rules and switches, the session mode to set, and where to record the session, in its
-//! environment.
+//! Launching a `protocol = "acp"` profile under herd's ACP client, its setup in the environment.
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,12 +1,10 @@
-//! The launch plan against the file system: the folder exists, the program is found on the
-//! task's own PATH (and `herd` is this executable). Renders nothing (`render`).
+//! The launch plan against the disk: the folder exists, the program is found.
 
 use std::path::{Path, PathBuf};
 
 use super::{LaunchError, LaunchPlan};
 
-/// Checks the folder exists and the program can be found; resolves `herd` to this executable
-/// (the simulator profile runs `herd sim`).
+/// Checks the folder and the program; resolves `herd` to this executable.
 pub fn check_launch(plan: &mut LaunchPlan) -> Result<(), LaunchError> {
     check_folder(&plan.cwd)?;
     resolve_program(plan)
@@ -48,8 +46,7 @@ pub(super) fn resolve_program(plan: &mut LaunchPlan) -> Result<(), LaunchError> 
     }
 }
 
-/// `program` as the agent's own environment would find it: the task's or profile's `PATH` when
-/// it sets one, herd's otherwise.
+/// `program` as found on the agent's own `PATH` (the task's or profile's, else herd's).
 pub fn find_program(
     program: &str,
     cwd: &Path,

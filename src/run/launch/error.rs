@@ -1,7 +1,5 @@
-//! What can keep a task from being launched, typed, each problem with the task field it belongs
-//! to (`field`), so `validate` points at that field without reading the message. The messages
-//! say what is wrong and how to fix it; they are the task's `failure_evidence` when an attempt
-//! cannot start (`failed_config`).
+//! What can keep a task from being launched, typed, each problem with its task field; the
+//! messages say how to fix it and become the evidence of a `failed_config` attempt.
 
 use std::path::PathBuf;
 

@@ -1,9 +1,5 @@
-//! From a task and its profile to what is started: argv, working folder, environment, the rendered
-//! prompt and the completion marker. Problems here are the task's own (`failed_config`): an
-//! unknown agent, a placeholder without a value, a missing folder, a command that is not
-//! installed.
-//!
-//! `render_launch` is pure (`render`); `check_launch` looks at the file system (`check`).
+//! From a task and its profile to what is started: argv, folder, environment, prompt and marker.
+//! Problems here are the task's (`failed_config`). `render` is pure; `check` looks at the disk.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -33,12 +29,9 @@ pub struct LaunchPlan {
     pub resumed_session: Option<String>,
     /// `HERD_SIGNAL_FILE`, for `"completion": "signal_file"`.
     pub signal_file: Option<PathBuf>,
-    /// The file `{agent_log}` names (the attempt's, beside its recordings), when the command
-    /// places it: herd reads it live as the profile's `agent_log` says.
+    /// The file `{agent_log}` names, read live as the profile's `agent_log`.
     pub agent_log: Option<PathBuf>,
-    /// The folder herd trusts in the CLI's config before the agent starts (the task's or its
-    /// profile's `trust_folder`, for a CLI whose config herd knows: Claude Code, Codex CLI,
-    /// Gemini CLI).
+    /// The folder herd trusts in the CLI's config before the agent starts.
     pub trust_folder: Option<crate::core::profile::folder_trust::FolderTrust>,
 }
 
@@ -51,11 +44,9 @@ pub struct LaunchContext<'a> {
     pub attempt: u32,
     /// Where this attempt's recordings go (`HERD_RUN_DIR`).
     pub run_dir: &'a Path,
-    /// The folder the agent runs in when it is not the task's own here: the folder on its host.
-    /// `{cwd}` names it, so a prompt points the agent at where it really is.
+    /// The agent's folder when it is not the task's own here (on its host); `{cwd}` names it.
     pub cwd: Option<&'a Path>,
-    /// The inline settings `{hook_settings}` gives the CLI (herd's hooks, `core::hook`);
-    /// `None`: no hooks (`{}`), as for an agent on another host.
+    /// The inline settings `{hook_settings}` gives the CLI; `None`: no hooks.
     pub hook_settings: Option<&'a str>,
 }
 
@@ -81,9 +72,7 @@ pub fn task_cwd(task: &TaskSpec, base_dir: &Path) -> PathBuf {
     }
 }
 
-/// Renders the task for one attempt from its prompt source; `resume` continues a session with
-/// the profile's `resume` command instead of starting the agent afresh. The first problem, if
-/// any (`render_all` has them all).
+/// Renders the task for one attempt; `resume` continues a session. The first problem, if any.
 pub fn render_launch(
     task: &TaskSpec,
     profile: &Profile,
@@ -99,8 +88,7 @@ pub fn render_launch(
     }
 }
 
-/// Everything about a task that can be known before launching it. The attempt number and run
-/// folder only fill placeholders here. The first problem, if any (`problems` lists them all).
+/// Everything about a task known before launching it; the first problem, if any.
 pub fn prepare(
     task: &TaskSpec,
     profiles: &ProfileSet,
@@ -111,8 +99,7 @@ pub fn prepare(
     Ok(plan)
 }
 
-/// The plan without looking at this machine's folders and programs (an attempt on another
-/// host finds them there).
+/// The plan without looking at this machine (an attempt on another host).
 pub fn render(
     task: &TaskSpec,
     profiles: &ProfileSet,
@@ -126,9 +113,7 @@ pub fn render(
     render_launch(task, profile, &source, resume.as_ref(), ctx)
 }
 
-/// Every problem that keeps the task from being launched, each independent of the others: one
-/// bad field does not hide another (a folder that is missing and a placeholder without a value
-/// are both listed). Empty when `prepare` would succeed.
+/// Every problem that keeps the task from launching, none hiding another.
 pub fn problems(
     task: &TaskSpec,
     profiles: &ProfileSet,

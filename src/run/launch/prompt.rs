@@ -1,8 +1,5 @@
-//! What an attempt says to the agent and how its success is decided: the prompt's source (a
-//! template or a command file with `$ARGUMENTS`), the completion rule in effect, the lines herd
-//! adds so the agent knows how to finish, and whether the attempt continues a session.
-//!
-//! Pure apart from `prompt_source`, which reads the command file.
+//! What an attempt says to the agent and how its success is decided: the prompt's source, the
+//! completion rule, herd's added lines, whether a session continues.
 
 use std::path::Path;
 
@@ -17,13 +14,11 @@ use super::{LaunchError, task_cwd};
 pub enum PromptSource {
     /// `prompt_template`: `{placeholders}` are filled.
     Template(String),
-    /// `prompt_file` with its front matter cut and `$ARGUMENTS`, `$1`... filled; braces are the
-    /// file's own text, never placeholders.
+    /// `prompt_file` with its front matter cut and arguments filled (braces are literal).
     CommandFile(String),
 }
 
-/// The task's prompt source; a command file is read (relative to the task's folder) and its
-/// arguments filled. Errors are the task's config problems.
+/// The task's prompt source; a command file is read and filled (errors are config problems).
 pub(crate) fn prompt_source(task: &TaskSpec, base_dir: &Path) -> Result<PromptSource, LaunchError> {
     if let Some(template) = &task.prompt_template {
         return Ok(PromptSource::Template(template.clone()));
@@ -46,15 +41,12 @@ pub(crate) fn prompt_source(task: &TaskSpec, base_dir: &Path) -> Result<PromptSo
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CompletionRule {
     pub completion: Completion,
-    /// The completion marker must be seen too: on screen for a screen agent, in the final
-    /// result's text for a structured one.
+    /// The completion marker must be seen too (in the final result's text for a structured one).
     pub marker_required: bool,
 }
 
-/// The rule in effect: the task's `completion`, else the marker (SPEC: for every agent,
-/// structured ones included, the marker is required unless the task opts out with
-/// `"completion": "result"` or `"signal_file"`; a structured agent's events still decide its
-/// failures).
+/// The rule in effect: the task's `completion`, else the marker (SPEC: required for every
+/// agent unless the task opts out).
 pub(crate) fn completion_rule(
     task: &TaskSpec,
     profile: &Profile,
@@ -94,10 +86,8 @@ pub fn last_session(task: &TaskSpec) -> Option<String> {
         .map(str::to_string)
 }
 
-/// Whether attempt `attempt` continues the last session: the operator left a message for it, or
-/// the task retries with `"retry_mode": "resume"`. Needs a session id and a profile that can
-/// resume; otherwise the attempt starts afresh (and an operator's message goes into its prompt,
-/// see `fresh_prompt_addition`).
+/// Whether attempt `attempt` continues the last session (an operator's message, or
+/// `"retry_mode": "resume"`), given a session id and a profile that can resume.
 pub(crate) fn resume_request(task: &TaskSpec, profile: &Profile, attempt: u32) -> Option<Resume> {
     // An ACP agent continues a session through its client (`session/load`), not an argv.
     if !profile.can_resume() {
@@ -132,8 +122,7 @@ fn continuation_message(task: &TaskSpec) -> String {
     message
 }
 
-/// For an attempt that starts afresh although the operator left a message (no session to
-/// resume): the message, with the agent's questions when it asked some, added to the prompt.
+/// For an attempt that starts afresh despite an operator's message: the message (and questions).
 pub(crate) fn fresh_prompt_addition(task: &TaskSpec) -> Option<String> {
     let message = task.resume_message.as_ref()?;
     let questions: Vec<&str> = task
@@ -157,8 +146,8 @@ pub(crate) fn fresh_prompt_addition(task: &TaskSpec) -> Option<String> {
     Some(text)
 }
 
-/// The completion instruction herd adds to a prompt that does not give it itself (SPEC: "a
-/// prompt written as people write them must be able to succeed").
+/// The completion instruction herd adds to a prompt without one (SPEC: prompts written as people
+/// write them must be able to succeed).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AddedInstruction {
     /// "When complete, print exactly: <marker>".

@@ -1,6 +1,5 @@
-//! A task and its profile rendered into a launch plan: argv, environment, prompt, marker, the
-//! resume command, each placeholder filled. Pure: every problem is collected, nothing is looked
-//! up on the file system (`check`).
+//! A task and its profile rendered into a launch plan, each placeholder filled. Pure: every
+//! problem is collected.
 
 use crate::core::profile::Profile;
 use crate::core::profile::folder_trust::{FolderTrust, TrustedCli};
@@ -9,9 +8,8 @@ use crate::core::taskfile::template;
 
 use super::*;
 
-/// Renders what can be rendered and adds every problem to `problems` (a template that cannot
-/// be rendered is left empty, so the rest is still checked); the plan is usable only when
-/// nothing was added.
+/// Renders what can be rendered, adding every problem to `problems` (a failed template is left
+/// empty); the plan is usable only when none was added.
 pub(super) fn render_all(
     task: &TaskSpec,
     profile: &Profile,
@@ -88,8 +86,7 @@ pub(super) fn render_all(
     }
 }
 
-/// What the placeholders of a task's templates stand for. The marker and the prompt are added
-/// once rendered: the marker's own template cannot name itself, nor the prompt's the prompt.
+/// What the placeholders of a task's templates stand for (prompt and marker once rendered).
 struct Placeholders<'a> {
     task: &'a TaskSpec,
     resume: Option<&'a Resume>,
@@ -121,8 +118,7 @@ impl<'a> Placeholders<'a> {
         }
     }
 
-    /// The value of `{name}`: the rendered prompt and marker first (once known), then the
-    /// task's `inputs`, then what herd itself knows.
+    /// The value of `{name}`: prompt and marker, then `inputs`, then herd's own values.
     fn value(&self, name: &str) -> Option<String> {
         match (name, &self.prompt, &self.marker) {
             ("rendered_prompt", Some(prompt), _) => return Some(prompt.clone()),
@@ -149,10 +145,8 @@ impl<'a> Placeholders<'a> {
             "previous_failure" => Some(previous_failure(task, ctx.attempt).unwrap_or_default()),
             "signal_file" => self.signal_file.clone(),
             "agent_log" => Some(self.agent_log.clone()),
-            // A CLI's permission mode: the task's `inputs.permission_mode` (found above), else
-            // the mode in which the CLI asks before it acts (Claude Code's and Gemini CLI's
-            // `default`; Codex CLI's approval policy `on-request` in the sandbox that lets it
-            // write in the task's folder).
+            // A CLI's permission mode: `inputs.permission_mode`, else the mode in which the
+            // CLI asks before it acts.
             "permission_mode" => Some("default".to_string()),
             "approval_policy" => Some("on-request".to_string()),
             "sandbox_mode" => Some("workspace-write".to_string()),
@@ -185,8 +179,7 @@ fn render_marker(
     values.render(problems, TemplateSite::CompletionMarker, template)
 }
 
-/// A resumed session's prompt: the session knows the task; a signal file's path is new with
-/// every attempt.
+/// A resumed session's prompt (the session knows the task).
 fn resumed_prompt(resume: &Resume, signal_file: Option<&Path>) -> String {
     match signal_file {
         Some(path) => format!("{}\n\n{}", resume.message, prompt::signal_instruction(path)),
@@ -203,9 +196,8 @@ struct FreshPrompt<'a> {
 }
 
 impl FreshPrompt<'_> {
-    /// The template rendered (or the command file as written), then what it does not place
-    /// itself appended: the previous failure, the profile's addition, and last the completion
-    /// instruction (the marker's or the signal file's) unless the task opts out.
+    /// The template rendered, then what it does not place itself: the previous failure, the
+    /// profile's addition, the completion instruction.
     fn compose(
         &self,
         task: &TaskSpec,
@@ -238,9 +230,7 @@ impl FreshPrompt<'_> {
         (prompt, added)
     }
 
-    /// The completion instruction herd adds: the marker's to a prompt that needs the marker
-    /// and does not name it (as `{completion_marker}` or as the rendered marker), the signal
-    /// file's to one that does not place `{signal_file}`; none when the task opts out.
+    /// The completion instruction herd adds, unless the prompt places it or the task opts out.
     fn added_instruction(
         &self,
         task: &TaskSpec,
@@ -264,9 +254,8 @@ fn append_paragraph(prompt: &mut String, text: &str) {
     prompt.push_str(text);
 }
 
-/// The command to render, and where each of its parts comes from (for a problem's site): the
-/// profile's resume command for a resumed session, else the task's command, else the
-/// profile's. An ACP agent resumes through its client (`session/load`), with its usual command.
+/// The command to render and where its parts come from: a resumed session's command, else the
+/// task's, else the profile's (ACP resumes through its client).
 fn command_template(
     task: &TaskSpec,
     profile: &Profile,
@@ -284,8 +273,7 @@ fn command_template(
     }
 }
 
-/// Each part of `command` rendered, but Codex's app-server placeholder, which the launch places
-/// (`run::app_server::argv_for`).
+/// Each part of `command` rendered, but Codex's app-server placeholder.
 fn render_argv(
     command: &[String],
     site: fn(usize) -> TemplateSite,
@@ -303,8 +291,7 @@ fn render_argv(
     argv
 }
 
-/// The terminal's variables, then the profile's and the task's environment rendered (the
-/// task's win).
+/// The terminal's variables, then the profile's and the task's environment.
 fn render_env(
     task: &TaskSpec,
     profile: &Profile,
@@ -342,8 +329,7 @@ fn add_herd_env(
     }
 }
 
-/// The CLI whose config gets the trust, when the task (or, unless it says otherwise, its
-/// profile) trusts its folder and herd knows where that CLI keeps it.
+/// The CLI whose config gets the trust, when the task or its profile trusts its folder.
 fn trusted_cli(task: &TaskSpec, profile: &Profile) -> Option<TrustedCli> {
     if !task.trust_folder.unwrap_or(profile.trust_folder) {
         return None;
@@ -351,8 +337,7 @@ fn trusted_cli(task: &TaskSpec, profile: &Profile) -> Option<TrustedCli> {
     crate::core::profile::folder_trust::trusted_cli(profile.hooks, profile.agent_log)
 }
 
-/// `text` with its placeholders filled from `values`; empty, and the problem added to
-/// `problems`, when it cannot be.
+/// `text` with its placeholders filled; empty, with a problem added, when it cannot be.
 fn render_template(
     problems: &mut Vec<LaunchError>,
     site: TemplateSite,

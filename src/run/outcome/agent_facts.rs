@@ -1,6 +1,4 @@
-//! What an agent itself reported, as fields of the task's `result` and the attempt's facts file:
-//! a structured agent's events (final text, session, cost, tokens, turns, denials), its signal
-//! file, and a Claude session's transcript.
+//! What an agent itself reported, as fields of the `result` and the facts file.
 
 use serde_json::{Map, Value, json};
 
@@ -9,8 +7,7 @@ use crate::core::facts::signal_file::{Signal, SignalFile, SignalFileError};
 use crate::core::facts::transcript::TranscriptFacts;
 use crate::core::wire::stream::StreamFacts;
 
-/// A result text longer than this is cut in the tasks file (the full stream stays in the
-/// recordings).
+/// A result text longer than this is cut in the tasks file (the recordings keep it).
 const RESULT_TEXT_MAX_CHARS: usize = 20_000;
 
 /// `text`, cut to `max` characters with a note of how much was left out.

@@ -1,30 +1,14 @@
-//! One thread reads every agent's terminal: the masters wait together in one epoll set, and
-//! each wakeup reads what is ready (one read per ready terminal) before handing the engine the
-//! whole wakeup's output, one report per terminal, back to back. A thread per agent woke, read
-//! and woke the engine once per output burst each (#29: at 40 agents that wakeup chain was
-//! most of what herd did beyond tmux). Output that follows the last batch within [`HOLD`]
-//! waits for the hold's end and goes with whatever arrived meanwhile, so a busy fleet's bursts
-//! cost the engine one turn per hold instead of one each; output after a quiet spell goes at
-//! once. While the reads since the last delivery are small (agents' lines and spinners), the
-//! hold sleeps and reads what arrived at its end: one wakeup per hold, not one per burst. After
-//! a large read the terminals are read on through the hold, only the handing over waits: a
-//! terminal holds a few KB, and an agent that floods it would otherwise wait for herd every
-//! hold (a 20 MB stream took 19 times tmux's time so). A terminal with [`HOLD_MOST`] bytes
-//! waiting ends the hold.
+//! One thread reads every agent's terminal: the masters wait in one epoll set, and each wakeup
+//! reads every ready terminal before handing the engine the whole wakeup's output (a thread per
+//! agent woke the engine per burst: #29). Output within [`HOLD`] of the last delivery waits for
+//! the hold's end, so a busy fleet costs one engine turn per hold; after small reads the hold is
+//! slept through, after a large one reading goes on (an agent filling its terminal would wait
+//! every hold). [`HOLD_MOST`] waiting bytes end the hold.
 //!
-//! What the per-agent readers guaranteed still holds:
-//! - Order: a terminal's output reaches its channel in the order it was read, and its end
-//!   (`Closed`, at end of file or a read error) after all of it.
-//! - Backpressure: a report the channel has no room for waits here, and its terminal is taken
-//!   out of the set until it is sent (tried again every [`RETRY`]): a flooding agent blocks on
-//!   its own full terminal rather than filling memory (at most a hold's reads, `HOLD_MOST`
-//!   bytes and one read, wait per terminal).
-//!   Other terminals, possibly another engine's channel (tests run several in one process), go on.
-//! - A gone receiver ends the reading of its terminals.
-//!
-//! The masters stay blocking (the writer thread shares their open file, and a non-blocking
-//! flag would be shared with it); a single read of a terminal epoll reported ready returns at
-//! once, since nothing else reads it.
+//! Per terminal, order holds (its end after all its output), and a report with no room waits
+//! here with its terminal out of the set (retried every [`RETRY`]), so a flooding agent blocks
+//! on its own terminal; other terminals go on. A gone receiver ends its terminals' reading. The
+//! masters stay blocking (the writer shares their open file).
 
 use std::collections::{HashMap, VecDeque};
 use std::io;
@@ -50,32 +34,26 @@ const RETRY: Timespec = Timespec {
     tv_nsec: 5_000_000,
 };
 
-/// How long after handing the engine a batch the next one waits; output that arrives meanwhile
-/// joins it. Output after a quiet spell goes at once, so an agent alone (a prompt to answer, the
-/// focused pane's echo) waits for nothing; in a busy fleet each burst waits at most this long
-/// and N agents' bursts cost the engine one turn instead of N (under a frame at 60 Hz).
+/// How long after a delivery the next waits, output meanwhile joining it; output after a quiet
+/// spell goes at once.
 const HOLD: Duration = Duration::from_millis(5);
 
 /// Most bytes one terminal's waiting output reaches before the hold ends early.
 const HOLD_MOST: usize = 256 * 1024;
 
-/// Reads below this size since the last delivery (an agent's line, a spinner's redraw) let the
-/// hold sleep: what arrives meanwhile is read once at its end, one wakeup for a busy fleet's
-/// hold instead of one per burst. A larger read may be an agent filling its terminal, which
-/// would wait for herd every hold: the hold then reads on as output arrives.
+/// Reads below this size since the last delivery let the hold sleep; a larger one may be an agent
+/// filling its terminal, and the hold reads on.
 const SMALL_READ: usize = 1024;
 
 /// The epoll data of the doorbell that says terminals wait to be added.
 const DOORBELL: u64 = 0;
 
-/// A terminal handed to the reader: the master's descriptor, whose attempt it is and where its
-/// reports go.
+/// A terminal handed to the reader.
 struct Terminal {
     key: u64,
     master: Option<FileDescriptor>,
     reports: Outbox<PtyEvent>,
-    /// Reports not sent yet, oldest first: the output read since the last delivery (reads
-    /// joined) and the end.
+    /// Reports not sent yet, oldest first: output read since the last delivery, and the end.
     waiting: VecDeque<PtyEvent>,
 }
 
@@ -92,8 +70,7 @@ struct Shared {
 /// The process's reader, started with the first terminal.
 static READER: Mutex<Option<Arc<Shared>>> = Mutex::new(None);
 
-/// Reads `master` (a descriptor of an agent's terminal master) from now on: its output goes to
-/// `reports` as `PtyEvent::Output`, then `PtyEvent::Closed` at its end (`key` names it in logs).
+/// Reads `master` from now on: `PtyEvent::Output`, then `PtyEvent::Closed` to `reports`.
 pub(super) fn watch(master: FileDescriptor, key: u64, reports: Outbox<PtyEvent>) -> io::Result<()> {
     let shared = reader()?;
     let token = {
@@ -191,11 +168,8 @@ impl Reader {
         }
     }
 
-    /// Reads the next batch into `touched`. Output that follows the last delivery (at
-    /// `delivered_at`) within the hold waits for the hold's end, with whatever arrives
-    /// meanwhile: after small reads (`small`) the hold is slept through and what came is read at
-    /// its end; otherwise the terminals are read as output arrives. Output after the hold goes
-    /// at once.
+    /// Reads the next batch into `touched`, holding output that follows the last delivery until
+    /// the hold's end (sleeping through it after small reads).
     fn wait_and_read(
         &mut self,
         delivered_at: Option<Instant>,
@@ -268,10 +242,8 @@ impl Reader {
         })
     }
 
-    /// Waits up to `timeout` (`None`: until something is ready) and reads every ready terminal
-    /// once; those with reports to send are added to `touched`. Every ready terminal is read
-    /// before anything is sent, so the engine finds the whole wakeup's output waiting when it
-    /// wakes.
+    /// Waits up to `timeout` and reads every ready terminal once before anything is sent; those
+    /// with reports go into `touched`.
     fn read_ready(
         &mut self,
         events: &mut Vec<epoll::Event>,
@@ -296,8 +268,7 @@ impl Reader {
         Ok(())
     }
 
-    /// The terminals can no longer be waited for: every one's end is said (waiting for room in
-    /// its channel), and the next terminal starts a new reader.
+    /// The terminals can no longer be waited for: each one's end is said.
     fn give_up(&mut self, error: &io::Error) {
         tracing::error!("cannot wait for the agents' terminals: {error}");
         *READER.lock().unwrap_or_else(PoisonError::into_inner) = None;
@@ -376,8 +347,7 @@ impl Reader {
             // EIO once every process holding the terminal is gone.
             Err(_) => {}
         }
-        // End of file: out of the set (other descriptors share its open file, so closing ours
-        // would not take it out), and its end said after its output.
+        // End of file: out of the set (closing ours would not), its end said after its output.
         if let Some(master) = terminal.master.take() {
             let _ = epoll::delete(&self.shared.epoll, &master);
         }
@@ -433,8 +403,7 @@ impl Reader {
         }
     }
 
-    /// Sends terminal `token`'s waiting reports in order, as far as its channel takes them; a
-    /// terminal whose end was sent is forgotten.
+    /// Sends terminal `token`'s reports in order as far as its channel takes them.
     fn flush(&mut self, token: u64) -> Flushed {
         let Some(terminal) = self.terminals.get_mut(&token) else {
             return Flushed::Gone;

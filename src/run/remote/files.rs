@@ -1,9 +1,5 @@
-//! An attempt's files on its host, through the launcher: runs the scripts of
-//! `core::remote::files` (prepare before the agent starts, read while it runs, end once it ended)
-//! without a terminal and with a time limit each, so a host that hangs never holds herd: a run
-//! that did not finish says why (the launcher's last message, or that it timed out).
-//!
-//! Blocking: called on worker threads only, never on the event loop.
+//! An attempt's files on its host: runs `core::remote::files`'s scripts without a terminal and
+//! with a time limit each, so a hanging host never holds herd. Worker threads only.
 
 use std::io::Read;
 use std::process::Child;
@@ -99,9 +95,8 @@ pub enum FollowEvent {
     Gone(String),
 }
 
-/// A long-lived read of a running attempt's files on its host: one run of the launcher whose
-/// script reads them every interval (`core::remote::files::follow_script`), instead of one run
-/// per read. Ends with its launcher's process group when dropped.
+/// A long-lived read of a running attempt's files on its host: one launcher run reading every
+/// interval. Ends with its process group when dropped.
 pub struct Follower {
     child: Child,
     events: mpsc::Receiver<FollowEvent>,

@@ -1,19 +1,10 @@
-//! Attempts on other hosts: turns a launch plan into the local command that carries it there
-//! (`ssh -tt`, or an exec launcher with a terminal), and runs the launcher without a terminal for
-//! sweeps and probes.
+//! Attempts on other hosts: the local command that carries a launch plan there (`ssh -tt`, or an
+//! exec launcher), and launcher runs without a terminal for sweeps and probes (worker threads).
 //!
-//! How the environment travels (never on a command line): the local PTY runs a small `sh`
-//! wrapper whose own environment (private to the user, like any process's) holds the launch
-//! script. The wrapper pipes the script through the launcher into `~/.herd/run/<cookie>.sh` on
-//! the host (`umask 077`), then `exec`s the launcher with a terminal to run it; the script
-//! deletes itself before anything else. ssh's `SendEnv`/`SetEnv` were not used: `SetEnv` puts
-//! values on ssh's argv (visible in `ps`), and `SendEnv` needs `AcceptEnv` on every server.
-//! Writing the environment into the remote terminal was not used either: until the remote side
-//! turns echo off, the terminal would echo it into the pane and the recordings.
-//!
-//! The blocking helpers here (`run_plain`, `sweep`, `probe`) run on worker threads or at
-//! start-up, never on the event loop. An attempt's files on its host are `files`; the shell
-//! programs run there, and what they print, are `core::remote`.
+//! The environment never travels on a command line: a local `sh` wrapper holds the launch script
+//! in its own environment and pipes it through the launcher into a private file on the host,
+//! which the script deletes first. Not ssh's `SetEnv` (values in `ps`) or `SendEnv` (needs
+//! `AcceptEnv`), nor typing it into the remote terminal (echoed into the pane).
 
 pub mod files;
 
@@ -38,8 +29,7 @@ const SCRIPT_VAR: &str = "HERD_REMOTE_SCRIPT";
 /// Longest a sweep or probe may take (connect timeout, grace, a slow host).
 const PLAIN_TIMEOUT: Duration = Duration::from_secs(40);
 
-/// The working folder on the host: an absolute `cwd` as it is; a relative one (or none) under
-/// the host's `workdir`, else the same path as locally.
+/// The working folder on the host: an absolute `cwd` as it is, else under `workdir`.
 pub fn remote_cwd(task_cwd: Option<&str>, host: &Host, local_cwd: &Path) -> String {
     match (task_cwd, &host.workdir) {
         (Some(cwd), _) if cwd.starts_with('/') => cwd.to_string(),
@@ -49,8 +39,7 @@ pub fn remote_cwd(task_cwd: Option<&str>, host: &Host, local_cwd: &Path) -> Stri
     }
 }
 
-/// The local plan that runs `plan` on `host`: argv and env of the wrapper, in `local_dir`
-/// (which exists). `log` receives ssh's own messages. The plan's other fields are kept.
+/// The local plan that runs `plan` on `host` from `local_dir`; `log` gets ssh's own messages.
 pub fn wrap(
     plan: &LaunchPlan,
     host: &Host,
@@ -85,8 +74,8 @@ pub fn wrap(
     );
     let words = |argv: &[String]| argv.iter().map(|a| quote(a)).collect::<Vec<_>>().join(" ");
     let log_q = quote(&log_text);
-    // ssh writes its own errors to the log (-E); an exec launcher's go there by redirection.
-    // The script leaves the environment before anything runs: no launcher inherits it.
+    // ssh's errors go to the log (-E), an exec launcher's by redirection; no launcher inherits
+    // the environment.
     let wrapper = format!(
         "script=\"${SCRIPT_VAR}\"\n\
          unset {SCRIPT_VAR}\n\
@@ -134,8 +123,8 @@ pub struct PlainRun {
     pub timed_out: bool,
 }
 
-/// Runs shell code on `host` without a terminal for up to `timeout`. The code goes on the
-/// launcher's stdin (`sh -s`), never on a command line: it may hold the host's `env`.
+/// Runs shell code on `host` without a terminal for up to `timeout`, on stdin (it may hold
+/// `env`).
 pub fn run_plain(host: &Host, script: &str, timeout: Duration) -> std::io::Result<PlainRun> {
     let run = run_plain_bytes(host, script, timeout)?;
     Ok(PlainRun {
@@ -155,9 +144,8 @@ pub struct PlainBytes {
     pub timed_out: bool,
 }
 
-/// Starts `script` on `host` through its launcher (`sh -s`, the script on stdin), with its
-/// stdout and stderr piped. Its own process group: on a time-out the whole launcher goes, and
-/// with it whatever holds its output open.
+/// Starts `script` on `host` (on stdin), output piped, in its own process group so a time-out
+/// ends all of it.
 pub fn spawn_script(host: &Host, script: &str) -> std::io::Result<std::process::Child> {
     use std::os::unix::process::CommandExt;
     let argv = launcher_argv(host, false, None, "exec sh -s");
@@ -211,8 +199,7 @@ pub fn run_plain_bytes(
     })
 }
 
-/// All `pipe` says until it closes, read on a thread of its own; nothing when no thread could
-/// start (the pipe is closed unread, and the warning logged).
+/// All `pipe` says until it closes, read on a thread of its own (nothing when none starts).
 fn drain(mut pipe: impl Read + Send + 'static) -> Job<Vec<u8>> {
     let reading = jobs::spawn_thread("remote-drain", move || {
         let mut bytes = Vec::new();
@@ -225,8 +212,7 @@ fn drain(mut pipe: impl Read + Send + 'static) -> Job<Vec<u8>> {
     })
 }
 
-/// Ends the processes of an attempt (or of every attempt of a file) on `host`: TERM, `grace`,
-/// KILL, by cookie, through the launcher. An error says why the host could not be swept.
+/// Ends the processes of an attempt (or of a file) on `host` by cookie: TERM, grace, KILL.
 pub fn sweep(
     host: &Host,
     scope: SweepScope<'_>,
@@ -269,8 +255,7 @@ pub fn as_ended(host: &Host, ended: Vec<RemoteEnded>) -> Vec<EndedProcess> {
         .collect()
 }
 
-/// What is wrong with a task's `host`: a name that is neither a host nor a group, or a host
-/// whose launcher program is not installed here.
+/// What is wrong with a task's `host`: unknown, or its launcher is not installed here.
 pub fn host_problem(name: &str, hosts: &HostSet) -> Option<String> {
     let members = match hosts.target(name) {
         None => return Some(hosts.unknown_target_message(name)),
@@ -320,8 +305,7 @@ pub enum ProbeError {
     NoAnswer { code: String, why: String },
 }
 
-/// Probes `host`: reachable, the agent programs, Node's version. `Err` says why it could not be
-/// reached.
+/// Probes `host`: reachable, the agent programs, Node's version; `Err` says why unreachable.
 pub fn probe(host: &Host, programs: &[&str]) -> Result<ProbeFacts, ProbeError> {
     // With the host's environment, as its agents have it (its PATH finds their programs).
     let mut script = String::new();

@@ -1,28 +1,14 @@
-//! Writing one version of the tasks file atomically: the whole new text is in a file beside it
-//! (same folder, the original's permissions), synced, and then takes the file's name in one
-//! rename; the folder is synced. On any error the file is left as it was, and a reader only
-//! ever sees a whole version.
+//! Writing one version of the tasks file atomically: the new text in a file beside it, synced,
+//! renamed over it, the folder synced; a reader only ever sees a whole version.
 //!
-//! A writer that writes again and again (the engine's thread, `writer`) keeps a `WriteAhead`,
-//! so that a write costs little more than the bytes that changed:
-//! - **A spare.** The new version is written into a spare file that holds an older version
-//!   (the one before the last write), from the first byte that differs, and the spare and the
-//!   file swap names (`renameat2` `RENAME_EXCHANGE`): the old version becomes the next spare.
-//!   No file is created or deleted, and the bytes before the first change (on average half of a
-//!   batch's file) are neither copied nor synced again.
-//! - **Never under a reader.** A spare is overwritten only under a write lease (`lease`), which
-//!   the kernel grants only when nobody else has the file open, so a program still reading an
-//!   old version (`less`, `tail -f`, a script) keeps it whole. When the spare is busy, that
-//!   write makes a fresh file instead; a spare with another hard link is given up.
-//! - **Never over someone else's version.** A write given the version herd accounts for
-//!   (`write_with`'s `over`) checks, after the exchange, that the version it swapped out is
-//!   that one (same inode and content); if someone wrote or replaced the file in between, the
-//!   names are swapped back and nothing was written (`Written::NotOurs`). A fresh-file write
-//!   checks just before its rename.
-//! - **Otherwise a fresh file** (the first write, a busy spare, a file system without
-//!   `RENAME_EXCHANGE` or leases): a temporary file made beforehand (`prepare`) is renamed over
-//!   the file, and the version it replaces is held open until `prepare` closes it, so a large
-//!   file's space is freed between writes and not inside the rename.
+//! A writer that writes again and again keeps a `WriteAhead`, so a write costs little more than
+//! the bytes that changed: a spare file holding the version before last is written from the
+//! first differing byte and exchanged with the file (`RENAME_EXCHANGE`). A spare is overwritten
+//! only under a write lease (nobody else has it open, so `less` or `tail -f` keep their version)
+//! and never over someone else's version: after the exchange the swapped-out version must be
+//! the one herd accounts for, else the names go back (`Written::NotOurs`). Otherwise a fresh
+//! file made beforehand (`prepare`) is renamed over the file, and the replaced version is held
+//! open until `prepare`, so its space is freed between writes.
 
 use std::fs::{self, File, Permissions};
 use std::io::{self, IoSlice, Seek, SeekFrom, Write};
@@ -44,8 +30,8 @@ const BYTE_ORDER_MARK: &[u8] = "\u{feff}".as_bytes();
 pub struct WriteAhead {
     /// An empty temporary file beside the file, with the permissions set on it.
     temp: Option<(NamedTempFile, Permissions)>,
-    /// The version the last fresh-file write put in place, held open: once a later write
-    /// replaces it, its space is freed when it is closed (`prepare`), not inside that rename.
+    /// The version the last fresh-file write put in place, held open so its space is freed in
+    /// `prepare`, not inside a rename.
     in_place: Option<File>,
     /// A replaced version, closed by `prepare`.
     replaced: Option<File>,
@@ -62,8 +48,7 @@ pub struct WriteAhead {
 struct Spare {
     /// Open for writing, on the file named `path`.
     file: File,
-    /// Named like a temporary file (`.<name>.XXXXXX.tmp`), so a herd killed mid-run leaves
-    /// one that the next removes; dropped, the name is removed.
+    /// Named like a temporary file, so one left by a killed herd is removed by the next.
     path: TempPath,
     /// Its text, when known (`None`: written in full).
     holds: Option<SharedText>,
@@ -90,15 +75,13 @@ pub enum Written {
 }
 
 impl WriteAhead {
-    /// What the file holds is not known to this writer any more (the operator's version
-    /// was merged): a spare made of it is written in full.
+    /// The file's content is unknown to this writer (a merge): a spare of it is written in full.
     pub fn forget_text(&mut self) {
         self.in_file = None;
     }
 
-    /// Between writes: frees the version the last write replaced and makes the temporary file
-    /// for the next, if it will need one. A failure here is left for the write itself to meet
-    /// and report.
+    /// Between writes: frees the replaced version and makes the next temporary file, if needed.
+    /// A failure is left for the write to meet.
     pub fn prepare(&mut self, snapshot: &Snapshot) {
         drop(self.replaced.take());
         // With a spare, a fresh file is needed only when it is busy: made then.
@@ -115,7 +98,7 @@ impl Snapshot {
     }
 
     /// `write`, keeping in `ahead` what the next write can use; with `over`, only over that
-    /// version of the file (see the module header).
+    /// version.
     pub fn write_with(
         &self,
         ahead: &mut WriteAhead,
@@ -132,8 +115,7 @@ impl Snapshot {
         Ok(written)
     }
 
-    /// Writes the text into the spare (made now if there is none) and swaps it with the file;
-    /// `None`, with the file untouched, when this write must make a fresh file instead.
+    /// Writes into the spare and swaps it with the file; `None`, file untouched, for a fresh file.
     fn write_through_spare(
         &self,
         ahead: &mut WriteAhead,
@@ -148,8 +130,7 @@ impl Snapshot {
             },
         };
         let file = &spare.file;
-        // Another name for the same file (a hard link the user made to the tasks file): what
-        // is written into it would show there. Given up, and this write makes a fresh file.
+        // Another name for the same file (a user's hard link) would show what is written.
         if file.metadata().map_err(io_error("read", path))?.nlink() != 1 {
             return Ok(None);
         }
@@ -198,25 +179,21 @@ impl Snapshot {
         }
         let now = DiskVersion::of(&spare.file.metadata().map_err(io_error("read", path))?);
         let previous = ahead.in_file.take();
-        // The spare's name is now on the version the file had, and the file that was written
-        // is the tasks file: the spare is opened again by its name.
+        // The spare's name is on the file's old version now: opened again by its name.
         ahead.in_file = Some(self.text.clone());
-        // The write is done. A version that cannot be opened for writing (the user's own file,
-        // read-only) is no spare: its name is removed and the next write makes another.
+        // A version that cannot be opened for writing (read-only) is no spare.
         if let Ok(file) = File::options().read(true).write(true).open(&spare.path) {
             spare.file = file;
             spare.holds = previous;
             ahead.spare = Some(spare);
         }
-        // A fresh file held open since an earlier write is the spare now: it must be closed,
-        // or the next lease would find it open.
+        // A fresh file held open is the spare now: closed, or the next lease would fail.
         ahead.replaced = ahead.in_place.take();
         Ok(Some(Written::Done(now)))
     }
 
-    /// True when the version the exchange put under the spare's name is `over` (or there is
-    /// no `over` to check). Otherwise someone wrote or replaced the file since herd last looked:
-    /// the names are exchanged back, theirs is the file again, and false.
+    /// True when the version swapped out is `over` (or there is none to check); otherwise the
+    /// names are exchanged back, theirs is the file again, and false.
     fn swapped_out(&self, spare: &Spare, over: Option<DiskVersion>) -> Result<bool, StoreError> {
         let Some(over) = over else {
             return Ok(true);
@@ -230,8 +207,7 @@ impl Snapshot {
         Ok(false)
     }
 
-    /// Writes the text into `spare` from the first byte that differs from what it holds, cuts
-    /// what is left over, and syncs.
+    /// Writes into `spare` from the first differing byte, cuts the rest, and syncs.
     fn overwrite(&self, spare: &mut Spare) -> io::Result<()> {
         let mark = if self.byte_order_mark {
             BYTE_ORDER_MARK
@@ -301,8 +277,7 @@ impl Snapshot {
         Ok(Written::Done(now))
     }
 
-    /// Makes the last rename durable. Not every platform can open a folder; the rename has
-    /// happened either way.
+    /// Makes the last rename durable, where the platform can open a folder.
     fn sync_folder(&self) -> Result<(), StoreError> {
         if let Ok(folder) = File::open(self.folder()) {
             folder
@@ -316,8 +291,7 @@ impl Snapshot {
         self.target.parent().unwrap_or(Path::new("."))
     }
 
-    /// The file's permissions, or `otherwise` when there is no file (the operator removed it:
-    /// this write makes it again).
+    /// The file's permissions, or `otherwise` when it is gone (this write makes it again).
     fn permissions_or(&self, otherwise: &Permissions) -> Result<Permissions, StoreError> {
         match fs::metadata(&self.target) {
             Ok(metadata) => Ok(metadata.permissions()),

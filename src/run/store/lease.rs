@@ -1,14 +1,7 @@
-//! A write lease on the tasks file's spare (Linux `F_SETLEASE`): the kernel grants it only
-//! when no other open file description refers to the file, so holding it proves that nobody is
-//! reading the old version that the spare is about to be overwritten with.
-//!
-//! Besides `run::spawn`, the only module allowed `unsafe`: two `fcntl` calls the libc crate
-//! binds and neither rustix nor std does. Each call takes a file descriptor borrowed from a
-//! live `File` and integer arguments, so it cannot touch memory.
-//!
-//! While the lease is held, another process opening the file blocks until it is released (the
-//! writer holds it for one write of the spare), and the kernel signals the holder. That signal
-//! is set to SIGURG, whose default action is to be ignored: the default, SIGIO, would end herd.
+//! A write lease on the tasks file's spare (`F_SETLEASE`): granted only when no other open file
+//! refers to it, proving nobody reads the version about to be overwritten. Besides `run::spawn`,
+//! the only module allowed `unsafe`: two `fcntl` calls on a borrowed descriptor, touching no
+//! memory. A lease break is signalled with SIGURG (ignored by default; SIGIO would end herd).
 
 #![allow(unsafe_code)]
 
@@ -16,8 +9,7 @@ use std::fs::File;
 use std::io;
 use std::os::fd::AsRawFd;
 
-/// `F_SETSIG` (Linux's `fcntl.h`; not bound by the libc crate): the signal that tells of a
-/// lease break.
+/// `F_SETSIG` (Linux's `fcntl.h`, not bound by libc): the signal of a lease break.
 const F_SETSIG: libc::c_int = 10;
 
 /// What asking for a write lease came to.

@@ -1,16 +1,7 @@
-//! One herd at a time owns a tasks file: an exclusive `flock` on `<file>.lock` beside it,
-//! taken before the file is read and given up (the lock file removed) when the store is dropped,
-//! so a run leaves nothing beside the user's file.
-//!
-//! Beside the file rather than in a per-user folder, so two users (or two containers) sharing
-//! the file still exclude each other, and an older herd, which locks the same name, does too.
-//! Because the file is removed at the end, a herd that opened it just before it was removed
-//! could lock a file that no longer has the name: after locking, the name must still lead to the
-//! file locked, or the lock is taken again. The lock file is never opened through a symbolic link
-//! (`safe_fs`), and a lock file left by a herd that was killed is taken over and removed by the
-//! next run's end.
-//!
-//! Owns the lock file only; what the lock protects is `store`'s.
+//! One herd at a time owns a tasks file: an exclusive `flock` on `<file>.lock` beside it (so
+//! users and containers sharing the file exclude each other), removed when the store is dropped.
+//! After locking, the name must still lead to the file locked (another herd may have just
+//! removed it), or the lock is taken again. Never through a symbolic link.
 
 use std::fs::{self, File, TryLockError};
 use std::io::{Read, Seek, Write};
@@ -21,8 +12,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use super::{StoreError, io_error};
 use crate::run::safe_fs;
 
-/// How many times the lock is taken again when its file was removed under it (by a herd that
-/// ended meanwhile) before herd gives up.
+/// How many times the lock is taken again when its file was removed under it.
 const ATTEMPTS: usize = 20;
 
 /// `tasks.json` → `tasks.json.lock`, in the same folder.
@@ -53,8 +43,7 @@ impl Drop for FileLock {
     }
 }
 
-/// Takes the exclusive lock for `target` (the tasks file, symlinks resolved) and writes who
-/// holds it. `path` (as the user gave it) is for messages.
+/// Takes the exclusive lock for `target` and writes who holds it (`path` for messages).
 pub(super) fn lock(path: &Path, target: &Path) -> Result<FileLock, StoreError> {
     let lock_file = lock_path(target);
     for _ in 0..ATTEMPTS {

@@ -1,16 +1,8 @@
-//! Knowing whether the tasks file on disk is still the version herd accounts for, so that herd
-//! never writes over a version someone else wrote.
-//!
-//! `DiskVersion` is a file's identity (device, inode) and what changes with its content (size,
-//! modification and change times): read with one `stat`, it tells herd's own version from one
-//! replaced by rename (another inode) or written in place (other times or size). `Guard`, kept by
-//! the writer thread, compares the file with the version herd wrote (or merged) before every
-//! write, and reads it in full only when that differs, or when `watch` saw someone write the file:
-//! then the text decides (timestamps are coarse; a `touch` changes nothing).
-//!
-//! `watch` is a thread on inotify (through rustix, already herd's system-call crate: no new
-//! dependency) that tells the writer thread when something wrote or renamed onto the file's name,
-//! so an edit is seen within a second even when herd has nothing to write. It decides nothing.
+//! Whether the tasks file on disk is still the version herd accounts for, so herd never writes
+//! over someone else's. `DiskVersion` (device, inode, size, times; one `stat`) tells a rename or
+//! an in-place write; `Guard` compares it before every write and reads the text only when it
+//! differs or `watch` saw a write (timestamps are coarse). `watch` is an inotify thread that
+//! tells the writer within a second, even when herd has nothing to write.
 
 use std::fs::{self, File, Metadata};
 use std::io::Read;
@@ -46,8 +38,7 @@ impl DiskVersion {
         }
     }
 
-    /// The same file with the same content, whatever its name: a rename changes only the change
-    /// time, which is left out.
+    /// The same file with the same content, whatever its name (the change time is left out).
     pub fn same_content(&self, other: &DiskVersion) -> bool {
         (self.device, self.inode, self.size, self.modified)
             == (other.device, other.inode, other.size, other.modified)
@@ -72,8 +63,7 @@ pub enum OnDisk {
     Changed(OperatorVersion),
     /// The operator's version already reported, not merged yet: wait for the merge.
     Reported,
-    /// There is no file to look at (removed, or it cannot be read): nothing of anyone's is
-    /// there to be written over, and a write meets what keeps it from being read.
+    /// There is no file to look at: nothing of anyone's to be written over.
     Missing,
 }
 
@@ -215,8 +205,8 @@ fn read_version(path: &Path) -> std::io::Result<(Vec<u8>, DiskVersion)> {
     Ok((text, version))
 }
 
-/// How long a burst of writes must be quiet before the writer is told, and the longest wait:
-/// an editor writes in several calls, and reading between them would find half a file.
+/// How long a burst of writes must be quiet before the writer is told (an editor writes in
+/// several calls).
 const QUIET: Duration = Duration::from_millis(50);
 const QUIET_AT_MOST: Duration = Duration::from_millis(300);
 /// How often the watcher looks whether it should end.
@@ -233,11 +223,9 @@ impl Drop for Watcher {
     }
 }
 
-/// Watches the folder of `target` and calls `changed` after writes to or renames onto its name
-/// (debounced, see `QUIET`): with true when something wrote into the file under its name (herd
-/// never does: its text must be read), false when a file was only put in its place (herd's own
-/// writes do that: a `stat` tells). `None` when inotify is not available: the writer's periodic
-/// look is the fallback.
+/// Watches `target`'s folder and calls `changed` after writes or renames onto its name
+/// (debounced): true when something wrote into the file (herd never does), false when a file
+/// was put in its place. `None` without inotify.
 pub fn watch(target: &Path, changed: impl Fn(bool) + Send + 'static) -> Option<Watcher> {
     let folder = target.parent()?.to_path_buf();
     let name = target.file_name()?.to_os_string();
@@ -289,8 +277,8 @@ pub fn watch(target: &Path, changed: impl Fn(bool) + Send + 'static) -> Option<W
     Some(Watcher { ending })
 }
 
-/// Reads the waiting events: `None` if none is about `name`, else whether one wrote into it
-/// (or events were lost: then the text is read too).
+/// Reads the waiting events: whether one wrote into `name` (or events were lost); `None` if none
+/// is about it.
 fn about_target(
     fd: &rustix::fd::OwnedFd,
     buffer: &mut [std::mem::MaybeUninit<u8>],

@@ -1,10 +1,6 @@
-//! Whether herd may write a tasks file back before it starts anything: a file marked read-only
-//! (no write bit at all, as `chmod a-w` leaves it, or one this user may not write) and a folder
-//! where the file cannot be replaced (every write puts a new version in place by rename) are
-//! refused with what to do, instead of being replaced behind the user's back or failing on the
-//! first write with agents already running.
-//!
-//! Asks the system only; changes nothing.
+//! Whether herd may write a tasks file back, asked before anything starts: a read-only file or a
+//! folder where it cannot be replaced by rename is refused with what to do, rather than failing
+//! on the first write with agents running. Changes nothing.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

@@ -1,27 +1,15 @@
-//! The tasks file's writer thread: the engine hands it snapshots of the file's text, each tagged
-//! with a generation number, and it writes them one at a time, atomically
-//! (`Snapshot::write`), off the event loop.
+//! The tasks file's writer thread: the engine hands it snapshots tagged with a generation, and it
+//! writes them one at a time, atomically, off the event loop. It decides nothing (what may be
+//! acted on once a generation is durable is `engine::commit`'s). A snapshot handed over while
+//! another waits replaces it, so generations on disk only go up. Each write wakes the loop with
+//! a `TasksFileWritten` that carries nothing (the state does), so a wakeup with no room is lost
+//! harmlessly. Dropping the writer waits a few seconds for the last write, leaving no temporary
+//! file behind.
 //!
-//! Owns the thread and what it knows: the newest generation on disk and the last failure. It
-//! must not decide anything: which state may be acted on once a generation is durable is the
-//! engine's business (`engine::commit`).
-//!
-//! A snapshot handed over while another waits replaces it (the newer text holds every change
-//! of the older), so generations on disk only go up. After each write the thread wakes the
-//! loop with a `TasksFileWritten`; the report carries nothing the loop needs, the
-//! state does (`status`), so a wakeup that cannot be queued (the channel is full: the loop is
-//! busy and looks at the state on its next turn anyway) loses nothing and never blocks the
-//! writer. Between writes the thread does what a write need not wait for (`WriteAhead`).
-//! Dropping the writer lets the thread finish the snapshot it was handed, then end; the drop
-//! waits a few seconds for that, so that no temporary file is left beside the tasks file.
-//!
-//! The thread also keeps the file's `watch::Guard`: before each write it checks that the file is
-//! still the version herd wrote (or merged); when someone else wrote it, that write is *held*
-//! (not done, `WriterStatus::held`) and their version waits in the state for the engine to merge
-//! (`take_operator_version`), with a wakeup like a write's. Their next merged snapshot carries
-//! the version it was merged from (`Snapshot::merged_from`), the one it may replace. Between
-//! writes the thread looks at the file when the inotify watcher says someone wrote it, and every
-//! `LOOK_EVERY` in case there is no inotify.
+//! The thread keeps the file's `watch::Guard`: a write over a version someone else wrote is
+//! *held*, and their version waits for the engine to merge (`take_operator_version`); the merged
+//! snapshot may replace only that version (`Snapshot::merged_from`). Between writes it looks at
+//! the file when inotify says someone wrote it, and every `LOOK_EVERY`.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -33,8 +21,8 @@ use super::watch::{self, DiskVersion, Guard, OnDisk, OperatorVersion};
 use super::{Snapshot, StoreError, WriteAhead};
 use crate::run::jobs::{self, Job, Outbox};
 
-/// The wakeup the writer sends its owner after each write, and when it found the operator's
-/// version (`generation` 0). Only a wakeup: `StoreWriter::status` says what is on disk.
+/// The wakeup sent after each write, and when the operator's version was found (`generation`
+/// 0). `StoreWriter::status` says what is on disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TasksFileWritten {
     pub generation: u64,
@@ -63,8 +51,7 @@ pub struct WriterStatus {
     pub durable: u64,
     /// The last write that failed: its generation and why.
     pub failed: Option<(u64, Arc<StoreError>)>,
-    /// The newest generation not written because the file was not herd's version any more
-    /// (0: none): a merge of the operator's version replaces it.
+    /// The newest generation held because the file was not herd's version (0: none).
     pub held: u64,
 }
 
@@ -73,11 +60,9 @@ struct State {
     /// The newest snapshot handed over and not yet taken by the thread.
     next: Option<(u64, Snapshot)>,
     status: WriterStatus,
-    /// The version of the file `next` was merged from, when it was: from then on, the one it
-    /// may replace.
+    /// The version of the file `next` was merged from: the one it may replace.
     adopt: Option<DiskVersion>,
-    /// The watcher saw a change of the file: look at it (`Some(true)`: someone wrote into it,
-    /// read its text).
+    /// The watcher saw a change (`Some(true)`: someone wrote into it, read its text).
     look: Option<bool>,
     /// The operator's version found and not yet taken by the engine.
     operator: Option<OperatorVersion>,
@@ -137,8 +122,7 @@ impl std::fmt::Debug for StoreWriter {
 }
 
 impl StoreWriter {
-    /// Starts the thread, guarding the file with `guard`; it wakes the loop through `reports`
-    /// after each write and when it finds the operator's version.
+    /// Starts the thread guarding the file with `guard`; it wakes the loop through `reports`.
     pub fn start(
         reports: Outbox<TasksFileWritten>,
         guard: Guard,
@@ -175,8 +159,8 @@ impl StoreWriter {
         self.shared.lock().status.clone()
     }
 
-    /// Blocks until `generation` is on disk, its write failed or was held, or `timeout`
-    /// passed. Only for the ends of a run (and its start), where there is nothing else to do.
+    /// Blocks until `generation` is on disk, failed or held, or `timeout` passed: only for a
+    /// run's start and ends.
     pub fn wait(&self, generation: u64, timeout: Duration) -> Result<(), WriteError> {
         let state = self.shared.wait_until(Instant::now() + timeout, |state| {
             state.status.durable >= generation
@@ -202,10 +186,8 @@ impl StoreWriter {
     }
 }
 
-/// How long dropping the writer waits for its thread to end. Not joined: a write stuck on a
-/// dead disk must not hang herd's exit (the thread ends on its own after its last write).
-/// Waited for at all so that herd does not exit before the thread has removed the temporary
-/// file it made for a next write.
+/// How long dropping the writer waits for its thread: long enough for it to remove its
+/// temporary file, never joined (a write stuck on a dead disk must not hang herd's exit).
 const ENDING: Duration = Duration::from_secs(5);
 
 impl Drop for StoreWriter {
@@ -218,8 +200,7 @@ impl Drop for StoreWriter {
     }
 }
 
-/// How often the thread looks at the file when nothing else happens (the fallback for a file
-/// system without inotify).
+/// How often the thread looks at the file anyway (no inotify).
 const LOOK_EVERY: Duration = Duration::from_secs(1);
 
 /// What the thread does next.
@@ -314,8 +295,7 @@ fn write_loop(shared: &Arc<Shared>, reports: &Outbox<TasksFileWritten>, mut guar
     }
 }
 
-/// Writes `snapshot` if the file is the version herd accounts for. `Ok(None)`: written;
-/// `Ok(Some(_))`: held, with the operator's version when it is new.
+/// Writes `snapshot` if the file is herd's version: `Ok(None)`, written; `Ok(Some(_))`, held.
 fn write_guarded(
     snapshot: &Snapshot,
     ahead: &mut WriteAhead,

@@ -1,7 +1,5 @@
-//! Claude Code's look (2.1.x, from the captures in the fixtures): the welcome box, the echoed
-//! prompt, `●` messages, tool calls with `⎿` results, the spinner and retry lines above the
-//! input box, the Bash permission dialog and the idle input prompt. Words are placed with
-//! `CSI nG` column moves, as Claude Code's renderer does.
+//! Claude Code's look (2.1.x, from the captured fixtures). Words are placed with `CSI nG` column
+//! moves, as Claude Code's renderer does.
 
 use super::super::text::{Row, truncate, width_of, wrap, wrap_isolating};
 use super::claude_palette::{
@@ -17,8 +15,8 @@ const RESULT_PREFIX: &str = "  ⎿ \u{a0}";
 /// `❯` and a no-break space: the input prompt.
 const INPUT_PROMPT: &str = "❯\u{a0}";
 
-/// The user's message: `❯ ` and the prompt, hard-wrapped, continuation rows indented by two,
-/// on a grey band. With `isolated`, each copy of that text gets a row of its own.
+/// The user's message: `❯ ` and the prompt, hard-wrapped on a grey band. With `isolated`, each
+/// copy of that text gets a row of its own.
 pub(crate) fn echo(width: usize, prompt: &str, isolated: Option<&str>) -> Vec<String> {
     let room = width.saturating_sub(2).max(1);
     let pieces = match isolated {
@@ -174,8 +172,7 @@ pub(crate) fn busy(width: usize, status: String) -> Region {
     }
 }
 
-/// Waiting for a message: the input box with what was typed, and `? for shortcuts` (or a
-/// hint such as `Press Ctrl-C again to exit`), an optional notice at the right end.
+/// Waiting for a message: the input box with what was typed, a hint line, an optional notice.
 pub(crate) fn idle(width: usize, input: &str, hint: Option<&str>, notice: Option<&str>) -> Region {
     let typed = truncate(input, width.saturating_sub(4));
     let prompt = Row::new()

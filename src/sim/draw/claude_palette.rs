@@ -1,5 +1,4 @@
-//! Claude Code's colours (xterm-256 indexes, from the captures), shared by its screen (`claude`)
-//! and its welcome box (`claude_welcome`). Values only.
+//! Claude Code's colours (xterm-256 indexes, from the captures).
 
 pub(super) const ORANGE: u8 = 174;
 pub(super) const GREY: u8 = 246;

@@ -1,6 +1,4 @@
-//! Claude Code's welcome box: `╭─── Claude Code vX ───╮`, the greeting, logo, model and
-//! folder on the left, tips on the right (one column on narrow terminals), as captured from
-//! Claude Code 2.1.
+//! Claude Code's welcome box, as captured from Claude Code 2.1 (one column on narrow terminals).
 
 use super::super::text::{Row, truncate, width_of};
 use super::claude_palette::{GREY, ORANGE};
@@ -53,8 +51,7 @@ pub(crate) fn header(width: usize, version: &str, model: &str, cwd: &str) -> Vec
     for (index, content) in left.into_iter().enumerate() {
         let mut row = Row::new().fg(ORANGE).text("│");
         if let Some(content_width) = content.width() {
-            // Centred; an odd leftover column goes left of the grey rows and right of the
-            // others, as in the captures.
+            // An odd leftover column goes left of the grey rows, as in the captures.
             let leftover = left_inner.saturating_sub(content_width);
             let rounding = usize::from(!matches!(content, Panel::Grey(_)));
             let column = 2 + (leftover + rounding) / 2;

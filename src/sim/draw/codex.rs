@@ -1,6 +1,4 @@
-//! Codex CLI's look (0.169, from the captures in the fixtures): the `>_ OpenAI Codex` banner,
-//! `›` user messages, `•` agent lines, the command approval menu and the composer
-//! `› Ask Codex to do anything`.
+//! Codex CLI's look (0.169, from the captured fixtures).
 
 use super::super::text::{Row, truncate, width_of, wrap};
 use super::{BRAILLE_GLYPHS, Region, hanging};

@@ -1,7 +1,5 @@
-//! How the simulated agents look: pure functions from content and terminal width to screen rows
-//! (strings with escape sequences, one per row, never wider than the terminal). `claude` and
-//! `codex` imitate those CLIs; this file holds the shared shapes and the plain style.
-//! Nothing here writes to the terminal or reads the clock.
+//! How the simulated agents look: pure functions from content and width to screen rows (never
+//! wider than the terminal). `claude` and `codex` imitate those CLIs; shared shapes live here.
 
 pub(super) mod claude;
 mod claude_palette;
@@ -10,8 +8,7 @@ pub(super) mod codex;
 
 use super::text::{Row, width_of, wrap};
 
-/// The live area at the bottom of the screen that is erased and repainted as a whole (a
-/// spinner with the input box, a dialog, the idle prompt).
+/// The live area at the bottom of the screen, erased and repainted as a whole.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct Region {
     pub rows: Vec<String>,
@@ -63,8 +60,7 @@ pub(super) fn plain_lines(
         .collect()
 }
 
-/// Splits text at explicit line breaks and cuts rows at the width, keeping spaces as written
-/// (tracebacks and logs keep their indentation).
+/// Splits text at line breaks and cuts rows at the width, keeping spaces (indentation) as written.
 pub(super) fn wrap_hard(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     let mut rows = Vec::new();

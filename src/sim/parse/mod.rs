@@ -1,18 +1,6 @@
-//! Reads a scenario's TOML text into a [`Scenario`], checking every step. Errors name the file,
-//! the line and the step; nothing here touches the terminal.
-//!
-//! The format, in short (see `assets/scenarios/success.toml` for a commented sample):
-//! ```toml
-//! description = "one line for `herd sim --list`"
-//! [[step]]
-//! claude_header = {}
-//! [[step]]
-//! spinner = { text = "Thinking…", seconds = 1 }
-//! when_attempt_below = 2        # optional, on any step; also when_attempt_at_least = N
-//! when_resumed = false          # optional: only when (not) resuming a session (`--resume`)
-//! ```
-//! A step table holds exactly one action key. Actions given a plain value instead of a table
-//! take it as their main field: `echo = "claude"` is `echo = { style = "claude" }`.
+//! Reads a scenario's TOML text into a [`Scenario`], checking every step; errors name the file,
+//! the line and the step. A step table holds exactly one action key (see
+//! `assets/scenarios/success.toml`); a plain value is the action's main field.
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;

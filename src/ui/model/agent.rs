@@ -1,7 +1,5 @@
-//! What a task's agent reported about itself, as the dashboard shows it: cost and turns for the
-//! queue row, and detail lines for the final text, session, cost, tokens, turns, denials, signal
-//! file and transcript. Read from the task's `result`, or, while an attempt runs, from its events
-//! so far (the same fields the engine writes when the attempt ends). Reads only.
+//! What a task's agent reported about itself, as the dashboard shows it: read from the task's
+//! `result`, or while an attempt runs, from its events so far. Reads only.
 
 use serde_json::{Map, Value, json};
 
@@ -30,9 +28,8 @@ pub fn usage(result: Option<&Value>, live: Option<LiveView<'_>>) -> (Option<f64>
     }
 }
 
-/// The agent's report for the details: the task's `result`, or while an attempt runs, that
-/// attempt's events so far in the shape the engine will write (the previous attempt's signal,
-/// transcript and questions are left out: they no longer hold).
+/// The agent's report for the details: the task's `result`, or a running attempt's events so
+/// far (without the previous attempt's signal, transcript and questions: they no longer hold).
 pub fn reported(result: Option<&Value>, live: Option<LiveView<'_>>) -> Option<Value> {
     let Some(live) = live else {
         return result.cloned();
@@ -61,8 +58,7 @@ pub fn questions(result: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Detail lines for what the agent reported (`running`: the attempt is still going). Nothing
-/// for an agent that reported none of it.
+/// Detail lines for what the agent reported (`running`: the attempt is still going).
 pub fn lines(report: &Value, running: bool) -> Vec<(String, String)> {
     let mut lines = Vec::new();
     let mut push = |label: &str, value: String| lines.push((label.to_string(), value));

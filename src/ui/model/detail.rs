@@ -1,6 +1,5 @@
-//! The selected task's details: its status and attempts, the questions it waits on, what its
-//! agent reported (see `agent`), why it failed, where its log and worktree are, its policy and
-//! prompt. Reads only.
+//! The selected task's details: status, attempts, questions, what its agent reported, why it
+//! failed, its log, worktree, policy and prompt. Reads only.
 
 use serde_json::Value;
 
@@ -66,8 +65,7 @@ fn standing_lines(
     ]
 }
 
-/// What the last attempt's result says: why it failed, what the agent reported, its log,
-/// account and worktree.
+/// What the last attempt's result says.
 fn result_lines(
     result: Option<&Value>,
     live: Option<LiveView<'_>>,

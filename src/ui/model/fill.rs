@@ -1,6 +1,6 @@
-//! Fills the view model for one frame from the batch's view (tasks, live attempts, retries) and the
-//! dashboard's own state. Reads only; the queue is built for its visible window alone, so a
-//! batch of 10,000 tasks costs a pass over statuses, not 10,000 rows.
+//! Fills the view model for one frame from the batch's view and the dashboard's state. Reads
+//! only; the queue is built for its visible window alone, so 10,000 tasks cost a pass over
+//! statuses, not 10,000 rows.
 
 use std::time::Instant;
 

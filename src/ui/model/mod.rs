@@ -1,7 +1,5 @@
-//! The dashboard's view model: plain data for one frame (the types here), filled from the
-//! batch's read-only view (`run::engine::BatchView`) and the dashboard's state by `fill` (the
-//! frame), `tasks` (which tasks show where), `detail`, `agent`, `status` and `overlay`. Filling
-//! reads only; `draw` only reads the model, so frames can be built and snapshotted without any
+//! The dashboard's view model: plain data for one frame, filled from the batch's read-only view
+//! and the dashboard's state. `draw` only reads it, so frames can be snapshotted without any
 //! process running.
 
 pub mod agent;
@@ -59,8 +57,7 @@ pub struct TaskRow {
     pub note: Option<String>,
     /// How many questions a task that needs input asks (0 for other tasks).
     pub questions: usize,
-    /// What the task cost so far over its attempts (a running attempt's cost included), when its
-    /// agent reports costs.
+    /// The task's cost over its attempts, a running one's included.
     pub cost_usd: Option<f64>,
     /// Turns of the running attempt, else of the last one, when its agent reports them.
     pub turns: Option<u64>,
@@ -110,8 +107,8 @@ pub struct PaneView<'a> {
     pub elapsed: Duration,
     pub screen: &'a vt100::Screen,
     pub focused: bool,
-    /// The task is the queue's selected one: a dialog in the focused pane takes its keys only
-    /// then (the selected row and the focused pane agree).
+    /// The task is the queue's selected one: only then does a dialog in the focused pane take
+    /// its keys.
     pub selected: bool,
     pub prompt: Option<PromptView>,
     /// A brief note (an automatic answer just given).
@@ -154,8 +151,7 @@ pub struct StatusView {
     pub concurrency: usize,
     pub finished: bool,
     pub stopping: bool,
-    /// The batch's cost so far: every task's total plus the running attempts' costs, when any
-    /// agent reported one.
+    /// The batch's cost so far, running attempts included.
     pub cost_usd: Option<f64>,
     /// The last action's result, shown for a few seconds.
     pub message: Option<String>,
@@ -175,8 +171,7 @@ pub struct AutoMenu {
 /// One prompt rule in the auto-answer window.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AutoRule {
-    /// The key that switches it: the key the rule answers its prompt with ("1", "p"), or a
-    /// digit when that key is taken or not a single character.
+    /// The key that switches it (`toggle_keys`).
     pub key: char,
     pub name: String,
     pub label: String,
@@ -199,8 +194,7 @@ pub enum Overlay<'a> {
         /// A background run: `q` and the detach key say what they do there.
         background: bool,
     },
-    /// The selected task's details (`Dashboard::detail`) in a window, scrolled down by
-    /// `offset` rows where they do not fit.
+    /// The selected task's details in a window, scrolled down by `offset` rows.
     Details {
         offset: usize,
     },
@@ -249,7 +243,7 @@ pub enum MessageTarget {
 }
 
 /// The panes as the frame's layout settled them: their order (the focused one first) and the
-/// screens of those scrolled back, rebuilt from their agents' history for this frame.
+/// screens of those scrolled back.
 #[derive(Default)]
 pub struct PaneSetup {
     pub order: Vec<usize>,
@@ -266,8 +260,7 @@ pub struct Dashboard<'a> {
     pub zoomed: bool,
     pub takeover: bool,
     pub detail: Option<DetailView>,
-    /// The selected task's screen as its last attempt left it (this run), shown while no agent
-    /// runs.
+    /// The selected task's screen as its last attempt left it, shown while no agent runs.
     pub final_screen: Option<FinalScreen<'a>>,
     pub status: StatusView,
     pub overlay: Option<Overlay<'a>>,

@@ -61,9 +61,8 @@ pub(super) fn overlay<'a>(batch: &dyn BatchView, state: &'a UiState) -> Option<O
     })
 }
 
-/// Where a message to task `index` goes now: into its running agent, as answers to its
-/// questions, or into its session once it ended (a fresh attempt when there is no session to
-/// continue). None for a task that has not run (pending, or not part of this run).
+/// Where a message to task `index` goes now: its running agent, its questions' answers, or its
+/// ended session (a fresh attempt without one). None for a task that has not run.
 pub fn message_target(batch: &dyn BatchView, index: usize) -> Option<MessageTarget> {
     let task = batch.task(index)?;
     if batch.live_attempt(index).is_some() {
@@ -116,9 +115,8 @@ pub fn auto_menu(batch: &dyn BatchView, index: usize) -> Option<AutoMenu> {
     })
 }
 
-/// The key that switches each rule in the auto-answer window: the letter or digit the rule
-/// answers its prompt with, so `p` switches `press_p`; a rule whose answer is not one such key
-/// (Enter, a word), or whose key another rule has already, gets the first free digit.
+/// The key that switches each rule in the auto-answer window: the key the rule answers with
+/// (`p` switches `press_p`), else the first free digit.
 pub(super) fn toggle_keys(sends: &[&str]) -> Vec<char> {
     let own = |send: &str| {
         let mut chars = send.trim_end_matches(['\r', '\n']).chars();

@@ -107,8 +107,8 @@ pub(super) fn status(
     }
 }
 
-/// The status line's message: a passing one (an operator action's result, an event) while it
-/// lasts, else the tasks file's problem for as long as the file does not parse.
+/// The status line's message: a passing one while it lasts, else the tasks file's problem while
+/// the file does not parse.
 pub(crate) fn status_message(passing: Option<&str>, file_problem: Option<&str>) -> Option<String> {
     passing
         .map(str::to_string)
@@ -176,8 +176,7 @@ fn hints(batch: &dyn BatchView, state: &UiState) -> Vec<(String, String)> {
     keys
 }
 
-/// The keys of the window or mode that takes them (take-over, search, a list, a window);
-/// `None` in the dashboard itself.
+/// The keys of the window or mode that takes them; `None` in the dashboard itself.
 fn window_hints(state: &UiState) -> Option<Vec<(String, String)>> {
     let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
     match &state.mode {
@@ -205,8 +204,7 @@ fn window_hints(state: &UiState) -> Option<Vec<(String, String)>> {
     }
 }
 
-/// What `m` does for the selected task, when that is worth a hint: answer its questions, or
-/// follow up on its finished session.
+/// What `m` does for the selected task, when that is worth a hint.
 fn message_hint(batch: &dyn BatchView, index: usize) -> Option<&'static str> {
     match message_target(batch, index)? {
         MessageTarget::Answers { .. } => Some("answer"),

@@ -1,6 +1,5 @@
-//! Which tasks the dashboard shows where, read from the batch's view and the dashboard's state: a
-//! task's row status, the queue under its filter, the running and the waiting tasks, the order
-//! of the panes, the queue's visible window. Reads only.
+//! Which tasks the dashboard shows where: row statuses, the filtered queue, the running and
+//! waiting tasks, the panes' order, the queue's window. Reads only.
 
 use serde_json::Value;
 
@@ -35,8 +34,8 @@ pub fn failure_of(task: &TaskSpec) -> Option<FailureType> {
         .and_then(FailureType::parse)
 }
 
-/// Whether the queue lists task `index`: a task the operator removed from the tasks file during
-/// the run is held in memory only (its fields come back if it is put back), not listed.
+/// Whether the queue lists task `index`: a task removed from the tasks file during the run is
+/// held in memory only, not listed.
 pub fn is_listed(batch: &dyn BatchView, index: usize) -> bool {
     batch.is_listed(index)
 }
@@ -95,8 +94,8 @@ pub fn waiting_tasks(batch: &dyn BatchView) -> Vec<usize> {
         .collect()
 }
 
-/// The task `delta` rows away from `selected` in `list` (the queue as filtered), kept within
-/// it; its first task when `selected` is not in it; None when it lists nothing.
+/// The task `delta` rows away from `selected` in `list`, kept within it; its first task when
+/// `selected` is not in it.
 pub fn step_through(list: &[usize], selected: usize, delta: isize) -> Option<usize> {
     let last = list.len().checked_sub(1)?;
     let next = match list.iter().position(|&i| i == selected) {

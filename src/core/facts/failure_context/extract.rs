@@ -1,9 +1,6 @@
-//! Picking error lines out of the last rows of an attempt's output, and cleaning them.
-//!
-//! Works on the rows it is given; no I/O. Multi-line reports are joined into one line where the
-//! parts only make sense together: a rustc error with its `-->` location, labels and `help:`;
-//! pytest's `E` lines with the `file:line: Error` under them; a run of `npm ERR!` lines; a Rust
-//! panic with its message; a Python or Node exception with the location of its frame.
+//! Picking error lines out of the last rows of an attempt's output, and cleaning them. Parts
+//! that only make sense together are joined: rustc's error with its location, labels and help,
+//! pytest's `E` lines, a run of `npm ERR!`, a panic, an exception with its frame.
 
 use std::collections::HashSet;
 
@@ -38,8 +35,8 @@ pattern!(PANIC, r"panicked at");
 const MAX_JOINED_PARTS: usize = 8;
 const FRAME_LOOKAHEAD: usize = 12;
 
-/// Error lines from the end of an attempt's output, in output order, deduplicated. When there are
-/// more than `max_lines`, the highest scores are kept (later lines win ties).
+/// Error lines from the end of the output, in order, deduplicated; past `max_lines`, the highest
+/// scores are kept (later lines win ties).
 pub fn extract(tail_rows: &[String], max_lines: usize) -> Vec<ErrorLine> {
     let rows: Vec<String> = tail_rows.iter().map(|r| clean(r)).collect();
     let mut seen = HashSet::new();
@@ -62,8 +59,7 @@ pub fn extract(tail_rows: &[String], max_lines: usize) -> Vec<ErrorLine> {
     lines
 }
 
-/// Escape sequences and control characters (except tab) dropped, decoration trimmed, clipped to
-/// [`MAX_LINE_CHARS`].
+/// Escape sequences and control characters (except tab) dropped, decoration trimmed, clipped.
 pub(super) fn clean(raw: &str) -> String {
     let mut out = String::new();
     let mut kept = 0;
@@ -202,8 +198,7 @@ fn js_frame_after(rows: &[String], start: usize) -> Option<String> {
         .find(|loc| !loc.starts_with("node:"))
 }
 
-/// A rustc diagnostic from its header: `-->` location, labels under `^^^`/`---`, `help:` and
-/// notes about expected types. Ends at a blank row or the next diagnostic.
+/// A rustc diagnostic: location, labels, `help:` and notes. Ends at a blank row or the next one.
 fn rust_block(rows: &[String], start: usize) -> (String, usize) {
     let mut text = rows[start].clone();
     let mut parts = 0;

@@ -14,8 +14,8 @@
 //!
 //! So a bare "Error" or "failed" scores 10.
 //!
-//! Patterns compile lazily to `Option<Regex>`: a pattern that failed to compile would match
-//! nothing rather than panic (a test checks that all of them compile).
+//! Patterns compile lazily to `Option<Regex>`: a broken one matches nothing rather than panic
+//! (a test compiles them all).
 
 use std::sync::LazyLock;
 
@@ -48,8 +48,8 @@ pattern!(
     ERROR_WORD,
     r"(?i)error|fail|fatal|panic|exception|traceback|\bERR!|abort|denied|invalid|cannot|can't|unable|not found|undefined|refused|exceeded|\bunauthori[sz]ed\b"
 );
-// `path:line[:col]`; the path needs an extension (or is a Makefile) so that `localhost:8080`,
-// times and IP addresses are not taken for locations.
+// `path:line[:col]`; the path needs an extension (or is a Makefile), so `localhost:8080` is not
+// a location.
 pattern!(
     LOCATION,
     r#"(?:^|[\s(\[<'"`])((?:[A-Za-z]:)?(?:[\w.~-]*[/\\])*(?:[\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7}|Makefile|makefile|Dockerfile)):(\d+)(?::\d+)?"#
@@ -146,8 +146,7 @@ pub fn score(line: &str) -> u8 {
     u8::try_from(points.min(100)).unwrap_or(100)
 }
 
-/// The kind of failure `line` reports; first match wins: auth, quota, dependency, syntax,
-/// assertion, runtime, build, then a bare failing test counts as an assertion.
+/// The kind of failure `line` reports; first match wins, in the order of `Category`'s checks.
 pub fn categorise(line: &str) -> Category {
     let rules: [(&Pattern, Category); 8] = [
         (&AUTH, Category::Auth),

@@ -1,6 +1,5 @@
-//! Turns matched pieces (numbers, am/pm, offsets, units) into `jiff` values.
-//!
-//! Every conversion is checked and returns `None` on out-of-range input; nothing here panics.
+//! Turns matched pieces (numbers, am/pm, offsets, units) into `jiff` values; out-of-range input
+//! gives `None`, never a panic.
 
 use jiff::Zoned;
 use jiff::civil;
@@ -86,8 +85,8 @@ pub(super) fn fixed_zone(offset: Offset) -> TimeZone {
     TimeZone::fixed(offset)
 }
 
-/// `dt` read in `zone`; a time skipped by a DST change moves forward, a repeated one takes the
-/// first occurrence (jiff's "compatible" rule, as in RFC 5545 and JavaScript's Temporal).
+/// `dt` read in `zone` by jiff's "compatible" rule (a skipped time moves forward, a repeated one
+/// takes the first).
 pub(super) fn in_zone(dt: civil::DateTime, zone: &TimeZone) -> Option<Zoned> {
     zone.to_ambiguous_zoned(dt).compatible().ok()
 }

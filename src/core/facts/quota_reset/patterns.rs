@@ -9,8 +9,7 @@ pub(super) const CLOCK: &str =
 const UNIT: &str =
     r"(?:milliseconds?|msecs?|ms|seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d)";
 
-// The patterns are constants, and every one is compiled by the tests: a failure is a bug here,
-// found before any release, never a runtime condition.
+// Constants, every one compiled by the tests: a failure is a bug, never a runtime condition.
 #[allow(clippy::expect_used)]
 fn re(pattern: &str) -> Regex {
     Regex::new(pattern).expect("static reset-time pattern")

@@ -1,14 +1,8 @@
-//! A small, conservative shell parser: enough of POSIX sh / bash to split a command line into
-//! the simple commands it would run, so the guard can judge each one.
-//!
-//! It splits lists (`;`, `&&`, `||`, `&`, newlines), pipelines (`|`, `|&`), subshells and
-//! groups, `$(…)`, backticks and `<(…)`/`>(…)` (parsed as commands of their own), redirections
-//! and here-documents, and removes quotes. What it does not understand (`case`, function
-//! definitions, unterminated quotes, unbalanced parentheses, `eval` of dynamic text) is an
-//! error: the guard then asks the operator. It never runs or expands anything: `$VAR` stays
-//! unknown except `$HOME`/`~`, which the caller's home stands for.
-//!
-//! This file holds the syntax tree, lists, pipelines and tokens; `words` reads one word.
+//! A small, conservative shell parser: enough of sh and bash to split a command line into the
+//! simple commands it would run (lists, pipelines, subshells, substitutions, redirections,
+//! here-documents, quotes). What it does not understand is an error, and the guard asks the
+//! operator. It never runs or expands anything (`$VAR` stays unknown, but `$HOME`/`~`). This file
+//! holds the tree, lists, pipelines and tokens; `words` reads one word.
 
 use thiserror::Error;
 
@@ -202,8 +196,7 @@ impl Parser {
         }
     }
 
-    /// A word: the command's name or an argument, an assignment before it, or a keyword that is
-    /// skipped (the words of a `for` header too).
+    /// A word: the command's name or an argument, an assignment, or a skipped keyword.
     fn read_word(&self, reading: &mut Reading, word: Word) -> Result<(), ParseError> {
         if reading.in_for_header {
             return Ok(());
@@ -230,8 +223,7 @@ impl Parser {
         Ok(())
     }
 
-    /// A redirection `op` of `command` and its target; a here-document's body is read after
-    /// its line.
+    /// A redirection of `command` and its target; a here-document's body is read after its line.
     fn read_redirect(
         &mut self,
         command: &mut SimpleCommand,
@@ -258,8 +250,8 @@ impl Parser {
         Ok(())
     }
 
-    /// An operator: a subshell or group's pipelines join the script; a pipe ends the command,
-    /// any other list operator the pipeline too.
+    /// An operator: in a subshell or group it joins the script; a pipe ends the command, any
+    /// other list operator the pipeline too.
     fn read_operator(&mut self, reading: &mut Reading, op: String) -> Result<(), ParseError> {
         if op == "(" {
             if !reading.command.words.is_empty() {

@@ -1,6 +1,5 @@
-//! The shell parser's words: quotes removed, `$VAR`/`${…}`/`$(…)`/backticks/`<(…)` read (the
-//! substitutions parsed as scripts of their own), here-document delimiters and bodies skipped.
-//! A child of `shell` so it shares the parser's state; it splits no lists or pipelines.
+//! The shell parser's words: quotes removed, substitutions parsed as scripts of their own,
+//! here-documents skipped. A child of `shell`, sharing its state.
 
 use super::{MAX_DEPTH, ParseError, Parser, Script, Word, parse_at};
 
@@ -231,8 +230,8 @@ impl Parser {
         Ok((word.text, quoted))
     }
 
-    /// Skips the bodies of the here-documents opened on the line just ended. An unquoted body
-    /// with substitutions would run them: that is not followed.
+    /// Skips the bodies of the here-documents opened on the line just ended (substitutions in an
+    /// unquoted body are not followed).
     pub(super) fn read_heredoc_bodies(&mut self) -> Result<(), ParseError> {
         for (delimiter, quoted) in std::mem::take(&mut self.pending_heredocs) {
             loop {

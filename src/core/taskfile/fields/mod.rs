@@ -1,11 +1,6 @@
-//! Reading one task object into a `TaskSpec`, with a `Problem` for every field that is missing or
-//! of the wrong kind, each pointing at the offending value.
-//!
-//! Checks only what one task says about itself; what needs the whole file (unique `task_id`s,
-//! repeated keys) is `taskfile`'s. Must not stop at the first problem: a wrong field is reported
-//! and its default used, so every problem of a file is listed in one go.
-//!
-//! This file holds the reader and the scalar fields; `values` the maps, lists and enumerations.
+//! Reading one task object into a `TaskSpec`, with a `Problem` for every wrong field (its default
+//! used, so every problem of a file is listed in one go). Whole-file checks are `taskfile`'s;
+//! `values` reads maps, lists and enumerations.
 
 use serde_json::{Map, Value};
 
@@ -122,8 +117,7 @@ pub(super) fn read_task(
 }
 
 impl Reader<'_> {
-    /// The prompt: `prompt_template` or `prompt_file` (one of them), and the `args` of a
-    /// prompt file.
+    /// The prompt: `prompt_template` or `prompt_file`, and a prompt file's `args`.
     fn prompt(&mut self) -> (Option<String>, Option<String>, Vec<String>) {
         let prompt_template = self.string("prompt_template", "a string", true);
         self.template("prompt_template", prompt_template.as_deref());
@@ -212,8 +206,7 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    /// Where the value at `pointer` is: in the task, else in the file's `defaults` (the task took
-    /// it from there), else the task's `{`.
+    /// Where the value at `pointer` is: in the task, else in `defaults`, else the task's `{`.
     fn location(&self, pointer: &str) -> Option<Location> {
         let positions = self.ctx.positions;
         positions
@@ -240,8 +233,7 @@ impl Reader<'_> {
             .and_then(|rest| rest.split('/').next())
             .filter(|key| !key.is_empty())
             .map(|key| key.replace("~1", "/").replace("~0", "~"));
-        // A wrong default is the same problem for every task that takes it: said once, of
-        // `defaults` (`TaskFile::parse` drops the repeats).
+        // A wrong default is said once, of `defaults`.
         let from_defaults = location.is_some() && location == self.location_in_defaults(pointer);
         let label = if from_defaults {
             defaults::DEFAULTS_KEY

@@ -1,7 +1,5 @@
-//! The task fields that are more than a scalar: maps (`inputs`, `env`), the permission policy
-//! and its rules, lists (`command`, `args`, `retry_on`) and the enumerated ones (`completion`,
-//! `retry`, `status`, `result`). A child of `fields` so it shares the reader; each problem is
-//! pushed with its field's place, nothing is decided here about the task as a whole.
+//! The task fields that are more than a scalar: maps, the permission policy, lists and
+//! enumerations. A child of `fields`; each problem is pushed with its field's place.
 
 use std::collections::BTreeMap;
 
@@ -112,8 +110,8 @@ impl Reader<'_> {
         (switches, rules)
     }
 
-    /// The rule list `permission_policy.<name>` (at `pointer`): `None` when it is not a list
-    /// of strings; a rule that does not parse is a problem, and kept.
+    /// The rule list `permission_policy.<name>`: `None` when not a list of strings; a rule that
+    /// does not parse is a problem, and kept.
     fn rule_list(&mut self, name: &str, pointer: &str, member: &Value) -> Option<Vec<String>> {
         let items: Option<Vec<String>> = member.as_array().and_then(|items| {
             items
@@ -140,9 +138,8 @@ impl Reader<'_> {
         Some(items)
     }
 
-    /// The switch `permission_policy.<name>` (at `pointer`), when it is true or false. A name
-    /// that is not `auto_<rule>` is a problem, but its value is kept (so rewriting the policy
-    /// does not lose it); a switch that is not a boolean is a problem.
+    /// The switch `permission_policy.<name>`: a name not `auto_<rule>` is a problem (its value
+    /// kept); a value not a boolean is a problem.
     fn policy_switch(&mut self, name: &str, pointer: &str, member: &Value) -> Option<bool> {
         if !name.starts_with("auto_") {
             let location = self

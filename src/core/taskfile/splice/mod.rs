@@ -1,16 +1,8 @@
 //! The tasks file's own text, kept between writes, and the edits that put herd's changes into it
-//! without touching anything else: only the values of the fields that changed are rewritten, in
-//! the style around them (indentation, line ends, an inline `{ ... }` task stays inline), and a
-//! new field is written the way its siblings are separated.
-//!
-//! Owns the byte layout (where each task object is) and the splicing. Pure: no file I/O. The text is
-//! kept in pieces of a few tasks each, so a splice copies only the pieces of the changed tasks;
-//! finding a task is an index lookup, and only the changed tasks' own text is scanned. Writing
-//! the text out (the writer's copy) is the only cost that grows with the file. Must not decide what a valid tasks
-//! file is (that is `taskfile`): it works on text serde_json already accepted, and when it cannot
-//! make sense of the text it says so and the caller writes the document in full instead.
-//!
-//! This file holds the text and finds the task objects; `rewrite` rewrites one object.
+//! without touching anything else: only changed values are rewritten, in the style around them.
+//! The text is kept in pieces of a few tasks each, so a splice copies and scans only the changed
+//! tasks' pieces. When it cannot make sense of the text it says so, and the caller writes the
+//! document in full. `rewrite` rewrites one object.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -22,30 +14,25 @@ use serde_json::Value;
 /// The keys changed per task, by the task's position in the document's `tasks` list.
 pub type Changes = BTreeMap<usize, BTreeSet<String>>;
 
-/// How many tasks share a piece of the text. A splice copies the pieces that hold a changed
-/// task and shares the others with the versions before it, so its cost is that of a few tasks'
-/// text, whatever the length of the file.
+/// How many tasks share a piece of the text: a splice's cost is a few tasks' text, whatever the
+/// file's length.
 const TASKS_PER_PIECE: usize = 64;
 
-/// The text of a tasks file (without a byte order mark) and where each task object is in it.
-///
-/// The text is kept in pieces: piece `p` holds tasks `p * TASKS_PER_PIECE` up to the next
-/// piece's first task, piece 0 also what comes before the first task, and the last piece what
-/// comes after the last. Put together in order they are the file's text.
+/// The text of a tasks file (without a BOM) in pieces, piece `p` holding tasks from
+/// `p * TASKS_PER_PIECE` (the first and last also what surrounds the list), and where each task
+/// object is.
 #[derive(Debug, Clone)]
 pub struct TaskText {
     /// Each shared, so a writer holds one version (`SharedText`) while the next is spliced.
     pieces: Vec<Arc<String>>,
-    /// `tasks[slot]` spans `spans[slot]` of its piece `slot / TASKS_PER_PIECE` (from its `{`
-    /// to just past its `}`; other values too). `None` when the text is not a JSON object
-    /// with a `tasks` list: nothing can be spliced, and the text is one piece.
+    /// `tasks[slot]` spans `spans[slot]` of its piece. `None` when the text is not an object with
+    /// a `tasks` list: nothing can be spliced, and the text is one piece.
     spans: Option<Vec<Range<usize>>>,
     /// `TASKS_PER_PIECE`, smaller in tests.
     tasks_per_piece: usize,
 }
 
-/// One version of the text, shared with the `TaskText` it came from: unchanged by later
-/// splices, and cheap to make (the pieces are shared, not copied).
+/// One version of the text, sharing its pieces: unchanged by later splices, and cheap.
 #[derive(Debug, Clone, Default)]
 pub struct SharedText {
     pieces: Vec<Arc<String>>,
@@ -66,8 +53,8 @@ impl SharedText {
         self.len() == 0
     }
 
-    /// How many bytes at the start of `self` and `other` are the same. Pieces the two versions
-    /// share are skipped without reading them, so this reads only from the first changed piece.
+    /// How many bytes at the start of `self` and `other` are the same (shared pieces are skipped
+    /// unread).
     pub fn common_prefix_len(&self, other: &SharedText) -> usize {
         let shared = self
             .pieces
@@ -109,8 +96,7 @@ impl SharedText {
         }
     }
 
-    /// The text from byte `offset` on, as pieces of bytes (the first may start inside a
-    /// character).
+    /// The text from byte `offset` on, as pieces of bytes.
     pub fn bytes_from(&self, offset: usize) -> impl Iterator<Item = &[u8]> {
         let mut skip = offset;
         self.pieces.iter().filter_map(move |piece| {
@@ -180,9 +166,8 @@ impl TaskText {
         }
     }
 
-    /// Writes the current value in `doc` of every changed key into the text (a key gone from the
-    /// document is removed from it); true when the text changed. `None`, with the text left as it
-    /// was, when a changed task is not an object in the text or in `doc`.
+    /// Writes the current value in `doc` of every changed key into the text (a key gone is
+    /// removed); true when it changed. `None`, text untouched, when a task is not an object.
     pub fn apply(&mut self, doc: &Value, changes: &Changes) -> Option<bool> {
         let tasks = doc.get("tasks")?.as_array()?;
         let per_piece = self.tasks_per_piece;
@@ -212,8 +197,7 @@ impl TaskText {
                 copied = span.end;
             }
             text.push_str(&old[copied..]);
-            // Every task of the piece after a rewritten one moves by the growth of those
-            // before it; the other pieces do not move.
+            // Later tasks of the piece move by the growth before them; other pieces do not.
             let first = piece * per_piece;
             let last = (first + per_piece).min(spans.len());
             let mut shift: isize = 0;
@@ -281,10 +265,8 @@ pub fn members(object: &str) -> Option<Vec<Member>> {
     }
 }
 
-/// `text` with `task` (a JSON object) added as the last element of its `tasks` list, written
-/// the way the elements before it are separated and indented (a list laid out one task per
-/// line keeps that layout); the rest of the text is unchanged. `None` when the text is not
-/// an object with a non-empty `tasks` list: the caller writes the document in full.
+/// `text` with `task` appended to its `tasks` list, laid out as the elements before it. `None`
+/// when the list is missing or empty: the caller writes the document in full.
 pub fn with_task_appended(text: &str, task: &Value) -> Option<String> {
     let bytes = text.as_bytes();
     let spans = task_spans(bytes)?;

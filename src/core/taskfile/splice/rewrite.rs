@@ -1,6 +1,5 @@
-//! One task object's text rewritten with its changed fields: each value replaced in place, a
-//! new field added the way its siblings are separated, in the style found around them
-//! (indentation, line ends, inline objects). A child of `splice`, which finds the objects.
+//! One task object's text rewritten with its changed fields, in the style found around them. A
+//! child of `splice`, which finds the objects.
 
 use super::*;
 
@@ -160,8 +159,7 @@ fn style_of(text: &str, found: &[Member], multiline: bool) -> Style {
     }
 }
 
-/// `value` as JSON text: on one line (`inline`), or one member per line indented from `indent`
-/// (the indentation of the line the value starts on).
+/// `value` as JSON text: on one line (`inline`), or one member per line indented from `indent`.
 fn render(value: &Value, inline: bool, indent: &str, style: &Style) -> String {
     let mut out = String::new();
     write_value(&mut out, value, inline, indent, style);

@@ -1,18 +1,9 @@
-//! The agent's model API as its JavaScript runtime reports it: herd's client turns on the
-//! runtime's own fetch diagnostics for the agent (`NODE_DEBUG=fetch` for Node, whose lines read
-//! `FETCH <pid>: received response to POST <url> - HTTP 429`; `BUN_CONFIG_VERBOSE_FETCH` for
-//! Bun, whose response lines read `< 429 Too Many Requests`), so an agent that retries a
-//! failing API in silence (Qwen Code and OpenCode say nothing to their ACP client for 75 s or
-//! more) still shows each answer it got. No agent's own words are read: these are the
-//! runtimes', the same for every agent and every provider.
-//!
-//! `classify` tells those lines from the agent's own stderr (they are never shown, and only a
-//! response's status is recorded: a request's headers carry the API key). `ApiWatch` ends the
-//! turn once the API keeps failing: an auth status (401, 403) answered twice, a quota (429) or
-//! server error (5xx) once it has answered that `TRIES` times over `PERSIST`, with no progress
-//! of the turn between (no text, thought or tool call: a model that answers makes some), while
-//! the agent would go on retrying for minutes. Answers of other statuses do not count: the
-//! runtime also reports the agent's other requests (OpenCode's to its own local server). Pure.
+//! The agent's model API as its JavaScript runtime reports it: herd turns on the runtime's fetch
+//! diagnostics (`NODE_DEBUG=fetch`, `BUN_CONFIG_VERBOSE_FETCH`), so an agent that retries a
+//! failing API in silence for minutes (Qwen Code, OpenCode) still shows each status. Those lines
+//! are never shown and only statuses are kept (headers carry the API key). `ApiWatch` ends the
+//! turn once auth fails twice, or quota or server errors `TRIES` times over `PERSIST` with no
+//! progress of the turn between. Pure.
 
 use std::time::Duration;
 
@@ -28,15 +19,13 @@ pub const TRIES: u32 = 3;
 pub enum StderrLine {
     /// The agent's own text.
     Agent,
-    /// A line of the runtime's fetch diagnostics that is not a response's status (a request,
-    /// a header): neither shown nor recorded.
+    /// A diagnostics line that is not a response's status: neither shown nor recorded.
     Trace,
     /// An HTTP response's status, as the runtime reports it.
     Response { status: u16 },
 }
 
-/// Which line is which: Node's `FETCH <pid>: …` lines, Bun's `> …` (request) and `< …`
-/// (response) lines.
+/// Which line is which: Node's `FETCH <pid>: …`, Bun's `> …` and `< …` lines.
 pub fn classify(line: &str) -> StderrLine {
     if let Some(rest) = line.strip_prefix("FETCH ") {
         let node = rest
@@ -100,16 +89,14 @@ struct FailingRun {
 }
 
 impl ApiWatch {
-    /// The turn moved on (the agent said something, a tool call came): the model answers, so
-    /// failures so far were healed by a retry.
+    /// The turn moved on: the model answers, so failures so far were healed.
     pub fn progress(&mut self) {
         self.run = None;
     }
 
     /// One response at `at`; the session's end when the API has kept failing.
     pub fn response(&mut self, status: u16, at: Duration) -> Option<Outcome> {
-        // Other answers (the agent's own local server, a model list) say nothing of the
-        // model's turn: only the turn's progress starts the count over.
+        // Other answers (a local server, a model list) say nothing of the turn.
         let kind = failing(status)?;
         let run = match self.run {
             Some(run) if run.kind == kind => FailingRun {
@@ -128,8 +115,8 @@ impl ApiWatch {
         self.due(at)
     }
 
-    /// The session's end at `at` when the failures so far have gone on long enough: checked on
-    /// each answer and as time passes (an agent's back-off can leave a minute between tries).
+    /// The session's end at `at` when failures went on long enough (checked on each answer and
+    /// as time passes).
     pub fn due(&self, at: Duration) -> Option<Outcome> {
         let run = self.run?;
         let lasted = at.saturating_sub(run.since);

@@ -1,9 +1,6 @@
-//! The session's answers to permission requests as they travel to the engine: a list in the
-//! client's final `result` event (`herd_approvals`), read back by the stream reader into the
-//! same [`Approval`]s screen prompts give, so an ACP attempt's `result.approvals` and facts file
-//! say what was asked, what the guard decided and why, which option was sent, and by whom.
-//!
-//! Owns both directions of that format (one place, tested as a round trip). Pure.
+//! The session's answers to permission requests, carried to the engine in the client's final
+//! `result` event (`herd_approvals`) and read back into the same [`Approval`]s screen prompts
+//! give. Both directions, tested as a round trip. Pure.
 
 use std::time::Duration;
 

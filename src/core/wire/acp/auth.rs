@@ -1,15 +1,8 @@
-//! The agent's authentication methods (`initialize`'s `authMethods`) and which one herd uses
-//! when the agent says authentication is required.
-//!
-//! ACP gives each method a type: `agent` (the default when none is given: the agent logs in
-//! by itself through `authenticate`), `env_var` (the client passes credentials as the named
-//! variables) and `terminal` (a login the operator runs in a terminal, never through
-//! `authenticate`: `herd acp login <agent>`). herd picks, in order: the method the operator
-//! named (`HERD_ACP_AUTH`), an `env_var` method whose variables are all set, an `agent` method.
-//! When none can be picked the attempt ends at once, its evidence the methods and the fix.
-//!
-//! Read as raw JSON: the schema crate's protocol version 1 knows `agent` and `terminal` but
-//! not `env_var`. Only variable names pass through here, never their values. Pure.
+//! The agent's authentication methods and which one herd uses when the agent requires it: the
+//! one the operator named (`HERD_ACP_AUTH`), an `env_var` method whose variables are all set,
+//! an `agent` method; a `terminal` login is the operator's (`herd acp login`). With none, the
+//! attempt ends at once with the fix. Raw JSON (the schema crate lacks `env_var`); only variable
+//! names pass through here. Pure.
 
 use std::collections::BTreeSet;
 
@@ -30,8 +23,7 @@ pub enum AuthKind {
     Agent,
     /// The client sets these variables (the required ones) for the agent.
     EnvVar { vars: Vec<String> },
-    /// The operator logs in by running the agent with these arguments and variables in a
-    /// terminal.
+    /// The operator logs in by running the agent with these arguments and variables.
     Terminal {
         args: Vec<String>,
         env: Vec<(String, String)>,
@@ -85,8 +77,7 @@ fn method(value: &Value) -> Option<AuthMethod> {
     Some(AuthMethod { id, name, kind })
 }
 
-/// The variables an `env_var` method needs: `vars[].name` less the optional ones, or the older
-/// single `varName`.
+/// The variables an `env_var` method needs (`vars[].name` less optional ones, or `varName`).
 fn required_vars(value: &Value) -> Vec<String> {
     let listed = value.get("vars").and_then(Value::as_array);
     let mut vars: Vec<String> = listed
@@ -132,9 +123,8 @@ fn terminal_env(value: Option<&Value>) -> Vec<(String, String)> {
     }
 }
 
-/// The method herd uses: the operator's (`named`), else an `env_var` method whose variables
-/// are all in `set_vars`, else an `agent` method; otherwise why none can be, with the fix.
-/// `agent` names the agent as `herd acp login` takes it.
+/// The method herd uses, else why none can be, with the fix (`agent` as `herd acp login` names
+/// it).
 pub fn choose(
     methods: &[AuthMethod],
     named: Option<&str>,

@@ -1,11 +1,6 @@
-//! What `herd acp install <id>` decides about a binary agent of the registry: which archive
-//! this platform gets, how it is packed, which sha256 it must have (the registry entry's own,
-//! else the one the operator passes; with neither herd refuses and says the digest it
-//! computed, so the operator can pin it), and where its command is once unpacked.
-//!
-//! Only on the operator's explicit command: `herd run` never downloads; an agent installed
-//! this way is what its profile `acp:<id>` runs. Pure: the shell (`run::acp::install`)
-//! downloads, hashes, unpacks and moves the files.
+//! What `herd acp install <id>` decides about a binary agent: the archive for this platform, its
+//! packing, the sha256 it must have (the registry's, else the operator's; with neither, herd
+//! refuses and says the digest), and where its command is. Pure.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -99,8 +94,7 @@ impl InstallPlan {
         })
     }
 
-    /// Whether the archive may be installed: its digest, computed by the shell, is the
-    /// expected one.
+    /// Whether the archive, by its computed digest, may be installed.
     pub fn check(&self, computed: &str) -> Result<(), InstallError> {
         let computed = computed.to_ascii_lowercase();
         match &self.expected {
@@ -165,8 +159,7 @@ fn normalized(digest: &str) -> Result<String, InstallError> {
     }
 }
 
-/// The registry's `cmd` (`./droid`) as a path inside the agent's folder; one that climbs out
-/// or is absolute is refused.
+/// The registry's `cmd` as a path inside the agent's folder; one that climbs out is refused.
 fn command_in_folder(cmd: &str) -> Result<PathBuf, InstallError> {
     let path = Path::new(cmd);
     let inside: PathBuf = path

@@ -1,10 +1,6 @@
-//! How an ACP session ended, as facts, and those facts as the one structured event herd's
-//! stream reader already judges (a Claude-style `result`): success with the agent's text (the
-//! engine looks for the marker in it), or an error with its kind and HTTP status, plus the
-//! requests refused on the way (`permission_denials`) and every answer given (`audit`).
-//!
-//! Owns the mapping from stop reasons and JSON-RPC errors to those facts; the verdict itself
-//! stays `classify`'s and `stream::judge`'s, as for every structured agent. Pure.
+//! How an ACP session ended, as facts, and those facts as the Claude-style `result` event the
+//! stream reader already judges (success with the agent's text, or an error with its kind and
+//! status, plus denials and answers). The verdict stays `classify`'s. Pure.
 
 use agent_client_protocol_schema::v1::ErrorCode;
 use regex::Regex;
@@ -16,8 +12,7 @@ use super::permission::as_denial;
 use super::rpc::RpcError;
 use crate::core::guard::Request;
 
-/// The result event's list of tool calls that ran without asking (the stream reader's
-/// `unasked_tools`).
+/// The result event's list of tool calls that ran without asking.
 pub const UNASKED_FIELD: &str = "unasked_tools";
 /// The result event's session mode facts (the attempt's `stream.acp_mode`).
 pub const MODE_FIELD: &str = "acp_mode";
@@ -26,8 +21,7 @@ pub const MODE_FIELD: &str = "acp_mode";
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Outcome {
     pub success: bool,
-    /// The stop reason, or the failure's kind (`authentication_failed`, `rate_limit`,
-    /// `agent_exited`, …).
+    /// The stop reason, or the failure's kind (`authentication_failed`, `agent_exited`, …).
     pub kind: String,
     /// What went wrong, in the agent's words where it gave any.
     pub message: String,
@@ -38,8 +32,7 @@ pub struct Outcome {
     pub denials: Vec<Request>,
     /// Every answer to a permission request, automatic or by the operator.
     pub answers: Vec<Answer>,
-    /// Tool calls that ran without asking where the task's policy would have asked
-    /// (`the agent ran Bash(touch x) without asking: …`).
+    /// Tool calls that ran unasked where the policy would have asked.
     pub unasked: Vec<String>,
     /// The session's permission mode: offered, started in, set by herd, current.
     pub mode: Option<ModeFacts>,
@@ -68,9 +61,8 @@ impl Outcome {
         Outcome::failed(&format!("stop_{stop_reason}"), &message)
     }
 
-    /// A JSON-RPC error answering `during`: its kind from ACP's error code (`auth_required`,
-    /// -32000) or else the words of the message, its HTTP status from its data (codex-acp's
-    /// `codexErrorInfo` names it, nested) or else its text.
+    /// A JSON-RPC error answering `during`: its kind from ACP's code or the message, its HTTP
+    /// status from its data or its text.
     pub fn from_error(during: &str, error: &RpcError) -> Outcome {
         let described = error.describe();
         let lower = described.to_ascii_lowercase();
@@ -157,8 +149,7 @@ fn http_status(text: &str) -> Option<u16> {
         .find(|s| matches!(s, 401 | 402 | 403 | 429 | 500..=599))
 }
 
-/// The kind an agent's own error class in the data names: codex-acp 2.6.0 passes Codex's
-/// (`codexErrorInfo`: a name, or an object keyed by one), e.g. `usageLimitExceeded` for a 429.
+/// The kind an agent's own error class names (codex-acp's `codexErrorInfo`).
 fn kind_of_error_class(data: &Value) -> Option<&'static str> {
     let class = data.get("codexErrorInfo")?;
     let name = match class {
@@ -179,9 +170,8 @@ fn kind_of_error_class(data: &Value) -> Option<&'static str> {
     }
 }
 
-/// An HTTP status in an error's data: at its top (`status`, `statusCode`, `code`,
-/// `httpStatus`, `httpStatusCode`), or in an object within it, as codex-acp 2.6.0 sends Codex's
-/// error class (`{"codexErrorInfo": {"responseStreamDisconnected": {"httpStatusCode": 503}}}`).
+/// An HTTP status in an error's data, at its top or nested in an object (codex-acp's
+/// `{"codexErrorInfo": {"responseStreamDisconnected": {"httpStatusCode": 503}}}`).
 fn status_in_data(data: &Value) -> Option<u16> {
     status_within(data, 3)
 }
@@ -216,8 +206,7 @@ pub struct ModeFacts {
     pub started_in: Option<String>,
     /// The modes the agent offers.
     pub offered: Vec<String>,
-    /// The mode the session is in, as last confirmed: herd's `session/set_mode` answered, or
-    /// the agent's own report (`current_mode_update`, a mode `config_option_update`).
+    /// The mode the session is in, as last confirmed.
     pub current: Option<String>,
     /// herd's `session/set_mode` was accepted.
     pub set_by_herd: bool,

@@ -1,10 +1,6 @@
-//! `session/request_permission` as the guard's request, and which of the offered options herd
-//! picks by itself.
-//!
-//! The tool call is read by `tool_call` (an unread one is the operator's); this maps the
-//! guard's decision onto the agent's options: allow → `allow_once` (`allow_always` only under `auto_press_p`, which the
-//! guard grants only for what it does not refuse), refuse → `reject_once`, ask → the operator.
-//! Pure: no I/O, no clock.
+//! `session/request_permission` as the guard's request, and the option herd picks: allow →
+//! `allow_once` (`allow_always` only under `auto_press_p`), refuse → `reject_once`, ask → the
+//! operator. Pure.
 
 use agent_client_protocol_schema::v1::{
     RequestPermissionOutcome, RequestPermissionResponse, SelectedPermissionOutcome,
@@ -50,8 +46,7 @@ pub enum Choice {
     Wait,
 }
 
-/// The options in the order herd shows them (allow once, allow always, reject once, reject
-/// always, then any other), so the operator's keys mean the same for every agent.
+/// The options in herd's order, so the operator's keys mean the same for every agent.
 pub fn ordered(options: &[PermissionOption]) -> Vec<PermissionOption> {
     let rank = |kind: &str| match kind {
         "allow_once" => 0,
@@ -83,8 +78,7 @@ pub fn options_of(params: &Value) -> Vec<PermissionOption> {
 
 pub use super::tool_call::request_of;
 
-/// The guard's decision on a request (an unreadable one is the operator's), and what herd
-/// answers.
+/// The guard's decision on a request, and what herd answers.
 pub fn decide(
     request: Option<&Request>,
     options: &[PermissionOption],
@@ -143,9 +137,8 @@ pub fn cancelled() -> Value {
     ))
 }
 
-/// A request written by `as_denial`, read back as it was: herd's own record, so a tool herd
-/// could not judge stays the tool it was (the stream reader, reading any agent's denials,
-/// reads the same entry with `tool_use::read`).
+/// A request written by `as_denial`, read back as it was (a tool herd could not judge stays that
+/// tool).
 pub fn from_denial(tool_name: &str, tool_input: Option<&Value>) -> Request {
     let input = tool_input
         .and_then(|i| i.get("input"))
@@ -166,8 +159,7 @@ pub fn from_denial(tool_name: &str, tool_input: Option<&Value>) -> Request {
     }
 }
 
-/// A request as Claude's `permission_denials` entry (`tool_name` + `tool_input`), which the
-/// stream reader turns back into the same request.
+/// A request as Claude's `permission_denials` entry, which the stream reader reads back.
 pub fn as_denial(request: &Request) -> Value {
     let (tool, input) = match &request.kind {
         RequestKind::Shell { command } => ("Bash", json!({"command": command})),

@@ -1,13 +1,7 @@
-//! The ACP registry (`agentclientprotocol/registry`): the agents clients reach today, each with
-//! how it is distributed (an npm package run by `npx`, a PyPI package run by `uvx`, or a binary
-//! per platform) at a pinned version. Every agent becomes a profile `acp:<id>`, so a task's
-//! `"agent": "acp:qwen-code"` runs the registry's command at the registry's pin, under herd's
-//! ACP client and guard, with no profile of the user's.
-//!
-//! herd runs npx and uvx distributions as they are; it never downloads a binary by itself: a
-//! binary agent's profile runs the copy the operator installed with `herd acp install <id>`
-//! (`install`), else its command from `PATH`. Pure: the registry's JSON in, profile TOML out
-//! (the shell hands in the text, the platform and the installed commands).
+//! The ACP registry: every agent becomes a profile `acp:<id>` running the registry's command at
+//! its pinned version under herd's client and guard. npx and uvx distributions run as they are;
+//! a binary one runs the copy `herd acp install` made, else its command from `PATH` (herd never
+//! downloads by itself). Pure: JSON in, profile TOML out.
 
 use std::path::{Path, PathBuf};
 
@@ -99,14 +93,12 @@ impl Registry {
         serde_json::from_str(text).map_err(|e| RegistryError::Json(e.to_string()))
     }
 
-    /// Every agent as a profile `acp:<id>`, in TOML: the registry's command at its pin, its
-    /// env, `protocol = "acp"` (and with it herd's ACP dialog rules).
+    /// Every agent as a profile `acp:<id>` in TOML (`protocol = "acp"`).
     pub fn profiles_toml(&self, platform: &str) -> String {
         self.profiles_toml_with(platform, &BTreeMap::new())
     }
 
-    /// `profiles_toml`, a binary agent running its copy in `installed` (by id) when there is
-    /// one.
+    /// `profiles_toml`, binary agents running their copies in `installed`.
     pub fn profiles_toml_with(
         &self,
         platform: &str,
@@ -149,8 +141,7 @@ impl Registry {
 }
 
 impl Agent {
-    /// The command that starts the agent: npx first, then uvx, then the platform's binary from
-    /// `PATH` (herd does not download it).
+    /// The command that starts the agent: npx, then uvx, then the platform's binary.
     pub fn launch(&self, platform: &str) -> Launch {
         self.launch_with(platform, None)
     }

@@ -1,11 +1,6 @@
-//! The transcript drawn as terminal text: what herd's ACP client prints on the attempt's
-//! terminal, so the dashboard pane, the `.cast` recording and `herd replay` all show the live
-//! session (agent text streamed, thoughts dimmed, tool calls coloured by status with their
-//! output, the plan, and a waiting permission request highlighted with its numbered options).
-//!
-//! Owns the layout of those lines and the text the ACP profiles' prompt rules and request
-//! patterns read (`PERMISSION_HEADER`, the `Request:` line, `1. Allow once`). Pure: returns
-//! bytes, writes nothing.
+//! The transcript drawn as terminal text by herd's ACP client, so the pane, the recording and
+//! `herd replay` show the live session. Owns the text the ACP profiles' rules read
+//! (`PERMISSION_HEADER`, `Request:`, `1. Allow once`). Pure.
 
 use super::transcript::{Shown, ToolLine};
 
@@ -152,9 +147,7 @@ impl Renderer {
 }
 
 impl Renderer {
-    /// Streamed agent text: line ends as CRLF, other control characters (an agent's escape
-    /// sequences) as spaces, and a line the agent starts with `{` defused (see [`defused`]),
-    /// across chunks.
+    /// Streamed agent text: CRLF line ends, other controls as spaces, a leading `{` defused.
     fn streamed(&mut self, text: &str) -> String {
         let mut out = String::with_capacity(text.len());
         for c in text.chars() {
@@ -179,10 +172,8 @@ impl Renderer {
     }
 }
 
-/// Put before a line's leading `{` in what the agent controls. herd's stream reader takes a
-/// terminal line that is a JSON object for the client's own events (the final result, with the
-/// verdict and the approvals); an agent that wrote such a line in its message would forge
-/// them. A zero-width space is not skipped as noise, and is invisible.
+/// Put before a line's leading `{` in what the agent controls: herd's stream reader takes a JSON
+/// line for the client's own events, which the agent would otherwise forge. A zero-width space.
 const DEFUSE: char = '\u{200B}';
 
 /// A whole line of agent-controlled text with a leading `{` defused.

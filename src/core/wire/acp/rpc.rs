@@ -1,8 +1,5 @@
-//! JSON-RPC 2.0 as ACP uses it over stdio: one message per line, requests both ways.
-//!
-//! Owns telling one line of the agent's output apart as a request, a notification, a response
-//! or garbage, and building the messages herd sends. Never fails on input: a line that is not a
-//! JSON-RPC message is reported as such, for the shell to record and skip. No I/O.
+//! JSON-RPC 2.0 as ACP uses it over stdio: one message per line, requests both ways. Each line
+//! is a request, a notification, a response or garbage (reported, never fatal). Pure.
 
 use serde_json::{Map, Value, json};
 use thiserror::Error;

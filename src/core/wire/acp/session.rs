@@ -1,13 +1,7 @@
-//! One ACP session as a state machine: `initialize`, `authenticate` when the agent asks for it,
-//! `session/new` (or `session/load`) in the task's folder, herd's permission mode set
-//! (`session/set_mode`, see `mode`), `session/prompt` with the rendered prompt, the agent's
-//! permission requests judged by the guard, tool calls that ran without asking (`unasked`), a
-//! turn that failed although it ended `end_turn` (`turn_failure`),
-//! follow-up prompts, and the end as facts (stop reason, JSON-RPC errors, denials, the mode,
-//! the agent's text).
-//!
-//! `handle` takes one message and returns what to send, what to show and, once, the outcome.
-//! Pure: no I/O, no clock (elapsed time is passed in); the shell (`run::acp`) carries it out.
+//! One ACP session as a state machine: `initialize`, `authenticate` when asked, `session/new`
+//! or `session/load`, herd's mode (`mode`), `session/prompt`, permission requests, unasked tool
+//! calls (`unasked`), failed turns (`turn_failure`), follow-ups, and the end as facts. `handle`
+//! takes one message and returns what to send and show. Pure; `run::acp` carries it out.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
@@ -38,23 +32,18 @@ pub use unasked::UNASKED;
 pub struct SessionSetup {
     pub cwd: String,
     pub prompt: String,
-    /// The `authenticate` method the operator named (`HERD_ACP_AUTH`): used when the agent
-    /// says authentication is required, whatever it offers.
+    /// The `authenticate` method the operator named (`HERD_ACP_AUTH`).
     pub auth_method: Option<String>,
-    /// The names of the variables set in the agent's environment (never their values): an
-    /// `env_var` method whose variables are all here can be used.
+    /// The names (never values) of the variables set in the agent's environment.
     pub set_vars: BTreeSet<String>,
-    /// The agent as `herd acp login` names it (its profile), for the fix an auth failure
-    /// gives.
+    /// The agent as `herd acp login` names it, for an auth failure's fix.
     pub agent: String,
     pub policy: PermissionPolicy,
     /// How long the agent has to answer `initialize`.
     pub init_timeout: Duration,
-    /// A session to continue (`session/load`) when the agent can load sessions; the prompt is
-    /// then the message that continues it.
+    /// A session to continue (`session/load`); the prompt then continues it.
     pub load_session: Option<String>,
-    /// The session mode herd sets once the session is open (the task's or profile's
-    /// `acp_mode`); `None`: the agent's own, recorded.
+    /// The session mode herd sets; `None`: the agent's own, recorded.
     pub mode: Option<String>,
 }
 
@@ -176,8 +165,7 @@ impl Session {
         ]
     }
 
-    /// Time passed: an agent that has not answered `initialize` in time has failed, and so has
-    /// a turn whose model API has kept failing long enough (`api_watch`).
+    /// Time passed: `initialize` unanswered in time, or a failing API (`api_watch`), ends it.
     pub fn tick(&mut self, elapsed: Duration) -> Vec<Action> {
         let failing_api = self.prompting.then(|| self.api.due(elapsed)).flatten();
         if let (Some(outcome), false) = (failing_api, self.finished) {
@@ -215,9 +203,8 @@ impl Session {
         vec![self.finish(Outcome::failed("agent_exited", &message))]
     }
 
-    /// The agent's runtime reported an HTTP answer (`api_watch`): during a turn, an API that
-    /// keeps failing ends it now, the turn cancelled, rather than when the agent's retries run
-    /// out.
+    /// The agent's runtime reported an HTTP answer: an API that keeps failing ends the turn now,
+    /// not when the agent's retries run out.
     pub fn api_response(&mut self, status: u16, at: Duration) -> Vec<Action> {
         if self.finished || !self.prompting {
             return Vec::new();
@@ -230,8 +217,7 @@ impl Session {
         actions
     }
 
-    /// herd ends the session (timeout, stop): `session/cancel`, and any waiting request is
-    /// answered `cancelled`.
+    /// herd ends the session: `session/cancel`, and a waiting request is answered `cancelled`.
     pub fn cancel(&mut self) -> Vec<Action> {
         let mut actions = Vec::new();
         if self.cancelled || self.finished {
@@ -252,8 +238,7 @@ impl Session {
         actions
     }
 
-    /// The agent did not end its turn within `grace` of `session/cancel`: the session ends
-    /// here, its facts (mode, answers, tool calls) told as for any other end.
+    /// The agent did not end its turn within `grace` of the cancel: the session ends here.
     pub fn cancel_unanswered(&mut self, grace: Duration) -> Vec<Action> {
         if self.finished {
             return Vec::new();
@@ -333,8 +318,7 @@ impl Session {
         }
     }
 
-    /// One `session/update`: shown, the session's mode kept, and a tool call that ran without
-    /// asking judged.
+    /// One `session/update`: shown, the mode kept, an unasked tool call judged.
     fn on_update(&mut self, update: &Value) -> Vec<Action> {
         let mut actions = Vec::new();
         if let Some(shown) = self.tools.read(update) {
@@ -423,8 +407,7 @@ impl Session {
         }
     }
 
-    /// `session/new` said authentication is required: `authenticate` with the method herd can
-    /// use, else the attempt ends now with the methods and the fix as evidence.
+    /// Authentication is required: `authenticate` with a usable method, else the attempt ends.
     fn authenticate(&mut self, error: &RpcError) -> Vec<Action> {
         let choice = auth::choose(
             &self.auth_methods,
@@ -450,8 +433,7 @@ impl Session {
         }
     }
 
-    /// The agent answered `initialize` (`result`): the session herd was told to continue is
-    /// loaded when the agent can, else a new one is asked for.
+    /// `initialize` answered: the session to continue is loaded when possible, else a new one.
     fn on_initialized(&mut self, result: Value) -> Vec<Action> {
         self.initialized = true;
         let info = result.get("agentInfo").cloned().unwrap_or(Value::Null);
@@ -492,8 +474,7 @@ impl Session {
         actions
     }
 
-    /// The agent answered `session/prompt` (`result`): its turn ended; the next queued prompt
-    /// is sent after a finished turn, else the session finishes with the turn's stop reason.
+    /// `session/prompt` answered: the next queued prompt is sent, else the session finishes.
     fn on_turn_ended(&mut self, result: &Value) -> Vec<Action> {
         self.prompting = false;
         let stop = result

@@ -1,14 +1,7 @@
-//! An ACP tool call (the `toolCall` of `session/request_permission`, or a `tool_call` update)
-//! read into the guard's request, whatever shape the agent states it in.
-//!
-//! Agents state the same action many ways: the command in `rawInput.command` (a string or an
-//! argv), `cmd`, `argv`, `script`, `commands`, a program with `args`; paths in `rawInput`, in
-//! `locations` or in `diff` content; a URL in `rawInput.url`; Gemini CLI only in the title of its
-//! shell call. herd reads every one of them and judges them all together. What it cannot account
-//! for (an unknown key of `rawInput`, a kind it does not know, a text in `content` that says
-//! more than the input, a call that states nothing) makes the request `Unread`, which only the
-//! operator can approve. The `kind` is the agent's own word and only says how to read the paths:
-//! a command found under any kind is judged as a command. Pure: no I/O.
+//! An ACP tool call read into the guard's request, whatever shape the agent states it in (a
+//! command under many keys, paths in `rawInput`, `locations` or a diff, a URL, Gemini's title).
+//! Anything it cannot account for makes the request `Unread`, which only the operator can
+//! approve; the agent's `kind` only says how to read paths. Pure.
 
 use serde_json::Value;
 
@@ -16,10 +9,8 @@ use crate::core::guard::input::{self, Fields};
 use crate::core::guard::{Request, RequestKind, tool_use};
 use crate::core::wire::app_server;
 
-/// What codex-acp passes on from Codex's approval request (`ExecApprovalRequestEvent`) besides
-/// its command and folder: who asks, Codex's reason, its reading of the command, the answers it
-/// offers and the rule it proposes. Network access and more sandbox permissions are not among
-/// them: those stay unread.
+/// What codex-acp passes on from Codex's approval request besides the command and folder
+/// (network access and sandbox permissions are not among them: those stay unread).
 const CODEX_EVENT_PASS: [&str; 11] = [
     "call_id",
     "turn_id",
@@ -57,9 +48,8 @@ const SEARCH_PASS: [&str; 19] = [
     "limit",
 ];
 
-/// Every list of keys that carry no action of their own: a shell call's description and limits,
-/// the text an edit writes (its place is its path), a read's range, a search's pattern, and
-/// what the Codex adapters pass on from Codex's own approval request.
+/// Keys that carry no action of their own (descriptions, limits, an edit's text, a read's range,
+/// a search's pattern, Codex's approval request).
 const PASS_OVER: [&[&str]; 6] = [
     &tool_use::SHELL_PASS,
     &tool_use::EDIT_PASS,
@@ -111,8 +101,7 @@ pub fn request_of(tool_call: &Value) -> Request {
         Ok(request) => request,
         Err(what) => Request::unread(&what),
     };
-    // Every text the call carries is judged as a command too: a dangerous one is refused
-    // whatever the call claims to be.
+    // Every text the call carries is judged as a command too.
     request.alternatives = texts_of(tool_call)
         .into_iter()
         .filter(|t| request.text() != t)
@@ -143,10 +132,9 @@ fn statement_of(tool_call: &Value) -> Statement {
     }
     let mut unread = fields.finish().err().map(|left| format!("rawInput {left}"));
     let mut commands = commands;
-    // Content is the agent's account of the call. Beside a command, path or URL read from the
-    // input it is a description (judged below as another reading, so a refusal in it stands);
-    // where the input states nothing, a text in it is the only statement of what runs: unread,
-    // unless it is Gemini CLI's account of where its titled command runs.
+    // Content is the agent's account of the call: beside what the input states, a description
+    // (judged as another reading); alone, the only statement of what runs, unread (except
+    // Gemini's account of where its titled command runs).
     let input_states = !commands.is_empty() || !paths.is_empty() || url.is_some();
     for text in content_texts(tool_call) {
         if input_states || said_in_input.contains(&text) {
@@ -277,9 +265,8 @@ fn texts_of(tool_call: &Value) -> Vec<String> {
     unique
 }
 
-/// Gemini CLI's account of where its shell command runs, sent as the call's content:
-/// `[current working directory /x] (description) [background]` or `[in src] …`: the folder;
-/// `None` when the text is not in that shape.
+/// The folder in Gemini CLI's account of its shell command (`[current working directory /x]
+/// …`, `[in src] …`).
 fn gemini_context(text: &str) -> Option<String> {
     let rest = text.trim().strip_prefix('[')?;
     let (place, rest) = rest.split_once(']')?;

@@ -1,9 +1,6 @@
-//! What an ACP session shows: `session/update` notifications read into transcript entries
-//! (agent text streamed, thoughts, tool calls with their status and output, the plan) plus
-//! herd's own lines (notes, the permission request waiting, the answers given).
-//!
-//! Owns reading the updates (the schema crate's `SessionUpdate`) into [`Shown`] and remembering each tool call's title so an
-//! update that only changes a status still says which call it is. Pure; drawing is `render`'s.
+//! What an ACP session shows: `session/update`s read into transcript entries (text, thoughts,
+//! tool calls, the plan) plus herd's own lines, each tool call's title remembered for its
+//! later updates. Pure; drawing is `render`'s.
 
 use std::collections::HashMap;
 
@@ -64,9 +61,7 @@ pub struct ToolCalls {
 }
 
 impl ToolCalls {
-    /// The transcript pieces of one `session/update`'s `update` object, read as the schema
-    /// crate's `SessionUpdate`; nothing for updates herd does not show (available commands,
-    /// modes, usage) or that are not the spec's shape.
+    /// The transcript pieces of one `session/update`; nothing for updates herd does not show.
     pub fn read(&mut self, update: &Value) -> Option<Shown> {
         match SessionUpdate::deserialize(update).ok()? {
             SessionUpdate::AgentMessageChunk(chunk) => {

@@ -1,13 +1,7 @@
-//! The ACP messages herd builds, and the results it reads by the spec's shape, as the types of
-//! `agent-client-protocol-schema` (pinned, protocol version 1): the crate owns the wire's
-//! field names and shapes, herd's session owns what to send when.
-//!
-//! Built here: `initialize`, `authenticate`, `session/new`, `session/load`, `session/set_mode`,
-//! `session/prompt`, `session/cancel` and the answers to `session/request_permission` (in
-//! `permission`). Read here: `session/new`'s result, the session modes of `session/new`'s and
-//! `session/load`'s results, and the mode a `session/update` says the session is now in. The agent's `session/update`s are read as the crate's
-//! `SessionUpdate` in `transcript`. Where herd reads the agent's messages more leniently than
-//! the crate would, it keeps reading raw JSON; `mod.rs` lists those places and why. Pure.
+//! The ACP messages herd builds and the results it reads, as the types of
+//! `agent-client-protocol-schema` (pinned, protocol version 1): the crate owns the shapes, herd's
+//! session what to send when. Where herd must read more leniently it reads raw JSON (`mod.rs`
+//! lists where and why). Pure.
 
 use agent_client_protocol_schema::ProtocolVersion;
 use agent_client_protocol_schema::v1::{
@@ -33,17 +27,13 @@ pub const SESSION_CANCEL: &str = AGENT_METHOD_NAMES.session_cancel;
 pub const SESSION_UPDATE: &str = CLIENT_METHOD_NAMES.session_update;
 pub const REQUEST_PERMISSION: &str = CLIENT_METHOD_NAMES.session_request_permission;
 
-/// A message's params as JSON. The crate's types are plain structs with string keys, which
-/// `serde_json` always serializes; `Null` is never sent in practice.
+/// A message's params as JSON (the crate's structs always serialize).
 pub(super) fn to_json(message: &impl Serialize) -> Value {
     serde_json::to_value(message).unwrap_or(Value::Null)
 }
 
-/// `initialize`: herd offers the agent no file system and no terminal of its own (the agent
-/// uses its own tools, which herd's guard judges through permission requests). It can run the
-/// agent's terminal login (`auth.terminal`): `herd acp login <agent>` runs the agent's command
-/// with the method's arguments in the operator's terminal; an attempt whose agent needs that
-/// login ends saying so.
+/// `initialize`: no file system and no terminal offered (the agent's own tools are judged through
+/// permission requests); only the agent's terminal login, which `herd acp login` runs.
 pub fn initialize() -> Value {
     let capabilities = ClientCapabilities::new()
         .fs(FileSystemCapabilities::new()
@@ -89,8 +79,7 @@ pub struct Modes {
     pub offered: Vec<String>,
 }
 
-/// The `modes` of `session/new`'s or `session/load`'s result; `None` when the agent offers
-/// none (or not in the spec's shape).
+/// The `modes` of `session/new`'s or `session/load`'s result, when in the spec's shape.
 pub fn session_modes(result: &Value) -> Option<Modes> {
     let state = SessionModeState::deserialize(result.get("modes")?).ok()?;
     Some(Modes {
@@ -103,9 +92,8 @@ pub fn session_modes(result: &Value) -> Option<Modes> {
     })
 }
 
-/// The mode a `session/update`'s `update` says the session is in now: a `current_mode_update`,
-/// or a `config_option_update` whose mode option (category `mode`) names its value, as
-/// claude-agent-acp answers `session/set_mode`. `None` for every other update.
+/// The mode a `session/update` says the session is in now (`current_mode_update`, or a mode
+/// `config_option_update` as claude-agent-acp answers `set_mode`).
 pub fn mode_of_update(update: &Value) -> Option<String> {
     match SessionUpdate::deserialize(update).ok()? {
         SessionUpdate::CurrentModeUpdate(changed) => Some(changed.current_mode_id.0.to_string()),
@@ -134,8 +122,7 @@ pub fn cancel(session_id: &str) -> Value {
     to_json(&CancelNotification::new(session_id.to_string()))
 }
 
-/// The session's id in `session/new`'s result; `None` when the result is not the spec's
-/// shape (no `sessionId`).
+/// The session's id in `session/new`'s result, when in the spec's shape.
 pub fn new_session_id(result: &Value) -> Option<String> {
     let response = NewSessionResponse::deserialize(result).ok()?;
     Some(response.session_id.0.to_string())

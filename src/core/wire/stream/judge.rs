@@ -1,6 +1,4 @@
-//! The verdict the structured facts give on their own, before any screen text rule: a permission
-//! denial, a successful final event, or the failure class of the errors reported (by their kind,
-//! HTTP status, the profile's texts, then a few built-in texts).
+//! The verdict the structured facts give on their own, before any screen text rule.
 
 use super::{StreamError, StreamFacts};
 use crate::core::profile::Profile;
@@ -26,8 +24,7 @@ const QUOTA_KINDS: [&str; 6] = [
     "resource_exhausted",
     "quota_exceeded",
 ];
-/// Error kinds (lower case) of a set-up problem: herd's ACP client could not set the session's
-/// permission mode.
+/// Error kinds of a set-up problem: herd's ACP client could not set the permission mode.
 const CONFIG_KINDS: [&str; 1] = [crate::core::wire::acp::session::MODE_NOT_SET];
 /// Error kinds (lower case) of server trouble: a process failure, retried.
 const PROCESS_KINDS: [&str; 3] = ["overloaded_error", "api_error", "server_error"];
@@ -56,14 +53,9 @@ const QUOTA_TEXTS: [&str; 10] = [
     "too many requests",
 ];
 
-/// The verdict the structured facts give on their own, before any screen text rule:
-/// `Some((failure, evidence))` for a failure they decide, `None` when they decide no failure (a
-/// successful final event and no denials) or know nothing.
-///
-/// In order: tool calls that ran without asking (herd's ACP client); permission denials and
-/// refused tool calls; a successful final event; the errors (fatal ones first, each
-/// group latest first) by kind, status, the profile's auth / quota / transient texts and a few
-/// built-in texts; an unsuccessful final event or fatal error nothing named is a process failure.
+/// `Some((failure, evidence))` for a failure the facts decide, `None` otherwise. In order:
+/// unasked tool calls; denials and refused calls; a successful final event; the errors (fatal
+/// first, latest first) by kind, status and texts; else an unsuccessful end is a process failure.
 pub fn judge(facts: &StreamFacts, profile: &Profile) -> Option<(FailureType, String)> {
     if !facts.unasked_tools.is_empty() {
         let evidence = one_line(&facts.unasked_tools.join("; "));

@@ -1,5 +1,4 @@
-//! One line of PTY output: the terminal noise around it (escape sequences, control bytes,
-//! whitespace) skipped, then told apart as a JSON event or anything else. Keeps no state.
+//! One line of PTY output, terminal noise skipped, told apart as a JSON event or anything else.
 
 use serde_json::{Map, Value};
 
@@ -40,8 +39,7 @@ pub(super) fn read(bytes: &[u8]) -> Line {
     }
 }
 
-/// The line as text with every escape sequence and control byte taken out (for the non-JSON
-/// lines that still say something: Codex's tracing `ERROR` lines).
+/// The line without escape sequences and control bytes (for Codex's tracing `ERROR` lines).
 pub(super) fn plain_text(bytes: &[u8]) -> String {
     let mut kept = Vec::with_capacity(bytes.len());
     let mut at = 0;
@@ -77,8 +75,8 @@ pub(super) fn skip_noise(bytes: &[u8]) -> &[u8] {
     bytes.get(at..).unwrap_or_default()
 }
 
-/// The index after the escape sequence starting with the ESC at `at`. A sequence cut short by
-/// the end of the line runs to the end; a malformed one ends before the byte that broke it.
+/// The index after the escape sequence at `at`: to the end when cut short, before the breaking
+/// byte when malformed.
 fn after_escape(bytes: &[u8], at: usize) -> usize {
     let Some(&kind) = bytes.get(at + 1) else {
         return at + 1;

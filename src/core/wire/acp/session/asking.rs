@@ -1,6 +1,5 @@
-//! The agent's permission requests within a session: each judged by the guard and answered at
-//! once, or kept waiting for the operator's key; every answer recorded for the audit, and the
-//! refused ones kept as the session's denials.
+//! The agent's permission requests: each judged and answered at once or kept for the operator,
+//! every answer recorded, refusals kept as denials.
 
 use std::time::Duration;
 
@@ -59,8 +58,7 @@ impl Session {
         }
     }
 
-    /// The operator's Enter on a waiting request: its `allow_once` option, when it offers one
-    /// (never a broader one by default).
+    /// The operator's Enter on a waiting request: its `allow_once`, never a broader option.
     pub fn operator_accept(&mut self, at: Duration) -> Vec<Action> {
         let Some(waiting) = self
             .waiting
@@ -113,8 +111,7 @@ impl Session {
 }
 
 impl Answer {
-    /// Why the request was refused, when it was: the guard's refusal (herd's own answer), or
-    /// the operator's reject option.
+    /// Why the request was refused: the guard's refusal, or the operator's reject option.
     pub fn refusal(&self) -> Option<String> {
         match (self.by, &self.decision) {
             ("auto", Decision::Refuse { .. }) => Some(self.decision.to_string()),

@@ -1,11 +1,7 @@
-//! The session's permission mode. herd sets the mode the task or profile names (`acp_mode`)
-//! once the session is open (`session/new` or `session/load`), with `session/set_mode`, and
-//! sends the prompt only once the agent took it; so an adapter's own default (claude-agent-acp
-//! 0.101.0 starts in `auto`, where Claude's classifier decides; codex-acp 2.6.0 in `agent`,
-//! where an automatic reviewer does) never decides permissions in herd's place. A mode the
-//! agent does not offer, or refuses to take, ends the session before the prompt: herd never
-//! runs a task in a mode of the agent's choosing when it was told one. What the agent offered,
-//! started in and is in goes into the attempt's facts (`ModeFacts`).
+//! The session's permission mode: herd sets the task's or profile's `acp_mode` once the session
+//! is open and sends the prompt only once the agent took it, so an adapter's own default (`auto`,
+//! an automatic reviewer) never decides permissions. A mode refused or not offered ends the
+//! session before the prompt. What the agent offered and was in goes into the facts.
 
 use serde_json::Value;
 
@@ -15,9 +11,8 @@ use crate::core::wire::acp::rpc::RpcError;
 use crate::core::wire::acp::transcript::Shown;
 use crate::core::wire::acp::wire;
 
-/// The ids agents give the mode in which they ask before they act, in herd's order of
-/// preference (Claude's and Qwen Code's and Gemini CLI's `default`, Codex's `read-only`).
-/// Never an automatic one (`auto`, `yolo`, `bypassPermissions`, `dontAsk`, `acceptEdits`).
+/// The ids of the modes where agents ask before they act, in herd's order of preference; never
+/// an automatic one.
 const MANUAL_MODES: [&str; 6] = [
     "default",
     "manual",
@@ -35,13 +30,12 @@ pub(super) fn manual_mode(offered: &[String]) -> Option<String> {
         .map(|id| (*id).to_string())
 }
 
-/// The outcome kind of a session whose mode herd could not set: a set-up problem
-/// (`failed_config`), found before the prompt.
+/// The outcome kind of a session whose mode herd could not set (`failed_config`).
 pub const MODE_NOT_SET: &str = "permission_mode_not_set";
 
 impl Session {
-    /// The session is open (`result` of `session/new` or `session/load`, the prompt queued):
-    /// herd's mode is set first when the agent offers modes, else the prompt goes at once.
+    /// The session is open: herd's mode is set first when the agent offers modes, else the
+    /// prompt goes at once.
     pub(super) fn on_session_opened(&mut self, result: &Value) -> Vec<Action> {
         let wanted = self.setup.mode.clone();
         self.mode.wanted = wanted.clone();
@@ -97,8 +91,7 @@ impl Session {
         ]
     }
 
-    /// The agent answered herd's `session/set_mode`: the prompt goes once the mode took; a
-    /// refusal ends the session before it.
+    /// The agent answered `session/set_mode`: the prompt goes once the mode took.
     pub(super) fn on_mode_set(&mut self, answer: Result<Value, RpcError>) -> Vec<Action> {
         self.mode_pending = false;
         let wanted = self.mode.wanted.clone().unwrap_or_default();
@@ -122,8 +115,7 @@ impl Session {
         }
     }
 
-    /// A `session/update` that names the session's mode: kept as the current one, and said
-    /// when it is not the mode herd set.
+    /// A `session/update` naming the session's mode: kept, and said when it is not herd's.
     pub(super) fn on_mode_update(&mut self, mode: String) -> Vec<Action> {
         let changed = self.mode.current.as_deref() != Some(mode.as_str());
         let leaves_herds = self

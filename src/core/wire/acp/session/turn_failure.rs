@@ -1,10 +1,6 @@
-//! A turn that failed although it ended with `end_turn`. codex-acp 2.6.0 answers a failing model
-//! API (a 503, "server_overloaded") with no JSON-RPC error and no other stop reason: it reports
-//! the thread's status as `systemError` (`session_info_update`, `_meta.codex.threadStatus`),
-//! then the error's message as agent text, then ends the turn with `end_turn`. herd keeps that
-//! status and the text that follows it, and such a turn ends the session as a failure whose
-//! message is the agent's error line (classified like any other: its HTTP status, the profile's
-//! texts, else a process failure). A later `active` status (the agent went on) clears it.
+//! A turn that failed although it ended with `end_turn`: codex-acp 2.6.0 reports a failing API
+//! only as a `systemError` thread status and the error as agent text. herd keeps both, and such
+//! a turn ends the session as a failure with that text; a later `active` status clears it.
 
 use serde_json::Value;
 
@@ -21,8 +17,7 @@ pub(super) enum ThreadStatus {
     Active,
 }
 
-/// The thread status a `session/update`'s `update` reports (codex-acp's
-/// `_meta.codex.threadStatus.type`), if any.
+/// The thread status a `session/update` reports (`_meta.codex.threadStatus.type`), if any.
 pub(super) fn thread_status(update: &Value) -> Option<ThreadStatus> {
     if update.get("sessionUpdate").and_then(Value::as_str) != Some("session_info_update") {
         return None;
@@ -46,8 +41,7 @@ impl Session {
         };
     }
 
-    /// The failure of a turn that ended `end_turn` after a system error, with the agent's
-    /// error line; `None` when the agent reported none.
+    /// The failure of a turn that ended after a system error, with the agent's error line.
     pub(super) fn turn_failure(&self) -> Option<Outcome> {
         let said = self.system_error.as_ref()?;
         let said = said.split_whitespace().collect::<Vec<_>>().join(" ");

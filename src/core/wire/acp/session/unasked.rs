@@ -1,14 +1,7 @@
-//! Tool calls that ran without asking herd. An ACP agent reports every tool call it makes
-//! (`tool_call`, then `tool_call_update`s), asked about or not; herd keeps each call's fields as
-//! they arrive and, when a call has run (its status `completed` or `failed`) with no
-//! `session/request_permission` for it, judges it as the guard would have judged the request.
-//! One the task's policy would not have allowed by itself ends the session: the agent decided
-//! in herd's place, so its permission mode is not herd's. Read-only kinds (`read`, `search`,
-//! `think`) run without asking in every agent's manual mode; they stop the session only when
-//! the guard refuses them or a deny or ask rule names them.
-//!
-//! The call is judged when it has run, not when it starts: codex-acp 2.6.0 reports a command
-//! `in_progress` before it asks about it.
+//! Tool calls that ran without asking herd: when a reported call has run (`completed` or
+//! `failed`, not `in_progress`, which codex-acp reports before asking) with no permission
+//! request, it is judged as the request would have been. One the policy would not have allowed
+//! by itself ends the session; read-only kinds pass unless refused or named by a rule.
 
 use std::collections::HashMap;
 
@@ -48,8 +41,8 @@ impl ToolWatch {
             .asked = true;
     }
 
-    /// A `session/update`'s `update`: a `tool_call` or `tool_call_update` is merged into its
-    /// call; the call's fields are returned once, when it has run without being asked about.
+    /// A `tool_call` or `tool_call_update` merged into its call; the call's fields are returned
+    /// once it has run unasked.
     pub(super) fn saw(&mut self, update: &Value) -> Option<Value> {
         let kind = update.get("sessionUpdate").and_then(Value::as_str)?;
         if kind != "tool_call" && kind != "tool_call_update" {
@@ -73,16 +66,15 @@ impl ToolWatch {
 }
 
 impl Session {
-    /// A tool call that ran without a permission request: nothing when the task's policy would
-    /// have allowed it by itself, else the session ends with the call as evidence.
+    /// A tool call that ran unasked: nothing when the policy would have allowed it, else the
+    /// session ends with it as evidence.
     pub(super) fn on_unasked_tool(&mut self, call: &Value) -> Vec<Action> {
         let request = permission::request_of(call);
         let kind = call.get("kind").and_then(Value::as_str).unwrap_or("other");
         let read_only = READ_ONLY_KINDS.contains(&kind);
         let policy = self.unasked_policy(read_only);
         let decision = guard::decide(&request, &policy, &self.setup.policy.guard.context);
-        // The agent's own reading and planning (a to-do list, a sub-agent's brief) is often in
-        // a shape herd does not read; run unasked it passes unless something in it is refused.
+        // The agent's own reading and planning is often in a shape herd does not read.
         let own_work =
             read_only && !request.is_read() && !matches!(decision, Decision::Refuse { .. });
         if decision.is_allow() || own_work {
@@ -106,8 +98,7 @@ impl Session {
         actions
     }
 
-    /// The guard's policy for a call that was not asked about: the task's rules, and its
-    /// switch (`auto_press_1`/`auto_press_p`); read-only kinds as if the switch were on.
+    /// The policy for an unasked call: the task's, read-only kinds as if its switch were on.
     fn unasked_policy(&self, read_only: bool) -> Policy {
         let policy = &self.setup.policy;
         let switch = if policy.auto_always {

@@ -1,5 +1,4 @@
-//! What Codex's events add to the facts: tool items, the turn's usage, a failed turn. A child
-//! of `events`, which dispatches by type; it reads nothing of other agents.
+//! What Codex's events add to the facts: tool items, usage, a failed turn.
 
 use super::*;
 
@@ -30,8 +29,7 @@ pub(super) fn codex_item(facts: &mut StreamFacts, event: &Object) {
         )),
         Some(kind) if CODEX_TOOL_ITEMS.contains(&kind) => {
             facts.tool_calls = facts.tool_calls.saturating_add(1);
-            // The shell command a command item ran, as a request (file changes name no single
-            // path; the rest keep their kind).
+            // The shell command a command item ran, as a request.
             if let Some(command) = text(item, "command") {
                 facts
                     .tool_requests

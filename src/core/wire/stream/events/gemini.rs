@@ -1,14 +1,12 @@
-//! What Gemini's events add to the facts: refused tool results and its messages. A child of
-//! `events`, which dispatches by type; it reads nothing of other agents.
+//! What Gemini's events add to the facts: refused tool results and its messages.
 
 use super::*;
 
 /// Gemini error types of a tool call that was refused rather than run.
 const GEMINI_REFUSALS: [&str; 3] = ["tool_not_registered", "permission_denied", "tool_denied"];
 
-/// Gemini `tool_result`: status `error` with `error {type, message}`. Headless Gemini leaves
-/// the tools that need approval (the shell, edits) out of its registry, so a call of one ends
-/// as `tool_not_registered`: a refusal, like Claude's permission denials.
+/// Gemini `tool_result` with status `error`: headless Gemini leaves tools that need approval out
+/// of its registry, so `tool_not_registered` is a refusal.
 pub(super) fn gemini_tool_result(facts: &mut StreamFacts, event: &Object) {
     if text(event, "status") != Some("error") {
         return;

@@ -1,10 +1,5 @@
-//! What each kind of event adds to the facts: Claude Code (`system`, `assistant`, `result`),
-//! Codex (`thread.started`, `item.completed`, `turn.completed`, `turn.failed`, `error`), Gemini
-//! (`init`, `message`, `tool_use`, `result`) and claudeless (`error` with an error object).
-//! Fields missing or of another shape are skipped, never an error.
-//!
-//! This file dispatches and holds Claude Code's and the shared readers; `codex` and `gemini`
-//! their own events.
+//! What each kind of event adds to the facts (Claude Code, Codex, Gemini, claudeless); missing
+//! or odd fields are skipped. Claude's and the shared readers here, `codex` and `gemini` apart.
 
 use serde_json::{Map, Value};
 
@@ -38,8 +33,8 @@ pub(super) fn apply(facts: &mut StreamFacts, event: &Object) {
     }
 }
 
-/// Claude `api_retry`: a failed request about to be retried, kept as a retry and as a non-fatal
-/// error (so a run that ends in the middle of its retries still names the cause).
+/// Claude `api_retry`: kept as a retry and as a non-fatal error (a run cut mid-retries still
+/// names the cause).
 fn claude_retry(facts: &mut StreamFacts, event: &Object) {
     let as_u32 = |key: &str| {
         event
@@ -70,9 +65,8 @@ fn claude_retry(facts: &mut StreamFacts, event: &Object) {
     facts.retries.push(retry);
 }
 
-/// A line that is not an event. Codex's tracing lines report a command refused under its
-/// approval policy only this way (`ERROR codex_core::tools::router: error=approval policy is
-/// Never; reject command ...`), with no JSON event; the model goes on as if nothing happened.
+/// A line that is not an event: Codex reports a command refused under its approval policy only
+/// as a tracing `ERROR` line.
 pub(super) fn other_line(facts: &mut StreamFacts, line: &str) {
     let refused = line.contains("ERROR")
         && (line.contains("reject command") || line.contains("approval policy is"));
@@ -192,8 +186,7 @@ fn final_result(facts: &mut StreamFacts, event: &Object) {
     }
 }
 
-/// herd's ACP client's own facts in its result: tool calls that ran without asking, and the
-/// session's permission mode.
+/// herd's ACP client's own facts in its result: unasked tool calls, the permission mode.
 fn acp_session(facts: &mut StreamFacts, event: &Object) {
     use crate::core::wire::acp::outcome::{MODE_FIELD, UNASKED_FIELD};
     if let Some(unasked) = event.get(UNASKED_FIELD).and_then(Value::as_array) {
@@ -235,10 +228,8 @@ fn result_error(event: &Object, subtype: Option<&str>) -> StreamError {
     }
 }
 
-/// `Bash(touch x)`: the tool's name and its command, file path or first text input, read as
-/// the guard reads permission requests.
-/// `Bash(rm -rf ~)`, with herd's ACP client's reason when it gives one
-/// (`Bash(rm -rf ~) — refuse: it deletes …`).
+/// `Bash(touch x)`, read as the guard reads requests, with herd's ACP client's reason when it
+/// gives one (`Bash(rm -rf ~) — refuse: …`).
 fn describe_denial(denial: &Object) -> String {
     let tool = text(denial, "tool_name").unwrap_or("tool");
     let request = tool_use::read(tool, denial.get("tool_input")).to_string();
@@ -248,8 +239,7 @@ fn describe_denial(denial: &Object) -> String {
     }
 }
 
-/// A `tool_use` block or event, as a request (its name under `name` or `tool_name`, its input
-/// under `input` or `parameters`).
+/// A `tool_use` block or event as a request (`name`/`tool_name`, `input`/`parameters`).
 fn record_tool_use(facts: &mut StreamFacts, block: &Object) {
     facts.tool_calls = facts.tool_calls.saturating_add(1);
     let name = text(block, "name").or_else(|| text(block, "tool_name"));
@@ -259,8 +249,7 @@ fn record_tool_use(facts: &mut StreamFacts, block: &Object) {
     }
 }
 
-/// A top-level `error`: with an error object (the API's shape, printed by claudeless) it ends the
-/// run; with only a message (Codex retries, Gemini warnings) it does not.
+/// A top-level `error`: with an error object it ends the run; with a message only it does not.
 fn error_event(facts: &mut StreamFacts, event: &Object) {
     let error = match object(event, "error") {
         Some(error) => error_object(error, true),
@@ -292,8 +281,7 @@ fn message_error(message: &str, fatal: bool) -> StreamError {
     }
 }
 
-/// The HTTP status in a Codex message: `unexpected status 401 Unauthorized`,
-/// `exceeded retry limit, last status: 503`.
+/// The HTTP status in a Codex message (`unexpected status 401`, `last status: 503`).
 fn status_in_text(message: &str) -> Option<u16> {
     ["unexpected status ", "last status: "]
         .into_iter()
