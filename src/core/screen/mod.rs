@@ -9,6 +9,7 @@ pub mod detect;
 pub mod marker;
 pub mod queries;
 pub mod screen_retry;
+pub mod styled;
 
 use std::collections::VecDeque;
 use std::num::NonZeroU16;

@@ -103,7 +103,13 @@ fn each_command_gives_its_result_or_error_code() {
             },
             Ok(()),
         ),
-        (Method::Screen { task_id: id("a") }, Err(REFUSED)),
+        (
+            Method::Screen {
+                task_id: id("a"),
+                styled: false,
+            },
+            Err(REFUSED),
+        ),
         (
             Method::UpdateTask {
                 task_id: id("a"),

@@ -146,16 +146,24 @@ fn carry_out(
             REFUSED,
             "the web view starts in a run's loop only",
         )),
-        Method::Screen { task_id } => task(engine, &task_id).and_then(|index| {
-            engine
-                .view()
-                .screen_text(index)
-                .map(|(rows, cols, text)| json!({"rows": rows, "cols": cols, "text": text}))
-                .ok_or_else(|| {
-                    RpcError::new(REFUSED, format!("{task_id} is not running: it has no pane"))
-                })
+        Method::Screen { task_id, styled } => task(engine, &task_id).and_then(|index| {
+            screen(engine.view(), index, styled).ok_or_else(|| {
+                RpcError::new(REFUSED, format!("{task_id} is not running: it has no pane"))
+            })
         }),
     })
+}
+
+/// Task `index`'s pane as text, and with `styled` as runs of text with their colours.
+fn screen(batch: &dyn BatchView, index: usize, styled: bool) -> Option<Value> {
+    let live = batch.live_attempt(index)?;
+    let (rows, cols, text) = live.screen_text();
+    let mut screen = json!({"rows": rows, "cols": cols, "text": text});
+    if styled {
+        let lines = crate::core::screen::styled::rows(live.attempt().screen().vt());
+        screen["lines"] = json!(lines);
+    }
+    Some(screen)
 }
 
 /// The "since you left" digest of the run: what ended since it started (`hello`'s

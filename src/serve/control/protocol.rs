@@ -70,6 +70,8 @@ pub enum Method {
     },
     Screen {
         task_id: String,
+        /// Also each row as runs of text with their colours (`core::screen::styled`).
+        styled: bool,
     },
     /// The "since you left" digest of the run (since it started).
     Digest,
@@ -143,7 +145,11 @@ pub const METHODS: &[(&str, &str, &str)] = &[
         "{prompt_id, answer: approve|approve_always|deny}",
         "{done, message}",
     ),
-    ("panes.screen", "{task_id}", "{rows, cols, text}"),
+    (
+        "panes.screen",
+        "{task_id, styled?: bool}",
+        "{rows, cols, text, lines?: [[{text, fg?, bg?, bold?, …}]]}",
+    ),
     ("batch.digest", "{}", "{lines: [text]}"),
     (
         "web.start",
@@ -267,6 +273,14 @@ struct UpdateParams {
     patch: Map<String, Value>,
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScreenParams {
+    task_id: String,
+    #[serde(default)]
+    styled: bool,
+}
+
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct WebParams {
@@ -374,9 +388,13 @@ fn read_call(method: &str, raw: Value) -> Result<Call, RpcError> {
                 answer,
             }
         }
-        "panes.screen" => Method::Screen {
-            task_id: task(raw)?,
-        },
+        "panes.screen" => {
+            let p: ScreenParams = params(method, raw)?;
+            Method::Screen {
+                task_id: p.task_id,
+                styled: p.styled,
+            }
+        }
         "batch.digest" => empty(raw, Method::Digest)?,
         "web.start" => Method::WebStart {
             addr: params::<WebParams>(method, raw)?.addr,
@@ -515,6 +533,7 @@ mod tests {
                 r#"{"task_id":"a"}"#,
                 Method::Screen {
                     task_id: "a".into(),
+                    styled: false,
                 },
             ),
         ];

@@ -227,7 +227,11 @@ async fn screen(State(shared): WebState, headers: HeaderMap, Path(task): Path<St
     if let Err(refusal) = reader(&shared, &headers) {
         return refused("a pane", refusal);
     }
-    match ask(&shared, Method::Screen { task_id: task }).await {
+    let method = Method::Screen {
+        task_id: task,
+        styled: true,
+    };
+    match ask(&shared, method).await {
         Ok(screen) => Json(screen).into_response(),
         Err(error) => {
             (StatusCode::NOT_FOUND, Json(json!({"error": error.message}))).into_response()

@@ -139,7 +139,22 @@ async function drawPane() {
   if (!paneTask) return;
   const reply = await fetch(`/api/screen/${encodeURIComponent(paneTask)}`, { credentials: "same-origin" });
   const body = await reply.json().catch(() => ({}));
-  $("pane").textContent = reply.ok ? body.text : (body.error || "no pane");
+  if (!reply.ok) return ($("pane").textContent = body.error || "no pane");
+  if (!body.lines) return ($("pane").textContent = body.text);
+  $("pane").replaceChildren(...body.lines.flatMap((runs) => [...runs.map(span), "\n"]));
+}
+
+// One run of a pane's row: its text in its colours (inverse swaps them).
+function span(run) {
+  const node = el("span", {}, run.text);
+  let [fg, bg] = [run.fg, run.bg];
+  if (run.inverse) [fg, bg] = [bg || "#111", fg || "#ddd"];
+  if (fg) node.style.color = fg;
+  if (bg) node.style.backgroundColor = bg;
+  if (run.bold) node.style.fontWeight = "bold";
+  if (run.italic) node.style.fontStyle = "italic";
+  if (run.underline) node.style.textDecoration = "underline";
+  return node;
 }
 
 function listen() {
