@@ -28,6 +28,7 @@ fn candidate(profile: Option<&Profile>) -> Candidate<'_> {
         profile,
         in_scope: true,
         has_attempt: false,
+        host: None,
     }
 }
 

@@ -20,8 +20,8 @@ use super::snapshots;
 use super::tasks::Tasks;
 
 use crate::core::attempt::{Attempt, Event, Note};
-use crate::core::batch::outcome::{Decision, OutcomeInput, RetryRules, decide};
-use crate::core::batch::{EndInput, Queue};
+use crate::core::batch::outcome::{Decision, OutcomeInput};
+use crate::core::batch::{Batch, EndInput};
 use crate::core::classify::{ExitStatus, Verdict};
 use crate::core::facts::changes::lines_before_marker;
 use crate::core::facts::failure_context::headline_says_more;
@@ -181,12 +181,12 @@ impl Attempts {
 
 impl LiveAttempt {
     /// Concludes the ended attempt with what was gathered for it (`exit`: how its agent
-    /// exited) into `tasks`, the `queue` and `out`, at `now` (`wall`).
+    /// exited) into `tasks`, the `batch` and `out`, at `now` (`wall`).
     pub(super) fn conclude(
         mut self,
         (gathered, exit): (Gathered, ExitStatus),
         tasks: &mut Tasks,
-        queue: &mut Queue,
+        batch: &mut Batch,
         out: &mut Outgoing,
         (now, wall): (Instant, jiff::Timestamp),
     ) -> Result<()> {
@@ -232,25 +232,25 @@ impl LiveAttempt {
             worktree: gathered.worktree,
             changes: gathered.changes,
         };
-        tasks.conclude(ended, &mut self.recorder, queue, out, now)
+        tasks.conclude(ended, &mut self.recorder, batch, out, now)
     }
 }
 
 impl Tasks {
-    /// Carries out the end of `ended`: the decision (the `queue` told what follows), the
+    /// Carries out the end of `ended`: the decision (the `batch` told what follows), the
     /// result, the facts, the retry; the frontends told through `out`.
     pub(super) fn conclude(
         &mut self,
         mut ended: Ended<'_>,
         recorder: &mut Recorder,
-        queue: &mut Queue,
+        batch: &mut Batch,
         out: &mut Outgoing,
         now: Instant,
     ) -> Result<()> {
         let index = ended.index;
         let task = self.store.file().tasks()[index].clone();
         let profile = self.profiles.get(&task.agent).cloned();
-        let decision = decide_what_follows(&ended, &task, profile.as_ref(), queue, now);
+        let decision = decide_what_follows(&ended, &task, profile.as_ref(), batch, now);
         if let Some(evidence) = decision.evidence {
             ended.outcome.verdict.evidence = Some(evidence.into());
         }
@@ -363,14 +363,13 @@ impl Tasks {
     }
 }
 
-/// What follows `ended` (`core::outcome::decide`: next status, retry, account rest, quota
-/// hold); the account's rest, the profile's hold and the task's retry time are handed to
-/// the queue.
+/// What follows `ended` (`Batch::decide_end`: next status, retry, account rest, quota hold;
+/// the queue told).
 fn decide_what_follows(
     ended: &Ended<'_>,
     task: &TaskSpec,
     profile: Option<&Profile>,
-    queue: &mut Queue,
+    batch: &mut Batch,
     now: Instant,
 ) -> Decision {
     let number = ended.outcome.attempt;
@@ -386,7 +385,7 @@ fn decide_what_follows(
         quota_reset_in,
         jitter: random_spread(ended.index, number),
     };
-    let decision = decide(&end, RetryRules::of(task), profile, queue.accounts(), now);
+    let decision = batch.decide_end(&end, (ended.index, task), profile, now);
     if let (Some(rest), Some(profile)) = (decision.rest, profile) {
         let name = profile
             .accounts
@@ -394,7 +393,6 @@ fn decide_what_follows(
             .map_or("?", |a| a.name.as_str());
         tracing::info!(profile = %profile.name, account = name, wait_sec = rest.wait.as_secs(), "account exhausted");
     }
-    queue.follow(ended.index, &task.agent, profile, &decision, now);
     decision
 }
 

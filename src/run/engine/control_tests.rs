@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use super::control::*;
 use super::os::Os;
 use super::os_fake::{FakeOs, Script};
+use crate::core::batch::Input;
 use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
 use crate::run::engine::inbox::EngineInbox;
@@ -149,10 +150,10 @@ fn cancel_moves_waiting_tasks_to_cancelled_and_refuses_finished_ones() {
         task("c", "completed", ""),
     ]));
     f.engine.set_paused(true);
+    let at = Instant::now() + Duration::from_secs(60);
     f.engine
         .batch
-        .queue_mut()
-        .set_retry_at(1, Instant::now() + Duration::from_secs(60));
+        .handle(Input::RetryAt { task: 1, at }, Instant::now());
     assert!(
         f.engine
             .cancel_task(0, Now::read())
@@ -183,10 +184,10 @@ fn retry_now_requeues_failed_and_cancelled_tasks_and_skips_waits() {
         task("done", "completed", ""),
     ]));
     f.engine.set_paused(true);
+    let at = Instant::now() + Duration::from_secs(60);
     f.engine
         .batch
-        .queue_mut()
-        .set_retry_at(2, Instant::now() + Duration::from_secs(60));
+        .handle(Input::RetryAt { task: 2, at }, Instant::now());
     for index in 0..3 {
         let outcome = f.engine.retry_now(index, Now::read()).expect("retry");
         assert!(outcome.is_done(), "{outcome:?}");

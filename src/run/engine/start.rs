@@ -28,12 +28,11 @@ impl Tasks {
 }
 
 impl Planned {
-    /// The start of this plan, with the profile's `account` (its environment added to the
-    /// plan), awaiting write `generation`. `git_before`: `git status` of a remote attempt's
-    /// folder as it starts; `size`: (rows, cols) of its PTY.
+    /// The start of this plan, its account's environment added to the plan, awaiting write
+    /// `generation`. `git_before`: `git status` of a remote attempt's folder as it starts;
+    /// `size`: (rows, cols) of its PTY.
     pub(super) fn into_starting(
         self,
-        account: Option<usize>,
         (git_before, size): (RemoteGitBefore, (u16, u16)),
         generation: u64,
     ) -> Starting {
@@ -45,6 +44,7 @@ impl Planned {
             mut plan,
             profile,
             host,
+            account,
             withdrawn: _,
         } = self;
         if let Some(chosen) = account.and_then(|i| profile.accounts.get(i)) {
