@@ -7,9 +7,7 @@ use std::time::{Duration, Instant};
 use color_eyre::eyre::{Result, WrapErr};
 use serde_json::json;
 
-use super::agent_report::AgentReport;
 use super::attempts::{Attempts, LiveAttempt, Starting};
-use super::conclude::Ended;
 use super::event::EngineEvent;
 use super::inbox::EngineInbox;
 use super::outgoing::Outgoing;
@@ -19,12 +17,9 @@ use super::os::{AgentProcess, Os};
 use crate::core::attempt::{
     Attempt, AttemptSetup, DEFAULT_ANSWER_CAP, DEFAULT_PERMISSION_WAIT_SEC,
 };
-use crate::core::batch::Batch;
-use crate::core::classify::{ExitStatus, Verdict};
-use crate::core::task::{FailureType, TaskSpec};
+use crate::core::task::TaskSpec;
 use crate::run::guard_context::guard_setup;
 use crate::run::jobs::Outbox;
-use crate::run::outcome::AttemptOutcome;
 use crate::run::recorder::{AttemptPaths, Recorder};
 use crate::run::{failure_report, hygiene, outcome};
 
@@ -295,50 +290,22 @@ impl Starting {
         }
     }
 
-    /// An agent that could not even start: a process failure of this attempt, with the reason.
-    /// Its end is concluded into `tasks`, the `batch` and `out` (`Tasks::conclude`).
-    pub(super) fn conclude_unspawned(
-        self,
-        (mut recorder, error): (Recorder, &color_eyre::eyre::Report),
-        tasks: &mut Tasks,
-        batch: &mut Batch,
-        out: &mut Outgoing,
-        (now, wall): At,
-    ) -> Result<()> {
-        let verdict = Verdict::failed(FailureType::Process, format!("{error:#}"));
-        let outcome = AttemptOutcome {
-            attempt: self.number,
-            verdict,
-            marker_seen: false,
-            exit: ExitStatus::default(),
-            log_file: outcome::relative_to(&recorder.paths().log, tasks.store.base_dir()),
-            auto_counts: Vec::new(),
-            auto_inputs: Vec::new(),
-            approvals: Vec::new(),
-            started_at: wall,
-            ended_at: wall,
-            duration: Duration::ZERO,
-        };
+    /// Its recorder, in `runs_dir`, started at `started_at`.
+    fn recorder(
+        &self,
+        runs_dir: &std::path::Path,
+        started_at: jiff::Timestamp,
+    ) -> Result<Recorder> {
         let (rows, cols) = self.size;
-        let ended = Ended {
-            index: self.index,
-            task_id: &self.task.task_id,
-            plan: &self.plan,
-            size: (cols, rows),
-            account: self.account,
-            stopped_by_operator: false,
-            outcome,
-            failure: None,
-            quota_reset: None,
-            quota_resets_at: None,
-            deciding_event: None,
-            agent: AgentReport::default(),
-            ended_processes: Vec::new(),
-            host: self.host.map(|host| host.name),
-            worktree: None,
-            changes: Default::default(),
-        };
-        tasks.conclude(ended, &mut recorder, batch, out, now)
+        let paths = AttemptPaths::new(&runs_dir.join(&self.task.task_id), self.number);
+        let recorder = Recorder::create(
+            paths,
+            cols,
+            rows,
+            started_at.as_second().max(0) as u64,
+            &self.task.task_id,
+        )?;
+        Ok(recorder)
     }
 }
 
@@ -377,26 +344,6 @@ fn attempt_setup(
         completion: plan.completion.completion,
         marker_required: plan.completion.marker_required,
         guard: guard_setup(task, &profile_rules, &plan.cwd),
-    }
-}
-
-impl Starting {
-    /// Its recorder, in `runs_dir`, started at `started_at`.
-    fn recorder(
-        &self,
-        runs_dir: &std::path::Path,
-        started_at: jiff::Timestamp,
-    ) -> Result<Recorder> {
-        let (rows, cols) = self.size;
-        let paths = AttemptPaths::new(&runs_dir.join(&self.task.task_id), self.number);
-        let recorder = Recorder::create(
-            paths,
-            cols,
-            rows,
-            started_at.as_second().max(0) as u64,
-            &self.task.task_id,
-        )?;
-        Ok(recorder)
     }
 }
 
