@@ -6,37 +6,8 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use super::queue::{Candidate, Slots};
+use super::queue_tests::{hosts, profile};
 use super::{Batch, Fill, Input, QueueCommand, Room, Start};
-use crate::core::profile::{Profile, ProfileSet};
-use crate::core::remote::hosts::HostSet;
-
-fn hosts() -> HostSet {
-    HostSet::parse(
-        r#"
-[hosts.a]
-ssh = "u@a"
-groups = ["fleet"]
-max_agents = 1
-[hosts.b]
-ssh = "u@b"
-groups = ["fleet"]
-max_agents = 1
-"#,
-    )
-    .unwrap()
-}
-
-fn profile(accounts: usize) -> Profile {
-    let mut text = String::from("[profiles.p]\ncommand = ['x']\n");
-    for i in 0..accounts {
-        text.push_str(&format!("[[profiles.p.accounts]]\nname = 'a{i}'\n"));
-    }
-    ProfileSet::build(&[&text], None)
-        .unwrap()
-        .get("p")
-        .unwrap()
-        .clone()
-}
 
 /// A runnable task in scope, without an attempt, here.
 fn task(index: usize) -> Candidate<'static> {
