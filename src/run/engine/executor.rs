@@ -256,7 +256,8 @@ impl Engine {
                 Ok(planned) => planned,
                 Err(problem) => {
                     (self.tasks).fail_config(index, problem, &mut self.out, wall);
-                    failed = true;
+                    // Asked again only once it left the queue: every round ends one task.
+                    failed |= !self.tasks.store.file().tasks()[index].status.is_runnable();
                     continue;
                 }
             };
