@@ -1,11 +1,12 @@
 //! The batch as a state machine: `handle(input, now) -> effects`, like `core::attempt`.
 //!
-//! Owns the batch's decisions: which task starts next and when (`queue`: retry times, quota
-//! holds, account rotation, host choice, concurrency, pause, stop), when a prepared start's
-//! agent may launch (`generations`: once the write that marks its task `running` is durable, the
-//! one count of which write is) and the
-//! stages of each attempt's end (`end`: exit, sweep, drain, host check, last file read, gather,
-//! conclusion, durable write). Inputs are ticks, worker results, write-durable notices and
+//! Owns the batch's decisions: which tasks start in a turn, on which host, with which account
+//! (`fill`, asking `queue`: retry times, quota holds, account rotation, host choice,
+//! concurrency, pause, stop), what an attempt's end means for the queue (`decide_end`), when a
+//! prepared start's agent may launch (`generations`: once the write that marks its task
+//! `running` is durable, the one count of which write is) and the stages of each attempt's end
+//! (`end`: exit, sweep, drain, host check, last file read, gather, conclusion, durable write).
+//! The queue's state changes only here. Inputs are ticks, worker results, write-durable notices and
 //! operator commands; effects are values the shell (`run::engine`) carries out: start an agent,
 //! run a job on a worker, conclude an attempt, fill the slots, commit the file. No I/O here, no
 //! clock: `now` is passed in.

@@ -477,3 +477,26 @@ fn prompt_template(task: usize, text: &str) -> super::command::Command {
     let text = text.to_string();
     super::command::Command::SetPromptTemplate { task, text }
 }
+
+#[test]
+fn a_task_whose_configuration_fails_in_the_fill_leaves_its_slot_to_the_next() {
+    let bad =
+        r#"{"task_id": "bad", "agent": "nope", "prompt_template": "do it", "status": "pending"}"#;
+    let mut f = fixture(&tasks(&[
+        bad.to_string(),
+        task("a", "pending", ""),
+        task("b", "pending", ""),
+    ]));
+    assert_eq!(f.status(0), TaskStatus::Failed, "no such profile");
+    f.engine.set_concurrency(1);
+    // Sent back to the queue, it takes the one slot first and fails again in the same fill.
+    let outcome = f.engine.retry_now(0, Now::read()).expect("retry");
+    assert!(outcome.is_done(), "{outcome:?}");
+    assert_eq!(f.status(0), TaskStatus::Failed);
+    assert_eq!(
+        f.status(1),
+        TaskStatus::Running,
+        "the slot went to the next task"
+    );
+    assert_eq!(f.status(2), TaskStatus::Pending);
+}

@@ -1,7 +1,8 @@
 //! A task's next attempt, from its plan (`prepare`) to a start that waits for its write: its
 //! task marked `running` in the document, its account's environment in its plan; its agent
-//! launches once that is on disk (`commit`, `launch_agent`). The queue (`core::batch::queue`)
-//! decides which tasks start; `executor` carries that out through these steps.
+//! launches once that is on disk (`commit`, `launch_agent`). The batch (`core::batch::fill`)
+//! decides which tasks start, where and with which account; `executor` carries that out
+//! through these steps.
 
 use super::attempts::{Planned, RemoteGitBefore, Starting};
 use super::tasks::Tasks;
