@@ -88,20 +88,8 @@ impl AccountBook {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::profile::ProfileSet;
+    use crate::core::batch::queue_tests::profile;
     use std::time::Duration;
-
-    fn profile(accounts: usize) -> Profile {
-        let mut text = String::from("[profiles.p]\ncommand = ['x']\n");
-        for i in 0..accounts {
-            text.push_str(&format!("[[profiles.p.accounts]]\nname = 'a{i}'\n"));
-        }
-        ProfileSet::build(&[&text], None)
-            .unwrap()
-            .get("p")
-            .unwrap()
-            .clone()
-    }
 
     #[test]
     fn least_recently_used_first_and_exhausted_ones_skipped() {

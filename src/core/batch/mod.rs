@@ -1,11 +1,12 @@
 //! The batch as a state machine: `handle(input, now) -> effects`, like `core::attempt`.
 //!
-//! Owns the batch's decisions: which task starts next and when (`queue`: retry times, quota
-//! holds, account rotation, host choice, concurrency, pause, stop), when a prepared start's
-//! agent may launch (`generations`: once the write that marks its task `running` is durable, the
-//! one count of which write is) and the
-//! stages of each attempt's end (`end`: exit, sweep, drain, host check, last file read, gather,
-//! conclusion, durable write). Inputs are ticks, worker results, write-durable notices and
+//! Owns the batch's decisions: which tasks start in a turn, on which host, with which account
+//! (`fill`, asking `queue`: retry times, quota holds, account rotation, host choice,
+//! concurrency, pause, stop), what an attempt's end means for the queue (`decide_end`), when a
+//! prepared start's agent may launch (`generations`: once the write that marks its task
+//! `running` is durable, the one count of which write is) and the stages of each attempt's end
+//! (`end`: exit, sweep, drain, host check, last file read, gather, conclusion, durable write).
+//! The queue's state changes only here. Inputs are ticks, worker results, write-durable notices and
 //! operator commands; effects are values the shell (`run::engine`) carries out: start an agent,
 //! run a job on a worker, conclude an attempt, fill the slots, commit the file. No I/O here, no
 //! clock: `now` is passed in.
@@ -20,11 +21,14 @@ pub mod rerun;
 pub mod retry;
 
 pub mod end;
+pub mod fill;
 pub mod generations;
 pub mod queue;
 
 #[cfg(test)]
 mod end_tests;
+#[cfg(test)]
+mod fill_tests;
 #[cfg(test)]
 mod launch_tests;
 #[cfg(test)]
@@ -34,8 +38,13 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 pub use end::{AfterHost, AttemptEnd, DRAIN_AFTER_EXIT, EndInput, EndStage, EndStep};
+pub use fill::{Fill, Room, Start};
 pub use generations::Generations;
 pub use queue::{Candidate, Consider, Queue, Slots};
+
+use crate::core::profile::Profile;
+use crate::core::task::TaskSpec;
+use outcome::{Decision, OutcomeInput, RetryRules};
 
 /// What comes in.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,7 +97,8 @@ pub enum Effect {
     StartAgent { key: u64 },
     /// The next step of attempt `key`'s end.
     End { key: u64, step: EndStep },
-    /// Start the tasks that are due while there is room (asking `Queue::consider`).
+    /// Start the tasks that are due while there is room: the shell hands its runnable tasks to
+    /// `Batch::plan_starts` and carries out the starts it returns.
     FillSlots,
     /// Hand the turn's changes of the document to the tasks file's writer.
     CommitFile,
@@ -108,8 +118,31 @@ impl Batch {
         &self.queue
     }
 
-    pub fn queue_mut(&mut self) -> &mut Queue {
-        &mut self.queue
+    /// The starts of this turn among `runnable` (in the file's order), in `room`
+    /// (`fill::plan`): each one's retry time dropped, its account taken, its slot held.
+    pub fn plan_starts<'a>(
+        &mut self,
+        runnable: impl IntoIterator<Item = Candidate<'a>>,
+        room: Room<'_>,
+        now: Instant,
+    ) -> Fill {
+        fill::plan(&mut self.queue, runnable, room, now)
+    }
+
+    /// What follows an attempt's end (`outcome::decide`, with the rules of `task` and its
+    /// `profile`), and the queue told: its account rests, its profile is held until its quota
+    /// reset, its task waits for its retry time.
+    pub fn decide_end(
+        &mut self,
+        end: &OutcomeInput<'_>,
+        (index, task): (usize, &TaskSpec),
+        profile: Option<&Profile>,
+        now: Instant,
+    ) -> Decision {
+        let rules = RetryRules::of(task);
+        let decision = outcome::decide(end, rules, profile, self.queue.accounts(), now);
+        (self.queue).follow(index, &task.agent, profile, &decision, now);
+        decision
     }
 
     /// Attempt `key`'s end, while it is not done.

@@ -4,8 +4,8 @@
 //! its host, if it names one, has room and is in rotation; nothing new starts while the queue is
 //! paused or herd is stopping.
 //!
-//! Pure: the shell walks the runnable tasks in the file's order and asks `consider` about each,
-//! then `choose_host` for the ones that name a host; times are passed in.
+//! Pure: `fill` asks `consider` about each runnable task in the file's order, then
+//! `choose_host` for the ones that name a host; times are passed in.
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
@@ -28,6 +28,8 @@ pub struct Candidate<'a> {
     pub in_scope: bool,
     /// It is being prepared, waits for its write, runs or ends already.
     pub has_attempt: bool,
+    /// The host or group its `host` names, if it names one.
+    pub host: Option<&'a str>,
 }
 
 /// The slots of this turn: how many attempts hold one now, of how many.

@@ -9,7 +9,8 @@ use crate::core::profile::{Profile, ProfileSet};
 use crate::core::remote::host_choice::HostChoice;
 use crate::core::remote::hosts::HostSet;
 
-fn profile(accounts: usize) -> Profile {
+/// Profile `p` with `accounts` accounts (`a0`, `a1`, ...).
+pub(super) fn profile(accounts: usize) -> Profile {
     let mut text = String::from("[profiles.p]\ncommand = ['x']\n");
     for i in 0..accounts {
         text.push_str(&format!("[[profiles.p.accounts]]\nname = 'a{i}'\n"));
@@ -28,6 +29,7 @@ fn candidate(profile: Option<&Profile>) -> Candidate<'_> {
         profile,
         in_scope: true,
         has_attempt: false,
+        host: None,
     }
 }
 
@@ -183,7 +185,8 @@ fn accounts_rotate_and_a_profile_with_every_account_resting_waits() {
     assert_eq!(queue.take_account(&profile(0), t0), None, "no accounts");
 }
 
-fn hosts() -> HostSet {
+/// Hosts `a` and `b`, one agent each, in group `fleet`.
+pub(super) fn hosts() -> HostSet {
     HostSet::parse(
         r#"
 [hosts.a]

@@ -10,7 +10,7 @@ use color_eyre::eyre::{Result, WrapErr};
 use serde_json::json;
 
 use super::agent_report::AgentReport;
-use super::attempts::{Attempts, LiveAttempt};
+use super::attempts::{Attempts, LiveAttempt, Starting};
 use super::event::{EngineEvent, note_label};
 use super::gather::{self, FailureJob, GatherJob};
 use super::gathered::Gathered;
@@ -20,91 +20,20 @@ use super::snapshots;
 use super::tasks::Tasks;
 
 use crate::core::attempt::{Attempt, Event, Note};
-use crate::core::batch::outcome::{Decision, OutcomeInput, RetryRules, decide};
-use crate::core::batch::{EndInput, Queue};
+use crate::core::batch::outcome::{Decision, OutcomeInput};
+use crate::core::batch::{Batch, EndInput};
 use crate::core::classify::{ExitStatus, Verdict};
 use crate::core::facts::changes::lines_before_marker;
 use crate::core::facts::failure_context::headline_says_more;
 use crate::core::operator::deciding_event::EndingScene;
-use crate::core::profile::Profile;
 use crate::core::task::{FailureType, TaskSpec, TaskStatus};
 use crate::run::changes::attempt::{ChangesFound, OnCompleteJob};
 use crate::run::failure_report::FailureReport;
-use crate::run::hygiene::EndedProcess;
 use crate::run::jobs::Outbox;
 use crate::run::launch::LaunchPlan;
 use crate::run::outcome::{self, AttemptFacts, AttemptOutcome, AttemptResult, Size, WorktreeState};
 use crate::run::recorder::Recorder;
 use crate::run::{failure_report, worktree};
-
-/// An attempt that ended (or could not start), as `conclude` records it: which task's attempt
-/// it was, its outcome, and what the shell found around it.
-pub(super) struct Ended<'a> {
-    pub(super) index: usize,
-    pub(super) task_id: &'a str,
-    pub(super) plan: &'a LaunchPlan,
-    /// (cols, rows) the PTY started at.
-    pub(super) size: (u16, u16),
-    pub(super) account: Option<usize>,
-    pub(super) stopped_by_operator: bool,
-    pub(super) outcome: AttemptOutcome,
-    /// What went wrong: the summary for the next attempt's `{previous_failure}` and the
-    /// output's headline.
-    pub(super) failure: Option<FailureReport>,
-    /// A quota failure's reset time, when the task waits for it.
-    pub(super) quota_reset: Option<jiff::Timestamp>,
-    /// The reset time a quota failure named (in the zone it named), waited for or not.
-    pub(super) quota_resets_at: Option<jiff::Zoned>,
-    /// The event that decided a timeout or a blocked prompt, in words (`waited 30 min for an
-    /// answer to Bash(touch x); nobody answered`, `last seen: ✢ Thinking…`).
-    pub(super) deciding_event: Option<String>,
-    pub(super) agent: AgentReport,
-    /// Leftover processes herd ended after the agent exited.
-    pub(super) ended_processes: Vec<EndedProcess>,
-    /// The host it ran on, when not here.
-    pub(super) host: Option<String>,
-    /// A completed task's worktree after its removal was tried (on the worker).
-    pub(super) worktree: Option<Result<worktree::Cleanup, worktree::WorktreeError>>,
-    /// What the attempt changed in its folder, and its `on_complete`'s record (`run::changes`).
-    pub(super) changes: ChangesFound,
-}
-
-impl LiveAttempt {
-    /// The reset time its quota failure names, if it names one (in the zone it named).
-    fn quota_reset(&mut self, verdict: &Verdict, wall: jiff::Timestamp) -> Option<jiff::Zoned> {
-        if verdict.failure != Some(FailureType::Quota) {
-            return None;
-        }
-        let rows = (self.attempt)
-            .screen_mut()
-            .rows_with_history(failure_report::TAIL_ROWS);
-        let mut text =
-            crate::core::screen::detect::tail_rows(&rows, failure_report::TAIL_ROWS).join("\n");
-        // The verdict's own words last (the last match of a rank wins): a hook's `StopFailure`
-        // payload says when the limit resets even where the screen does not.
-        if let Some(evidence) = &verdict.evidence {
-            text.push('\n');
-            text.push_str(evidence);
-        }
-        let local = jiff::tz::TimeZone::system();
-        let reset = crate::core::facts::quota_reset::parse_reset(&text, wall, local)?;
-        tracing::info!(task = %self.task_id, at = %reset.at, evidence = %reset.evidence, "the quota resets");
-        Some(reset.at)
-    }
-}
-
-impl Tasks {
-    /// Whether task `index` waits for its quota to reset (rather than failing or retrying at
-    /// once): it asked to, or its profile has accounts to rotate through.
-    fn waits_for_quota(&self, index: usize) -> bool {
-        let task = &self.store.file().tasks()[index];
-        let has_accounts = self
-            .profiles
-            .get(&task.agent)
-            .is_some_and(|p| !p.accounts.is_empty());
-        task.wait_for_quota_reset || has_accounts
-    }
-}
 
 impl Attempts {
     /// Attempt `key`'s agent exited, its leftovers were swept, its terminal drained and its
@@ -181,28 +110,67 @@ impl Attempts {
 
 impl LiveAttempt {
     /// Concludes the ended attempt with what was gathered for it (`exit`: how its agent
-    /// exited) into `tasks`, the `queue` and `out`, at `now` (`wall`).
+    /// exited): the batch decides what follows (`Tasks::decide_end`); its task's result, status
+    /// and retry time go into `tasks`, its facts into its recording, its end to `out`.
     pub(super) fn conclude(
         mut self,
         (gathered, exit): (Gathered, ExitStatus),
         tasks: &mut Tasks,
-        queue: &mut Queue,
+        batch: &mut Batch,
         out: &mut Outgoing,
         (now, wall): (Instant, jiff::Timestamp),
     ) -> Result<()> {
-        let verdict = self
-            .attempt
-            .verdict()
-            .cloned()
-            .unwrap_or_else(Verdict::success);
-        let quota_resets_at = self.quota_reset(&verdict, wall);
-        let quota_reset = quota_resets_at
-            .as_ref()
-            .filter(|_| tasks.waits_for_quota(self.task))
-            .map(jiff::Zoned::timestamp);
-        let agent = AgentReport::of(&self.attempt, gathered.transcript);
-        let outcome = AttemptOutcome {
+        let mut outcome = self.outcome(exit, tasks, (now, wall));
+        let quota_resets_at = self.quota_reset(&outcome.verdict, wall);
+        let waits = tasks.waits_for_quota(self.task);
+        let end = OutcomeInput {
+            verdict: &outcome.verdict,
             attempt: self.number,
+            account: self.account,
+            stopped_by_operator: self.stopped_by_operator,
+            quota_reset_in: (quota_resets_at.as_ref().filter(|_| waits)).map(|at| wait(wall, at)),
+            jitter: random_spread(self.task, self.number),
+        };
+        let (decision, account) = tasks.decide_end(batch, self.task, &end, now);
+        if let Some(evidence) = decision.evidence {
+            outcome.verdict.evidence = Some(evidence.into());
+        }
+        let report = AgentReport::of(&self.attempt, gathered.transcript);
+        let host = self.remote.as_ref().map(|r| r.host.name.as_str());
+        let ran = (&self.plan, host, account.clone());
+        let mut result = tasks.attempt_result(self.task, &outcome, ran, &report);
+        let task = &tasks.store.file().tasks()[self.task];
+        let (status, cleanup) = (decision.status, gathered.worktree);
+        result.worktree = (task.worktree).then(|| worktree_state(&self.plan.cwd, status, cleanup));
+        let deciding_event = self.attempt.ending_scene().and_then(EndingScene::describe);
+        let failure = gathered.failure;
+        result.failure_cause = failure_cause(&outcome.verdict, deciding_event, failure.as_ref());
+        result.interrupted = self.stopped_by_operator;
+        result.quota_resets_at = quota_resets_at.as_ref().map(ToString::to_string);
+        result.failure_summary = failure.map(|f| f.summary);
+        let result = with_changes(result, gathered.changes)?;
+        let agent = task.agent.clone();
+        let (cols, rows) = self.size;
+        let mut facts = AttemptFacts::new(&outcome, &self.plan, Size { cols, rows }, &agent);
+        facts.account = account;
+        report.fill_facts(&mut facts);
+        facts.ended_processes = &self.swept;
+        facts.host = host;
+        let ended = (&outcome, &decision);
+        tasks.finish_attempt(self.task, ended, result, facts, &mut self.recorder, out)
+    }
+
+    /// Its outcome at its end (`exit`: how its agent exited): its verdict (success without
+    /// one), its marker, its answers, its times.
+    fn outcome(
+        &self,
+        exit: ExitStatus,
+        tasks: &Tasks,
+        (now, wall): (Instant, jiff::Timestamp),
+    ) -> AttemptOutcome {
+        AttemptOutcome {
+            attempt: self.number,
+            verdict: (self.attempt.verdict().cloned()).unwrap_or_else(Verdict::success),
             marker_seen: self.attempt.marker_seen(),
             exit,
             log_file: outcome::relative_to(&self.recorder.paths().log, tasks.store.base_dir()),
@@ -212,101 +180,162 @@ impl LiveAttempt {
             started_at: self.started_at,
             ended_at: wall,
             duration: now.saturating_duration_since(self.started),
-            verdict,
+        }
+    }
+
+    /// The reset time its quota failure names, if it names one (in the zone it named).
+    fn quota_reset(&mut self, verdict: &Verdict, wall: jiff::Timestamp) -> Option<jiff::Zoned> {
+        if verdict.failure != Some(FailureType::Quota) {
+            return None;
+        }
+        let rows = (self.attempt)
+            .screen_mut()
+            .rows_with_history(failure_report::TAIL_ROWS);
+        let mut text =
+            crate::core::screen::detect::tail_rows(&rows, failure_report::TAIL_ROWS).join("\n");
+        // The verdict's own words last (the last match of a rank wins): a hook's `StopFailure`
+        // payload says when the limit resets even where the screen does not.
+        if let Some(evidence) = &verdict.evidence {
+            text.push('\n');
+            text.push_str(evidence);
+        }
+        let local = jiff::tz::TimeZone::system();
+        let reset = crate::core::facts::quota_reset::parse_reset(&text, wall, local)?;
+        tracing::info!(task = %self.task_id, at = %reset.at, evidence = %reset.evidence, "the quota resets");
+        Some(reset.at)
+    }
+}
+
+impl Starting {
+    /// An agent that could not even start: a process failure of this attempt, with the reason
+    /// (`error`), recorded into `recorder`. The batch decides what follows; its task's result,
+    /// status and retry time go into `tasks`, its end to `out`.
+    pub(super) fn conclude_unspawned(
+        self,
+        (mut recorder, error): (Recorder, &color_eyre::eyre::Report),
+        tasks: &mut Tasks,
+        batch: &mut Batch,
+        out: &mut Outgoing,
+        (now, wall): (Instant, jiff::Timestamp),
+    ) -> Result<()> {
+        let outcome = AttemptOutcome {
+            attempt: self.number,
+            verdict: Verdict::failed(FailureType::Process, format!("{error:#}")),
+            marker_seen: false,
+            exit: ExitStatus::default(),
+            log_file: outcome::relative_to(&recorder.paths().log, tasks.store.base_dir()),
+            auto_counts: Vec::new(),
+            auto_inputs: Vec::new(),
+            approvals: Vec::new(),
+            started_at: wall,
+            ended_at: wall,
+            duration: Duration::ZERO,
         };
-        let ended = Ended {
-            index: self.task,
-            task_id: &self.task_id,
-            plan: &self.plan,
-            size: self.size,
+        let end = OutcomeInput {
+            verdict: &outcome.verdict,
+            attempt: self.number,
             account: self.account,
-            stopped_by_operator: self.stopped_by_operator,
-            outcome,
-            failure: gathered.failure,
-            quota_reset,
-            quota_resets_at,
-            deciding_event: self.attempt.ending_scene().and_then(EndingScene::describe),
-            agent,
-            ended_processes: std::mem::take(&mut self.swept),
-            host: self.host().map(str::to_string),
-            worktree: gathered.worktree,
-            changes: gathered.changes,
+            stopped_by_operator: false,
+            quota_reset_in: None,
+            jitter: random_spread(self.index, self.number),
         };
-        tasks.conclude(ended, &mut self.recorder, queue, out, now)
+        let (decision, account) = tasks.decide_end(batch, self.index, &end, now);
+        let host = self.host.as_ref().map(|host| host.name.as_str());
+        let ran = (&self.plan, host, account.clone());
+        let mut result = tasks.attempt_result(self.index, &outcome, ran, &AgentReport::default());
+        let status = decision.status;
+        result.worktree =
+            (self.task.worktree).then(|| worktree_state(&self.plan.cwd, status, None));
+        let result = with_changes(result, ChangesFound::default())?;
+        let (rows, cols) = self.size;
+        let size = Size { cols, rows };
+        let mut facts = AttemptFacts::new(&outcome, &self.plan, size, &self.task.agent);
+        facts.account = account;
+        facts.host = host;
+        let ended = (&outcome, &decision);
+        tasks.finish_attempt(self.index, ended, result, facts, &mut recorder, out)
     }
 }
 
 impl Tasks {
-    /// Carries out the end of `ended`: the decision (the `queue` told what follows), the
-    /// result, the facts, the retry; the frontends told through `out`.
-    pub(super) fn conclude(
-        &mut self,
-        mut ended: Ended<'_>,
-        recorder: &mut Recorder,
-        queue: &mut Queue,
-        out: &mut Outgoing,
-        now: Instant,
-    ) -> Result<()> {
-        let index = ended.index;
-        let task = self.store.file().tasks()[index].clone();
-        let profile = self.profiles.get(&task.agent).cloned();
-        let decision = decide_what_follows(&ended, &task, profile.as_ref(), queue, now);
-        if let Some(evidence) = decision.evidence {
-            ended.outcome.verdict.evidence = Some(evidence.into());
-        }
-        let status = decision.status;
-        let account_name = ended
-            .account
-            .and_then(|i| profile.as_ref().and_then(|p| p.accounts.get(i)))
-            .map(|a| a.name.clone());
-        let result = self.attempt_result(&mut ended, &task, status, account_name.clone());
-        let mut result =
-            serde_json::to_value(&result).wrap_err("cannot build the task's result")?;
-        add_changes(&mut result, std::mem::take(&mut ended.changes));
-        let facts = EndFacts {
-            agent: &task.agent,
-            status,
-            account: account_name,
-            result: result.clone(),
-        };
-        record_facts(&ended, facts, recorder)?;
-        let retry_after = decision.retry_after;
-        self.write_end(index, result, status, retry_after, ended.outcome.ended_at);
-        self.announce_end(&ended, status, retry_after, out);
-        Ok(())
+    /// Whether task `index` waits for its quota to reset (rather than failing or retrying at
+    /// once): it asked to, or its profile has accounts to rotate through.
+    fn waits_for_quota(&self, index: usize) -> bool {
+        let task = &self.store.file().tasks()[index];
+        let has_accounts = self
+            .profiles
+            .get(&task.agent)
+            .is_some_and(|p| !p.accounts.is_empty());
+        task.wait_for_quota_reset || has_accounts
     }
 
-    /// The task's `result` for `ended`, whose task goes to `status` (its failure and worktree
-    /// are taken from it); the survivors herd ended for the task are counted in.
+    /// What follows attempt `end` of task `index` (`Batch::decide_end`, which tells the queue:
+    /// next status, retry, account rest, quota hold), and the name of the account it used.
+    fn decide_end(
+        &self,
+        batch: &mut Batch,
+        index: usize,
+        end: &OutcomeInput<'_>,
+        now: Instant,
+    ) -> (Decision, Option<String>) {
+        let task = &self.store.file().tasks()[index];
+        let profile = self.profiles.get(&task.agent);
+        let decision = batch.decide_end(end, (index, task), profile, now);
+        if let (Some(rest), Some(profile)) = (decision.rest, profile) {
+            let name = profile
+                .accounts
+                .get(rest.account)
+                .map_or("?", |a| a.name.as_str());
+            tracing::info!(profile = %profile.name, account = name, wait_sec = rest.wait.as_secs(), "account exhausted");
+        }
+        let account = end.account.and_then(|i| profile?.accounts.get(i));
+        (decision, account.map(|a| a.name.clone()))
+    }
+
+    /// The `result` of attempt `outcome` of task `index` as far as every attempt has one: run
+    /// by `plan` (on `host`, with `account`), with what its agent reported (`report`) and the
+    /// survivors herd ended for the task.
     fn attempt_result(
         &mut self,
-        ended: &mut Ended<'_>,
-        task: &TaskSpec,
-        status: TaskStatus,
-        account: Option<String>,
+        index: usize,
+        outcome: &AttemptOutcome,
+        (plan, host, account): (&LaunchPlan, Option<&str>, Option<String>),
+        report: &AgentReport,
     ) -> AttemptResult {
-        let plan = ended.plan;
-        let failure = ended.failure.take();
-        let worktree = ended.worktree.take();
+        let task = &self.store.file().tasks()[index];
         AttemptResult {
-            worktree: task
-                .worktree
-                .then(|| worktree_state(&plan.cwd, status, worktree)),
-            trusted_folder: plan
-                .trust_folder
-                .as_ref()
+            trusted_folder: (plan.trust_folder.as_ref())
                 .map(|trust| trust.folder.display().to_string()),
-            interrupted: ended.stopped_by_operator,
-            failure_cause: failure_cause(ended, failure.as_ref()),
-            quota_resets_at: ended.quota_resets_at.as_ref().map(ToString::to_string),
-            failure_summary: failure.map(|f| f.summary),
             account,
-            host: ended.host.clone(),
-            agent: ended.agent.result_fields(plan),
-            total_cost_usd: ended.agent.total_cost(task.result.as_ref()),
-            survivors_ended: self.survivors.remove(&ended.index),
-            ..AttemptResult::new(&ended.outcome)
+            host: host.map(str::to_string),
+            agent: report.result_fields(plan),
+            total_cost_usd: report.total_cost(task.result.as_ref()),
+            survivors_ended: self.survivors.remove(&index),
+            ..AttemptResult::new(outcome)
         }
+    }
+
+    /// The end of attempt `outcome` of task `index` carried out as `decision` says: its
+    /// `result`, status and retry time into the document, its recording finished with its
+    /// `facts`, the frontends told through `out`.
+    fn finish_attempt(
+        &mut self,
+        index: usize,
+        (outcome, decision): (&AttemptOutcome, &Decision),
+        result: serde_json::Value,
+        mut facts: AttemptFacts<'_>,
+        recorder: &mut Recorder,
+        out: &mut Outgoing,
+    ) -> Result<()> {
+        let (status, retry_after) = (decision.status, decision.retry_after);
+        facts.task_status = Some(status.as_str());
+        facts.task_result = Some(result.clone());
+        let verdict = Note::Verdict(outcome.verdict.clone());
+        recorder.marker(outcome.duration, &note_label(&verdict))?;
+        recorder.finish(outcome.duration, &facts)?;
+        self.write_end(index, result, status, retry_after, outcome.ended_at);
+        self.announce_end(index, outcome, status, retry_after, out);
+        Ok(())
     }
 
     /// The task's result, status and retry time set in the tasks file.
@@ -338,91 +367,34 @@ impl Tasks {
     /// retry to come); the attempt's duration remembered.
     fn announce_end(
         &mut self,
-        ended: &Ended<'_>,
+        index: usize,
+        outcome: &AttemptOutcome,
         status: TaskStatus,
         retry_after: Option<Duration>,
         out: &mut Outgoing,
     ) {
-        let (task_id, number) = (ended.task_id, ended.outcome.attempt);
-        let verdict = ended.outcome.verdict.clone();
-        tracing::info!(task = task_id, attempt = number, verdict = verdict.label(), evidence = ?verdict.evidence, status = %status, "attempt ended");
-        self.last_durations
-            .insert(ended.index, ended.outcome.duration);
+        let task_id = &self.store.file().tasks()[index].task_id;
+        let (number, verdict) = (outcome.attempt, outcome.verdict.clone());
+        tracing::info!(task = task_id.as_str(), attempt = number, verdict = verdict.label(), evidence = ?verdict.evidence, status = %status, "attempt ended");
         out.events.push(EngineEvent::Finished {
-            task_id: task_id.to_string(),
+            task_id: task_id.clone(),
             attempt: number,
             verdict,
             status,
         });
         if let Some(after) = retry_after {
             out.events.push(EngineEvent::RetryScheduled {
-                task_id: task_id.to_string(),
+                task_id: task_id.clone(),
                 after,
             });
         }
+        self.last_durations.insert(index, outcome.duration);
     }
 }
 
-/// What follows `ended` (`core::outcome::decide`: next status, retry, account rest, quota
-/// hold); the account's rest, the profile's hold and the task's retry time are handed to
-/// the queue.
-fn decide_what_follows(
-    ended: &Ended<'_>,
-    task: &TaskSpec,
-    profile: Option<&Profile>,
-    queue: &mut Queue,
-    now: Instant,
-) -> Decision {
-    let number = ended.outcome.attempt;
-    let ended_at = ended.outcome.ended_at;
-    let quota_reset_in = ended
-        .quota_reset
-        .map(|at| Duration::try_from(at.duration_since(ended_at)).unwrap_or_default());
-    let end = OutcomeInput {
-        verdict: &ended.outcome.verdict,
-        attempt: number,
-        account: ended.account,
-        stopped_by_operator: ended.stopped_by_operator,
-        quota_reset_in,
-        jitter: random_spread(ended.index, number),
-    };
-    let decision = decide(&end, RetryRules::of(task), profile, queue.accounts(), now);
-    if let (Some(rest), Some(profile)) = (decision.rest, profile) {
-        let name = profile
-            .accounts
-            .get(rest.account)
-            .map_or("?", |a| a.name.as_str());
-        tracing::info!(profile = %profile.name, account = name, wait_sec = rest.wait.as_secs(), "account exhausted");
-    }
-    queue.follow(ended.index, &task.agent, profile, &decision, now);
-    decision
-}
-
-/// What `conclude` decided about an ended attempt, for its recording's facts.
-struct EndFacts<'a> {
-    agent: &'a str,
-    status: TaskStatus,
-    account: Option<String>,
-    result: serde_json::Value,
-}
-
-/// The recording of `ended` finished: its verdict marked, its facts written.
-fn record_facts(ended: &Ended<'_>, end: EndFacts<'_>, recorder: &mut Recorder) -> Result<()> {
-    let outcome = &ended.outcome;
-    let (cols, rows) = ended.size;
-    let mut facts = AttemptFacts::new(outcome, ended.plan, Size { cols, rows }, end.agent);
-    facts.account = end.account;
-    ended.agent.fill_facts(&mut facts);
-    facts.ended_processes = &ended.ended_processes;
-    facts.host = ended.host.as_deref();
-    facts.task_status = Some(end.status.as_str());
-    facts.task_result = Some(end.result);
-    recorder.marker(
-        outcome.duration,
-        &note_label(&Note::Verdict(outcome.verdict.clone())),
-    )?;
-    recorder.finish(outcome.duration, &facts)?;
-    Ok(())
+/// How long from `from` until `at` (nothing when it is past).
+fn wait(from: jiff::Timestamp, at: &jiff::Zoned) -> Duration {
+    Duration::try_from(at.timestamp().duration_since(from)).unwrap_or_default()
 }
 
 /// A task's worktree after an attempt: removed when the task completed with a clean tree, kept
@@ -484,17 +456,19 @@ fn failure_tail(attempt: &mut Attempt) -> Vec<String> {
     }
 }
 
-/// `result.changes` and `result.on_complete`, when the gathering worker found them.
-fn add_changes(result: &mut serde_json::Value, found: ChangesFound) {
-    let Some(fields) = result.as_object_mut() else {
-        return;
-    };
-    if let Some(changes) = found.changes {
-        fields.insert("changes".into(), changes.to_json());
+/// The task's `result` as written: `result`, with `changes` and `on_complete` when the
+/// gathering worker found them.
+fn with_changes(result: AttemptResult, found: ChangesFound) -> Result<serde_json::Value> {
+    let mut result = serde_json::to_value(&result).wrap_err("cannot build the task's result")?;
+    if let Some(fields) = result.as_object_mut() {
+        if let Some(changes) = found.changes {
+            fields.insert("changes".into(), changes.to_json());
+        }
+        if let Some(record) = found.on_complete {
+            fields.insert("on_complete".into(), record);
+        }
     }
-    if let Some(record) = found.on_complete {
-        fields.insert("on_complete".into(), record);
-    }
+    Ok(result)
 }
 
 /// How many of the last screen's rows (history included) a commit message may come from.
@@ -517,11 +491,15 @@ fn on_complete_job(live: &mut LiveAttempt, task: &TaskSpec) -> OnCompleteJob {
 /// `result.failure_cause`: for a timeout or a blocked prompt the event that decided it (the
 /// prompt nobody answered, or what the agent showed last: never its echo of the prompt); for
 /// other failures whose evidence is a bare fact, the output's headline.
-fn failure_cause(ended: &Ended<'_>, failure: Option<&FailureReport>) -> Option<String> {
-    let kind = ended.outcome.verdict.failure?;
+fn failure_cause(
+    verdict: &Verdict,
+    deciding_event: Option<String>,
+    failure: Option<&FailureReport>,
+) -> Option<String> {
+    let kind = verdict.failure?;
     let decided_by_event = matches!(kind, FailureType::Timeout | FailureType::PermissionBlocked);
-    if decided_by_event && let Some(event) = &ended.deciding_event {
-        return Some(event.clone());
+    if decided_by_event && deciding_event.is_some() {
+        return deciding_event;
     }
     if kind == FailureType::Timeout {
         // A timeout's output headline is whatever scrolled by last; without an event there is

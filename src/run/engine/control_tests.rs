@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use super::control::*;
 use super::os::Os;
 use super::os_fake::{FakeOs, Script};
+use crate::core::batch::Input;
 use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
 use crate::run::engine::inbox::EngineInbox;
@@ -149,10 +150,10 @@ fn cancel_moves_waiting_tasks_to_cancelled_and_refuses_finished_ones() {
         task("c", "completed", ""),
     ]));
     f.engine.set_paused(true);
+    let at = Instant::now() + Duration::from_secs(60);
     f.engine
         .batch
-        .queue_mut()
-        .set_retry_at(1, Instant::now() + Duration::from_secs(60));
+        .handle(Input::RetryAt { task: 1, at }, Instant::now());
     assert!(
         f.engine
             .cancel_task(0, Now::read())
@@ -183,10 +184,10 @@ fn retry_now_requeues_failed_and_cancelled_tasks_and_skips_waits() {
         task("done", "completed", ""),
     ]));
     f.engine.set_paused(true);
+    let at = Instant::now() + Duration::from_secs(60);
     f.engine
         .batch
-        .queue_mut()
-        .set_retry_at(2, Instant::now() + Duration::from_secs(60));
+        .handle(Input::RetryAt { task: 2, at }, Instant::now());
     for index in 0..3 {
         let outcome = f.engine.retry_now(index, Now::read()).expect("retry");
         assert!(outcome.is_done(), "{outcome:?}");
@@ -475,4 +476,27 @@ fn each_operator_action_reaches_the_agents_terminal_as_the_fake_records_it() {
 fn prompt_template(task: usize, text: &str) -> super::command::Command {
     let text = text.to_string();
     super::command::Command::SetPromptTemplate { task, text }
+}
+
+#[test]
+fn a_task_whose_configuration_fails_in_the_fill_leaves_its_slot_to_the_next() {
+    let bad =
+        r#"{"task_id": "bad", "agent": "nope", "prompt_template": "do it", "status": "pending"}"#;
+    let mut f = fixture(&tasks(&[
+        bad.to_string(),
+        task("a", "pending", ""),
+        task("b", "pending", ""),
+    ]));
+    assert_eq!(f.status(0), TaskStatus::Failed, "no such profile");
+    f.engine.set_concurrency(1);
+    // Sent back to the queue, it takes the one slot first and fails again in the same fill.
+    let outcome = f.engine.retry_now(0, Now::read()).expect("retry");
+    assert!(outcome.is_done(), "{outcome:?}");
+    assert_eq!(f.status(0), TaskStatus::Failed);
+    assert_eq!(
+        f.status(1),
+        TaskStatus::Running,
+        "the slot went to the next task"
+    );
+    assert_eq!(f.status(2), TaskStatus::Pending);
 }

@@ -15,10 +15,8 @@ use super::launch_agent::Launch;
 use super::prepare::NotPrepared;
 use super::processes::SPAWN_RETRY_AFTER;
 use crate::core::attempt::{Effect as AttemptEffect, Event, StopSignal};
-use crate::core::batch::{Candidate, Consider, Effect, EndInput, EndStep, Input, Slots};
+use crate::core::batch::{Candidate, Effect, EndInput, EndStep, Fill, Input, Room, Slots};
 use crate::core::classify::ExitStatus;
-use crate::core::remote::host_choice::HostChoice;
-use crate::core::remote::hosts::Host;
 use crate::run::attempt_files::{FilesReport, Preparation};
 use crate::run::clock::Now;
 
@@ -117,9 +115,13 @@ impl Engine {
                 self.batch.handle(Input::RetryAt { task: index, at }, now);
                 Ok(())
             }
-            Launch::Unspawned { launching, error } => {
-                let queue = self.batch.queue_mut();
-                launching.conclude_unspawned(&error, &mut self.tasks, queue, &mut self.out, at)
+            Launch::Unspawned {
+                starting,
+                recorder,
+                error,
+            } => {
+                let (tasks, batch) = (&mut self.tasks, &mut self.batch);
+                starting.conclude_unspawned((recorder, &error), tasks, batch, &mut self.out, at)
             }
         }
     }
@@ -138,8 +140,7 @@ impl Engine {
         };
         let gathered = live.gathered.take().map(|g| *g).unwrap_or_default();
         let (end, at) = ((gathered, self.exit_of(key)), (now, self.clock.wall));
-        let queue = self.batch.queue_mut();
-        live.conclude(end, &mut self.tasks, queue, &mut self.out, at)?;
+        live.conclude(end, &mut self.tasks, &mut self.batch, &mut self.out, at)?;
         let generation = self.batch.generations().next();
         Ok(Some(EndInput::Concluded { generation }))
     }
@@ -218,55 +219,14 @@ impl Engine {
         self.fill(now)
     }
 
-    /// `fill_slots` within a turn: the tasks the queue says are due start while there is
-    /// room, each marked `running` in the document.
+    /// `fill_slots` within a turn: the starts the batch plans (`Batch::plan_starts`) are carried
+    /// out, each task marked `running` in the document.
     pub(super) fn fill(&mut self, now: Instant) -> Result<()> {
-        if !self.batch.queue().accepts_starts() {
-            return Ok(());
-        }
         // Group commit: every task started in this turn is marked `running` in the same
         // generation, and their agents launch once it is on disk (`commit`).
         let mut starting = Vec::new();
-        // Only the tasks that may start, not `scope()`: most of a large file is done, and this
-        // runs every turn.
-        let mut from = 0;
-        while let Some(index) = self.tasks.store.file().next_runnable(from) {
-            from = index + 1;
-            // An attempt being prepared, waiting for its start's write, or being concluded
-            // holds its slot.
-            let slots = Slots {
-                held: self.attempts.len() + starting.len(),
-                concurrency: self.tasks.opts.concurrency,
-            };
-            let task = &self.tasks.store.file().tasks()[index];
-            let candidate = Candidate {
-                index,
-                agent: &task.agent,
-                profile: self.tasks.profiles.get(&task.agent),
-                in_scope: self.tasks.in_scope(index),
-                has_attempt: self.attempts.has_task(index),
-            };
-            match self.batch.queue_mut().consider(&candidate, slots, now) {
-                Consider::Full => break,
-                Consider::Skip => continue,
-                Consider::Due => {}
-            }
-            let Some(planned) = self.plan_start(index, &starting, now) else {
-                continue;
-            };
-            let prepared = self
-                .out
-                .outbox_of(planned.key, EngineInbox::from_preparation);
-            let file_tag = &self.tasks.file_tag;
-            let (runs_dir, tasks_file) = (&self.tasks.opts.runs_dir, self.tasks.store.path());
-            let snapshot = super::prepare::snapshot_place(&planned, runs_dir, tasks_file);
-            if let Some(planned) = (self.attempts).starts_now(planned, file_tag, snapshot, prepared)
-            {
-                // Its slot among the agents running once it started: the frontend's size for it.
-                let size = self.sizes.at(self.attempts.len() + starting.len());
-                starting.push(self.begin(planned, now, None, size));
-            }
-        }
+        // A start whose configuration fails holds no slot: the tasks after it are asked again.
+        while self.start_planned(&mut starting, now) {}
         if starting.is_empty() {
             return Ok(());
         }
@@ -275,41 +235,73 @@ impl Engine {
         self.commit(now)
     }
 
-    /// Plans task `index`'s next attempt (its retry time cleared) on the host it takes beside
-    /// the `starting` ones; `None` when it waits for a host or failed its configuration.
-    fn plan_start(&mut self, index: usize, starting: &[Starting], now: Instant) -> Option<Planned> {
-        let host = self.host_for(index, starting, now)?;
-        self.batch.handle(Input::RetryCleared { task: index }, now);
-        match (self.attempts).plan(index, host, &self.tasks, self.hosts.set()) {
-            Ok(planned) => Some(planned),
-            Err(problem) => {
-                (self.tasks).fail_config(index, problem, &mut self.out, self.clock.wall);
-                None
+    /// Carries out the starts the batch plans beside `starting`: each one's attempt is planned,
+    /// then prepared on a worker or begun at once (into `starting`). Whether a task failed its
+    /// configuration instead (its slot is free again).
+    fn start_planned(&mut self, starting: &mut Vec<Starting>, now: Instant) -> bool {
+        let fill = self.plan_starts(starting, now);
+        let wall = self.clock.wall;
+        for index in fill.unknown_host {
+            let name = self.tasks.store.file().tasks()[index].host.clone();
+            let problem = self
+                .hosts
+                .set()
+                .unknown_target_message(&name.unwrap_or_default());
+            (self.tasks).fail_config(index, problem, &mut self.out, wall);
+        }
+        let mut failed = false;
+        for start in fill.starts {
+            let index = start.task;
+            let planned = match (self.attempts).plan(start, &self.tasks, self.hosts.set()) {
+                Ok(planned) => planned,
+                Err(problem) => {
+                    (self.tasks).fail_config(index, problem, &mut self.out, wall);
+                    // Asked again only once it left the queue: every round ends one task.
+                    failed |= !self.tasks.store.file().tasks()[index].status.is_runnable();
+                    continue;
+                }
+            };
+            let prepared = (self.out).outbox_of(planned.key, EngineInbox::from_preparation);
+            let (runs_dir, tasks_file) = (&self.tasks.opts.runs_dir, self.tasks.store.path());
+            let snapshot = super::prepare::snapshot_place(&planned, runs_dir, tasks_file);
+            let file_tag = &self.tasks.file_tag;
+            if let Some(planned) = (self.attempts).starts_now(planned, file_tag, snapshot, prepared)
+            {
+                // Its slot among the agents running once it started: the frontend's size for it.
+                let size = self.sizes.at(self.attempts.len() + starting.len());
+                starting.push(self.begin(planned, None, size));
             }
         }
+        failed
     }
 
-    /// The host task `index`'s next attempt runs on (`Some(None)`: here); `None` when it waits
-    /// for one or names none the run knows (its configuration fails).
-    fn host_for(
-        &mut self,
-        index: usize,
-        starting: &[Starting],
-        now: Instant,
-    ) -> Option<Option<Host>> {
-        let Some(name) = self.tasks.store.file().tasks()[index].host.clone() else {
-            return Some(None);
-        };
-        match (self.hosts).choose(&name, &self.attempts, starting, self.batch.queue(), now) {
-            HostChoice::Use(chosen) => Some(self.hosts.set().get(&chosen).cloned()),
-            // Full or out of rotation: the task waits, it has not failed.
-            HostChoice::Wait { .. } => None,
-            HostChoice::Unknown => {
-                let problem = self.hosts.set().unknown_target_message(&name);
-                (self.tasks).fail_config(index, problem, &mut self.out, self.clock.wall);
-                None
+    /// The batch's starts for this turn, among the runnable tasks (only those, not `scope()`:
+    /// most of a large file is done, and this runs every turn); an attempt being prepared,
+    /// waiting for its start's write, being concluded or among `starting` holds its slot.
+    fn plan_starts(&mut self, starting: &[Starting], now: Instant) -> Fill {
+        let (tasks, attempts) = (&self.tasks, &self.attempts);
+        let file = tasks.store.file();
+        let indices = std::iter::successors(file.next_runnable(0), |i| file.next_runnable(i + 1));
+        let runnable = indices.map(|index| {
+            let task = &file.tasks()[index];
+            Candidate {
+                index,
+                agent: &task.agent,
+                profile: tasks.profiles.get(&task.agent),
+                in_scope: tasks.in_scope(index),
+                has_attempt: attempts.has_task(index),
+                host: task.host.as_deref(),
             }
-        }
+        });
+        let room = Room {
+            slots: Slots {
+                held: attempts.len() + starting.len(),
+                concurrency: tasks.opts.concurrency,
+            },
+            hosts: self.hosts.set(),
+            load: attempts.host_load(starting),
+        };
+        self.batch.plan_starts(runnable, room, now)
     }
 
     /// A planned attempt about to launch, with its task marked `running` in the document (not
@@ -318,15 +310,13 @@ impl Engine {
     fn begin(
         &mut self,
         planned: Planned,
-        now: Instant,
         git_before: RemoteGitBefore,
         size: (u16, u16),
     ) -> Starting {
-        let account = self.batch.queue_mut().take_account(&planned.profile, now);
         let (index, number) = (planned.index, planned.number);
         self.tasks
             .mark_running(index, number, planned.host.as_ref());
-        planned.into_starting(account, (git_before, size), self.batch.generations().next())
+        planned.into_starting((git_before, size), self.batch.generations().next())
     }
 
     /// Starts whose tasks are `running` in the document wait for the write that records them
@@ -379,7 +369,7 @@ impl Engine {
             }
         };
         let size = self.sizes.at(self.attempts.past_preparation());
-        let starting = self.begin(planned, now, git_before, size);
+        let starting = self.begin(planned, git_before, size);
         // Launched once the write that marks it `running` is on disk.
         self.record_starts(vec![starting], now)?;
         self.commit(now)

@@ -7,9 +7,7 @@ use std::time::{Duration, Instant};
 use color_eyre::eyre::{Result, WrapErr};
 use serde_json::json;
 
-use super::agent_report::AgentReport;
 use super::attempts::{Attempts, LiveAttempt, Starting};
-use super::conclude::Ended;
 use super::event::EngineEvent;
 use super::inbox::EngineInbox;
 use super::outgoing::Outgoing;
@@ -19,12 +17,9 @@ use super::os::{AgentProcess, Os};
 use crate::core::attempt::{
     Attempt, AttemptSetup, DEFAULT_ANSWER_CAP, DEFAULT_PERMISSION_WAIT_SEC,
 };
-use crate::core::batch::Queue;
-use crate::core::classify::{ExitStatus, Verdict};
-use crate::core::task::{FailureType, TaskSpec};
+use crate::core::task::TaskSpec;
 use crate::run::guard_context::guard_setup;
 use crate::run::jobs::Outbox;
-use crate::run::outcome::AttemptOutcome;
 use crate::run::recorder::{AttemptPaths, Recorder};
 use crate::run::{failure_report, hygiene, outcome};
 
@@ -38,9 +33,10 @@ pub(super) enum Launch {
         before: Box<TaskSpec>,
         reason: String,
     },
-    /// Its agent could not start: to conclude as a process failure.
+    /// Its agent could not start: to conclude as a process failure, into its `recorder`.
     Unspawned {
-        launching: Box<Launching>,
+        starting: Box<Starting>,
+        recorder: Recorder,
         error: color_eyre::eyre::Report,
     },
 }
@@ -48,23 +44,12 @@ pub(super) enum Launch {
 /// The moment of a launch: its instant and its time in the tasks file.
 type At = (Instant, jiff::Timestamp);
 
-/// An attempt whose agent is about to be spawned: what its live state, or its end when the
-/// agent cannot start, is made of.
-pub(super) struct Launching {
-    index: usize,
-    /// The task as it was before this start changed it.
-    task: TaskSpec,
-    number: u32,
-    plan: crate::run::launch::LaunchPlan,
-    key: u64,
-    account: Option<usize>,
-    /// (rows, cols) of its PTY.
-    size: (u16, u16),
-    started_at: jiff::Timestamp,
-    recorder: Recorder,
-    setup: AttemptSetup,
-    git_before: failure_report::GitSnapshot,
+/// What watches an agent beside its terminal, opened before it is spawned: its hygiene cookie
+/// (in its environment), `git status` as it starts, herd's hook listener and Codex app-server
+/// link (their addresses in its environment and command), and its host's state.
+struct Watchers {
     cookie: String,
+    git_before: failure_report::GitSnapshot,
     hooks: Option<crate::run::hook_server::HookServer>,
     app_server: Option<crate::run::app_server::AppServerLink>,
     remote: Option<super::hosts::RemoteState>,
@@ -75,12 +60,10 @@ pub(super) struct Launching {
 /// says so in the log).
 fn hook_server(
     (key, task): (u64, &TaskSpec),
-    setup: &AttemptSetup,
+    kind: crate::core::profile::HookKind,
     env: &std::collections::BTreeMap<String, String>,
-    here: bool,
     inbox: &Outbox<EngineInbox>,
 ) -> Option<crate::run::hook_server::HookServer> {
-    let kind = setup.profile.hooks.filter(|_| here)?;
     let calls = inbox.map(move |call| EngineInbox::from_hook(key, call));
     match crate::run::hook_server::HookServer::start(kind, key, calls, env) {
         Ok(server) => Some(server),
@@ -121,7 +104,7 @@ impl Attempts {
     /// what became of it. Its task's document is `tasks`; the frontends hear through `out`.
     pub(super) fn launch(
         &mut self,
-        starting: Starting,
+        mut starting: Starting,
         os: &dyn Os,
         tasks: &mut Tasks,
         out: &mut Outgoing,
@@ -135,26 +118,44 @@ impl Attempts {
                 return Err(error);
             }
         };
-        let launching = Launching::new(starting, (recorder, wall), tasks, out);
-        match self.spawn_agent(os, &launching, &tasks.opts.runs_dir, &out.inbox) {
-            Ok(process) => {
-                let watches_files = self.start_live(launching, process, now, tasks, &out.inbox);
-                Ok(Launch::Live { watches_files })
-            }
+        let attempt = Attempt::new(starting.announce(tasks.opts.operator_present, out));
+        let watchers = starting.open_watchers(tasks, &out.inbox);
+        let runs_dir = &tasks.opts.runs_dir;
+        let process = match self.spawn_agent(os, &starting, &watchers, runs_dir, &out.inbox) {
+            Ok(process) => process,
             Err(error) if crate::run::limits::is_resource_shortage(&error) => {
                 let reason = format!("{error:#}");
-                let (index, before) = (launching.index, Box::new(launching.task));
-                Ok(Launch::NoRoom {
+                let (index, before) = (starting.index, Box::new(starting.task));
+                return Ok(Launch::NoRoom {
                     index,
                     before,
                     reason,
-                })
+                });
             }
             Err(error) => {
-                let launching = Box::new(launching);
-                Ok(Launch::Unspawned { launching, error })
+                let starting = Box::new(starting);
+                return Ok(Launch::Unspawned {
+                    starting,
+                    recorder,
+                    error,
+                });
             }
-        }
+        };
+        let (key, agent_log) = (starting.key, starting.profile.agent_log);
+        let mut live = live_attempt(
+            starting,
+            attempt,
+            (process, recorder),
+            watchers,
+            (now, wall),
+        );
+        let reports = out
+            .inbox
+            .map(move |report| EngineInbox::from_files(key, report));
+        live.files = live.watch_files((key, agent_log), runs_dir, reports);
+        let watches_files = live.files.is_some();
+        self.go_live(key, live);
+        Ok(Launch::Live { watches_files })
     }
 
     /// Spawns the agent in its PTY (reporting into `inbox`); on a host, the local terminal
@@ -166,220 +167,145 @@ impl Attempts {
     fn spawn_agent(
         &self,
         os: &dyn Os,
-        launching: &Launching,
+        starting: &Starting,
+        watchers: &Watchers,
         runs_dir: &std::path::Path,
         inbox: &Outbox<EngineInbox>,
     ) -> Result<AgentProcess> {
-        let Launching { plan, key, .. } = launching;
-        let (rows, cols) = launching.size;
+        let Starting { plan, key, .. } = starting;
+        let (rows, cols) = starting.size;
         if self.with_agent() > 0 {
             crate::run::limits::check_room_for_an_agent()
                 .wrap_err_with(|| format!("cannot start {}", plan.argv[0]))?;
         }
         let key = *key;
         let output = inbox.map(move |event| EngineInbox::from_pty(key, event));
-        match &launching.remote {
+        match &watchers.remote {
             None => os.spawn(plan, rows, cols, key, output),
             Some(remote) => {
-                let run_dir = runs_dir.join(&launching.task.task_id);
+                let run_dir = runs_dir.join(&starting.task.task_id);
                 let cwd = plan.cwd.display().to_string();
-                let (host, log, cookie) = (&remote.host, &remote.log, &launching.cookie);
+                let (host, log, cookie) = (&remote.host, &remote.log, &watchers.cookie);
                 let local = crate::run::remote::wrap(plan, host, &cwd, cookie, log, &run_dir);
                 os.spawn(&local, rows, cols, key, output)
             }
         }
     }
+}
 
-    /// The spawned agent becomes a live attempt, its files watched (reporting into `inbox`);
-    /// whether they are.
-    fn start_live(
-        &mut self,
-        launching: Launching,
-        process: AgentProcess,
-        now: Instant,
-        tasks: &Tasks,
-        inbox: &Outbox<EngineInbox>,
-    ) -> bool {
-        let Launching {
-            index,
-            task,
-            number,
-            plan,
-            key,
-            account,
-            size: (rows, cols),
-            started_at,
-            recorder,
-            setup,
-            git_before,
-            cookie,
-            hooks,
-            app_server,
-            remote,
-        } = launching;
-        let agent_log = setup.profile.agent_log;
-        let mut live = LiveAttempt {
-            task: index,
-            task_id: task.task_id.clone(),
-            number,
-            attempt: Attempt::new(setup),
-            prompts: crate::core::attempt::prompt_id::PromptIds::new(&task.task_id, number),
-            process,
-            recorder,
-            plan,
-            started: now,
-            started_at,
-            stopped_by_operator: false,
-            size: (cols, rows),
-            git_before,
-            account,
-            _hooks: hooks,
-            app_server,
-            signal_text: None,
-            files: None,
-            cookie,
-            known_processes: Vec::new(),
-            swept: Vec::new(),
-            gathered: None,
-            remote,
-        };
-        let runs_dir = &tasks.opts.runs_dir;
-        let reports = inbox.map(move |report| EngineInbox::from_files(key, report));
-        live.files = live.watch_files((key, agent_log), runs_dir, reports);
-        let watches_files = live.files.is_some();
-        self.go_live(key, live);
-        watches_files
+/// The spawned agent of `starting` as a live attempt: its state machine, its process and
+/// recorder, what watches it; started at `now` (`started_at` in the tasks file).
+fn live_attempt(
+    starting: Starting,
+    attempt: Attempt,
+    (process, recorder): (AgentProcess, Recorder),
+    watchers: Watchers,
+    (now, started_at): At,
+) -> LiveAttempt {
+    let Starting {
+        index,
+        task,
+        number,
+        plan,
+        account,
+        size: (rows, cols),
+        ..
+    } = starting;
+    LiveAttempt {
+        task: index,
+        task_id: task.task_id.clone(),
+        number,
+        attempt,
+        prompts: crate::core::attempt::prompt_id::PromptIds::new(&task.task_id, number),
+        process,
+        recorder,
+        plan,
+        started: now,
+        started_at,
+        stopped_by_operator: false,
+        size: (cols, rows),
+        git_before: watchers.git_before,
+        account,
+        _hooks: watchers.hooks,
+        app_server: watchers.app_server,
+        signal_text: None,
+        files: None,
+        cookie: watchers.cookie,
+        known_processes: Vec::new(),
+        swept: Vec::new(),
+        gathered: None,
+        remote: watchers.remote,
     }
 }
 
-impl Launching {
-    /// Everything the agent's process is started with and watched by: the attempt's setup,
-    /// its hygiene cookie, herd's hooks and app-server link, its host's state; the start is
-    /// announced.
-    fn new(
-        starting: Starting,
-        (recorder, started_at): (Recorder, jiff::Timestamp),
-        tasks: &Tasks,
-        out: &mut Outgoing,
-    ) -> Launching {
-        let Starting {
-            index,
-            task,
-            number,
-            mut plan,
-            profile,
-            key,
-            account,
-            host,
-            git_before,
-            size: (rows, cols),
-            ..
-        } = starting;
-        let present = tasks.opts.operator_present;
-        let setup = attempt_setup(&task, profile, &plan, (rows, cols), present);
-        let command = one_line(&plan.argv);
-        tracing::info!(task = %task.task_id, attempt = number, cwd = %plan.cwd.display(), "starting {command}");
+impl Starting {
+    /// What its attempt's state machine is set up with (`operator_present`: no permission
+    /// wait); its start said in the log and to the frontends (`out`).
+    fn announce(&self, operator_present: bool, out: &mut Outgoing) -> AttemptSetup {
+        let (task, number) = (&self.task, self.number);
+        let setup = attempt_setup(task, &self.profile, &self.plan, self.size, operator_present);
+        let command = one_line(&self.plan.argv);
+        tracing::info!(task = %task.task_id, attempt = number, cwd = %self.plan.cwd.display(), "starting {command}");
         out.events.push(EngineEvent::Started {
             task_id: task.task_id.clone(),
             attempt: number,
             command,
         });
-        let git_before = match (&host, git_before) {
-            (None, _) => failure_report::GitSnapshot::start(&plan.cwd),
-            (Some(_), Some(before)) => failure_report::GitSnapshot::known(before),
-            (Some(_), None) => failure_report::GitSnapshot::default(),
+        setup
+    }
+
+    /// What watches its agent, opened now: its cookie, herd's hooks and app-server link put
+    /// into its plan; its host's state.
+    fn open_watchers(&mut self, tasks: &Tasks, inbox: &Outbox<EngineInbox>) -> Watchers {
+        let (key, here, plan) = (self.key, self.host.is_none(), &mut self.plan);
+        let git_before = match (here, self.git_before.take()) {
+            (true, _) => failure_report::GitSnapshot::start(&plan.cwd),
+            (false, Some(before)) => failure_report::GitSnapshot::known(before),
+            (false, None) => failure_report::GitSnapshot::default(),
         };
-        let cookie = hygiene::new_cookie(&tasks.file_tag, &task.task_id, number);
+        let cookie = hygiene::new_cookie(&tasks.file_tag, &self.task.task_id, self.number);
         plan.env.insert(hygiene::COOKIE_VAR.into(), cookie.clone());
-        let hooks = hook_server((key, &task), &setup, &plan.env, host.is_none(), &out.inbox);
+        let hooks = self.profile.hooks.filter(|_| here);
+        let hooks = hooks.and_then(|kind| hook_server((key, &self.task), kind, &plan.env, inbox));
         if let Some(server) = &hooks {
             plan.env.extend(server.env().iter().cloned());
         }
-        let app_server = app_server_link((key, &task), &plan.argv, host.is_none(), &out.inbox);
+        let app_server = app_server_link((key, &self.task), &plan.argv, here, inbox);
         plan.argv = crate::run::app_server::argv_for(
             std::mem::take(&mut plan.argv),
             app_server.as_ref().map(|link| link.url()).as_deref(),
             &herd_exe(),
         );
-        let remote = host.map(|host| {
-            let run_dir = tasks.opts.runs_dir.join(&task.task_id);
-            let log = crate::run::remote::log_path(&run_dir, number);
+        let remote = self.host.clone().map(|host| {
+            let run_dir = tasks.opts.runs_dir.join(&self.task.task_id);
+            let log = crate::run::remote::log_path(&run_dir, self.number);
             super::hosts::RemoteState::new(host, log)
         });
-        Launching {
-            index,
-            task,
-            number,
-            plan,
-            key,
-            account,
-            size: (rows, cols),
-            started_at,
-            recorder,
-            setup,
-            git_before,
+        Watchers {
             cookie,
+            git_before,
             hooks,
             app_server,
             remote,
         }
     }
 
-    /// An agent that could not even start: a process failure of this attempt, with the reason.
-    /// Its end is concluded into `tasks`, the `queue` and `out` (`Tasks::conclude`).
-    pub(super) fn conclude_unspawned(
-        self,
-        error: &color_eyre::eyre::Report,
-        tasks: &mut Tasks,
-        queue: &mut Queue,
-        out: &mut Outgoing,
-        (now, wall): At,
-    ) -> Result<()> {
-        let Launching {
-            index,
-            task,
-            number,
-            plan,
-            account,
-            size: (rows, cols),
-            started_at,
-            mut recorder,
-            remote,
-            ..
-        } = self;
-        let verdict = Verdict::failed(FailureType::Process, format!("{error:#}"));
-        let outcome = AttemptOutcome {
-            attempt: number,
-            verdict,
-            marker_seen: false,
-            exit: ExitStatus::default(),
-            log_file: outcome::relative_to(&recorder.paths().log, tasks.store.base_dir()),
-            auto_counts: Vec::new(),
-            auto_inputs: Vec::new(),
-            approvals: Vec::new(),
-            started_at,
-            ended_at: wall,
-            duration: Duration::ZERO,
-        };
-        let ended = Ended {
-            index,
-            task_id: &task.task_id,
-            plan: &plan,
-            size: (cols, rows),
-            account,
-            stopped_by_operator: false,
-            outcome,
-            failure: None,
-            quota_reset: None,
-            quota_resets_at: None,
-            deciding_event: None,
-            agent: AgentReport::default(),
-            ended_processes: Vec::new(),
-            host: remote.map(|r| r.host.name),
-            worktree: None,
-            changes: Default::default(),
-        };
-        tasks.conclude(ended, &mut recorder, queue, out, now)
+    /// Its recorder, in `runs_dir`, started at `started_at`.
+    fn recorder(
+        &self,
+        runs_dir: &std::path::Path,
+        started_at: jiff::Timestamp,
+    ) -> Result<Recorder> {
+        let (rows, cols) = self.size;
+        let paths = AttemptPaths::new(&runs_dir.join(&self.task.task_id), self.number);
+        let recorder = Recorder::create(
+            paths,
+            cols,
+            rows,
+            started_at.as_second().max(0) as u64,
+            &self.task.task_id,
+        )?;
+        Ok(recorder)
     }
 }
 
@@ -388,7 +314,7 @@ impl Launching {
 /// permission wait).
 fn attempt_setup(
     task: &TaskSpec,
-    profile: crate::core::profile::Profile,
+    profile: &crate::core::profile::Profile,
     plan: &crate::run::launch::LaunchPlan,
     (rows, cols): (u16, u16),
     operator_present: bool,
@@ -407,7 +333,7 @@ fn attempt_setup(
                     .unwrap_or(DEFAULT_PERMISSION_WAIT_SEC),
             )
         }),
-        profile,
+        profile: profile.clone(),
         marker: plan.marker.clone(),
         prompt: plan.prompt.clone(),
         rows,
@@ -418,26 +344,6 @@ fn attempt_setup(
         completion: plan.completion.completion,
         marker_required: plan.completion.marker_required,
         guard: guard_setup(task, &profile_rules, &plan.cwd),
-    }
-}
-
-impl Starting {
-    /// Its recorder, in `runs_dir`, started at `started_at`.
-    fn recorder(
-        &self,
-        runs_dir: &std::path::Path,
-        started_at: jiff::Timestamp,
-    ) -> Result<Recorder> {
-        let (rows, cols) = self.size;
-        let paths = AttemptPaths::new(&runs_dir.join(&self.task.task_id), self.number);
-        let recorder = Recorder::create(
-            paths,
-            cols,
-            rows,
-            started_at.as_second().max(0) as u64,
-            &self.task.task_id,
-        )?;
-        Ok(recorder)
     }
 }
 

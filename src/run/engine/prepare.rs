@@ -12,10 +12,11 @@ use super::event::EngineEvent;
 use super::outgoing::Outgoing;
 use super::snapshots;
 use super::tasks::Tasks;
+use crate::core::batch::Start;
 use crate::core::profile::folder_trust::FolderTrust;
 use crate::core::remote::files::{self as remote_files, RemotePrepare};
 use crate::core::remote::frames::Prepared;
-use crate::core::remote::hosts::{Host, HostSet};
+use crate::core::remote::hosts::HostSet;
 use crate::core::task::TaskStatus;
 use crate::run::attempt_files::Preparation;
 use crate::run::changes::attempt::AttemptFolder;
@@ -149,14 +150,15 @@ impl Tasks {
 type Wall = jiff::Timestamp;
 
 impl Attempts {
-    /// Plans task `index`'s next attempt on `host`, or why its configuration fails.
+    /// Plans the next attempt of the task the batch starts (on its host, with its account), or
+    /// why its configuration fails.
     pub(super) fn plan(
         &mut self,
-        index: usize,
-        host: Option<Host>,
+        start: Start,
         tasks: &Tasks,
         hosts: &HostSet,
     ) -> Result<Planned, String> {
+        let index = start.task;
         let task = tasks.store.file().tasks()[index].clone();
         let number = task.attempts + 1;
         let plan = tasks
@@ -173,7 +175,8 @@ impl Attempts {
             number,
             plan,
             profile,
-            host,
+            host: start.host.and_then(|name| hosts.get(&name).cloned()),
+            account: start.account,
             withdrawn: false,
         })
     }

@@ -1,7 +1,8 @@
 //! A task's next attempt, from its plan (`prepare`) to a start that waits for its write: its
 //! task marked `running` in the document, its account's environment in its plan; its agent
-//! launches once that is on disk (`commit`, `launch_agent`). The queue (`core::batch::queue`)
-//! decides which tasks start; `executor` carries that out through these steps.
+//! launches once that is on disk (`commit`, `launch_agent`). The batch (`core::batch::fill`)
+//! decides which tasks start, where and with which account; `executor` carries that out
+//! through these steps.
 
 use super::attempts::{Planned, RemoteGitBefore, Starting};
 use super::tasks::Tasks;
@@ -28,12 +29,11 @@ impl Tasks {
 }
 
 impl Planned {
-    /// The start of this plan, with the profile's `account` (its environment added to the
-    /// plan), awaiting write `generation`. `git_before`: `git status` of a remote attempt's
-    /// folder as it starts; `size`: (rows, cols) of its PTY.
+    /// The start of this plan, its account's environment added to the plan, awaiting write
+    /// `generation`. `git_before`: `git status` of a remote attempt's folder as it starts;
+    /// `size`: (rows, cols) of its PTY.
     pub(super) fn into_starting(
         self,
-        account: Option<usize>,
         (git_before, size): (RemoteGitBefore, (u16, u16)),
         generation: u64,
     ) -> Starting {
@@ -45,6 +45,7 @@ impl Planned {
             mut plan,
             profile,
             host,
+            account,
             withdrawn: _,
         } = self;
         if let Some(chosen) = account.and_then(|i| profile.accounts.get(i)) {

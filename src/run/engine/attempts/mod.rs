@@ -76,6 +76,20 @@ impl Attempts {
         self.table.values().any(|stage| stage.task() == index)
     }
 
+    /// The attempts on each host: running, being prepared, awaiting their write, and those
+    /// about to start (`starting`).
+    pub(super) fn host_load(&self, starting: &[Starting]) -> BTreeMap<String, usize> {
+        let live = self.live().filter_map(|(_, live)| live.host());
+        let preparing = self.preparing().filter_map(|(_, p)| p.host.as_ref());
+        let awaiting = starting.iter().chain(self.awaiting());
+        let planned = preparing.chain(awaiting.filter_map(|s| s.host.as_ref()));
+        let mut load: BTreeMap<String, usize> = BTreeMap::new();
+        for name in live.chain(planned.map(|host| host.name.as_str())) {
+            *load.entry(name.to_string()).or_default() += 1;
+        }
+        load
+    }
+
     pub(super) fn prepare(&mut self, key: u64, planned: Planned) {
         self.table.insert(key, Stage::Preparing(planned));
     }

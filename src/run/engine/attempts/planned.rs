@@ -15,6 +15,8 @@ pub(in crate::run::engine) struct Planned {
     pub(in crate::run::engine) profile: crate::core::profile::Profile,
     /// The host it runs on, when not here.
     pub(in crate::run::engine) host: Option<Host>,
+    /// Its profile's account, by index, as the batch chose it (`core::batch::fill`).
+    pub(in crate::run::engine) account: Option<usize>,
     /// Its task was disabled or changed while it was prepared: it does not start, and the
     /// next attempt is planned from the task as it is now (`withdraw_preparation`).
     pub(in crate::run::engine) withdrawn: bool,

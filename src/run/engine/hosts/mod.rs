@@ -1,20 +1,18 @@
 //! Attempts on other hosts: the `Hosts` part (the run's hosts, and the attempts whose
-//! connection was lost, swept once their host is back), which host a task's next attempt takes
-//! (least loaded of its group, `max_agents`, rotation), and the survivors of a herd that died
+//! connection was lost, swept once their host is back), and the survivors of a herd that died
 //! ended on the hosts it used. `host_trouble` tells the launcher's end apart from the agent's (a
 //! host that cannot be reached or a lost connection sends the task back to the queue, not
 //! counted against its retries, and takes the host out of rotation).
 //!
-//! The shell code and the launchers are `run::remote`; the choice is `core::remote::host_choice`.
+//! The shell code and the launchers are `run::remote`; which host a task's next attempt takes
+//! (least loaded of its group, `max_agents`, rotation) is `core::batch::fill`'s choice.
 
 mod remote_state;
 
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use super::attempts::{Attempts, LiveAttempt, Starting};
+use super::attempts::LiveAttempt;
 use crate::core::batch::Queue;
-use crate::core::remote::host_choice::HostChoice;
 use crate::core::remote::hosts::{Host, HostSet};
 use crate::core::remote::script::SweepScope;
 use crate::core::task::{TaskSpec, TaskStatus};
@@ -53,36 +51,6 @@ impl Hosts {
 
     pub(super) fn any_unswept(&self) -> bool {
         !self.unswept.is_empty()
-    }
-
-    /// The host for a task whose `host` is `name`, counting the attempts running, being
-    /// prepared and awaiting their write, and those about to start (`starting`); `queue` says
-    /// which are in rotation.
-    pub(in crate::run::engine) fn choose(
-        &self,
-        name: &str,
-        attempts: &Attempts,
-        starting: &[Starting],
-        queue: &Queue,
-        now: Instant,
-    ) -> HostChoice {
-        let mut load: BTreeMap<String, usize> = BTreeMap::new();
-        for (_, live) in attempts.live() {
-            if let Some(remote) = &live.remote {
-                *load.entry(remote.host.name.clone()).or_default() += 1;
-            }
-        }
-        for (_, planned) in attempts.preparing() {
-            if let Some(host) = &planned.host {
-                *load.entry(host.name.clone()).or_default() += 1;
-            }
-        }
-        for starting in starting.iter().chain(attempts.awaiting()) {
-            if let Some(host) = &starting.host {
-                *load.entry(host.name.clone()).or_default() += 1;
-            }
-        }
-        queue.choose_host(&self.set, name, &load, now)
     }
 
     /// Sweeps again, on a worker, the attempts whose connection was lost once their host is
