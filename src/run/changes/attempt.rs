@@ -7,11 +7,11 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use super::ChangesError;
 use super::command::run_on_complete;
 use super::commit::commit_onto_branch;
 use super::diff::{Since, changes};
 use super::snapshot;
+use super::{ChangesError, SnapshotFiles};
 use crate::core::facts::changes::{Changes, StartPoint, commit_message};
 use crate::core::task::{OnComplete, TaskSpec};
 
@@ -26,21 +26,23 @@ pub struct AttemptFolder {
 }
 
 impl AttemptFolder {
-    fn snapshot_file(&self) -> PathBuf {
-        super::snapshot_file(&self.task_runs, self.attempt)
+    fn snapshots(&self) -> SnapshotFiles {
+        SnapshotFiles::of(&self.task_runs, self.attempt)
     }
 
     /// As the attempt starts: where the folder stands (`None`: not in a repository), its
     /// working tree kept in the attempt's snapshot.
     pub fn at_start(&self) -> Result<Option<StartPoint>, ChangesError> {
-        snapshot::take(&self.folder, &self.snapshot_file(), &self.own)
+        snapshot::take(&self.folder, &self.snapshots(), &self.own)
     }
 
-    /// As the attempt ends: what it changed since `start` (as `at_start` found it).
+    /// As the attempt ends: its working tree kept in its end snapshot, and what it changed since
+    /// `start` (as `at_start` found it).
     pub fn at_end(&self, start: Option<StartPoint>) -> Result<Changes, ChangesError> {
-        let index = self.snapshot_file();
+        let files = self.snapshots();
+        snapshot::take_end(&self.folder, &files, &self.own)?;
         let since = Since {
-            index_file: &index,
+            files: &files,
             start,
             own: &self.own,
         };

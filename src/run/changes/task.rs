@@ -1,18 +1,19 @@
 //! A task's changes as the faces read them (`herd diff`, the dashboard's diff view): its folder
-//! (its worktree when it has one), the snapshot of one of its attempts under `runs/`, where that
-//! attempt started as its facts file recorded it, and herd's own files left out.
+//! (its worktree when it has one), the snapshots of one of its attempts under `runs/` (from its
+//! start to its end, or to now while it runs), where that attempt started as its facts file
+//! recorded it, and herd's own files left out.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use super::diff::{ChangesWithText, Since, changes};
-use super::{ChangesError, folder_of, snapshot_file};
+use super::{ChangesError, SnapshotFiles, folder_of};
 use crate::core::facts::changes::{Changes, StartPoint};
 use crate::core::task::TaskSpec;
 
-/// What `task` changed since attempt `attempt` started (its latest when `None`), read in the
-/// folder it ran in; with the unified text when `with_text`. The folder comes back too.
+/// What `task` changed in attempt `attempt` (its latest when `None`): from its start to its end,
+/// or to now while it runs, read in the folder it ran in; with the unified text when `with_text`. The folder comes back too.
 pub fn task_changes(
     task: &TaskSpec,
     tasks_file: &Path,
@@ -29,7 +30,7 @@ pub fn task_changes(
     let folder = folder_of(task, base_dir);
     let own = [tasks_file.to_path_buf(), runs_dir.to_path_buf()];
     let since = Since {
-        index_file: &snapshot_file(&task_runs, attempt),
+        files: &SnapshotFiles::of(&task_runs, attempt),
         start: recorded_start(&task_runs, attempt),
         own: &own,
     };
