@@ -68,7 +68,7 @@ fn heading(task_id: &str, attempt: u32, folder: &Path, changes: &Changes) -> Str
             .as_deref()
             .map(|b| format!(" ({b})"))
             .unwrap_or_default(),
-        Changes::NotARepository => String::new(),
+        Changes::NotARepository | Changes::NotRecorded { .. } => String::new(),
     };
     format!(
         "{task_id} · attempt {attempt} · {}{branch} · {}",

@@ -85,10 +85,7 @@ impl DiffMove {
 
 impl DiffView {
     pub fn new(task_id: &str, changes: &Changes, text: String) -> DiffView {
-        let files = match changes {
-            Changes::InRepository(repo) => repo.files.clone(),
-            Changes::NotARepository => Vec::new(),
-        };
+        let files = changes.files().to_vec();
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         if line_starts.last() == Some(&text.len()) {

@@ -121,6 +121,17 @@ pub struct ChangesFound {
     pub on_complete: Option<Value>,
 }
 
+impl ChangesFound {
+    /// Those of an attempt on another host: not read there (`Changes::on_remote_host`), and
+    /// no `on_complete` carried out.
+    pub fn on_remote_host() -> ChangesFound {
+        ChangesFound {
+            changes: Some(Changes::on_remote_host()),
+            on_complete: None,
+        }
+    }
+}
+
 impl ChangesAtEnd {
     /// The changes first (against the snapshot), then `on_complete`, which may commit them.
     pub fn run(self) -> ChangesFound {

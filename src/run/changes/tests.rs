@@ -48,7 +48,7 @@ fn end(
 fn in_repo(changes: &Changes) -> &RepoChanges {
     match changes {
         Changes::InRepository(repo) => repo,
-        Changes::NotARepository => panic!("not a repository"),
+        other => panic!("{}", other.summary()),
     }
 }
 
