@@ -344,6 +344,16 @@ fn on_complete_commits_onto_the_herd_branch_and_a_failing_command_keeps_the_verd
     assert_eq!(result["on_complete"]["branch"], "herd/wt", "{result}");
     assert_eq!(result["worktree"]["state"], "removed", "{result}");
     assert_eq!(git(&wt, &["show", "herd/wt:n.txt"]), "new\n");
+    let diff = herd_diff(&tasks_file, "wt", &[]);
+    let text = String::from_utf8(diff.stdout).unwrap();
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .ends_with("(herd/wt) · 1 file +1 −0")
+            && text.contains("+new\n"),
+        "the removed worktree's changes, from its snapshots: {text}"
+    );
     assert!(
         !wt.join("n.txt").exists(),
         "the user's checkout is untouched"

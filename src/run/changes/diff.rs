@@ -1,7 +1,8 @@
 //! The changes of a folder in one attempt: from its start snapshot to its end snapshot (to the
 //! working tree while it runs), the files with their line counts, and the unified diff's text.
 //! Without a start snapshot (an attempt started before herd took them, or a folder herd never
-//! snapshotted), the changes since the folder's `HEAD`.
+//! snapshotted), the changes since the folder's `HEAD`. A folder that is gone (a worktree removed
+//! once its task completed) is read from its snapshots alone.
 
 use std::path::{Path, PathBuf};
 
@@ -37,11 +38,7 @@ pub fn changes(
     since: &Since<'_>,
     with_text: bool,
 ) -> Result<ChangesWithText, ChangesError> {
-    let opened = match since.files.start.exists() || since.files.end.exists() {
-        true => open_with_store(folder, &since.files.store)?,
-        false => open(folder)?,
-    };
-    let Some(repo) = opened else {
+    let Some(repo) = open_for(folder, since.files)? else {
         return Ok(ChangesWithText {
             changes: Changes::NotARepository,
             text: String::new(),
@@ -75,12 +72,31 @@ pub fn changes(
         branch: branch_of(&repo),
         dirty: false,
     });
+    // herd's store alone (the folder is gone) has no branch of the user's: the start's stands.
+    let branch = match repo.is_bare() {
+        true => start.branch.clone(),
+        false => branch_of(&repo),
+    };
     let changes = Changes::InRepository(RepoChanges {
         start,
-        branch: branch_of(&repo),
+        branch,
         files,
     });
     Ok(ChangesWithText { changes, text })
+}
+
+/// The repository to read `folder`'s changes in: through herd's store when there are
+/// snapshots; herd's store alone when the folder is gone but the attempt kept both (a task's
+/// worktree, removed once the task completed); `None` outside a repository.
+fn open_for(folder: &Path, files: &SnapshotFiles) -> Result<Option<Repository>, ChangesError> {
+    let (start, end) = (files.start.exists(), files.end.exists());
+    if start && end && !folder.exists() && files.store.is_dir() {
+        return Ok(Some(Repository::open_bare(&files.store)?));
+    }
+    match start || end {
+        true => open_with_store(folder, &files.store),
+        false => open(folder),
+    }
 }
 
 /// The diff from the start snapshot (else `HEAD`'s tree) to the end snapshot (else the working
