@@ -43,12 +43,13 @@ fn repo(dir: &Path, files: &[(&str, &str)]) {
 }
 
 /// `git diff --numstat` of everything since `HEAD`, untracked files included, as
-/// `(path, added, removed)` sorted; staged in a throwaway index so the repository's stays.
+/// `(path, added, removed)` sorted; staged in a throwaway index so the repository's stays. That
+/// index is read from `HEAD`, not copied: a copy is newer than the entries git wrote racily
+/// (in the second their files were), and git would then trust their sizes and times over a
+/// same-sized edit.
 fn git_numstat(dir: &Path) -> Vec<(String, String, String)> {
     let scratch = tempfile::tempdir().unwrap();
     let index = scratch.path().join("index");
-    let git_dir = PathBuf::from(git(dir, &["rev-parse", "--absolute-git-dir"]).trim());
-    std::fs::copy(git_dir.join("index"), &index).unwrap();
     let run = |args: &[&str]| {
         let out = Command::new("git")
             .arg("-C")
@@ -60,6 +61,7 @@ fn git_numstat(dir: &Path) -> Vec<(String, String, String)> {
         assert!(out.status.success(), "{}", describe(&out));
         String::from_utf8(out.stdout).unwrap()
     };
+    run(&["read-tree", "HEAD"]);
     run(&["add", "-A"]);
     let mut rows: Vec<_> = run(&["diff", "--cached", "--numstat", "HEAD"])
         .lines()

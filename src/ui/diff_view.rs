@@ -5,8 +5,8 @@
 //!
 //! It holds the diff's text once and finds where its lines and files start; drawing classifies
 //! and highlights only the lines on screen (looking back to the hunk they are in), so a diff of
-//! any size costs a frame only what it shows. The keys become `DiffMove`s here; the text comes from
-//! `run::changes` on a worker, never read while drawing.
+//! any size costs a frame only what it shows. The keys become `DiffMove`s here; the text comes
+//! from `run::changes` on a worker, never read while drawing.
 
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;

@@ -53,10 +53,10 @@ fn in_repo(changes: &Changes) -> &RepoChanges {
 }
 
 /// `git diff --numstat` of everything since `HEAD`, untracked files included (staged into a
-/// throwaway index so the repository's own stays as it was).
+/// throwaway index so the repository's own stays as it was). That index is read from `HEAD`, not
+/// copied: a copy is newer than racily written entries, whose sizes and times git would trust.
 fn numstat(dir: &Path) -> Vec<(String, String, String)> {
     let scratch = dir.join(".git").join("numstat.index");
-    let _ = std::fs::copy(dir.join(".git").join("index"), &scratch);
     let run = |args: &[&str]| {
         let output = Command::new("git")
             .arg("-C")
@@ -67,6 +67,7 @@ fn numstat(dir: &Path) -> Vec<(String, String, String)> {
             .unwrap();
         String::from_utf8(output.stdout).unwrap()
     };
+    run(&["read-tree", "HEAD"]);
     run(&["add", "-A"]);
     let text = run(&["diff", "--cached", "--numstat", "HEAD"]);
     let _ = std::fs::remove_file(&scratch);
