@@ -37,10 +37,13 @@ impl AttemptFolder {
     }
 
     /// As the attempt ends: its working tree kept in its end snapshot, and what it changed since
-    /// `start` (as `at_start` found it).
+    /// `start` (as `at_start` found it). Without an end snapshot (it could not be written), the
+    /// changes are read from the working tree as it is.
     pub fn at_end(&self, start: Option<StartPoint>) -> Result<Changes, ChangesError> {
         let files = self.snapshots();
-        snapshot::take_end(&self.folder, &files, &self.own)?;
+        if let Err(error) = snapshot::take_end(&self.folder, &files, &self.own) {
+            tracing::warn!(folder = %self.folder.display(), "cannot take the attempt's end snapshot: {error}");
+        }
         let since = Since {
             files: &files,
             start,

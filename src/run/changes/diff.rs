@@ -13,7 +13,7 @@ use super::store::open_with_store;
 use super::{ChangesError, OwnPaths, SnapshotFiles, branch_of, open};
 use crate::core::facts::changes::{Changes, FileChange, FileStatus, RepoChanges, StartPoint};
 
-/// What to compare the working tree with.
+/// Between what an attempt's changes are read.
 #[derive(Debug, Clone)]
 pub struct Since<'a> {
     /// The snapshots `snapshot::take` and `take_end` wrote: a missing start is `HEAD`, a
