@@ -6,6 +6,7 @@
 
 mod common;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
@@ -42,12 +43,13 @@ fn repo(dir: &Path, files: &[(&str, &str)]) {
 }
 
 /// `git diff --numstat` of everything since `HEAD`, untracked files included, as
-/// `(path, added, removed)` sorted; staged in a throwaway index so the repository's stays.
+/// `(path, added, removed)` sorted; staged in a throwaway index so the repository's stays. That
+/// index is read from `HEAD`, not copied: a copy is newer than the entries git wrote racily
+/// (in the second their files were), and git would then trust their sizes and times over a
+/// same-sized edit.
 fn git_numstat(dir: &Path) -> Vec<(String, String, String)> {
     let scratch = tempfile::tempdir().unwrap();
     let index = scratch.path().join("index");
-    let git_dir = PathBuf::from(git(dir, &["rev-parse", "--absolute-git-dir"]).trim());
-    std::fs::copy(git_dir.join("index"), &index).unwrap();
     let run = |args: &[&str]| {
         let out = Command::new("git")
             .arg("-C")
@@ -59,6 +61,7 @@ fn git_numstat(dir: &Path) -> Vec<(String, String, String)> {
         assert!(out.status.success(), "{}", describe(&out));
         String::from_utf8(out.stdout).unwrap()
     };
+    run(&["read-tree", "HEAD"]);
     run(&["add", "-A"]);
     let mut rows: Vec<_> = run(&["diff", "--cached", "--numstat", "HEAD"])
         .lines()
@@ -343,6 +346,16 @@ fn on_complete_commits_onto_the_herd_branch_and_a_failing_command_keeps_the_verd
     assert_eq!(result["on_complete"]["branch"], "herd/wt", "{result}");
     assert_eq!(result["worktree"]["state"], "removed", "{result}");
     assert_eq!(git(&wt, &["show", "herd/wt:n.txt"]), "new\n");
+    let diff = herd_diff(&tasks_file, "wt", &[]);
+    let text = String::from_utf8(diff.stdout).unwrap();
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .ends_with("(herd/wt) · 1 file +1 −0")
+            && text.contains("+new\n"),
+        "the removed worktree's changes, from its snapshots: {text}"
+    );
     assert!(
         !wt.join("n.txt").exists(),
         "the user's checkout is untouched"
@@ -355,6 +368,167 @@ fn on_complete_commits_onto_the_herd_branch_and_a_failing_command_keeps_the_verd
         serde_json::from_str(&std::fs::read_to_string(&facts_file).unwrap()).unwrap();
     assert_eq!(facts["task_id"], "cmd");
     assert_eq!(facts["changes"]["summary"], "1 file +1 −0");
+}
+
+/// `tasks.json` in `root`, holding `tasks`.
+fn write_tasks(root: &Path, tasks: &[String]) -> PathBuf {
+    let path = root.join("tasks.json");
+    let text = format!(r#"{{"run_id": "c", "tasks": [{}]}}"#, tasks.join(","));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `herd run --headless` of `tasks_file` (with `extra`), which completes every task: the tasks
+/// file as it leaves it.
+fn run_batch(tasks_file: &Path, extra: &[&str]) -> serde_json::Value {
+    let mut command = herd();
+    command
+        .args(["run", "--headless", "--tasks"])
+        .arg(tasks_file);
+    let out = command.args(extra).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    serde_json::from_str(&std::fs::read_to_string(tasks_file).unwrap()).unwrap()
+}
+
+/// Every file under the repository `dir`'s `.git` (objects, refs, index, logs) with its bytes.
+fn git_folder(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let top = dir.join(".git");
+    let mut files = BTreeMap::new();
+    let mut folders = vec![top.clone()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+                continue;
+            }
+            let name = path
+                .strip_prefix(&top)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            files.insert(name, std::fs::read(&path).unwrap());
+        }
+    }
+    files
+}
+
+/// The files of `after` that are new or changed since `before`.
+fn new_in(before: &BTreeMap<String, Vec<u8>>, after: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
+    let changed = after
+        .iter()
+        .filter(|(name, bytes)| before.get(*name) != Some(bytes));
+    let gone = before.keys().filter(|name| !after.contains_key(*name));
+    assert_eq!(gone.count(), 0, "nothing of the user's is removed");
+    changed.map(|(name, _)| name.clone()).collect()
+}
+
+#[test]
+fn a_batch_writes_into_the_users_git_folder_only_the_commit_it_was_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for name in ["plain", "asked", "wt"] {
+        repo(
+            &root.join(name),
+            &[("a.txt", "one\ntwo\n"), ("b.txt", "b\n")],
+        );
+        // The operator's uncommitted work, there before the agents start.
+        std::fs::write(root.join(name).join("draft.txt"), "mine\n").unwrap();
+    }
+    let edits = r"printf 'one\\n2\\n' > a.txt; rm b.txt; printf 'new\\n' > new.txt; printf '\\000\\001png' > logo.png";
+    let tasks = [
+        shell_task("plain", "plain", edits, ""),
+        shell_task("asked", "asked", edits, r#", "on_complete": "commit""#),
+        shell_task("wt", "wt", edits, r#", "worktree": true"#),
+    ];
+    let tasks_file = write_tasks(root, &tasks);
+    let before = ["plain", "asked", "wt"].map(|name| git_folder(&root.join(name)));
+    let doc = run_batch(&tasks_file, &[]);
+    for id in ["plain", "asked", "wt"] {
+        let changes = &common::task(&doc, id)["result"]["changes"];
+        assert_eq!(
+            changes["summary"], "4 files +2 −2, 1 binary",
+            "{id}: {changes}"
+        );
+    }
+    assert_eq!(
+        git_folder(&root.join("plain")),
+        before[0],
+        "not a byte changed"
+    );
+    // Asked to commit: its ref (with its log) and the objects of that commit, nothing else.
+    let asked = root.join("asked");
+    let commit_objects: Vec<String> = git(&asked, &["rev-list", "--objects", "herd/asked"])
+        .lines()
+        .map(|line| line.split(' ').next().unwrap().to_string())
+        .collect();
+    for name in new_in(&before[1], &git_folder(&asked)) {
+        let object = name.strip_prefix("objects/").map(|o| o.replace('/', ""));
+        assert!(
+            ["refs/heads/herd/asked", "logs/refs/heads/herd/asked"].contains(&name.as_str())
+                || object.is_some_and(|o| commit_objects.contains(&o)),
+            "{name} is neither the commit's ref nor one of its objects"
+        );
+    }
+    // Its own worktree, asked for: the worktree's files and branch (with `.herd/` excluded from
+    // the user's status), and no object.
+    let worktree_files = [
+        "worktrees/wt/",
+        "refs/heads/herd/wt",
+        "logs/refs/heads/herd/wt",
+        "info/exclude",
+    ];
+    for name in new_in(&before[2], &git_folder(&root.join("wt"))) {
+        assert!(
+            worktree_files
+                .iter()
+                .any(|allowed| name.starts_with(allowed)),
+            "{name} is not the worktree's"
+        );
+    }
+}
+
+#[test]
+fn herd_diff_of_an_attempt_shows_its_start_to_its_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    repo(&root.join("proj"), &[("a.txt", "a\n"), ("b.txt", "b\n")]);
+    // The first attempt edits a.txt and fails; the second edits b.txt and completes.
+    let script = r"if [ -e ../ran ]; then printf 'second\\n' > b.txt; else touch ../ran; printf 'first\\n' > a.txt; exit 3; fi";
+    let task = shell_task("twice", "proj", script, r#", "max_retries": 0"#);
+    let tasks_file = write_tasks(root, &[task]);
+    herd()
+        .args(["run", "--headless", "--tasks"])
+        .arg(&tasks_file)
+        .output()
+        .unwrap();
+    let doc = run_batch(&tasks_file, &["--retry", "twice"]);
+    assert_eq!(common::task(&doc, "twice")["attempts"], 2, "{doc}");
+    // Someone edits the folder after the batch: no attempt's change.
+    std::fs::write(root.join("proj/a.txt"), "later\n").unwrap();
+    for (attempt, changed, unchanged) in [("1", "a.txt", "b.txt"), ("2", "b.txt", "a.txt")] {
+        let out = herd_diff(&tasks_file, "twice", &["--attempt", attempt]);
+        assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+        let text = String::from_utf8(out.stdout).unwrap();
+        let first_line = text.lines().next().unwrap();
+        assert!(
+            first_line.ends_with("1 file +1 −1"),
+            "attempt {attempt}: {text}"
+        );
+        assert!(
+            text.contains(&format!("+++ b/{changed}")),
+            "attempt {attempt}: {text}"
+        );
+        assert!(
+            !text.contains(unchanged) && !text.contains("later"),
+            "attempt {attempt}: {text}"
+        );
+        let facts = root.join(format!("runs/twice/attempt_{attempt}.json"));
+        let facts: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(facts).unwrap()).unwrap();
+        let files = &facts["task_result"]["changes"]["files"];
+        assert_eq!(files[0]["path"], changed, "attempt {attempt}: {facts}");
+    }
 }
 
 /// The screen as plain lines, for the test's output (the closing note's captures).

@@ -127,6 +127,26 @@ fn a_hosts_worktree_signal_file_and_git_facts_are_reached_through_its_launcher()
     let done = task(&doc, "sig-done");
     assert_eq!(done["status"], "completed", "{}", seen());
     assert_eq!(done["result"]["signal"]["status"], "done", "{}", seen());
+    // Its changes are not read on the host, and the record says so.
+    let changes = &done["result"]["changes"];
+    assert_eq!(changes["recorded"], false, "{}", seen());
+    assert_eq!(
+        changes["summary"],
+        "not recorded (remote host)",
+        "{}",
+        seen()
+    );
+    let diff = herd()
+        .args(["diff", "--tasks"])
+        .arg(&tasks_path)
+        .arg("sig-done")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&diff.stdout);
+    assert!(
+        text.trim_end().ends_with("not recorded (remote host)"),
+        "{text}"
+    );
     let error = task(&doc, "sig-error");
     assert_eq!(error["status"], "failed", "{}", seen());
     assert!(

@@ -520,10 +520,12 @@ pub struct ExplainArgs {
 
 #[derive(Debug, Args, Clone)]
 #[command(
-    after_help = "Compares the task's folder (its worktree for a \"worktree\": true task) as it \
-is now with the snapshot herd took as the attempt started (runs/<task_id>/attempt_<n>.index); \
-without a snapshot, with the folder's HEAD. The tasks file and runs/ are never counted. On a \
-terminal the diff goes through $PAGER (else less -R), coloured; into a pipe it is plain.\n\n\
+    after_help = "Shows what the attempt changed in the task's folder (its worktree for a \
+\"worktree\": true task): from the snapshot herd took as it started \
+(runs/<task_id>/attempt_<n>.index) to the one it took as it ended (attempt_<n>.end.index), or to \
+the folder as it is now while it runs; without a start snapshot, from the folder's HEAD. The \
+tasks file and runs/ are never counted. On a terminal the diff goes through $PAGER (else \
+less -R), coloured by the files' languages; into a pipe it is plain.\n\n\
 Example: herd diff --tasks tasks.json fix-042 --stat"
 )]
 pub struct DiffArgs {
@@ -538,7 +540,7 @@ pub struct DiffArgs {
     /// Only the changed files with their line counts
     #[arg(long)]
     pub stat: bool,
-    /// The changes since this attempt started [default: the latest]
+    /// The changes of this attempt [default: the latest]
     #[arg(long, value_name = "N")]
     pub attempt: Option<u32>,
 }

@@ -14,11 +14,14 @@ pub const SUMMARY_MAX_CHARS: usize = 1500;
 pub const TAIL_ROWS: usize = 60;
 
 /// The paths `git status` reports as changed or new in `cwd`, or `None` outside a repository.
+/// Without git's optional locks, so that it never refreshes (writes) the user's index, nor holds
+/// its lock while `on_complete` commits.
 pub fn git_changes(cwd: &Path) -> Option<BTreeSet<String>> {
     let output = Command::new("git")
         .arg("-C")
         .arg(cwd)
         .args(["status", "--porcelain=v1", "--untracked-files=all"])
+        .env("GIT_OPTIONAL_LOCKS", "0")
         .stdin(Stdio::null())
         .stderr(Stdio::null())
         .output()

@@ -1,11 +1,12 @@
 //! The diff view (`d`): one task's changes as a list of files and their unified diff, coloured
-//! (file headers bold, hunks cyan, added lines green, removed red), that scrolls and jumps from
-//! file to file.
+//! (file headers bold, hunks cyan, added lines on green, removed on red, the code in its
+//! language's colours by the file's extension, `highlight`), that scrolls and jumps from file to
+//! file.
 //!
 //! It holds the diff's text once and finds where its lines and files start; drawing classifies
-//! only the lines on screen (looking back to the hunk they are in), so a diff of any size costs
-//! a frame only what it shows. The keys become `DiffMove`s here; the text comes from
-//! `run::changes` on a worker, never read while drawing.
+//! and highlights only the lines on screen (looking back to the hunk they are in), so a diff of
+//! any size costs a frame only what it shows. The keys become `DiffMove`s here; the text comes
+//! from `run::changes` on a worker, never read while drawing.
 
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
@@ -16,6 +17,9 @@ use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 
 use std::path::Path;
 
+use syntect::parsing::SyntaxReference;
+
+use super::highlight::{self, DiffLines, LineColours};
 use crate::core::facts::changes::{Changes, DiffLine, FileChange, classify_diff_line};
 use crate::core::task::TaskSpec;
 use crate::run::changes::task::task_changes;
@@ -23,6 +27,9 @@ use crate::run::changes::task::task_changes;
 /// Below this width the file list gives way to the diff; the title names the current file.
 const SIDE_LIST_MIN_WIDTH: u16 = 100;
 const SIDE_LIST_WIDTH: u16 = 34;
+/// Behind the code of added and removed lines: dark enough for the syntax colours to read.
+const ADDED_BACKGROUND: Color = Color::Rgb(0x1c, 0x3a, 0x24);
+const REMOVED_BACKGROUND: Color = Color::Rgb(0x48, 0x1c, 0x22);
 
 /// One task's changes, open in the diff view.
 #[derive(Debug, Clone)]
@@ -35,6 +42,10 @@ pub struct DiffView {
     line_starts: Vec<usize>,
     /// The line where each file's diff starts (its `diff --git` line).
     file_starts: Vec<usize>,
+    /// The language of each file, by its extension (`None`: plain colours).
+    file_syntaxes: Vec<Option<&'static SyntaxReference>>,
+    /// The syntax colours of the lines drawn so far.
+    colours: LineColours,
     /// The first line shown.
     top: usize,
     /// The file jumped to last (`n`/`p`), while the view has not scrolled since: a short diff
@@ -74,10 +85,7 @@ impl DiffMove {
 
 impl DiffView {
     pub fn new(task_id: &str, changes: &Changes, text: String) -> DiffView {
-        let files = match changes {
-            Changes::InRepository(repo) => repo.files.clone(),
-            Changes::NotARepository => Vec::new(),
-        };
+        let files = changes.files().to_vec();
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         if line_starts.last() == Some(&text.len()) {
@@ -90,11 +98,20 @@ impl DiffView {
             text,
             line_starts,
             file_starts: Vec::new(),
+            file_syntaxes: Vec::new(),
+            colours: LineColours::default(),
             top: 0,
             jumped_to: None,
         };
         view.file_starts = (0..view.line_starts.len())
             .filter(|&n| view.line(n).starts_with("diff --git "))
+            .collect();
+        view.file_syntaxes = (view.file_starts.iter())
+            .map(|&n| {
+                view.line(n)
+                    .rsplit_once(" b/")
+                    .and_then(|(_, path)| highlight::syntax_of(path))
+            })
             .collect();
         view
     }
@@ -152,35 +169,118 @@ impl DiffView {
     }
 
     /// The lines from `top`, at most `height`, each with its kind.
+    #[cfg(test)]
     fn visible(&self, height: usize) -> Vec<(DiffLine, &str)> {
-        let mut in_hunk = self.in_hunk_before(self.top);
-        (self.top..self.line_count().min(self.top + height))
+        let shown = self.shown(self.top, height);
+        shown
+            .into_iter()
+            .map(|line| (line.kind, line.text))
+            .collect()
+    }
+
+    /// The lines from `from`, at most `count`, each with its kind and the hunk it is in.
+    fn shown(&self, from: usize, count: usize) -> Vec<Shown<'_>> {
+        let mut hunk = self.hunk_above(from);
+        (from..self.line_count().min(from.saturating_add(count)))
             .map(|n| {
-                let line = self.line(n);
-                let kind = classify_diff_line(line, in_hunk);
-                in_hunk = match kind {
-                    DiffLine::FileHeader => false,
-                    DiffLine::Hunk => true,
-                    _ => in_hunk,
+                let text = self.line(n);
+                let kind = classify_diff_line(text, hunk.is_some());
+                hunk = match kind {
+                    DiffLine::FileHeader => None,
+                    DiffLine::Hunk => Some(n),
+                    _ => hunk,
                 };
-                (kind, line)
+                Shown {
+                    n,
+                    kind,
+                    text,
+                    hunk,
+                }
             })
             .collect()
     }
 
-    /// Whether line `n` is inside a hunk: the nearest hunk or file header above it says.
-    fn in_hunk_before(&self, n: usize) -> bool {
+    /// The hunk (its `@@` line) that line `n` is inside: the nearest hunk or file header above it
+    /// says.
+    fn hunk_above(&self, n: usize) -> Option<usize> {
         (0..n)
             .rev()
-            .map(|m| self.line(m))
-            .find(|line| line.starts_with("@@") || line.starts_with("diff --git "))
-            .is_some_and(|line| line.starts_with("@@"))
+            .find(|&m| self.line(m).starts_with("@@") || self.line(m).starts_with("diff --git "))
+            .filter(|&m| self.line(m).starts_with("@@"))
+    }
+
+    /// The language of the file whose diff holds line `n`.
+    fn syntax_at(&self, n: usize) -> Option<&'static SyntaxReference> {
+        let file = self
+            .file_starts
+            .partition_point(|&start| start <= n)
+            .checked_sub(1)?;
+        *self.file_syntaxes.get(file)?
+    }
+
+    /// Line `shown` in its colours: the code of a hunk's line in its language's, else by kind.
+    fn styled<'v>(&'v self, shown: &Shown<'v>) -> Line<'v> {
+        let plain = || {
+            Line::styled(
+                shown.text.replace('\t', "    "),
+                style_of(shown.kind, shown.text),
+            )
+        };
+        let background = match shown.kind {
+            DiffLine::Added => Some(ADDED_BACKGROUND),
+            DiffLine::Removed => Some(REMOVED_BACKGROUND),
+            DiffLine::Context => None,
+            DiffLine::FileHeader | DiffLine::Hunk => return plain(),
+        };
+        let Some((hunk, syntax)) = shown.hunk.and_then(|h| Some((h, self.syntax_at(h)?))) else {
+            return plain();
+        };
+        let Some((marker, code)) = shown.text.split_at_checked(1) else {
+            return plain();
+        };
+        let with_background = |style: Style| background.map_or(style, |colour| style.bg(colour));
+        let marker = Span::styled(marker, with_background(style_of(shown.kind, shown.text)));
+        let pieces = self
+            .colours
+            .of(self, syntax, hunk, shown.n)
+            .into_iter()
+            .map(|(colour, range)| {
+                let text = code.get(range).unwrap_or_default().replace('\t', "    ");
+                Span::styled(text, with_background(Style::new().fg(colour)))
+            });
+        Line::from(std::iter::once(marker).chain(pieces).collect::<Vec<_>>())
+    }
+
+    /// How many lines' syntax colours the view keeps (only those drawn are found).
+    pub fn highlighted_lines(&self) -> usize {
+        self.colours.kept_lines()
     }
 }
 
-/// Reads what `task` changed since its latest attempt started, into a view (on a worker: it
+impl DiffLines for DiffView {
+    fn diff_line(&self, n: usize) -> &str {
+        self.line(n)
+    }
+}
+
+/// One line of the diff as drawn: its number, kind and text, and the hunk (`@@` line) it is in.
+struct Shown<'v> {
+    n: usize,
+    kind: DiffLine,
+    text: &'v str,
+    hunk: Option<usize>,
+}
+
+/// Every line of `view` in the colours the view draws it with (`herd diff` on a terminal).
+pub fn coloured_lines(view: &DiffView) -> Vec<Line<'_>> {
+    let shown = view.shown(0, view.line_count());
+    shown.iter().map(|line| view.styled(line)).collect()
+}
+
+/// Reads what `task` changed in its latest attempt, into a view (on a worker: it
 /// reads the repository). A failure to read is shown in the view's place of the diff.
 pub fn read(task: &TaskSpec, tasks_file: &Path, runs_dir: &Path) -> DiffView {
+    highlight::prepare();
     match task_changes(task, tasks_file, runs_dir, None, true) {
         Ok((_, _, found)) => DiffView::new(&task.task_id, &found.changes, found.text),
         Err(error) => {
@@ -262,11 +362,8 @@ fn draw_diff(view: &DiffView, area: Rect, buf: &mut Buffer) {
         Paragraph::new(view.summary.clone()).render(area, buf);
         return;
     }
-    let lines: Vec<Line<'_>> = view
-        .visible(usize::from(area.height))
-        .into_iter()
-        .map(|(kind, text)| Line::styled(text.replace('\t', "    "), style_of(kind, text)))
-        .collect();
+    let shown = view.shown(view.top, usize::from(area.height));
+    let lines: Vec<Line<'_>> = shown.iter().map(|line| view.styled(line)).collect();
     Paragraph::new(lines).render(area, buf);
 }
 

@@ -166,3 +166,82 @@ fn the_diff_view_80x24() {
     );
     insta::assert_snapshot!(terminal.backend());
 }
+
+/// The colours of the spans of `view`'s line that reads `text`, by their text.
+fn spans_of(view: &DiffView, text: &str) -> Vec<(String, Style)> {
+    let lines = coloured_lines(view);
+    let line = lines.iter().find(|l| l.to_string() == text).unwrap();
+    (line.spans.iter())
+        .map(|span| (span.content.to_string(), line.style.patch(span.style)))
+        .collect()
+}
+
+#[test]
+fn a_rust_hunk_gets_its_keywords_coloured_apart_from_the_rest() {
+    let view = DiffView::new("t", &Changes::NotARepository, file_diff("src/lib.rs", 1, 1));
+    let spans = spans_of(&view, "+    let new_0 = 0 * 2;");
+    let colour_of = |text: &str| spans.iter().find(|(t, _)| t.trim() == text).unwrap().1;
+    let keyword = colour_of("let");
+    assert!(matches!(keyword.fg, Some(Color::Rgb(..))), "{spans:?}");
+    assert_ne!(keyword.fg, colour_of("=").fg, "{spans:?}");
+    assert_eq!(
+        colour_of("+").fg,
+        Some(Color::Green),
+        "the marker keeps its colour"
+    );
+    assert!(
+        spans.iter().all(|(_, s)| s.bg == Some(ADDED_BACKGROUND)),
+        "{spans:?}"
+    );
+    let removed = spans_of(&view, "-    let old_0 = 0;");
+    assert!(
+        removed
+            .iter()
+            .all(|(_, s)| s.bg == Some(REMOVED_BACKGROUND))
+    );
+    let context = spans_of(&view, " fn keep() {}");
+    let fn_keyword = context.iter().find(|(t, _)| t == "fn").unwrap();
+    assert!(
+        matches!(fn_keyword.1.fg, Some(Color::Rgb(..))),
+        "{context:?}"
+    );
+    assert!(context.iter().all(|(_, s)| s.bg.is_none()), "{context:?}");
+}
+
+#[test]
+fn an_unknown_extension_keeps_the_plain_colours() {
+    let view = DiffView::new("t", &Changes::NotARepository, file_diff("notes.zzz", 1, 1));
+    let added = spans_of(&view, "+    let new_0 = 0 * 2;");
+    assert_eq!(added.len(), 1, "{added:?}");
+    assert_eq!(added[0].1, Style::new().fg(Color::Green));
+    let removed = spans_of(&view, "-    let old_0 = 0;");
+    assert_eq!(removed[0].1, Style::new().fg(Color::Red));
+}
+
+#[test]
+fn a_fifty_thousand_line_diff_highlights_only_what_is_drawn() {
+    let mut view = DiffView::new(
+        "big",
+        &Changes::NotARepository,
+        file_diff("big.rs", 50_000, 0),
+    );
+    let height = 40;
+    view.apply(DiffMove::Bottom, height);
+    frame(&view, 120, height as u16 + 2);
+    assert!(
+        view.highlighted_lines() >= height,
+        "{}",
+        view.highlighted_lines()
+    );
+    assert!(
+        view.highlighted_lines() <= height + 61,
+        "{}",
+        view.highlighted_lines()
+    );
+    view.apply(DiffMove::Lines(-1), height);
+    frame(&view, 120, height as u16 + 2);
+    assert!(
+        view.highlighted_lines() <= 2 * height + 122,
+        "one line up stays cheap"
+    );
+}

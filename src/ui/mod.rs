@@ -17,6 +17,7 @@ pub mod draw;
 pub mod editors;
 pub mod engine_events;
 pub mod frame;
+pub mod highlight;
 pub mod keyboard;
 pub mod keys;
 pub mod layout;

@@ -125,20 +125,42 @@ fn counts_of(file: &FileChange) -> String {
     }
 }
 
-/// What an attempt changed: facts about a repository, or that its folder is not in one.
+/// What an attempt changed: facts about a repository, that its folder is not in one, or that
+/// they were not read at all and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(into = "ChangesRecord", from = "ChangesRecord")]
+#[serde(into = "ChangesRecord", try_from = "ChangesRecord")]
 pub enum Changes {
     NotARepository,
     InRepository(RepoChanges),
+    /// Not read: `why` says in a few words (`remote host`: an attempt on another host).
+    NotRecorded {
+        why: String,
+    },
 }
 
 impl Changes {
-    /// The summary in words: [`RepoChanges::summary`], or `not a repository`.
+    /// The changes of an attempt on another host, which herd does not read there.
+    pub fn on_remote_host() -> Changes {
+        Changes::NotRecorded {
+            why: "remote host".into(),
+        }
+    }
+
+    /// The summary in words: [`RepoChanges::summary`], `not a repository`, or `not recorded
+    /// (remote host)`.
     pub fn summary(&self) -> String {
         match self {
             Changes::NotARepository => "not a repository".into(),
             Changes::InRepository(repo) => repo.summary(),
+            Changes::NotRecorded { why } => format!("not recorded ({why})"),
+        }
+    }
+
+    /// The changed files: none outside a repository or when not recorded.
+    pub fn files(&self) -> &[FileChange] {
+        match self {
+            Changes::InRepository(repo) => &repo.files,
+            Changes::NotARepository | Changes::NotRecorded { .. } => &[],
         }
     }
 
@@ -157,7 +179,13 @@ impl Changes {
 /// of the JSON (a script, `jq`) needs no arithmetic.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct ChangesRecord {
-    repository: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    repository: Option<bool>,
+    /// `false` when they were not read (`why` says why); absent when they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    recorded: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    why: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     start: Option<StartPoint>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -175,39 +203,55 @@ struct ChangesRecord {
 impl From<Changes> for ChangesRecord {
     fn from(changes: Changes) -> Self {
         let summary = changes.summary();
+        let record = ChangesRecord {
+            repository: None,
+            recorded: None,
+            why: None,
+            start: None,
+            branch: None,
+            files: None,
+            added: None,
+            removed: None,
+            summary,
+        };
         match changes {
             Changes::NotARepository => ChangesRecord {
-                repository: false,
-                start: None,
-                branch: None,
-                files: None,
-                added: None,
-                removed: None,
-                summary,
+                repository: Some(false),
+                ..record
+            },
+            Changes::NotRecorded { why } => ChangesRecord {
+                recorded: Some(false),
+                why: Some(why),
+                ..record
             },
             Changes::InRepository(repo) => ChangesRecord {
-                repository: true,
+                repository: Some(true),
                 added: Some(repo.added()),
                 removed: Some(repo.removed()),
                 start: Some(repo.start),
                 branch: repo.branch,
                 files: Some(repo.files),
-                summary,
+                ..record
             },
         }
     }
 }
 
-impl From<ChangesRecord> for Changes {
-    fn from(record: ChangesRecord) -> Self {
-        if record.repository {
-            Changes::InRepository(RepoChanges {
+impl TryFrom<ChangesRecord> for Changes {
+    type Error = &'static str;
+
+    fn try_from(record: ChangesRecord) -> Result<Self, Self::Error> {
+        match (record.recorded, record.repository) {
+            (Some(false), _) => Ok(Changes::NotRecorded {
+                why: record.why.unwrap_or_default(),
+            }),
+            (_, Some(true)) => Ok(Changes::InRepository(RepoChanges {
                 start: record.start.unwrap_or_default(),
                 branch: record.branch,
                 files: record.files.unwrap_or_default(),
-            })
-        } else {
-            Changes::NotARepository
+            })),
+            (_, Some(false)) => Ok(Changes::NotARepository),
+            (_, None) => Err("changes say neither \"repository\" nor \"recorded\": false"),
         }
     }
 }

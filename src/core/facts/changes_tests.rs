@@ -87,6 +87,13 @@ fn the_written_form_carries_facts_totals_and_summary_and_reads_back() {
     );
     assert_eq!(Changes::from_json(&outside), Some(Changes::NotARepository));
     assert_eq!(Changes::from_json(&json!("3 files")), None);
+    let remote = Changes::on_remote_host().to_json();
+    assert_eq!(
+        remote,
+        json!({"recorded": false, "why": "remote host", "summary": "not recorded (remote host)"})
+    );
+    assert_eq!(Changes::from_json(&remote), Some(Changes::on_remote_host()));
+    assert_eq!(Changes::from_json(&json!({"summary": "2 files"})), None);
 }
 
 #[test]

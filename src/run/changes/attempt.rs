@@ -7,11 +7,11 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use super::ChangesError;
 use super::command::run_on_complete;
 use super::commit::commit_onto_branch;
 use super::diff::{Since, changes};
 use super::snapshot;
+use super::{ChangesError, SnapshotFiles};
 use crate::core::facts::changes::{Changes, StartPoint, commit_message};
 use crate::core::task::{OnComplete, TaskSpec};
 
@@ -26,21 +26,26 @@ pub struct AttemptFolder {
 }
 
 impl AttemptFolder {
-    fn snapshot_file(&self) -> PathBuf {
-        super::snapshot_file(&self.task_runs, self.attempt)
+    fn snapshots(&self) -> SnapshotFiles {
+        SnapshotFiles::of(&self.task_runs, self.attempt)
     }
 
     /// As the attempt starts: where the folder stands (`None`: not in a repository), its
     /// working tree kept in the attempt's snapshot.
     pub fn at_start(&self) -> Result<Option<StartPoint>, ChangesError> {
-        snapshot::take(&self.folder, &self.snapshot_file(), &self.own)
+        snapshot::take(&self.folder, &self.snapshots(), &self.own)
     }
 
-    /// As the attempt ends: what it changed since `start` (as `at_start` found it).
+    /// As the attempt ends: its working tree kept in its end snapshot, and what it changed since
+    /// `start` (as `at_start` found it). Without an end snapshot (it could not be written), the
+    /// changes are read from the working tree as it is.
     pub fn at_end(&self, start: Option<StartPoint>) -> Result<Changes, ChangesError> {
-        let index = self.snapshot_file();
+        let files = self.snapshots();
+        if let Err(error) = snapshot::take_end(&self.folder, &files, &self.own) {
+            tracing::warn!(folder = %self.folder.display(), "cannot take the attempt's end snapshot: {error}");
+        }
         let since = Since {
-            index_file: &index,
+            files: &files,
             start,
             own: &self.own,
         };
@@ -117,6 +122,17 @@ pub struct ChangesAtEnd {
 pub struct ChangesFound {
     pub changes: Option<Changes>,
     pub on_complete: Option<Value>,
+}
+
+impl ChangesFound {
+    /// Those of an attempt on another host: not read there (`Changes::on_remote_host`), and
+    /// no `on_complete` carried out.
+    pub fn on_remote_host() -> ChangesFound {
+        ChangesFound {
+            changes: Some(Changes::on_remote_host()),
+            on_complete: None,
+        }
+    }
 }
 
 impl ChangesAtEnd {

@@ -1,20 +1,24 @@
-//! The changes of a folder since its snapshot: the files with their line counts, and the unified
-//! diff's text. Without a snapshot (an attempt started before herd took them, or a folder herd
-//! never snapshotted), the changes since the folder's `HEAD`.
+//! The changes of a folder in one attempt: from its start snapshot to its end snapshot (to the
+//! working tree while it runs), the files with their line counts, and the unified diff's text.
+//! Without a start snapshot (an attempt started before herd took them, or a folder herd never
+//! snapshotted), the changes since the folder's `HEAD`. A folder that is gone (a worktree removed
+//! once its task completed) is read from its snapshots alone.
 
 use std::path::{Path, PathBuf};
 
 use git2::{Delta, Diff, DiffOptions, Index, Patch, Repository};
 
 use super::snapshot::head_commit;
-use super::{ChangesError, OwnPaths, branch_of, open};
+use super::store::open_with_store;
+use super::{ChangesError, OwnPaths, SnapshotFiles, branch_of, open};
 use crate::core::facts::changes::{Changes, FileChange, FileStatus, RepoChanges, StartPoint};
 
-/// What to compare the working tree with.
+/// Between what an attempt's changes are read.
 #[derive(Debug, Clone)]
 pub struct Since<'a> {
-    /// The private index `snapshot::take` wrote; when it is missing, `HEAD`.
-    pub index_file: &'a Path,
+    /// The snapshots `snapshot::take` and `take_end` wrote: a missing start is `HEAD`, a
+    /// missing end the working tree.
+    pub files: &'a SnapshotFiles,
     /// Where the attempt started, as `snapshot::take` found it.
     pub start: Option<StartPoint>,
     /// herd's own files, left out.
@@ -34,14 +38,14 @@ pub fn changes(
     since: &Since<'_>,
     with_text: bool,
 ) -> Result<ChangesWithText, ChangesError> {
-    let Some(repo) = open(folder)? else {
+    let Some(repo) = open_for(folder, since.files)? else {
         return Ok(ChangesWithText {
             changes: Changes::NotARepository,
             text: String::new(),
         });
     };
     let own = OwnPaths::new(&repo, since.own);
-    let diff = diff_since(&repo, since.index_file)?;
+    let diff = diff_since(&repo, since.files)?;
     let mut files = Vec::new();
     let mut text = String::new();
     for position in 0..diff.deltas().len() {
@@ -68,17 +72,37 @@ pub fn changes(
         branch: branch_of(&repo),
         dirty: false,
     });
+    // herd's store alone (the folder is gone) has no branch of the user's: the start's stands.
+    let branch = match repo.is_bare() {
+        true => start.branch.clone(),
+        false => branch_of(&repo),
+    };
     let changes = Changes::InRepository(RepoChanges {
         start,
-        branch: branch_of(&repo),
+        branch,
         files,
     });
     Ok(ChangesWithText { changes, text })
 }
 
-/// The diff from the snapshot's index (else `HEAD`'s tree) to the working tree, untracked files
-/// with their content, ignored ones left out.
-fn diff_since<'r>(repo: &'r Repository, index_file: &Path) -> Result<Diff<'r>, ChangesError> {
+/// The repository to read `folder`'s changes in: through herd's store when there are
+/// snapshots; herd's store alone when the folder is gone but the attempt kept both (a task's
+/// worktree, removed once the task completed); `None` outside a repository.
+fn open_for(folder: &Path, files: &SnapshotFiles) -> Result<Option<Repository>, ChangesError> {
+    let (start, end) = (files.start.exists(), files.end.exists());
+    if start && end && !folder.exists() && files.store.is_dir() {
+        return Ok(Some(Repository::open_bare(&files.store)?));
+    }
+    match start || end {
+        true => open_with_store(folder, &files.store),
+        false => open(folder),
+    }
+}
+
+/// The diff from the start snapshot (else `HEAD`'s tree) to the end snapshot (else the working
+/// tree), untracked files with their content, ignored ones left out. The snapshots' trees are
+/// written into herd's store (`repo` is opened through it when they exist).
+fn diff_since<'r>(repo: &'r Repository, files: &SnapshotFiles) -> Result<Diff<'r>, ChangesError> {
     let mut options = DiffOptions::new();
     options
         .include_untracked(true)
@@ -86,12 +110,25 @@ fn diff_since<'r>(repo: &'r Repository, index_file: &Path) -> Result<Diff<'r>, C
         .show_untracked_content(true)
         .include_typechange(true)
         .ignore_submodules(true);
-    if index_file.exists() {
-        let index = Index::open(index_file)?;
-        return Ok(repo.diff_index_to_workdir(Some(&index), Some(&mut options))?);
+    let mut start = files
+        .start
+        .exists()
+        .then(|| Index::open(&files.start))
+        .transpose()?;
+    if !files.end.exists()
+        && let Some(index) = &start
+    {
+        return Ok(repo.diff_index_to_workdir(Some(index), Some(&mut options))?);
     }
-    let tree = head_commit(repo).map(|c| c.tree()).transpose()?;
-    Ok(repo.diff_tree_to_workdir(tree.as_ref(), Some(&mut options))?)
+    let start = match start.as_mut() {
+        Some(index) => Some(repo.find_tree(index.write_tree_to(repo)?)?),
+        None => head_commit(repo).map(|c| c.tree()).transpose()?,
+    };
+    if !files.end.exists() {
+        return Ok(repo.diff_tree_to_workdir(start.as_ref(), Some(&mut options))?);
+    }
+    let end = repo.find_tree(Index::open(&files.end)?.write_tree_to(repo)?)?;
+    Ok(repo.diff_tree_to_tree(start.as_ref(), Some(&end), Some(&mut options))?)
 }
 
 fn path_of(delta: &git2::DiffDelta<'_>) -> Option<String> {

@@ -3,16 +3,17 @@
 //!
 //! As an attempt starts, `snapshot::take` records where the folder stands: its commit, branch
 //! and uncommitted changes, and the whole working tree as a private index file under `runs/`
-//! (`attempt_<n>.index`). As it ends, `diff::since` compares that snapshot with the working tree:
-//! the files changed with their line counts (`core::facts::changes`), and the unified text for
-//! `herd diff` and the diff view. `commit::commit_onto_branch` is `"on_complete": "commit"`;
+//! (`attempt_<n>.index`); as it ends, the working tree again (`attempt_<n>.end.index`).
+//! `diff::changes` compares the start with the end (with the working tree while the attempt
+//! runs): the files changed with their line counts (`core::facts::changes`), and the unified
+//! text for `herd diff` and the diff view. `commit::commit_onto_branch` is `"on_complete": "commit"`;
 //! `command::run_on_complete` is `"on_complete": [...]`; `attempt::AttemptFolder` is all
 //! of it for one attempt, as a worker runs it.
 //!
-//! Nothing is written into the user's repository unless asked: the snapshot's index is herd's
-//! own file, the user's index, refs and files are only read; the blobs of files that were
-//! uncommitted at the start go into the object database unreferenced (as `git stash create`
-//! leaves them), so that their old text can be shown. Everything here blocks on the disk: call it
+//! Nothing is written into the user's repository unless asked (`on_complete: commit`): the
+//! snapshots' indexes are herd's own files, and the blobs and trees they name go into herd's
+//! own object store (`store`), which reads the user's objects without copying them; the user's
+//! index, refs, objects and files are only read. Everything here blocks on the disk: call it
 //! from a worker (`run::jobs`), never from the event loop.
 
 pub mod attempt;
@@ -20,6 +21,7 @@ pub mod command;
 pub mod commit;
 pub mod diff;
 pub mod snapshot;
+pub mod store;
 pub mod task;
 
 use std::path::{Path, PathBuf};
@@ -45,10 +47,25 @@ pub enum ChangesError {
     CannotRun { program: String, cause: String },
 }
 
-/// The private index holding the snapshot of attempt `attempt`, in its task's folder under
-/// `runs/`.
-pub fn snapshot_file(task_runs_dir: &Path, attempt: u32) -> PathBuf {
-    task_runs_dir.join(format!("attempt_{attempt}.index"))
+/// Where the snapshots of one attempt are kept, in its task's folder under `runs/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotFiles {
+    /// The working tree as the attempt started, as a private index.
+    pub start: PathBuf,
+    /// The working tree as it ended; missing while it runs.
+    pub end: PathBuf,
+    /// The task's object store, holding what both indexes name (`store`).
+    pub store: PathBuf,
+}
+
+impl SnapshotFiles {
+    /// Those of attempt `attempt` of the task whose files are in `task_runs_dir`.
+    pub fn of(task_runs_dir: &Path, attempt: u32) -> Self {
+        let file = |ending: &str| task_runs_dir.join(format!("attempt_{attempt}.{ending}"));
+        let (start, end) = (file("index"), file("end.index"));
+        let store = store::store_dir(task_runs_dir);
+        SnapshotFiles { start, end, store }
+    }
 }
 
 /// The folder whose changes are a task's: its own worktree when it runs in one (as its result

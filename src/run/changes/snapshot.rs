@@ -1,23 +1,25 @@
-//! The snapshot of a folder as an attempt starts: its commit, branch and uncommitted changes, and
-//! its whole working tree in a private index file (herd's, under `runs/`), against which the
-//! attempt's end is compared. The user's index, refs and files are only read.
+//! The snapshots of a folder as an attempt starts and ends: its commit, branch and uncommitted
+//! changes, and its whole working tree in a private index file (herd's, under `runs/`), whose
+//! blobs go into herd's own object store (`store`). The user's index, refs, objects and files
+//! are only read.
 
 use std::path::{Path, PathBuf};
 
 use git2::{Index, IndexAddOption, Repository, StatusOptions};
 
-use super::{ChangesError, OwnPaths, branch_of, open};
+use super::store::open_with_store;
+use super::{ChangesError, OwnPaths, SnapshotFiles, branch_of};
 use crate::core::facts::changes::StartPoint;
 use crate::run::safe_fs;
 
-/// Records where `folder` stands into `index_file`; `None` when the folder is in no repository
+/// Records where `folder` stands into `files.start`; `None` when the folder is in no repository
 /// (then nothing is written). `own` are herd's own files, left out.
 pub fn take(
     folder: &Path,
-    index_file: &Path,
+    files: &SnapshotFiles,
     own: &[PathBuf],
 ) -> Result<Option<StartPoint>, ChangesError> {
-    let Some(repo) = open(folder)? else {
+    let Some(repo) = open_with_store(folder, &files.store)? else {
         return Ok(None);
     };
     let own = OwnPaths::new(&repo, own);
@@ -26,8 +28,22 @@ pub fn take(
         branch: branch_of(&repo),
         dirty: is_dirty(&repo, &own)?,
     };
-    write_working_tree(&repo, index_file, &own)?;
+    write_working_tree(&repo, &files.start, &own)?;
     Ok(Some(start))
+}
+
+/// Records `folder`'s working tree as the attempt ended into `files.end`; `false` when the
+/// folder is in no repository (then nothing is written).
+pub fn take_end(
+    folder: &Path,
+    files: &SnapshotFiles,
+    own: &[PathBuf],
+) -> Result<bool, ChangesError> {
+    let Some(repo) = open_with_store(folder, &files.store)? else {
+        return Ok(false);
+    };
+    write_working_tree(&repo, &files.end, &OwnPaths::new(&repo, own))?;
+    Ok(true)
 }
 
 /// The commit `HEAD` points at; `None` before the first commit.
@@ -50,9 +66,10 @@ fn is_dirty(repo: &Repository, own: &OwnPaths) -> Result<bool, ChangesError> {
 }
 
 /// The working tree as it is (tracked files as they are now, untracked ones that are not
-/// ignored, deleted ones left out) into a fresh index at `index_file`. The index is given to this
-/// handle of the repository only, so that libgit2 can hash the files into it; the repository's
-/// own index file is never written.
+/// ignored, deleted ones left out) into a fresh index at `index_file`, the files' blobs into
+/// `repo`'s object store (herd's, through `store`, but for a commit asked for). The index is given
+/// to this handle of the repository only, so that libgit2 can hash the files into it; the
+/// repository's own index file is never written.
 pub(super) fn write_working_tree(
     repo: &Repository,
     index_file: &Path,

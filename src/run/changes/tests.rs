@@ -35,27 +35,28 @@ fn read(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap_or_default()
 }
 
-fn end(folder: &Path, index: &Path, start: Option<StartPoint>, own: &[PathBuf]) -> ChangesWithText {
-    let since = Since {
-        index_file: index,
-        start,
-        own,
-    };
+fn end(
+    folder: &Path,
+    files: &SnapshotFiles,
+    start: Option<StartPoint>,
+    own: &[PathBuf],
+) -> ChangesWithText {
+    let since = Since { files, start, own };
     changes(folder, &since, true).unwrap()
 }
 
 fn in_repo(changes: &Changes) -> &RepoChanges {
     match changes {
         Changes::InRepository(repo) => repo,
-        Changes::NotARepository => panic!("not a repository"),
+        other => panic!("{}", other.summary()),
     }
 }
 
 /// `git diff --numstat` of everything since `HEAD`, untracked files included (staged into a
-/// throwaway index so the repository's own stays as it was).
+/// throwaway index so the repository's own stays as it was). That index is read from `HEAD`, not
+/// copied: a copy is newer than racily written entries, whose sizes and times git would trust.
 fn numstat(dir: &Path) -> Vec<(String, String, String)> {
     let scratch = dir.join(".git").join("numstat.index");
-    let _ = std::fs::copy(dir.join(".git").join("index"), &scratch);
     let run = |args: &[&str]| {
         let output = Command::new("git")
             .arg("-C")
@@ -66,6 +67,7 @@ fn numstat(dir: &Path) -> Vec<(String, String, String)> {
             .unwrap();
         String::from_utf8(output.stdout).unwrap()
     };
+    run(&["read-tree", "HEAD"]);
     run(&["add", "-A"]);
     let text = run(&["diff", "--cached", "--numstat", "HEAD"]);
     let _ = std::fs::remove_file(&scratch);
@@ -97,7 +99,7 @@ fn edits_additions_deletions_and_binaries_match_gits_numstat() {
     let repo = repo();
     let p = repo.path();
     let runs = tempfile::tempdir().unwrap();
-    let index = runs.path().join("attempt_1.index");
+    let index = SnapshotFiles::of(runs.path(), 1);
     let user_index = read(&p.join(".git/index"));
     let start = snapshot::take(p, &index, &[]).unwrap().unwrap();
     assert_eq!(start.branch.as_deref(), Some("main"));
@@ -145,7 +147,7 @@ fn changes_made_before_the_start_are_not_the_attempts() {
     let repo = repo();
     let p = repo.path();
     let runs = tempfile::tempdir().unwrap();
-    let index = runs.path().join("attempt_1.index");
+    let index = SnapshotFiles::of(runs.path(), 1);
     std::fs::write(p.join("a.txt"), "mine\n").unwrap();
     std::fs::write(p.join("draft.txt"), "mine too\n").unwrap();
     let start = snapshot::take(p, &index, &[]).unwrap().unwrap();
@@ -161,8 +163,8 @@ fn changes_made_before_the_start_are_not_the_attempts() {
 fn herds_own_files_are_never_the_agents_changes() {
     let repo = repo();
     let p = repo.path();
-    let index = p.join("runs").join("t").join("attempt_1.index");
-    std::fs::create_dir_all(index.parent().unwrap()).unwrap();
+    std::fs::create_dir_all(p.join("runs/t")).unwrap();
+    let index = SnapshotFiles::of(&p.join("runs/t"), 1);
     let own = vec![p.join("tasks.json"), p.join("runs")];
     let start = snapshot::take(p, &index, &own).unwrap().unwrap();
     std::fs::write(p.join("tasks.json"), "{}").unwrap();
@@ -181,9 +183,10 @@ fn herds_own_files_are_never_the_agents_changes() {
 #[test]
 fn a_folder_outside_a_repository_says_so() {
     let dir = tempfile::tempdir().unwrap();
-    let index = dir.path().join("attempt_1.index");
+    let index = SnapshotFiles::of(dir.path(), 1);
     assert_eq!(snapshot::take(dir.path(), &index, &[]).unwrap(), None);
-    assert!(!index.exists(), "nothing written");
+    assert!(!index.start.exists(), "nothing written");
+    assert!(!index.store.exists(), "no store made");
     let found = end(dir.path(), &index, None, &[]);
     assert_eq!(found.changes, Changes::NotARepository);
 }
@@ -193,7 +196,7 @@ fn without_a_snapshot_the_changes_are_since_head() {
     let repo = repo();
     let p = repo.path();
     std::fs::write(p.join("a.txt"), "one\n").unwrap();
-    let found = end(p, &p.join("no.index"), None, &[]);
+    let found = end(p, &SnapshotFiles::of(&p.join("none"), 1), None, &[]);
     assert_eq!(in_repo(&found.changes).summary(), "1 file +0 −2");
     assert_eq!(as_numstat(in_repo(&found.changes)), numstat(p));
 }
@@ -203,7 +206,8 @@ fn a_repository_without_commits_has_a_branch_and_no_start_commit() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
     git(p, &["init", "-q", "-b", "trunk"]);
-    let index = p.join(".git").join("herd.index");
+    let runs = tempfile::tempdir().unwrap();
+    let index = SnapshotFiles::of(runs.path(), 1);
     let start = snapshot::take(p, &index, &[]).unwrap().unwrap();
     assert_eq!(
         (start.commit, start.branch.as_deref()),
@@ -286,18 +290,23 @@ fn the_on_complete_command_gets_the_facts_and_its_failure_is_reported() {
     assert!(command::run_on_complete(&missing, dir.path(), &facts).is_err());
 }
 
+/// Attempt `number` in `folder`, its files in `task_runs`.
+fn attempt_in(folder: &Path, task_runs: &Path, number: u32) -> attempt::AttemptFolder {
+    attempt::AttemptFolder {
+        folder: folder.to_path_buf(),
+        task_runs: task_runs.to_path_buf(),
+        attempt: number,
+        own: vec![],
+    }
+}
+
 #[test]
 fn an_attempt_records_its_changes_and_carries_out_on_complete() {
     use crate::core::task::OnComplete;
     let repo = repo();
     let p = repo.path();
     let runs = tempfile::tempdir().unwrap();
-    let attempt = attempt::AttemptFolder {
-        folder: p.to_path_buf(),
-        task_runs: runs.path().to_path_buf(),
-        attempt: 2,
-        own: vec![],
-    };
+    let attempt = attempt_in(p, runs.path(), 2);
     let start = attempt.at_start().unwrap();
     assert!(runs.path().join("attempt_2.index").is_file());
     std::fs::write(p.join("a.txt"), "one\n").unwrap();
@@ -340,4 +349,91 @@ fn an_attempt_records_its_changes_and_carries_out_on_complete() {
     let found = end.run();
     assert_eq!(found.changes.unwrap().summary(), "1 file +0 −2");
     assert_eq!(found.on_complete.unwrap()["exit_code"], 1);
+}
+
+/// Every file under `git_dir`, with its bytes.
+fn files_under(git_dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut found = std::collections::BTreeMap::new();
+    let mut folders = vec![git_dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+            } else {
+                found.insert(path.strip_prefix(git_dir).unwrap().into(), read(&path));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn snapshots_and_diffs_write_nothing_into_the_users_git_folder_worktree_or_not() {
+    let repo = repo();
+    let p = repo.path();
+    let wt = crate::run::worktree::prepare(p, "t3").unwrap();
+    for (n, folder) in [p.to_path_buf(), wt].iter().enumerate() {
+        let before = files_under(&p.join(".git"));
+        let runs = tempfile::tempdir().unwrap();
+        let attempt = attempt_in(folder, runs.path(), 1);
+        std::fs::write(folder.join("draft.txt"), format!("mine {n}\n")).unwrap();
+        let start = attempt.at_start().unwrap();
+        std::fs::write(folder.join("a.txt"), format!("agent {n}\n")).unwrap();
+        std::fs::write(folder.join("logo.bin"), [0u8, 1, 2, n as u8]).unwrap();
+        let found = attempt.at_end(start).unwrap();
+        assert_eq!(found.summary(), "2 files +1 −3, 1 binary", "{folder:?}");
+        let files = SnapshotFiles::of(runs.path(), 1);
+        let since = Since {
+            files: &files,
+            start: None,
+            own: &[],
+        };
+        assert!(
+            changes(folder, &since, true)
+                .unwrap()
+                .text
+                .contains("+agent")
+        );
+        assert_eq!(files_under(&p.join(".git")), before, "{folder:?}");
+        let alternates = files.store.join("objects/info/alternates");
+        let named = std::fs::read_to_string(alternates).unwrap();
+        let objects = p.join(".git/objects").canonicalize().unwrap();
+        assert_eq!(
+            named.trim(),
+            objects.to_str().unwrap(),
+            "the main repository's objects"
+        );
+    }
+}
+
+#[test]
+fn an_ended_attempts_changes_are_from_its_start_to_its_end() {
+    let repo = repo();
+    let p = repo.path();
+    let runs = tempfile::tempdir().unwrap();
+    let attempt = |number| attempt_in(p, runs.path(), number);
+    let start = attempt(1).at_start().unwrap();
+    std::fs::write(p.join("a.txt"), "first\n").unwrap();
+    assert_eq!(attempt(1).at_end(start).unwrap().summary(), "1 file +1 −3");
+    let start = attempt(2).at_start().unwrap();
+    std::fs::write(p.join("new.txt"), "second\n").unwrap();
+    assert_eq!(attempt(2).at_end(start).unwrap().summary(), "1 file +1 −0");
+    // Later edits by anyone are neither attempt's.
+    std::fs::write(p.join("gone.txt"), "later\n").unwrap();
+    let read_attempt = |number| {
+        let files = SnapshotFiles::of(runs.path(), number);
+        let since = Since {
+            files: &files,
+            start: None,
+            own: &[],
+        };
+        changes(p, &since, true).unwrap()
+    };
+    let first = read_attempt(1);
+    assert_eq!(in_repo(&first.changes).summary(), "1 file +1 −3");
+    assert!(first.text.contains("+first\n") && !first.text.contains("second"));
+    let second = read_attempt(2);
+    assert_eq!(in_repo(&second.changes).summary(), "1 file +1 −0");
+    assert!(second.text.contains("+second\n") && !second.text.contains("first"));
 }

@@ -180,7 +180,7 @@ impl GatherJob {
             failure,
             transcript,
             worktree,
-            changes: ChangesFound::default(),
+            changes: ChangesFound::on_remote_host(),
         }
     }
 }
