@@ -552,3 +552,32 @@ fn workers_import_neither_the_engine_nor_each_other() {
     );
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
+
+/// The frontends' floor (`serve`: the driver, headless, the control socket, MCP, the web view)
+/// imports no face above it: the dashboard (`ui`) runs on the floor, handed down by `cli`.
+#[test]
+fn the_floor_imports_no_dashboard() {
+    let Graph {
+        modules,
+        edges,
+        evidence,
+    } = import_graph();
+    let top = |i: usize| modules[i].path.first().cloned().unwrap_or_default();
+    let mut found = Vec::new();
+    for (&from, targets) in &edges {
+        for &to in targets {
+            if top(from) == "serve" && top(to) == "ui" {
+                let (line, path) = &evidence[&(from, to)];
+                found.push(format!(
+                    "{}:{line} imports {path}",
+                    modules[from].file.display()
+                ));
+            }
+        }
+    }
+    let floor = modules
+        .iter()
+        .any(|m| m.path.first().is_some_and(|t| t == "serve"));
+    assert!(floor, "no module under src/serve: update this test");
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}

@@ -69,7 +69,8 @@ pub(super) fn run(args: &RunArgs) -> Result<i32> {
         mouse: !args.no_mouse,
         web: args.web.clone(),
     };
-    let outcome = crate::serve::run::serve(run);
+    // The dashboard is the face above the floor: handed down, so `serve` never imports `ui`.
+    let outcome = crate::serve::run::serve(run, crate::ui::run);
     match outcome {
         Ok(code) => Ok(code),
         // The engine already ended the agents and wrote their tasks back where it could.

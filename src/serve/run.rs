@@ -1,5 +1,6 @@
 //! A batch served to its end: the engine built on the accepted inputs, the run's control
-//! socket opened, the face chosen (the dashboard on a terminal, headless otherwise) and run by
+//! socket opened, the face chosen (the dashboard, handed in by `cli` so this floor never imports
+//! `ui`, on a terminal; headless otherwise) and run by
 //! the driver's loop on a one-thread runtime, and how the run ended recorded for `herd attach`
 //! and `herd status`. The inputs are checked before (`cli::run`); nothing here parses
 //! arguments or chooses exit codes for problems with them.
@@ -31,7 +32,11 @@ pub struct Run {
 }
 
 /// Serves `run` to its end; herd's exit code.
-pub fn serve(run: Run) -> Result<i32> {
+pub fn serve<D, F>(run: Run, dashboard: D) -> Result<i32>
+where
+    D: FnOnce(Engine, Driver, bool) -> F,
+    F: std::future::Future<Output = Result<i32>>,
+{
     // One thread: the loop is the runtime's only task (workers are threads of their own), so
     // it waits in the runtime's driver itself; with worker threads every timer woke a worker
     // that then woke the loop, two switches instead of one (#29).
@@ -39,12 +44,16 @@ pub fn serve(run: Run) -> Result<i32> {
         .enable_all()
         .build()
         .wrap_err("cannot start the async runtime")?;
-    runtime.block_on(drive(run))
+    runtime.block_on(drive(run, dashboard))
 }
 
 /// The batch driven to its end by the engine, through the dashboard or headless, with the
 /// run's control socket; the exit code.
-async fn drive(run: Run) -> Result<i32> {
+async fn drive<D, F>(run: Run, dashboard: D) -> Result<i32>
+where
+    D: FnOnce(Engine, Driver, bool) -> F,
+    F: std::future::Future<Output = Result<i32>>,
+{
     let notify = run
         .notify
         .map(|line| vec!["sh".to_string(), "-c".to_string(), line]);
@@ -79,7 +88,7 @@ async fn drive(run: Run) -> Result<i32> {
     let code = if run.headless {
         super::headless::run(engine, driver).await
     } else {
-        crate::ui::run(engine, driver, run.mouse).await
+        dashboard(engine, driver, run.mouse).await
     }?;
     let log_file = match mode {
         RunMode::Background => runs_dir.join("background.log"),
