@@ -108,7 +108,7 @@ function drawEvents(events) {
     let text = line;
     try {
       const e = JSON.parse(line).params || JSON.parse(line);
-      text = [e.task_id, e.text || e.note || e.event].filter(Boolean).join("  ");
+      text = e.text || [e.task_id, e.note || e.event].filter(Boolean).join("  ");
     } catch (_) { /* shown as it came */ }
     list.append(el("li", {}, text));
   }
