@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 mod common;
 use common::dashboard::{Dashboard, Launch};
-use common::{describe, herd, task};
+use common::{describe, herd, task, wait_for};
 
 const PROMPT: &str = "Do it. When complete, print exactly: TASK_COMPLETE:{task_id}";
 
@@ -108,17 +108,6 @@ impl Setup {
                 .collect(),
             Err(_) => Vec::new(),
         }
-    }
-}
-
-fn wait_for<T>(what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(found) = probe() {
-            return found;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
     }
 }
 

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 mod common;
-use common::{herd, task};
+use common::{herd, task, wait_for};
 
 /// A prompt written as people write one: no word of a marker.
 const PROMPT: &str = "Create the marker file, then run the tests.";
@@ -39,21 +39,32 @@ struct WebRun {
     login_url: String,
 }
 
+/// A test's folder: the tasks file of `tasks` and a private runtime folder for the rendezvous;
+/// `herd` run in it.
+fn batch_folder(tasks: &[Value]) -> (tempfile::TempDir, PathBuf, impl Fn() -> Command + use<>) {
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = dir.path().join("xdg");
+    std::fs::create_dir(&runtime).unwrap();
+    std::fs::set_permissions(
+        &runtime,
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    )
+    .unwrap();
+    let file = dir.path().join("tasks.json");
+    std::fs::write(&file, json!({ "tasks": tasks }).to_string()).unwrap();
+    let here = dir.path().to_path_buf();
+    let herd_in = move || {
+        let mut command = herd();
+        command.env("XDG_RUNTIME_DIR", &runtime).current_dir(&here);
+        command
+    };
+    (dir, file, herd_in)
+}
+
 impl WebRun {
     fn start(tasks: &[Value]) -> WebRun {
-        let dir = tempfile::tempdir().unwrap();
-        let runtime = dir.path().join("xdg");
-        std::fs::create_dir(&runtime).unwrap();
-        std::fs::set_permissions(
-            &runtime,
-            std::os::unix::fs::PermissionsExt::from_mode(0o700),
-        )
-        .unwrap();
-        let file = dir.path().join("tasks.json");
-        std::fs::write(&file, json!({ "tasks": tasks }).to_string()).unwrap();
-        let mut child = herd()
-            .env("XDG_RUNTIME_DIR", &runtime)
-            .current_dir(dir.path())
+        let (dir, file, herd_in) = batch_folder(tasks);
+        let mut child = herd_in()
             .args(["run", "--headless", "--web", "127.0.0.1:0", "--tasks"])
             .arg(&file)
             .args(["--notify", "cat >> notify.jsonl; echo >> notify.jsonl"])
@@ -241,17 +252,6 @@ fn http(host: &str, request: &Request) -> Reply {
         status,
         head: head.to_string(),
         body: body.to_string(),
-    }
-}
-
-fn wait_for<T>(what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Some(found) = probe() {
-            return found;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
@@ -461,27 +461,7 @@ fn every_way_in_that_is_not_the_operators_is_refused_and_recorded() {
 
 #[test]
 fn herd_web_starts_the_view_of_a_run_already_going_and_then_says_where_it_runs() {
-    let dir = tempfile::tempdir().unwrap();
-    let runtime = dir.path().join("xdg");
-    std::fs::create_dir(&runtime).unwrap();
-    std::fs::set_permissions(
-        &runtime,
-        std::os::unix::fs::PermissionsExt::from_mode(0o700),
-    )
-    .unwrap();
-    let file = dir.path().join("tasks.json");
-    std::fs::write(
-        &file,
-        json!({ "tasks": [ask_task("ask", "permission")] }).to_string(),
-    )
-    .unwrap();
-    let herd_in = || {
-        let mut command = herd();
-        command
-            .env("XDG_RUNTIME_DIR", &runtime)
-            .current_dir(dir.path());
-        command
-    };
+    let (_dir, file, herd_in) = batch_folder(&[ask_task("ask", "permission")]);
     let mut run = herd_in()
         .args(["run", "--headless", "--tasks"])
         .arg(&file)

@@ -8,6 +8,22 @@ pub(crate) mod dashboard;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// What `probe` finds, asked until it finds something (30 s at most, then the test fails
+/// naming `what`).
+pub(crate) fn wait_for<T>(what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        if let Some(found) = probe() {
+            return found;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// The task `id` of a tasks document.
 pub(crate) fn task<'a>(doc: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
     doc["tasks"]
