@@ -265,6 +265,11 @@ impl Driver {
         }
     }
 
+    /// Where the run's web view listens, once started.
+    pub fn web_url(&self) -> Option<&str> {
+        self.web.as_ref().map(|web| web.url.as_str())
+    }
+
     /// Starts the web view on `addr` (its default without), or says where it runs already;
     /// its one-time links go into the `notify` events from now on.
     pub fn start_web(

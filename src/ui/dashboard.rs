@@ -72,6 +72,7 @@ async fn drive(engine: &mut Engine, driver: &mut Driver, session: &mut Session) 
     // https://no-color.org: set and not empty.
     state.no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     state.background = crate::serve::background::in_background();
+    state.web = driver.web_url().map(str::to_string);
     let mut dashboard = Dashboard {
         session,
         state,

@@ -98,6 +98,7 @@ fn help_overlay_120x40() {
         Some(Overlay::Help {
             offset: 0,
             background: false,
+            web: None,
         }),
         &[],
     );
@@ -112,10 +113,28 @@ fn help_overlay_of_a_background_run_120x40() {
         Some(Overlay::Help {
             offset: 1000,
             background: true,
+            web: None,
         }),
         &[],
     );
     insta::assert_snapshot!(frame(120, 40, &view).backend());
+}
+
+/// With the web view running, the help's end says where it listens and how to sign in again.
+#[test]
+fn the_help_says_where_the_web_view_listens() {
+    let view = dashboard(
+        Vec::new(),
+        Some(Overlay::Help {
+            offset: 1000,
+            background: false,
+            web: Some("http://127.0.0.1:8917"),
+        }),
+        &[],
+    );
+    let text = format!("{:?}", frame(120, 40, &view).backend());
+    assert!(text.contains("Web view: http://127.0.0.1:8917"), "{text}");
+    assert!(text.contains("herd web --tasks FILE"), "{text}");
 }
 
 /// At 80x24 the help does not fit: it scrolls, wrapped lines keep their indent, and the last
@@ -128,6 +147,7 @@ fn help_overlay_80x24_scrolls() {
         Some(Overlay::Help {
             offset: 0,
             background: false,
+            web: None,
         }),
         &[],
     );
@@ -137,6 +157,7 @@ fn help_overlay_80x24_scrolls() {
         Some(Overlay::Help {
             offset: 1000,
             background: false,
+            web: None,
         }),
         &[],
     );

@@ -18,7 +18,11 @@ use super::text_fit::wrap;
 pub fn render(frame: &mut Frame<'_>, overlay: &Overlay<'_>) {
     let area = frame.area();
     match overlay {
-        Overlay::Help { offset, background } => help(frame, area, *offset, *background),
+        Overlay::Help {
+            offset,
+            background,
+            web,
+        } => help(frame, area, *offset, (*background, *web)),
         // Drawn by `draw`, which has the details.
         Overlay::Details { .. } => {}
         Overlay::Answers {
@@ -97,9 +101,10 @@ fn boxed(title: &str, keys: &str) -> Block<'static> {
         .title_bottom(Line::from(Span::styled(keys.to_string(), style::KEY)).right_aligned())
 }
 
-fn help(frame: &mut Frame<'_>, area: Rect, offset: usize, background: bool) {
+/// `run`: whether the run is in the background, and where its web view listens.
+fn help(frame: &mut Frame<'_>, area: Rect, offset: usize, run: (bool, Option<&str>)) {
     let width = area.width.min(100);
-    let lines = help_lines(usize::from(width.saturating_sub(2)), background);
+    let lines = help_lines(usize::from(width.saturating_sub(2)), run);
     scrolled_window(frame, area, width, " herd · keys ", lines, offset);
 }
 
@@ -185,7 +190,7 @@ fn help_rows(background: bool) -> Vec<(&'static str, &'static str)> {
     rows
 }
 
-fn help_lines(width: usize, background: bool) -> Vec<Line<'static>> {
+fn help_lines(width: usize, (background, web): (bool, Option<&str>)) -> Vec<Line<'static>> {
     let rows = help_rows(background);
     let key_width = rows
         .iter()
@@ -206,6 +211,14 @@ fn help_lines(width: usize, background: bool) -> Vec<Line<'static>> {
         }
     }
     lines.push(Line::raw(""));
+    if let Some(url) = web {
+        let text =
+            format!("Web view: {url} (`herd web --tasks FILE` prints its sign-in address again)");
+        for part in wrap_words(&text, width.saturating_sub(2).max(10)) {
+            lines.push(Line::from(Span::styled(format!(" {part}"), style::KEY)));
+        }
+        lines.push(Line::raw(""));
+    }
     let glyphs = [
         "Glyphs: ○ pending  ▶ running  ⚠ a prompt waits for you  ? questions for you (m answers)",
         "✔ completed  ↻ retryable  ✘ failed  ⊘ cancelled  – skipped (disabled, or not --only)",

@@ -224,6 +224,8 @@ pub struct UiState {
     pub finished: Option<Instant>,
     /// The dashboard runs in the background (`herd run --detach`), seen through `herd attach`.
     pub background: bool,
+    /// The run's web view, when it serves one (`herd run --web`): said in the help.
+    pub web: Option<String>,
     /// What a key asked to read from disk, for the dashboard to hand to a worker (`reads`).
     pub to_read: Option<FileRead>,
 }

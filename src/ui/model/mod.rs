@@ -193,6 +193,8 @@ pub enum Overlay<'a> {
         offset: usize,
         /// A background run: `q` and the detach key say what they do there.
         background: bool,
+        /// The run's web view, where it listens.
+        web: Option<&'a str>,
     },
     /// The selected task's details in a window, scrolled down by `offset` rows.
     Details {

@@ -17,6 +17,7 @@ pub(super) fn overlay<'a>(batch: &dyn BatchView, state: &'a UiState) -> Option<O
         Mode::Help { offset } => Overlay::Help {
             offset: *offset,
             background: state.background,
+            web: state.web.as_deref(),
         },
         Mode::Details { offset } => Overlay::Details { offset: *offset },
         Mode::Answers {
