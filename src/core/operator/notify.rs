@@ -137,6 +137,11 @@ pub struct Notifications {
 }
 
 impl Notifications {
+    /// Whether `wait` is one not told yet (what the next `observe` will tell of it).
+    pub fn is_new(&self, wait: &WaitFact) -> bool {
+        !self.told_waits.contains(&wait.key())
+    }
+
     /// The events of one turn, in order: new waits, ended attempts, then the batch's end.
     pub fn observe(&mut self, turn: Turn<'_>) -> Vec<NotifyEvent> {
         let mut events = Vec::new();

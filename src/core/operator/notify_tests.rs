@@ -321,3 +321,19 @@ fn an_ended_task_tells_what_it_changed_when_herd_recorded_it() {
         "left out when unknown"
     );
 }
+
+#[test]
+fn a_wait_is_new_until_it_is_told() {
+    let mut notifications = Notifications::default();
+    let first = wait("a", "press_1", 100);
+    assert!(notifications.is_new(&first));
+    notifications.observe(Turn {
+        waits: std::slice::from_ref(&first),
+        ..Turn::default()
+    });
+    assert!(!notifications.is_new(&first));
+    assert!(notifications.is_new(&WaitFact {
+        attempt: 2,
+        ..first.clone()
+    }));
+}

@@ -12,7 +12,9 @@ use super::tasks::Tasks;
 use crate::core::guard::Decision;
 use crate::core::operator::action_link::ActionLinks;
 use crate::core::operator::clock_words;
-use crate::core::operator::notify::{BatchEnd, EndFact, NotifyEvent, Turn, WaitFact};
+use crate::core::operator::notify::{
+    BatchEnd, EndFact, Notifications, NotifyEvent, Turn, WaitFact,
+};
 use crate::core::profile::ProfileSet;
 use crate::core::task::TaskStatus;
 use crate::run::notify::{Notifier, NotifyJob, TIME_LIMIT};
@@ -23,7 +25,7 @@ use crate::run::store::TaskStore;
 pub(super) struct Notify {
     /// `herd run --notify`, as an argv; overrides every other.
     command: Option<Vec<String>>,
-    told: crate::core::operator::notify::Notifications,
+    told: Notifications,
     /// Started with the first event that has a command to run.
     notifier: Option<Notifier>,
     /// The web view's one-time links, while it runs: a waiting prompt's event carries one per
@@ -63,7 +65,10 @@ impl Notify {
         ended: Option<i32>,
         wall: jiff::Timestamp,
     ) {
-        let (waits, ends) = (wait_facts(attempts), end_facts(&tasks.store, events));
+        let (waits, ends) = (
+            wait_facts(attempts, &self.told),
+            end_facts(&tasks.store, events),
+        );
         // The scope walks the whole file: only at the end, or when there is something to tell.
         let scope = if ended.is_some() {
             tasks.scope()
@@ -195,15 +200,16 @@ impl Notify {
     }
 }
 
-/// What waits for the operator now, for the `notify` command.
-fn wait_facts(attempts: &Attempts) -> Vec<WaitFact> {
+/// What waits for the operator now, for the `notify` command; the answers a prompt takes are
+/// read (from its dialog) only for a wait not told yet, not on every turn it waits.
+fn wait_facts(attempts: &Attempts, told: &Notifications) -> Vec<WaitFact> {
     attempts
         .live()
         .filter_map(|(_, live)| {
             let waiting = live.attempt.waiting()?;
             let rule = live.attempt.profile().prompts.get(waiting.rule)?;
             let judged = waiting.decision.as_ref().filter(|d| !d.is_allow());
-            Some(WaitFact {
+            let mut fact = WaitFact {
                 task_id: live.task_id.clone(),
                 attempt: live.number,
                 rule: rule.name.clone(),
@@ -213,8 +219,12 @@ fn wait_facts(attempts: &Attempts) -> Vec<WaitFact> {
                 reason: judged.map(|d| d.why().to_string()),
                 prompt: waiting.sighting.text.clone(),
                 prompt_id: live.prompts.current().map(str::to_string),
-                answers: offered_answers(live),
-            })
+                answers: Vec::new(),
+            };
+            if told.is_new(&fact) {
+                fact.answers = offered_answers(live);
+            }
+            Some(fact)
         })
         .collect()
 }

@@ -64,8 +64,13 @@ impl Gate {
         now: i64,
         fresh: impl FnOnce() -> Session,
     ) -> Result<Session, Refused> {
+        // Failures past the window are forgotten, and clients left with none: the table holds
+        // only the last minute's failures, however many clients tried.
+        self.failures.retain(|_, times| {
+            times.retain(|at| now - at < FAILURE_WINDOW_SECS);
+            !times.is_empty()
+        });
         let failures = self.failures.entry(client).or_default();
-        failures.retain(|at| now - at < FAILURE_WINDOW_SECS);
         if failures.len() >= FAILURES_ALLOWED {
             return Err(Refused::TooManyFailures);
         }
